@@ -1,6 +1,6 @@
 /** Three tiers (see README "Tests"): unit beside the code, medium against a real database, e2e over HTTP. */
 const moduleNameMapper = {};
-for (const lib of ['common', 'config', 'database', 'auth', 'billing', 'providers', 'chat', 'rerank', 'projects']) {
+for (const lib of ['common', 'config', 'database', 'auth', 'billing', 'providers', 'chat', 'rerank', 'projects', 'admin']) {
   moduleNameMapper[`^@app/${lib}$`] = `<rootDir>/libs/${lib}/src`;
   moduleNameMapper[`^@app/${lib}/(.*)$`] = `<rootDir>/libs/${lib}/src/$1`;
 }

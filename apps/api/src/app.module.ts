@@ -1,0 +1,18 @@
+import { Module } from '@nestjs/common';
+import { Clock, LoggingModule, SharedCacheModule } from '@app/common';
+import { ConfigModule } from '@app/config';
+import { DatabaseModule } from '@app/database';
+import { AuthModule } from '@app/auth';
+import { BillingModule } from '@app/billing';
+import { AdminModule } from '@app/admin';
+import { HealthController } from './health.controller';
+import { ClockModule } from './clock.module';
+
+/** Wires the libs together; nothing else. */
+@Module({
+  imports: [ConfigModule.forRoot(), ClockModule, LoggingModule.forRoot(), DatabaseModule, SharedCacheModule, AuthModule, BillingModule, AdminModule],
+  controllers: [HealthController],
+})
+export class AppModule {}
+
+export { Clock };

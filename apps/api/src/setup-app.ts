@@ -1,0 +1,35 @@
+import { INestApplication } from '@nestjs/common';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { Logger } from 'nestjs-pino';
+import { ApiExceptionFilter, createValidationPipe } from '@app/common';
+import { AppConfig } from '@app/config';
+import { SECURITY } from '@app/auth';
+
+/** Everything main.ts applies to the app, shared with the e2e tests so they test the real thing. */
+export function setupApp(app: NestExpressApplication): INestApplication {
+  const config = app.get(AppConfig);
+  app.useLogger(app.get(Logger));
+  app.useBodyParser('json', { limit: config.bodyLimitBytes });
+  app.useGlobalPipes(createValidationPipe());
+  app.useGlobalFilters(new ApiExceptionFilter());
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.enableShutdownHooks();
+
+  const doc = new DocumentBuilder()
+    .setTitle('Model gateway')
+    .setDescription(
+      'One API for chat, embeddings, rerank and project retrieval across providers, priced in RUB and charged to the team balance. ' +
+        'Errors always have the shape {"error":{"message","type","code","param"}}.',
+    )
+    .setVersion('1')
+    .addApiKey({ type: 'apiKey', in: 'header', name: 'api-key', description: 'api-key: <API_KEY>' }, SECURITY.apiKeyHeader)
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API_KEY>' }, SECURITY.bearer)
+    .addApiKey({ type: 'apiKey', in: 'header', name: 'Authorization', description: 'Authorization: api-key <API_KEY>' }, SECURITY.authorizationApiKey)
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <ADMIN_TOKEN>' }, SECURITY.admin)
+    .build();
+  const document = SwaggerModule.createDocument(app, doc);
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
+  return app;
+}

@@ -1,0 +1,39 @@
+import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import { rubToMicro } from '@app/common';
+import { AppConfig } from '@app/config';
+import { ApiKeysService } from '@app/auth';
+import { BillingService, TeamsService } from '@app/billing';
+
+/**
+ * BOOTSTRAP_API_KEY / BOOTSTRAP_BALANCE_RUB: on start, if no key with that value exists, create the
+ * workspace "default" with that balance and that key. Idempotent across restarts and replicas:
+ * the team id is derived from the key's hash (insert-if-absent), the opening balance is a top-up
+ * with a fixed reference (applied once), and the key insert ignores a duplicate hash.
+ */
+@Injectable()
+export class BootstrapService implements OnApplicationBootstrap {
+  private readonly logger = new Logger('Bootstrap');
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly teams: TeamsService,
+    private readonly keys: ApiKeysService,
+    private readonly billing: BillingService,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const key = this.config.bootstrapApiKey;
+    if (!key || (await this.keys.existsByKey(key))) return;
+    const teamId = uuidFromHash(createHash('sha256').update(`bootstrap:${key}`).digest('hex'));
+    await this.teams.ensure(teamId, 'default');
+    const micro = rubToMicro(this.config.bootstrapBalanceRub);
+    if (micro > 0) await this.billing.topUp(teamId, micro, 'bootstrap-opening-balance');
+    await this.keys.ensure(teamId, key, 'bootstrap');
+    this.logger.log(`bootstrap workspace "default" (${teamId}) ready with the configured API key`);
+  }
+}
+
+function uuidFromHash(hex: string): string {
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}

@@ -1,0 +1,115 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { ApiError, Clock, newId, SharedCache } from '@app/common';
+import { AppConfig } from '@app/config';
+import { displayPrefix, generateApiKey, hashApiKey } from './api-key.crypto';
+import { ApiKeysRepository } from './api-keys.repository';
+import { ApiKeyEntity } from './entities/api-key.entity';
+
+/** Who is calling: resolved from the API key on every request. */
+export interface Caller {
+  teamId: string;
+  apiKeyId: string;
+  keyPrefix: string;
+}
+
+export interface CreatedApiKey {
+  id: string;
+  apiKey: string;
+  prefix: string;
+  name: string | null;
+  createdAt: number;
+}
+
+type CachedLookup = { caller: Caller } | { revoked: true } | { unknown: true };
+
+/**
+ * Key lookups are cached in two layers so a request does not hit the database for auth:
+ *  1. in-process, for AUTH_CACHE_TTL_SECONDS (≤ 5 s);
+ *  2. the shared cache (Redis when configured), for SHARED_TTL_MS, deleted on revocation.
+ * Revocation therefore takes effect on every replica within AUTH_CACHE_TTL_SECONDS (5 s default):
+ * the revoking replica drops both layers at once, the others' local entries expire and the next
+ * read finds the shared entry gone and reads the database.
+ */
+@Injectable()
+export class ApiKeysService {
+  static readonly SHARED_TTL_MS = 60_000;
+  static readonly TOUCH_EVERY_MS = 60_000;
+  private readonly logger = new Logger('ApiKeys');
+  private readonly local = new Map<string, { value: CachedLookup; until: number }>();
+  private readonly lastTouched = new Map<string, number>();
+
+  constructor(
+    private readonly repo: ApiKeysRepository,
+    private readonly cache: SharedCache,
+    private readonly clock: Clock,
+    private readonly config: AppConfig,
+  ) {}
+
+  async create(teamId: string, name: string | null): Promise<CreatedApiKey> {
+    const apiKey = generateApiKey();
+    const entity: ApiKeyEntity = { id: newId(), teamId, name, prefix: displayPrefix(apiKey), keyHash: hashApiKey(apiKey), createdAt: this.clock.now(), revokedAt: null, lastUsedAt: null };
+    await this.repo.insert(entity);
+    return { id: entity.id, apiKey, prefix: entity.prefix, name, createdAt: entity.createdAt };
+  }
+
+  /** Registers a caller-chosen key (BOOTSTRAP_API_KEY) for a team; idempotent. */
+  async ensure(teamId: string, apiKey: string, name: string): Promise<void> {
+    await this.repo.insertIfAbsent({ id: newId(), teamId, name, prefix: displayPrefix(apiKey), keyHash: hashApiKey(apiKey), createdAt: this.clock.now(), revokedAt: null, lastUsedAt: null });
+  }
+
+  async existsByKey(apiKey: string): Promise<boolean> {
+    return (await this.repo.findByHash(hashApiKey(apiKey))) !== null;
+  }
+
+  async revoke(id: string): Promise<void> {
+    const key = await this.repo.revoke(id, this.clock.now());
+    if (!key) throw ApiError.notFound(`API key ${id} not found.`, 'api_key_not_found', 'id');
+    this.local.delete(key.keyHash);
+    await this.cache.del(this.sharedKey(key.keyHash));
+  }
+
+  /** Resolves the caller or throws 401. */
+  async authenticate(apiKey: string | null): Promise<Caller> {
+    if (!apiKey) throw ApiError.unauthorized('Missing API key. Send it as "api-key: <key>", "Authorization: Bearer <key>" or "Authorization: api-key <key>".', 'missing_api_key');
+    const hash = hashApiKey(apiKey);
+    const lookup = await this.lookup(hash);
+    if ('caller' in lookup) {
+      this.touch(lookup.caller.apiKeyId);
+      return lookup.caller;
+    }
+    if ('revoked' in lookup) throw ApiError.unauthorized('This API key has been revoked.', 'revoked_api_key');
+    throw ApiError.unauthorized('Invalid API key.', 'invalid_api_key');
+  }
+
+  private async lookup(hash: string): Promise<CachedLookup> {
+    const now = this.clock.now();
+    const hit = this.local.get(hash);
+    if (hit && hit.until > now) return hit.value;
+
+    let value = await this.cache.get<CachedLookup>(this.sharedKey(hash));
+    if (!value) {
+      const row = await this.repo.findByHash(hash);
+      value = !row ? { unknown: true } : row.revokedAt !== null ? { revoked: true } : { caller: { teamId: row.teamId, apiKeyId: row.id, keyPrefix: row.prefix } };
+      if (!('unknown' in value)) await this.cache.set(this.sharedKey(hash), value, ApiKeysService.SHARED_TTL_MS);
+    }
+    const ttl = this.config.authCacheTtlMs;
+    if (ttl > 0) {
+      if (this.local.size > 50_000) this.local.clear();
+      this.local.set(hash, { value, until: now + ttl });
+    }
+    return value;
+  }
+
+  /** last_used_at is written at most once a minute per key per replica, off the request path. */
+  private touch(apiKeyId: string): void {
+    const now = this.clock.now();
+    const last = this.lastTouched.get(apiKeyId) ?? 0;
+    if (now - last < ApiKeysService.TOUCH_EVERY_MS) return;
+    this.lastTouched.set(apiKeyId, now);
+    this.repo.touch(apiKeyId, now).catch((err: unknown) => this.logger.warn({ err }, 'could not update last_used_at'));
+  }
+
+  private sharedKey(hash: string): string {
+    return `auth:key:${hash}`;
+  }
+}

@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AdminGuard, ApiKeyGuard } from './guards';
+import { ApiKeysRepository } from './api-keys.repository';
+import { ApiKeysService } from './api-keys.service';
+import { ApiKeyEntity } from './entities/api-key.entity';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([ApiKeyEntity])],
+  providers: [ApiKeysRepository, ApiKeysService, ApiKeyGuard, AdminGuard],
+  exports: [ApiKeysService, ApiKeyGuard, AdminGuard],
+})
+export class AuthModule {}

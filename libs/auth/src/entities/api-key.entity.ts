@@ -1,0 +1,15 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { bigintNumber } from '@app/database';
+
+/** An API key is stored only as its SHA-256 hash plus a short display prefix. */
+@Entity('api_keys')
+export class ApiKeyEntity {
+  @PrimaryColumn({ type: 'varchar', length: 36 }) id: string;
+  @Column({ name: 'team_id', type: 'varchar', length: 36 }) teamId: string;
+  @Column({ type: 'varchar', length: 200, nullable: true }) name: string | null;
+  @Column({ type: 'varchar', length: 32 }) prefix: string;
+  @Column({ name: 'key_hash', type: 'varchar', length: 64 }) keyHash: string;
+  @Column({ name: 'created_at', type: 'bigint', transformer: bigintNumber }) createdAt: number;
+  @Column({ name: 'revoked_at', type: 'bigint', nullable: true, transformer: bigintNumber }) revokedAt: number | null;
+  @Column({ name: 'last_used_at', type: 'bigint', nullable: true, transformer: bigintNumber }) lastUsedAt: number | null;
+}

@@ -1,0 +1,69 @@
+import { applyDecorators, CanActivate, createParamDecorator, ExecutionContext, Injectable, UseGuards } from '@nestjs/common';
+import { ApiResponse, ApiSecurity } from '@nestjs/swagger';
+import type { Request } from 'express';
+import { ApiError } from '@app/common';
+import { AppConfig } from '@app/config';
+import { secretsEqual } from './api-key.crypto';
+import { extractApiKey } from './api-key.header';
+import { ApiKeysService, Caller } from './api-keys.service';
+
+interface RequestWithCaller extends Request {
+  caller?: Caller;
+}
+
+/** Resolves the API key (any of the three header forms) and attaches the Caller to the request. */
+@Injectable()
+export class ApiKeyGuard implements CanActivate {
+  constructor(private readonly keys: ApiKeysService) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const req = context.switchToHttp().getRequest<RequestWithCaller>();
+    req.caller = await this.keys.authenticate(extractApiKey(req.headers));
+    return true;
+  }
+}
+
+/** Admin API: Bearer ADMIN_TOKEN (constant-time compare). Unset ADMIN_TOKEN → the admin API answers 404. */
+@Injectable()
+export class AdminGuard implements CanActivate {
+  constructor(private readonly config: AppConfig) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    const req = context.switchToHttp().getRequest<Request>();
+    const token = this.config.adminToken;
+    if (!token) throw ApiError.notFound(`Unknown route: ${req.method} ${req.path}`);
+    const m = /^\s*Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+    if (!m || !secretsEqual(m[1], token)) throw ApiError.unauthorized('Invalid or missing admin token.', 'invalid_admin_token');
+    return true;
+  }
+}
+
+/** The authenticated caller (set by ApiKeyGuard). */
+export const CurrentCaller = createParamDecorator((_: unknown, ctx: ExecutionContext): Caller => {
+  const req = ctx.switchToHttp().getRequest<RequestWithCaller>();
+  if (!req.caller) throw ApiError.unauthorized();
+  return req.caller;
+});
+
+/** Swagger security scheme names (registered in main.ts). */
+export const SECURITY = { apiKeyHeader: 'api-key', bearer: 'bearer', authorizationApiKey: 'authorization-api-key', admin: 'admin' } as const;
+
+/** Guard + Swagger docs for endpoints authenticated with an API key. */
+export function ApiKeyAuth(): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    UseGuards(ApiKeyGuard),
+    ApiSecurity(SECURITY.apiKeyHeader),
+    ApiSecurity(SECURITY.bearer),
+    ApiSecurity(SECURITY.authorizationApiKey),
+    ApiResponse({ status: 401, description: 'Missing, unknown or revoked API key.' }),
+  );
+}
+
+export function AdminAuth(): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    UseGuards(AdminGuard),
+    ApiSecurity(SECURITY.admin),
+    ApiResponse({ status: 401, description: 'Invalid or missing admin token.' }),
+    ApiResponse({ status: 404, description: 'Admin API disabled (ADMIN_TOKEN unset).' }),
+  );
+}

@@ -1,0 +1,5 @@
+export * from './auth.module';
+export * from './api-keys.service';
+export * from './api-key.crypto';
+export * from './api-key.header';
+export * from './guards';

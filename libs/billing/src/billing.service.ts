@@ -1,0 +1,173 @@
+import { Injectable, Logger, OnApplicationShutdown, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { ApiError, Clock, microToRub, newId } from '@app/common';
+import { AppConfig } from '@app/config';
+import { BillingRepository, ChargeRecord } from './billing.repository';
+import { LedgerEntryEntity } from './entities/ledger-entry.entity';
+
+/** A hold on a team's balance for one request in flight. */
+export interface Reservation {
+  readonly id: string;
+  readonly teamId: string;
+  readonly requestId: string;
+  readonly amountMicro: number;
+}
+
+export interface ChargeDetails {
+  endpoint: string;
+  model: string | null;
+  apiKeyId: string | null;
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens?: number;
+  /** free-form breakdown stored with the ledger entry (JSON) */
+  breakdown?: Record<string, unknown>;
+}
+
+export interface SettledCharge {
+  chargedMicro: number;
+  balanceAfterMicro: number;
+  ledgerEntryId: number;
+}
+
+export interface LedgerView {
+  id: number;
+  kind: string;
+  requestId: string | null;
+  reference: string | null;
+  endpoint: string | null;
+  model: string | null;
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  amountMicro: number;
+  balanceAfterMicro: number;
+  createdAt: number;
+}
+
+/**
+ * Billing core used by every charged endpoint:
+ *   const r = await billing.reserve(teamId, worstCaseMicro, requestId);   // 402 when not covered
+ *   try { …call upstream…; await billing.settle(r, actualMicro, details) } catch { await billing.release(r) }
+ * Reservations that are never closed (crash) expire after RESERVATION_TTL_SECONDS and are released
+ * by a sweeper on any replica. On shutdown, holds still open in this process are released.
+ */
+@Injectable()
+export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicationShutdown {
+  private readonly logger = new Logger('Billing');
+  private readonly inFlight = new Map<string, Reservation>();
+  private sweeper?: NodeJS.Timeout;
+
+  constructor(
+    private readonly repo: BillingRepository,
+    private readonly clock: Clock,
+    private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    const every = Math.min(60_000, Math.max(1_000, Math.floor(this.config.reservationTtlMs / 4)));
+    this.sweeper = setInterval(() => void this.sweepExpired().catch((err: unknown) => this.logger.error({ err }, 'reservation sweep failed')), every);
+    this.sweeper.unref();
+  }
+
+  onModuleDestroy(): void {
+    if (this.sweeper) clearInterval(this.sweeper);
+  }
+
+  /** Runs after the HTTP server stopped taking requests and in-flight ones finished or timed out. */
+  async onApplicationShutdown(): Promise<void> {
+    const open = [...this.inFlight.values()];
+    if (open.length) this.logger.warn(`releasing ${open.length} reservation(s) still open at shutdown`);
+    await Promise.all(open.map((r) => this.release(r).catch(() => undefined)));
+  }
+
+  async reserve(teamId: string, maxCostMicro: number, requestId: string): Promise<Reservation> {
+    const amountMicro = Math.max(0, Math.ceil(maxCostMicro));
+    const now = this.clock.now();
+    const reservation: Reservation = { id: newId(), teamId, requestId, amountMicro };
+    const out = await this.repo.reserve({ ...reservation, now, expiresAt: now + this.config.reservationTtlMs });
+    if (!out.ok) {
+      if (!out.team) throw ApiError.notFound(`Team ${teamId} not found.`, 'team_not_found');
+      const available = Math.max(0, out.team.balanceMicro - out.team.reservedMicro);
+      const held = out.team.reservedMicro > 0 ? ` (balance ${fmt(out.team.balanceMicro)} RUB, ${fmt(out.team.reservedMicro)} RUB held by requests in flight)` : '';
+      throw ApiError.insufficientQuota(
+        `Insufficient balance: ${fmt(available)} RUB available${held}, this request requires up to ${fmt(amountMicro)} RUB. Top up the team balance or lower max_tokens.`,
+      );
+    }
+    this.inFlight.set(reservation.id, reservation);
+    return reservation;
+  }
+
+  /** Charges the actual cost (never more than reserved) and writes one ledger entry. */
+  async settle(reservation: Reservation, actualCostMicro: number, details: ChargeDetails): Promise<SettledCharge> {
+    const actual = Math.max(0, Math.round(actualCostMicro));
+    if (actual > reservation.amountMicro) {
+      this.logger.warn({ requestId: reservation.requestId, actual, reserved: reservation.amountMicro }, 'actual cost exceeded the reservation; charge capped at the reservation');
+    }
+    const record: ChargeRecord = {
+      requestId: reservation.requestId,
+      apiKeyId: details.apiKeyId,
+      endpoint: details.endpoint,
+      model: details.model,
+      promptTokens: details.promptTokens,
+      completionTokens: details.completionTokens,
+      totalTokens: details.totalTokens ?? details.promptTokens + details.completionTokens,
+      details: details.breakdown ? JSON.stringify(details.breakdown) : null,
+    };
+    const out = await this.repo.settle(reservation.id, actual, record, this.clock.now());
+    this.inFlight.delete(reservation.id);
+    if (!out.ok) {
+      this.logger.error({ requestId: reservation.requestId, reservationId: reservation.id, status: out.status }, 'settle on a closed reservation: nothing charged');
+      throw ApiError.unavailable('The balance hold for this request expired before it completed; nothing was charged.', 'reservation_expired');
+    }
+    return { chargedMicro: out.chargedMicro, balanceAfterMicro: out.balanceAfterMicro, ledgerEntryId: out.ledgerId };
+  }
+
+  /** Frees the hold; nothing is charged. Safe to call twice. */
+  async release(reservation: Reservation): Promise<void> {
+    this.inFlight.delete(reservation.id);
+    await this.repo.release(reservation.id, this.clock.now());
+  }
+
+  /** Releases reservations past their expiry (crashed requests). Returns how many were released. */
+  async sweepExpired(limit = 500): Promise<number> {
+    const ids = await this.repo.findExpiredOpen(this.clock.now(), limit);
+    let released = 0;
+    for (const id of ids) {
+      if (await this.repo.release(id, this.clock.now(), 'expired')) released++;
+    }
+    if (released) this.logger.warn(`released ${released} expired reservation(s)`);
+    return released;
+  }
+
+  async topUp(teamId: string, amountMicro: number, reference: string | null): Promise<{ applied: boolean; balanceMicro: number }> {
+    const out = await this.repo.topUp(teamId, amountMicro, reference, this.clock.now());
+    if (!out) throw ApiError.notFound(`Team ${teamId} not found.`, 'team_not_found');
+    return out;
+  }
+
+  async balance(teamId: string): Promise<{ balanceMicro: number; reservedMicro: number }> {
+    const team = await this.repo.findTeam(teamId);
+    if (!team) throw ApiError.notFound(`Team ${teamId} not found.`, 'team_not_found');
+    return { balanceMicro: team.balanceMicro, reservedMicro: team.reservedMicro };
+  }
+
+  async usage(teamId: string, limit: number, beforeId?: number): Promise<LedgerView[]> {
+    return (await this.repo.listLedger(teamId, limit, beforeId)).map(toView);
+  }
+
+  async ledger(teamId: string): Promise<LedgerView[]> {
+    return (await this.repo.listLedgerAscending(teamId)).map(toView);
+  }
+}
+
+function toView(e: LedgerEntryEntity): LedgerView {
+  return {
+    id: Number(e.id), kind: e.kind, requestId: e.requestId, reference: e.reference, endpoint: e.endpoint, model: e.model,
+    promptTokens: e.promptTokens, completionTokens: e.completionTokens, totalTokens: e.totalTokens,
+    amountMicro: e.amountMicro, balanceAfterMicro: e.balanceAfterMicro, createdAt: e.createdAt,
+  };
+}
+
+function fmt(micro: number): string {
+  return microToRub(micro).toFixed(6).replace(/0{1,4}$/, '');
+}

@@ -1,0 +1,43 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
+
+export class BalanceResponseDto {
+  @ApiProperty({ description: 'Team workspace id', example: '1b4e28ba-2fa1-11d2-883f-0016d3cca427' }) team_id: string;
+  @ApiProperty({ description: 'Current balance in RUB', example: 1250.5 }) balance_rub: number;
+  @ApiProperty({ description: 'RUB held by requests in flight (not yet charged)', example: 0.42 }) reserved_rub: number;
+  @ApiProperty({ description: 'Balance minus holds: what new requests can use', example: 1250.08 }) available_rub: number;
+  @ApiProperty({ description: 'Always RUB', example: 'RUB' }) currency: 'RUB';
+}
+
+export class UsageQueryDto {
+  @ApiPropertyOptional({ description: 'Entries per page (1–500)', default: 50, example: 50 })
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(500)
+  limit?: number;
+
+  @ApiPropertyOptional({ description: 'Cursor: return entries with id lower than this (use the last id of the previous page)', example: 1042 })
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  before?: number;
+}
+
+export class UsageEntryDto {
+  @ApiProperty({ example: 1043 }) id: number;
+  @ApiProperty({ enum: ['charge', 'top_up'], example: 'charge' }) kind: string;
+  @ApiProperty({ nullable: true, example: 'req_7f3a…' }) request_id: string | null;
+  @ApiProperty({ nullable: true, description: 'Top-up reference', example: null }) reference: string | null;
+  @ApiProperty({ nullable: true, example: '/v1/chat/completions' }) endpoint: string | null;
+  @ApiProperty({ nullable: true, example: 'gpt-4o-mini' }) model: string | null;
+  @ApiProperty({ example: 120 }) prompt_tokens: number;
+  @ApiProperty({ example: 48 }) completion_tokens: number;
+  @ApiProperty({ example: 168 }) total_tokens: number;
+  @ApiProperty({ description: 'Balance change in RUB: negative for charges, positive for top-ups', example: -0.0312 }) amount_rub: number;
+  @ApiProperty({ description: 'Balance right after this entry', example: 1250.5 }) balance_after_rub: number;
+  @ApiProperty({ example: '2026-11-21T10:00:00.000Z' }) created_at: string;
+}
+
+export class UsageResponseDto {
+  @ApiProperty({ example: 'list' }) object: 'list';
+  @ApiProperty({ type: [UsageEntryDto] }) data: UsageEntryDto[];
+  @ApiProperty({ description: 'More entries exist before the last one', example: false }) has_more: boolean;
+  @ApiProperty({ nullable: true, description: 'Pass as `before` to get the next page', example: null }) next_before: number | null;
+}

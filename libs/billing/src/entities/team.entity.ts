@@ -1,0 +1,15 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { bigintNumber } from '@app/database';
+
+/** A team workspace: the billing account every request is charged to. */
+@Entity('teams')
+export class TeamEntity {
+  @PrimaryColumn({ type: 'varchar', length: 36 }) id: string;
+  @Column({ type: 'varchar', length: 200 }) name: string;
+  /** µRUB */
+  @Column({ name: 'balance_micro', type: 'bigint', transformer: bigintNumber }) balanceMicro: number;
+  /** µRUB held by open reservations */
+  @Column({ name: 'reserved_micro', type: 'bigint', transformer: bigintNumber }) reservedMicro: number;
+  @Column({ name: 'created_at', type: 'bigint', transformer: bigintNumber }) createdAt: number;
+  @Column({ name: 'updated_at', type: 'bigint', transformer: bigintNumber }) updatedAt: number;
+}

@@ -1,0 +1,3 @@
+export * from './billing.module';
+export * from './billing.service';
+export * from './teams.service';

@@ -1,0 +1,71 @@
+import { HttpException, HttpStatus } from '@nestjs/common';
+import { ApiError, ApiErrorType } from './api-error';
+
+/**
+ * Turns anything thrown while handling a request into an ApiError. Pure: the filter does the I/O.
+ * Unknown errors become a generic 500 (the caller logs the original; nothing leaks to the client).
+ */
+export function toApiError(exception: unknown): { error: ApiError; unexpected: boolean } {
+  if (exception instanceof ApiError) return { error: exception, unexpected: false };
+
+  // body-parser errors (malformed JSON, too large, bad charset) carry `type` and `status`
+  const bp = bodyParserError(exception);
+  if (bp) return { error: bp, unexpected: false };
+
+  if (exception instanceof HttpException) {
+    const status = exception.getStatus();
+    const response = exception.getResponse();
+    let message = exception.message;
+    if (typeof response === 'object' && response !== null && 'message' in response) {
+      const m = (response as { message: unknown }).message;
+      message = Array.isArray(m) ? m.join('; ') : String(m);
+    }
+    if (status === HttpStatus.NOT_FOUND && /^Cannot (GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) /.test(message)) {
+      message = `Unknown route: ${message.replace(/^Cannot /, '')}`;
+    }
+    return { error: new ApiError(status, typeForStatus(status), message, codeForStatus(status)), unexpected: status >= 500 };
+  }
+  return { error: new ApiError(500, 'api_error', 'Internal server error.', 'internal_error'), unexpected: true };
+}
+
+function bodyParserError(exception: unknown): ApiError | null {
+  if (typeof exception !== 'object' || exception === null) return null;
+  const e = exception as { type?: unknown; status?: unknown; limit?: unknown };
+  if (typeof e.type !== 'string' || typeof e.status !== 'number') return null;
+  switch (e.type) {
+    case 'entity.parse.failed':
+      return ApiError.badRequest('Malformed JSON in request body.', null, 'invalid_json');
+    case 'entity.too.large':
+      return ApiError.tooLarge(`Request body exceeds the limit of ${typeof e.limit === 'number' ? e.limit : 'the configured'} bytes.`);
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new ApiError(415, 'invalid_request_error', 'Unsupported request body encoding.', 'unsupported_encoding');
+    case 'request.aborted':
+      return ApiError.badRequest('Request aborted by the client.', null, 'request_aborted');
+    default:
+      return e.status >= 400 && e.status < 500 ? ApiError.badRequest('Unreadable request body.', null, 'invalid_body') : null;
+  }
+}
+
+function typeForStatus(status: number): ApiErrorType {
+  switch (status) {
+    case 401: return 'authentication_error';
+    case 402: return 'insufficient_quota';
+    case 403: return 'permission_error';
+    case 404: return 'not_found_error';
+    case 413: return 'request_too_large';
+    case 429: return 'rate_limit_error';
+    default: return status >= 500 ? 'api_error' : 'invalid_request_error';
+  }
+}
+
+function codeForStatus(status: number): string {
+  switch (status) {
+    case 401: return 'invalid_api_key';
+    case 404: return 'not_found';
+    case 405: return 'method_not_allowed';
+    case 413: return 'request_too_large';
+    case 429: return 'rate_limit_exceeded';
+    default: return status >= 500 ? 'internal_error' : 'invalid_request';
+  }
+}

@@ -1,0 +1,41 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { LoggerModule } from 'nestjs-pino';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { AppConfig } from '@app/config';
+import { requestIdFrom } from '../ids';
+
+/**
+ * Structured JSON logs (pino). Every request gets an id — the caller's `x-request-id` when sane,
+ * else a generated one — echoed in the `x-request-id` response header and bound to every log line
+ * written while handling it (nestjs-pino keeps it in AsyncLocalStorage). Secrets and bodies are not logged.
+ */
+@Module({})
+export class LoggingModule {
+  static forRoot(): DynamicModule {
+    return {
+      module: LoggingModule,
+      imports: [
+        LoggerModule.forRootAsync({
+          inject: [AppConfig],
+          useFactory: (config: AppConfig) => ({
+            pinoHttp: {
+              level: config.logLevel,
+              genReqId: (req: IncomingMessage, res: ServerResponse) => {
+                const id = requestIdFrom(req.headers['x-request-id']);
+                res.setHeader('x-request-id', id);
+                return id;
+              },
+              customAttributeKeys: { reqId: 'request_id' },
+              redact: { paths: ['req.headers.authorization', 'req.headers["api-key"]', 'req.headers["x-api-key"]', 'req.headers.cookie'], censor: '[redacted]' },
+              serializers: {
+                req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+                res: (res: { statusCode: number }) => ({ status: res.statusCode }),
+              },
+              autoLogging: { ignore: (req: IncomingMessage) => req.url === '/health' || req.url === '/ready' },
+            },
+          }),
+        }),
+      ],
+    };
+  }
+}

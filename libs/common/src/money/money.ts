@@ -1,0 +1,60 @@
+/**
+ * Money inside the service is an integer number of micro-RUB (1 RUB = 1,000,000 µRUB), stored as
+ * bigint in Postgres. JavaScript numbers hold integers exactly up to 2^53 (≈ 9.007e15 µRUB ≈ 9 billion
+ * RUB), far above any balance this service holds; assertSafeMicro guards the bound anyway.
+ * RUB numbers appear only at the HTTP edge.
+ */
+export const MICRO_PER_RUB = 1_000_000;
+
+export function assertSafeMicro(micro: number): number {
+  if (!Number.isSafeInteger(micro)) throw new RangeError(`amount out of range: ${micro} µRUB`);
+  return micro;
+}
+
+/** RUB (number or decimal string, ≤ 6 decimals) → integer µRUB, exact (no float drift). */
+export function rubToMicro(rub: number | string): number {
+  const s = typeof rub === 'number' ? numberToPlainString(rub) : rub.trim();
+  const m = /^(-)?(\d+)(?:\.(\d{1,6})\d*)?$/.exec(s);
+  if (!m) throw new RangeError(`not a RUB amount: ${s}`);
+  const [, neg, whole, frac = ''] = m;
+  const micro = Number(whole) * MICRO_PER_RUB + Number(frac.padEnd(6, '0'));
+  return assertSafeMicro(neg ? -micro : micro);
+}
+
+function numberToPlainString(n: number): string {
+  if (!Number.isFinite(n)) throw new RangeError(`not a finite amount: ${n}`);
+  // toFixed(6) rounds to the micro; avoids exponent notation for small/large values
+  return n.toFixed(6);
+}
+
+/** µRUB → RUB as a JSON number (exact to 6 decimals). */
+export function microToRub(micro: number): number {
+  return Number((micro / MICRO_PER_RUB).toFixed(6));
+}
+
+/**
+ * Cost of `tokens` at `rubPer1M` RUB per million tokens, in µRUB, rounded half-up once.
+ * tokens × rubPer1M / 1e6 RUB = tokens × rubPer1M µRUB, so only the price's sub-µRUB part needs care:
+ * the price is first made an integer number of µRUB per 1M tokens, and the product divided by 1e6.
+ */
+export function tokenCostMicro(tokens: number, rubPer1M: number): number {
+  if (tokens <= 0 || rubPer1M <= 0) return 0;
+  const pricePer1MMicro = rubToMicro(rubPer1M); // µRUB per 1M tokens, integer
+  // tokens × pricePer1MMicro / 1e6 → µRUB, rounded half-up. Use BigInt to stay exact for large products.
+  const num = BigInt(tokens) * BigInt(pricePer1MMicro);
+  const q = num / 1_000_000n;
+  const r = num % 1_000_000n;
+  return assertSafeMicro(Number(r * 2n >= 1_000_000n ? q + 1n : q));
+}
+
+/**
+ * Sum of several token charges computed from one exact numerator and rounded ONCE, so that
+ * total = round(Σ tokens_i × price_i / 1e6) and not the sum of separately rounded parts.
+ */
+export function exactCostMicro(parts: { tokens: number; rubPer1M: number }[]): { totalMicro: number; partsExact: bigint[] } {
+  const partsExact = parts.map((p) => (p.tokens > 0 && p.rubPer1M > 0 ? BigInt(p.tokens) * BigInt(rubToMicro(p.rubPer1M)) : 0n));
+  const num = partsExact.reduce((a, b) => a + b, 0n);
+  const q = num / 1_000_000n;
+  const r = num % 1_000_000n;
+  return { totalMicro: assertSafeMicro(Number(r * 2n >= 1_000_000n ? q + 1n : q)), partsExact };
+}

@@ -1,0 +1,35 @@
+import { Injectable } from '@nestjs/common';
+import { EnvConfig, LogLevel, parseEnv, ProviderEnv } from './env.schema';
+
+/** Typed, validated configuration. Built once at boot from the environment (or from overrides in tests). */
+@Injectable()
+export class AppConfig {
+  constructor(private readonly env: EnvConfig) {}
+
+  static fromEnv(env: Record<string, string | undefined> = process.env): AppConfig {
+    return new AppConfig(parseEnv(env));
+  }
+
+  get port(): number { return this.env.port; }
+  get host(): string { return this.env.host; }
+  /** 'postgres' when DATABASE_URL is set, otherwise the embedded SQLite database. */
+  get databaseKind(): 'postgres' | 'sqlite' { return this.env.databaseUrl ? 'postgres' : 'sqlite'; }
+  get databaseUrl(): string | undefined { return this.env.databaseUrl; }
+  get databaseSchema(): string | undefined { return this.env.databaseSchema; }
+  get databasePoolSize(): number { return this.env.databasePoolSize; }
+  get dataDir(): string { return this.env.dataDir; }
+  get redisUrl(): string | undefined { return this.env.redisUrl; }
+  get redisKeyPrefix(): string { return this.env.redisKeyPrefix; }
+  get adminToken(): string | undefined { return this.env.adminToken; }
+  get bootstrapApiKey(): string | undefined { return this.env.bootstrapApiKey; }
+  get bootstrapBalanceRub(): number { return this.env.bootstrapBalanceRub; }
+  get logLevel(): LogLevel { return this.env.logLevel; }
+  get bodyLimitBytes(): number { return this.env.bodyLimitMb * 1024 * 1024; }
+  get reservationTtlMs(): number { return this.env.reservationTtlSeconds * 1000; }
+  get authCacheTtlMs(): number { return this.env.authCacheTtlSeconds * 1000; }
+  get shutdownGraceMs(): number { return this.env.shutdownGraceMs; }
+  get modelsFile(): string | undefined { return this.env.modelsFile; }
+  get rerankCacheTtlMs(): number { return this.env.rerankCacheTtlSeconds * 1000; }
+  provider(name: keyof EnvConfig['providers']): ProviderEnv { return this.env.providers[name]; }
+  get providerNames(): (keyof EnvConfig['providers'])[] { return Object.keys(this.env.providers) as (keyof EnvConfig['providers'])[]; }
+}

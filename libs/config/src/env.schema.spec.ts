@@ -1,0 +1,38 @@
+import { ConfigError, parseEnv } from './env.schema';
+
+describe('parseEnv', () => {
+  it('applies documented defaults on an empty environment', () => {
+    const c = parseEnv({});
+    expect(c.port).toBe(3000);
+    expect(c.databaseUrl).toBeUndefined();
+    expect(c.dataDir).toBe('./data');
+    expect(c.redisUrl).toBeUndefined();
+    expect(c.adminToken).toBeUndefined();
+    expect(c.bootstrapBalanceRub).toBe(0);
+    expect(c.logLevel).toBe('info');
+    expect(c.rerankCacheTtlSeconds).toBe(43200);
+    expect(c.providers.openai.baseUrl).toBe('https://api.openai.com/v1');
+  });
+
+  it('reads values and strips trailing slashes from URLs', () => {
+    const c = parseEnv({ PORT: '8080', DATABASE_URL: 'postgres://u@h:5432/db', REDIS_URL: 'redis://127.0.0.1:6379', OPENAI_BASE_URL: 'http://x/v1/', BOOTSTRAP_BALANCE_RUB: '100.5' });
+    expect(c.port).toBe(8080);
+    expect(c.databaseUrl).toBe('postgres://u@h:5432/db');
+    expect(c.providers.openai.baseUrl).toBe('http://x/v1');
+    expect(c.bootstrapBalanceRub).toBe(100.5);
+  });
+
+  it.each([
+    [{ PORT: 'abc' }, /PORT must be an integer/],
+    [{ PORT: '70000' }, /PORT must be between/],
+    [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL must use/],
+    [{ REDIS_URL: 'not a url' }, /REDIS_URL is not a valid URL/],
+    [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],
+    [{ ADMIN_TOKEN: 'short' }, /ADMIN_TOKEN must be at least 16/],
+    [{ BOOTSTRAP_BALANCE_RUB: '-1' }, /BOOTSTRAP_BALANCE_RUB/],
+    [{ AUTH_CACHE_TTL_SECONDS: '30' }, /AUTH_CACHE_TTL_SECONDS must be between 0 and 5/],
+  ])('fails fast on %j', (env, message) => {
+    expect(() => parseEnv(env)).toThrow(ConfigError);
+    expect(() => parseEnv(env)).toThrow(message);
+  });
+});

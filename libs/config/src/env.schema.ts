@@ -1,0 +1,144 @@
+/**
+ * The one environment schema. Every variable the service reads is declared here, validated once at
+ * boot (fail fast with a message naming the variable) and exposed through AppConfig's typed getters.
+ * The README's configuration table mirrors this list.
+ */
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+function str(env: Env, name: string): string | undefined {
+  const v = env[name];
+  if (v === undefined) return undefined;
+  const t = v.trim();
+  return t === '' ? undefined : t;
+}
+
+function int(env: Env, name: string, def: number, min: number, max: number): number {
+  const raw = str(env, name);
+  if (raw === undefined) return def;
+  if (!/^-?\d+$/.test(raw)) throw new ConfigError(`${name} must be an integer, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function decimal(env: Env, name: string, def: number, min: number): number {
+  const raw = str(env, name);
+  if (raw === undefined) return def;
+  if (!/^\d+(\.\d{1,6})?$/.test(raw)) throw new ConfigError(`${name} must be a non-negative number with at most 6 decimals, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min) throw new ConfigError(`${name} must be >= ${min}, got ${n}`);
+  return n;
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = str(env, name);
+  if (raw === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} is not a valid URL`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must use ${protocols.join(' or ')} (got ${parsed.protocol})`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+export interface ProviderEnv {
+  apiKey?: string;
+  baseUrl: string;
+  timeoutMs: number;
+}
+
+export interface EnvConfig {
+  port: number;
+  host: string;
+  databaseUrl?: string;
+  databaseSchema?: string;
+  databasePoolSize: number;
+  dataDir: string;
+  redisUrl?: string;
+  redisKeyPrefix: string;
+  adminToken?: string;
+  bootstrapApiKey?: string;
+  bootstrapBalanceRub: number;
+  logLevel: LogLevel;
+  bodyLimitMb: number;
+  reservationTtlSeconds: number;
+  authCacheTtlSeconds: number;
+  shutdownGraceMs: number;
+  modelsFile?: string;
+  rerankCacheTtlSeconds: number;
+  providers: {
+    openai: ProviderEnv;
+    deepseek: ProviderEnv;
+    anthropic: ProviderEnv;
+    gemini: ProviderEnv;
+  };
+}
+
+function provider(env: Env, prefix: string, defaultBaseUrl: string, defaultTimeoutMs: number): ProviderEnv {
+  return {
+    apiKey: str(env, `${prefix}_API_KEY`),
+    baseUrl: url(env, `${prefix}_BASE_URL`, ['http:', 'https:']) ?? defaultBaseUrl,
+    timeoutMs: int(env, `${prefix}_TIMEOUT_MS`, defaultTimeoutMs, 100, 3_600_000),
+  };
+}
+
+export function parseEnv(env: Env): EnvConfig {
+  const logLevel = (str(env, 'LOG_LEVEL') ?? 'info').toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  }
+  const adminToken = str(env, 'ADMIN_TOKEN');
+  if (adminToken !== undefined && adminToken.length < 16) {
+    throw new ConfigError('ADMIN_TOKEN must be at least 16 characters');
+  }
+  const bootstrapApiKey = str(env, 'BOOTSTRAP_API_KEY');
+  if (bootstrapApiKey !== undefined && bootstrapApiKey.length < 20) {
+    throw new ConfigError('BOOTSTRAP_API_KEY must be at least 20 characters');
+  }
+  const schema = str(env, 'DATABASE_SCHEMA');
+  if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
+    throw new ConfigError('DATABASE_SCHEMA must be a lower-case SQL identifier');
+  }
+  const providerTimeout = int(env, 'PROVIDER_TIMEOUT_MS', 120_000, 100, 3_600_000);
+  return {
+    port: int(env, 'PORT', 3000, 0, 65535),
+    host: str(env, 'HOST') ?? '0.0.0.0',
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    databaseSchema: schema,
+    databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1, 500),
+    dataDir: str(env, 'DATA_DIR') ?? './data',
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redisKeyPrefix: str(env, 'REDIS_KEY_PREFIX') ?? 'gw',
+    adminToken,
+    bootstrapApiKey,
+    bootstrapBalanceRub: decimal(env, 'BOOTSTRAP_BALANCE_RUB', 0, 0),
+    logLevel: logLevel as LogLevel,
+    bodyLimitMb: int(env, 'BODY_LIMIT_MB', 25, 1, 200),
+    reservationTtlSeconds: int(env, 'RESERVATION_TTL_SECONDS', 3600, 10, 86_400),
+    authCacheTtlSeconds: int(env, 'AUTH_CACHE_TTL_SECONDS', 5, 0, 5),
+    shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 25_000, 0, 600_000),
+    modelsFile: str(env, 'MODELS_FILE'),
+    rerankCacheTtlSeconds: int(env, 'RERANK_CACHE_TTL_SECONDS', 43_200, 1, 30 * 86_400),
+    providers: {
+      openai: provider(env, 'OPENAI', 'https://api.openai.com/v1', providerTimeout),
+      deepseek: provider(env, 'DEEPSEEK', 'https://api.deepseek.com/v1', providerTimeout),
+      anthropic: provider(env, 'ANTHROPIC', 'https://api.anthropic.com', providerTimeout),
+      gemini: provider(env, 'GEMINI', 'https://generativelanguage.googleapis.com', providerTimeout),
+    },
+  };
+}

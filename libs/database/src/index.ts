@@ -1,0 +1,6 @@
+export * from './columns';
+export * from './data-source-options';
+export * from './database.module';
+export * from './database-health';
+export * from './transaction-runner';
+export * from './migrations';

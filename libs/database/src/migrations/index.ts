@@ -1,0 +1,4 @@
+import { Foundation1732000000000 } from './1732000000000-foundation';
+
+/** Ordered list of every migration; the same list runs on Postgres and SQLite. */
+export const migrations = [Foundation1732000000000];
