@@ -1,13 +1,34 @@
-/** Three tiers (see README "Tests"): unit beside the code, medium against a real database, e2e over HTTP. */
+/**
+ * Three tiers (see README "Tests"): unit beside the code, medium against a real database, e2e over HTTP.
+ *
+ * Nest 12 and several of its dependencies ship as ES modules only. Node 20.19 loads them from the
+ * CommonJS build through require(esm), but Jest's module runtime cannot, so Jest compiles those
+ * packages (and our TypeScript) to CommonJS with SWC. Type checking is done by `npm run lint` (tsc).
+ */
 const moduleNameMapper = {};
 for (const lib of ['common', 'config', 'database', 'auth', 'billing', 'providers', 'chat', 'rerank', 'projects', 'admin']) {
   moduleNameMapper[`^@app/${lib}$`] = `<rootDir>/libs/${lib}/src`;
   moduleNameMapper[`^@app/${lib}/(.*)$`] = `<rootDir>/libs/${lib}/src/$1`;
 }
+const swc = [
+  '@swc/jest',
+  {
+    jsc: {
+      parser: { syntax: 'typescript', decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true },
+      target: 'es2022',
+      keepClassNames: true,
+    },
+    module: { type: 'commonjs', ignoreDynamic: false },
+    sourceMaps: 'inline',
+  },
+];
+const esmPackages = ['@nestjs', 'file-type', 'strtok3', 'token-types', 'peek-readable', 'uint8array-extras', '@tokenizer', 'cache-manager', 'keyv', '@keyv', 'hookified', '@cacheable', 'cacheable', 'qified', 'js-tiktoken'];
 const base = {
   rootDir: __dirname,
-  moduleFileExtensions: ['js', 'json', 'ts'],
-  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json', isolatedModules: true }] },
+  moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
+  transform: { '^.+\\.(t|j|mj)s$': swc },
+  transformIgnorePatterns: [`/node_modules/(?!(${esmPackages.join('|')})/)`],
   testEnvironment: 'node',
   moduleNameMapper,
 };

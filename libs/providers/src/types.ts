@@ -193,6 +193,12 @@ export interface ChatAdapter<TStreamState = unknown> {
   createStreamState(requestedModel: string): TStreamState;
   /** Map one SSE event to zero or more canonical chunks. Throws ProviderError('upstream') on an event it cannot read or an in-stream error event. */
   mapStreamEvent(event: SseEvent, state: TStreamState): CanonicalChatChunk[];
+  /**
+   * Call once after the upstream stream ended normally (the last SSE event was mapped). Returns
+   * trailing chunks (e.g. the `choices: []` usage chunk a provider only knows at the end). Throws
+   * ProviderError('upstream') when the stream ended before the provider's completion marker.
+   */
+  flush?(state: TStreamState): CanonicalChatChunk[];
   /** Map a non-2xx upstream answer to a ProviderError. */
   mapError(status: number, body: string, headers: Record<string, string>): ProviderError;
 }

@@ -1,0 +1,240 @@
+/**
+ * Thin HTTP client for provider calls: JSON POST and SSE POST over one keep-alive undici pool.
+ * It knows nothing about providers: non-2xx answers are handed to the adapter's `mapError`.
+ *
+ * Failure contract (every rejection is one of these):
+ * - `ProviderError` from `mapError` for a non-2xx answer;
+ * - `ProviderError('timeout')` when the deadline passes (postJson: whole exchange; postStream:
+ *   time to response headers, then each idle gap while waiting for the next body chunk);
+ * - `ProviderError('upstream')` for refused / reset connections, an unparsable JSON body or a
+ *   stream that breaks mid-way;
+ * - `ProviderAbortError` (name "AbortError") when the caller's signal aborts; the upstream request
+ *   is cancelled at once.
+ */
+import { Agent, Dispatcher, request } from 'undici';
+import { ProviderError, SseEvent } from '../types';
+import { SseParser } from './sse-parser';
+import { errorKindForStatus, fallbackErrorMessage } from './upstream-errors';
+import { parseJson } from './wire-json';
+
+export type UpstreamErrorMapper = (status: number, body: string, headers: Record<string, string>) => ProviderError;
+
+export interface ProviderRequestOptions {
+  /** see the failure contract above for what the deadline covers */
+  timeoutMs: number;
+  /** caller cancellation (client disconnected, request aborted) */
+  signal?: AbortSignal;
+  /** the adapter's `mapError`; a generic status-based mapping when omitted */
+  mapError?: UpstreamErrorMapper;
+}
+
+export interface ProviderJsonResponse {
+  status: number;
+  headers: Record<string, string>;
+  json: unknown;
+}
+
+/** The caller aborted. Deliberately not a ProviderError, so it can never be mistaken for a timeout. */
+export class ProviderAbortError extends Error {
+  constructor(cause?: unknown) {
+    super('The upstream request was aborted by the caller', { cause });
+    this.name = 'AbortError';
+  }
+}
+
+export function isProviderAbortError(error: unknown): error is ProviderAbortError {
+  return error instanceof ProviderAbortError;
+}
+
+/** Keep-alive pool used when no agent is passed in. */
+export function createProviderAgent(): Agent {
+  return new Agent({
+    keepAliveTimeout: 10_000,
+    keepAliveMaxTimeout: 600_000,
+    connections: 128,
+    connect: { timeout: 10_000 },
+  });
+}
+
+const MAX_ERROR_BODY_CHARS = 64 * 1024;
+
+export class ProviderHttpClient {
+  /** The client owns `agent`: close() closes it. */
+  constructor(private readonly agent: Agent = createProviderAgent()) {}
+
+  async postJson(url: string, headers: Record<string, string>, body: unknown, options: ProviderRequestOptions): Promise<ProviderJsonResponse> {
+    const guard = new RequestGuard(options.timeoutMs, options.signal);
+    try {
+      guard.arm('response');
+      const response = await this.send(url, headers, body, guard, 'application/json');
+      const responseHeaders = flattenHeaders(response.headers);
+      const text = await response.body.text();
+      if (response.statusCode < 200 || response.statusCode > 299) {
+        throw mapNonSuccess(options, response.statusCode, text, responseHeaders);
+      }
+      const parsed = parseJson(text);
+      if (!parsed.ok) {
+        throw new ProviderError('upstream', 'Upstream returned an unparsable JSON body', response.statusCode);
+      }
+      return { status: response.statusCode, headers: responseHeaders, json: parsed.value };
+    } catch (error) {
+      throw guard.translate(error, 'Upstream request failed');
+    } finally {
+      guard.dispose();
+    }
+  }
+
+  /**
+   * POST and, once the upstream answered 2xx, return the event stream. Non-2xx answers are mapped
+   * and thrown here, before anything is iterated, so the caller can still answer with an error
+   * status. The caller must iterate the result to the end, break out of it, or abort its signal:
+   * any of these releases the connection.
+   */
+  async postStream(url: string, headers: Record<string, string>, body: unknown, options: ProviderRequestOptions): Promise<AsyncIterable<SseEvent>> {
+    const guard = new RequestGuard(options.timeoutMs, options.signal);
+    let response: Dispatcher.ResponseData;
+    try {
+      guard.arm('response headers');
+      response = await this.send(url, headers, body, guard, 'text/event-stream');
+      if (response.statusCode < 200 || response.statusCode > 299) {
+        const responseHeaders = flattenHeaders(response.headers);
+        const text = await response.body.text();
+        throw mapNonSuccess(options, response.statusCode, text, responseHeaders);
+      }
+      guard.disarm();
+    } catch (error) {
+      guard.dispose();
+      throw guard.translate(error, 'Upstream request failed');
+    }
+    // The body may be destroyed (caller abort) before anyone iterates it: keep that from becoming
+    // an unhandled 'error' event. The iterator below still sees the error.
+    response.body.on('error', ignoreError);
+    return readEvents(response.body, guard);
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+
+  private send(url: string, headers: Record<string, string>, body: unknown, guard: RequestGuard, accept: string): Promise<Dispatcher.ResponseData> {
+    return request(url, {
+      method: 'POST',
+      dispatcher: this.agent,
+      headers: { 'content-type': 'application/json', accept, ...headers },
+      body: JSON.stringify(body),
+      signal: guard.signal,
+      // our own timers are the only deadline (undici's would also fire while the consumer is slow)
+      headersTimeout: 0,
+      bodyTimeout: 0,
+    });
+  }
+}
+
+async function* readEvents(body: Dispatcher.ResponseData['body'], guard: RequestGuard): AsyncGenerator<SseEvent> {
+  const parser = new SseParser();
+  const chunks = body[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>;
+  let finished = false;
+  try {
+    for (;;) {
+      guard.arm('idle stream');
+      const next = await chunks.next();
+      guard.disarm();
+      if (next.done) break;
+      for (const event of parser.push(next.value)) yield event;
+    }
+    finished = true;
+    for (const event of parser.end()) yield event;
+  } catch (error) {
+    throw guard.translate(error, 'Upstream stream broke');
+  } finally {
+    guard.dispose();
+    if (!finished && !body.destroyed) body.destroy();
+  }
+}
+
+function ignoreError(): void {
+  // intentionally empty
+}
+
+function mapNonSuccess(options: ProviderRequestOptions, status: number, text: string, headers: Record<string, string>): ProviderError {
+  const bodyText = text.length > MAX_ERROR_BODY_CHARS ? text.slice(0, MAX_ERROR_BODY_CHARS) : text;
+  if (options.mapError) return options.mapError(status, bodyText, headers);
+  return new ProviderError(errorKindForStatus(status), fallbackErrorMessage(status, bodyText), status);
+}
+
+export function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    out[key.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+const UNDICI_TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+function errorCode(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
+  const code = (error as { code: unknown }).code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** Owns the AbortController, the deadline timer and the caller-signal listener of one request. */
+class RequestGuard {
+  private readonly controller = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+  private phase = 'response';
+  private abortedBy: 'caller' | 'timeout' | undefined;
+  private readonly onCallerAbort = (): void => this.abort('caller');
+
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly callerSignal: AbortSignal | undefined,
+  ) {
+    if (callerSignal?.aborted) this.abort('caller');
+    else callerSignal?.addEventListener('abort', this.onCallerAbort, { once: true });
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  arm(phase: string): void {
+    this.disarm();
+    this.phase = phase;
+    if (this.abortedBy !== undefined) return;
+    this.timer = setTimeout(() => this.abort('timeout'), this.timeoutMs);
+  }
+
+  disarm(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  dispose(): void {
+    this.disarm();
+    this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
+  }
+
+  /** Turn whatever the request threw into the contract's error types. */
+  translate(error: unknown, context: string): Error {
+    if (this.abortedBy === 'caller') return new ProviderAbortError(this.callerSignal?.reason);
+    if (this.abortedBy === 'timeout') {
+      return new ProviderError('timeout', `Upstream did not answer within ${this.timeoutMs} ms (waiting for ${this.phase})`);
+    }
+    if (error instanceof ProviderError) return error;
+    const code = errorCode(error);
+    if (code !== undefined && UNDICI_TIMEOUT_CODES.has(code)) {
+      return new ProviderError('timeout', `Upstream timed out (${code})`);
+    }
+    const detail = error instanceof Error ? error.message : String(error);
+    return new ProviderError('upstream', `${context}: ${code !== undefined && !detail.includes(code) ? `${code} ` : ''}${detail}`);
+  }
+
+  private abort(by: 'caller' | 'timeout'): void {
+    if (this.abortedBy !== undefined) return;
+    this.abortedBy = by;
+    this.disarm();
+    this.controller.abort(by === 'caller' ? this.callerSignal?.reason : new Error('upstream deadline exceeded'));
+  }
+}

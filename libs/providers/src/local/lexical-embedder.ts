@@ -1,0 +1,209 @@
+/**
+ * Offline, dependency-free text "embeddings" by feature hashing.
+ *
+ * HONEST SCOPE: these vectors are LEXICAL, not semantic. Two texts are similar when they share
+ * words, word pairs or character trigrams (so inflected forms like "документ"/"документы" and
+ * typos still match partially). Synonyms, paraphrases and translations do NOT match: "car" and
+ * "automobile" are unrelated here. Use a real embedding model when meaning matters; this one exists
+ * so the gateway can run (tests, demos, air-gapped installs) with no upstream provider.
+ *
+ * Algorithm (deterministic across runs, processes and platforms):
+ *   1. Normalise: Unicode NFKC, lower case, "ё" → "е".
+ *   2. Words: maximal runs of letters, digits and combining marks (`[\p{L}\p{N}\p{M}]+`), so Latin,
+ *      Cyrillic and every other script tokenise the same way; everything else separates words.
+ *   3. Features, each with a class weight:
+ *        word unigram                         weight 1.0
+ *        adjacent word bigram                 weight 0.6
+ *        character trigram inside a word,     weight 0.35
+ *          with boundary markers ("кот" → ^ко, кот, от$; a 1-letter word gives one trigram)
+ *   4. Sublinear term frequency: a feature seen tf times in the text weighs classWeight·(1 + ln tf).
+ *   5. Signed hashing: a 32-bit hash of the feature (FNV-1a over UTF-16 code units, per-class seed,
+ *      murmur3 fmix32 finaliser) picks the index `h mod dimensions`; the sign (±1) comes from one
+ *      bit of a second mix of h, so collisions cancel in expectation instead of piling up.
+ *   6. L2 normalisation. A text without any word (empty, only punctuation/spaces) gives the zero
+ *      vector; cosine with a zero vector is defined as 0.
+ *
+ * Hashing runs over code units with no per-feature string allocation (one string per word, from
+ * the regex match). Throughput is well above 20,000 ten-word sentences per second on one core;
+ * see ./lexical-embedder.bench.ts.
+ */
+
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
+/** Per-class seeds (arbitrary odd constants) so the three feature classes hash apart. */
+const SEED_WORD = 0x2545f491;
+const SEED_BIGRAM = 0x9e3779b1;
+const SEED_TRIGRAM = 0x7f4a7c15;
+const SEED_SIGN = 0x5bd1e995;
+
+/** Boundary markers for character trigrams: control characters that never occur inside a word. */
+const WORD_START = 0x02;
+const WORD_END = 0x03;
+
+export const LEXICAL_FEATURE_WEIGHTS = Object.freeze({ word: 1.0, bigram: 0.6, trigram: 0.35 });
+
+const WORD_PATTERN = /[\p{L}\p{N}\p{M}]+/gu;
+
+/** murmur3's 32-bit finaliser: full avalanche of the FNV state. */
+function fmix32(input: number): number {
+  let h = input;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/** The text as the embedder sees it: NFKC, lower case, ё → е. */
+export function normalizeForLexicalMatch(text: string): string {
+  return text.normalize('NFKC').toLowerCase().replace(/ё/g, 'е');
+}
+
+function assertDimensions(dimensions: number): void {
+  if (!Number.isInteger(dimensions) || dimensions <= 0) {
+    throw new RangeError(`dimensions must be a positive integer, got ${String(dimensions)}`);
+  }
+}
+
+/** Adds 1 to the count of `feature` (a 32-bit hash). */
+function bump(counts: Map<number, number>, feature: number): void {
+  counts.set(feature, (counts.get(feature) ?? 0) + 1);
+}
+
+export class LexicalEmbedder {
+  // Scratch maps reused between calls (the class is synchronous, so reuse is safe).
+  private readonly words = new Map<number, number>();
+  private readonly bigrams = new Map<number, number>();
+  private readonly trigrams = new Map<number, number>();
+  private readonly wordPattern = new RegExp(WORD_PATTERN.source, WORD_PATTERN.flags);
+  // Indices written for the current vector, deduplicated with a generation stamp per index.
+  private stamps = new Uint32Array(0);
+  private generation = 0;
+  private readonly touched: number[] = [];
+  private touchedCount = 0;
+
+  /** L2-normalised vector of length `dimensions` (all zeros when the text has no word). */
+  embed(text: string, dimensions: number): Float32Array {
+    assertDimensions(dimensions);
+    const vector = new Float32Array(dimensions);
+    this.collect(text);
+    if (this.words.size === 0) return vector;
+    this.beginTouch(dimensions);
+    this.accumulate(vector, this.words, LEXICAL_FEATURE_WEIGHTS.word);
+    this.accumulate(vector, this.bigrams, LEXICAL_FEATURE_WEIGHTS.bigram);
+    this.accumulate(vector, this.trigrams, LEXICAL_FEATURE_WEIGHTS.trigram);
+    // Normalise over the touched entries only: O(features), not O(dimensions).
+    const touched = this.touched;
+    const count = this.touchedCount;
+    let norm = 0;
+    for (let i = 0; i < count; i++) {
+      const v = vector[touched[i]];
+      norm += v * v;
+    }
+    if (norm === 0) return vector; // every feature cancelled out (practically impossible)
+    const scale = 1 / Math.sqrt(norm);
+    for (let i = 0; i < count; i++) vector[touched[i]] *= scale;
+    return vector;
+  }
+
+  embedMany(texts: readonly string[], dimensions: number): Float32Array[] {
+    assertDimensions(dimensions);
+    const out = new Array<Float32Array>(texts.length);
+    for (let i = 0; i < texts.length; i++) out[i] = this.embed(texts[i], dimensions);
+    return out;
+  }
+
+  /** Fills the three scratch maps with feature → term frequency. */
+  private collect(text: string): void {
+    const { words, bigrams, trigrams } = this;
+    words.clear();
+    bigrams.clear();
+    trigrams.clear();
+    const normalized = normalizeForLexicalMatch(text);
+    const re = this.wordPattern;
+    re.lastIndex = 0;
+    let previousWord = 0;
+    let hasPrevious = false;
+    let match: RegExpExecArray | null;
+    while ((match = re.exec(normalized)) !== null) {
+      const word = match[0];
+      const len = word.length;
+
+      // word hash: FNV-1a over UTF-16 code units
+      let h = FNV_OFFSET;
+      for (let i = 0; i < len; i++) h = Math.imul(h ^ word.charCodeAt(i), FNV_PRIME);
+      const wordHash = h >>> 0;
+      bump(words, fmix32(wordHash ^ SEED_WORD));
+
+      if (hasPrevious) {
+        bump(bigrams, fmix32((Math.imul(previousWord ^ SEED_BIGRAM, FNV_PRIME) + wordHash) | 0));
+      }
+      previousWord = wordHash;
+      hasPrevious = true;
+
+      // character trigrams over [START, ...word, END]: positions p = 0 .. len - 1
+      let c0 = WORD_START;
+      let c1 = word.charCodeAt(0);
+      for (let p = 0; p < len; p++) {
+        const c2 = p + 1 < len ? word.charCodeAt(p + 1) : WORD_END;
+        let t = Math.imul(SEED_TRIGRAM ^ c0, FNV_PRIME);
+        t = Math.imul(t ^ c1, FNV_PRIME);
+        t = Math.imul(t ^ c2, FNV_PRIME);
+        bump(trigrams, fmix32(t));
+        c0 = c1;
+        c1 = c2;
+      }
+    }
+  }
+
+  /** Starts a new vector: resets the list of touched indices (stamp generations avoid clearing). */
+  private beginTouch(dimensions: number): void {
+    if (this.stamps.length !== dimensions) {
+      this.stamps = new Uint32Array(dimensions);
+      this.generation = 0;
+    }
+    if (this.generation === 0xffffffff) {
+      this.stamps.fill(0);
+      this.generation = 0;
+    }
+    this.generation++;
+    this.touchedCount = 0;
+  }
+
+  /** Adds the signed, weighted features to `vector` and records the indices it touched. */
+  private accumulate(vector: Float32Array, counts: Map<number, number>, classWeight: number): void {
+    const dimensions = vector.length;
+    const stamps = this.stamps;
+    const generation = this.generation;
+    for (const [feature, tf] of counts) {
+      const weight = tf === 1 ? classWeight : classWeight * (1 + Math.log(tf));
+      const index = feature % dimensions;
+      const negative = (fmix32(feature ^ SEED_SIGN) & 1) === 1;
+      vector[index] += negative ? -weight : weight;
+      if (stamps[index] !== generation) {
+        stamps[index] = generation;
+        this.touched[this.touchedCount++] = index;
+      }
+    }
+  }
+}
+
+/** Cosine similarity; 0 when either vector is all zeros. Lengths must match. */
+export function cosineSimilarity(a: Float32Array, b: Float32Array): number {
+  if (a.length !== b.length) throw new RangeError(`vector lengths differ: ${a.length} vs ${b.length}`);
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i];
+    const y = b[i];
+    dot += x * y;
+    na += x * x;
+    nb += y * y;
+  }
+  if (na === 0 || nb === 0) return 0;
+  const cos = dot / Math.sqrt(na * nb);
+  return cos > 1 ? 1 : cos < -1 ? -1 : cos;
+}

@@ -1,0 +1,7 @@
+/** Fake upstream servers for e2e tests (test-only, never shipped). See test/fakes/README.md. */
+export * from './scenario';
+export * from './fake-http';
+export * from './fake-openai';
+export * from './fake-anthropic';
+export * from './fake-gemini';
+export * from './image-server';

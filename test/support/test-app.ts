@@ -1,0 +1,51 @@
+import { Test } from '@nestjs/testing';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import type { Type } from '@nestjs/common';
+import { Clock } from '@app/common';
+import { AppConfig } from '@app/config';
+import { AppModule } from '../../apps/api/src/app.module';
+import { setupApp } from '../../apps/api/src/setup-app';
+import { createTestBackend, TestBackend } from './test-env';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+export interface TestApp {
+  app: NestExpressApplication;
+  /** base URL of the listening server, e.g. http://127.0.0.1:43211 */
+  url: string;
+  config: AppConfig;
+  backend: TestBackend;
+  get<T>(token: Type<T> | string | symbol): T;
+  close(): Promise<void>;
+}
+
+/**
+ * The real application (same module graph and setup as main.ts) on a fresh backend, listening on
+ * 127.0.0.1 with a random port. `env` adds or overrides configuration; `clock` replaces the clock.
+ */
+export async function createTestApp(opts: { env?: Record<string, string>; clock?: Clock } = {}): Promise<TestApp> {
+  const backend = await createTestBackend();
+  const config = AppConfig.fromEnv({ LOG_LEVEL: 'silent', ADMIN_TOKEN, ...backend.env, ...opts.env });
+  let builder = Test.createTestingModule({ imports: [AppModule] }).overrideProvider(AppConfig).useValue(config);
+  if (opts.clock) builder = builder.overrideProvider(Clock).useValue(opts.clock);
+  const moduleRef = await builder.compile();
+  const app = moduleRef.createNestApplication<NestExpressApplication>({ bufferLogs: true });
+  setupApp(app);
+  await app.listen(0, '127.0.0.1');
+  const address = app.getHttpServer().address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  let closed = false;
+  return {
+    app,
+    url: `http://127.0.0.1:${port}`,
+    config,
+    backend,
+    get: <T>(token: Type<T> | string | symbol) => app.get<T>(token as Type<T>),
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await app.close();
+      await backend.cleanup();
+    },
+  };
+}
