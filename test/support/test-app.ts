@@ -21,10 +21,12 @@ export interface TestApp {
 
 /**
  * The real application (same module graph and setup as main.ts) on a fresh backend, listening on
- * 127.0.0.1 with a random port. `env` adds or overrides configuration; `clock` replaces the clock.
+ * 127.0.0.1 with a random port. `env` adds or overrides configuration; `clock` replaces the clock;
+ * `shareBackendWith` makes a second replica on the same database (and Redis).
  */
-export async function createTestApp(opts: { env?: Record<string, string>; clock?: Clock } = {}): Promise<TestApp> {
-  const backend = await createTestBackend();
+export async function createTestApp(opts: { env?: Record<string, string>; clock?: Clock; shareBackendWith?: TestApp } = {}): Promise<TestApp> {
+  const shared = opts.shareBackendWith?.backend;
+  const backend = shared ? { ...shared, cleanup: async () => undefined } : await createTestBackend();
   const config = AppConfig.fromEnv({ LOG_LEVEL: 'silent', ADMIN_TOKEN, ...backend.env, ...opts.env });
   let builder = Test.createTestingModule({ imports: [AppModule] }).overrideProvider(AppConfig).useValue(config);
   if (opts.clock) builder = builder.overrideProvider(Clock).useValue(opts.clock);

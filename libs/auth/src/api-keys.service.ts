@@ -25,7 +25,7 @@ type CachedLookup = { caller: Caller } | { revoked: true } | { unknown: true };
 /**
  * Key lookups are cached in two layers so a request does not hit the database for auth:
  *  1. in-process, for AUTH_CACHE_TTL_SECONDS (≤ 5 s);
- *  2. the shared cache (Redis when configured), for SHARED_TTL_MS, deleted on revocation.
+ *  2. Redis (when configured), for SHARED_TTL_MS, deleted on revocation.
  * Revocation therefore takes effect on every replica within AUTH_CACHE_TTL_SECONDS (5 s default):
  * the revoking replica drops both layers at once, the others' local entries expire and the next
  * read finds the shared entry gone and reads the database.
@@ -86,11 +86,13 @@ export class ApiKeysService {
     const hit = this.local.get(hash);
     if (hit && hit.until > now) return hit.value;
 
-    let value = await this.cache.get<CachedLookup>(this.sharedKey(hash));
+    // the shared layer only helps when it is shared (Redis); in-process it would outlive revocations elsewhere
+    const shared = this.cache.backend === 'redis';
+    let value = shared ? await this.cache.get<CachedLookup>(this.sharedKey(hash)) : undefined;
     if (!value) {
       const row = await this.repo.findByHash(hash);
       value = !row ? { unknown: true } : row.revokedAt !== null ? { revoked: true } : { caller: { teamId: row.teamId, apiKeyId: row.id, keyPrefix: row.prefix } };
-      if (!('unknown' in value)) await this.cache.set(this.sharedKey(hash), value, ApiKeysService.SHARED_TTL_MS);
+      if (shared && !('unknown' in value)) await this.cache.set(this.sharedKey(hash), value, ApiKeysService.SHARED_TTL_MS);
     }
     const ttl = this.config.authCacheTtlMs;
     if (ttl > 0) {
