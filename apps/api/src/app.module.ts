@@ -5,12 +5,14 @@ import { DatabaseModule } from '@app/database';
 import { AuthModule } from '@app/auth';
 import { BillingModule } from '@app/billing';
 import { AdminModule } from '@app/admin';
+import { ProvidersModule } from '@app/providers';
+import { ChatModule } from '@app/chat';
 import { HealthController } from './health.controller';
 import { ClockModule } from './clock.module';
 
 /** Wires the libs together; nothing else. */
 @Module({
-  imports: [ConfigModule.forRoot(), ClockModule, LoggingModule.forRoot(), DatabaseModule, SharedCacheModule, AuthModule, BillingModule, AdminModule],
+  imports: [ConfigModule.forRoot(), ClockModule, LoggingModule.forRoot(), DatabaseModule, SharedCacheModule, AuthModule, BillingModule, AdminModule, ProvidersModule, ChatModule],
   controllers: [HealthController],
 })
 export class AppModule {}

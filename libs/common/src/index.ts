@@ -8,3 +8,4 @@ export * from './ids';
 export * from './http/logging.module';
 export * from './cache/shared-cache';
 export * from './cache/shared-cache.module';
+export * from './net';

@@ -1,3 +1,5 @@
+import { ApiError } from '../errors/api-error';
+
 export type SafeFetchErrorCode =
   | 'invalid_url'
   | 'forbidden_address'
@@ -26,18 +28,18 @@ export interface SafeFetchErrorDetails {
 
 /**
  * Suggested status for the gateway's own response when fetching a user-supplied URL failed:
- * 413 for `too_large`, 400 for problems with the URL or what it points at, 504/502 for
- * timeouts/network failures (which may be ours as much as the remote's).
+ * 413 for `too_large`, otherwise 400 — the URL (or what it points at) is the client's input, and
+ * an unreachable or slow host is reported like OpenAI does for image URLs (400).
  */
-const SUGGESTED_STATUS: Record<SafeFetchErrorCode, number> = {
+const SUGGESTED_STATUS: Record<SafeFetchErrorCode, 400 | 413> = {
   invalid_url: 400,
   forbidden_address: 400,
   too_many_redirects: 400,
   http_error: 400,
   unsupported_type: 400,
+  timeout: 400,
+  network: 400,
   too_large: 413,
-  timeout: 504,
-  network: 502,
 };
 
 export class SafeFetchError extends Error {
@@ -51,12 +53,23 @@ export class SafeFetchError extends Error {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
   }
 
-  /** See {@link SUGGESTED_STATUS}: 413 for `too_large`, 400 for URL/policy/upstream-content errors. */
-  get suggestedHttpStatus(): number {
+  /** 413 for `too_large`, 400 for everything else (see {@link SUGGESTED_STATUS}). */
+  get suggestedHttpStatus(): 400 | 413 {
     return SUGGESTED_STATUS[this.code];
   }
 }
 
 export function isSafeFetchError(err: unknown): err is SafeFetchError {
   return err instanceof SafeFetchError;
+}
+
+/**
+ * Renders a fetch failure as the gateway's API error (OpenAI error shape): 413 `request_too_large`
+ * for `too_large`, otherwise 400 `invalid_request_error` with code `file_url_<code>`.
+ * The message is client-safe (it never contains resolved addresses).
+ */
+export function safeFetchErrorToApiError(err: SafeFetchError, param: string | null = null): ApiError {
+  const message = `Could not fetch ${param ?? 'URL'}: ${err.message}`;
+  if (err.code === 'too_large') return ApiError.tooLarge(message, param);
+  return ApiError.badRequest(message, param, `file_url_${err.code}`);
 }

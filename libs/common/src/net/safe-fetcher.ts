@@ -13,7 +13,7 @@ import {
 } from './ip-policy';
 import { SafeFetchError } from './safe-fetch-error';
 
-export { SafeFetchError, isSafeFetchError } from './safe-fetch-error';
+export { SafeFetchError, isSafeFetchError, safeFetchErrorToApiError } from './safe-fetch-error';
 export type { SafeFetchErrorCode, SafeFetchErrorDetails } from './safe-fetch-error';
 
 /** DI token for {@link SafeFetcherOptions}. Optional: without it the product defaults apply. */
@@ -137,9 +137,11 @@ export class SafeFetcher {
       maxResponseSize: maxBytes,
     });
 
+    let hopUrl: string | undefined;
     try {
       let current = parseOrThrow(url);
       for (let redirects = 0; ; ) {
+        hopUrl = current.url.href;
         const addresses = await deadline.race(this.vet(current));
         pins.set(current.hostname, addresses);
 
@@ -159,7 +161,6 @@ export class SafeFetcher {
         const { statusCode, headers, body } = response;
         // Destroying an unread undici body emits an error; never let that become an uncaught one.
         body.on('error', noop);
-        const hopUrl = current.url.href;
 
         if (REDIRECT_STATUSES.has(statusCode)) {
           body.destroy();
@@ -212,7 +213,7 @@ export class SafeFetcher {
         return { bytes, contentType, finalUrl: hopUrl };
       }
     } catch (err) {
-      throw classify(err, deadline, maxBytes);
+      throw classify(err, deadline, maxBytes, hopUrl);
     } finally {
       deadline.clear();
       agent.destroy().catch(noop);
@@ -346,7 +347,7 @@ async function readCapped(body: Readable, maxBytes: number, url: string): Promis
 }
 
 /** Maps anything thrown during a fetch onto {@link SafeFetchError}. */
-function classify(err: unknown, deadline: Deadline, maxBytes: number): SafeFetchError {
+function classify(err: unknown, deadline: Deadline, maxBytes: number, url: string | undefined): SafeFetchError {
   if (err instanceof SafeFetchError) return err;
   if (deadline.expired) return deadline.error;
   const code = typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : '';
@@ -354,11 +355,11 @@ function classify(err: unknown, deadline: Deadline, maxBytes: number): SafeFetch
     case 'UND_ERR_CONNECT_TIMEOUT':
     case 'UND_ERR_HEADERS_TIMEOUT':
     case 'UND_ERR_BODY_TIMEOUT':
-      return new SafeFetchError('timeout', 'Timed out fetching URL', { cause: err });
+      return new SafeFetchError('timeout', 'Timed out fetching URL', { url, cause: err });
     case 'UND_ERR_RES_EXCEEDED_MAX_SIZE':
-      return new SafeFetchError('too_large', `Content exceeds the ${maxBytes}-byte limit`, { maxBytes, cause: err });
+      return new SafeFetchError('too_large', `Content exceeds the ${maxBytes}-byte limit`, { url, maxBytes, cause: err });
     default:
-      return new SafeFetchError('network', `Could not fetch URL${code ? ` (${code})` : ''}`, { cause: err });
+      return new SafeFetchError('network', `Could not fetch URL${code ? ` (${code})` : ''}`, { url, cause: err });
   }
 }
 
@@ -418,14 +419,19 @@ function pinnedConnector(pins: ReadonlyMap<string, readonly string[]>, timeoutMs
         : undefined;
     let index = 0;
     const attempt = (): void => {
-      base({ ...options, hostname: addresses[index], ...(servername ? { servername } : {}) }, (...args: ConnectArgs) => {
+      const onConnect = (...args: ConnectArgs): void => {
         if (args[0] !== null && index + 1 < addresses.length) {
           index++;
           attempt();
           return;
         }
         callback(...args);
-      });
+      };
+      try {
+        base({ ...options, hostname: addresses[index], ...(servername ? { servername } : {}) }, onConnect);
+      } catch (err) {
+        onConnect(err instanceof Error ? err : new Error(String(err)), null);
+      }
     };
     attempt();
   };

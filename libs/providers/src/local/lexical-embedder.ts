@@ -67,44 +67,135 @@ function assertDimensions(dimensions: number): void {
   }
 }
 
-/** Adds 1 to the count of `feature` (a 32-bit hash). */
-function bump(counts: Map<number, number>, feature: number): void {
-  counts.set(feature, (counts.get(feature) ?? 0) + 1);
+const CLASS_WORD = 0;
+const CLASS_BIGRAM = 1;
+const CLASS_TRIGRAM = 2;
+const CLASS_WEIGHTS = [LEXICAL_FEATURE_WEIGHTS.word, LEXICAL_FEATURE_WEIGHTS.bigram, LEXICAL_FEATURE_WEIGHTS.trigram];
+
+/**
+ * Multiset of (feature class, 32-bit feature hash) → term frequency: open addressing over typed
+ * arrays, reused between texts without clearing (a slot is live iff its stamp equals the current
+ * generation). Avoids the per-feature heap numbers a `Map<number, number>` allocates for hashes
+ * above 2^30.
+ */
+class FeatureTable {
+  private mask = 255;
+  private keys = new Int32Array(256);
+  private classes = new Uint8Array(256);
+  private counts = new Uint32Array(256);
+  private stamps = new Uint32Array(256);
+  private generation = 1;
+  /** live slots in insertion order */
+  private slots = new Int32Array(256);
+  size = 0;
+
+  reset(): void {
+    this.size = 0;
+    if (this.generation === 0xffffffff) {
+      this.stamps.fill(0);
+      this.generation = 0;
+    }
+    this.generation++;
+  }
+
+  add(featureClass: number, feature: number): void {
+    if ((this.size + 1) * 2 > this.keys.length) this.grow();
+    this.insert(featureClass, feature | 0, 1);
+  }
+
+  classAt(i: number): number {
+    return this.classes[this.slots[i]];
+  }
+
+  featureAt(i: number): number {
+    return this.keys[this.slots[i]] >>> 0;
+  }
+
+  countAt(i: number): number {
+    return this.counts[this.slots[i]];
+  }
+
+  private insert(featureClass: number, key: number, count: number): void {
+    const { keys, classes, stamps, mask, generation } = this;
+    let slot = key & mask;
+    for (;;) {
+      if (stamps[slot] !== generation) {
+        stamps[slot] = generation;
+        keys[slot] = key;
+        classes[slot] = featureClass;
+        this.counts[slot] = count;
+        this.slots[this.size++] = slot;
+        return;
+      }
+      if (keys[slot] === key && classes[slot] === featureClass) {
+        this.counts[slot] += count;
+        return;
+      }
+      slot = (slot + 1) & mask;
+    }
+  }
+
+  private grow(): void {
+    const { keys, classes, counts, slots, size } = this;
+    const capacity = keys.length * 2;
+    this.mask = capacity - 1;
+    this.keys = new Int32Array(capacity);
+    this.classes = new Uint8Array(capacity);
+    this.counts = new Uint32Array(capacity);
+    this.stamps = new Uint32Array(capacity);
+    this.slots = new Int32Array(capacity);
+    this.generation = 1;
+    this.size = 0;
+    for (let i = 0; i < size; i++) {
+      const slot = slots[i];
+      this.insert(classes[slot], keys[slot], counts[slot]);
+    }
+  }
 }
 
 export class LexicalEmbedder {
-  // Scratch maps reused between calls (the class is synchronous, so reuse is safe).
-  private readonly words = new Map<number, number>();
-  private readonly bigrams = new Map<number, number>();
-  private readonly trigrams = new Map<number, number>();
+  // Scratch state reused between calls (the class is synchronous, so reuse is safe).
+  private readonly features = new FeatureTable();
   private readonly wordPattern = new RegExp(WORD_PATTERN.source, WORD_PATTERN.flags);
-  // Indices written for the current vector, deduplicated with a generation stamp per index.
+  // Vector indices written for the current text, deduplicated with a generation stamp per index.
   private stamps = new Uint32Array(0);
   private generation = 0;
-  private readonly touched: number[] = [];
-  private touchedCount = 0;
+  private touched = new Int32Array(256);
 
   /** L2-normalised vector of length `dimensions` (all zeros when the text has no word). */
   embed(text: string, dimensions: number): Float32Array {
     assertDimensions(dimensions);
     const vector = new Float32Array(dimensions);
+    const features = this.features;
     this.collect(text);
-    if (this.words.size === 0) return vector;
-    this.beginTouch(dimensions);
-    this.accumulate(vector, this.words, LEXICAL_FEATURE_WEIGHTS.word);
-    this.accumulate(vector, this.bigrams, LEXICAL_FEATURE_WEIGHTS.bigram);
-    this.accumulate(vector, this.trigrams, LEXICAL_FEATURE_WEIGHTS.trigram);
-    // Normalise over the touched entries only: O(features), not O(dimensions).
+    if (features.size === 0) return vector;
+    this.beginTouch(dimensions, features.size);
+    const stamps = this.stamps;
+    const generation = this.generation;
     const touched = this.touched;
-    const count = this.touchedCount;
+    let touchedCount = 0;
+    for (let i = 0; i < features.size; i++) {
+      const feature = features.featureAt(i);
+      const tf = features.countAt(i);
+      const classWeight = CLASS_WEIGHTS[features.classAt(i)];
+      const weight = tf === 1 ? classWeight : classWeight * (1 + Math.log(tf));
+      const index = feature % dimensions;
+      const negative = (fmix32(feature ^ SEED_SIGN) & 1) === 1;
+      vector[index] += negative ? -weight : weight;
+      if (stamps[index] !== generation) {
+        stamps[index] = generation;
+        touched[touchedCount++] = index;
+      }
+    }
+    // Normalise over the touched entries only: O(features), not O(dimensions).
     let norm = 0;
-    for (let i = 0; i < count; i++) {
+    for (let i = 0; i < touchedCount; i++) {
       const v = vector[touched[i]];
       norm += v * v;
     }
     if (norm === 0) return vector; // every feature cancelled out (practically impossible)
     const scale = 1 / Math.sqrt(norm);
-    for (let i = 0; i < count; i++) vector[touched[i]] *= scale;
+    for (let i = 0; i < touchedCount; i++) vector[touched[i]] *= scale;
     return vector;
   }
 
@@ -115,12 +206,10 @@ export class LexicalEmbedder {
     return out;
   }
 
-  /** Fills the three scratch maps with feature → term frequency. */
+  /** Fills the feature table with (class, feature) → term frequency. */
   private collect(text: string): void {
-    const { words, bigrams, trigrams } = this;
-    words.clear();
-    bigrams.clear();
-    trigrams.clear();
+    const features = this.features;
+    features.reset();
     const normalized = normalizeForLexicalMatch(text);
     const re = this.wordPattern;
     re.lastIndex = 0;
@@ -135,10 +224,10 @@ export class LexicalEmbedder {
       let h = FNV_OFFSET;
       for (let i = 0; i < len; i++) h = Math.imul(h ^ word.charCodeAt(i), FNV_PRIME);
       const wordHash = h >>> 0;
-      bump(words, fmix32(wordHash ^ SEED_WORD));
+      features.add(CLASS_WORD, fmix32(wordHash ^ SEED_WORD));
 
       if (hasPrevious) {
-        bump(bigrams, fmix32((Math.imul(previousWord ^ SEED_BIGRAM, FNV_PRIME) + wordHash) | 0));
+        features.add(CLASS_BIGRAM, fmix32((Math.imul(previousWord ^ SEED_BIGRAM, FNV_PRIME) + wordHash) | 0));
       }
       previousWord = wordHash;
       hasPrevious = true;
@@ -151,15 +240,15 @@ export class LexicalEmbedder {
         let t = Math.imul(SEED_TRIGRAM ^ c0, FNV_PRIME);
         t = Math.imul(t ^ c1, FNV_PRIME);
         t = Math.imul(t ^ c2, FNV_PRIME);
-        bump(trigrams, fmix32(t));
+        features.add(CLASS_TRIGRAM, fmix32(t));
         c0 = c1;
         c1 = c2;
       }
     }
   }
 
-  /** Starts a new vector: resets the list of touched indices (stamp generations avoid clearing). */
-  private beginTouch(dimensions: number): void {
+  /** Starts a new vector: fresh stamp generation, room for `maxTouched` indices. */
+  private beginTouch(dimensions: number, maxTouched: number): void {
     if (this.stamps.length !== dimensions) {
       this.stamps = new Uint32Array(dimensions);
       this.generation = 0;
@@ -169,24 +258,7 @@ export class LexicalEmbedder {
       this.generation = 0;
     }
     this.generation++;
-    this.touchedCount = 0;
-  }
-
-  /** Adds the signed, weighted features to `vector` and records the indices it touched. */
-  private accumulate(vector: Float32Array, counts: Map<number, number>, classWeight: number): void {
-    const dimensions = vector.length;
-    const stamps = this.stamps;
-    const generation = this.generation;
-    for (const [feature, tf] of counts) {
-      const weight = tf === 1 ? classWeight : classWeight * (1 + Math.log(tf));
-      const index = feature % dimensions;
-      const negative = (fmix32(feature ^ SEED_SIGN) & 1) === 1;
-      vector[index] += negative ? -weight : weight;
-      if (stamps[index] !== generation) {
-        stamps[index] = generation;
-        this.touched[this.touchedCount++] = index;
-      }
-    }
+    if (this.touched.length < maxTouched) this.touched = new Int32Array(Math.max(maxTouched, this.touched.length * 2));
   }
 }
 

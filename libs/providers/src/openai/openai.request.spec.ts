@@ -85,13 +85,8 @@ describe('buildOpenAiChatRequest', () => {
   });
 
   it('drops tool_choice and parallel_tool_calls when there are no tools, and extra message fields', () => {
-    const req = {
-      model: 'm',
-      messages: [{ role: 'user', content: 'hi', reasoning_content: 'leak' }],
-      tool_choice: 'none',
-      parallel_tool_calls: true,
-      stream: false,
-    } as CanonicalChatRequest;
+    const message = { role: 'user' as const, content: 'hi', reasoning_content: 'leak' };
+    const req: CanonicalChatRequest = { model: 'm', messages: [message], tool_choice: 'none', parallel_tool_calls: true, stream: false };
     expect(buildOpenAiChatRequest(req, deepseek).body).toEqual({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
   });
 

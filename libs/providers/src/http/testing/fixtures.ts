@@ -1,7 +1,7 @@
 /** Test-only helpers: read recorded wire examples from an adapter's `__fixtures__/` folder and replay them. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CanonicalChatChunk, ChatAdapter, SseEvent } from '../../types';
+import { CanonicalChatChunk, ChatAdapter, ProviderError, SseEvent } from '../../types';
 import { SseParser } from '../sse-parser';
 
 export function readFixtureText(dir: string, name: string): string {
@@ -27,4 +27,27 @@ export function replayStream<S>(adapter: ChatAdapter<S>, events: SseEvent[], req
   const state = adapter.createStreamState(requestedModel);
   const chunks = events.flatMap((event) => adapter.mapStreamEvent(event, state));
   return [...chunks, ...(adapter.flush ? adapter.flush(state) : [])];
+}
+
+export interface ProviderErrorFields {
+  kind: string;
+  message: string;
+  upstreamStatus: number | undefined;
+  retryAfterSeconds: number | undefined;
+  param: string | null | undefined;
+}
+
+export function errorFields(error: unknown): ProviderErrorFields {
+  if (!(error instanceof ProviderError)) throw new Error(`expected a ProviderError, got ${String(error)}`);
+  return { kind: error.kind, message: error.message, upstreamStatus: error.upstreamStatus, retryAfterSeconds: error.retryAfterSeconds, param: error.param };
+}
+
+/** Run fn, expect it to throw a ProviderError, return its fields for an exact comparison. */
+export function thrownFields(fn: () => unknown): ProviderErrorFields {
+  try {
+    fn();
+  } catch (error) {
+    return errorFields(error);
+  }
+  throw new Error('expected a ProviderError to be thrown');
 }

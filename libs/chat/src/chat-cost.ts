@@ -1,0 +1,78 @@
+import { exactCostMicro, microToRub, tokenCostMicro } from '@app/common';
+import type { CanonicalUsage, ModelPricing } from '@app/providers';
+
+/** Cost of one chat call in µRUB, per part, with the total computed from one exact sum and rounded once. */
+export interface ChatCost {
+  inputMicro: number;
+  outputMicro: number;
+  /** null when the request carried no images */
+  imageMicro: number | null;
+  /** null when the model has no cache prices and no cache tokens were reported */
+  cacheMicro: number | null;
+  totalMicro: number;
+}
+
+/**
+ * prompt_tokens includes cache reads and writes (normalised by the adapters), so the input price
+ * applies to the uncached part only; cache reads and writes are charged at their own prices (the
+ * input price when the catalog has none). Reasoning tokens are part of completion_tokens.
+ */
+export function computeChatCost(usage: CanonicalUsage, pricing: ModelPricing, images: number): ChatCost {
+  const cacheRead = Math.max(0, usage.cache_read_tokens);
+  const cacheWrite = Math.max(0, usage.cache_write_tokens);
+  const uncached = Math.max(0, usage.prompt_tokens - cacheRead - cacheWrite);
+  const readPrice = pricing.cache_read_rub_per_1m ?? pricing.input_rub_per_1m;
+  const writePrice = pricing.cache_write_rub_per_1m ?? pricing.input_rub_per_1m;
+  const perImage = pricing.image_rub ?? 0;
+  const parts = [
+    { tokens: uncached, rubPer1M: pricing.input_rub_per_1m },
+    { tokens: usage.completion_tokens, rubPer1M: pricing.output_rub_per_1m },
+    { tokens: cacheRead, rubPer1M: readPrice },
+    { tokens: cacheWrite, rubPer1M: writePrice },
+    // an image fee is a per-image price: express it as 1M "tokens" per image at image_rub per 1M
+    { tokens: images * 1_000_000, rubPer1M: perImage },
+  ];
+  const { totalMicro } = exactCostMicro(parts);
+  const hasCachePricing = pricing.cache_read_rub_per_1m !== null || pricing.cache_write_rub_per_1m !== null;
+  return {
+    inputMicro: tokenCostMicro(uncached, pricing.input_rub_per_1m),
+    outputMicro: tokenCostMicro(usage.completion_tokens, pricing.output_rub_per_1m),
+    imageMicro: images > 0 ? tokenCostMicro(images * 1_000_000, perImage) : null,
+    cacheMicro: hasCachePricing || cacheRead + cacheWrite > 0 ? tokenCostMicro(cacheRead, readPrice) + tokenCostMicro(cacheWrite, writePrice) : null,
+    totalMicro,
+  };
+}
+
+/**
+ * Worst case reserved before the call: every prompt token at the dearest input-side price
+ * (input or cache write), the full output cap, and every image.
+ */
+export function worstCaseMicro(promptTokens: number, maxOutputTokens: number, pricing: ModelPricing, images: number): number {
+  const inputSide = Math.max(pricing.input_rub_per_1m, pricing.cache_write_rub_per_1m ?? 0, pricing.cache_read_rub_per_1m ?? 0);
+  return exactCostMicro([
+    { tokens: promptTokens, rubPer1M: inputSide },
+    { tokens: maxOutputTokens, rubPer1M: pricing.output_rub_per_1m },
+    { tokens: images * 1_000_000, rubPer1M: pricing.image_rub ?? 0 },
+  ]).totalMicro;
+}
+
+export interface CostRubDto {
+  input_cost_rub: number;
+  output_cost_rub: number;
+  image_cost_rub: number | null;
+  cache_cost_rub: number | null;
+  total_cost_rub: number;
+  currency: 'RUB';
+}
+
+/** `chargedMicro` is what the ledger charged; it is the total shown. */
+export function costToRub(cost: ChatCost, chargedMicro: number): CostRubDto {
+  return {
+    input_cost_rub: microToRub(cost.inputMicro),
+    output_cost_rub: microToRub(cost.outputMicro),
+    image_cost_rub: cost.imageMicro === null ? null : microToRub(cost.imageMicro),
+    cache_cost_rub: cost.cacheMicro === null ? null : microToRub(cost.cacheMicro),
+    total_cost_rub: microToRub(chargedMicro),
+    currency: 'RUB',
+  };
+}

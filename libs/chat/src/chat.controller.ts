@@ -1,0 +1,47 @@
+import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { errorBody, toApiError } from '@app/common';
+import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
+import { RestChatService } from './rest-chat.service';
+import { ChatRequestDto } from './dto/chat-request.dto';
+import { ChatResponseDto } from './dto/chat-response.dto';
+import { clientAbortSignal, SseWriter } from './sse-writer';
+
+@ApiTags('Chat')
+@ApiKeyAuth()
+@Controller('api/v1/chat')
+export class ChatController {
+  constructor(private readonly rest: RestChatService) {}
+
+  @Post()
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Chat (REST, spec 2.1/2.2)',
+    description:
+      'With `stream: true` the answer is Server-Sent Events: `event: reasoning` {reasoning}, `event: delta` {text}, then `event: done` with the full response object (usage, cost), or `event: error` {error}.',
+  })
+  @ApiBody({ type: ChatRequestDto })
+  @ApiOkResponse({ type: ChatResponseDto })
+  @ApiProduces('application/json', 'text/event-stream')
+  @ApiResponse({ status: 402, description: 'Balance does not cover the worst-case cost' })
+  @ApiResponse({ status: 503, description: 'Model unavailable (provider credentials not configured)' })
+  async chat(@CurrentCaller() caller: Caller, @Body() body: ChatRequestDto, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const signal = clientAbortSignal(res);
+    const requestId = String(req.id);
+    if (!body.stream) {
+      const out = await this.rest.complete(caller, body, requestId, signal);
+      res.setHeader('x-gateway-cost-rub', String(out.cost.total_cost_rub));
+      res.status(200).json(out);
+      return;
+    }
+    const sse = new SseWriter(res);
+    try {
+      await this.rest.stream(caller, body, requestId, signal, sse);
+    } catch (err) {
+      if (!sse.isStarted) throw err;
+      await sse.event('error', errorBody(toApiError(err).error));
+    }
+    sse.end();
+  }
+}

@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import { safeFetcherProviders } from '@app/common';
+import { AuthModule } from '@app/auth';
+import { BillingModule } from '@app/billing';
+import { ProvidersModule } from '@app/providers';
+import { ChatController } from './chat.controller';
+import { ChatService } from './chat.service';
+import { CompletionsController } from './completions.controller';
+import { CompletionsService } from './completions.service';
+import { ImageInliner } from './image-inliner';
+import { RestChatService } from './rest-chat.service';
+
+@Module({
+  imports: [AuthModule, BillingModule, ProvidersModule],
+  controllers: [ChatController, CompletionsController],
+  providers: [...safeFetcherProviders(), ImageInliner, ChatService, RestChatService, CompletionsService],
+  exports: [ChatService],
+})
+export class ChatModule {}

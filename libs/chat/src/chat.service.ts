@@ -1,0 +1,260 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { ApiError } from '@app/common';
+import type { Caller } from '@app/auth';
+import { BillingService, Reservation } from '@app/billing';
+import {
+  CanonicalChatChunk,
+  CanonicalChatRequest,
+  CanonicalChatResponse,
+  CanonicalUsage,
+  ChatMessage,
+  ChatProvider,
+  isProviderAbortError,
+  ModelCatalogService,
+  ModelEntry,
+  ProviderError,
+  ProviderRegistry,
+  ResponseFormat,
+  ToolCall,
+  ToolChoice,
+  ToolDefinition,
+} from '@app/providers';
+import { ChatCost, computeChatCost, worstCaseMicro } from './chat-cost';
+import { ImageInliner, MAX_IMAGES } from './image-inliner';
+import { imageParts, messageText } from './messages';
+
+/** Tokens reserved per image before the provider reports the real count (≈ a 1092×1092 image on Claude). */
+export const IMAGE_TOKEN_ESTIMATE = 1600;
+/** Other providers' tokenizers differ from o200k: the prompt estimate is padded for the reservation only. */
+const PROMPT_SAFETY = 1.25;
+const PROMPT_SAFETY_TOKENS = 32;
+
+export interface ChatParams {
+  max_tokens?: number;
+  temperature?: number;
+  top_p?: number;
+  stop?: string | string[];
+  seed?: number;
+  user?: string;
+  n?: number;
+  tools?: ToolDefinition[];
+  tool_choice?: ToolChoice;
+  parallel_tool_calls?: boolean;
+  response_format?: ResponseFormat;
+}
+
+export interface ChatCallInput {
+  caller: Caller;
+  requestId: string;
+  endpoint: string;
+  modelKey: string;
+  messages: ChatMessage[];
+  params: ChatParams;
+  /** param name used in errors about images (e.g. "file_urls" or "messages") */
+  imageParam: string;
+}
+
+export interface PreparedChat {
+  input: ChatCallInput;
+  model: ModelEntry;
+  provider: ChatProvider;
+  request: CanonicalChatRequest;
+  promptTokens: number;
+  images: number;
+  reservation: Reservation;
+}
+
+export interface ChatOutcome {
+  response: CanonicalChatResponse;
+  usage: CanonicalUsage;
+  cost: ChatCost;
+  chargedMicro: number;
+  /** usage was counted by the gateway (provider reported none, or the client disconnected) */
+  usageEstimated: boolean;
+}
+
+export interface StreamOutcome extends ChatOutcome {
+  aborted: boolean;
+  text: string;
+  reasoning: string;
+}
+
+/**
+ * The chat pipeline shared by /api/v1/chat and /v1/chat/completions:
+ *   prepare  — model + capability checks, limits, token count, image fetch, reservation (402)
+ *   complete / stream — provider call, usage, exact cost, settle (or release on failure)
+ */
+@Injectable()
+export class ChatService {
+  private readonly logger = new Logger('Chat');
+
+  constructor(
+    private readonly catalog: ModelCatalogService,
+    private readonly registry: ProviderRegistry,
+    private readonly billing: BillingService,
+    private readonly images: ImageInliner,
+  ) {}
+
+  async prepare(input: ChatCallInput): Promise<PreparedChat> {
+    const model = this.catalog.require(input.modelKey, 'chat');
+    const provider = this.registry.chat(model); // 503 when the provider has no credentials
+    const p = input.params;
+    const imgs = imageParts(input.messages);
+    if (imgs.length && !model.supports_images) throw ApiError.badRequest(`The model '${model.key}' does not accept images.`, input.imageParam, 'images_not_supported');
+    if (imgs.length > MAX_IMAGES) throw ApiError.tooLarge(`At most ${MAX_IMAGES} images per request (got ${imgs.length}).`, input.imageParam);
+    if (p.tools?.length && !model.supports_tools) throw ApiError.badRequest(`The model '${model.key}' does not support tools.`, 'tools', 'tools_not_supported');
+    if ((p.n ?? 1) > 1 && !model.supports_n) throw ApiError.badRequest(`The model '${model.key}' does not support n > 1.`, 'n', 'n_not_supported');
+    if (p.response_format && p.response_format.type !== 'text' && !model.supports_json) {
+      throw ApiError.badRequest(`The model '${model.key}' does not support structured output.`, 'response_format', 'json_not_supported');
+    }
+
+    const counted = this.registry.tokens.countChat(input.messages.map((m) => ({ role: m.role, content: messageText(m) })));
+    const toolTokens = p.tools ? this.registry.tokens.count(JSON.stringify(p.tools)) : 0;
+    const promptTokens = counted + toolTokens;
+    if (promptTokens > model.context_window) {
+      throw ApiError.badRequest(`This model's maximum context length is ${model.context_window} tokens; the messages use about ${promptTokens}.`, 'messages', 'context_length_exceeded');
+    }
+    if (p.max_tokens !== undefined && p.max_tokens > model.max_output_tokens) {
+      throw ApiError.badRequest(`max_tokens is too large: ${p.max_tokens}. The model '${model.key}' supports at most ${model.max_output_tokens} completion tokens.`, 'max_tokens', 'invalid_value');
+    }
+    const maxOutput = p.max_tokens ?? Math.max(1, Math.min(model.max_output_tokens, model.context_window - promptTokens));
+    const n = p.n ?? 1;
+
+    const messages = imgs.length ? await this.images.prepare(input.messages, this.registry.needsInlineImages(model), input.imageParam) : input.messages;
+    const request: CanonicalChatRequest = { ...stripUndefined(p), model: model.upstream_model, messages, max_tokens: maxOutput };
+
+    const reserveTokens = Math.ceil(promptTokens * PROMPT_SAFETY) + PROMPT_SAFETY_TOKENS + imgs.length * IMAGE_TOKEN_ESTIMATE;
+    const reservation = await this.billing.reserve(input.caller.teamId, worstCaseMicro(reserveTokens, maxOutput * n, model.pricing, imgs.length), input.requestId);
+    return { input, model, provider, request, promptTokens, images: imgs.length, reservation };
+  }
+
+  /** Non-streaming call. `validate` may reject the answer (e.g. invalid JSON): nothing is charged then. */
+  async complete(prep: PreparedChat, signal: AbortSignal, validate?: (r: CanonicalChatResponse) => void): Promise<ChatOutcome> {
+    let response: CanonicalChatResponse;
+    try {
+      response = await prep.provider.complete(prep.request, signal);
+      validate?.(response);
+    } catch (err) {
+      await this.billing.release(prep.reservation);
+      throw this.toApiError(err, prep);
+    }
+    const usageEstimated = response.usage === null;
+    const usage = response.usage ?? this.countUsage(prep, response.choices.map((c) => [c.message.content ?? '', c.message.reasoning_content ?? '', ...(c.message.tool_calls ?? []).map(toolText)].join('')).join(''));
+    const out = await this.settle(prep, usage, usageEstimated);
+    return { response: { ...response, model: prep.model.key }, usage, ...out, usageEstimated };
+  }
+
+  /**
+   * Streaming call: every chunk (model renamed to the catalog key, usage stripped) goes to `sink`.
+   * Usage comes from the provider's final report; on client abort the delivered tokens are counted
+   * and charged. An upstream failure mid-stream releases the reservation (nothing charged) and
+   * rethrows as an ApiError for the caller to put in-band.
+   */
+  async stream(prep: PreparedChat, signal: AbortSignal, sink: (chunk: CanonicalChatChunk) => Promise<void>): Promise<StreamOutcome> {
+    let iterable: AsyncIterable<CanonicalChatChunk>;
+    try {
+      iterable = await prep.provider.stream(prep.request, signal);
+    } catch (err) {
+      await this.billing.release(prep.reservation);
+      throw this.toApiError(err, prep);
+    }
+    let text = '';
+    let reasoning = '';
+    let toolArgs = '';
+    let usage: CanonicalUsage | null = null;
+    let meta: { id: string; created: number } | null = null;
+    let aborted = false;
+    try {
+      for await (const chunk of iterable) {
+        meta ??= { id: chunk.id, created: chunk.created };
+        if (chunk.usage) usage = chunk.usage;
+        if (chunk.choices.length === 0) continue;
+        for (const c of chunk.choices) {
+          text += c.delta.content ?? '';
+          reasoning += c.delta.reasoning_content ?? '';
+          for (const t of c.delta.tool_calls ?? []) toolArgs += (t.function?.name ?? '') + (t.function?.arguments ?? '');
+        }
+        const { usage: _drop, ...rest } = chunk;
+        await sink({ ...rest, model: prep.model.key });
+        if (signal.aborted) break;
+      }
+      if (signal.aborted) aborted = true;
+    } catch (err) {
+      if (!(signal.aborted || isProviderAbortError(err))) {
+        await this.billing.release(prep.reservation);
+        throw this.toApiError(err, prep);
+      }
+      aborted = true;
+    }
+    // aborted: whatever the provider reported is incomplete — charge what was delivered
+    const usageEstimated = aborted || usage === null;
+    const finalUsage = !usageEstimated && usage ? usage : this.countUsage(prep, text + reasoning + toolArgs);
+    const out = await this.settle(prep, finalUsage, usageEstimated);
+    if (aborted) this.logger.log({ requestId: prep.input.requestId, completionTokens: finalUsage.completion_tokens }, 'client disconnected: charged delivered tokens');
+    const response: CanonicalChatResponse = {
+      id: meta?.id ?? `chatcmpl-${prep.input.requestId}`,
+      object: 'chat.completion',
+      created: meta?.created ?? Math.floor(Date.now() / 1000),
+      model: prep.model.key,
+      choices: [],
+      usage: finalUsage,
+    };
+    return { response, usage: finalUsage, ...out, usageEstimated, aborted, text, reasoning };
+  }
+
+  /** Release without charging (e.g. the response could not be used). */
+  release(prep: PreparedChat): Promise<void> {
+    return this.billing.release(prep.reservation);
+  }
+
+  private countUsage(prep: PreparedChat, delivered: string): CanonicalUsage {
+    const completion = this.registry.tokens.count(delivered);
+    const prompt = prep.promptTokens + prep.images * IMAGE_TOKEN_ESTIMATE;
+    return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, cache_read_tokens: 0, cache_write_tokens: 0 };
+  }
+
+  private async settle(prep: PreparedChat, usage: CanonicalUsage, estimated: boolean): Promise<{ cost: ChatCost; chargedMicro: number }> {
+    const cost = computeChatCost(usage, prep.model.pricing, prep.images);
+    const settled = await this.billing.settle(prep.reservation, cost.totalMicro, {
+      endpoint: prep.input.endpoint,
+      model: prep.model.key,
+      apiKeyId: prep.input.caller.apiKeyId,
+      promptTokens: usage.prompt_tokens,
+      completionTokens: usage.completion_tokens,
+      totalTokens: usage.prompt_tokens + usage.completion_tokens,
+      breakdown: { ...cost, cache_read_tokens: usage.cache_read_tokens, cache_write_tokens: usage.cache_write_tokens, images: prep.images, usage_estimated: estimated },
+    });
+    return { cost, chargedMicro: settled.chargedMicro };
+  }
+
+  private toApiError(err: unknown, prep: PreparedChat): unknown {
+    if (err instanceof ApiError) return err;
+    if (isProviderAbortError(err)) return ApiError.badRequest('Request aborted by the client.', null, 'request_aborted');
+    if (err instanceof ProviderError) {
+      const who = `${prep.model.provider} (${prep.model.key})`;
+      switch (err.kind) {
+        case 'invalid_request':
+          return new ApiError(400, 'invalid_request_error', `${who}: ${err.message}`, 'upstream_invalid_request', err.param ?? null);
+        case 'rate_limited':
+          return ApiError.rateLimited(`${who} is rate limiting requests: ${err.message}`, err.retryAfterSeconds ?? 1);
+        case 'timeout':
+          return ApiError.gatewayTimeout(`${who} did not answer in time.`);
+        case 'auth':
+          this.logger.error({ provider: prep.model.provider, status: err.upstreamStatus }, 'provider rejected the gateway credentials');
+          return ApiError.badGateway(`${who} rejected the gateway's credentials.`, 'upstream_auth_error');
+        default:
+          return ApiError.badGateway(`${who} failed: ${err.message}`);
+      }
+    }
+    this.logger.error({ err, requestId: prep.input.requestId }, 'unexpected chat failure');
+    return ApiError.badGateway('The upstream call failed.');
+  }
+}
+
+function toolText(t: ToolCall): string {
+  return t.function.name + t.function.arguments;
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,78 @@
+import { ApiError } from '@app/common';
+import type { ResponseFormat, ToolChoice, ToolDefinition } from '@app/providers';
+import type { ChatParams } from './chat.service';
+import type { ChatCompletionRequestDto } from './dto/chat-completions.dto';
+
+function bad(message: string, param: string): ApiError {
+  return ApiError.badRequest(message, param, 'invalid_value');
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** OpenAI request fields → canonical ChatParams, with errors that name the field. */
+export function completionParams(dto: ChatCompletionRequestDto): ChatParams {
+  if (dto.logprobs) throw bad('logprobs is not supported by this gateway.', 'logprobs');
+  if (dto.stream_options !== undefined && !dto.stream) throw bad('stream_options is only allowed when stream is true.', 'stream_options');
+  return {
+    max_tokens: dto.max_completion_tokens ?? dto.max_tokens,
+    temperature: dto.temperature,
+    top_p: dto.top_p,
+    stop: stop(dto.stop),
+    seed: dto.seed,
+    user: dto.user,
+    n: dto.n,
+    tools: tools(dto.tools),
+    tool_choice: toolChoice(dto.tool_choice),
+    parallel_tool_calls: dto.parallel_tool_calls,
+    response_format: responseFormat(dto.response_format),
+  };
+}
+
+function stop(v: unknown): string | string[] | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v === 'string') return v;
+  if (Array.isArray(v) && v.length <= 4 && v.every((s) => typeof s === 'string')) return v as string[];
+  throw bad('stop must be a string or an array of at most 4 strings.', 'stop');
+}
+
+function tools(v: unknown[] | undefined): ToolDefinition[] | undefined {
+  if (!v) return undefined;
+  return v.map((t, i) => {
+    const at = `tools[${i}]`;
+    if (!isRecord(t) || t.type !== 'function' || !isRecord(t.function)) throw bad(`${at} must be {type: "function", function: {name, description?, parameters?}}.`, at);
+    const f = t.function;
+    if (typeof f.name !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/.test(f.name)) throw bad(`${at}.function.name must match ^[a-zA-Z0-9_-]{1,64}$.`, `${at}.function.name`);
+    if (f.description !== undefined && typeof f.description !== 'string') throw bad(`${at}.function.description must be a string.`, `${at}.function.description`);
+    if (f.parameters !== undefined && !isRecord(f.parameters)) throw bad(`${at}.function.parameters must be a JSON Schema object.`, `${at}.function.parameters`);
+    return {
+      type: 'function',
+      function: { name: f.name, ...(f.description !== undefined ? { description: f.description as string } : {}), ...(f.parameters !== undefined ? { parameters: f.parameters as Record<string, unknown> } : {}), ...(typeof f.strict === 'boolean' ? { strict: f.strict } : {}) },
+    };
+  });
+}
+
+function toolChoice(v: unknown): ToolChoice | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (v === 'none' || v === 'auto' || v === 'required') return v;
+  if (isRecord(v) && v.type === 'function' && isRecord(v.function) && typeof v.function.name === 'string') return { type: 'function', function: { name: v.function.name } };
+  throw bad('tool_choice must be "none", "auto", "required" or {type: "function", function: {name}}.', 'tool_choice');
+}
+
+function responseFormat(v: unknown): ResponseFormat | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (!isRecord(v)) throw bad('response_format must be an object.', 'response_format');
+  if (v.type === 'text') return { type: 'text' };
+  if (v.type === 'json_object') return { type: 'json_object' };
+  if (v.type === 'json_schema') {
+    const s = v.json_schema;
+    if (!isRecord(s) || typeof s.name !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/.test(s.name)) throw bad('response_format.json_schema.name is required (^[a-zA-Z0-9_-]{1,64}$).', 'response_format.json_schema.name');
+    if (s.schema !== undefined && !isRecord(s.schema)) throw bad('response_format.json_schema.schema must be a JSON Schema object.', 'response_format.json_schema.schema');
+    return {
+      type: 'json_schema',
+      json_schema: { name: s.name, ...(typeof s.description === 'string' ? { description: s.description } : {}), ...(s.schema ? { schema: s.schema as Record<string, unknown> } : {}), ...(typeof s.strict === 'boolean' ? { strict: s.strict } : {}) },
+    };
+  }
+  throw bad('response_format.type must be text, json_object or json_schema.', 'response_format.type');
+}

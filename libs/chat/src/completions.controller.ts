@@ -1,0 +1,45 @@
+import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { errorBody, toApiError } from '@app/common';
+import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
+import { CompletionsService } from './completions.service';
+import { ChatCompletionRequestDto } from './dto/chat-completions.dto';
+import { clientAbortSignal, SseWriter } from './sse-writer';
+
+@ApiTags('OpenAI-compatible')
+@ApiKeyAuth()
+@Controller('v1/chat/completions')
+export class CompletionsController {
+  constructor(private readonly completions: CompletionsService) {}
+
+  @Post()
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Chat completions (OpenAI-compatible)',
+    description:
+      'Works with the official OpenAI SDKs (baseURL = <gateway>/v1). Streaming: `chat.completion.chunk` events, then `data: [DONE]`; with stream_options.include_usage a last chunk with `choices: []`, `usage` and `cost`. Non-streaming responses carry an extra `cost` object and the `x-gateway-cost-rub` header.',
+  })
+  @ApiBody({ type: ChatCompletionRequestDto })
+  @ApiOkResponse({ description: 'chat.completion object (or an SSE stream of chat.completion.chunk)' })
+  @ApiProduces('application/json', 'text/event-stream')
+  @ApiResponse({ status: 402, description: 'Balance does not cover the worst-case cost' })
+  async create(@CurrentCaller() caller: Caller, @Body() dto: ChatCompletionRequestDto, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const signal = clientAbortSignal(res);
+    const prep = await this.completions.prepare(caller, dto, String(req.id));
+    if (!dto.stream) {
+      const { body, cost } = await this.completions.complete(prep, signal);
+      res.setHeader('x-gateway-cost-rub', String(cost.total_cost_rub));
+      res.status(200).json(body);
+      return;
+    }
+    const sse = new SseWriter(res);
+    try {
+      await this.completions.stream(prep, signal, sse, dto.stream_options?.include_usage === true);
+    } catch (err) {
+      if (!sse.isStarted) throw err;
+      await sse.data(errorBody(toApiError(err).error));
+    }
+    sse.end();
+  }
+}

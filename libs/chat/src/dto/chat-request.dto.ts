@@ -1,0 +1,64 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsNumber, IsOptional, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+
+export class ChatTurnDto {
+  @ApiProperty({ enum: ['user', 'assistant'], description: 'Only user and assistant turns; put instructions in system_prompt', example: 'user' })
+  @IsIn(['user', 'assistant'], { message: 'role must be "user" or "assistant"' })
+  role: 'user' | 'assistant';
+
+  @ApiProperty({ example: 'What is RAG?' })
+  @IsString()
+  content: string;
+}
+
+/** POST /api/v1/chat — spec 2.1, plus the optional extensions documented in the README. */
+export class ChatRequestDto {
+  @ApiProperty({ description: "The user's text (sent as the last user turn)", example: 'Summarise the attached report in three bullet points.' })
+  @IsString() @IsNotEmpty()
+  prompt: string;
+
+  @ApiProperty({ description: 'Model key (GET /api/v1/models)', example: 'gpt-4o-mini' })
+  @IsString() @IsNotEmpty()
+  model: string;
+
+  @ApiProperty({ description: "Caller's user identifier (forwarded as the provider's `user`)", example: 'user-42' })
+  @IsString() @IsNotEmpty() @MaxLength(256)
+  user_id: string;
+
+  @ApiPropertyOptional({ description: 'Role or context instruction (sent first, as the system turn)', example: 'You are a concise analyst.' })
+  @IsOptional() @IsString()
+  system_prompt?: string;
+
+  @ApiPropertyOptional({ type: [String], description: 'Image URLs (http(s) or data:image/…) for models with supports_images; at most 20 images, each ≤ 10 MB', example: ['https://example.com/chart.png'] })
+  @IsOptional() @IsArray() @ArrayMaxSize(30) @IsString({ each: true })
+  file_urls?: string[];
+
+  @ApiPropertyOptional({ description: 'When true, response.text is a JSON document serialised as a string', default: false, example: false })
+  @IsOptional() @IsBoolean()
+  response_format_json?: boolean;
+
+  @ApiPropertyOptional({ description: 'Project whose materials are added to the context', example: 'prj_123' })
+  @IsOptional() @IsString() @IsNotEmpty()
+  project_id?: string;
+
+  @ApiPropertyOptional({ description: 'Knowledge base searched by RAG', example: 'kb_123' })
+  @IsOptional() @IsString() @IsNotEmpty()
+  knowledge_base_id?: string;
+
+  @ApiPropertyOptional({ type: [ChatTurnDto], description: 'Earlier conversation turns (user/assistant), oldest first' })
+  @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => ChatTurnDto)
+  messages?: ChatTurnDto[];
+
+  @ApiPropertyOptional({ description: 'Extension: stream Server-Sent Events (events `delta`, `reasoning`, `done`, `error`)', default: false })
+  @IsOptional() @IsBoolean()
+  stream?: boolean;
+
+  @ApiPropertyOptional({ description: "Extension: output token cap (default: the model's output cap)", example: 512 })
+  @IsOptional() @IsInt() @Min(1)
+  max_tokens?: number;
+
+  @ApiPropertyOptional({ description: 'Extension: sampling temperature 0–2', example: 0.2 })
+  @IsOptional() @IsNumber() @Min(0) @Max(2)
+  temperature?: number;
+}

@@ -1,0 +1,38 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+export class ChatResponseTextDto {
+  @ApiProperty({ example: 'RAG combines retrieval with generation…' }) text: string;
+  @ApiProperty({ nullable: true, type: String, description: 'Reasoning before the answer (some models only)', example: null }) reasoning: string | null;
+}
+
+export class ChatUsageDto {
+  @ApiProperty({ example: 120 }) prompt_tokens: number;
+  @ApiProperty({ example: 48 }) completion_tokens: number;
+  @ApiProperty({ example: 168 }) total_tokens: number;
+  @ApiProperty({ nullable: true, type: Number, description: 'Provider-side cache reads (Claude-family models), else null', example: null }) cache_read_tokens: number | null;
+  @ApiProperty({ nullable: true, type: Number, description: 'Provider-side cache writes (Claude-family models), else null', example: null }) cache_write_tokens: number | null;
+}
+
+export class ChatCostDto {
+  @ApiProperty({ example: 0.0018 }) input_cost_rub: number;
+  @ApiProperty({ example: 0.00288 }) output_cost_rub: number;
+  @ApiProperty({ nullable: true, type: Number, example: null }) image_cost_rub: number | null;
+  @ApiProperty({ nullable: true, type: Number, example: null }) cache_cost_rub: number | null;
+  @ApiProperty({ description: 'Charged to the balance (the ledger amount)', example: 0.00468 }) total_cost_rub: number;
+  @ApiProperty({ example: 'RUB' }) currency: 'RUB';
+}
+
+export class ChatModelInfoDto {
+  @ApiProperty({ example: 'gpt-4o-mini' }) model: string;
+  @ApiProperty({ example: 128000 }) context_window: number;
+  @ApiProperty({ example: true }) supports_images: boolean;
+}
+
+/** POST /api/v1/chat response — spec 2.2. */
+export class ChatResponseDto {
+  @ApiProperty({ type: ChatResponseTextDto }) response: ChatResponseTextDto;
+  @ApiProperty({ type: ChatUsageDto }) usage: ChatUsageDto;
+  @ApiProperty({ type: ChatCostDto }) cost: ChatCostDto;
+  @ApiProperty({ type: ChatModelInfoDto }) model: ChatModelInfoDto;
+  @ApiProperty({ example: false }) has_reasoning: boolean;
+}

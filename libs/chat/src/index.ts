@@ -1,0 +1,3 @@
+export * from './chat.module';
+export * from './chat.service';
+export * from './chat-cost';

@@ -1,0 +1,2 @@
+export * from './ip-policy';
+export * from './safe-fetcher';

@@ -1,0 +1,49 @@
+import { ProviderHttpClient } from './http/provider-http.client';
+import {
+  CanonicalChatChunk,
+  CanonicalChatRequest,
+  CanonicalChatResponse,
+  CanonicalEmbeddingRequest,
+  CanonicalEmbeddingResponse,
+  ChatAdapter,
+  ProviderConnection,
+} from './types';
+
+/** What the chat layer calls: one per provider instance, provider-neutral. */
+export interface ChatProvider {
+  complete(req: CanonicalChatRequest, signal?: AbortSignal): Promise<CanonicalChatResponse>;
+  /** Resolves once the upstream accepted the request (errors before the first byte reject here). */
+  stream(req: CanonicalChatRequest, signal?: AbortSignal): Promise<AsyncIterable<CanonicalChatChunk>>;
+}
+
+export interface EmbeddingProvider {
+  embed(req: CanonicalEmbeddingRequest, signal?: AbortSignal): Promise<CanonicalEmbeddingResponse>;
+}
+
+/** Glue between a pure adapter and the HTTP client. Contains no provider knowledge. */
+export class HttpChatProvider implements ChatProvider {
+  constructor(
+    private readonly adapter: ChatAdapter,
+    private readonly conn: ProviderConnection,
+    private readonly http: ProviderHttpClient,
+  ) {}
+
+  async complete(req: CanonicalChatRequest, signal?: AbortSignal): Promise<CanonicalChatResponse> {
+    const { url, headers, body } = this.adapter.buildChatRequest({ ...req, stream: false }, this.conn);
+    const res = await this.http.postJson(url, headers, body, { timeoutMs: this.conn.timeoutMs, signal, mapError: (s, b, h) => this.adapter.mapError(s, b, h) });
+    return this.adapter.mapChatResponse(res.json, req.model);
+  }
+
+  async stream(req: CanonicalChatRequest, signal?: AbortSignal): Promise<AsyncIterable<CanonicalChatChunk>> {
+    const { url, headers, body } = this.adapter.buildChatRequest({ ...req, stream: true }, this.conn);
+    const events = await this.http.postStream(url, headers, body, { timeoutMs: this.conn.timeoutMs, signal, mapError: (s, b, h) => this.adapter.mapError(s, b, h) });
+    const adapter = this.adapter;
+    return (async function* () {
+      const state = adapter.createStreamState(req.model);
+      for await (const event of events) {
+        for (const chunk of adapter.mapStreamEvent(event, state)) yield chunk;
+      }
+      if (adapter.flush) for (const chunk of adapter.flush(state)) yield chunk;
+    })();
+  }
+}

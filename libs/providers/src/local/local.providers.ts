@@ -1,0 +1,84 @@
+import { ChatProvider, EmbeddingProvider } from '../chat-provider';
+import { CanonicalChatChunk, CanonicalChatRequest, CanonicalChatResponse, CanonicalEmbeddingRequest, CanonicalEmbeddingResponse, ChatMessage } from '../types';
+import { answerExtractively } from './extractive-answer';
+import { LexicalEmbedder } from './lexical-embedder';
+import { TokenCounter } from './tokenizer';
+
+/**
+ * The offline `local` chat model. NOT generative: it quotes the passages of the supplied system
+ * prompt and earlier messages that are lexically most similar to the last user message (feature
+ * hashing, see LexicalEmbedder). Deterministic; usage is counted with the o200k tokenizer so that
+ * billing works exactly as for remote models.
+ */
+export class LocalChatProvider implements ChatProvider {
+  constructor(
+    private readonly embedder: LexicalEmbedder,
+    private readonly tokens: TokenCounter,
+  ) {}
+
+  async complete(req: CanonicalChatRequest): Promise<CanonicalChatResponse> {
+    const { text, finish } = this.answer(req);
+    const prompt = this.tokens.countChat(req.messages.map((m) => ({ role: m.role, content: textOf(m) })));
+    const completion = this.tokens.count(text);
+    return {
+      id: `chatcmpl-local-${Date.now().toString(36)}`,
+      object: 'chat.completion',
+      created: Math.floor(Date.now() / 1000),
+      model: req.model,
+      choices: [{ index: 0, message: { role: 'assistant', content: text, reasoning_content: null }, finish_reason: finish }],
+      usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, cache_read_tokens: 0, cache_write_tokens: 0 },
+    };
+  }
+
+  async stream(req: CanonicalChatRequest, signal?: AbortSignal): Promise<AsyncIterable<CanonicalChatChunk>> {
+    const full = await this.complete(req);
+    const text = full.choices[0].message.content ?? '';
+    const base = { id: full.id, object: 'chat.completion.chunk' as const, created: full.created, model: full.model };
+    const pieces = text.match(/\S+\s*|\s+/g) ?? [];
+    return (async function* () {
+      yield { ...base, choices: [{ index: 0, delta: { role: 'assistant' as const, content: '' }, finish_reason: null }] };
+      for (const piece of pieces) {
+        if (signal?.aborted) return;
+        yield { ...base, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] };
+        await new Promise((r) => setImmediate(r));
+      }
+      yield { ...base, choices: [{ index: 0, delta: {}, finish_reason: full.choices[0].finish_reason }] };
+      yield { ...base, choices: [], usage: full.usage };
+    })();
+  }
+
+  private answer(req: CanonicalChatRequest): { text: string; finish: 'stop' | 'length' } {
+    const system = req.messages.filter((m) => m.role === 'system' || m.role === 'developer').map(textOf).join('\n');
+    const turns = req.messages.filter((m) => m.role !== 'system' && m.role !== 'developer');
+    let lastUser = -1;
+    turns.forEach((m, i) => {
+      if (m.role === 'user') lastUser = i;
+    });
+    const prompt = lastUser >= 0 ? textOf(turns[lastUser]) : '';
+    const history = turns.filter((_, i) => i !== lastUser).map((m) => ({ role: m.role, content: textOf(m) }));
+    const out = answerExtractively({ system: system || undefined, messages: history, prompt, maxTokens: req.max_tokens }, this.embedder, this.tokens);
+    return { text: out.text, finish: out.truncated ? 'length' : 'stop' };
+  }
+}
+
+/** Lexical (not semantic) embeddings at any dimension; token usage counted with cl100k like OpenAI's embedding models. */
+export class LocalEmbeddingProvider implements EmbeddingProvider {
+  constructor(
+    private readonly embedder: LexicalEmbedder,
+    private readonly tokens: TokenCounter,
+    private readonly defaultDimensions: number,
+  ) {}
+
+  async embed(req: CanonicalEmbeddingRequest): Promise<CanonicalEmbeddingResponse> {
+    const dims = req.dimensions ?? this.defaultDimensions;
+    let tokens = 0;
+    for (const t of req.input) tokens += this.tokens.count(t);
+    return { vectors: this.embedder.embedMany(req.input, dims), prompt_tokens: tokens };
+  }
+}
+
+function textOf(m: ChatMessage): string {
+  if (typeof m.content === 'string') return m.content;
+  if (!m.content) return '';
+  return m.content.map((p) => (p.type === 'text' ? p.text : '')).join('\n');
+}

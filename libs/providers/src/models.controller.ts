@@ -1,0 +1,40 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiKeyAuth } from '@app/auth';
+import { ModelCatalogService } from './model-catalog.service';
+import { CatalogModelsDto, OpenAiModelListDto } from './dto/models.dto';
+
+@ApiTags('Models')
+@ApiKeyAuth()
+@Controller()
+export class ModelsController {
+  constructor(private readonly catalog: ModelCatalogService) {}
+
+  @Get('v1/models')
+  @ApiOperation({ summary: 'Models in the OpenAI list shape (chat, embedding and image models)' })
+  @ApiOkResponse({ type: OpenAiModelListDto })
+  openAiList(): OpenAiModelListDto {
+    return { object: 'list', data: this.catalog.list().map((m) => ({ id: m.key, object: 'model', created: 1_700_000_000, owned_by: m.provider })) };
+  }
+
+  @Get('api/v1/models')
+  @ApiOperation({ summary: 'The model catalog with capabilities, availability and RUB prices' })
+  @ApiOkResponse({ type: CatalogModelsDto })
+  catalogList(): CatalogModelsDto {
+    return {
+      data: this.catalog.list().map((m) => ({
+        key: m.key,
+        provider: m.provider,
+        kind: m.kind,
+        context_window: m.context_window,
+        max_output_tokens: m.kind === 'chat' ? m.max_output_tokens : null,
+        dimensions: m.dimensions,
+        supports_images: m.supports_images,
+        supports_tools: m.supports_tools,
+        full_context: m.full_context,
+        available: this.catalog.isAvailable(m),
+        pricing: { ...m.pricing },
+      })),
+    };
+  }
+}

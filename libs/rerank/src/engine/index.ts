@@ -1,0 +1,4 @@
+export * from './chunking';
+export * from './content';
+export * from './fingerprint';
+export * from './scoring';
