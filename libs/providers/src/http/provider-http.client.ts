@@ -20,7 +20,7 @@ import { parseJson } from './wire-json';
 export type UpstreamErrorMapper = (status: number, body: string, headers: Record<string, string>) => ProviderError;
 
 export interface ProviderRequestOptions {
-  /** see the failure contract above for what the deadline covers */
+  /** see the failure contract above for what the deadline covers; 0 or Infinity disables it */
   timeoutMs: number;
   /** caller cancellation (client disconnected, request aborted) */
   signal?: AbortSignal;
@@ -202,7 +202,8 @@ class RequestGuard {
   arm(phase: string): void {
     this.disarm();
     this.phase = phase;
-    if (this.abortedBy !== undefined) return;
+    // a non-positive or non-finite timeout means "no deadline"
+    if (this.abortedBy !== undefined || !(this.timeoutMs > 0) || !Number.isFinite(this.timeoutMs)) return;
     this.timer = setTimeout(() => this.abort('timeout'), this.timeoutMs);
   }
 
