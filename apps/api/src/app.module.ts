@@ -7,12 +7,13 @@ import { BillingModule } from '@app/billing';
 import { AdminModule } from '@app/admin';
 import { ProvidersModule } from '@app/providers';
 import { ChatModule } from '@app/chat';
+import { RerankModule } from '@app/rerank';
 import { HealthController } from './health.controller';
 import { ClockModule } from './clock.module';
 
 /** Wires the libs together; nothing else. */
 @Module({
-  imports: [ConfigModule.forRoot(), ClockModule, LoggingModule.forRoot(), DatabaseModule, SharedCacheModule, AuthModule, BillingModule, AdminModule, ProvidersModule, ChatModule],
+  imports: [ConfigModule.forRoot(), ClockModule, LoggingModule.forRoot(), DatabaseModule, SharedCacheModule, AuthModule, BillingModule, AdminModule, ProvidersModule, ChatModule, RerankModule],
   controllers: [HealthController],
 })
 export class AppModule {}

@@ -13,6 +13,7 @@ import {
   ModelCatalogService,
   ModelEntry,
   ProviderError,
+  providerErrorToApiError,
   ProviderRegistry,
   ResponseFormat,
   ToolCall,
@@ -227,27 +228,13 @@ export class ChatService {
     return { cost, chargedMicro: settled.chargedMicro };
   }
 
-  private toApiError(err: unknown, prep: PreparedChat): unknown {
-    if (err instanceof ApiError) return err;
-    if (isProviderAbortError(err)) return ApiError.badRequest('Request aborted by the client.', null, 'request_aborted');
-    if (err instanceof ProviderError) {
-      const who = `${prep.model.provider} (${prep.model.key})`;
-      switch (err.kind) {
-        case 'invalid_request':
-          return new ApiError(400, 'invalid_request_error', `${who}: ${err.message}`, 'upstream_invalid_request', err.param ?? null);
-        case 'rate_limited':
-          return ApiError.rateLimited(`${who} is rate limiting requests: ${err.message}`, err.retryAfterSeconds ?? 1);
-        case 'timeout':
-          return ApiError.gatewayTimeout(`${who} did not answer in time.`);
-        case 'auth':
-          this.logger.error({ provider: prep.model.provider, status: err.upstreamStatus }, 'provider rejected the gateway credentials');
-          return ApiError.badGateway(`${who} rejected the gateway's credentials.`, 'upstream_auth_error');
-        default:
-          return ApiError.badGateway(`${who} failed: ${err.message}`);
-      }
+  private toApiError(err: unknown, prep: PreparedChat): ApiError {
+    if (err instanceof ProviderError && err.kind === 'auth') {
+      this.logger.error({ provider: prep.model.provider, status: err.upstreamStatus }, 'provider rejected the gateway credentials');
+    } else if (!(err instanceof ApiError) && !(err instanceof ProviderError) && !isProviderAbortError(err)) {
+      this.logger.error({ err, requestId: prep.input.requestId }, 'unexpected chat failure');
     }
-    this.logger.error({ err, requestId: prep.input.requestId }, 'unexpected chat failure');
-    return ApiError.badGateway('The upstream call failed.');
+    return providerErrorToApiError(err, prep.model);
   }
 }
 

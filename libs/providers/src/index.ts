@@ -7,3 +7,4 @@ export * from './chat-provider';
 export { ProviderAbortError, isProviderAbortError } from './http/provider-http.client';
 export { TokenCounter } from './local/tokenizer';
 export { LexicalEmbedder } from './local/lexical-embedder';
+export * from './provider-api-error';

@@ -8,7 +8,8 @@ import { SharedCache } from './shared-cache';
 /**
  * @nestjs/cache-manager (cache-manager 7) with a Keyv store: @keyv/redis (the maintained successor
  * of cache-manager-redis-yet) when REDIS_URL is set, Keyv's in-process Map otherwise.
- * Keys are namespaced with REDIS_KEY_PREFIX.
+ * Keys are namespaced with REDIS_KEY_PREFIX. In-process values are stored by reference: callers must
+ * treat what they get as read-only.
  */
 @Global()
 @Module({
@@ -17,7 +18,12 @@ import { SharedCache } from './shared-cache';
       inject: [AppConfig],
       useFactory: (config: AppConfig) => {
         if (!config.redisUrl) {
-          return { stores: [new Keyv({ namespace: config.redisKeyPrefix })] };
+          // in-process: values are kept by reference (no JSON round trip), so binary payloads such as
+          // rerank embeddings (Buffer / Float32Array) cost no copy or decode on a hit
+          const memory = new Keyv({ namespace: config.redisKeyPrefix });
+          memory.serialize = undefined;
+          memory.deserialize = undefined;
+          return { stores: [memory] };
         }
         const store = new KeyvRedis(config.redisUrl, { throwOnConnectError: false, throwOnErrors: true, connectionTimeout: 1000 });
         const keyv = new Keyv({ store, namespace: config.redisKeyPrefix, useKeyPrefix: false });

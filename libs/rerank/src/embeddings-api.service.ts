@@ -1,0 +1,71 @@
+import { Injectable } from '@nestjs/common';
+import { ApiError, exactCostMicro, microToRub } from '@app/common';
+import type { Caller } from '@app/auth';
+import { BillingService } from '@app/billing';
+import { ModelCatalogService } from '@app/providers';
+import { EmbeddingsRequestDto, EmbeddingsResponseDto } from './dto/embeddings.dto';
+import { EmbeddingsService } from './embeddings.service';
+
+export const MAX_EMBEDDING_INPUTS = 2048;
+
+/** POST /v1/embeddings and /api/v1/embeddings: validation, reservation, provider call, exact charge. */
+@Injectable()
+export class EmbeddingsApiService {
+  constructor(
+    private readonly catalog: ModelCatalogService,
+    private readonly embeddings: EmbeddingsService,
+    private readonly billing: BillingService,
+  ) {}
+
+  async create(caller: Caller, dto: EmbeddingsRequestDto, requestId: string, endpoint: string, signal?: AbortSignal): Promise<EmbeddingsResponseDto> {
+    const model = this.catalog.require(dto.model, 'embedding');
+    const inputs = normalizeInput(dto.input);
+    const native = model.dimensions ?? 1536;
+    if (dto.dimensions !== undefined && dto.dimensions > native) {
+      throw ApiError.badRequest(`dimensions must be at most ${native} for ${model.key}.`, 'dimensions');
+    }
+    const counts = this.embeddings.countTokens(inputs);
+    counts.forEach((c, i) => {
+      if (c > model.context_window) throw ApiError.badRequest(`input[${i}] is ${c} tokens; ${model.key} accepts at most ${model.context_window}.`, `input[${i}]`, 'context_length_exceeded');
+    });
+    const price = model.pricing.input_rub_per_1m;
+    const estimate = counts.reduce((a, b) => a + b, 0);
+    const reservation = await this.billing.reserve(caller.teamId, exactCostMicro([{ tokens: Math.ceil(estimate * 1.1) + 16, rubPer1M: price }]).totalMicro, requestId);
+    let result;
+    let chargedMicro: number;
+    try {
+      result = await this.embeddings.embed(model, inputs, dto.dimensions, signal, counts);
+      const settled = await this.billing.settle(reservation, exactCostMicro([{ tokens: result.tokens, rubPer1M: price }]).totalMicro, {
+        endpoint,
+        model: model.key,
+        apiKeyId: caller.apiKeyId,
+        promptTokens: result.tokens,
+        completionTokens: 0,
+        breakdown: { inputs: inputs.length, dimensions: dto.dimensions ?? native },
+      });
+      chargedMicro = settled.chargedMicro;
+    } catch (err) {
+      await this.billing.release(reservation).catch(() => undefined);
+      throw err;
+    }
+    const base64 = dto.encoding_format === 'base64';
+    return {
+      object: 'list',
+      data: result.vectors.map((v, index) => ({ object: 'embedding', index, embedding: base64 ? Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64') : Array.from(v) })),
+      model: model.key,
+      usage: { prompt_tokens: result.tokens, total_tokens: result.tokens },
+      cost: { total_cost_rub: microToRub(chargedMicro), currency: 'RUB' },
+    };
+  }
+}
+
+function normalizeInput(input: unknown): string[] {
+  const list = typeof input === 'string' ? [input] : input;
+  if (!Array.isArray(list) || list.length === 0) throw ApiError.badRequest('input must be a non-empty string or a non-empty array of strings.', 'input');
+  if (list.length > MAX_EMBEDDING_INPUTS) throw ApiError.badRequest(`input may hold at most ${MAX_EMBEDDING_INPUTS} items.`, 'input');
+  return list.map((s, i) => {
+    if (typeof s !== 'string') throw ApiError.badRequest(`input[${i}] must be a string (token arrays are not supported).`, `input[${i}]`);
+    if (s === '') throw ApiError.badRequest(`input[${i}] must not be empty.`, `input[${i}]`);
+    return s;
+  });
+}

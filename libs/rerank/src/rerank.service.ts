@@ -1,0 +1,168 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { ApiError, exactCostMicro } from '@app/common';
+import type { Caller } from '@app/auth';
+import { BillingService } from '@app/billing';
+import { ModelCatalogService, ModelEntry } from '@app/providers';
+import { ContentFormError, fingerprintContent, ParsedContent, parseRerankContent, rankResults, RankedResults, TableColumnOptions } from './engine';
+import { EmbeddingsService } from './embeddings.service';
+import { RerankCacheStore } from './rerank-cache.store';
+import { RERANK_LIMITS } from './dto/rerank.dto';
+
+export type RerankSize = 'small' | 'large';
+
+/** Spec section 8: rerank price per 1M tokens. */
+export const RERANK_PRICE_RUB_PER_1M: Record<RerankSize, number> = { small: 200, large: 780 };
+export const RERANK_DIMENSIONS: Record<RerankSize, number> = { small: 1536, large: 3072 };
+/** Remote embedding models by size; the local lexical embedder when the provider has no credentials. */
+const REMOTE_MODEL: Record<RerankSize, string> = { small: 'text-embedding-3-small', large: 'text-embedding-3-large' };
+const LOCAL_MODEL: Record<RerankSize, string> = { small: 'local-embedding-small', large: 'local-embedding-large' };
+
+export interface RerankInput {
+  query: string;
+  parsed: ParsedContent;
+  size: RerankSize;
+  threshold: number;
+  topK: number;
+  caching: boolean;
+  columns: TableColumnOptions;
+  endpoint: string;
+}
+
+export interface RerankOutcome {
+  ranked: RankedResults;
+  embeddingModel: string;
+  dimensions: number;
+  cacheHit: boolean;
+  cacheStatus: 'hit' | 'stored' | 'disabled' | 'unavailable';
+  queryTokens: number;
+  /** document tokens embedded by this request (0 on a hit) */
+  documentTokens: number;
+  /** document tokens held by (miss) or saved by (hit) the cache */
+  cachedTokens: number;
+  chargedMicro: number;
+}
+
+/**
+ * Rerank engine shared by /api/v1/rerank and /v1/rerank: parse → fingerprint → cache lookup →
+ * reserve → embed query (+ documents on a miss, batched) → cosine rank → settle → cache fill.
+ * Billing: miss = (query + document tokens) × price; hit = query tokens × price.
+ */
+@Injectable()
+export class RerankService {
+  private readonly logger = new Logger('Rerank');
+
+  constructor(
+    private readonly catalog: ModelCatalogService,
+    private readonly embeddings: EmbeddingsService,
+    private readonly cache: RerankCacheStore,
+    private readonly billing: BillingService,
+  ) {}
+
+  /** Parses and validates `content` (400 naming the problem, 413 beyond the limits). */
+  parseContent(content: unknown, columns: TableColumnOptions): ParsedContent {
+    if (typeof content === 'string' && Buffer.byteLength(content, 'utf8') > RERANK_LIMITS.maxTextBytes) {
+      throw ApiError.tooLarge(`content exceeds ${RERANK_LIMITS.maxTextBytes / 1024 / 1024} MB of text.`, 'content');
+    }
+    let parsed: ParsedContent;
+    try {
+      parsed = parseRerankContent(content, columns);
+    } catch (err) {
+      if (err instanceof ContentFormError) throw ApiError.badRequest(err.message, err.param, 'invalid_content');
+      throw err;
+    }
+    if (parsed.items.length > RERANK_LIMITS.maxItems) {
+      throw ApiError.tooLarge(`At most ${RERANK_LIMITS.maxItems} documents or chunks per request (got ${parsed.items.length}).`, 'content');
+    }
+    let bytes = 0;
+    for (const it of parsed.items) bytes += Buffer.byteLength(it.data, 'utf8');
+    if (parsed.form !== 'text' && bytes > RERANK_LIMITS.maxTextBytes) throw ApiError.tooLarge(`content exceeds ${RERANK_LIMITS.maxTextBytes / 1024 / 1024} MB of text.`, 'content');
+    return parsed;
+  }
+
+  embeddingModelFor(size: RerankSize): ModelEntry {
+    const remote = this.catalog.find(REMOTE_MODEL[size]);
+    if (remote && remote.kind === 'embedding' && this.catalog.isAvailable(remote)) return remote;
+    return this.catalog.require(LOCAL_MODEL[size], 'embedding');
+  }
+
+  async rerank(caller: Caller, input: RerankInput, requestId: string, signal?: AbortSignal): Promise<RerankOutcome> {
+    if (input.query.trim() === '') throw ApiError.badRequest('query must not be empty.', 'query');
+    const model = this.embeddingModelFor(input.size);
+    const dims = RERANK_DIMENSIONS[input.size];
+    const price = RERANK_PRICE_RUB_PER_1M[input.size];
+    if (this.embeddings.countTokens([input.query])[0] > model.context_window) {
+      throw ApiError.badRequest(`query is longer than the embedding model's ${model.context_window}-token limit.`, 'query', 'context_length_exceeded');
+    }
+
+    const fingerprint = fingerprintContent(input.parsed, dims, input.columns);
+    const read = input.caching ? await this.cache.get(caller.apiKeyId, model.key, fingerprint) : null;
+    const hit = read?.status === 'hit' ? read.entry : null;
+
+    const texts = input.parsed.items.map((i) => i.data);
+    const docCounts = hit ? [] : this.embeddings.countTokens(texts);
+    const queryCount = this.embeddings.countTokens([input.query])[0];
+    const estimate = queryCount + docCounts.reduce((a, b) => a + b, 0);
+    // provider token counts can differ from cl100k a little: pad the hold (the charge is exact)
+    const reservation = await this.billing.reserve(caller.teamId, exactCostMicro([{ tokens: Math.ceil(estimate * 1.1) + 16, rubPer1M: price }]).totalMicro, requestId);
+
+    let queryTokens: number;
+    let documentTokens = 0;
+    let ranked: RankedResults;
+    let docVectors: Float32Array[] | null = null;
+    let chargedMicro: number;
+    try {
+      const q = await this.embeddings.embed(model, [input.query], dims, signal);
+      queryTokens = q.tokens;
+      if (hit) {
+        docVectors = hit.vectors;
+      } else {
+        const truncated = texts.map((t, i) => (docCounts[i] > model.context_window ? this.embeddings.truncate(t, model.context_window) : t));
+        const d = await this.embeddings.embed(model, truncated, dims, signal, docCounts.map((c) => Math.min(c, model.context_window)));
+        documentTokens = d.tokens;
+        docVectors = d.vectors;
+      }
+      ranked = rankResults(input.parsed.items, q.vectors[0], docVectors, { threshold: input.threshold, topK: input.topK });
+      const cost = exactCostMicro([{ tokens: queryTokens + documentTokens, rubPer1M: price }]).totalMicro;
+      const settled = await this.billing.settle(reservation, cost, {
+        endpoint: input.endpoint,
+        model: `rerank-${input.size}`,
+        apiKeyId: caller.apiKeyId,
+        promptTokens: queryTokens + documentTokens,
+        completionTokens: 0,
+        breakdown: { query_tokens: queryTokens, document_tokens: documentTokens, cache_hit: hit !== null, embedding_model: model.key, documents: texts.length },
+      });
+      chargedMicro = settled.chargedMicro;
+    } catch (err) {
+      await this.billing.release(reservation).catch(() => undefined);
+      throw err;
+    }
+
+    let cacheStatus: RerankOutcome['cacheStatus'] = !input.caching ? 'disabled' : hit ? 'hit' : 'unavailable';
+    let cachedTokens = 0;
+    if (input.caching && hit) {
+      cachedTokens = hit.documentTokens;
+      await this.cache.recordHit(caller.apiKeyId, hit.documentTokens, exactCostMicro([{ tokens: hit.documentTokens, rubPer1M: price }]).totalMicro);
+    } else if (input.caching && read?.status === 'miss' && docVectors) {
+      const stored = await this.cache.put(caller.apiKeyId, model.key, fingerprint, { dimensions: dims, count: docVectors.length, documentTokens, embeddingModel: model.key, vectors: docVectors });
+      if (stored) {
+        cacheStatus = 'stored';
+        cachedTokens = documentTokens;
+        await this.cache.recordMiss(caller.apiKeyId);
+      }
+    }
+    if (cacheStatus === 'unavailable') this.logger.warn({ requestId }, 'rerank cache unavailable: answered uncached');
+    return { ranked, embeddingModel: model.key, dimensions: dims, cacheHit: hit !== null, cacheStatus, queryTokens, documentTokens, cachedTokens, chargedMicro };
+  }
+
+  stats(caller: Caller): ReturnType<RerankCacheStore['stats']> {
+    return this.cache.stats(caller.apiKeyId);
+  }
+
+  clear(caller: Caller): Promise<number> {
+    return this.cache.clear(caller.apiKeyId);
+  }
+
+  get cacheTtlSeconds(): number {
+    return Math.round(this.cache.ttlMs / 1000);
+  }
+}
