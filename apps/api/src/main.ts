@@ -22,6 +22,26 @@ async function bootstrap(): Promise<void> {
   server.keepAliveTimeout = 65_000; // longer than typical load-balancer idle timeouts
   await app.listen(config.port, config.host);
   process.stdout.write(`model gateway listening on http://${config.host}:${config.port} (docs at /docs)\n`);
+
+  // Graceful shutdown: stop accepting, let in-flight requests finish (streams included) for up to
+  // SHUTDOWN_GRACE_MS, then cut what is left (their handlers abort upstream calls and settle what was
+  // delivered); shutdown hooks then release any hold still open and close the database.
+  let stopping = false;
+  const shutdown = async (signal: string): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write(`${signal}: draining in-flight requests (grace ${config.shutdownGraceMs} ms)\n`);
+    const force = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
+    force.unref();
+    try {
+      await app.close();
+    } finally {
+      clearTimeout(force);
+      process.exit(0);
+    }
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
 }
 
 void bootstrap();

@@ -15,7 +15,6 @@ export function setupApp(app: NestExpressApplication): INestApplication {
   app.useGlobalFilters(new ApiExceptionFilter());
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.enableShutdownHooks();
 
   const doc = new DocumentBuilder()
     .setTitle('Model gateway')
