@@ -24,6 +24,9 @@ export class BootstrapService implements OnApplicationBootstrap {
 
   async onApplicationBootstrap(): Promise<void> {
     const key = this.config.bootstrapApiKey;
+    if (!key && !this.config.adminToken) {
+      this.logger.warn('Neither BOOTSTRAP_API_KEY nor ADMIN_TOKEN is set: no API key can be issued. Set BOOTSTRAP_API_KEY (and BOOTSTRAP_BALANCE_RUB) or ADMIN_TOKEN.');
+    }
     if (!key || (await this.keys.existsByKey(key))) return;
     const teamId = uuidFromHash(createHash('sha256').update(`bootstrap:${key}`).digest('hex'));
     await this.teams.ensure(teamId, 'default');

@@ -1,0 +1,109 @@
+import { ApiError, Clock } from '@app/common';
+import { AppConfig } from '@app/config';
+import { BillingRepository, ChargeRecord, ReserveOutcome, SettleOutcome, TopUpOutcome } from './billing.repository';
+import { BillingService } from './billing.service';
+import { TeamEntity } from './entities/team.entity';
+
+/** In-memory stand-in for the repository: the same rules, no database (unit tier). */
+class InMemoryBillingRepository {
+  teams = new Map<string, { balance: number; reserved: number }>();
+  reservations = new Map<string, { teamId: string; amount: number; status: string; expiresAt: number }>();
+  ledger: { teamId: string; amount: number; balanceAfter: number; record?: ChargeRecord }[] = [];
+
+  async reserve(r: { id: string; teamId: string; amountMicro: number; expiresAt: number }): Promise<ReserveOutcome> {
+    const t = this.teams.get(r.teamId);
+    if (!t || t.balance - t.reserved < r.amountMicro) return { ok: false, team: t ? ({ id: r.teamId, balanceMicro: t.balance, reservedMicro: t.reserved } as TeamEntity) : null };
+    t.reserved += r.amountMicro;
+    this.reservations.set(r.id, { teamId: r.teamId, amount: r.amountMicro, status: 'open', expiresAt: r.expiresAt });
+    return { ok: true };
+  }
+  async settle(id: string, actual: number, record: ChargeRecord): Promise<SettleOutcome> {
+    const r = this.reservations.get(id);
+    if (!r || r.status !== 'open') return { ok: false, status: r?.status ?? null };
+    const charged = Math.min(actual, r.amount);
+    r.status = 'settled';
+    const t = this.teams.get(r.teamId)!;
+    t.balance -= charged;
+    t.reserved -= r.amount;
+    this.ledger.push({ teamId: r.teamId, amount: -charged, balanceAfter: t.balance, record });
+    return { ok: true, chargedMicro: charged, balanceAfterMicro: t.balance, ledgerId: this.ledger.length };
+  }
+  async release(id: string, _now: number, status = 'released'): Promise<boolean> {
+    const r = this.reservations.get(id);
+    if (!r || r.status !== 'open') return false;
+    r.status = status;
+    this.teams.get(r.teamId)!.reserved -= r.amount;
+    return true;
+  }
+  async findExpiredOpen(now: number): Promise<string[]> {
+    return [...this.reservations.entries()].filter(([, r]) => r.status === 'open' && r.expiresAt < now).map(([id]) => id);
+  }
+  async topUp(teamId: string, amount: number): Promise<TopUpOutcome> {
+    const t = this.teams.get(teamId);
+    if (!t) return null;
+    t.balance += amount;
+    return { applied: true, balanceMicro: t.balance };
+  }
+}
+
+class FixedClock extends Clock {
+  t = 1_000_000;
+  override now(): number {
+    return this.t;
+  }
+}
+
+describe('BillingService (unit, in-memory repository)', () => {
+  let repo: InMemoryBillingRepository;
+  let clock: FixedClock;
+  let billing: BillingService;
+
+  beforeEach(() => {
+    repo = new InMemoryBillingRepository();
+    repo.teams.set('t1', { balance: 1_000_000, reserved: 0 }); // 1 RUB
+    clock = new FixedClock();
+    billing = new BillingService(repo as unknown as BillingRepository, clock, AppConfig.fromEnv({ RESERVATION_TTL_SECONDS: '60' }));
+  });
+
+  it('reserves against balance minus holds and refuses with 402 beyond it', async () => {
+    await billing.reserve('t1', 600_000, 'a');
+    const err = await billing.reserve('t1', 600_000, 'b').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).status).toBe(402);
+    expect((err as ApiError).message).toMatch(/0\.40 RUB available \(balance 1(\.00)? RUB, 0\.60 RUB held by requests in flight\), this request requires up to 0\.60 RUB/);
+  });
+
+  it('rounds fractional worst cases up and never reserves a negative amount', async () => {
+    const r = await billing.reserve('t1', 10.2, 'a');
+    expect(r.amountMicro).toBe(11);
+    expect((await billing.reserve('t1', -5, 'b')).amountMicro).toBe(0);
+  });
+
+  it('settle charges the actual cost, capped at the reservation, and only once', async () => {
+    const r = await billing.reserve('t1', 500_000, 'a');
+    const s = await billing.settle(r, 700_000, { endpoint: '/x', model: 'm', apiKeyId: 'k', promptTokens: 3, completionTokens: 4 });
+    expect(s.chargedMicro).toBe(500_000);
+    expect(repo.teams.get('t1')).toEqual({ balance: 500_000, reserved: 0 });
+    expect(repo.ledger[0].record).toMatchObject({ requestId: 'a', endpoint: '/x', totalTokens: 7 });
+    await expect(billing.settle(r, 1, { endpoint: '/x', model: 'm', apiKeyId: 'k', promptTokens: 0, completionTokens: 0 })).rejects.toMatchObject({ status: 503 });
+    expect(repo.ledger).toHaveLength(1);
+  });
+
+  it('release frees the hold without a ledger entry; shutdown releases what is still open', async () => {
+    const a = await billing.reserve('t1', 300_000, 'a');
+    await billing.reserve('t1', 300_000, 'b');
+    await billing.release(a);
+    expect(repo.teams.get('t1')?.reserved).toBe(300_000);
+    await billing.onApplicationShutdown();
+    expect(repo.teams.get('t1')?.reserved).toBe(0);
+    expect(repo.ledger).toHaveLength(0);
+  });
+
+  it('sweeps holds past their expiry', async () => {
+    await billing.reserve('t1', 300_000, 'crashed');
+    expect(await billing.sweepExpired()).toBe(0);
+    clock.t += 60_001;
+    expect(await billing.sweepExpired()).toBe(1);
+    expect(repo.teams.get('t1')?.reserved).toBe(0);
+  });
+});
