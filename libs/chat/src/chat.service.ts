@@ -15,10 +15,7 @@ import {
   ProviderError,
   providerErrorToApiError,
   ProviderRegistry,
-  ResponseFormat,
   ToolCall,
-  ToolChoice,
-  ToolDefinition,
 } from '@app/providers';
 import { ChatCost, computeChatCost, worstCaseMicro } from './chat-cost';
 import { ImageInliner, MAX_IMAGES } from './image-inliner';
@@ -30,19 +27,8 @@ export const IMAGE_TOKEN_ESTIMATE = 1600;
 const PROMPT_SAFETY = 1.25;
 const PROMPT_SAFETY_TOKENS = 32;
 
-export interface ChatParams {
-  max_tokens?: number;
-  temperature?: number;
-  top_p?: number;
-  stop?: string | string[];
-  seed?: number;
-  user?: string;
-  n?: number;
-  tools?: ToolDefinition[];
-  tool_choice?: ToolChoice;
-  parallel_tool_calls?: boolean;
-  response_format?: ResponseFormat;
-}
+/** Generation parameters: the canonical request without model, messages and stream. */
+export type ChatParams = Omit<CanonicalChatRequest, 'model' | 'messages' | 'stream'>;
 
 export interface ChatCallInput {
   caller: Caller;
