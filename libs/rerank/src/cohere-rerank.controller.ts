@@ -27,7 +27,7 @@ export class CohereRerankController {
       if (text === null) throw ApiError.badRequest(`documents[${i}] must be a string or an object with a "text" string.`, `documents[${i}]`);
       return { id: String(i), data: text, metadata: {} };
     });
-    const size = /large/i.test(body.model) ? 'large' : 'small';
+    const size = /large/i.test(body.model ?? '') ? 'large' : 'small';
     const topK = Math.min(body.top_n ?? items.length, items.length);
     const out = await this.rerank.rerank(
       caller,
@@ -37,7 +37,7 @@ export class CohereRerankController {
     const total = out.queryTokens + out.documentTokens;
     return {
       id: String(req.id),
-      model: body.model,
+      model: body.model ?? size,
       results: out.ranked.results.map((r) => ({ index: Number(r.id), relevance_score: r.similarity_score, ...(body.return_documents ? { document: { text: r.data } } : {}) })),
       meta: { api_version: { version: '1' }, billed_units: { search_units: 1, input_tokens: total } },
       usage: { total_tokens: total },

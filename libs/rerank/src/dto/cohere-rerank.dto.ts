@@ -3,9 +3,9 @@ import { Allow, ArrayMinSize, IsArray, IsBoolean, IsInt, IsOptional, IsString, M
 
 /** POST /v1/rerank (and /v2/rerank) — Cohere/Jina-compatible. */
 export class CohereRerankRequestDto {
-  @ApiProperty({ description: '"small" or "large"; any other name containing "large" uses large, anything else small', example: 'small' })
-  @IsString()
-  model: string;
+  @ApiPropertyOptional({ description: '"small" or "large"; any other name containing "large" uses large, anything else (or none: optional in Cohere v1) small', example: 'small' })
+  @IsOptional() @IsString()
+  model?: string;
 
   @ApiProperty({ example: 'What is the capital of the United States?' }) @IsString() query: string;
 

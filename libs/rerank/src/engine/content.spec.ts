@@ -208,6 +208,16 @@ describe('parseRerankContent', () => {
 
     it('flat rows with keys beyond id/data/metadata are a table without options', () => {
       expect(parseRerankContent([{ id: 1, data: 'x', title: 't' }]).form).toBe('table');
+      expect(parseRerankContent([{ id: 1, data: 'x', title: 't' }, { id: 2, data: 'y' }]).form).toBe('table');
+    });
+
+    it('a first element shaped like a document makes it documents: a later flat element with other keys is an error on it', () => {
+      const typo = formError([{ id: 'a', data: 'x' }, { id: 'b', text: 'y' }]);
+      expect(typo.param).toBe('content[1]');
+      expect(typo.message).toMatch(/unexpected key "text"/);
+      expect(formError([{ data: 'x' }, { data: 'y' }, { sku: 'c', title: 'z' }]).param).toBe('content[2]');
+      // with column options the same flat array is a table
+      expect(parseRerankContent([{ id: 'a', data: 'x' }, { id: 'b', text: 'y' }], { column_id: 'id' }).form).toBe('table');
     });
 
     it.each<[keyof TableColumnOptions]>([['column_to_embed'], ['column_id']])('%s naming a column no row has → error on that parameter', (param) => {

@@ -11,7 +11,9 @@
  *
  * An array whose elements all have `data` and only id/data/metadata keys is treated as documents
  * (and validated as such: `[{ "data": 5 }]` is an error, not a table), unless `column_to_embed` or
- * `column_id` is given and the elements are flat, which makes it a table. Anything else is rejected with
+ * `column_id` is given and the elements are flat, which makes it a table. Without column options,
+ * an array whose FIRST element has that document shape is validated as documents too, so a later
+ * element with other keys (`[{id, data}, {id, text}]`) is an error on it, not a table. Anything else is rejected with
  * a {@link ContentFormError} whose `param` points at the culprit (`content`, `content[3]`,
  * `column_to_embed`, `column_id`).
  *
@@ -162,9 +164,11 @@ export function parseRerankContent(content: unknown, options: TableColumnOptions
 
   const allRows = elements.every((e) => rowProblem(e) === null);
   // Only id/data/metadata keys and a `data` key: meant as documents, so validate as documents.
-  const allLookLikeDocuments = elements.every(looksLikeDocument);
+  // Without column options, a first element shaped like a document also means documents, so
+  // `[{id, data}, {id, text}]` is a 400 on content[1] rather than a silently re-read table.
+  const meantAsDocuments = elements.every(looksLikeDocument) || (!hasColumns && looksLikeDocument(elements[0]));
 
-  if (allLookLikeDocuments && !(hasColumns && allRows)) {
+  if (meantAsDocuments && !(hasColumns && allRows)) {
     const at = elements.findIndex((e) => documentProblem(e) !== null);
     if (at >= 0) throw new ContentFormError(`content[${at}]`, `content[${at}]: ${documentProblem(elements[at])}`);
     rejectColumns(options, 'documents');
