@@ -30,6 +30,7 @@ export class AppConfig {
   get shutdownGraceMs(): number { return this.env.shutdownGraceMs; }
   get modelsFile(): string | undefined { return this.env.modelsFile; }
   get rerankCacheTtlMs(): number { return this.env.rerankCacheTtlSeconds * 1000; }
+  get rerankNearCacheBytes(): number { return this.env.rerankNearCacheMb * 1024 * 1024; }
   provider(name: keyof EnvConfig['providers']): ProviderEnv { return this.env.providers[name]; }
   get providerNames(): (keyof EnvConfig['providers'])[] { return Object.keys(this.env.providers) as (keyof EnvConfig['providers'])[]; }
 }

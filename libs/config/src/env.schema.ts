@@ -81,6 +81,7 @@ export interface EnvConfig {
   shutdownGraceMs: number;
   modelsFile?: string;
   rerankCacheTtlSeconds: number;
+  rerankNearCacheMb: number;
   providers: {
     openai: ProviderEnv;
     deepseek: ProviderEnv;
@@ -134,6 +135,7 @@ export function parseEnv(env: Env): EnvConfig {
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 25_000, 0, 600_000),
     modelsFile: str(env, 'MODELS_FILE'),
     rerankCacheTtlSeconds: int(env, 'RERANK_CACHE_TTL_SECONDS', 43_200, 1, 30 * 86_400),
+    rerankNearCacheMb: int(env, 'RERANK_NEAR_CACHE_MB', 256, 0, 65_536),
     providers: {
       openai: provider(env, 'OPENAI', 'https://api.openai.com/v1', providerTimeout),
       deepseek: provider(env, 'DEEPSEEK', 'https://api.deepseek.com/v1', providerTimeout),

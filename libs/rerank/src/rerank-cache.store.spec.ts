@@ -19,6 +19,7 @@ class FakeSharedCache {
   readonly map = new Map<string, unknown>();
   readonly ttls = new Map<string, number>();
   down = false;
+  backend: 'redis' | 'memory' = 'memory';
   get available(): boolean {
     return !this.down;
   }
@@ -204,5 +205,42 @@ describe('RerankCacheStore', () => {
     expect(store.ttlMs).toBe(TTL_MS);
     const short = new RerankCacheStore(cache as unknown as SharedCache, clock, AppConfig.fromEnv({ RERANK_CACHE_TTL_SECONDS: '60' }));
     expect(short.ttlMs).toBe(60_000);
+  });
+
+  describe('near cache (Redis backend)', () => {
+    beforeEach(() => {
+      cache.backend = 'redis';
+      store = new RerankCacheStore(cache as unknown as SharedCache, clock, AppConfig.fromEnv({ RERANK_CACHE_TTL_SECONDS: String(TTL_S), RERANK_NEAR_CACHE_MB: '1' }));
+    });
+
+    it('serves a repeated hit from process memory without reading the entry again', async () => {
+      await store.put('key-a', 'm', 'fp1', entry(3, 1, 42));
+      for (const k of cache.entryKeys()) cache.map.delete(k); // the shared copy is gone: only the near copy can answer
+      const read = await store.get('key-a', 'm', 'fp1');
+      expect(read.status).toBe('hit');
+      expect(await store.get('key-b', 'm', 'fp1')).toEqual({ status: 'miss' }); // still per API key
+    });
+
+    it('is bypassed by a DELETE (generation bump) and by expiry', async () => {
+      await store.put('key-a', 'm', 'fp1', entry(3, 1, 42));
+      await store.clear('key-a');
+      expect(await store.get('key-a', 'm', 'fp1')).toEqual({ status: 'miss' });
+      await store.put('key-a', 'm', 'fp2', entry(3, 1, 42));
+      clock.advance(TTL_MS);
+      expect(await store.get('key-a', 'm', 'fp2')).toEqual({ status: 'miss' });
+    });
+
+    it('is not used when Redis is unreachable, and stays within its byte budget', async () => {
+      await store.put('key-a', 'm', 'fp1', entry(3, 1, 42));
+      cache.down = true;
+      expect(await store.get('key-a', 'm', 'fp1')).toEqual({ status: 'unavailable' });
+      cache.down = false;
+      // 1 MiB budget: two entries of 40,000 × 4 dims × 4 bytes = 640 kB each cannot both stay
+      await store.put('key-a', 'm', 'big1', entry(40_000, 1, 1));
+      await store.put('key-a', 'm', 'big2', entry(40_000, 2, 1));
+      for (const k of cache.entryKeys()) cache.map.delete(k);
+      expect((await store.get('key-a', 'm', 'big2')).status).toBe('hit');
+      expect((await store.get('key-a', 'm', 'big1')).status).toBe('miss');
+    });
   });
 });

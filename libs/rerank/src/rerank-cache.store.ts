@@ -61,9 +61,17 @@ export type CacheRead = { status: 'hit'; entry: CachedEmbeddings } | { status: '
  * key, so no other key can read, count or clear an entry. DELETE bumps the key's generation: all
  * earlier entries become unreachable at once (on every replica), then their keys are deleted.
  * Expiry is checked against the injectable Clock (and the store's TTL cleans up).
+ *
+ * With Redis, decoded entries are also kept in a bytes-bounded in-process LRU ("near cache",
+ * RERANK_NEAR_CACHE_MB): a repeated hit on the same replica skips the multi-megabyte transfer and
+ * decode. It is safe because keys are content-addressed and carry the generation, which is read
+ * from Redis on every request — a DELETE on any replica makes the old keys unreachable here too.
  */
 @Injectable()
 export class RerankCacheStore {
+  private readonly near = new Map<string, CachedEmbeddings>();
+  private nearBytes = 0;
+
   constructor(
     private readonly cache: SharedCache,
     private readonly clock: Clock,
@@ -78,13 +86,17 @@ export class RerankCacheStore {
     const gen = await this.generation(apiKeyId);
     if (gen === null) return { status: 'unavailable' };
     const key = this.entryKey(apiKeyId, gen, model, fingerprint);
+    const near = this.nearGet(key);
+    if (near) return { status: 'hit', entry: near };
     const stored = await this.cache.get<StoredEntry>(key);
     if (!stored) return this.cache.available ? { status: 'miss' } : { status: 'unavailable' };
     if (stored.expiresAt <= this.clock.now()) {
       await this.cache.del(key);
       return { status: 'miss' };
     }
-    return { status: 'hit', entry: decode(stored) };
+    const entry = decode(stored);
+    this.nearPut(key, entry);
+    return { status: 'hit', entry };
   }
 
   /** Stores an entry; false when the cache is unavailable. */
@@ -95,6 +107,7 @@ export class RerankCacheStore {
     const key = this.entryKey(apiKeyId, gen, model, fingerprint);
     const stored: StoredEntry = { v: 1, dimensions: e.dimensions, count: e.count, documentTokens: e.documentTokens, embeddingModel: e.embeddingModel, createdAt: now, expiresAt: now + this.ttlMs, vectors: encode(e.vectors, e.dimensions) };
     if (!(await this.cache.set(key, stored, this.ttlMs))) return false;
+    this.nearPut(key, decode(stored));
     await this.updateIndex(apiKeyId, (idx) => {
       idx.entries[key] = { bytes: stored.vectors.byteLength, expiresAt: stored.expiresAt, documentTokens: e.documentTokens, model };
     });
@@ -146,6 +159,36 @@ export class RerankCacheStore {
       i.entries = {};
     });
     return removed;
+  }
+
+  private nearGet(key: string): CachedEmbeddings | undefined {
+    const e = this.near.get(key);
+    if (!e) return undefined;
+    this.near.delete(key);
+    if (e.expiresAt <= this.clock.now()) {
+      this.nearBytes -= e.count * e.dimensions * 4;
+      return undefined;
+    }
+    this.near.set(key, e); // most recently used last
+    return e;
+  }
+
+  private nearPut(key: string, e: CachedEmbeddings): void {
+    const limit = this.cache.backend === 'redis' ? this.config.rerankNearCacheBytes : 0;
+    const bytes = e.count * e.dimensions * 4;
+    if (bytes > limit) return;
+    const old = this.near.get(key);
+    if (old) {
+      this.near.delete(key);
+      this.nearBytes -= old.count * old.dimensions * 4;
+    }
+    this.near.set(key, e);
+    this.nearBytes += bytes;
+    for (const [k, v] of this.near) {
+      if (this.nearBytes <= limit) break;
+      this.near.delete(k);
+      this.nearBytes -= v.count * v.dimensions * 4;
+    }
   }
 
   /** null when the cache cannot be reached. */
