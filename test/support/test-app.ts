@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import { Test } from '@nestjs/testing';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import type { Type } from '@nestjs/common';
@@ -19,17 +20,27 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** A provider replaced for the test (applied with `overrideProvider(provide).useValue(useValue)`). */
+export interface ProviderOverride {
+  provide: Type<unknown> | string | symbol;
+  useValue: unknown;
+}
+
 /**
  * The real application (same module graph and setup as main.ts) on a fresh backend, listening on
  * 127.0.0.1 with a random port. `env` adds or overrides configuration; `clock` replaces the clock;
- * `shareBackendWith` makes a second replica on the same database (and Redis).
+ * `shareBackendWith` makes a second replica on the same database (and Redis); `overrides` replaces
+ * providers (e.g. `{ provide: SAFE_FETCHER_OPTIONS, useValue: { resolver, allowAddress } }`).
  */
-export async function createTestApp(opts: { env?: Record<string, string>; clock?: Clock; shareBackendWith?: TestApp } = {}): Promise<TestApp> {
+export async function createTestApp(
+  opts: { env?: Record<string, string>; clock?: Clock; shareBackendWith?: TestApp; overrides?: ProviderOverride[] } = {},
+): Promise<TestApp> {
   const shared = opts.shareBackendWith?.backend;
   const backend = shared ? { ...shared, cleanup: async () => undefined } : await createTestBackend();
   const config = AppConfig.fromEnv({ LOG_LEVEL: 'silent', ADMIN_TOKEN, ...backend.env, ...opts.env });
   let builder = Test.createTestingModule({ imports: [AppModule] }).overrideProvider(AppConfig).useValue(config);
   if (opts.clock) builder = builder.overrideProvider(Clock).useValue(opts.clock);
+  for (const o of opts.overrides ?? []) builder = builder.overrideProvider(o.provide).useValue(o.useValue);
   const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>({ bufferLogs: true });
   setupApp(app);
@@ -46,7 +57,12 @@ export async function createTestApp(opts: { env?: Record<string, string>; clock?
     close: async () => {
       if (closed) return;
       closed = true;
-      await app.close();
+      // Drop client sockets the tests left open (undici may pre-open a connection that never sends a
+      // request, e.g. after an aborted fetch); otherwise server.close() waits for its header timeout.
+      const server = app.getHttpServer() as Server;
+      const closing = app.close();
+      server.closeAllConnections();
+      await closing;
       await backend.cleanup();
     },
   };

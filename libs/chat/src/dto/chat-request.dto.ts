@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsNumber, IsOptional, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsNumber, IsOptional, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 
 export class ChatTurnDto {
   @ApiProperty({ enum: ['user', 'assistant'], description: 'Only user and assistant turns; put instructions in system_prompt', example: 'user' })
@@ -31,7 +31,8 @@ export class ChatRequestDto {
   system_prompt?: string;
 
   @ApiPropertyOptional({ type: [String], description: 'Image URLs (http(s) or data:image/…) for models with supports_images; at most 20 images, each ≤ 10 MB', example: ['https://example.com/chart.png'] })
-  @IsOptional() @IsArray() @ArrayMaxSize(30) @IsString({ each: true })
+  // no array-size cap here: the service answers 413 beyond 20 images / 10 PDFs (the body limit bounds the array)
+  @IsOptional() @IsArray() @IsString({ each: true })
   file_urls?: string[];
 
   @ApiPropertyOptional({ description: 'When true, response.text is a JSON document serialised as a string', default: false, example: false })

@@ -1,0 +1,79 @@
+#!/usr/bin/env node
+/**
+ * Minimal OpenAI-compatible upstream for `npm run bench` (plain node:http, no dependencies).
+ *
+ *   POST /v1/chat/completions  → a fixed, non-streaming chat.completion with usage
+ *   GET  /v1/models            → a one-model list
+ *
+ * Run as a child process (`node scripts/bench/fake-upstream.js`): it listens on 127.0.0.1 with a
+ * random port and prints one JSON line `{"port": N}` to stdout. It reads and discards request
+ * bodies, so the direct measurement costs about the same on the wire as the gateway's upstream call.
+ */
+'use strict';
+const http = require('node:http');
+
+const API_KEY = process.env.FAKE_UPSTREAM_API_KEY || 'sk-bench-upstream';
+/** usage the fake reports on every completion (the gateway bills exactly this) */
+const USAGE = Object.freeze({ prompt_tokens: 12, completion_tokens: 8, total_tokens: 20 });
+
+function completionBody(model) {
+  return JSON.stringify({
+    id: 'chatcmpl-bench',
+    object: 'chat.completion',
+    created: 1_700_000_000,
+    model,
+    choices: [{ index: 0, message: { role: 'assistant', content: 'Hello! This is the bench upstream.', refusal: null }, logprobs: null, finish_reason: 'stop' }],
+    usage: { ...USAGE, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } },
+    system_fingerprint: 'fp_bench',
+  });
+}
+
+function send(res, status, body) {
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+function createFakeUpstream() {
+  const cache = new Map();
+  const server = http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      if (req.headers.authorization !== `Bearer ${API_KEY}`) {
+        return send(res, 401, JSON.stringify({ error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } }));
+      }
+      if (req.method === 'GET' && req.url === '/v1/models') {
+        return send(res, 200, JSON.stringify({ object: 'list', data: [{ id: 'gpt-4o-mini', object: 'model', created: 1_700_000_000, owned_by: 'bench' }] }));
+      }
+      if (req.method === 'POST' && req.url === '/v1/chat/completions') {
+        let model = 'gpt-4o-mini';
+        try {
+          model = JSON.parse(Buffer.concat(chunks).toString('utf8')).model || model;
+        } catch {
+          return send(res, 400, JSON.stringify({ error: { message: 'We could not parse the JSON body of your request.', type: 'invalid_request_error', param: null, code: null } }));
+        }
+        let body = cache.get(model);
+        if (body === undefined) {
+          body = completionBody(model);
+          cache.set(model, body);
+        }
+        return send(res, 200, body);
+      }
+      return send(res, 404, JSON.stringify({ error: { message: `Invalid URL (${req.method} ${req.url})`, type: 'invalid_request_error', param: null, code: null } }));
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  return server;
+}
+
+module.exports = { createFakeUpstream, API_KEY, USAGE };
+
+if (require.main === module) {
+  const server = createFakeUpstream();
+  server.listen(0, '127.0.0.1', () => {
+    process.stdout.write(`${JSON.stringify({ port: server.address().port })}\n`);
+  });
+  const stop = () => server.close(() => process.exit(0)) && server.closeAllConnections();
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
