@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, LessThan, Repository } from 'typeorm';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { DataSource, EntityManager, EntityTarget, LessThan, Repository } from 'typeorm';
 import { TransactionRunner } from '@app/database';
 import { LedgerEntryEntity } from './entities/ledger-entry.entity';
 import { ReservationEntity } from './entities/reservation.entity';
@@ -21,20 +21,56 @@ export type ReserveOutcome = { ok: true } | { ok: false; team: TeamEntity | null
 export type SettleOutcome = { ok: true; chargedMicro: number; balanceAfterMicro: number; ledgerId: number } | { ok: false; status: string | null };
 export type TopUpOutcome = { applied: boolean; balanceMicro: number } | null;
 
+type Row = Record<string, unknown>;
+
 /**
  * The only class in billing that touches the database. Every multi-table write is one method
  * owning its transaction. The rule that keeps balances non-negative under concurrency lives in
  * one conditional UPDATE: `reserved + amount <= balance` is checked and applied atomically
  * (Postgres takes the row lock and re-evaluates the condition; SQLite serialises writers).
+ *
+ * The per-request paths (reserve, settle, release) are hand-written SQL: on Postgres each is ONE
+ * statement (data-modifying CTEs), so the team row is locked only for that statement and a request
+ * costs one round trip per step; on SQLite, which has no data-modifying CTEs, they are a few
+ * statements with RETURNING inside one serialised transaction.
  */
 @Injectable()
 export class BillingRepository {
+  private readonly pg: boolean;
+  private readonly T: { teams: string; reservations: string; ledger: string };
+
   constructor(
+    @InjectDataSource() private readonly ds: DataSource,
     private readonly tx: TransactionRunner,
     @InjectRepository(TeamEntity) private readonly teams: Repository<TeamEntity>,
     @InjectRepository(ReservationEntity) private readonly reservations: Repository<ReservationEntity>,
     @InjectRepository(LedgerEntryEntity) private readonly ledger: Repository<LedgerEntryEntity>,
-  ) {}
+  ) {
+    this.pg = ds.options.type === 'postgres';
+    const table = (e: EntityTarget<object>) => ds.getMetadata(e).tablePath.split('.').map((p) => ds.driver.escape(p)).join('.');
+    this.T = { teams: table(TeamEntity), reservations: table(ReservationEntity), ledger: table(LedgerEntryEntity) };
+  }
+
+  /** One statement; `$n` placeholders (rewritten to `?` in order for SQLite). */
+  private async exec(sql: string, params: unknown[], m?: EntityManager): Promise<{ rows: Row[]; affected: number }> {
+    let text = sql;
+    let args = params;
+    if (!this.pg) {
+      args = [];
+      text = sql.replace(/\$(\d+)(::\w+)?/g, (_, n: string) => {
+        args.push(params[Number(n) - 1]);
+        return '?';
+      });
+    }
+    const qr = m?.queryRunner ?? this.ds.createQueryRunner();
+    try {
+      const r = await qr.query(text, args, true);
+      const rows = Array.isArray(r.records) ? (r.records as Row[]) : [];
+      return { rows, affected: r.affected ?? rows.length };
+    } finally {
+      if (!m?.queryRunner) await qr.release();
+    }
+  }
 
   findTeam(id: string): Promise<TeamEntity | null> {
     return this.teams.findOneBy({ id });
@@ -54,71 +90,100 @@ export class BillingRepository {
     await this.teams.createQueryBuilder().insert().into(TeamEntity).values({ id, name, balanceMicro: 0, reservedMicro: 0, createdAt: now, updatedAt: now }).orIgnore().execute();
   }
 
-  reserve(r: { id: string; teamId: string; requestId: string; amountMicro: number; now: number; expiresAt: number }): Promise<ReserveOutcome> {
-    return this.tx.run(async (m) => {
-      const res = await m
-        .createQueryBuilder()
-        .update(TeamEntity)
-        .set({ reservedMicro: () => 'reserved_micro + :amount', updatedAt: r.now })
-        .where('id = :teamId AND balance_micro - reserved_micro >= :amount', { teamId: r.teamId, amount: r.amountMicro })
-        .execute();
-      if (!res.affected) return { ok: false, team: await m.findOneBy(TeamEntity, { id: r.teamId }) };
-      await m.insert(ReservationEntity, {
-        id: r.id, teamId: r.teamId, requestId: r.requestId, amountMicro: r.amountMicro, status: 'open', chargedMicro: null, createdAt: r.now, expiresAt: r.expiresAt, closedAt: null,
+  async reserve(r: { id: string; teamId: string; requestId: string; amountMicro: number; now: number; expiresAt: number }): Promise<ReserveOutcome> {
+    const { teams, reservations } = this.T;
+    let ok: boolean;
+    if (this.pg) {
+      const res = await this.exec(
+        `WITH t AS (UPDATE ${teams} SET reserved_micro = reserved_micro + $2::bigint, updated_at = $3::bigint
+                    WHERE id = $1 AND balance_micro - reserved_micro >= $2::bigint RETURNING id)
+         INSERT INTO ${reservations} (id, team_id, request_id, amount_micro, status, charged_micro, created_at, expires_at, closed_at)
+         SELECT $4, t.id, $5, $2::bigint, 'open', NULL, $3::bigint, $6::bigint, NULL FROM t RETURNING id`,
+        [r.teamId, r.amountMicro, r.now, r.id, r.requestId, r.expiresAt],
+      );
+      ok = res.rows.length === 1;
+    } else {
+      ok = await this.tx.run(async (m) => {
+        const held = await this.exec(
+          `UPDATE ${teams} SET reserved_micro = reserved_micro + $2, updated_at = $3 WHERE id = $1 AND balance_micro - reserved_micro >= $2`,
+          [r.teamId, r.amountMicro, r.now],
+          m,
+        );
+        if (held.affected !== 1) return false;
+        await this.exec(
+          `INSERT INTO ${reservations} (id, team_id, request_id, amount_micro, status, charged_micro, created_at, expires_at, closed_at) VALUES ($1, $2, $3, $4, 'open', NULL, $5, $6, NULL)`,
+          [r.id, r.teamId, r.requestId, r.amountMicro, r.now, r.expiresAt],
+          m,
+        );
+        return true;
       });
-      return { ok: true };
-    });
+    }
+    return ok ? { ok: true } : { ok: false, team: await this.findTeam(r.teamId) };
   }
 
   /** Charges min(actual, reserved), frees the hold, appends the ledger entry. Idempotent: a closed reservation is never charged again. */
-  settle(reservationId: string, actualMicro: number, charge: ChargeRecord, now: number): Promise<SettleOutcome> {
-    return this.tx.run(async (m) => {
-      const reservation = await m.findOneBy(ReservationEntity, { id: reservationId });
-      if (!reservation) return { ok: false, status: null };
-      const chargedMicro = Math.min(Math.max(0, actualMicro), reservation.amountMicro);
-      const closed = await m
-        .createQueryBuilder()
-        .update(ReservationEntity)
-        .set({ status: 'settled', chargedMicro, closedAt: now })
-        .where('id = :id AND status = :open', { id: reservationId, open: 'open' })
-        .execute();
-      if (!closed.affected) return { ok: false, status: reservation.status };
-      await m
-        .createQueryBuilder()
-        .update(TeamEntity)
-        .set({ balanceMicro: () => 'balance_micro - :charged', reservedMicro: () => 'reserved_micro - :held', updatedAt: now })
-        .where('id = :teamId', { teamId: reservation.teamId, charged: chargedMicro, held: reservation.amountMicro })
-        .execute();
-      const team = await m.findOneByOrFail(TeamEntity, { id: reservation.teamId });
-      const entry = await m.save(
-        m.create(LedgerEntryEntity, {
-          teamId: reservation.teamId, kind: 'charge', requestId: charge.requestId, reference: null, apiKeyId: charge.apiKeyId, endpoint: charge.endpoint, model: charge.model,
-          promptTokens: charge.promptTokens, completionTokens: charge.completionTokens, totalTokens: charge.totalTokens,
-          amountMicro: -chargedMicro, balanceAfterMicro: team.balanceMicro, details: charge.details, createdAt: now,
-        }),
+  async settle(reservationId: string, actualMicro: number, charge: ChargeRecord, now: number): Promise<SettleOutcome> {
+    const { teams, reservations, ledger } = this.T;
+    const actual = Math.max(0, actualMicro);
+    const entry = [charge.requestId, charge.apiKeyId, charge.endpoint, charge.model, charge.promptTokens, charge.completionTokens, charge.totalTokens, charge.details];
+    let row: Row | undefined;
+    if (this.pg) {
+      const res = await this.exec(
+        `WITH r AS (UPDATE ${reservations} SET status = 'settled', charged_micro = LEAST(amount_micro, $2::bigint), closed_at = $3::bigint
+                    WHERE id = $1 AND status = 'open' RETURNING team_id, amount_micro, charged_micro),
+              t AS (UPDATE ${teams} AS tm SET balance_micro = tm.balance_micro - r.charged_micro, reserved_micro = tm.reserved_micro - r.amount_micro, updated_at = $3::bigint
+                    FROM r WHERE tm.id = r.team_id RETURNING tm.id AS team_id, tm.balance_micro AS balance_after, r.charged_micro AS charged)
+         INSERT INTO ${ledger} (team_id, kind, request_id, reference, api_key_id, endpoint, model, prompt_tokens, completion_tokens, total_tokens, amount_micro, balance_after_micro, details, created_at)
+         SELECT t.team_id, 'charge', $4, NULL, $5, $6, $7, $8::int, $9::int, $10::int, -t.charged, t.balance_after, $11, $3::bigint FROM t
+         RETURNING id, amount_micro, balance_after_micro`,
+        [reservationId, actual, now, ...entry],
       );
-      return { ok: true, chargedMicro, balanceAfterMicro: team.balanceMicro, ledgerId: Number(entry.id) };
-    });
+      row = res.rows[0];
+    } else {
+      row = await this.tx.run(async (m) => {
+        const r = (
+          await this.exec(
+            `UPDATE ${reservations} SET status = 'settled', charged_micro = MIN(amount_micro, $2), closed_at = $3 WHERE id = $1 AND status = 'open' RETURNING team_id, amount_micro, charged_micro`,
+            [reservationId, actual, now],
+            m,
+          )
+        ).rows[0];
+        if (!r) return undefined;
+        const t = (
+          await this.exec(
+            `UPDATE ${teams} SET balance_micro = balance_micro - $1, reserved_micro = reserved_micro - $2, updated_at = $3 WHERE id = $4 RETURNING balance_micro`,
+            [r.charged_micro, r.amount_micro, now, r.team_id],
+            m,
+          )
+        ).rows[0];
+        const ins = await this.exec(
+          `INSERT INTO ${ledger} (team_id, kind, request_id, reference, api_key_id, endpoint, model, prompt_tokens, completion_tokens, total_tokens, amount_micro, balance_after_micro, details, created_at)
+           VALUES ($1, 'charge', $2, NULL, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id, amount_micro, balance_after_micro`,
+          [r.team_id, ...entry.slice(0, 7), -Number(r.charged_micro), t.balance_micro, charge.details, now],
+          m,
+        );
+        return ins.rows[0];
+      });
+    }
+    if (!row) return { ok: false, status: (await this.findReservation(reservationId))?.status ?? null };
+    return { ok: true, chargedMicro: -Number(row.amount_micro), balanceAfterMicro: Number(row.balance_after_micro), ledgerId: Number(row.id) };
   }
 
   /** Frees the hold without charging. Returns false when the reservation was already closed. */
-  release(reservationId: string, now: number, status: 'released' | 'expired' = 'released'): Promise<boolean> {
+  async release(reservationId: string, now: number, status: 'released' | 'expired' = 'released'): Promise<boolean> {
+    const { teams, reservations } = this.T;
+    if (this.pg) {
+      const res = await this.exec(
+        `WITH r AS (UPDATE ${reservations} SET status = $2, closed_at = $3::bigint WHERE id = $1 AND status = 'open' RETURNING team_id, amount_micro)
+         UPDATE ${teams} AS tm SET reserved_micro = tm.reserved_micro - r.amount_micro, updated_at = $3::bigint FROM r WHERE tm.id = r.team_id RETURNING tm.id`,
+        [reservationId, status, now],
+      );
+      return res.rows.length === 1;
+    }
     return this.tx.run(async (m) => {
-      const reservation = await m.findOneBy(ReservationEntity, { id: reservationId });
-      if (!reservation) return false;
-      const closed = await m
-        .createQueryBuilder()
-        .update(ReservationEntity)
-        .set({ status, closedAt: now })
-        .where('id = :id AND status = :open', { id: reservationId, open: 'open' })
-        .execute();
-      if (!closed.affected) return false;
-      await m
-        .createQueryBuilder()
-        .update(TeamEntity)
-        .set({ reservedMicro: () => 'reserved_micro - :held', updatedAt: now })
-        .where('id = :teamId', { teamId: reservation.teamId, held: reservation.amountMicro })
-        .execute();
+      const r = (await this.exec(`UPDATE ${reservations} SET status = $2, closed_at = $3 WHERE id = $1 AND status = 'open' RETURNING team_id, amount_micro`, [reservationId, status, now], m)).rows[0];
+      if (!r) return false;
+      await this.exec(`UPDATE ${teams} SET reserved_micro = reserved_micro - $1, updated_at = $2 WHERE id = $3`, [r.amount_micro, now, r.team_id], m);
       return true;
     });
   }

@@ -43,6 +43,11 @@ export class ProviderRegistry implements OnApplicationShutdown {
     await this.http.close();
   }
 
+  preloadTokenizers(): void {
+    this.tokens.preload();
+    this.embeddingTokens.preload();
+  }
+
   /** Env variable that must be set for the model to be callable, or null when it is available. */
   missingCredential(model: ModelEntry): string | null {
     const inst = INSTANCES[model.provider];
