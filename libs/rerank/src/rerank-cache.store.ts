@@ -14,17 +14,11 @@ export interface CachedEmbeddings {
   vectors: Float32Array[];
 }
 
-interface StoredEntry {
+type StoredEntry = Omit<CachedEmbeddings, 'vectors'> & {
   v: 1;
-  dimensions: number;
-  count: number;
-  documentTokens: number;
-  embeddingModel: string;
-  createdAt: number;
-  expiresAt: number;
   /** count × dimensions little-endian float32 (Keyv stores Buffers as base64 in Redis, by reference in-process) */
   vectors: Buffer;
-}
+};
 
 interface IndexEntry {
   bytes: number;

@@ -13,6 +13,7 @@
  *   value, via toFixed); similarity_percentage is score·100 with one decimal and "%", computed from
  *   the raw score (0.87349 → 0.8735 and "87.3%"). Negative zero is shown as 0 / "0.0%".
  */
+import { cosineSimilarity } from '@app/providers/local/lexical-embedder';
 import type { RerankItem } from './content';
 
 export interface RankOptions {
@@ -36,24 +37,8 @@ export interface RankedResults {
   returned_documents: number;
 }
 
-/** Cosine similarity of two equal-length vectors; 0 when either is all zeros; clamped to [-1, 1]. */
-export function cosine(a: Float32Array, b: Float32Array): number {
-  const n = a.length;
-  if (b.length !== n) throw new RangeError(`vector lengths differ: ${n} vs ${b.length}`);
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < n; i++) {
-    const x = a[i];
-    const y = b[i];
-    dot += x * y;
-    na += x * x;
-    nb += y * y;
-  }
-  if (na === 0 || nb === 0) return 0;
-  const c = dot / Math.sqrt(na * nb);
-  return c > 1 ? 1 : c < -1 ? -1 : c;
-}
+/** Cosine similarity of two equal-length vectors; 0 when either is all zeros; clamped to [-1, 1] (the local embedder's). */
+export const cosine = cosineSimilarity;
 
 /** Score rounded to 4 decimals (negative zero → 0). */
 export function roundScore(score: number): number {
