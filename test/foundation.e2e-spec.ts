@@ -143,7 +143,7 @@ describe(`foundation over HTTP on ${backendKind()}`, () => {
     const echoed = await request(t.url).get('/health').set('x-request-id', 'my-trace-123');
     expect(echoed.headers['x-request-id']).toBe('my-trace-123');
     const generated = await request(t.url).get('/api/v1/balance');
-    expect(generated.headers['x-request-id']).toMatch(/^req_[0-9a-f]{24}$/);
+    expect(generated.headers['x-request-id']).toMatch(/^req_[0-9a-f]{32}$/);
   });
 
   it('health and readiness', async () => {

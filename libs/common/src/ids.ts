@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 
 export function newId(): string {
   return randomUUID();
@@ -8,5 +8,6 @@ export function newId(): string {
 export function requestIdFrom(header: string | string[] | undefined): string {
   const v = Array.isArray(header) ? header[0] : header;
   if (v && /^[A-Za-z0-9._:-]{1,128}$/.test(v)) return v;
-  return `req_${randomBytes(12).toString('hex')}`;
+  // randomUUID draws from Node's pre-generated entropy pool: much cheaper per request than randomBytes
+  return `req_${randomUUID().replace(/-/g, '')}`;
 }
