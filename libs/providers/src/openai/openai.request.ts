@@ -1,5 +1,5 @@
 /** Canonical request → OpenAI-compatible `POST {baseUrl}/chat/completions` (OpenAI, DeepSeek, OpenRouter, vLLM, Ollama). */
-import { CanonicalChatRequest, ChatMessage, ProviderConnection, ResponseFormat, ToolChoice, ToolDefinition } from '../types';
+import { CanonicalChatRequest, ChatMessage, ProviderConnection } from '../types';
 import { joinUrl } from '../http/urls';
 
 export interface UpstreamHttpRequest {
@@ -8,24 +8,12 @@ export interface UpstreamHttpRequest {
   body: unknown;
 }
 
-export interface OpenAiChatBody {
-  model: string;
-  messages: ChatMessage[];
-  max_tokens?: number;
+/** The canonical request is the OpenAI body; only the wire-level extras differ. */
+export type OpenAiChatBody = Omit<CanonicalChatRequest, 'stream'> & {
   max_completion_tokens?: number;
-  temperature?: number;
-  top_p?: number;
-  stop?: string | string[];
-  seed?: number;
-  user?: string;
-  n?: number;
-  tools?: ToolDefinition[];
-  tool_choice?: ToolChoice;
-  parallel_tool_calls?: boolean;
-  response_format?: ResponseFormat;
   stream?: true;
   stream_options?: { include_usage: true };
-}
+};
 
 export function openAiHeaders(conn: ProviderConnection): Record<string, string> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
