@@ -1,4 +1,5 @@
 import { ApiError } from '@app/common';
+import { contentText } from '@app/providers';
 import type { ChatMessage, ContentPart, ToolCall } from '@app/providers';
 
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool']);
@@ -80,9 +81,7 @@ export function imageParts(messages: ChatMessage[]): { url: string }[] {
 
 /** Text of a message for token counting (images are counted separately). */
 export function messageText(m: ChatMessage): string {
-  const parts: string[] = [];
-  if (typeof m.content === 'string') parts.push(m.content);
-  else if (m.content) for (const p of m.content) if (p.type === 'text') parts.push(p.text);
+  const parts = [contentText(m.content)];
   for (const c of m.tool_calls ?? []) parts.push(c.function.name, c.function.arguments);
   return parts.join('\n');
 }

@@ -8,3 +8,4 @@ export { ProviderAbortError, isProviderAbortError } from './http/provider-http.c
 export { TokenCounter } from './local/tokenizer';
 export { LexicalEmbedder } from './local/lexical-embedder';
 export * from './provider-api-error';
+export * from './message-text';

@@ -90,7 +90,8 @@ export class RerankService {
     const model = this.embeddingModelFor(input.size);
     const dims = RERANK_DIMENSIONS[input.size];
     const price = RERANK_PRICE_RUB_PER_1M[input.size];
-    if (this.embeddings.countTokens([input.query])[0] > model.context_window) {
+    const queryCount = this.embeddings.countTokens([input.query])[0];
+    if (queryCount > model.context_window) {
       throw ApiError.badRequest(`query is longer than the embedding model's ${model.context_window}-token limit.`, 'query', 'context_length_exceeded');
     }
 
@@ -100,7 +101,6 @@ export class RerankService {
 
     const texts = input.parsed.items.map((i) => i.data);
     const docCounts = hit ? [] : this.embeddings.countTokens(texts);
-    const queryCount = this.embeddings.countTokens([input.query])[0];
     const estimate = queryCount + docCounts.reduce((a, b) => a + b, 0);
     // provider token counts can differ from cl100k a little: pad the hold (the charge is exact)
     const reservation = await this.billing.reserve(caller.teamId, exactCostMicro([{ tokens: Math.ceil(estimate * 1.1) + 16, rubPer1M: price }]).totalMicro, requestId);

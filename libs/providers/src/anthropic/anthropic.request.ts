@@ -1,6 +1,7 @@
 /** Canonical request → Anthropic Messages API `POST {baseUrl}/v1/messages`. */
-import { CanonicalChatRequest, ChatMessage, ContentPart, ImagePart, ProviderConnection, ProviderError, ToolCall, ToolChoice, ToolDefinition } from '../types';
+import { CanonicalChatRequest, ChatMessage, ImagePart, ProviderConnection, ProviderError, ToolCall, ToolChoice, ToolDefinition } from '../types';
 import { isHttpUrl, joinUrl, parseDataUrl } from '../http/urls';
+import { contentText } from '../message-text';
 import { isRecord, parseJson } from '../http/wire-json';
 import { AnthropicTool, JSON_OUTPUT_TOOL_NAME, jsonOutputTool } from './anthropic.json-mode';
 
@@ -61,15 +62,6 @@ function invalid(message: string, param: string): ProviderError {
   return new ProviderError('invalid_request', message, undefined, undefined, param);
 }
 
-function textOf(content: ChatMessage['content']): string {
-  if (content === null) return '';
-  if (typeof content === 'string') return content;
-  return content
-    .filter((p): p is Extract<ContentPart, { type: 'text' }> => p.type === 'text')
-    .map((p) => p.text)
-    .join('\n');
-}
-
 /** data: URL → base64 image block; http(s) URL → url image block. */
 export function toAnthropicImage(part: ImagePart, param: string): AnthropicImageBlock {
   const url = part.image_url.url;
@@ -113,7 +105,7 @@ function toAnthropicTurn(message: ChatMessage, i: number): AnthropicMessage | nu
       return { role: 'user', content: toContentBlocks(message.content, `${param}.content`) };
     case 'assistant': {
       // images are not allowed in assistant turns: keep the text only
-      const text = textOf(message.content);
+      const text = contentText(message.content);
       const content: AnthropicContentBlock[] = text === '' ? [] : [{ type: 'text', text }];
       (message.tool_calls ?? []).forEach((call, j) => content.push(toToolUse(call, `${param}.tool_calls[${j}].function.arguments`)));
       return { role: 'assistant', content };
@@ -152,7 +144,7 @@ export function toAnthropicMessages(messages: ChatMessage[]): AnthropicMessage[]
 export function toAnthropicSystem(messages: ChatMessage[]): string | undefined {
   const parts = messages
     .filter((m) => m.role === 'system' || m.role === 'developer')
-    .map((m) => textOf(m.content))
+    .map((m) => contentText(m.content))
     .filter((t) => t !== '');
   return parts.length > 0 ? parts.join('\n\n') : undefined;
 }

@@ -1,6 +1,7 @@
 /** Canonical request → Gemini `POST {baseUrl}/v1beta/models/{model}:generateContent` (or `:streamGenerateContent?alt=sse`). */
-import { CanonicalChatRequest, ChatMessage, ContentPart, ImagePart, ProviderConnection, ProviderError, ToolChoice, ToolDefinition } from '../types';
+import { CanonicalChatRequest, ChatMessage, ImagePart, ProviderConnection, ProviderError, ToolChoice, ToolDefinition } from '../types';
 import { isHttpUrl, joinUrl, parseDataUrl } from '../http/urls';
+import { contentText } from '../message-text';
 import { isRecord, parseJson } from '../http/wire-json';
 import { resolveToolResultNames } from './gemini.tool-ids';
 
@@ -93,15 +94,6 @@ export function toGeminiImagePart(part: ImagePart, param: string): GeminiPart {
   throw invalid('Image URLs must be data: URLs or http(s) URLs', param);
 }
 
-function textOf(content: ChatMessage['content']): string {
-  if (content === null) return '';
-  if (typeof content === 'string') return content;
-  return content
-    .filter((p): p is Extract<ContentPart, { type: 'text' }> => p.type === 'text')
-    .map((p) => p.text)
-    .join('\n');
-}
-
 function toParts(content: ChatMessage['content'], param: string): GeminiPart[] {
   if (content === null) return [];
   if (typeof content === 'string') return content === '' ? [] : [{ text: content }];
@@ -125,14 +117,14 @@ function parseArgs(args: string, param: string): Record<string, unknown> {
 
 /** Tool output → functionResponse.response, which must be a JSON object. */
 export function toFunctionResponse(content: ChatMessage['content']): Record<string, unknown> {
-  const text = textOf(content);
+  const text = contentText(content);
   const parsed = parseJson(text);
   if (parsed.ok && isRecord(parsed.value)) return parsed.value;
   return { result: parsed.ok ? parsed.value : text };
 }
 
 function toModelParts(message: ChatMessage, param: string): GeminiPart[] {
-  const text = textOf(message.content);
+  const text = contentText(message.content);
   const parts: GeminiPart[] = text === '' ? [] : [{ text }];
   (message.tool_calls ?? []).forEach((call, j) => {
     const part: GeminiFunctionCallPart = { functionCall: { name: call.function.name, args: parseArgs(call.function.arguments, `${param}.tool_calls[${j}].function.arguments`) } };
@@ -176,7 +168,7 @@ export function toGeminiContents(messages: ChatMessage[]): GeminiContent[] {
 export function toGeminiSystemInstruction(messages: ChatMessage[]): GeminiRequestBody['systemInstruction'] {
   const parts = messages
     .filter((m) => m.role === 'system' || m.role === 'developer')
-    .map((m) => textOf(m.content))
+    .map((m) => contentText(m.content))
     .filter((t) => t !== '')
     .map((text) => ({ text }));
   return parts.length > 0 ? { parts } : undefined;

@@ -1,5 +1,6 @@
 import { ChatProvider, EmbeddingProvider } from '../chat-provider';
-import { CanonicalChatChunk, CanonicalChatRequest, CanonicalChatResponse, CanonicalEmbeddingRequest, CanonicalEmbeddingResponse, ChatMessage } from '../types';
+import { CanonicalChatChunk, CanonicalChatRequest, CanonicalChatResponse, CanonicalEmbeddingRequest, CanonicalEmbeddingResponse } from '../types';
+import { contentText } from '../message-text';
 import { answerExtractively } from './extractive-answer';
 import { LexicalEmbedder } from './lexical-embedder';
 import { TokenCounter } from './tokenizer';
@@ -18,7 +19,7 @@ export class LocalChatProvider implements ChatProvider {
 
   async complete(req: CanonicalChatRequest): Promise<CanonicalChatResponse> {
     const { text, finish } = this.answer(req);
-    const prompt = this.tokens.countChat(req.messages.map((m) => ({ role: m.role, content: textOf(m) })));
+    const prompt = this.tokens.countChat(req.messages.map((m) => ({ role: m.role, content: contentText(m.content) })));
     const completion = this.tokens.count(text);
     return {
       id: `chatcmpl-local-${Date.now().toString(36)}`,
@@ -48,14 +49,14 @@ export class LocalChatProvider implements ChatProvider {
   }
 
   private answer(req: CanonicalChatRequest): { text: string; finish: 'stop' | 'length' } {
-    const system = req.messages.filter((m) => m.role === 'system' || m.role === 'developer').map(textOf).join('\n');
+    const system = req.messages.filter((m) => m.role === 'system' || m.role === 'developer').map((m) => contentText(m.content)).join('\n');
     const turns = req.messages.filter((m) => m.role !== 'system' && m.role !== 'developer');
     let lastUser = -1;
     turns.forEach((m, i) => {
       if (m.role === 'user') lastUser = i;
     });
-    const prompt = lastUser >= 0 ? textOf(turns[lastUser]) : '';
-    const history = turns.filter((_, i) => i !== lastUser).map((m) => ({ role: m.role, content: textOf(m) }));
+    const prompt = lastUser >= 0 ? contentText(turns[lastUser].content) : '';
+    const history = turns.filter((_, i) => i !== lastUser).map((m) => ({ role: m.role, content: contentText(m.content) }));
     const out = answerExtractively({ system: system || undefined, messages: history, prompt, maxTokens: req.max_tokens }, this.embedder, this.tokens);
     return { text: out.text, finish: out.truncated ? 'length' : 'stop' };
   }
@@ -75,10 +76,4 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
     for (const t of req.input) tokens += this.tokens.count(t);
     return { vectors: this.embedder.embedMany(req.input, dims), prompt_tokens: tokens };
   }
-}
-
-function textOf(m: ChatMessage): string {
-  if (typeof m.content === 'string') return m.content;
-  if (!m.content) return '';
-  return m.content.map((p) => (p.type === 'text' ? p.text : '')).join('\n');
 }
