@@ -8,12 +8,13 @@ import { AdminModule } from '@app/admin';
 import { ProvidersModule } from '@app/providers';
 import { ChatModule } from '@app/chat';
 import { RerankModule } from '@app/rerank';
+import { ImagesModule } from '@app/images';
 import { HealthController } from './health.controller';
 import { ClockModule } from './clock.module';
 
 /** Wires the libs together; nothing else. */
 @Module({
-  imports: [ConfigModule.forRoot(), ClockModule, LoggingModule.forRoot(), DatabaseModule, SharedCacheModule, AuthModule, BillingModule, AdminModule, ProvidersModule, ChatModule, RerankModule],
+  imports: [ConfigModule.forRoot(), ClockModule, LoggingModule.forRoot(), DatabaseModule, SharedCacheModule, AuthModule, BillingModule, AdminModule, ProvidersModule, ChatModule, RerankModule, ImagesModule],
   controllers: [HealthController],
 })
 export class AppModule {}

@@ -31,6 +31,9 @@ export class AppConfig {
   get modelsFile(): string | undefined { return this.env.modelsFile; }
   get rerankCacheTtlMs(): number { return this.env.rerankCacheTtlSeconds * 1000; }
   get rerankNearCacheBytes(): number { return this.env.rerankNearCacheMb * 1024 * 1024; }
+  get publicBaseUrl(): string | undefined { return this.env.publicBaseUrl; }
+  get imageUrlSecret(): string | undefined { return this.env.imageUrlSecret; }
+  get imageUrlTtlMs(): number { return this.env.imageUrlTtlSeconds * 1000; }
   provider(name: keyof EnvConfig['providers']): ProviderEnv { return this.env.providers[name]; }
   get providerNames(): (keyof EnvConfig['providers'])[] { return Object.keys(this.env.providers) as (keyof EnvConfig['providers'])[]; }
 }

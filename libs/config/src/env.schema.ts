@@ -82,6 +82,9 @@ export interface EnvConfig {
   modelsFile?: string;
   rerankCacheTtlSeconds: number;
   rerankNearCacheMb: number;
+  publicBaseUrl: string | undefined;
+  imageUrlSecret: string | undefined;
+  imageUrlTtlSeconds: number;
   providers: {
     openai: ProviderEnv;
     deepseek: ProviderEnv;
@@ -96,6 +99,12 @@ function provider(env: Env, prefix: string, defaultBaseUrl: string, defaultTimeo
     baseUrl: url(env, `${prefix}_BASE_URL`, ['http:', 'https:']) ?? defaultBaseUrl,
     timeoutMs: int(env, `${prefix}_TIMEOUT_MS`, defaultTimeoutMs, 100, 3_600_000),
   };
+}
+
+function imageUrlSecret(env: Env): string | undefined {
+  const v = str(env, 'IMAGE_URL_SECRET');
+  if (v !== undefined && v.length < 32) throw new ConfigError('IMAGE_URL_SECRET must be at least 32 characters');
+  return v;
 }
 
 export function parseEnv(env: Env): EnvConfig {
@@ -136,6 +145,9 @@ export function parseEnv(env: Env): EnvConfig {
     modelsFile: str(env, 'MODELS_FILE'),
     rerankCacheTtlSeconds: int(env, 'RERANK_CACHE_TTL_SECONDS', 43_200, 1, 30 * 86_400),
     rerankNearCacheMb: int(env, 'RERANK_NEAR_CACHE_MB', 256, 0, 65_536),
+    publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']),
+    imageUrlSecret: imageUrlSecret(env),
+    imageUrlTtlSeconds: int(env, 'IMAGE_URL_TTL_SECONDS', 3600, 60, 7 * 86_400),
     providers: {
       openai: provider(env, 'OPENAI', 'https://api.openai.com/v1', providerTimeout),
       deepseek: provider(env, 'DEEPSEEK', 'https://api.deepseek.com/v1', providerTimeout),

@@ -1,4 +1,5 @@
-import { ValueTransformer } from 'typeorm';
+import { Column, ColumnOptions, getMetadataArgsStorage, ValueTransformer } from 'typeorm';
+import type { ColumnMetadataArgs } from 'typeorm/metadata-args/ColumnMetadataArgs';
 
 /**
  * bigint columns (µRUB amounts, epoch-millisecond timestamps) come back from pg as strings and from
@@ -10,3 +11,28 @@ export const bigintNumber: ValueTransformer = {
   to: (v: number | null | undefined) => v,
   from: (v: string | number | null) => (v === null || v === undefined ? v : Number(v)),
 };
+
+/**
+ * Binary columns: `bytea` on Postgres, `blob` on SQLite — TypeORM has no type name both drivers
+ * accept, and a decorator runs before the driver is known. `BinaryColumn` registers the column as
+ * `blob` and remembers it; `bindBinaryColumns` (called by `dataSourceOptions`, i.e. before any data
+ * source builds its metadata) sets the driver's name. The migrations create the column with the
+ * same driver-dependent type (`binaryColumnType`).
+ */
+const binaryColumns: ColumnMetadataArgs[] = [];
+
+export function BinaryColumn(options: Omit<ColumnOptions, 'type'> = {}): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) => {
+    Column({ ...options, type: 'blob' })(target, propertyName);
+    const args = getMetadataArgsStorage().columns.find((c) => c.target === target.constructor && c.propertyName === propertyName);
+    if (args) binaryColumns.push(args);
+  };
+}
+
+export function binaryColumnType(driver: string): 'bytea' | 'blob' {
+  return driver === 'postgres' ? 'bytea' : 'blob';
+}
+
+export function bindBinaryColumns(driver: string): void {
+  for (const args of binaryColumns) args.options.type = binaryColumnType(driver);
+}

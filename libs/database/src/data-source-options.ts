@@ -3,12 +3,14 @@ import { join, resolve } from 'node:path';
 import type { DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '@app/config';
 import { migrations } from './migrations';
+import { bindBinaryColumns } from './columns';
 
 /**
  * DATABASE_URL set → Postgres; unset → SQLite (better-sqlite3) in DATA_DIR/gateway.db.
  * The same migration list runs on both; synchronize is never on.
  */
 export function dataSourceOptions(config: AppConfig, entities: DataSourceOptions['entities'] = []): DataSourceOptions {
+  bindBinaryColumns(config.databaseKind === 'postgres' ? 'postgres' : 'better-sqlite3');
   if (config.databaseKind === 'postgres') {
     return {
       type: 'postgres',

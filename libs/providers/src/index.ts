@@ -9,3 +9,5 @@ export { TokenCounter } from './local/tokenizer';
 export { LexicalEmbedder } from './local/lexical-embedder';
 export * from './provider-api-error';
 export * from './message-text';
+export * from './images/image-types';
+export * from './images/image-providers';

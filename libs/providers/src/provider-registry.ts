@@ -10,6 +10,7 @@ import { LocalChatProvider, LocalEmbeddingProvider } from './local/local.provide
 import { TokenCounter } from './local/tokenizer';
 import { buildEmbeddingRequest, mapEmbeddingResponse, mapOpenAiError } from './openai';
 import { ProviderConnection } from './types';
+import { GeminiImageProvider, ImageProvider, LocalImageProvider, OpenAiImageProvider } from './images/image-providers';
 
 type EnvProvider = 'openai' | 'deepseek' | 'anthropic' | 'gemini';
 
@@ -18,12 +19,12 @@ type EnvProvider = 'openai' | 'deepseek' | 'anthropic' | 'gemini';
  * credentials (<PREFIX>_API_KEY, <PREFIX>_BASE_URL, <PREFIX>_TIMEOUT_MS). `inlineImages`: the
  * upstream needs image bytes (the gateway fetches http(s) images, SSRF-guarded, and sends data: URLs).
  */
-const INSTANCES: Record<string, { type: string; env?: EnvProvider; inlineImages: boolean; embeddings: boolean }> = {
-  openai: { type: 'openai', env: 'openai', inlineImages: false, embeddings: true },
-  deepseek: { type: 'openai', env: 'deepseek', inlineImages: false, embeddings: false },
-  anthropic: { type: 'anthropic', env: 'anthropic', inlineImages: true, embeddings: false },
-  gemini: { type: 'gemini', env: 'gemini', inlineImages: true, embeddings: false },
-  local: { type: 'local', inlineImages: false, embeddings: true },
+const INSTANCES: Record<string, { type: string; env?: EnvProvider; inlineImages: boolean; embeddings: boolean; images: boolean }> = {
+  openai: { type: 'openai', env: 'openai', inlineImages: false, embeddings: true, images: true },
+  deepseek: { type: 'openai', env: 'deepseek', inlineImages: false, embeddings: false, images: false },
+  anthropic: { type: 'anthropic', env: 'anthropic', inlineImages: true, embeddings: false, images: false },
+  gemini: { type: 'gemini', env: 'gemini', inlineImages: true, embeddings: false, images: true },
+  local: { type: 'local', inlineImages: false, embeddings: true, images: true },
 };
 
 export const PROVIDER_NAMES = Object.keys(INSTANCES);
@@ -88,6 +89,15 @@ export class ProviderRegistry implements OnApplicationShutdown {
         return mapEmbeddingResponse(res.json);
       },
     };
+  }
+
+  images(model: ModelEntry): ImageProvider {
+    this.assertAvailable(model);
+    const inst = INSTANCES[model.provider];
+    if (!inst.images) throw ApiError.badRequest(`Provider ${model.provider} does not generate images.`, 'model');
+    if (inst.type === 'local') return new LocalImageProvider();
+    const conn = this.connection(inst.env as EnvProvider);
+    return inst.type === 'gemini' ? new GeminiImageProvider(conn, this.http) : new OpenAiImageProvider(conn, this.http);
   }
 
   private assertAvailable(model: ModelEntry): void {

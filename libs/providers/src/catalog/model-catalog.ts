@@ -32,6 +32,31 @@ export interface ModelEntry {
   /** embedding models */
   dimensions: number | null;
   pricing: ModelPricing;
+  /** image models: what may be asked and what each generated image costs (null for other kinds) */
+  image: ImageModelSpec | null;
+}
+
+/**
+ * An image model's options and prices. Token-priced models (gpt-image-1, Gemini) charge
+ * `pricing.input_rub_per_1m` per text input token, `image_input_rub_per_1m` per image input token and
+ * `pricing.output_rub_per_1m` per output (image) token; `per_image_rub[size][quality]` is then the
+ * fallback when the provider reports no usage and the basis of the reservation. Per-image models
+ * (dall-e-3, local-image) charge `per_image_rub[size][quality]` for each image returned.
+ * This is NOT `pricing.image_rub`, which is a chat model's fee per *input* image (null for image models).
+ */
+export interface ImageModelSpec {
+  /** "WIDTHxHEIGHT" values, plus "auto" when the provider chooses */
+  sizes: string[];
+  qualities: string[];
+  styles: string[];
+  output_formats: string[];
+  max_n: number;
+  max_prompt_chars: number;
+  default_size: string;
+  default_quality: string;
+  token_priced: boolean;
+  image_input_rub_per_1m: number;
+  per_image_rub: Record<string, Record<string, number>>;
 }
 
 export class CatalogError extends Error {
@@ -67,6 +92,55 @@ function bool(raw: Raw, field: string, def: boolean): boolean {
   return v;
 }
 
+function strList(raw: Raw, field: string, where: string, def?: string[]): string[] {
+  const v = raw[field];
+  if (v === undefined && def) return def;
+  if (!Array.isArray(v) || v.length === 0 || !v.every((x) => typeof x === 'string' && x !== '')) throw new CatalogError(`${where}: "${field}" must be a non-empty list of strings`);
+  return v as string[];
+}
+
+/** Qualities that carry a price: all but "auto" (which resolves to one of them), or just "auto" when it is the only one. */
+export function pricedQualities(qualities: string[]): string[] {
+  const concrete = qualities.filter((q) => q !== 'auto');
+  return concrete.length > 0 ? concrete : ['auto'];
+}
+
+function parseImageSpec(raw: unknown, at: string): ImageModelSpec {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new CatalogError(`${at}: image models need an "image" object`);
+  const r = raw as Raw;
+  const where = `${at} image`;
+  const sizes = strList(r, 'sizes', where);
+  for (const s of sizes) if (s !== 'auto' && !/^\d{2,5}x\d{2,5}$/.test(s)) throw new CatalogError(`${where}: size "${s}" must be WIDTHxHEIGHT or auto`);
+  const qualities = strList(r, 'qualities', where);
+  const table = r.per_image_rub;
+  if (typeof table !== 'object' || table === null) throw new CatalogError(`${where}: "per_image_rub" is required`);
+  const perImage: Record<string, Record<string, number>> = {};
+  const priced = pricedQualities(qualities);
+  for (const size of sizes.filter((s) => s !== 'auto')) {
+    const row = (table as Raw)[size];
+    if (typeof row !== 'object' || row === null) throw new CatalogError(`${where}: per_image_rub has no row for size ${size}`);
+    perImage[size] = {};
+    for (const q of priced) perImage[size][q] = num(row as Raw, q, `${where} per_image_rub ${size}`) as number;
+  }
+  const defaultSize = typeof r.default_size === 'string' ? r.default_size : sizes[0];
+  const defaultQuality = typeof r.default_quality === 'string' ? r.default_quality : qualities[0];
+  if (!sizes.includes(defaultSize)) throw new CatalogError(`${where}: default_size must be one of sizes`);
+  if (!qualities.includes(defaultQuality)) throw new CatalogError(`${where}: default_quality must be one of qualities`);
+  return {
+    sizes,
+    qualities,
+    styles: Array.isArray(r.styles) ? strList(r, 'styles', where) : [],
+    output_formats: strList(r, 'output_formats', where, ['png']),
+    max_n: num(r, 'max_n', where, { min: 1, integer: true, def: 1 }) as number,
+    max_prompt_chars: num(r, 'max_prompt_chars', where, { min: 1, integer: true, def: 4000 }) as number,
+    default_size: defaultSize,
+    default_quality: defaultQuality,
+    token_priced: bool(r, 'token_priced', false),
+    image_input_rub_per_1m: num(r, 'image_input_rub_per_1m', where, { def: 0 }) as number,
+    per_image_rub: perImage,
+  };
+}
+
 function str(raw: Raw, field: string, where: string): string {
   const v = raw[field];
   if (typeof v !== 'string' || v.trim() === '') throw new CatalogError(`${where}: "${field}" must be a non-empty string`);
@@ -85,6 +159,8 @@ export function parseModelEntry(raw: unknown, where: string): ModelEntry {
   if (typeof p !== 'object' || p === null) throw new CatalogError(`${at}: "pricing" is required`);
   const pr = p as Raw;
   const contextWindow = num(r, 'context_window', at, { min: 1, integer: true }) as number;
+  const imageRub = num(pr, 'image_rub', `${at} pricing`, { nullable: true });
+  if (kind === 'image' && imageRub !== null) throw new CatalogError(`${at}: image models price generated images in "image.per_image_rub"; pricing.image_rub (a chat fee per input image) must be null`);
   return {
     key,
     provider: str(r, 'provider', at),
@@ -103,8 +179,9 @@ export function parseModelEntry(raw: unknown, where: string): ModelEntry {
       output_rub_per_1m: num(pr, 'output_rub_per_1m', `${at} pricing`, { def: 0 }) as number,
       cache_read_rub_per_1m: num(pr, 'cache_read_rub_per_1m', `${at} pricing`, { nullable: true }),
       cache_write_rub_per_1m: num(pr, 'cache_write_rub_per_1m', `${at} pricing`, { nullable: true }),
-      image_rub: num(pr, 'image_rub', `${at} pricing`, { nullable: true }),
+      image_rub: imageRub,
     },
+    image: kind === 'image' ? parseImageSpec(r.image, at) : null,
   };
 }
 
