@@ -316,7 +316,7 @@ export abstract class ScriptedFake extends FakeHttpServer {
     this.fallback = undefined;
   }
 
-  protected take(route: 'chat' | 'embeddings'): ChatScenario {
+  protected take(route: 'chat' | 'embeddings' | 'images'): ChatScenario {
     const i = this.queue.findIndex((s) => s.route === undefined || s.route === route);
     if (i >= 0) return this.queue.splice(i, 1)[0];
     return this.fallback ?? {};

@@ -3,6 +3,7 @@
  * GET /v1/models[/{id}]. Speaks the real wire format, including error bodies
  * `{"error":{"message","type","param","code"}}`.
  */
+import { PNG } from 'pngjs';
 import { Exchange, FaultDialect, Plan, RecordedRequest, ScriptedFake, WireReply, jsonReply, retryAfterHeader } from './fake-http';
 import {
   FinishKind,
@@ -227,6 +228,7 @@ export class FakeOpenAI extends ScriptedFake {
     }
     if (rec.method === 'POST' && rec.path === '/v1/chat/completions') return this.chat(rec, ex, requestId);
     if (rec.method === 'POST' && rec.path === '/v1/embeddings') return this.embeddings(rec, ex, requestId);
+    if (rec.method === 'POST' && rec.path === '/v1/images/generations') return this.images(rec, ex, requestId);
     return ex.send(openAiError(404, `Invalid URL (${rec.method} ${rec.path})`, 'invalid_request_error'));
   }
 
@@ -342,6 +344,81 @@ export class FakeOpenAI extends ScriptedFake {
     const plan: Plan = { kind: 'json', reply: jsonReply(200, { object: 'list', data, model: scenario.model ?? model, usage }, requestId) };
     return this.play(ex, scenario, plan, openAiDialect(model));
   }
+
+  /** POST /v1/images/generations: gpt-image-1 (b64 + token usage) and dall-e-3 (b64_json on request, no usage). */
+  private async images(rec: RecordedRequest, ex: Exchange, requestId: Record<string, string>): Promise<void> {
+    const auth = this.checkAuth(rec);
+    if (auth) return ex.send(auth);
+    if (rec.jsonError) return ex.send(this.badJson());
+    const body = rec.body;
+    const model = asString(body.model) ?? 'dall-e-2';
+    const prompt = asString(body.prompt);
+    if (!prompt) return ex.send(openAiError(400, "Missing required parameter: 'prompt'.", 'invalid_request_error', 'prompt', 'missing_required_parameter'));
+    const dalle = model.startsWith('dall-e');
+    if (!dalle && body.response_format !== undefined) return ex.send(openAiError(400, "Unknown parameter: 'response_format'.", 'invalid_request_error', 'response_format', 'unknown_parameter'));
+    if (dalle && body.response_format !== 'b64_json') return ex.send(openAiError(400, 'fake: the gateway must ask for b64_json', 'invalid_request_error', 'response_format'));
+    const n = typeof body.n === 'number' ? body.n : 1;
+    if (model === 'dall-e-3' && n !== 1) return ex.send(openAiError(400, "Invalid 'n': integer above maximum value. Expected a value <= 1, but got 2 instead.", 'invalid_request_error', 'n', 'integer_above_max_value'));
+    const size = asString(body.size) ?? '1024x1024';
+    if (!/^\d+x\d+$/.test(size)) return ex.send(openAiError(400, `Invalid value: '${size}'.`, 'invalid_request_error', 'size', 'invalid_value'));
+    const quality = asString(body.quality) ?? (dalle ? 'standard' : 'medium');
+    const scenario = this.take('images');
+    rec.scenario = scenario;
+    const answer = imageAnswer({ model, prompt, n, size, quality }, scenario.usage, scenario.rawUsage, 'rawUsage' in scenario);
+    if (answer.usage) {
+      const u = answer.usage as { input_tokens: number; output_tokens: number };
+      rec.usage = { input: u.input_tokens, output: u.output_tokens };
+    }
+    return this.play(ex, scenario, { kind: 'json', reply: jsonReply(200, answer, requestId) }, openAiDialect(model));
+  }
+}
+
+/** gpt-image-1 output tokens per image by size and quality (OpenAI's published table). */
+export const GPT_IMAGE_OUTPUT_TOKENS: Record<string, Record<string, number>> = {
+  '1024x1024': { low: 272, medium: 1056, high: 4160 },
+  '1024x1536': { low: 408, medium: 1584, high: 6240 },
+  '1536x1024': { low: 400, medium: 1568, high: 6208 },
+};
+
+/** A solid PNG of the given size (colour derived from the prompt), as the real API returns bytes. */
+export function fakePng(width: number, height: number, seed: string): Buffer {
+  const png = new PNG({ width, height });
+  const c = [...seed].reduce((h, ch) => (h * 31 + ch.charCodeAt(0)) >>> 0, 7);
+  for (let i = 0; i < png.data.length; i += 4) {
+    png.data[i] = c & 0xff;
+    png.data[i + 1] = (c >> 8) & 0xff;
+    png.data[i + 2] = (c >> 16) & 0xff;
+    png.data[i + 3] = 255;
+  }
+  return PNG.sync.write(png, { filterType: 0 });
+}
+
+interface ImageAnswerOptions {
+  model: string;
+  prompt: string;
+  n: number;
+  size: string;
+  quality: string;
+}
+
+function imageAnswer(o: ImageAnswerOptions, usage: UsageSpec | null | undefined, rawUsage: unknown, hasRaw: boolean): JsonObject {
+  const [w, h] = o.size.split('x').map(Number);
+  const data = Array.from({ length: o.n }, (_, i) => {
+    const b64 = fakePng(w, h, `${o.prompt}#${i}`).toString('base64');
+    return o.model.startsWith('dall-e') ? { b64_json: b64, revised_prompt: `A detailed rendition of: ${o.prompt}` } : { b64_json: b64 };
+  });
+  const body: JsonObject = { created: 1731000000, data };
+  if (!o.model.startsWith('dall-e')) {
+    const input = usage ? usage.input : fakeTokenCount(o.prompt);
+    const output = usage ? usage.output : (GPT_IMAGE_OUTPUT_TOKENS[o.size]?.[o.quality] ?? 1056) * o.n;
+    Object.assign(body, { background: 'opaque', output_format: 'png', quality: o.quality, size: o.size });
+    if (hasRaw) {
+      if (rawUsage !== undefined) body.usage = rawUsage as JsonObject;
+    } else if (usage !== null) {
+      body.usage = { input_tokens: input, input_tokens_details: { image_tokens: 0, text_tokens: input }, output_tokens: output, total_tokens: input + output };
+    }
+  }
+  return body;
 }
 
 interface ResponseMeta {

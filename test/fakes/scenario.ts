@@ -113,9 +113,9 @@ export const faults = {
 export interface ChatScenario {
   /**
    * Only requests of this route consume the scenario ('chat' | 'embeddings'); undefined: any
-   * consuming route. GET model listings never consume scenarios.
+   * consuming route. GET model listings never consume scenarios. ('images': image generations.)
    */
-  route?: 'chat' | 'embeddings';
+  route?: 'chat' | 'embeddings' | 'images';
   /** answer text; default (when neither text nor toolCalls is given): the last user message's text, verbatim */
   text?: string;
   /** reasoning / thinking text (OpenAI: DeepSeek-style `reasoning_content`; Anthropic: thinking block; Gemini: `thought: true` parts) */

@@ -82,5 +82,6 @@ export function renderPattern(width: number, height: number, seed: Buffer, detai
       data[o + 3] = 255;
     }
   }
-  return PNG.sync.write(png);
+  // filter "Sub" (1) suits horizontal gradients and avoids pngjs's adaptive per-row filter search
+  return PNG.sync.write(png, { filterType: 1 });
 }
