@@ -73,7 +73,7 @@ describe(`image generation on ${backendKind()}`, () => {
 
     const tampered = await fetch(url.replace(/sig=./, (m) => (m.endsWith('A') ? 'sig=B' : 'sig=A')));
     expect(tampered.status).toBe(403);
-    expect((await tampered.json()).error).toMatchObject({ type: 'permission_error', code: 'invalid_signature' });
+    expect(((await tampered.json()) as { error: unknown }).error).toMatchObject({ type: 'permission_error', code: 'invalid_signature' });
     const longer = await fetch(url.replace(/expires=(\d+)/, (_m, e: string) => `expires=${Number(e) + 3_600_000}`));
     expect(longer.status).toBe(403);
     const unsigned = await fetch(url.split('?')[0]);
@@ -82,7 +82,7 @@ describe(`image generation on ${backendKind()}`, () => {
     clock.advance(61 * 60_000);
     const expired = await fetch(url);
     expect(expired.status).toBe(403);
-    expect((await expired.json()).error.code).toBe('link_expired');
+    expect(((await expired.json()) as { error: { code: string } }).error.code).toBe('link_expired');
   });
 
   it('REST endpoint: images, usage, cost breakdown and the model options', async () => {

@@ -34,6 +34,7 @@ export class ModelsController {
         full_context: m.full_context,
         available: this.catalog.isAvailable(m),
         pricing: { ...m.pricing },
+        image: m.image ? { ...m.image } : null,
       })),
     };
   }
