@@ -6,7 +6,7 @@
  * packages (and our TypeScript) to CommonJS with SWC. Type checking is done by `npm run lint` (tsc).
  */
 const moduleNameMapper = {};
-for (const lib of ['common', 'config', 'database', 'auth', 'billing', 'providers', 'chat', 'rerank', 'images', 'projects', 'admin']) {
+for (const lib of ['common', 'config', 'database', 'auth', 'billing', 'providers', 'chat', 'rerank', 'images', 'knowledge', 'projects', 'admin']) {
   moduleNameMapper[`^@app/${lib}$`] = `<rootDir>/libs/${lib}/src`;
   moduleNameMapper[`^@app/${lib}/(.*)$`] = `<rootDir>/libs/${lib}/src/$1`;
 }
@@ -23,7 +23,7 @@ const swc = [
     sourceMaps: 'inline',
   },
 ];
-const esmPackages = ['@nestjs', 'file-type', 'strtok3', 'token-types', 'peek-readable', 'uint8array-extras', '@tokenizer', 'cache-manager', 'keyv', '@keyv', 'hookified', '@cacheable', 'cacheable', 'qified', 'js-tiktoken'];
+const esmPackages = ['@nestjs', 'file-type', 'strtok3', 'token-types', 'peek-readable', 'uint8array-extras', '@tokenizer', 'cache-manager', 'keyv', '@keyv', 'hookified', '@cacheable', 'cacheable', 'qified', 'js-tiktoken', 'pdfjs-dist'];
 const base = {
   rootDir: __dirname,
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],

@@ -9,12 +9,13 @@ import { ProvidersModule } from '@app/providers';
 import { ChatModule } from '@app/chat';
 import { RerankModule } from '@app/rerank';
 import { ImagesModule } from '@app/images';
+import { KnowledgeModule } from '@app/knowledge';
 import { HealthController } from './health.controller';
 import { ClockModule } from './clock.module';
 
 /** Wires the libs together; nothing else. */
 @Module({
-  imports: [ConfigModule.forRoot(), ClockModule, LoggingModule.forRoot(), DatabaseModule, SharedCacheModule, AuthModule, BillingModule, AdminModule, ProvidersModule, ChatModule, RerankModule, ImagesModule],
+  imports: [ConfigModule.forRoot(), ClockModule, LoggingModule.forRoot(), DatabaseModule, SharedCacheModule, AuthModule, BillingModule, AdminModule, ProvidersModule, ChatModule, RerankModule, ImagesModule, KnowledgeModule],
   controllers: [HealthController],
 })
 export class AppModule {}

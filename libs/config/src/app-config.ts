@@ -34,6 +34,9 @@ export class AppConfig {
   get publicBaseUrl(): string | undefined { return this.env.publicBaseUrl; }
   get imageUrlSecret(): string | undefined { return this.env.imageUrlSecret; }
   get imageUrlTtlMs(): number { return this.env.imageUrlTtlSeconds * 1000; }
+  get ingestConcurrency(): number { return this.env.ingestConcurrency; }
+  get ingestPollMs(): number { return this.env.ingestPollMs; }
+  get kbVectorCacheBytes(): number { return this.env.kbVectorCacheMb * 1024 * 1024; }
   provider(name: keyof EnvConfig['providers']): ProviderEnv { return this.env.providers[name]; }
   get providerNames(): (keyof EnvConfig['providers'])[] { return Object.keys(this.env.providers) as (keyof EnvConfig['providers'])[]; }
 }

@@ -85,6 +85,9 @@ export interface EnvConfig {
   publicBaseUrl: string | undefined;
   imageUrlSecret: string | undefined;
   imageUrlTtlSeconds: number;
+  ingestConcurrency: number;
+  ingestPollMs: number;
+  kbVectorCacheMb: number;
   providers: {
     openai: ProviderEnv;
     deepseek: ProviderEnv;
@@ -148,6 +151,9 @@ export function parseEnv(env: Env): EnvConfig {
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']),
     imageUrlSecret: imageUrlSecret(env),
     imageUrlTtlSeconds: int(env, 'IMAGE_URL_TTL_SECONDS', 3600, 60, 7 * 86_400),
+    ingestConcurrency: int(env, 'INGEST_CONCURRENCY', 2, 0, 64),
+    ingestPollMs: int(env, 'INGEST_POLL_MS', 1000, 50, 60_000),
+    kbVectorCacheMb: int(env, 'KB_VECTOR_CACHE_MB', 256, 0, 65_536),
     providers: {
       openai: provider(env, 'OPENAI', 'https://api.openai.com/v1', providerTimeout),
       deepseek: provider(env, 'DEEPSEEK', 'https://api.deepseek.com/v1', providerTimeout),

@@ -4,3 +4,4 @@ export * from './database.module';
 export * from './database-health';
 export * from './transaction-runner';
 export * from './migrations';
+export * from './raw-sql';

@@ -1,0 +1,45 @@
+import { DataSource, EntityManager, EntityTarget } from 'typeorm';
+
+export type SqlRow = Record<string, unknown>;
+
+/**
+ * Raw statements that run unchanged on both drivers, for the few queries the query builder cannot
+ * express (claims with SKIP LOCKED, full-text search, UPDATE … RETURNING). Placeholders are `$n`
+ * (rewritten to `?` in order for SQLite); table names come from `table(Entity)`, schema-qualified
+ * and escaped.
+ */
+export class RawSql {
+  readonly pg: boolean;
+
+  constructor(private readonly ds: DataSource) {
+    this.pg = ds.options.type === 'postgres';
+  }
+
+  table(entity: EntityTarget<object>): string {
+    return this.ds
+      .getMetadata(entity)
+      .tablePath.split('.')
+      .map((p) => this.ds.driver.escape(p))
+      .join('.');
+  }
+
+  async exec(sql: string, params: unknown[], m?: EntityManager): Promise<{ rows: SqlRow[]; affected: number }> {
+    let text = sql;
+    let args = params;
+    if (!this.pg) {
+      args = [];
+      text = sql.replace(/\$(\d+)(::\w+)?/g, (_, n: string) => {
+        args.push(params[Number(n) - 1]);
+        return '?';
+      });
+    }
+    const qr = m?.queryRunner ?? this.ds.createQueryRunner();
+    try {
+      const r = await qr.query(text, args, true);
+      const rows = Array.isArray(r.records) ? (r.records as SqlRow[]) : [];
+      return { rows, affected: r.affected ?? rows.length };
+    } finally {
+      if (!m?.queryRunner) await qr.release();
+    }
+  }
+}

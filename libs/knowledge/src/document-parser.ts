@@ -1,0 +1,41 @@
+import { Chunking } from './kb-rules';
+
+/** What a parser extracted from a document: text per page (PDF) or one page; CSV rows as units. */
+export interface ExtractedDocument {
+  kind: 'pdf' | 'docx' | 'html' | 'markdown' | 'text' | 'csv' | 'json' | 'image';
+  mime: string;
+  title?: string;
+  pages: { page: number; text: string }[];
+  /** CSV: one self-contained unit per row (header repeated) */
+  units?: string[];
+}
+
+export interface DocumentChunk {
+  ordinal: number;
+  page: number | null;
+  text: string;
+  tokens: number;
+  contentHash: string;
+}
+
+/** A document that cannot be ingested, with the `last_error.code` it reports. */
+export class ExtractionError extends Error {
+  constructor(
+    readonly code: 'unsupported_file' | 'no_text_layer' | 'file_too_large' | 'parse_error' | 'empty_document',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ExtractionError';
+  }
+}
+
+/**
+ * Turns bytes into text and chunks (type sniffing by content, maintained parsers per format,
+ * token-based chunking). An abstract class so it is the DI token.
+ */
+export abstract class DocumentParser {
+  /** Type by content; throws ExtractionError('unsupported_file') for anything not ingestible or storable. */
+  abstract sniff(bytes: Buffer, hint: { filename?: string; mime?: string }): Promise<ExtractedDocument['kind']>;
+  abstract extract(bytes: Buffer, hint: { filename?: string; mime?: string }): Promise<ExtractedDocument>;
+  abstract chunk(doc: ExtractedDocument, chunking: Chunking): DocumentChunk[];
+}

@@ -1,0 +1,254 @@
+import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { AsyncResource } from 'node:async_hooks';
+import { createHash, randomUUID } from 'node:crypto';
+import { ApiError, Clock, exactCostMicro, SafeFetcher, SafeFetchError } from '@app/common';
+import { AppConfig } from '@app/config';
+import { BillingService } from '@app/billing';
+import { ModelCatalogService } from '@app/providers';
+import { EmbeddingsService } from '@app/rerank';
+import { DocumentParser, ExtractedDocument, ExtractionError } from './document-parser';
+import { IngestJobEntity, KbDocumentEntity } from './entities/knowledge.entities';
+import { FilesRepository } from './files.repository';
+import { MAX_FILE_BYTES } from './files.service';
+import { IngestionSignal } from './ingestion-signal';
+import { decodeChunking } from './kb-rules';
+import { KnowledgeRepository, NewChunk } from './knowledge.repository';
+import { encodeVector } from './vector-index';
+
+const LEASE_MS = 60_000;
+const MAX_ATTEMPTS = 5;
+const LINK_TIMEOUT_MS = 15_000;
+
+/** A failure that retrying cannot fix: the document fails with this code. */
+class PermanentFailure extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The ingestion worker of this replica. Jobs live in the database: every replica polls, claims one
+ * atomically under a lease (renewed while it works), and a job whose replica died is claimed again
+ * when its lease runs out. Steps: bytes (upload, or the link fetched through the SSRF guard) →
+ * extract → chunk → embed the chunks whose text this knowledge base has not embedded yet (billed to
+ * the team) → swap the document's chunks in one transaction. Failures that retrying cannot fix fail
+ * the document with `last_error`; others retry with exponential backoff, at most 5 attempts.
+ */
+@Injectable()
+export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
+  private readonly log = new Logger('Ingestion');
+  private readonly owner = `w-${randomUUID().slice(0, 8)}`;
+  private timer: NodeJS.Timeout | null = null;
+  private running = 0;
+  private stopped = false;
+  private readonly active = new Set<Promise<void>>();
+
+  constructor(
+    private readonly repo: KnowledgeRepository,
+    private readonly files: FilesRepository,
+    private readonly parser: DocumentParser,
+    private readonly embeddings: EmbeddingsService,
+    private readonly catalog: ModelCatalogService,
+    private readonly billing: BillingService,
+    private readonly fetcher: SafeFetcher,
+    private readonly signal: IngestionSignal,
+    private readonly config: AppConfig,
+    private readonly clock: Clock,
+  ) {}
+
+  onModuleInit(): void {
+    if (this.config.ingestConcurrency === 0) return;
+    // bound here, so work started by a request's nudge does not run (and log) in that request's context
+    this.signal.onNudge(AsyncResource.bind(() => this.tick()));
+    this.timer = setInterval(() => this.tick(), this.config.ingestPollMs);
+    this.timer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await Promise.allSettled([...this.active]);
+  }
+
+  /** Claim and run jobs until the concurrency is used or the queue is empty. */
+  tick(): void {
+    if (this.stopped) return;
+    while (this.running < this.config.ingestConcurrency) {
+      this.running++;
+      const p = this.runOne()
+        .then((worked) => {
+          this.running--;
+          if (worked) this.tick();
+        })
+        .catch((err: Error) => {
+          this.running--;
+          this.log.warn(`ingestion loop error: ${err.message}`);
+        });
+      this.active.add(p);
+      void p.finally(() => this.active.delete(p));
+      break;
+    }
+  }
+
+  /** One job, if any is runnable. Exposed for tests that drive the queue step by step. */
+  async runOne(): Promise<boolean> {
+    const job = await this.repo.claimJob(this.owner, this.clock.now(), LEASE_MS);
+    if (!job) return false;
+    const renew = setInterval(() => void this.repo.extendLease(Number(job.id), this.owner, this.clock.now() + LEASE_MS).catch(() => undefined), LEASE_MS / 3);
+    renew.unref();
+    try {
+      await this.process(job);
+    } catch (err) {
+      await this.onFailure(job, err);
+    } finally {
+      clearInterval(renew);
+    }
+    return true;
+  }
+
+  private async onFailure(job: IngestJobEntity, err: unknown): Promise<void> {
+    const now = this.clock.now();
+    const id = Number(job.id);
+    let code: string | null = null;
+    let message = err instanceof Error ? err.message : String(err);
+    if (err instanceof PermanentFailure || err instanceof ExtractionError) code = err.code;
+    else if (err instanceof ApiError && err.status === 402) code = 'insufficient_quota';
+    else if (err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 429) code = err.code ?? 'invalid_request';
+    else if (job.attempts >= MAX_ATTEMPTS) {
+      code = 'server_error';
+      message = `Gave up after ${job.attempts} attempts: ${message}`;
+    }
+    if (code) {
+      this.log.warn(`ingest ${job.vectorStoreId}/${job.documentId}: failed (${code}): ${message}`);
+      await this.repo.failJob(id, job.vectorStoreId, job.documentId, code, message, now);
+      return;
+    }
+    const delay = Math.min(60_000, 1000 * 2 ** (job.attempts - 1));
+    this.log.warn(`ingest ${job.vectorStoreId}/${job.documentId}: attempt ${job.attempts} failed (${message}); retrying in ${delay} ms`);
+    await this.repo.retryJob(id, now + delay, message, now);
+  }
+
+  private async process(job: IngestJobEntity): Promise<void> {
+    const store = await this.repo.findStore(job.teamId, job.vectorStoreId);
+    const doc = store ? await this.repo.findDocument(job.teamId, job.vectorStoreId, job.documentId) : null;
+    if (!store || !doc) {
+      await this.repo.retryJob(Number(job.id), Number.MAX_SAFE_INTEGER, 'document deleted', this.clock.now());
+      return;
+    }
+    const started = this.clock.now();
+    await this.repo.updateDocument(doc.vectorStoreId, doc.id, { status: 'in_progress', updatedAt: started });
+    const { bytes, filename, mime, finalUrl } = await this.load(doc);
+    const contentHash = createHash('sha256').update(bytes).digest('hex');
+    if (doc.kind === 'link' && doc.contentHash === contentHash && doc.lastErrorCode === null && doc.chunkCount > 0) {
+      // refresh of unchanged content: nothing to re-embed
+      await this.repo.swapChunks(doc.vectorStoreId, doc.id, await this.keepChunks(doc), { status: 'completed', finalUrl, updatedAt: this.clock.now() }, Number(job.id));
+      this.log.log(`ingest ${doc.vectorStoreId}/${doc.id}: link unchanged, kept ${doc.chunkCount} chunks`);
+      return;
+    }
+    const extracted = await this.parser.extract(bytes, { filename, mime });
+    const title = extracted.title ?? doc.title ?? filename;
+    if (extracted.kind === 'image') {
+      await this.repo.swapChunks(doc.vectorStoreId, doc.id, [], { status: 'completed', title, pages: 0, tokens: 0, chunkCount: 0, usageBytes: bytes.length, contentHash, finalUrl, updatedAt: this.clock.now() }, Number(job.id));
+      this.log.log(`ingest ${doc.vectorStoreId}/${doc.id}: image stored (not embedded)`);
+      return;
+    }
+    const chunks = this.parser.chunk(extracted, decodeChunking(doc.chunking));
+    if (chunks.length === 0) throw new ExtractionError('empty_document', 'The document holds no text to index.');
+    this.log.log(`ingest ${doc.vectorStoreId}/${doc.id}: ${extracted.kind}, ${extracted.pages.length} page(s), ${chunks.length} chunk(s)`);
+
+    const vectors = await this.embed(doc, store.embeddingModel, store.dimensions, chunks);
+    const rows: NewChunk[] = chunks.map((c) => ({ ...c, embedding: vectors.get(c.contentHash)! }));
+    const tokens = chunks.reduce((s, c) => s + c.tokens, 0);
+    const usageBytes = rows.reduce((s, r) => s + Buffer.byteLength(r.text) + r.embedding.length, 0);
+    const ok = await this.repo.swapChunks(
+      doc.vectorStoreId,
+      doc.id,
+      rows,
+      { status: 'completed', title: title.slice(0, 512), pages: extracted.pages.length, tokens, chunkCount: rows.length, usageBytes, contentHash, finalUrl, lastErrorCode: null, lastErrorMessage: null, updatedAt: this.clock.now() },
+      Number(job.id),
+    );
+    this.log.log(`ingest ${doc.vectorStoreId}/${doc.id}: ${ok ? 'completed' : 'dropped (document deleted meanwhile)'} in ${this.clock.now() - started} ms`);
+  }
+
+  /** Chunks of an unchanged document, re-inserted as they are (the swap is the one place that writes chunks). */
+  private async keepChunks(doc: KbDocumentEntity): Promise<NewChunk[]> {
+    const rows = await this.repo.loadVectors(doc.vectorStoreId);
+    const mine = rows.filter((r) => r.documentId === doc.id);
+    const full = await this.repo.chunksByIds(mine.map((r) => r.id));
+    const byId = new Map(full.map((c) => [Number(c.id), c]));
+    return mine.map((r) => {
+      const c = byId.get(r.id)!;
+      return { ordinal: c.ordinal, page: c.page, text: c.text, tokens: c.tokens, contentHash: c.contentHash, embedding: r.embedding };
+    });
+  }
+
+  private async load(doc: KbDocumentEntity): Promise<{ bytes: Buffer; filename: string; mime: string; finalUrl: string | null }> {
+    if (doc.kind !== 'link') {
+      const bytes = await this.files.content(doc.teamId, doc.id);
+      if (!bytes) throw new PermanentFailure('file_not_found', 'The file of this document was deleted.');
+      const meta = await this.files.findOwned(doc.teamId, doc.id);
+      return { bytes, filename: meta?.filename ?? doc.id, mime: meta?.mime ?? 'application/octet-stream', finalUrl: null };
+    }
+    let res;
+    try {
+      res = await this.fetcher.fetch(doc.url!, { maxBytes: MAX_FILE_BYTES, timeoutMs: LINK_TIMEOUT_MS });
+    } catch (err) {
+      if (err instanceof SafeFetchError && err.code !== 'network' && err.code !== 'timeout') throw new PermanentFailure(`link_${err.code}`, `The link could not be fetched: ${err.message}`);
+      throw err;
+    }
+    const name = new URL(res.finalUrl).pathname.split('/').pop() || 'index.html';
+    // the fetched copy is stored under the document's file id, so the content endpoint shows what was indexed
+    await this.files.replace({
+      id: doc.id,
+      teamId: doc.teamId,
+      filename: name.slice(0, 255),
+      purpose: 'user_data',
+      mime: res.contentType.slice(0, 100),
+      byteSize: res.bytes.length,
+      sha256: createHash('sha256').update(res.bytes).digest('hex'),
+      bytes: res.bytes,
+      createdAt: this.clock.now(),
+    });
+    return { bytes: res.bytes, filename: name, mime: res.contentType, finalUrl: res.finalUrl };
+  }
+
+  /**
+   * Vectors by content hash: reused from this knowledge base when the same text was embedded before,
+   * else embedded now, the tokens billed to the team (reserve → embed → settle; release on failure).
+   */
+  private async embed(doc: KbDocumentEntity, modelKey: string, dimensions: number, chunks: { contentHash: string; text: string; tokens: number }[]): Promise<Map<string, Buffer>> {
+    const vectors = await this.repo.embeddingsByHash(doc.vectorStoreId, [...new Set(chunks.map((c) => c.contentHash))]);
+    const todo = new Map<string, { text: string; tokens: number }>();
+    for (const c of chunks) if (!vectors.has(c.contentHash) && !todo.has(c.contentHash)) todo.set(c.contentHash, c);
+    if (todo.size === 0) return vectors;
+    const model = this.catalog.require(modelKey, 'embedding');
+    const items = [...todo.entries()];
+    const texts = items.map(([, c]) => c.text);
+    const counts = this.embeddings.countTokens(texts);
+    const estimate = counts.reduce((a, b) => a + b, 0);
+    const price = model.pricing.input_rub_per_1m;
+    const reservation = await this.billing.reserve(doc.teamId, exactCostMicro([{ tokens: Math.ceil(estimate * 1.1) + 16, rubPer1M: price }]).totalMicro, `ingest-${doc.id}-${this.clock.now()}`);
+    try {
+      const result = await this.embeddings.embed(model, texts, model.dimensions === dimensions ? undefined : dimensions, undefined, counts);
+      await this.billing.settle(reservation, exactCostMicro([{ tokens: result.tokens, rubPer1M: price }]).totalMicro, {
+        endpoint: 'knowledge-base ingestion',
+        model: model.key,
+        apiKeyId: null,
+        promptTokens: result.tokens,
+        completionTokens: 0,
+        breakdown: { vector_store_id: doc.vectorStoreId, document_id: doc.id, chunks_embedded: texts.length, chunks_reused: chunks.length - texts.length },
+      });
+      items.forEach(([hash], i) => vectors.set(hash, encodeVector(result.vectors[i])));
+      this.log.log(`ingest ${doc.vectorStoreId}/${doc.id}: embedded ${texts.length} chunk(s), ${result.tokens} tokens (${model.key})`);
+      return vectors;
+    } catch (err) {
+      await this.billing.release(reservation).catch(() => undefined);
+      throw err;
+    }
+  }
+}
+
+export type { ExtractedDocument };

@@ -1,0 +1,157 @@
+/**
+ * Pure rules of knowledge bases: chunking strategies, attributes, search filters, reciprocal-rank
+ * fusion. No I/O here; everything is unit-tested beside this file.
+ */
+import { ApiError } from '@app/common';
+
+// ── chunking strategy ────────────────────────────────────────────────────────────────────────────
+
+export interface Chunking {
+  type: 'auto' | 'static';
+  maxTokens: number;
+  overlapTokens: number;
+}
+
+/** OpenAI's `auto`: 800-token chunks overlapping by 400. */
+export const AUTO_CHUNKING: Chunking = { type: 'auto', maxTokens: 800, overlapTokens: 400 };
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export function parseChunkingStrategy(raw: unknown, param = 'chunking_strategy'): Chunking {
+  if (raw === undefined || raw === null) return AUTO_CHUNKING;
+  if (!isObject(raw)) throw ApiError.badRequest(`${param} must be an object: {"type":"auto"} or {"type":"static","static":{...}}.`, param);
+  if (raw.type === 'auto') return AUTO_CHUNKING;
+  if (raw.type !== 'static') throw ApiError.badRequest(`${param}.type must be "auto" or "static".`, `${param}.type`);
+  const s = raw.static;
+  if (!isObject(s)) throw ApiError.badRequest(`${param}.static is required for a static strategy.`, `${param}.static`);
+  const max = s.max_chunk_size_tokens;
+  const overlap = s.chunk_overlap_tokens;
+  if (typeof max !== 'number' || !Number.isInteger(max) || max < 100 || max > 4096) {
+    throw ApiError.badRequest(`${param}.static.max_chunk_size_tokens must be an integer from 100 to 4096.`, `${param}.static.max_chunk_size_tokens`);
+  }
+  if (typeof overlap !== 'number' || !Number.isInteger(overlap) || overlap < 0 || overlap > max / 2) {
+    throw ApiError.badRequest(`${param}.static.chunk_overlap_tokens must be an integer from 0 to half of max_chunk_size_tokens (${Math.floor(max / 2)}).`, `${param}.static.chunk_overlap_tokens`);
+  }
+  return { type: 'static', maxTokens: max, overlapTokens: overlap };
+}
+
+export function encodeChunking(c: Chunking): string {
+  return c.type === 'auto' ? 'auto' : `static:${c.maxTokens}:${c.overlapTokens}`;
+}
+
+export function decodeChunking(s: string): Chunking {
+  const m = /^static:(\d+):(\d+)$/.exec(s);
+  return m ? { type: 'static', maxTokens: Number(m[1]), overlapTokens: Number(m[2]) } : AUTO_CHUNKING;
+}
+
+/** The wire form OpenAI returns on a vector store file (auto is reported as its static values). */
+export function chunkingObject(c: Chunking): { type: 'static'; static: { max_chunk_size_tokens: number; chunk_overlap_tokens: number } } {
+  return { type: 'static', static: { max_chunk_size_tokens: c.maxTokens, chunk_overlap_tokens: c.overlapTokens } };
+}
+
+// ── attributes / metadata ────────────────────────────────────────────────────────────────────────
+
+export type AttributeValue = string | number | boolean;
+export type Attributes = Record<string, AttributeValue>;
+
+/** OpenAI's rule: ≤ 16 keys, keys ≤ 64 characters, string values ≤ 512 characters; numbers and booleans too. */
+export function parseAttributes(raw: unknown, param: string, opts: { stringsOnly?: boolean } = {}): Attributes | null {
+  if (raw === undefined || raw === null) return null;
+  if (!isObject(raw)) throw ApiError.badRequest(`${param} must be an object.`, param);
+  const keys = Object.keys(raw);
+  if (keys.length > 16) throw ApiError.badRequest(`${param} may hold at most 16 keys.`, param);
+  const out: Attributes = {};
+  for (const k of keys) {
+    if (k.length === 0 || k.length > 64) throw ApiError.badRequest(`${param} keys must be 1–64 characters.`, `${param}.${k.slice(0, 64)}`);
+    const v = raw[k];
+    if (typeof v === 'string') {
+      if (v.length > 512) throw ApiError.badRequest(`${param}.${k} must be at most 512 characters.`, `${param}.${k}`);
+    } else if (opts.stringsOnly || !((typeof v === 'number' && Number.isFinite(v)) || typeof v === 'boolean')) {
+      throw ApiError.badRequest(`${param}.${k} must be a ${opts.stringsOnly ? 'string' : 'string, number or boolean'}.`, `${param}.${k}`);
+    }
+    out[k] = v as AttributeValue;
+  }
+  return out;
+}
+
+// ── search filters ───────────────────────────────────────────────────────────────────────────────
+
+export type ComparisonOp = 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'nin';
+export type Filter =
+  | { type: ComparisonOp; key: string; value: AttributeValue | AttributeValue[] }
+  | { type: 'and' | 'or'; filters: Filter[] };
+
+const COMPARISONS = new Set(['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'nin']);
+
+/** Validates OpenAI's filter grammar (comparison and compound filters, nesting ≤ 8). */
+export function parseFilter(raw: unknown, param = 'filters', depth = 0): Filter | null {
+  if (raw === undefined || raw === null) return null;
+  if (depth > 8) throw ApiError.badRequest(`${param} nests too deeply (at most 8 levels).`, param);
+  if (!isObject(raw)) throw ApiError.badRequest(`${param} must be an object.`, param);
+  if (raw.type === 'and' || raw.type === 'or') {
+    if (!Array.isArray(raw.filters) || raw.filters.length === 0 || raw.filters.length > 32) {
+      throw ApiError.badRequest(`${param}.filters must be a list of 1–32 filters.`, `${param}.filters`);
+    }
+    return { type: raw.type, filters: raw.filters.map((f, i) => parseFilter(f, `${param}.filters[${i}]`, depth + 1)!) };
+  }
+  if (typeof raw.type !== 'string' || !COMPARISONS.has(raw.type)) {
+    throw ApiError.badRequest(`${param}.type must be one of eq, ne, gt, gte, lt, lte, in, nin, and, or.`, `${param}.type`);
+  }
+  if (typeof raw.key !== 'string' || raw.key === '') throw ApiError.badRequest(`${param}.key must be a non-empty string.`, `${param}.key`);
+  const scalar = (v: unknown) => typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
+  const op = raw.type as ComparisonOp;
+  if (op === 'in' || op === 'nin') {
+    if (!Array.isArray(raw.value) || raw.value.length === 0 || !raw.value.every(scalar)) {
+      throw ApiError.badRequest(`${param}.value must be a non-empty list of strings, numbers or booleans for "${op}".`, `${param}.value`);
+    }
+  } else if (!scalar(raw.value)) {
+    throw ApiError.badRequest(`${param}.value must be a string, number or boolean.`, `${param}.value`);
+  }
+  return { type: op, key: raw.key, value: raw.value as AttributeValue | AttributeValue[] };
+}
+
+/** Does a document's attributes satisfy the filter? A missing key satisfies only ne / nin. */
+export function matchesFilter(filter: Filter | null, attrs: Attributes | null): boolean {
+  if (!filter) return true;
+  if ('filters' in filter) return filter.type === 'and' ? filter.filters.every((f) => matchesFilter(f, attrs)) : filter.filters.some((f) => matchesFilter(f, attrs));
+  return compare(filter, attrs);
+}
+
+function compare(filter: Extract<Filter, { key: string }>, attrs: Attributes | null): boolean {
+  const has = attrs !== null && Object.prototype.hasOwnProperty.call(attrs, filter.key);
+  const v = has ? attrs![filter.key] : undefined;
+  switch (filter.type) {
+    case 'eq':
+      return has && v === filter.value;
+    case 'ne':
+      return !has || v !== filter.value;
+    case 'in':
+      return has && (filter.value as AttributeValue[]).includes(v!);
+    case 'nin':
+      return !has || !(filter.value as AttributeValue[]).includes(v!);
+    default: {
+      if (!has || typeof v !== typeof filter.value || typeof v === 'boolean') return false;
+      const a = v as number | string;
+      const b = filter.value as number | string;
+      if (filter.type === 'gt') return a > b;
+      if (filter.type === 'gte') return a >= b;
+      if (filter.type === 'lt') return a < b;
+      return a <= b;
+    }
+  }
+}
+
+// ── fusion ───────────────────────────────────────────────────────────────────────────────────────
+
+/** Reciprocal-rank fusion (Cormack et al., k = 60): Σ 1 / (k + rank) over the lists an id appears in. */
+export function reciprocalRankFusion(lists: number[][], k = 60): Array<{ id: number; score: number }> {
+  const scores = new Map<number, number>();
+  for (const list of lists) list.forEach((id, rank) => scores.set(id, (scores.get(id) ?? 0) + 1 / (k + rank + 1)));
+  return [...scores.entries()].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score || a.id - b.id);
+}
+
+/** Plain query words for the keyword leg (letters and digits, ≥ 2 characters, at most 32 distinct). */
+export function keywordTerms(query: string): string[] {
+  const words = query.toLowerCase().match(/[\p{L}\p{N}]{2,}/gu) ?? [];
+  return [...new Set(words)].slice(0, 32);
+}

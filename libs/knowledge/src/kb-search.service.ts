@@ -1,0 +1,150 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { ApiError, Clock, exactCostMicro } from '@app/common';
+import type { Caller } from '@app/auth';
+import { AppConfig } from '@app/config';
+import { BillingService } from '@app/billing';
+import { ModelCatalogService } from '@app/providers';
+import { EmbeddingsService } from '@app/rerank';
+import { KbChunkEntity, KbDocumentEntity, VectorStoreEntity } from './entities/knowledge.entities';
+import { Attributes, Filter, keywordTerms, matchesFilter, reciprocalRankFusion } from './kb-rules';
+import { KnowledgeRepository } from './knowledge.repository';
+import { VectorIndex, VectorIndexCache } from './vector-index';
+
+export interface SearchInput {
+  queries: string[];
+  topK: number;
+  threshold: number;
+  filter: Filter | null;
+}
+
+export interface SearchHit {
+  chunk: KbChunkEntity;
+  document: KbDocumentEntity;
+  score: number;
+}
+
+export interface SearchOutcome {
+  hits: SearchHit[];
+  queryTokens: number;
+  costMicro: number;
+  elapsedMs: number;
+}
+
+/**
+ * Hybrid search over one knowledge base: the vector leg (cosine over the knowledge base's chunks,
+ * from a per-replica index rebuilt when the knowledge base's revision moves) and the keyword leg
+ * (FTS5 bm25 / Postgres ts_rank) give candidates, fused by reciprocal rank; each candidate's final
+ * score is the cosine similarity of query and chunk (the rerank engine's score), the threshold
+ * applies to that score, chunks with identical text are kept once, and the best top_k are returned.
+ * The query embedding is billed to the team.
+ */
+@Injectable()
+export class KbSearchService {
+  private readonly log = new Logger('KbSearch');
+  private readonly cache: VectorIndexCache;
+  private readonly building = new Map<string, Promise<VectorIndex>>();
+
+  constructor(
+    private readonly repo: KnowledgeRepository,
+    private readonly embeddings: EmbeddingsService,
+    private readonly catalog: ModelCatalogService,
+    private readonly billing: BillingService,
+    private readonly clock: Clock,
+    config: AppConfig,
+  ) {
+    this.cache = new VectorIndexCache(config.kbVectorCacheBytes);
+  }
+
+  async search(caller: Caller, store: VectorStoreEntity, input: SearchInput, requestId: string, endpoint: string): Promise<SearchOutcome> {
+    const started = performance.now();
+    const model = this.catalog.require(store.embeddingModel, 'embedding');
+    const queries = input.queries.map((q) => q.trim()).filter(Boolean);
+    if (queries.length === 0) throw ApiError.badRequest('query must not be empty.', 'query');
+    const counts = this.embeddings.countTokens(queries);
+    const price = model.pricing.input_rub_per_1m;
+    const reservation = await this.billing.reserve(caller.teamId, exactCostMicro([{ tokens: Math.ceil(counts.reduce((a, b) => a + b, 0) * 1.1) + 16, rubPer1M: price }]).totalMicro, requestId);
+    let queryVectors: Float32Array[];
+    let queryTokens: number;
+    let costMicro: number;
+    try {
+      const result = await this.embeddings.embed(model, queries, model.dimensions === store.dimensions ? undefined : store.dimensions, undefined, counts);
+      queryVectors = result.vectors;
+      queryTokens = result.tokens;
+      const settled = await this.billing.settle(reservation, exactCostMicro([{ tokens: queryTokens, rubPer1M: price }]).totalMicro, {
+        endpoint,
+        model: model.key,
+        apiKeyId: caller.apiKeyId,
+        promptTokens: queryTokens,
+        completionTokens: 0,
+        breakdown: { vector_store_id: store.id, queries: queries.length },
+      });
+      costMicro = settled.chargedMicro;
+    } catch (err) {
+      await this.billing.release(reservation).catch(() => undefined);
+      throw err;
+    }
+    const engineStart = performance.now();
+    const hits = await this.rank(store, queries, queryVectors, input);
+    const elapsedMs = performance.now() - started;
+    this.log.debug(`search ${store.id}: ${hits.length} hit(s), engine ${(performance.now() - engineStart).toFixed(1)} ms`);
+    return { hits, queryTokens, costMicro, elapsedMs };
+  }
+
+  /** The search engine proper (no billing, no provider): candidates → final cosine → threshold → dedupe → top_k. */
+  async rank(store: VectorStoreEntity, queries: string[], queryVectors: Float32Array[], input: SearchInput): Promise<SearchHit[]> {
+    const index = await this.index(store);
+    if (index.size === 0) return [];
+    // a chunk's similarity to a multi-part query is its best similarity to any part
+    const scores = new Float32Array(index.size).fill(-Infinity);
+    for (const qv of queryVectors) {
+      const s = index.scores(qv);
+      for (let i = 0; i < s.length; i++) if (s[i] > scores[i]) scores[i] = s[i];
+    }
+    const pool = Math.max(50, input.topK * 5);
+    const order = Array.from(scores.keys())
+      .sort((a, b) => scores[b] - scores[a] || a - b)
+      .slice(0, pool);
+    const vectorIds = order.map((i) => index.ids[i]);
+    const keywordIds = await this.repo.keywordSearch(store.id, keywordTerms(queries.join(' ')), pool);
+    const position = new Map(index.ids.map((id, i) => [id, i]));
+    const candidates = reciprocalRankFusion([vectorIds, keywordIds])
+      .map(({ id }) => ({ id, i: position.get(id) }))
+      .filter((c): c is { id: number; i: number } => c.i !== undefined)
+      .map((c) => ({ id: c.id, documentId: index.documentIds[c.i], hash: index.hashes[c.i], score: scores[c.i] }))
+      .filter((c) => c.score >= input.threshold)
+      .sort((a, b) => b.score - a.score || a.id - b.id);
+
+    const docs = new Map((await this.repo.documentsByIds(store.id, [...new Set(candidates.map((c) => c.documentId))])).map((d) => [d.id, d]));
+    const seen = new Set<string>();
+    const kept: typeof candidates = [];
+    for (const c of candidates) {
+      const doc = docs.get(c.documentId);
+      if (!doc || seen.has(c.hash)) continue;
+      if (!matchesFilter(input.filter, doc.attributes ? (JSON.parse(doc.attributes) as Attributes) : null)) continue;
+      seen.add(c.hash);
+      kept.push(c);
+      if (kept.length === input.topK) break;
+    }
+    const chunks = new Map((await this.repo.chunksByIds(kept.map((c) => c.id))).map((c) => [Number(c.id), c]));
+    return kept.filter((c) => chunks.has(c.id)).map((c) => ({ chunk: chunks.get(c.id)!, document: docs.get(c.documentId)!, score: c.score }));
+  }
+
+  private async index(store: VectorStoreEntity): Promise<VectorIndex> {
+    const revision = (await this.repo.storeRevision(store.id)) ?? store.revision;
+    const cached = this.cache.get(store.id, revision);
+    if (cached) return cached;
+    const key = `${store.id}@${revision}`;
+    let p = this.building.get(key);
+    if (!p) {
+      p = this.repo.loadVectors(store.id).then((rows) => {
+        const idx = new VectorIndex(revision, store.dimensions, rows);
+        this.cache.set(store.id, idx);
+        return idx;
+      });
+      this.building.set(key, p);
+      void p.finally(() => this.building.delete(key)).catch(() => undefined);
+    }
+    return p;
+  }
+}
+

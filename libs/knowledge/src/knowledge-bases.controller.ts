@@ -1,0 +1,161 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, UploadedFile, UseInterceptors } from '@nestjs/common';
+import { ApiBody, ApiConsumes, ApiExtraModels, ApiOkResponse, ApiOperation, ApiParam, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import type { Request } from 'express';
+import { plainToInstance } from 'class-transformer';
+import { validate } from 'class-validator';
+import { ApiError, firstValidationProblem, microToRub } from '@app/common';
+import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
+import { formatPercentage, roundScore } from '@app/rerank';
+import { CreateKnowledgeBaseDto, KbDocumentDto, KbDocumentListDto, KbSearchResponseDto, KnowledgeBaseDto, KnowledgeBaseListDto, KnowledgeBaseSearchDto, LinkDto, TextDocumentDto, UpdateKnowledgeBaseDto, UploadDocumentDto } from './dto/knowledge-bases.dto';
+import { PageQueryDto } from './dto/vector-stores.dto';
+import { uploadInterceptor } from './files.controller';
+import { UploadedBytes } from './files.service';
+import { KbSearchService } from './kb-search.service';
+import { parseFilter } from './kb-rules';
+import { KnowledgeService } from './knowledge.service';
+import { toDocument, toKnowledgeBase } from './knowledge.presenter';
+
+const ID = { name: 'id', example: 'vs_1a2b3c4d5e6f7a8b9c0d1e2f' };
+
+/** The REST knowledge-base API (api-key header; the same records as /v1/vector_stores, same ids). */
+@ApiTags('Knowledge bases')
+@ApiExtraModels(UploadDocumentDto, TextDocumentDto)
+@ApiKeyAuth()
+@Controller('api/v1/knowledge-bases')
+export class KnowledgeBasesController {
+  constructor(
+    private readonly kb: KnowledgeService,
+    private readonly search: KbSearchService,
+  ) {}
+
+  @Post()
+  @HttpCode(201)
+  @ApiOperation({ summary: 'Create a knowledge base' })
+  @ApiOkResponse({ type: KnowledgeBaseDto })
+  async create(@CurrentCaller() caller: Caller, @Body() dto: CreateKnowledgeBaseDto): Promise<KnowledgeBaseDto> {
+    return toKnowledgeBase(await this.kb.createStore(caller, dto));
+  }
+
+  @Get()
+  @ApiOkResponse({ type: KnowledgeBaseListDto })
+  async list(@CurrentCaller() caller: Caller, @Query() q: PageQueryDto): Promise<KnowledgeBaseListDto> {
+    const { views, hasMore } = await this.kb.listStores(caller, q);
+    return { data: views.map(toKnowledgeBase), has_more: hasMore };
+  }
+
+  @Get(':id')
+  @ApiParam(ID)
+  @ApiOkResponse({ type: KnowledgeBaseDto })
+  async get(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<KnowledgeBaseDto> {
+    return toKnowledgeBase(await this.kb.view(caller.teamId, id));
+  }
+
+  @Patch(':id')
+  @ApiParam(ID)
+  @ApiOkResponse({ type: KnowledgeBaseDto })
+  async update(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() dto: UpdateKnowledgeBaseDto): Promise<KnowledgeBaseDto> {
+    return toKnowledgeBase(await this.kb.updateStore(caller, id, dto));
+  }
+
+  @Delete(':id')
+  @ApiParam(ID)
+  @ApiOkResponse({ schema: { example: { id: 'vs_1a2b3c4d5e6f7a8b9c0d1e2f', deleted: true } } })
+  async delete(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<{ id: string; deleted: true }> {
+    await this.kb.deleteStore(caller, id);
+    return { id, deleted: true };
+  }
+
+  @Post(':id/documents')
+  @HttpCode(202)
+  @UseInterceptors(uploadInterceptor())
+  @ApiParam(ID)
+  @ApiConsumes('multipart/form-data', 'application/json')
+  @ApiBody({ schema: { oneOf: [{ $ref: getSchemaPath(UploadDocumentDto) }, { $ref: getSchemaPath(TextDocumentDto) }] } })
+  @ApiOperation({ summary: 'Add a document: multipart `file` (+ `metadata` JSON string), or JSON `{name, text, metadata}`. Ingested asynchronously (202).' })
+  @ApiOkResponse({ type: KbDocumentDto })
+  async addDocument(@CurrentCaller() caller: Caller, @Param('id') id: string, @UploadedFile() file: UploadedBytes | undefined, @Body() body: Record<string, unknown>, @Req() req: Request): Promise<KbDocumentDto> {
+    if (req.is('multipart/form-data')) {
+      let metadata: unknown;
+      if (typeof body.metadata === 'string' && body.metadata !== '') {
+        try {
+          metadata = JSON.parse(body.metadata);
+        } catch {
+          throw ApiError.badRequest('metadata must be a JSON object string.', 'metadata');
+        }
+      }
+      return toDocument(await this.kb.addUpload(caller, id, file, metadata));
+    }
+    const text = plainToInstance(TextDocumentDto, body);
+    const problem = firstValidationProblem(await validate(text, { whitelist: true }));
+    if (problem) throw ApiError.badRequest(problem.message, problem.param);
+    return toDocument(await this.kb.addText(caller, id, text));
+  }
+
+  @Get(':id/documents')
+  @ApiParam(ID)
+  @ApiOkResponse({ type: KbDocumentListDto })
+  async documents(@CurrentCaller() caller: Caller, @Param('id') id: string, @Query() q: PageQueryDto): Promise<KbDocumentListDto> {
+    const { docs, hasMore } = await this.kb.listDocuments(caller, id, q);
+    return { data: docs.map(toDocument), has_more: hasMore };
+  }
+
+  @Get(':id/documents/:doc_id')
+  @ApiParam(ID)
+  @ApiParam({ name: 'doc_id', example: 'file-6f1c2a9b0d3e4f5a6b7c8d9e' })
+  @ApiOkResponse({ type: KbDocumentDto })
+  async document(@CurrentCaller() caller: Caller, @Param('id') id: string, @Param('doc_id') docId: string): Promise<KbDocumentDto> {
+    return toDocument(await this.kb.requireDocument(caller.teamId, id, docId));
+  }
+
+  @Delete(':id/documents/:doc_id')
+  @ApiParam(ID)
+  @ApiParam({ name: 'doc_id', example: 'file-6f1c2a9b0d3e4f5a6b7c8d9e' })
+  @ApiOkResponse({ schema: { example: { id: 'file-6f1c2a9b0d3e4f5a6b7c8d9e', deleted: true } } })
+  async deleteDocument(@CurrentCaller() caller: Caller, @Param('id') id: string, @Param('doc_id') docId: string): Promise<{ id: string; deleted: true }> {
+    await this.kb.deleteDocument(caller, id, docId);
+    return { id: docId, deleted: true };
+  }
+
+  @Post(':id/links')
+  @HttpCode(202)
+  @ApiParam(ID)
+  @ApiOperation({ summary: 'Add a web link (fetched through the SSRF guard, parsed, embedded asynchronously)' })
+  @ApiOkResponse({ type: KbDocumentDto })
+  async addLink(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() dto: LinkDto): Promise<KbDocumentDto> {
+    return toDocument(await this.kb.addLink(caller, id, dto));
+  }
+
+  @Post(':id/links/:link_id/refresh')
+  @HttpCode(202)
+  @ApiParam(ID)
+  @ApiParam({ name: 'link_id', example: 'file-6f1c2a9b0d3e4f5a6b7c8d9e' })
+  @ApiOperation({ summary: 'Fetch the link again; unchanged content is not re-embedded' })
+  @ApiOkResponse({ type: KbDocumentDto })
+  async refresh(@CurrentCaller() caller: Caller, @Param('id') id: string, @Param('link_id') linkId: string): Promise<KbDocumentDto> {
+    return toDocument(await this.kb.refreshLink(caller, id, linkId));
+  }
+
+  @Post(':id/search')
+  @HttpCode(200)
+  @ApiParam(ID)
+  @ApiOperation({ summary: 'Search the knowledge base: rerank-style results with their source; the query embedding is billed' })
+  @ApiOkResponse({ type: KbSearchResponseDto })
+  async searchKb(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() dto: KnowledgeBaseSearchDto, @Req() req: Request): Promise<KbSearchResponseDto> {
+    const filter = parseFilter(dto.filters);
+    const store = await this.kb.requireStore(caller.teamId, id);
+    const out = await this.search.search(caller, store, { queries: [dto.query], topK: dto.top_k ?? 10, threshold: dto.similarity_threshold ?? 0.1, filter }, String(req.id), '/api/v1/knowledge-bases/search');
+    return {
+      results: out.hits.map((h, i) => ({
+        rank: i + 1,
+        id: `${h.document.id}#${h.chunk.ordinal}`,
+        data: h.chunk.text,
+        metadata: { ...(h.document.attributes ? (JSON.parse(h.document.attributes) as Record<string, unknown>) : {}), chunk_index: h.chunk.ordinal, tokens: h.chunk.tokens },
+        similarity_score: roundScore(h.score),
+        similarity_percentage: formatPercentage(h.score),
+        source: { document_id: h.document.id, title: h.document.title, page: h.chunk.page, url: h.document.finalUrl ?? h.document.url },
+      })),
+      usage: { query_tokens: out.queryTokens, cost_rub: microToRub(out.costMicro) },
+      processing_time_seconds: Number((out.elapsedMs / 1000).toFixed(3)),
+    };
+  }
+}

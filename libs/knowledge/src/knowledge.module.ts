@@ -1,0 +1,40 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { safeFetcherProviders } from '@app/common';
+import { AuthModule } from '@app/auth';
+import { BillingModule } from '@app/billing';
+import { ProvidersModule } from '@app/providers';
+import { RerankModule } from '@app/rerank';
+import { DocumentParser } from './document-parser';
+import { FileBatchEntity, IngestJobEntity, KbChunkEntity, KbDocumentEntity, VectorStoreEntity } from './entities/knowledge.entities';
+import { StoredFileEntity } from './entities/stored-file.entity';
+import { FilesController } from './files.controller';
+import { FilesRepository } from './files.repository';
+import { FilesService } from './files.service';
+import { IngestionSignal } from './ingestion-signal';
+import { IngestionWorker } from './ingestion.worker';
+import { KbSearchService } from './kb-search.service';
+import { KnowledgeBasesController } from './knowledge-bases.controller';
+import { KnowledgeRepository } from './knowledge.repository';
+import { KnowledgeService } from './knowledge.service';
+import { LibraryDocumentParser } from './parsers/library-document-parser';
+import { VectorStoresController } from './vector-stores.controller';
+
+/** Files, knowledge bases (= OpenAI vector stores), durable ingestion and hybrid search. */
+@Module({
+  imports: [TypeOrmModule.forFeature([StoredFileEntity, VectorStoreEntity, KbDocumentEntity, KbChunkEntity, IngestJobEntity, FileBatchEntity]), AuthModule, BillingModule, ProvidersModule, RerankModule],
+  controllers: [FilesController, VectorStoresController, KnowledgeBasesController],
+  providers: [
+    ...safeFetcherProviders(),
+    { provide: DocumentParser, useClass: LibraryDocumentParser },
+    FilesRepository,
+    FilesService,
+    KnowledgeRepository,
+    KnowledgeService,
+    KbSearchService,
+    IngestionSignal,
+    IngestionWorker,
+  ],
+  exports: [FilesService, KnowledgeService, KbSearchService, DocumentParser],
+})
+export class KnowledgeModule {}

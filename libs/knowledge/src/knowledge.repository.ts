@@ -1,0 +1,341 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { DataSource, EntityManager, In, Repository } from 'typeorm';
+import { RawSql, TransactionRunner } from '@app/database';
+import { DocumentKind, DocumentStatus, FileBatchEntity, IngestJobEntity, KbChunkEntity, KbDocumentEntity, VectorStoreEntity } from './entities/knowledge.entities';
+
+export interface PageQuery {
+  after?: string;
+  limit: number;
+  order: 'asc' | 'desc';
+}
+
+export interface StoreStats {
+  byStatus: Record<DocumentStatus, number>;
+  byKind: Record<DocumentKind, number>;
+  usageBytes: number;
+  chunks: number;
+}
+
+export interface NewChunk {
+  ordinal: number;
+  page: number | null;
+  text: string;
+  tokens: number;
+  contentHash: string;
+  embedding: Buffer;
+}
+
+export interface VectorRow {
+  id: number;
+  documentId: string;
+  contentHash: string;
+  embedding: Buffer;
+}
+
+const EMPTY_STATUS = (): Record<DocumentStatus, number> => ({ queued: 0, in_progress: 0, completed: 0, failed: 0, cancelled: 0 });
+const EMPTY_KIND = (): Record<DocumentKind, number> => ({ file: 0, text: 0, link: 0 });
+
+/** Knowledge bases, their documents and chunks, batches and the ingestion queue. */
+@Injectable()
+export class KnowledgeRepository {
+  private readonly sql: RawSql;
+  private readonly T: { jobs: string; chunks: string; stores: string };
+
+  constructor(
+    @InjectDataSource() ds: DataSource,
+    private readonly tx: TransactionRunner,
+    @InjectRepository(VectorStoreEntity) private readonly stores: Repository<VectorStoreEntity>,
+    @InjectRepository(KbDocumentEntity) private readonly docs: Repository<KbDocumentEntity>,
+    @InjectRepository(KbChunkEntity) private readonly chunks: Repository<KbChunkEntity>,
+    @InjectRepository(IngestJobEntity) private readonly jobs: Repository<IngestJobEntity>,
+    @InjectRepository(FileBatchEntity) private readonly batches: Repository<FileBatchEntity>,
+  ) {
+    this.sql = new RawSql(ds);
+    this.T = { jobs: this.sql.table(IngestJobEntity), chunks: this.sql.table(KbChunkEntity), stores: this.sql.table(VectorStoreEntity) };
+  }
+
+  // ── knowledge bases ────────────────────────────────────────────────────────────────────────────
+
+  async insertStore(row: Omit<VectorStoreEntity, 'seq'>): Promise<void> {
+    await this.stores.insert(row);
+  }
+
+  findStore(teamId: string, id: string): Promise<VectorStoreEntity | null> {
+    return this.stores.findOneBy({ teamId, id });
+  }
+
+  async listStores(teamId: string, q: PageQuery): Promise<VectorStoreEntity[]> {
+    const qb = this.stores.createQueryBuilder('s').where('s.team_id = :teamId', { teamId });
+    if (q.after) {
+      const cursor = await this.stores.findOneBy({ teamId, id: q.after });
+      if (!cursor) return [];
+      qb.andWhere(q.order === 'desc' ? 's.seq < :seq' : 's.seq > :seq', { seq: cursor.seq });
+    }
+    return qb.orderBy('s.seq', q.order === 'desc' ? 'DESC' : 'ASC').limit(q.limit + 1).getMany();
+  }
+
+  async updateStore(teamId: string, id: string, patch: Partial<Pick<VectorStoreEntity, 'name' | 'metadata' | 'description' | 'lastActiveAt'>>): Promise<VectorStoreEntity | null> {
+    if (Object.keys(patch).length > 0) await this.stores.update({ teamId, id }, patch);
+    return this.findStore(teamId, id);
+  }
+
+  /** The knowledge base and everything in it, in one transaction. */
+  deleteStore(teamId: string, id: string): Promise<boolean> {
+    return this.tx.run(async (m) => {
+      const res = await m.delete(VectorStoreEntity, { teamId, id });
+      if ((res.affected ?? 0) === 0) return false;
+      await m.delete(KbChunkEntity, { vectorStoreId: id });
+      await m.delete(IngestJobEntity, { vectorStoreId: id });
+      await m.delete(KbDocumentEntity, { vectorStoreId: id });
+      await m.delete(FileBatchEntity, { vectorStoreId: id });
+      return true;
+    });
+  }
+
+  async storeStats(ids: string[]): Promise<Map<string, StoreStats>> {
+    const out = new Map<string, StoreStats>(ids.map((id) => [id, { byStatus: EMPTY_STATUS(), byKind: EMPTY_KIND(), usageBytes: 0, chunks: 0 }]));
+    if (ids.length === 0) return out;
+    const rows = await this.docs
+      .createQueryBuilder('d')
+      .select('d.vector_store_id', 'store')
+      .addSelect('d.status', 'status')
+      .addSelect('d.kind', 'kind')
+      .addSelect('COUNT(*)', 'n')
+      .addSelect('SUM(d.usage_bytes)', 'bytes')
+      .addSelect('SUM(d.chunk_count)', 'chunks')
+      .where({ vectorStoreId: In(ids) })
+      .groupBy('d.vector_store_id')
+      .addGroupBy('d.status')
+      .addGroupBy('d.kind')
+      .getRawMany<{ store: string; status: DocumentStatus; kind: DocumentKind; n: string | number; bytes: string | number | null; chunks: string | number | null }>();
+    for (const r of rows) {
+      const s = out.get(r.store)!;
+      s.byStatus[r.status] += Number(r.n);
+      s.byKind[r.kind] += Number(r.n);
+      s.usageBytes += Number(r.bytes ?? 0);
+      s.chunks += Number(r.chunks ?? 0);
+    }
+    return out;
+  }
+
+  // ── documents ──────────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Adds a document and its ingestion job in one transaction, unless the knowledge base already
+   * holds `limit` documents of that family (files and texts count together; links separately).
+   * The knowledge base row is locked first so concurrent adds cannot both pass the count.
+   */
+  addDocument(doc: Omit<KbDocumentEntity, 'seq'>, job: Omit<IngestJobEntity, 'id'>, limit: number): Promise<'added' | 'limit' | 'exists'> {
+    return this.tx.run(async (m) => {
+      await this.lockStore(m, doc.vectorStoreId);
+      if (await m.findOneBy(KbDocumentEntity, { vectorStoreId: doc.vectorStoreId, id: doc.id })) return 'exists';
+      const kinds: DocumentKind[] = doc.kind === 'link' ? ['link'] : ['file', 'text'];
+      const count = await m.countBy(KbDocumentEntity, { vectorStoreId: doc.vectorStoreId, kind: In(kinds) });
+      if (count >= limit) return 'limit';
+      await m.insert(KbDocumentEntity, doc);
+      await m.insert(IngestJobEntity, job);
+      return 'added';
+    });
+  }
+
+  private async lockStore(m: EntityManager, id: string): Promise<void> {
+    if (this.sql.pg) await this.sql.exec(`SELECT id FROM ${this.T.stores} WHERE id = $1 FOR UPDATE`, [id], m);
+  }
+
+  findDocument(teamId: string, vectorStoreId: string, id: string): Promise<KbDocumentEntity | null> {
+    return this.docs.findOneBy({ teamId, vectorStoreId, id });
+  }
+
+  async listDocuments(teamId: string, vectorStoreId: string, q: PageQuery & { status?: DocumentStatus; batchId?: string; kinds?: DocumentKind[] }): Promise<KbDocumentEntity[]> {
+    const qb = this.docs.createQueryBuilder('d').where('d.team_id = :teamId AND d.vector_store_id = :vectorStoreId', { teamId, vectorStoreId });
+    if (q.status) qb.andWhere('d.status = :status', { status: q.status });
+    if (q.batchId) qb.andWhere('d.batch_id = :batchId', { batchId: q.batchId });
+    if (q.kinds) qb.andWhere('d.kind IN (:...kinds)', { kinds: q.kinds });
+    if (q.after) {
+      const cursor = await this.docs.findOneBy({ teamId, vectorStoreId, id: q.after });
+      if (!cursor) return [];
+      qb.andWhere(q.order === 'desc' ? 'd.seq < :seq' : 'd.seq > :seq', { seq: cursor.seq });
+    }
+    return qb.orderBy('d.seq', q.order === 'desc' ? 'DESC' : 'ASC').limit(q.limit + 1).getMany();
+  }
+
+  documentsByIds(vectorStoreId: string, ids: string[]): Promise<KbDocumentEntity[]> {
+    return ids.length === 0 ? Promise.resolve([]) : this.docs.findBy({ vectorStoreId, id: In(ids) });
+  }
+
+  /** The document, its chunks and its jobs, in one transaction (search never sees half of it). */
+  deleteDocument(teamId: string, vectorStoreId: string, id: string): Promise<boolean> {
+    return this.tx.run(async (m) => {
+      const res = await m.delete(KbDocumentEntity, { teamId, vectorStoreId, id });
+      if ((res.affected ?? 0) === 0) return false;
+      await m.delete(KbChunkEntity, { vectorStoreId, documentId: id });
+      await m.delete(IngestJobEntity, { vectorStoreId, documentId: id });
+      await m.increment(VectorStoreEntity, { id: vectorStoreId }, 'revision', 1);
+      return true;
+    });
+  }
+
+  async updateDocument(vectorStoreId: string, id: string, patch: Partial<KbDocumentEntity>): Promise<void> {
+    await this.docs.update({ vectorStoreId, id }, patch);
+  }
+
+  /** Queue the document again (link refresh); false when a job for it is already pending. */
+  requeue(doc: KbDocumentEntity, job: Omit<IngestJobEntity, 'id'>): Promise<boolean> {
+    return this.tx.run(async (m) => {
+      const pending = await m.countBy(IngestJobEntity, { vectorStoreId: doc.vectorStoreId, documentId: doc.id, status: In(['queued', 'in_progress']) });
+      if (pending > 0) return false;
+      await m.update(KbDocumentEntity, { vectorStoreId: doc.vectorStoreId, id: doc.id }, { status: 'queued', lastErrorCode: null, lastErrorMessage: null, updatedAt: job.createdAt });
+      await m.insert(IngestJobEntity, job);
+      return true;
+    });
+  }
+
+  // ── batches ────────────────────────────────────────────────────────────────────────────────────
+
+  async insertBatch(row: FileBatchEntity): Promise<void> {
+    await this.batches.insert(row);
+  }
+
+  findBatch(teamId: string, vectorStoreId: string, id: string): Promise<FileBatchEntity | null> {
+    return this.batches.findOneBy({ teamId, vectorStoreId, id });
+  }
+
+  /** Cancels the batch's documents that have not started; those in progress finish. */
+  cancelBatch(batch: FileBatchEntity, now: number): Promise<void> {
+    return this.tx.run(async (m) => {
+      await m.update(FileBatchEntity, { id: batch.id }, { cancelled: 1 });
+      const queued = await m.findBy(KbDocumentEntity, { batchId: batch.id, status: 'queued' });
+      const ids = queued.map((d) => d.id);
+      if (ids.length === 0) return;
+      await m.update(KbDocumentEntity, { vectorStoreId: batch.vectorStoreId, id: In(ids) }, { status: 'cancelled', updatedAt: now });
+      await m.update(IngestJobEntity, { vectorStoreId: batch.vectorStoreId, documentId: In(ids), status: 'queued' }, { status: 'cancelled', updatedAt: now });
+    });
+  }
+
+  async batchCounts(batchId: string): Promise<Record<DocumentStatus, number>> {
+    const rows = await this.docs
+      .createQueryBuilder('d')
+      .select('d.status', 'status')
+      .addSelect('COUNT(*)', 'n')
+      .where('d.batch_id = :batchId', { batchId })
+      .groupBy('d.status')
+      .getRawMany<{ status: DocumentStatus; n: string | number }>();
+    const out = EMPTY_STATUS();
+    for (const r of rows) out[r.status] = Number(r.n);
+    return out;
+  }
+
+  // ── chunks ─────────────────────────────────────────────────────────────────────────────────────
+
+  /** Embeddings already stored in this knowledge base for these content hashes (identical text is embedded once). */
+  async embeddingsByHash(vectorStoreId: string, hashes: string[]): Promise<Map<string, Buffer>> {
+    const out = new Map<string, Buffer>();
+    for (let i = 0; i < hashes.length; i += 500) {
+      const part = hashes.slice(i, i + 500);
+      const rows = await this.chunks.find({ select: { contentHash: true, embedding: true }, where: { vectorStoreId, contentHash: In(part) } });
+      for (const r of rows) if (!out.has(r.contentHash)) out.set(r.contentHash, Buffer.from(r.embedding));
+    }
+    return out;
+  }
+
+  /**
+   * Replaces the document's chunks, marks it completed and finishes its job in ONE transaction,
+   * so a search sees either the old chunks or the new ones. Returns false when the document was
+   * deleted meanwhile (nothing written).
+   */
+  swapChunks(vectorStoreId: string, documentId: string, chunks: NewChunk[], patch: Partial<KbDocumentEntity>, jobId: number): Promise<boolean> {
+    return this.tx.run(async (m) => {
+      const doc = await m.findOneBy(KbDocumentEntity, { vectorStoreId, id: documentId });
+      if (!doc) return false;
+      await m.delete(KbChunkEntity, { vectorStoreId, documentId });
+      for (let i = 0; i < chunks.length; i += 200) {
+        await m.insert(
+          KbChunkEntity,
+          chunks.slice(i, i + 200).map((c) => ({ ...c, vectorStoreId, documentId })),
+        );
+      }
+      await m.update(KbDocumentEntity, { vectorStoreId, id: documentId }, patch);
+      await m.update(IngestJobEntity, { id: jobId }, { status: 'completed', leaseOwner: null, leaseUntil: null, updatedAt: patch.updatedAt });
+      await m.increment(VectorStoreEntity, { id: vectorStoreId }, 'revision', 1);
+      return true;
+    });
+  }
+
+  async storeRevision(vectorStoreId: string): Promise<number | null> {
+    const row = await this.stores.findOne({ select: { revision: true }, where: { id: vectorStoreId } });
+    return row ? row.revision : null;
+  }
+
+  async loadVectors(vectorStoreId: string): Promise<VectorRow[]> {
+    const rows = await this.chunks.find({ select: { id: true, documentId: true, contentHash: true, embedding: true }, where: { vectorStoreId }, order: { id: 'ASC' } });
+    return rows.map((r) => ({ id: Number(r.id), documentId: r.documentId, contentHash: r.contentHash, embedding: Buffer.from(r.embedding) }));
+  }
+
+  async chunksByIds(ids: number[]): Promise<KbChunkEntity[]> {
+    if (ids.length === 0) return [];
+    return this.chunks.find({ select: { id: true, documentId: true, ordinal: true, page: true, text: true, tokens: true, contentHash: true }, where: { id: In(ids) } });
+  }
+
+  /**
+   * The keyword leg: chunk ids ranked by BM25 (SQLite FTS5 `bm25()`) or `ts_rank` (Postgres
+   * `simple` configuration), best first. `terms` are plain words; they are OR-ed.
+   */
+  async keywordSearch(vectorStoreId: string, terms: string[], limit: number): Promise<number[]> {
+    if (terms.length === 0) return [];
+    if (this.sql.pg) {
+      const query = terms.map((t) => t.replace(/[^\p{L}\p{N}]/gu, '')).filter(Boolean).join(' | ');
+      if (!query) return [];
+      const { rows } = await this.sql.exec(
+        `SELECT id FROM ${this.T.chunks} WHERE vector_store_id = $1 AND tsv @@ to_tsquery('simple', $2) ORDER BY ts_rank(tsv, to_tsquery('simple', $2)) DESC, id ASC LIMIT $3`,
+        [vectorStoreId, query, limit],
+      );
+      return rows.map((r) => Number(r.id));
+    }
+    const match = terms.map((t) => `"${t.replace(/"/g, '""')}"`).join(' OR ');
+    const { rows } = await this.sql.exec(
+      `SELECT c.id AS id FROM kb_chunks_fts f JOIN ${this.T.chunks} c ON c.id = f.rowid WHERE kb_chunks_fts MATCH $1 AND c.vector_store_id = $2 ORDER BY bm25(kb_chunks_fts) ASC, c.id ASC LIMIT $3`,
+      [match, vectorStoreId, limit],
+    );
+    return rows.map((r) => Number(r.id));
+  }
+
+  // ── jobs ───────────────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Claims the oldest runnable job atomically: queued and due, or in progress under an expired
+   * lease (its replica crashed). Postgres: `FOR UPDATE SKIP LOCKED`, so workers never wait on or
+   * double-take a job; SQLite: the single writer makes the UPDATE … RETURNING atomic.
+   */
+  async claimJob(owner: string, now: number, leaseMs: number): Promise<IngestJobEntity | null> {
+    const lock = this.sql.pg ? 'FOR UPDATE SKIP LOCKED' : '';
+    const { rows } = await this.sql.exec(
+      `UPDATE ${this.T.jobs} SET status = 'in_progress', lease_owner = $1, lease_until = $2, attempts = attempts + 1, updated_at = $3
+       WHERE id = (SELECT id FROM ${this.T.jobs} WHERE (status = 'queued' AND run_after <= $3) OR (status = 'in_progress' AND lease_until < $3) ORDER BY id LIMIT 1 ${lock})
+       RETURNING id, vector_store_id, document_id, team_id, attempts`,
+      [owner, now + leaseMs, now],
+    );
+    const r = rows[0];
+    if (!r) return null;
+    return { id: Number(r.id), vectorStoreId: String(r.vector_store_id), documentId: String(r.document_id), teamId: String(r.team_id), attempts: Number(r.attempts) } as IngestJobEntity;
+  }
+
+  async extendLease(jobId: number, owner: string, until: number): Promise<void> {
+    await this.jobs.update({ id: jobId, leaseOwner: owner }, { leaseUntil: until });
+  }
+
+  async retryJob(jobId: number, runAfter: number, error: string, now: number): Promise<void> {
+    await this.jobs.update({ id: jobId }, { status: 'queued', runAfter, lastError: error, leaseOwner: null, leaseUntil: null, updatedAt: now });
+  }
+
+  async failJob(jobId: number, vectorStoreId: string, documentId: string, code: string, message: string, now: number): Promise<void> {
+    await this.tx.run(async (m) => {
+      await m.update(IngestJobEntity, { id: jobId }, { status: 'failed', lastError: `${code}: ${message}`, leaseOwner: null, leaseUntil: null, updatedAt: now });
+      await m.update(KbDocumentEntity, { vectorStoreId, id: documentId }, { status: 'failed', lastErrorCode: code, lastErrorMessage: message, updatedAt: now });
+    });
+  }
+
+  async jobsFor(vectorStoreId: string, documentId: string): Promise<IngestJobEntity[]> {
+    return this.jobs.findBy({ vectorStoreId, documentId });
+  }
+}

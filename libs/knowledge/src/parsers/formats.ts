@@ -1,0 +1,99 @@
+/**
+ * Format parsers, each a maintained library: PDF text per page (pdfjs-dist, legacy build), DOCX
+ * (mammoth → HTML → turndown Markdown), HTML main content (@mozilla/readability over linkedom →
+ * turndown), CSV (papaparse, one unit per row with the header repeated), JSON (pretty-printed).
+ */
+import { Readability } from '@mozilla/readability';
+import { parseHTML } from 'linkedom';
+import mammoth from 'mammoth';
+import Papa from 'papaparse';
+import TurndownService from 'turndown';
+import { ExtractedDocument, ExtractionError } from '../document-parser';
+
+type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
+let pdfjs: Promise<PdfJs> | null = null;
+const loadPdfJs = (): Promise<PdfJs> => (pdfjs ??= import('pdfjs-dist/legacy/build/pdf.mjs'));
+
+const turndown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' });
+
+export function htmlToMarkdown(html: string): string {
+  return turndown.turndown(html).trim();
+}
+
+export async function extractPdf(bytes: Buffer): Promise<Pick<ExtractedDocument, 'pages' | 'title'>> {
+  const { getDocument } = await loadPdfJs();
+  let doc;
+  try {
+    doc = await getDocument({ data: new Uint8Array(bytes), isEvalSupported: false, disableFontFace: true, useSystemFonts: false, verbosity: 0 }).promise;
+  } catch (err) {
+    throw new ExtractionError('parse_error', `The PDF could not be read: ${(err as Error).message}`);
+  }
+  try {
+    const pages: { page: number; text: string }[] = [];
+    for (let n = 1; n <= doc.numPages; n++) {
+      const page = await doc.getPage(n);
+      const content = await page.getTextContent();
+      let text = '';
+      for (const item of content.items) {
+        if (!('str' in item)) continue;
+        text += item.str;
+        text += item.hasEOL ? '\n' : item.str.endsWith(' ') ? '' : ' ';
+      }
+      pages.push({ page: n, text: text.replace(/[ \t]+\n/g, '\n').replace(/[ \t]{2,}/g, ' ').trim() });
+      page.cleanup();
+    }
+    if (pages.every((p) => p.text === '')) {
+      throw new ExtractionError('no_text_layer', `The PDF has ${doc.numPages} page(s) but no text layer (a scan or images only); run OCR first.`);
+    }
+    const meta = await doc.getMetadata().catch(() => null);
+    const title = (meta?.info as { Title?: unknown } | undefined)?.Title;
+    return { pages, ...(typeof title === 'string' && title.trim() ? { title: title.trim() } : {}) };
+  } finally {
+    await doc.destroy();
+  }
+}
+
+export async function extractDocx(bytes: Buffer): Promise<Pick<ExtractedDocument, 'pages' | 'title'>> {
+  let html: string;
+  try {
+    html = (await mammoth.convertToHtml({ buffer: bytes })).value;
+  } catch (err) {
+    throw new ExtractionError('parse_error', `The DOCX could not be read: ${(err as Error).message}`);
+  }
+  const text = htmlToMarkdown(html);
+  const heading = /^#{1,3} (.+)$/m.exec(text)?.[1];
+  return { pages: [{ page: 1, text }], ...(heading ? { title: heading.trim() } : {}) };
+}
+
+export function extractHtml(html: string): Pick<ExtractedDocument, 'pages' | 'title'> {
+  const { document } = parseHTML(html);
+  const pageTitle = document.querySelector('title')?.textContent?.trim() || undefined;
+  // Readability mutates the document; it is ours to throw away
+  const article = new Readability(document as unknown as ConstructorParameters<typeof Readability>[0]).parse();
+  const text = article?.content ? htmlToMarkdown(article.content) : (document.body?.textContent ?? '').replace(/\s+/g, ' ').trim();
+  const title = article?.title?.trim() || pageTitle;
+  return { pages: [{ page: 1, text }], ...(title ? { title } : {}) };
+}
+
+/** CSV: every row becomes "column: value; column2: value2" — a unit that never loses its header. */
+export function extractCsv(text: string): Pick<ExtractedDocument, 'pages' | 'units'> {
+  const parsed = Papa.parse<Record<string, string>>(text, { header: true, skipEmptyLines: 'greedy' });
+  const fields = parsed.meta.fields ?? [];
+  const units = parsed.data.map((row) =>
+    fields
+      .filter((f) => row[f] !== undefined && row[f] !== '')
+      .map((f) => `${f}: ${row[f]}`)
+      .join('; '),
+  );
+  return { pages: [{ page: 1, text: units.join('\n') }], units: units.filter(Boolean) };
+}
+
+/** Is this UTF-8 text a table? papaparse must find ≥ 2 columns and the same count on every row. */
+export function looksLikeCsv(text: string): boolean {
+  const sample = text.slice(0, 64 * 1024);
+  const parsed = Papa.parse<string[]>(sample, { preview: 50, skipEmptyLines: 'greedy' });
+  const rows = parsed.data;
+  if (rows.length < 2 || parsed.errors.some((e) => e.type === 'Quotes')) return false;
+  const width = rows[0].length;
+  return width >= 2 && rows.every((r) => r.length === width) && (parsed.meta.delimiter === ',' || parsed.meta.delimiter === ';' || parsed.meta.delimiter === '\t');
+}

@@ -1,0 +1,192 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { ApiError } from '@app/common';
+import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
+import {
+  CreateFileBatchDto,
+  CreateVectorStoreDto,
+  CreateVectorStoreFileDto,
+  DeletedDto,
+  FileBatchDto,
+  PageQueryDto,
+  SearchPageDto,
+  UpdateVectorStoreDto,
+  UpdateVectorStoreFileDto,
+  VectorStoreDto,
+  VectorStoreFileDto,
+  VectorStoreFileListDto,
+  VectorStoreFilesQueryDto,
+  VectorStoreListDto,
+  VectorStoreSearchDto,
+} from './dto/vector-stores.dto';
+import { KbSearchService } from './kb-search.service';
+import { parseFilter } from './kb-rules';
+import { KnowledgeService } from './knowledge.service';
+import { toBatch, toSearchPage, toVectorStore, toVectorStoreFile } from './knowledge.presenter';
+
+/** How long the openai SDK's *AndPoll helpers wait between polls (the `openai-poll-after-ms` header). */
+const POLL_AFTER_MS = '250';
+const ID = { name: 'vector_store_id', example: 'vs_1a2b3c4d5e6f7a8b9c0d1e2f' };
+
+function page<T extends { id: string }>(data: T[], hasMore: boolean) {
+  return { object: 'list' as const, data, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null, has_more: hasMore };
+}
+
+export function searchQueries(query: unknown): string[] {
+  if (typeof query === 'string') return [query];
+  if (Array.isArray(query) && query.length > 0 && query.length <= 10 && query.every((q) => typeof q === 'string')) return query as string[];
+  throw ApiError.badRequest('query must be a string or a list of 1–10 strings.', 'query');
+}
+
+/** OpenAI-compatible vector stores (= knowledge bases): the `openai` SDK's vectorStores.* unchanged. */
+@ApiTags('Vector stores')
+@ApiKeyAuth()
+@Controller('v1/vector_stores')
+export class VectorStoresController {
+  constructor(
+    private readonly kb: KnowledgeService,
+    private readonly search: KbSearchService,
+  ) {}
+
+  @Post()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Create a vector store (a knowledge base)' })
+  @ApiOkResponse({ type: VectorStoreDto })
+  async create(@CurrentCaller() caller: Caller, @Body() dto: CreateVectorStoreDto): Promise<VectorStoreDto> {
+    return toVectorStore(await this.kb.createStore(caller, dto));
+  }
+
+  @Get()
+  @ApiOperation({ summary: "The team's vector stores (cursor pages)" })
+  @ApiOkResponse({ type: VectorStoreListDto })
+  async list(@CurrentCaller() caller: Caller, @Query() q: PageQueryDto): Promise<VectorStoreListDto> {
+    const { views, hasMore } = await this.kb.listStores(caller, q);
+    return page(views.map(toVectorStore), hasMore);
+  }
+
+  @Get(':vector_store_id')
+  @ApiParam(ID)
+  @ApiOkResponse({ type: VectorStoreDto })
+  async get(@CurrentCaller() caller: Caller, @Param('vector_store_id') id: string): Promise<VectorStoreDto> {
+    return toVectorStore(await this.kb.view(caller.teamId, id));
+  }
+
+  @Post(':vector_store_id')
+  @HttpCode(200)
+  @ApiParam(ID)
+  @ApiOperation({ summary: 'Modify name / metadata' })
+  @ApiOkResponse({ type: VectorStoreDto })
+  async update(@CurrentCaller() caller: Caller, @Param('vector_store_id') id: string, @Body() dto: UpdateVectorStoreDto): Promise<VectorStoreDto> {
+    return toVectorStore(await this.kb.updateStore(caller, id, dto));
+  }
+
+  @Delete(':vector_store_id')
+  @ApiParam(ID)
+  @ApiOkResponse({ type: DeletedDto })
+  async delete(@CurrentCaller() caller: Caller, @Param('vector_store_id') id: string): Promise<DeletedDto> {
+    await this.kb.deleteStore(caller, id);
+    return { id, object: 'vector_store.deleted', deleted: true };
+  }
+
+  @Post(':vector_store_id/files')
+  @HttpCode(200)
+  @ApiParam(ID)
+  @ApiOperation({ summary: 'Add a file (ingested asynchronously; poll its status)' })
+  @ApiOkResponse({ type: VectorStoreFileDto })
+  async addFile(@CurrentCaller() caller: Caller, @Param('vector_store_id') id: string, @Body() dto: CreateVectorStoreFileDto): Promise<VectorStoreFileDto> {
+    return toVectorStoreFile(await this.kb.addFile(caller, id, dto));
+  }
+
+  @Get(':vector_store_id/files')
+  @ApiParam(ID)
+  @ApiOkResponse({ type: VectorStoreFileListDto })
+  async listFiles(@CurrentCaller() caller: Caller, @Param('vector_store_id') id: string, @Query() q: VectorStoreFilesQueryDto): Promise<VectorStoreFileListDto> {
+    const { docs, hasMore } = await this.kb.listDocuments(caller, id, { ...q, status: q.filter === 'in_progress' ? undefined : q.filter });
+    const data = docs.map(toVectorStoreFile).filter((d) => q.filter === undefined || d.status === q.filter);
+    return page(data, hasMore);
+  }
+
+  @Get(':vector_store_id/files/:file_id')
+  @ApiParam(ID)
+  @ApiParam({ name: 'file_id', example: 'file-6f1c2a9b0d3e4f5a6b7c8d9e' })
+  @ApiOkResponse({ type: VectorStoreFileDto })
+  async getFile(@CurrentCaller() caller: Caller, @Param('vector_store_id') id: string, @Param('file_id') fileId: string, @Res({ passthrough: true }) res: Response): Promise<VectorStoreFileDto> {
+    res.setHeader('openai-poll-after-ms', POLL_AFTER_MS);
+    return toVectorStoreFile(await this.kb.requireDocument(caller.teamId, id, fileId));
+  }
+
+  @Post(':vector_store_id/files/:file_id')
+  @HttpCode(200)
+  @ApiParam(ID)
+  @ApiParam({ name: 'file_id', example: 'file-6f1c2a9b0d3e4f5a6b7c8d9e' })
+  @ApiOperation({ summary: "Update a file's attributes" })
+  @ApiOkResponse({ type: VectorStoreFileDto })
+  async updateFile(@CurrentCaller() caller: Caller, @Param('vector_store_id') id: string, @Param('file_id') fileId: string, @Body() dto: UpdateVectorStoreFileDto): Promise<VectorStoreFileDto> {
+    return toVectorStoreFile(await this.kb.updateAttributes(caller, id, fileId, dto.attributes));
+  }
+
+  @Delete(':vector_store_id/files/:file_id')
+  @ApiParam(ID)
+  @ApiParam({ name: 'file_id', example: 'file-6f1c2a9b0d3e4f5a6b7c8d9e' })
+  @ApiOperation({ summary: 'Remove a file from the vector store (the file itself stays)' })
+  @ApiOkResponse({ type: DeletedDto })
+  async deleteFile(@CurrentCaller() caller: Caller, @Param('vector_store_id') id: string, @Param('file_id') fileId: string): Promise<DeletedDto> {
+    await this.kb.deleteDocument(caller, id, fileId);
+    return { id: fileId, object: 'vector_store.file.deleted', deleted: true };
+  }
+
+  @Post(':vector_store_id/file_batches')
+  @HttpCode(200)
+  @ApiParam(ID)
+  @ApiBody({ type: CreateFileBatchDto })
+  @ApiOkResponse({ type: FileBatchDto })
+  async createBatch(@CurrentCaller() caller: Caller, @Param('vector_store_id') id: string, @Body() dto: CreateFileBatchDto): Promise<FileBatchDto> {
+    const { batch, counts } = await this.kb.createBatch(caller, id, dto);
+    return toBatch(batch, counts);
+  }
+
+  @Get(':vector_store_id/file_batches/:batch_id')
+  @ApiParam(ID)
+  @ApiParam({ name: 'batch_id', example: 'vsfb_1a2b3c4d5e6f7a8b9c0d1e2f' })
+  @ApiOkResponse({ type: FileBatchDto })
+  async getBatch(@CurrentCaller() caller: Caller, @Param('vector_store_id') id: string, @Param('batch_id') batchId: string, @Res({ passthrough: true }) res: Response): Promise<FileBatchDto> {
+    res.setHeader('openai-poll-after-ms', POLL_AFTER_MS);
+    const { batch, counts } = await this.kb.getBatch(caller, id, batchId);
+    return toBatch(batch, counts);
+  }
+
+  @Post(':vector_store_id/file_batches/:batch_id/cancel')
+  @HttpCode(200)
+  @ApiParam(ID)
+  @ApiParam({ name: 'batch_id', example: 'vsfb_1a2b3c4d5e6f7a8b9c0d1e2f' })
+  @ApiOkResponse({ type: FileBatchDto })
+  async cancelBatch(@CurrentCaller() caller: Caller, @Param('vector_store_id') id: string, @Param('batch_id') batchId: string): Promise<FileBatchDto> {
+    const { batch, counts } = await this.kb.cancelBatch(caller, id, batchId);
+    return toBatch(batch, counts);
+  }
+
+  @Get(':vector_store_id/file_batches/:batch_id/files')
+  @ApiParam(ID)
+  @ApiParam({ name: 'batch_id', example: 'vsfb_1a2b3c4d5e6f7a8b9c0d1e2f' })
+  @ApiOkResponse({ type: VectorStoreFileListDto })
+  async batchFiles(@CurrentCaller() caller: Caller, @Param('vector_store_id') id: string, @Param('batch_id') batchId: string, @Query() q: VectorStoreFilesQueryDto): Promise<VectorStoreFileListDto> {
+    await this.kb.getBatch(caller, id, batchId);
+    const { docs, hasMore } = await this.kb.listDocuments(caller, id, { ...q, batchId, status: q.filter === 'in_progress' ? undefined : q.filter });
+    return page(docs.map(toVectorStoreFile).filter((d) => q.filter === undefined || d.status === q.filter), hasMore);
+  }
+
+  @Post(':vector_store_id/search')
+  @HttpCode(200)
+  @ApiParam(ID)
+  @ApiOperation({ summary: 'Hybrid search (vector + keyword, fused; final score = cosine). The query embedding is billed.' })
+  @ApiOkResponse({ type: SearchPageDto })
+  async searchStore(@CurrentCaller() caller: Caller, @Param('vector_store_id') id: string, @Body() dto: VectorStoreSearchDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<SearchPageDto> {
+    const queries = searchQueries(dto.query);
+    const filter = parseFilter(dto.filters);
+    const store = await this.kb.requireStore(caller.teamId, id);
+    const out = await this.search.search(caller, store, { queries, topK: dto.max_num_results ?? 10, threshold: dto.ranking_options?.score_threshold ?? 0, filter }, String(req.id), '/v1/vector_stores/search');
+    res.setHeader('x-gateway-cost-rub', String(out.costMicro / 1e6));
+    return toSearchPage(dto.query as string | string[], out.hits);
+  }
+}
