@@ -23,7 +23,7 @@ const swc = [
     sourceMaps: 'inline',
   },
 ];
-const esmPackages = ['@nestjs', 'file-type', 'strtok3', 'token-types', 'peek-readable', 'uint8array-extras', '@tokenizer', 'cache-manager', 'keyv', '@keyv', 'hookified', '@cacheable', 'cacheable', 'qified', 'js-tiktoken', 'pdfjs-dist'];
+const esmPackages = ['@nestjs', 'file-type', 'strtok3', 'token-types', 'peek-readable', 'uint8array-extras', '@tokenizer', 'cache-manager', 'keyv', '@keyv', 'hookified', '@cacheable', 'cacheable', 'qified', 'js-tiktoken', 'pdfjs-dist', 'linkedom', 'css-select', 'css-what', 'domhandler', 'domelementtype', 'domutils', 'dom-serializer', 'entities', 'htmlparser2', 'boolbase', 'nth-check', 'uhyphen', 'cssomnom', 'html-escaper', '@borewit'];
 const base = {
   rootDir: __dirname,
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],

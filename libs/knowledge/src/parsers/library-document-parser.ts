@@ -10,7 +10,7 @@ import { extractCsv, extractDocx, extractHtml, extractPdf, looksLikeCsv } from '
 interface FileTypeModule {
   fileTypeFromBuffer(bytes: Uint8Array): Promise<{ ext: string; mime: string } | undefined>;
 }
-const FILE_TYPE = 'file-type';
+const FILE_TYPE = 'file-type/core';
 let fileType: Promise<FileTypeModule> | null = null;
 const loadFileType = (): Promise<FileTypeModule> => (fileType ??= import(FILE_TYPE) as Promise<FileTypeModule>);
 

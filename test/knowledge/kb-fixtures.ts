@@ -1,0 +1,33 @@
+/** Documents made in the test (never committed binaries): PDFs with pdf-lib, DOCX with docx. */
+import { Document, Packer, Paragraph, HeadingLevel } from 'docx';
+import { PDFDocument, StandardFonts, rgb } from 'pdf-lib';
+
+/** One page per entry, each page's sentences drawn as real text. */
+export async function pdfWithPages(pages: string[][], title?: string): Promise<Buffer> {
+  const doc = await PDFDocument.create();
+  if (title) doc.setTitle(title);
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  for (const lines of pages) {
+    const page = doc.addPage([595, 842]);
+    lines.forEach((line, i) => page.drawText(line, { x: 50, y: 780 - i * 20, size: 12, font }));
+  }
+  return Buffer.from(await doc.save());
+}
+
+/** A "scan": pages with only drawn shapes, no text layer. */
+export async function pdfWithoutText(): Promise<Buffer> {
+  const doc = await PDFDocument.create();
+  for (let i = 0; i < 2; i++) doc.addPage([595, 842]).drawRectangle({ x: 50, y: 50, width: 400, height: 600, color: rgb(0.7, 0.7, 0.7) });
+  return Buffer.from(await doc.save());
+}
+
+export async function docxWith(heading: string, paragraphs: string[]): Promise<Buffer> {
+  const doc = new Document({ sections: [{ children: [new Paragraph({ text: heading, heading: HeadingLevel.HEADING_1 }), ...paragraphs.map((p) => new Paragraph(p))] }] });
+  return Packer.toBuffer(doc);
+}
+
+export const FILLER = [
+  'The quarterly report covers revenue, costs and hiring across all regions.',
+  'Our offices are open from nine to six on weekdays.',
+  'The cafeteria serves lunch between noon and two.',
+];
