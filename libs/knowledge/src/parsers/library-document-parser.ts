@@ -74,7 +74,7 @@ export class LibraryDocumentParser extends DocumentParser {
       }
     }
     if (/^(<!doctype html|<html[\s>]|<head[\s>]|<body[\s>])/i.test(head) || /<(html|body)[\s>][\s\S]*<\/(html|body)>/i.test(text.slice(0, 256 * 1024))) return 'html';
-    if (/\.(csv|tsv)$/i.test(hint.filename ?? '') || hint.mime === 'text/csv' ? looksLikeCsv(text) : looksLikeCsv(text) && !/\.(md|markdown|txt)$/i.test(hint.filename ?? '')) return 'csv';
+    if (looksLikeCsv(text) && !/\.(md|markdown)$/i.test(hint.filename ?? '')) return 'csv';
     if (/\.(md|markdown)$/i.test(hint.filename ?? '') || hint.mime === 'text/markdown' || /^#{1,6} \S/m.test(head)) return 'markdown';
     return 'text';
   }

@@ -1,0 +1,67 @@
+import { TokenCounter } from '@app/providers';
+import { ExtractionError } from '../document-parser';
+import { LibraryDocumentParser } from './library-document-parser';
+
+const tokens = new TokenCounter('cl100k_base');
+const parser = new LibraryDocumentParser({ embeddingTokens: tokens } as never);
+const sniff = (s: string | Buffer, filename?: string) => parser.sniff(Buffer.isBuffer(s) ? s : Buffer.from(s), { filename });
+
+describe('type sniffing by content', () => {
+  it('text formats by what they hold, not by their name', async () => {
+    expect(await sniff('{"a": 1}', 'notes.txt')).toBe('json');
+    expect(await sniff('<!doctype html><html><body><p>x</p></body></html>', 'page.txt')).toBe('html');
+    expect(await sniff('name,age\nann,3\nbob,4\n', 'data.txt')).toBe('csv');
+    expect(await sniff('# Title\n\nSome text.', 'a.txt')).toBe('markdown');
+    expect(await sniff('Just a sentence, with a comma.\nAnd another line.')).toBe('text');
+  });
+  it('binary formats by magic number; unknown binary is unsupported', async () => {
+    expect(await sniff(Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(64)]), 'x.txt')).toBe('pdf');
+    expect(await sniff(Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex'), 'x.pdf')).toBe('image');
+    await expect(sniff(Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0, 0, 0]), 'x.md')).rejects.toMatchObject({ code: 'unsupported_file' });
+    await expect(sniff(Buffer.from([0xff, 0xfe, 0x00, 0x41, 0x00]), 'x.md')).rejects.toBeInstanceOf(ExtractionError);
+  });
+});
+
+describe('extraction', () => {
+  it('CSV: one unit per row with the header repeated', async () => {
+    const doc = await parser.extract(Buffer.from('city,country\nParis,France\nOslo,Norway\n'), {});
+    expect(doc.kind).toBe('csv');
+    expect(doc.units).toEqual(['city: Paris; country: France', 'city: Oslo; country: Norway']);
+  });
+  it('HTML: the main content as Markdown, navigation dropped, title kept', async () => {
+    const html = '<html><head><title>Guide</title></head><body><nav>Menu | Login</nav><article><h2>Steps</h2><p>First open the lid carefully and then remove the filter cartridge before rinsing it in water.</p><p>Second, put the cartridge back and close the lid until it clicks.</p></article><footer>copyright</footer></body></html>';
+    const doc = await parser.extract(Buffer.from(html), {});
+    expect(doc.title).toBe('Guide');
+    expect(doc.pages[0].text).toContain('## Steps');
+    expect(doc.pages[0].text).toContain('remove the filter cartridge');
+    expect(doc.pages[0].text).not.toContain('Menu | Login');
+  });
+});
+
+describe('token chunking', () => {
+  const text = Array.from({ length: 300 }, (_, i) => `word${i}`).join(' ');
+  it('windows of max tokens overlapping by exactly the overlap', () => {
+    const chunks = parser.chunk({ kind: 'text', mime: 'text/plain', pages: [{ page: 1, text }] }, { type: 'static', maxTokens: 100, overlapTokens: 40 });
+    const ids = tokens.encode(text);
+    expect(chunks.length).toBe(Math.ceil((ids.length - 100) / 60) + 1);
+    expect(chunks.slice(0, -1).every((c) => c.tokens === 100)).toBe(true);
+    expect(tokens.decode(ids.slice(60, 160)).trim()).toBe(chunks[1].text);
+    expect(chunks.map((c) => c.ordinal)).toEqual(chunks.map((_, i) => i));
+    expect(chunks[0].contentHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(chunks[0].page).toBeNull();
+  });
+  it('PDF chunks keep their page and never span pages', () => {
+    const chunks = parser.chunk({ kind: 'pdf', mime: 'application/pdf', pages: [{ page: 1, text: 'alpha beta' }, { page: 2, text: 'gamma delta' }] }, { type: 'auto', maxTokens: 800, overlapTokens: 400 });
+    expect(chunks.map((c) => [c.page, c.text])).toEqual([
+      [1, 'alpha beta'],
+      [2, 'gamma delta'],
+    ]);
+  });
+  it('CSV rows are grouped whole', () => {
+    const units = Array.from({ length: 50 }, (_, i) => `id: ${i}; name: item number ${i}`);
+    const chunks = parser.chunk({ kind: 'csv', mime: 'text/csv', pages: [], units }, { type: 'static', maxTokens: 100, overlapTokens: 0 });
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(chunks.every((c) => c.tokens <= 100)).toBe(true);
+    expect(chunks.flatMap((c) => c.text.split('\n'))).toEqual(units);
+  });
+});

@@ -1,0 +1,117 @@
+import { newId } from '@app/common';
+import { KnowledgeRepository } from '@app/knowledge/knowledge.repository';
+import { KbDocumentEntity } from '@app/knowledge/entities/knowledge.entities';
+import { Factories } from '../factories';
+import { ManualClock } from '../support/manual-clock';
+import { createTestApp, TestApp } from '../support/test-app';
+import { backendKind } from '../support/test-env';
+
+/**
+ * The knowledge repository against a real database (SQLite; Postgres when configured): atomic job
+ * claims by two replicas, re-claiming a crashed replica's job, the atomic chunk swap, the limits.
+ * The apps run with INGEST_CONCURRENCY=0 so only this spec claims jobs.
+ */
+describe(`knowledge repository on ${backendKind()}`, () => {
+  let a: TestApp;
+  let b: TestApp;
+  let repoA: KnowledgeRepository;
+  let repoB: KnowledgeRepository;
+  let make: Factories;
+  const clock = new ManualClock(Date.UTC(2026, 10, 22, 9, 0, 0));
+
+  beforeAll(async () => {
+    a = await createTestApp({ clock, env: { INGEST_CONCURRENCY: '0' } });
+    b = await createTestApp({ clock, env: { INGEST_CONCURRENCY: '0' }, shareBackendWith: a });
+    repoA = a.get(KnowledgeRepository);
+    repoB = b.get(KnowledgeRepository);
+    make = new Factories(a);
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+  });
+
+  async function store(teamId: string): Promise<string> {
+    const id = `vs_${newId().replace(/-/g, '').slice(0, 24)}`;
+    await repoA.insertStore({ id, teamId, name: 'm', description: null, metadata: null, embeddingModel: 'local-embedding-small', dimensions: 4, revision: 0, createdAt: clock.now(), lastActiveAt: clock.now() });
+    return id;
+  }
+
+  function doc(teamId: string, vectorStoreId: string, kind: KbDocumentEntity['kind'] = 'text'): Omit<KbDocumentEntity, 'seq'> {
+    const now = clock.now();
+    return { id: `file-${newId().replace(/-/g, '').slice(0, 24)}`, vectorStoreId, teamId, kind, filename: 'f', title: null, url: null, finalUrl: null, attributes: null, chunking: 'auto', status: 'queued', lastErrorCode: null, lastErrorMessage: null, pages: 0, tokens: 0, chunkCount: 0, usageBytes: 0, contentHash: null, batchId: null, createdAt: now, updatedAt: now };
+  }
+  const job = (d: Omit<KbDocumentEntity, 'seq'>) => ({ vectorStoreId: d.vectorStoreId, documentId: d.id, teamId: d.teamId, status: 'queued' as const, attempts: 0, runAfter: clock.now(), leaseOwner: null, leaseUntil: null, lastError: null, createdAt: clock.now(), updatedAt: clock.now() });
+
+  it('two replicas claiming concurrently never take the same job', async () => {
+    const team = await make.team(0);
+    const vs = await store(team.id);
+    for (let i = 0; i < 20; i++) {
+      const d = doc(team.id, vs);
+      expect(await repoA.addDocument(d, job(d), 100)).toBe('added');
+    }
+    const claims = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? repoA : repoB).claimJob(i % 2 ? 'a' : 'b', clock.now(), 60_000)));
+    const taken = claims.filter((c) => c !== null && c.vectorStoreId === vs).map((c) => c!.documentId);
+    expect(taken).toHaveLength(20);
+    expect(new Set(taken).size).toBe(20);
+    expect(await repoA.claimJob('a', clock.now(), 60_000)).toBeNull();
+    for (const c of claims) if (c) await repoA.failJob(Number(c.id), c.vectorStoreId, c.documentId, 'test', 'done', clock.now());
+  });
+
+  it('a job whose lease ran out (its replica crashed) is claimed again, with the attempt counted', async () => {
+    const team = await make.team(0);
+    const vs = await store(team.id);
+    const d = doc(team.id, vs);
+    await repoA.addDocument(d, job(d), 100);
+    const first = await repoA.claimJob('crashed', clock.now(), 60_000);
+    expect(first?.documentId).toBe(d.id);
+    expect(await repoB.claimJob('b', clock.now(), 60_000)).toBeNull();
+    clock.advance(60_001);
+    const again = await repoB.claimJob('b', clock.now(), 60_000);
+    expect(again).toMatchObject({ documentId: d.id, attempts: 2 });
+  });
+
+  it('the chunk swap is all or nothing, and a reader sees the old or the new chunks', async () => {
+    const team = await make.team(0);
+    const vs = await store(team.id);
+    const d = doc(team.id, vs);
+    await repoA.addDocument(d, job(d), 100);
+    const j = (await repoA.claimJob('a', clock.now(), 60_000))!;
+    const vec = Buffer.alloc(16, 1);
+    const chunk = (i: number, text: string) => ({ ordinal: i, page: null, text, tokens: 1, contentHash: `${text}-${i}`.padEnd(64, '0'), embedding: vec });
+    expect(await repoA.swapChunks(vs, d.id, [chunk(0, 'old a'), chunk(1, 'old b')], { status: 'completed', chunkCount: 2, updatedAt: clock.now() }, Number(j.id))).toBe(true);
+    const rev1 = await repoA.storeRevision(vs);
+    // a swap that fails half-way (a chunk violates NOT NULL) leaves the old chunks and the revision
+    const broken = { ...chunk(1, 'new b'), text: null as unknown as string };
+    await expect(repoA.swapChunks(vs, d.id, [chunk(0, 'new a'), broken], { status: 'completed', chunkCount: 2, updatedAt: clock.now() }, Number(j.id))).rejects.toThrow();
+    const ids = (await repoA.loadVectors(vs)).map((r) => r.id);
+    expect((await repoA.chunksByIds(ids)).map((c) => c.text).sort()).toEqual(['old a', 'old b']);
+    expect(await repoA.storeRevision(vs)).toBe(rev1);
+    // concurrent readers during a good swap: every read is 2 old or 3 new chunks, never a mix
+    const reads = Array.from({ length: 10 }, async () => (await repoB.chunksByIds((await repoB.loadVectors(vs)).map((r) => r.id))).map((c) => c.text).sort().join('|'));
+    const swap = repoA.swapChunks(vs, d.id, [chunk(0, 'new a'), chunk(1, 'new b'), chunk(2, 'new c')], { status: 'completed', chunkCount: 3, updatedAt: clock.now() }, Number(j.id));
+    const seen = new Set(await Promise.all(reads));
+    await swap;
+    for (const s of seen) expect(['old a|old b', 'new a|new b|new c']).toContain(s);
+    expect((await repoA.storeRevision(vs))!).toBe(rev1! + 1);
+    // swapping chunks of a deleted document writes nothing
+    expect(await repoA.deleteDocument(team.id, vs, d.id)).toBe(true);
+    expect(await repoA.swapChunks(vs, d.id, [chunk(0, 'late')], { status: 'completed', updatedAt: clock.now() }, Number(j.id))).toBe(false);
+    expect(await repoA.loadVectors(vs)).toEqual([]);
+  });
+
+  it('limits hold under concurrent adds: 100 documents and 100 links per knowledge base', async () => {
+    const team = await make.team(0);
+    const vs = await store(team.id);
+    const docs = Array.from({ length: 110 }, () => doc(team.id, vs, 'text'));
+    // SQLite is the single-replica shape: there the concurrency is within one replica
+    const second = backendKind() === 'postgres' ? repoB : repoA;
+    const outcomes = await Promise.all(docs.map((d, i) => (i % 2 ? repoA : second).addDocument(d, job(d), 100)));
+    expect(outcomes.filter((o) => o === 'added')).toHaveLength(100);
+    expect(outcomes.filter((o) => o === 'limit')).toHaveLength(10);
+    const link = doc(team.id, vs, 'link');
+    expect(await repoA.addDocument(link, job(link), 100)).toBe('added');
+    const stats = (await repoA.storeStats([vs])).get(vs)!;
+    expect(stats.byKind).toEqual({ file: 0, text: 100, link: 1 });
+  });
+});
