@@ -151,7 +151,7 @@ describe(`upstream faults and client disconnects (${backendKind()})`, () => {
       await wallet.expectUntouched();
     });
 
-    it('REST stream broken mid-way (malformed SSE / reset / in-stream error) → `error` event, nothing charged', async () => {
+    it('REST stream broken mid-way (malformed SSE / reset / in-stream error) → `error` event, the delivered tokens charged', async () => {
       const cases: [string, () => void][] = [
         ['gpt-4o-mini', () => openai.enqueue({ text: 'abcdefghijkl', chunkSize: 2, fault: faults.malformedSse(3) })],
         ['claude-sonnet-4', () => anthropic.enqueue({ text: 'abcdefghijkl', chunkSize: 2, fault: faults.resetMidStream(5) })],
@@ -168,11 +168,18 @@ describe(`upstream faults and client disconnects (${backendKind()})`, () => {
         expect(names[names.length - 1]).toBe('error');
         const err = obj(obj(JSON.parse(res.messages[res.messages.length - 1].data)).error);
         expect(err).toMatchObject({ type: 'upstream_error', message: expect.any(String) });
+        // the client keeps the text it received and the provider bills it: so does the gateway
+        const delivered = res.messages.filter((m) => m.event === 'delta').map((m) => String(obj(JSON.parse(m.data)).text)).join('');
+        expect(delivered.length).toBeGreaterThan(0);
+        const promptTokens = gatewayPromptTokens([{ role: 'user', content: 'x' }]);
+        const completionTokens = gatewayTokens.count(delivered);
+        const cost = expectedCost(PRICES[model as keyof typeof PRICES], { prompt: promptTokens, completion: completionTokens });
+        await wallet.expectCharged(cost.total_cost_rub, { promptTokens, completionTokens, model });
+        await wallet.snapshot();
       }
-      await wallet.expectUntouched();
     });
 
-    it('SDK stream broken mid-way: the SDK throws an APIError after the delivered deltas, nothing charged', async () => {
+    it('SDK stream broken mid-way: the SDK throws an APIError after the delivered deltas, which are charged', async () => {
       openai.enqueue({ text: 'abcdefgh', chunkSize: 2, fault: faults.streamError({ afterChunks: 3, message: 'The server had an error processing your request.' }) });
       const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }], stream: true });
       let text = '';
@@ -182,7 +189,10 @@ describe(`upstream faults and client disconnects (${backendKind()})`, () => {
       expect(err).toBeInstanceOf(OpenAI.APIError);
       expect(String(err instanceof Error ? err.message : err)).toContain('The server had an error processing your request.');
       expect(text).toBe('abcd');
-      await wallet.expectUntouched();
+      const promptTokens = gatewayPromptTokens([{ role: 'user', content: 'x' }]);
+      const completionTokens = gatewayTokens.count(text);
+      const cost = expectedCost(PRICES['gpt-4o-mini'], { prompt: promptTokens, completion: completionTokens });
+      await wallet.expectCharged(cost.total_cost_rub, { promptTokens, completionTokens, model: 'gpt-4o-mini' });
     });
   });
 
@@ -202,7 +212,7 @@ describe(`upstream faults and client disconnects (${backendKind()})`, () => {
       await wallet.expectUntouched();
     });
 
-    it('a stream that goes silent mid-way → in-band timeout error, nothing charged', async () => {
+    it('a stream that goes silent mid-way → in-band timeout error, the delivered tokens charged', async () => {
       deepseek.enqueue({ text: 'abcdefgh', chunkSize: 2, hang: { afterChunks: 3 } });
       const res = await postSse(`${t.url}/api/v1/chat`, { 'api-key': apiKey }, { prompt: 'x', model: 'deepseek-chat', user_id: 'u', stream: true });
       expect(res.status).toBe(200);
@@ -210,7 +220,12 @@ describe(`upstream faults and client disconnects (${backendKind()})`, () => {
       expect(last.event).toBe('error');
       expect(obj(JSON.parse(last.data)).error).toMatchObject({ type: 'timeout_error' });
       await deepseek.waitForDisconnect(1, 1_500);
-      await wallet.expectUntouched();
+      const delivered = res.messages.filter((m) => m.event === 'delta').map((m) => String(obj(JSON.parse(m.data)).text)).join('');
+      expect(delivered).toBe('abcd');
+      const promptTokens = gatewayPromptTokens([{ role: 'user', content: 'x' }]);
+      const completionTokens = gatewayTokens.count(delivered);
+      const cost = expectedCost(PRICES['deepseek-chat'], { prompt: promptTokens, completion: completionTokens });
+      await wallet.expectCharged(cost.total_cost_rub, { promptTokens, completionTokens, model: 'deepseek-chat' });
     });
   });
 

@@ -1,5 +1,6 @@
 import { BillingService, TeamsService } from '@app/billing';
-import { ApiError, rubToMicro } from '@app/common';
+import { BillingRepository } from '@app/billing/billing.repository';
+import { ApiError, newId, rubToMicro } from '@app/common';
 import { ManualClock } from '../support/manual-clock';
 import { createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
@@ -43,15 +44,17 @@ describe(`billing core on ${backendKind()}`, () => {
     }
     expect(await billing.balance(team.id)).toEqual({ balanceMicro: rubToMicro(50), reservedMicro: rubToMicro(50) });
 
-    // settle all concurrently at varying actual costs, some above the reservation (capped)
+    // settle all concurrently at varying actual costs, some above the reservation (charged in full: issue 7 item 3)
     const reservations = ok.map((r) => (r as PromiseFulfilledResult<Awaited<ReturnType<BillingService['reserve']>>>).value);
     await Promise.all(
       reservations.map((r, i) => billing.settle(r, i % 10 === 0 ? rubToMicro(2) : rubToMicro(0.5), { endpoint: 'test', model: 'm', apiKeyId: null, promptTokens: 1, completionTokens: 1 })),
     );
     const after = await billing.balance(team.id);
-    // 5 capped at 1 RUB + 45 at 0.5 RUB = 27.5 RUB charged
-    expect(after).toEqual({ balanceMicro: rubToMicro(50 - 27.5), reservedMicro: 0 });
+    // 5 at 2 RUB (1 RUB over their holds) + 45 at 0.5 RUB = 32.5 RUB charged: the ledger is tokens × price, never capped
+    expect(after).toEqual({ balanceMicro: rubToMicro(50 - 32.5), reservedMicro: 0 });
     expect(after.balanceMicro).toBeGreaterThanOrEqual(0);
+    expect(billing.stats()).toMatchObject({ overruns: expect.any(Number), overrunMicro: expect.any(Number) });
+    expect(billing.stats().overruns).toBeGreaterThanOrEqual(5);
     await expectReplayMatches(team.id);
   });
 
@@ -88,16 +91,23 @@ describe(`billing core on ${backendKind()}`, () => {
     await expectReplayMatches(team.id);
   });
 
-  it('expired reservations are released by the sweeper and cannot be settled afterwards', async () => {
+  it('expired reservations are released by the sweeper; a late settle still charges (the provider billed it)', async () => {
     const team = await teams.create('expiry', rubToMicro(3));
-    const r = await billing.reserve(team.id, rubToMicro(3), 'crashed');
+    // reserved by a replica that then crashed (a live replica keeps its own holds alive)
+    const crashed = { id: newId(), teamId: team.id, requestId: 'crashed', amountMicro: rubToMicro(3) };
+    expect(await t.get(BillingRepository).reserve({ ...crashed, now: clock.now(), expiresAt: clock.now() + 60_000 })).toEqual({ ok: true });
+    const r = crashed;
     await expect(billing.reserve(team.id, rubToMicro(1), 'blocked')).rejects.toMatchObject({ status: 402 });
     expect(await billing.sweepExpired()).toBe(0); // not yet expired
     clock.advance(61_000);
     expect(await billing.sweepExpired()).toBeGreaterThanOrEqual(1);
     expect(await billing.balance(team.id)).toEqual({ balanceMicro: rubToMicro(3), reservedMicro: 0 });
+    const late = await billing.settle(r, 100, { endpoint: 'x', model: null, apiKeyId: null, promptTokens: 0, completionTokens: 0 });
+    expect(late.chargedMicro).toBe(100);
+    expect(await billing.balance(team.id)).toEqual({ balanceMicro: rubToMicro(3) - 100, reservedMicro: 0 });
+    // settled once: a second settle of the same reservation is refused and charges nothing
     await expect(billing.settle(r, 100, { endpoint: 'x', model: null, apiKeyId: null, promptTokens: 0, completionTokens: 0 })).rejects.toMatchObject({ status: 503 });
-    expect(await billing.balance(team.id)).toEqual({ balanceMicro: rubToMicro(3), reservedMicro: 0 });
+    expect(await billing.balance(team.id)).toEqual({ balanceMicro: rubToMicro(3) - 100, reservedMicro: 0 });
     const again = await billing.reserve(team.id, rubToMicro(1), 'after-expiry');
     await billing.release(again);
   });

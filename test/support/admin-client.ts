@@ -29,4 +29,10 @@ export class AdminClient {
     if (res.status !== 200) throw new Error(`balance: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body.balance_rub;
   }
+
+  async topUp(teamId: string, amountRub: number, reference?: string): Promise<{ balance_rub: number }> {
+    const res = await request(this.url).post(`/api/v1/admin/teams/${teamId}/top-ups`).set('authorization', `Bearer ${ADMIN_TOKEN}`).send({ amount_rub: amountRub, ...(reference ? { reference } : {}) });
+    if (res.status !== 200 && res.status !== 201) throw new Error(`top-up: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
+  }
 }

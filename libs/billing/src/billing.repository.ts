@@ -121,7 +121,12 @@ export class BillingRepository {
     return ok ? { ok: true } : { ok: false, team: await this.findTeam(r.teamId) };
   }
 
-  /** Charges min(actual, reserved), frees the hold, appends the ledger entry. Idempotent: a closed reservation is never charged again. */
+  /**
+   * Charges exactly `actualMicro` (even past the hold: the balance may go below zero by the excess),
+   * frees the hold, appends the ledger entry naming the reservation. A reservation the sweeper
+   * already expired is still charged (its hold is gone, so nothing more is freed). Idempotent: a
+   * settled or released reservation is never charged again (and the ledger's reservation id is unique).
+   */
   async settle(reservationId: string, actualMicro: number, charge: ChargeRecord, now: number): Promise<SettleOutcome> {
     const { teams, reservations, ledger } = this.T;
     const actual = Math.max(0, actualMicro);
@@ -129,37 +134,30 @@ export class BillingRepository {
     let row: Row | undefined;
     if (this.pg) {
       const res = await this.exec(
-        `WITH r AS (UPDATE ${reservations} SET status = 'settled', charged_micro = LEAST(amount_micro, $2::bigint), closed_at = $3::bigint
-                    WHERE id = $1 AND status = 'open' RETURNING team_id, amount_micro, charged_micro),
-              t AS (UPDATE ${teams} AS tm SET balance_micro = tm.balance_micro - r.charged_micro, reserved_micro = tm.reserved_micro - r.amount_micro, updated_at = $3::bigint
-                    FROM r WHERE tm.id = r.team_id RETURNING tm.id AS team_id, tm.balance_micro AS balance_after, r.charged_micro AS charged)
-         INSERT INTO ${ledger} (team_id, kind, request_id, reference, api_key_id, endpoint, model, prompt_tokens, completion_tokens, total_tokens, amount_micro, balance_after_micro, details, created_at)
-         SELECT t.team_id, 'charge', $4, NULL, $5, $6, $7, $8::int, $9::int, $10::int, -t.charged, t.balance_after, $11, $3::bigint FROM t
+        `WITH old AS (SELECT id, team_id, amount_micro, status FROM ${reservations} WHERE id = $1 AND status IN ('open', 'expired') FOR UPDATE),
+              r AS (UPDATE ${reservations} AS res SET status = 'settled', charged_micro = $2::bigint, closed_at = $3::bigint FROM old WHERE res.id = old.id
+                    RETURNING old.team_id, CASE WHEN old.status = 'open' THEN old.amount_micro ELSE 0 END AS held),
+              t AS (UPDATE ${teams} AS tm SET balance_micro = tm.balance_micro - $2::bigint, reserved_micro = tm.reserved_micro - r.held, updated_at = $3::bigint
+                    FROM r WHERE tm.id = r.team_id RETURNING tm.id AS team_id, tm.balance_micro AS balance_after)
+         INSERT INTO ${ledger} (team_id, kind, request_id, reference, api_key_id, endpoint, model, prompt_tokens, completion_tokens, total_tokens, amount_micro, balance_after_micro, details, created_at, reservation_id)
+         SELECT t.team_id, 'charge', $4, NULL, $5, $6, $7, $8::int, $9::int, $10::int, -$2::bigint, t.balance_after, $11, $3::bigint, $1 FROM t
          RETURNING id, amount_micro, balance_after_micro`,
         [reservationId, actual, now, ...entry],
       );
       row = res.rows[0];
     } else {
       row = await this.tx.run(async (m) => {
-        const r = (
-          await this.exec(
-            `UPDATE ${reservations} SET status = 'settled', charged_micro = MIN(amount_micro, $2), closed_at = $3 WHERE id = $1 AND status = 'open' RETURNING team_id, amount_micro, charged_micro`,
-            [reservationId, actual, now],
-            m,
-          )
-        ).rows[0];
+        const r = (await this.exec(`SELECT team_id, amount_micro, status FROM ${reservations} WHERE id = $1 AND status IN ('open', 'expired')`, [reservationId], m)).rows[0];
         if (!r) return undefined;
+        const held = r.status === 'open' ? Number(r.amount_micro) : 0;
+        await this.exec(`UPDATE ${reservations} SET status = 'settled', charged_micro = $2, closed_at = $3 WHERE id = $1`, [reservationId, actual, now], m);
         const t = (
-          await this.exec(
-            `UPDATE ${teams} SET balance_micro = balance_micro - $1, reserved_micro = reserved_micro - $2, updated_at = $3 WHERE id = $4 RETURNING balance_micro`,
-            [r.charged_micro, r.amount_micro, now, r.team_id],
-            m,
-          )
+          await this.exec(`UPDATE ${teams} SET balance_micro = balance_micro - $1, reserved_micro = reserved_micro - $2, updated_at = $3 WHERE id = $4 RETURNING balance_micro`, [actual, held, now, r.team_id], m)
         ).rows[0];
         const ins = await this.exec(
-          `INSERT INTO ${ledger} (team_id, kind, request_id, reference, api_key_id, endpoint, model, prompt_tokens, completion_tokens, total_tokens, amount_micro, balance_after_micro, details, created_at)
-           VALUES ($1, 'charge', $2, NULL, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id, amount_micro, balance_after_micro`,
-          [r.team_id, ...entry.slice(0, 7), -Number(r.charged_micro), t.balance_micro, charge.details, now],
+          `INSERT INTO ${ledger} (team_id, kind, request_id, reference, api_key_id, endpoint, model, prompt_tokens, completion_tokens, total_tokens, amount_micro, balance_after_micro, details, created_at, reservation_id)
+           VALUES ($1, 'charge', $2, NULL, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id, amount_micro, balance_after_micro`,
+          [r.team_id, ...entry.slice(0, 7), -actual, t.balance_micro, charge.details, now, reservationId],
           m,
         );
         return ins.rows[0];
@@ -167,6 +165,12 @@ export class BillingRepository {
     }
     if (!row) return { ok: false, status: (await this.findReservation(reservationId))?.status ?? null };
     return { ok: true, chargedMicro: -Number(row.amount_micro), balanceAfterMicro: Number(row.balance_after_micro), ledgerId: Number(row.id) };
+  }
+
+  /** Pushes the expiry of holds still in flight on this replica (long streams outlive the TTL). */
+  async extend(ids: string[], expiresAt: number): Promise<void> {
+    if (ids.length === 0) return;
+    await this.reservations.createQueryBuilder().update().set({ expiresAt }).where('id IN (:...ids) AND status = :open', { ids, open: 'open' }).execute();
   }
 
   /** Frees the hold without charging. Returns false when the reservation was already closed. */

@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ApiError, Clock } from '@app/common';
 import { AppConfig } from '@app/config';
 import { BillingRepository, ChargeRecord, ReserveOutcome, SettleOutcome, TopUpOutcome } from './billing.repository';
@@ -17,18 +20,28 @@ class InMemoryBillingRepository {
     this.reservations.set(r.id, { teamId: r.teamId, amount: r.amountMicro, status: 'open', expiresAt: r.expiresAt });
     return { ok: true };
   }
+  down = false;
   async settle(id: string, actual: number, record: ChargeRecord): Promise<SettleOutcome> {
+    if (this.down) throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
     const r = this.reservations.get(id);
-    if (!r || r.status !== 'open') return { ok: false, status: r?.status ?? null };
-    const charged = Math.min(actual, r.amount);
+    if (!r || (r.status !== 'open' && r.status !== 'expired')) return { ok: false, status: r?.status ?? null };
+    const charged = actual;
+    const held = r.status === 'open' ? r.amount : 0;
     r.status = 'settled';
     const t = this.teams.get(r.teamId)!;
     t.balance -= charged;
-    t.reserved -= r.amount;
+    t.reserved -= held;
     this.ledger.push({ teamId: r.teamId, amount: -charged, balanceAfter: t.balance, record });
     return { ok: true, chargedMicro: charged, balanceAfterMicro: t.balance, ledgerId: this.ledger.length };
   }
+  async extend(ids: string[], expiresAt: number): Promise<void> {
+    for (const id of ids) {
+      const r = this.reservations.get(id);
+      if (r?.status === 'open') r.expiresAt = expiresAt;
+    }
+  }
   async release(id: string, _now: number, status = 'released'): Promise<boolean> {
+    if (this.down) throw Object.assign(new Error('Connection terminated unexpectedly'), {});
     const r = this.reservations.get(id);
     if (!r || r.status !== 'open') return false;
     r.status = status;
@@ -62,8 +75,10 @@ describe('BillingService (unit, in-memory repository)', () => {
     repo = new InMemoryBillingRepository();
     repo.teams.set('t1', { balance: 1_000_000, reserved: 0 }); // 1 RUB
     clock = new FixedClock();
-    billing = new BillingService(repo as unknown as BillingRepository, clock, AppConfig.fromEnv({ RESERVATION_TTL_SECONDS: '60' }));
+    billing = make();
   });
+  const dataDir = mkdtempSync(join(tmpdir(), 'billing-unit-'));
+  const make = () => new BillingService(repo as unknown as BillingRepository, clock, AppConfig.fromEnv({ RESERVATION_TTL_SECONDS: '60', DATA_DIR: join(dataDir, String(Math.random())) }));
 
   it('reserves against balance minus holds and refuses with 402 beyond it', async () => {
     await billing.reserve('t1', 600_000, 'a');
@@ -79,11 +94,12 @@ describe('BillingService (unit, in-memory repository)', () => {
     expect((await billing.reserve('t1', -5, 'b')).amountMicro).toBe(0);
   });
 
-  it('settle charges the actual cost, capped at the reservation, and only once', async () => {
+  it('settle charges the actual cost even above the hold (counted), and only once', async () => {
     const r = await billing.reserve('t1', 500_000, 'a');
     const s = await billing.settle(r, 700_000, { endpoint: '/x', model: 'm', apiKeyId: 'k', promptTokens: 3, completionTokens: 4 });
-    expect(s.chargedMicro).toBe(500_000);
-    expect(repo.teams.get('t1')).toEqual({ balance: 500_000, reserved: 0 });
+    expect(s.chargedMicro).toBe(700_000);
+    expect(repo.teams.get('t1')).toEqual({ balance: 300_000, reserved: 0 });
+    expect(billing.stats()).toMatchObject({ overruns: 1, overrunMicro: 200_000 });
     expect(repo.ledger[0].record).toMatchObject({ requestId: 'a', endpoint: '/x', totalTokens: 7 });
     await expect(billing.settle(r, 1, { endpoint: '/x', model: 'm', apiKeyId: 'k', promptTokens: 0, completionTokens: 0 })).rejects.toMatchObject({ status: 503 });
     expect(repo.ledger).toHaveLength(1);
@@ -99,11 +115,43 @@ describe('BillingService (unit, in-memory repository)', () => {
     expect(repo.ledger).toHaveLength(0);
   });
 
-  it('sweeps holds past their expiry', async () => {
-    await billing.reserve('t1', 300_000, 'crashed');
+  it('sweeps holds past their expiry, but keeps the holds of requests still running here', async () => {
+    await make().reserve('t1', 300_000, 'crashed'); // reserved by a replica that died
+    const live = await billing.reserve('t1', 200_000, 'long-stream');
     expect(await billing.sweepExpired()).toBe(0);
     clock.t += 60_001;
     expect(await billing.sweepExpired()).toBe(1);
-    expect(repo.teams.get('t1')?.reserved).toBe(0);
+    expect(repo.teams.get('t1')?.reserved).toBe(200_000);
+    expect(repo.reservations.get(live.id)?.status).toBe('open');
+  });
+
+  it('a balance overdrawn by an excess refuses every new request, even a free one, until topped up', async () => {
+    const r = await billing.reserve('t1', 1_000_000, 'a');
+    await billing.settle(r, 1_300_000, { endpoint: '/x', model: 'm', apiKeyId: null, promptTokens: 1, completionTokens: 1 });
+    expect(repo.teams.get('t1')?.balance).toBe(-300_000);
+    await expect(billing.reserve('t1', 0, 'free')).rejects.toMatchObject({ status: 402 });
+    await billing.topUp('t1', 400_000, null);
+    expect((await billing.reserve('t1', 0, 'free')).amountMicro).toBe(0);
+  });
+
+  it('database away: settles and releases are spooled to disk and applied when it returns, once', async () => {
+    const a = await billing.reserve('t1', 400_000, 'a');
+    const b = await billing.reserve('t1', 300_000, 'b');
+    repo.down = true;
+    const s = await billing.settle(a, 250_000, { endpoint: '/x', model: 'm', apiKeyId: null, promptTokens: 1, completionTokens: 1 });
+    expect(s).toEqual({ chargedMicro: 250_000, balanceAfterMicro: null, ledgerEntryId: null });
+    await billing.release(b);
+    expect(billing.stats()).toMatchObject({ spooled: 2, spoolPending: 2 });
+    await billing.replaySpool(); // still down: nothing applied, nothing lost
+    expect(billing.stats().spoolPending).toBe(2);
+    expect(repo.ledger).toHaveLength(0);
+    repo.down = false;
+    // a restarted replica on the same data dir replays what the old one spooled
+    await billing.replaySpool();
+    expect(billing.stats().spoolPending).toBe(0);
+    expect(repo.teams.get('t1')).toEqual({ balance: 750_000, reserved: 0 });
+    expect(repo.ledger).toHaveLength(1);
+    await billing.replaySpool();
+    expect(repo.ledger).toHaveLength(1);
   });
 });

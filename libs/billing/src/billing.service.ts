@@ -1,7 +1,10 @@
 import { Injectable, Logger, OnApplicationShutdown, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { ApiError, Clock, microToRub, newId } from '@app/common';
+import { createHash } from 'node:crypto';
+import { join, resolve } from 'node:path';
+import { ApiError, Clock, isDatabaseUnavailable, microToRub, newId } from '@app/common';
 import { AppConfig } from '@app/config';
 import { BillingRepository, ChargeRecord } from './billing.repository';
+import { BillingSpool, SpoolRecord } from './billing-spool';
 import { LedgerEntryEntity } from './entities/ledger-entry.entity';
 
 /** A hold on a team's balance for one request in flight. */
@@ -25,8 +28,17 @@ export interface ChargeDetails {
 
 export interface SettledCharge {
   chargedMicro: number;
-  balanceAfterMicro: number;
-  ledgerEntryId: number;
+  /** null when the database was unreachable and the charge was spooled (applied when it returns) */
+  balanceAfterMicro: number | null;
+  ledgerEntryId: number | null;
+}
+
+/** Charges above their hold (provider counts higher than the gateway's estimate), for operators. */
+export interface BillingStats {
+  overruns: number;
+  overrunMicro: number;
+  spooled: number;
+  spoolPending: number;
 }
 
 export interface LedgerView {
@@ -56,21 +68,67 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
   private readonly logger = new Logger('Billing');
   private readonly inFlight = new Map<string, Reservation>();
   private sweeper?: NodeJS.Timeout;
+  private replayer?: NodeJS.Timeout;
+  private replaying: Promise<void> | null = null;
+  private readonly spool: BillingSpool;
+  private readonly counters = { overruns: 0, overrunMicro: 0, spooled: 0 };
 
   constructor(
     private readonly repo: BillingRepository,
     private readonly clock: Clock,
     private readonly config: AppConfig,
-  ) {}
+  ) {
+    // one spool per database (a data dir may serve tests against several)
+    const key = config.databaseKind === 'postgres' ? createHash('sha256').update(`${config.databaseUrl}|${config.databaseSchema ?? ''}`).digest('hex').slice(0, 16) : 'sqlite';
+    this.spool = new BillingSpool(join(resolve(config.dataDir), 'billing-spool', key));
+  }
 
   onModuleInit(): void {
     const every = Math.min(60_000, Math.max(1_000, Math.floor(this.config.reservationTtlMs / 4)));
     this.sweeper = setInterval(() => void this.sweepExpired().catch((err: unknown) => this.logger.error({ err }, 'reservation sweep failed')), every);
     this.sweeper.unref();
+    this.replayer = setInterval(() => void this.replaySpool(), 5_000);
+    this.replayer.unref();
+    void this.replaySpool();
   }
 
   onModuleDestroy(): void {
     if (this.sweeper) clearInterval(this.sweeper);
+    if (this.replayer) clearInterval(this.replayer);
+  }
+
+  stats(): BillingStats {
+    return { ...this.counters, spoolPending: this.spool.pending };
+  }
+
+  /**
+   * Applies spooled settles/releases in order until the database refuses again. Each write is
+   * idempotent per reservation: a record applied before a crash is not charged twice.
+   */
+  replaySpool(): Promise<void> {
+    this.replaying ??= (async () => {
+      const records = this.spool.read();
+      let done = 0;
+      for (const rec of records) {
+        try {
+          if (rec.op === 'settle') {
+            const out = await this.repo.settle(rec.reservationId, rec.actualMicro, rec.charge, rec.at);
+            if (!out.ok && out.status !== 'settled') this.spool.reject(rec, `reservation is ${out.status ?? 'missing'}`);
+          } else {
+            await this.repo.release(rec.reservationId, rec.at);
+          }
+          done++;
+        } catch (err) {
+          if (isDatabaseUnavailable(err)) break;
+          this.logger.error({ err, reservationId: rec.reservationId }, 'spooled billing write refused; moved to rejected.ndjson');
+          this.spool.reject(rec, (err as Error).message);
+          done++;
+        }
+      }
+      this.spool.drop(done);
+      if (done > 0) this.logger.log(`billing spool: applied ${done} deferred write(s), ${records.length - done} still pending`);
+    })().finally(() => (this.replaying = null));
+    return this.replaying;
   }
 
   /** Runs after the HTTP server stopped taking requests and in-flight ones finished or timed out. */
@@ -97,11 +155,19 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
     return reservation;
   }
 
-  /** Charges the actual cost (never more than reserved) and writes one ledger entry. */
+  /**
+   * Charges the actual cost — what the provider reported, even above the hold — and writes one
+   * ledger entry (tokens × price, always). The excess over the hold comes from the balance, which
+   * may go below zero by at most that excess; the team is then refused (402) until topped up. Such
+   * overruns are logged and counted. When the database is unreachable the charge is spooled to
+   * disk and applied when it returns: never dropped.
+   */
   async settle(reservation: Reservation, actualCostMicro: number, details: ChargeDetails): Promise<SettledCharge> {
     const actual = Math.max(0, Math.round(actualCostMicro));
     if (actual > reservation.amountMicro) {
-      this.logger.warn({ requestId: reservation.requestId, actual, reserved: reservation.amountMicro }, 'actual cost exceeded the reservation; charge capped at the reservation');
+      this.counters.overruns++;
+      this.counters.overrunMicro += actual - reservation.amountMicro;
+      this.logger.warn({ requestId: reservation.requestId, actual, reserved: reservation.amountMicro, excess: actual - reservation.amountMicro }, 'actual cost exceeded the hold; the excess is charged to the balance');
     }
     const record: ChargeRecord = {
       requestId: reservation.requestId,
@@ -113,23 +179,46 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
       totalTokens: details.totalTokens ?? details.promptTokens + details.completionTokens,
       details: details.breakdown ? JSON.stringify(details.breakdown) : null,
     };
-    const out = await this.repo.settle(reservation.id, actual, record, this.clock.now());
+    const now = this.clock.now();
+    let out;
+    try {
+      out = await this.repo.settle(reservation.id, actual, record, now);
+    } catch (err) {
+      if (!isDatabaseUnavailable(err)) throw err;
+      this.defer({ op: 'settle', reservationId: reservation.id, actualMicro: actual, charge: record, at: now }, err);
+      this.inFlight.delete(reservation.id);
+      return { chargedMicro: actual, balanceAfterMicro: null, ledgerEntryId: null };
+    }
     this.inFlight.delete(reservation.id);
     if (!out.ok) {
       this.logger.error({ requestId: reservation.requestId, reservationId: reservation.id, status: out.status }, 'settle on a closed reservation: nothing charged');
-      throw ApiError.unavailable('The balance hold for this request expired before it completed; nothing was charged.', 'reservation_expired');
+      throw ApiError.unavailable('The balance hold for this request was already closed; nothing was charged.', 'reservation_closed');
     }
     return { chargedMicro: out.chargedMicro, balanceAfterMicro: out.balanceAfterMicro, ledgerEntryId: out.ledgerId };
   }
 
-  /** Frees the hold; nothing is charged. Safe to call twice. */
+  /** Frees the hold; nothing is charged. Safe to call twice; spooled when the database is away. */
   async release(reservation: Reservation): Promise<void> {
     this.inFlight.delete(reservation.id);
-    await this.repo.release(reservation.id, this.clock.now());
+    const now = this.clock.now();
+    try {
+      await this.repo.release(reservation.id, now);
+    } catch (err) {
+      if (!isDatabaseUnavailable(err)) throw err;
+      this.defer({ op: 'release', reservationId: reservation.id, at: now }, err);
+    }
+  }
+
+  private defer(record: SpoolRecord, cause: unknown): void {
+    this.spool.append(record);
+    this.counters.spooled++;
+    this.logger.warn({ reservationId: record.reservationId, op: record.op, cause: (cause as Error).message }, 'database unavailable: billing write spooled to disk, applied when it returns');
   }
 
   /** Releases reservations past their expiry (crashed requests). Returns how many were released. */
   async sweepExpired(limit = 500): Promise<number> {
+    // holds of requests still running on this replica are kept alive (long streams outlive the TTL)
+    if (this.inFlight.size > 0) await this.repo.extend([...this.inFlight.keys()], this.clock.now() + this.config.reservationTtlMs);
     const ids = await this.repo.findExpiredOpen(this.clock.now(), limit);
     let released = 0;
     for (const id of ids) {

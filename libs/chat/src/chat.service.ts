@@ -17,15 +17,13 @@ import {
   ProviderRegistry,
   ToolCall,
 } from '@app/providers';
-import { ChatCost, computeChatCost, worstCaseMicro } from './chat-cost';
+import { ChatCost, computeChatCost, reservePromptTokens, worstCaseMicro } from './chat-cost';
 import { ImageInliner, MAX_IMAGES } from './image-inliner';
 import { imageParts, messageText } from './messages';
 
 /** Tokens reserved per image before the provider reports the real count (≈ a 1092×1092 image on Claude). */
 export const IMAGE_TOKEN_ESTIMATE = 1600;
 /** Other providers' tokenizers differ from o200k: the prompt estimate is padded for the reservation only. */
-const PROMPT_SAFETY = 1.25;
-const PROMPT_SAFETY_TOKENS = 32;
 
 /** Generation parameters: the canonical request without model, messages and stream. */
 export type ChatParams = Omit<CanonicalChatRequest, 'model' | 'messages' | 'stream'>;
@@ -110,7 +108,8 @@ export class ChatService {
     const messages = imgs.length ? await this.images.prepare(input.messages, this.registry.needsInlineImages(model), input.imageParam) : input.messages;
     const request: CanonicalChatRequest = { ...stripUndefined(p), model: model.upstream_model, messages, max_tokens: maxOutput };
 
-    const reserveTokens = Math.ceil(promptTokens * PROMPT_SAFETY) + PROMPT_SAFETY_TOKENS + imgs.length * IMAGE_TOKEN_ESTIMATE;
+    const promptText = input.messages.map((m) => messageText(m)).join('\n') + (p.tools ? JSON.stringify(p.tools) : '');
+    const reserveTokens = reservePromptTokens(promptTokens, promptText, this.registry.countsTokensExactly(model)) + imgs.length * IMAGE_TOKEN_ESTIMATE;
     const reservation = await this.billing.reserve(input.caller.teamId, worstCaseMicro(reserveTokens, maxOutput * n, model.pricing, imgs.length), input.requestId);
     return { input, model, provider, request, promptTokens, images: imgs.length, reservation };
   }
@@ -168,7 +167,15 @@ export class ChatService {
       if (signal.aborted) aborted = true;
     } catch (err) {
       if (!(signal.aborted || isProviderAbortError(err))) {
-        await this.billing.release(prep.reservation);
+        const delivered = text + reasoning + toolArgs;
+        if (delivered === '') {
+          await this.billing.release(prep.reservation);
+        } else {
+          // the client keeps what it received and the provider bills it: charge the delivered tokens
+          const partial = this.countUsage(prep, delivered);
+          await this.settle(prep, partial, true);
+          this.logger.warn({ requestId: prep.input.requestId, completionTokens: partial.completion_tokens }, 'upstream failed mid-stream: charged the delivered tokens');
+        }
         throw this.toApiError(err, prep);
       }
       aborted = true;

@@ -1,5 +1,6 @@
 export * from './errors/api-error';
 export * from './errors/error-mapping';
+export * from './errors/database-errors';
 export * from './errors/api-exception.filter';
 export * from './errors/validation';
 export * from './money/money';

@@ -110,6 +110,16 @@ function imageUrlSecret(env: Env): string | undefined {
   return v;
 }
 
+/**
+ * A hold must outlive the longest request: the slowest provider's timeout plus the shutdown grace
+ * (a request may be finishing while the replica drains), plus 30 s of margin.
+ */
+function defaultReservationTtlSeconds(env: Env, providerTimeoutMs: number): number {
+  const timeouts = ['OPENAI', 'DEEPSEEK', 'ANTHROPIC', 'GEMINI'].map((p) => int(env, `${p}_TIMEOUT_MS`, providerTimeoutMs, 100, 3_600_000));
+  const grace = int(env, 'SHUTDOWN_GRACE_MS', 25_000, 0, 600_000);
+  return Math.ceil((Math.max(providerTimeoutMs, ...timeouts) + grace) / 1000) + 30;
+}
+
 export function parseEnv(env: Env): EnvConfig {
   const logLevel = (str(env, 'LOG_LEVEL') ?? 'info').toLowerCase();
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
@@ -142,7 +152,7 @@ export function parseEnv(env: Env): EnvConfig {
     bootstrapBalanceRub: decimal(env, 'BOOTSTRAP_BALANCE_RUB', 0, 0),
     logLevel: logLevel as LogLevel,
     bodyLimitMb: int(env, 'BODY_LIMIT_MB', 25, 1, 200),
-    reservationTtlSeconds: int(env, 'RESERVATION_TTL_SECONDS', 3600, 10, 86_400),
+    reservationTtlSeconds: int(env, 'RESERVATION_TTL_SECONDS', defaultReservationTtlSeconds(env, providerTimeout), 10, 86_400),
     authCacheTtlSeconds: int(env, 'AUTH_CACHE_TTL_SECONDS', 5, 0, 5),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 25_000, 0, 600_000),
     modelsFile: str(env, 'MODELS_FILE'),

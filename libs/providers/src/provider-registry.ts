@@ -19,12 +19,12 @@ type EnvProvider = 'openai' | 'deepseek' | 'anthropic' | 'gemini';
  * credentials (<PREFIX>_API_KEY, <PREFIX>_BASE_URL, <PREFIX>_TIMEOUT_MS). `inlineImages`: the
  * upstream needs image bytes (the gateway fetches http(s) images, SSRF-guarded, and sends data: URLs).
  */
-const INSTANCES: Record<string, { type: string; env?: EnvProvider; inlineImages: boolean; embeddings: boolean; images: boolean }> = {
-  openai: { type: 'openai', env: 'openai', inlineImages: false, embeddings: true, images: true },
-  deepseek: { type: 'openai', env: 'deepseek', inlineImages: false, embeddings: false, images: false },
-  anthropic: { type: 'anthropic', env: 'anthropic', inlineImages: true, embeddings: false, images: false },
-  gemini: { type: 'gemini', env: 'gemini', inlineImages: true, embeddings: false, images: true },
-  local: { type: 'local', inlineImages: false, embeddings: true, images: true },
+const INSTANCES: Record<string, { type: string; env?: EnvProvider; inlineImages: boolean; embeddings: boolean; images: boolean; exactTokens: boolean }> = {
+  openai: { type: 'openai', env: 'openai', inlineImages: false, embeddings: true, images: true, exactTokens: true },
+  deepseek: { type: 'openai', env: 'deepseek', inlineImages: false, embeddings: false, images: false, exactTokens: false },
+  anthropic: { type: 'anthropic', env: 'anthropic', inlineImages: true, embeddings: false, images: false, exactTokens: false },
+  gemini: { type: 'gemini', env: 'gemini', inlineImages: true, embeddings: false, images: true, exactTokens: false },
+  local: { type: 'local', inlineImages: false, embeddings: true, images: true, exactTokens: true },
 };
 
 export const PROVIDER_NAMES = Object.keys(INSTANCES);
@@ -58,6 +58,17 @@ export class ProviderRegistry implements OnApplicationShutdown {
 
   isAvailable(model: ModelEntry): boolean {
     return this.missingCredential(model) === null;
+  }
+
+  /**
+   * Does the gateway's tokenizer count this model's prompt as the provider will? True for OpenAI's
+   * own models (o200k) and the local model; false where another tokenizer bills (reservations pad more).
+   */
+  countsTokensExactly(model: ModelEntry): boolean {
+    const inst = INSTANCES[model.provider];
+    if (!inst?.exactTokens) return false;
+    // a custom OPENAI_BASE_URL (vLLM, Ollama, OpenRouter) bills with its own tokenizer
+    return inst.type !== 'openai' || /^https:\/\/api\.openai\.com\//.test(this.config.provider(inst.env as EnvProvider).baseUrl + '/');
   }
 
   needsInlineImages(model: ModelEntry): boolean {

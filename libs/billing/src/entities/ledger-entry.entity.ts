@@ -25,5 +25,7 @@ export class LedgerEntryEntity {
   @Column({ name: 'amount_micro', type: 'bigint', transformer: bigintNumber }) amountMicro: number;
   @Column({ name: 'balance_after_micro', type: 'bigint', transformer: bigintNumber }) balanceAfterMicro: number;
   @Column({ type: 'text', nullable: true }) details: string | null;
+  /** the reservation a charge settled (unique: a retried settle never charges twice) */
+  @Column({ name: 'reservation_id', type: 'varchar', length: 36, nullable: true }) reservationId: string | null;
   @Column({ name: 'created_at', type: 'bigint', transformer: bigintNumber }) createdAt: number;
 }

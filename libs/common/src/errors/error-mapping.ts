@@ -1,5 +1,6 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
 import { ApiError, ApiErrorType } from './api-error';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from './database-errors';
 
 /**
  * Turns anything thrown while handling a request into an ApiError. Pure: the filter does the I/O.
@@ -24,6 +25,13 @@ export function toApiError(exception: unknown): { error: ApiError; unexpected: b
       message = `Unknown route: ${message.replace(/^Cannot /, '')}`;
     }
     return { error: new ApiError(status, typeForStatus(status), message, codeForStatus(status)), unexpected: status >= 500 };
+  }
+  if (isDatabaseUnavailable(exception)) {
+    // logged by the filter as unexpected (operators must see it), answered as retryable
+    return {
+      error: new ApiError(503, 'api_error', 'The service cannot reach its database right now; retry shortly.', 'service_unavailable', null, { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) }),
+      unexpected: true,
+    };
   }
   return { error: new ApiError(500, 'api_error', 'Internal server error.', 'internal_error'), unexpected: true };
 }
