@@ -18,12 +18,12 @@ export class BillingSpool {
   private readonly rejected: string;
 
   constructor(readonly dir: string) {
-    mkdirSync(dir, { recursive: true });
     this.file = join(dir, 'pending.ndjson');
     this.rejected = join(dir, 'rejected.ndjson');
   }
 
   append(record: SpoolRecord): void {
+    mkdirSync(this.dir, { recursive: true });
     const fd = openSync(this.file, 'a');
     try {
       writeSync(fd, `${JSON.stringify(record)}\n`);
@@ -57,6 +57,7 @@ export class BillingSpool {
   }
 
   reject(record: SpoolRecord, reason: string): void {
+    mkdirSync(this.dir, { recursive: true });
     appendFileSync(this.rejected, `${JSON.stringify({ ...record, reason })}\n`);
   }
 

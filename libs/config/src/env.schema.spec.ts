@@ -12,6 +12,13 @@ describe('parseEnv', () => {
     expect(c.logLevel).toBe('info');
     expect(c.rerankCacheTtlSeconds).toBe(43200);
     expect(c.providers.openai.baseUrl).toBe('https://api.openai.com/v1');
+    // a hold outlives the longest request: provider timeout 120 s + shutdown grace 25 s + 30 s
+    expect(c.reservationTtlSeconds).toBe(175);
+  });
+
+  it('the default hold follows the slowest provider timeout and the grace', () => {
+    expect(parseEnv({ ANTHROPIC_TIMEOUT_MS: '600000', SHUTDOWN_GRACE_MS: '10000' }).reservationTtlSeconds).toBe(640);
+    expect(parseEnv({ RESERVATION_TTL_SECONDS: '90' }).reservationTtlSeconds).toBe(90);
   });
 
   it('reads values and strips trailing slashes from URLs', () => {
