@@ -4,68 +4,19 @@
  * full and exactly — quickly (each cache operation is bounded), and cache-stats / DELETE still
  * answer. Never a 500. Skipped only when the `redis-server` binary is not installed.
  */
-import { ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { createServer, Socket } from 'node:net';
+import { ChildProcess } from 'node:child_process';
 import request from 'supertest';
 import { FakeOpenAI } from '../fakes';
 import { AdminClient } from '../support/admin-client';
 import { createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
+import { freePort, hasRedisServer, startRedis, stopRedis, waitForRedis } from '../support/private-redis';
 import { cacheStats, clearCache, costRub, embeddingCalls, expectedRanking, FAKE_OPENAI_KEY, openAiEnv, rerank, toMicro } from './rerank-helpers';
 
-const hasRedisServer = spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
 if (!hasRedisServer) {
   console.warn('rerank-redis-outage: SKIPPED — the `redis-server` binary is not installed (apt-get install redis-server).');
 }
 const describeIfRedis = hasRedisServer ? describe : describe.skip;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-/** Resolves once the server answers PING on `port`. */
-async function waitForRedis(port: number, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = new Socket();
-      s.setTimeout(300);
-      s.once('error', () => resolve(false));
-      s.once('timeout', () => {
-        s.destroy();
-        resolve(false);
-      });
-      s.connect(port, '127.0.0.1', () => s.write('PING\r\n'));
-      s.once('data', (d) => {
-        s.destroy();
-        resolve(d.toString().startsWith('+PONG'));
-      });
-    });
-    if (ok) return;
-    if (Date.now() > deadline) throw new Error(`redis-server on ${port} did not answer within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-function startRedis(port: number): ChildProcess {
-  return spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-}
-
-async function stopRedis(proc: ChildProcess): Promise<void> {
-  if (proc.exitCode !== null || proc.signalCode !== null) return;
-  await new Promise<void>((resolve) => {
-    proc.once('exit', () => resolve());
-    proc.kill('SIGKILL');
-  });
-}
 
 const QUERY = 'database backup schedule';
 const DOCS = [

@@ -8,5 +8,6 @@ export * from './clock';
 export * from './ids';
 export * from './http/logging.module';
 export * from './cache/shared-cache';
+export * from './cache/bounded-memory-store';
 export * from './cache/shared-cache.module';
 export * from './net';

@@ -88,6 +88,7 @@ export interface EnvConfig {
   ingestConcurrency: number;
   ingestPollMs: number;
   kbVectorCacheMb: number;
+  memoryCacheMb: number;
   providers: {
     openai: ProviderEnv;
     deepseek: ProviderEnv;
@@ -164,6 +165,7 @@ export function parseEnv(env: Env): EnvConfig {
     ingestConcurrency: int(env, 'INGEST_CONCURRENCY', 2, 0, 64),
     ingestPollMs: int(env, 'INGEST_POLL_MS', 1000, 50, 60_000),
     kbVectorCacheMb: int(env, 'KB_VECTOR_CACHE_MB', 256, 0, 65_536),
+    memoryCacheMb: int(env, 'MEMORY_CACHE_MB', 256, 1, 65_536),
     providers: {
       openai: provider(env, 'OPENAI', 'https://api.openai.com/v1', providerTimeout),
       deepseek: provider(env, 'DEEPSEEK', 'https://api.deepseek.com/v1', providerTimeout),

@@ -1,5 +1,6 @@
 import { Clock, SharedCache } from '@app/common';
 import { AppConfig } from '@app/config';
+import { CacheScope, Counter, IndexStats, MemoryRerankCacheIndex } from './rerank-cache.index';
 import { RerankCacheStore } from './rerank-cache.store';
 
 class TestClock extends Clock {
@@ -54,6 +55,28 @@ function entry(count: number, seed: number, documentTokens: number) {
   return { dimensions: DIMS, count, documentTokens, embeddingModel: 'text-embedding-3-small', vectors: vectors(count, seed) };
 }
 
+/** The in-process index, unreachable whenever the fake cache is "down" (one Redis in production). */
+class DownableIndex extends MemoryRerankCacheIndex {
+  constructor(private readonly cache: { down: boolean }) {
+    super();
+  }
+  override async scope(apiKeyId: string): Promise<CacheScope | null> {
+    return this.cache.down ? null : super.scope(apiKeyId);
+  }
+  override async add(apiKeyId: string, key: string, bytes: number, expiresAt: number, now: number): Promise<boolean> {
+    return this.cache.down ? false : super.add(apiKeyId, key, bytes, expiresAt, now);
+  }
+  override async count(apiKeyId: string, by: Partial<Record<Counter, number>>): Promise<void> {
+    if (!this.cache.down) await super.count(apiKeyId, by);
+  }
+  override async stats(apiKeyId: string, now: number): Promise<IndexStats | null> {
+    return this.cache.down ? null : super.stats(apiKeyId, now);
+  }
+  override async takeAll(apiKeyId: string, now: number): Promise<{ keys: string[]; live: number } | null> {
+    return this.cache.down ? null : super.takeAll(apiKeyId, now);
+  }
+}
+
 describe('RerankCacheStore', () => {
   let cache: FakeSharedCache;
   let clock: TestClock;
@@ -62,7 +85,7 @@ describe('RerankCacheStore', () => {
   beforeEach(() => {
     cache = new FakeSharedCache();
     clock = new TestClock();
-    store = new RerankCacheStore(cache as unknown as SharedCache, clock, AppConfig.fromEnv({ RERANK_CACHE_TTL_SECONDS: String(TTL_S) }));
+    store = new RerankCacheStore(cache as unknown as SharedCache, new DownableIndex(cache), clock, AppConfig.fromEnv({ RERANK_CACHE_TTL_SECONDS: String(TTL_S) }));
   });
 
   it('miss, then put, then hit with the same float32 vectors and metadata', async () => {
@@ -80,7 +103,8 @@ describe('RerankCacheStore', () => {
   it('stores the vectors as one float32 Buffer (count × dims × 4 bytes) with the TTL', async () => {
     await store.put('key-a', 'm', 'fp1', entry(5, 2, 10));
     const [key] = cache.entryKeys();
-    expect(key).toBe('rerank:e:key-a:0:m:fp1');
+    // <api key>:<epoch (random per scope record)>:<generation>:<model>:<fingerprint>
+    expect(key).toMatch(/^rerank:e:key-a:[0-9a-f]{12}:0:m:fp1$/);
     const stored = cache.map.get(key) as { vectors: Buffer };
     expect(Buffer.isBuffer(stored.vectors)).toBe(true);
     expect(stored.vectors.byteLength).toBe(5 * DIMS * 4);
@@ -141,12 +165,12 @@ describe('RerankCacheStore', () => {
     ]) {
       expect((await store.get('key-a', m, fp)).status).toBe('miss');
     }
-    expect(cache.entryKeys()).toEqual(['rerank:e:key-b:0:m:fp1']);
+    expect(cache.entryKeys()).toEqual([expect.stringMatching(/^rerank:e:key-b:[0-9a-f]{12}:0:m:fp1$/)]);
     expect((await store.stats('key-a')).entries).toBe(0);
     expect((await store.get('key-b', 'm', 'fp1')).status).toBe('hit');
     // a new entry after DELETE lives in the next generation and is a normal entry
     await store.put('key-a', 'm', 'fp1', entry(1, 5, 1));
-    expect(cache.entryKeys()).toContain('rerank:e:key-a:1:m:fp1');
+    expect(cache.entryKeys()).toContainEqual(expect.stringMatching(/^rerank:e:key-a:[0-9a-f]{12}:1:m:fp1$/));
     expect((await store.get('key-a', 'm', 'fp1')).status).toBe('hit');
     expect(await store.clear('key-a')).toBe(1);
     expect(await store.clear('key-a')).toBe(0);
@@ -203,14 +227,14 @@ describe('RerankCacheStore', () => {
 
   it('ttlMs follows RERANK_CACHE_TTL_SECONDS', () => {
     expect(store.ttlMs).toBe(TTL_MS);
-    const short = new RerankCacheStore(cache as unknown as SharedCache, clock, AppConfig.fromEnv({ RERANK_CACHE_TTL_SECONDS: '60' }));
+    const short = new RerankCacheStore(cache as unknown as SharedCache, new DownableIndex(cache), clock, AppConfig.fromEnv({ RERANK_CACHE_TTL_SECONDS: '60' }));
     expect(short.ttlMs).toBe(60_000);
   });
 
   describe('near cache (Redis backend)', () => {
     beforeEach(() => {
       cache.backend = 'redis';
-      store = new RerankCacheStore(cache as unknown as SharedCache, clock, AppConfig.fromEnv({ RERANK_CACHE_TTL_SECONDS: String(TTL_S), RERANK_NEAR_CACHE_MB: '1' }));
+      store = new RerankCacheStore(cache as unknown as SharedCache, new DownableIndex(cache), clock, AppConfig.fromEnv({ RERANK_CACHE_TTL_SECONDS: String(TTL_S), RERANK_NEAR_CACHE_MB: '1' }));
     });
 
     it('serves a repeated hit from process memory without reading the entry again', async () => {

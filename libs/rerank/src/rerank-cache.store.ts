@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Clock, SharedCache } from '@app/common';
 import { AppConfig } from '@app/config';
+import { CacheScope, RerankCacheIndex } from './rerank-cache.index';
 
 /** What one cache entry holds: the document embeddings as float32 bytes plus what rebuilds a response. */
 export interface CachedEmbeddings {
@@ -20,22 +21,6 @@ type StoredEntry = Omit<CachedEmbeddings, 'vectors'> & {
   vectors: Buffer;
 };
 
-interface IndexEntry {
-  bytes: number;
-  expiresAt: number;
-  documentTokens: number;
-  model: string;
-}
-
-/** Per-API-key bookkeeping for cache-stats and DELETE. */
-interface KeyIndex {
-  entries: Record<string, IndexEntry>;
-  hits: number;
-  misses: number;
-  tokensSaved: number;
-  rubSavedMicro: number;
-}
-
 export interface CacheStats {
   entries: number;
   totalBytes: number;
@@ -50,16 +35,19 @@ export interface CacheStats {
 export type CacheRead = { status: 'hit'; entry: CachedEmbeddings } | { status: 'miss' } | { status: 'unavailable' };
 
 /**
- * The rerank embedding cache (spec section 3) on the shared cache (Redis or in-process).
- * Keys: rerank:e:<apiKeyId>:<generation>:<model>:<fingerprint> — the API key id is part of every
- * key, so no other key can read, count or clear an entry. DELETE bumps the key's generation: all
- * earlier entries become unreachable at once (on every replica), then their keys are deleted.
- * Expiry is checked against the injectable Clock (and the store's TTL cleans up).
+ * The rerank embedding cache (spec section 3) on the shared cache (Redis or in-process, both
+ * bounded) with a per-key index ({@link RerankCacheIndex}: atomic Redis structures, or Maps).
+ * Keys: rerank:e:<apiKeyId>:<epoch>:<generation>:<model>:<fingerprint> — the API key id is part of
+ * every key, so no other key can read, count or clear an entry. DELETE atomically takes the key's
+ * whole index and moves it to the next generation: all earlier entries become unreachable at once
+ * (on every replica), then each of them is deleted.
  *
  * With Redis, decoded entries are also kept in a bytes-bounded in-process LRU ("near cache",
- * RERANK_NEAR_CACHE_MB): a repeated hit on the same replica skips the multi-megabyte transfer and
- * decode. It is safe because keys are content-addressed and carry the generation, which is read
- * from Redis on every request — a DELETE on any replica makes the old keys unreachable here too.
+ * RERANK_NEAR_CACHE_MB): a repeated hit on the same replica skips the transfer and decode. It is
+ * safe because keys are content-addressed and carry the scope read from Redis on every request:
+ * the generation moves on DELETE, and the epoch is random per scope record — if Redis loses its
+ * data the scope is created anew with a new epoch, so entries cleared before cannot come back
+ * from any replica's near cache.
  */
 @Injectable()
 export class RerankCacheStore {
@@ -68,6 +56,7 @@ export class RerankCacheStore {
 
   constructor(
     private readonly cache: SharedCache,
+    private readonly index: RerankCacheIndex,
     private readonly clock: Clock,
     private readonly config: AppConfig,
   ) {}
@@ -77,9 +66,9 @@ export class RerankCacheStore {
   }
 
   async get(apiKeyId: string, model: string, fingerprint: string): Promise<CacheRead> {
-    const gen = await this.generation(apiKeyId);
-    if (gen === null) return { status: 'unavailable' };
-    const key = this.entryKey(apiKeyId, gen, model, fingerprint);
+    const scope = await this.index.scope(apiKeyId);
+    if (scope === null) return { status: 'unavailable' };
+    const key = this.entryKey(apiKeyId, scope, model, fingerprint);
     const near = this.nearGet(key);
     if (near) return { status: 'hit', entry: near };
     const stored = await this.cache.get<StoredEntry>(key);
@@ -95,64 +84,48 @@ export class RerankCacheStore {
 
   /** Stores an entry; false when the cache is unavailable. */
   async put(apiKeyId: string, model: string, fingerprint: string, e: Omit<CachedEmbeddings, 'createdAt' | 'expiresAt'>): Promise<boolean> {
-    const gen = await this.generation(apiKeyId);
-    if (gen === null) return false;
+    const scope = await this.index.scope(apiKeyId);
+    if (scope === null) return false;
     const now = this.clock.now();
-    const key = this.entryKey(apiKeyId, gen, model, fingerprint);
+    const key = this.entryKey(apiKeyId, scope, model, fingerprint);
     const stored: StoredEntry = { v: 1, dimensions: e.dimensions, count: e.count, documentTokens: e.documentTokens, embeddingModel: e.embeddingModel, createdAt: now, expiresAt: now + this.ttlMs, vectors: encode(e.vectors, e.dimensions) };
     if (!(await this.cache.set(key, stored, this.ttlMs))) return false;
     this.nearPut(key, decode(stored));
-    await this.updateIndex(apiKeyId, (idx) => {
-      idx.entries[key] = { bytes: stored.vectors.byteLength, expiresAt: stored.expiresAt, documentTokens: e.documentTokens, model };
-    });
-    return true;
+    return this.index.add(apiKeyId, key, stored.vectors.byteLength, stored.expiresAt, now);
   }
 
   recordHit(apiKeyId: string, tokensSaved: number, rubSavedMicro: number): Promise<void> {
-    return this.updateIndex(apiKeyId, (idx) => {
-      idx.hits++;
-      idx.tokensSaved += tokensSaved;
-      idx.rubSavedMicro += rubSavedMicro;
-    });
+    return this.index.count(apiKeyId, { hits: 1, tokensSaved, rubSavedMicro });
   }
 
   recordMiss(apiKeyId: string): Promise<void> {
-    return this.updateIndex(apiKeyId, (idx) => {
-      idx.misses++;
-    });
+    return this.index.count(apiKeyId, { misses: 1 });
   }
 
   async stats(apiKeyId: string): Promise<CacheStats> {
-    const idx = await this.readIndex(apiKeyId);
-    const now = this.clock.now();
-    const live = Object.values(idx.entries).filter((e) => e.expiresAt > now);
-    const expiries = live.map((e) => e.expiresAt);
-    return {
-      entries: live.length,
-      totalBytes: live.reduce((a, e) => a + e.bytes, 0),
-      hits: idx.hits,
-      misses: idx.misses,
-      tokensSaved: idx.tokensSaved,
-      rubSavedMicro: idx.rubSavedMicro,
-      oldestExpiry: expiries.length ? Math.min(...expiries) : null,
-      newestExpiry: expiries.length ? Math.max(...expiries) : null,
-    };
+    const s = await this.index.stats(apiKeyId, this.clock.now());
+    return s ?? { entries: 0, totalBytes: 0, hits: 0, misses: 0, tokensSaved: 0, rubSavedMicro: 0, oldestExpiry: null, newestExpiry: null };
   }
 
   /** Removes every entry of this API key; returns how many live entries were removed. */
   async clear(apiKeyId: string): Promise<number> {
-    const gen = await this.generation(apiKeyId);
-    if (gen === null) return 0;
-    await this.cache.set(this.genKey(apiKeyId), gen + 1, 30 * 86_400_000);
-    const idx = await this.readIndex(apiKeyId);
-    const now = this.clock.now();
-    const keys = Object.keys(idx.entries);
-    const removed = keys.filter((k) => idx.entries[k].expiresAt > now).length;
-    await Promise.all(keys.map((k) => this.cache.del(k)));
-    await this.updateIndex(apiKeyId, (i) => {
-      i.entries = {};
-    });
-    return removed;
+    const taken = await this.index.takeAll(apiKeyId, this.clock.now());
+    if (!taken) return 0;
+    for (const k of taken.keys) this.dropNear(k);
+    for (let i = 0; i < taken.keys.length; i += 100) await Promise.all(taken.keys.slice(i, i + 100).map((k) => this.cache.del(k)));
+    return taken.live;
+  }
+
+  /** Bytes held by this replica's near cache (tests and metrics). */
+  get nearCacheBytes(): number {
+    return this.nearBytes;
+  }
+
+  private dropNear(key: string): void {
+    const e = this.near.get(key);
+    if (!e) return;
+    this.near.delete(key);
+    this.nearBytes -= e.count * e.dimensions * 4;
   }
 
   private nearGet(key: string): CachedEmbeddings | undefined {
@@ -171,11 +144,7 @@ export class RerankCacheStore {
     const limit = this.cache.backend === 'redis' ? this.config.rerankNearCacheBytes : 0;
     const bytes = e.count * e.dimensions * 4;
     if (bytes > limit) return;
-    const old = this.near.get(key);
-    if (old) {
-      this.near.delete(key);
-      this.nearBytes -= old.count * old.dimensions * 4;
-    }
+    this.dropNear(key);
     this.near.set(key, e);
     this.nearBytes += bytes;
     for (const [k, v] of this.near) {
@@ -185,41 +154,8 @@ export class RerankCacheStore {
     }
   }
 
-  /** null when the cache cannot be reached. */
-  private async generation(apiKeyId: string): Promise<number | null> {
-    const g = await this.cache.get<number>(this.genKey(apiKeyId));
-    if (g === undefined && !this.cache.available) return null;
-    return g ?? 0;
-  }
-
-  private async readIndex(apiKeyId: string): Promise<KeyIndex> {
-    return (await this.cache.get<KeyIndex>(this.indexKey(apiKeyId))) ?? { entries: {}, hits: 0, misses: 0, tokensSaved: 0, rubSavedMicro: 0 };
-  }
-
-  /**
-   * Read-modify-write of the per-key index. Concurrent requests of the same key can lose an
-   * update of these statistics (never of an entry: entries are independent keys); expired
-   * entries are pruned on every write.
-   */
-  private async updateIndex(apiKeyId: string, mutate: (idx: KeyIndex) => void): Promise<void> {
-    const idx = await this.readIndex(apiKeyId);
-    const copy: KeyIndex = { ...idx, entries: { ...idx.entries } };
-    mutate(copy);
-    const now = this.clock.now();
-    for (const [k, e] of Object.entries(copy.entries)) if (e.expiresAt <= now) delete copy.entries[k];
-    await this.cache.set(this.indexKey(apiKeyId), copy, this.ttlMs + 86_400_000);
-  }
-
-  private entryKey(apiKeyId: string, gen: number, model: string, fingerprint: string): string {
-    return `rerank:e:${apiKeyId}:${gen}:${model}:${fingerprint}`;
-  }
-
-  private genKey(apiKeyId: string): string {
-    return `rerank:gen:${apiKeyId}`;
-  }
-
-  private indexKey(apiKeyId: string): string {
-    return `rerank:idx:${apiKeyId}`;
+  private entryKey(apiKeyId: string, scope: CacheScope, model: string, fingerprint: string): string {
+    return `rerank:e:${apiKeyId}:${scope.epoch}:${scope.gen}:${model}:${fingerprint}`;
   }
 }
 

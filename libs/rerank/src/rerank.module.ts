@@ -6,6 +6,7 @@ import { CohereRerankController } from './cohere-rerank.controller';
 import { EmbeddingsApiService } from './embeddings-api.service';
 import { EmbeddingsController } from './embeddings.controller';
 import { EmbeddingsService } from './embeddings.service';
+import { rerankCacheIndexProvider } from './rerank-cache.index';
 import { RerankCacheStore } from './rerank-cache.store';
 import { RerankController } from './rerank.controller';
 import { RerankService } from './rerank.service';
@@ -13,7 +14,7 @@ import { RerankService } from './rerank.service';
 @Module({
   imports: [AuthModule, BillingModule, ProvidersModule],
   controllers: [RerankController, CohereRerankController, EmbeddingsController],
-  providers: [EmbeddingsService, EmbeddingsApiService, RerankCacheStore, RerankService],
+  providers: [EmbeddingsService, EmbeddingsApiService, rerankCacheIndexProvider, RerankCacheStore, RerankService],
   exports: [EmbeddingsService, RerankService],
 })
 export class RerankModule {}

@@ -3,6 +3,7 @@ import { Global, Module } from '@nestjs/common';
 import KeyvRedis from '@keyv/redis';
 import { Keyv } from 'keyv';
 import { AppConfig } from '@app/config';
+import { BoundedMemoryStore } from './bounded-memory-store';
 import { SharedCache } from './shared-cache';
 
 /**
@@ -20,7 +21,8 @@ import { SharedCache } from './shared-cache';
         if (!config.redisUrl) {
           // in-process: values are kept by reference (no JSON round trip), so binary payloads such as
           // rerank embeddings (Buffer / Float32Array) cost no copy or decode on a hit
-          const memory = new Keyv({ namespace: config.redisKeyPrefix });
+          // bounded in bytes and by TTL (an unbounded Map here once leaked every rerank embedding)
+          const memory = new Keyv({ store: new BoundedMemoryStore(config.memoryCacheBytes), namespace: config.redisKeyPrefix });
           memory.serialize = undefined;
           memory.deserialize = undefined;
           return { stores: [memory] };

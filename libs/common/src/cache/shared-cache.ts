@@ -2,6 +2,7 @@ import { CACHE_MANAGER } from '@nestjs/cache-manager';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Cache } from 'cache-manager';
 import { AppConfig } from '@app/config';
+import { BoundedMemoryStore } from './bounded-memory-store';
 
 /**
  * The shared cache (Redis through @keyv/redis when REDIS_URL is set, in-process otherwise), behind
@@ -49,6 +50,15 @@ export class SharedCache {
     if (keys.length === 0) return [];
     const r = await this.guard(() => this.cache.mget<T>(keys), 'mget');
     return r ? r.map((v) => (v === null || v === undefined ? undefined : (v as T))) : keys.map(() => undefined);
+  }
+
+  /** Bytes held by the in-process store (null with Redis): bounded by MEMORY_CACHE_MB. */
+  memoryBytes(purgeExpired = false): number | null {
+    const keyv = (this.cache as unknown as { stores?: Array<{ store?: unknown; opts?: { store?: unknown } }> }).stores?.[0];
+    const store = keyv?.store ?? keyv?.opts?.store;
+    if (!(store instanceof BoundedMemoryStore)) return null;
+    if (purgeExpired) store.purgeStale();
+    return store.heldBytes;
   }
 
   /** Round-trip a probe key: used by /ready. */
