@@ -23,6 +23,6 @@ export function providerErrorToApiError(err: unknown, model: ModelEntry): ApiErr
     case 'auth':
       return ApiError.badGateway(`${who} rejected the gateway's credentials.`, 'upstream_auth_error');
     default:
-      return ApiError.badGateway(`${who} failed: ${err.message}`);
+      return ApiError.badGateway(`${who} failed: ${err.message}`).withLogDetail(err.detail);
   }
 }

@@ -168,6 +168,8 @@ export class ProviderError extends Error {
     public readonly upstreamStatus?: number,
     public readonly retryAfterSeconds?: number,
     public readonly param?: string | null,
+    /** what happened in full (addresses, socket errors): for the logs, never for the client */
+    public readonly detail?: string,
   ) {
     super(message);
     this.name = 'ProviderError';

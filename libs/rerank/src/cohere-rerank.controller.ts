@@ -1,7 +1,7 @@
-import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Request } from 'express';
-import { ApiError } from '@app/common';
+import type { Request, Response } from 'express';
+import { ApiError, microToRub } from '@app/common';
 import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
 import { RerankItem } from './engine';
 import { CohereRerankRequestDto } from './dto/cohere-rerank.dto';
@@ -19,8 +19,8 @@ export class CohereRerankController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Rerank (Cohere/Jina-compatible): {model, query, documents, top_n, return_documents}' })
   @ApiBody({ type: CohereRerankRequestDto })
-  @ApiOkResponse({ schema: { example: { id: 'req_…', results: [{ index: 1, relevance_score: 0.81, document: { text: '…' } }], meta: { api_version: { version: '1' }, billed_units: { search_units: 1, input_tokens: 42 } }, usage: { total_tokens: 42 } } } })
-  async rerankDocuments(@CurrentCaller() caller: Caller, @Body() body: CohereRerankRequestDto, @Req() req: Request) {
+  @ApiOkResponse({ schema: { example: { id: 'req_…', results: [{ index: 1, relevance_score: 0.81, document: { text: '…' } }], meta: { api_version: { version: '1' }, billed_units: { search_units: 1, input_tokens: 42 } }, usage: { total_tokens: 42 }, cost: { total_cost_rub: 0.0084, currency: 'RUB' } } } })
+  async rerankDocuments(@CurrentCaller() caller: Caller, @Body() body: CohereRerankRequestDto, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
     if (body.documents.length > RERANK_LIMITS.maxItems) throw ApiError.tooLarge(`At most ${RERANK_LIMITS.maxItems} documents per request.`, 'documents');
     const items: RerankItem[] = body.documents.map((d, i) => {
       const text = typeof d === 'string' ? d : typeof d === 'object' && d !== null && typeof (d as { text?: unknown }).text === 'string' ? (d as { text: string }).text : null;
@@ -35,12 +35,16 @@ export class CohereRerankController {
       String(req.id),
     );
     const total = out.queryTokens + out.documentTokens;
+    const costRub = microToRub(out.chargedMicro);
+    res.setHeader('x-gateway-cost-rub', String(costRub));
     return {
       id: String(req.id),
       model: body.model ?? size,
       results: out.ranked.results.map((r) => ({ index: Number(r.id), relevance_score: r.similarity_score, ...(body.return_documents ? { document: { text: r.data } } : {}) })),
       meta: { api_version: { version: '1' }, billed_units: { search_units: 1, input_tokens: total } },
       usage: { total_tokens: total },
+      // gateway extension, as on every other endpoint: what the ledger charged
+      cost: { total_cost_rub: costRub, currency: 'RUB' },
     };
   }
 }

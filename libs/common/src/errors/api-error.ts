@@ -29,6 +29,14 @@ export class ApiError extends Error {
     this.name = 'ApiError';
   }
 
+  /** Internal detail (upstream addresses, socket errors) logged with the error, never sent to the client. */
+  logDetail?: string;
+
+  withLogDetail(detail: string | undefined): this {
+    if (detail) this.logDetail = detail;
+    return this;
+  }
+
   static badRequest(message: string, param: string | null = null, code: string | null = 'invalid_request'): ApiError {
     return new ApiError(400, 'invalid_request_error', message, code, param);
   }

@@ -3,6 +3,18 @@ import type { Request, Response } from 'express';
 import { errorBody } from './api-error';
 import { toApiError } from './error-mapping';
 
+/**
+ * An error as it may be logged: database errors lose their SQL parameters (key hashes, names,
+ * prompts may be among them) and driver payloads; everything else is logged as is.
+ */
+export function logSafeError(err: unknown): unknown {
+  if (typeof err !== 'object' || err === null) return err;
+  const e = err as { name?: string; message?: string; stack?: string; code?: unknown; parameters?: unknown; driverError?: unknown; query?: unknown };
+  if (e.parameters === undefined && e.driverError === undefined) return err;
+  const driver = e.driverError as { code?: unknown; message?: string } | undefined;
+  return { type: e.name, message: e.message, code: e.code ?? driver?.code, query: typeof e.query === 'string' ? e.query.slice(0, 500) : undefined, stack: e.stack };
+}
+
 /** The single global filter: every error leaves the service as {"error":{message,type,code,param}}. */
 @Catch()
 export class ApiExceptionFilter implements ExceptionFilter {
@@ -14,7 +26,9 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const req = ctx.getRequest<Request>();
     const { error, unexpected } = toApiError(exception);
     if (unexpected) {
-      this.logger.error({ err: exception, requestId: req?.id, path: req?.originalUrl }, 'unhandled error');
+      this.logger.error({ err: logSafeError(exception), requestId: req?.id, path: req?.originalUrl }, 'unhandled error');
+    } else if (error.logDetail) {
+      this.logger.warn({ requestId: req?.id, path: req?.originalUrl, status: error.status, detail: error.logDetail }, error.message);
     }
     if (res.headersSent) {
       // A stream already started: the stream writer is responsible for in-band errors; just end it.

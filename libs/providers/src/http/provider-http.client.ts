@@ -229,7 +229,8 @@ class RequestGuard {
       return new ProviderError('timeout', `Upstream timed out (${code})`);
     }
     const detail = error instanceof Error ? error.message : String(error);
-    return new ProviderError('upstream', `${context}: ${code !== undefined && !detail.includes(code) ? `${code} ` : ''}${detail}`);
+    // the client learns that the connection failed, not where it went (addresses stay in the logs)
+    return new ProviderError('upstream', `${context}: the provider could not be reached${code !== undefined ? ` (${code})` : ''}`, undefined, undefined, undefined, `${context}: ${code ?? ''} ${detail}`.trim());
   }
 
   private abort(by: 'caller' | 'timeout'): void {
