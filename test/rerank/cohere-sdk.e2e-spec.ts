@@ -119,7 +119,10 @@ describe(`Cohere-compatible rerank with the cohere-ai SDK on ${backendKind()}`, 
       results: [{ index: 1, relevance_score: 0.6348, document: { text: DOCUMENTS[3] } }],
       meta: { api_version: { version: '1' }, billed_units: { search_units: 1, input_tokens: fakeTokenCount(QUERY) + tokens(DOCUMENTS.slice(2)) } },
       usage: { total_tokens: fakeTokenCount(QUERY) + tokens(DOCUMENTS.slice(2)) },
+      // the gateway's cost extension (issue 7 item 10): what the ledger charged
+      cost: { total_cost_rub: costRub(fakeTokenCount(QUERY) + tokens(DOCUMENTS.slice(2))), currency: 'RUB' },
     });
+    expect(res.headers['x-gateway-cost-rub']).toBe(String(costRub(fakeTokenCount(QUERY) + tokens(DOCUMENTS.slice(2)))));
     fake.reset();
     const bad = await request(t.url).post('/v1/rerank').set('authorization', `Bearer ${apiKey}`).send({ query: QUERY, documents: ['ok', { title: 'no text' }] });
     expect(bad.status).toBe(400);
