@@ -42,7 +42,7 @@ export async function createTestApp(
   if (opts.clock) builder = builder.overrideProvider(Clock).useValue(opts.clock);
   for (const o of opts.overrides ?? []) builder = builder.overrideProvider(o.provide).useValue(o.useValue);
   const moduleRef = await builder.compile();
-  const app = moduleRef.createNestApplication<NestExpressApplication>({ bufferLogs: true });
+  const app = moduleRef.createNestApplication<NestExpressApplication>({ bufferLogs: true, bodyParser: false });
   setupApp(app);
   await app.listen(0, '127.0.0.1');
   const address = app.getHttpServer().address();

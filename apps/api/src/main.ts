@@ -17,7 +17,7 @@ async function bootstrap(): Promise<void> {
     }
     throw err;
   }
-  const app = await NestFactory.create<NestExpressApplication>(AppModule, { bufferLogs: true });
+  const app = await NestFactory.create<NestExpressApplication>(AppModule, { bufferLogs: true, bodyParser: false });
   setupApp(app);
   app.get(ProviderRegistry).preloadTokenizers(); // parse the BPE rank tables now, not on the first request
   const server = app.getHttpServer();

@@ -18,7 +18,8 @@ export class ApiKeyGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<RequestWithCaller>();
-    req.caller = await this.keys.authenticate(extractApiKey(req.headers));
+    // resolved already by the auth gate (routes with a body) — otherwise here
+    req.caller ??= await this.keys.authenticate(extractApiKey(req.headers));
     return true;
   }
 }

@@ -7,6 +7,7 @@ export * from './money/money';
 export * from './clock';
 export * from './ids';
 export * from './http/logging.module';
+export * from './http/body';
 export * from './cache/shared-cache';
 export * from './cache/bounded-memory-store';
 export * from './cache/shared-cache.module';

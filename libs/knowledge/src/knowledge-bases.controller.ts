@@ -85,6 +85,7 @@ export class KnowledgeBasesController {
       }
       return toDocument(await this.kb.addUpload(caller, id, file, metadata));
     }
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw ApiError.badRequest('The body must be a JSON object {name, text, metadata} (or multipart with a file).', null);
     const text = plainToInstance(TextDocumentDto, body);
     const problem = firstValidationProblem(await validate(text, { whitelist: true }));
     if (problem) throw ApiError.badRequest(problem.message, problem.param);

@@ -16,7 +16,7 @@ export class UsageQueryDto {
   limit?: number;
 
   @ApiPropertyOptional({ description: 'Cursor: return entries with id lower than this (use the last id of the previous page)', example: 1042 })
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1)
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(Number.MAX_SAFE_INTEGER)
   before?: number;
 }
 

@@ -10,7 +10,8 @@ export function toApiError(exception: unknown): { error: ApiError; unexpected: b
   if (exception instanceof ApiError) return { error: exception, unexpected: false };
 
   // body-parser errors (malformed JSON, too large, bad charset) carry `type` and `status`
-  const bp = bodyParserError(exception);
+  // (Nest maps http-errors raised by middleware into HttpExceptions; the original is the cause)
+  const bp = bodyParserError(exception) ?? (exception instanceof HttpException ? bodyParserError(exception.cause) : null);
   if (bp) return { error: bp, unexpected: false };
 
   if (exception instanceof HttpException) {
@@ -44,7 +45,7 @@ function bodyParserError(exception: unknown): ApiError | null {
     case 'entity.parse.failed':
       return ApiError.badRequest('Malformed JSON in request body.', null, 'invalid_json');
     case 'entity.too.large':
-      return ApiError.tooLarge(`Request body exceeds the limit of ${typeof e.limit === 'number' ? e.limit : 'the configured'} bytes.`);
+      return ApiError.tooLarge(`Request body exceeds the limit of ${typeof e.limit === 'number' ? formatBytes(e.limit) : 'this endpoint'} for this endpoint.`);
     case 'encoding.unsupported':
     case 'charset.unsupported':
       return new ApiError(415, 'invalid_request_error', 'Unsupported request body encoding.', 'unsupported_encoding');
@@ -53,6 +54,10 @@ function bodyParserError(exception: unknown): ApiError | null {
     default:
       return e.status >= 400 && e.status < 500 ? ApiError.badRequest('Unreadable request body.', null, 'invalid_body') : null;
   }
+}
+
+function formatBytes(n: number): string {
+  return n >= 1024 * 1024 ? `${+(n / 1024 / 1024).toFixed(1)} MB` : `${Math.round(n / 1024)} KB`;
 }
 
 function typeForStatus(status: number): ApiErrorType {

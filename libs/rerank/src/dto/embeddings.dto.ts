@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Allow, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Min } from 'class-validator';
+import { Allow, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Min, ValidateIf } from 'class-validator';
 
 /** POST /v1/embeddings (OpenAI) and POST /api/v1/embeddings (REST). */
 export class EmbeddingsRequestDto {
@@ -14,7 +14,8 @@ export class EmbeddingsRequestDto {
   encoding_format?: 'float' | 'base64';
 
   @ApiPropertyOptional({ description: "Output dimensions (≤ the model's native size, where the model allows)", example: 512 })
-  @IsOptional() @IsInt() @Min(1)
+  // null is not "absent" here: it would reach the provider
+  @ValidateIf((o: EmbeddingsRequestDto) => o.dimensions !== undefined) @IsInt() @Min(1)
   dimensions?: number;
 
   @ApiPropertyOptional({ example: 'user-42' }) @IsOptional() @IsString() user?: string;
