@@ -9,6 +9,7 @@ import { AdminClient } from '../support/admin-client';
 import { createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
 import { PRICES, PricedModel, UPSTREAM_KEYS, Wallet, arr, expectedCost, gatewayPromptTokens, obj, postSse, providerEnv } from './chat-helpers';
+import { SAFE_FETCHER_OPTIONS, SafeFetcherOptions } from '@app/common';
 
 function expectError(res: request.Response, status: number, type: string, param: string | null): void {
   expect(res.status).toBe(status);
@@ -29,7 +30,10 @@ describe(`POST /api/v1/chat over raw HTTP (${backendKind()})`, () => {
     openai = await FakeOpenAI.start({ apiKey: UPSTREAM_KEYS.openai });
     anthropic = await FakeAnthropic.start({ apiKey: UPSTREAM_KEYS.anthropic });
     // deliberately no GEMINI_* / DEEPSEEK_* credentials: those models are unavailable here
-    t = await createTestApp({ env: providerEnv({ openai, anthropic }) });
+    // image URLs are vetted before they are forwarded (DNS-resolved, every address public): this
+    // machine is offline, so the test hosts resolve through an injected resolver to a public address
+    const resolver: SafeFetcherOptions['resolver'] = async () => [{ address: '93.184.216.34', family: 4 }];
+    t = await createTestApp({ env: providerEnv({ openai, anthropic }), overrides: [{ provide: SAFE_FETCHER_OPTIONS, useValue: { resolver } satisfies SafeFetcherOptions }] });
     admin = new AdminClient(t.url);
   });
 

@@ -7,6 +7,7 @@
 import OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import request from 'supertest';
+import { SAFE_FETCHER_OPTIONS, SafeFetcherOptions } from '@app/common';
 import { FakeOpenAI, ImageServer, pngBytes } from '../fakes';
 import { AdminClient } from '../support/admin-client';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -40,7 +41,10 @@ describe(`openai SDK → gateway → OpenAI-compatible fakes (${backendKind()})`
     openai = await FakeOpenAI.start({ apiKey: UPSTREAM_KEYS.openai });
     deepseek = await FakeOpenAI.start({ apiKey: UPSTREAM_KEYS.deepseek });
     images = await ImageServer.start();
-    t = await createTestApp({ env: providerEnv({ openai, deepseek }) });
+    // image URLs are vetted (DNS-resolved, every address) before they are forwarded: the test's public
+    // image host resolves, through an injected resolver, to a public address
+    const resolver: SafeFetcherOptions['resolver'] = async (host) => (host === 'cdn.example.com' ? [{ address: '93.184.216.34', family: 4 }] : [{ address: '10.0.0.7', family: 4 }]);
+    t = await createTestApp({ env: providerEnv({ openai, deepseek }), overrides: [{ provide: SAFE_FETCHER_OPTIONS, useValue: { resolver } satisfies SafeFetcherOptions }] });
     admin = new AdminClient(t.url);
   });
 
@@ -216,9 +220,10 @@ describe(`openai SDK → gateway → OpenAI-compatible fakes (${backendKind()})`
     await wallet.expectCharged(expectedCost(PRICES['gpt-4o-mini'], { prompt: 25, completion: 10 }).total_cost_rub);
   });
 
-  it('image input: data: URL and http URL are passed to OpenAI as given (nothing fetched), with the per-image fee', async () => {
+  it('image input: data: URL and a public http URL are passed to OpenAI as given (vetted, nothing fetched), with the per-image fee', async () => {
     const dataUrl = `data:image/png;base64,${pngBytes(2, 2).toString('base64')}`;
-    const httpUrl = images.serve('/cat.png', pngBytes());
+    images.serve('/cat.png', pngBytes());
+    const httpUrl = 'https://cdn.example.com/cat.png';
     openai.enqueue({ text: 'Two red squares.', usage: { input: 600, output: 4 } });
     const res = await client.chat.completions.create({
       model: 'gpt-4o-mini',

@@ -9,8 +9,10 @@ const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
 
 /**
  * Images for providers that need bytes: http(s) URLs are fetched through the SSRF-guarded
- * SafeFetcher (≤ 10 MB, capped while streaming) and replaced by data: URLs. data: URLs are
- * size- and type-checked for every provider.
+ * SafeFetcher (≤ 10 MB, capped while streaming) and replaced by data: URLs. For providers that
+ * fetch URLs themselves (OpenAI-compatible) every URL must pass the same address policy — DNS
+ * resolved, every address checked — before it is forwarded (a self-hosted upstream would otherwise
+ * fetch internal addresses for the caller). data: URLs are size- and type-checked for every provider.
  */
 @Injectable()
 export class ImageInliner {
@@ -40,6 +42,8 @@ export class ImageInliner {
           const type = got.contentType.split(';')[0].trim().toLowerCase();
           parts.push({ type: 'image_url', image_url: { ...p.image_url, url: `data:${type};base64,${got.bytes.toString('base64')}` } });
         } else {
+          // the provider will fetch it: the same address policy applies before the URL leaves
+          await this.guardAsync(() => this.fetcher.assertPublicUrl(url), param);
           parts.push(p);
         }
       }

@@ -60,6 +60,8 @@ export interface ProviderEnv {
   apiKey?: string;
   baseUrl: string;
   timeoutMs: number;
+  /** fetch image URLs in the gateway (SSRF-guarded) and send bytes, instead of letting the upstream fetch them */
+  inlineImages: boolean;
 }
 
 export interface EnvConfig {
@@ -102,7 +104,16 @@ function provider(env: Env, prefix: string, defaultBaseUrl: string, defaultTimeo
     apiKey: str(env, `${prefix}_API_KEY`),
     baseUrl: url(env, `${prefix}_BASE_URL`, ['http:', 'https:']) ?? defaultBaseUrl,
     timeoutMs: int(env, `${prefix}_TIMEOUT_MS`, defaultTimeoutMs, 100, 3_600_000),
+    inlineImages: bool(env, `${prefix}_INLINE_IMAGES`, false),
   };
+}
+
+function bool(env: Env, name: string, def: boolean): boolean {
+  const raw = str(env, name);
+  if (raw === undefined) return def;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
 function imageUrlSecret(env: Env): string | undefined {

@@ -72,7 +72,10 @@ export class ProviderRegistry implements OnApplicationShutdown {
   }
 
   needsInlineImages(model: ModelEntry): boolean {
-    return INSTANCES[model.provider]?.inlineImages ?? false;
+    const inst = INSTANCES[model.provider];
+    if (!inst) return false;
+    // <PROVIDER>_INLINE_IMAGES: a self-hosted OpenAI-compatible upstream gets bytes, never a URL to fetch
+    return inst.inlineImages || (inst.env !== undefined && this.config.provider(inst.env).inlineImages);
   }
 
   chat(model: ModelEntry): ChatProvider {

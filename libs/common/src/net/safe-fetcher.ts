@@ -220,6 +220,16 @@ export class SafeFetcher {
     }
   }
 
+  /**
+   * The address policy without fetching, for URLs another party will fetch (a provider given an
+   * image URL): http(s) only, no credentials, and the hostname resolved — every address must pass.
+   * Throws SafeFetchError ('invalid_url' | 'forbidden_address' | 'network').
+   */
+  async assertPublicUrl(url: string): Promise<void> {
+    if (typeof url !== 'string') throw new SafeFetchError('invalid_url', 'URL must be a string');
+    await this.vet(parseOrThrow(url));
+  }
+
   /** Applies hostname and address policy; returns the vetted addresses to pin the connection to. */
   private async vet(target: ParsedHttpUrl): Promise<readonly string[]> {
     const url = target.url.href;
