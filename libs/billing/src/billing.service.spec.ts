@@ -154,4 +154,40 @@ describe('BillingService (unit, in-memory repository)', () => {
     await billing.replaySpool();
     expect(repo.ledger).toHaveLength(1);
   });
+
+  describe('meter: hold → run → exact charge, or release', () => {
+    const details = { endpoint: '/x', model: 'm', apiKeyId: null, promptTokens: 1, completionTokens: 1 };
+
+    it('charges the exact cost of a finished run and frees the hold', async () => {
+      const { result, charged } = await billing.meter({ teamId: 't1', requestId: 'r', holdMicro: 500_000, run: async () => 42, charge: (r) => ({ costMicro: r * 1000, details }) });
+      expect(result).toBe(42);
+      expect(charged?.chargedMicro).toBe(42_000);
+      expect(repo.teams.get('t1')).toEqual({ balance: 958_000, reserved: 0 });
+    });
+
+    it('a failed run releases the hold and rethrows; nothing is charged', async () => {
+      await expect(billing.meter({ teamId: 't1', requestId: 'r', holdMicro: 500_000, run: async () => Promise.reject(new Error('upstream down')), charge: () => ({ costMicro: 1, details }) })).rejects.toThrow('upstream down');
+      expect(repo.teams.get('t1')).toEqual({ balance: 1_000_000, reserved: 0 });
+      expect(repo.ledger).toHaveLength(0);
+    });
+
+    it('a run that failed after billable work charges that part, then rethrows', async () => {
+      await expect(
+        billing.meter({ teamId: 't1', requestId: 'r', holdMicro: 500_000, run: async () => Promise.reject(new Error('cut mid-stream')), charge: () => null, chargeOnFailure: () => ({ costMicro: 7_000, details }) }),
+      ).rejects.toThrow('cut mid-stream');
+      expect(repo.teams.get('t1')).toEqual({ balance: 993_000, reserved: 0 });
+    });
+
+    it('a hold the balance cannot cover is refused (402) before the work runs', async () => {
+      let ran = false;
+      await expect(billing.meter({ teamId: 't1', requestId: 'r', holdMicro: 2_000_000, run: async () => (ran = true), charge: () => null })).rejects.toMatchObject({ status: 402 });
+      expect(ran).toBe(false);
+    });
+
+    it('charge null releases the hold (e.g. nothing billable happened)', async () => {
+      const out = await billing.meter({ teamId: 't1', requestId: 'r', holdMicro: 100, run: async () => 'x', charge: () => null });
+      expect(out.charged).toBeNull();
+      expect(repo.teams.get('t1')).toEqual({ balance: 1_000_000, reserved: 0 });
+    });
+  });
 });

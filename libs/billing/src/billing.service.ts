@@ -197,6 +197,39 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
     return { chargedMicro: out.chargedMicro, balanceAfterMicro: out.balanceAfterMicro, ledgerEntryId: out.ledgerId };
   }
 
+  /**
+   * THE money path of every charged operation: hold the worst case → run the work → settle the
+   * exact cost (or release on failure). Callers never reserve, settle or release themselves.
+   */
+  async meter<T>(spec: MeterSpec<T>): Promise<{ result: T; charged: SettledCharge | null }> {
+    const hold = await this.reserve(spec.teamId, spec.holdMicro, spec.requestId);
+    let result: T;
+    try {
+      result = await spec.run();
+    } catch (err) {
+      let partial: MeteredCharge | null = null;
+      try {
+        partial = spec.chargeOnFailure?.(err) ?? null;
+      } finally {
+        if (partial) await this.settle(hold, partial.costMicro, partial.details);
+        else await this.release(hold).catch((e: unknown) => this.logger.error({ err: e, reservationId: hold.id }, 'release failed'));
+      }
+      throw err;
+    }
+    let charge: MeteredCharge | null;
+    try {
+      charge = spec.charge(result);
+    } catch (err) {
+      await this.release(hold).catch(() => undefined);
+      throw err;
+    }
+    if (!charge) {
+      await this.release(hold);
+      return { result, charged: null };
+    }
+    return { result, charged: await this.settle(hold, charge.costMicro, charge.details) };
+  }
+
   /** Frees the hold; nothing is charged. Safe to call twice; spooled when the database is away. */
   async release(reservation: Reservation): Promise<void> {
     this.inFlight.delete(reservation.id);
@@ -259,4 +292,25 @@ function toView(e: LedgerEntryEntity): LedgerView {
 
 function fmt(micro: number): string {
   return microToRub(micro).toFixed(6).replace(/0{1,4}$/, '');
+}
+
+/** What the work cost, and what the ledger entry says about it. */
+export interface MeteredCharge {
+  costMicro: number;
+  details: ChargeDetails;
+}
+
+export interface MeterSpec<T> {
+  teamId: string;
+  requestId: string;
+  /** the worst case the work may cost (held before it runs; 402 when the balance cannot cover it) */
+  holdMicro: number;
+  run: () => Promise<T>;
+  /** the exact charge for a finished run; null charges nothing (the hold is released) */
+  charge: (result: T) => MeteredCharge | null;
+  /**
+   * A run that failed after the provider did billable work (a stream cut after text was delivered):
+   * the charge for that part, or null (the hold is released). The error is rethrown either way.
+   */
+  chargeOnFailure?: (err: unknown) => MeteredCharge | null;
 }

@@ -77,18 +77,3 @@ export function costToRub(cost: ChatCost, chargedMicro: number): CostRubDto {
   };
 }
 
-/**
- * Prompt tokens to hold before the call. Where the gateway's tokenizer IS the provider's (OpenAI
- * models, the local model) the count is exact and 10 % + 32 covers message framing. Elsewhere
- * (Anthropic, Gemini, DeepSeek, OpenAI-compatible servers) other tokenizers count Cyrillic, CJK and
- * code higher: hold the larger of 1.5 × the count and one token per non-ASCII character plus one per
- * three ASCII characters (an upper bound for those tokenizers), plus 32. The charge is always the
- * provider's report; this only sizes the hold.
- */
-export function reservePromptTokens(counted: number, text: string, exact: boolean): number {
-  if (exact) return Math.ceil(counted * 1.1) + 32;
-  let nonAscii = 0;
-  for (const ch of text) if (ch.codePointAt(0)! > 0x7f) nonAscii++;
-  const ascii = text.length - nonAscii;
-  return Math.max(Math.ceil(counted * 1.5), nonAscii + Math.ceil(ascii / 3)) + 32;
-}

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ApiError } from '@app/common';
 import type { Caller } from '@app/auth';
-import { BillingService, Reservation } from '@app/billing';
+import { BillingService, MeteredCharge, PricingService } from '@app/billing';
 import {
   CanonicalChatChunk,
   CanonicalChatRequest,
@@ -17,7 +17,7 @@ import {
   ProviderRegistry,
   ToolCall,
 } from '@app/providers';
-import { ChatCost, computeChatCost, reservePromptTokens, worstCaseMicro } from './chat-cost';
+import { ChatCost, computeChatCost, worstCaseMicro } from './chat-cost';
 import { ImageInliner, MAX_IMAGES } from './image-inliner';
 import { imageParts, messageText } from './messages';
 
@@ -46,7 +46,8 @@ export interface PreparedChat {
   request: CanonicalChatRequest;
   promptTokens: number;
   images: number;
-  reservation: Reservation;
+  /** the worst case, held when the call starts */
+  holdMicro: number;
 }
 
 export interface ChatOutcome {
@@ -77,6 +78,7 @@ export class ChatService {
     private readonly catalog: ModelCatalogService,
     private readonly registry: ProviderRegistry,
     private readonly billing: BillingService,
+    private readonly pricing: PricingService,
     private readonly images: ImageInliner,
   ) {}
 
@@ -109,25 +111,37 @@ export class ChatService {
     const request: CanonicalChatRequest = { ...stripUndefined(p), model: model.upstream_model, messages, max_tokens: maxOutput };
 
     const promptText = input.messages.map((m) => messageText(m)).join('\n') + (p.tools ? JSON.stringify(p.tools) : '');
-    const reserveTokens = reservePromptTokens(promptTokens, promptText, this.registry.countsTokensExactly(model)) + imgs.length * IMAGE_TOKEN_ESTIMATE;
-    const reservation = await this.billing.reserve(input.caller.teamId, worstCaseMicro(reserveTokens, maxOutput * n, model.pricing, imgs.length), input.requestId);
-    return { input, model, provider, request, promptTokens, images: imgs.length, reservation };
+    const holdTokens = this.pricing.holdTokens(promptTokens, { exact: this.registry.countsTokensExactly(model), text: promptText }) + imgs.length * IMAGE_TOKEN_ESTIMATE;
+    const holdMicro = worstCaseMicro(holdTokens, maxOutput * n, model.pricing, imgs.length);
+    return { input, model, provider, request, promptTokens, images: imgs.length, holdMicro };
   }
 
   /** Non-streaming call. `validate` may reject the answer (e.g. invalid JSON): nothing is charged then. */
   async complete(prep: PreparedChat, signal: AbortSignal, validate?: (r: CanonicalChatResponse) => void): Promise<ChatOutcome> {
-    let response: CanonicalChatResponse;
-    try {
-      response = await prep.provider.complete(prep.request, signal);
-      validate?.(response);
-    } catch (err) {
-      await this.billing.release(prep.reservation);
-      throw this.toApiError(err, prep);
-    }
-    const usageEstimated = response.usage === null;
-    const usage = response.usage ?? this.countUsage(prep, response.choices.map((c) => [c.message.content ?? '', c.message.reasoning_content ?? '', ...(c.message.tool_calls ?? []).map(toolText)].join('')).join(''));
-    const out = await this.settle(prep, usage, usageEstimated);
-    return { response: { ...response, model: prep.model.key }, usage, ...out, usageEstimated };
+    let usage: CanonicalUsage | null = null;
+    let cost: ChatCost | null = null;
+    let usageEstimated = false;
+    const { result: response, charged } = await this.billing.meter({
+      teamId: prep.input.caller.teamId,
+      requestId: prep.input.requestId,
+      holdMicro: prep.holdMicro,
+      run: async () => {
+        try {
+          const r = await prep.provider.complete(prep.request, signal);
+          validate?.(r);
+          return r;
+        } catch (err) {
+          throw this.toApiError(err, prep);
+        }
+      },
+      charge: (r) => {
+        usageEstimated = r.usage === null;
+        usage = r.usage ?? this.countUsage(prep, r.choices.map((c) => [c.message.content ?? '', c.message.reasoning_content ?? '', ...(c.message.tool_calls ?? []).map(toolText)].join('')).join(''));
+        cost = computeChatCost(usage, prep.model.pricing, prep.images);
+        return this.chargeFor(prep, usage, cost, usageEstimated);
+      },
+    });
+    return { response: { ...response, model: prep.model.key }, usage: usage!, cost: cost!, chargedMicro: charged?.chargedMicro ?? 0, usageEstimated };
   }
 
   /**
@@ -137,68 +151,73 @@ export class ChatService {
    * rethrows as an ApiError for the caller to put in-band.
    */
   async stream(prep: PreparedChat, signal: AbortSignal, sink: (chunk: CanonicalChatChunk) => Promise<void>): Promise<StreamOutcome> {
-    let iterable: AsyncIterable<CanonicalChatChunk>;
-    try {
-      iterable = await prep.provider.stream(prep.request, signal);
-    } catch (err) {
-      await this.billing.release(prep.reservation);
-      throw this.toApiError(err, prep);
-    }
     let text = '';
     let reasoning = '';
     let toolArgs = '';
     let usage: CanonicalUsage | null = null;
     let meta: { id: string; created: number } | null = null;
     let aborted = false;
-    try {
-      for await (const chunk of iterable) {
-        meta ??= { id: chunk.id, created: chunk.created };
-        if (chunk.usage) usage = chunk.usage;
-        if (chunk.choices.length === 0) continue;
-        for (const c of chunk.choices) {
-          text += c.delta.content ?? '';
-          reasoning += c.delta.reasoning_content ?? '';
-          for (const t of c.delta.tool_calls ?? []) toolArgs += (t.function?.name ?? '') + (t.function?.arguments ?? '');
+    let finalUsage: CanonicalUsage | null = null;
+    let usageEstimated = false;
+    let cost: ChatCost | null = null;
+    const { charged } = await this.billing.meter({
+      teamId: prep.input.caller.teamId,
+      requestId: prep.input.requestId,
+      holdMicro: prep.holdMicro,
+      run: async () => {
+        let iterable: AsyncIterable<CanonicalChatChunk>;
+        try {
+          iterable = await prep.provider.stream(prep.request, signal);
+        } catch (err) {
+          throw this.toApiError(err, prep);
         }
-        const { usage: _drop, ...rest } = chunk;
-        await sink({ ...rest, model: prep.model.key });
-        if (signal.aborted) break;
-      }
-      if (signal.aborted) aborted = true;
-    } catch (err) {
-      if (!(signal.aborted || isProviderAbortError(err))) {
+        try {
+          for await (const chunk of iterable) {
+            meta ??= { id: chunk.id, created: chunk.created };
+            if (chunk.usage) usage = chunk.usage;
+            if (chunk.choices.length === 0) continue;
+            for (const c of chunk.choices) {
+              text += c.delta.content ?? '';
+              reasoning += c.delta.reasoning_content ?? '';
+              for (const t of c.delta.tool_calls ?? []) toolArgs += (t.function?.name ?? '') + (t.function?.arguments ?? '');
+            }
+            const { usage: _drop, ...rest } = chunk;
+            await sink({ ...rest, model: prep.model.key });
+            if (signal.aborted) break;
+          }
+          if (signal.aborted) aborted = true;
+        } catch (err) {
+          if (!(signal.aborted || isProviderAbortError(err))) throw this.toApiError(err, prep);
+          aborted = true;
+        }
+      },
+      // aborted: whatever the provider reported is incomplete — charge what was delivered
+      charge: () => {
+        usageEstimated = aborted || usage === null;
+        finalUsage = !usageEstimated && usage ? usage : this.countUsage(prep, text + reasoning + toolArgs);
+        cost = computeChatCost(finalUsage, prep.model.pricing, prep.images);
+        return this.chargeFor(prep, finalUsage, cost, usageEstimated);
+      },
+      // the upstream failed after text was streamed: the client keeps it and the provider bills it
+      chargeOnFailure: () => {
         const delivered = text + reasoning + toolArgs;
-        if (delivered === '') {
-          await this.billing.release(prep.reservation);
-        } else {
-          // the client keeps what it received and the provider bills it: charge the delivered tokens
-          const partial = this.countUsage(prep, delivered);
-          await this.settle(prep, partial, true);
-          this.logger.warn({ requestId: prep.input.requestId, completionTokens: partial.completion_tokens }, 'upstream failed mid-stream: charged the delivered tokens');
-        }
-        throw this.toApiError(err, prep);
-      }
-      aborted = true;
-    }
-    // aborted: whatever the provider reported is incomplete — charge what was delivered
-    const usageEstimated = aborted || usage === null;
-    const finalUsage = !usageEstimated && usage ? usage : this.countUsage(prep, text + reasoning + toolArgs);
-    const out = await this.settle(prep, finalUsage, usageEstimated);
-    if (aborted) this.logger.log({ requestId: prep.input.requestId, completionTokens: finalUsage.completion_tokens }, 'client disconnected: charged delivered tokens');
+        if (delivered === '') return null;
+        const partial = this.countUsage(prep, delivered);
+        this.logger.warn({ requestId: prep.input.requestId, completionTokens: partial.completion_tokens }, 'upstream failed mid-stream: charged the delivered tokens');
+        return this.chargeFor(prep, partial, computeChatCost(partial, prep.model.pricing, prep.images), true);
+      },
+    });
+    if (aborted) this.logger.log({ requestId: prep.input.requestId, completionTokens: finalUsage!.completion_tokens }, 'client disconnected: charged delivered tokens');
+    const m = meta as { id: string; created: number } | null;
     const response: CanonicalChatResponse = {
-      id: meta?.id ?? `chatcmpl-${prep.input.requestId}`,
+      id: m?.id ?? `chatcmpl-${prep.input.requestId}`,
       object: 'chat.completion',
-      created: meta?.created ?? Math.floor(Date.now() / 1000),
+      created: m?.created ?? Math.floor(Date.now() / 1000),
       model: prep.model.key,
       choices: [],
-      usage: finalUsage,
+      usage: finalUsage!,
     };
-    return { response, usage: finalUsage, ...out, usageEstimated, aborted, text, reasoning };
-  }
-
-  /** Release without charging (e.g. the response could not be used). */
-  release(prep: PreparedChat): Promise<void> {
-    return this.billing.release(prep.reservation);
+    return { response, usage: finalUsage!, cost: cost!, chargedMicro: charged?.chargedMicro ?? 0, usageEstimated, aborted, text, reasoning };
   }
 
   private countUsage(prep: PreparedChat, delivered: string): CanonicalUsage {
@@ -207,18 +226,19 @@ export class ChatService {
     return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, cache_read_tokens: 0, cache_write_tokens: 0 };
   }
 
-  private async settle(prep: PreparedChat, usage: CanonicalUsage, estimated: boolean): Promise<{ cost: ChatCost; chargedMicro: number }> {
-    const cost = computeChatCost(usage, prep.model.pricing, prep.images);
-    const settled = await this.billing.settle(prep.reservation, cost.totalMicro, {
-      endpoint: prep.input.endpoint,
-      model: prep.model.key,
-      apiKeyId: prep.input.caller.apiKeyId,
-      promptTokens: usage.prompt_tokens,
-      completionTokens: usage.completion_tokens,
-      totalTokens: usage.prompt_tokens + usage.completion_tokens,
-      breakdown: { ...cost, cache_read_tokens: usage.cache_read_tokens, cache_write_tokens: usage.cache_write_tokens, images: prep.images, usage_estimated: estimated },
-    });
-    return { cost, chargedMicro: settled.chargedMicro };
+  private chargeFor(prep: PreparedChat, usage: CanonicalUsage, cost: ChatCost, estimated: boolean): MeteredCharge {
+    return {
+      costMicro: cost.totalMicro,
+      details: {
+        endpoint: prep.input.endpoint,
+        model: prep.model.key,
+        apiKeyId: prep.input.caller.apiKeyId,
+        promptTokens: usage.prompt_tokens,
+        completionTokens: usage.completion_tokens,
+        totalTokens: usage.prompt_tokens + usage.completion_tokens,
+        breakdown: { ...cost, cache_read_tokens: usage.cache_read_tokens, cache_write_tokens: usage.cache_write_tokens, images: prep.images, usage_estimated: estimated },
+      },
+    };
   }
 
   private toApiError(err: unknown, prep: PreparedChat): ApiError {

@@ -57,33 +57,40 @@ export class ImagesService implements OnModuleInit, OnModuleDestroy {
     const model = this.catalog.require(dto.model, 'image');
     const req = resolveImageRequest(model, dto);
     const provider = this.registry.images(model);
-    const reservation = await this.billing.reserve(caller.teamId, worstCaseImageMicro(model, req), requestId);
-    let result: ImageGenerationResult;
-    let cost: ImageCost;
-    let urls: (string | null)[];
-    try {
-      try {
-        result = await provider.generate(req);
-      } catch (err) {
-        throw providerErrorToApiError(err, model);
-      }
-      // never bill or hand out more images than were asked for
-      if (result.images.length > req.n) result = { ...result, images: result.images.slice(0, req.n) };
-      cost = exactImageCost(model, result);
-      urls = dto.response_format === 'url' ? await this.store(caller.teamId, result, baseUrl) : result.images.map(() => null);
-    } catch (err) {
-      await this.billing.release(reservation).catch(() => undefined);
-      throw err;
-    }
-    const u = result.usage;
-    const settled = await this.billing.settle(reservation, cost.totalMicro, {
-      endpoint,
-      model: model.key,
-      apiKeyId: caller.apiKeyId,
-      promptTokens: u ? u.text_input_tokens + u.image_input_tokens : 0,
-      completionTokens: u ? u.output_tokens : 0,
-      breakdown: { n: req.n, images: result.images.length, size: result.size, quality: result.quality, basis: cost.basis, image_micro: cost.imageMicro, input_micro: cost.inputMicro },
+    const { result: g, charged } = await this.billing.meter({
+      teamId: caller.teamId,
+      requestId,
+      holdMicro: worstCaseImageMicro(model, req),
+      run: async () => {
+        let result: ImageGenerationResult;
+        try {
+          result = await provider.generate(req);
+        } catch (err) {
+          throw providerErrorToApiError(err, model);
+        }
+        // never bill or hand out more images than were asked for
+        if (result.images.length > req.n) result = { ...result, images: result.images.slice(0, req.n) };
+        // stored before the charge: a storage failure releases the hold (nothing charged for images the caller never gets)
+        const urls = dto.response_format === 'url' ? await this.store(caller.teamId, result, baseUrl) : result.images.map(() => null);
+        return { result, urls, cost: exactImageCost(model, result) };
+      },
+      charge: ({ result, cost }) => {
+        const u = result.usage;
+        return {
+          costMicro: cost.totalMicro,
+          details: {
+            endpoint,
+            model: model.key,
+            apiKeyId: caller.apiKeyId,
+            promptTokens: u ? u.text_input_tokens + u.image_input_tokens : 0,
+            completionTokens: u ? u.output_tokens : 0,
+            breakdown: { n: req.n, images: result.images.length, size: result.size, quality: result.quality, basis: cost.basis, image_micro: cost.imageMicro, input_micro: cost.inputMicro },
+          },
+        };
+      },
     });
+    const { result, urls, cost } = g;
+    const settled = { chargedMicro: charged?.chargedMicro ?? 0 };
     this.log.log(`images: ${model.key} n=${result.images.length} ${result.size}/${result.quality} charged ${settled.chargedMicro} µRUB (${cost.basis})`);
     return { model, result, cost: { ...cost, totalMicro: settled.chargedMicro }, urls, created: Math.floor(this.clock.now() / 1000) };
   }

@@ -1,9 +1,9 @@
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { AsyncResource } from 'node:async_hooks';
 import { createHash, randomUUID } from 'node:crypto';
-import { ApiError, Clock, exactCostMicro, SafeFetcher, SafeFetchError } from '@app/common';
+import { ApiError, Clock, SafeFetcher, SafeFetchError } from '@app/common';
 import { AppConfig } from '@app/config';
-import { BillingService } from '@app/billing';
+import { BillingService, PricingService } from '@app/billing';
 import { ModelCatalogService } from '@app/providers';
 import { EmbeddingsService } from '@app/rerank';
 import { DocumentParser, ExtractedDocument, ExtractionError } from './document-parser';
@@ -53,6 +53,7 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
     private readonly embeddings: EmbeddingsService,
     private readonly catalog: ModelCatalogService,
     private readonly billing: BillingService,
+    private readonly pricing: PricingService,
     private readonly fetcher: SafeFetcher,
     private readonly signal: IngestionSignal,
     private readonly config: AppConfig,
@@ -228,26 +229,26 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
     const items = [...todo.entries()];
     const texts = items.map(([, c]) => c.text);
     const counts = this.embeddings.countTokens(texts);
-    const estimate = counts.reduce((a, b) => a + b, 0);
-    const price = model.pricing.input_rub_per_1m;
-    const reservation = await this.billing.reserve(doc.teamId, exactCostMicro([{ tokens: Math.ceil(estimate * 1.1) + 16, rubPer1M: price }]).totalMicro, `ingest-${doc.id}-${this.clock.now()}`);
-    try {
-      const result = await this.embeddings.embed(model, texts, model.dimensions === dimensions ? undefined : dimensions, undefined, counts);
-      await this.billing.settle(reservation, exactCostMicro([{ tokens: result.tokens, rubPer1M: price }]).totalMicro, {
-        endpoint: 'knowledge-base ingestion',
-        model: model.key,
-        apiKeyId: null,
-        promptTokens: result.tokens,
-        completionTokens: 0,
-        breakdown: { vector_store_id: doc.vectorStoreId, document_id: doc.id, chunks_embedded: texts.length, chunks_reused: chunks.length - texts.length },
-      });
-      items.forEach(([hash], i) => vectors.set(hash, encodeVector(result.vectors[i])));
-      this.log.log(`ingest ${doc.vectorStoreId}/${doc.id}: embedded ${texts.length} chunk(s), ${result.tokens} tokens (${model.key})`);
-      return vectors;
-    } catch (err) {
-      await this.billing.release(reservation).catch(() => undefined);
-      throw err;
-    }
+    const { result } = await this.billing.meter({
+      teamId: doc.teamId,
+      requestId: `ingest-${doc.id}-${this.clock.now()}`,
+      holdMicro: this.pricing.inputHoldMicro(model.pricing, counts.reduce((a, b) => a + b, 0)),
+      run: () => this.embeddings.embed(model, texts, model.dimensions === dimensions ? undefined : dimensions, undefined, counts),
+      charge: (r) => ({
+        costMicro: this.pricing.inputMicro(model.pricing, r.tokens),
+        details: {
+          endpoint: 'knowledge-base ingestion',
+          model: model.key,
+          apiKeyId: null,
+          promptTokens: r.tokens,
+          completionTokens: 0,
+          breakdown: { vector_store_id: doc.vectorStoreId, document_id: doc.id, chunks_embedded: texts.length, chunks_reused: chunks.length - texts.length },
+        },
+      }),
+    });
+    items.forEach(([hash], i) => vectors.set(hash, encodeVector(result.vectors[i])));
+    this.log.log(`ingest ${doc.vectorStoreId}/${doc.id}: embedded ${texts.length} chunk(s), ${result.tokens} tokens (${model.key})`);
+    return vectors;
   }
 }
 

@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { ApiError, Clock, exactCostMicro } from '@app/common';
+import { ApiError, Clock } from '@app/common';
 import type { Caller } from '@app/auth';
 import { AppConfig } from '@app/config';
-import { BillingService } from '@app/billing';
+import { BillingService, PricingService } from '@app/billing';
 import { ModelCatalogService } from '@app/providers';
 import { EmbeddingsService } from '@app/rerank';
 import { KbChunkEntity, KbDocumentEntity, VectorStoreEntity } from './entities/knowledge.entities';
@@ -49,6 +49,7 @@ export class KbSearchService {
     private readonly embeddings: EmbeddingsService,
     private readonly catalog: ModelCatalogService,
     private readonly billing: BillingService,
+    private readonly pricing: PricingService,
     private readonly clock: Clock,
     config: AppConfig,
   ) {
@@ -61,28 +62,19 @@ export class KbSearchService {
     const queries = input.queries.map((q) => q.trim()).filter(Boolean);
     if (queries.length === 0) throw ApiError.badRequest('query must not be empty.', 'query');
     const counts = this.embeddings.countTokens(queries);
-    const price = model.pricing.input_rub_per_1m;
-    const reservation = await this.billing.reserve(caller.teamId, exactCostMicro([{ tokens: Math.ceil(counts.reduce((a, b) => a + b, 0) * 1.1) + 16, rubPer1M: price }]).totalMicro, requestId);
-    let queryVectors: Float32Array[];
-    let queryTokens: number;
-    let costMicro: number;
-    try {
-      const result = await this.embeddings.embed(model, queries, model.dimensions === store.dimensions ? undefined : store.dimensions, undefined, counts);
-      queryVectors = result.vectors;
-      queryTokens = result.tokens;
-      const settled = await this.billing.settle(reservation, exactCostMicro([{ tokens: queryTokens, rubPer1M: price }]).totalMicro, {
-        endpoint,
-        model: model.key,
-        apiKeyId: caller.apiKeyId,
-        promptTokens: queryTokens,
-        completionTokens: 0,
-        breakdown: { vector_store_id: store.id, queries: queries.length },
-      });
-      costMicro = settled.chargedMicro;
-    } catch (err) {
-      await this.billing.release(reservation).catch(() => undefined);
-      throw err;
-    }
+    const { result, charged } = await this.billing.meter({
+      teamId: caller.teamId,
+      requestId,
+      holdMicro: this.pricing.inputHoldMicro(model.pricing, counts.reduce((a, b) => a + b, 0)),
+      run: () => this.embeddings.embed(model, queries, model.dimensions === store.dimensions ? undefined : store.dimensions, undefined, counts),
+      charge: (r) => ({
+        costMicro: this.pricing.inputMicro(model.pricing, r.tokens),
+        details: { endpoint, model: model.key, apiKeyId: caller.apiKeyId, promptTokens: r.tokens, completionTokens: 0, breakdown: { vector_store_id: store.id, queries: queries.length } },
+      }),
+    });
+    const queryVectors = result.vectors;
+    const queryTokens = result.tokens;
+    const costMicro = charged?.chargedMicro ?? 0;
     const engineStart = performance.now();
     const hits = await this.rank(store, queries, queryVectors, input);
     const elapsedMs = performance.now() - started;

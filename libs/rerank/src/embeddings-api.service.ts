@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError, exactCostMicro, microToRub } from '@app/common';
+import { ApiError, microToRub } from '@app/common';
 import type { Caller } from '@app/auth';
-import { BillingService } from '@app/billing';
+import { BillingService, PricingService } from '@app/billing';
 import { ModelCatalogService } from '@app/providers';
 import { EmbeddingsRequestDto, EmbeddingsResponseDto } from './dto/embeddings.dto';
 import { EmbeddingsService } from './embeddings.service';
@@ -15,6 +15,7 @@ export class EmbeddingsApiService {
     private readonly catalog: ModelCatalogService,
     private readonly embeddings: EmbeddingsService,
     private readonly billing: BillingService,
+    private readonly pricing: PricingService,
   ) {}
 
   async create(caller: Caller, dto: EmbeddingsRequestDto, requestId: string, endpoint: string, signal?: AbortSignal): Promise<EmbeddingsResponseDto> {
@@ -28,26 +29,18 @@ export class EmbeddingsApiService {
     counts.forEach((c, i) => {
       if (c > model.context_window) throw ApiError.badRequest(`input[${i}] is ${c} tokens; ${model.key} accepts at most ${model.context_window}.`, `input[${i}]`, 'context_length_exceeded');
     });
-    const price = model.pricing.input_rub_per_1m;
     const estimate = counts.reduce((a, b) => a + b, 0);
-    const reservation = await this.billing.reserve(caller.teamId, exactCostMicro([{ tokens: Math.ceil(estimate * 1.1) + 16, rubPer1M: price }]).totalMicro, requestId);
-    let result;
-    let chargedMicro: number;
-    try {
-      result = await this.embeddings.embed(model, inputs, dto.dimensions, signal, counts);
-      const settled = await this.billing.settle(reservation, exactCostMicro([{ tokens: result.tokens, rubPer1M: price }]).totalMicro, {
-        endpoint,
-        model: model.key,
-        apiKeyId: caller.apiKeyId,
-        promptTokens: result.tokens,
-        completionTokens: 0,
-        breakdown: { inputs: inputs.length, dimensions: dto.dimensions ?? native },
-      });
-      chargedMicro = settled.chargedMicro;
-    } catch (err) {
-      await this.billing.release(reservation).catch(() => undefined);
-      throw err;
-    }
+    const { result, charged } = await this.billing.meter({
+      teamId: caller.teamId,
+      requestId,
+      holdMicro: this.pricing.inputHoldMicro(model.pricing, estimate),
+      run: () => this.embeddings.embed(model, inputs, dto.dimensions, signal, counts),
+      charge: (r) => ({
+        costMicro: this.pricing.inputMicro(model.pricing, r.tokens),
+        details: { endpoint, model: model.key, apiKeyId: caller.apiKeyId, promptTokens: r.tokens, completionTokens: 0, breakdown: { inputs: inputs.length, dimensions: dto.dimensions ?? native } },
+      }),
+    });
+    const chargedMicro = charged?.chargedMicro ?? 0;
     const base64 = dto.encoding_format === 'base64';
     return {
       object: 'list',

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { ApiError, exactCostMicro } from '@app/common';
+import { ApiError } from '@app/common';
 import type { Caller } from '@app/auth';
-import { BillingService } from '@app/billing';
+import { BillingService, PricingService } from '@app/billing';
 import { ModelCatalogService, ModelEntry } from '@app/providers';
 import { ContentFormError, fingerprintContent, ParsedContent, parseRerankContent, rankResults, RankedResults, TableColumnOptions } from './engine';
 import { EmbeddingsService } from './embeddings.service';
@@ -11,7 +11,6 @@ import { RERANK_LIMITS } from './dto/rerank.dto';
 export type RerankSize = 'small' | 'large';
 
 /** Spec section 8: rerank price per 1M tokens. */
-export const RERANK_PRICE_RUB_PER_1M: Record<RerankSize, number> = { small: 200, large: 780 };
 export const RERANK_DIMENSIONS: Record<RerankSize, number> = { small: 1536, large: 3072 };
 /** Remote embedding models by size; the local lexical embedder when the provider has no credentials. */
 const REMOTE_MODEL: Record<RerankSize, string> = { small: 'text-embedding-3-small', large: 'text-embedding-3-large' };
@@ -56,6 +55,7 @@ export class RerankService {
     private readonly embeddings: EmbeddingsService,
     private readonly cache: RerankCacheStore,
     private readonly billing: BillingService,
+    private readonly pricing: PricingService,
   ) {}
 
   /** Parses and validates `content` (400 naming the problem, 413 beyond the limits). */
@@ -88,8 +88,7 @@ export class RerankService {
   async rerank(caller: Caller, input: RerankInput, requestId: string, signal?: AbortSignal): Promise<RerankOutcome> {
     if (input.query.trim() === '') throw ApiError.badRequest('query must not be empty.', 'query');
     const model = this.embeddingModelFor(input.size);
-    const dims = RERANK_DIMENSIONS[input.size];
-    const price = RERANK_PRICE_RUB_PER_1M[input.size];
+    const dims = model.dimensions ?? RERANK_DIMENSIONS[input.size];
     const queryCount = this.embeddings.countTokens([input.query])[0];
     if (queryCount > model.context_window) {
       throw ApiError.badRequest(`query is longer than the embedding model's ${model.context_window}-token limit.`, 'query', 'context_length_exceeded');
@@ -102,46 +101,45 @@ export class RerankService {
     const texts = input.parsed.items.map((i) => i.data);
     const docCounts = hit ? [] : this.embeddings.countTokens(texts);
     const estimate = queryCount + docCounts.reduce((a, b) => a + b, 0);
-    // provider token counts can differ from cl100k a little: pad the hold (the charge is exact)
-    const reservation = await this.billing.reserve(caller.teamId, exactCostMicro([{ tokens: Math.ceil(estimate * 1.1) + 16, rubPer1M: price }]).totalMicro, requestId);
-
-    let queryTokens: number;
-    let documentTokens = 0;
-    let ranked: RankedResults;
-    let docVectors: Float32Array[] | null = null;
-    let chargedMicro: number;
-    try {
-      const q = await this.embeddings.embed(model, [input.query], dims, signal);
-      queryTokens = q.tokens;
-      if (hit) {
-        docVectors = hit.vectors;
-      } else {
-        const truncated = texts.map((t, i) => (docCounts[i] > model.context_window ? this.embeddings.truncate(t, model.context_window) : t));
-        const d = await this.embeddings.embed(model, truncated, dims, signal, docCounts.map((c) => Math.min(c, model.context_window)));
-        documentTokens = d.tokens;
-        docVectors = d.vectors;
-      }
-      ranked = rankResults(input.parsed.items, q.vectors[0], docVectors, { threshold: input.threshold, topK: input.topK });
-      const cost = exactCostMicro([{ tokens: queryTokens + documentTokens, rubPer1M: price }]).totalMicro;
-      const settled = await this.billing.settle(reservation, cost, {
-        endpoint: input.endpoint,
-        model: `rerank-${input.size}`,
-        apiKeyId: caller.apiKeyId,
-        promptTokens: queryTokens + documentTokens,
-        completionTokens: 0,
-        breakdown: { query_tokens: queryTokens, document_tokens: documentTokens, cache_hit: hit !== null, embedding_model: model.key, documents: texts.length },
-      });
-      chargedMicro = settled.chargedMicro;
-    } catch (err) {
-      await this.billing.release(reservation).catch(() => undefined);
-      throw err;
-    }
+    // the price is the embedding model's catalog price (spec section 8: small 200, large 780 RUB / 1M)
+    const { result, charged } = await this.billing.meter({
+      teamId: caller.teamId,
+      requestId,
+      holdMicro: this.pricing.inputHoldMicro(model.pricing, estimate),
+      run: async () => {
+        const q = await this.embeddings.embed(model, [input.query], dims, signal);
+        let documentTokens = 0;
+        let docVectors: Float32Array[];
+        if (hit) {
+          docVectors = hit.vectors;
+        } else {
+          const truncated = texts.map((t, i) => (docCounts[i] > model.context_window ? this.embeddings.truncate(t, model.context_window) : t));
+          const d = await this.embeddings.embed(model, truncated, dims, signal, docCounts.map((c) => Math.min(c, model.context_window)));
+          documentTokens = d.tokens;
+          docVectors = d.vectors;
+        }
+        return { queryTokens: q.tokens, documentTokens, docVectors, ranked: rankResults(input.parsed.items, q.vectors[0], docVectors, { threshold: input.threshold, topK: input.topK }) };
+      },
+      charge: (r) => ({
+        costMicro: this.pricing.inputMicro(model.pricing, r.queryTokens + r.documentTokens),
+        details: {
+          endpoint: input.endpoint,
+          model: `rerank-${input.size}`,
+          apiKeyId: caller.apiKeyId,
+          promptTokens: r.queryTokens + r.documentTokens,
+          completionTokens: 0,
+          breakdown: { query_tokens: r.queryTokens, document_tokens: r.documentTokens, cache_hit: hit !== null, embedding_model: model.key, documents: texts.length },
+        },
+      }),
+    });
+    const { queryTokens, documentTokens, docVectors, ranked } = result;
+    const chargedMicro = charged?.chargedMicro ?? 0;
 
     let cacheStatus: RerankOutcome['cacheStatus'] = !input.caching ? 'disabled' : hit ? 'hit' : 'unavailable';
     let cachedTokens = 0;
     if (input.caching && hit) {
       cachedTokens = hit.documentTokens;
-      await this.cache.recordHit(caller.apiKeyId, hit.documentTokens, exactCostMicro([{ tokens: hit.documentTokens, rubPer1M: price }]).totalMicro);
+      await this.cache.recordHit(caller.apiKeyId, hit.documentTokens, this.pricing.inputMicro(model.pricing, hit.documentTokens));
     } else if (input.caching && read?.status === 'miss' && docVectors) {
       const stored = await this.cache.put(caller.apiKeyId, model.key, fingerprint, { dimensions: dims, count: docVectors.length, documentTokens, embeddingModel: model.key, vectors: docVectors });
       if (stored) {
