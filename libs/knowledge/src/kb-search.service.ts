@@ -28,6 +28,8 @@ export interface SearchOutcome {
   queryTokens: number;
   costMicro: number;
   elapsedMs: number;
+  /** the search engine alone (index, candidates, fusion, filters), without the query embedding */
+  engineMs: number;
 }
 
 /**
@@ -77,9 +79,10 @@ export class KbSearchService {
     const costMicro = charged?.chargedMicro ?? 0;
     const engineStart = performance.now();
     const hits = await this.rank(store, queries, queryVectors, input);
+    const engineMs = performance.now() - engineStart;
     const elapsedMs = performance.now() - started;
-    this.log.debug(`search ${store.id}: ${hits.length} hit(s), engine ${(performance.now() - engineStart).toFixed(1)} ms`);
-    return { hits, queryTokens, costMicro, elapsedMs };
+    this.log.debug(`search ${store.id}: ${hits.length} hit(s), engine ${engineMs.toFixed(1)} ms`);
+    return { hits, queryTokens, costMicro, elapsedMs, engineMs };
   }
 
   /** The search engine proper (no billing, no provider): candidates → final cosine → threshold → dedupe → top_k. */
@@ -88,14 +91,13 @@ export class KbSearchService {
     if (index.size === 0) return [];
     // a chunk's similarity to a multi-part query is its best similarity to any part
     const scores = new Float32Array(index.size).fill(-Infinity);
+    const refine = Math.max(500, input.topK * 20);
     for (const qv of queryVectors) {
-      const s = index.scores(qv);
+      const s = index.search(qv, refine);
       for (let i = 0; i < s.length; i++) if (s[i] > scores[i]) scores[i] = s[i];
     }
     const pool = Math.max(50, input.topK * 5);
-    const order = Array.from(scores.keys())
-      .sort((a, b) => scores[b] - scores[a] || a - b)
-      .slice(0, pool);
+    const order = VectorIndex.topK(scores, pool);
     const vectorIds = order.map((i) => index.ids[i]);
     const keywordIds = await this.repo.keywordSearch(store.id, keywordTerms(queries.join(' ')), pool);
     const position = new Map(index.ids.map((id, i) => [id, i]));

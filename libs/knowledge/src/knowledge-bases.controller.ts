@@ -1,6 +1,6 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, UploadedFile, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, Res, UploadedFile, UseInterceptors } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiExtraModels, ApiOkResponse, ApiOperation, ApiParam, ApiTags, getSchemaPath } from '@nestjs/swagger';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { ApiError, firstValidationProblem, microToRub } from '@app/common';
@@ -141,10 +141,12 @@ export class KnowledgeBasesController {
   @ApiParam(ID)
   @ApiOperation({ summary: 'Search the knowledge base: rerank-style results with their source; the query embedding is billed' })
   @ApiOkResponse({ type: KbSearchResponseDto })
-  async searchKb(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() dto: KnowledgeBaseSearchDto, @Req() req: Request): Promise<KbSearchResponseDto> {
+  async searchKb(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() dto: KnowledgeBaseSearchDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<KbSearchResponseDto> {
     const filter = parseFilter(dto.filters);
     const store = await this.kb.requireStore(caller.teamId, id);
     const out = await this.search.search(caller, store, { queries: [dto.query], topK: dto.top_k ?? 10, threshold: dto.similarity_threshold ?? 0.1, filter }, String(req.id), '/api/v1/knowledge-bases/search');
+    res.setHeader('server-timing', `search;dur=${out.engineMs.toFixed(2)}, total;dur=${out.elapsedMs.toFixed(2)}`);
+    res.setHeader('x-gateway-cost-rub', String(microToRub(out.costMicro)));
     return {
       results: out.hits.map((h, i) => ({
         rank: i + 1,

@@ -15,6 +15,9 @@ export function decodeVector(b: Buffer): Float32Array {
   return out;
 }
 
+/** Dimensions of the coarse pass over large indexes (see VectorIndex.search). */
+export const COARSE_DIMS = 384;
+
 export interface IndexedRow {
   id: number;
   documentId: string;
@@ -56,20 +59,100 @@ export class VectorIndex {
     return this.matrix.byteLength + this.ids.length * 96;
   }
 
-  /** Cosine similarity of the query with every row (rows are pre-normalised). */
-  scores(query: Float32Array): Float32Array {
+  /**
+   * Cosine of the query with every row, or — for a large index — an approximation in two passes:
+   * a coarse pass over the first COARSE_DIMS dimensions of every row (text-embedding-3 vectors are
+   * Matryoshka-trained, their prefix carries most of the signal; the lexical embedder's prefix is a
+   * sample of its feature buckets), then the exact full-dimension cosine for the best `refine`
+   * rows. Rows not refined get -Infinity. Below 4 × `refine` rows every row is scored exactly.
+   */
+  search(query: Float32Array, refine: number): Float32Array {
+    const n = this.ids.length;
+    if (n <= refine * 4 || this.dimensions < COARSE_DIMS * 2) return this.scores(query);
+    const coarse = this.scores(query, COARSE_DIMS);
+    const out = new Float32Array(n).fill(-Infinity);
+    const exact = this.scoreRows(query, VectorIndex.topK(coarse, refine));
+    exact.forEach(([row, score]) => (out[row] = score));
+    return out;
+  }
+
+  private scoreRows(query: Float32Array, rows: number[]): Array<[number, number]> {
     const d = this.dimensions;
     let norm = 0;
     for (let j = 0; j < d; j++) norm += query[j] * query[j];
     const inv = norm > 0 ? 1 / Math.sqrt(norm) : 0;
+    return rows.map((i) => {
+      let dot = 0;
+      const o = i * d;
+      for (let j = 0; j < d; j++) dot += this.matrix[o + j] * query[j];
+      return [i, dot * inv];
+    });
+  }
+
+  /** Cosine similarity of the query with every row (rows are pre-normalised); `dims` < all: a prefix dot product. */
+  scores(query: Float32Array, dims = this.dimensions): Float32Array {
+    const d = this.dimensions;
+    const used = Math.min(dims, d);
+    let norm = 0;
+    for (let j = 0; j < used; j++) norm += query[j] * query[j];
+    const inv = norm > 0 ? 1 / Math.sqrt(norm) : 0;
     const out = new Float32Array(this.ids.length);
     const m = this.matrix;
+    const q = query;
+    const tail = used & 3;
     for (let i = 0, o = 0; i < out.length; i++, o += d) {
-      let dot = 0;
-      for (let j = 0; j < d; j++) dot += m[o + j] * query[j];
-      out[i] = dot * inv;
+      // four accumulators: independent adds the JIT can pipeline
+      let a0 = 0;
+      let a1 = 0;
+      let a2 = 0;
+      let a3 = 0;
+      let j = 0;
+      for (; j < used - tail; j += 4) {
+        a0 += m[o + j] * q[j];
+        a1 += m[o + j + 1] * q[j + 1];
+        a2 += m[o + j + 2] * q[j + 2];
+        a3 += m[o + j + 3] * q[j + 3];
+      }
+      for (; j < used; j++) a0 += m[o + j] * q[j];
+      out[i] = (a0 + a1 + a2 + a3) * inv;
     }
     return out;
+  }
+
+  /** Row positions of the `k` highest scores, best first (a bounded min-heap: O(n log k), no full sort). */
+  static topK(scores: Float32Array, k: number): number[] {
+    const heap: number[] = [];
+    const less = (a: number, b: number) => scores[a] < scores[b] || (scores[a] === scores[b] && a > b);
+    const up = (i: number) => {
+      while (i > 0) {
+        const p = (i - 1) >> 1;
+        if (!less(heap[i], heap[p])) break;
+        [heap[i], heap[p]] = [heap[p], heap[i]];
+        i = p;
+      }
+    };
+    const down = (i: number) => {
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < heap.length && less(heap[l], heap[m])) m = l;
+        if (r < heap.length && less(heap[r], heap[m])) m = r;
+        if (m === i) return;
+        [heap[i], heap[m]] = [heap[m], heap[i]];
+        i = m;
+      }
+    };
+    for (let i = 0; i < scores.length; i++) {
+      if (heap.length < k) {
+        heap.push(i);
+        up(heap.length - 1);
+      } else if (less(heap[0], i)) {
+        heap[0] = i;
+        down(0);
+      }
+    }
+    return heap.sort((a, b) => scores[b] - scores[a] || a - b);
   }
 }
 

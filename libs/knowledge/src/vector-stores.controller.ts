@@ -187,6 +187,7 @@ export class VectorStoresController {
     const store = await this.kb.requireStore(caller.teamId, id);
     const out = await this.search.search(caller, store, { queries, topK: dto.max_num_results ?? 10, threshold: dto.ranking_options?.score_threshold ?? 0, filter }, String(req.id), '/v1/vector_stores/search');
     res.setHeader('x-gateway-cost-rub', String(out.costMicro / 1e6));
+    res.setHeader('server-timing', `search;dur=${out.engineMs.toFixed(2)}, total;dur=${out.elapsedMs.toFixed(2)}`);
     return toSearchPage(dto.query as string | string[], out.hits);
   }
 }

@@ -1,0 +1,58 @@
+import { decodeVector, encodeVector, VectorIndex, VectorIndexCache } from './vector-index';
+
+const D = 1536;
+const vec = (seed: number) => Float32Array.from({ length: D }, (_, j) => Math.sin(seed * 13.7 + j * 0.37) + (j < 384 ? Math.cos(seed + j) : 0));
+const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ id: i + 1, documentId: `d${i % 7}`, contentHash: `h${i}`, embedding: encodeVector(vec(i)) }));
+const cosine = (a: Float32Array, b: Float32Array) => {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i] * b[i];
+    na += a[i] * a[i];
+    nb += b[i] * b[i];
+  }
+  return dot / Math.sqrt(na * nb);
+};
+
+describe('VectorIndex', () => {
+  it('Float32 little-endian codec round-trips', () => {
+    const v = Float32Array.from([0.5, -1.25, 3e-8, 42]);
+    expect(Array.from(decodeVector(encodeVector(v)))).toEqual(Array.from(v));
+  });
+
+  it('small indexes are scored exactly: cosine of every row', () => {
+    const idx = new VectorIndex(1, D, rows(50));
+    const q = vec(1000);
+    const s = idx.search(q, 500);
+    for (let i = 0; i < 50; i++) expect(s[i]).toBeCloseTo(cosine(q, vec(i)), 4);
+  });
+
+  it('large indexes: the refined rows carry exact cosines, and the true best rows are among them', () => {
+    const idx = new VectorIndex(1, D, rows(3000));
+    const q = vec(17.5);
+    const s = idx.search(q, 200);
+    const exact = Array.from({ length: 3000 }, (_, i) => cosine(q, vec(i)));
+    const best = exact.map((v, i) => [v, i] as const).sort((a, b) => b[0] - a[0]).slice(0, 10).map(([, i]) => i);
+    for (const i of best) expect(s[i]).toBeCloseTo(exact[i], 4);
+    expect(s.filter((x) => x !== -Infinity)).toHaveLength(200);
+  });
+
+  it('topK returns the k best positions, best first, ties by position', () => {
+    const s = Float32Array.from([0.1, 0.9, 0.5, 0.9, -1, 0.7]);
+    expect(VectorIndex.topK(s, 3)).toEqual([1, 3, 5]);
+    expect(VectorIndex.topK(s, 10)).toEqual([1, 3, 5, 2, 0, 4]);
+  });
+
+  it('the index cache is bounded in bytes and invalidated by a revision change', () => {
+    const a = new VectorIndex(1, D, rows(10));
+    const cache = new VectorIndexCache(a.bytes * 2 + 10);
+    cache.set('kb1', a);
+    cache.set('kb2', new VectorIndex(1, D, rows(10)));
+    cache.set('kb3', new VectorIndex(1, D, rows(10)));
+    expect(cache.heldBytes).toBeLessThanOrEqual(a.bytes * 2 + 10);
+    expect(cache.get('kb1', 1)).toBeUndefined(); // least recently used went first
+    expect(cache.get('kb3', 1)).toBeDefined();
+    expect(cache.get('kb3', 2)).toBeUndefined(); // the knowledge base changed
+  });
+});
