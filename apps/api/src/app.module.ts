@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { Clock, LoggingModule, SharedCacheModule } from '@app/common';
+import { Clock, ClockModule, LoggingModule, NetModule, SharedCacheModule } from '@app/common';
 import { ConfigModule } from '@app/config';
 import { DatabaseModule } from '@app/database';
 import { AuthModule } from '@app/auth';
@@ -11,11 +11,10 @@ import { RerankModule } from '@app/rerank';
 import { ImagesModule } from '@app/images';
 import { KnowledgeModule } from '@app/knowledge';
 import { HealthController } from './health.controller';
-import { ClockModule } from './clock.module';
 
 /** Wires the libs together; nothing else. */
 @Module({
-  imports: [ConfigModule.forRoot(), ClockModule, LoggingModule.forRoot(), DatabaseModule, SharedCacheModule, AuthModule, BillingModule, AdminModule, ProvidersModule, ChatModule, RerankModule, ImagesModule, KnowledgeModule],
+  imports: [ConfigModule.forRoot(), ClockModule, NetModule, LoggingModule.forRoot(), DatabaseModule, SharedCacheModule, AuthModule, BillingModule, AdminModule, ProvidersModule, ChatModule, RerankModule, ImagesModule, KnowledgeModule],
   controllers: [HealthController],
 })
 export class AppModule {}

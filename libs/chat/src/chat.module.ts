@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { safeFetcherProviders } from '@app/common';
 import { AuthModule } from '@app/auth';
 import { BillingModule } from '@app/billing';
 import { ProvidersModule } from '@app/providers';
@@ -13,7 +12,7 @@ import { RestChatService } from './rest-chat.service';
 @Module({
   imports: [AuthModule, BillingModule, ProvidersModule],
   controllers: [ChatController, CompletionsController],
-  providers: [...safeFetcherProviders(), ImageInliner, ChatService, RestChatService, CompletionsService],
+  providers: [ImageInliner, ChatService, RestChatService, CompletionsService],
   exports: [ChatService],
 })
 export class ChatModule {}

@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { safeFetcherProviders } from '@app/common';
 import { AuthModule } from '@app/auth';
 import { BillingModule } from '@app/billing';
 import { ProvidersModule } from '@app/providers';
@@ -25,7 +24,6 @@ import { VectorStoresController } from './vector-stores.controller';
   imports: [TypeOrmModule.forFeature([StoredFileEntity, VectorStoreEntity, KbDocumentEntity, KbChunkEntity, IngestJobEntity, FileBatchEntity]), AuthModule, BillingModule, ProvidersModule, RerankModule],
   controllers: [FilesController, VectorStoresController, KnowledgeBasesController],
   providers: [
-    ...safeFetcherProviders(),
     { provide: DocumentParser, useClass: LibraryDocumentParser },
     FilesRepository,
     FilesService,
