@@ -3,6 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } f
 import type { Response } from 'express';
 import { SharedCache } from '@app/common';
 import { DatabaseHealth } from '@app/database';
+import { HealthDto, ReadinessDto } from './health.dto';
 
 @ApiTags('Health')
 @Controller()
@@ -15,16 +16,16 @@ export class HealthController {
   @Get('health')
   @HttpCode(200)
   @ApiOperation({ summary: 'Liveness: the process answers' })
-  @ApiOkResponse({ schema: { example: { status: 'ok' } } })
-  health(): { status: 'ok' } {
+  @ApiOkResponse({ type: HealthDto })
+  health(): HealthDto {
     return { status: 'ok' };
   }
 
   @Get('ready')
   @ApiOperation({ summary: 'Readiness: database reachable, and Redis when configured' })
-  @ApiOkResponse({ schema: { example: { status: 'ready', checks: { database: { kind: 'sqlite', ok: true }, cache: { kind: 'memory', ok: true } } } } })
-  @ApiServiceUnavailableResponse({ description: 'A dependency is down' })
-  async ready(@Res({ passthrough: true }) res: Response): Promise<Record<string, unknown>> {
+  @ApiOkResponse({ type: ReadinessDto })
+  @ApiServiceUnavailableResponse({ type: ReadinessDto, description: 'A dependency is down' })
+  async ready(@Res({ passthrough: true }) res: Response): Promise<ReadinessDto> {
     const [database, cache] = await Promise.all([this.db.ping(), this.cache.ping()]);
     const ok = database && cache;
     res.status(ok ? 200 : 503);

@@ -1,5 +1,6 @@
 import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiExtraModels, ApiOkResponse, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { ChatCompletionChunkDto, ChatCompletionResponseDto } from './dto/chat-completion-response.dto';
 import type { Request, Response } from 'express';
 import { errorBody, toApiError } from '@app/common';
 import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
@@ -7,6 +8,7 @@ import { CompletionsService } from './completions.service';
 import { ChatCompletionRequestDto } from './dto/chat-completions.dto';
 import { clientAbortSignal, SseWriter } from './sse-writer';
 
+@ApiExtraModels(ChatCompletionResponseDto, ChatCompletionChunkDto)
 @ApiTags('OpenAI-compatible')
 @ApiKeyAuth()
 @Controller('v1/chat/completions')
@@ -21,8 +23,13 @@ export class CompletionsController {
       'Works with the official OpenAI SDKs (baseURL = <gateway>/v1). Streaming: `chat.completion.chunk` events, then `data: [DONE]`; with stream_options.include_usage a last chunk with `choices: []`, `usage` and `cost`. Non-streaming responses carry an extra `cost` object and the `x-gateway-cost-rub` header.',
   })
   @ApiBody({ type: ChatCompletionRequestDto })
-  @ApiOkResponse({ description: 'chat.completion object (or an SSE stream of chat.completion.chunk)' })
-  @ApiProduces('application/json', 'text/event-stream')
+  @ApiOkResponse({
+    description: 'A chat.completion object; with stream: true an SSE stream of chat.completion.chunk events ending with `data: [DONE]`',
+    content: {
+      'application/json': { schema: { $ref: getSchemaPath(ChatCompletionResponseDto) } },
+      'text/event-stream': { schema: { $ref: getSchemaPath(ChatCompletionChunkDto) } },
+    },
+  })
   @ApiResponse({ status: 402, description: 'Balance does not cover the worst-case cost' })
   async create(@CurrentCaller() caller: Caller, @Body() dto: ChatCompletionRequestDto, @Req() req: Request, @Res() res: Response): Promise<void> {
     const signal = clientAbortSignal(res);

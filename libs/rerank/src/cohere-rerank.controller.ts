@@ -5,6 +5,7 @@ import { ApiError, microToRub } from '@app/common';
 import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
 import { RerankItem } from './engine';
 import { CohereRerankRequestDto } from './dto/cohere-rerank.dto';
+import { CohereRerankResponseDto } from './dto/cohere-rerank-response.dto';
 import { RERANK_LIMITS } from './dto/rerank.dto';
 import { RerankService } from './rerank.service';
 
@@ -19,8 +20,8 @@ export class CohereRerankController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Rerank (Cohere/Jina-compatible): {model, query, documents, top_n, return_documents}' })
   @ApiBody({ type: CohereRerankRequestDto })
-  @ApiOkResponse({ schema: { example: { id: 'req_…', results: [{ index: 1, relevance_score: 0.81, document: { text: '…' } }], meta: { api_version: { version: '1' }, billed_units: { search_units: 1, input_tokens: 42 } }, usage: { total_tokens: 42 }, cost: { total_cost_rub: 0.0084, currency: 'RUB' } } } })
-  async rerankDocuments(@CurrentCaller() caller: Caller, @Body() body: CohereRerankRequestDto, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
+  @ApiOkResponse({ type: CohereRerankResponseDto })
+  async rerankDocuments(@CurrentCaller() caller: Caller, @Body() body: CohereRerankRequestDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<CohereRerankResponseDto> {
     if (body.documents.length > RERANK_LIMITS.maxItems) throw ApiError.tooLarge(`At most ${RERANK_LIMITS.maxItems} documents per request.`, 'documents');
     const items: RerankItem[] = body.documents.map((d, i) => {
       const text = typeof d === 'string' ? d : typeof d === 'object' && d !== null && typeof (d as { text?: unknown }).text === 'string' ? (d as { text: string }).text : null;
