@@ -8,13 +8,14 @@ import { AdminModule } from '@app/admin';
 import { ProvidersModule } from '@app/providers';
 import { ChatModule } from '@app/chat';
 import { RerankModule } from '@app/rerank';
+import { EmbeddingsModule } from '@app/embeddings';
 import { ImagesModule } from '@app/images';
 import { KnowledgeModule } from '@app/knowledge';
 import { HealthController } from './health.controller';
 
 /** Wires the libs together; nothing else. */
 @Module({
-  imports: [ConfigModule.forRoot(), ClockModule, NetModule, LoggingModule.forRoot(), DatabaseModule, SharedCacheModule, AuthModule, BillingModule, AdminModule, ProvidersModule, ChatModule, RerankModule, ImagesModule, KnowledgeModule],
+  imports: [ConfigModule.forRoot(), ClockModule, NetModule, LoggingModule.forRoot(), DatabaseModule, SharedCacheModule, AuthModule, BillingModule, AdminModule, ProvidersModule, ChatModule, EmbeddingsModule, RerankModule, ImagesModule, KnowledgeModule],
   controllers: [HealthController],
 })
 export class AppModule {}

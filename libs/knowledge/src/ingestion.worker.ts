@@ -5,7 +5,7 @@ import { ApiError, Clock, SafeFetcher, SafeFetchError } from '@app/common';
 import { AppConfig } from '@app/config';
 import { BillingService, PricingService } from '@app/billing';
 import { ModelCatalogService } from '@app/providers';
-import { EmbeddingsService } from '@app/rerank';
+import { EmbeddingsService } from '@app/embeddings';
 import { DocumentParser, ExtractedDocument, ExtractionError } from './document-parser';
 import { IngestJobEntity, KbDocumentEntity } from './entities/knowledge.entities';
 import { FilesRepository } from './files.repository';
@@ -13,7 +13,7 @@ import { MAX_FILE_BYTES } from './files.service';
 import { IngestionSignal } from './ingestion-signal';
 import { decodeChunking } from './kb-rules';
 import { KnowledgeRepository, NewChunk } from './knowledge.repository';
-import { encodeVector } from './vector-index';
+import { encodeVector } from '@app/retrieval';
 
 const LEASE_MS = 60_000;
 const MAX_ATTEMPTS = 5;

@@ -1,4 +1,5 @@
-import { AUTO_CHUNKING, decodeChunking, encodeChunking, keywordTerms, matchesFilter, parseAttributes, parseChunkingStrategy, parseFilter, reciprocalRankFusion } from './kb-rules';
+import { keywordTerms, reciprocalRankFusion } from '@app/retrieval';
+import { AUTO_CHUNKING, decodeChunking, encodeChunking, matchesFilter, parseAttributes, parseChunkingStrategy, parseFilter } from './kb-rules';
 
 const param = (fn: () => unknown): string | null => {
   try {

@@ -4,11 +4,11 @@ import type { Caller } from '@app/auth';
 import { AppConfig } from '@app/config';
 import { BillingService, PricingService } from '@app/billing';
 import { ModelCatalogService } from '@app/providers';
-import { EmbeddingsService } from '@app/rerank';
+import { EmbeddingsService } from '@app/embeddings';
 import { KbChunkEntity, KbDocumentEntity, VectorStoreEntity } from './entities/knowledge.entities';
-import { Attributes, Filter, keywordTerms, matchesFilter, reciprocalRankFusion } from './kb-rules';
+import { keywordTerms, reciprocalRankFusion, VectorIndex, VectorIndexCache } from '@app/retrieval';
+import { Attributes, Filter, matchesFilter } from './kb-rules';
 import { KnowledgeRepository } from './knowledge.repository';
-import { VectorIndex, VectorIndexCache } from './vector-index';
 
 export interface SearchInput {
   queries: string[];

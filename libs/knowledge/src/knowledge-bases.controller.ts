@@ -5,7 +5,7 @@ import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { ApiError, firstValidationProblem, microToRub } from '@app/common';
 import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
-import { formatPercentage, roundScore } from '@app/rerank';
+import { formatPercentage, roundScore } from '@app/retrieval';
 import { CreateKnowledgeBaseDto, KbDocumentDto, KbDocumentListDto, KbSearchResponseDto, KnowledgeBaseDto, KnowledgeBaseListDto, KnowledgeBaseSearchDto, LinkDto, TextDocumentDto, UpdateKnowledgeBaseDto, UploadDocumentDto } from './dto/knowledge-bases.dto';
 import { PageQueryDto } from './dto/vector-stores.dto';
 import { uploadInterceptor } from './files.controller';

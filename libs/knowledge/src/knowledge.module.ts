@@ -3,7 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthModule } from '@app/auth';
 import { BillingModule } from '@app/billing';
 import { ProvidersModule } from '@app/providers';
-import { RerankModule } from '@app/rerank';
+import { EmbeddingsModule } from '@app/embeddings';
 import { DocumentParser } from './document-parser';
 import { FileBatchEntity, IngestJobEntity, KbChunkEntity, KbDocumentEntity, VectorStoreEntity } from './entities/knowledge.entities';
 import { StoredFileEntity } from './entities/stored-file.entity';
@@ -21,7 +21,7 @@ import { VectorStoresController } from './vector-stores.controller';
 
 /** Files, knowledge bases (= OpenAI vector stores), durable ingestion and hybrid search. */
 @Module({
-  imports: [TypeOrmModule.forFeature([StoredFileEntity, VectorStoreEntity, KbDocumentEntity, KbChunkEntity, IngestJobEntity, FileBatchEntity]), AuthModule, BillingModule, ProvidersModule, RerankModule],
+  imports: [TypeOrmModule.forFeature([StoredFileEntity, VectorStoreEntity, KbDocumentEntity, KbChunkEntity, IngestJobEntity, FileBatchEntity]), AuthModule, BillingModule, ProvidersModule, EmbeddingsModule],
   controllers: [FilesController, VectorStoresController, KnowledgeBasesController],
   providers: [
     { provide: DocumentParser, useClass: LibraryDocumentParser },

@@ -4,7 +4,7 @@ import type { Caller } from '@app/auth';
 import { BillingService, PricingService } from '@app/billing';
 import { ModelCatalogService, ModelEntry } from '@app/providers';
 import { ContentFormError, fingerprintContent, ParsedContent, parseRerankContent, rankResults, RankedResults, TableColumnOptions } from './engine';
-import { EmbeddingsService } from './embeddings.service';
+import { EmbeddingsService } from '@app/embeddings';
 import { RerankCacheStore } from './rerank-cache.store';
 import { RERANK_LIMITS } from './dto/rerank.dto';
 

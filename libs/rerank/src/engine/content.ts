@@ -29,7 +29,7 @@
  * A named column that no row has → error on that parameter; a row without it (absent or null) →
  * error on `content[i]`. Empty rows (`{}`) are rejected. Duplicate ids are allowed.
  */
-import { chunkText } from './chunking';
+import { chunkText } from '@app/retrieval/chunking';
 
 export type ContentForm = 'text' | 'documents' | 'table';
 

@@ -1,4 +1,4 @@
-export * from './chunking';
+export * from '@app/retrieval/chunking';
 export * from './content';
 export * from './fingerprint';
 export * from './scoring';

@@ -13,7 +13,9 @@
  *   value, via toFixed); similarity_percentage is score·100 with one decimal and "%", computed from
  *   the raw score (0.87349 → 0.8735 and "87.3%"). Negative zero is shown as 0 / "0.0%".
  */
-import { cosineSimilarity } from '@app/providers/local/lexical-embedder';
+import { cosine, formatPercentage, roundScore } from '@app/retrieval';
+
+export { cosine, formatPercentage, roundScore };
 import type { RerankItem } from './content';
 
 export interface RankOptions {
@@ -35,21 +37,6 @@ export interface RankedResults {
   total_documents: number;
   filtered_documents: number;
   returned_documents: number;
-}
-
-/** Cosine similarity of two equal-length vectors; 0 when either is all zeros; clamped to [-1, 1] (the local embedder's). */
-export const cosine = cosineSimilarity;
-
-/** Score rounded to 4 decimals (negative zero → 0). */
-export function roundScore(score: number): number {
-  const rounded = Number(score.toFixed(4));
-  return rounded === 0 ? 0 : rounded;
-}
-
-/** Score as a percentage with one decimal: 0.87349 → "87.3%". */
-export function formatPercentage(score: number): string {
-  const text = (score * 100).toFixed(1);
-  return `${text === '-0.0' ? '0.0' : text}%`;
 }
 
 export function rankResults(items: readonly RerankItem[], queryVector: Float32Array, documentVectors: readonly Float32Array[], options: RankOptions): RankedResults {

@@ -1,0 +1,2 @@
+export * from './embeddings.module';
+export * from './embeddings.service';
