@@ -181,6 +181,15 @@ describe(`knowledge bases on ${backendKind()}`, () => {
     expect((await request(t.url).get(`/api/v1/knowledge-bases/${id}`).set('api-key', apiKey)).status).toBe(404);
   });
 
+  it('files over 10 MB → 413 naming the limit; nothing stored', async () => {
+    const before = (await client.files.list()).data.length;
+    const big = Buffer.alloc(10 * 1024 * 1024 + 10, 0x61);
+    const res = await request(t.url).post('/v1/files').set('authorization', `Bearer ${apiKey}`).field('purpose', 'assistants').attach('file', big, 'big.txt');
+    expect(res.status).toBe(413);
+    expect(res.body.error).toMatchObject({ type: 'request_too_large', message: expect.stringMatching(/10 MB/) });
+    expect((await client.files.list()).data.length).toBe(before);
+  });
+
   async function ledgerCount(): Promise<number> {
     const r = await request(t.url).get('/api/v1/usage?limit=500').set('api-key', apiKey);
     return (r.body.data as unknown[]).length;

@@ -22,6 +22,10 @@ export function toApiError(exception: unknown): { error: ApiError; unexpected: b
       const m = (response as { message: unknown }).message;
       message = Array.isArray(m) ? m.join('; ') : String(m);
     }
+    if (status === HttpStatus.PAYLOAD_TOO_LARGE && message === 'File too large') {
+      // multer's LIMIT_FILE_SIZE (uploads are limited to the spec's 10 MB per file)
+      return { error: ApiError.tooLarge('The uploaded file is larger than the limit of 10 MB per file.', 'file'), unexpected: false };
+    }
     if (status === HttpStatus.NOT_FOUND && /^Cannot (GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) /.test(message)) {
       message = `Unknown route: ${message.replace(/^Cannot /, '')}`;
     }
