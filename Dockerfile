@@ -9,10 +9,15 @@ RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 WORKDIR /app
-ENV NODE_ENV=production
+ENV NODE_ENV=production DATA_DIR=/app/data
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/package.json ./
+# the embedded default (SQLite, billing spool) writes under DATA_DIR: owned by the runtime user
+RUN mkdir -p /app/data && chown node:node /app/data
+VOLUME ["/app/data"]
 USER node
 EXPOSE 3000
+HEALTHCHECK --interval=10s --timeout=5s --start-period=20s --retries=5 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:3000/health').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"]
 CMD ["node", "dist/apps/api/src/main.js"]

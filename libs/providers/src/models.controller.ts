@@ -1,8 +1,10 @@
-import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, Param } from '@nestjs/common';
+import { ApiError } from '@app/common';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiKeyAuth } from '@app/auth';
 import { ModelCatalogService } from './model-catalog.service';
-import { CatalogModelsDto, OpenAiModelListDto } from './dto/models.dto';
+import { CatalogModelsDto, OpenAiModelDto, OpenAiModelListDto } from './dto/models.dto';
+import { ModelEntry } from './catalog/model-catalog';
 
 @ApiTags('Models')
 @ApiKeyAuth()
@@ -14,7 +16,21 @@ export class ModelsController {
   @ApiOperation({ summary: 'Models in the OpenAI list shape (chat, embedding and image models)' })
   @ApiOkResponse({ type: OpenAiModelListDto })
   openAiList(): OpenAiModelListDto {
-    return { object: 'list', data: this.catalog.list().map((m) => ({ id: m.key, object: 'model', created: 1_700_000_000, owned_by: m.provider })) };
+    return { object: 'list', data: this.catalog.list().map((m) => this.openAiModel(m)) };
+  }
+
+  @Get('v1/models/:id')
+  @ApiOperation({ summary: 'One model in the OpenAI shape (what openai.models.retrieve calls)' })
+  @ApiParam({ name: 'id', example: 'local' })
+  @ApiOkResponse({ type: OpenAiModelDto })
+  openAiModelById(@Param('id') id: string): OpenAiModelDto {
+    const m = this.catalog.find(id);
+    if (!m) throw ApiError.notFound(`The model '${id}' does not exist. GET /v1/models lists the available models.`, 'model_not_found', 'model');
+    return this.openAiModel(m);
+  }
+
+  private openAiModel(m: ModelEntry): OpenAiModelDto {
+    return { id: m.key, object: 'model', created: 1_700_000_000, owned_by: m.provider };
   }
 
   @Get('api/v1/models')

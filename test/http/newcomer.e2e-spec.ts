@@ -1,0 +1,50 @@
+/** Issue 12 (part): what SDKs call first — openai.models.retrieve — and the process stopping on SIGTERM. */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import OpenAI from 'openai';
+import { AdminClient } from '../support/admin-client';
+import { createTestApp, TestApp } from '../support/test-app';
+import { backendKind } from '../support/test-env';
+
+describe(`SDK entry points (${backendKind()})`, () => {
+  let t: TestApp;
+  let client: OpenAI;
+  beforeAll(async () => {
+    t = await createTestApp();
+    const { apiKey } = await new AdminClient(t.url).teamWithKey(1);
+    client = new OpenAI({ apiKey, baseURL: `${t.url}/v1`, maxRetries: 0 });
+  });
+  afterAll(() => t?.close());
+
+  it('models.retrieve answers a catalog model and 404 for an unknown one', async () => {
+    expect(await client.models.retrieve('local')).toMatchObject({ id: 'local', object: 'model', owned_by: 'local' });
+    await expect(client.models.retrieve('no-such-model')).rejects.toMatchObject({ status: 404 });
+  });
+});
+
+const built = existsSync(join(__dirname, '../../dist/apps/api/src/main.js'));
+(built ? describe : describe.skip)('npm start stops on SIGTERM', () => {
+  it('SIGTERM to the npm process ends the server and frees the port', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gw-sigterm-'));
+    const port = String(20_000 + Math.floor(Math.random() * 20_000));
+    // `start` runs node directly (the build is `prestart`): call the start script without the prestart build
+    const child = spawn('npm', ['run', '--silent', '--ignore-scripts', 'start'], { cwd: join(__dirname, '../..'), env: { ...process.env, PORT: port, HOST: '127.0.0.1', DATA_DIR: dir, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('server did not start')), 20_000);
+        child.stdout.on('data', (d: Buffer) => d.toString().includes('listening') && (clearTimeout(timer), resolve()));
+      });
+      expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.kill('SIGTERM');
+      await exited;
+      await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow();
+    } finally {
+      child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 40_000);
+});
