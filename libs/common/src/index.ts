@@ -14,3 +14,4 @@ export * from './cache/bounded-memory-store';
 export * from './cache/shared-cache.module';
 export * from './net';
 export * from './net/net.module';
+export * from './http/log-serializers';

@@ -5,6 +5,7 @@ import { AppConfig } from '@app/config';
 import { dataSourceOptions } from './data-source-options';
 import { TransactionRunner } from './transaction-runner';
 import { DatabaseHealth } from './database-health';
+import { DatabaseLogger } from './database-logger';
 
 /**
  * Postgres or embedded SQLite; entities are registered by each module (forFeature, autoLoadEntities).
@@ -16,7 +17,8 @@ import { DatabaseHealth } from './database-health';
   imports: [
     TypeOrmModule.forRootAsync({
       inject: [AppConfig],
-      useFactory: (config: AppConfig) => ({ ...dataSourceOptions(config), autoLoadEntities: true }),
+      // DatabaseLogger: structured lines, SQL text only — bound parameters are never logged
+      useFactory: (config: AppConfig) => ({ ...dataSourceOptions(config), autoLoadEntities: true, logger: new DatabaseLogger() }),
       // migrations run before any repository is built, so nothing can touch an old schema
       dataSourceFactory: async (options) => {
         if (!options) throw new Error('no data source options');

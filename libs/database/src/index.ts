@@ -5,3 +5,4 @@ export * from './database-health';
 export * from './transaction-runner';
 export * from './migrations';
 export * from './raw-sql';
+export * from './database-logger';
