@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
+import request from 'supertest';
 import { AdminClient } from '../support/admin-client';
 import { createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
@@ -18,6 +19,22 @@ describe(`SDK entry points (${backendKind()})`, () => {
     client = new OpenAI({ apiKey, baseURL: `${t.url}/v1`, maxRetries: 0 });
   });
   afterAll(() => t?.close());
+
+  it('errors that explain: a missing field is "required", a non-JSON body is 415, a wrong method is 405 with Allow', async () => {
+    const key = (client as unknown as { apiKey: string }).apiKey;
+    const missing = await request(t.url).post('/api/v1/chat').set('api-key', key).send({ model: 'local', prompt: 'hi' });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error).toMatchObject({ param: 'user_id', message: 'user_id is required.' });
+    const text = await request(t.url).post('/api/v1/chat').set('api-key', key).set('content-type', 'text/plain').send('prompt=hi');
+    expect(text.status).toBe(415);
+    expect(text.body.error).toMatchObject({ code: 'unsupported_media_type', message: expect.stringContaining('application/json') });
+    const wrong = await request(t.url).delete('/v1/chat/completions').set('authorization', `Bearer ${key}`);
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.allow).toBe('POST');
+    expect(wrong.body.error).toMatchObject({ type: 'invalid_request_error', code: 'method_not_allowed' });
+    const unknown = await request(t.url).get('/v1/nothing-here').set('authorization', `Bearer ${key}`);
+    expect(unknown.status).toBe(404);
+  });
 
   it('models.retrieve answers a catalog model and 404 for an unknown one', async () => {
     expect(await client.models.retrieve('local')).toMatchObject({ id: 'local', object: 'model', owned_by: 'local' });

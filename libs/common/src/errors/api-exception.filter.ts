@@ -1,7 +1,30 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { errorBody } from './api-error';
+import { ApiError, errorBody } from './api-error';
 import { toApiError } from './error-mapping';
+
+interface RouteLayer {
+  route?: { methods: Record<string, boolean> };
+  match(path: string): unknown;
+}
+
+/** Methods the router serves on this path (a known path asked with another method → 405 + Allow). */
+function allowedMethods(req: Request): string[] {
+  const app = req.app as unknown as { router?: { stack: RouteLayer[] }; _router?: { stack: RouteLayer[] } } | undefined;
+  const stack = app?.router?.stack ?? app?._router?.stack ?? [];
+  const methods = new Set<string>();
+  for (const layer of stack) {
+    // routes registered for every method (a catch-all) say nothing about this path
+    if (!layer.route || layer.route.methods._all || Object.keys(layer.route.methods).length > 8) continue;
+    try {
+      if (layer.match(req.path)) for (const m of Object.keys(layer.route.methods)) if (m !== '_all') methods.add(m.toUpperCase());
+    } catch {
+      /* an odd path: not ours */
+    }
+  }
+  methods.delete(req.method);
+  return [...methods].sort();
+}
 
 /**
  * An error as it may be logged: database errors lose their SQL parameters (key hashes, names,
@@ -24,7 +47,14 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const ctx = host.switchToHttp();
     const res = ctx.getResponse<Response>();
     const req = ctx.getRequest<Request>();
-    const { error, unexpected } = toApiError(exception);
+    let { error, unexpected } = toApiError(exception);
+    if (error.status === 404 && error.message.startsWith('Unknown route:') && req) {
+      const allow = allowedMethods(req);
+      if (allow.length > 0) {
+        error = new ApiError(405, 'invalid_request_error', `Method ${req.method} is not allowed on ${req.path}; allowed: ${allow.join(', ')}.`, 'method_not_allowed', null, { Allow: allow.join(', ') });
+        unexpected = false;
+      }
+    }
     if (unexpected) {
       this.logger.error({ err: logSafeError(exception), requestId: req?.id, path: req?.originalUrl }, 'unhandled error');
     } else if (error.logDetail) {

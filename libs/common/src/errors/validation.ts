@@ -7,6 +7,8 @@ export function firstValidationProblem(errors: ValidationError[], parent = ''): 
     const isIndex = /^\d+$/.test(e.property);
     const path = parent === '' ? e.property : isIndex ? `${parent}[${e.property}]` : `${parent}.${e.property}`;
     if (e.constraints && Object.keys(e.constraints).length > 0) {
+      // a field that is absent only fails when it is required (optional ones are skipped): say so
+      if (e.value === undefined) return { param: path, message: `${path} is required.` };
       const message = Object.values(e.constraints)[0].replace(new RegExp(`^${escapeRegex(e.property)}\\b`), path);
       return { param: path, message };
     }

@@ -30,7 +30,20 @@ export const MAX_JSON_DEPTH = 64;
 export function jsonBodyParsers(largeLimitBytes: number): RequestHandler {
   const large = bodyParser.json({ limit: largeLimitBytes });
   const small = bodyParser.json({ limit: SMALL_BODY_LIMIT_BYTES });
-  return (req, res, next) => (LARGE_BODY_ROUTES.some((p) => p.test(req.path)) ? large : small)(req, res, next);
+  return (req, res, next) => {
+    // a body that is neither JSON nor a multipart upload would be silently ignored: refuse it instead
+    if (hasBody(req) && !req.is(['application/json', 'application/*+json', 'multipart/form-data'])) {
+      return next(
+        new ApiError(415, 'invalid_request_error', `Unsupported content type "${req.headers['content-type'] ?? '(none)'}": send the body as JSON with "content-type: application/json" (file uploads: multipart/form-data).`, 'unsupported_media_type'),
+      );
+    }
+    return (LARGE_BODY_ROUTES.some((p) => p.test(req.path)) ? large : small)(req, res, next);
+  };
+}
+
+function hasBody(req: Request): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
 /**
