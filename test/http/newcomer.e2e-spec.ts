@@ -42,6 +42,36 @@ describe(`SDK entry points (${backendKind()})`, () => {
   });
 });
 
+describe(`first run (${backendKind()})`, () => {
+  it('embedded default with no key and no admin token: a dev workspace, its key printed once; never on Postgres', async () => {
+    const printed: string[] = [];
+    const spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => (printed.push(String(chunk)), true));
+    let app: TestApp | undefined;
+    try {
+      app = await createTestApp({ env: { ADMIN_TOKEN: '' } });
+    } finally {
+      spy.mockRestore();
+    }
+    try {
+      const banner = printed.join('');
+      if (backendKind() === 'postgres') {
+        expect(banner).not.toContain('First run');
+        return;
+      }
+      expect(banner).toContain('development workspace was created');
+      expect(banner).toContain('DEV_WORKSPACE=false');
+      const key = /API key: (sk-\S+)/.exec(banner)?.[1];
+      expect(key).toBeDefined();
+      const balance = await request(app.url).get('/api/v1/balance').set('api-key', key!);
+      expect(balance.body.balance_rub).toBe(100);
+      const chat = await request(app.url).post('/api/v1/chat').set('api-key', key!).send({ model: 'local', user_id: 'u1', prompt: 'What is the capital of France?', system_prompt: 'Paris is the capital of France.' });
+      expect(chat.status).toBe(200);
+    } finally {
+      await app?.close();
+    }
+  });
+});
+
 const built = existsSync(join(__dirname, '../../dist/apps/api/src/main.js'));
 (built ? describe : describe.skip)('npm start stops on SIGTERM', () => {
   it('SIGTERM to the npm process ends the server and frees the port', async () => {

@@ -25,6 +25,7 @@ export class BootstrapService implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     const key = this.config.bootstrapApiKey;
     if (!key && !this.config.adminToken) {
+      if (await this.firstRun()) return;
       this.logger.warn('Neither BOOTSTRAP_API_KEY nor ADMIN_TOKEN is set: no API key can be issued. Set BOOTSTRAP_API_KEY (and BOOTSTRAP_BALANCE_RUB) or ADMIN_TOKEN.');
     }
     if (!key || (await this.keys.existsByKey(key))) return;
@@ -35,7 +36,37 @@ export class BootstrapService implements OnApplicationBootstrap {
     await this.keys.ensure(teamId, key, 'bootstrap');
     this.logger.log(`bootstrap workspace "default" (${teamId}) ready with the configured API key`);
   }
+
+  /**
+   * First run of the embedded default (SQLite, no key in the database, neither BOOTSTRAP_API_KEY nor
+   * ADMIN_TOKEN): a development workspace with a key and a small balance, the key printed once.
+   * Never on Postgres; DEV_WORKSPACE=false turns it off.
+   */
+  private async firstRun(): Promise<boolean> {
+    if (this.config.databaseKind !== 'sqlite' || !this.config.devWorkspace || (await this.keys.count()) > 0) return false;
+    const team = await this.teams.create('dev', rubToMicro(DEV_WORKSPACE_BALANCE_RUB));
+    const key = await this.keys.create(team.id, 'dev');
+    const port = this.config.port;
+    const banner = [
+      '',
+      '================================================================================',
+      ' First run: a development workspace was created (embedded database, no API key existed).',
+      `   API key: ${key.apiKey}`,
+      `   Balance: ${DEV_WORKSPACE_BALANCE_RUB} RUB. This key is shown once; keep it.`,
+      `   Try:  curl -s localhost:${port}/api/v1/chat -H 'api-key: ${key.apiKey}' -H 'content-type: application/json' \\`,
+      `           -d '{"model":"local","user_id":"u1","prompt":"What is the capital of France?","system_prompt":"Paris is the capital of France."}'`,
+      ' Turn this off with DEV_WORKSPACE=false (or set BOOTSTRAP_API_KEY / ADMIN_TOKEN).',
+      '================================================================================',
+      '',
+    ].join('\n');
+    process.stdout.write(`${banner}\n`);
+    this.logger.log(`first run: development workspace "dev" (${team.id}) created with key ${key.prefix}`);
+    return true;
+  }
 }
+
+/** The balance of the development workspace created on a first run (RUB). */
+export const DEV_WORKSPACE_BALANCE_RUB = 100;
 
 function uuidFromHash(hex: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;

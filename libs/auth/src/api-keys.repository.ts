@@ -11,6 +11,10 @@ export class ApiKeysRepository {
     return this.keys.findOneBy({ keyHash });
   }
 
+  count(): Promise<number> {
+    return this.keys.count();
+  }
+
   findById(id: string): Promise<ApiKeyEntity | null> {
     return this.keys.findOneBy({ id });
   }

@@ -57,6 +57,11 @@ export class ApiKeysService {
     await this.repo.insertIfAbsent({ id: newId(), teamId, name, prefix: displayPrefix(apiKey), keyHash: hashApiKey(apiKey), createdAt: this.clock.now(), revokedAt: null, lastUsedAt: null });
   }
 
+  /** How many keys exist (revoked ones included): zero on a fresh database. */
+  count(): Promise<number> {
+    return this.repo.count();
+  }
+
   async existsByKey(apiKey: string): Promise<boolean> {
     return (await this.repo.findByHash(hashApiKey(apiKey))) !== null;
   }

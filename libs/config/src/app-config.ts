@@ -38,6 +38,7 @@ export class AppConfig {
   get ingestPollMs(): number { return this.env.ingestPollMs; }
   get kbVectorCacheBytes(): number { return this.env.kbVectorCacheMb * 1024 * 1024; }
   get memoryCacheBytes(): number { return this.env.memoryCacheMb * 1024 * 1024; }
+  get devWorkspace(): boolean { return this.env.devWorkspace; }
   provider(name: keyof EnvConfig['providers']): ProviderEnv { return this.env.providers[name]; }
   get providerNames(): (keyof EnvConfig['providers'])[] { return Object.keys(this.env.providers) as (keyof EnvConfig['providers'])[]; }
 }

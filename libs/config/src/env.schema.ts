@@ -91,6 +91,7 @@ export interface EnvConfig {
   ingestPollMs: number;
   kbVectorCacheMb: number;
   memoryCacheMb: number;
+  devWorkspace: boolean;
   providers: {
     openai: ProviderEnv;
     deepseek: ProviderEnv;
@@ -177,6 +178,7 @@ export function parseEnv(env: Env): EnvConfig {
     ingestPollMs: int(env, 'INGEST_POLL_MS', 1000, 50, 60_000),
     kbVectorCacheMb: int(env, 'KB_VECTOR_CACHE_MB', 256, 0, 65_536),
     memoryCacheMb: int(env, 'MEMORY_CACHE_MB', 256, 1, 65_536),
+    devWorkspace: bool(env, 'DEV_WORKSPACE', true),
     providers: {
       openai: provider(env, 'OPENAI', 'https://api.openai.com/v1', providerTimeout),
       deepseek: provider(env, 'DEEPSEEK', 'https://api.deepseek.com/v1', providerTimeout),
