@@ -1,11 +1,12 @@
 /** Issue 12 (part): what SDKs call first — openai.models.retrieve — and the process stopping on SIGTERM. */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import request from 'supertest';
+import { BootstrapService } from '@app/admin';
 import { AdminClient } from '../support/admin-client';
 import { createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
@@ -45,10 +46,11 @@ describe(`SDK entry points (${backendKind()})`, () => {
 describe(`first run (${backendKind()})`, () => {
   it('embedded default with no key and no admin token: a dev workspace, its key printed once; never on Postgres', async () => {
     const printed: string[] = [];
+    const app = await createTestApp({ env: { ADMIN_TOKEN: '' } });
+    // main.ts calls this right after listen (the admin CLI never does)
     const spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => (printed.push(String(chunk)), true));
-    let app: TestApp | undefined;
     try {
-      app = await createTestApp({ env: { ADMIN_TOKEN: '' } });
+      await app.get(BootstrapService).firstRun();
     } finally {
       spy.mockRestore();
     }
@@ -67,12 +69,32 @@ describe(`first run (${backendKind()})`, () => {
       const chat = await request(app.url).post('/api/v1/chat').set('api-key', key!).send({ model: 'local', user_id: 'u1', prompt: 'What is the capital of France?', system_prompt: 'Paris is the capital of France.' });
       expect(chat.status).toBe(200);
     } finally {
-      await app?.close();
+      await app.close();
     }
   });
 });
 
 const built = existsSync(join(__dirname, '../../dist/apps/api/src/main.js'));
+(built ? describe : describe.skip)(`admin CLI on the server's database (${backendKind()})`, () => {
+  it('teams create → keys create → top-up; the key works on the running server', async () => {
+    const app = await createTestApp();
+    try {
+      const env = { ...process.env, ...app.backend.env, LOG_LEVEL: 'silent' };
+      const cli = (...args: string[]) => JSON.parse(execFileSync(process.execPath, [join(__dirname, '../../dist/apps/api/src/admin-cli.js'), ...args], { env, encoding: 'utf8' })) as Record<string, unknown>;
+      const team = cli('teams', 'create', 'cli-team', '--balance', '12.5');
+      expect(team).toMatchObject({ name: 'cli-team', balance_rub: 12.5 });
+      const key = cli('keys', 'create', String(team.id), '--name', 'cli');
+      expect(String(key.api_key)).toMatch(/^sk-/);
+      expect(cli('top-up', String(team.id), '2.5', '--reference', 'inv-9')).toMatchObject({ applied: true, balance_rub: 15 });
+      expect(cli('top-up', String(team.id), '2.5', '--reference', 'inv-9')).toMatchObject({ applied: false, balance_rub: 15 });
+      const balance = await request(app.url).get('/api/v1/balance').set('api-key', String(key.api_key));
+      expect(balance.body.balance_rub).toBe(15);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 (built ? describe : describe.skip)('npm start stops on SIGTERM', () => {
   it('SIGTERM to the npm process ends the server and frees the port', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gw-sigterm-'));
@@ -82,7 +104,15 @@ const built = existsSync(join(__dirname, '../../dist/apps/api/src/main.js'));
     try {
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error('server did not start')), 20_000);
-        child.stdout.on('data', (d: Buffer) => d.toString().includes('listening') && (clearTimeout(timer), resolve()));
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          // the first run of the embedded default prints the dev workspace's key after the listening line
+          if (out.includes('listening') && out.includes('DEV_WORKSPACE=false')) {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
       });
       expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

@@ -24,8 +24,7 @@ export class BootstrapService implements OnApplicationBootstrap {
 
   async onApplicationBootstrap(): Promise<void> {
     const key = this.config.bootstrapApiKey;
-    if (!key && !this.config.adminToken) {
-      if (await this.firstRun()) return;
+    if (!key && !this.config.adminToken && !(this.config.databaseKind === 'sqlite' && this.config.devWorkspace)) {
       this.logger.warn('Neither BOOTSTRAP_API_KEY nor ADMIN_TOKEN is set: no API key can be issued. Set BOOTSTRAP_API_KEY (and BOOTSTRAP_BALANCE_RUB) or ADMIN_TOKEN.');
     }
     if (!key || (await this.keys.existsByKey(key))) return;
@@ -42,7 +41,8 @@ export class BootstrapService implements OnApplicationBootstrap {
    * ADMIN_TOKEN): a development workspace with a key and a small balance, the key printed once.
    * Never on Postgres; DEV_WORKSPACE=false turns it off.
    */
-  private async firstRun(): Promise<boolean> {
+  async firstRun(): Promise<boolean> {
+    if (this.config.bootstrapApiKey || this.config.adminToken) return false;
     if (this.config.databaseKind !== 'sqlite' || !this.config.devWorkspace || (await this.keys.count()) > 0) return false;
     const team = await this.teams.create('dev', rubToMicro(DEV_WORKSPACE_BALANCE_RUB));
     const key = await this.keys.create(team.id, 'dev');

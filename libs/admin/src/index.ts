@@ -1,1 +1,2 @@
 export * from './admin.module';
+export * from './bootstrap.service';

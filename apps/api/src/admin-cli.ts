@@ -1,0 +1,65 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { parseArgs } from 'node:util';
+import { ApiError, microToRub, rubToMicro } from '@app/common';
+import { AppConfig, ConfigError } from '@app/config';
+import { ApiKeysService } from '@app/auth';
+import { BillingService, TeamsService } from '@app/billing';
+import { AppModule } from './app.module';
+
+const USAGE = `usage: npm run admin -- <command>
+  teams create <name> [--balance <RUB>]        create a team (workspace), optionally with an opening balance
+  keys create <team-id> [--name <name>]        issue an API key (printed once)
+  top-up <team-id> <RUB> [--reference <ref>]   add to a team's balance (a repeated reference is applied once)
+Uses the same configuration (DATABASE_URL / DATA_DIR …), services and database as the server.`;
+
+/** The admin CLI: the same services and database as the server, without HTTP. Prints JSON. */
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { balance: { type: 'string' }, name: { type: 'string' }, reference: { type: 'string' }, help: { type: 'boolean' } } });
+  const [a, b, c, d] = positionals;
+  if (values.help || !a) {
+    process.stdout.write(`${USAGE}\n`);
+    return values.help ? 0 : 2;
+  }
+  AppConfig.fromEnv(); // fail fast on a bad environment, before the database is opened
+  const app = await NestFactory.createApplicationContext(AppModule, { logger: false });
+  try {
+    const out = await run(app, [a, b, c, d], values);
+    process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+    return 0;
+  } finally {
+    await app.close();
+  }
+}
+
+async function run(app: Awaited<ReturnType<typeof NestFactory.createApplicationContext>>, [a, b, c, d]: (string | undefined)[], opts: { balance?: string; name?: string; reference?: string }): Promise<unknown> {
+  if (a === 'teams' && b === 'create' && c) {
+    const team = await app.get(TeamsService).create(c, opts.balance ? rubToMicro(opts.balance) : 0);
+    return { id: team.id, name: team.name, balance_rub: microToRub(team.balanceMicro) };
+  }
+  if (a === 'keys' && b === 'create' && c) {
+    await app.get(TeamsService).get(c);
+    const key = await app.get(ApiKeysService).create(c, opts.name ?? null);
+    return { id: key.id, team_id: c, api_key: key.apiKey, prefix: key.prefix };
+  }
+  if (a === 'top-up' && b && c) {
+    const out = await app.get(BillingService).topUp(b, rubToMicro(c), opts.reference ?? null);
+    return { team_id: b, applied: out.applied, balance_rub: microToRub(out.balanceMicro) };
+  }
+  void d;
+  throw new UsageError(`unknown command: ${[a, b].filter(Boolean).join(' ')}`);
+}
+
+class UsageError extends Error {}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    if (err instanceof UsageError) process.stderr.write(`${err.message}\n${USAGE}\n`);
+    else if (err instanceof ConfigError) process.stderr.write(`configuration error: ${err.message}\n`);
+    else if (err instanceof ApiError) process.stderr.write(`${err.message}\n`);
+    else if (err instanceof RangeError) process.stderr.write(`${err.message}\n`);
+    else process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(err instanceof UsageError ? 2 : 1);
+  },
+);
