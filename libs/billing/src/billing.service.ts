@@ -5,6 +5,7 @@ import { ApiError, Clock, isDatabaseUnavailable, microToRub, newId } from '@app/
 import { AppConfig } from '@app/config';
 import { BillingRepository, ChargeRecord } from './billing.repository';
 import { BillingSpool, SpoolRecord } from './billing-spool';
+import { BalanceResponseDto, UsageResponseDto } from './dto/billing.dto';
 import { LedgerEntryEntity } from './entities/ledger-entry.entity';
 
 /** A hold on a team's balance for one request in flight. */
@@ -271,6 +272,42 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
     const team = await this.repo.findTeam(teamId);
     if (!team) throw ApiError.notFound(`Team ${teamId} not found.`, 'team_not_found');
     return { balanceMicro: team.balanceMicro, reservedMicro: team.reservedMicro };
+  }
+
+  async balanceView(teamId: string): Promise<BalanceResponseDto> {
+    const b = await this.balance(teamId);
+    return {
+      team_id: teamId,
+      balance_rub: microToRub(b.balanceMicro),
+      reserved_rub: microToRub(b.reservedMicro),
+      available_rub: microToRub(Math.max(0, b.balanceMicro - b.reservedMicro)),
+      currency: 'RUB',
+    };
+  }
+
+  /** One page of the team's ledger, newest first; `next_before` continues it. */
+  async usagePage(teamId: string, limit: number, before?: number): Promise<UsageResponseDto> {
+    const rows = await this.usage(teamId, limit + 1, before);
+    const page = rows.slice(0, limit);
+    return {
+      object: 'list',
+      data: page.map((e) => ({
+        id: e.id,
+        kind: e.kind,
+        request_id: e.requestId,
+        reference: e.reference,
+        endpoint: e.endpoint,
+        model: e.model,
+        prompt_tokens: e.promptTokens,
+        completion_tokens: e.completionTokens,
+        total_tokens: e.totalTokens,
+        amount_rub: microToRub(e.amountMicro),
+        balance_after_rub: microToRub(e.balanceAfterMicro),
+        created_at: new Date(e.createdAt).toISOString(),
+      })),
+      has_more: rows.length > limit,
+      next_before: rows.length > limit ? page[page.length - 1].id : null,
+    };
   }
 
   async usage(teamId: string, limit: number, beforeId?: number): Promise<LedgerView[]> {

@@ -8,11 +8,12 @@ import { rerankCacheIndexProvider } from './rerank-cache.index';
 import { RerankCacheStore } from './rerank-cache.store';
 import { RerankController } from './rerank.controller';
 import { RerankService } from './rerank.service';
+import { RerankApiService } from './rerank-api.service';
 
 @Module({
   imports: [AuthModule, BillingModule, ProvidersModule, EmbeddingsModule],
   controllers: [RerankController, CohereRerankController],
-  providers: [rerankCacheIndexProvider, RerankCacheStore, RerankService],
+  providers: [RerankApiService, rerankCacheIndexProvider, RerankCacheStore, RerankService],
   exports: [RerankService],
 })
 export class RerankModule {}
