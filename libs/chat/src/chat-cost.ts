@@ -61,18 +61,24 @@ export interface CostRubDto {
   output_cost_rub: number;
   image_cost_rub: number | null;
   cache_cost_rub: number | null;
+  /** with a project / knowledge base / PDF context: the query embeddings and rerank charged with the chat */
+  retrieval_cost_rub?: number;
   total_cost_rub: number;
   currency: 'RUB';
 }
 
-/** `chargedMicro` is what the ledger charged; it is the total shown. */
-export function costToRub(cost: ChatCost, chargedMicro: number): CostRubDto {
+/**
+ * `chargedMicro` is what the ledger charged for the chat call; `retrievalMicro` (only with a
+ * context) what its query embeddings and rerank charged. The total shown is their sum.
+ */
+export function costToRub(cost: ChatCost, chargedMicro: number, retrievalMicro?: number): CostRubDto {
   return {
     input_cost_rub: microToRub(cost.inputMicro),
     output_cost_rub: microToRub(cost.outputMicro),
     image_cost_rub: cost.imageMicro === null ? null : microToRub(cost.imageMicro),
     cache_cost_rub: cost.cacheMicro === null ? null : microToRub(cost.cacheMicro),
-    total_cost_rub: microToRub(chargedMicro),
+    ...(retrievalMicro !== undefined ? { retrieval_cost_rub: microToRub(retrievalMicro) } : {}),
+    total_cost_rub: microToRub(chargedMicro + (retrievalMicro ?? 0)),
     currency: 'RUB',
   };
 }

@@ -3,7 +3,7 @@ import { ApiBody, ApiOkResponse, ApiOperation, ApiProduces, ApiResponse, ApiTags
 import type { Request, Response } from 'express';
 import { errorBody, toApiError } from '@app/common';
 import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
-import { RestChatService } from './rest-chat.service';
+import { ChatTimings, RestChatService, serverTiming } from './rest-chat.service';
 import { ChatRequestDto } from './dto/chat-request.dto';
 import { ChatResponseDto } from './dto/chat-response.dto';
 import { clientAbortSignal, SseWriter } from './sse-writer';
@@ -30,8 +30,10 @@ export class ChatController {
     const signal = clientAbortSignal(res);
     const requestId = String(req.id);
     if (!body.stream) {
-      const out = await this.rest.complete(caller, body, requestId, signal);
+      const timings: ChatTimings = {};
+      const out = await this.rest.complete(caller, body, requestId, signal, timings);
       res.setHeader('x-gateway-cost-rub', String(out.cost.total_cost_rub));
+      if (timings.contextMs !== undefined) res.setHeader('server-timing', serverTiming(timings));
       res.status(200).json(out);
       return;
     }

@@ -2,6 +2,10 @@ import { Module } from '@nestjs/common';
 import { AuthModule } from '@app/auth';
 import { BillingModule } from '@app/billing';
 import { ProvidersModule } from '@app/providers';
+import { KnowledgeModule } from '@app/knowledge';
+import { RerankModule } from '@app/rerank';
+import { ChatContextService } from './context/chat-context.service';
+import { FileUrlResolver } from './context/file-urls';
 import { ChatController } from './chat.controller';
 import { ChatService } from './chat.service';
 import { CompletionsController } from './completions.controller';
@@ -10,9 +14,9 @@ import { ImageInliner } from './image-inliner';
 import { RestChatService } from './rest-chat.service';
 
 @Module({
-  imports: [AuthModule, BillingModule, ProvidersModule],
+  imports: [AuthModule, BillingModule, ProvidersModule, KnowledgeModule, RerankModule],
   controllers: [ChatController, CompletionsController],
-  providers: [ImageInliner, ChatService, RestChatService, CompletionsService],
+  providers: [ImageInliner, FileUrlResolver, ChatContextService, ChatService, RestChatService, CompletionsService],
   exports: [ChatService],
 })
 export class ChatModule {}

@@ -82,7 +82,12 @@ export class ChatService {
     private readonly images: ImageInliner,
   ) {}
 
-  async prepare(input: ChatCallInput): Promise<PreparedChat> {
+  /**
+   * The checks that need no I/O (model, provider credentials, capabilities, image count). Callers
+   * that do billed work before the call (context retrieval) run it first so that a request the
+   * pipeline would refuse charges nothing.
+   */
+  check(input: Pick<ChatCallInput, 'modelKey' | 'messages' | 'params' | 'imageParam'>): { model: ModelEntry; provider: ChatProvider } {
     const model = this.catalog.require(input.modelKey, 'chat');
     const provider = this.registry.chat(model); // 503 when the provider has no credentials
     const p = input.params;
@@ -94,15 +99,20 @@ export class ChatService {
     if (p.response_format && p.response_format.type !== 'text' && !model.supports_json) {
       throw ApiError.badRequest(`The model '${model.key}' does not support structured output.`, 'response_format', 'json_not_supported');
     }
-
-    const counted = this.registry.tokens.countChat(input.messages.map((m) => ({ role: m.role, content: messageText(m) })));
-    const toolTokens = p.tools ? this.registry.tokens.count(JSON.stringify(p.tools)) : 0;
-    const promptTokens = counted + toolTokens;
-    if (promptTokens > model.context_window) {
-      throw ApiError.badRequest(`This model's maximum context length is ${model.context_window} tokens; the messages use about ${promptTokens}.`, 'messages', 'context_length_exceeded');
-    }
     if (p.max_tokens !== undefined && p.max_tokens > model.max_output_tokens) {
       throw ApiError.badRequest(`max_tokens is too large: ${p.max_tokens}. The model '${model.key}' supports at most ${model.max_output_tokens} completion tokens.`, 'max_tokens', 'invalid_value');
+    }
+    return { model, provider };
+  }
+
+  async prepare(input: ChatCallInput): Promise<PreparedChat> {
+    const { model, provider } = this.check(input);
+    const p = input.params;
+    const imgs = imageParts(input.messages);
+
+    const promptTokens = this.countPrompt(input.messages, p);
+    if (promptTokens > model.context_window) {
+      throw ApiError.badRequest(`This model's maximum context length is ${model.context_window} tokens; the messages use about ${promptTokens}.`, 'messages', 'context_length_exceeded');
     }
     const maxOutput = p.max_tokens ?? Math.max(1, Math.min(model.max_output_tokens, model.context_window - promptTokens));
     const n = p.n ?? 1;
@@ -114,6 +124,12 @@ export class ChatService {
     const holdTokens = this.pricing.holdTokens(promptTokens, { exact: this.registry.countsTokensExactly(model), text: promptText }) + imgs.length * IMAGE_TOKEN_ESTIMATE;
     const holdMicro = worstCaseMicro(holdTokens, maxOutput * n, model.pricing, imgs.length);
     return { input, model, provider, request, promptTokens, images: imgs.length, holdMicro };
+  }
+
+  /** Prompt tokens of messages and tools as the pipeline counts them (o200k; images counted apart). */
+  countPrompt(messages: ChatMessage[], params: ChatParams): number {
+    const counted = this.registry.tokens.countChat(messages.map((m) => ({ role: m.role, content: messageText(m) })));
+    return counted + (params.tools ? this.registry.tokens.count(JSON.stringify(params.tools)) : 0);
   }
 
   /** Non-streaming call. `validate` may reject the answer (e.g. invalid JSON): nothing is charged then. */

@@ -5,6 +5,7 @@ import type { Request, Response } from 'express';
 import { errorBody, toApiError } from '@app/common';
 import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
 import { CompletionsService } from './completions.service';
+import { ChatTimings, serverTiming } from './rest-chat.service';
 import { ChatCompletionRequestDto } from './dto/chat-completions.dto';
 import { clientAbortSignal, SseWriter } from './sse-writer';
 
@@ -33,7 +34,9 @@ export class CompletionsController {
   @ApiResponse({ status: 402, description: 'Balance does not cover the worst-case cost' })
   async create(@CurrentCaller() caller: Caller, @Body() dto: ChatCompletionRequestDto, @Req() req: Request, @Res() res: Response): Promise<void> {
     const signal = clientAbortSignal(res);
-    const prep = await this.completions.prepare(caller, dto, String(req.id));
+    const timings: ChatTimings = {};
+    const prep = await this.completions.prepare(caller, dto, String(req.id), timings);
+    if (timings.contextMs !== undefined) res.setHeader('server-timing', serverTiming(timings));
     if (!dto.stream) {
       const { body, cost } = await this.completions.complete(prep, signal);
       res.setHeader('x-gateway-cost-rub', String(cost.total_cost_rub));

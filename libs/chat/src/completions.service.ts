@@ -1,11 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '@app/auth';
-import type { CanonicalChatResponse, CanonicalUsage } from '@app/providers';
+import { contentText } from '@app/providers';
+import type { CanonicalChatResponse, CanonicalUsage, ChatMessage } from '@app/providers';
 import { ChatOutcome, ChatService, PreparedChat } from './chat.service';
 import { CostRubDto, costToRub } from './chat-cost';
 import { completionParams } from './completion-params';
 import { ChatCompletionRequestDto } from './dto/chat-completions.dto';
-import { normalizeCompletionMessages } from './messages';
+import { imageParts, normalizeCompletionMessages } from './messages';
+import { AssembledContext, ChatContextService, withContext } from './context/chat-context.service';
+import type { ChatTimings } from './rest-chat.service';
 import { SseWriter } from './sse-writer';
 
 const ENDPOINT = '/v1/chat/completions';
@@ -18,42 +21,78 @@ export interface OpenAiUsage {
   completion_tokens_details: { reasoning_tokens: number };
 }
 
-/** POST /v1/chat/completions: OpenAI wire format in and out, with an extra `cost` object. */
+export interface PreparedCompletion {
+  prep: PreparedChat;
+  ctx: AssembledContext | null;
+}
+
+/** POST /v1/chat/completions: OpenAI wire format in and out, with an extra `cost` object (and `sources`/`context` with a context). */
 @Injectable()
 export class CompletionsService {
-  constructor(private readonly chat: ChatService) {}
+  constructor(
+    private readonly chat: ChatService,
+    private readonly context: ChatContextService,
+  ) {}
 
-  prepare(caller: Caller, dto: ChatCompletionRequestDto, requestId: string): Promise<PreparedChat> {
-    return this.chat.prepare({
+  async prepare(caller: Caller, dto: ChatCompletionRequestDto, requestId: string, timings: ChatTimings = {}): Promise<PreparedCompletion> {
+    const messages = normalizeCompletionMessages(dto.messages);
+    const params = completionParams(dto);
+    const { model } = this.chat.check({ modelKey: dto.model, messages, params, imageParam: 'messages' });
+    const ctx = await this.context.assemble({
       caller,
       requestId,
       endpoint: ENDPOINT,
-      modelKey: dto.model,
-      messages: normalizeCompletionMessages(dto.messages),
-      params: completionParams(dto),
-      imageParam: 'messages',
+      model,
+      projectId: dto.project_id,
+      knowledgeBaseId: dto.knowledge_base_id,
+      mode: dto.mode,
+      pdfs: [],
+      query: lastUserText(messages),
+      promptTokens: this.chat.countPrompt(messages, params),
+      maxOutputTokens: Math.min(params.max_tokens ?? model.max_output_tokens, model.max_output_tokens),
+      requestImages: imageParts(messages).length,
     });
+    if (ctx) timings.contextMs = ctx.elapsedMs;
+    const prep = await this.chat.prepare({ caller, requestId, endpoint: ENDPOINT, modelKey: dto.model, messages: withContext(messages, ctx), params, imageParam: 'messages' });
+    return { prep, ctx };
   }
 
-  async complete(prep: PreparedChat, signal: AbortSignal): Promise<{ body: Record<string, unknown>; cost: CostRubDto }> {
+  async complete({ prep, ctx }: PreparedCompletion, signal: AbortSignal): Promise<{ body: Record<string, unknown>; cost: CostRubDto }> {
     const out = await this.chat.complete(prep, signal);
-    const cost = costToRub(out.cost, out.chargedMicro);
-    return { body: { ...toOpenAiResponse(out.response), usage: toOpenAiUsage(out.usage), cost }, cost };
+    const cost = costToRub(out.cost, out.chargedMicro, ctx?.retrievalMicro);
+    return { body: { ...toOpenAiResponse(out.response), usage: toOpenAiUsage(out.usage), cost, ...contextFields(ctx) }, cost };
   }
 
-  /** Streams chunks as `data:` lines, then (with include_usage) a usage chunk with choices: [], then [DONE]. */
-  async stream(prep: PreparedChat, signal: AbortSignal, sse: SseWriter, includeUsage: boolean): Promise<void> {
+  /**
+   * Streams chunks as `data:` lines, then (with include_usage) a usage chunk with choices: [], then
+   * [DONE]. With a context, `sources` and `context` ride on the usage chunk, or without
+   * include_usage on an extra last chunk with choices: [].
+   */
+  async stream({ prep, ctx }: PreparedCompletion, signal: AbortSignal, sse: SseWriter, includeUsage: boolean): Promise<void> {
     const out: ChatOutcome & { aborted: boolean } = await this.chat.stream(prep, signal, async (chunk) => {
       sse.start();
       await sse.data(includeUsage ? { ...chunk, usage: null } : chunk);
     });
     if (out.aborted) return;
     sse.start();
+    const head = { id: out.response.id, object: 'chat.completion.chunk', created: out.response.created, model: out.response.model, choices: [] };
     if (includeUsage) {
-      await sse.data({ id: out.response.id, object: 'chat.completion.chunk', created: out.response.created, model: out.response.model, choices: [], usage: toOpenAiUsage(out.usage), cost: costToRub(out.cost, out.chargedMicro) });
+      await sse.data({ ...head, usage: toOpenAiUsage(out.usage), cost: costToRub(out.cost, out.chargedMicro, ctx?.retrievalMicro), ...contextFields(ctx) });
+    } else if (ctx) {
+      await sse.data({ ...head, ...contextFields(ctx) });
     }
     await sse.data('[DONE]');
   }
+}
+
+function contextFields(ctx: AssembledContext | null): Record<string, unknown> {
+  return ctx ? { sources: ctx.sources, context: ctx.info } : {};
+}
+
+/** The search query of an OpenAI request: the text of the last user message. */
+function lastUserText(messages: ChatMessage[]): string {
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i].role === 'user') return contentText(messages[i].content);
+  return '';
 }
 
 function toOpenAiResponse(r: CanonicalChatResponse): Record<string, unknown> {

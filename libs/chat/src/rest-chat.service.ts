@@ -1,23 +1,43 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '@app/common';
 import type { Caller } from '@app/auth';
-import { ChatOutcome, ChatService, PreparedChat } from './chat.service';
+import { ChatOutcome, ChatParams, ChatService, PreparedChat } from './chat.service';
 import { costToRub } from './chat-cost';
+import { AssembledContext, ChatContextService, withContext } from './context/chat-context.service';
+import { FileUrlResolver } from './context/file-urls';
 import { ChatRequestDto } from './dto/chat-request.dto';
 import { ChatResponseDto } from './dto/chat-response.dto';
-import { MAX_IMAGES, MAX_PDFS } from './image-inliner';
 import { buildRestMessages, extractJsonDocument } from './messages';
 import { SseWriter } from './sse-writer';
 
 const ENDPOINT = '/api/v1/chat';
 
-/** POST /api/v1/chat: spec request (2.1) → chat pipeline → spec response (2.2). */
+/** Server timings a controller may put in a Server-Timing header. */
+export interface ChatTimings {
+  contextMs?: number;
+}
+
+/** `Server-Timing: context;dur=<ms>;desc="…"` — server time added before the upstream call. */
+export function serverTiming(t: ChatTimings): string {
+  return `context;dur=${(t.contextMs ?? 0).toFixed(1)};desc="context assembly"`;
+}
+
+interface RestPrepared {
+  prep: PreparedChat;
+  ctx: AssembledContext | null;
+}
+
+/** POST /api/v1/chat: spec request (2.1) → context (project, knowledge base, PDFs) → chat pipeline → spec response (2.2). */
 @Injectable()
 export class RestChatService {
-  constructor(private readonly chat: ChatService) {}
+  constructor(
+    private readonly chat: ChatService,
+    private readonly context: ChatContextService,
+    private readonly files: FileUrlResolver,
+  ) {}
 
-  async complete(caller: Caller, body: ChatRequestDto, requestId: string, signal: AbortSignal): Promise<ChatResponseDto> {
-    const prep = await this.prepare(caller, body, requestId);
+  async complete(caller: Caller, body: ChatRequestDto, requestId: string, signal: AbortSignal, timings: ChatTimings = {}): Promise<ChatResponseDto> {
+    const { prep, ctx } = await this.prepare(caller, body, requestId, timings);
     let jsonText: string | null = null;
     const out = await this.chat.complete(prep, signal, (r) => {
       if (!body.response_format_json) return;
@@ -25,11 +45,11 @@ export class RestChatService {
       if (jsonText === null) throw ApiError.badGateway(`${prep.model.key} did not return a valid JSON document; nothing was charged.`, 'upstream_invalid_json');
     });
     const msg = out.response.choices[0]?.message;
-    return this.toDto(prep, out, jsonText ?? msg?.content ?? '', msg?.reasoning_content ?? '');
+    return this.toDto(prep, ctx, out, jsonText ?? msg?.content ?? '', msg?.reasoning_content ?? '');
   }
 
   async stream(caller: Caller, body: ChatRequestDto, requestId: string, signal: AbortSignal, sse: SseWriter): Promise<void> {
-    const prep = await this.prepare(caller, body, requestId);
+    const { prep, ctx } = await this.prepare(caller, body, requestId, {});
     const out = await this.chat.stream(prep, signal, async (chunk) => {
       sse.start();
       const d = chunk.choices[0]?.delta;
@@ -38,39 +58,40 @@ export class RestChatService {
     });
     if (out.aborted) return;
     sse.start();
-    await sse.event('done', this.toDto(prep, out, out.text, out.reasoning));
+    await sse.event('done', this.toDto(prep, ctx, out, out.text, out.reasoning));
   }
 
-  private async prepare(caller: Caller, body: ChatRequestDto, requestId: string): Promise<PreparedChat> {
-    // Projects and knowledge bases arrive with the projects module; until then no id exists.
-    if (body.project_id !== undefined) throw ApiError.notFound(`Project '${body.project_id}' not found.`, 'project_not_found', 'project_id');
-    if (body.knowledge_base_id !== undefined) throw ApiError.notFound(`Knowledge base '${body.knowledge_base_id}' not found.`, 'knowledge_base_not_found', 'knowledge_base_id');
-    const urls = body.file_urls ?? [];
-    const pdfs = urls.filter(isPdf);
-    const images = urls.filter((u) => !isPdf(u));
-    if (pdfs.length > MAX_PDFS) throw ApiError.tooLarge(`At most ${MAX_PDFS} PDF files per request (got ${pdfs.length}).`, 'file_urls');
-    if (images.length > MAX_IMAGES) throw ApiError.tooLarge(`At most ${MAX_IMAGES} images per request (got ${images.length}).`, 'file_urls');
-    if (pdfs.length) throw ApiError.badRequest('PDF files in file_urls are not supported by chat yet; send images, or the PDF text in the prompt.', 'file_urls', 'pdf_not_supported');
-    urls.forEach((u, i) => {
-      if (!/^(https?:\/\/|data:image\/)/i.test(u)) throw ApiError.badRequest(`file_urls[${i}] must be an http(s) URL or a data:image/… URL.`, `file_urls[${i}]`);
-    });
-    return this.chat.prepare({
+  private async prepare(caller: Caller, body: ChatRequestDto, requestId: string, timings: ChatTimings): Promise<RestPrepared> {
+    const params: ChatParams = {
+      user: body.user_id,
+      max_tokens: body.max_tokens,
+      temperature: body.temperature,
+      response_format: body.response_format_json ? { type: 'json_object' } : undefined,
+    };
+    this.chat.check({ modelKey: body.model, messages: [], params, imageParam: 'file_urls' }); // before anything is fetched
+    const files = await this.files.resolve(body.file_urls ?? []);
+    const base = buildRestMessages({ prompt: body.prompt, system_prompt: body.system_prompt, messages: body.messages, images: files.images, json: body.response_format_json === true });
+    const { model } = this.chat.check({ modelKey: body.model, messages: base, params, imageParam: 'file_urls' });
+    const ctx = await this.context.assemble({
       caller,
       requestId,
       endpoint: ENDPOINT,
-      modelKey: body.model,
-      messages: buildRestMessages({ prompt: body.prompt, system_prompt: body.system_prompt, messages: body.messages, images, json: body.response_format_json === true }),
-      params: {
-        user: body.user_id,
-        max_tokens: body.max_tokens,
-        temperature: body.temperature,
-        response_format: body.response_format_json ? { type: 'json_object' } : undefined,
-      },
-      imageParam: 'file_urls',
+      model,
+      projectId: body.project_id,
+      knowledgeBaseId: body.knowledge_base_id,
+      mode: body.mode,
+      pdfs: files.pdfs,
+      query: body.prompt,
+      promptTokens: this.chat.countPrompt(base, params),
+      maxOutputTokens: Math.min(body.max_tokens ?? model.max_output_tokens, model.max_output_tokens),
+      requestImages: files.images.length,
     });
+    if (ctx) timings.contextMs = ctx.elapsedMs;
+    const prep = await this.chat.prepare({ caller, requestId, endpoint: ENDPOINT, modelKey: body.model, messages: withContext(base, ctx), params, imageParam: 'file_urls' });
+    return { prep, ctx };
   }
 
-  private toDto(prep: PreparedChat, out: ChatOutcome, text: string, reasoning: string): ChatResponseDto {
+  private toDto(prep: PreparedChat, ctx: AssembledContext | null, out: ChatOutcome, text: string, reasoning: string): ChatResponseDto {
     const cacheAware = prep.model.pricing.cache_read_rub_per_1m !== null || prep.model.pricing.cache_write_rub_per_1m !== null || out.usage.cache_read_tokens + out.usage.cache_write_tokens > 0;
     return {
       response: { text, reasoning: reasoning === '' ? null : reasoning },
@@ -81,13 +102,10 @@ export class RestChatService {
         cache_read_tokens: cacheAware ? out.usage.cache_read_tokens : null,
         cache_write_tokens: cacheAware ? out.usage.cache_write_tokens : null,
       },
-      cost: costToRub(out.cost, out.chargedMicro),
+      cost: costToRub(out.cost, out.chargedMicro, ctx?.retrievalMicro),
       model: { model: prep.model.key, context_window: prep.model.context_window, supports_images: prep.model.supports_images },
       has_reasoning: reasoning !== '',
+      ...(ctx ? { sources: ctx.sources, context: ctx.info } : {}),
     };
   }
-}
-
-function isPdf(url: string): boolean {
-  return /^data:application\/pdf/i.test(url) || /\.pdf(\?|#|$)/i.test(url);
 }

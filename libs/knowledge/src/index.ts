@@ -5,3 +5,4 @@ export * from './files.service';
 export * from './document-parser';
 export * from './kb-rules';
 export * from './ingestion.worker';
+export * from './document-text';

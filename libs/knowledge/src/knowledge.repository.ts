@@ -277,6 +277,11 @@ export class KnowledgeRepository {
     return this.chunks.find({ select: { id: true, documentId: true, ordinal: true, page: true, text: true, tokens: true, contentHash: true }, where: { id: In(ids) } });
   }
 
+  /** Every chunk of one document in order (text, page and tokens only), for reading its full text. */
+  async documentChunks(vectorStoreId: string, documentId: string): Promise<KbChunkEntity[]> {
+    return this.chunks.find({ select: { id: true, ordinal: true, page: true, text: true, tokens: true }, where: { vectorStoreId, documentId }, order: { ordinal: 'ASC' } });
+  }
+
   /**
    * The keyword leg: chunk ids ranked by BM25 (SQLite FTS5 `bm25()`) or `ts_rank` (Postgres
    * `simple` configuration), best first. `terms` are plain words; they are OR-ed.

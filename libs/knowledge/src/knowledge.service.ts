@@ -9,6 +9,7 @@ import { FilesService, newFileId, UploadedBytes } from './files.service';
 import { IngestionSignal } from './ingestion-signal';
 import { Attributes, Chunking, encodeChunking, parseAttributes, parseChunkingStrategy } from './kb-rules';
 import { KnowledgeRepository, StoreStats } from './knowledge.repository';
+import { DocumentText, mergeChunks } from './document-text';
 
 /** Spec section 8: per knowledge base. */
 export const MAX_DOCUMENTS = 100;
@@ -306,5 +307,12 @@ export class KnowledgeService {
     const batch = await this.repo.findBatch(caller.teamId, storeId, batchId);
     if (!batch) throw ApiError.notFound(`No such file batch: ${batchId}`, 'not_found', 'batch_id');
     return { batch, counts: await this.repo.batchCounts(batch.id) };
+  }
+  /**
+   * The full extracted text of one ingested document, in order, rebuilt from its chunks (overlaps
+   * removed, pages kept apart). Empty when the document has no chunks (not ingested yet, or empty).
+   */
+  async documentText(storeId: string, documentId: string): Promise<DocumentText> {
+    return mergeChunks(await this.repo.documentChunks(storeId, documentId));
   }
 }

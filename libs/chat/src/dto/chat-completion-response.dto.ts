@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ChatContextInfoDto, ChatSourceDto } from './chat-context.dto';
 
 export class ToolCallFunctionDto {
   @ApiProperty({ example: 'get_weather' }) name: string;
@@ -35,6 +36,7 @@ export class CompletionCostDto {
   @ApiProperty({ example: 0.00048 }) output_cost_rub: number;
   @ApiProperty({ nullable: true, type: Number, example: null }) image_cost_rub: number | null;
   @ApiProperty({ nullable: true, type: Number, example: null }) cache_cost_rub: number | null;
+  @ApiPropertyOptional({ description: 'With a context: query embeddings and rerank', example: 0.000004 }) retrieval_cost_rub?: number;
   @ApiProperty({ example: 0.00079 }) total_cost_rub: number;
   @ApiProperty({ example: 'RUB' }) currency: 'RUB';
 }
@@ -48,6 +50,8 @@ export class ChatCompletionResponseDto {
   @ApiProperty({ type: [CompletionChoiceDto] }) choices: CompletionChoiceDto[];
   @ApiProperty({ type: CompletionUsageDto }) usage: CompletionUsageDto;
   @ApiProperty({ type: CompletionCostDto, description: 'Gateway extension: what the ledger charged' }) cost: CompletionCostDto;
+  @ApiPropertyOptional({ type: [ChatSourceDto], description: 'Extension, with project_id / knowledge_base_id: the sources the model was given' }) sources?: ChatSourceDto[];
+  @ApiPropertyOptional({ type: ChatContextInfoDto, description: 'Extension, with a context: how it was built' }) context?: ChatContextInfoDto;
 }
 
 export class ChunkDeltaDto {
@@ -72,4 +76,6 @@ export class ChatCompletionChunkDto {
   @ApiProperty({ type: [ChunkChoiceDto] }) choices: ChunkChoiceDto[];
   @ApiPropertyOptional({ type: CompletionUsageDto, nullable: true, description: 'On the last chunk with stream_options.include_usage' }) usage?: CompletionUsageDto | null;
   @ApiPropertyOptional({ type: CompletionCostDto, description: 'On the usage chunk (gateway extension)' }) cost?: CompletionCostDto;
+  @ApiPropertyOptional({ type: [ChatSourceDto], description: 'With a context: on the last chunk before [DONE] (the usage chunk with include_usage, else an extra chunk with choices: [])' }) sources?: ChatSourceDto[];
+  @ApiPropertyOptional({ type: ChatContextInfoDto, description: 'With a context: on the same last chunk as sources' }) context?: ChatContextInfoDto;
 }

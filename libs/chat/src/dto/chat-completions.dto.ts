@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Allow, ArrayMinSize, IsArray, IsBoolean, IsInt, IsNotEmpty, IsNumber, IsObject, IsOptional, IsString, Max, Min } from 'class-validator';
+import { CONTEXT_MODES, RequestedMode } from '../context/context-plan';
+import { Allow, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsNumber, IsObject, IsOptional, IsString, Max, Min } from 'class-validator';
 
 /**
  * POST /v1/chat/completions — the OpenAI chat-completions request. Scalar fields are validated
@@ -32,6 +33,11 @@ export class ChatCompletionRequestDto {
   @ApiPropertyOptional({ description: '{type:"text"} | {type:"json_object"} | {type:"json_schema", json_schema:{name, schema, strict}}', type: 'object', additionalProperties: true }) @IsOptional() @IsObject() response_format?: unknown;
   @ApiPropertyOptional({ default: false }) @IsOptional() @IsBoolean() stream?: boolean;
   @ApiPropertyOptional({ description: '{include_usage: true} adds a final chunk with usage (and cost)', type: 'object', additionalProperties: true }) @IsOptional() @IsObject() stream_options?: { include_usage?: unknown };
+
+  // Gateway extensions (the OpenAI SDKs send unknown body fields unchanged: extra_body / spread)
+  @ApiPropertyOptional({ description: 'Extension: project whose materials are added to the context', example: 'prj_123' }) @IsOptional() @IsString() @IsNotEmpty() project_id?: string;
+  @ApiPropertyOptional({ description: 'Extension: knowledge base (vector store id) searched by RAG', example: 'vs_123' }) @IsOptional() @IsString() @IsNotEmpty() knowledge_base_id?: string;
+  @ApiPropertyOptional({ enum: CONTEXT_MODES, description: "Extension: context mode for this request (default: the project's mode)" }) @IsOptional() @IsIn(CONTEXT_MODES as string[]) mode?: RequestedMode;
 
   // Accepted for SDK compatibility and not forwarded (documented in the README)
   @ApiPropertyOptional() @IsOptional() @IsNumber() @Min(-2) @Max(2) presence_penalty?: number;

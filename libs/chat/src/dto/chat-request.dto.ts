@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
+import { CONTEXT_MODES, RequestedMode } from '../context/context-plan';
 import { IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsNumber, IsOptional, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 
 export class ChatTurnDto {
@@ -30,7 +31,7 @@ export class ChatRequestDto {
   @IsOptional() @IsString()
   system_prompt?: string;
 
-  @ApiPropertyOptional({ type: [String], description: 'Image URLs (http(s) or data:image/…) for models with supports_images; at most 20 images, each ≤ 10 MB', example: ['https://example.com/chart.png'] })
+  @ApiPropertyOptional({ type: [String], description: 'Image and PDF URLs (http(s), data:image/… or data:application/pdf): images go to models with supports_images, PDF text joins the context (kind by content); at most 20 images and 10 PDFs, each ≤ 10 MB', example: ['https://example.com/chart.png'] })
   // no array-size cap here: the service answers 413 beyond 20 images / 10 PDFs (the body limit bounds the array)
   @IsOptional() @IsArray() @IsString({ each: true })
   file_urls?: string[];
@@ -43,9 +44,13 @@ export class ChatRequestDto {
   @IsOptional() @IsString() @IsNotEmpty()
   project_id?: string;
 
-  @ApiPropertyOptional({ description: 'Knowledge base searched by RAG', example: 'kb_123' })
+  @ApiPropertyOptional({ description: 'Knowledge base (vector store id) searched by RAG', example: 'vs_123' })
   @IsOptional() @IsString() @IsNotEmpty()
   knowledge_base_id?: string;
+
+  @ApiPropertyOptional({ enum: CONTEXT_MODES, description: "Extension: context mode for this request (default: the project's mode). big_docs_mode, code_mode and data_analysis_mode give materials in full; default uses RAG unless the model is full_context" })
+  @IsOptional() @IsIn(CONTEXT_MODES as string[])
+  mode?: RequestedMode;
 
   @ApiPropertyOptional({ type: [ChatTurnDto], description: 'Earlier conversation turns (user/assistant), oldest first' })
   @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => ChatTurnDto)

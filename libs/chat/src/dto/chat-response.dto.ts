@@ -1,4 +1,5 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ChatContextInfoDto, ChatSourceDto } from './chat-context.dto';
 
 export class ChatResponseTextDto {
   @ApiProperty({ example: 'RAG combines retrieval with generation…' }) text: string;
@@ -18,7 +19,8 @@ export class ChatCostDto {
   @ApiProperty({ example: 0.00288 }) output_cost_rub: number;
   @ApiProperty({ nullable: true, type: Number, example: null }) image_cost_rub: number | null;
   @ApiProperty({ nullable: true, type: Number, example: null }) cache_cost_rub: number | null;
-  @ApiProperty({ description: 'Charged to the balance (the ledger amount)', example: 0.00468 }) total_cost_rub: number;
+  @ApiPropertyOptional({ description: 'With project_id / knowledge_base_id / PDFs: query embeddings and rerank (their own ledger entries)', example: 0.000004 }) retrieval_cost_rub?: number;
+  @ApiProperty({ description: 'Charged to the balance (the ledger amounts: the chat, plus retrieval when present)', example: 0.00468 }) total_cost_rub: number;
   @ApiProperty({ example: 'RUB' }) currency: 'RUB';
 }
 
@@ -35,4 +37,6 @@ export class ChatResponseDto {
   @ApiProperty({ type: ChatCostDto }) cost: ChatCostDto;
   @ApiProperty({ type: ChatModelInfoDto }) model: ChatModelInfoDto;
   @ApiProperty({ example: false }) has_reasoning: boolean;
+  @ApiPropertyOptional({ type: [ChatSourceDto], description: 'Extension, with project_id / knowledge_base_id / PDFs in file_urls: the sources the model was given' }) sources?: ChatSourceDto[];
+  @ApiPropertyOptional({ type: ChatContextInfoDto, description: 'Extension, with a context: how it was built' }) context?: ChatContextInfoDto;
 }

@@ -2,6 +2,9 @@ import { ChatProvider, EmbeddingProvider } from '../chat-provider';
 import { CanonicalChatChunk, CanonicalChatRequest, CanonicalChatResponse, CanonicalEmbeddingRequest, CanonicalEmbeddingResponse } from '../types';
 import { contentText } from '../message-text';
 import { answerExtractively } from './extractive-answer';
+
+/** A line that is only a `<source …>` or `</source>` tag (chat context format). */
+const SOURCE_TAG_LINE = /^[ \t]*<\/?source\b[^>\n]*>[ \t]*$/gim;
 import { LexicalEmbedder } from './lexical-embedder';
 import { TokenCounter } from './tokenizer';
 
@@ -49,7 +52,11 @@ export class LocalChatProvider implements ChatProvider {
   }
 
   private answer(req: CanonicalChatRequest): { text: string; finish: 'stop' | 'length' } {
-    const system = req.messages.filter((m) => m.role === 'system' || m.role === 'developer').map((m) => contentText(m.content)).join('\n');
+    // the gateway's context markup (<source id="n" …> and </source> lines) is no passage to quote
+    const system = req.messages
+      .filter((m) => m.role === 'system' || m.role === 'developer')
+      .map((m) => contentText(m.content).replace(SOURCE_TAG_LINE, ''))
+      .join('\n');
     const turns = req.messages.filter((m) => m.role !== 'system' && m.role !== 'developer');
     let lastUser = -1;
     turns.forEach((m, i) => {

@@ -1,0 +1,319 @@
+import { Injectable, Logger, Optional } from '@nestjs/common';
+import { ApiError } from '@app/common';
+import type { Caller } from '@app/auth';
+import { AUTO_CHUNKING, DocumentParser, KbSearchService, KnowledgeService } from '@app/knowledge';
+import type { SearchHit } from '@app/knowledge';
+import { ContextMaterial, ProjectContext, ProjectContextSource, ProjectRagSettings } from '@app/projects';
+import { ModelEntry, ProviderRegistry } from '@app/providers';
+import type { ChatMessage, ContentPart } from '@app/providers';
+import { RerankService } from '@app/rerank';
+import { MAX_FILE_BYTES, MAX_IMAGES } from '../image-inliner';
+import { chooseContextMode, contextBudget, contextMessage, ContextMode, fillInOrder, formatSource, greedyFill, RequestedMode, SourceLabel, topK } from './context-plan';
+import type { UrlPdf } from './file-urls';
+
+/** knowledge_base_id (or file_urls PDFs) without a project: spec 4.1 rule 6 defaults. */
+export const DEFAULT_RAG: ProjectRagSettings = { top_k: 15, rerank: true, file_threshold: 0.3, kb_threshold: 0.1 };
+/** Candidates gathered before rerank (spec 4.1 rule 6: "up to 30"). */
+export const MAX_CANDIDATES = 30;
+
+export interface ContextRequest {
+  caller: Caller;
+  requestId: string;
+  endpoint: string;
+  model: ModelEntry;
+  projectId?: string;
+  knowledgeBaseId?: string;
+  mode?: RequestedMode;
+  pdfs: UrlPdf[];
+  /** the question the fragments are searched for (the prompt / the last user message) */
+  query: string;
+  /** tokens of the request's own messages and tools */
+  promptTokens: number;
+  maxOutputTokens: number;
+  /** images the request itself carries (they count toward the 20-image limit first) */
+  requestImages: number;
+}
+
+export type SourceKind = ContextMaterial['kind'] | 'knowledge_base' | 'file_url';
+
+export interface ChatSource {
+  n: number;
+  /** the project material; the knowledge base for KB fragments; null for file_urls PDFs */
+  material_id: string | null;
+  kind: SourceKind;
+  title: string;
+  page: number | null;
+  url: string | null;
+  /** relevance (rerank cosine, else search cosine); null for a material given in full */
+  score: number | null;
+  /** the knowledge document (file) the text comes from; null for file_urls PDFs */
+  document_id: string | null;
+}
+
+export interface ChatContextInfo {
+  mode: ContextMode;
+  /** materials given in full: project material ids, or the URL of a file_urls PDF */
+  materials_full: string[];
+  /** retrieved fragments in the context */
+  fragments: number;
+  /** tokens of the context system message */
+  tokens: number;
+  /** tokens the context was allowed to take */
+  budget_tokens: number;
+  /** project images passed to the model */
+  images: number;
+  /** project images not passed (model without image input, or beyond 20 images per request) */
+  images_skipped: number;
+  /** what was left out and why, in words */
+  notes: string[];
+}
+
+export interface AssembledContext {
+  /** the system message with the sources, or null when nothing relevant was found */
+  message: string | null;
+  /** data: URLs of project images to add to the last user turn */
+  imageUrls: string[];
+  sources: ChatSource[];
+  info: ChatContextInfo;
+  /** what the query embeddings and the rerank charged (separate ledger entries) */
+  retrievalMicro: number;
+  /** server time spent assembling the context */
+  elapsedMs: number;
+}
+
+interface Piece {
+  label: SourceLabel;
+  text: string;
+  tokens: number;
+  score: number;
+  kind: SourceKind;
+  materialId: string | null;
+  documentId: string | null;
+  /** full documents: the id listed in materials_full */
+  fullKey?: string;
+  /** fragments: where the candidate came from (threshold and scoring rules differ) */
+  origin?: 'project' | 'kb' | 'pdf';
+}
+
+/**
+ * Builds the context of a chat request from a project (through the ProjectContextSource port),
+ * knowledge bases and PDFs from file_urls (spec 4.1 rules 3–7). See README "Project context in chat".
+ */
+@Injectable()
+export class ChatContextService {
+  private readonly log = new Logger('ChatContext');
+
+  constructor(
+    private readonly knowledge: KnowledgeService,
+    private readonly search: KbSearchService,
+    private readonly rerank: RerankService,
+    private readonly parser: DocumentParser,
+    private readonly registry: ProviderRegistry,
+    @Optional() private readonly projects?: ProjectContextSource,
+  ) {}
+
+  /** null when the request asks for no context (no project, knowledge base or PDF). */
+  async assemble(req: ContextRequest): Promise<AssembledContext | null> {
+    if (req.projectId === undefined && req.knowledgeBaseId === undefined && req.pdfs.length === 0) return null;
+    const started = performance.now();
+    const teamId = req.caller.teamId;
+    const notes: string[] = [];
+    const project = req.projectId !== undefined ? await this.loadProject(teamId, req.projectId) : null;
+    const kbIds = [...new Set([...(req.knowledgeBaseId !== undefined ? [req.knowledgeBaseId] : []), ...(project?.knowledgeBaseIds ?? [])])];
+    const kbStores = [];
+    for (const id of kbIds) {
+      const store = await this.knowledge.requireStore(teamId, id).catch((err: unknown) => {
+        if (id === req.knowledgeBaseId) throw ApiError.notFound(`Knowledge base '${id}' not found.`, 'knowledge_base_not_found', 'knowledge_base_id');
+        if (err instanceof ApiError && err.status === 404) return null;
+        throw err;
+      });
+      if (store) kbStores.push(store);
+      else notes.push(`Attached knowledge base ${id} no longer exists; it was skipped.`);
+    }
+    const projectStore = project ? await this.knowledge.requireStore(teamId, project.storeId).catch(() => null) : null;
+    const rag = project?.rag ?? DEFAULT_RAG;
+    const hasDocuments = (project?.materials.length ?? 0) > 0 || req.pdfs.length > 0;
+    const mode: ContextMode = hasDocuments || project ? chooseContextMode({ requestMode: req.mode, projectMode: project?.mode, modelFullContext: req.model.full_context }) : 'rag';
+    const budget = contextBudget({ contextWindow: req.model.context_window, maxOutputTokens: req.maxOutputTokens, promptTokens: req.promptTokens });
+    let left = budget;
+    let retrievalMicro = 0;
+
+    // ── full documents (rule 5) ──────────────────────────────────────────────────────────────
+    const full: Piece[] = [];
+    let remainderDocs: Set<string> | null = null; // null: search the whole project store
+    let remainderPdfs = req.pdfs;
+    if (mode === 'full') {
+      const docs: Piece[] = [];
+      for (const m of project?.materials ?? []) {
+        const { text } = await this.knowledge.documentText(project!.storeId, m.documentId);
+        if (!text.trim()) continue;
+        docs.push(this.piece({ title: m.title, page: null, url: m.url }, text, null, { kind: m.kind, materialId: m.id, documentId: m.documentId, fullKey: m.id }));
+      }
+      for (const p of req.pdfs) docs.push(this.piece({ title: p.title, page: null, url: urlLabel(p.url) }, p.doc.pages.map((x) => x.text).join('\n\n'), null, { kind: 'file_url', materialId: null, documentId: null, fullKey: p.url }));
+      const fit = fillInOrder(docs, left);
+      full.push(...fit.kept);
+      left -= fit.used;
+      remainderDocs = new Set(fit.rest.filter((d) => d.documentId !== null).map((d) => d.documentId!));
+      remainderPdfs = req.pdfs.filter((p) => fit.rest.some((d) => d.fullKey === p.url));
+      if (fit.rest.length) notes.push(`${fit.rest.length} material(s) did not fit the context budget in full; relevant fragments of them were retrieved instead: ${fit.rest.map((d) => d.label.title).join(', ')}.`);
+    }
+
+    // ── retrieved fragments (rule 6) ─────────────────────────────────────────────────────────
+    const query = req.query.trim();
+    const candidates: Piece[] = [];
+    const wantsProjectSearch = projectStore !== null && (remainderDocs === null || remainderDocs.size > 0);
+    if (query && (wantsProjectSearch || kbStores.length || remainderPdfs.length)) {
+      if (wantsProjectSearch) {
+        const out = await this.search.search(req.caller, projectStore!, { queries: [query], topK: MAX_CANDIDATES, threshold: rag.file_threshold, filter: null }, req.requestId, req.endpoint);
+        retrievalMicro += out.costMicro;
+        const byDoc = new Map((project?.materials ?? []).map((m) => [m.documentId, m]));
+        for (const h of out.hits) {
+          if (remainderDocs !== null && !remainderDocs.has(h.document.id)) continue;
+          const m = byDoc.get(h.document.id);
+          candidates.push(this.hitPiece(h, { kind: m?.kind ?? 'file', materialId: m?.id ?? null, title: m?.title, url: m?.url, origin: 'project' }));
+        }
+      }
+      for (const store of kbStores) {
+        const out = await this.search.search(req.caller, store, { queries: [query], topK: MAX_CANDIDATES, threshold: rag.kb_threshold, filter: null }, req.requestId, req.endpoint);
+        retrievalMicro += out.costMicro;
+        for (const h of out.hits) candidates.push(this.hitPiece(h, { kind: 'knowledge_base', materialId: store.id, origin: 'kb' }));
+      }
+      const pool = topK(candidates, MAX_CANDIDATES);
+      const pdfChunks: Piece[] = [];
+      for (const p of remainderPdfs) {
+        for (const c of this.parser.chunk(p.doc, AUTO_CHUNKING)) {
+          pdfChunks.push(this.piece({ title: p.title, page: c.page, url: urlLabel(p.url) }, c.text, Number.NEGATIVE_INFINITY, { kind: 'file_url', materialId: null, documentId: null, origin: 'pdf' }));
+        }
+      }
+      // rerank the pool with the rerank engine (its per-key embedding cache included); PDF chunks
+      // from file_urls have no index, so the engine scores them in any case
+      const toScore = rag.rerank ? [...pool, ...pdfChunks] : pdfChunks;
+      if (toScore.length) {
+        const out = await this.rerank.rerank(
+          req.caller,
+          { query, parsed: { form: 'documents', items: toScore.map((c, i) => ({ id: String(i), data: c.text, metadata: {} })) }, size: 'small', threshold: -1, topK: toScore.length, caching: true, columns: {}, endpoint: req.endpoint },
+          req.requestId,
+        );
+        retrievalMicro += out.chargedMicro;
+        for (const r of out.ranked.results) toScore[Number(r.id)].score = r.similarity_score;
+      }
+      const scored = [...pool, ...pdfChunks.filter((c) => c.score >= rag.file_threshold)];
+      const best = topK(scored, rag.top_k);
+      for (const c of best) c.tokens = this.tokens(formatSource(99, c.label, c.text));
+      const fit = greedyFill(best, left);
+      candidates.length = 0;
+      candidates.push(...fit.kept);
+      left -= fit.used;
+      if (fit.dropped.length) notes.push(`${fit.dropped.length} relevant fragment(s) did not fit the context budget.`);
+    } else if (!query && (wantsProjectSearch || kbStores.length || remainderPdfs.length)) {
+      notes.push('The request has no text to search with; no fragments were retrieved.');
+    }
+
+    // ── images among project files (rule 3) ──────────────────────────────────────────────────
+    const imageUrls: string[] = [];
+    let imagesSkipped = 0;
+    const projectImages = project?.images ?? [];
+    if (projectImages.length) {
+      if (!req.model.supports_images) {
+        imagesSkipped = projectImages.length;
+        notes.push(`The model ${req.model.key} does not accept images: ${projectImages.length} project image(s) were not sent.`);
+      } else {
+        const slots = Math.max(0, MAX_IMAGES - req.requestImages);
+        for (const img of projectImages) {
+          if (img.bytes.length > MAX_FILE_BYTES || imageUrls.length >= slots) {
+            imagesSkipped++;
+            continue;
+          }
+          imageUrls.push(`data:${img.mime};base64,${img.bytes.toString('base64')}`);
+        }
+        if (imagesSkipped) notes.push(`${imagesSkipped} project image(s) were not sent (at most ${MAX_IMAGES} images per request, each ≤ 10 MB).`);
+      }
+    }
+
+    // ── assembly ─────────────────────────────────────────────────────────────────────────────
+    const pieces = [...full, ...candidates];
+    const formatted = pieces.map((p, i) => formatSource(i + 1, p.label, p.text));
+    const message = pieces.length ? contextMessage(formatted) : null;
+    if (!pieces.length && !notes.length) notes.push('No material matched the question.');
+    const sources: ChatSource[] = pieces.map((p, i) => ({
+      n: i + 1,
+      material_id: p.materialId,
+      kind: p.kind,
+      title: p.label.title,
+      page: p.label.page,
+      url: p.label.url,
+      score: p.fullKey !== undefined ? null : Math.round(p.score * 10_000) / 10_000,
+      document_id: p.documentId,
+    }));
+    const elapsedMs = performance.now() - started;
+    this.log.log({ requestId: req.requestId, mode, full: full.length, fragments: candidates.length, contextMs: Math.round(elapsedMs * 10) / 10 }, 'chat context assembled');
+    return {
+      message,
+      imageUrls,
+      sources,
+      info: {
+        mode,
+        materials_full: full.map((p) => p.fullKey!),
+        fragments: candidates.length,
+        tokens: message ? this.tokens(message) : 0,
+        budget_tokens: budget,
+        images: imageUrls.length,
+        images_skipped: imagesSkipped,
+        notes,
+      },
+      retrievalMicro,
+      elapsedMs,
+    };
+  }
+
+  private async loadProject(teamId: string, projectId: string): Promise<ProjectContext> {
+    const project = this.projects ? await this.projects.load(teamId, projectId) : null;
+    if (!project) throw ApiError.notFound(`Project '${projectId}' not found.`, 'project_not_found', 'project_id');
+    return project;
+  }
+
+  private tokens(text: string): number {
+    return this.registry.tokens.count(text);
+  }
+
+  private piece(label: SourceLabel, text: string, score: number | null, meta: Pick<Piece, 'kind' | 'materialId' | 'documentId' | 'fullKey' | 'origin'>): Piece {
+    // full documents are measured as formatted; fragments after rerank (only the kept ones)
+    const tokens = score === null ? this.tokens(formatSource(99, label, text)) : 0;
+    return { label, text, tokens, score: score ?? 0, ...meta };
+  }
+
+  private hitPiece(h: SearchHit, m: { kind: SourceKind; materialId: string | null; title?: string; url?: string | null; origin: Piece['origin'] }): Piece {
+    const title = m.title ?? h.document.title ?? h.document.filename;
+    const url = m.url !== undefined ? m.url : h.document.url;
+    return this.piece({ title, page: h.chunk.page, url }, h.chunk.text, h.score, { kind: m.kind, materialId: m.materialId, documentId: h.document.id, origin: m.origin });
+  }
+}
+
+/** data: URLs are not repeated in the context (they can be megabytes). */
+function urlLabel(url: string): string | null {
+  return /^data:/i.test(url) ? null : url;
+}
+
+/** The context's system message goes after the caller's leading system turns; images join the last user turn. */
+export function withContext(messages: ChatMessage[], ctx: AssembledContext | null): ChatMessage[] {
+  if (!ctx || (!ctx.message && !ctx.imageUrls.length)) return messages;
+  const out = [...messages];
+  if (ctx.message) {
+    let at = 0;
+    while (at < out.length && (out[at].role === 'system' || out[at].role === 'developer')) at++;
+    out.splice(at, 0, { role: 'system', content: ctx.message });
+  }
+  if (ctx.imageUrls.length) {
+    let last = -1;
+    out.forEach((m, i) => {
+      if (m.role === 'user') last = i;
+    });
+    if (last >= 0) {
+      const m = out[last];
+      const parts: ContentPart[] = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : [...(m.content ?? [])];
+      for (const url of ctx.imageUrls) parts.push({ type: 'image_url', image_url: { url } });
+      out[last] = { ...m, content: parts };
+    }
+  }
+  return out;
+}
