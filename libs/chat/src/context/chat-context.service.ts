@@ -246,7 +246,7 @@ export class ChatContextService {
       document_id: p.documentId,
     }));
     const elapsedMs = performance.now() - started;
-    this.log.log({ requestId: req.requestId, mode, full: full.length, fragments: candidates.length, contextMs: Math.round(elapsedMs * 10) / 10 }, 'chat context assembled');
+    this.log.debug({ requestId: req.requestId, mode, full: full.length, fragments: candidates.length, contextMs: Math.round(elapsedMs * 10) / 10 }, 'chat context assembled');
     return {
       message,
       imageUrls,

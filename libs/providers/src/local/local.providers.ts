@@ -2,11 +2,11 @@ import { ChatProvider, EmbeddingProvider } from '../chat-provider';
 import { CanonicalChatChunk, CanonicalChatRequest, CanonicalChatResponse, CanonicalEmbeddingRequest, CanonicalEmbeddingResponse } from '../types';
 import { contentText } from '../message-text';
 import { answerExtractively } from './extractive-answer';
+import { LexicalEmbedder } from './lexical-embedder';
+import { TokenCounter } from './tokenizer';
 
 /** A line that is only a `<source …>` or `</source>` tag (chat context format). */
 const SOURCE_TAG_LINE = /^[ \t]*<\/?source\b[^>\n]*>[ \t]*$/gim;
-import { LexicalEmbedder } from './lexical-embedder';
-import { TokenCounter } from './tokenizer';
 
 /**
  * The offline `local` chat model. NOT generative: it quotes the passages of the supplied system
