@@ -29,7 +29,7 @@ export interface ResolvedFileUrls {
  * path unchanged (fetched or vetted later by ImageInliner); every other URL is fetched here through
  * the SSRF-guarded SafeFetcher and sniffed — `%PDF-` magic (or `application/pdf`) makes it a PDF,
  * an image content type makes it an image (passed on as a data: URL, so it is not fetched twice),
- * anything else is 400 `unsupported_file`. PDF text comes from knowledge's DocumentParser.
+ * anything else is 400 `file_url_unsupported_type`. PDF text comes from knowledge's DocumentParser.
  */
 @Injectable()
 export class FileUrlResolver {
@@ -63,7 +63,7 @@ export class FileUrlResolver {
       } else if (IMAGE_TYPES.includes(type)) {
         images.push(`data:${type};base64,${got.bytes.toString('base64')}`);
       } else {
-        throw ApiError.badRequest(`${param} is neither a PDF nor an image (png, jpeg, gif, webp); got ${type || 'unknown content'}.`, param, 'unsupported_file');
+        throw ApiError.badRequest(`${param} is neither a PDF nor an image (png, jpeg, gif, webp); got ${type || 'unknown content'}.`, param, 'file_url_unsupported_type');
       }
     }
     if (pdfs.length > MAX_PDFS) throw ApiError.tooLarge(`At most ${MAX_PDFS} PDF files per request (got ${pdfs.length}).`, 'file_urls');
