@@ -3,6 +3,7 @@
  * Minimal OpenAI-compatible upstream for `npm run bench` (plain node:http, no dependencies).
  *
  *   POST /v1/chat/completions  → a fixed, non-streaming chat.completion with usage
+ *   POST /v1/embeddings        → deterministic hashed bag-of-words vectors (float or base64)
  *   GET  /v1/models            → a one-model list
  *
  * Run as a child process (`node scripts/bench/fake-upstream.js`): it listens on 127.0.0.1 with a
@@ -28,6 +29,33 @@ function completionBody(model) {
   });
 }
 
+/** A unit vector of `dims` from the words of `text` (feature hashing): same text → same vector. */
+function embedText(text, dims) {
+  const v = new Float32Array(dims);
+  for (const w of String(text).toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+    let h = 2166136261;
+    for (let i = 0; i < w.length; i++) h = Math.imul(h ^ w.charCodeAt(i), 16777619);
+    v[(h >>> 0) % dims] += 1;
+  }
+  let n = 0;
+  for (const x of v) n += x * x;
+  n = Math.sqrt(n) || 1;
+  for (let i = 0; i < dims; i++) v[i] /= n;
+  return v;
+}
+
+function embeddingsBody(req) {
+  const input = Array.isArray(req.input) ? req.input : [req.input];
+  const dims = req.dimensions || 1536;
+  let tokens = 0;
+  const data = input.map((text, index) => {
+    tokens += String(text).split(/\s+/).filter(Boolean).length;
+    const v = embedText(text, dims);
+    return { object: 'embedding', index, embedding: req.encoding_format === 'base64' ? Buffer.from(v.buffer).toString('base64') : Array.from(v) };
+  });
+  return JSON.stringify({ object: 'list', data, model: req.model, usage: { prompt_tokens: tokens, total_tokens: tokens } });
+}
+
 function send(res, status, body) {
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
   res.end(body);
@@ -44,6 +72,13 @@ function createFakeUpstream() {
       }
       if (req.method === 'GET' && req.url === '/v1/models') {
         return send(res, 200, JSON.stringify({ object: 'list', data: [{ id: 'gpt-4o-mini', object: 'model', created: 1_700_000_000, owned_by: 'bench' }] }));
+      }
+      if (req.method === 'POST' && req.url === '/v1/embeddings') {
+        try {
+          return send(res, 200, embeddingsBody(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
+        } catch {
+          return send(res, 400, JSON.stringify({ error: { message: 'We could not parse the JSON body of your request.', type: 'invalid_request_error', param: null, code: null } }));
+        }
       }
       if (req.method === 'POST' && req.url === '/v1/chat/completions') {
         let model = 'gpt-4o-mini';

@@ -52,7 +52,7 @@ export class CompletionsService {
       maxOutputTokens: Math.min(params.max_tokens ?? model.max_output_tokens, model.max_output_tokens),
       requestImages: imageParts(messages).length,
     });
-    if (ctx) timings.contextMs = ctx.elapsedMs;
+    if (ctx) Object.assign(timings, { contextMs: ctx.elapsedMs, searchMs: ctx.searchMs, rerankMs: ctx.rerankMs });
     const prep = await this.chat.prepare({ caller, requestId, endpoint: ENDPOINT, modelKey: dto.model, messages: withContext(messages, ctx), params, imageParam: 'messages' });
     return { prep, ctx };
   }

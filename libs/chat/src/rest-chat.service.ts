@@ -15,11 +15,14 @@ const ENDPOINT = '/api/v1/chat';
 /** Server timings a controller may put in a Server-Timing header. */
 export interface ChatTimings {
   contextMs?: number;
+  searchMs?: number;
+  rerankMs?: number;
 }
 
-/** `Server-Timing: context;dur=<ms>;desc="…"` — server time added before the upstream call. */
+/** `Server-Timing: context;dur=<ms>, context-search;dur=…, context-rerank;dur=…` — server time added before the upstream call. */
 export function serverTiming(t: ChatTimings): string {
-  return `context;dur=${(t.contextMs ?? 0).toFixed(1)};desc="context assembly"`;
+  const ms = (v: number | undefined) => (v ?? 0).toFixed(1);
+  return `context;dur=${ms(t.contextMs)};desc="context assembly", context-search;dur=${ms(t.searchMs)}, context-rerank;dur=${ms(t.rerankMs)}`;
 }
 
 interface RestPrepared {
@@ -86,7 +89,7 @@ export class RestChatService {
       maxOutputTokens: Math.min(body.max_tokens ?? model.max_output_tokens, model.max_output_tokens),
       requestImages: files.images.length,
     });
-    if (ctx) timings.contextMs = ctx.elapsedMs;
+    if (ctx) Object.assign(timings, { contextMs: ctx.elapsedMs, searchMs: ctx.searchMs, rerankMs: ctx.rerankMs });
     const prep = await this.chat.prepare({ caller, requestId, endpoint: ENDPOINT, modelKey: body.model, messages: withContext(base, ctx), params, imageParam: 'file_urls' });
     return { prep, ctx };
   }

@@ -200,7 +200,7 @@ describe('ChatContextService', () => {
   });
 
   it('the context message goes after the caller’s system turns, before the conversation', () => {
-    const ctx = { message: 'CTX', imageUrls: [], sources: [], info: {} as never, retrievalMicro: 0, elapsedMs: 0 };
+    const ctx = { message: 'CTX', imageUrls: [], sources: [], info: {} as never, retrievalMicro: 0, elapsedMs: 0, searchMs: 0, rerankMs: 0 };
     const out = withContext([{ role: 'system', content: 'S' }, { role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }, { role: 'user', content: 'c' }], ctx);
     expect(out.map((m) => m.content)).toEqual(['S', 'CTX', 'a', 'b', 'c']);
   });

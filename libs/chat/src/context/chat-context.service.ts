@@ -77,8 +77,10 @@ export interface AssembledContext {
   info: ChatContextInfo;
   /** what the query embeddings and the rerank charged (separate ledger entries) */
   retrievalMicro: number;
-  /** server time spent assembling the context */
+  /** server time spent assembling the context, and its search (with query embeddings) and rerank parts */
   elapsedMs: number;
+  searchMs: number;
+  rerankMs: number;
 }
 
 interface Piece {
@@ -137,6 +139,8 @@ export class ChatContextService {
     const budget = contextBudget({ contextWindow: req.model.context_window, maxOutputTokens: req.maxOutputTokens, promptTokens: req.promptTokens });
     let left = budget;
     let retrievalMicro = 0;
+    let searchMs = 0;
+    let rerankMs = 0;
 
     // ── full documents (rule 5) ──────────────────────────────────────────────────────────────
     const full: Piece[] = [];
@@ -163,6 +167,7 @@ export class ChatContextService {
     const candidates: Piece[] = [];
     const wantsProjectSearch = projectStore !== null && (remainderDocs === null || remainderDocs.size > 0);
     if (query && (wantsProjectSearch || kbStores.length || remainderPdfs.length)) {
+      const searchStart = performance.now();
       if (wantsProjectSearch) {
         const out = await this.search.search(req.caller, projectStore!, { queries: [query], topK: MAX_CANDIDATES, threshold: rag.file_threshold, filter: null }, req.requestId, req.endpoint);
         retrievalMicro += out.costMicro;
@@ -178,6 +183,7 @@ export class ChatContextService {
         retrievalMicro += out.costMicro;
         for (const h of out.hits) candidates.push(this.hitPiece(h, { kind: 'knowledge_base', materialId: store.id, origin: 'kb' }));
       }
+      searchMs = performance.now() - searchStart;
       const pool = topK(candidates, MAX_CANDIDATES);
       const pdfChunks: Piece[] = [];
       for (const p of remainderPdfs) {
@@ -189,6 +195,7 @@ export class ChatContextService {
       // from file_urls have no index, so the engine scores them in any case
       const toScore = rag.rerank ? [...pool, ...pdfChunks] : pdfChunks;
       if (toScore.length) {
+        const rerankStart = performance.now();
         const out = await this.rerank.rerank(
           req.caller,
           { query, parsed: { form: 'documents', items: toScore.map((c, i) => ({ id: String(i), data: c.text, metadata: {} })) }, size: 'small', threshold: -1, topK: toScore.length, caching: true, columns: {}, endpoint: req.endpoint },
@@ -196,6 +203,7 @@ export class ChatContextService {
         );
         retrievalMicro += out.chargedMicro;
         for (const r of out.ranked.results) toScore[Number(r.id)].score = r.similarity_score;
+        rerankMs = performance.now() - rerankStart;
       }
       const scored = [...pool, ...pdfChunks.filter((c) => c.score >= rag.file_threshold)];
       const best = topK(scored, rag.top_k);
@@ -263,6 +271,8 @@ export class ChatContextService {
       },
       retrievalMicro,
       elapsedMs,
+      searchMs,
+      rerankMs,
     };
   }
 
