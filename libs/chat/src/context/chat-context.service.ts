@@ -15,6 +15,8 @@ import type { UrlPdf } from './file-urls';
 export const DEFAULT_RAG: ProjectRagSettings = { top_k: 15, rerank: true, file_threshold: 0.3, kb_threshold: 0.1 };
 /** Candidates gathered before rerank (spec 4.1 rule 6: "up to 30"). */
 export const MAX_CANDIDATES = 30;
+/** Image types every vision provider takes (as the image inliner checks them). */
+const VISION_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
 
 export interface ContextRequest {
   caller: Caller;
@@ -122,7 +124,7 @@ export class ChatContextService {
     const notes: string[] = [];
     const project = req.projectId !== undefined ? await this.loadProject(teamId, req.projectId) : null;
     const kbIds = [...new Set([...(req.knowledgeBaseId !== undefined ? [req.knowledgeBaseId] : []), ...(project?.knowledgeBaseIds ?? [])])];
-    const kbStores = [];
+    const kbStores: Awaited<ReturnType<KnowledgeService['requireStore']>>[] = [];
     for (const id of kbIds) {
       const store = await this.knowledge.requireStore(teamId, id).catch((err: unknown) => {
         if (id === req.knowledgeBaseId) throw ApiError.notFound(`Knowledge base '${id}' not found.`, 'knowledge_base_not_found', 'knowledge_base_id');
@@ -168,21 +170,23 @@ export class ChatContextService {
     const wantsProjectSearch = projectStore !== null && (remainderDocs === null || remainderDocs.size > 0);
     if (query && (wantsProjectSearch || kbStores.length || remainderPdfs.length)) {
       const searchStart = performance.now();
-      if (wantsProjectSearch) {
-        const out = await this.search.search(req.caller, projectStore!, { queries: [query], topK: MAX_CANDIDATES, threshold: rag.file_threshold, filter: null }, req.requestId, req.endpoint);
-        retrievalMicro += out.costMicro;
+      // the stores are searched concurrently; each search bills its own query embedding
+      const projectSearch = wantsProjectSearch ? this.search.search(req.caller, projectStore!, { queries: [query], topK: MAX_CANDIDATES, threshold: rag.file_threshold, filter: null }, req.requestId, req.endpoint) : null;
+      const kbSearches = kbStores.map((store) => this.search.search(req.caller, store, { queries: [query], topK: MAX_CANDIDATES, threshold: rag.kb_threshold, filter: null }, req.requestId, req.endpoint));
+      const [projectOut, ...kbOuts] = await Promise.all([projectSearch, ...kbSearches]);
+      if (projectOut) {
+        retrievalMicro += projectOut.costMicro;
         const byDoc = new Map((project?.materials ?? []).map((m) => [m.documentId, m]));
-        for (const h of out.hits) {
+        for (const h of projectOut.hits) {
           if (remainderDocs !== null && !remainderDocs.has(h.document.id)) continue;
           const m = byDoc.get(h.document.id);
           candidates.push(this.hitPiece(h, { kind: m?.kind ?? 'file', materialId: m?.id ?? null, title: m?.title, url: m?.url, origin: 'project' }));
         }
       }
-      for (const store of kbStores) {
-        const out = await this.search.search(req.caller, store, { queries: [query], topK: MAX_CANDIDATES, threshold: rag.kb_threshold, filter: null }, req.requestId, req.endpoint);
-        retrievalMicro += out.costMicro;
-        for (const h of out.hits) candidates.push(this.hitPiece(h, { kind: 'knowledge_base', materialId: store.id, origin: 'kb' }));
-      }
+      kbOuts.forEach((out, i) => {
+        retrievalMicro += out!.costMicro;
+        for (const h of out!.hits) candidates.push(this.hitPiece(h, { kind: 'knowledge_base', materialId: kbStores[i].id, origin: 'kb' }));
+      });
       searchMs = performance.now() - searchStart;
       const pool = topK(candidates, MAX_CANDIDATES);
       const pdfChunks: Piece[] = [];
@@ -228,13 +232,13 @@ export class ChatContextService {
       } else {
         const slots = Math.max(0, MAX_IMAGES - req.requestImages);
         for (const img of projectImages) {
-          if (img.bytes.length > MAX_FILE_BYTES || imageUrls.length >= slots) {
+          if (img.bytes.length > MAX_FILE_BYTES || !VISION_TYPES.includes(img.mime.toLowerCase()) || imageUrls.length >= slots) {
             imagesSkipped++;
             continue;
           }
           imageUrls.push(`data:${img.mime};base64,${img.bytes.toString('base64')}`);
         }
-        if (imagesSkipped) notes.push(`${imagesSkipped} project image(s) were not sent (at most ${MAX_IMAGES} images per request, each ≤ 10 MB).`);
+        if (imagesSkipped) notes.push(`${imagesSkipped} project image(s) were not sent (at most ${MAX_IMAGES} images per request, each ≤ 10 MB, png/jpeg/gif/webp).`);
       }
     }
 

@@ -99,6 +99,7 @@ export function topK<T extends { score: number }>(items: readonly T[], k: number
 /** XML attribute escaping (&, <, >, ", ') plus control characters as spaces. */
 export function escapeAttribute(value: string): string {
   return value
+    // eslint-disable-next-line no-control-regex -- control characters are exactly what is replaced
     .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, ' ')
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
