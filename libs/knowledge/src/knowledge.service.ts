@@ -312,7 +312,7 @@ export class KnowledgeService {
    * The full extracted text of one ingested document, in order, rebuilt from its chunks (overlaps
    * removed, pages kept apart). Empty when the document has no chunks (not ingested yet, or empty).
    */
-  async documentText(storeId: string, documentId: string): Promise<DocumentText> {
+  async chunkedText(storeId: string, documentId: string): Promise<DocumentText> {
     return mergeChunks(await this.repo.documentChunks(storeId, documentId));
   }
 }

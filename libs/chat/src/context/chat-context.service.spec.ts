@@ -33,7 +33,7 @@ class FakeKnowledge {
     if (teamId !== 'team-a' || !this.stores.has(id)) throw ApiError.notFound(`No such knowledge base (vector store): ${id}`, 'vector_store_not_found', 'vector_store_id');
     return { id, teamId };
   }
-  async documentText(storeId: string, documentId: string) {
+  async chunkedText(storeId: string, documentId: string) {
     const text = this.texts.get(`${storeId}/${documentId}`) ?? '';
     return { text, pages: [{ page: null, text }] };
   }

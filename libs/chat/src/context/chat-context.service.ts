@@ -151,7 +151,7 @@ export class ChatContextService {
     if (mode === 'full') {
       const docs: Piece[] = [];
       for (const m of project?.materials ?? []) {
-        const { text } = await this.knowledge.documentText(project!.storeId, m.documentId);
+        const { text } = await this.knowledge.chunkedText(project!.storeId, m.documentId);
         if (!text.trim()) continue;
         docs.push(this.piece({ title: m.title, page: null, url: m.url }, text, null, { kind: m.kind, materialId: m.id, documentId: m.documentId, fullKey: m.id }));
       }
