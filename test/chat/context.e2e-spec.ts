@@ -60,7 +60,7 @@ describe(`chat with knowledge bases and PDFs (${backendKind()})`, () => {
 
   it('REST + knowledge_base_id, local model: answers with the PDF sentence, names it in sources; tokens and charges add up', async () => {
     const prompt = 'What is the launch codename?';
-    const plain = await rest({ prompt });
+    const plain = await rest({ prompt, project_id: null, knowledge_base_id: null, mode: null }); // null = absent (the Swagger examples)
     expect(plain.status).toBe(200);
     expect(plain.body.sources).toBeUndefined();
 

@@ -35,9 +35,10 @@ export class ChatCompletionRequestDto {
   @ApiPropertyOptional({ description: '{include_usage: true} adds a final chunk with usage (and cost)', type: 'object', additionalProperties: true }) @IsOptional() @IsObject() stream_options?: { include_usage?: unknown };
 
   // Gateway extensions (the OpenAI SDKs send unknown body fields unchanged: extra_body / spread)
-  @ApiPropertyOptional({ description: 'Extension: project whose materials are added to the context', example: 'prj_123' }) @IsOptional() @IsString() @IsNotEmpty() project_id?: string;
-  @ApiPropertyOptional({ description: 'Extension: knowledge base (vector store id) searched by RAG', example: 'vs_123' }) @IsOptional() @IsString() @IsNotEmpty() knowledge_base_id?: string;
-  @ApiPropertyOptional({ enum: CONTEXT_MODES, description: "Extension: context mode for this request (default: the project's mode)" }) @IsOptional() @IsIn(CONTEXT_MODES as string[]) mode?: RequestedMode;
+  // (examples are null: an id only exists once created; null is the same as absent)
+  @ApiPropertyOptional({ type: String, nullable: true, example: null, description: 'Extension: project (prj_…) whose materials are added to the context; see README "Project context in chat"' }) @IsOptional() @IsString() @IsNotEmpty() project_id?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, example: null, description: 'Extension: knowledge base (vector store id, vs_…) searched by RAG' }) @IsOptional() @IsString() @IsNotEmpty() knowledge_base_id?: string | null;
+  @ApiPropertyOptional({ enum: CONTEXT_MODES, nullable: true, example: null, description: "Extension: context mode for this request (default: the project's mode)" }) @IsOptional() @IsIn(CONTEXT_MODES as string[]) mode?: RequestedMode | null;
 
   // Accepted for SDK compatibility and not forwarded (documented in the README)
   @ApiPropertyOptional() @IsOptional() @IsNumber() @Min(-2) @Max(2) presence_penalty?: number;

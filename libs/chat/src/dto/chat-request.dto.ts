@@ -40,17 +40,17 @@ export class ChatRequestDto {
   @IsOptional() @IsBoolean()
   response_format_json?: boolean;
 
-  @ApiPropertyOptional({ description: 'Project whose materials are added to the context', example: 'prj_123' })
+  @ApiPropertyOptional({ type: String, nullable: true, example: null, description: 'Project (prj_…) whose materials are added to the context; null is the same as absent' })
   @IsOptional() @IsString() @IsNotEmpty()
-  project_id?: string;
+  project_id?: string | null;
 
-  @ApiPropertyOptional({ description: 'Knowledge base (vector store id) searched by RAG', example: 'vs_123' })
+  @ApiPropertyOptional({ type: String, nullable: true, example: null, description: 'Knowledge base (vector store id, vs_…) searched by RAG; null is the same as absent' })
   @IsOptional() @IsString() @IsNotEmpty()
-  knowledge_base_id?: string;
+  knowledge_base_id?: string | null;
 
-  @ApiPropertyOptional({ enum: CONTEXT_MODES, description: "Extension: context mode for this request (default: the project's mode). big_docs_mode, code_mode and data_analysis_mode give materials in full; default uses RAG unless the model is full_context" })
+  @ApiPropertyOptional({ enum: CONTEXT_MODES, nullable: true, example: null, description: "Extension: context mode for this request (default: the project's mode). big_docs_mode, code_mode and data_analysis_mode give materials in full; default uses RAG unless the model is full_context" })
   @IsOptional() @IsIn(CONTEXT_MODES as string[])
-  mode?: RequestedMode;
+  mode?: RequestedMode | null;
 
   @ApiPropertyOptional({ type: [ChatTurnDto], description: 'Earlier conversation turns (user/assistant), oldest first' })
   @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => ChatTurnDto)
