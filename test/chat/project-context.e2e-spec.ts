@@ -8,7 +8,7 @@
  *    knowledge base; only the knowledge-base copy reaches the model.
  */
 import request from 'supertest';
-import { FakeOpenAI, fakeEmbedding } from '../fakes';
+import { FakeOpenAI, fakeEmbedding, pngBytes } from '../fakes';
 import { AdminClient } from '../support/admin-client';
 import { createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
@@ -132,5 +132,26 @@ describe(`project RAG thresholds: 0.3 for project files, 0.1 for knowledge bases
     const chatCall = openai.requests.find((r) => r.path === '/v1/chat/completions')!;
     const sent = JSON.stringify(chatCall.body);
     expect(sent.split(MIDDLING)).toHaveLength(2); // the sentence went to the model exactly once
+  });
+  it('images among project files go to a vision model as image parts; a model without image input gets none and says so', async () => {
+    const { apiKey } = await new AdminClient(t.url).teamWithKey(100, 'images');
+    const api = () => request(t.url);
+    const projectId = (await api().post('/api/v1/projects').set('api-key', apiKey).send({ name: 'Diagrams' })).body.id;
+    const png = pngBytes(2, 2);
+    const img = await api().post(`/api/v1/projects/${projectId}/files`).set('api-key', apiKey).attach('file', png, 'diagram.png');
+    expect((await settled(api(), apiKey, projectId, img.body.id)).status).toBe('completed');
+
+    openai.reset();
+    const vision = await api().post('/api/v1/chat').set('api-key', apiKey).send({ model: 'gpt-4o-mini', user_id: 'u', prompt: 'Describe the diagram.', project_id: projectId });
+    expect(vision.status).toBe(200);
+    expect(vision.body.context).toMatchObject({ images: 1, images_skipped: 0 });
+    const sent = openai.requests.find((r) => r.path === '/v1/chat/completions')!.body as { messages: { role: string; content: unknown }[] };
+    const last = sent.messages[sent.messages.length - 1];
+    expect(last.content).toEqual([{ type: 'text', text: 'Describe the diagram.' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${png.toString('base64')}` } }]);
+
+    const blind = await api().post('/api/v1/chat').set('api-key', apiKey).send({ model: 'local', user_id: 'u', prompt: 'Describe the diagram.', project_id: projectId });
+    expect(blind.status).toBe(200);
+    expect(blind.body.context).toMatchObject({ images: 0, images_skipped: 1 });
+    expect(blind.body.context.notes.join(' ')).toMatch(/does not accept images/);
   });
 });
