@@ -309,6 +309,14 @@ export class KnowledgeService {
     return { batch, counts: await this.repo.batchCounts(batch.id) };
   }
   /**
+   * A store of the team for chat's retrieval: a knowledge base, or a project's own store (which the
+   * knowledge-base APIs do not serve). null when the team has no such store.
+   */
+  async searchableStore(teamId: string, id: string): Promise<VectorStoreEntity | null> {
+    return this.repo.findStore(teamId, id);
+  }
+
+  /**
    * The full extracted text of one ingested document, in order, rebuilt from its chunks (overlaps
    * removed, pages kept apart). Empty when the document has no chunks (not ingested yet, or empty).
    */

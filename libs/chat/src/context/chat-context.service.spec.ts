@@ -33,6 +33,9 @@ class FakeKnowledge {
     if (teamId !== 'team-a' || !this.stores.has(id)) throw ApiError.notFound(`No such knowledge base (vector store): ${id}`, 'vector_store_not_found', 'vector_store_id');
     return { id, teamId };
   }
+  async searchableStore(teamId: string, id: string) {
+    return teamId === 'team-a' && this.stores.has(id) ? { id, teamId } : null;
+  }
   async chunkedText(storeId: string, documentId: string) {
     const text = this.texts.get(`${storeId}/${documentId}`) ?? '';
     return { text, pages: [{ page: null, text }] };

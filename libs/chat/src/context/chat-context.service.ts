@@ -1,4 +1,5 @@
-import { Injectable, Logger, Optional } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { ApiError } from '@app/common';
 import type { Caller } from '@app/auth';
 import { AUTO_CHUNKING, DocumentParser, KbSearchService, KnowledgeService } from '@app/knowledge';
@@ -104,8 +105,9 @@ interface Piece {
  * knowledge bases and PDFs from file_urls (spec 4.1 rules 3–7). See README "Project context in chat".
  */
 @Injectable()
-export class ChatContextService {
+export class ChatContextService implements OnModuleInit {
   private readonly log = new Logger('ChatContext');
+  private projects: ProjectContextSource | null;
 
   constructor(
     private readonly knowledge: KnowledgeService,
@@ -113,8 +115,24 @@ export class ChatContextService {
     private readonly rerank: RerankService,
     private readonly parser: DocumentParser,
     private readonly registry: ProviderRegistry,
-    @Optional() private readonly projects?: ProjectContextSource,
-  ) {}
+    @Optional() projects?: ProjectContextSource,
+    @Optional() private readonly moduleRef?: ModuleRef,
+  ) {
+    this.projects = projects ?? null;
+  }
+
+  /**
+   * The projects module provides the port (ProjectsModule in the app); chat finds it wherever it is
+   * registered. Without it, every project_id answers 404 project_not_found.
+   */
+  onModuleInit(): void {
+    if (this.projects || !this.moduleRef) return;
+    try {
+      this.projects = this.moduleRef.get(ProjectContextSource, { strict: false });
+    } catch {
+      this.log.warn('no ProjectContextSource is registered: project_id answers 404 project_not_found');
+    }
+  }
 
   /** null when the request asks for no context (no project, knowledge base or PDF). */
   async assemble(req: ContextRequest): Promise<AssembledContext | null> {
@@ -134,7 +152,8 @@ export class ChatContextService {
       if (store) kbStores.push(store);
       else notes.push(`Attached knowledge base ${id} no longer exists; it was skipped.`);
     }
-    const projectStore = project ? await this.knowledge.requireStore(teamId, project.storeId).catch(() => null) : null;
+    // the project's own store (internal: the knowledge-base APIs do not serve it)
+    const projectStore = project ? await this.knowledge.searchableStore(teamId, project.storeId) : null;
     const rag = project?.rag ?? DEFAULT_RAG;
     const hasDocuments = (project?.materials.length ?? 0) > 0 || req.pdfs.length > 0;
     const mode: ContextMode = hasDocuments || project ? chooseContextMode({ requestMode: req.mode, projectMode: project?.mode, modelFullContext: req.model.full_context }) : 'rag';
