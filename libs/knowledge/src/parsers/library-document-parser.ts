@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { ProviderRegistry, TokenCounter } from '@app/providers';
 import { DocumentChunk, DocumentParser, ExtractedDocument, ExtractionError } from '../document-parser';
-import { Chunking } from '../kb-rules';
+import { Chunking, splitMessages } from '../kb-rules';
 import { MAX_FILE_BYTES } from '../files.service';
 import { extractCsv, extractDocx, extractHtml, extractPdf, looksLikeCsv } from './formats';
 
@@ -113,10 +113,12 @@ export class LibraryDocumentParser extends DocumentParser {
       const t = text.trim();
       if (t) out.push({ ordinal: out.length, page, text: t, tokens, contentHash: sha256(t) });
     };
-    if (doc.units) {
+    // chats: whole messages are the units, so a window never splits a message (unless one alone is too long)
+    const units = doc.units ?? (chunking.type === 'messages' ? doc.pages.flatMap((p) => splitMessages(p.text)) : undefined);
+    if (units) {
       let group: string[] = [];
       let groupTokens = 0;
-      for (const unit of doc.units) {
+      for (const unit of units) {
         const n = this.tokens.count(unit);
         if (group.length > 0 && groupTokens + n > chunking.maxTokens) {
           push(group.join('\n'), null, groupTokens);
