@@ -1,0 +1,47 @@
+import { Injectable } from '@nestjs/common';
+import { KnowledgeService } from '@app/knowledge';
+import { ContextImage, ContextMaterial, ProjectContext, ProjectContextSource } from './project-context.port';
+import { parseRag } from './project-rules';
+import { ProjectsRepository } from './projects.repository';
+
+/**
+ * The ProjectContextSource chat injects: the project's mode and RAG settings, its ready text
+ * materials (documents of `storeId` with status completed and at least one chunk), attached
+ * knowledge-base ids, and its images (bytes) — oldest first.
+ */
+@Injectable()
+export class ProjectContextService extends ProjectContextSource {
+  constructor(
+    private readonly repo: ProjectsRepository,
+    private readonly kb: KnowledgeService,
+  ) {
+    super();
+  }
+
+  async load(teamId: string, projectId: string): Promise<ProjectContext | null> {
+    const p = await this.repo.findProject(teamId, projectId);
+    if (!p) return null;
+    const rows = await this.repo.listMaterials(p.id);
+    const docIds = rows.map((m) => m.documentId).filter((x): x is string => x !== null);
+    const docs = new Map((await this.kb.internalDocuments(teamId, p.storeId, docIds)).map((d) => [d.id, d]));
+    const materials: ContextMaterial[] = [];
+    const images: ContextImage[] = [];
+    const knowledgeBaseIds: string[] = [];
+    for (const m of rows) {
+      if (m.kind === 'knowledge_base') {
+        if (m.knowledgeBaseId) knowledgeBaseIds.push(m.knowledgeBaseId);
+        continue;
+      }
+      const doc = m.documentId ? docs.get(m.documentId) : undefined;
+      if (!doc || doc.status !== 'completed') continue;
+      if (m.mime?.startsWith('image/')) {
+        const file = await this.kb.documentFile(teamId, doc.id);
+        if (file) images.push({ materialId: m.id, title: m.title, mime: m.mime, bytes: file.bytes });
+        continue;
+      }
+      if (doc.chunkCount === 0) continue;
+      materials.push({ id: m.id, kind: m.kind, title: doc.title && m.kind === 'file' ? doc.title : m.title, url: m.url ?? doc.finalUrl ?? doc.url, documentId: doc.id });
+    }
+    return { id: p.id, name: p.name, mode: p.mode, rag: parseRag(p.rag), storeId: p.storeId, materials, knowledgeBaseIds, images };
+  }
+}
