@@ -133,6 +133,7 @@ export class KnowledgeService {
   }
 
   async deleteStore(caller: Caller, id: string): Promise<void> {
+    await this.requireStore(caller.teamId, id);
     if (!(await this.repo.deleteStore(caller.teamId, id))) throw this.storeNotFound(id);
   }
 
