@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
+import { zipSync } from 'fflate';
 import { SAFE_FETCHER_OPTIONS, SafeFetcherOptions } from '@app/common';
 import { KnowledgeService } from '@app/knowledge';
 import { ProjectContextSource } from '@app/projects';
@@ -321,5 +322,48 @@ describe(`projects on ${backendKind()}`, () => {
     const ctx = (await contextSource().load(teamId, projectId))!;
     expect(await t.get(KnowledgeService).internalDocuments(teamId, ctx.storeId, [chat.document_id!])).toEqual([]);
     expect((await me().delete(`/api/v1/projects/${projectId}/materials/${chat.id}`)).status).toBe(404);
+    // the project created the chat's file: gone with it; a file attached by id stays the caller's
+    const bearer = { authorization: `Bearer ${apiKey}` };
+    expect((await api().get(`/v1/files/${chat.document_id}`).set(bearer)).status).toBe(404);
+    const byId = all.find((m) => m.kind === 'file' && m.title === 'Notes')!;
+    await me().delete(`/api/v1/projects/${projectId}/materials/${byId.id}`);
+    expect((await api().get(`/v1/files/${byId.document_id}`).set(bearer)).status).toBe(200);
+  });
+
+  it('a deleted knowledge base reads failed in the materials and is not given to chat', async () => {
+    const kb = await me().post('/api/v1/knowledge-bases').send({ name: 'Short-lived' });
+    const m = await me().post(`/api/v1/projects/${projectId}/knowledge-bases`).send({ knowledge_base_id: kb.body.id });
+    expect((await contextSource().load(teamId, projectId))!.knowledgeBaseIds).toContain(kb.body.id);
+    await me().delete(`/api/v1/knowledge-bases/${kb.body.id}`);
+    expect((await materials()).find((x) => x.id === m.body.id)).toMatchObject({ status: 'failed', last_error: { code: 'knowledge_base_deleted' } });
+    expect((await contextSource().load(teamId, projectId))!.knowledgeBaseIds).not.toContain(kb.body.id);
+  });
+
+  it('a Slack export (.zip) and a WhatsApp export are imported', async () => {
+    const root = join(FIXTURES, 'slack-export');
+    const files: Record<string, Uint8Array> = {};
+    for (const p of ['users.json', 'channels.json', 'general/2026-01-05.json', 'general/2026-01-06.json', 'random/2026-01-05.json']) files[p] = readFileSync(join(root, p));
+    const slack = await me().post(`/api/v1/projects/${projectId}/messenger-chats`).field('format', 'slack').field('title', 'Slack workspace').attach('file', Buffer.from(zipSync(files)), 'export.zip');
+    expect(slack.status).toBe(202);
+    expect(await settled(slack.body.id)).toMatchObject({ title: 'Slack workspace', status: 'completed' });
+    const wa = await me().post(`/api/v1/projects/${projectId}/messenger-chats`).field('format', 'whatsapp').attach('file', readFileSync(join(FIXTURES, 'whatsapp-ios-mmddyy.txt')), 'WhatsApp Chat.txt');
+    expect(wa.status).toBe(202);
+    const done = await settled(wa.body.id);
+    expect(done.status).toBe('completed');
+    const ctx = (await contextSource().load(teamId, projectId))!;
+    expect(await t.get(KnowledgeService).documentText(teamId, ctx.storeId, done.document_id!)).toContain('[2026-01-13T12:00:00] Carol: Lunch at noon');
+  });
+
+  it('spec 8 limits: at most 100 links and 100 documents per project (409 beyond)', async () => {
+    const p = (await me().post('/api/v1/projects').send({ name: 'Limits' })).body.id as string;
+    for (let i = 0; i < 100; i++) expect((await me().post(`/api/v1/projects/${p}/links`).send({ url: `http://169.254.169.254/page-${i}` })).status).toBe(202);
+    const tooMany = await me().post(`/api/v1/projects/${p}/links`).send({ url: 'http://169.254.169.254/page-100' });
+    expect(tooMany.status).toBe(409);
+    expect(tooMany.body.error).toMatchObject({ code: 'too_many_links', message: 'A project holds at most 100 links.' });
+    for (let i = 0; i < 100; i++) expect((await me().post(`/api/v1/projects/${p}/chats`).send({ title: `c${i}`, messages: [{ role: 'user', content: `note ${i}` }] })).status).toBe(202);
+    const tooManyDocs = await me().post(`/api/v1/projects/${p}/chats`).send({ title: 'one more', messages: [{ role: 'user', content: 'x' }] });
+    expect(tooManyDocs.status).toBe(409);
+    expect(tooManyDocs.body.error.code).toBe('too_many_documents');
+    expect((await me().delete(`/api/v1/projects/${p}`)).status).toBe(200);
   });
 });

@@ -101,6 +101,11 @@ export class FilesService {
     return this.files.content(teamId, id);
   }
 
+  /** Deletes the team's file if it exists (files a project created for its materials). */
+  async remove(teamId: string, id: string): Promise<void> {
+    await this.files.delete(teamId, id);
+  }
+
   find(teamId: string, id: string): Promise<FileRow | null> {
     return this.files.findOwned(teamId, id);
   }

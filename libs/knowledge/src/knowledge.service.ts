@@ -311,9 +311,12 @@ export class KnowledgeService {
     return store;
   }
 
-  async deleteInternalStore(teamId: string, id: string): Promise<void> {
+  /** Deletes the internal store with its documents, and the files listed in `ownedFileIds`. */
+  async deleteInternalStore(teamId: string, id: string, ownedFileIds: string[] = []): Promise<void> {
     const store = await this.repo.findStore(teamId, id);
-    if (store?.internal) await this.repo.deleteStore(teamId, id);
+    if (!store?.internal) return;
+    await this.repo.deleteStore(teamId, id);
+    for (const fileId of ownedFileIds) await this.files.remove(teamId, fileId);
   }
 
   /**
@@ -366,9 +369,11 @@ export class KnowledgeService {
     return (await this.repo.findDocument(teamId, storeId, docId))!;
   }
 
-  async deleteInternalDocument(teamId: string, storeId: string, docId: string): Promise<void> {
+  /** Deletes the document (chunks, jobs) and, with `deleteFile`, the file holding its bytes. */
+  async deleteInternalDocument(teamId: string, storeId: string, docId: string, opts: { deleteFile?: boolean } = {}): Promise<void> {
     await this.requireInternalStore(teamId, storeId);
     await this.repo.deleteDocument(teamId, storeId, docId);
+    if (opts.deleteFile) await this.files.remove(teamId, docId);
   }
 
   async internalDocuments(teamId: string, storeId: string, ids: string[]): Promise<KbDocumentEntity[]> {

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { KnowledgeService } from '@app/knowledge';
+import { ProjectsService } from './projects.service';
 import { ContextImage, ContextMaterial, ProjectContext, ProjectContextSource } from './project-context.port';
 import { parseRag } from './project-rules';
 import { ProjectsRepository } from './projects.repository';
@@ -7,13 +8,14 @@ import { ProjectsRepository } from './projects.repository';
 /**
  * The ProjectContextSource chat injects: the project's mode and RAG settings, its ready text
  * materials (documents of `storeId` with status completed and at least one chunk), attached
- * knowledge-base ids, and its images (bytes) — oldest first.
+ * knowledge-base ids (those still existing), and its images (bytes) — oldest first.
  */
 @Injectable()
 export class ProjectContextService extends ProjectContextSource {
   constructor(
     private readonly repo: ProjectsRepository,
     private readonly kb: KnowledgeService,
+    private readonly projects: ProjectsService,
   ) {
     super();
   }
@@ -24,12 +26,13 @@ export class ProjectContextService extends ProjectContextSource {
     const rows = await this.repo.listMaterials(p.id);
     const docIds = rows.map((m) => m.documentId).filter((x): x is string => x !== null);
     const docs = new Map((await this.kb.internalDocuments(teamId, p.storeId, docIds)).map((d) => [d.id, d]));
+    const goneKbs = await this.projects.missingKnowledgeBases(teamId, rows);
     const materials: ContextMaterial[] = [];
     const images: ContextImage[] = [];
     const knowledgeBaseIds: string[] = [];
     for (const m of rows) {
       if (m.kind === 'knowledge_base') {
-        if (m.knowledgeBaseId) knowledgeBaseIds.push(m.knowledgeBaseId);
+        if (m.knowledgeBaseId && !goneKbs.has(m.knowledgeBaseId)) knowledgeBaseIds.push(m.knowledgeBaseId);
         continue;
       }
       const doc = m.documentId ? docs.get(m.documentId) : undefined;

@@ -78,8 +78,9 @@ export class ProjectsService {
   /** The project, its materials and its store (documents, chunks, jobs); attached knowledge bases stay. */
   async delete(caller: Caller, id: string): Promise<void> {
     const p = await this.require(caller.teamId, id);
+    const owned = (await this.repo.listMaterials(p.id)).filter((m) => m.ownsFile && m.documentId).map((m) => m.documentId!);
     await this.repo.deleteProject(caller.teamId, id);
-    await this.kb.deleteInternalStore(caller.teamId, p.storeId);
+    await this.kb.deleteInternalStore(caller.teamId, p.storeId, owned);
   }
 
   async require(teamId: string, id: string): Promise<ProjectEntity> {
@@ -110,7 +111,8 @@ export class ProjectsService {
     const rows = await this.repo.listMaterials(p.id);
     const integrations = new Map((await this.repo.integrationsOf(p.id)).map((i) => [i.id, i]));
     const docs = await this.documentsOf(p, rows);
-    return rows.map((m) => this.toMaterial(m, docs.get(m.documentId ?? ''), m.integrationId ? integrations.get(m.integrationId) : undefined));
+    const gone = await this.missingKnowledgeBases(p.teamId, rows);
+    return rows.map((m) => this.toMaterial(m, docs.get(m.documentId ?? ''), m.integrationId ? integrations.get(m.integrationId) : undefined, gone));
   }
 
   async material(teamId: string, projectId: string, materialId: string): Promise<MaterialDto> {
@@ -118,14 +120,14 @@ export class ProjectsService {
     const m = await this.requireMaterial(p, materialId);
     const docs = await this.documentsOf(p, [m]);
     const integration = m.integrationId ? ((await this.repo.findIntegration(m.integrationId)) ?? undefined) : undefined;
-    return this.toMaterial(m, docs.get(m.documentId ?? ''), integration);
+    return this.toMaterial(m, docs.get(m.documentId ?? ''), integration, await this.missingKnowledgeBases(teamId, [m]));
   }
 
   async deleteMaterial(caller: Caller, projectId: string, materialId: string): Promise<void> {
     const p = await this.require(caller.teamId, projectId);
     const m = await this.requireMaterial(p, materialId);
     await this.repo.deleteMaterial(p.id, m.id);
-    if (m.documentId) await this.kb.deleteInternalDocument(caller.teamId, p.storeId, m.documentId);
+    if (m.documentId) await this.kb.deleteInternalDocument(caller.teamId, p.storeId, m.documentId, { deleteFile: m.ownsFile === 1 });
   }
 
   /** Fetch a link again (unchanged content is not re-embedded) or re-run the ingestion of any text material. */
@@ -147,7 +149,7 @@ export class ProjectsService {
   async addUpload(caller: Caller, projectId: string, upload: UploadedBytes | undefined): Promise<MaterialDto> {
     const p = await this.require(caller.teamId, projectId);
     const doc = await this.kb.addInternalDocument(caller.teamId, p.storeId, { type: 'upload', upload }, HOLDER);
-    return this.recordDocument(p, 'file', doc, { mime: upload ? imageMime(upload.buffer) : null });
+    return this.recordDocument(p, 'file', doc, { mime: upload ? imageMime(upload.buffer) : null, ownsFile: true });
   }
 
   /** An existing /v1/files id of the team. */
@@ -163,7 +165,7 @@ export class ProjectsService {
   async addLink(caller: Caller, projectId: string, url: string): Promise<MaterialDto> {
     const p = await this.require(caller.teamId, projectId);
     const doc = await this.kb.addInternalDocument(caller.teamId, p.storeId, { type: 'link', url }, HOLDER);
-    return this.recordDocument(p, 'link', doc, { url: doc.url });
+    return this.recordDocument(p, 'link', doc, { url: doc.url, ownsFile: true });
   }
 
   async attachKnowledgeBase(caller: Caller, projectId: string, kbId: string): Promise<MaterialDto> {
@@ -207,18 +209,18 @@ export class ProjectsService {
     const text = renderTranscript(messages);
     if (text.trim() === '') throw ApiError.badRequest('The chat holds no text messages.', 'messages', 'empty_document');
     const doc = await this.kb.addInternalDocument(caller.teamId, p.storeId, { type: 'text', title, filename: `${kind}.md`, text, chunking: 'messages' }, HOLDER);
-    return this.recordDocument(p, kind, doc, {});
+    return this.recordDocument(p, kind, doc, { ownsFile: true });
   }
 
-  private async recordDocument(p: ProjectEntity, kind: MaterialKind, doc: KbDocumentEntity, extra: { mime?: string | null; url?: string | null }): Promise<MaterialDto> {
+  private async recordDocument(p: ProjectEntity, kind: MaterialKind, doc: KbDocumentEntity, extra: { mime?: string | null; url?: string | null; ownsFile?: boolean }): Promise<MaterialDto> {
     const existing = await this.repo.findMaterialBy(p.id, { documentId: doc.id });
     if (existing) return this.material(p.teamId, p.id, existing.id);
-    const m = this.newMaterial(p, kind, doc.title ?? doc.filename, { documentId: doc.id, mime: extra.mime ?? null, url: extra.url ?? null });
+    const m = this.newMaterial(p, kind, doc.title ?? doc.filename, { documentId: doc.id, mime: extra.mime ?? null, url: extra.url ?? null, ownsFile: extra.ownsFile ? 1 : 0 });
     await this.repo.insertMaterial(m);
     return this.material(p.teamId, p.id, m.id);
   }
 
-  newMaterial(p: ProjectEntity, kind: MaterialKind, title: string, refs: Partial<Pick<ProjectMaterialEntity, 'documentId' | 'knowledgeBaseId' | 'integrationId' | 'url' | 'mime'>>): Omit<ProjectMaterialEntity, 'seq'> {
+  newMaterial(p: ProjectEntity, kind: MaterialKind, title: string, refs: Partial<Pick<ProjectMaterialEntity, 'documentId' | 'knowledgeBaseId' | 'integrationId' | 'url' | 'mime' | 'ownsFile'>>): Omit<ProjectMaterialEntity, 'seq'> {
     return {
       id: newMaterialId(),
       projectId: p.id,
@@ -230,6 +232,7 @@ export class ProjectsService {
       integrationId: refs.integrationId ?? null,
       url: refs.url ?? null,
       mime: refs.mime ?? null,
+      ownsFile: refs.ownsFile ?? 0,
       createdAt: this.clock.now(),
     };
   }
@@ -240,10 +243,28 @@ export class ProjectsService {
     return new Map(docs.map((d) => [d.id, d]));
   }
 
-  toMaterial(m: ProjectMaterialEntity, doc: KbDocumentEntity | undefined, integration: ProjectIntegrationEntity | undefined): MaterialDto {
+  /** Attached knowledge bases deleted since (their materials read failed; chat does not get them). */
+  async missingKnowledgeBases(teamId: string, rows: ProjectMaterialEntity[]): Promise<Set<string>> {
+    const gone = new Set<string>();
+    for (const m of rows) {
+      if (!m.knowledgeBaseId) continue;
+      try {
+        await this.kb.requireStore(teamId, m.knowledgeBaseId);
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 404) gone.add(m.knowledgeBaseId);
+        else throw err;
+      }
+    }
+    return gone;
+  }
+
+  toMaterial(m: ProjectMaterialEntity, doc: KbDocumentEntity | undefined, integration: ProjectIntegrationEntity | undefined, goneKbs: Set<string> = new Set()): MaterialDto {
     let status: MaterialDto['status'] = 'completed';
     let lastError: MaterialDto['last_error'] = null;
-    if (doc) {
+    if (m.knowledgeBaseId && goneKbs.has(m.knowledgeBaseId)) {
+      status = 'failed';
+      lastError = { code: 'knowledge_base_deleted', message: `The knowledge base ${m.knowledgeBaseId} was deleted; detach it.` };
+    } else if (doc) {
       status = doc.status === 'queued' ? 'in_progress' : doc.status;
       if (doc.lastErrorCode) lastError = { code: doc.lastErrorCode, message: doc.lastErrorMessage ?? '' };
     } else if (m.documentId) {

@@ -51,6 +51,7 @@ export class Projects1760000000000 implements MigrationInterface {
           { name: 'integration_id', type: 'varchar', length: '40', isNullable: true },
           { name: 'url', type: 'text', isNullable: true },
           { name: 'mime', type: 'varchar', length: '100', isNullable: true },
+          { name: 'owns_file', type: 'integer', default: 0 },
           { name: 'created_at', type: 'bigint' },
         ],
         indices: [

@@ -37,6 +37,8 @@ export class ProjectMaterialEntity {
   @Column({ type: 'text', nullable: true }) url: string | null;
   /** image materials: the image type (they are stored, not indexed) */
   @Column({ type: 'varchar', length: 100, nullable: true }) mime: string | null;
+  /** 1 when the project created the document's file (uploads, chats, integrations): deleted with the material */
+  @Column({ name: 'owns_file', type: 'integer', default: 0 }) ownsFile: number;
   @Column({ name: 'created_at', type: 'bigint', transformer: bigintNumber }) createdAt: number;
 }
 

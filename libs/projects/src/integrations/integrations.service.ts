@@ -91,13 +91,13 @@ export class IntegrationsService implements OnModuleInit, OnApplicationShutdown 
     if (dto.type === 'webhook') {
       const secret = newWebhookSecret();
       const row = { ...base, secretEnc: await this.secrets.seal(secret) };
-      const material = this.projects.newMaterial(p, 'webhook', dto.name, { integrationId: id, url: hookPath(id) });
+      const material = this.projects.newMaterial(p, 'webhook', dto.name, { integrationId: id, url: hookPath(id), ownsFile: 1 });
       row.materialId = material.id;
       await this.repo.insertIntegration(row, material);
       return { ...this.toIntegration(row), secret };
     }
     const row = { ...base, ...(await this.externalSettings(dto)), nextRunAt: now };
-    const material = this.projects.newMaterial(p, 'external_api', dto.name, { integrationId: id, url: row.url });
+    const material = this.projects.newMaterial(p, 'external_api', dto.name, { integrationId: id, url: row.url, ownsFile: 1 });
     row.materialId = material.id;
     await this.repo.insertIntegration(row, material);
     setImmediate(() => void this.tick());
@@ -210,7 +210,7 @@ export class IntegrationsService implements OnModuleInit, OnApplicationShutdown 
     const doc = await this.kb.addInternalDocument(i.teamId, project.storeId, { type: 'text', title: i.name, filename, text, chunking }, HOLDER);
     if (!(await this.repo.setMaterialDocument(material.id, doc.id))) {
       // a concurrent delivery created the document first: keep that one
-      await this.kb.deleteInternalDocument(i.teamId, project.storeId, doc.id);
+      await this.kb.deleteInternalDocument(i.teamId, project.storeId, doc.id, { deleteFile: true });
       const again = await this.repo.findMaterial(project.id, material.id);
       if (again?.documentId) await this.kb.replaceInternalText(i.teamId, project.storeId, again.documentId, text);
     }
