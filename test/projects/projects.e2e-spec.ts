@@ -238,6 +238,12 @@ describe(`projects on ${backendKind()}`, () => {
     expect(stale.status).toBe(401);
     expect(stale.body.error.message).toMatch(/5 minutes/);
     expect((await api().post('/api/v1/hooks/int_000000000000000000000000').set('webhook-id', 'x').send('{}')).status).toBe(404);
+    const big = 'x'.repeat(300 * 1024);
+    expect((await send('msg_big', big)).status).toBe(413);
+    // any content type: the signature covers the exact bytes
+    const ts = Math.floor(Date.now() / 1000);
+    const plain = await api().post(res.body.url).set('content-type', 'text/plain').set('webhook-id', 'msg_plain').set('webhook-timestamp', String(ts)).set('webhook-signature', signWebhook(secret, 'msg_plain', ts, 'deploy finished: build 981')).send('deploy finished: build 981');
+    expect(plain.body).toEqual({ received: true, duplicate: false });
 
     const done = await settled(materialId);
     expect(done).toMatchObject({ kind: 'webhook', status: 'completed' });
@@ -245,6 +251,7 @@ describe(`projects on ${backendKind()}`, () => {
     const ctx = (await contextSource().load(teamId, projectId))!;
     const text = await t.get(KnowledgeService).documentText(teamId, ctx.storeId, done.document_id!);
     expect(text.match(/ZEBRA-77/g)).toHaveLength(1); // the replay was not stored twice
+    expect(text).toContain('deploy finished: build 981');
 
     await send('msg_004', JSON.stringify({ type: 'ticket.closed', data: { id: 42 } }));
     await new Promise((r) => setTimeout(r, 50));

@@ -7,7 +7,7 @@ import { ProjectsRepository } from './projects.repository';
 
 /**
  * The ProjectContextSource chat injects: the project's mode and RAG settings, its ready text
- * materials (documents of `storeId` with status completed and at least one chunk), attached
+ * materials (documents of `storeId` holding chunks — what a search of the store can return), attached
  * knowledge-base ids (those still existing), and its images (bytes) — oldest first.
  */
 @Injectable()
@@ -36,12 +36,14 @@ export class ProjectContextService extends ProjectContextSource {
         continue;
       }
       const doc = m.documentId ? docs.get(m.documentId) : undefined;
-      if (!doc || doc.status !== 'completed') continue;
+      if (!doc) continue;
       if (m.mime?.startsWith('image/')) {
+        if (doc.status !== 'completed') continue;
         const file = await this.kb.documentFile(teamId, doc.id);
         if (file) images.push({ materialId: m.id, title: m.title, mime: m.mime, bytes: file.bytes });
         continue;
       }
+      // searchable = has chunks: completed, or being re-indexed (a refresh, a new webhook event) with its previous chunks in place
       if (doc.chunkCount === 0) continue;
       materials.push({ id: m.id, kind: m.kind, title: doc.title && m.kind === 'file' ? doc.title : m.title, url: m.url ?? doc.finalUrl ?? doc.url, documentId: doc.id });
     }

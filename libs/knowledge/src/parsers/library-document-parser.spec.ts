@@ -78,6 +78,16 @@ describe('message-window chunking (chats)', () => {
     for (const c of chunks) expect(c.tokens).toBeLessThanOrEqual(100);
   });
 
+  it('windows are content-defined: dropping the oldest messages and appending new ones keeps the middle chunks', () => {
+    const msgs = Array.from({ length: 200 }, (_, i) => message(i, 1));
+    const cut = (list: string[]) => parser.chunk({ kind: 'text', mime: 'text/plain', pages: [{ page: 1, text: list.join('\n') }] }, { type: 'messages', maxTokens: 800, overlapTokens: 0 }).map((c) => c.contentHash);
+    const before = cut(msgs.slice(0, 150));
+    const after = cut(msgs.slice(5, 155));
+    const kept = before.filter((h) => after.includes(h)).length;
+    expect(before.length).toBeGreaterThan(5);
+    expect(kept).toBeGreaterThanOrEqual(before.length - 3);
+  });
+
   it('only a message longer than the window is split', () => {
     const long = `[t] bob: ${'word '.repeat(300).trim()}`;
     const chunks = parser.chunk({ kind: 'text', mime: 'text/plain', pages: [{ page: 1, text: [message(1), long, message(2)].join('\n') }] }, { type: 'messages', maxTokens: 100, overlapTokens: 0 });

@@ -29,6 +29,14 @@ const MIME_OF: Record<ExtractedDocument['kind'], string> = {
 
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 
+/**
+ * Message windows also end after a message whose hash is ≡ 0 mod 8 (about 8 messages per window),
+ * so boundaries depend on the messages themselves, not on where the transcript starts: when old
+ * messages are dropped or new ones appended (webhook events), only the windows at the edges change
+ * and the others keep their content hash — and their vectors, which are not embedded or billed again.
+ */
+const endsWindow = (unit: string): boolean => createHash('sha256').update(unit).digest()[0] % 8 === 0;
+
 function utf8(bytes: Buffer): string | null {
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes).replace(/^\uFEFF/, '');
@@ -105,7 +113,8 @@ export class LibraryDocumentParser extends DocumentParser {
 
   /**
    * Token windows of `maxTokens` advancing by `maxTokens − overlapTokens`, inside each page (a chunk
-   * never spans pages, so it keeps its page number). CSV rows are grouped whole into chunks.
+   * never spans pages, so it keeps its page number). CSV rows are grouped whole into chunks, and so
+   * are chat messages (`messages` chunking), whose windows also end at content-defined boundaries.
    */
   chunk(doc: ExtractedDocument, chunking: Chunking): DocumentChunk[] {
     const out: DocumentChunk[] = [];
@@ -131,6 +140,11 @@ export class LibraryDocumentParser extends DocumentParser {
         }
         group.push(unit);
         groupTokens += n;
+        if (chunking.type === 'messages' && endsWindow(unit)) {
+          push(group.join('\n'), null, groupTokens);
+          group = [];
+          groupTokens = 0;
+        }
       }
       if (group.length > 0) push(group.join('\n'), null, groupTokens);
       return out;
