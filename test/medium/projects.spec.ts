@@ -1,5 +1,6 @@
 import { ProjectsRepository } from '@app/projects/projects.repository';
 import { ProjectIntegrationEntity } from '@app/projects/entities/project.entities';
+import { IntegrationSecrets } from '@app/projects/integrations/integration-secrets';
 import { ManualClock } from '../support/manual-clock';
 import { createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
@@ -77,5 +78,11 @@ describe(`projects repository on ${backendKind()}`, () => {
     for (const e of ['evt_1', 'evt_2', 'evt_3']) expect(await add(repoA, e)).toBe(true);
     expect(await add(repoB, 'evt_2')).toBe(false);
     expect((await repoA.eventsOf(id)).map((e) => e.webhookId)).toEqual(['evt_1', 'evt_2', 'evt_3']);
+  });
+
+  it('without INTEGRATION_SECRET_KEY the replicas share one random key stored in the database', async () => {
+    const sealed = await a.get(IntegrationSecrets).seal('{"authorization":"Bearer s3cret"}');
+    expect(sealed).not.toContain('s3cret');
+    expect(await b.get(IntegrationSecrets).open(sealed)).toBe('{"authorization":"Bearer s3cret"}');
   });
 });
