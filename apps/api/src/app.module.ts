@@ -11,11 +11,12 @@ import { RerankModule } from '@app/rerank';
 import { EmbeddingsModule } from '@app/embeddings';
 import { ImagesModule } from '@app/images';
 import { KnowledgeModule } from '@app/knowledge';
+import { ProjectsModule } from '@app/projects';
 import { HealthController } from './health.controller';
 
 /** Wires the libs together; nothing else. */
 @Module({
-  imports: [ConfigModule.forRoot(), ClockModule, NetModule, LoggingModule.forRoot(), DatabaseModule, SharedCacheModule, AuthModule, BillingModule, AdminModule, ProvidersModule, ChatModule, EmbeddingsModule, RerankModule, ImagesModule, KnowledgeModule],
+  imports: [ConfigModule.forRoot(), ClockModule, NetModule, LoggingModule.forRoot(), DatabaseModule, SharedCacheModule, AuthModule, BillingModule, AdminModule, ProvidersModule, ChatModule, EmbeddingsModule, RerankModule, ImagesModule, KnowledgeModule, ProjectsModule],
   controllers: [HealthController],
 })
 export class AppModule {}

@@ -39,6 +39,8 @@ export class AppConfig {
   get kbVectorCacheBytes(): number { return this.env.kbVectorCacheMb * 1024 * 1024; }
   get memoryCacheBytes(): number { return this.env.memoryCacheMb * 1024 * 1024; }
   get devWorkspace(): boolean { return this.env.devWorkspace; }
+  get integrationSecretKey(): string | undefined { return this.env.integrationSecretKey; }
+  get integrationPollMs(): number { return this.env.integrationPollMs; }
   provider(name: keyof EnvConfig['providers']): ProviderEnv { return this.env.providers[name]; }
   get providerNames(): (keyof EnvConfig['providers'])[] { return Object.keys(this.env.providers) as (keyof EnvConfig['providers'])[]; }
 }

@@ -14,6 +14,8 @@ describe('parseEnv', () => {
     expect(c.providers.openai.baseUrl).toBe('https://api.openai.com/v1');
     // a hold outlives the longest request: provider timeout 120 s + shutdown grace 25 s + 30 s
     expect(c.reservationTtlSeconds).toBe(175);
+    expect(c.integrationSecretKey).toBeUndefined();
+    expect(c.integrationPollMs).toBe(10_000);
   });
 
   it('the default hold follows the slowest provider timeout and the grace', () => {
@@ -38,6 +40,8 @@ describe('parseEnv', () => {
     [{ ADMIN_TOKEN: 'short' }, /ADMIN_TOKEN must be at least 16/],
     [{ BOOTSTRAP_BALANCE_RUB: '-1' }, /BOOTSTRAP_BALANCE_RUB/],
     [{ AUTH_CACHE_TTL_SECONDS: '30' }, /AUTH_CACHE_TTL_SECONDS must be between 0 and 5/],
+    [{ INTEGRATION_SECRET_KEY: 'too-short' }, /INTEGRATION_SECRET_KEY must be at least 32/],
+    [{ INTEGRATION_POLL_MS: '10' }, /INTEGRATION_POLL_MS must be between/],
   ])('fails fast on %j', (env, message) => {
     expect(() => parseEnv(env)).toThrow(ConfigError);
     expect(() => parseEnv(env)).toThrow(message);

@@ -92,6 +92,8 @@ export interface EnvConfig {
   kbVectorCacheMb: number;
   memoryCacheMb: number;
   devWorkspace: boolean;
+  integrationSecretKey: string | undefined;
+  integrationPollMs: number;
   providers: {
     openai: ProviderEnv;
     deepseek: ProviderEnv;
@@ -115,6 +117,12 @@ function bool(env: Env, name: string, def: boolean): boolean {
   if (/^(1|true|yes|on)$/i.test(raw)) return true;
   if (/^(0|false|no|off)$/i.test(raw)) return false;
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function integrationSecretKey(env: Env): string | undefined {
+  const v = str(env, 'INTEGRATION_SECRET_KEY');
+  if (v !== undefined && v.length < 32) throw new ConfigError('INTEGRATION_SECRET_KEY must be at least 32 characters');
+  return v;
 }
 
 function imageUrlSecret(env: Env): string | undefined {
@@ -179,6 +187,8 @@ export function parseEnv(env: Env): EnvConfig {
     kbVectorCacheMb: int(env, 'KB_VECTOR_CACHE_MB', 256, 0, 65_536),
     memoryCacheMb: int(env, 'MEMORY_CACHE_MB', 256, 1, 65_536),
     devWorkspace: bool(env, 'DEV_WORKSPACE', true),
+    integrationSecretKey: integrationSecretKey(env),
+    integrationPollMs: int(env, 'INTEGRATION_POLL_MS', 10_000, 50, 600_000),
     providers: {
       openai: provider(env, 'OPENAI', 'https://api.openai.com/v1', providerTimeout),
       deepseek: provider(env, 'DEEPSEEK', 'https://api.deepseek.com/v1', providerTimeout),

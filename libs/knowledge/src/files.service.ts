@@ -101,6 +101,22 @@ export class FilesService {
     return this.files.content(teamId, id);
   }
 
+  /** Deletes the team's file if it exists (files a project created for its materials). */
+  async remove(teamId: string, id: string): Promise<void> {
+    await this.files.delete(teamId, id);
+  }
+
+  find(teamId: string, id: string): Promise<FileRow | null> {
+    return this.files.findOwned(teamId, id);
+  }
+
+  /** Overwrites the bytes of the team's file (a project material whose text changed). */
+  async replaceBytes(teamId: string, id: string, filename: string, mime: string, bytes: Buffer): Promise<void> {
+    if (bytes.length > MAX_FILE_BYTES) throw ApiError.tooLarge(`The content is ${bytes.length} bytes; files are limited to 10 MB.`, 'file');
+    const row = await this.require(teamId, id);
+    await this.files.replace({ ...row, filename, mime, byteSize: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex'), bytes, createdAt: row.createdAt });
+  }
+
   async delete(caller: Caller, id: string): Promise<FileDeletedDto> {
     if (!(await this.files.delete(caller.teamId, id))) throw ApiError.notFound(`No such file: ${id}`, 'file_not_found', 'file_id');
     return { id, object: 'file', deleted: true };

@@ -7,7 +7,8 @@ import { ApiError } from '@app/common';
 // ── chunking strategy ────────────────────────────────────────────────────────────────────────────
 
 export interface Chunking {
-  type: 'auto' | 'static';
+  /** `messages`: windows of whole messages (a message is a line at column 0 plus its indented continuation lines) */
+  type: 'auto' | 'static' | 'messages';
   maxTokens: number;
   overlapTokens: number;
 }
@@ -35,13 +36,30 @@ export function parseChunkingStrategy(raw: unknown, param = 'chunking_strategy')
   return { type: 'static', maxTokens: max, overlapTokens: overlap };
 }
 
+/** Chats (attached, messaging-app, webhook events): windows of whole messages up to 800 tokens, no overlap. */
+export const MESSAGE_CHUNKING: Chunking = { type: 'messages', maxTokens: 800, overlapTokens: 0 };
+
 export function encodeChunking(c: Chunking): string {
+  if (c.type === 'messages') return `messages:${c.maxTokens}`;
   return c.type === 'auto' ? 'auto' : `static:${c.maxTokens}:${c.overlapTokens}`;
 }
 
 export function decodeChunking(s: string): Chunking {
+  const msg = /^messages:(\d+)$/.exec(s);
+  if (msg) return { type: 'messages', maxTokens: Number(msg[1]), overlapTokens: 0 };
   const m = /^static:(\d+):(\d+)$/.exec(s);
   return m ? { type: 'static', maxTokens: Number(m[1]), overlapTokens: Number(m[2]) } : AUTO_CHUNKING;
+}
+
+/**
+ * The messages of a chat transcript: each starts at column 0; its continuation lines are indented
+ * (see `MESSAGE_CHUNKING`). Blank lines between messages are dropped.
+ */
+export function splitMessages(text: string): string[] {
+  return text
+    .split(/\n(?=\S)/)
+    .map((m) => m.replace(/\s+$/, ''))
+    .filter((m) => m.trim() !== '');
 }
 
 /** The wire form OpenAI returns on a vector store file (auto is reported as its static values). */

@@ -57,8 +57,8 @@ export class KnowledgeRepository {
 
   // ── knowledge bases ────────────────────────────────────────────────────────────────────────────
 
-  async insertStore(row: Omit<VectorStoreEntity, 'seq'>): Promise<void> {
-    await this.stores.insert(row);
+  async insertStore(row: Omit<VectorStoreEntity, 'seq' | 'internal'> & { internal?: number }): Promise<void> {
+    await this.stores.insert({ internal: 0, ...row });
   }
 
   findStore(teamId: string, id: string): Promise<VectorStoreEntity | null> {
@@ -66,9 +66,9 @@ export class KnowledgeRepository {
   }
 
   async listStores(teamId: string, q: PageQuery): Promise<VectorStoreEntity[]> {
-    const qb = this.stores.createQueryBuilder('s').where('s.team_id = :teamId', { teamId });
+    const qb = this.stores.createQueryBuilder('s').where('s.team_id = :teamId AND s.internal = 0', { teamId });
     if (q.after) {
-      const cursor = await this.stores.findOneBy({ teamId, id: q.after });
+      const cursor = await this.stores.findOneBy({ teamId, id: q.after, internal: 0 });
       if (!cursor) return [];
       qb.andWhere(q.order === 'desc' ? 's.seq < :seq' : 's.seq > :seq', { seq: cursor.seq });
     }

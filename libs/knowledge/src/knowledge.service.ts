@@ -7,7 +7,7 @@ import { DocumentParser, ExtractionError } from './document-parser';
 import { DocumentKind, DocumentStatus, FileBatchEntity, KbDocumentEntity, VectorStoreEntity } from './entities/knowledge.entities';
 import { FilesService, newFileId, UploadedBytes } from './files.service';
 import { IngestionSignal } from './ingestion-signal';
-import { Attributes, Chunking, encodeChunking, parseAttributes, parseChunkingStrategy } from './kb-rules';
+import { Attributes, AUTO_CHUNKING, Chunking, encodeChunking, MESSAGE_CHUNKING, parseAttributes, parseChunkingStrategy } from './kb-rules';
 import { KnowledgeRepository, StoreStats } from './knowledge.repository';
 import { DocumentText, mergeChunks } from './document-text';
 
@@ -32,6 +32,14 @@ export interface NewDocumentFile {
   attributes?: unknown;
   chunking_strategy?: unknown;
 }
+
+/** What a project-owned (internal) store takes as a document. */
+export type InternalSource =
+  | { type: 'file'; fileId: string }
+  | { type: 'upload'; upload: UploadedBytes | undefined }
+  | { type: 'link'; url: string }
+  /** a text stored as a file named `filename`; `messages` chunks it in windows of whole messages */
+  | { type: 'text'; title: string; filename: string; text: string; chunking?: 'auto' | 'messages' };
 
 export interface StoreView {
   store: VectorStoreEntity;
@@ -91,6 +99,7 @@ export class KnowledgeService {
       revision: 0,
       createdAt: now,
       lastActiveAt: now,
+      internal: 0,
     };
     await this.repo.insertStore(store);
     for (const id of fileIds) await this.addFile(caller, store.id, { file_id: id, chunking_strategy: input.chunking_strategy });
@@ -125,12 +134,14 @@ export class KnowledgeService {
   }
 
   async deleteStore(caller: Caller, id: string): Promise<void> {
+    await this.requireStore(caller.teamId, id);
     if (!(await this.repo.deleteStore(caller.teamId, id))) throw this.storeNotFound(id);
   }
 
+  /** A knowledge base of the team; project-owned (internal) stores answer 404 here. */
   async requireStore(teamId: string, id: string): Promise<VectorStoreEntity> {
     const store = await this.repo.findStore(teamId, id);
-    if (!store) throw this.storeNotFound(id);
+    if (!store || store.internal) throw this.storeNotFound(id);
     return store;
   }
 
@@ -172,14 +183,7 @@ export class KnowledgeService {
   /** A web link; fetched (SSRF-guarded) and parsed by the worker. */
   async addLink(caller: Caller, storeId: string, input: { url: string; metadata?: unknown }): Promise<KbDocumentEntity> {
     await this.requireStore(caller.teamId, storeId);
-    let url: URL;
-    try {
-      url = new URL(input.url);
-    } catch {
-      throw ApiError.badRequest('url must be an absolute http(s) URL.', 'url');
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw ApiError.badRequest('url must use http or https.', 'url');
-    if (url.username || url.password) throw ApiError.badRequest('url must not carry credentials.', 'url');
+    const url = parseLinkUrl(input.url);
     const attributes = parseAttributes(input.metadata, 'metadata');
     return this.attach(caller.teamId, storeId, { fileId: newFileId(), kind: 'link', attributes, chunking: parseChunkingStrategy(undefined), batchId: null, url: url.toString(), title: url.toString(), filename: url.pathname.split('/').pop() || url.hostname });
   }
@@ -201,6 +205,7 @@ export class KnowledgeService {
     teamId: string,
     storeId: string,
     d: { fileId: string; kind: DocumentKind; attributes: Attributes | null; chunking: Chunking; batchId: string | null; url?: string; title?: string; filename?: string },
+    holder = 'A knowledge base',
   ): Promise<KbDocumentEntity> {
     const now = this.clock.now();
     const doc: Omit<KbDocumentEntity, 'seq'> = {
@@ -228,7 +233,7 @@ export class KnowledgeService {
     };
     const outcome = await this.repo.addDocument(doc, this.job(doc, now), d.kind === 'link' ? MAX_LINKS : MAX_DOCUMENTS);
     if (outcome === 'limit') {
-      throw new ApiError(409, 'invalid_request_error', d.kind === 'link' ? `A knowledge base holds at most ${MAX_LINKS} links.` : `A knowledge base holds at most ${MAX_DOCUMENTS} documents.`, d.kind === 'link' ? 'too_many_links' : 'too_many_documents');
+      throw new ApiError(409, 'invalid_request_error', d.kind === 'link' ? `${holder} holds at most ${MAX_LINKS} links.` : `${holder} holds at most ${MAX_DOCUMENTS} documents.`, d.kind === 'link' ? 'too_many_links' : 'too_many_documents');
     }
     if (outcome === 'added') {
       this.log.log(`knowledge: queued ${d.kind} ${d.fileId} for ${storeId}`);
@@ -274,6 +279,133 @@ export class KnowledgeService {
     const a = parseAttributes(attributes, 'attributes');
     await this.repo.updateDocument(storeId, docId, { attributes: a ? JSON.stringify(a) : null, updatedAt: this.clock.now() });
     return (await this.repo.findDocument(caller.teamId, storeId, docId))!;
+  }
+
+  // ── internal (project-owned) stores ──────────────────────────────────────────────────────────────
+  // The same documents, ingestion jobs, chunks, billing and search as knowledge bases; the store is
+  // marked internal so /v1/vector_stores and /api/v1/knowledge-bases neither list nor serve it.
+
+  async createInternalStore(teamId: string, name: string): Promise<VectorStoreEntity> {
+    const model = this.defaultEmbeddingModel();
+    const now = this.clock.now();
+    const store: Omit<VectorStoreEntity, 'seq'> = {
+      id: newStoreId(),
+      teamId,
+      name: name.slice(0, 256),
+      description: null,
+      metadata: null,
+      embeddingModel: model.key,
+      dimensions: model.dimensions ?? 1536,
+      revision: 0,
+      createdAt: now,
+      lastActiveAt: now,
+      internal: 1,
+    };
+    await this.repo.insertStore(store);
+    return (await this.repo.findStore(teamId, store.id))!;
+  }
+
+  /** An internal store of the team (for its owner: the project, and chat searching project materials). */
+  async requireInternalStore(teamId: string, id: string): Promise<VectorStoreEntity> {
+    const store = await this.repo.findStore(teamId, id);
+    if (!store || !store.internal) throw ApiError.notFound(`No such project store: ${id}`, 'not_found', null);
+    return store;
+  }
+
+  /** Deletes the internal store with its documents, and the files listed in `ownedFileIds`. */
+  async deleteInternalStore(teamId: string, id: string, ownedFileIds: string[] = []): Promise<void> {
+    const store = await this.repo.findStore(teamId, id);
+    if (!store?.internal) return;
+    await this.repo.deleteStore(teamId, id);
+    for (const fileId of ownedFileIds) await this.files.remove(teamId, fileId);
+  }
+
+  /**
+   * Adds a document to an internal store (queued for ingestion like any knowledge-base document).
+   * Limits as for knowledge bases (spec 8: 100 documents, 100 links); `holder` names the owner in the 409.
+   */
+  async addInternalDocument(teamId: string, storeId: string, src: InternalSource, holder: string): Promise<KbDocumentEntity> {
+    await this.requireInternalStore(teamId, storeId);
+    const base = { attributes: null, chunking: AUTO_CHUNKING, batchId: null };
+    switch (src.type) {
+      case 'file': {
+        const file = await this.files.require(teamId, src.fileId);
+        await this.assertIngestible((await this.files.bytes(teamId, file.id))!, file.filename, file.mime);
+        return this.attach(teamId, storeId, { ...base, fileId: file.id, kind: 'file', title: file.filename, filename: file.filename }, holder);
+      }
+      case 'upload': {
+        if (src.upload) await this.assertIngestible(src.upload.buffer, src.upload.originalname, src.upload.mimetype);
+        const file = await this.files.store(teamId, src.upload, 'user_data');
+        return this.attach(teamId, storeId, { ...base, fileId: file.id, kind: 'file', title: file.filename, filename: file.filename }, holder);
+      }
+      case 'link': {
+        const url = parseLinkUrl(src.url);
+        return this.attach(teamId, storeId, { ...base, fileId: newFileId(), kind: 'link', url: url.toString(), title: url.toString(), filename: url.pathname.split('/').pop() || url.hostname }, holder);
+      }
+      case 'text': {
+        if (src.text.trim() === '') throw ApiError.badRequest('The material holds no text.', null, 'empty_document');
+        const file = await this.files.store(teamId, { originalname: src.filename, mimetype: 'text/markdown', buffer: Buffer.from(src.text, 'utf8') }, 'user_data');
+        const chunking = src.chunking === 'messages' ? MESSAGE_CHUNKING : AUTO_CHUNKING;
+        return this.attach(teamId, storeId, { ...base, chunking, fileId: file.id, kind: 'text', title: src.title, filename: file.filename }, holder);
+      }
+    }
+  }
+
+  /** Replaces the text of an internal text document and queues it again (unchanged chunks keep their vectors). */
+  async replaceInternalText(teamId: string, storeId: string, docId: string, text: string): Promise<KbDocumentEntity> {
+    const doc = await this.requireInternalDocument(teamId, storeId, docId);
+    if (doc.kind !== 'text') throw ApiError.badRequest(`${docId} is not a text document.`, null);
+    const file = await this.files.require(teamId, docId);
+    await this.files.replaceBytes(teamId, docId, file.filename, 'text/markdown', Buffer.from(text, 'utf8'));
+    await this.repo.requeue(doc, this.job(doc, this.clock.now()));
+    this.signal.nudge();
+    return (await this.repo.findDocument(teamId, storeId, docId))!;
+  }
+
+  /** Queue an internal document again (a link is fetched again; unchanged content is not re-embedded). */
+  async refreshInternalDocument(teamId: string, storeId: string, docId: string): Promise<KbDocumentEntity> {
+    const doc = await this.requireInternalDocument(teamId, storeId, docId);
+    await this.repo.requeue(doc, this.job(doc, this.clock.now()));
+    this.signal.nudge();
+    return (await this.repo.findDocument(teamId, storeId, docId))!;
+  }
+
+  /** Deletes the document (chunks, jobs) and, with `deleteFile`, the file holding its bytes. */
+  async deleteInternalDocument(teamId: string, storeId: string, docId: string, opts: { deleteFile?: boolean } = {}): Promise<void> {
+    await this.requireInternalStore(teamId, storeId);
+    await this.repo.deleteDocument(teamId, storeId, docId);
+    if (opts.deleteFile) await this.files.remove(teamId, docId);
+  }
+
+  async internalDocuments(teamId: string, storeId: string, ids: string[]): Promise<KbDocumentEntity[]> {
+    const docs = await this.repo.documentsByIds(storeId, ids);
+    return docs.filter((d) => d.teamId === teamId);
+  }
+
+  /** The bytes and type of a document's file (images among project files). */
+  async documentFile(teamId: string, docId: string): Promise<{ bytes: Buffer; filename: string; mime: string } | null> {
+    const file = await this.files.find(teamId, docId);
+    const bytes = file ? await this.files.bytes(teamId, docId) : null;
+    return file && bytes ? { bytes, filename: file.filename, mime: file.mime } : null;
+  }
+
+  /**
+   * The full text of a document of an internal store, extracted again from its stored file (for a
+   * link: the copy fetched last), pages joined by a blank line; '' for images.
+   */
+  async documentText(teamId: string, storeId: string, docId: string): Promise<string> {
+    await this.requireInternalDocument(teamId, storeId, docId);
+    const file = await this.documentFile(teamId, docId);
+    if (!file) return '';
+    const extracted = await this.parser.extract(file.bytes, { filename: file.filename, mime: file.mime });
+    return extracted.units ? extracted.units.join('\n') : extracted.pages.map((p) => p.text).join('\n\n');
+  }
+
+  private async requireInternalDocument(teamId: string, storeId: string, docId: string): Promise<KbDocumentEntity> {
+    await this.requireInternalStore(teamId, storeId);
+    const doc = await this.repo.findDocument(teamId, storeId, docId);
+    if (!doc) throw ApiError.notFound(`No such document: ${docId}`, 'not_found', null);
+    return doc;
   }
 
   // ── batches ────────────────────────────────────────────────────────────────────────────────────
@@ -323,4 +455,16 @@ export class KnowledgeService {
   async chunkedText(storeId: string, documentId: string): Promise<DocumentText> {
     return mergeChunks(await this.repo.documentChunks(storeId, documentId));
   }
+}
+
+function parseLinkUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw ApiError.badRequest('url must be an absolute http(s) URL.', 'url');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw ApiError.badRequest('url must use http or https.', 'url');
+  if (url.username || url.password) throw ApiError.badRequest('url must not carry credentials.', 'url');
+  return url;
 }

@@ -1,1 +1,3 @@
 export * from './project-context.port';
+export * from './projects.module';
+export * from './projects.service';

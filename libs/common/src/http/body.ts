@@ -17,6 +17,10 @@ const LARGE_BODY_ROUTES = [
   /^\/api\/v1\/projects(\/|$)/,
 ];
 
+/** Project webhook deliveries (`POST /api/v1/hooks/{integration_id}`): raw bytes, ≤ 256 KB per event. */
+const WEBHOOK_ROUTE = /^\/api\/v1\/hooks\/[^/]+$/;
+export const WEBHOOK_BODY_LIMIT_BYTES = 256 * 1024;
+
 /** Every other body (admin, knowledge-base CRUD and search, files metadata, cache endpoints). */
 export const SMALL_BODY_LIMIT_BYTES = 64 * 1024;
 
@@ -30,7 +34,10 @@ export const MAX_JSON_DEPTH = 64;
 export function jsonBodyParsers(largeLimitBytes: number): RequestHandler {
   const large = bodyParser.json({ limit: largeLimitBytes });
   const small = bodyParser.json({ limit: SMALL_BODY_LIMIT_BYTES });
+  // webhook deliveries are verified over their exact bytes: kept raw (a Buffer), any content type
+  const hook = bodyParser.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT_BYTES });
   return (req, res, next) => {
+    if (WEBHOOK_ROUTE.test(req.path)) return hook(req, res, next);
     // a body that is neither JSON nor a multipart upload would be silently ignored: refuse it instead
     if (hasBody(req) && !req.is(['application/json', 'application/*+json', 'multipart/form-data'])) {
       return next(
@@ -59,6 +66,7 @@ export function rejectHostileInput(req: Request, _res: Response, next: NextFunct
 }
 
 function inspect(root: unknown, where: 'body' | 'query'): ApiError | null {
+  if (Buffer.isBuffer(root)) return null; // raw bodies (webhooks) are checked by their handler
   if (root === null || typeof root !== 'object') return typeof root === 'string' && root.includes('\u0000') ? nul(where === 'body' ? null : where) : null;
   const stack: Array<{ v: unknown; depth: number; path: string }> = [{ v: root, depth: 1, path: '' }];
   while (stack.length > 0) {

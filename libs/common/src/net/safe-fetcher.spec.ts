@@ -408,6 +408,19 @@ describe('SafeFetcher with 127.0.0.1 allow-listed (test server)', () => {
     expect(requests[1].headers.accept).toBe('image/*, application/pdf');
   });
 
+  it('sends the caller\'s method, headers and body on the first hop only; a redirect is a plain GET without them', async () => {
+    const result = await fetcher.fetch(`${base}/headers`, { maxBytes: 4096, method: 'POST', headers: { authorization: 'Bearer t0ken', 'x-api': '1' }, body: '{"q":1}' });
+    const headers = JSON.parse(result.bytes.toString('utf8')) as Record<string, string>;
+    expect(requests[0].method).toBe('POST');
+    expect(headers).toMatchObject({ authorization: 'Bearer t0ken', 'x-api': '1', 'content-length': '7' });
+
+    await fetcher.fetch(`${base}/redirect-relative`, { ...IMG, method: 'POST', headers: { authorization: 'Bearer t0ken' }, body: 'x' });
+    expect(requests.slice(1).map((r) => [r.method, r.url, r.headers.authorization])).toEqual([
+      ['POST', '/redirect-relative', 'Bearer t0ken'],
+      ['GET', '/ok', undefined],
+    ]);
+  });
+
   it('does not replay a Set-Cookie from one hop on the next', async () => {
     await fetcher.fetch(`${base}/ok`, IMG);
     await fetcher.fetch(`${base}/ok`, IMG);

@@ -53,6 +53,13 @@ export interface SafeFetchOptions {
    * the media type must match exactly (`'application/pdf'`). Omitted: any type. Empty: none.
    */
   accept?: readonly string[];
+  /**
+   * Request method, extra headers and body of the FIRST hop (scheduled API integrations). A redirect
+   * is followed with a plain GET without them, so credentials never travel to the redirect target.
+   */
+  method?: 'GET' | 'POST';
+  headers?: Readonly<Record<string, string>>;
+  body?: string | Buffer;
 }
 
 export interface SafeFetchResult {
@@ -145,16 +152,19 @@ export class SafeFetcher {
         const addresses = await deadline.race(this.vet(current));
         pins.set(current.hostname, addresses);
 
+        const first = redirects === 0;
         const response = await deadline.race(
           agent.request({
             origin: current.url.origin,
             path: current.url.pathname + current.url.search,
-            method: 'GET',
+            method: first ? (opts.method ?? 'GET') : 'GET',
             headers: {
+              ...(first ? opts.headers : undefined),
               accept: acceptHeader(accept),
               'accept-encoding': 'identity',
               'user-agent': this.userAgent,
             },
+            ...(first && opts.body !== undefined ? { body: opts.body } : {}),
             signal: deadline.signal,
           }),
         );

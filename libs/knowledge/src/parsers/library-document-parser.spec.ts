@@ -65,3 +65,34 @@ describe('token chunking', () => {
     expect(chunks.flatMap((c) => c.text.split('\n'))).toEqual(units);
   });
 });
+
+describe('message-window chunking (chats)', () => {
+  const message = (i: number, lines = 1) => [`[2026-01-01T10:${String(i).padStart(2, '0')}:00] user${i}: message number ${i} about topic ${i}`, ...Array.from({ length: lines - 1 }, (_, k) => `  continuation ${k} of message ${i} with a few more words`)].join('\n');
+
+  it('chunks hold whole messages: a message (with its indented lines) is never cut between chunks', () => {
+    const msgs = Array.from({ length: 40 }, (_, i) => message(i, 1 + (i % 3)));
+    const chunks = parser.chunk({ kind: 'markdown', mime: 'text/markdown', pages: [{ page: 1, text: msgs.join('\n') }] }, { type: 'messages', maxTokens: 100, overlapTokens: 0 });
+    expect(chunks.length).toBeGreaterThan(3);
+    const rebuilt = chunks.flatMap((c) => c.text.split(/\n(?=\S)/));
+    expect(rebuilt).toEqual(msgs);
+    for (const c of chunks) expect(c.tokens).toBeLessThanOrEqual(100);
+  });
+
+  it('windows are content-defined: dropping the oldest messages and appending new ones keeps the middle chunks', () => {
+    const msgs = Array.from({ length: 200 }, (_, i) => message(i, 1));
+    const cut = (list: string[]) => parser.chunk({ kind: 'text', mime: 'text/plain', pages: [{ page: 1, text: list.join('\n') }] }, { type: 'messages', maxTokens: 800, overlapTokens: 0 }).map((c) => c.contentHash);
+    const before = cut(msgs.slice(0, 150));
+    const after = cut(msgs.slice(5, 155));
+    const kept = before.filter((h) => after.includes(h)).length;
+    expect(before.length).toBeGreaterThan(5);
+    expect(kept).toBeGreaterThanOrEqual(before.length - 3);
+  });
+
+  it('only a message longer than the window is split', () => {
+    const long = `[t] bob: ${'word '.repeat(300).trim()}`;
+    const chunks = parser.chunk({ kind: 'text', mime: 'text/plain', pages: [{ page: 1, text: [message(1), long, message(2)].join('\n') }] }, { type: 'messages', maxTokens: 100, overlapTokens: 0 });
+    expect(chunks[0].text).toBe(message(1));
+    expect(chunks[chunks.length - 1].text).toBe(message(2));
+    expect(chunks.length).toBeGreaterThanOrEqual(5);
+  });
+});

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { ProviderRegistry, TokenCounter } from '@app/providers';
 import { DocumentChunk, DocumentParser, ExtractedDocument, ExtractionError } from '../document-parser';
-import { Chunking } from '../kb-rules';
+import { Chunking, splitMessages } from '../kb-rules';
 import { MAX_FILE_BYTES } from '../files.service';
 import { extractCsv, extractDocx, extractHtml, extractPdf, looksLikeCsv } from './formats';
 
@@ -28,6 +28,14 @@ const MIME_OF: Record<ExtractedDocument['kind'], string> = {
 };
 
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
+
+/**
+ * Message windows also end after a message whose hash is ≡ 0 mod 8 (about 8 messages per window),
+ * so boundaries depend on the messages themselves, not on where the transcript starts: when old
+ * messages are dropped or new ones appended (webhook events), only the windows at the edges change
+ * and the others keep their content hash — and their vectors, which are not embedded or billed again.
+ */
+const endsWindow = (unit: string): boolean => createHash('sha256').update(unit).digest()[0] % 8 === 0;
 
 function utf8(bytes: Buffer): string | null {
   try {
@@ -105,7 +113,8 @@ export class LibraryDocumentParser extends DocumentParser {
 
   /**
    * Token windows of `maxTokens` advancing by `maxTokens − overlapTokens`, inside each page (a chunk
-   * never spans pages, so it keeps its page number). CSV rows are grouped whole into chunks.
+   * never spans pages, so it keeps its page number). CSV rows are grouped whole into chunks, and so
+   * are chat messages (`messages` chunking), whose windows also end at content-defined boundaries.
    */
   chunk(doc: ExtractedDocument, chunking: Chunking): DocumentChunk[] {
     const out: DocumentChunk[] = [];
@@ -113,10 +122,12 @@ export class LibraryDocumentParser extends DocumentParser {
       const t = text.trim();
       if (t) out.push({ ordinal: out.length, page, text: t, tokens, contentHash: sha256(t) });
     };
-    if (doc.units) {
+    // chats: whole messages are the units, so a window never splits a message (unless one alone is too long)
+    const units = doc.units ?? (chunking.type === 'messages' ? doc.pages.flatMap((p) => splitMessages(p.text)) : undefined);
+    if (units) {
       let group: string[] = [];
       let groupTokens = 0;
-      for (const unit of doc.units) {
+      for (const unit of units) {
         const n = this.tokens.count(unit);
         if (group.length > 0 && groupTokens + n > chunking.maxTokens) {
           push(group.join('\n'), null, groupTokens);
@@ -129,6 +140,11 @@ export class LibraryDocumentParser extends DocumentParser {
         }
         group.push(unit);
         groupTokens += n;
+        if (chunking.type === 'messages' && endsWindow(unit)) {
+          push(group.join('\n'), null, groupTokens);
+          group = [];
+          groupTokens = 0;
+        }
       }
       if (group.length > 0) push(group.join('\n'), null, groupTokens);
       return out;

@@ -1,0 +1,209 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { DataSource, LessThan, Repository } from 'typeorm';
+import { RawSql, TransactionRunner } from '@app/database';
+import { ProjectEntity, ProjectIntegrationEntity, ProjectMaterialEntity, WebhookEventEntity } from './entities/project.entities';
+import type { MaterialKind } from './project-context.port';
+
+export interface PageQuery {
+  after?: string;
+  limit: number;
+  order: 'asc' | 'desc';
+}
+
+/** Projects, their materials, integrations and webhook events. */
+@Injectable()
+export class ProjectsRepository {
+  private readonly sql: RawSql;
+  private readonly T: { integrations: string };
+
+  constructor(
+    @InjectDataSource() ds: DataSource,
+    private readonly tx: TransactionRunner,
+    @InjectRepository(ProjectEntity) private readonly projects: Repository<ProjectEntity>,
+    @InjectRepository(ProjectMaterialEntity) private readonly materials: Repository<ProjectMaterialEntity>,
+    @InjectRepository(ProjectIntegrationEntity) private readonly integrations: Repository<ProjectIntegrationEntity>,
+    @InjectRepository(WebhookEventEntity) private readonly events: Repository<WebhookEventEntity>,
+  ) {
+    this.sql = new RawSql(ds);
+    this.T = { integrations: this.sql.table(ProjectIntegrationEntity) };
+  }
+
+  // ── projects ───────────────────────────────────────────────────────────────────────────────────
+
+  async insertProject(row: Omit<ProjectEntity, 'seq'>): Promise<void> {
+    await this.projects.insert(row);
+  }
+
+  findProject(teamId: string, id: string): Promise<ProjectEntity | null> {
+    return this.projects.findOneBy({ teamId, id });
+  }
+
+  async listProjects(teamId: string, q: PageQuery): Promise<ProjectEntity[]> {
+    const qb = this.projects.createQueryBuilder('p').where('p.team_id = :teamId', { teamId });
+    if (q.after) {
+      const cursor = await this.projects.findOneBy({ teamId, id: q.after });
+      if (!cursor) return [];
+      qb.andWhere(q.order === 'desc' ? 'p.seq < :seq' : 'p.seq > :seq', { seq: cursor.seq });
+    }
+    return qb.orderBy('p.seq', q.order === 'desc' ? 'DESC' : 'ASC').limit(q.limit + 1).getMany();
+  }
+
+  async updateProject(teamId: string, id: string, patch: Partial<ProjectEntity>): Promise<void> {
+    await this.projects.update({ teamId, id }, patch);
+  }
+
+  /** The project, its materials, integrations and their events, in one transaction. */
+  deleteProject(teamId: string, id: string): Promise<boolean> {
+    return this.tx.run(async (m) => {
+      const res = await m.delete(ProjectEntity, { teamId, id });
+      if ((res.affected ?? 0) === 0) return false;
+      const integrations = await m.findBy(ProjectIntegrationEntity, { projectId: id });
+      for (const i of integrations) await m.delete(WebhookEventEntity, { integrationId: i.id });
+      await m.delete(ProjectIntegrationEntity, { projectId: id });
+      await m.delete(ProjectMaterialEntity, { projectId: id });
+      return true;
+    });
+  }
+
+  async materialCounts(projectIds: string[]): Promise<Map<string, Partial<Record<MaterialKind, number>>>> {
+    const out = new Map<string, Partial<Record<MaterialKind, number>>>(projectIds.map((id) => [id, {}]));
+    if (projectIds.length === 0) return out;
+    const rows = await this.materials
+      .createQueryBuilder('m')
+      .select('m.project_id', 'project')
+      .addSelect('m.kind', 'kind')
+      .addSelect('COUNT(*)', 'n')
+      .where('m.project_id IN (:...ids)', { ids: projectIds })
+      .groupBy('m.project_id')
+      .addGroupBy('m.kind')
+      .getRawMany<{ project: string; kind: MaterialKind; n: string | number }>();
+    for (const r of rows) out.get(r.project)![r.kind] = Number(r.n);
+    return out;
+  }
+
+  // ── materials ──────────────────────────────────────────────────────────────────────────────────
+
+  async insertMaterial(row: Omit<ProjectMaterialEntity, 'seq'>): Promise<void> {
+    await this.materials.insert(row);
+  }
+
+  findMaterial(projectId: string, id: string): Promise<ProjectMaterialEntity | null> {
+    return this.materials.findOneBy({ projectId, id });
+  }
+
+  findMaterialBy(projectId: string, where: { documentId?: string; knowledgeBaseId?: string }): Promise<ProjectMaterialEntity | null> {
+    return this.materials.findOneBy({ projectId, ...where });
+  }
+
+  /** Oldest first. */
+  listMaterials(projectId: string): Promise<ProjectMaterialEntity[]> {
+    return this.materials.find({ where: { projectId }, order: { seq: 'ASC' } });
+  }
+
+  /** Sets the material's document once (the first webhook event); false when another request set it first. */
+  async setMaterialDocument(id: string, documentId: string): Promise<boolean> {
+    const res = await this.materials.createQueryBuilder().update().set({ documentId }).where('id = :id AND document_id IS NULL', { id }).execute();
+    return (res.affected ?? 0) > 0;
+  }
+
+  /** The material and, for an integration, the integration and its events. */
+  deleteMaterial(projectId: string, id: string): Promise<boolean> {
+    return this.tx.run(async (m) => {
+      const row = await m.findOneBy(ProjectMaterialEntity, { projectId, id });
+      if (!row) return false;
+      await m.delete(ProjectMaterialEntity, { projectId, id });
+      if (row.integrationId) {
+        await m.delete(WebhookEventEntity, { integrationId: row.integrationId });
+        await m.delete(ProjectIntegrationEntity, { id: row.integrationId });
+      }
+      return true;
+    });
+  }
+
+  // ── integrations ───────────────────────────────────────────────────────────────────────────────
+
+  /** The integration and its material, in one transaction. */
+  insertIntegration(row: ProjectIntegrationEntity, material: Omit<ProjectMaterialEntity, 'seq'>): Promise<void> {
+    return this.tx.run(async (m) => {
+      await m.insert(ProjectMaterialEntity, material);
+      await m.insert(ProjectIntegrationEntity, row);
+    });
+  }
+
+  findIntegration(id: string): Promise<ProjectIntegrationEntity | null> {
+    return this.integrations.findOneBy({ id });
+  }
+
+  integrationsOf(projectId: string): Promise<ProjectIntegrationEntity[]> {
+    return this.integrations.findBy({ projectId });
+  }
+
+  async updateIntegration(id: string, patch: Partial<ProjectIntegrationEntity>): Promise<void> {
+    await this.integrations.update({ id }, patch);
+  }
+
+  /**
+   * Claims the most overdue external-API integration under a lease: due (`next_run_at` passed) and
+   * not leased by a live replica. Postgres: `FOR UPDATE SKIP LOCKED`; SQLite: the single writer.
+   */
+  async claimDue(owner: string, now: number, leaseMs: number): Promise<string | null> {
+    const lock = this.sql.pg ? 'FOR UPDATE SKIP LOCKED' : '';
+    const { rows } = await this.sql.exec(
+      `UPDATE ${this.T.integrations} SET lease_owner = $1, lease_until = $2
+       WHERE id = (SELECT id FROM ${this.T.integrations} WHERE type = 'external_api' AND next_run_at <= $3 AND (lease_until IS NULL OR lease_until < $3) ORDER BY next_run_at LIMIT 1 ${lock})
+       RETURNING id`,
+      [owner, now + leaseMs, now],
+    );
+    return rows[0] ? String(rows[0].id) : null;
+  }
+
+  /** Claims one integration now (manual sync); false while another replica holds it. */
+  async claim(id: string, owner: string, now: number, leaseMs: number): Promise<boolean> {
+    const { rows } = await this.sql.exec(
+      `UPDATE ${this.T.integrations} SET lease_owner = $1, lease_until = $2 WHERE id = $3 AND (lease_until IS NULL OR lease_until < $4) RETURNING id`,
+      [owner, now + leaseMs, id, now],
+    );
+    return rows.length > 0;
+  }
+
+  async release(id: string, owner: string, patch: Partial<ProjectIntegrationEntity>): Promise<void> {
+    await this.integrations.update({ id, leaseOwner: owner }, { ...patch, leaseOwner: null, leaseUntil: null });
+  }
+
+  // ── webhook events ─────────────────────────────────────────────────────────────────────────────
+
+  /** Stores the event unless its webhook-id was seen before (then false); keeps the newest `keep`. */
+  async addEvent(row: Omit<WebhookEventEntity, 'seq'>, keep: number): Promise<boolean> {
+    try {
+      const added = await this.tx.run(async (m) => {
+        if (await m.findOneBy(WebhookEventEntity, { integrationId: row.integrationId, webhookId: row.webhookId })) return false;
+        await m.insert(WebhookEventEntity, row);
+        return true;
+      });
+      if (!added) return false;
+    } catch (err) {
+      // a concurrent delivery of the same id lost the race on the unique index
+      if (await this.events.findOneBy({ integrationId: row.integrationId, webhookId: row.webhookId })) return false;
+      throw err;
+    }
+    const edge = await this.events.find({ select: { seq: true }, where: { integrationId: row.integrationId }, order: { seq: 'DESC' }, skip: keep - 1, take: 1 });
+    if (edge[0]) await this.events.delete({ integrationId: row.integrationId, seq: LessThan(edge[0].seq) });
+    return true;
+  }
+
+  /** Oldest first. */
+  eventsOf(integrationId: string): Promise<WebhookEventEntity[]> {
+    return this.events.find({ where: { integrationId }, order: { seq: 'ASC' } });
+  }
+
+  // ── deployment secret ──────────────────────────────────────────────────────────────────────────
+
+  /** The named per-deployment secret (gateway_secrets), created once with `candidate` and shared by replicas. */
+  async secret(name: string, candidate: string, now: number): Promise<string> {
+    const table = this.sql.table(ProjectEntity).replace(/projects(["`]?)$/, 'gateway_secrets$1');
+    await this.sql.exec(`INSERT INTO ${table} (name, value, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING`, [name, candidate, now]);
+    const { rows } = await this.sql.exec(`SELECT value FROM ${table} WHERE name = $1`, [name]);
+    return rows[0] ? String(rows[0].value) : candidate;
+  }
+}

@@ -1,0 +1,297 @@
+import { Injectable } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { ApiError, Clock } from '@app/common';
+import type { Caller } from '@app/auth';
+import { KnowledgeService, UploadedBytes } from '@app/knowledge';
+import type { KbDocumentEntity } from '@app/knowledge/entities/knowledge.entities';
+import { AttachChatDto, CreateProjectDto, MaterialDto, ProjectDto, UpdateProjectDto } from './dto/projects.dto';
+import { ProjectEntity, ProjectIntegrationEntity, ProjectMaterialEntity } from './entities/project.entities';
+import { ChatExportError, ChatMessage, parseSlackExport, parseTelegramExport, parseWhatsAppExport, renderTranscript } from './messenger';
+import type { MaterialKind } from './project-context.port';
+import { DEFAULT_RAG, imageMime, mergeRag, parseRag } from './project-rules';
+import { ProjectsRepository } from './projects.repository';
+
+export const newProjectId = (): string => `prj_${randomBytes(12).toString('hex')}`;
+export const newMaterialId = (): string => `mat_${randomBytes(12).toString('hex')}`;
+
+const KINDS: MaterialKind[] = ['file', 'link', 'knowledge_base', 'chat', 'messenger_chat', 'webhook', 'external_api'];
+const seconds = (ms: number): number => Math.floor(ms / 1000);
+const HOLDER = 'A project';
+
+/**
+ * Projects and their materials. Text-bearing materials (and images) are documents of the project's
+ * internal vector store, so knowledge's ingestion jobs, parsers, chunk store, billing and search
+ * serve them; a material's status is its document's. Attached knowledge bases stay separate stores.
+ */
+@Injectable()
+export class ProjectsService {
+  constructor(
+    private readonly repo: ProjectsRepository,
+    private readonly kb: KnowledgeService,
+    private readonly clock: Clock,
+  ) {}
+
+  // ── projects ───────────────────────────────────────────────────────────────────────────────────
+
+  async create(caller: Caller, dto: CreateProjectDto): Promise<ProjectDto> {
+    const id = newProjectId();
+    const store = await this.kb.createInternalStore(caller.teamId, `project ${id}`);
+    const now = this.clock.now();
+    await this.repo.insertProject({
+      id,
+      teamId: caller.teamId,
+      name: dto.name,
+      description: dto.description ?? null,
+      mode: dto.mode ?? 'default',
+      rag: JSON.stringify(mergeRag(DEFAULT_RAG, dto.rag)),
+      storeId: store.id,
+      createdAt: now,
+      updatedAt: now,
+    });
+    return this.get(caller.teamId, id);
+  }
+
+  async get(teamId: string, id: string): Promise<ProjectDto> {
+    const p = await this.require(teamId, id);
+    return this.toProject(p, (await this.repo.materialCounts([p.id])).get(p.id)!);
+  }
+
+  async list(caller: Caller, q: { after?: string; limit?: number; order?: 'asc' | 'desc' }): Promise<{ data: ProjectDto[]; has_more: boolean }> {
+    const limit = q.limit ?? 20;
+    const rows = await this.repo.listProjects(caller.teamId, { after: q.after, limit, order: q.order ?? 'desc' });
+    const page = rows.slice(0, limit);
+    const counts = await this.repo.materialCounts(page.map((p) => p.id));
+    return { data: page.map((p) => this.toProject(p, counts.get(p.id)!)), has_more: rows.length > limit };
+  }
+
+  async update(caller: Caller, id: string, dto: UpdateProjectDto): Promise<ProjectDto> {
+    const p = await this.require(caller.teamId, id);
+    const patch: Partial<ProjectEntity> = { updatedAt: this.clock.now() };
+    if (dto.name !== undefined) patch.name = dto.name;
+    if (dto.description !== undefined) patch.description = dto.description;
+    if (dto.mode !== undefined) patch.mode = dto.mode;
+    if (dto.rag !== undefined) patch.rag = JSON.stringify(mergeRag(parseRag(p.rag), dto.rag));
+    await this.repo.updateProject(caller.teamId, id, patch);
+    return this.get(caller.teamId, id);
+  }
+
+  /** The project, its materials and its store (documents, chunks, jobs); attached knowledge bases stay. */
+  async delete(caller: Caller, id: string): Promise<void> {
+    const p = await this.require(caller.teamId, id);
+    const owned = (await this.repo.listMaterials(p.id)).filter((m) => m.ownsFile && m.documentId).map((m) => m.documentId!);
+    await this.repo.deleteProject(caller.teamId, id);
+    await this.kb.deleteInternalStore(caller.teamId, p.storeId, owned);
+  }
+
+  async require(teamId: string, id: string): Promise<ProjectEntity> {
+    const p = await this.repo.findProject(teamId, id);
+    if (!p) throw ApiError.notFound(`No such project: ${id}`, 'project_not_found', 'project_id');
+    return p;
+  }
+
+  private toProject(p: ProjectEntity, counts: Partial<Record<MaterialKind, number>>): ProjectDto {
+    const byKind = Object.fromEntries(KINDS.map((k) => [k, counts[k] ?? 0])) as Record<MaterialKind, number>;
+    return {
+      id: p.id,
+      object: 'project',
+      name: p.name,
+      description: p.description,
+      mode: p.mode,
+      rag: parseRag(p.rag),
+      materials: { total: KINDS.reduce((s, k) => s + byKind[k], 0), ...byKind },
+      created_at: seconds(p.createdAt),
+      updated_at: seconds(p.updatedAt),
+    };
+  }
+
+  // ── materials ──────────────────────────────────────────────────────────────────────────────────
+
+  async listMaterials(caller: Caller, projectId: string): Promise<MaterialDto[]> {
+    const p = await this.require(caller.teamId, projectId);
+    const rows = await this.repo.listMaterials(p.id);
+    const integrations = new Map((await this.repo.integrationsOf(p.id)).map((i) => [i.id, i]));
+    const docs = await this.documentsOf(p, rows);
+    const gone = await this.missingKnowledgeBases(p.teamId, rows);
+    return rows.map((m) => this.toMaterial(m, docs.get(m.documentId ?? ''), m.integrationId ? integrations.get(m.integrationId) : undefined, gone));
+  }
+
+  async material(teamId: string, projectId: string, materialId: string): Promise<MaterialDto> {
+    const p = await this.require(teamId, projectId);
+    const m = await this.requireMaterial(p, materialId);
+    const docs = await this.documentsOf(p, [m]);
+    const integration = m.integrationId ? ((await this.repo.findIntegration(m.integrationId)) ?? undefined) : undefined;
+    return this.toMaterial(m, docs.get(m.documentId ?? ''), integration, await this.missingKnowledgeBases(teamId, [m]));
+  }
+
+  async deleteMaterial(caller: Caller, projectId: string, materialId: string): Promise<void> {
+    const p = await this.require(caller.teamId, projectId);
+    const m = await this.requireMaterial(p, materialId);
+    await this.repo.deleteMaterial(p.id, m.id);
+    if (m.documentId) await this.kb.deleteInternalDocument(caller.teamId, p.storeId, m.documentId, { deleteFile: m.ownsFile === 1 });
+  }
+
+  /** Fetch a link again (unchanged content is not re-embedded) or re-run the ingestion of any text material. */
+  async refreshMaterial(caller: Caller, projectId: string, materialId: string): Promise<MaterialDto> {
+    const p = await this.require(caller.teamId, projectId);
+    const m = await this.requireMaterial(p, materialId);
+    if (!m.documentId) throw ApiError.badRequest(`${m.kind === 'knowledge_base' ? 'A knowledge base' : 'This material'} has no document to refresh${m.kind === 'external_api' ? ' (use the integration sync)' : ''}.`, 'material_id');
+    await this.kb.refreshInternalDocument(caller.teamId, p.storeId, m.documentId);
+    return this.material(caller.teamId, p.id, m.id);
+  }
+
+  async requireMaterial(p: ProjectEntity, materialId: string): Promise<ProjectMaterialEntity> {
+    const m = await this.repo.findMaterial(p.id, materialId);
+    if (!m) throw ApiError.notFound(`No such material in ${p.id}: ${materialId}`, 'material_not_found', 'material_id');
+    return m;
+  }
+
+  /** Multipart upload: a document (ingested) or an image (stored for vision models). */
+  async addUpload(caller: Caller, projectId: string, upload: UploadedBytes | undefined): Promise<MaterialDto> {
+    const p = await this.require(caller.teamId, projectId);
+    const doc = await this.kb.addInternalDocument(caller.teamId, p.storeId, { type: 'upload', upload }, HOLDER);
+    return this.recordDocument(p, 'file', doc, { mime: upload ? imageMime(upload.buffer) : null, ownsFile: true });
+  }
+
+  /** An existing /v1/files id of the team. */
+  async addFileId(caller: Caller, projectId: string, fileId: string): Promise<MaterialDto> {
+    const p = await this.require(caller.teamId, projectId);
+    const existing = await this.repo.findMaterialBy(p.id, { documentId: fileId });
+    if (existing) return this.material(caller.teamId, p.id, existing.id);
+    const doc = await this.kb.addInternalDocument(caller.teamId, p.storeId, { type: 'file', fileId }, HOLDER);
+    const file = await this.kb.documentFile(caller.teamId, doc.id);
+    return this.recordDocument(p, 'file', doc, { mime: file ? imageMime(file.bytes) : null });
+  }
+
+  async addLink(caller: Caller, projectId: string, url: string): Promise<MaterialDto> {
+    const p = await this.require(caller.teamId, projectId);
+    const doc = await this.kb.addInternalDocument(caller.teamId, p.storeId, { type: 'link', url }, HOLDER);
+    return this.recordDocument(p, 'link', doc, { url: doc.url, ownsFile: true });
+  }
+
+  async attachKnowledgeBase(caller: Caller, projectId: string, kbId: string): Promise<MaterialDto> {
+    const p = await this.require(caller.teamId, projectId);
+    const store = await this.kb.requireStore(caller.teamId, kbId);
+    const existing = await this.repo.findMaterialBy(p.id, { knowledgeBaseId: store.id });
+    if (existing) return this.material(caller.teamId, p.id, existing.id);
+    const m = this.newMaterial(p, 'knowledge_base', store.name ?? store.id, { knowledgeBaseId: store.id });
+    await this.repo.insertMaterial(m);
+    return this.material(caller.teamId, p.id, m.id);
+  }
+
+  async detachKnowledgeBase(caller: Caller, projectId: string, kbId: string): Promise<void> {
+    const p = await this.require(caller.teamId, projectId);
+    const m = await this.repo.findMaterialBy(p.id, { knowledgeBaseId: kbId });
+    if (!m) throw ApiError.notFound(`Knowledge base ${kbId} is not attached to ${p.id}.`, 'not_found', 'knowledge_base_id');
+    await this.repo.deleteMaterial(p.id, m.id);
+  }
+
+  async attachChat(caller: Caller, projectId: string, dto: AttachChatDto): Promise<MaterialDto> {
+    const messages: ChatMessage[] = dto.messages.map((m) => ({ ts: m.created_at ?? null, author: m.role, text: m.content }));
+    return this.addTranscript(caller, projectId, 'chat', dto.title, messages);
+  }
+
+  async addMessengerChat(caller: Caller, projectId: string, format: 'telegram' | 'whatsapp' | 'slack', upload: UploadedBytes | undefined, title: string | undefined): Promise<MaterialDto> {
+    await this.require(caller.teamId, projectId);
+    if (!upload || !Buffer.isBuffer(upload.buffer) || upload.buffer.length === 0) throw ApiError.badRequest('A multipart field "file" with the export is required.', 'file');
+    let messages: ChatMessage[];
+    try {
+      messages = format === 'slack' ? parseSlackExport(upload.buffer) : format === 'telegram' ? parseTelegramExport(upload.buffer.toString('utf8')) : parseWhatsAppExport(upload.buffer.toString('utf8'));
+    } catch (err) {
+      if (err instanceof ChatExportError) throw ApiError.badRequest(err.message, 'file', 'invalid_export');
+      throw err;
+    }
+    if (messages.length === 0) throw ApiError.badRequest(`The ${format} export holds no text messages.`, 'file', 'empty_document');
+    return this.addTranscript(caller, projectId, 'messenger_chat', title || upload.originalname || `${format} chat`, messages);
+  }
+
+  private async addTranscript(caller: Caller, projectId: string, kind: 'chat' | 'messenger_chat', title: string, messages: ChatMessage[]): Promise<MaterialDto> {
+    const p = await this.require(caller.teamId, projectId);
+    const text = renderTranscript(messages);
+    if (text.trim() === '') throw ApiError.badRequest('The chat holds no text messages.', 'messages', 'empty_document');
+    const doc = await this.kb.addInternalDocument(caller.teamId, p.storeId, { type: 'text', title, filename: `${kind}.md`, text, chunking: 'messages' }, HOLDER);
+    return this.recordDocument(p, kind, doc, { ownsFile: true });
+  }
+
+  private async recordDocument(p: ProjectEntity, kind: MaterialKind, doc: KbDocumentEntity, extra: { mime?: string | null; url?: string | null; ownsFile?: boolean }): Promise<MaterialDto> {
+    const existing = await this.repo.findMaterialBy(p.id, { documentId: doc.id });
+    if (existing) return this.material(p.teamId, p.id, existing.id);
+    const m = this.newMaterial(p, kind, doc.title ?? doc.filename, { documentId: doc.id, mime: extra.mime ?? null, url: extra.url ?? null, ownsFile: extra.ownsFile ? 1 : 0 });
+    await this.repo.insertMaterial(m);
+    return this.material(p.teamId, p.id, m.id);
+  }
+
+  newMaterial(p: ProjectEntity, kind: MaterialKind, title: string, refs: Partial<Pick<ProjectMaterialEntity, 'documentId' | 'knowledgeBaseId' | 'integrationId' | 'url' | 'mime' | 'ownsFile'>>): Omit<ProjectMaterialEntity, 'seq'> {
+    return {
+      id: newMaterialId(),
+      projectId: p.id,
+      teamId: p.teamId,
+      kind,
+      title: title.slice(0, 512),
+      documentId: refs.documentId ?? null,
+      knowledgeBaseId: refs.knowledgeBaseId ?? null,
+      integrationId: refs.integrationId ?? null,
+      url: refs.url ?? null,
+      mime: refs.mime ?? null,
+      ownsFile: refs.ownsFile ?? 0,
+      createdAt: this.clock.now(),
+    };
+  }
+
+  async documentsOf(p: ProjectEntity, rows: ProjectMaterialEntity[]): Promise<Map<string, KbDocumentEntity>> {
+    const ids = rows.map((m) => m.documentId).filter((x): x is string => x !== null);
+    const docs = await this.kb.internalDocuments(p.teamId, p.storeId, ids);
+    return new Map(docs.map((d) => [d.id, d]));
+  }
+
+  /** Attached knowledge bases deleted since (their materials read failed; chat does not get them). */
+  async missingKnowledgeBases(teamId: string, rows: ProjectMaterialEntity[]): Promise<Set<string>> {
+    const gone = new Set<string>();
+    for (const m of rows) {
+      if (!m.knowledgeBaseId) continue;
+      try {
+        await this.kb.requireStore(teamId, m.knowledgeBaseId);
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 404) gone.add(m.knowledgeBaseId);
+        else throw err;
+      }
+    }
+    return gone;
+  }
+
+  toMaterial(m: ProjectMaterialEntity, doc: KbDocumentEntity | undefined, integration: ProjectIntegrationEntity | undefined, goneKbs: Set<string> = new Set()): MaterialDto {
+    let status: MaterialDto['status'] = 'completed';
+    let lastError: MaterialDto['last_error'] = null;
+    if (m.knowledgeBaseId && goneKbs.has(m.knowledgeBaseId)) {
+      status = 'failed';
+      lastError = { code: 'knowledge_base_deleted', message: `The knowledge base ${m.knowledgeBaseId} was deleted; detach it.` };
+    } else if (doc) {
+      status = doc.status === 'queued' ? 'in_progress' : doc.status;
+      if (doc.lastErrorCode) lastError = { code: doc.lastErrorCode, message: doc.lastErrorMessage ?? '' };
+    } else if (m.documentId) {
+      status = 'failed';
+      lastError = { code: 'document_missing', message: 'The document of this material was deleted.' };
+    }
+    if (integration?.lastError) {
+      lastError = { code: 'integration_error', message: integration.lastError };
+      if (!doc) status = 'failed';
+    } else if (integration?.type === 'external_api' && !doc) {
+      status = 'in_progress'; // the first fetch is pending
+    }
+    return {
+      id: m.id,
+      object: 'project.material',
+      kind: m.kind,
+      title: doc && m.kind !== 'chat' && m.kind !== 'messenger_chat' && m.kind !== 'webhook' && m.kind !== 'external_api' ? (doc.title ?? m.title) : m.title,
+      status,
+      last_error: lastError,
+      tokens: doc?.tokens ?? 0,
+      chunks: doc?.chunkCount ?? 0,
+      url: m.url ?? doc?.url ?? null,
+      mime: m.mime,
+      document_id: m.documentId,
+      knowledge_base_id: m.knowledgeBaseId,
+      integration_id: m.integrationId,
+      created_at: seconds(m.createdAt),
+    };
+  }
+}
