@@ -39,11 +39,11 @@ export class ChatRequestDto {
   @IsOptional() @IsBoolean()
   response_format_json?: boolean;
 
-  @ApiPropertyOptional({ description: 'Project whose materials are added to the context', example: 'prj_123' })
+  @ApiPropertyOptional({ description: 'Project whose materials are added to the context (an id from your projects)' })
   @IsOptional() @IsString() @IsNotEmpty()
   project_id?: string;
 
-  @ApiPropertyOptional({ description: 'Knowledge base searched by RAG', example: 'kb_123' })
+  @ApiPropertyOptional({ description: 'Knowledge base searched by RAG (an id from GET /api/v1/knowledge-bases)' })
   @IsOptional() @IsString() @IsNotEmpty()
   knowledge_base_id?: string;
 
