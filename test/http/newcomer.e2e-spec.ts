@@ -92,7 +92,7 @@ const built = existsSync(join(__dirname, '../../dist/apps/api/src/main.js'));
     } finally {
       await app.close();
     }
-  });
+  }, 120_000); // four CLI processes, each booting the app: slow on a loaded 2-core machine
 });
 
 (built ? describe : describe.skip)('npm start stops on SIGTERM', () => {

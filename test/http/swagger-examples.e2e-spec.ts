@@ -260,7 +260,7 @@ describe(`every Swagger example works (${backendKind()})`, () => {
       if (capture) Object.assign(captured, capture({ status: res.status, body, headers: res.headers }));
     }
     expect(failures).toEqual([]);
-  });
+  }, 120_000);
 
   function prepare(sampler: Sampler, call: Call, captured: Captured): { url: string; init: RequestInit } {
     const flow = FLOW[call.key] ?? {};
