@@ -21,7 +21,15 @@ export class ChatController {
     description:
       'With `stream: true` the answer is Server-Sent Events: `event: reasoning` {reasoning}, `event: delta` {text}, then `event: done` with the full response object (usage, cost), or `event: error` {error}.',
   })
-  @ApiBody({ type: ChatRequestDto })
+  @ApiBody({
+    type: ChatRequestDto,
+    examples: {
+      local: {
+        summary: 'The built-in local model (works offline)',
+        value: { model: 'local', user_id: 'user-42', system_prompt: 'Paris is the capital of France.', prompt: 'What is the capital of France?', messages: [{ role: 'user', content: 'Hello!' }, { role: 'assistant', content: 'Hello! How can I help?' }], max_tokens: 256, temperature: 0.2 },
+      },
+    },
+  })
   @ApiOkResponse({ type: ChatResponseDto })
   @ApiProduces('application/json', 'text/event-stream')
   @ApiResponse({ status: 402, description: 'Balance does not cover the worst-case cost' })

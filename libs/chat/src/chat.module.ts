@@ -11,12 +11,14 @@ import { ChatService } from './chat.service';
 import { CompletionsController } from './completions.controller';
 import { CompletionsService } from './completions.service';
 import { ImageInliner } from './image-inliner';
+import { ResponsesController } from './responses.controller';
+import { ResponsesService } from './responses.service';
 import { RestChatService } from './rest-chat.service';
 
 @Module({
   imports: [AuthModule, BillingModule, ProvidersModule, KnowledgeModule, RerankModule],
-  controllers: [ChatController, CompletionsController],
-  providers: [ImageInliner, FileUrlResolver, ChatContextService, ChatService, RestChatService, CompletionsService],
+  controllers: [ChatController, CompletionsController, ResponsesController],
+  providers: [ImageInliner, FileUrlResolver, ChatContextService, ChatService, RestChatService, CompletionsService, ResponsesService],
   exports: [ChatService],
 })
 export class ChatModule {}

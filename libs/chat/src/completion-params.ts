@@ -14,7 +14,11 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 /** OpenAI request fields → canonical ChatParams, with errors that name the field. */
 export function completionParams(dto: ChatCompletionRequestDto): ChatParams {
   if (dto.logprobs) throw bad('logprobs is not supported by this gateway.', 'logprobs');
-  if (dto.stream_options !== undefined && !dto.stream) throw bad('stream_options is only allowed when stream is true.', 'stream_options');
+  if (dto.stream_options !== undefined && dto.stream_options !== null && !dto.stream) throw bad('stream_options is only allowed when stream is true.', 'stream_options');
+  const toolList = tools(dto.tools);
+  const choice = toolChoice(dto.tool_choice);
+  // tool_choice and parallel_tool_calls mean nothing without tools (and upstreams refuse them then)
+  const withTools = toolList !== undefined && toolList.length > 0;
   return {
     max_tokens: dto.max_completion_tokens ?? dto.max_tokens,
     temperature: dto.temperature,
@@ -23,9 +27,9 @@ export function completionParams(dto: ChatCompletionRequestDto): ChatParams {
     seed: dto.seed,
     user: dto.user,
     n: dto.n,
-    tools: tools(dto.tools),
-    tool_choice: toolChoice(dto.tool_choice),
-    parallel_tool_calls: dto.parallel_tool_calls,
+    tools: withTools ? toolList : undefined,
+    tool_choice: withTools ? choice : undefined,
+    parallel_tool_calls: withTools ? dto.parallel_tool_calls : undefined,
     response_format: responseFormat(dto.response_format),
   };
 }

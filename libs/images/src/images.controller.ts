@@ -16,7 +16,15 @@ export class ImagesController {
   @ApiKeyAuth()
   @HttpCode(200)
   @ApiOperation({ summary: 'Generate images (OpenAI-compatible; the openai SDK works unchanged). Cost in `cost` and the x-gateway-cost-rub header.' })
-  @ApiBody({ type: ImageGenerationRequestDto })
+  @ApiBody({
+    type: ImageGenerationRequestDto,
+    examples: {
+      local: {
+        summary: 'The built-in local-image model (works offline; a signed URL)',
+        value: { model: 'local-image', prompt: 'A lighthouse on a cliff at dawn, watercolour', n: 1, size: '1024x1024', quality: 'low', response_format: 'url', user: 'user-42' },
+      },
+    },
+  })
   @ApiOkResponse({ type: ImagesResponseDto })
   async openAi(@CurrentCaller() caller: Caller, @Body() dto: ImageGenerationRequestDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<ImagesResponseDto> {
     const g = await this.images.generate(caller, dto, String(req.id), '/v1/images/generations', baseUrlOf(req));
@@ -29,7 +37,15 @@ export class ImagesController {
   @ApiKeyAuth()
   @HttpCode(200)
   @ApiOperation({ summary: 'Generate images (REST, api-key header): same body; answer with images, usage, cost breakdown and the model options' })
-  @ApiBody({ type: ImageGenerationRequestDto })
+  @ApiBody({
+    type: ImageGenerationRequestDto,
+    examples: {
+      local: {
+        summary: 'The built-in local-image model (works offline; a signed URL)',
+        value: { model: 'local-image', prompt: 'A lighthouse on a cliff at dawn, watercolour', n: 1, size: '1024x1024', quality: 'low', response_format: 'url', user: 'user-42' },
+      },
+    },
+  })
   @ApiOkResponse({ type: RestImagesResponseDto })
   async rest(@CurrentCaller() caller: Caller, @Body() dto: ImageGenerationRequestDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<RestImagesResponseDto> {
     const g = await this.images.generate(caller, dto, String(req.id), '/api/v1/images/generations', baseUrlOf(req));

@@ -139,7 +139,7 @@ export class VectorStoresController {
   @Post(':vector_store_id/file_batches')
   @HttpCode(200)
   @ApiParam(ID)
-  @ApiBody({ type: CreateFileBatchDto })
+  @ApiBody({ type: CreateFileBatchDto, examples: { file_ids: { summary: 'Files uploaded with POST /v1/files', value: { file_ids: ['file-6f1c2a9b0d3e4f5a6b7c8d9e'] } } } })
   @ApiOkResponse({ type: FileBatchDto })
   async createBatch(@CurrentCaller() caller: Caller, @Param('vector_store_id') id: string, @Body() dto: CreateFileBatchDto): Promise<FileBatchDto> {
     const { batch, counts } = await this.kb.createBatch(caller, id, dto);

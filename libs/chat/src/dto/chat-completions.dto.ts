@@ -8,11 +8,14 @@ import { Allow, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsNum
  * completion-params.ts so that errors name the exact field (e.g. messages[2].content[0].image_url.url).
  */
 export class ChatCompletionRequestDto {
-  @ApiProperty({ example: 'gpt-4o-mini' }) @IsString() @IsNotEmpty() model: string;
+  @ApiProperty({ example: 'local', description: 'A chat model key from GET /v1/models' }) @IsString() @IsNotEmpty() model: string;
 
   @ApiProperty({
     description: 'OpenAI messages: roles system, developer, user, assistant (with tool_calls), tool; content as a string or parts (text, image_url with http(s) or data: URL)',
-    example: [{ role: 'user', content: 'Hello!' }],
+    example: [
+      { role: 'system', content: 'Paris is the capital of France.' },
+      { role: 'user', content: 'What is the capital of France?' },
+    ],
     type: 'array',
     items: { type: 'object' },
   })
@@ -23,16 +26,22 @@ export class ChatCompletionRequestDto {
   @ApiPropertyOptional({ example: 256 }) @IsOptional() @IsInt() @Min(1) max_completion_tokens?: number;
   @ApiPropertyOptional({ example: 0.7 }) @IsOptional() @IsNumber() @Min(0) @Max(2) temperature?: number;
   @ApiPropertyOptional({ example: 1 }) @IsOptional() @IsNumber() @Min(0) @Max(1) top_p?: number;
-  @ApiPropertyOptional({ description: 'string or up to 4 strings', oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] }) @IsOptional() @Allow() stop?: unknown;
+  @ApiPropertyOptional({ description: 'string or up to 4 strings', oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }], example: ['\n\n\n'] }) @IsOptional() @Allow() stop?: unknown;
   @ApiPropertyOptional({ example: 42 }) @IsOptional() @IsInt() seed?: number;
   @ApiPropertyOptional({ example: 'user-42' }) @IsOptional() @IsString() user?: string;
   @ApiPropertyOptional({ description: 'Choices to generate (n > 1 only on models that support it)', example: 1 }) @IsOptional() @IsInt() @Min(1) @Max(8) n?: number;
-  @ApiPropertyOptional({ type: 'array', items: { type: 'object' }, description: 'Function tools' }) @IsOptional() @IsArray() tools?: unknown[];
-  @ApiPropertyOptional({ description: '"none" | "auto" | "required" | {type:"function",function:{name}}' }) @IsOptional() @Allow() tool_choice?: unknown;
-  @ApiPropertyOptional() @IsOptional() @IsBoolean() parallel_tool_calls?: boolean;
-  @ApiPropertyOptional({ description: '{type:"text"} | {type:"json_object"} | {type:"json_schema", json_schema:{name, schema, strict}}', type: 'object', additionalProperties: true }) @IsOptional() @IsObject() response_format?: unknown;
-  @ApiPropertyOptional({ default: false }) @IsOptional() @IsBoolean() stream?: boolean;
-  @ApiPropertyOptional({ description: '{include_usage: true} adds a final chunk with usage (and cost)', type: 'object', additionalProperties: true }) @IsOptional() @IsObject() stream_options?: { include_usage?: unknown };
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'object', additionalProperties: true },
+    description:
+      'Function tools (models with supports_tools; `local` has none, hence the empty example), e.g. [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}]',
+    example: [],
+  }) @IsOptional() @IsArray() tools?: unknown[];
+  @ApiPropertyOptional({ description: '"none" | "auto" | "required" | {type:"function",function:{name}} (only with tools)', example: 'auto' }) @IsOptional() @Allow() tool_choice?: unknown;
+  @ApiPropertyOptional({ example: true, description: 'Only with tools' }) @IsOptional() @IsBoolean() parallel_tool_calls?: boolean;
+  @ApiPropertyOptional({ description: '{type:"text"} | {type:"json_object"} | {type:"json_schema", json_schema:{name, schema, strict}}', type: 'object', additionalProperties: true, example: { type: 'text' } }) @IsOptional() @IsObject() response_format?: unknown;
+  @ApiPropertyOptional({ default: false, example: false }) @IsOptional() @IsBoolean() stream?: boolean;
+  @ApiPropertyOptional({ description: '{include_usage: true} adds a final chunk with usage (and cost); only with stream: true', type: 'object', additionalProperties: true, nullable: true, example: null }) @IsOptional() @IsObject() stream_options?: { include_usage?: unknown } | null;
 
   // Gateway extensions (the OpenAI SDKs send unknown body fields unchanged: extra_body / spread)
   // (examples are null: an id only exists once created; null is the same as absent)
@@ -41,11 +50,11 @@ export class ChatCompletionRequestDto {
   @ApiPropertyOptional({ enum: CONTEXT_MODES, nullable: true, example: null, description: "Extension: context mode for this request (default: the project's mode)" }) @IsOptional() @IsIn(CONTEXT_MODES as string[]) mode?: RequestedMode | null;
 
   // Accepted for SDK compatibility and not forwarded (documented in the README)
-  @ApiPropertyOptional() @IsOptional() @IsNumber() @Min(-2) @Max(2) presence_penalty?: number;
-  @ApiPropertyOptional() @IsOptional() @IsNumber() @Min(-2) @Max(2) frequency_penalty?: number;
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true }) @IsOptional() @IsObject() logit_bias?: Record<string, number>;
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true }) @IsOptional() @IsObject() metadata?: Record<string, string>;
-  @ApiPropertyOptional() @IsOptional() @IsBoolean() store?: boolean;
-  @ApiPropertyOptional() @IsOptional() @IsString() reasoning_effort?: string;
-  @ApiPropertyOptional({ description: 'Not supported: true is rejected with 400' }) @IsOptional() @IsBoolean() logprobs?: boolean;
+  @ApiPropertyOptional({ example: 0 }) @IsOptional() @IsNumber() @Min(-2) @Max(2) presence_penalty?: number;
+  @ApiPropertyOptional({ example: 0 }) @IsOptional() @IsNumber() @Min(-2) @Max(2) frequency_penalty?: number;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'number' }, example: {} }) @IsOptional() @IsObject() logit_bias?: Record<string, number>;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, example: { ticket: 'T-1' } }) @IsOptional() @IsObject() metadata?: Record<string, string>;
+  @ApiPropertyOptional({ example: false }) @IsOptional() @IsBoolean() store?: boolean;
+  @ApiPropertyOptional({ example: 'medium' }) @IsOptional() @IsString() reasoning_effort?: string;
+  @ApiPropertyOptional({ description: 'Not supported: true is rejected with 400', example: false }) @IsOptional() @IsBoolean() logprobs?: boolean;
 }

@@ -3,13 +3,13 @@ import { Allow, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Min, ValidateIf }
 
 /** POST /v1/embeddings (OpenAI) and POST /api/v1/embeddings (REST). */
 export class EmbeddingsRequestDto {
-  @ApiProperty({ example: 'text-embedding-3-small' }) @IsString() @IsNotEmpty() model: string;
+  @ApiProperty({ example: 'local-embedding-small', description: 'An embedding model key from GET /v1/models (local-embedding-small/-large work offline)' }) @IsString() @IsNotEmpty() model: string;
 
   @ApiProperty({ description: 'A string or an array of up to 2048 strings', oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }], example: ['first text', 'second text'] })
   @Allow()
   input: unknown;
 
-  @ApiPropertyOptional({ enum: ['float', 'base64'], default: 'float', description: 'base64 = little-endian float32 bytes' })
+  @ApiPropertyOptional({ enum: ['float', 'base64'], default: 'float', example: 'float', description: 'base64 = little-endian float32 bytes' })
   @IsOptional() @IsIn(['float', 'base64'])
   encoding_format?: 'float' | 'base64';
 

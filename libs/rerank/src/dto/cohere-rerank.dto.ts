@@ -15,7 +15,7 @@ export class CohereRerankRequestDto {
 
   @ApiPropertyOptional({ description: 'Results to return (default: all)', example: 3 }) @IsOptional() @IsInt() @Min(1) top_n?: number;
   @ApiPropertyOptional({ default: false }) @IsOptional() @IsBoolean() return_documents?: boolean;
-  @ApiPropertyOptional({ description: 'Accepted for compatibility; ignored' }) @IsOptional() @IsInt() max_chunks_per_doc?: number;
-  @ApiPropertyOptional({ description: 'Accepted for compatibility; ignored' }) @IsOptional() @IsInt() max_tokens_per_doc?: number;
-  @ApiPropertyOptional({ description: 'Accepted for compatibility; ignored' }) @IsOptional() @IsArray() rank_fields?: string[];
+  @ApiPropertyOptional({ description: 'Accepted for compatibility; ignored', example: 10 }) @IsOptional() @IsInt() max_chunks_per_doc?: number;
+  @ApiPropertyOptional({ description: 'Accepted for compatibility; ignored', example: 4096 }) @IsOptional() @IsInt() max_tokens_per_doc?: number;
+  @ApiPropertyOptional({ description: 'Accepted for compatibility; ignored', type: [String], example: ['text'] }) @IsOptional() @IsArray() rank_fields?: string[];
 }

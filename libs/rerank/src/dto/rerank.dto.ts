@@ -37,11 +37,11 @@ export class RerankRequestDto {
   @IsOptional() @IsBoolean()
   caching?: boolean;
 
-  @ApiPropertyOptional({ nullable: true, description: 'Tables only: column whose value is embedded and returned as data' })
+  @ApiPropertyOptional({ type: String, nullable: true, example: null, description: 'Tables only (content is an array of flat rows): column whose value is embedded and returned as data, e.g. "text"' })
   @IsOptional() @IsString()
   column_to_embed?: string | null;
 
-  @ApiPropertyOptional({ nullable: true, description: 'Tables only: column holding row ids' })
+  @ApiPropertyOptional({ type: String, nullable: true, example: null, description: 'Tables only: column holding row ids, e.g. "id"' })
   @IsOptional() @IsString()
   column_id?: string | null;
 }

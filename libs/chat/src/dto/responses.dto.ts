@@ -1,0 +1,135 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Allow, IsArray, IsBoolean, IsDefined, IsInt, IsNotEmpty, IsNumber, IsObject, IsOptional, IsString, Max, Min } from 'class-validator';
+import { CompletionCostDto } from './chat-completion-response.dto';
+
+/**
+ * POST /v1/responses — the OpenAI Responses request, text only, on the chat pipeline. Scalars are
+ * validated here; `input`, `tools`, `tool_choice` and `text` are unions validated by
+ * responses-input.ts so that errors name the exact field (e.g. input[1].content[0].type).
+ */
+export class ResponseCreateRequestDto {
+  @ApiProperty({ example: 'local', description: 'A chat model key from GET /v1/models' }) @IsString() @IsNotEmpty() model: string;
+
+  @ApiProperty({
+    description:
+      'A string (one user message) or an array of items: messages {role: user|assistant|system|developer, content: string | [{type: "input_text", text}]} (assistant content may use output_text parts), {type: "function_call", call_id, name, arguments} and {type: "function_call_output", call_id, output}',
+    oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'object', additionalProperties: true } }],
+    example: 'Say hello in one short sentence.',
+  })
+  @IsDefined()
+  @Allow()
+  input: unknown;
+
+  @ApiPropertyOptional({ description: 'A system message placed before the input', example: 'Be brief.' }) @IsOptional() @IsString() instructions?: string | null;
+  @ApiPropertyOptional({ example: 64, description: 'Upper bound of generated tokens' }) @IsOptional() @IsInt() @Min(1) max_output_tokens?: number | null;
+  @ApiPropertyOptional({ example: 0.7 }) @IsOptional() @IsNumber() @Min(0) @Max(2) temperature?: number | null;
+  @ApiPropertyOptional({ example: 1 }) @IsOptional() @IsNumber() @Min(0) @Max(1) top_p?: number | null;
+  @ApiPropertyOptional({
+    description:
+      'Function tools, e.g. [{"type": "function", "name": "get_weather", "description": "Current weather for a city", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}] — on models with tool support (`local` has none, so the example is empty)',
+    type: 'array',
+    items: { type: 'object', additionalProperties: true },
+    example: [],
+  })
+  @IsOptional()
+  @IsArray()
+  tools?: unknown[] | null;
+  @ApiPropertyOptional({ description: '"none" | "auto" | "required" | {type: "function", name}', example: 'auto' }) @IsOptional() @Allow() tool_choice?: unknown;
+  @ApiPropertyOptional({ example: true }) @IsOptional() @IsBoolean() parallel_tool_calls?: boolean | null;
+  @ApiPropertyOptional({ description: '{format: {type: "text"} | {type: "json_object"} | {type: "json_schema", name, schema, strict?}}', type: 'object', additionalProperties: true, example: { format: { type: 'text' } } })
+  @IsOptional()
+  @IsObject()
+  text?: Record<string, unknown> | null;
+  @ApiPropertyOptional({ default: false, description: 'true: Server-Sent Events (response.created … response.completed)', example: false }) @IsOptional() @IsBoolean() stream?: boolean | null;
+  @ApiPropertyOptional({ example: 'user-42' }) @IsOptional() @IsString() user?: string | null;
+  @ApiPropertyOptional({ example: 'user-42' }) @IsOptional() @IsString() safety_identifier?: string | null;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, description: 'Echoed back on the response', example: { ticket: 'T-1' } })
+  @IsOptional()
+  @IsObject()
+  metadata?: Record<string, string> | null;
+
+  // Accepted for SDK compatibility (the Vercel AI SDK and openai-node send some of them); not forwarded
+  @ApiPropertyOptional({ description: 'Accepted; responses are never stored (the response says store: false)', example: false }) @IsOptional() @IsBoolean() store?: boolean | null;
+  @ApiPropertyOptional({ description: 'Not supported (no stored responses): a value is rejected with 400', example: null, nullable: true, type: String }) @IsOptional() @IsString() previous_response_id?: string | null;
+  @ApiPropertyOptional({ description: 'Not supported: true is rejected with 400', example: false }) @IsOptional() @IsBoolean() background?: boolean | null;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Accepted and ignored', example: { effort: 'low' } }) @IsOptional() @IsObject() reasoning?: Record<string, unknown> | null;
+  @ApiPropertyOptional({ type: 'array', items: { type: 'string' }, description: 'Accepted and ignored', example: [] }) @IsOptional() @IsArray() include?: string[] | null;
+  @ApiPropertyOptional({ description: 'Accepted and ignored', example: 'disabled' }) @IsOptional() @IsString() truncation?: string | null;
+  @ApiPropertyOptional({ description: 'Accepted and ignored', example: 'auto' }) @IsOptional() @IsString() service_tier?: string | null;
+  @ApiPropertyOptional({ description: 'Accepted and ignored', example: 'docs-example' }) @IsOptional() @IsString() prompt_cache_key?: string | null;
+}
+
+export class ResponseOutputTextDto {
+  @ApiProperty({ example: 'output_text' }) type: 'output_text';
+  @ApiProperty({ example: 'Hello!' }) text: string;
+  @ApiProperty({ type: 'array', items: { type: 'object' }, example: [] }) annotations: unknown[];
+  @ApiProperty({ type: 'array', items: { type: 'object' }, example: [] }) logprobs: unknown[];
+}
+
+/** An output item: a message ({type: "message"}) or a function call ({type: "function_call"}). */
+export class ResponseOutputItemDto {
+  @ApiProperty({ example: 'msg_6f0c0a2b9d3e4c51a7b8c9d0e1f2a3b4' }) id: string;
+  @ApiProperty({ enum: ['message', 'function_call'], example: 'message' }) type: 'message' | 'function_call';
+  @ApiProperty({ enum: ['completed', 'incomplete', 'in_progress'], example: 'completed' }) status: string;
+  @ApiPropertyOptional({ example: 'assistant' }) role?: 'assistant';
+  @ApiPropertyOptional({ type: [ResponseOutputTextDto] }) content?: ResponseOutputTextDto[];
+  @ApiPropertyOptional({ example: 'call_abc123', description: 'function_call items' }) call_id?: string;
+  @ApiPropertyOptional({ example: 'get_weather', description: 'function_call items' }) name?: string;
+  @ApiPropertyOptional({ example: '{"city":"Paris"}', description: 'function_call items: JSON text' }) arguments?: string;
+}
+
+export class ResponseInputTokensDetailsDto {
+  @ApiProperty({ example: 0 }) cached_tokens: number;
+}
+
+export class ResponseOutputTokensDetailsDto {
+  @ApiProperty({ example: 0 }) reasoning_tokens: number;
+}
+
+export class ResponseUsageDto {
+  @ApiProperty({ example: 21 }) input_tokens: number;
+  @ApiProperty({ type: ResponseInputTokensDetailsDto }) input_tokens_details: ResponseInputTokensDetailsDto;
+  @ApiProperty({ example: 8 }) output_tokens: number;
+  @ApiProperty({ type: ResponseOutputTokensDetailsDto }) output_tokens_details: ResponseOutputTokensDetailsDto;
+  @ApiProperty({ example: 29 }) total_tokens: number;
+}
+
+/** The `response` object (non-stream answer, and the payload of response.created / response.completed). */
+export class ResponseObjectDto {
+  @ApiProperty({ example: 'resp_6f0c0a2b9d3e4c51a7b8c9d0e1f2a3b4' }) id: string;
+  @ApiProperty({ example: 'response' }) object: 'response';
+  @ApiProperty({ example: 1767225600 }) created_at: number;
+  @ApiProperty({ enum: ['completed', 'incomplete', 'in_progress', 'failed'], example: 'completed' }) status: string;
+  @ApiProperty({ nullable: true, type: 'object', additionalProperties: true, example: null }) error: unknown;
+  @ApiProperty({ nullable: true, type: 'object', additionalProperties: true, example: null, description: '{reason: "max_output_tokens"} when the output was cut' }) incomplete_details: unknown;
+  @ApiProperty({ nullable: true, type: String, example: 'Be brief.' }) instructions: string | null;
+  @ApiProperty({ nullable: true, type: Number, example: 64 }) max_output_tokens: number | null;
+  @ApiProperty({ example: 'local' }) model: string;
+  @ApiProperty({ type: [ResponseOutputItemDto] }) output: ResponseOutputItemDto[];
+  @ApiProperty({ example: true }) parallel_tool_calls: boolean;
+  @ApiProperty({ nullable: true, type: Number, example: 0.7 }) temperature: number | null;
+  @ApiProperty({ nullable: true, type: Number, example: 1 }) top_p: number | null;
+  @ApiProperty({ example: 'auto', description: 'As requested' }) tool_choice: unknown;
+  @ApiProperty({ type: 'array', items: { type: 'object' }, example: [] }) tools: unknown[];
+  @ApiProperty({ type: 'object', additionalProperties: true, example: { format: { type: 'text' } } }) text: unknown;
+  @ApiProperty({ example: false }) store: boolean;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' }, example: {} }) metadata: Record<string, string>;
+  @ApiProperty({ type: ResponseUsageDto, nullable: true }) usage: ResponseUsageDto | null;
+  @ApiPropertyOptional({ type: CompletionCostDto, description: 'Gateway extension: what the ledger charged (on the final object)' }) cost?: CompletionCostDto;
+}
+
+/** One Responses streaming event (`event: <type>` + `data: {type, sequence_number, …}`). */
+export class ResponseStreamEventDto {
+  @ApiProperty({
+    example: 'response.output_text.delta',
+    description:
+      'response.created, response.in_progress, response.output_item.added, response.content_part.added, response.output_text.delta, response.output_text.done, response.content_part.done, response.function_call_arguments.delta, response.function_call_arguments.done, response.output_item.done, response.completed (or response.incomplete); error on an upstream failure mid-stream',
+  })
+  type: string;
+  @ApiProperty({ example: 4 }) sequence_number: number;
+  @ApiPropertyOptional({ type: ResponseObjectDto, description: 'response.created / in_progress / completed' }) response?: ResponseObjectDto;
+  @ApiPropertyOptional({ example: 0 }) output_index?: number;
+  @ApiPropertyOptional({ example: 'msg_6f0c0a2b9d3e4c51a7b8c9d0e1f2a3b4' }) item_id?: string;
+  @ApiPropertyOptional({ example: 0 }) content_index?: number;
+  @ApiPropertyOptional({ example: 'Hel' }) delta?: string;
+}

@@ -1,0 +1,172 @@
+import { ApiError } from '@app/common';
+import type { ChatMessage, ResponseFormat, ToolChoice, ToolDefinition } from '@app/providers';
+import type { ChatParams } from './chat.service';
+import type { ResponseCreateRequestDto } from './dto/responses.dto';
+
+/**
+ * POST /v1/responses request (text only) → the canonical chat request of the shared pipeline.
+ * Pure functions; every error names the exact field (`input[2].content[0].type`) and is raised
+ * before any upstream call.
+ */
+
+function bad(message: string, param: string, code = 'invalid_value'): ApiError {
+  return ApiError.badRequest(message, param, code);
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+const MESSAGE_ROLES = new Set(['user', 'assistant', 'system', 'developer']);
+const NAME_RE = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** `instructions` + `input` → canonical messages (instructions first, as a system message). */
+export function responsesMessages(dto: Pick<ResponseCreateRequestDto, 'input' | 'instructions'>): ChatMessage[] {
+  const out: ChatMessage[] = [];
+  if (dto.instructions !== undefined && dto.instructions !== null && dto.instructions !== '') out.push({ role: 'system', content: dto.instructions });
+  const input = dto.input;
+  if (typeof input === 'string') {
+    out.push({ role: 'user', content: input });
+  } else if (Array.isArray(input)) {
+    if (input.length === 0) throw bad('input must be a non-empty string or array of input items.', 'input');
+    input.forEach((item, i) => addItem(out, item, `input[${i}]`));
+  } else {
+    throw bad('input must be a string or an array of input items.', 'input');
+  }
+  if (!out.some((m) => m.role !== 'system' && m.role !== 'developer')) throw bad('input must contain at least one user, assistant or tool item.', 'input');
+  return out;
+}
+
+function addItem(out: ChatMessage[], item: unknown, at: string): void {
+  if (!isRecord(item)) throw bad(`${at} must be an object.`, at);
+  const type = item.type ?? 'message';
+  if (type === 'message') {
+    const role = item.role;
+    if (typeof role !== 'string' || !MESSAGE_ROLES.has(role)) throw bad(`${at}.role must be one of user, assistant, system, developer.`, `${at}.role`);
+    out.push({ role: role as ChatMessage['role'], content: messageContent(item.content, `${at}.content`, role) });
+    return;
+  }
+  if (type === 'function_call') {
+    const callId = requireString(item.call_id, `${at}.call_id`);
+    const name = requireString(item.name, `${at}.name`);
+    const args = requireString(item.arguments, `${at}.arguments`, true);
+    const call = { id: callId, type: 'function' as const, function: { name, arguments: args } };
+    // consecutive calls (and a text turn just before them) form one assistant turn with tool_calls
+    const last = out[out.length - 1];
+    if (last && last.role === 'assistant') last.tool_calls = [...(last.tool_calls ?? []), call];
+    else out.push({ role: 'assistant', content: null, tool_calls: [call] });
+    return;
+  }
+  if (type === 'function_call_output') {
+    const callId = requireString(item.call_id, `${at}.call_id`);
+    const output = item.output;
+    let text: string;
+    if (typeof output === 'string') text = output;
+    else if (Array.isArray(output)) text = output.map((p, k) => inputText(p, `${at}.output[${k}]`)).join('\n');
+    else throw bad(`${at}.output must be a string or an array of input_text parts.`, `${at}.output`);
+    out.push({ role: 'tool', content: text, tool_call_id: callId });
+    return;
+  }
+  if (type === 'item_reference') throw bad(`${at}: item references need stored responses, which this gateway does not keep; send the items themselves.`, `${at}.type`, 'unsupported_value');
+  throw bad(`${at}.type "${String(type)}" is not supported (message, function_call, function_call_output).`, `${at}.type`, 'unsupported_value');
+}
+
+function requireString(v: unknown, param: string, allowEmpty = false): string {
+  if (v === undefined || v === null) throw bad(`${param} is required.`, param);
+  if (typeof v !== 'string' || (!allowEmpty && v === '')) throw bad(`${param} must be a non-empty string.`, param);
+  return v;
+}
+
+function messageContent(content: unknown, at: string, role: string): string {
+  if (content === undefined || content === null) throw bad(`${at} is required.`, at);
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) throw bad(`${at} must be a string or an array of content parts.`, at);
+  return content.map((p, k) => (role === 'assistant' ? outputText(p, `${at}[${k}]`) : inputText(p, `${at}[${k}]`))).join('\n');
+}
+
+function inputText(p: unknown, at: string): string {
+  if (!isRecord(p)) throw bad(`${at} must be an object.`, at);
+  if (p.type === 'input_text') {
+    if (typeof p.text !== 'string') throw bad(`${at}.text must be a string.`, `${at}.text`);
+    return p.text;
+  }
+  throw bad(`${at}.type "${String(p.type)}" is not supported: this endpoint takes text only (input_text).`, `${at}.type`, 'unsupported_value');
+}
+
+function outputText(p: unknown, at: string): string {
+  if (!isRecord(p)) throw bad(`${at} must be an object.`, at);
+  if (p.type === 'output_text' || p.type === 'input_text') {
+    if (typeof p.text !== 'string') throw bad(`${at}.text must be a string.`, `${at}.text`);
+    return p.text;
+  }
+  if (p.type === 'refusal' && typeof p.refusal === 'string') return p.refusal;
+  throw bad(`${at}.type "${String(p.type)}" is not supported in assistant content (output_text, refusal).`, `${at}.type`, 'unsupported_value');
+}
+
+/** Responses `tools` (flat function tools) → canonical tool definitions. */
+export function responsesTools(v: unknown[] | undefined): ToolDefinition[] | undefined {
+  if (!v || v.length === 0) return undefined;
+  return v.map((t, i) => {
+    const at = `tools[${i}]`;
+    if (!isRecord(t)) throw bad(`${at} must be an object.`, at);
+    if (t.type !== 'function') throw bad(`${at}.type "${String(t.type)}" is not supported: only function tools.`, `${at}.type`, 'unsupported_value');
+    if (typeof t.name !== 'string' || !NAME_RE.test(t.name)) throw bad(`${at}.name must match ^[a-zA-Z0-9_-]{1,64}$.`, `${at}.name`);
+    if (t.description !== undefined && t.description !== null && typeof t.description !== 'string') throw bad(`${at}.description must be a string.`, `${at}.description`);
+    if (t.parameters !== undefined && t.parameters !== null && !isRecord(t.parameters)) throw bad(`${at}.parameters must be a JSON Schema object.`, `${at}.parameters`);
+    return {
+      type: 'function',
+      function: {
+        name: t.name,
+        ...(typeof t.description === 'string' ? { description: t.description } : {}),
+        ...(isRecord(t.parameters) ? { parameters: t.parameters } : {}),
+        ...(typeof t.strict === 'boolean' ? { strict: t.strict } : {}),
+      },
+    };
+  });
+}
+
+export function responsesToolChoice(v: unknown): ToolChoice | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (v === 'none' || v === 'auto' || v === 'required') return v;
+  if (isRecord(v) && v.type === 'function' && typeof v.name === 'string') return { type: 'function', function: { name: v.name } };
+  throw bad('tool_choice must be "none", "auto", "required" or {type: "function", name}.', 'tool_choice');
+}
+
+/** `text.format` → canonical response_format. */
+export function responsesFormat(text: unknown): ResponseFormat | undefined {
+  if (text === undefined || text === null) return undefined;
+  if (!isRecord(text)) throw bad('text must be an object.', 'text');
+  const f = text.format;
+  if (f === undefined || f === null) return undefined;
+  if (!isRecord(f)) throw bad('text.format must be an object.', 'text.format');
+  if (f.type === 'text') return undefined;
+  if (f.type === 'json_object') return { type: 'json_object' };
+  if (f.type === 'json_schema') {
+    if (typeof f.name !== 'string' || !NAME_RE.test(f.name)) throw bad('text.format.name is required (^[a-zA-Z0-9_-]{1,64}$).', 'text.format.name');
+    if (!isRecord(f.schema)) throw bad('text.format.schema must be a JSON Schema object.', 'text.format.schema');
+    return {
+      type: 'json_schema',
+      json_schema: { name: f.name, schema: f.schema, ...(typeof f.description === 'string' ? { description: f.description } : {}), ...(typeof f.strict === 'boolean' ? { strict: f.strict } : {}) },
+    };
+  }
+  throw bad('text.format.type must be text, json_object or json_schema.', 'text.format.type');
+}
+
+/** Generation parameters of a Responses request, in the canonical form. */
+export function responsesParams(dto: ResponseCreateRequestDto): ChatParams {
+  if (dto.previous_response_id) throw bad('previous_response_id is not supported: this gateway does not store responses; send the conversation in input.', 'previous_response_id', 'unsupported_value');
+  if (dto.background) throw bad('background responses are not supported.', 'background', 'unsupported_value');
+  const tools = responsesTools(dto.tools ?? undefined);
+  const toolChoice = responsesToolChoice(dto.tool_choice);
+  return {
+    max_tokens: dto.max_output_tokens ?? undefined,
+    temperature: dto.temperature ?? undefined,
+    top_p: dto.top_p ?? undefined,
+    user: dto.user ?? dto.safety_identifier ?? undefined,
+    tools,
+    // without tools a tool_choice means nothing (and some upstreams refuse it)
+    tool_choice: tools ? toolChoice : undefined,
+    parallel_tool_calls: tools ? (dto.parallel_tool_calls ?? undefined) : undefined,
+    response_format: responsesFormat(dto.text),
+  };
+}

@@ -1,0 +1,45 @@
+import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { ApiBody, ApiExtraModels, ApiOkResponse, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
+import { ResponseCreateRequestDto, ResponseObjectDto, ResponseStreamEventDto } from './dto/responses.dto';
+import { ResponsesService } from './responses.service';
+import { clientAbortSignal, SseWriter } from './sse-writer';
+
+@ApiExtraModels(ResponseObjectDto, ResponseStreamEventDto)
+@ApiTags('OpenAI-compatible')
+@ApiKeyAuth()
+@Controller('v1/responses')
+export class ResponsesController {
+  constructor(private readonly responses: ResponsesService) {}
+
+  @Post()
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Responses (OpenAI Responses API, text and function tools)',
+    description:
+      'The OpenAI Responses API on the same pipeline and billing as /v1/chat/completions: works with `client.responses.create` of the OpenAI SDKs and the Vercel AI SDK OpenAI provider (baseURL = <gateway>/v1). Text input only; nothing is stored (store: false, previous_response_id refused). Non-streaming answers carry `cost` and the `x-gateway-cost-rub` header; with stream: true the final response.completed event carries usage and cost.',
+  })
+  @ApiBody({ type: ResponseCreateRequestDto, examples: { text: { summary: 'Plain text with the local model', value: { model: 'local', instructions: 'Be brief.', input: 'Say hello in one short sentence.', max_output_tokens: 64 } } } })
+  @ApiOkResponse({
+    description: 'A `response` object; with stream: true Server-Sent Events (`event: <type>` + JSON data with sequence_number) ending with response.completed',
+    content: {
+      'application/json': { schema: { $ref: getSchemaPath(ResponseObjectDto) } },
+      'text/event-stream': { schema: { $ref: getSchemaPath(ResponseStreamEventDto) } },
+    },
+  })
+  @ApiResponse({ status: 402, description: 'Balance does not cover the worst-case cost' })
+  async create(@CurrentCaller() caller: Caller, @Body() dto: ResponseCreateRequestDto, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const signal = clientAbortSignal(res);
+    const prep = await this.responses.prepare(caller, dto, String(req.id));
+    if (!dto.stream) {
+      const { body, cost } = await this.responses.complete(prep, signal);
+      res.setHeader('x-gateway-cost-rub', String(cost.total_cost_rub));
+      res.status(200).json(body);
+      return;
+    }
+    const sse = new SseWriter(res);
+    await this.responses.stream(prep, signal, sse);
+    sse.end();
+  }
+}

@@ -1,0 +1,309 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { ApiError, ErrorBody, errorBody, toApiError } from '@app/common';
+import type { Caller } from '@app/auth';
+import type { CanonicalChatChunk, CanonicalUsage, FinishReason, ToolCall } from '@app/providers';
+import { ChatService, PreparedChat } from './chat.service';
+import { CostRubDto, costToRub } from './chat-cost';
+import type { ResponseCreateRequestDto } from './dto/responses.dto';
+import { responsesMessages, responsesParams } from './responses-input';
+import type { SseWriter } from './sse-writer';
+
+const ENDPOINT = '/v1/responses';
+
+export interface ResponsesUsage {
+  input_tokens: number;
+  input_tokens_details: { cached_tokens: number };
+  output_tokens: number;
+  output_tokens_details: { reasoning_tokens: number };
+  total_tokens: number;
+}
+
+interface OutputText {
+  type: 'output_text';
+  text: string;
+  annotations: unknown[];
+  logprobs: unknown[];
+}
+
+type OutputItem =
+  | { id: string; type: 'message'; status: ItemStatus; role: 'assistant'; content: OutputText[] }
+  | { id: string; type: 'function_call'; status: ItemStatus; call_id: string; name: string; arguments: string };
+
+type ItemStatus = 'in_progress' | 'completed' | 'incomplete';
+
+/** The request echo carried by every `response` object (as the OpenAI API does). */
+interface ResponseEcho {
+  instructions: string | null;
+  max_output_tokens: number | null;
+  temperature: number | null;
+  top_p: number | null;
+  tool_choice: unknown;
+  tools: unknown[];
+  text: unknown;
+  parallel_tool_calls: boolean;
+  metadata: Record<string, string>;
+  user: string | null;
+}
+
+export interface PreparedResponse {
+  chat: PreparedChat;
+  id: string;
+  createdAt: number;
+  echo: ResponseEcho;
+}
+
+function hexId(prefix: string): string {
+  return `${prefix}_${randomUUID().replace(/-/g, '')}`;
+}
+
+function outputText(text: string): OutputText {
+  return { type: 'output_text', text, annotations: [], logprobs: [] };
+}
+
+export function toResponsesUsage(u: CanonicalUsage): ResponsesUsage {
+  return {
+    input_tokens: u.prompt_tokens,
+    input_tokens_details: { cached_tokens: u.cache_read_tokens },
+    output_tokens: u.completion_tokens,
+    output_tokens_details: { reasoning_tokens: u.reasoning_tokens ?? 0 },
+    total_tokens: u.prompt_tokens + u.completion_tokens,
+  };
+}
+
+/**
+ * POST /v1/responses (OpenAI Responses API, text and function tools) on the shared chat pipeline:
+ * the input becomes a canonical chat request, ChatService does model checks, the reservation, the
+ * provider call and the exact charge, and this service maps the result to `response` objects and
+ * the Responses event stream. Nothing is stored (store: false; previous_response_id is refused).
+ */
+@Injectable()
+export class ResponsesService {
+  constructor(private readonly chat: ChatService) {}
+
+  async prepare(caller: Caller, dto: ResponseCreateRequestDto, requestId: string): Promise<PreparedResponse> {
+    const messages = responsesMessages(dto);
+    const params = responsesParams(dto);
+    const chat = await this.chat.prepare({ caller, requestId, endpoint: ENDPOINT, modelKey: dto.model, messages, params, imageParam: 'input' }).catch((err: unknown) => {
+      throw renameParam(err);
+    });
+    return {
+      chat,
+      id: hexId('resp'),
+      createdAt: Math.floor(Date.now() / 1000),
+      echo: {
+        instructions: dto.instructions ?? null,
+        max_output_tokens: dto.max_output_tokens ?? null,
+        temperature: dto.temperature ?? null,
+        top_p: dto.top_p ?? null,
+        tool_choice: dto.tool_choice ?? 'auto',
+        tools: dto.tools ?? [],
+        text: dto.text ?? { format: { type: 'text' } },
+        parallel_tool_calls: dto.parallel_tool_calls ?? true,
+        metadata: dto.metadata ?? {},
+        user: dto.user ?? null,
+      },
+    };
+  }
+
+  async complete(prep: PreparedResponse, signal: AbortSignal): Promise<{ body: Record<string, unknown>; cost: CostRubDto }> {
+    const out = await this.chat.complete(prep.chat, signal);
+    const choice = out.response.choices[0];
+    const incomplete = choice?.finish_reason === 'length';
+    const output: OutputItem[] = [];
+    const text = choice?.message.content ?? '';
+    const calls: ToolCall[] = choice?.message.tool_calls ?? [];
+    if (text !== '' || calls.length === 0) output.push({ id: hexId('msg'), type: 'message', status: incomplete ? 'incomplete' : 'completed', role: 'assistant', content: [outputText(text)] });
+    for (const c of calls) output.push({ id: hexId('fc'), type: 'function_call', status: 'completed', call_id: c.id, name: c.function.name, arguments: c.function.arguments });
+    const cost = costToRub(out.cost, out.chargedMicro);
+    return { body: { ...responseObject(prep, incomplete ? 'incomplete' : 'completed', output, toResponsesUsage(out.usage)), cost }, cost };
+  }
+
+  /**
+   * Streams the Responses event sequence; the final response.completed carries usage and cost.
+   * Errors before the first event propagate (a plain HTTP error); after it, they end the stream
+   * in-band with `error` + `response.failed`.
+   */
+  async stream(prep: PreparedResponse, signal: AbortSignal, sse: SseWriter): Promise<void> {
+    const events = new ResponseEventStream(prep, sse);
+    try {
+      const out = await this.chat.stream(prep.chat, signal, (chunk) => events.chunk(chunk));
+      if (out.aborted) return;
+      await events.finish(toResponsesUsage(out.usage), costToRub(out.cost, out.chargedMicro));
+    } catch (err) {
+      if (!events.isStarted) throw err;
+      await events.fail(errorBody(toApiError(err).error).error);
+    }
+  }
+}
+
+/** The pipeline names chat-completions fields; a Responses client sent max_output_tokens and input. */
+function renameParam(err: unknown): unknown {
+  if (!(err instanceof ApiError)) return err;
+  const param = err.param === 'max_tokens' ? 'max_output_tokens' : err.param === 'messages' ? 'input' : null;
+  if (!param) return err;
+  const message = err.message.replace(/^max_tokens\b/, 'max_output_tokens').replace(/the messages use/, 'the input uses');
+  return new ApiError(err.status, err.type, message, err.code, param, err.headers);
+}
+
+function responseObject(prep: PreparedResponse, status: 'in_progress' | 'completed' | 'incomplete' | 'failed', output: OutputItem[], usage: ResponsesUsage | null, error: unknown = null): Record<string, unknown> {
+  const e = prep.echo;
+  return {
+    id: prep.id,
+    object: 'response',
+    created_at: prep.createdAt,
+    status,
+    background: false,
+    error,
+    incomplete_details: status === 'incomplete' ? { reason: 'max_output_tokens' } : null,
+    instructions: e.instructions,
+    max_output_tokens: e.max_output_tokens,
+    model: prep.chat.model.key,
+    output,
+    parallel_tool_calls: e.parallel_tool_calls,
+    previous_response_id: null,
+    reasoning: { effort: null, summary: null },
+    service_tier: 'default',
+    store: false,
+    temperature: e.temperature,
+    text: e.text,
+    tool_choice: e.tool_choice,
+    tools: e.tools,
+    top_p: e.top_p,
+    truncation: 'disabled',
+    usage,
+    user: e.user,
+    metadata: e.metadata,
+  };
+}
+
+interface OpenMessage {
+  outputIndex: number;
+  id: string;
+  text: string;
+}
+
+interface OpenCall {
+  outputIndex: number;
+  id: string;
+  callId: string;
+  name: string;
+  args: string;
+}
+
+/**
+ * Canonical chat chunks → Responses events, each `event: <type>` with a `sequence_number`:
+ * response.created, response.in_progress, then per output item output_item.added, (message)
+ * content_part.added, output_text.delta…, output_text.done, content_part.done, (function call)
+ * function_call_arguments.delta…, function_call_arguments.done, and output_item.done; finally
+ * response.completed (response.incomplete when the output hit max_output_tokens).
+ */
+export class ResponseEventStream {
+  private seq = 0;
+  private started = false;
+  private nextIndex = 0;
+  private message: OpenMessage | null = null;
+  private readonly calls = new Map<number, OpenCall>();
+  private readonly items: { index: number; item: OutputItem }[] = [];
+  private finishReason: FinishReason = null;
+
+  constructor(
+    private readonly prep: PreparedResponse,
+    private readonly sse: SseWriter,
+  ) {}
+
+  get isStarted(): boolean {
+    return this.started;
+  }
+
+  async chunk(chunk: CanonicalChatChunk): Promise<void> {
+    await this.begin();
+    const choice = chunk.choices.find((c) => c.index === 0);
+    if (!choice) return;
+    const text = choice.delta.content ?? '';
+    if (text !== '') {
+      const m = await this.openMessage();
+      m.text += text;
+      await this.emit('response.output_text.delta', { item_id: m.id, output_index: m.outputIndex, content_index: 0, delta: text, logprobs: [] });
+    }
+    for (const t of choice.delta.tool_calls ?? []) {
+      let call = this.calls.get(t.index);
+      if (!call) {
+        await this.closeMessage();
+        call = { outputIndex: this.nextIndex++, id: hexId('fc'), callId: t.id ?? hexId('call'), name: t.function?.name ?? '', args: '' };
+        this.calls.set(t.index, call);
+        await this.emit('response.output_item.added', { output_index: call.outputIndex, item: this.callItem(call, 'in_progress') });
+      }
+      const delta = t.function?.arguments ?? '';
+      if (delta !== '') {
+        call.args += delta;
+        await this.emit('response.function_call_arguments.delta', { item_id: call.id, output_index: call.outputIndex, delta });
+      }
+    }
+    if (choice.finish_reason) this.finishReason = choice.finish_reason;
+  }
+
+  async finish(usage: ResponsesUsage, cost: CostRubDto): Promise<void> {
+    await this.begin();
+    if (this.nextIndex === 0) await this.openMessage(); // an empty answer is still one (empty) message
+    await this.closeMessage();
+    for (const call of [...this.calls.values()].sort((a, b) => a.outputIndex - b.outputIndex)) {
+      await this.emit('response.function_call_arguments.done', { item_id: call.id, output_index: call.outputIndex, name: call.name, arguments: call.args });
+      const item = this.callItem(call, 'completed');
+      this.items.push({ index: call.outputIndex, item });
+      await this.emit('response.output_item.done', { output_index: call.outputIndex, item });
+    }
+    this.calls.clear();
+    const status = this.finishReason === 'length' ? 'incomplete' : 'completed';
+    await this.emit(`response.${status}`, { response: { ...responseObject(this.prep, status, this.output(), usage), cost } });
+  }
+
+  /** An upstream failure after the stream started: `error`, then `response.failed`. */
+  async fail(error: ErrorBody['error']): Promise<void> {
+    await this.begin();
+    await this.emit('error', { code: error.code, message: error.message, param: error.param });
+    await this.emit('response.failed', { response: responseObject(this.prep, 'failed', this.output(), null, { code: error.code ?? error.type, message: error.message }) });
+  }
+
+  private output(): OutputItem[] {
+    return [...this.items].sort((a, b) => a.index - b.index).map((x) => x.item);
+  }
+
+  private async begin(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    this.sse.start();
+    const snapshot = responseObject(this.prep, 'in_progress', [], null);
+    await this.emit('response.created', { response: snapshot });
+    await this.emit('response.in_progress', { response: snapshot });
+  }
+
+  private async openMessage(): Promise<OpenMessage> {
+    if (this.message) return this.message;
+    const m: OpenMessage = { outputIndex: this.nextIndex++, id: hexId('msg'), text: '' };
+    this.message = m;
+    await this.emit('response.output_item.added', { output_index: m.outputIndex, item: { id: m.id, type: 'message', status: 'in_progress', role: 'assistant', content: [] } });
+    await this.emit('response.content_part.added', { item_id: m.id, output_index: m.outputIndex, content_index: 0, part: outputText('') });
+    return m;
+  }
+
+  private async closeMessage(): Promise<void> {
+    const m = this.message;
+    if (!m) return;
+    this.message = null;
+    const part = outputText(m.text);
+    await this.emit('response.output_text.done', { item_id: m.id, output_index: m.outputIndex, content_index: 0, text: m.text, logprobs: [] });
+    await this.emit('response.content_part.done', { item_id: m.id, output_index: m.outputIndex, content_index: 0, part });
+    const item: OutputItem = { id: m.id, type: 'message', status: this.finishReason === 'length' ? 'incomplete' : 'completed', role: 'assistant', content: [part] };
+    this.items.push({ index: m.outputIndex, item });
+    await this.emit('response.output_item.done', { output_index: m.outputIndex, item });
+  }
+
+  private callItem(call: OpenCall, status: ItemStatus): OutputItem {
+    return { id: call.id, type: 'function_call', status, call_id: call.callId, name: call.name, arguments: status === 'completed' ? call.args : '' };
+  }
+
+  private emit(type: string, payload: Record<string, unknown>): Promise<void> {
+    return this.sse.event(type, { type, sequence_number: this.seq++, ...payload });
+  }
+}

@@ -1,0 +1,319 @@
+/**
+ * Every example in /docs works (issue 12): for each operation listed in /docs-json this suite
+ * sends what Swagger UI's "Try it out" sends — the request body sampled from the schema the way
+ * Swagger UI does it (an `example` wins, then `default`, then the first enum value, otherwise a
+ * type placeholder such as "string", 0, true or {"additionalProp1": {}}), and the parameters'
+ * examples — against the app with the bootstrap key, and fails on any non-2xx.
+ *
+ * Resources are created first and the ids they return are used for path parameters and id fields
+ * (FLOW below), deletions run last. A new endpoint needs nothing here when its examples work on
+ * their own; an endpoint that needs an id or a specific order gets one FLOW entry.
+ */
+import { createTestApp, ADMIN_TOKEN, TestApp } from '../support/test-app';
+import { backendKind } from '../support/test-env';
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+
+interface Schema {
+  $ref?: string;
+  type?: string | string[];
+  format?: string;
+  example?: Json;
+  default?: Json;
+  enum?: Json[];
+  properties?: Record<string, Schema>;
+  required?: string[];
+  additionalProperties?: boolean | Schema;
+  items?: Schema;
+  allOf?: Schema[];
+  oneOf?: Schema[];
+  anyOf?: Schema[];
+  nullable?: boolean;
+}
+
+interface Parameter {
+  name: string;
+  in: 'path' | 'query' | 'header' | 'cookie';
+  required?: boolean;
+  example?: Json;
+  schema?: Schema;
+}
+
+interface MediaType {
+  schema?: Schema;
+  example?: Json;
+  examples?: Record<string, { value?: Json }>;
+}
+
+interface Operation {
+  parameters?: Parameter[];
+  requestBody?: { content: Record<string, MediaType> };
+  security?: Record<string, string[]>[];
+}
+
+interface Doc {
+  paths: Record<string, Record<string, Operation>>;
+  components?: { schemas?: Record<string, Schema> };
+}
+
+/** What one step got back: the parsed body (or text) and the headers. */
+interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+  headers: Headers;
+}
+
+/** Ids captured along the way (`team`, `file`, `vector_store` …). */
+type Captured = Record<string, string>;
+
+interface FlowEntry {
+  /** lower runs first; the default is 10 for creates (POST without path parameters), 50 for the rest, 90 for DELETE */
+  order?: number;
+  /** path (and query) parameter → captured name */
+  params?: Record<string, string>;
+  /** fields merged into the sampled JSON body (values computed from the captured ids) */
+  body?: (c: Captured) => Record<string, Json>;
+  /** ids to remember from a 2xx answer */
+  capture?: (a: Answer) => Captured;
+}
+
+const id = (a: Answer): string => String(a.body.id);
+
+/**
+ * The explicit ordering table: resources created first, then the operations that use them, deletions
+ * last (children before parents). Extend it when an endpoint needs an id from another one.
+ */
+const FLOW: Record<string, FlowEntry> = {
+  'POST /api/v1/admin/teams': { order: 1, capture: (a) => ({ team: id(a) }) },
+  'GET /api/v1/admin/teams/{id}': { params: { id: 'team' } },
+  'POST /api/v1/admin/teams/{id}/api-keys': { order: 2, params: { id: 'team' }, capture: (a) => ({ api_key: id(a) }) },
+  'POST /api/v1/admin/teams/{id}/top-ups': { params: { id: 'team' } },
+  'DELETE /api/v1/admin/api-keys/{id}': { order: 99, params: { id: 'api_key' } },
+
+  'POST /v1/images/generations': {
+    order: 5,
+    capture: (a) => {
+      const url = new URL(String((a.body.data as { url: string }[])[0].url));
+      return { image: url.pathname.split('/').pop()!, image_sig: url.searchParams.get('sig')!, image_expires: url.searchParams.get('expires')! };
+    },
+  },
+  'GET /v1/images/files/{id}': { params: { id: 'image', sig: 'image_sig', expires: 'image_expires' } },
+
+  'POST /v1/files': { order: 3, capture: (a) => ({ file: id(a) }) },
+  'GET /v1/files/{id}': { params: { id: 'file' } },
+  'GET /v1/files/{id}/content': { params: { id: 'file' } },
+  'DELETE /v1/files/{id}': { order: 95, params: { id: 'file' } },
+
+  'POST /v1/vector_stores': { order: 4, capture: (a) => ({ vector_store: id(a) }) },
+  'POST /v1/vector_stores/{vector_store_id}/files': { order: 20, params: { vector_store_id: 'vector_store' }, body: (c) => ({ file_id: c.file }) },
+  'POST /v1/vector_stores/{vector_store_id}/file_batches': { order: 21, params: { vector_store_id: 'vector_store' }, body: (c) => ({ file_ids: [c.file] }), capture: (a) => ({ file_batch: id(a) }) },
+  'POST /v1/vector_stores/{vector_store_id}/file_batches/{batch_id}/cancel': { order: 60, params: { vector_store_id: 'vector_store', batch_id: 'file_batch' } },
+  'DELETE /v1/vector_stores/{vector_store_id}/files/{file_id}': { order: 91, params: { vector_store_id: 'vector_store', file_id: 'file' } },
+  'DELETE /v1/vector_stores/{vector_store_id}': { order: 93, params: { vector_store_id: 'vector_store' } },
+
+  'POST /api/v1/knowledge-bases': { order: 4, capture: (a) => ({ knowledge_base: id(a) }) },
+  'POST /api/v1/knowledge-bases/{id}/documents': { order: 20, params: { id: 'knowledge_base' }, capture: (a) => ({ kb_document: id(a) }) },
+  'POST /api/v1/knowledge-bases/{id}/links': { order: 21, params: { id: 'knowledge_base' }, capture: (a) => ({ kb_link: id(a) }) },
+  'POST /api/v1/knowledge-bases/{id}/links/{link_id}/refresh': { order: 60, params: { id: 'knowledge_base', link_id: 'kb_link' } },
+  'DELETE /api/v1/knowledge-bases/{id}/documents/{doc_id}': { order: 91, params: { id: 'knowledge_base', doc_id: 'kb_document' } },
+  'DELETE /api/v1/knowledge-bases/{id}': { order: 93, params: { id: 'knowledge_base' } },
+};
+
+/** Path parameters named like this take the captured id of the same resource unless FLOW says otherwise. */
+const PARAM_DEFAULTS: [RegExp, string, string][] = [
+  [/^\/v1\/vector_stores\/\{vector_store_id\}/, 'vector_store_id', 'vector_store'],
+  [/^\/v1\/vector_stores\/\{vector_store_id\}\/files\/\{file_id\}/, 'file_id', 'file'],
+  [/^\/v1\/vector_stores\/\{vector_store_id\}\/file_batches\/\{batch_id\}/, 'batch_id', 'file_batch'],
+  [/^\/api\/v1\/knowledge-bases\/\{id\}/, 'id', 'knowledge_base'],
+  [/^\/api\/v1\/knowledge-bases\/\{id\}\/documents\/\{doc_id\}/, 'doc_id', 'kb_document'],
+];
+
+/** A small valid upload for multipart binary fields (text is accepted by every upload endpoint). */
+const UPLOAD = { name: 'paris.txt', type: 'text/plain', text: 'Paris is the capital of France. The Eiffel Tower is in Paris.' };
+
+const BOOTSTRAP_KEY = 'sk-swagger-examples-0123456789abcdef';
+
+class Sampler {
+  constructor(private readonly doc: Doc) {}
+
+  resolve(s: Schema | undefined, depth = 0): Schema {
+    if (!s) return {};
+    if (depth > 20) throw new Error('schema nesting too deep');
+    if (s.$ref) {
+      const name = s.$ref.replace('#/components/schemas/', '');
+      const target = this.doc.components?.schemas?.[name];
+      if (!target) throw new Error(`unresolved ${s.$ref}`);
+      return this.resolve({ ...target, ...(s.example !== undefined ? { example: s.example } : {}) }, depth + 1);
+    }
+    if (s.allOf) {
+      const merged: Schema = { ...s, allOf: undefined, properties: { ...s.properties }, required: [...(s.required ?? [])] };
+      for (const part of s.allOf.map((p) => this.resolve(p, depth + 1))) {
+        Object.assign(merged.properties!, part.properties);
+        merged.required!.push(...(part.required ?? []));
+        if (merged.type === undefined && part.type !== undefined) merged.type = part.type;
+      }
+      return merged;
+    }
+    return s;
+  }
+
+  /** Swagger UI's sample of a schema. */
+  sample(raw: Schema | undefined, depth = 0): Json {
+    const s = this.resolve(raw, depth);
+    if (s.example !== undefined) return s.example;
+    if (s.default !== undefined) return s.default;
+    if (s.enum?.length) return s.enum[0];
+    const alt = s.oneOf ?? s.anyOf;
+    if (alt?.length) return this.sample(alt[0], depth + 1);
+    const type = Array.isArray(s.type) ? s.type[0] : s.type;
+    if (type === 'object' || s.properties) {
+      const out: Record<string, Json> = {};
+      for (const [k, v] of Object.entries(s.properties ?? {})) out[k] = this.sample(v, depth + 1);
+      if (!s.properties && s.additionalProperties !== false) out.additionalProp1 = typeof s.additionalProperties === 'object' ? this.sample(s.additionalProperties, depth + 1) : {};
+      return out;
+    }
+    if (type === 'array') return [this.sample(s.items, depth + 1)];
+    if (type === 'string') return s.format === 'date-time' ? new Date(0).toISOString() : 'string';
+    if (type === 'integer' || type === 'number') return 0;
+    if (type === 'boolean') return true;
+    return {};
+  }
+
+  /** For a oneOf body, the alternative that fits the media type (binary fields ↔ multipart). */
+  bodySchema(media: string, s: Schema | undefined): Schema {
+    const r = this.resolve(s);
+    const alt = r.oneOf ?? r.anyOf;
+    if (!alt) return r;
+    const multipart = media === 'multipart/form-data';
+    return this.resolve(alt.find((a) => this.hasBinary(this.resolve(a)) === multipart) ?? alt[0]);
+  }
+
+  hasBinary(s: Schema): boolean {
+    return Object.values(s.properties ?? {}).some((p) => this.resolve(p).format === 'binary');
+  }
+}
+
+interface Call {
+  key: string;
+  method: string;
+  path: string;
+  op: Operation;
+  media: string | null;
+  order: number;
+}
+
+function defaultOrder(method: string, path: string): number {
+  if (method === 'DELETE') return 90;
+  if (method === 'POST' && !path.includes('{')) return 10;
+  return 50;
+}
+
+describe(`every Swagger example works (${backendKind()})`, () => {
+  let t: TestApp;
+  let doc: Doc;
+
+  beforeAll(async () => {
+    t = await createTestApp({ env: { BOOTSTRAP_API_KEY: BOOTSTRAP_KEY, BOOTSTRAP_BALANCE_RUB: '1000' } });
+    doc = (await (await fetch(`${t.url}/docs-json`)).json()) as Doc;
+  });
+  afterAll(() => t?.close());
+
+  it('executes each operation of /docs-json with its examples (creates first, deletes last) and gets a 2xx', async () => {
+    const sampler = new Sampler(doc);
+    const calls: Call[] = [];
+    for (const [path, methods] of Object.entries(doc.paths)) {
+      for (const [m, op] of Object.entries(methods)) {
+        const method = m.toUpperCase();
+        const key = `${method} ${path}`;
+        const order = FLOW[key]?.order ?? defaultOrder(method, path);
+        const medias = op.requestBody ? Object.keys(op.requestBody.content) : [null];
+        for (const media of medias) calls.push({ key, method, path, op, media, order });
+      }
+    }
+    calls.sort((a, b) => a.order - b.order);
+    expect(calls.length).toBeGreaterThan(50);
+
+    const captured: Captured = {};
+    const failures: string[] = [];
+    for (const call of calls) {
+      const label = `${call.key}${call.media ? ` (${call.media})` : ''}`;
+      let prepared: { url: string; init: RequestInit };
+      try {
+        prepared = prepare(sampler, call, captured);
+      } catch (err) {
+        failures.push(`${label}: no usable example — ${(err as Error).message}`);
+        continue;
+      }
+      const res = await fetch(prepared.url, prepared.init);
+      const text = await res.text();
+      let body: Record<string, unknown> = {};
+      try {
+        body = JSON.parse(text) as Record<string, unknown>;
+      } catch {
+        body = { text };
+      }
+      if (res.status < 200 || res.status > 299) {
+        failures.push(`${label} → ${res.status} ${text.slice(0, 300)}`);
+        continue;
+      }
+      const capture = FLOW[call.key]?.capture;
+      if (capture) Object.assign(captured, capture({ status: res.status, body, headers: res.headers }));
+    }
+    expect(failures).toEqual([]);
+  }, 120_000);
+
+  function prepare(sampler: Sampler, call: Call, captured: Captured): { url: string; init: RequestInit } {
+    const flow = FLOW[call.key] ?? {};
+    const valueOf = (p: Parameter): string | undefined => {
+      const name = flow.params?.[p.name] ?? (p.in === 'path' ? PARAM_DEFAULTS.find(([re, param]) => param === p.name && re.test(call.path))?.[2] : undefined);
+      if (name !== undefined) {
+        if (captured[name] === undefined) throw new Error(`parameter ${p.name} needs the captured "${name}", which no earlier step produced (see FLOW)`);
+        return captured[name];
+      }
+      const example = p.example ?? p.schema?.example;
+      if (example !== undefined && example !== null) return String(example);
+      if (p.required) throw new Error(`required ${p.in} parameter "${p.name}" has no example`);
+      return undefined;
+    };
+    let path = call.path;
+    const query = new URLSearchParams();
+    const headers: Record<string, string> = {};
+    for (const p of call.op.parameters ?? []) {
+      const v = valueOf(p);
+      if (v === undefined) continue;
+      if (p.in === 'path') path = path.replace(`{${p.name}}`, encodeURIComponent(v));
+      else if (p.in === 'query') query.set(p.name, v);
+      else if (p.in === 'header') headers[p.name] = v;
+    }
+    const schemes = (call.op.security ?? []).flatMap((s) => Object.keys(s));
+    if (schemes.includes('admin')) headers.authorization = `Bearer ${ADMIN_TOKEN}`;
+    else if (schemes.length) headers['api-key'] = BOOTSTRAP_KEY;
+
+    let body: RequestInit['body'];
+    if (call.media) {
+      const media = call.op.requestBody!.content[call.media];
+      const schema = sampler.bodySchema(call.media, media.schema);
+      const example = media.example ?? Object.values(media.examples ?? {})[0]?.value;
+      let sampled = example !== undefined ? example : sampler.sample(schema);
+      if (flow.body) sampled = { ...(sampled as Record<string, Json>), ...flow.body(captured) };
+      if (call.media === 'application/json') {
+        headers['content-type'] = 'application/json';
+        body = JSON.stringify(sampled);
+      } else if (call.media === 'multipart/form-data') {
+        const form = new FormData();
+        for (const [k, v] of Object.entries(schema.properties ?? {})) {
+          if (sampler.resolve(v).format === 'binary') form.append(k, new Blob([UPLOAD.text], { type: UPLOAD.type }), UPLOAD.name);
+          else {
+            const value = (sampled as Record<string, Json>)[k];
+            if (value !== undefined && value !== null) form.append(k, typeof value === 'string' ? value : JSON.stringify(value));
+          }
+        }
+        body = form;
+      } else {
+        throw new Error(`request media type ${call.media} is not handled by this suite`);
+      }
+    }
+    const qs = query.toString();
+    return { url: `${t.url}${path}${qs ? `?${qs}` : ''}`, init: { method: call.method, headers, body } };
+  }
+});
