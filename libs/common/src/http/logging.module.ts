@@ -1,26 +1,37 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import type { Options } from 'pino-http';
+import type { DestinationStream } from 'pino';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppConfig } from '@app/config';
 import { requestIdFrom } from '../ids';
 import { serializeError } from './log-serializers';
 
 /**
+ * Where the logs go: null = stdout. Tests replace it (`overrideProvider(LOG_DESTINATION)`) with a
+ * stream to read what the service logs.
+ */
+export const LOG_DESTINATION = Symbol('LOG_DESTINATION');
+
+/**
  * Structured JSON logs (pino). Every request gets an id — the caller's `x-request-id` when sane,
  * else a generated one — echoed in the `x-request-id` response header and bound to every log line
  * written while handling it (nestjs-pino keeps it in AsyncLocalStorage). Secrets, bodies and SQL
- * parameter values (see serializeError) are not logged.
+ * parameter values (see serializeError) are not logged. The one access-log line per request is
+ * written by the RequestObserver (metrics), not by pino-http's auto-logging.
  */
 @Module({})
 export class LoggingModule {
   static forRoot(): DynamicModule {
     return {
       module: LoggingModule,
+      global: true,
+      providers: [{ provide: LOG_DESTINATION, useValue: null }],
+      exports: [LOG_DESTINATION],
       imports: [
         LoggerModule.forRootAsync({
-          inject: [AppConfig],
-          useFactory: (config: AppConfig) => ({ pinoHttp: pinoHttpOptions(config) }),
+          inject: [AppConfig, LOG_DESTINATION],
+          useFactory: (config: AppConfig, destination: DestinationStream | null) => ({ pinoHttp: destination ? [pinoHttpOptions(config), destination] : pinoHttpOptions(config) }),
         }),
       ],
     };
@@ -43,6 +54,7 @@ export function pinoHttpOptions(config: AppConfig): Options {
       res: (res: { statusCode: number }) => ({ status: res.statusCode }),
       err: serializeError,
     },
-    autoLogging: { ignore: (req: IncomingMessage) => req.url === '/health' || req.url === '/ready' },
+    // one access line per request, written by the RequestObserver (it sees requests refused before routing too)
+    autoLogging: false,
   };
 }
