@@ -115,13 +115,15 @@ function round1(ms: number): number {
  */
 export function routeTemplateOf(req: Request): string | null {
   const routed = (req as { route?: { path?: unknown } }).route?.path;
-  if (typeof routed === 'string') return routed;
+  // Nest's catch-all (404 / 405 answers) is a route too: not a template of ours
+  if (typeof routed === 'string' && !routed.includes('*')) return routed;
   const app = req.app as unknown as { router?: { stack: RouteLayer[] }; _router?: { stack: RouteLayer[] } } | undefined;
   const stack = app?.router?.stack ?? app?._router?.stack ?? [];
   const method = req.method.toLowerCase();
   for (const layer of stack) {
     const r = layer.route;
-    if (!r || typeof r.path !== 'string' || !(r.methods[method] || (method === 'head' && r.methods.get))) continue;
+    if (!r || typeof r.path !== 'string' || r.path.includes('*') || r.methods._all) continue;
+    if (!(r.methods[method] || (method === 'head' && r.methods.get))) continue;
     try {
       if (layer.match(req.path)) return r.path;
     } catch {
