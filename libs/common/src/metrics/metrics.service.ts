@@ -129,24 +129,23 @@ export class MetricsService implements OnModuleInit, OnModuleDestroy {
   private readonly tokenLabels = new Map<string, { prompt: Record<string, string>; completion: Record<string, string>; model: Record<string, string> }>();
 
   constructor() {
-    const service = this;
-    new Gauge({
+    const openReservations: Gauge = new Gauge({
       name: 'gateway_open_reservations',
       help: 'Balance holds of requests in flight on this replica.',
       registers: [this.registry],
-      collect() {
-        const source = service.openReservationsSource;
-        if (source) this.set(source());
+      collect: () => {
+        const source = this.openReservationsSource;
+        if (source) openReservations.set(source());
       },
     });
-    new Gauge({
+    const ingestionJobs: Gauge<'state'> = new Gauge({
       name: 'gateway_ingestion_jobs',
       help: `Knowledge-base ingestion jobs by state (read from the database at scrape time, cached ${INGESTION_GAUGE_TTL_MS / 1000} s).`,
       labelNames: ['state'] as const,
       registers: [this.registry],
-      async collect() {
-        const counts = await service.ingestionCounts();
-        for (const [state, n] of Object.entries(counts)) this.set({ state }, n);
+      collect: async () => {
+        const counts = await this.ingestionCounts();
+        for (const [state, n] of Object.entries(counts)) ingestionJobs.set({ state }, n);
       },
     });
   }

@@ -31,20 +31,19 @@ interface RouteLayer {
  * No headers, no query string, no body: keys, prompts and completions never reach it. Requests refused
  * before routing (401 before the body, 413, hostile input) are logged and counted like any other.
  */
+const OBSERVER = Symbol('gateway.requestObserver');
+
+/** One listener function for all requests ('finish' and 'close'): the response is `this`. */
+function onEnd(this: Response & { [OBSERVER]?: RequestObserver }): void {
+  this[OBSERVER]?.end(this);
+}
+
 @Injectable()
 export class RequestObserver {
-  private readonly onEnd: (this: Response) => void;
-
   constructor(
     private readonly metrics: MetricsService,
     private readonly contexts: RequestContexts,
-  ) {
-    const observer = this;
-    // one listener function for all requests: the response is `this`
-    this.onEnd = function onEnd(this: Response): void {
-      observer.end(this);
-    };
-  }
+  ) {}
 
   middleware(): (req: Request, res: Response, next: NextFunction) => void {
     return (req: ObservedRequest, res: Response, next: NextFunction): void => {
@@ -53,18 +52,20 @@ export class RequestObserver {
       res.setHeader('x-request-id', id);
       const ctx = new RequestContext(id, performance.now());
       attachRequestContext(res, ctx);
+      (res as Response & { [OBSERVER]?: RequestObserver })[OBSERVER] = this;
       this.contexts.register(ctx);
-      res.on('finish', this.onEnd);
-      res.on('close', this.onEnd);
+      res.on('finish', onEnd);
+      res.on('close', onEnd);
       next();
     };
   }
 
-  private end(res: Response): void {
+  /** The response finished, or the connection closed first (client gone): observed once. */
+  end(res: Response): void {
     const ctx = requestContextOf(res);
     if (!ctx) return;
-    res.removeListener('finish', this.onEnd);
-    res.removeListener('close', this.onEnd);
+    res.removeListener('finish', onEnd);
+    res.removeListener('close', onEnd);
     const totalMs = performance.now() - ctx.startedAt;
     this.contexts.release(ctx);
     const req = res.req as ObservedRequest;
