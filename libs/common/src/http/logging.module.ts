@@ -50,11 +50,17 @@ export function pinoHttpOptions(config: AppConfig): Options {
     customAttributeKeys: { reqId: 'request_id' },
     redact: { paths: ['req.headers.authorization', 'req.headers["api-key"]', 'req.headers["x-api-key"]', 'req.headers.cookie'], censor: '[redacted]' },
     serializers: {
-      req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+      // the path only: query strings may carry signed-link signatures or whatever a client put there
+      req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: withoutQuery(req.url) }),
       res: (res: { statusCode: number }) => ({ status: res.statusCode }),
       err: serializeError,
     },
     // one access line per request, written by the RequestObserver (it sees requests refused before routing too)
     autoLogging: false,
   };
+}
+
+function withoutQuery(url: string): string {
+  const q = url.indexOf('?');
+  return q < 0 ? url : url.slice(0, q);
 }
