@@ -1,12 +1,14 @@
 /**
  * Issue 13 (observability): ONE access-log line per request, read from the service's own pino output
- * (LOG_DESTINATION replaced by an in-memory stream, LOG_LEVEL=info). A charged chat carries team, key
+ * (its pino-http instance, PINO_HTTP, built with the service's options onto an in-memory stream). A charged chat carries team, key
  * prefix, model, tokens, cost and upstream time; client errors carry their code and no stack; the
  * prompt, the completion and the API key appear in no line at all.
  */
 import { Writable } from 'node:stream';
 import request from 'supertest';
-import { LOG_DESTINATION } from '@app/common';
+import { pinoHttp } from 'pino-http';
+import { PINO_HTTP, pinoHttpOptions } from '@app/common';
+import { AppConfig } from '@app/config';
 import { FakeOpenAI } from '../fakes';
 import { AdminClient } from '../support/admin-client';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -42,7 +44,8 @@ describe(`access log (${backendKind()})`, () => {
 
   beforeAll(async () => {
     fake = await FakeOpenAI.start({ apiKey: FAKE_OPENAI_KEY });
-    t = await createTestApp({ env: { ...openAiEnv(fake), LOG_LEVEL: 'info', INGEST_CONCURRENCY: '0' }, overrides: [{ provide: LOG_DESTINATION, useValue: sink }] });
+    const logged = pinoHttp(pinoHttpOptions(AppConfig.fromEnv({ LOG_LEVEL: 'info' })), sink);
+    t = await createTestApp({ env: { ...openAiEnv(fake), INGEST_CONCURRENCY: '0' }, overrides: [{ provide: PINO_HTTP, useValue: logged }] });
     ({ apiKey, teamId } = await new AdminClient(t.url).teamWithKey(100, 'logged'));
   });
   afterEach(() => fake.reset());

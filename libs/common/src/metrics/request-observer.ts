@@ -1,8 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
-import { PinoLogger } from 'nestjs-pino';
 import { performance } from 'node:perf_hooks';
-import type { Logger as Pino } from 'pino';
+import type { HttpLogger } from 'pino-http';
+import { PINO_HTTP } from '../http/logging.module';
 import { requestIdFrom } from '../ids';
 import { microToRub } from '../money/money';
 import { MetricsService } from './metrics.service';
@@ -43,6 +43,8 @@ export class RequestObserver {
   constructor(
     private readonly metrics: MetricsService,
     private readonly contexts: RequestContexts,
+    /** the service's pino-http instance (LoggingModule); without it, metrics only */
+    @Optional() @Inject(PINO_HTTP) private readonly http?: HttpLogger,
   ) {}
 
   middleware(): (req: Request, res: Response, next: NextFunction) => void {
@@ -80,7 +82,7 @@ export class RequestObserver {
       hadUpstream: ctx.upstreamCalls > 0,
     });
     if (QUIET_PATHS.has(req.path)) return;
-    const log = PinoLogger.root as Pino | undefined;
+    const log = this.http?.logger;
     const level = status >= 500 ? (UPSTREAM_STATUSES.has(status) ? 'warn' : 'error') : 'info';
     if (!log?.isLevelEnabled(level)) return;
     log[level](
