@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { Clock, ClockModule, LoggingModule, NetModule, SharedCacheModule } from '@app/common';
+import { Clock, ClockModule, LoggingModule, MetricsModule, NetModule, SharedCacheModule } from '@app/common';
 import { ConfigModule } from '@app/config';
 import { DatabaseModule } from '@app/database';
 import { AuthModule } from '@app/auth';
@@ -16,7 +16,7 @@ import { HealthController } from './health.controller';
 
 /** Wires the libs together; nothing else. */
 @Module({
-  imports: [ConfigModule.forRoot(), ClockModule, NetModule, LoggingModule.forRoot(), DatabaseModule, SharedCacheModule, AuthModule, BillingModule, AdminModule, ProvidersModule, ChatModule, EmbeddingsModule, RerankModule, ImagesModule, KnowledgeModule, ProjectsModule],
+  imports: [ConfigModule.forRoot(), ClockModule, NetModule, LoggingModule.forRoot(), MetricsModule, DatabaseModule, SharedCacheModule, AuthModule, BillingModule, AdminModule, ProvidersModule, ChatModule, EmbeddingsModule, RerankModule, ImagesModule, KnowledgeModule, ProjectsModule],
   controllers: [HealthController],
 })
 export class AppModule {}

@@ -1,7 +1,7 @@
 import { INestApplication } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { answerClientErrorsAsJson, ApiExceptionFilter, AppLogger, createValidationPipe, jsonBodyParsers, rejectHostileInput } from '@app/common';
+import { answerClientErrorsAsJson, ApiExceptionFilter, AppLogger, createValidationPipe, jsonBodyParsers, METRICS_SECURITY, rejectHostileInput, RequestObserver } from '@app/common';
 import { AppConfig } from '@app/config';
 import { ApiKeysService, authBeforeBody, SECURITY } from '@app/auth';
 
@@ -9,7 +9,9 @@ import { ApiKeysService, authBeforeBody, SECURITY } from '@app/auth';
 export function setupApp(app: NestExpressApplication): INestApplication {
   const config = app.get(AppConfig);
   app.useLogger(app.get(AppLogger));
-  // order matters: authenticate from the headers, then read and parse the body, then refuse hostile input
+  // order matters: request id + metrics + access log first (they see every request, refused ones too),
+  // then authenticate from the headers, then read and parse the body, then refuse hostile input
+  app.use(app.get(RequestObserver).middleware());
   app.use(authBeforeBody(app.get(ApiKeysService), config));
   app.use(jsonBodyParsers(config.bodyLimitBytes));
   app.use(rejectHostileInput);
@@ -30,6 +32,7 @@ export function setupApp(app: NestExpressApplication): INestApplication {
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API_KEY>' }, SECURITY.bearer)
     .addApiKey({ type: 'apiKey', in: 'header', name: 'Authorization', description: 'Authorization: api-key <API_KEY>' }, SECURITY.authorizationApiKey)
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <ADMIN_TOKEN>' }, SECURITY.admin)
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <METRICS_TOKEN> (only when METRICS_TOKEN is set)' }, METRICS_SECURITY)
     .build();
   const document = SwaggerModule.createDocument(app, doc);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });

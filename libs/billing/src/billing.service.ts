@@ -1,7 +1,8 @@
 import { Injectable, Logger, OnApplicationShutdown, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { join, resolve } from 'node:path';
-import { ApiError, Clock, isDatabaseUnavailable, microToRub, newId } from '@app/common';
+import { performance } from 'node:perf_hooks';
+import { ApiError, Clock, isDatabaseUnavailable, MetricsService, microToRub, newId, RequestContexts } from '@app/common';
 import { AppConfig } from '@app/config';
 import { BillingRepository, ChargeRecord } from './billing.repository';
 import { BillingSpool, SpoolRecord } from './billing-spool';
@@ -78,6 +79,9 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
     private readonly repo: BillingRepository,
     private readonly clock: Clock,
     private readonly config: AppConfig,
+    // unit specs construct the service without them: detached instances then
+    private readonly metrics: MetricsService = new MetricsService(),
+    private readonly requests: RequestContexts = new RequestContexts(),
   ) {
     // one spool per database (a data dir may serve tests against several)
     const key = config.databaseKind === 'postgres' ? createHash('sha256').update(`${config.databaseUrl}|${config.databaseSchema ?? ''}`).digest('hex').slice(0, 16) : 'sqlite';
@@ -85,6 +89,7 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
   }
 
   onModuleInit(): void {
+    this.metrics.observeOpenReservations(() => this.inFlight.size);
     const every = Math.min(60_000, Math.max(1_000, Math.floor(this.config.reservationTtlMs / 4)));
     this.sweeper = setInterval(() => void this.sweepExpired().catch((err: unknown) => this.logger.error({ err }, 'reservation sweep failed')), every);
     this.sweeper.unref();
@@ -204,19 +209,23 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
    */
   async meter<T>(spec: MeterSpec<T>): Promise<{ result: T; charged: SettledCharge | null }> {
     const hold = await this.reserve(spec.teamId, spec.holdMicro, spec.requestId);
+    const ctx = this.requests.get(spec.requestId);
     let result: T;
+    const started = performance.now();
     try {
       result = await spec.run();
     } catch (err) {
+      ctx?.addUpstream(performance.now() - started);
       let partial: MeteredCharge | null = null;
       try {
         partial = spec.chargeOnFailure?.(err) ?? null;
       } finally {
-        if (partial) await this.settle(hold, partial.costMicro, partial.details);
+        if (partial) this.observe(spec.requestId, partial, await this.settle(hold, partial.costMicro, partial.details));
         else await this.release(hold).catch((e: unknown) => this.logger.error({ err: e, reservationId: hold.id }, 'release failed'));
       }
       throw err;
     }
+    ctx?.addUpstream(performance.now() - started);
     let charge: MeteredCharge | null;
     try {
       charge = spec.charge(result);
@@ -228,7 +237,16 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
       await this.release(hold);
       return { result, charged: null };
     }
-    return { result, charged: await this.settle(hold, charge.costMicro, charge.details) };
+    const charged = await this.settle(hold, charge.costMicro, charge.details);
+    this.observe(spec.requestId, charge, charged);
+    return { result, charged };
+  }
+
+  /** A settled charge in the metrics (tokens and RUB by model) and in the request's access-log line. */
+  private observe(requestId: string, charge: MeteredCharge, settled: SettledCharge): void {
+    const d = charge.details;
+    this.metrics.charged(d.model, d.promptTokens, d.completionTokens, settled.chargedMicro);
+    this.requests.get(requestId)?.addCharge(d.model, d.promptTokens, d.completionTokens, settled.chargedMicro);
   }
 
   /** Frees the hold; nothing is charged. Safe to call twice; spooled when the database is away. */

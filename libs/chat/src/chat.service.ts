@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { ApiError } from '@app/common';
+import { ApiError, MetricsService } from '@app/common';
 import type { Caller } from '@app/auth';
 import { BillingService, MeteredCharge, PricingService } from '@app/billing';
 import {
@@ -16,6 +16,7 @@ import {
   providerErrorToApiError,
   ProviderRegistry,
   ToolCall,
+  upstreamErrorKind,
 } from '@app/providers';
 import { ChatCost, computeChatCost, worstCaseMicro } from './chat-cost';
 import { ImageInliner, MAX_IMAGES } from './image-inliner';
@@ -80,6 +81,7 @@ export class ChatService {
     private readonly billing: BillingService,
     private readonly pricing: PricingService,
     private readonly images: ImageInliner,
+    private readonly metrics: MetricsService = new MetricsService(),
   ) {}
 
   /**
@@ -258,6 +260,8 @@ export class ChatService {
   }
 
   private toApiError(err: unknown, prep: PreparedChat): ApiError {
+    const kind = upstreamErrorKind(err);
+    if (kind) this.metrics.upstreamError(prep.model.provider, prep.model.key, kind);
     if (err instanceof ProviderError && err.kind === 'auth') {
       this.logger.error({ provider: prep.model.provider, status: err.upstreamStatus }, 'provider rejected the gateway credentials');
     } else if (!(err instanceof ApiError) && !(err instanceof ProviderError) && !isProviderAbortError(err)) {

@@ -21,6 +21,8 @@ export class AppConfig {
   get redisUrl(): string | undefined { return this.env.redisUrl; }
   get redisKeyPrefix(): string { return this.env.redisKeyPrefix; }
   get adminToken(): string | undefined { return this.env.adminToken; }
+  /** Bearer token for GET /metrics; unset = open */
+  get metricsToken(): string | undefined { return this.env.metricsToken; }
   get bootstrapApiKey(): string | undefined { return this.env.bootstrapApiKey; }
   get bootstrapBalanceRub(): number { return this.env.bootstrapBalanceRub; }
   get logLevel(): LogLevel { return this.env.logLevel; }

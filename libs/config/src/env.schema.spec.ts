@@ -38,6 +38,7 @@ describe('parseEnv', () => {
     [{ REDIS_URL: 'not a url' }, /REDIS_URL is not a valid URL/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],
     [{ ADMIN_TOKEN: 'short' }, /ADMIN_TOKEN must be at least 16/],
+    [{ METRICS_TOKEN: 'short' }, /METRICS_TOKEN must be at least 16/],
     [{ BOOTSTRAP_BALANCE_RUB: '-1' }, /BOOTSTRAP_BALANCE_RUB/],
     [{ AUTH_CACHE_TTL_SECONDS: '30' }, /AUTH_CACHE_TTL_SECONDS must be between 0 and 5/],
     [{ INTEGRATION_SECRET_KEY: 'too-short' }, /INTEGRATION_SECRET_KEY must be at least 32/],

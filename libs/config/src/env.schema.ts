@@ -74,6 +74,7 @@ export interface EnvConfig {
   redisUrl?: string;
   redisKeyPrefix: string;
   adminToken?: string;
+  metricsToken?: string;
   bootstrapApiKey?: string;
   bootstrapBalanceRub: number;
   logLevel: LogLevel;
@@ -150,6 +151,10 @@ export function parseEnv(env: Env): EnvConfig {
   if (adminToken !== undefined && adminToken.length < 16) {
     throw new ConfigError('ADMIN_TOKEN must be at least 16 characters');
   }
+  const metricsToken = str(env, 'METRICS_TOKEN');
+  if (metricsToken !== undefined && metricsToken.length < 16) {
+    throw new ConfigError('METRICS_TOKEN must be at least 16 characters');
+  }
   const bootstrapApiKey = str(env, 'BOOTSTRAP_API_KEY');
   if (bootstrapApiKey !== undefined && bootstrapApiKey.length < 20) {
     throw new ConfigError('BOOTSTRAP_API_KEY must be at least 20 characters');
@@ -169,6 +174,7 @@ export function parseEnv(env: Env): EnvConfig {
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: str(env, 'REDIS_KEY_PREFIX') ?? 'gw',
     adminToken,
+    metricsToken,
     bootstrapApiKey,
     bootstrapBalanceRub: decimal(env, 'BOOTSTRAP_BALANCE_RUB', 0, 0),
     logLevel: logLevel as LogLevel,

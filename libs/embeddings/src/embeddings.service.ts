@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError } from '@app/common';
-import { CanonicalEmbeddingResponse, ModelEntry, providerErrorToApiError, ProviderRegistry } from '@app/providers';
+import { ApiError, MetricsService } from '@app/common';
+import { CanonicalEmbeddingResponse, ModelEntry, providerErrorToApiError, ProviderRegistry, upstreamErrorKind } from '@app/providers';
 
 /** Upstream batch limits: inputs per call and a token budget per call (OpenAI allows 2048 / 300k). */
 export const MAX_INPUTS_PER_CALL = 2048;
@@ -52,7 +52,10 @@ export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T, in
  */
 @Injectable()
 export class EmbeddingsService {
-  constructor(private readonly registry: ProviderRegistry) {}
+  constructor(
+    private readonly registry: ProviderRegistry,
+    private readonly metrics: MetricsService = new MetricsService(),
+  ) {}
 
   /** cl100k token counts, used for batching and reservations (the provider's report is what is billed). */
   countTokens(texts: string[]): number[] {
@@ -72,6 +75,8 @@ export class EmbeddingsService {
     try {
       results = await mapLimit(batches, BATCH_CONCURRENCY, ([s, e]) => provider.embed({ model: model.upstream_model, input: texts.slice(s, e), dimensions }, signal));
     } catch (err) {
+      const kind = upstreamErrorKind(err);
+      if (kind) this.metrics.upstreamError(model.provider, model.key, kind);
       throw providerErrorToApiError(err, model);
     }
     const vectors: Float32Array[] = [];

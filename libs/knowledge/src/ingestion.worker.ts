@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { AsyncResource } from 'node:async_hooks';
 import { createHash, randomUUID } from 'node:crypto';
-import { ApiError, Clock, SafeFetcher, SafeFetchError } from '@app/common';
+import { ApiError, Clock, MetricsService, SafeFetcher, SafeFetchError } from '@app/common';
 import { AppConfig } from '@app/config';
 import { BillingService, PricingService } from '@app/billing';
 import { ModelCatalogService } from '@app/providers';
@@ -58,9 +58,12 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
     private readonly signal: IngestionSignal,
     private readonly config: AppConfig,
     private readonly clock: Clock,
+    private readonly metrics: MetricsService,
   ) {}
 
   onModuleInit(): void {
+    // jobs of every replica, read from the database when /metrics is scraped (cached a few seconds)
+    this.metrics.observeIngestionJobs(() => this.repo.countJobsByState());
     if (this.config.ingestConcurrency === 0) return;
     // bound here, so work started by a request's nudge does not run (and log) in that request's context
     this.signal.onNudge(AsyncResource.bind(() => this.tick()));

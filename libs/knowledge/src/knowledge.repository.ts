@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In, Repository } from 'typeorm';
 import { RawSql, TransactionRunner } from '@app/database';
-import { DocumentKind, DocumentStatus, FileBatchEntity, IngestJobEntity, KbChunkEntity, KbDocumentEntity, VectorStoreEntity } from './entities/knowledge.entities';
+import { DocumentKind, DocumentStatus, FileBatchEntity, IngestJobEntity, JobStatus, KbChunkEntity, KbDocumentEntity, VectorStoreEntity } from './entities/knowledge.entities';
 
 export interface PageQuery {
   after?: string;
@@ -338,6 +338,14 @@ export class KnowledgeRepository {
       await m.update(IngestJobEntity, { id: jobId }, { status: 'failed', lastError: `${code}: ${message}`, leaseOwner: null, leaseUntil: null, updatedAt: now });
       await m.update(KbDocumentEntity, { vectorStoreId, id: documentId }, { status: 'failed', lastErrorCode: code, lastErrorMessage: message, updatedAt: now });
     });
+  }
+
+  /** Ingestion jobs by state, every state present (zeros included): one GROUP BY on the status index. */
+  async countJobsByState(): Promise<Record<JobStatus, number>> {
+    const { rows } = await this.sql.exec(`SELECT status, COUNT(*) AS n FROM ${this.T.jobs} GROUP BY status`, []);
+    const out: Record<JobStatus, number> = { queued: 0, in_progress: 0, completed: 0, failed: 0, cancelled: 0 };
+    for (const r of rows) out[String(r.status) as JobStatus] = Number(r.n);
+    return out;
   }
 
   async jobsFor(vectorStoreId: string, documentId: string): Promise<IngestJobEntity[]> {

@@ -35,3 +35,14 @@ function publicReason(err: ProviderError): string {
   if (/could not be reached/.test(err.message)) return err.message.replace(/^.*?(the provider could not be reached)/, '$1') + '.';
   return 'the provider failed to complete the request.';
 }
+
+/**
+ * The metrics label of a failed upstream call: the ProviderError kind (timeout, rate_limited, auth,
+ * upstream, invalid_request, …), 'unknown' for anything unexpected, null when it was not an upstream
+ * failure (the caller aborted, or the gateway refused before calling).
+ */
+export function upstreamErrorKind(err: unknown): string | null {
+  if (err instanceof ProviderError) return err.kind;
+  if (err instanceof ApiError || isProviderAbortError(err)) return null;
+  return 'unknown';
+}

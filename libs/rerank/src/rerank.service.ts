@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { ApiError } from '@app/common';
+import { ApiError, MetricsService } from '@app/common';
 import type { Caller } from '@app/auth';
 import { BillingService, PricingService } from '@app/billing';
 import { ModelCatalogService, ModelEntry } from '@app/providers';
@@ -56,6 +56,7 @@ export class RerankService {
     private readonly cache: RerankCacheStore,
     private readonly billing: BillingService,
     private readonly pricing: PricingService,
+    private readonly metrics: MetricsService = new MetricsService(),
   ) {}
 
   /** Parses and validates `content` (400 naming the problem, 413 beyond the limits). */
@@ -97,6 +98,7 @@ export class RerankService {
     const fingerprint = fingerprintContent(input.parsed, dims, input.columns);
     const read = input.caching ? await this.cache.get(caller.apiKeyId, model.key, fingerprint) : null;
     const hit = read?.status === 'hit' ? read.entry : null;
+    if (read) this.metrics.rerankCache(read.status);
 
     const texts = input.parsed.items.map((i) => i.data);
     const docCounts = hit ? [] : this.embeddings.countTokens(texts);

@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ApiError, errorBody } from './api-error';
 import { toApiError } from './error-mapping';
+import { requestContextOf } from '../metrics/request-context';
 
 interface RouteLayer {
   route?: { methods: Record<string, boolean> };
@@ -60,6 +61,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
     } else if (error.logDetail) {
       this.logger.warn({ requestId: req?.id, path: req?.originalUrl, status: error.status, detail: error.logDetail }, error.message);
     }
+    const observed = requestContextOf(res);
+    if (observed) observed.errorCode = error.code ?? error.type;
     if (res.headersSent) {
       // A stream already started: the stream writer is responsible for in-band errors; just end it.
       if (!res.writableEnded) res.end();

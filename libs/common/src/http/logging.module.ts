@@ -78,7 +78,8 @@ export class AppLogger implements LoggerService {
  * `x-request-id` when sane, else a generated one — echoed in the `x-request-id` response header and
  * bound to every log line written while handling it (the request's logger is kept in
  * AsyncLocalStorage, see AppLogger). Secrets, bodies and SQL parameter values (see serializeError)
- * are not logged.
+ * are not logged. The one access-log line per request is the RequestObserver's (libs/common/src/metrics),
+ * written through this pino-http instance's root logger.
  */
 @Module({})
 export class LoggingModule implements NestModule {
@@ -114,10 +115,18 @@ export function pinoHttpOptions(config: AppConfig): Options {
     customAttributeKeys: { reqId: 'request_id' },
     redact: { paths: ['req.headers.authorization', 'req.headers["api-key"]', 'req.headers["x-api-key"]', 'req.headers.cookie'], censor: '[redacted]' },
     serializers: {
-      req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+      // the path only: query strings may carry signed-link signatures or whatever a client put there
+      req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: withoutQuery(req.url) }),
       res: (res: { statusCode: number }) => ({ status: res.statusCode }),
       err: serializeError,
     },
-    autoLogging: { ignore: (req: IncomingMessage) => req.url === '/health' || req.url === '/ready' },
+    // one access line per request, written by the RequestObserver (metrics): it also sees the requests
+    // refused before this middleware runs (401 before the body, 413, 415), which pino-http would miss
+    autoLogging: false,
   };
+}
+
+function withoutQuery(url: string): string {
+  const q = url.indexOf('?');
+  return q < 0 ? url : url.slice(0, q);
 }

@@ -1,0 +1,280 @@
+import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** Seconds: from a few ms (cached answers, validation errors) to long streamed completions. */
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+/** Seconds: what the gateway adds around the upstream call (issue 14 wants this in the low ms). */
+const OVERHEAD_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+
+/** How long a scrape reuses the ingestion-job counts (a GROUP BY on the jobs table). */
+export const INGESTION_GAUGE_TTL_MS = 5_000;
+
+/** States an ingestion job can be in (the gauge reports all of them, zeros included). */
+export type IngestionJobCounts = Record<string, number>;
+
+/** What a finished HTTP request contributes to the metrics (filled by the request observer). */
+export interface HttpObservation {
+  method: string;
+  /** the route TEMPLATE (e.g. /v1/files/:id), never the raw path; 'unmatched' when no route matched */
+  route: string;
+  status: number;
+  totalSeconds: number;
+  /** time spent in upstream work (BillingService.meter's run), 0 when there was none */
+  upstreamSeconds: number;
+  hadUpstream: boolean;
+}
+
+type UpstreamErrorKind = string;
+
+/**
+ * All metrics of the gateway, in one Prometheus registry per application instance (tests run several
+ * apps in one process). Services call the typed methods below; nothing else touches prom-client.
+ *
+ * Who calls what:
+ *  - request observer (every HTTP request): httpRequest
+ *  - BillingService.meter (every charged operation): charged
+ *  - chat / embeddings / images on a failed upstream call: upstreamError
+ *  - retries, fallbacks (deployments): upstreamRetry, fallback
+ *  - rate limits and budgets: rateLimited
+ *  - rerank: rerankCache
+ *  - billing (open holds) and knowledge (ingestion jobs): register gauge sources, read at scrape time
+ *
+ * The hot path is label lookups only: label objects are cached per value, nothing else is allocated.
+ */
+@Injectable()
+export class MetricsService implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger('Metrics');
+  readonly registry = new Registry();
+
+  private readonly httpRequests = new Counter({
+    name: 'gateway_http_requests_total',
+    help: 'HTTP requests answered, by method, route template and status code.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+  private readonly requestDuration = new Histogram({
+    name: 'gateway_request_duration_seconds',
+    help: 'Total time from the first byte of the request to the end of the response (streams included), by route template.',
+    labelNames: ['method', 'route'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly upstreamDuration = new Histogram({
+    name: 'gateway_upstream_duration_seconds',
+    help: 'Time spent in upstream work (provider calls, streams, embeddings) per request that had any, by route template.',
+    labelNames: ['route'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly overheadDuration = new Histogram({
+    name: 'gateway_overhead_duration_seconds',
+    help: 'Gateway time around the upstream work (total minus upstream) per request that had upstream work, by route template.',
+    labelNames: ['route'] as const,
+    buckets: OVERHEAD_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly upstreamErrors = new Counter({
+    name: 'gateway_upstream_errors_total',
+    help: 'Failed upstream calls, by provider, catalog model and kind (timeout, rate_limited, upstream, auth, invalid_request, …).',
+    labelNames: ['provider', 'model', 'kind'] as const,
+    registers: [this.registry],
+  });
+  private readonly upstreamRetries = new Counter({
+    name: 'gateway_upstream_retries_total',
+    help: 'Upstream calls retried, by provider and catalog model.',
+    labelNames: ['provider', 'model'] as const,
+    registers: [this.registry],
+  });
+  private readonly fallbacks = new Counter({
+    name: 'gateway_fallbacks_total',
+    help: 'Requests served by a fallback model after the requested one failed, by model pair.',
+    labelNames: ['from', 'to'] as const,
+    registers: [this.registry],
+  });
+  private readonly tokens = new Counter({
+    name: 'gateway_tokens_total',
+    help: 'Tokens charged, by catalog model and type (prompt or completion).',
+    labelNames: ['model', 'type'] as const,
+    registers: [this.registry],
+  });
+  private readonly costRub = new Counter({
+    name: 'gateway_cost_rub_total',
+    help: 'Amount charged to team balances in RUB, by catalog model.',
+    labelNames: ['model'] as const,
+    registers: [this.registry],
+  });
+  private readonly rerankCacheLookups = new Counter({
+    name: 'gateway_rerank_cache_total',
+    help: 'Rerank cache lookups, by result (hit, miss, unavailable).',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+  private readonly rateLimitRejections = new Counter({
+    name: 'gateway_rate_limited_total',
+    help: 'Requests refused by a gateway rate limit or budget, by scope (key, team, …) and kind (requests, tokens, budget, …).',
+    labelNames: ['scope', 'kind'] as const,
+    registers: [this.registry],
+  });
+
+  private openReservationsSource: (() => number) | null = null;
+  private ingestionSource: (() => Promise<IngestionJobCounts>) | null = null;
+  private ingestionCache: { at: number; counts: IngestionJobCounts } | null = null;
+  private ingestionInFlight: Promise<IngestionJobCounts> | null = null;
+  private defaultMetricsStarted = false;
+
+  private readonly routeOnlyLabels = new Map<string, Record<string, string>>();
+  private readonly resultLabels = new Map<string, Record<string, string>>();
+  private readonly httpLabels = new Map<string, Map<string, Map<number, { method: string; route: string; status: string }>>>();
+  private readonly routeLabels = new Map<string, Map<string, { method: string; route: string }>>();
+  private readonly tokenLabels = new Map<string, { prompt: Record<string, string>; completion: Record<string, string>; model: Record<string, string> }>();
+
+  constructor() {
+    const openReservations: Gauge = new Gauge({
+      name: 'gateway_open_reservations',
+      help: 'Balance holds of requests in flight on this replica.',
+      registers: [this.registry],
+      collect: () => {
+        const source = this.openReservationsSource;
+        if (source) openReservations.set(source());
+      },
+    });
+    const ingestionJobs: Gauge<'state'> = new Gauge({
+      name: 'gateway_ingestion_jobs',
+      help: `Knowledge-base ingestion jobs by state (read from the database at scrape time, cached ${INGESTION_GAUGE_TTL_MS / 1000} s).`,
+      labelNames: ['state'] as const,
+      registers: [this.registry],
+      collect: async () => {
+        const counts = await this.ingestionCounts();
+        for (const [state, n] of Object.entries(counts)) ingestionJobs.set({ state }, n);
+      },
+    });
+  }
+
+  /** Node/process metrics (CPU, memory, event loop lag, GC), started with the application only. */
+  onModuleInit(): void {
+    if (this.defaultMetricsStarted) return;
+    this.defaultMetricsStarted = true;
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  onModuleDestroy(): void {
+    this.registry.clear();
+  }
+
+  /** The Prometheus text exposition of every metric. */
+  async exposition(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+
+  // ── called by the request observer ─────────────────────────────────────────────────────────────
+
+  httpRequest(o: HttpObservation): void {
+    this.httpRequests.inc(this.httpLabel(o.method, o.route, o.status));
+    this.requestDuration.observe(this.routeLabel(o.method, o.route), o.totalSeconds);
+    if (o.hadUpstream) {
+      const r = this.label('route', o.route);
+      this.upstreamDuration.observe(r, o.upstreamSeconds);
+      this.overheadDuration.observe(r, Math.max(0, o.totalSeconds - o.upstreamSeconds));
+    }
+  }
+
+  // ── called by services ─────────────────────────────────────────────────────────────────────────
+
+  /** One charged operation (BillingService.meter): its tokens and its cost, by catalog model. */
+  charged(model: string | null, promptTokens: number, completionTokens: number, costMicro: number): void {
+    const l = this.tokenLabel(model ?? 'none');
+    if (promptTokens > 0) this.tokens.inc(l.prompt, promptTokens);
+    if (completionTokens > 0) this.tokens.inc(l.completion, completionTokens);
+    if (costMicro > 0) this.costRub.inc(l.model, costMicro / 1_000_000);
+  }
+
+  /** A failed upstream call (each attempt, retries included), with the ProviderError kind. */
+  upstreamError(provider: string, model: string, kind: UpstreamErrorKind): void {
+    this.upstreamErrors.inc({ provider, model, kind });
+  }
+
+  /** An upstream call is about to be retried. */
+  upstreamRetry(provider: string, model: string): void {
+    this.upstreamRetries.inc({ provider, model });
+  }
+
+  /** A request moved from catalog model `from` to its fallback `to`. */
+  fallback(from: string, to: string): void {
+    this.fallbacks.inc({ from, to });
+  }
+
+  /** A request refused by a rate limit or a budget (`scope`: key, team, …; `kind`: requests, tokens, budget, …). */
+  rateLimited(scope: string, kind: string): void {
+    this.rateLimitRejections.inc({ scope, kind });
+  }
+
+  /** One rerank cache lookup. */
+  rerankCache(result: 'hit' | 'miss' | 'unavailable'): void {
+    this.rerankCacheLookups.inc(this.label('result', result));
+  }
+
+  // ── gauge sources, read at scrape time ─────────────────────────────────────────────────────────
+
+  /** Billing: the number of holds open in this process. */
+  observeOpenReservations(source: () => number): void {
+    this.openReservationsSource = source;
+  }
+
+  /** Knowledge: job counts by state (a cheap GROUP BY); cached INGESTION_GAUGE_TTL_MS between scrapes. */
+  observeIngestionJobs(source: () => Promise<IngestionJobCounts>): void {
+    this.ingestionSource = source;
+    this.ingestionCache = null;
+  }
+
+  private async ingestionCounts(): Promise<IngestionJobCounts> {
+    const source = this.ingestionSource;
+    if (!source) return {};
+    const now = Date.now();
+    if (this.ingestionCache && now - this.ingestionCache.at < INGESTION_GAUGE_TTL_MS) return this.ingestionCache.counts;
+    this.ingestionInFlight ??= source()
+      .then((counts) => {
+        this.ingestionCache = { at: Date.now(), counts };
+        return counts;
+      })
+      .catch((err: unknown) => {
+        // a scrape never fails because the database is away: the last known counts stay
+        this.logger.warn({ err: (err as Error).message }, 'ingestion job counts unavailable');
+        return this.ingestionCache?.counts ?? {};
+      })
+      .finally(() => (this.ingestionInFlight = null));
+    return this.ingestionInFlight;
+  }
+
+  // ── cached label objects (no allocation per observation once a value was seen) ────────────────
+
+  private label(name: 'route' | 'result', value: string): Record<string, string> {
+    const cache = name === 'route' ? this.routeOnlyLabels : this.resultLabels;
+    let l = cache.get(value);
+    if (!l) cache.set(value, (l = { [name]: value }));
+    return l;
+  }
+
+  private routeLabel(method: string, route: string): { method: string; route: string } {
+    let byRoute = this.routeLabels.get(method);
+    if (!byRoute) this.routeLabels.set(method, (byRoute = new Map()));
+    let l = byRoute.get(route);
+    if (!l) byRoute.set(route, (l = { method, route }));
+    return l;
+  }
+
+  private httpLabel(method: string, route: string, status: number): { method: string; route: string; status: string } {
+    let byRoute = this.httpLabels.get(method);
+    if (!byRoute) this.httpLabels.set(method, (byRoute = new Map()));
+    let byStatus = byRoute.get(route);
+    if (!byStatus) byRoute.set(route, (byStatus = new Map()));
+    let l = byStatus.get(status);
+    if (!l) byStatus.set(status, (l = { method, route, status: String(status) }));
+    return l;
+  }
+
+  private tokenLabel(model: string): { prompt: Record<string, string>; completion: Record<string, string>; model: Record<string, string> } {
+    let l = this.tokenLabels.get(model);
+    if (!l) this.tokenLabels.set(model, (l = { prompt: { model, type: 'prompt' }, completion: { model, type: 'completion' }, model: { model } }));
+    return l;
+  }
+}

@@ -1,0 +1,94 @@
+import { Injectable } from '@nestjs/common';
+
+/**
+ * What one HTTP request did, filled while it runs and read once when it ends (access log line and
+ * metrics). Created by the request observer; BillingService.meter adds the upstream time, the model,
+ * the tokens and the cost of every charged operation; the exception filter adds the error code.
+ * Team and key come from the authenticated caller on the request.
+ */
+export class RequestContext {
+  /** performance.now() when the request arrived */
+  readonly startedAt: number;
+  model: string | null = null;
+  promptTokens = 0;
+  completionTokens = 0;
+  costMicro = 0;
+  /** time spent inside metered work (the provider call, the stream, the embeddings) */
+  upstreamMs = 0;
+  upstreamCalls = 0;
+  errorCode: string | null = null;
+  /** another request in flight carries the same request id: nothing is attributed by id */
+  shared = false;
+  /** live requests registered under this context's id (the first one holds the registry slot) */
+  holders = 1;
+
+  constructor(
+    readonly requestId: string,
+    startedAt: number,
+  ) {
+    this.startedAt = startedAt;
+  }
+
+  /** One upstream run (BillingService.meter), successful or not. */
+  addUpstream(ms: number): void {
+    this.upstreamMs += ms;
+    this.upstreamCalls++;
+  }
+
+  /** One charge: tokens and cost add up; the model is the last one charged. */
+  addCharge(model: string | null, promptTokens: number, completionTokens: number, costMicro: number): void {
+    if (model) this.model = model;
+    this.promptTokens += promptTokens;
+    this.completionTokens += completionTokens;
+    this.costMicro += costMicro;
+  }
+}
+
+const CONTEXT = Symbol.for('gateway.requestContext');
+
+/** The context the observer attached to this response (or undefined outside the HTTP pipeline). */
+export function requestContextOf(res: unknown): RequestContext | undefined {
+  return (res as { [CONTEXT]?: RequestContext } | null | undefined)?.[CONTEXT];
+}
+
+export function attachRequestContext(res: object, ctx: RequestContext): void {
+  (res as { [CONTEXT]?: RequestContext })[CONTEXT] = ctx;
+}
+
+/**
+ * Request contexts of the requests in flight, by request id: services deep in a call only know the
+ * request id (BillingService.meter's spec carries it), and a Map lookup is cheaper than an
+ * AsyncLocalStorage context. A caller may send the same `x-request-id` on concurrent requests: while
+ * more than one such request is live, `get` returns nothing for that id, so nothing is attributed to
+ * the wrong request (their log lines then lack tokens and cost; the metrics are unaffected).
+ */
+@Injectable()
+export class RequestContexts {
+  private readonly live = new Map<string, RequestContext>();
+
+  register(ctx: RequestContext): void {
+    const existing = this.live.get(ctx.requestId);
+    if (existing) {
+      existing.holders++;
+      existing.shared = true;
+      ctx.shared = true;
+      return;
+    }
+    this.live.set(ctx.requestId, ctx);
+  }
+
+  release(ctx: RequestContext): void {
+    const slot = this.live.get(ctx.requestId);
+    if (slot && --slot.holders === 0) this.live.delete(ctx.requestId);
+  }
+
+  /** The live context of this request id, unless the id is ambiguous or unknown (background work). */
+  get(requestId: string): RequestContext | undefined {
+    const ctx = this.live.get(requestId);
+    return ctx && !ctx.shared ? ctx : undefined;
+  }
+
+  get size(): number {
+    return this.live.size;
+  }
+}
