@@ -15,6 +15,7 @@ import {
   ProviderError,
   providerErrorToApiError,
   ProviderRegistry,
+  TokenizerService,
   ToolCall,
 } from '@app/providers';
 import { ChatCost, computeChatCost, worstCaseMicro } from './chat-cost';
@@ -80,6 +81,7 @@ export class ChatService {
     private readonly billing: BillingService,
     private readonly pricing: PricingService,
     private readonly images: ImageInliner,
+    private readonly tokenizers: TokenizerService,
   ) {}
 
   async prepare(input: ChatCallInput): Promise<PreparedChat> {
@@ -95,8 +97,8 @@ export class ChatService {
       throw ApiError.badRequest(`The model '${model.key}' does not support structured output.`, 'response_format', 'json_not_supported');
     }
 
-    const counted = this.registry.tokens.countChat(input.messages.map((m) => ({ role: m.role, content: messageText(m) })));
-    const toolTokens = p.tools ? this.registry.tokens.count(JSON.stringify(p.tools)) : 0;
+    const counted = this.tokenizers.chat.countChat(input.messages.map((m) => ({ role: m.role, content: messageText(m) })));
+    const toolTokens = p.tools ? this.tokenizers.chat.count(JSON.stringify(p.tools)) : 0;
     const promptTokens = counted + toolTokens;
     if (promptTokens > model.context_window) {
       throw ApiError.badRequest(`This model's maximum context length is ${model.context_window} tokens; the messages use about ${promptTokens}.`, 'messages', 'context_length_exceeded');
@@ -221,7 +223,7 @@ export class ChatService {
   }
 
   private countUsage(prep: PreparedChat, delivered: string): CanonicalUsage {
-    const completion = this.registry.tokens.count(delivered);
+    const completion = this.tokenizers.chat.count(delivered);
     const prompt = prep.promptTokens + prep.images * IMAGE_TOKEN_ESTIMATE;
     return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, cache_read_tokens: 0, cache_write_tokens: 0 };
   }

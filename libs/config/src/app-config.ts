@@ -39,6 +39,11 @@ export class AppConfig {
   get kbVectorCacheBytes(): number { return this.env.kbVectorCacheMb * 1024 * 1024; }
   get memoryCacheBytes(): number { return this.env.memoryCacheMb * 1024 * 1024; }
   get devWorkspace(): boolean { return this.env.devWorkspace; }
-  provider(name: keyof EnvConfig['providers']): ProviderEnv { return this.env.providers[name]; }
-  get providerNames(): (keyof EnvConfig['providers'])[] { return Object.keys(this.env.providers) as (keyof EnvConfig['providers'])[]; }
+  /** Credentials and endpoint of a provider that has env vars (throws for any other name: a programming error). */
+  provider(name: string): ProviderEnv {
+    const p = Object.prototype.hasOwnProperty.call(this.env.providers, name) ? this.env.providers[name] : undefined;
+    if (!p) throw new Error(`No environment settings for provider "${name}"`);
+    return p;
+  }
+  get providerNames(): string[] { return Object.keys(this.env.providers); }
 }
