@@ -9,6 +9,9 @@
  * Encoding itself runs in ./bpe (same output as js-tiktoken, without its quadratic worst case).
  * Special-token text such as `<|endoftext|>` is counted as ordinary text.
  */
+import cl100kBase from 'js-tiktoken/ranks/cl100k_base';
+import o200kBase from 'js-tiktoken/ranks/o200k_base';
+import { BytePairEncoder, trimIncompleteUtf8, type BpeRankData } from './bpe';
 
 /** `o200k_base`: GPT-4o-family chat models (default). `cl100k_base`: text-embedding-3-* models. */
 export type TokenEncodingName = 'o200k_base' | 'cl100k_base';
@@ -27,30 +30,32 @@ export const TOKENS_REPLY_PRIMING = 3;
 /** Extra tokens when a message carries `name`. */
 export const TOKENS_PER_NAME = 1;
 
-/** gpt-tokenizer's encoders (maintained, linear-time merging; counts identical to js-tiktoken — see the bench). */
-interface GptEncoding {
-  encode(text: string, options?: { allowedSpecial?: Set<string>; disallowedSpecial?: Set<string> }): number[];
-  decode(tokens: Iterable<number>): string;
-}
-
-const LOADERS: Record<TokenEncodingName, () => GptEncoding> = {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  o200k_base: () => require('gpt-tokenizer/cjs/encoding/o200k_base') as GptEncoding,
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  cl100k_base: () => require('gpt-tokenizer/cjs/encoding/cl100k_base') as GptEncoding,
+const RANK_DATA: Record<TokenEncodingName, BpeRankData> = {
+  o200k_base: o200kBase,
+  cl100k_base: cl100kBase,
 };
 
-/** Special-token text (e.g. "<|endoftext|>") in a prompt is ordinary text to count, never a control token. */
-const AS_TEXT = { allowedSpecial: new Set<string>(), disallowedSpecial: new Set<string>() };
+const encoders = new Map<TokenEncodingName, BytePairEncoder>();
+
+function encoderFor(encoding: TokenEncodingName): BytePairEncoder {
+  let encoder = encoders.get(encoding);
+  if (encoder === undefined) {
+    const data = RANK_DATA[encoding];
+    if (data === undefined) throw new RangeError(`Unknown encoding ${String(encoding)}`);
+    encoder = new BytePairEncoder(data);
+    encoders.set(encoding, encoder);
+  }
+  return encoder;
+}
 
 export class TokenCounter {
-  private enc: GptEncoding | null = null;
+  private encoder: BytePairEncoder | null = null;
 
   constructor(readonly encoding: TokenEncodingName = 'o200k_base') {
-    if (LOADERS[encoding] === undefined) throw new RangeError(`Unknown encoding ${String(encoding)}`);
+    if (RANK_DATA[encoding] === undefined) throw new RangeError(`Unknown encoding ${String(encoding)}`);
   }
 
-  /** Loads the rank table now instead of on first use (e.g. at application start). */
+  /** Parses the rank table now instead of on first use (e.g. at application start). */
   preload(): void {
     this.bpe();
   }
@@ -58,7 +63,7 @@ export class TokenCounter {
   /** Number of tokens of `text`. */
   count(text: string): number {
     if (text.length === 0) return 0;
-    return this.bpe().encode(text, AS_TEXT).length;
+    return this.bpe().count(text);
   }
 
   /**
@@ -79,40 +84,38 @@ export class TokenCounter {
   /** Token ids of `text`. */
   encode(text: string): number[] {
     if (text.length === 0) return [];
-    return this.bpe().encode(text, AS_TEXT);
+    return this.bpe().encode(text);
   }
 
   /** Text of the token ids. Throws RangeError on an id that is not in the encoding. */
   decode(tokens: readonly number[]): string {
     if (tokens.length === 0) return '';
-    try {
-      return this.bpe().decode(tokens);
-    } catch (err) {
-      throw new RangeError(`Cannot decode: ${(err as Error).message}`);
-    }
+    return this.bpe().decode(tokens);
   }
 
   /**
    * The longest prefix of `text` that ends on a token boundary and has at most `maxTokens` tokens.
-   * Returns `text` itself when it already fits. Never splits a character: a boundary inside a
-   * multi-byte character is moved back to the character start.
+   * Returns `text` itself when it already fits. Never splits a character: a token boundary inside
+   * a multi-byte UTF-8 character is moved back to the character start. Only the first
+   * `maxTokens + 1` tokens are computed, so truncating a huge text is cheap.
    */
   truncate(text: string, maxTokens: number): string {
     if (!(maxTokens > 0) || text.length === 0) return '';
+    const encoder = this.bpe();
     const limit = Math.floor(maxTokens);
     if (limit === 0) return '';
-    const ids = this.encode(text);
-    if (ids.length <= limit) return text;
+    const head = encoder.encodeUpTo(text, limit);
+    if (head.length <= limit) return text;
     for (let keep = limit; keep > 0; keep--) {
-      // a token that ends inside a character decodes to U+FFFD: drop it
-      const prefix = this.decode(ids.slice(0, keep)).replace(/\uFFFD+$/, '');
-      if (text.startsWith(prefix) && this.count(prefix) <= limit) return prefix;
+      const prefix = trimIncompleteUtf8(encoder.decodeBytes(head.slice(0, keep))).toString('utf8');
+      // Re-encoding a prefix can (rarely) merge differently; make sure the promise holds.
+      if (encoder.count(prefix) <= limit) return prefix;
     }
     return '';
   }
 
-  private bpe(): GptEncoding {
-    if (this.enc === null) this.enc = LOADERS[this.encoding]();
-    return this.enc;
+  private bpe(): BytePairEncoder {
+    if (this.encoder === null) this.encoder = encoderFor(this.encoding);
+    return this.encoder;
   }
 }
