@@ -1,5 +1,5 @@
 /** The gemini adapter family: chat over generateContent and the native image models. */
-import { HttpChatProvider } from '../chat-provider';
+import { HttpChatProvider, JsonProviderCall } from '../chat-provider';
 import { ProviderHttpClient } from '../http/provider-http.client';
 import { ImageProvider } from '../images/image-providers';
 import { ImageGenerationRequest, ImageGenerationResult } from '../images/image-types';
@@ -10,20 +10,14 @@ import { buildGeminiImageRequest, combineGeminiImages, mapGeminiImageResponse } 
 import { geminiAdapter } from './index';
 
 /** Gemini native image models: one generateContent call per image, run in parallel. */
-export class GeminiImageProvider implements ImageProvider {
-  constructor(
-    private readonly conn: ProviderConnection,
-    private readonly http: ProviderHttpClient,
-  ) {}
+export class GeminiImageProvider extends JsonProviderCall implements ImageProvider {
+  constructor(conn: ProviderConnection, http: ProviderHttpClient) {
+    super(conn, http, mapGeminiError);
+  }
 
   async generate(req: ImageGenerationRequest, signal?: AbortSignal): Promise<ImageGenerationResult> {
-    const { url, headers, body } = buildGeminiImageRequest(req, this.conn);
-    const answers = await Promise.all(
-      Array.from({ length: req.n }, async () => {
-        const res = await this.http.postJson(url, headers, body, { timeoutMs: this.conn.timeoutMs, signal, mapError: mapGeminiError });
-        return mapGeminiImageResponse(res.json);
-      }),
-    );
+    const request = buildGeminiImageRequest(req, this.conn);
+    const answers = await Promise.all(Array.from({ length: req.n }, async () => mapGeminiImageResponse(await this.post(request, signal))));
     return combineGeminiImages(answers, req);
   }
 }

@@ -1,5 +1,5 @@
 /** The openai adapter family: OpenAI and every OpenAI-compatible upstream (chat, embeddings, images). */
-import { EmbeddingProvider, HttpChatProvider } from '../chat-provider';
+import { EmbeddingProvider, HttpChatProvider, JsonProviderCall } from '../chat-provider';
 import { ProviderHttpClient } from '../http/provider-http.client';
 import { ImageProvider } from '../images/image-providers';
 import { ImageGenerationRequest, ImageGenerationResult } from '../images/image-types';
@@ -11,30 +11,24 @@ import { buildOpenAiImageRequest, mapOpenAiImageResponse } from './openai.images
 import { openaiAdapter } from './index';
 
 /** `POST {baseUrl}/embeddings`. */
-export class OpenAiEmbeddingProvider implements EmbeddingProvider {
-  constructor(
-    private readonly conn: ProviderConnection,
-    private readonly http: ProviderHttpClient,
-  ) {}
+export class OpenAiEmbeddingProvider extends JsonProviderCall implements EmbeddingProvider {
+  constructor(conn: ProviderConnection, http: ProviderHttpClient) {
+    super(conn, http, mapOpenAiError);
+  }
 
   async embed(req: CanonicalEmbeddingRequest, signal?: AbortSignal): Promise<CanonicalEmbeddingResponse> {
-    const { url, headers, body } = buildEmbeddingRequest(req, this.conn);
-    const res = await this.http.postJson(url, headers, body, { timeoutMs: this.conn.timeoutMs, signal, mapError: mapOpenAiError });
-    return mapEmbeddingResponse(res.json);
+    return mapEmbeddingResponse(await this.post(buildEmbeddingRequest(req, this.conn), signal));
   }
 }
 
 /** OpenAI-compatible `POST /images/generations` (one call returns all n images). */
-export class OpenAiImageProvider implements ImageProvider {
-  constructor(
-    private readonly conn: ProviderConnection,
-    private readonly http: ProviderHttpClient,
-  ) {}
+export class OpenAiImageProvider extends JsonProviderCall implements ImageProvider {
+  constructor(conn: ProviderConnection, http: ProviderHttpClient) {
+    super(conn, http, mapOpenAiError);
+  }
 
   async generate(req: ImageGenerationRequest, signal?: AbortSignal): Promise<ImageGenerationResult> {
-    const { url, headers, body } = buildOpenAiImageRequest(req, this.conn);
-    const res = await this.http.postJson(url, headers, body, { timeoutMs: this.conn.timeoutMs, signal, mapError: mapOpenAiError });
-    return mapOpenAiImageResponse(res.json, req);
+    return mapOpenAiImageResponse(await this.post(buildOpenAiImageRequest(req, this.conn), signal), req);
   }
 }
 
