@@ -35,13 +35,6 @@ export class ChatController {
       res.status(200).json(out);
       return;
     }
-    const sse = new SseWriter(res);
-    try {
-      await this.rest.stream(caller, body, requestId, signal, sse);
-    } catch (err) {
-      if (!sse.isStarted) throw err;
-      await sse.event('error', errorBody(toApiError(err).error));
-    }
-    sse.end();
+    await new SseWriter(res).pipe(this.rest.stream(caller, body, requestId, signal), (err) => ({ event: 'error', data: errorBody(toApiError(err).error) }));
   }
 }

@@ -40,13 +40,6 @@ export class CompletionsController {
       res.status(200).json(body);
       return;
     }
-    const sse = new SseWriter(res);
-    try {
-      await this.completions.stream(prep, signal, sse, dto.stream_options?.include_usage === true);
-    } catch (err) {
-      if (!sse.isStarted) throw err;
-      await sse.data(errorBody(toApiError(err).error));
-    }
-    sse.end();
+    await new SseWriter(res).pipe(this.completions.stream(prep, signal, dto.stream_options?.include_usage === true), (err) => ({ data: errorBody(toApiError(err).error) }));
   }
 }

@@ -6,7 +6,7 @@ import { CostRubDto, costToRub } from './chat-cost';
 import { completionParams } from './completion-params';
 import { ChatCompletionRequestDto } from './dto/chat-completions.dto';
 import { normalizeCompletionMessages } from './messages';
-import { SseWriter } from './sse-writer';
+import { pullFrom, StreamEvent } from './stream-events';
 
 const ENDPOINT = '/v1/chat/completions';
 
@@ -41,18 +41,16 @@ export class CompletionsService {
     return { body: { ...toOpenAiResponse(out.response), usage: toOpenAiUsage(out.usage), cost }, cost };
   }
 
-  /** Streams chunks as `data:` lines, then (with include_usage) a usage chunk with choices: [], then [DONE]. */
-  async stream(prep: PreparedChat, signal: AbortSignal, sse: SseWriter, includeUsage: boolean): Promise<void> {
-    const out: ChatOutcome & { aborted: boolean } = await this.chat.stream(prep, signal, async (chunk) => {
-      sse.start();
-      await sse.data(includeUsage ? { ...chunk, usage: null } : chunk);
-    });
-    if (out.aborted) return;
-    sse.start();
-    if (includeUsage) {
-      await sse.data({ id: out.response.id, object: 'chat.completion.chunk', created: out.response.created, model: out.response.model, choices: [], usage: toOpenAiUsage(out.usage), cost: costToRub(out.cost, out.chargedMicro) });
-    }
-    await sse.data('[DONE]');
+  /** The stream as `data:` events: the chunks, then (with include_usage) a usage chunk with choices: [], then [DONE]. */
+  stream(prep: PreparedChat, signal: AbortSignal, includeUsage: boolean): AsyncGenerator<StreamEvent> {
+    return pullFrom<StreamEvent, ChatOutcome & { aborted: boolean }>(
+      (emit) => this.chat.stream(prep, signal, (chunk) => emit({ data: includeUsage ? { ...chunk, usage: null } : chunk })),
+      (out) => {
+        if (out.aborted) return [];
+        const usage = { id: out.response.id, object: 'chat.completion.chunk', created: out.response.created, model: out.response.model, choices: [], usage: toOpenAiUsage(out.usage), cost: costToRub(out.cost, out.chargedMicro) };
+        return includeUsage ? [{ data: usage }, { data: '[DONE]' }] : [{ data: '[DONE]' }];
+      },
+    );
   }
 }
 

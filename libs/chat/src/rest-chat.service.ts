@@ -7,7 +7,7 @@ import { ChatRequestDto } from './dto/chat-request.dto';
 import { ChatResponseDto } from './dto/chat-response.dto';
 import { MAX_IMAGES, MAX_PDFS } from './image-inliner';
 import { buildRestMessages, extractJsonDocument } from './messages';
-import { SseWriter } from './sse-writer';
+import { OPEN_STREAM, pullFrom, StreamEvent } from './stream-events';
 
 const ENDPOINT = '/api/v1/chat';
 
@@ -28,17 +28,23 @@ export class RestChatService {
     return this.toDto(prep, out, jsonText ?? msg?.content ?? '', msg?.reasoning_content ?? '');
   }
 
-  async stream(caller: Caller, body: ChatRequestDto, requestId: string, signal: AbortSignal, sse: SseWriter): Promise<void> {
+  /**
+   * The REST stream as events: `reasoning` {reasoning} and `delta` {text} as they arrive, then
+   * `done` with the full response (nothing after a client abort). Errors before the first event
+   * (validation, 402, 503) are thrown by the first next().
+   */
+  async *stream(caller: Caller, body: ChatRequestDto, requestId: string, signal: AbortSignal): AsyncGenerator<StreamEvent> {
     const prep = await this.prepare(caller, body, requestId);
-    const out = await this.chat.stream(prep, signal, async (chunk) => {
-      sse.start();
-      const d = chunk.choices[0]?.delta;
-      if (d?.reasoning_content) await sse.event('reasoning', { reasoning: d.reasoning_content });
-      if (d?.content) await sse.event('delta', { text: d.content });
-    });
-    if (out.aborted) return;
-    sse.start();
-    await sse.event('done', this.toDto(prep, out, out.text, out.reasoning));
+    yield* pullFrom<StreamEvent, ChatOutcome & { aborted: boolean; text: string; reasoning: string }>(
+      (emit) =>
+        this.chat.stream(prep, signal, async (chunk) => {
+          const d = chunk.choices[0]?.delta;
+          if (d?.reasoning_content) await emit({ event: 'reasoning', data: { reasoning: d.reasoning_content } });
+          if (d?.content) await emit({ event: 'delta', data: { text: d.content } });
+          if (!d?.reasoning_content && !d?.content) await emit(OPEN_STREAM); // the upstream answered: the stream is on
+        }),
+      (out) => (out.aborted ? [] : [{ event: 'done', data: this.toDto(prep, out, out.text, out.reasoning) }]),
+    );
   }
 
   private async prepare(caller: Caller, body: ChatRequestDto, requestId: string): Promise<PreparedChat> {

@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import { OPEN_STREAM, StreamEvent } from './stream-events';
 
 /** Server-Sent Events over an Express response, with back-pressure (waits for 'drain'). */
 export class SseWriter {
@@ -30,6 +31,25 @@ export class SseWriter {
   /** `event: <name>` + `data: <json>`. */
   event(name: string, payload: unknown): Promise<void> {
     return this.write(`event: ${name}\ndata: ${JSON.stringify(payload)}\n\n`);
+  }
+
+  /** One event as the streaming services yield it. */
+  send(e: StreamEvent): Promise<void> {
+    return e.event === undefined ? this.data(e.data) : this.event(e.event, e.data);
+  }
+
+  /** Writes every event (headers with the first one) and ends the response. An error after the first event goes in-band via `inBandError`. */
+  async pipe(events: AsyncIterable<StreamEvent>, inBandError: (err: unknown) => StreamEvent): Promise<void> {
+    try {
+      for await (const e of events) {
+        this.start();
+        if (e !== OPEN_STREAM) await this.send(e);
+      }
+    } catch (err) {
+      if (!this.started) throw err;
+      await this.send(inBandError(err));
+    }
+    this.end();
   }
 
   end(): void {
