@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { AppConfig, ConfigError } from '@app/config';
-import { ProviderRegistry } from '@app/providers';
+import { TokenizerService } from '@app/providers';
 import { BootstrapService } from '@app/admin';
 import { AppModule } from './app.module';
 import { setupApp } from './setup-app';
@@ -20,7 +20,7 @@ async function bootstrap(): Promise<void> {
   }
   const app = await NestFactory.create<NestExpressApplication>(AppModule, { bufferLogs: true, bodyParser: false });
   setupApp(app);
-  app.get(ProviderRegistry).preloadTokenizers(); // parse the BPE rank tables now, not on the first request
+  app.get(TokenizerService).preload(); // parse the BPE rank tables now, not on the first request
   const server = app.getHttpServer();
   server.keepAliveTimeout = 65_000; // longer than typical load-balancer idle timeouts
   await app.listen(config.port, config.host);

@@ -1,7 +1,7 @@
 import { AppConfig } from '@app/config';
 import { ApiError } from '@app/common';
 import { BillingService, MeterSpec, PricingService } from '@app/billing';
-import { CanonicalChatChunk, CanonicalChatRequest, CanonicalChatResponse, ChatProvider, ModelCatalogService, ProviderError, ProviderRegistry, TokenCounter } from '@app/providers';
+import { CanonicalChatChunk, CanonicalChatRequest, CanonicalChatResponse, ChatProvider, ModelCatalogService, ProviderError, ProviderRegistry, TokenCounter, TokenizerService } from '@app/providers';
 import { ChatService } from './chat.service';
 import { ImageInliner } from './image-inliner';
 
@@ -58,9 +58,9 @@ describe('ChatService (unit: fake provider, in-memory money path)', () => {
   beforeEach(() => {
     provider = new FakeProvider();
     billing = new FakeBilling();
-    const registry = { chat: () => provider, tokens, countsTokensExactly: (m: { provider: string }) => m.provider === 'openai', needsInlineImages: () => false } as unknown as ProviderRegistry;
+    const registry = { chat: () => provider, countsTokensExactly: (m: { provider: string }) => m.provider === 'openai', needsInlineImages: () => false } as unknown as ProviderRegistry;
     const catalog = new ModelCatalogService(config, registry);
-    chat = new ChatService(catalog, registry, billing as unknown as BillingService, new PricingService(), {} as ImageInliner);
+    chat = new ChatService(catalog, registry, billing as unknown as BillingService, new PricingService(), {} as ImageInliner, new TokenizerService(tokens, new TokenCounter('cl100k_base')));
   });
 
   const input = (modelKey: string, content: string, maxTokens = 100) => ({

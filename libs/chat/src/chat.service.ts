@@ -15,6 +15,7 @@ import {
   ProviderError,
   providerErrorToApiError,
   ProviderRegistry,
+  TokenizerService,
   ToolCall,
   upstreamErrorKind,
 } from '@app/providers';
@@ -81,6 +82,7 @@ export class ChatService {
     private readonly billing: BillingService,
     private readonly pricing: PricingService,
     private readonly images: ImageInliner,
+    private readonly tokenizers: TokenizerService,
     private readonly metrics: MetricsService = new MetricsService(),
   ) {}
 
@@ -130,8 +132,8 @@ export class ChatService {
 
   /** Prompt tokens of messages and tools as the pipeline counts them (o200k; images counted apart). */
   countPrompt(messages: ChatMessage[], params: ChatParams): number {
-    const counted = this.registry.tokens.countChat(messages.map((m) => ({ role: m.role, content: messageText(m) })));
-    return counted + (params.tools ? this.registry.tokens.count(JSON.stringify(params.tools)) : 0);
+    const counted = this.tokenizers.chat.countChat(messages.map((m) => ({ role: m.role, content: messageText(m) })));
+    return counted + (params.tools ? this.tokenizers.chat.count(JSON.stringify(params.tools)) : 0);
   }
 
   /** Non-streaming call. `validate` may reject the answer (e.g. invalid JSON): nothing is charged then. */
@@ -239,7 +241,7 @@ export class ChatService {
   }
 
   private countUsage(prep: PreparedChat, delivered: string): CanonicalUsage {
-    const completion = this.registry.tokens.count(delivered);
+    const completion = this.tokenizers.chat.count(delivered);
     const prompt = prep.promptTokens + prep.images * IMAGE_TOKEN_ESTIMATE;
     return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, cache_read_tokens: 0, cache_write_tokens: 0 };
   }

@@ -43,6 +43,11 @@ export class AppConfig {
   get devWorkspace(): boolean { return this.env.devWorkspace; }
   get integrationSecretKey(): string | undefined { return this.env.integrationSecretKey; }
   get integrationPollMs(): number { return this.env.integrationPollMs; }
-  provider(name: keyof EnvConfig['providers']): ProviderEnv { return this.env.providers[name]; }
-  get providerNames(): (keyof EnvConfig['providers'])[] { return Object.keys(this.env.providers) as (keyof EnvConfig['providers'])[]; }
+  /** Credentials and endpoint of a provider that has env vars (throws for any other name: a programming error). */
+  provider(name: string): ProviderEnv {
+    const p = Object.prototype.hasOwnProperty.call(this.env.providers, name) ? this.env.providers[name] : undefined;
+    if (!p) throw new Error(`No environment settings for provider "${name}"`);
+    return p;
+  }
+  get providerNames(): string[] { return Object.keys(this.env.providers); }
 }

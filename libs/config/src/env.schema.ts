@@ -4,6 +4,8 @@
  * The README's configuration table mirrors this list.
  */
 
+import { ENV_PROVIDERS } from '@app/providers/provider-definitions';
+
 export class ConfigError extends Error {
   constructor(message: string) {
     super(message);
@@ -95,12 +97,8 @@ export interface EnvConfig {
   devWorkspace: boolean;
   integrationSecretKey: string | undefined;
   integrationPollMs: number;
-  providers: {
-    openai: ProviderEnv;
-    deepseek: ProviderEnv;
-    anthropic: ProviderEnv;
-    gemini: ProviderEnv;
-  };
+  /** by provider name, one entry per provider definition with env vars (libs/providers/src/provider-definitions.ts) */
+  providers: Record<string, ProviderEnv>;
 }
 
 function provider(env: Env, prefix: string, defaultBaseUrl: string, defaultTimeoutMs: number): ProviderEnv {
@@ -137,7 +135,7 @@ function imageUrlSecret(env: Env): string | undefined {
  * (a request may be finishing while the replica drains), plus 30 s of margin.
  */
 function defaultReservationTtlSeconds(env: Env, providerTimeoutMs: number): number {
-  const timeouts = ['OPENAI', 'DEEPSEEK', 'ANTHROPIC', 'GEMINI'].map((p) => int(env, `${p}_TIMEOUT_MS`, providerTimeoutMs, 100, 3_600_000));
+  const timeouts = ENV_PROVIDERS.map((d) => int(env, `${d.env.prefix}_TIMEOUT_MS`, providerTimeoutMs, 100, 3_600_000));
   const grace = int(env, 'SHUTDOWN_GRACE_MS', 25_000, 0, 600_000);
   return Math.ceil((Math.max(providerTimeoutMs, ...timeouts) + grace) / 1000) + 30;
 }
@@ -195,11 +193,6 @@ export function parseEnv(env: Env): EnvConfig {
     devWorkspace: bool(env, 'DEV_WORKSPACE', true),
     integrationSecretKey: integrationSecretKey(env),
     integrationPollMs: int(env, 'INTEGRATION_POLL_MS', 10_000, 50, 600_000),
-    providers: {
-      openai: provider(env, 'OPENAI', 'https://api.openai.com/v1', providerTimeout),
-      deepseek: provider(env, 'DEEPSEEK', 'https://api.deepseek.com/v1', providerTimeout),
-      anthropic: provider(env, 'ANTHROPIC', 'https://api.anthropic.com', providerTimeout),
-      gemini: provider(env, 'GEMINI', 'https://generativelanguage.googleapis.com', providerTimeout),
-    },
+    providers: Object.fromEntries(ENV_PROVIDERS.map((d) => [d.name, provider(env, d.env.prefix, d.env.defaultBaseUrl, providerTimeout)])),
   };
 }

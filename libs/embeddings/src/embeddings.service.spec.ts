@@ -1,5 +1,5 @@
 import { ApiError } from '@app/common';
-import type { CanonicalEmbeddingRequest, CanonicalEmbeddingResponse, ModelEntry, ProviderRegistry } from '@app/providers';
+import type { CanonicalEmbeddingRequest, CanonicalEmbeddingResponse, ModelEntry, ProviderRegistry, TokenizerService } from '@app/providers';
 import { BATCH_CONCURRENCY, EmbeddingsService, mapLimit, MAX_INPUTS_PER_CALL, MAX_TOKENS_PER_CALL, planBatches } from './embeddings.service';
 
 describe('planBatches', () => {
@@ -124,8 +124,8 @@ describe('EmbeddingsService.embed (fake provider)', () => {
 
   function setup(answer: (req: CanonicalEmbeddingRequest) => CanonicalEmbeddingResponse | Promise<CanonicalEmbeddingResponse>) {
     const calls: CanonicalEmbeddingRequest[] = [];
+    const tokenizers = { embeddings: { count: (t: string) => t.length, truncate: (t: string, n: number) => t.slice(0, n) } } as unknown as TokenizerService;
     const registry = {
-      embeddingTokens: { count: (t: string) => t.length, truncate: (t: string, n: number) => t.slice(0, n) },
       embeddings: () => ({
         embed: async (req: CanonicalEmbeddingRequest) => {
           calls.push(req);
@@ -133,7 +133,7 @@ describe('EmbeddingsService.embed (fake provider)', () => {
         },
       }),
     } as unknown as ProviderRegistry;
-    return { service: new EmbeddingsService(registry), calls };
+    return { service: new EmbeddingsService(registry, tokenizers), calls };
   }
 
   const vec = (text: string, dims: number) => Float32Array.from({ length: dims }, (_, i) => text.length + i);

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError, MetricsService } from '@app/common';
-import { CanonicalEmbeddingResponse, ModelEntry, providerErrorToApiError, ProviderRegistry, upstreamErrorKind } from '@app/providers';
+import { CanonicalEmbeddingResponse, ModelEntry, providerErrorToApiError, ProviderRegistry, TokenizerService, upstreamErrorKind } from '@app/providers';
 
 /** Upstream batch limits: inputs per call and a token budget per call (OpenAI allows 2048 / 300k). */
 export const MAX_INPUTS_PER_CALL = 2048;
@@ -54,16 +54,17 @@ export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T, in
 export class EmbeddingsService {
   constructor(
     private readonly registry: ProviderRegistry,
+    private readonly tokenizers: TokenizerService,
     private readonly metrics: MetricsService = new MetricsService(),
   ) {}
 
   /** cl100k token counts, used for batching and reservations (the provider's report is what is billed). */
   countTokens(texts: string[]): number[] {
-    return texts.map((t) => this.registry.embeddingTokens.count(t));
+    return texts.map((t) => this.tokenizers.embeddings.count(t));
   }
 
   truncate(text: string, maxTokens: number): string {
-    return this.registry.embeddingTokens.truncate(text, maxTokens);
+    return this.tokenizers.embeddings.truncate(text, maxTokens);
   }
 
   async embed(model: ModelEntry, texts: string[], dimensions: number | undefined, signal?: AbortSignal, tokenCounts?: number[]): Promise<EmbedResult> {

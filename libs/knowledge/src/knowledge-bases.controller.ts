@@ -5,13 +5,11 @@ import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { ApiError, firstValidationProblem, microToRub } from '@app/common';
 import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
-import { formatPercentage, roundScore } from '@app/retrieval';
 import { CreateKnowledgeBaseDto, KbDocumentDto, KbDocumentListDto, KbSearchResponseDto, KnowledgeBaseDto, KnowledgeBaseListDto, KnowledgeBaseSearchDto, LinkDto, TextDocumentDto, UpdateKnowledgeBaseDto, UploadDocumentDto } from './dto/knowledge-bases.dto';
 import { PageQueryDto } from './dto/vector-stores.dto';
 import { uploadInterceptor } from './files.controller';
 import { UploadedBytes } from './files.service';
-import { KbSearchService } from './kb-search.service';
-import { parseFilter } from './kb-rules';
+import { KnowledgeApiService } from './knowledge-api.service';
 import { KnowledgeService } from './knowledge.service';
 import { toDocument, toKnowledgeBase } from './knowledge.presenter';
 
@@ -25,7 +23,7 @@ const ID = { name: 'id', example: 'vs_1a2b3c4d5e6f7a8b9c0d1e2f' };
 export class KnowledgeBasesController {
   constructor(
     private readonly kb: KnowledgeService,
-    private readonly search: KbSearchService,
+    private readonly api: KnowledgeApiService,
   ) {}
 
   @Post()
@@ -142,23 +140,9 @@ export class KnowledgeBasesController {
   @ApiOperation({ summary: 'Search the knowledge base: rerank-style results with their source; the query embedding is billed' })
   @ApiOkResponse({ type: KbSearchResponseDto })
   async searchKb(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() dto: KnowledgeBaseSearchDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<KbSearchResponseDto> {
-    const filter = parseFilter(dto.filters);
-    const store = await this.kb.requireStore(caller.teamId, id);
-    const out = await this.search.search(caller, store, { queries: [dto.query], topK: dto.top_k ?? 10, threshold: dto.similarity_threshold ?? 0.1, filter }, String(req.id), '/api/v1/knowledge-bases/search');
+    const { body, outcome: out } = await this.api.searchKnowledgeBase(caller, id, dto, String(req.id));
     res.setHeader('server-timing', `search;dur=${out.engineMs.toFixed(2)}, total;dur=${out.elapsedMs.toFixed(2)}`);
     res.setHeader('x-gateway-cost-rub', String(microToRub(out.costMicro)));
-    return {
-      results: out.hits.map((h, i) => ({
-        rank: i + 1,
-        id: `${h.document.id}#${h.chunk.ordinal}`,
-        data: h.chunk.text,
-        metadata: { ...(h.document.attributes ? (JSON.parse(h.document.attributes) as Record<string, unknown>) : {}), chunk_index: h.chunk.ordinal, tokens: h.chunk.tokens },
-        similarity_score: roundScore(h.score),
-        similarity_percentage: formatPercentage(h.score),
-        source: { document_id: h.document.id, title: h.document.title, page: h.chunk.page, url: h.document.finalUrl ?? h.document.url },
-      })),
-      usage: { query_tokens: out.queryTokens, cost_rub: microToRub(out.costMicro) },
-      processing_time_seconds: Number((out.elapsedMs / 1000).toFixed(3)),
-    };
+    return body;
   }
 }

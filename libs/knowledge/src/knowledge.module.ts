@@ -16,6 +16,7 @@ import { KbSearchService } from './kb-search.service';
 import { KnowledgeBasesController } from './knowledge-bases.controller';
 import { KnowledgeRepository } from './knowledge.repository';
 import { KnowledgeService } from './knowledge.service';
+import { KnowledgeApiService } from './knowledge-api.service';
 import { LibraryDocumentParser } from './parsers/library-document-parser';
 import { VectorStoresController } from './vector-stores.controller';
 
@@ -30,6 +31,7 @@ import { VectorStoresController } from './vector-stores.controller';
     KnowledgeRepository,
     KnowledgeService,
     KbSearchService,
+    KnowledgeApiService,
     IngestionSignal,
     IngestionWorker,
   ],

@@ -1,9 +1,12 @@
 /** Entities → the two public shapes: OpenAI vector stores, and the REST knowledge-base API. */
 import { DocumentStatus, FileBatchEntity, KbDocumentEntity } from './entities/knowledge.entities';
+import { microToRub } from '@app/common';
+import { formatPercentage, roundScore } from '@app/retrieval';
 import { chunkingObject, decodeChunking } from './kb-rules';
-import type { SearchHit } from './kb-search.service';
+import type { SearchHit, SearchOutcome } from './kb-search.service';
 import type { StoreView } from './knowledge.service';
 import { FileBatchDto, FileCountsDto, SearchPageDto, VectorStoreDto, VectorStoreFileDto } from './dto/vector-stores.dto';
+import type { KbSearchResponseDto } from './dto/knowledge-bases.dto';
 
 const seconds = (ms: number): number => Math.floor(ms / 1000);
 const json = <T>(s: string | null): T | null => (s ? (JSON.parse(s) as T) : null);
@@ -107,5 +110,27 @@ export function toDocument(d: KbDocumentEntity) {
     metadata: json<Record<string, unknown>>(d.attributes),
     created_at: new Date(d.createdAt).toISOString(),
     updated_at: new Date(d.updatedAt).toISOString(),
+  };
+}
+
+/** An OpenAI cursor page. */
+export function toPage<T extends { id: string }>(data: T[], hasMore: boolean) {
+  return { object: 'list' as const, data, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null, has_more: hasMore };
+}
+
+/** The REST knowledge-base search answer: rerank-style results with their source. */
+export function toKbSearchResponse(out: SearchOutcome): KbSearchResponseDto {
+  return {
+    results: out.hits.map((h, i) => ({
+      rank: i + 1,
+      id: `${h.document.id}#${h.chunk.ordinal}`,
+      data: h.chunk.text,
+      metadata: { ...(h.document.attributes ? (JSON.parse(h.document.attributes) as Record<string, unknown>) : {}), chunk_index: h.chunk.ordinal, tokens: h.chunk.tokens },
+      similarity_score: roundScore(h.score),
+      similarity_percentage: formatPercentage(h.score),
+      source: { document_id: h.document.id, title: h.document.title, page: h.chunk.page, url: h.document.finalUrl ?? h.document.url },
+    })),
+    usage: { query_tokens: out.queryTokens, cost_rub: microToRub(out.costMicro) },
+    processing_time_seconds: Number((out.elapsedMs / 1000).toFixed(3)),
   };
 }

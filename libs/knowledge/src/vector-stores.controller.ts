@@ -1,7 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { ApiError } from '@app/common';
 import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
 import {
   CreateFileBatchDto,
@@ -20,24 +19,13 @@ import {
   VectorStoreListDto,
   VectorStoreSearchDto,
 } from './dto/vector-stores.dto';
-import { KbSearchService } from './kb-search.service';
-import { parseFilter } from './kb-rules';
+import { KnowledgeApiService } from './knowledge-api.service';
 import { KnowledgeService } from './knowledge.service';
-import { toBatch, toSearchPage, toVectorStore, toVectorStoreFile } from './knowledge.presenter';
+import { toBatch, toPage, toVectorStore, toVectorStoreFile } from './knowledge.presenter';
 
 /** How long the openai SDK's *AndPoll helpers wait between polls (the `openai-poll-after-ms` header). */
 const POLL_AFTER_MS = '250';
 const ID = { name: 'vector_store_id', example: 'vs_1a2b3c4d5e6f7a8b9c0d1e2f' };
-
-function page<T extends { id: string }>(data: T[], hasMore: boolean) {
-  return { object: 'list' as const, data, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null, has_more: hasMore };
-}
-
-export function searchQueries(query: unknown): string[] {
-  if (typeof query === 'string') return [query];
-  if (Array.isArray(query) && query.length > 0 && query.length <= 10 && query.every((q) => typeof q === 'string')) return query as string[];
-  throw ApiError.badRequest('query must be a string or a list of 1–10 strings.', 'query');
-}
 
 /** OpenAI-compatible vector stores (= knowledge bases): the `openai` SDK's vectorStores.* unchanged. */
 @ApiTags('Vector stores')
@@ -46,7 +34,7 @@ export function searchQueries(query: unknown): string[] {
 export class VectorStoresController {
   constructor(
     private readonly kb: KnowledgeService,
-    private readonly search: KbSearchService,
+    private readonly api: KnowledgeApiService,
   ) {}
 
   @Post()
@@ -62,7 +50,7 @@ export class VectorStoresController {
   @ApiOkResponse({ type: VectorStoreListDto })
   async list(@CurrentCaller() caller: Caller, @Query() q: PageQueryDto): Promise<VectorStoreListDto> {
     const { views, hasMore } = await this.kb.listStores(caller, q);
-    return page(views.map(toVectorStore), hasMore);
+    return toPage(views.map(toVectorStore), hasMore);
   }
 
   @Get(':vector_store_id')
@@ -102,9 +90,7 @@ export class VectorStoresController {
   @ApiParam(ID)
   @ApiOkResponse({ type: VectorStoreFileListDto })
   async listFiles(@CurrentCaller() caller: Caller, @Param('vector_store_id') id: string, @Query() q: VectorStoreFilesQueryDto): Promise<VectorStoreFileListDto> {
-    const { docs, hasMore } = await this.kb.listDocuments(caller, id, { ...q, status: q.filter === 'in_progress' ? undefined : q.filter });
-    const data = docs.map(toVectorStoreFile).filter((d) => q.filter === undefined || d.status === q.filter);
-    return page(data, hasMore);
+    return this.api.listStoreFiles(caller, id, q);
   }
 
   @Get(':vector_store_id/files/:file_id')
@@ -171,9 +157,7 @@ export class VectorStoresController {
   @ApiParam({ name: 'batch_id', example: 'vsfb_1a2b3c4d5e6f7a8b9c0d1e2f' })
   @ApiOkResponse({ type: VectorStoreFileListDto })
   async batchFiles(@CurrentCaller() caller: Caller, @Param('vector_store_id') id: string, @Param('batch_id') batchId: string, @Query() q: VectorStoreFilesQueryDto): Promise<VectorStoreFileListDto> {
-    await this.kb.getBatch(caller, id, batchId);
-    const { docs, hasMore } = await this.kb.listDocuments(caller, id, { ...q, batchId, status: q.filter === 'in_progress' ? undefined : q.filter });
-    return page(docs.map(toVectorStoreFile).filter((d) => q.filter === undefined || d.status === q.filter), hasMore);
+    return this.api.listStoreFiles(caller, id, q, batchId);
   }
 
   @Post(':vector_store_id/search')
@@ -182,12 +166,9 @@ export class VectorStoresController {
   @ApiOperation({ summary: 'Hybrid search (vector + keyword, fused; final score = cosine). The query embedding is billed.' })
   @ApiOkResponse({ type: SearchPageDto })
   async searchStore(@CurrentCaller() caller: Caller, @Param('vector_store_id') id: string, @Body() dto: VectorStoreSearchDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<SearchPageDto> {
-    const queries = searchQueries(dto.query);
-    const filter = parseFilter(dto.filters);
-    const store = await this.kb.requireStore(caller.teamId, id);
-    const out = await this.search.search(caller, store, { queries, topK: dto.max_num_results ?? 10, threshold: dto.ranking_options?.score_threshold ?? 0, filter }, String(req.id), '/v1/vector_stores/search');
+    const { body, outcome: out } = await this.api.searchVectorStore(caller, id, dto, String(req.id));
     res.setHeader('x-gateway-cost-rub', String(out.costMicro / 1e6));
     res.setHeader('server-timing', `search;dur=${out.engineMs.toFixed(2)}, total;dur=${out.elapsedMs.toFixed(2)}`);
-    return toSearchPage(dto.query as string | string[], out.hits);
+    return body;
   }
 }

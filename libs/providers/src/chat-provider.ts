@@ -1,4 +1,4 @@
-import { ProviderHttpClient } from './http/provider-http.client';
+import { ProviderHttpClient, UpstreamErrorMapper } from './http/provider-http.client';
 import {
   CanonicalChatChunk,
   CanonicalChatRequest,
@@ -45,5 +45,20 @@ export class HttpChatProvider implements ChatProvider {
       }
       if (adapter.flush) for (const chunk of adapter.flush(state)) yield chunk;
     })();
+  }
+}
+
+/** Base of the one-shot JSON clients (embeddings, images): one POST with the family's error mapping. */
+export abstract class JsonProviderCall {
+  protected constructor(
+    protected readonly conn: ProviderConnection,
+    private readonly http: ProviderHttpClient,
+    private readonly mapError: UpstreamErrorMapper,
+  ) {}
+
+  /** POSTs a built request; resolves to the upstream's JSON body (non-2xx → the mapped ProviderError). */
+  protected async post(req: { url: string; headers: Record<string, string>; body: unknown }, signal?: AbortSignal): Promise<unknown> {
+    const res = await this.http.postJson(req.url, req.headers, req.body, { timeoutMs: this.conn.timeoutMs, signal, mapError: this.mapError });
+    return res.json;
   }
 }

@@ -1,6 +1,9 @@
 export * from './types';
 export * from './providers.module';
 export * from './provider-registry';
+export * from './provider-definitions';
+export * from './provider-adapters';
+export * from './tokenizer.service';
 export * from './model-catalog.service';
 export * from './catalog/model-catalog';
 export * from './chat-provider';
@@ -11,3 +14,6 @@ export * from './provider-api-error';
 export * from './message-text';
 export * from './images/image-types';
 export * from './images/image-providers';
+export { OpenAiEmbeddingProvider, OpenAiImageProvider } from './openai/openai.provider';
+export { GeminiImageProvider } from './gemini/gemini.provider';
+export { LocalChatProvider, LocalEmbeddingProvider, LocalImageProvider } from './local/local.providers';

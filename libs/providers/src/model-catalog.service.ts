@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { ApiError } from '@app/common';
 import { AppConfig } from '@app/config';
 import { loadCatalog, ModelEntry, ModelKind } from './catalog/model-catalog';
-import { PROVIDER_NAMES, ProviderRegistry } from './provider-registry';
+import { PROVIDER_NAMES } from './provider-definitions';
+import { ProviderRegistry } from './provider-registry';
 
 /** The model catalog (built-in + MODELS_FILE), validated once at start. */
 @Injectable()
@@ -14,7 +15,7 @@ export class ModelCatalogService {
     config: AppConfig,
     private readonly registry: ProviderRegistry,
   ) {
-    this.models = loadCatalog(config.modelsFile, PROVIDER_NAMES);
+    this.models = loadCatalog(config.modelsFile, [...PROVIDER_NAMES]);
     this.byKey = new Map(this.models.map((m) => [m.key, m]));
   }
 

@@ -1,59 +1,40 @@
-import { Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { ApiError } from '@app/common';
 import { AppConfig } from '@app/config';
-import { getChatAdapter } from './adapters';
+import { ADAPTER_FAMILIES } from './adapter-families';
 import { ModelEntry } from './catalog/model-catalog';
-import { ChatProvider, EmbeddingProvider, HttpChatProvider } from './chat-provider';
+import { ChatProvider, EmbeddingProvider } from './chat-provider';
 import { ProviderHttpClient } from './http/provider-http.client';
+import { ImageProvider } from './images/image-providers';
 import { LexicalEmbedder } from './local/lexical-embedder';
-import { LocalChatProvider, LocalEmbeddingProvider } from './local/local.providers';
-import { TokenCounter } from './local/tokenizer';
-import { buildEmbeddingRequest, mapEmbeddingResponse, mapOpenAiError } from './openai';
-import { ProviderConnection } from './types';
-import { GeminiImageProvider, ImageProvider, LocalImageProvider, OpenAiImageProvider } from './images/image-providers';
-
-type EnvProvider = 'openai' | 'deepseek' | 'anthropic' | 'gemini';
+import { ProviderAdapters, ProviderFactoryContext } from './provider-adapters';
+import { findProviderDefinition, PROVIDER_DEFINITIONS, ProviderDefinition } from './provider-definitions';
+import { TokenizerService } from './tokenizer.service';
 
 /**
- * Provider instances the catalog can route to. `type` picks the adapter; `envPrefix` the
- * credentials (<PREFIX>_API_KEY, <PREFIX>_BASE_URL, <PREFIX>_TIMEOUT_MS). `inlineImages`: the
- * upstream needs image bytes (the gateway fetches http(s) images, SSRF-guarded, and sends data: URLs).
+ * Resolves a catalog entry to a provider client: a lookup over the provider definitions
+ * (provider-definitions.ts) and their adapter families (adapter-families.ts). Knows no provider.
  */
-const INSTANCES: Record<string, { type: string; env?: EnvProvider; inlineImages: boolean; embeddings: boolean; images: boolean; exactTokens: boolean }> = {
-  openai: { type: 'openai', env: 'openai', inlineImages: false, embeddings: true, images: true, exactTokens: true },
-  deepseek: { type: 'openai', env: 'deepseek', inlineImages: false, embeddings: false, images: false, exactTokens: false },
-  anthropic: { type: 'anthropic', env: 'anthropic', inlineImages: true, embeddings: false, images: false, exactTokens: false },
-  gemini: { type: 'gemini', env: 'gemini', inlineImages: true, embeddings: false, images: true, exactTokens: false },
-  local: { type: 'local', inlineImages: false, embeddings: true, images: true, exactTokens: true },
-};
-
-export const PROVIDER_NAMES = Object.keys(INSTANCES);
-
-/** Resolves a catalog entry to a provider client; the only place that knows provider types. */
 @Injectable()
-export class ProviderRegistry implements OnApplicationShutdown {
-  private readonly http = new ProviderHttpClient();
-  readonly embedder = new LexicalEmbedder();
-  readonly tokens = new TokenCounter('o200k_base');
-  readonly embeddingTokens = new TokenCounter('cl100k_base');
+export class ProviderRegistry {
   private readonly chatProviders = new Map<string, ChatProvider>();
 
-  constructor(private readonly config: AppConfig) {}
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.http.close();
-  }
-
-  preloadTokenizers(): void {
-    this.tokens.preload();
-    this.embeddingTokens.preload();
+  constructor(
+    private readonly config: AppConfig,
+    private readonly http: ProviderHttpClient,
+    private readonly tokenizers: TokenizerService,
+    private readonly embedder: LexicalEmbedder,
+  ) {
+    for (const d of PROVIDER_DEFINITIONS) {
+      if (!ADAPTER_FAMILIES[d.type]) throw new Error(`Provider "${d.name}": no adapter family "${d.type}"`);
+    }
   }
 
   /** Env variable that must be set for the model to be callable, or null when it is available. */
   missingCredential(model: ModelEntry): string | null {
-    const inst = INSTANCES[model.provider];
-    if (!inst?.env) return null;
-    return this.config.provider(inst.env).apiKey ? null : `${inst.env.toUpperCase()}_API_KEY`;
+    const d = findProviderDefinition(model.provider);
+    if (!d?.env) return null;
+    return this.config.provider(d.name).apiKey ? null : `${d.env.prefix}_API_KEY`;
   }
 
   isAvailable(model: ModelEntry): boolean {
@@ -61,66 +42,81 @@ export class ProviderRegistry implements OnApplicationShutdown {
   }
 
   /**
-   * Does the gateway's tokenizer count this model's prompt as the provider will? True for OpenAI's
-   * own models (o200k) and the local model; false where another tokenizer bills (reservations pad more).
+   * Does the gateway's tokenizer count this model's prompt as the provider will? (See
+   * ProviderDefinition.exactTokens.) False means reservations pad more.
    */
   countsTokensExactly(model: ModelEntry): boolean {
-    const inst = INSTANCES[model.provider];
-    if (!inst?.exactTokens) return false;
-    // a custom OPENAI_BASE_URL (vLLM, Ollama, OpenRouter) bills with its own tokenizer
-    return inst.type !== 'openai' || /^https:\/\/api\.openai\.com\//.test(this.config.provider(inst.env as EnvProvider).baseUrl + '/');
+    const d = findProviderDefinition(model.provider);
+    if (!d || d.exactTokens === 'never') return false;
+    if (d.exactTokens === 'always' || !d.env) return d.exactTokens === 'always';
+    return sameHttpsOrigin(this.config.provider(d.name).baseUrl, d.env.defaultBaseUrl);
   }
 
   needsInlineImages(model: ModelEntry): boolean {
-    const inst = INSTANCES[model.provider];
-    if (!inst) return false;
-    // <PROVIDER>_INLINE_IMAGES: a self-hosted OpenAI-compatible upstream gets bytes, never a URL to fetch
-    return inst.inlineImages || (inst.env !== undefined && this.config.provider(inst.env).inlineImages);
+    const d = findProviderDefinition(model.provider);
+    if (!d) return false;
+    // <PREFIX>_INLINE_IMAGES: a self-hosted OpenAI-compatible upstream gets bytes, never a URL to fetch
+    return d.inlineImages || (d.env !== undefined && this.config.provider(d.name).inlineImages);
   }
 
   chat(model: ModelEntry): ChatProvider {
-    this.assertAvailable(model);
-    let p = this.chatProviders.get(model.provider);
+    const d = this.available(model);
+    let p = this.chatProviders.get(d.name);
     if (!p) {
-      const inst = INSTANCES[model.provider];
-      p = inst.type === 'local' ? new LocalChatProvider(this.embedder, this.tokens) : new HttpChatProvider(getChatAdapter(inst.type), this.connection(inst.env as EnvProvider), this.http);
-      this.chatProviders.set(model.provider, p);
+      p = this.family(d).chat(this.context(d));
+      this.chatProviders.set(d.name, p);
     }
     return p;
   }
 
   embeddings(model: ModelEntry): EmbeddingProvider {
-    this.assertAvailable(model);
-    const inst = INSTANCES[model.provider];
-    if (!inst.embeddings) throw ApiError.badRequest(`Provider ${model.provider} does not serve embeddings.`, 'model');
-    if (inst.type === 'local') return new LocalEmbeddingProvider(this.embedder, this.embeddingTokens, model.dimensions ?? 1536);
-    const conn = this.connection(inst.env as EnvProvider);
-    const http = this.http;
-    return {
-      async embed(req, signal) {
-        const { url, headers, body } = buildEmbeddingRequest(req, conn);
-        const res = await http.postJson(url, headers, body, { timeoutMs: conn.timeoutMs, signal, mapError: mapOpenAiError });
-        return mapEmbeddingResponse(res.json);
-      },
-    };
+    const d = this.available(model);
+    const family = this.family(d);
+    if (!d.capabilities.embeddings || !family.embeddings) throw ApiError.badRequest(`Provider ${d.name} does not serve embeddings.`, 'model');
+    return family.embeddings(this.context(d), model);
   }
 
   images(model: ModelEntry): ImageProvider {
-    this.assertAvailable(model);
-    const inst = INSTANCES[model.provider];
-    if (!inst.images) throw ApiError.badRequest(`Provider ${model.provider} does not generate images.`, 'model');
-    if (inst.type === 'local') return new LocalImageProvider();
-    const conn = this.connection(inst.env as EnvProvider);
-    return inst.type === 'gemini' ? new GeminiImageProvider(conn, this.http) : new OpenAiImageProvider(conn, this.http);
+    const d = this.available(model);
+    const family = this.family(d);
+    if (!d.capabilities.images || !family.images) throw ApiError.badRequest(`Provider ${d.name} does not generate images.`, 'model');
+    return family.images(this.context(d));
   }
 
-  private assertAvailable(model: ModelEntry): void {
+  /** The model's provider definition, once its credentials are known to be set (503 otherwise). */
+  private available(model: ModelEntry): ProviderDefinition {
     const missing = this.missingCredential(model);
     if (missing) throw ApiError.unavailable(`Model ${model.key} is unavailable: its provider "${model.provider}" has no credentials. Set ${missing} on the gateway.`, 'model_unavailable');
+    const d = findProviderDefinition(model.provider);
+    if (!d) throw new Error(`Model ${model.key}: unknown provider "${model.provider}"`); // the catalog refuses these at start
+    return d;
   }
 
-  private connection(env: EnvProvider): ProviderConnection {
-    const p = this.config.provider(env);
-    return { apiKey: p.apiKey ?? '', baseUrl: p.baseUrl, timeoutMs: p.timeoutMs };
+  private family(d: ProviderDefinition): ProviderAdapters {
+    return ADAPTER_FAMILIES[d.type];
+  }
+
+  private context(d: ProviderDefinition): ProviderFactoryContext {
+    const config = this.config;
+    return {
+      http: this.http,
+      tokenizers: this.tokenizers,
+      embedder: this.embedder,
+      connection() {
+        if (!d.env) throw new Error(`Provider "${d.name}" has no connection settings`);
+        const p = config.provider(d.name);
+        return { apiKey: p.apiKey ?? '', baseUrl: p.baseUrl, timeoutMs: p.timeoutMs };
+      },
+    };
+  }
+}
+
+/** Same https origin (a base URL on the provider's own host, whatever its path). */
+function sameHttpsOrigin(a: string, b: string): boolean {
+  try {
+    const x = new URL(a);
+    return x.protocol === 'https:' && x.origin === new URL(b).origin;
+  } catch {
+    return false;
   }
 }

@@ -1,13 +1,23 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '@app/auth';
+import { ProviderHttpClient } from './http/provider-http.client';
+import { LexicalEmbedder } from './local/lexical-embedder';
+import { TokenCounter } from './local/tokenizer';
 import { ModelCatalogService } from './model-catalog.service';
 import { ModelsController } from './models.controller';
 import { ProviderRegistry } from './provider-registry';
+import { TokenizerService } from './tokenizer.service';
 
 @Module({
   imports: [AuthModule],
   controllers: [ModelsController],
-  providers: [ProviderRegistry, ModelCatalogService],
-  exports: [ProviderRegistry, ModelCatalogService],
+  providers: [
+    ProviderRegistry,
+    ModelCatalogService,
+    { provide: ProviderHttpClient, useFactory: () => new ProviderHttpClient() },
+    { provide: TokenizerService, useFactory: () => new TokenizerService(new TokenCounter('o200k_base'), new TokenCounter('cl100k_base')) },
+    { provide: LexicalEmbedder, useFactory: () => new LexicalEmbedder() },
+  ],
+  exports: [ProviderRegistry, ModelCatalogService, TokenizerService, LexicalEmbedder],
 })
 export class ProvidersModule {}

@@ -2,7 +2,7 @@ import { AppConfig } from '@app/config';
 import { ApiError, Clock, SharedCache } from '@app/common';
 import { BillingService, MeterSpec, PricingService } from '@app/billing';
 import { EmbeddingsService } from '@app/embeddings';
-import { LexicalEmbedder, ModelCatalogService, ProviderRegistry, TokenCounter } from '@app/providers';
+import { LexicalEmbedder, ModelCatalogService, ProviderRegistry, TokenCounter, TokenizerService } from '@app/providers';
 import { LocalEmbeddingProvider } from '@app/providers/local/local.providers';
 import { parseRerankContent } from './engine';
 import { MemoryRerankCacheIndex } from './rerank-cache.index';
@@ -48,14 +48,13 @@ describe('RerankService (unit: local embedder, in-memory cache and money path)',
     calls = [];
     const local = new LocalEmbeddingProvider(embedder, tokens, 1536);
     const registry = {
-      embeddingTokens: tokens,
       isAvailable: () => true,
       embeddings: () => ({ embed: (req: { input: string[] }) => (calls.push(req.input), local.embed(req as never)) }),
     } as unknown as ProviderRegistry;
     const catalog = new ModelCatalogService(config, registry);
     billing = new FakeBilling();
     const store = new RerankCacheStore(new MapCache() as unknown as SharedCache, new MemoryRerankCacheIndex(), new Clock(), config);
-    rerank = new RerankService(catalog, new EmbeddingsService(registry), store, billing as unknown as BillingService, new PricingService());
+    rerank = new RerankService(catalog, new EmbeddingsService(registry, new TokenizerService(new TokenCounter('o200k_base'), tokens)), store, billing as unknown as BillingService, new PricingService());
   });
 
   const docs = parseRerankContent([

@@ -2,7 +2,7 @@ import { ApiError } from '@app/common';
 import type { Caller } from '@app/auth';
 import type { DocumentParser, KbSearchService, KnowledgeService, SearchInput } from '@app/knowledge';
 import { ProjectContext, ProjectContextSource } from '@app/projects';
-import { ModelEntry, ProviderRegistry, TokenCounter } from '@app/providers';
+import { ModelEntry, TokenCounter, TokenizerService } from '@app/providers';
 import type { RerankInput, RerankService } from '@app/rerank';
 import { ChatContextService, ContextRequest, withContext } from './chat-context.service';
 
@@ -96,7 +96,7 @@ describe('ChatContextService', () => {
     knowledge = new FakeKnowledge();
     rerank = new FakeRerank();
     const parser = { chunk: () => [] } as unknown as DocumentParser;
-    service = new ChatContextService(knowledge as unknown as KnowledgeService, knowledge as unknown as KbSearchService, rerank as unknown as RerankService, parser, { tokens } as ProviderRegistry, projects);
+    service = new ChatContextService(knowledge as unknown as KnowledgeService, knowledge as unknown as KbSearchService, rerank as unknown as RerankService, parser, { chat: tokens } as unknown as TokenizerService, projects);
   });
 
   it('no project, knowledge base or PDF → no context at all', async () => {
@@ -106,7 +106,7 @@ describe('ChatContextService', () => {
   it('unknown project, another team’s project, or no projects provider → 404 project_not_found', async () => {
     projects.byTeam.set('team-b/prj_1', project());
     await expect(service.assemble(req({ projectId: 'prj_1' }))).rejects.toMatchObject({ status: 404, code: 'project_not_found', param: 'project_id' });
-    const bare = new ChatContextService(knowledge as unknown as KnowledgeService, knowledge as unknown as KbSearchService, rerank as unknown as RerankService, {} as DocumentParser, { tokens } as ProviderRegistry);
+    const bare = new ChatContextService(knowledge as unknown as KnowledgeService, knowledge as unknown as KbSearchService, rerank as unknown as RerankService, {} as DocumentParser, { chat: tokens } as unknown as TokenizerService);
     await expect(bare.assemble(req({ projectId: 'prj_1' }))).rejects.toMatchObject({ status: 404, code: 'project_not_found' });
   });
 

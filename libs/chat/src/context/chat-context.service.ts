@@ -5,7 +5,7 @@ import type { Caller } from '@app/auth';
 import { AUTO_CHUNKING, DocumentParser, KbSearchService, KnowledgeService } from '@app/knowledge';
 import type { SearchHit } from '@app/knowledge';
 import { ContextMaterial, ProjectContext, ProjectContextSource, ProjectRagSettings } from '@app/projects';
-import { ModelEntry, ProviderRegistry } from '@app/providers';
+import { ModelEntry, TokenizerService } from '@app/providers';
 import type { ChatMessage, ContentPart } from '@app/providers';
 import { RerankService } from '@app/rerank';
 import { MAX_FILE_BYTES, MAX_IMAGES } from '../image-inliner';
@@ -114,7 +114,7 @@ export class ChatContextService implements OnModuleInit {
     private readonly search: KbSearchService,
     private readonly rerank: RerankService,
     private readonly parser: DocumentParser,
-    private readonly registry: ProviderRegistry,
+    private readonly tokenizers: TokenizerService,
     @Optional() projects?: ProjectContextSource,
     @Optional() private readonly moduleRef?: ModuleRef,
   ) {
@@ -306,7 +306,7 @@ export class ChatContextService implements OnModuleInit {
   }
 
   private tokens(text: string): number {
-    return this.registry.tokens.count(text);
+    return this.tokenizers.chat.count(text);
   }
 
   private piece(label: SourceLabel, text: string, score: number | null, meta: Pick<Piece, 'kind' | 'materialId' | 'documentId' | 'fullKey' | 'origin'>): Piece {

@@ -3,7 +3,7 @@ import { ExtractionError } from '../document-parser';
 import { LibraryDocumentParser } from './library-document-parser';
 
 const tokens = new TokenCounter('cl100k_base');
-const parser = new LibraryDocumentParser({ embeddingTokens: tokens } as never);
+const parser = new LibraryDocumentParser({ embeddings: tokens } as never);
 const sniff = (s: string | Buffer, filename?: string) => parser.sniff(Buffer.isBuffer(s) ? s : Buffer.from(s), { filename });
 
 describe('type sniffing by content', () => {

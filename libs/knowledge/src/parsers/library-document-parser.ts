@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { ProviderRegistry, TokenCounter } from '@app/providers';
+import { TokenCounter, TokenizerService } from '@app/providers';
 import { DocumentChunk, DocumentParser, ExtractedDocument, ExtractionError } from '../document-parser';
 import { Chunking, splitMessages } from '../kb-rules';
 import { MAX_FILE_BYTES } from '../files.service';
@@ -54,9 +54,9 @@ function utf8(bytes: Buffer): string | null {
 export class LibraryDocumentParser extends DocumentParser {
   private readonly tokens: TokenCounter;
 
-  constructor(registry: ProviderRegistry) {
+  constructor(tokenizers: TokenizerService) {
     super();
-    this.tokens = registry.embeddingTokens;
+    this.tokens = tokenizers.embeddings;
   }
 
   async sniff(bytes: Buffer, hint: { filename?: string; mime?: string }): Promise<ExtractedDocument['kind']> {

@@ -58,6 +58,10 @@ export function createProviderAgent(): Agent {
 
 const MAX_ERROR_BODY_CHARS = 64 * 1024;
 
+/**
+ * The one HTTP client of the provider adapters (a Nest provider built by ProvidersModule's factory;
+ * its connection pool is closed at application shutdown).
+ */
 export class ProviderHttpClient {
   /** The client owns `agent`: close() closes it. */
   constructor(private readonly agent: Agent = createProviderAgent()) {}
@@ -114,6 +118,11 @@ export class ProviderHttpClient {
 
   close(): Promise<void> {
     return this.agent.close();
+  }
+
+  /** Nest lifecycle hook. */
+  onApplicationShutdown(): Promise<void> {
+    return this.close();
   }
 
   private send(url: string, headers: Record<string, string>, body: unknown, guard: RequestGuard, accept: string): Promise<Dispatcher.ResponseData> {

@@ -5,6 +5,9 @@
  */
 import { LexicalEmbedder } from './lexical-embedder';
 
+/** re-exported for scripts/bench-embedder.js, which loads this file alone */
+export { LexicalEmbedder };
+
 const VOCABULARY = [
   'the', 'invoice', 'payment', 'was', 'sent', 'to', 'customer', 'yesterday', 'report', 'quarterly', 'revenue', 'growth',
   'model', 'gateway', 'request', 'token', 'limit', 'cache', 'document', 'search', 'answer', 'question', 'project', 'team',
@@ -36,9 +39,8 @@ export function benchSentences(n: number): string[] {
   return sentences;
 }
 
-export function benchLexicalEmbedder(n = 50_000, dimensions = 1536): LexicalEmbedderBenchResult {
+export function benchLexicalEmbedder(embedder: LexicalEmbedder, n = 50_000, dimensions = 1536): LexicalEmbedderBenchResult {
   const sentences = benchSentences(n);
-  const embedder = new LexicalEmbedder();
   // warm-up so the JIT has compiled the hot loops
   embedder.embedMany(sentences.slice(0, Math.min(2000, n)), dimensions);
   const started = performance.now();

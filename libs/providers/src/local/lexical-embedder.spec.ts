@@ -140,7 +140,7 @@ describe('LexicalEmbedder', () => {
   });
 
   it('bench helper runs (no timing assertion)', () => {
-    const result = benchLexicalEmbedder(200, 256);
+    const result = benchLexicalEmbedder(new LexicalEmbedder(), 200, 256);
     expect(result.sentences).toBe(200);
     expect(result.dimensions).toBe(256);
     expect(result.perSecond).toBeGreaterThan(0);

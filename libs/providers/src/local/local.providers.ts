@@ -1,8 +1,12 @@
 import { ChatProvider, EmbeddingProvider } from '../chat-provider';
+import { ImageProvider } from '../images/image-providers';
+import { ImageGenerationRequest, ImageGenerationResult } from '../images/image-types';
+import type { ProviderAdapters } from '../provider-adapters';
 import { CanonicalChatChunk, CanonicalChatRequest, CanonicalChatResponse, CanonicalEmbeddingRequest, CanonicalEmbeddingResponse } from '../types';
 import { contentText } from '../message-text';
 import { answerExtractively } from './extractive-answer';
 import { LexicalEmbedder } from './lexical-embedder';
+import { generateLocalImages } from './local-image';
 import { TokenCounter } from './tokenizer';
 
 /** A line that is only a `<source …>` or `</source>` tag (chat context format). */
@@ -84,3 +88,18 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
     return { vectors: this.embedder.embedMany(req.input, dims), prompt_tokens: tokens };
   }
 }
+
+/** The offline procedural generator (see local-image.ts: a placeholder pattern, not a model). */
+export class LocalImageProvider implements ImageProvider {
+  generate(req: ImageGenerationRequest): Promise<ImageGenerationResult> {
+    return Promise.resolve(generateLocalImages(req));
+  }
+}
+
+/** The local family: no connection, the shared embedder and tokenizers. */
+export const localProvider: ProviderAdapters = {
+  type: 'local',
+  chat: (ctx) => new LocalChatProvider(ctx.embedder, ctx.tokenizers.chat),
+  embeddings: (ctx, model) => new LocalEmbeddingProvider(ctx.embedder, ctx.tokenizers.embeddings, model.dimensions ?? 1536),
+  images: () => new LocalImageProvider(),
+};

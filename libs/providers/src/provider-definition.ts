@@ -1,0 +1,35 @@
+/**
+ * A provider as data: which adapter family serves it, which environment variables configure it and
+ * what it can do. Dependency-free on purpose — libs/config builds the provider part of the env
+ * schema from the same definitions (provider-definitions.ts), so nothing here may import code.
+ */
+
+/** `<PREFIX>_API_KEY`, `<PREFIX>_BASE_URL`, `<PREFIX>_TIMEOUT_MS`, `<PREFIX>_INLINE_IMAGES`. */
+export interface ProviderEnvSpec {
+  prefix: string;
+  defaultBaseUrl: string;
+}
+
+export interface ProviderCapabilities {
+  chat: boolean;
+  embeddings: boolean;
+  images: boolean;
+}
+
+export interface ProviderDefinition {
+  /** the catalog's `provider` value (models.json) */
+  name: string;
+  /** adapter family (one folder each: openai, anthropic, gemini, local); OpenAI-compatible upstreams are `openai` */
+  type: string;
+  /** credentials and endpoint; absent for the offline `local` provider, which needs none */
+  env?: ProviderEnvSpec;
+  capabilities: ProviderCapabilities;
+  /** the upstream needs image bytes: the gateway fetches http(s) images (SSRF-guarded) and sends data: URLs */
+  inlineImages: boolean;
+  /**
+   * Does the gateway's tokenizer (o200k) count prompts as the provider bills them? `always`, `never`,
+   * or `at-default-base-url`: only while <PREFIX>_BASE_URL points at the provider's own origin (a
+   * custom URL — vLLM, Ollama, OpenRouter — bills with its own tokenizer; reservations then pad more).
+   */
+  exactTokens: 'always' | 'never' | 'at-default-base-url';
+}

@@ -1,0 +1,28 @@
+/**
+ * Every provider the catalog can route to. Dependency-free (data files only): libs/config imports
+ * this list to declare the <PREFIX>_* variables, the registry looks definitions up here.
+ *
+ * An OpenAI-compatible provider is one more definition (`type: 'openai'`, its env prefix and
+ * default base URL) listed below, plus its models in catalog/models.json.
+ */
+import { ANTHROPIC } from './anthropic/anthropic.definition';
+import { DEEPSEEK } from './deepseek/deepseek.definition';
+import { GEMINI } from './gemini/gemini.definition';
+import { LOCAL } from './local/local.definition';
+import { OPENAI } from './openai/openai.definition';
+import type { ProviderDefinition, ProviderEnvSpec } from './provider-definition';
+
+export type { ProviderDefinition, ProviderEnvSpec, ProviderCapabilities } from './provider-definition';
+
+export const PROVIDER_DEFINITIONS: readonly ProviderDefinition[] = [OPENAI, DEEPSEEK, ANTHROPIC, GEMINI, LOCAL];
+
+export const PROVIDER_NAMES: readonly string[] = PROVIDER_DEFINITIONS.map((d) => d.name);
+
+/** The definitions that read credentials from the environment, with their env spec. */
+export const ENV_PROVIDERS: readonly (ProviderDefinition & { env: ProviderEnvSpec })[] = PROVIDER_DEFINITIONS.filter(
+  (d): d is ProviderDefinition & { env: ProviderEnvSpec } => d.env !== undefined,
+);
+
+export function findProviderDefinition(name: string): ProviderDefinition | undefined {
+  return PROVIDER_DEFINITIONS.find((d) => d.name === name);
+}
