@@ -19,13 +19,13 @@ import {
   MaterialDto,
   MaterialListDto,
   MessengerChatUploadDto,
-  PageQueryDto,
+  ProjectPageQueryDto,
   ProjectDeletedDto,
   ProjectDto,
   ProjectListDto,
   SyncResultDto,
   UpdateProjectDto,
-  UploadFileDto,
+  ProjectFileUploadDto,
 } from './dto/projects.dto';
 import { IntegrationsService } from './integrations/integrations.service';
 import { ProjectsService } from './projects.service';
@@ -36,7 +36,7 @@ const upload = () => FileInterceptor('file', { limits: { fileSize: MAX_FILE_BYTE
 
 /** Projects and their materials (api-key header; a project of another team answers 404). */
 @ApiTags('Projects')
-@ApiExtraModels(UploadFileDto, AddFileDto)
+@ApiExtraModels(ProjectFileUploadDto, AddFileDto)
 @ApiKeyAuth()
 @Controller('api/v1/projects')
 export class ProjectsController {
@@ -56,7 +56,7 @@ export class ProjectsController {
   @Get()
   @ApiOperation({ summary: "The team's projects, newest first (cursor pages: after, limit, order)" })
   @ApiOkResponse({ type: ProjectListDto })
-  list(@CurrentCaller() caller: Caller, @Query() q: PageQueryDto): Promise<ProjectListDto> {
+  list(@CurrentCaller() caller: Caller, @Query() q: ProjectPageQueryDto): Promise<ProjectListDto> {
     return this.projects.list(caller, q);
   }
 
@@ -125,7 +125,7 @@ export class ProjectsController {
   @UseInterceptors(upload())
   @ApiParam(ID)
   @ApiConsumes('multipart/form-data', 'application/json')
-  @ApiBody({ schema: { oneOf: [{ $ref: getSchemaPath(UploadFileDto) }, { $ref: getSchemaPath(AddFileDto) }] } })
+  @ApiBody({ schema: { oneOf: [{ $ref: getSchemaPath(ProjectFileUploadDto) }, { $ref: getSchemaPath(AddFileDto) }] } })
   @ApiOperation({ summary: 'Add a file: multipart `file`, or JSON `{file_id}` of an uploaded /v1/files id. Documents are ingested asynchronously; images are stored for vision models.' })
   @ApiOkResponse({ type: MaterialDto })
   async addFile(@CurrentCaller() caller: Caller, @Param('id') id: string, @UploadedFile() file: UploadedBytes | undefined, @Body() body: Record<string, unknown>, @Req() req: Request): Promise<MaterialDto> {

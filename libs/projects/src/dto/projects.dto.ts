@@ -4,7 +4,7 @@ import { Allow, ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsNum
 import { PROJECT_MODES } from '../project-context.port';
 import type { MaterialKind, ProjectMode } from '../project-context.port';
 
-export class PageQueryDto {
+export class ProjectPageQueryDto {
   @ApiPropertyOptional({ description: 'Cursor: a project id; the page starts after it' })
   @IsOptional() @IsString() @MaxLength(64)
   after?: string;
@@ -85,7 +85,7 @@ export class AddFileDto {
   @ApiProperty({ example: 'file-6f1c2a9b0d3e4f5a6b7c8d9e', description: 'An uploaded /v1/files id of the team' }) @IsString() @IsNotEmpty() @MaxLength(64) file_id: string;
 }
 
-export class UploadFileDto {
+export class ProjectFileUploadDto {
   @ApiProperty({ type: 'string', format: 'binary', description: 'PDF, DOCX, HTML, Markdown/text, CSV, JSON, or an image (PNG, JPEG, WebP, GIF); ≤ 10 MB' }) file: unknown;
 }
 
