@@ -6,3 +6,4 @@ export * from './document-parser';
 export * from './kb-rules';
 export * from './ingestion.worker';
 export * from './document-text';
+export { PageQueryDto } from './dto/vector-stores.dto';

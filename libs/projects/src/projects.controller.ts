@@ -6,7 +6,7 @@ import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { ApiError, firstValidationProblem } from '@app/common';
 import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
-import { MAX_FILE_BYTES, UploadedBytes } from '@app/knowledge';
+import { MAX_FILE_BYTES, PageQueryDto, UploadedBytes } from '@app/knowledge';
 import {
   AddFileDto,
   AddLinkDto,
@@ -19,7 +19,6 @@ import {
   MaterialDto,
   MaterialListDto,
   MessengerChatUploadDto,
-  ProjectPageQueryDto,
   ProjectDeletedDto,
   ProjectDto,
   ProjectListDto,
@@ -56,7 +55,7 @@ export class ProjectsController {
   @Get()
   @ApiOperation({ summary: "The team's projects, newest first (cursor pages: after, limit, order)" })
   @ApiOkResponse({ type: ProjectListDto })
-  list(@CurrentCaller() caller: Caller, @Query() q: ProjectPageQueryDto): Promise<ProjectListDto> {
+  list(@CurrentCaller() caller: Caller, @Query() q: PageQueryDto): Promise<ProjectListDto> {
     return this.projects.list(caller, q);
   }
 

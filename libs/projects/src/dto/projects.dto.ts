@@ -4,20 +4,6 @@ import { Allow, ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsNum
 import { PROJECT_MODES } from '../project-context.port';
 import type { MaterialKind, ProjectMode } from '../project-context.port';
 
-export class ProjectPageQueryDto {
-  @ApiPropertyOptional({ description: 'Cursor: a project id; the page starts after it' })
-  @IsOptional() @IsString() @MaxLength(64)
-  after?: string;
-
-  @ApiPropertyOptional({ description: '1–100', default: 20, example: 20 })
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(100)
-  limit?: number;
-
-  @ApiPropertyOptional({ enum: ['asc', 'desc'], default: 'desc' })
-  @IsOptional() @IsIn(['asc', 'desc'])
-  order?: 'asc' | 'desc';
-}
-
 export class RagSettingsInputDto {
   @ApiPropertyOptional({ example: 15, default: 15, description: 'Fragments kept after rerank (15–30)' }) @IsOptional() @IsInt() @Min(15) @Max(30) top_k?: number;
   @ApiPropertyOptional({ example: true, default: true, description: 'Rerank the candidates' }) @IsOptional() @IsBoolean() rerank?: boolean;
