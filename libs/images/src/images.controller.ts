@@ -7,6 +7,14 @@ import { ImagesService } from './images.service';
 
 const baseUrlOf = (req: Request): string => `${req.protocol}://${req.get('host') ?? 'localhost'}`;
 
+/** Both generation endpoints take the same body: one Swagger example, on the offline local-image model. */
+const LOCAL_IMAGE_EXAMPLES = {
+  local: {
+    summary: 'The built-in local-image model (works offline; a signed URL)',
+    value: { model: 'local-image', prompt: 'A lighthouse on a cliff at dawn, watercolour', n: 1, size: '1024x1024', quality: 'low', response_format: 'url', user: 'user-42' },
+  },
+};
+
 @ApiTags('Images')
 @Controller()
 export class ImagesController {
@@ -16,15 +24,7 @@ export class ImagesController {
   @ApiKeyAuth()
   @HttpCode(200)
   @ApiOperation({ summary: 'Generate images (OpenAI-compatible; the openai SDK works unchanged). Cost in `cost` and the x-gateway-cost-rub header.' })
-  @ApiBody({
-    type: ImageGenerationRequestDto,
-    examples: {
-      local: {
-        summary: 'The built-in local-image model (works offline; a signed URL)',
-        value: { model: 'local-image', prompt: 'A lighthouse on a cliff at dawn, watercolour', n: 1, size: '1024x1024', quality: 'low', response_format: 'url', user: 'user-42' },
-      },
-    },
-  })
+  @ApiBody({ type: ImageGenerationRequestDto, examples: LOCAL_IMAGE_EXAMPLES })
   @ApiOkResponse({ type: ImagesResponseDto })
   async openAi(@CurrentCaller() caller: Caller, @Body() dto: ImageGenerationRequestDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<ImagesResponseDto> {
     const g = await this.images.generate(caller, dto, String(req.id), '/v1/images/generations', baseUrlOf(req));
@@ -37,15 +37,7 @@ export class ImagesController {
   @ApiKeyAuth()
   @HttpCode(200)
   @ApiOperation({ summary: 'Generate images (REST, api-key header): same body; answer with images, usage, cost breakdown and the model options' })
-  @ApiBody({
-    type: ImageGenerationRequestDto,
-    examples: {
-      local: {
-        summary: 'The built-in local-image model (works offline; a signed URL)',
-        value: { model: 'local-image', prompt: 'A lighthouse on a cliff at dawn, watercolour', n: 1, size: '1024x1024', quality: 'low', response_format: 'url', user: 'user-42' },
-      },
-    },
-  })
+  @ApiBody({ type: ImageGenerationRequestDto, examples: LOCAL_IMAGE_EXAMPLES })
   @ApiOkResponse({ type: RestImagesResponseDto })
   async rest(@CurrentCaller() caller: Caller, @Body() dto: ImageGenerationRequestDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<RestImagesResponseDto> {
     const g = await this.images.generate(caller, dto, String(req.id), '/api/v1/images/generations', baseUrlOf(req));
