@@ -2,7 +2,7 @@ import { INestApplication } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
-import { answerClientErrorsAsJson, ApiExceptionFilter, createValidationPipe, jsonBodyParsers, rejectHostileInput } from '@app/common';
+import { answerClientErrorsAsJson, ApiExceptionFilter, createValidationPipe, jsonBodyParsers, rejectHostileInput, RequestContext } from '@app/common';
 import { AppConfig } from '@app/config';
 import { ApiKeysService, authBeforeBody, SECURITY } from '@app/auth';
 
@@ -14,6 +14,9 @@ export function setupApp(app: NestExpressApplication): INestApplication {
   app.use(authBeforeBody(app.get(ApiKeysService), config));
   app.use(jsonBodyParsers(config.bodyLimitBytes));
   app.use(rejectHostileInput);
+  // after the body parsers (their stream callbacks would not carry it): rate limits and budgets
+  // (BillingService.meter) read the caller and set headers through it
+  app.use(RequestContext.middleware());
   answerClientErrorsAsJson(app.getHttpServer());
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new ApiExceptionFilter());

@@ -1,9 +1,11 @@
-import { Injectable, Logger, OnApplicationShutdown, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationShutdown, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { join, resolve } from 'node:path';
-import { ApiError, Clock, isDatabaseUnavailable, microToRub, newId } from '@app/common';
+import { ApiError, Clock, isDatabaseUnavailable, microToRub, newId, RequestContext } from '@app/common';
+import type { Caller } from '@app/auth';
+import { RateLimitService, RateTicket } from '@app/governance';
 import { AppConfig } from '@app/config';
-import { BillingRepository, ChargeRecord } from './billing.repository';
+import { BillingRepository, BudgetPeriod, ChargeRecord } from './billing.repository';
 import { BillingSpool, SpoolRecord } from './billing-spool';
 import { BalanceResponseDto, UsageResponseDto } from './dto/billing.dto';
 import { LedgerEntryEntity } from './entities/ledger-entry.entity';
@@ -25,6 +27,13 @@ export interface ChargeDetails {
   totalTokens?: number;
   /** free-form breakdown stored with the ledger entry (JSON) */
   breakdown?: Record<string, unknown>;
+}
+
+/** The key a hold is taken for, with its budgets (µRUB per UTC day / month; null = none). */
+export interface KeyBudget {
+  apiKeyId: string;
+  dayMicro: number | null;
+  monthMicro: number | null;
 }
 
 export interface SettledCharge {
@@ -78,6 +87,7 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
     private readonly repo: BillingRepository,
     private readonly clock: Clock,
     private readonly config: AppConfig,
+    @Optional() private readonly rateLimits?: RateLimitService,
   ) {
     // one spool per database (a data dir may serve tests against several)
     const key = config.databaseKind === 'postgres' ? createHash('sha256').update(`${config.databaseUrl}|${config.databaseSchema ?? ''}`).digest('hex').slice(0, 16) : 'sqlite';
@@ -139,13 +149,26 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
     await Promise.all(open.map((r) => this.release(r).catch(() => undefined)));
   }
 
-  async reserve(teamId: string, maxCostMicro: number, requestId: string): Promise<Reservation> {
+  async reserve(teamId: string, maxCostMicro: number, requestId: string, key?: KeyBudget): Promise<Reservation> {
     const amountMicro = Math.max(0, Math.ceil(maxCostMicro));
     const now = this.clock.now();
     const reservation: Reservation = { id: newId(), teamId, requestId, amountMicro };
-    const out = await this.repo.reserve({ ...reservation, now, expiresAt: now + this.config.reservationTtlMs });
+    const budgets = key ? budgetPeriods(key, now) : [];
+    const out = await this.repo.reserve({ ...reservation, now, expiresAt: now + this.config.reservationTtlMs, apiKeyId: key?.apiKeyId ?? null, budgets });
     if (!out.ok) {
       if (!out.team) throw ApiError.notFound(`Team ${teamId} not found.`, 'team_not_found');
+      if (out.budget) {
+        const { period, spentMicro, heldMicro } = out.budget;
+        const per = period.period.startsWith('d:') ? 'daily' : 'monthly';
+        const held = heldMicro > 0 ? ` (${fmt(heldMicro)} RUB more held by requests in flight)` : '';
+        throw new ApiError(
+          402,
+          'insufficient_quota',
+          `API key budget exceeded: spent ${fmt(spentMicro)} RUB of the ${fmt(period.capMicro)} RUB ${per} budget${held}; this request requires up to ${fmt(amountMicro)} RUB. ` +
+            `The budget resets at ${new Date(period.end).toISOString()} (UTC).`,
+          'key_budget_exceeded',
+        );
+      }
       const available = Math.max(0, out.team.balanceMicro - out.team.reservedMicro);
       const held = out.team.reservedMicro > 0 ? ` (balance ${fmt(out.team.balanceMicro)} RUB, ${fmt(out.team.reservedMicro)} RUB held by requests in flight)` : '';
       throw ApiError.insufficientQuota(
@@ -203,7 +226,36 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
    * exact cost (or release on failure). Callers never reserve, settle or release themselves.
    */
   async meter<T>(spec: MeterSpec<T>): Promise<{ result: T; charged: SettledCharge | null }> {
-    const hold = await this.reserve(spec.teamId, spec.holdMicro, spec.requestId);
+    // governance of the API key of the HTTP request this runs for (none for background work)
+    const ctx = RequestContext.current();
+    const caller = ctx?.req.caller as Caller | undefined;
+    const limits = caller?.teamId === spec.teamId ? caller.limits : undefined;
+    let ticket: RateTicket | null = null;
+    if (caller && caller.teamId === spec.teamId && this.rateLimits) {
+      const counted = ctx!.flags.has('rate-limit:counted');
+      ctx!.flags.add('rate-limit:counted');
+      const subject = { teamId: caller.teamId, apiKeyId: caller.apiKeyId, keyRpm: limits?.keyRpm ?? null, keyTpm: limits?.keyTpm ?? null, teamRpm: limits?.teamRpm ?? null, teamTpm: limits?.teamTpm ?? null };
+      try {
+        const admitted = await this.rateLimits.admit(subject, spec.estimatedTokens ?? 0, !counted);
+        ticket = admitted.ticket;
+        RequestContext.setHeaders(admitted.headers);
+      } catch (err) {
+        if (err instanceof ApiError) RequestContext.setHeaders(err.headers);
+        throw err;
+      }
+    }
+    const key: KeyBudget | undefined =
+      caller && caller.teamId === spec.teamId ? { apiKeyId: caller.apiKeyId, dayMicro: limits?.budgetDayMicro ?? null, monthMicro: limits?.budgetMonthMicro ?? null } : undefined;
+    const out = await this.meterHeld(spec, key);
+    if (ticket) {
+      const c = out.tokens;
+      void this.rateLimits!.settleTokens(ticket, c).catch((err: unknown) => this.logger.warn({ err }, 'token rate correction failed'));
+    }
+    return { result: out.result, charged: out.charged };
+  }
+
+  private async meterHeld<T>(spec: MeterSpec<T>, key: KeyBudget | undefined): Promise<{ result: T; charged: SettledCharge | null; tokens: number }> {
+    const hold = await this.reserve(spec.teamId, spec.holdMicro, spec.requestId, key);
     let result: T;
     try {
       result = await spec.run();
@@ -226,9 +278,10 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
     }
     if (!charge) {
       await this.release(hold);
-      return { result, charged: null };
+      return { result, charged: null, tokens: 0 };
     }
-    return { result, charged: await this.settle(hold, charge.costMicro, charge.details) };
+    const tokens = charge.details.totalTokens ?? charge.details.promptTokens + charge.details.completionTokens;
+    return { result, charged: await this.settle(hold, charge.costMicro, charge.details), tokens };
   }
 
   /** Frees the hold; nothing is charged. Safe to call twice; spooled when the database is away. */
@@ -342,6 +395,8 @@ export interface MeterSpec<T> {
   requestId: string;
   /** the worst case the work may cost (held before it runs; 402 when the balance cannot cover it) */
   holdMicro: number;
+  /** tokens known before the call (the prompt), counted against tokens-per-minute limits at admission; the rest is added at settle */
+  estimatedTokens?: number;
   run: () => Promise<T>;
   /** the exact charge for a finished run; null charges nothing (the hold is released) */
   charge: (result: T) => MeteredCharge | null;
@@ -350,4 +405,21 @@ export interface MeterSpec<T> {
    * the charge for that part, or null (the hold is released). The error is rethrown either way.
    */
   chargeOnFailure?: (err: unknown) => MeteredCharge | null;
+}
+
+/** The budget periods of a key at `now` (UTC): 'd:YYYY-MM-DD' and 'm:YYYY-MM', each [start, end). */
+export function budgetPeriods(key: KeyBudget, now: number): BudgetPeriod[] {
+  const d = new Date(now);
+  const y = d.getUTCFullYear();
+  const mo = d.getUTCMonth();
+  const out: BudgetPeriod[] = [];
+  if (key.dayMicro !== null) {
+    const start = Date.UTC(y, mo, d.getUTCDate());
+    out.push({ period: `d:${new Date(start).toISOString().slice(0, 10)}`, capMicro: key.dayMicro, start, end: start + 86_400_000 });
+  }
+  if (key.monthMicro !== null) {
+    const start = Date.UTC(y, mo, 1);
+    out.push({ period: `m:${new Date(start).toISOString().slice(0, 7)}`, capMicro: key.monthMicro, start, end: Date.UTC(y, mo + 1, 1) });
+  }
+  return out;
 }

@@ -125,6 +125,7 @@ export class ChatService {
       teamId: prep.input.caller.teamId,
       requestId: prep.input.requestId,
       holdMicro: prep.holdMicro,
+      estimatedTokens: prep.promptTokens,
       run: async () => {
         try {
           const r = await prep.provider.complete(prep.request, signal);
@@ -164,6 +165,7 @@ export class ChatService {
       teamId: prep.input.caller.teamId,
       requestId: prep.input.requestId,
       holdMicro: prep.holdMicro,
+      estimatedTokens: prep.promptTokens,
       run: async () => {
         let iterable: AsyncIterable<CanonicalChatChunk>;
         try {

@@ -15,3 +15,4 @@ export * from './cache/shared-cache.module';
 export * from './net';
 export * from './net/net.module';
 export * from './http/log-serializers';
+export * from './http/request-context';

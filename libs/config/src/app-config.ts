@@ -39,6 +39,10 @@ export class AppConfig {
   get kbVectorCacheBytes(): number { return this.env.kbVectorCacheMb * 1024 * 1024; }
   get memoryCacheBytes(): number { return this.env.memoryCacheMb * 1024 * 1024; }
   get devWorkspace(): boolean { return this.env.devWorkspace; }
+  get defaultKeyRpmLimit(): number | undefined { return this.env.defaultKeyRpmLimit; }
+  get defaultKeyTpmLimit(): number | undefined { return this.env.defaultKeyTpmLimit; }
+  get defaultTeamRpmLimit(): number | undefined { return this.env.defaultTeamRpmLimit; }
+  get defaultTeamTpmLimit(): number | undefined { return this.env.defaultTeamTpmLimit; }
   provider(name: keyof EnvConfig['providers']): ProviderEnv { return this.env.providers[name]; }
   get providerNames(): (keyof EnvConfig['providers'])[] { return Object.keys(this.env.providers) as (keyof EnvConfig['providers'])[]; }
 }

@@ -32,6 +32,11 @@ function int(env: Env, name: string, def: number, min: number, max: number): num
   return n;
 }
 
+/** An optional integer: unset (or empty) → undefined. */
+function optionalInt(env: Env, name: string, min: number, max: number): number | undefined {
+  return str(env, name) === undefined ? undefined : int(env, name, 0, min, max);
+}
+
 function decimal(env: Env, name: string, def: number, min: number): number {
   const raw = str(env, name);
   if (raw === undefined) return def;
@@ -92,6 +97,11 @@ export interface EnvConfig {
   kbVectorCacheMb: number;
   memoryCacheMb: number;
   devWorkspace: boolean;
+  /** requests / tokens per minute when the key or team sets none; undefined = unlimited */
+  defaultKeyRpmLimit?: number;
+  defaultKeyTpmLimit?: number;
+  defaultTeamRpmLimit?: number;
+  defaultTeamTpmLimit?: number;
   providers: {
     openai: ProviderEnv;
     deepseek: ProviderEnv;
@@ -179,6 +189,10 @@ export function parseEnv(env: Env): EnvConfig {
     kbVectorCacheMb: int(env, 'KB_VECTOR_CACHE_MB', 256, 0, 65_536),
     memoryCacheMb: int(env, 'MEMORY_CACHE_MB', 256, 1, 65_536),
     devWorkspace: bool(env, 'DEV_WORKSPACE', true),
+    defaultKeyRpmLimit: optionalInt(env, 'DEFAULT_KEY_RPM_LIMIT', 1, 10_000_000),
+    defaultKeyTpmLimit: optionalInt(env, 'DEFAULT_KEY_TPM_LIMIT', 1, 1_000_000_000),
+    defaultTeamRpmLimit: optionalInt(env, 'DEFAULT_TEAM_RPM_LIMIT', 1, 10_000_000),
+    defaultTeamTpmLimit: optionalInt(env, 'DEFAULT_TEAM_TPM_LIMIT', 1, 1_000_000_000),
     providers: {
       openai: provider(env, 'OPENAI', 'https://api.openai.com/v1', providerTimeout),
       deepseek: provider(env, 'DEEPSEEK', 'https://api.deepseek.com/v1', providerTimeout),

@@ -34,6 +34,7 @@ export class EmbeddingsApiService {
       teamId: caller.teamId,
       requestId,
       holdMicro: this.pricing.inputHoldMicro(model.pricing, estimate),
+      estimatedTokens: estimate,
       run: () => this.embeddings.embed(model, inputs, dto.dimensions, signal, counts),
       charge: (r) => ({
         costMicro: this.pricing.inputMicro(model.pricing, r.tokens),
