@@ -242,6 +242,16 @@ export class BillingRepository {
     return out;
   }
 
+  /** µRUB a key was charged since each of the given instants (from the ledger). */
+  async spentSince(apiKeyId: string, since: number[]): Promise<number[]> {
+    const out: number[] = [];
+    for (const t of since) {
+      const r = (await this.exec(`SELECT COALESCE(-SUM(amount_micro), 0) AS spent FROM ${this.T.ledger} WHERE api_key_id = $1 AND kind = 'charge' AND created_at >= $2`, [apiKeyId, t])).rows[0];
+      out.push(Number(r?.spent ?? 0));
+    }
+    return out;
+  }
+
   /** Requests, tokens and RUB of a team's charges in [from, to), grouped in the database. */
   async summary(teamId: string, from: number, to: number, groupBy: SummaryGroup): Promise<SummaryRow[]> {
     const expr = { model: 'model', endpoint: 'endpoint', key: 'api_key_id', day: 'created_at / 86400000' }[groupBy];

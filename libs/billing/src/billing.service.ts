@@ -315,6 +315,24 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
     return released;
   }
 
+  /**
+   * A key's budgets changed: its spend counters are recomputed from the ledger for the current
+   * periods (holds in flight kept) and dropped for the others.
+   */
+  async resyncKeySpend(key: KeyBudget): Promise<void> {
+    await this.repo.resyncSpend(key.apiKeyId, budgetPeriods(key, this.clock.now()));
+  }
+
+  /** What a key spent and holds in the current UTC day and month (µRUB), for the admin API. */
+  async keySpend(apiKeyId: string): Promise<{ dayMicro: number; monthMicro: number; heldMicro: number }> {
+    const periods = budgetPeriods({ apiKeyId, dayMicro: 0, monthMicro: 0 }, this.clock.now());
+    const [day, month] = periods;
+    const sums = await this.repo.spentSince(apiKeyId, [day.start, month.start]);
+    const rows = await this.repo.spendOf(apiKeyId, periods.map((p) => p.period));
+    const held = Math.max(rows.get(day.period)?.heldMicro ?? 0, rows.get(month.period)?.heldMicro ?? 0);
+    return { dayMicro: sums[0], monthMicro: sums[1], heldMicro: held };
+  }
+
   async topUp(teamId: string, amountMicro: number, reference: string | null): Promise<{ applied: boolean; balanceMicro: number }> {
     const out = await this.repo.topUp(teamId, amountMicro, reference, this.clock.now());
     if (!out) throw ApiError.notFound(`Team ${teamId} not found.`, 'team_not_found');
