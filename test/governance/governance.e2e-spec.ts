@@ -25,7 +25,7 @@ describe(`governance on ${backendKind()}`, () => {
   const shared = backendKind() === 'postgres';
 
   beforeAll(async () => {
-    a = await createTestApp({ clock });
+    a = await createTestApp({ clock, env: { LOG_LEVEL: process.env.GOV_LOG ?? 'silent' } });
     b = shared ? await createTestApp({ clock, shareBackendWith: a }) : a;
     client = new AdminClient(a.url);
   }, 60_000);

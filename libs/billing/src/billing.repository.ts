@@ -205,7 +205,7 @@ export class BillingRepository {
     const { ledger, spend } = this.T;
     await this.exec(
       `INSERT INTO ${spend} (api_key_id, period, spent_micro, held_micro)
-       SELECT $1, $2, COALESCE(-SUM(amount_micro), 0), 0 FROM ${ledger} WHERE api_key_id = $1 AND kind = 'charge' AND created_at >= $3 AND created_at < $4
+       SELECT $1::varchar, $2::varchar, COALESCE(-SUM(amount_micro), 0), 0 FROM ${ledger} WHERE api_key_id = $1::varchar AND kind = 'charge' AND created_at >= $3::bigint AND created_at < $4::bigint
        ON CONFLICT (api_key_id, period) DO NOTHING`,
       [apiKeyId, b.period, b.start, b.end],
       m,

@@ -178,6 +178,8 @@ export class RedisRateLimiter extends RateLimiter implements OnApplicationShutdo
   }
 
   private redis(): Promise<Redis> {
+    // while the first connection is being made, calls wait for it (bounded by TIMEOUT_MS) instead of failing open
+    if (this.connecting) return this.connecting;
     if (this.client) return this.client.isReady ? Promise.resolve(this.client) : Promise.reject(new Error('redis not ready'));
     this.connecting ??= (async () => {
       const c = connect(this.config.redisUrl);
