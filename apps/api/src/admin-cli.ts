@@ -25,6 +25,9 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return values.help ? 0 : 2;
   }
+  // option values are checked before the database is opened
+  for (const [name, v] of [['rpm', values.rpm], ['tpm', values.tpm]] as const) limit(v, name);
+  for (const [name, v] of [['day-budget', values['day-budget']], ['month-budget', values['month-budget']]] as const) rub(v, name);
   AppConfig.fromEnv(); // fail fast on a bad environment, before the database is opened
   const app = await NestFactory.createApplicationContext(AppModule, { logger: false });
   try {
