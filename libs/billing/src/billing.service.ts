@@ -246,15 +246,18 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
     }
     const key: KeyBudget | undefined =
       caller && caller.teamId === spec.teamId ? { apiKeyId: caller.apiKeyId, dayMicro: limits?.budgetDayMicro ?? null, monthMicro: limits?.budgetMonthMicro ?? null } : undefined;
-    const out = await this.meterHeld(spec, key);
-    if (ticket) {
-      const c = out.tokens;
-      void this.rateLimits!.settleTokens(ticket, c).catch((err: unknown) => this.logger.warn({ err }, 'token rate correction failed'));
+    // tokens the request really used (0 when it failed before any billable work), for the TPM correction
+    const used = { tokens: 0 };
+    try {
+      const out = await this.meterHeld(spec, key, used);
+      return { result: out.result, charged: out.charged };
+    } finally {
+      if (ticket) void this.rateLimits!.settleTokens(ticket, used.tokens).catch((err: unknown) => this.logger.warn({ err }, 'token rate correction failed'));
     }
-    return { result: out.result, charged: out.charged };
   }
 
-  private async meterHeld<T>(spec: MeterSpec<T>, key: KeyBudget | undefined): Promise<{ result: T; charged: SettledCharge | null; tokens: number }> {
+  private async meterHeld<T>(spec: MeterSpec<T>, key: KeyBudget | undefined, used: { tokens: number }): Promise<{ result: T; charged: SettledCharge | null }> {
+    const tokensOf = (d: ChargeDetails) => d.totalTokens ?? d.promptTokens + d.completionTokens;
     const hold = await this.reserve(spec.teamId, spec.holdMicro, spec.requestId, key);
     let result: T;
     try {
@@ -264,7 +267,10 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
       try {
         partial = spec.chargeOnFailure?.(err) ?? null;
       } finally {
-        if (partial) await this.settle(hold, partial.costMicro, partial.details);
+        if (partial) {
+          used.tokens = tokensOf(partial.details);
+          await this.settle(hold, partial.costMicro, partial.details);
+        }
         else await this.release(hold).catch((e: unknown) => this.logger.error({ err: e, reservationId: hold.id }, 'release failed'));
       }
       throw err;
@@ -278,10 +284,10 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
     }
     if (!charge) {
       await this.release(hold);
-      return { result, charged: null, tokens: 0 };
+      return { result, charged: null };
     }
-    const tokens = charge.details.totalTokens ?? charge.details.promptTokens + charge.details.completionTokens;
-    return { result, charged: await this.settle(hold, charge.costMicro, charge.details), tokens };
+    used.tokens = tokensOf(charge.details);
+    return { result, charged: await this.settle(hold, charge.costMicro, charge.details) };
   }
 
   /** Frees the hold; nothing is charged. Safe to call twice; spooled when the database is away. */
