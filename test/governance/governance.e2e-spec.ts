@@ -112,6 +112,27 @@ describe(`governance on ${backendKind()}`, () => {
     expect((await embed(b.url, apiKey, input)).status).toBe(200);
   });
 
+  it('knowledge-base ingestion calls (charged later, off the request) count against RPM; searches through the meter', async () => {
+    const { keyId, apiKey } = await client.teamWithKey(1000, 'kb');
+    expect((await patchKey(keyId, { rpm_limit: 3 })).status).toBe(200);
+    // creating a knowledge base is not charged: not counted
+    const kb = await request(a.url).post('/api/v1/knowledge-bases').set('api-key', apiKey).send({ name: 'limited' });
+    expect(kb.status).toBe(201);
+    const add = (url: string, n: number) => request(url).post(`/api/v1/knowledge-bases/${kb.body.id}/documents`).set('api-key', apiKey).send({ name: `doc${n}`, text: `Document number ${n}.` });
+    const d1 = await add(a.url, 1);
+    expect(d1.status).toBe(202);
+    expect(d1.headers['x-ratelimit-remaining-requests']).toBe('2');
+    expect((await add(b.url, 2)).status).toBe(202);
+    const search = await request(a.url).post(`/api/v1/knowledge-bases/${kb.body.id}/search`).set('api-key', apiKey).send({ query: 'document' });
+    expect(search.status).toBe(200);
+    expect(search.headers['x-ratelimit-remaining-requests']).toBe('0');
+    const refused = await add(b.url, 3);
+    expect(refused.status).toBe(429);
+    expect(refused.body.error).toMatchObject({ type: 'requests', code: 'rate_limit_exceeded' });
+    expect(refused.headers['retry-after']).toBe('20');
+    clock.advance(60_000);
+  });
+
   it('a team limit applies to all its keys together', async () => {
     const team = await client.createTeam('team-rpm', 1000);
     const k1 = await client.createKey(team.id);

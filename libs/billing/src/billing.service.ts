@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { ApiError, Clock, isDatabaseUnavailable, microToRub, newId, RequestContext } from '@app/common';
 import type { Caller } from '@app/auth';
-import { RateLimitService, RateTicket } from '@app/governance';
+import { COUNTED_FLAG, limitSubject, RateLimitService, RateTicket } from '@app/governance';
 import { AppConfig } from '@app/config';
 import { BillingRepository, BudgetPeriod, ChargeRecord } from './billing.repository';
 import { BillingSpool, SpoolRecord } from './billing-spool';
@@ -232,11 +232,10 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
     const limits = caller?.teamId === spec.teamId ? caller.limits : undefined;
     let ticket: RateTicket | null = null;
     if (caller && caller.teamId === spec.teamId && this.rateLimits) {
-      const counted = ctx!.flags.has('rate-limit:counted');
-      ctx!.flags.add('rate-limit:counted');
-      const subject = { teamId: caller.teamId, apiKeyId: caller.apiKeyId, keyRpm: limits?.keyRpm ?? null, keyTpm: limits?.keyTpm ?? null, teamRpm: limits?.teamRpm ?? null, teamTpm: limits?.teamTpm ?? null };
+      const counted = ctx!.flags.has(COUNTED_FLAG);
+      ctx!.flags.add(COUNTED_FLAG);
       try {
-        const admitted = await this.rateLimits.admit(subject, spec.estimatedTokens ?? 0, !counted);
+        const admitted = await this.rateLimits.admit(limitSubject(caller), spec.estimatedTokens ?? 0, !counted);
         ticket = admitted.ticket;
         RequestContext.setHeaders(admitted.headers);
       } catch (err) {

@@ -14,6 +14,7 @@ import { KbSearchService } from './kb-search.service';
 import { parseFilter } from './kb-rules';
 import { KnowledgeService } from './knowledge.service';
 import { toDocument, toKnowledgeBase } from './knowledge.presenter';
+import { RateLimited } from '@app/governance';
 
 const ID = { name: 'id', example: 'vs_1a2b3c4d5e6f7a8b9c0d1e2f' };
 
@@ -66,6 +67,7 @@ export class KnowledgeBasesController {
   }
 
   @Post(':id/documents')
+  @RateLimited()
   @HttpCode(202)
   @UseInterceptors(uploadInterceptor())
   @ApiParam(ID)
@@ -118,6 +120,7 @@ export class KnowledgeBasesController {
   }
 
   @Post(':id/links')
+  @RateLimited()
   @HttpCode(202)
   @ApiParam(ID)
   @ApiOperation({ summary: 'Add a web link (fetched through the SSRF guard, parsed, embedded asynchronously)' })
@@ -127,6 +130,7 @@ export class KnowledgeBasesController {
   }
 
   @Post(':id/links/:link_id/refresh')
+  @RateLimited()
   @HttpCode(202)
   @ApiParam(ID)
   @ApiParam({ name: 'link_id', example: 'file-6f1c2a9b0d3e4f5a6b7c8d9e' })

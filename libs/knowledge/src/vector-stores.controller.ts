@@ -24,6 +24,7 @@ import { KbSearchService } from './kb-search.service';
 import { parseFilter } from './kb-rules';
 import { KnowledgeService } from './knowledge.service';
 import { toBatch, toSearchPage, toVectorStore, toVectorStoreFile } from './knowledge.presenter';
+import { RateLimited } from '@app/governance';
 
 /** How long the openai SDK's *AndPoll helpers wait between polls (the `openai-poll-after-ms` header). */
 const POLL_AFTER_MS = '250';
@@ -90,6 +91,7 @@ export class VectorStoresController {
   }
 
   @Post(':vector_store_id/files')
+  @RateLimited()
   @HttpCode(200)
   @ApiParam(ID)
   @ApiOperation({ summary: 'Add a file (ingested asynchronously; poll its status)' })
@@ -137,6 +139,7 @@ export class VectorStoresController {
   }
 
   @Post(':vector_store_id/file_batches')
+  @RateLimited()
   @HttpCode(200)
   @ApiParam(ID)
   @ApiBody({ type: CreateFileBatchDto })
