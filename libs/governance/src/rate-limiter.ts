@@ -4,6 +4,8 @@ import { AppConfig } from '@app/config';
 
 /** The window every limit is expressed in: one minute. */
 export const WINDOW_MS = 60_000;
+/** Tolerance for the rounding of stored times (Redis keeps TATs to the microsecond). */
+export const EPSILON_MS = 0.01;
 
 /** One limit to charge: `cost` units (1 request, N tokens) against `limit` per minute. */
 export interface BucketCharge {
@@ -44,13 +46,14 @@ export function gcra(tats: number[], charges: BucketCharge[], now: number): { al
     const nt = tat + c.cost * t;
     next.push(nt);
     const over = nt - now - WINDOW_MS;
-    retry.push(over > 0 ? over : 0);
-    if (over > 0) allowed = false;
+    // EPSILON_MS absorbs the rounding of stored TATs (limits that do not divide a minute)
+    retry.push(over > EPSILON_MS ? over : 0);
+    if (over > EPSILON_MS) allowed = false;
   });
   const after = allowed ? next : charges.map((_, i) => Math.max(tats[i] ?? 0, now));
   const buckets = charges.map((c, i) => {
     const t = WINDOW_MS / c.limit;
-    return { remaining: Math.max(0, Math.floor((WINDOW_MS - (after[i] - now)) / t + 1e-9)), resetMs: Math.max(0, after[i] - now), retryMs: allowed ? 0 : retry[i] };
+    return { remaining: Math.max(0, Math.floor((WINDOW_MS - (after[i] - now) + EPSILON_MS) / t)), resetMs: Math.max(0, after[i] - now), retryMs: allowed ? 0 : retry[i] };
   });
   return { allowed, tats: after, buckets };
 }
@@ -108,7 +111,7 @@ for i = 1, n do
   tats[i] = tat
   nexts[i] = tat + cost * window / limit
   local over = nexts[i] - now - window
-  if over > 0 then allowed = 0; retry[i] = over else retry[i] = 0 end
+  if over > 0.01 then allowed = 0; retry[i] = over else retry[i] = 0 end
 end
 local out = { allowed }
 for i = 1, n do
@@ -118,7 +121,7 @@ for i = 1, n do
     after = nexts[i]
     redis.call('SET', KEYS[i], string.format('%.3f', after), 'PX', math.ceil(after - now) + 1000)
   end
-  local remaining = math.floor((window - (after - now)) * limit / window + 1e-9)
+  local remaining = math.floor((window - (after - now) + 0.01) * limit / window)
   if remaining < 0 then remaining = 0 end
   out[#out + 1] = remaining
   out[#out + 1] = math.ceil(after - now)
