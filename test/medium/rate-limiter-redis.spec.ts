@@ -8,7 +8,8 @@ const redisUrl = process.env.TEST_REDIS_URL;
 /** The same decisions from the Redis script and the in-process limiter, and atomicity under concurrency. */
 describe('rate limiter stores', () => {
   const prefix = `gwtest-rl-${randomBytes(4).toString('hex')}`;
-  const redis = redisUrl ? new RedisRateLimiter(AppConfig.fromEnv({ REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix })) : null;
+  // a generous per-call timeout: this spec checks the script's decisions, not the fail-open path (a loaded machine may be slow)
+  const redis = redisUrl ? new RedisRateLimiter(AppConfig.fromEnv({ REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix }), 10_000) : null;
   afterAll(async () => {
     await redis?.onApplicationShutdown();
     if (redisUrl) await deleteRedisPrefix(redisUrl, prefix);

@@ -156,10 +156,10 @@ export class BillingRepository {
   }
 
   /**
-   * A hold for a key with budgets, in ONE transaction: for each period, held += amount under the
-   * condition spent + held + amount <= cap (Postgres locks the counter row and re-checks the
-   * condition, SQLite serialises writers), then the team hold (same rule as `reserve`), then the
-   * reservation naming the periods. Any refusal rolls back everything.
+   * A hold for a key with budgets, in ONE transaction: the team hold (same rule as `reserve`), then
+   * for each period held += amount under the condition spent + held + amount <= cap (Postgres locks
+   * the counter row and re-checks the condition, SQLite serialises writers), then the reservation
+   * naming the periods. Any refusal rolls back everything.
    */
   private async reserveWithinBudget(r: { id: string; teamId: string; requestId: string; amountMicro: number; now: number; expiresAt: number; apiKeyId: string; budgets: BudgetPeriod[] }): Promise<ReserveOutcome> {
     const { teams, reservations, spend } = this.T;
@@ -167,6 +167,14 @@ export class BillingRepository {
     const month = r.budgets.find((b) => b.period.startsWith('m:'))?.period ?? null;
     try {
       await this.tx.run(async (m) => {
+        // the team row first, then the key's counters: the order settle and release lock them in
+        // (Postgres runs their counter update last), so concurrent holds and settles cannot deadlock
+        const held = await this.exec(
+          `UPDATE ${teams} SET reserved_micro = reserved_micro + $2, updated_at = $3 WHERE id = $1 AND balance_micro - reserved_micro >= $2`,
+          [r.teamId, r.amountMicro, r.now],
+          m,
+        );
+        if (held.affected !== 1) throw new Refused(null);
         for (const b of r.budgets) {
           const hold = () =>
             this.exec(`UPDATE ${spend} SET held_micro = held_micro + $3 WHERE api_key_id = $1 AND period = $2 AND spent_micro + held_micro + $3 <= $4`, [r.apiKeyId, b.period, r.amountMicro, b.capMicro], m);
@@ -179,12 +187,6 @@ export class BillingRepository {
           }
           throw new Refused({ period: b, spentMicro: Number(row?.spent_micro ?? 0), heldMicro: Number(row?.held_micro ?? 0) });
         }
-        const held = await this.exec(
-          `UPDATE ${teams} SET reserved_micro = reserved_micro + $2, updated_at = $3 WHERE id = $1 AND balance_micro - reserved_micro >= $2`,
-          [r.teamId, r.amountMicro, r.now],
-          m,
-        );
-        if (held.affected !== 1) throw new Refused(null);
         await this.exec(
           `INSERT INTO ${reservations} (id, team_id, request_id, amount_micro, status, charged_micro, created_at, expires_at, closed_at, api_key_id, budget_day, budget_month)
            VALUES ($1, $2, $3, $4, 'open', NULL, $5, $6, NULL, $7, $8, $9)`,

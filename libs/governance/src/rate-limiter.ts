@@ -154,7 +154,11 @@ export class RedisRateLimiter extends RateLimiter implements OnApplicationShutdo
   private connecting: Promise<Redis> | null = null;
   private lastWarnAt = 0;
 
-  constructor(private readonly config: AppConfig) {
+  constructor(
+    private readonly config: AppConfig,
+    /** how long one decision may take before the request is admitted without it */
+    private readonly timeoutMs = RedisRateLimiter.TIMEOUT_MS,
+  ) {
     super();
   }
 
@@ -200,7 +204,7 @@ export class RedisRateLimiter extends RateLimiter implements OnApplicationShutdo
       return await Promise.race([
         this.redis().then(op),
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error('redis call timed out')), RedisRateLimiter.TIMEOUT_MS);
+          timer = setTimeout(() => reject(new Error('redis call timed out')), this.timeoutMs);
           timer.unref();
         }),
       ]);
