@@ -6,7 +6,7 @@
  * packages (and our TypeScript) to CommonJS with SWC. Type checking is done by `npm run lint` (tsc).
  */
 const moduleNameMapper = {};
-for (const lib of ['common', 'config', 'database', 'auth', 'billing', 'providers', 'chat', 'rerank', 'images', 'knowledge', 'embeddings', 'retrieval', 'admin', 'projects']) {
+for (const lib of ['common', 'config', 'database', 'auth', 'billing', 'providers', 'chat', 'rerank', 'images', 'knowledge', 'embeddings', 'retrieval', 'admin', 'projects', 'governance']) {
   moduleNameMapper[`^@app/${lib}$`] = `<rootDir>/libs/${lib}/src`;
   moduleNameMapper[`^@app/${lib}/(.*)$`] = `<rootDir>/libs/${lib}/src/$1`;
 }

@@ -27,7 +27,7 @@ describe(`foundation over HTTP on ${backendKind()}`, () => {
     expect(team.body).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), name: 'acme', balance_rub: 100 });
 
     const got = await admin(request(t.url).get(`/api/v1/admin/teams/${team.body.id}`));
-    expect(got.body).toEqual({ id: team.body.id, name: 'acme', balance_rub: 100, reserved_rub: 0, created_at: expect.any(String) });
+    expect(got.body).toEqual({ id: team.body.id, name: 'acme', balance_rub: 100, reserved_rub: 0, created_at: expect.any(String), rpm_limit: null, tpm_limit: null });
 
     const key = await admin(request(t.url).post(`/api/v1/admin/teams/${team.body.id}/api-keys`)).send({ name: 'backend' });
     expect(key.status).toBe(201);

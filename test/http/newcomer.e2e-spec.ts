@@ -89,11 +89,16 @@ const built = existsSync(join(__dirname, '../../dist/apps/api/src/main.js'));
       expect(cli('top-up', String(team.id), '2.5', '--reference', 'inv-9')).toMatchObject({ applied: false, balance_rub: 15 });
       const balance = await request(app.url).get('/api/v1/balance').set('api-key', String(key.api_key));
       expect(balance.body.balance_rub).toBe(15);
+      // limits and budgets
+      expect(cli('keys', 'limits', String(key.id), '--rpm', '60', '--day-budget', '5')).toMatchObject({ id: key.id, rpm_limit: 60, tpm_limit: null, budget_rub_per_day: 5, budget_rub_per_month: null });
+      expect(cli('keys', 'limits', String(key.id), '--rpm', 'none', '--month-budget', '50')).toMatchObject({ rpm_limit: null, budget_rub_per_day: 5, budget_rub_per_month: 50 });
+      expect(cli('teams', 'limits', String(team.id), '--tpm', '100000')).toMatchObject({ id: team.id, rpm_limit: null, tpm_limit: 100000 });
+      expect(() => execFileSync(process.execPath, [join(__dirname, '../../dist/apps/api/src/admin-cli.js'), 'keys', 'limits', String(key.id), '--rpm', '0'], { env, encoding: 'utf8', stdio: 'pipe' })).toThrow(/--rpm must be a positive integer/);
     } finally {
       await app.close();
     }
-    // four CLI processes, each booting the app's services and database: slow on a loaded 2-core machine
-  }, 120_000);
+    // seven CLI processes, each booting the app's services and database: slow on a loaded 2-core machine
+  }, 240_000);
 });
 
 (built ? describe : describe.skip)('npm start stops on SIGTERM', () => {

@@ -69,7 +69,13 @@ describe(`api keys on ${backendKind()}`, () => {
 
   it('authenticate resolves the caller; revocation is immediate on this replica; unknown keys are 401', async () => {
     const { team, key } = await make.teamWithKey(1);
-    await expect(keys.authenticate(key.apiKey)).resolves.toEqual({ teamId: team.id, apiKeyId: key.id, keyPrefix: key.prefix });
+    await expect(keys.authenticate(key.apiKey)).resolves.toEqual({
+      teamId: team.id,
+      apiKeyId: key.id,
+      keyPrefix: key.prefix,
+      // the key's and team's rate limits and budgets travel with the cached lookup (none set here)
+      limits: { keyRpm: null, keyTpm: null, teamRpm: null, teamTpm: null, budgetDayMicro: null, budgetMonthMicro: null },
+    });
     await keys.revoke(key.id);
     const revoked = await keys.authenticate(key.apiKey).catch((e: unknown) => e);
     expect(revoked).toBeInstanceOf(ApiError);

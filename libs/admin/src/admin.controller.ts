@@ -1,9 +1,24 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiError } from '@app/common';
 import { AdminAuth } from '@app/auth';
 import { AdminService } from './admin.service';
-import { CreateApiKeyDto, CreatedApiKeyDto, CreateTeamDto, TeamDetailsDto, TeamDto, TopUpDto, TopUpResultDto } from './dto/admin.dto';
+import { UsageSummaryQueryDto, UsageSummaryResponseDto } from '@app/billing';
+import {
+  ApiKeyDto,
+  ApiKeyListDto,
+  CreateApiKeyDto,
+  CreatedApiKeyDto,
+  CreateTeamDto,
+  TeamDto,
+  TeamLimitsDto,
+  TeamListDto,
+  TeamListQueryDto,
+  TopUpDto,
+  TopUpResultDto,
+  UpdateApiKeyDto,
+  UpdateTeamDto,
+} from './dto/admin.dto';
 
 const uuid = new ParseUUIDPipe({ exceptionFactory: () => ApiError.notFound('No such id.', 'not_found', 'id') });
 
@@ -20,11 +35,53 @@ export class AdminController {
     return this.admin.createTeam(body.name, body.balance_rub ?? 0);
   }
 
+  @Get('teams')
+  @ApiOperation({ summary: 'List team workspaces (id order, cursor pagination with `after`)' })
+  @ApiOkResponse({ type: TeamListDto })
+  listTeams(@Query() q: TeamListQueryDto): Promise<TeamListDto> {
+    return this.admin.listTeams(q.limit ?? 100, q.after);
+  }
+
   @Get('teams/:id')
   @ApiOperation({ summary: 'Get a team workspace' })
-  @ApiOkResponse({ type: TeamDetailsDto })
-  getTeam(@Param('id', uuid) id: string): Promise<TeamDetailsDto> {
+  @ApiOkResponse({ type: TeamLimitsDto })
+  getTeam(@Param('id', uuid) id: string): Promise<TeamLimitsDto> {
     return this.admin.getTeam(id);
+  }
+
+  @Patch('teams/:id')
+  @ApiOperation({ summary: 'Rename a team or set its rate limits (null removes a limit)' })
+  @ApiOkResponse({ type: TeamLimitsDto })
+  updateTeam(@Param('id', uuid) id: string, @Body() body: UpdateTeamDto): Promise<TeamLimitsDto> {
+    return this.admin.updateTeam(id, body);
+  }
+
+  @Get('teams/:id/api-keys')
+  @ApiOperation({ summary: "A team's API keys (prefix, name, created, last used, limits, budgets, revoked)" })
+  @ApiOkResponse({ type: ApiKeyListDto })
+  listKeys(@Param('id', uuid) id: string): Promise<ApiKeyListDto> {
+    return this.admin.listKeys(id);
+  }
+
+  @Get('teams/:id/usage/summary')
+  @ApiOperation({ summary: "A team's usage grouped by model, UTC day, API key or endpoint over [from, to) (at most 366 days)" })
+  @ApiOkResponse({ type: UsageSummaryResponseDto })
+  usageSummary(@Param('id', uuid) id: string, @Query() q: UsageSummaryQueryDto): Promise<UsageSummaryResponseDto> {
+    return this.admin.usageSummary(id, q);
+  }
+
+  @Get('api-keys/:id')
+  @ApiOperation({ summary: 'Get an API key (never the secret)' })
+  @ApiOkResponse({ type: ApiKeyDto })
+  getKey(@Param('id', uuid) id: string): Promise<ApiKeyDto> {
+    return this.admin.getKey(id);
+  }
+
+  @Patch('api-keys/:id')
+  @ApiOperation({ summary: 'Rename an API key or set its rate limits and RUB budgets (null removes one)' })
+  @ApiOkResponse({ type: ApiKeyDto })
+  updateKey(@Param('id', uuid) id: string, @Body() body: UpdateApiKeyDto): Promise<ApiKeyDto> {
+    return this.admin.updateKey(id, body);
   }
 
   @Post('teams/:id/api-keys')

@@ -9,5 +9,6 @@ import { BootstrapService } from './bootstrap.service';
   imports: [AuthModule, BillingModule],
   controllers: [AdminController],
   providers: [AdminService, BootstrapService],
+  exports: [AdminService],
 })
 export class AdminModule {}

@@ -1,2 +1,3 @@
 export * from './admin.module';
 export * from './bootstrap.service';
+export * from './admin.service';

@@ -11,6 +11,31 @@ export class ApiKeysRepository {
     return this.keys.findOneBy({ keyHash });
   }
 
+  /** The key with its team's rate limits (one query: what authentication caches). */
+  async findForAuth(keyHash: string): Promise<{ key: ApiKeyEntity; teamRpm: number | null; teamTpm: number | null } | null> {
+    const { entities, raw } = await this.keys
+      .createQueryBuilder('k')
+      .leftJoin('teams', 't', 't.id = k.team_id')
+      .addSelect('t.rpm_limit', 'team_rpm')
+      .addSelect('t.tpm_limit', 'team_tpm')
+      .where('k.key_hash = :keyHash', { keyHash })
+      .getRawAndEntities<{ team_rpm: number | string | null; team_tpm: number | string | null }>();
+    if (!entities[0]) return null;
+    const num = (v: number | string | null | undefined) => (v === null || v === undefined ? null : Number(v));
+    return { key: entities[0], teamRpm: num(raw[0]?.team_rpm), teamTpm: num(raw[0]?.team_tpm) };
+  }
+
+  listByTeam(teamId: string): Promise<ApiKeyEntity[]> {
+    return this.keys.find({ where: { teamId }, order: { createdAt: 'ASC', id: 'ASC' } });
+  }
+
+  /** Sets the given columns (undefined = unchanged, null = cleared); null when the key does not exist. */
+  async update(id: string, patch: Partial<Pick<ApiKeyEntity, 'name' | 'rpmLimit' | 'tpmLimit' | 'budgetDayMicro' | 'budgetMonthMicro'>>): Promise<ApiKeyEntity | null> {
+    const set = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
+    if (Object.keys(set).length > 0) await this.keys.update({ id }, set);
+    return this.findById(id);
+  }
+
   count(): Promise<number> {
     return this.keys.count();
   }

@@ -10,7 +10,36 @@ export interface Caller {
   teamId: string;
   apiKeyId: string;
   keyPrefix: string;
+  /** rate limits and budgets stored on the key and its team (null = none set; absent in entries cached before governance) */
+  limits?: CallerLimits;
 }
+
+/** Stored on the key (rpm/tpm/budgets) and on its team (team rpm/tpm); null = not set (the env default applies to rpm/tpm). */
+export interface CallerLimits {
+  keyRpm: number | null;
+  keyTpm: number | null;
+  teamRpm: number | null;
+  teamTpm: number | null;
+  budgetDayMicro: number | null;
+  budgetMonthMicro: number | null;
+}
+
+/** A key as the admin API lists it (never the secret or its hash). */
+export interface ApiKeyView {
+  id: string;
+  teamId: string;
+  name: string | null;
+  prefix: string;
+  createdAt: number;
+  lastUsedAt: number | null;
+  revokedAt: number | null;
+  rpmLimit: number | null;
+  tpmLimit: number | null;
+  budgetDayMicro: number | null;
+  budgetMonthMicro: number | null;
+}
+
+export type ApiKeyPatch = Partial<{ name: string | null; rpmLimit: number | null; tpmLimit: number | null; budgetDayMicro: number | null; budgetMonthMicro: number | null }>;
 
 export interface CreatedApiKey {
   id: string;
@@ -73,6 +102,37 @@ export class ApiKeysService {
     await this.cache.del(this.sharedKey(key.keyHash));
   }
 
+  async listByTeam(teamId: string): Promise<ApiKeyView[]> {
+    return (await this.repo.listByTeam(teamId)).map(toView);
+  }
+
+  async get(id: string): Promise<ApiKeyView> {
+    const key = await this.repo.findById(id);
+    if (!key) throw ApiError.notFound(`API key ${id} not found.`, 'api_key_not_found', 'id');
+    return toView(key);
+  }
+
+  /**
+   * Changes a key's name, limits or budgets (null clears). Cached lookups are dropped here and in
+   * Redis; other replicas' in-process entries expire within AUTH_CACHE_TTL_SECONDS.
+   */
+  async update(id: string, patch: ApiKeyPatch): Promise<ApiKeyView> {
+    const key = await this.repo.update(id, patch);
+    if (!key) throw ApiError.notFound(`API key ${id} not found.`, 'api_key_not_found', 'id');
+    await this.forget(key.keyHash);
+    return toView(key);
+  }
+
+  /** Drops the cached lookups of every key of a team (its limits changed). */
+  async forgetTeam(teamId: string): Promise<void> {
+    for (const key of await this.repo.listByTeam(teamId)) await this.forget(key.keyHash);
+  }
+
+  private async forget(hash: string): Promise<void> {
+    this.local.delete(hash);
+    await this.cache.del(this.sharedKey(hash));
+  }
+
   /** Resolves the caller or throws 401. */
   async authenticate(apiKey: string | null): Promise<Caller> {
     if (!apiKey) throw ApiError.unauthorized('Missing API key. Send it as "api-key: <key>", "Authorization: Bearer <key>" or "Authorization: api-key <key>".', 'missing_api_key');
@@ -95,8 +155,27 @@ export class ApiKeysService {
     const shared = this.cache.backend === 'redis';
     let value = shared ? await this.cache.get<CachedLookup>(this.sharedKey(hash)) : undefined;
     if (!value) {
-      const row = await this.repo.findByHash(hash);
-      value = !row ? { unknown: true } : row.revokedAt !== null ? { revoked: true } : { caller: { teamId: row.teamId, apiKeyId: row.id, keyPrefix: row.prefix } };
+      const found = await this.repo.findForAuth(hash);
+      const row = found?.key;
+      value = !found || !row
+        ? { unknown: true }
+        : row.revokedAt !== null
+          ? { revoked: true }
+          : {
+              caller: {
+                teamId: row.teamId,
+                apiKeyId: row.id,
+                keyPrefix: row.prefix,
+                limits: {
+                  keyRpm: row.rpmLimit ?? null,
+                  keyTpm: row.tpmLimit ?? null,
+                  teamRpm: found.teamRpm,
+                  teamTpm: found.teamTpm,
+                  budgetDayMicro: row.budgetDayMicro ?? null,
+                  budgetMonthMicro: row.budgetMonthMicro ?? null,
+                },
+              },
+            };
       if (shared && !('unknown' in value)) await this.cache.set(this.sharedKey(hash), value, ApiKeysService.SHARED_TTL_MS);
     }
     const ttl = this.config.authCacheTtlMs;
@@ -119,4 +198,11 @@ export class ApiKeysService {
   private sharedKey(hash: string): string {
     return `auth:key:${hash}`;
   }
+}
+
+function toView(k: ApiKeyEntity): ApiKeyView {
+  return {
+    id: k.id, teamId: k.teamId, name: k.name, prefix: k.prefix, createdAt: k.createdAt, lastUsedAt: k.lastUsedAt, revokedAt: k.revokedAt,
+    rpmLimit: k.rpmLimit ?? null, tpmLimit: k.tpmLimit ?? null, budgetDayMicro: k.budgetDayMicro ?? null, budgetMonthMicro: k.budgetMonthMicro ?? null,
+  };
 }

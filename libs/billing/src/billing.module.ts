@@ -8,12 +8,15 @@ import { PricingService } from './pricing.service';
 import { LedgerEntryEntity } from './entities/ledger-entry.entity';
 import { ReservationEntity } from './entities/reservation.entity';
 import { TeamEntity } from './entities/team.entity';
+import { ApiKeySpendEntity } from './entities/api-key-spend.entity';
+import { GovernanceModule } from '@app/governance';
 import { TeamsService } from './teams.service';
+import { UsageSummaryService } from './usage-summary.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([TeamEntity, ReservationEntity, LedgerEntryEntity]), AuthModule],
+  imports: [TypeOrmModule.forFeature([TeamEntity, ReservationEntity, LedgerEntryEntity, ApiKeySpendEntity]), AuthModule, GovernanceModule],
   controllers: [BillingController],
-  providers: [BillingRepository, BillingService, TeamsService, PricingService],
-  exports: [BillingService, TeamsService, PricingService],
+  providers: [BillingRepository, BillingService, TeamsService, PricingService, UsageSummaryService],
+  exports: [BillingService, TeamsService, PricingService, UsageSummaryService],
 })
 export class BillingModule {}

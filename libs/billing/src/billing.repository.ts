@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, EntityManager, EntityTarget, LessThan, Repository } from 'typeorm';
+import { DataSource, EntityManager, EntityTarget, LessThan, MoreThan, Repository } from 'typeorm';
 import { TransactionRunner } from '@app/database';
 import { LedgerEntryEntity } from './entities/ledger-entry.entity';
 import { ReservationEntity } from './entities/reservation.entity';
 import { TeamEntity } from './entities/team.entity';
+import { ApiKeySpendEntity } from './entities/api-key-spend.entity';
 
 export interface ChargeRecord {
   requestId: string;
@@ -17,7 +18,38 @@ export interface ChargeRecord {
   details: string | null;
 }
 
-export type ReserveOutcome = { ok: true } | { ok: false; team: TeamEntity | null };
+/** A budget a reservation must fit in: period 'd:YYYY-MM-DD' / 'm:YYYY-MM' (UTC), [start, end) in epoch ms. */
+export interface BudgetPeriod {
+  period: string;
+  capMicro: number;
+  start: number;
+  end: number;
+}
+
+export interface BudgetRefusal {
+  period: BudgetPeriod;
+  spentMicro: number;
+  heldMicro: number;
+}
+
+export type ReserveOutcome = { ok: true } | { ok: false; team: TeamEntity | null; budget?: BudgetRefusal };
+
+export type SummaryGroup = 'model' | 'day' | 'key' | 'endpoint';
+
+export interface SummaryRow {
+  group: string | number | null;
+  requests: number;
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  spentMicro: number;
+}
+
+class Refused extends Error {
+  constructor(readonly budget: BudgetRefusal | null) {
+    super('refused');
+  }
+}
 export type SettleOutcome = { ok: true; chargedMicro: number; balanceAfterMicro: number; ledgerId: number } | { ok: false; status: string | null };
 export type TopUpOutcome = { applied: boolean; balanceMicro: number } | null;
 
@@ -37,7 +69,7 @@ type Row = Record<string, unknown>;
 @Injectable()
 export class BillingRepository {
   private readonly pg: boolean;
-  private readonly T: { teams: string; reservations: string; ledger: string };
+  private readonly T: { teams: string; reservations: string; ledger: string; spend: string };
 
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
@@ -45,10 +77,11 @@ export class BillingRepository {
     @InjectRepository(TeamEntity) private readonly teams: Repository<TeamEntity>,
     @InjectRepository(ReservationEntity) private readonly reservations: Repository<ReservationEntity>,
     @InjectRepository(LedgerEntryEntity) private readonly ledger: Repository<LedgerEntryEntity>,
+    @InjectRepository(ApiKeySpendEntity) private readonly spendRows: Repository<ApiKeySpendEntity>,
   ) {
     this.pg = ds.options.type === 'postgres';
     const table = (e: EntityTarget<object>) => ds.getMetadata(e).tablePath.split('.').map((p) => ds.driver.escape(p)).join('.');
-    this.T = { teams: table(TeamEntity), reservations: table(ReservationEntity), ledger: table(LedgerEntryEntity) };
+    this.T = { teams: table(TeamEntity), reservations: table(ReservationEntity), ledger: table(LedgerEntryEntity), spend: table(ApiKeySpendEntity) };
   }
 
   /** One statement; `$n` placeholders (rewritten to `?` in order for SQLite). */
@@ -90,16 +123,17 @@ export class BillingRepository {
     await this.teams.createQueryBuilder().insert().into(TeamEntity).values({ id, name, balanceMicro: 0, reservedMicro: 0, createdAt: now, updatedAt: now }).orIgnore().execute();
   }
 
-  async reserve(r: { id: string; teamId: string; requestId: string; amountMicro: number; now: number; expiresAt: number }): Promise<ReserveOutcome> {
+  async reserve(r: { id: string; teamId: string; requestId: string; amountMicro: number; now: number; expiresAt: number; apiKeyId?: string | null; budgets?: BudgetPeriod[] }): Promise<ReserveOutcome> {
     const { teams, reservations } = this.T;
+    if (r.apiKeyId && r.budgets?.length) return this.reserveWithinBudget({ ...r, apiKeyId: r.apiKeyId, budgets: r.budgets });
     let ok: boolean;
     if (this.pg) {
       const res = await this.exec(
         `WITH t AS (UPDATE ${teams} SET reserved_micro = reserved_micro + $2::bigint, updated_at = $3::bigint
                     WHERE id = $1 AND balance_micro - reserved_micro >= $2::bigint RETURNING id)
-         INSERT INTO ${reservations} (id, team_id, request_id, amount_micro, status, charged_micro, created_at, expires_at, closed_at)
-         SELECT $4, t.id, $5, $2::bigint, 'open', NULL, $3::bigint, $6::bigint, NULL FROM t RETURNING id`,
-        [r.teamId, r.amountMicro, r.now, r.id, r.requestId, r.expiresAt],
+         INSERT INTO ${reservations} (id, team_id, request_id, amount_micro, status, charged_micro, created_at, expires_at, closed_at, api_key_id)
+         SELECT $4, t.id, $5, $2::bigint, 'open', NULL, $3::bigint, $6::bigint, NULL, $7 FROM t RETURNING id`,
+        [r.teamId, r.amountMicro, r.now, r.id, r.requestId, r.expiresAt, r.apiKeyId ?? null],
       );
       ok = res.rows.length === 1;
     } else {
@@ -111,8 +145,8 @@ export class BillingRepository {
         );
         if (held.affected !== 1) return false;
         await this.exec(
-          `INSERT INTO ${reservations} (id, team_id, request_id, amount_micro, status, charged_micro, created_at, expires_at, closed_at) VALUES ($1, $2, $3, $4, 'open', NULL, $5, $6, NULL)`,
-          [r.id, r.teamId, r.requestId, r.amountMicro, r.now, r.expiresAt],
+          `INSERT INTO ${reservations} (id, team_id, request_id, amount_micro, status, charged_micro, created_at, expires_at, closed_at, api_key_id) VALUES ($1, $2, $3, $4, 'open', NULL, $5, $6, NULL, $7)`,
+          [r.id, r.teamId, r.requestId, r.amountMicro, r.now, r.expiresAt, r.apiKeyId ?? null],
           m,
         );
         return true;
@@ -122,19 +156,155 @@ export class BillingRepository {
   }
 
   /**
+   * A hold for a key with budgets, in ONE transaction: the team hold (same rule as `reserve`), then
+   * for each period held += amount under the condition spent + held + amount <= cap (Postgres locks
+   * the counter row and re-checks the condition, SQLite serialises writers), then the reservation
+   * naming the periods. Any refusal rolls back everything.
+   */
+  private async reserveWithinBudget(r: { id: string; teamId: string; requestId: string; amountMicro: number; now: number; expiresAt: number; apiKeyId: string; budgets: BudgetPeriod[] }): Promise<ReserveOutcome> {
+    const { teams, reservations, spend } = this.T;
+    const day = r.budgets.find((b) => b.period.startsWith('d:'))?.period ?? null;
+    const month = r.budgets.find((b) => b.period.startsWith('m:'))?.period ?? null;
+    try {
+      await this.tx.run(async (m) => {
+        // the team row first, then the key's counters: the order settle and release lock them in
+        // (Postgres runs their counter update last), so concurrent holds and settles cannot deadlock
+        const held = await this.exec(
+          `UPDATE ${teams} SET reserved_micro = reserved_micro + $2, updated_at = $3 WHERE id = $1 AND balance_micro - reserved_micro >= $2`,
+          [r.teamId, r.amountMicro, r.now],
+          m,
+        );
+        if (held.affected !== 1) throw new Refused(null);
+        for (const b of r.budgets) {
+          const hold = () =>
+            this.exec(`UPDATE ${spend} SET held_micro = held_micro + $3 WHERE api_key_id = $1 AND period = $2 AND spent_micro + held_micro + $3 <= $4`, [r.apiKeyId, b.period, r.amountMicro, b.capMicro], m);
+          if ((await hold()).affected === 1) continue;
+          let row = (await this.exec(`SELECT spent_micro, held_micro FROM ${spend} WHERE api_key_id = $1 AND period = $2`, [r.apiKeyId, b.period], m)).rows[0];
+          if (!row) {
+            await this.seedSpend(r.apiKeyId, b, m);
+            if ((await hold()).affected === 1) continue;
+            row = (await this.exec(`SELECT spent_micro, held_micro FROM ${spend} WHERE api_key_id = $1 AND period = $2`, [r.apiKeyId, b.period], m)).rows[0];
+          }
+          throw new Refused({ period: b, spentMicro: Number(row?.spent_micro ?? 0), heldMicro: Number(row?.held_micro ?? 0) });
+        }
+        await this.exec(
+          `INSERT INTO ${reservations} (id, team_id, request_id, amount_micro, status, charged_micro, created_at, expires_at, closed_at, api_key_id, budget_day, budget_month)
+           VALUES ($1, $2, $3, $4, 'open', NULL, $5, $6, NULL, $7, $8, $9)`,
+          [r.id, r.teamId, r.requestId, r.amountMicro, r.now, r.expiresAt, r.apiKeyId, day, month],
+          m,
+        );
+      });
+      return { ok: true };
+    } catch (err) {
+      if (!(err instanceof Refused)) throw err;
+      if (err.budget) return { ok: false, team: await this.findTeam(r.teamId), budget: err.budget };
+      return { ok: false, team: await this.findTeam(r.teamId) };
+    }
+  }
+
+  /** The period's counter row, its spend read from the ledger (a concurrent seed of the same row wins). */
+  private async seedSpend(apiKeyId: string, b: BudgetPeriod, m: EntityManager): Promise<void> {
+    const { ledger, spend } = this.T;
+    await this.exec(
+      `INSERT INTO ${spend} (api_key_id, period, spent_micro, held_micro)
+       SELECT $1::varchar, $2::varchar, COALESCE(-SUM(amount_micro), 0), 0 FROM ${ledger} WHERE api_key_id = $1::varchar AND kind = 'charge' AND created_at >= $3::bigint AND created_at < $4::bigint
+       ON CONFLICT (api_key_id, period) DO NOTHING`,
+      [apiKeyId, b.period, b.start, b.end],
+      m,
+    );
+  }
+
+  /**
+   * A key's budgets changed: its counters of past periods go, those of the current periods have
+   * their spend recomputed from the ledger (holds of requests in flight are kept).
+   */
+  async resyncSpend(apiKeyId: string, current: BudgetPeriod[]): Promise<void> {
+    const { ledger, spend } = this.T;
+    await this.tx.run(async (m) => {
+      const keep = current.map((b) => b.period);
+      const rows = (await this.exec(`SELECT period FROM ${spend} WHERE api_key_id = $1`, [apiKeyId], m)).rows;
+      for (const row of rows) if (!keep.includes(String(row.period))) await this.exec(`DELETE FROM ${spend} WHERE api_key_id = $1 AND period = $2`, [apiKeyId, row.period], m);
+      for (const b of current) {
+        await this.exec(
+          `UPDATE ${spend} SET spent_micro = (SELECT COALESCE(-SUM(amount_micro), 0) FROM ${ledger} WHERE api_key_id = $1 AND kind = 'charge' AND created_at >= $3 AND created_at < $4)
+           WHERE api_key_id = $1 AND period = $2`,
+          [apiKeyId, b.period, b.start, b.end],
+          m,
+        );
+      }
+    });
+  }
+
+  /** Spend and holds of a key in the given periods (missing rows: nothing recorded yet). */
+  async spendOf(apiKeyId: string, periods: string[]): Promise<Map<string, { spentMicro: number; heldMicro: number }>> {
+    const out = new Map<string, { spentMicro: number; heldMicro: number }>();
+    if (!periods.length) return out;
+    const rows = await this.spendRows.find({ where: periods.map((period) => ({ apiKeyId, period })) });
+    for (const r of rows) out.set(r.period, { spentMicro: r.spentMicro, heldMicro: r.heldMicro });
+    return out;
+  }
+
+  /** µRUB a key was charged since each of the given instants (from the ledger). */
+  async spentSince(apiKeyId: string, since: number[]): Promise<number[]> {
+    const out: number[] = [];
+    for (const t of since) {
+      const r = (await this.exec(`SELECT COALESCE(-SUM(amount_micro), 0) AS spent FROM ${this.T.ledger} WHERE api_key_id = $1 AND kind = 'charge' AND created_at >= $2`, [apiKeyId, t])).rows[0];
+      out.push(Number(r?.spent ?? 0));
+    }
+    return out;
+  }
+
+  /** Requests, tokens and RUB of a team's charges in [from, to), grouped in the database. */
+  async summary(teamId: string, from: number, to: number, groupBy: SummaryGroup): Promise<SummaryRow[]> {
+    const expr = { model: 'model', endpoint: 'endpoint', key: 'api_key_id', day: 'created_at / 86400000' }[groupBy];
+    const rows = (
+      await this.exec(
+        `SELECT ${expr} AS grp, COUNT(*) AS requests, COALESCE(SUM(prompt_tokens), 0) AS prompt_tokens, COALESCE(SUM(completion_tokens), 0) AS completion_tokens,
+                COALESCE(SUM(total_tokens), 0) AS total_tokens, COALESCE(-SUM(amount_micro), 0) AS spent_micro
+         FROM ${this.T.ledger} WHERE team_id = $1 AND kind = 'charge' AND created_at >= $2 AND created_at < $3
+         GROUP BY ${expr} ORDER BY ${expr}`,
+        [teamId, from, to],
+      )
+    ).rows;
+    return rows.map((r) => ({
+      group: r.grp === null || r.grp === undefined ? null : groupBy === 'day' ? Number(r.grp) : String(r.grp),
+      requests: Number(r.requests),
+      promptTokens: Number(r.prompt_tokens),
+      completionTokens: Number(r.completion_tokens),
+      totalTokens: Number(r.total_tokens),
+      spentMicro: Number(r.spent_micro),
+    }));
+  }
+
+  /** Teams in id order after the cursor. */
+  listTeams(limit: number, afterId?: string): Promise<TeamEntity[]> {
+    return this.teams.find({ where: afterId ? { id: MoreThan(afterId) } : {}, order: { id: 'ASC' }, take: limit });
+  }
+
+  /** Sets the given columns (undefined = unchanged, null = cleared); null when the team does not exist. */
+  async updateTeam(id: string, patch: Partial<Pick<TeamEntity, 'name' | 'rpmLimit' | 'tpmLimit'>>, now: number): Promise<TeamEntity | null> {
+    const set = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
+    if (Object.keys(set).length > 0) await this.teams.update({ id }, { ...set, updatedAt: now });
+    return this.findTeam(id);
+  }
+
+  /**
    * Charges exactly `actualMicro` (even past the hold: the balance may go below zero by the excess),
    * frees the hold, appends the ledger entry naming the reservation. A reservation the sweeper
    * already expired is still charged (its hold is gone, so nothing more is freed). Idempotent: a
    * settled or released reservation is never charged again (and the ledger's reservation id is unique).
    */
   async settle(reservationId: string, actualMicro: number, charge: ChargeRecord, now: number): Promise<SettleOutcome> {
-    const { teams, reservations, ledger } = this.T;
+    const { teams, reservations, ledger, spend } = this.T;
     const actual = Math.max(0, actualMicro);
     const entry = [charge.requestId, charge.apiKeyId, charge.endpoint, charge.model, charge.promptTokens, charge.completionTokens, charge.totalTokens, charge.details];
     let row: Row | undefined;
     if (this.pg) {
       const res = await this.exec(
-        `WITH old AS (SELECT id, team_id, amount_micro, status FROM ${reservations} WHERE id = $1 AND status IN ('open', 'expired') FOR UPDATE),
+        `WITH old AS (SELECT id, team_id, amount_micro, status, api_key_id, budget_day, budget_month FROM ${reservations} WHERE id = $1 AND status IN ('open', 'expired') FOR UPDATE),
+              s AS (UPDATE ${spend} AS sp SET spent_micro = sp.spent_micro + $2::bigint,
+                      held_micro = CASE WHEN old.status <> 'open' THEN sp.held_micro WHEN sp.held_micro > old.amount_micro THEN sp.held_micro - old.amount_micro ELSE 0 END
+                    FROM old WHERE sp.api_key_id = old.api_key_id AND sp.period IN (old.budget_day, old.budget_month) RETURNING 1),
               r AS (UPDATE ${reservations} AS res SET status = 'settled', charged_micro = $2::bigint, closed_at = $3::bigint FROM old WHERE res.id = old.id
                     RETURNING old.team_id, CASE WHEN old.status = 'open' THEN old.amount_micro ELSE 0 END AS held),
               t AS (UPDATE ${teams} AS tm SET balance_micro = tm.balance_micro - $2::bigint, reserved_micro = tm.reserved_micro - r.held, updated_at = $3::bigint
@@ -147,9 +317,17 @@ export class BillingRepository {
       row = res.rows[0];
     } else {
       row = await this.tx.run(async (m) => {
-        const r = (await this.exec(`SELECT team_id, amount_micro, status FROM ${reservations} WHERE id = $1 AND status IN ('open', 'expired')`, [reservationId], m)).rows[0];
+        const r = (await this.exec(`SELECT team_id, amount_micro, status, api_key_id, budget_day, budget_month FROM ${reservations} WHERE id = $1 AND status IN ('open', 'expired')`, [reservationId], m)).rows[0];
         if (!r) return undefined;
         const held = r.status === 'open' ? Number(r.amount_micro) : 0;
+        if (r.budget_day !== null || r.budget_month !== null) {
+          await this.exec(
+            `UPDATE ${spend} SET spent_micro = spent_micro + $3, held_micro = CASE WHEN held_micro > $4 THEN held_micro - $4 ELSE 0 END
+             WHERE api_key_id = $1 AND period IN ($2, $5)`,
+            [r.api_key_id, r.budget_day, actual, held, r.budget_month],
+            m,
+          );
+        }
         await this.exec(`UPDATE ${reservations} SET status = 'settled', charged_micro = $2, closed_at = $3 WHERE id = $1`, [reservationId, actual, now], m);
         const t = (
           await this.exec(`UPDATE ${teams} SET balance_micro = balance_micro - $1, reserved_micro = reserved_micro - $2, updated_at = $3 WHERE id = $4 RETURNING balance_micro`, [actual, held, now, r.team_id], m)
@@ -175,18 +353,23 @@ export class BillingRepository {
 
   /** Frees the hold without charging. Returns false when the reservation was already closed. */
   async release(reservationId: string, now: number, status: 'released' | 'expired' = 'released'): Promise<boolean> {
-    const { teams, reservations } = this.T;
+    const { teams, reservations, spend } = this.T;
     if (this.pg) {
       const res = await this.exec(
-        `WITH r AS (UPDATE ${reservations} SET status = $2, closed_at = $3::bigint WHERE id = $1 AND status = 'open' RETURNING team_id, amount_micro)
+        `WITH r AS (UPDATE ${reservations} SET status = $2, closed_at = $3::bigint WHERE id = $1 AND status = 'open' RETURNING team_id, amount_micro, api_key_id, budget_day, budget_month),
+              s AS (UPDATE ${spend} AS sp SET held_micro = CASE WHEN sp.held_micro > r.amount_micro THEN sp.held_micro - r.amount_micro ELSE 0 END
+                    FROM r WHERE sp.api_key_id = r.api_key_id AND sp.period IN (r.budget_day, r.budget_month) RETURNING 1)
          UPDATE ${teams} AS tm SET reserved_micro = tm.reserved_micro - r.amount_micro, updated_at = $3::bigint FROM r WHERE tm.id = r.team_id RETURNING tm.id`,
         [reservationId, status, now],
       );
       return res.rows.length === 1;
     }
     return this.tx.run(async (m) => {
-      const r = (await this.exec(`UPDATE ${reservations} SET status = $2, closed_at = $3 WHERE id = $1 AND status = 'open' RETURNING team_id, amount_micro`, [reservationId, status, now], m)).rows[0];
+      const r = (await this.exec(`UPDATE ${reservations} SET status = $2, closed_at = $3 WHERE id = $1 AND status = 'open' RETURNING team_id, amount_micro, api_key_id, budget_day, budget_month`, [reservationId, status, now], m)).rows[0];
       if (!r) return false;
+      if (r.budget_day !== null || r.budget_month !== null) {
+        await this.exec(`UPDATE ${spend} SET held_micro = CASE WHEN held_micro > $3 THEN held_micro - $3 ELSE 0 END WHERE api_key_id = $1 AND period IN ($2, $4)`, [r.api_key_id, r.budget_day, r.amount_micro, r.budget_month], m);
+      }
       await this.exec(`UPDATE ${teams} SET reserved_micro = reserved_micro - $1, updated_at = $2 WHERE id = $3`, [r.amount_micro, now, r.team_id], m);
       return true;
     });

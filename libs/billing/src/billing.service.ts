@@ -1,10 +1,12 @@
-import { Injectable, Logger, OnApplicationShutdown, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationShutdown, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ApiError, Clock, isDatabaseUnavailable, MetricsService, microToRub, newId, RequestContexts } from '@app/common';
+import type { Caller } from '@app/auth';
+import { COUNTED_FLAG, limitSubject, RateLimitService, RateTicket } from '@app/governance';
 import { AppConfig } from '@app/config';
-import { BillingRepository, ChargeRecord } from './billing.repository';
+import { BillingRepository, BudgetPeriod, ChargeRecord } from './billing.repository';
 import { BillingSpool, SpoolRecord } from './billing-spool';
 import { BalanceResponseDto, UsageResponseDto } from './dto/billing.dto';
 import { LedgerEntryEntity } from './entities/ledger-entry.entity';
@@ -26,6 +28,13 @@ export interface ChargeDetails {
   totalTokens?: number;
   /** free-form breakdown stored with the ledger entry (JSON) */
   breakdown?: Record<string, unknown>;
+}
+
+/** The key a hold is taken for, with its budgets (µRUB per UTC day / month; null = none). */
+export interface KeyBudget {
+  apiKeyId: string;
+  dayMicro: number | null;
+  monthMicro: number | null;
 }
 
 export interface SettledCharge {
@@ -82,6 +91,7 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
     // unit specs construct the service without them: detached instances then
     private readonly metrics: MetricsService = new MetricsService(),
     private readonly requests: RequestContexts = new RequestContexts(),
+    @Optional() private readonly rateLimits?: RateLimitService,
   ) {
     // one spool per database (a data dir may serve tests against several)
     const key = config.databaseKind === 'postgres' ? createHash('sha256').update(`${config.databaseUrl}|${config.databaseSchema ?? ''}`).digest('hex').slice(0, 16) : 'sqlite';
@@ -144,13 +154,27 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
     await Promise.all(open.map((r) => this.release(r).catch(() => undefined)));
   }
 
-  async reserve(teamId: string, maxCostMicro: number, requestId: string): Promise<Reservation> {
+  async reserve(teamId: string, maxCostMicro: number, requestId: string, key?: KeyBudget): Promise<Reservation> {
     const amountMicro = Math.max(0, Math.ceil(maxCostMicro));
     const now = this.clock.now();
     const reservation: Reservation = { id: newId(), teamId, requestId, amountMicro };
-    const out = await this.repo.reserve({ ...reservation, now, expiresAt: now + this.config.reservationTtlMs });
+    const budgets = key ? budgetPeriods(key, now) : [];
+    const out = await this.repo.reserve({ ...reservation, now, expiresAt: now + this.config.reservationTtlMs, apiKeyId: key?.apiKeyId ?? null, budgets });
     if (!out.ok) {
       if (!out.team) throw ApiError.notFound(`Team ${teamId} not found.`, 'team_not_found');
+      if (out.budget) {
+        const { period, spentMicro, heldMicro } = out.budget;
+        const per = period.period.startsWith('d:') ? 'daily' : 'monthly';
+        const held = heldMicro > 0 ? ` (${fmt(heldMicro)} RUB more held by requests in flight)` : '';
+        this.metrics.rateLimited('key', per === 'daily' ? 'budget_day' : 'budget_month');
+        throw new ApiError(
+          402,
+          'insufficient_quota',
+          `API key budget exceeded: spent ${fmt(spentMicro)} RUB of the ${fmt(period.capMicro)} RUB ${per} budget${held}; this request requires up to ${fmt(amountMicro)} RUB. ` +
+            `The budget resets at ${new Date(period.end).toISOString()} (UTC).`,
+          'key_budget_exceeded',
+        );
+      }
       const available = Math.max(0, out.team.balanceMicro - out.team.reservedMicro);
       const held = out.team.reservedMicro > 0 ? ` (balance ${fmt(out.team.balanceMicro)} RUB, ${fmt(out.team.reservedMicro)} RUB held by requests in flight)` : '';
       throw ApiError.insufficientQuota(
@@ -208,7 +232,39 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
    * exact cost (or release on failure). Callers never reserve, settle or release themselves.
    */
   async meter<T>(spec: MeterSpec<T>): Promise<{ result: T; charged: SettledCharge | null }> {
-    const hold = await this.reserve(spec.teamId, spec.holdMicro, spec.requestId);
+    // governance of the API key of the HTTP request this runs for (none for background work)
+    // (the request's context, when unambiguous, carries the "counted" flag and takes the headers)
+    const ctx = this.requests.get(spec.requestId);
+    const caller = spec.caller?.teamId === spec.teamId ? spec.caller : undefined;
+    const limits = caller?.limits;
+    let ticket: RateTicket | null = null;
+    if (caller && this.rateLimits) {
+      const counted = ctx?.flags.has(COUNTED_FLAG) ?? false;
+      ctx?.flags.add(COUNTED_FLAG);
+      try {
+        const admitted = await this.rateLimits.admit(limitSubject(caller), spec.estimatedTokens ?? 0, !counted);
+        ticket = admitted.ticket;
+        ctx?.setHeaders(admitted.headers);
+      } catch (err) {
+        if (err instanceof ApiError) ctx?.setHeaders(err.headers);
+        throw err;
+      }
+    }
+    const key: KeyBudget | undefined = caller
+      ? { apiKeyId: caller.apiKeyId, dayMicro: limits?.budgetDayMicro ?? null, monthMicro: limits?.budgetMonthMicro ?? null } : undefined;
+    // tokens the request really used (0 when it failed before any billable work), for the TPM correction
+    const used = { tokens: 0 };
+    try {
+      const out = await this.meterHeld(spec, key, used);
+      return { result: out.result, charged: out.charged };
+    } finally {
+      if (ticket) void this.rateLimits!.settleTokens(ticket, used.tokens).catch((err: unknown) => this.logger.warn({ err }, 'token rate correction failed'));
+    }
+  }
+
+  private async meterHeld<T>(spec: MeterSpec<T>, key: KeyBudget | undefined, used: { tokens: number }): Promise<{ result: T; charged: SettledCharge | null }> {
+    const tokensOf = (d: ChargeDetails) => d.totalTokens ?? d.promptTokens + d.completionTokens;
+    const hold = await this.reserve(spec.teamId, spec.holdMicro, spec.requestId, key);
     const ctx = this.requests.get(spec.requestId);
     let result: T;
     const started = performance.now();
@@ -220,8 +276,10 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
       try {
         partial = spec.chargeOnFailure?.(err) ?? null;
       } finally {
-        if (partial) this.observe(spec.requestId, partial, await this.settle(hold, partial.costMicro, partial.details));
-        else await this.release(hold).catch((e: unknown) => this.logger.error({ err: e, reservationId: hold.id }, 'release failed'));
+        if (partial) {
+          used.tokens = tokensOf(partial.details);
+          this.observe(spec.requestId, partial, await this.settle(hold, partial.costMicro, partial.details));
+        } else await this.release(hold).catch((e: unknown) => this.logger.error({ err: e, reservationId: hold.id }, 'release failed'));
       }
       throw err;
     }
@@ -237,6 +295,7 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
       await this.release(hold);
       return { result, charged: null };
     }
+    used.tokens = tokensOf(charge.details);
     const charged = await this.settle(hold, charge.costMicro, charge.details);
     this.observe(spec.requestId, charge, charged);
     return { result, charged };
@@ -278,6 +337,24 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
     }
     if (released) this.logger.warn(`released ${released} expired reservation(s)`);
     return released;
+  }
+
+  /**
+   * A key's budgets changed: its spend counters are recomputed from the ledger for the current
+   * periods (holds in flight kept) and dropped for the others.
+   */
+  async resyncKeySpend(key: KeyBudget): Promise<void> {
+    await this.repo.resyncSpend(key.apiKeyId, budgetPeriods(key, this.clock.now()));
+  }
+
+  /** What a key spent and holds in the current UTC day and month (µRUB), for the admin API. */
+  async keySpend(apiKeyId: string): Promise<{ dayMicro: number; monthMicro: number; heldMicro: number }> {
+    const periods = budgetPeriods({ apiKeyId, dayMicro: 0, monthMicro: 0 }, this.clock.now());
+    const [day, month] = periods;
+    const sums = await this.repo.spentSince(apiKeyId, [day.start, month.start]);
+    const rows = await this.repo.spendOf(apiKeyId, periods.map((p) => p.period));
+    const held = Math.max(rows.get(day.period)?.heldMicro ?? 0, rows.get(month.period)?.heldMicro ?? 0);
+    return { dayMicro: sums[0], monthMicro: sums[1], heldMicro: held };
   }
 
   async topUp(teamId: string, amountMicro: number, reference: string | null): Promise<{ applied: boolean; balanceMicro: number }> {
@@ -358,8 +435,15 @@ export interface MeteredCharge {
 export interface MeterSpec<T> {
   teamId: string;
   requestId: string;
+  /**
+   * The API key the work runs for (its rate limits and budget apply); absent for background work
+   * (ingestion), which is governed when its request was admitted.
+   */
+  caller?: Caller;
   /** the worst case the work may cost (held before it runs; 402 when the balance cannot cover it) */
   holdMicro: number;
+  /** tokens known before the call (the prompt), counted against tokens-per-minute limits at admission; the rest is added at settle */
+  estimatedTokens?: number;
   run: () => Promise<T>;
   /** the exact charge for a finished run; null charges nothing (the hold is released) */
   charge: (result: T) => MeteredCharge | null;
@@ -368,4 +452,21 @@ export interface MeterSpec<T> {
    * the charge for that part, or null (the hold is released). The error is rethrown either way.
    */
   chargeOnFailure?: (err: unknown) => MeteredCharge | null;
+}
+
+/** The budget periods of a key at `now` (UTC): 'd:YYYY-MM-DD' and 'm:YYYY-MM', each [start, end). */
+export function budgetPeriods(key: KeyBudget, now: number): BudgetPeriod[] {
+  const d = new Date(now);
+  const y = d.getUTCFullYear();
+  const mo = d.getUTCMonth();
+  const out: BudgetPeriod[] = [];
+  if (key.dayMicro !== null) {
+    const start = Date.UTC(y, mo, d.getUTCDate());
+    out.push({ period: `d:${new Date(start).toISOString().slice(0, 10)}`, capMicro: key.dayMicro, start, end: start + 86_400_000 });
+  }
+  if (key.monthMicro !== null) {
+    const start = Date.UTC(y, mo, 1);
+    out.push({ period: `m:${new Date(start).toISOString().slice(0, 7)}`, capMicro: key.monthMicro, start, end: Date.UTC(y, mo + 1, 1) });
+  }
+  return out;
 }

@@ -2,3 +2,5 @@ export * from './billing.module';
 export * from './billing.service';
 export * from './teams.service';
 export * from './pricing.service';
+export * from './usage-summary.service';
+export * from './dto/billing.dto';

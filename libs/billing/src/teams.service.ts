@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError, Clock, newId } from '@app/common';
 import { BillingRepository } from './billing.repository';
+import { TeamEntity } from './entities/team.entity';
 
 export interface TeamView {
   id: string;
@@ -8,7 +9,12 @@ export interface TeamView {
   balanceMicro: number;
   reservedMicro: number;
   createdAt: number;
+  /** requests / tokens per minute stored on the team (null: the env default) */
+  rpmLimit: number | null;
+  tpmLimit: number | null;
 }
+
+export type TeamPatch = Partial<{ name: string; rpmLimit: number | null; tpmLimit: number | null }>;
 
 /** Team workspaces are billing accounts: they live in billing, with their balance. */
 @Injectable()
@@ -20,7 +26,7 @@ export class TeamsService {
 
   async create(name: string, openingBalanceMicro: number, id: string = newId()): Promise<TeamView> {
     const team = await this.repo.createTeam({ id, name, now: this.clock.now() }, openingBalanceMicro, openingBalanceMicro > 0 ? 'opening-balance' : null);
-    return { id: team.id, name: team.name, balanceMicro: team.balanceMicro, reservedMicro: team.reservedMicro, createdAt: team.createdAt };
+    return toView(team);
   }
 
   /** Idempotent creation for bootstrap: insert-if-absent. */
@@ -31,10 +37,26 @@ export class TeamsService {
   async get(id: string): Promise<TeamView> {
     const team = await this.repo.findTeam(id);
     if (!team) throw ApiError.notFound(`Team ${id} not found.`, 'team_not_found', 'id');
-    return { id: team.id, name: team.name, balanceMicro: team.balanceMicro, reservedMicro: team.reservedMicro, createdAt: team.createdAt };
+    return toView(team);
   }
 
   async exists(id: string): Promise<boolean> {
     return (await this.repo.findTeam(id)) !== null;
   }
+
+  /** One page of teams in id order; `after` is the last id of the previous page. */
+  async list(limit: number, after?: string): Promise<{ teams: TeamView[]; hasMore: boolean }> {
+    const rows = await this.repo.listTeams(limit + 1, after);
+    return { teams: rows.slice(0, limit).map(toView), hasMore: rows.length > limit };
+  }
+
+  async update(id: string, patch: TeamPatch): Promise<TeamView> {
+    const team = await this.repo.updateTeam(id, patch, this.clock.now());
+    if (!team) throw ApiError.notFound(`Team ${id} not found.`, 'team_not_found', 'id');
+    return toView(team);
+  }
+}
+
+function toView(team: TeamEntity): TeamView {
+  return { id: team.id, name: team.name, balanceMicro: team.balanceMicro, reservedMicro: team.reservedMicro, createdAt: team.createdAt, rpmLimit: team.rpmLimit ?? null, tpmLimit: team.tpmLimit ?? null };
 }

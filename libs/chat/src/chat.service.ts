@@ -143,8 +143,10 @@ export class ChatService {
     let usageEstimated = false;
     const { result: response, charged } = await this.billing.meter({
       teamId: prep.input.caller.teamId,
+      caller: prep.input.caller,
       requestId: prep.input.requestId,
       holdMicro: prep.holdMicro,
+      estimatedTokens: prep.promptTokens,
       run: async () => {
         try {
           const r = await prep.provider.complete(prep.request, signal);
@@ -182,8 +184,10 @@ export class ChatService {
     let cost: ChatCost | null = null;
     const { charged } = await this.billing.meter({
       teamId: prep.input.caller.teamId,
+      caller: prep.input.caller,
       requestId: prep.input.requestId,
       holdMicro: prep.holdMicro,
+      estimatedTokens: prep.promptTokens,
       run: async () => {
         let iterable: AsyncIterable<CanonicalChatChunk>;
         try {

@@ -50,4 +50,8 @@ export class AppConfig {
     return p;
   }
   get providerNames(): string[] { return Object.keys(this.env.providers); }
+  get defaultKeyRpmLimit(): number | undefined { return this.env.defaultKeyRpmLimit; }
+  get defaultKeyTpmLimit(): number | undefined { return this.env.defaultKeyTpmLimit; }
+  get defaultTeamRpmLimit(): number | undefined { return this.env.defaultTeamRpmLimit; }
+  get defaultTeamTpmLimit(): number | undefined { return this.env.defaultTeamTpmLimit; }
 }

@@ -31,7 +31,16 @@ describe('parseEnv', () => {
     expect(c.bootstrapBalanceRub).toBe(100.5);
   });
 
+  it('rate-limit defaults: unset = unlimited, otherwise positive integers', () => {
+    const none = parseEnv({});
+    expect([none.defaultKeyRpmLimit, none.defaultKeyTpmLimit, none.defaultTeamRpmLimit, none.defaultTeamTpmLimit]).toEqual([undefined, undefined, undefined, undefined]);
+    const set = parseEnv({ DEFAULT_KEY_RPM_LIMIT: '60', DEFAULT_KEY_TPM_LIMIT: '100000', DEFAULT_TEAM_RPM_LIMIT: '600', DEFAULT_TEAM_TPM_LIMIT: ' ' });
+    expect([set.defaultKeyRpmLimit, set.defaultKeyTpmLimit, set.defaultTeamRpmLimit, set.defaultTeamTpmLimit]).toEqual([60, 100000, 600, undefined]);
+  });
+
   it.each([
+    [{ DEFAULT_KEY_RPM_LIMIT: '0' }, /DEFAULT_KEY_RPM_LIMIT must be between 1/],
+    [{ DEFAULT_TEAM_TPM_LIMIT: '1.5' }, /DEFAULT_TEAM_TPM_LIMIT must be an integer/],
     [{ PORT: 'abc' }, /PORT must be an integer/],
     [{ PORT: '70000' }, /PORT must be between/],
     [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL must use/],

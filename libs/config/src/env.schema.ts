@@ -34,6 +34,11 @@ function int(env: Env, name: string, def: number, min: number, max: number): num
   return n;
 }
 
+/** An optional integer: unset (or empty) → undefined. */
+function optionalInt(env: Env, name: string, min: number, max: number): number | undefined {
+  return str(env, name) === undefined ? undefined : int(env, name, 0, min, max);
+}
+
 function decimal(env: Env, name: string, def: number, min: number): number {
   const raw = str(env, name);
   if (raw === undefined) return def;
@@ -99,6 +104,11 @@ export interface EnvConfig {
   integrationPollMs: number;
   /** by provider name, one entry per provider definition with env vars (libs/providers/src/provider-definitions.ts) */
   providers: Record<string, ProviderEnv>;
+  /** requests / tokens per minute when the key or team sets none; undefined = unlimited */
+  defaultKeyRpmLimit?: number;
+  defaultKeyTpmLimit?: number;
+  defaultTeamRpmLimit?: number;
+  defaultTeamTpmLimit?: number;
 }
 
 function provider(env: Env, prefix: string, defaultBaseUrl: string, defaultTimeoutMs: number): ProviderEnv {
@@ -194,5 +204,9 @@ export function parseEnv(env: Env): EnvConfig {
     integrationSecretKey: integrationSecretKey(env),
     integrationPollMs: int(env, 'INTEGRATION_POLL_MS', 10_000, 50, 600_000),
     providers: Object.fromEntries(ENV_PROVIDERS.map((d) => [d.name, provider(env, d.env.prefix, d.env.defaultBaseUrl, providerTimeout)])),
+    defaultKeyRpmLimit: optionalInt(env, 'DEFAULT_KEY_RPM_LIMIT', 1, 10_000_000),
+    defaultKeyTpmLimit: optionalInt(env, 'DEFAULT_KEY_TPM_LIMIT', 1, 1_000_000_000),
+    defaultTeamRpmLimit: optionalInt(env, 'DEFAULT_TEAM_RPM_LIMIT', 1, 10_000_000),
+    defaultTeamTpmLimit: optionalInt(env, 'DEFAULT_TEAM_TPM_LIMIT', 1, 1_000_000_000),
   };
 }

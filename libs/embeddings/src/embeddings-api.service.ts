@@ -32,8 +32,10 @@ export class EmbeddingsApiService {
     const estimate = counts.reduce((a, b) => a + b, 0);
     const { result, charged } = await this.billing.meter({
       teamId: caller.teamId,
+      caller,
       requestId,
       holdMicro: this.pricing.inputHoldMicro(model.pricing, estimate),
+      estimatedTokens: estimate,
       run: () => this.embeddings.embed(model, inputs, dto.dimensions, signal, counts),
       charge: (r) => ({
         costMicro: this.pricing.inputMicro(model.pricing, r.tokens),

@@ -60,6 +60,7 @@ export class ImagesService implements OnModuleInit, OnModuleDestroy {
     const provider = this.registry.images(model);
     const { result: g, charged } = await this.billing.meter({
       teamId: caller.teamId,
+      caller,
       requestId,
       holdMicro: worstCaseImageMicro(model, req),
       run: async () => {

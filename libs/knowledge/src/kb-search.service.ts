@@ -66,6 +66,7 @@ export class KbSearchService {
     const counts = this.embeddings.countTokens(queries);
     const { result, charged } = await this.billing.meter({
       teamId: caller.teamId,
+      caller,
       requestId,
       holdMicro: this.pricing.inputHoldMicro(model.pricing, counts.reduce((a, b) => a + b, 0)),
       run: () => this.embeddings.embed(model, queries, model.dimensions === store.dimensions ? undefined : store.dimensions, undefined, counts),

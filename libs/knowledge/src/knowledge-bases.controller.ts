@@ -12,6 +12,7 @@ import { UploadedBytes } from './files.service';
 import { KnowledgeApiService } from './knowledge-api.service';
 import { KnowledgeService } from './knowledge.service';
 import { toDocument, toKnowledgeBase } from './knowledge.presenter';
+import { RateLimited } from '@app/governance';
 
 const ID = { name: 'id', example: 'vs_1a2b3c4d5e6f7a8b9c0d1e2f' };
 
@@ -64,6 +65,7 @@ export class KnowledgeBasesController {
   }
 
   @Post(':id/documents')
+  @RateLimited()
   @HttpCode(202)
   @UseInterceptors(uploadInterceptor())
   @ApiParam(ID)
@@ -116,6 +118,7 @@ export class KnowledgeBasesController {
   }
 
   @Post(':id/links')
+  @RateLimited()
   @HttpCode(202)
   @ApiParam(ID)
   @ApiOperation({ summary: 'Add a web link (fetched through the SSRF guard, parsed, embedded asynchronously)' })
@@ -125,6 +128,7 @@ export class KnowledgeBasesController {
   }
 
   @Post(':id/links/:link_id/refresh')
+  @RateLimited()
   @HttpCode(202)
   @ApiParam(ID)
   @ApiParam({ name: 'link_id', example: 'file-6f1c2a9b0d3e4f5a6b7c8d9e' })

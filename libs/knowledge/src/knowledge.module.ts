@@ -4,6 +4,7 @@ import { AuthModule } from '@app/auth';
 import { BillingModule } from '@app/billing';
 import { ProvidersModule } from '@app/providers';
 import { EmbeddingsModule } from '@app/embeddings';
+import { GovernanceModule } from '@app/governance';
 import { DocumentParser } from './document-parser';
 import { FileBatchEntity, IngestJobEntity, KbChunkEntity, KbDocumentEntity, VectorStoreEntity } from './entities/knowledge.entities';
 import { StoredFileEntity } from './entities/stored-file.entity';
@@ -22,7 +23,7 @@ import { VectorStoresController } from './vector-stores.controller';
 
 /** Files, knowledge bases (= OpenAI vector stores), durable ingestion and hybrid search. */
 @Module({
-  imports: [TypeOrmModule.forFeature([StoredFileEntity, VectorStoreEntity, KbDocumentEntity, KbChunkEntity, IngestJobEntity, FileBatchEntity]), AuthModule, BillingModule, ProvidersModule, EmbeddingsModule],
+  imports: [TypeOrmModule.forFeature([StoredFileEntity, VectorStoreEntity, KbDocumentEntity, KbChunkEntity, IngestJobEntity, FileBatchEntity]), AuthModule, BillingModule, ProvidersModule, EmbeddingsModule, GovernanceModule],
   controllers: [FilesController, VectorStoresController, KnowledgeBasesController],
   providers: [
     { provide: DocumentParser, useClass: LibraryDocumentParser },

@@ -22,6 +22,7 @@ import {
 import { KnowledgeApiService } from './knowledge-api.service';
 import { KnowledgeService } from './knowledge.service';
 import { toBatch, toPage, toVectorStore, toVectorStoreFile } from './knowledge.presenter';
+import { RateLimited } from '@app/governance';
 
 /** How long the openai SDK's *AndPoll helpers wait between polls (the `openai-poll-after-ms` header). */
 const POLL_AFTER_MS = '250';
@@ -78,6 +79,7 @@ export class VectorStoresController {
   }
 
   @Post(':vector_store_id/files')
+  @RateLimited()
   @HttpCode(200)
   @ApiParam(ID)
   @ApiOperation({ summary: 'Add a file (ingested asynchronously; poll its status)' })
@@ -123,6 +125,7 @@ export class VectorStoresController {
   }
 
   @Post(':vector_store_id/file_batches')
+  @RateLimited()
   @HttpCode(200)
   @ApiParam(ID)
   @ApiBody({ type: CreateFileBatchDto, examples: { file_ids: { summary: 'Files uploaded with POST /v1/files', value: { file_ids: ['file-6f1c2a9b0d3e4f5a6b7c8d9e'] } } } })

@@ -106,6 +106,7 @@ export class RerankService {
     // the price is the embedding model's catalog price (spec section 8: small 200, large 780 RUB / 1M)
     const { result, charged } = await this.billing.meter({
       teamId: caller.teamId,
+      caller,
       requestId,
       holdMicro: this.pricing.inputHoldMicro(model.pricing, estimate),
       run: async () => {

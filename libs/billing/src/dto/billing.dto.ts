@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsISO8601, IsOptional, Max, MaxLength, Min } from 'class-validator';
 
 export class BalanceResponseDto {
   @ApiProperty({ description: 'Team workspace id', example: '1b4e28ba-2fa1-11d2-883f-0016d3cca427' }) team_id: string;
@@ -40,4 +40,41 @@ export class UsageResponseDto {
   @ApiProperty({ type: [UsageEntryDto] }) data: UsageEntryDto[];
   @ApiProperty({ description: 'More entries exist before the last one', example: false }) has_more: boolean;
   @ApiProperty({ nullable: true, description: 'Pass as `before` to get the next page', example: null }) next_before: number | null;
+}
+
+export const SUMMARY_GROUPS = ['model', 'day', 'key', 'endpoint'] as const;
+export type SummaryGroupBy = (typeof SUMMARY_GROUPS)[number];
+
+export class UsageSummaryQueryDto {
+  @ApiPropertyOptional({ description: 'Start of the range, inclusive (ISO 8601; default: `to` minus 30 days)', example: '2026-11-01T00:00:00Z' })
+  @IsOptional() @IsISO8601({ strict: true }) @MaxLength(40)
+  from?: string;
+
+  @ApiPropertyOptional({ description: 'End of the range, exclusive (ISO 8601; default: now). At most 366 days after `from`.', example: '2026-12-01T00:00:00Z' })
+  @IsOptional() @IsISO8601({ strict: true }) @MaxLength(40)
+  to?: string;
+
+  @ApiPropertyOptional({ description: 'How to group charges: by model, by UTC day, by API key id or by endpoint', enum: SUMMARY_GROUPS, default: 'model', example: 'model' })
+  @IsOptional() @IsIn(SUMMARY_GROUPS)
+  group_by?: SummaryGroupBy;
+}
+
+export class UsageSummaryGroupDto {
+  @ApiProperty({ nullable: true, description: 'The group: model key, UTC day (YYYY-MM-DD), API key id or endpoint (null: charges without one)', example: 'local' })
+  group: string | null;
+  @ApiProperty({ description: 'Charged requests (ledger charges)', example: 12 }) requests: number;
+  @ApiProperty({ example: 1440 }) prompt_tokens: number;
+  @ApiProperty({ example: 576 }) completion_tokens: number;
+  @ApiProperty({ example: 2016 }) total_tokens: number;
+  @ApiProperty({ description: 'RUB charged', example: 0.3744 }) amount_rub: number;
+}
+
+export class UsageSummaryResponseDto {
+  @ApiProperty({ example: 'usage.summary' }) object: 'usage.summary';
+  @ApiProperty({ example: '1b4e28ba-2fa1-11d2-883f-0016d3cca427' }) team_id: string;
+  @ApiProperty({ example: '2026-11-01T00:00:00.000Z' }) from: string;
+  @ApiProperty({ example: '2026-12-01T00:00:00.000Z' }) to: string;
+  @ApiProperty({ enum: SUMMARY_GROUPS, example: 'model' }) group_by: SummaryGroupBy;
+  @ApiProperty({ type: [UsageSummaryGroupDto] }) data: UsageSummaryGroupDto[];
+  @ApiProperty({ type: UsageSummaryGroupDto, description: 'All groups together (group is null)' }) total: UsageSummaryGroupDto;
 }

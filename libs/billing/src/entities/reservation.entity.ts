@@ -14,5 +14,9 @@ export class ReservationEntity {
   @Column({ name: 'charged_micro', type: 'bigint', nullable: true, transformer: bigintNumber }) chargedMicro: number | null;
   @Column({ name: 'created_at', type: 'bigint', transformer: bigintNumber }) createdAt: number;
   @Column({ name: 'expires_at', type: 'bigint', transformer: bigintNumber }) expiresAt: number;
+  @Column({ name: 'api_key_id', type: 'varchar', length: 36, nullable: true }) apiKeyId?: string | null;
+  /** the budget periods this hold counts against ('d:YYYY-MM-DD', 'm:YYYY-MM'), null when the key had no such budget */
+  @Column({ name: 'budget_day', type: 'varchar', length: 16, nullable: true }) budgetDay?: string | null;
+  @Column({ name: 'budget_month', type: 'varchar', length: 16, nullable: true }) budgetMonth?: string | null;
   @Column({ name: 'closed_at', type: 'bigint', nullable: true, transformer: bigintNumber }) closedAt: number | null;
 }

@@ -10,6 +10,9 @@ export class TeamEntity {
   @Column({ name: 'balance_micro', type: 'bigint', transformer: bigintNumber }) balanceMicro: number;
   /** µRUB held by open reservations */
   @Column({ name: 'reserved_micro', type: 'bigint', transformer: bigintNumber }) reservedMicro: number;
+  /** requests / tokens per minute for the whole team; null = the env default (DEFAULT_TEAM_RPM_LIMIT / DEFAULT_TEAM_TPM_LIMIT) */
+  @Column({ name: 'rpm_limit', type: 'integer', nullable: true }) rpmLimit?: number | null;
+  @Column({ name: 'tpm_limit', type: 'integer', nullable: true }) tpmLimit?: number | null;
   @Column({ name: 'created_at', type: 'bigint', transformer: bigintNumber }) createdAt: number;
   @Column({ name: 'updated_at', type: 'bigint', transformer: bigintNumber }) updatedAt: number;
 }

@@ -10,6 +10,9 @@ export type ApiErrorType =
   | 'not_found_error'
   | 'request_too_large'
   | 'rate_limit_error'
+  /** OpenAI's 429 of a rate limit names the limit: requests or tokens per minute */
+  | 'requests'
+  | 'tokens'
   | 'api_error'
   | 'upstream_error'
   | 'service_unavailable'

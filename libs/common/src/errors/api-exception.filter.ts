@@ -49,7 +49,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const res = ctx.getResponse<Response>();
     const req = ctx.getRequest<Request>();
     let { error, unexpected } = toApiError(exception);
-    if (error.status === 404 && error.message.startsWith('Unknown route:') && req) {
+    if (error.status === 404 && error.message.startsWith('Unknown route:') && req && (exception as { methodHint?: boolean }).methodHint !== false) {
       const allow = allowedMethods(req);
       if (allow.length > 0) {
         error = new ApiError(405, 'invalid_request_error', `Method ${req.method} is not allowed on ${req.path}; allowed: ${allow.join(', ')}.`, 'method_not_allowed', null, { Allow: allow.join(', ') });

@@ -1,10 +1,12 @@
 import { Injectable } from '@nestjs/common';
+import type { ServerResponse } from 'node:http';
 
 /**
  * What one HTTP request did, filled while it runs and read once when it ends (access log line and
  * metrics). Created by the request observer; BillingService.meter adds the upstream time, the model,
  * the tokens and the cost of every charged operation; the exception filter adds the error code.
- * Team and key come from the authenticated caller on the request.
+ * Team and key come from the authenticated caller on the request. Code that does not hold the
+ * response (BillingService.meter: rate-limit headers) sets headers and per-request flags through it.
  */
 export class RequestContext {
   /** performance.now() when the request arrived */
@@ -22,11 +24,26 @@ export class RequestContext {
   /** live requests registered under this context's id (the first one holds the registry slot) */
   holders = 1;
 
+  private flagSet: Set<string> | null = null;
+
   constructor(
     readonly requestId: string,
     startedAt: number,
+    private readonly res: ServerResponse | null = null,
   ) {
     this.startedAt = startedAt;
+  }
+
+  /** Per-request flags of the modules that need them (e.g. "counted against the rate limits"). */
+  get flags(): Set<string> {
+    return (this.flagSet ??= new Set());
+  }
+
+  /** Sets response headers unless they were already sent (a stream that started). */
+  setHeaders(headers: Record<string, string>): void {
+    const res = this.res;
+    if (!res || res.headersSent) return;
+    for (const k in headers) res.setHeader(k, headers[k]);
   }
 
   /** One upstream run (BillingService.meter), successful or not. */

@@ -52,7 +52,7 @@ export class RequestObserver {
       const id = typeof req.id === 'string' && req.id !== '' ? req.id : requestIdFrom(req.headers['x-request-id']);
       req.id = id; // pino-http keeps an id that is already set
       res.setHeader('x-request-id', id);
-      const ctx = new RequestContext(id, performance.now());
+      const ctx = new RequestContext(id, performance.now(), res);
       attachRequestContext(res, ctx);
       (res as Response & { [OBSERVER]?: RequestObserver })[OBSERVER] = this;
       this.contexts.register(ctx);
