@@ -5,6 +5,7 @@ import { AdminClient } from '../support/admin-client';
 import { ManualClock } from '../support/manual-clock';
 import { ADMIN_TOKEN, createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
+import { Scrape } from '../observability/prometheus-text';
 
 const admin = (r: request.Test) => r.set('authorization', `Bearer ${ADMIN_TOKEN}`);
 /** a fixed instant in the middle of a UTC day, so day and month budgets do not roll over mid-test */
@@ -43,6 +44,13 @@ describe(`governance on ${backendKind()}`, () => {
     const { keyId, apiKey } = await client.teamWithKey(1000, 'rpm');
     expect((await patchKey(keyId, { rpm_limit: 60 })).status).toBe(200);
     const rejectedBefore = a.get(RateLimitEvents).counts().requests + (b !== a ? b.get(RateLimitEvents).counts().requests : 0);
+    const replicas = b !== a ? [a, b] : [a];
+    const scrapeRejected = async () => {
+      let n = 0;
+      for (const r of replicas) n += (await Scrape.of(r.url)).value('gateway_rate_limited_total', { scope: 'key', kind: 'requests' });
+      return n;
+    };
+    const metricBefore = await scrapeRejected();
 
     const results: request.Response[] = [];
     for (let batch = 0; batch < 10; batch++) {
@@ -76,6 +84,8 @@ describe(`governance on ${backendKind()}`, () => {
     // the observability hook saw every rejection
     const rejectedAfter = a.get(RateLimitEvents).counts().requests + (b !== a ? b.get(RateLimitEvents).counts().requests : 0);
     expect(rejectedAfter - rejectedBefore).toBe(40);
+    // and /metrics counts them (summed over the replicas, as Prometheus would)
+    expect((await scrapeRejected()) - metricBefore).toBe(40);
 
     // nothing was charged for the refused ones
     expect((await ledger((await admin(request(a.url).get(`/api/v1/admin/api-keys/${keyId}`))).body.team_id)).filter((e) => e.kind === 'charge')).toHaveLength(60);
@@ -153,6 +163,12 @@ describe(`governance on ${backendKind()}`, () => {
     const set = await patchKey(keyId, { budget_rub_per_day: cap });
     expect(set.status).toBe(200);
     expect(set.body).toMatchObject({ budget_rub_per_day: cap, budget_rub_per_month: null, spent_rub_today: 0 });
+    const budgetRefusals = async () => {
+      let n = 0;
+      for (const r of b !== a ? [a, b] : [a]) n += (await Scrape.of(r.url)).value('gateway_rate_limited_total', { scope: 'key', kind: 'budget_day' });
+      return n;
+    };
+    const refusalsBefore = await budgetRefusals();
     const results = await Promise.all(Array.from({ length: 200 }, (_, i) => embed(i % 2 === 0 ? a.url : b.url, apiKey)));
     const ok = results.filter((r) => r.status === 200);
     const refused = results.filter((r) => r.status === 402);
@@ -164,6 +180,7 @@ describe(`governance on ${backendKind()}`, () => {
     expect(charges).toHaveLength(ok.length);
     expect(spentMicro).toBeLessThanOrEqual(cap * 1e6);
     expect(refused[0].body.error).toMatchObject({ type: 'insufficient_quota', code: 'key_budget_exceeded', param: null });
+    expect((await budgetRefusals()) - refusalsBefore).toBe(refused.length);
     expect(refused[0].body.error.message).toMatch(/^API key budget exceeded: spent [\d.]+ RUB of the 0\.02 RUB daily budget.*this request requires up to [\d.]+ RUB\. The budget resets at 2026-11-24T00:00:00\.000Z \(UTC\)\.$/);
     // the team balance is untouched by the refusals; the key's spend is reported
     const view = await admin(request(a.url).get(`/api/v1/admin/api-keys/${keyId}`));

@@ -111,7 +111,7 @@ export class MetricsService implements OnModuleInit, OnModuleDestroy {
   });
   private readonly rateLimitRejections = new Counter({
     name: 'gateway_rate_limited_total',
-    help: 'Requests refused by a gateway rate limit or budget, by scope (key, team, …) and kind (requests, tokens, budget, …).',
+    help: 'Requests refused by a gateway rate limit or budget, by scope (key, team, …) and kind (requests, tokens, budget_day, budget_month).',
     labelNames: ['scope', 'kind'] as const,
     registers: [this.registry],
   });
