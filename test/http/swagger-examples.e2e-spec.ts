@@ -116,6 +116,11 @@ const FLOW: Record<string, FlowEntry> = {
   'GET /api/v1/admin/teams/{id}': { params: { id: 'team' } },
   'POST /api/v1/admin/teams/{id}/api-keys': { order: 2, params: { id: 'team' }, capture: (a) => ({ api_key: id(a) }) },
   'POST /api/v1/admin/teams/{id}/top-ups': { params: { id: 'team' } },
+  'PATCH /api/v1/admin/teams/{id}': { params: { id: 'team' } },
+  'GET /api/v1/admin/teams/{id}/api-keys': { params: { id: 'team' } },
+  'GET /api/v1/admin/teams/{id}/usage/summary': { params: { id: 'team' } },
+  'GET /api/v1/admin/api-keys/{id}': { params: { id: 'api_key' } },
+  'PATCH /api/v1/admin/api-keys/{id}': { params: { id: 'api_key' } },
   'DELETE /api/v1/admin/api-keys/{id}': { order: 99, params: { id: 'api_key' } },
 
   'POST /v1/images/generations': {

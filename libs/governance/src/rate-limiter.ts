@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { createClient } from '@redis/client';
+import { BoundedRedis } from '@app/common';
 import { AppConfig } from '@app/config';
 
 /** The window every limit is expressed in: one minute. */
@@ -140,32 +140,24 @@ if after <= now then redis.call('DEL', KEYS[1]) return 0 end
 redis.call('SET', KEYS[1], string.format('%.3f', after), 'PX', math.ceil(after - now) + 1000)
 return 1`;
 
-function connect(url: string | undefined) {
-  return createClient({ url, socket: { connectTimeout: 1000, reconnectStrategy: (n: number) => Math.min(1000, 50 * 2 ** n) }, disableOfflineQueue: true });
-}
-type Redis = ReturnType<typeof connect>;
-
 /** Shared across replicas: one EVAL round trip per decision (the script is atomic in Redis). */
 @Injectable()
 export class RedisRateLimiter extends RateLimiter implements OnApplicationShutdown {
   static readonly TIMEOUT_MS = 500;
-  private readonly logger = new Logger('RateLimiter');
-  private client: Redis | null = null;
-  private connecting: Promise<Redis> | null = null;
-  private lastWarnAt = 0;
+  private readonly redis: BoundedRedis;
 
   constructor(
     private readonly config: AppConfig,
     /** how long one decision may take before the request is admitted without it */
-    private readonly timeoutMs = RedisRateLimiter.TIMEOUT_MS,
+    timeoutMs = RedisRateLimiter.TIMEOUT_MS,
   ) {
     super();
+    // while the first connection is being made, decisions wait for it instead of failing open
+    this.redis = new BoundedRedis(config.redisUrl, { timeoutMs, logger: new Logger('RateLimiter'), what: 'rate limiter store (admitting requests unlimited meanwhile)', waitForFirstConnection: true });
   }
 
   async onApplicationShutdown(): Promise<void> {
-    const c = this.client;
-    this.client = null;
-    if (c?.isOpen) await c.quit().catch(() => c.destroy());
+    await this.redis.close();
   }
 
   private key(k: string): string {
@@ -174,48 +166,13 @@ export class RedisRateLimiter extends RateLimiter implements OnApplicationShutdo
 
   async consume(charges: BucketCharge[], now: number): Promise<LimitDecision | null> {
     const args = [String(now), String(WINDOW_MS), ...charges.flatMap((c) => [String(c.limit), String(c.cost)])];
-    const r = (await this.call((c) => c.eval(CONSUME_LUA, { keys: charges.map((c) => this.key(c.key)), arguments: args }))) as number[] | null;
+    const r = (await this.redis.call((c) => c.eval(CONSUME_LUA, { keys: charges.map((c) => this.key(c.key)), arguments: args }))) as number[] | null;
     if (!r) return null;
     const buckets = charges.map((_, i) => ({ remaining: Number(r[1 + 3 * i]), resetMs: Number(r[2 + 3 * i]), retryMs: Number(r[3 + 3 * i]) }));
     return { allowed: Number(r[0]) === 1, buckets };
   }
 
   async adjust(charge: BucketCharge, now: number): Promise<void> {
-    await this.call((c) => c.eval(ADJUST_LUA, { keys: [this.key(charge.key)], arguments: [String(now), String(WINDOW_MS), String(charge.limit), String(charge.cost)] }));
-  }
-
-  private redis(): Promise<Redis> {
-    // while the first connection is being made, calls wait for it (bounded by TIMEOUT_MS) instead of failing open
-    if (this.connecting) return this.connecting;
-    if (this.client) return this.client.isReady ? Promise.resolve(this.client) : Promise.reject(new Error('redis not ready'));
-    this.connecting ??= (async () => {
-      const c = connect(this.config.redisUrl);
-      c.on('error', () => undefined);
-      this.client = c;
-      await c.connect();
-      return c;
-    })().finally(() => (this.connecting = null));
-    return this.connecting as Promise<Redis>;
-  }
-
-  private async call<T>(op: (c: Redis) => Promise<T>): Promise<T | null> {
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      return await Promise.race([
-        this.redis().then(op),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error('redis call timed out')), this.timeoutMs);
-          timer.unref();
-        }),
-      ]);
-    } catch (err) {
-      if (Date.now() - this.lastWarnAt > 10_000) {
-        this.lastWarnAt = Date.now();
-        this.logger.warn(`rate limiter store unavailable, admitting requests unlimited meanwhile: ${(err as Error).message}`);
-      }
-      return null;
-    } finally {
-      if (timer) clearTimeout(timer);
-    }
+    await this.redis.call((c) => c.eval(ADJUST_LUA, { keys: [this.key(charge.key)], arguments: [String(now), String(WINDOW_MS), String(charge.limit), String(charge.cost)] }));
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { createClient } from '@redis/client';
+import { BoundedRedis } from '@app/common';
 import { AppConfig } from '@app/config';
 
 /** Which generation of a key's cache is current; `epoch` is random per index lifetime. */
@@ -78,83 +78,40 @@ return all`;
 
 const newEpoch = (): string => randomBytes(6).toString('hex');
 
-function connect(url: string | undefined) {
-  return createClient({ url, socket: { connectTimeout: 1000, reconnectStrategy: (n: number) => Math.min(1000, 50 * 2 ** n) }, disableOfflineQueue: true });
-}
-type Redis = ReturnType<typeof connect>;
-
 /** Redis: a sorted set of entry keys by expiry, a hash of their sizes, HINCRBY counters, Lua for the multi-key steps. */
 @Injectable()
 export class RedisRerankCacheIndex extends RerankCacheIndex implements OnApplicationShutdown {
-  private readonly logger = new Logger('RerankCacheIndex');
-  private client: Redis | null = null;
-  private connecting: Promise<Redis> | null = null;
-  private lastWarnAt = 0;
+  /** every call bounded to 500 ms: a slow or absent Redis means a cache miss, never a slow rerank */
+  private readonly redis: BoundedRedis;
 
   constructor(private readonly config: AppConfig) {
     super();
+    this.redis = new BoundedRedis(config.redisUrl, { timeoutMs: 500, logger: new Logger('RerankCacheIndex'), what: 'rerank cache index' });
   }
 
   async onApplicationShutdown(): Promise<void> {
-    const c = this.client;
-    this.client = null;
-    if (c?.isOpen) await c.quit().catch(() => c.destroy());
+    await this.redis.close();
   }
 
   private k(kind: string, apiKeyId: string): string {
     return `${this.config.redisKeyPrefix}:rerank:${kind}:${apiKeyId}`;
   }
 
-  /** The client, connecting it once; it reconnects by itself after a Redis outage. */
-  private redis(): Promise<Redis> {
-    if (this.client) return this.client.isReady ? Promise.resolve(this.client) : Promise.reject(new Error('redis not ready'));
-    this.connecting ??= (async () => {
-      const c = connect(this.config.redisUrl);
-      c.on('error', () => undefined);
-      this.client = c;
-      await c.connect();
-      return c;
-    })().finally(() => (this.connecting = null));
-    return this.connecting as Promise<Redis>;
-  }
-
-  /** One bounded Redis call (connection included); null when Redis cannot answer within 500 ms. */
-  private async call<T>(op: (c: Redis) => Promise<T>): Promise<T | null> {
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      return await Promise.race([
-        this.redis().then(op),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error('redis call timed out')), 500);
-          timer.unref();
-        }),
-      ]);
-    } catch (err) {
-      if (Date.now() - this.lastWarnAt > 10_000) {
-        this.lastWarnAt = Date.now();
-        this.logger.warn(`rerank cache index unavailable: ${(err as Error).message}`);
-      }
-      return null;
-    } finally {
-      if (timer) clearTimeout(timer);
-    }
-  }
-
   async scope(apiKeyId: string): Promise<CacheScope | null> {
-    const r = await this.call((c) => c.eval(SCOPE_LUA, { keys: [this.k('scope', apiKeyId)], arguments: [newEpoch(), String(SCOPE_TTL_MS)] }));
+    const r = await this.redis.call((c) => c.eval(SCOPE_LUA, { keys: [this.k('scope', apiKeyId)], arguments: [newEpoch(), String(SCOPE_TTL_MS)] }));
     if (!Array.isArray(r)) return null;
     return { epoch: String(r[0]), gen: Number(r[1] ?? 0) };
   }
 
   async add(apiKeyId: string, entryKey: string, bytes: number, expiresAt: number, now: number): Promise<boolean> {
     const ttl = Math.max(1000, expiresAt - now + 60_000);
-    const r = await this.call((c) => c.eval(ADD_LUA, { keys: [this.k('idx', apiKeyId), this.k('sizes', apiKeyId)], arguments: [String(now), entryKey, String(expiresAt), String(bytes), String(ttl)] }));
+    const r = await this.redis.call((c) => c.eval(ADD_LUA, { keys: [this.k('idx', apiKeyId), this.k('sizes', apiKeyId)], arguments: [String(now), entryKey, String(expiresAt), String(bytes), String(ttl)] }));
     return r !== null;
   }
 
   async count(apiKeyId: string, counters: Partial<Record<Counter, number>>): Promise<void> {
     const key = this.k('counters', apiKeyId);
-    await this.call(async (c) => {
+    await this.redis.call(async (c) => {
       const m = c.multi();
       for (const [field, by] of Object.entries(counters)) if (by) m.hIncrBy(key, field, Math.round(by));
       m.pExpire(key, SCOPE_TTL_MS);
@@ -163,7 +120,7 @@ export class RedisRerankCacheIndex extends RerankCacheIndex implements OnApplica
   }
 
   async stats(apiKeyId: string, now: number): Promise<IndexStats | null> {
-    const r = await this.call((c) => c.eval(STATS_LUA, { keys: [this.k('idx', apiKeyId), this.k('sizes', apiKeyId), this.k('counters', apiKeyId)], arguments: [String(now)] }));
+    const r = await this.redis.call((c) => c.eval(STATS_LUA, { keys: [this.k('idx', apiKeyId), this.k('sizes', apiKeyId), this.k('counters', apiKeyId)], arguments: [String(now)] }));
     if (!Array.isArray(r)) return null;
     const num = (v: unknown) => Number(v ?? 0);
     return {
@@ -179,7 +136,7 @@ export class RedisRerankCacheIndex extends RerankCacheIndex implements OnApplica
   }
 
   async takeAll(apiKeyId: string, now: number): Promise<{ keys: string[]; live: number } | null> {
-    const r = await this.call((c) => c.eval(TAKE_LUA, { keys: [this.k('idx', apiKeyId), this.k('sizes', apiKeyId), this.k('scope', apiKeyId)], arguments: [String(now)] }));
+    const r = await this.redis.call((c) => c.eval(TAKE_LUA, { keys: [this.k('idx', apiKeyId), this.k('sizes', apiKeyId), this.k('scope', apiKeyId)], arguments: [String(now)] }));
     if (!Array.isArray(r)) return null;
     const keys: string[] = [];
     let live = 0;
