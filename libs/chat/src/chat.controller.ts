@@ -32,6 +32,7 @@ export class ChatController {
     if (!body.stream) {
       const out = await this.rest.complete(caller, body, requestId, signal);
       res.setHeader('x-gateway-cost-rub', String(out.cost.total_cost_rub));
+      res.setHeader('x-gateway-model', out.model.model);
       res.status(200).json(out);
       return;
     }

@@ -35,8 +35,9 @@ export class CompletionsController {
     const signal = clientAbortSignal(res);
     const prep = await this.completions.prepare(caller, dto, String(req.id));
     if (!dto.stream) {
-      const { body, cost } = await this.completions.complete(prep, signal);
+      const { body, cost, servedModel } = await this.completions.complete(prep, signal);
       res.setHeader('x-gateway-cost-rub', String(cost.total_cost_rub));
+      res.setHeader('x-gateway-model', servedModel);
       res.status(200).json(body);
       return;
     }

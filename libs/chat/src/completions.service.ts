@@ -29,26 +29,27 @@ export class CompletionsService {
       requestId,
       endpoint: ENDPOINT,
       modelKey: dto.model,
+      fallbacks: dto.fallbacks,
       messages: normalizeCompletionMessages(dto.messages),
       params: completionParams(dto),
       imageParam: 'messages',
     });
   }
 
-  async complete(prep: PreparedChat, signal: AbortSignal): Promise<{ body: Record<string, unknown>; cost: CostRubDto }> {
+  async complete(prep: PreparedChat, signal: AbortSignal): Promise<{ body: Record<string, unknown>; cost: CostRubDto; servedModel: string }> {
     const out = await this.chat.complete(prep, signal);
     const cost = costToRub(out.cost, out.chargedMicro);
-    return { body: { ...toOpenAiResponse(out.response), usage: toOpenAiUsage(out.usage), cost }, cost };
+    return { body: { ...toOpenAiResponse(out.response), usage: toOpenAiUsage(out.usage), cost }, cost, servedModel: out.servedModel.key };
   }
 
   /** Streams chunks as `data:` lines, then (with include_usage) a usage chunk with choices: [], then [DONE]. */
   async stream(prep: PreparedChat, signal: AbortSignal, sse: SseWriter, includeUsage: boolean): Promise<void> {
     const out: ChatOutcome & { aborted: boolean } = await this.chat.stream(prep, signal, async (chunk) => {
-      sse.start();
+      sse.start({ 'x-gateway-model': chunk.model });
       await sse.data(includeUsage ? { ...chunk, usage: null } : chunk);
     });
     if (out.aborted) return;
-    sse.start();
+    sse.start({ 'x-gateway-model': out.servedModel.key });
     if (includeUsage) {
       await sse.data({ id: out.response.id, object: 'chat.completion.chunk', created: out.response.created, model: out.response.model, choices: [], usage: toOpenAiUsage(out.usage), cost: costToRub(out.cost, out.chargedMicro) });
     }

@@ -19,26 +19,26 @@ export class RestChatService {
   async complete(caller: Caller, body: ChatRequestDto, requestId: string, signal: AbortSignal): Promise<ChatResponseDto> {
     const prep = await this.prepare(caller, body, requestId);
     let jsonText: string | null = null;
-    const out = await this.chat.complete(prep, signal, (r) => {
+    const out = await this.chat.complete(prep, signal, (r, model) => {
       if (!body.response_format_json) return;
       jsonText = extractJsonDocument(r.choices[0]?.message.content ?? '');
-      if (jsonText === null) throw ApiError.badGateway(`${prep.model.key} did not return a valid JSON document; nothing was charged.`, 'upstream_invalid_json');
+      if (jsonText === null) throw ApiError.badGateway(`${model.key} did not return a valid JSON document; nothing was charged.`, 'upstream_invalid_json');
     });
     const msg = out.response.choices[0]?.message;
-    return this.toDto(prep, out, jsonText ?? msg?.content ?? '', msg?.reasoning_content ?? '');
+    return this.toDto(out, jsonText ?? msg?.content ?? '', msg?.reasoning_content ?? '');
   }
 
   async stream(caller: Caller, body: ChatRequestDto, requestId: string, signal: AbortSignal, sse: SseWriter): Promise<void> {
     const prep = await this.prepare(caller, body, requestId);
     const out = await this.chat.stream(prep, signal, async (chunk) => {
-      sse.start();
+      sse.start({ 'x-gateway-model': chunk.model });
       const d = chunk.choices[0]?.delta;
       if (d?.reasoning_content) await sse.event('reasoning', { reasoning: d.reasoning_content });
       if (d?.content) await sse.event('delta', { text: d.content });
     });
     if (out.aborted) return;
-    sse.start();
-    await sse.event('done', this.toDto(prep, out, out.text, out.reasoning));
+    sse.start({ 'x-gateway-model': out.servedModel.key });
+    await sse.event('done', this.toDto(out, out.text, out.reasoning));
   }
 
   private async prepare(caller: Caller, body: ChatRequestDto, requestId: string): Promise<PreparedChat> {
@@ -59,6 +59,7 @@ export class RestChatService {
       requestId,
       endpoint: ENDPOINT,
       modelKey: body.model,
+      fallbacks: body.fallbacks,
       messages: buildRestMessages({ prompt: body.prompt, system_prompt: body.system_prompt, messages: body.messages, images, json: body.response_format_json === true }),
       params: {
         user: body.user_id,
@@ -70,8 +71,9 @@ export class RestChatService {
     });
   }
 
-  private toDto(prep: PreparedChat, out: ChatOutcome, text: string, reasoning: string): ChatResponseDto {
-    const cacheAware = prep.model.pricing.cache_read_rub_per_1m !== null || prep.model.pricing.cache_write_rub_per_1m !== null || out.usage.cache_read_tokens + out.usage.cache_write_tokens > 0;
+  private toDto(out: ChatOutcome, text: string, reasoning: string): ChatResponseDto {
+    const served = out.servedModel;
+    const cacheAware = served.pricing.cache_read_rub_per_1m !== null || served.pricing.cache_write_rub_per_1m !== null || out.usage.cache_read_tokens + out.usage.cache_write_tokens > 0;
     return {
       response: { text, reasoning: reasoning === '' ? null : reasoning },
       usage: {
@@ -82,7 +84,7 @@ export class RestChatService {
         cache_write_tokens: cacheAware ? out.usage.cache_write_tokens : null,
       },
       cost: costToRub(out.cost, out.chargedMicro),
-      model: { model: prep.model.key, context_window: prep.model.context_window, supports_images: prep.model.supports_images },
+      model: { model: served.key, context_window: served.context_window, supports_images: served.supports_images },
       has_reasoning: reasoning !== '',
     };
   }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EnvConfig, LogLevel, parseEnv, ProviderEnv } from './env.schema';
+import { EnvConfig, LogLevel, parseEnv, ProviderEnv, ResilienceEnv } from './env.schema';
 
 /** Typed, validated configuration. Built once at boot from the environment (or from overrides in tests). */
 @Injectable()
@@ -39,6 +39,9 @@ export class AppConfig {
   get kbVectorCacheBytes(): number { return this.env.kbVectorCacheMb * 1024 * 1024; }
   get memoryCacheBytes(): number { return this.env.memoryCacheMb * 1024 * 1024; }
   get devWorkspace(): boolean { return this.env.devWorkspace; }
+  get resilience(): ResilienceEnv { return this.env.resilience; }
+  /** A variable named by the model catalog (deployments' api_key_env / base_url_env); undefined when unset or empty. */
+  catalogVariable(name: string): string | undefined { return this.env.catalogVariables[name]; }
   provider(name: keyof EnvConfig['providers']): ProviderEnv { return this.env.providers[name]; }
   get providerNames(): (keyof EnvConfig['providers'])[] { return Object.keys(this.env.providers) as (keyof EnvConfig['providers'])[]; }
 }

@@ -62,6 +62,19 @@ export interface ProviderEnv {
   timeoutMs: number;
   /** fetch image URLs in the gateway (SSRF-guarded) and send bytes, instead of letting the upstream fetch them */
   inlineImages: boolean;
+  /** retries of a retryable upstream failure (connect error, 408/409/429/5xx) before giving up or falling back */
+  maxRetries: number;
+}
+
+/** Retry backoff and deployment cooldown (issue 13); per-provider retry counts live in ProviderEnv. */
+export interface ResilienceEnv {
+  /** first backoff step; attempt k waits a random time in [0, min(max, base × 2^k)] (full jitter) */
+  retryBaseDelayMs: number;
+  retryMaxDelayMs: number;
+  /** a provider's Retry-After is honoured up to this many ms */
+  retryAfterMaxMs: number;
+  /** a failing deployment is skipped for this long (shared through Redis when configured) */
+  deploymentCooldownMs: number;
 }
 
 export interface EnvConfig {
@@ -92,6 +105,9 @@ export interface EnvConfig {
   kbVectorCacheMb: number;
   memoryCacheMb: number;
   devWorkspace: boolean;
+  resilience: ResilienceEnv;
+  /** every variable of the environment, for names the model catalog references (deployments' api_key_env / base_url_env) */
+  catalogVariables: Record<string, string>;
   providers: {
     openai: ProviderEnv;
     deepseek: ProviderEnv;
@@ -106,6 +122,7 @@ function provider(env: Env, prefix: string, defaultBaseUrl: string, defaultTimeo
     baseUrl: url(env, `${prefix}_BASE_URL`, ['http:', 'https:']) ?? defaultBaseUrl,
     timeoutMs: int(env, `${prefix}_TIMEOUT_MS`, defaultTimeoutMs, 100, 3_600_000),
     inlineImages: bool(env, `${prefix}_INLINE_IMAGES`, false),
+    maxRetries: int(env, `${prefix}_MAX_RETRIES`, 2, 0, 10),
   };
 }
 
@@ -131,6 +148,17 @@ function defaultReservationTtlSeconds(env: Env, providerTimeoutMs: number): numb
   const timeouts = ['OPENAI', 'DEEPSEEK', 'ANTHROPIC', 'GEMINI'].map((p) => int(env, `${p}_TIMEOUT_MS`, providerTimeoutMs, 100, 3_600_000));
   const grace = int(env, 'SHUTDOWN_GRACE_MS', 25_000, 0, 600_000);
   return Math.ceil((Math.max(providerTimeoutMs, ...timeouts) + grace) / 1000) + 30;
+}
+
+/** Upper-case names with a non-empty value: what a catalog deployment may reference by name. */
+function catalogVariables(env: Env): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of Object.keys(env)) {
+    if (!/^[A-Z][A-Z0-9_]*$/.test(name)) continue;
+    const v = str(env, name);
+    if (v !== undefined) out[name] = v;
+  }
+  return out;
 }
 
 export function parseEnv(env: Env): EnvConfig {
@@ -179,6 +207,13 @@ export function parseEnv(env: Env): EnvConfig {
     kbVectorCacheMb: int(env, 'KB_VECTOR_CACHE_MB', 256, 0, 65_536),
     memoryCacheMb: int(env, 'MEMORY_CACHE_MB', 256, 1, 65_536),
     devWorkspace: bool(env, 'DEV_WORKSPACE', true),
+    resilience: {
+      retryBaseDelayMs: int(env, 'RETRY_BASE_DELAY_MS', 250, 0, 60_000),
+      retryMaxDelayMs: int(env, 'RETRY_MAX_DELAY_MS', 4_000, 0, 600_000),
+      retryAfterMaxMs: int(env, 'RETRY_AFTER_MAX_MS', 10_000, 0, 600_000),
+      deploymentCooldownMs: int(env, 'DEPLOYMENT_COOLDOWN_SECONDS', 30, 0, 86_400) * 1000,
+    },
+    catalogVariables: catalogVariables(env),
     providers: {
       openai: provider(env, 'OPENAI', 'https://api.openai.com/v1', providerTimeout),
       deepseek: provider(env, 'DEEPSEEK', 'https://api.deepseek.com/v1', providerTimeout),

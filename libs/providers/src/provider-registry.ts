@@ -2,7 +2,7 @@ import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { ApiError } from '@app/common';
 import { AppConfig } from '@app/config';
 import { getChatAdapter } from './adapters';
-import { ModelEntry } from './catalog/model-catalog';
+import { DeploymentSpec, ModelEntry } from './catalog/model-catalog';
 import { ChatProvider, EmbeddingProvider, HttpChatProvider } from './chat-provider';
 import { ProviderHttpClient } from './http/provider-http.client';
 import { LexicalEmbedder } from './local/lexical-embedder';
@@ -29,6 +29,14 @@ const INSTANCES: Record<string, { type: string; env?: EnvProvider; inlineImages:
 
 export const PROVIDER_NAMES = Object.keys(INSTANCES);
 
+/** One callable upstream of a model: the provider's own connection, or one of the catalog's `deployments`. */
+export interface ChatDeployment {
+  /** "default" for the provider's own connection, else the deployment's id */
+  id: string;
+  weight: number;
+  provider: ChatProvider;
+}
+
 /** Resolves a catalog entry to a provider client; the only place that knows provider types. */
 @Injectable()
 export class ProviderRegistry implements OnApplicationShutdown {
@@ -53,7 +61,48 @@ export class ProviderRegistry implements OnApplicationShutdown {
   missingCredential(model: ModelEntry): string | null {
     const inst = INSTANCES[model.provider];
     if (!inst?.env) return null;
+    if (model.deployments) {
+      // callable when at least one deployment has a key (its own api_key_env, or the provider's)
+      const missing = model.deployments.filter((d) => !this.deploymentKey(inst.env as EnvProvider, d)).map((d) => d.api_key_env ?? `${inst.env!.toUpperCase()}_API_KEY`);
+      return missing.length < model.deployments.length ? null : [...new Set(missing)].join(' or ');
+    }
     return this.config.provider(inst.env).apiKey ? null : `${inst.env.toUpperCase()}_API_KEY`;
+  }
+
+  /** <PROVIDER>_MAX_RETRIES of the model's provider (0 for the in-process local provider). */
+  maxRetries(model: ModelEntry): number {
+    const inst = INSTANCES[model.provider];
+    return inst?.env ? this.config.provider(inst.env).maxRetries : 0;
+  }
+
+  /**
+   * The upstreams a chat call to `model` may go to: one ("default") for a plain entry, or each of
+   * the catalog's `deployments` that has a key. 503 when none is callable.
+   */
+  chatDeployments(model: ModelEntry): ChatDeployment[] {
+    if (!model.deployments) return [{ id: 'default', weight: 1, provider: this.chat(model) }];
+    this.assertAvailable(model);
+    const inst = INSTANCES[model.provider];
+    const env = inst.env as EnvProvider;
+    const out: ChatDeployment[] = [];
+    for (const d of model.deployments) {
+      const apiKey = this.deploymentKey(env, d);
+      if (!apiKey) continue;
+      const cacheKey = `${model.key}\u0000${d.id}`;
+      let p = this.chatProviders.get(cacheKey);
+      if (!p) {
+        const base = this.connection(env);
+        const baseUrl = d.base_url ?? (d.base_url_env ? this.config.catalogVariable(d.base_url_env) : undefined) ?? base.baseUrl;
+        p = new HttpChatProvider(getChatAdapter(inst.type), { ...base, apiKey, baseUrl: baseUrl.replace(/\/+$/, '') }, this.http);
+        this.chatProviders.set(cacheKey, p);
+      }
+      out.push({ id: d.id, weight: d.weight, provider: p });
+    }
+    return out;
+  }
+
+  private deploymentKey(env: EnvProvider, d: DeploymentSpec): string | undefined {
+    return d.api_key_env ? this.config.catalogVariable(d.api_key_env) : this.config.provider(env).apiKey;
   }
 
   isAvailable(model: ModelEntry): boolean {

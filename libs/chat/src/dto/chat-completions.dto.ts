@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Allow, ArrayMinSize, IsArray, IsBoolean, IsInt, IsNotEmpty, IsNumber, IsObject, IsOptional, IsString, Max, Min } from 'class-validator';
+import { Allow, ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsInt, IsNotEmpty, IsNumber, IsObject, IsOptional, IsString, Max, Min } from 'class-validator';
 
 /**
  * POST /v1/chat/completions — the OpenAI chat-completions request. Scalar fields are validated
@@ -31,6 +31,14 @@ export class ChatCompletionRequestDto {
   @ApiPropertyOptional() @IsOptional() @IsBoolean() parallel_tool_calls?: boolean;
   @ApiPropertyOptional({ description: '{type:"text"} | {type:"json_object"} | {type:"json_schema", json_schema:{name, schema, strict}}', type: 'object', additionalProperties: true }) @IsOptional() @IsObject() response_format?: unknown;
   @ApiPropertyOptional({ default: false }) @IsOptional() @IsBoolean() stream?: boolean;
+  @ApiPropertyOptional({
+    type: [String],
+    description:
+      "Extension: model keys tried in order when the model fails with a retryable error (after its retries) or is unavailable; replaces the catalog's `fallbacks`. The answer's `model` and the `x-gateway-model` header name the model that served; the charge uses its prices.",
+    example: ['local'],
+  })
+  @IsOptional() @IsArray() @ArrayMaxSize(5) @IsString({ each: true }) @IsNotEmpty({ each: true })
+  fallbacks?: string[];
   @ApiPropertyOptional({ description: '{include_usage: true} adds a final chunk with usage (and cost)', type: 'object', additionalProperties: true }) @IsOptional() @IsObject() stream_options?: { include_usage?: unknown };
 
   // Accepted for SDK compatibility and not forwarded (documented in the README)
