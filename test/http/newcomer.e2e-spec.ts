@@ -92,7 +92,8 @@ const built = existsSync(join(__dirname, '../../dist/apps/api/src/main.js'));
     } finally {
       await app.close();
     }
-  });
+    // four CLI processes, each booting the app's services and database: slow on a loaded 2-core machine
+  }, 120_000);
 });
 
 (built ? describe : describe.skip)('npm start stops on SIGTERM', () => {
@@ -103,7 +104,7 @@ const built = existsSync(join(__dirname, '../../dist/apps/api/src/main.js'));
     const child = spawn('npm', ['run', '--silent', '--ignore-scripts', 'start'], { cwd: join(__dirname, '../..'), env: { ...process.env, PORT: port, HOST: '127.0.0.1', DATA_DIR: dir, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] });
     try {
       await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error('server did not start')), 20_000);
+        const timer = setTimeout(() => reject(new Error('server did not start')), 60_000);
         let out = '';
         child.stdout.on('data', (d: Buffer) => {
           out += d.toString();
@@ -123,5 +124,5 @@ const built = existsSync(join(__dirname, '../../dist/apps/api/src/main.js'));
       child.kill('SIGKILL');
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 40_000);
+  }, 90_000);
 });
