@@ -17,7 +17,7 @@ import { AdminClient } from '../support/admin-client';
 import { RecordingSleeper } from '../support/recording-sleeper';
 import { createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
-import { PRICES, Wallet, expectedCost, gatewayPromptTokens, gatewayTokens, obj, parseSse, postSse, providerEnv } from './chat-helpers';
+import { PRICES, Wallet, expectedCost, gatewayPromptTokens, gatewayTokens, obj, postSse, providerEnv } from './chat-helpers';
 
 const POOL_B_KEY = 'sk-fake-pool-b';
 const RETRY_BASE_DELAY_MS = 200;
