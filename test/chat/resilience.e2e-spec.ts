@@ -168,6 +168,25 @@ describe(`resilience: retries, fallbacks, deployments (${backendKind()})`, () =>
     });
   });
 
+  describe('retries beyond chat: embeddings batches and image generations', () => {
+    it('/v1/embeddings: 2 × 503 then the vectors, one charge; /v1/images/generations: a reset then the image, one charge', async () => {
+      openai.enqueue(...times(2, { route: 'embeddings', fault: faults.http(503) }));
+      const emb = await client.embeddings.create({ model: 'text-embedding-3-small', input: ['alpha beta', 'gamma'] });
+      expect(emb.data).toHaveLength(2);
+      expect(openai.requestsTo('/v1/embeddings')).toHaveLength(3);
+      expect(sleeper.delays).toHaveLength(2);
+
+      openai.enqueue({ route: 'images', fault: faults.reset() });
+      const img = await request(t.url).post('/v1/images/generations').set('authorization', `Bearer ${apiKey}`).send({ model: 'gpt-image-1', prompt: 'a fox', response_format: 'b64_json' });
+      expect(img.status).toBe(200);
+      expect(img.body.data).toHaveLength(1);
+      expect(openai.requestsTo('/v1/images/generations')).toHaveLength(2);
+      expect(sleeper.delays).toHaveLength(3);
+      const ledger = (await request(t.url).get('/api/v1/usage').set('api-key', apiKey)).body.data as { kind: string; endpoint: string }[];
+      expect(ledger.filter((e) => e.kind === 'charge').map((e) => e.endpoint)).toEqual(['/v1/images/generations', '/v1/embeddings']);
+    });
+  });
+
   describe('fallbacks', () => {
     it('/v1/chat/completions: a retryable failure (after the retries) → served by the request fallback at ITS price', async () => {
       openai.enqueue(...times(3, { fault: faults.http(500) }));

@@ -1,6 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { ApiError } from '@app/common';
-import { CanonicalEmbeddingResponse, ModelEntry, providerErrorToApiError, ProviderRegistry } from '@app/providers';
+import { CanonicalEmbeddingResponse, ModelEntry, providerErrorToApiError, ProviderRegistry, UpstreamRouter } from '@app/providers';
 
 /** Upstream batch limits: inputs per call and a token budget per call (OpenAI allows 2048 / 300k). */
 export const MAX_INPUTS_PER_CALL = 2048;
@@ -52,7 +52,11 @@ export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T, in
  */
 @Injectable()
 export class EmbeddingsService {
-  constructor(private readonly registry: ProviderRegistry) {}
+  constructor(
+    private readonly registry: ProviderRegistry,
+    /** retries each batch on a retryable failure (<PROVIDER>_MAX_RETRIES); absent in unit tests: one attempt */
+    @Optional() private readonly router?: UpstreamRouter,
+  ) {}
 
   /** cl100k token counts, used for batching and reservations (the provider's report is what is billed). */
   countTokens(texts: string[]): number[] {
@@ -70,7 +74,10 @@ export class EmbeddingsService {
     const batches = planBatches(counts);
     let results: CanonicalEmbeddingResponse[];
     try {
-      results = await mapLimit(batches, BATCH_CONCURRENCY, ([s, e]) => provider.embed({ model: model.upstream_model, input: texts.slice(s, e), dimensions }, signal));
+      results = await mapLimit(batches, BATCH_CONCURRENCY, ([s, e]) => {
+        const call = () => provider.embed({ model: model.upstream_model, input: texts.slice(s, e), dimensions }, signal);
+        return this.router ? this.router.retry(model, call, { signal }) : call();
+      });
     } catch (err) {
       throw providerErrorToApiError(err, model);
     }

@@ -3,7 +3,7 @@ import { ApiError, Clock, microToRub } from '@app/common';
 import { AppConfig } from '@app/config';
 import type { Caller } from '@app/auth';
 import { BillingService } from '@app/billing';
-import { ImageGenerationResult, ModelCatalogService, ModelEntry, ProviderRegistry, providerErrorToApiError } from '@app/providers';
+import { ImageGenerationResult, ModelCatalogService, ModelEntry, ProviderRegistry, providerErrorToApiError, UpstreamRouter } from '@app/providers';
 import { randomUUID } from 'node:crypto';
 import { ImageGenerationRequestDto, ImagesResponseDto, RestImagesResponseDto } from './dto/images.dto';
 import { ImageFileEntity } from './entities/image-file.entity';
@@ -42,6 +42,7 @@ export class ImagesService implements OnModuleInit, OnModuleDestroy {
     private readonly files: ImageFilesRepository,
     private readonly config: AppConfig,
     private readonly clock: Clock,
+    private readonly router: UpstreamRouter,
   ) {}
 
   onModuleInit(): void {
@@ -64,7 +65,8 @@ export class ImagesService implements OnModuleInit, OnModuleDestroy {
       run: async () => {
         let result: ImageGenerationResult;
         try {
-          result = await provider.generate(req);
+          // nothing reached the client yet: a retryable failure is retried (<PROVIDER>_MAX_RETRIES)
+          result = await this.router.retry(model, () => provider.generate(req), { requestId });
         } catch (err) {
           throw providerErrorToApiError(err, model);
         }

@@ -112,6 +112,26 @@ export class UpstreamRouter {
     throw lastError;
   }
 
+  /**
+   * The retry rule alone, for calls with a single upstream and nothing streamed (embeddings
+   * batches, image generations): a retryable failure is retried up to the provider's
+   * <PROVIDER>_MAX_RETRIES after the same backoff; anything else is thrown at once.
+   */
+  async retry<T>(model: ModelEntry, call: () => Promise<T>, opts: { signal?: AbortSignal; requestId?: string } = {}): Promise<T> {
+    const maxRetries = this.registry.maxRetries(model);
+    for (let retry = 0; ; retry++) {
+      try {
+        return await call();
+      } catch (err) {
+        if (retry >= maxRetries || opts.signal?.aborted || !isRetryableError(err)) throw err;
+        const delayMs = retryDelayMs(err, retry, this.backoff, this.random);
+        this.events.emit({ type: 'retry', model: model.key, provider: model.provider, deployment: 'default', retry: retry + 1, delayMs, status: err instanceof ProviderError ? (err.upstreamStatus ?? null) : null, requestId: opts.requestId });
+        await this.sleeper.sleep(delayMs, opts.signal);
+        if (opts.signal?.aborted) throw err;
+      }
+    }
+  }
+
   private get backoff(): BackoffSettings {
     const r = this.config.resilience;
     return { baseDelayMs: r.retryBaseDelayMs, maxDelayMs: r.retryMaxDelayMs, retryAfterMaxMs: r.retryAfterMaxMs };
