@@ -56,7 +56,7 @@ export interface PreparedChat {
   model: ModelEntry;
   /** the requested model's upstream request */
   request: CanonicalChatRequest;
-  /** the requested model (when callable), then the fallbacks that accept this request and are callable */
+  /** the requested model, then the fallbacks that accept this request and are callable */
   candidates: ChatCandidate[];
   promptTokens: number;
   images: number;
@@ -120,6 +120,7 @@ export class ChatService {
     if (primaryMissing && fallbackModels.length === 0) primaryMissing();
     const p = input.params;
     const imgs = imageParts(input.messages);
+    if (imgs.length && !model.supports_images) throw ApiError.badRequest(`The model '${model.key}' does not accept images.`, input.imageParam, 'images_not_supported');
     if (imgs.length > MAX_IMAGES) throw ApiError.tooLarge(`At most ${MAX_IMAGES} images per request (got ${imgs.length}).`, input.imageParam);
     const counted = this.registry.tokens.countChat(input.messages.map((m) => ({ role: m.role, content: messageText(m) })));
     const toolTokens = p.tools ? this.registry.tokens.count(JSON.stringify(p.tools)) : 0;
@@ -137,29 +138,31 @@ export class ChatService {
         this.logger.debug({ requestId: input.requestId, fallback: f.key, reason: err.message }, 'fallback left out: it cannot take this request');
       }
     }
-    const callable = plans.filter((pl) => this.registry.isAvailable(pl.model));
-    if (callable.length === 0) primaryMissing?.();
+    // an unavailable requested model stays first (the router records the fallback); unavailable fallbacks are left out
+    const usable = plans.filter((pl, i) => i === 0 || this.registry.isAvailable(pl.model));
+    const available = usable.filter((pl) => this.registry.isAvailable(pl.model));
+    if (available.length === 0) primaryMissing?.();
 
     const inlined = new Map<boolean, ChatMessage[]>();
     const messagesFor = async (m: ModelEntry): Promise<ChatMessage[]> => {
-      if (!imgs.length) return input.messages;
+      if (!imgs.length || !this.registry.isAvailable(m)) return input.messages;
       const inline = this.registry.needsInlineImages(m);
       if (!inlined.has(inline)) inlined.set(inline, await this.images.prepare(input.messages, inline, input.imageParam));
       return inlined.get(inline)!;
     };
     const candidates: ChatCandidate[] = [];
-    for (const pl of callable) {
+    for (const pl of usable) {
       candidates.push({ model: pl.model, request: { ...stripUndefined(p), model: pl.model.upstream_model, messages: await messagesFor(pl.model), max_tokens: pl.maxOutput }, holdMicro: pl.holdMicro });
     }
-    const primary = candidates.find((c) => c.model.key === model.key);
     return {
       input,
       model,
-      request: primary?.request ?? { ...stripUndefined(p), model: model.upstream_model, messages: input.messages, max_tokens: primaryPlan.maxOutput },
+      request: candidates[0].request,
       candidates,
       promptTokens,
       images: imgs.length,
-      holdMicro: Math.max(...candidates.map((c) => c.holdMicro)),
+      // the dearest model that may actually run
+      holdMicro: Math.max(...candidates.filter((c) => this.registry.isAvailable(c.model)).map((c) => c.holdMicro)),
     };
   }
 
