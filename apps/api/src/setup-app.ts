@@ -1,15 +1,14 @@
 import { INestApplication } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { Logger } from 'nestjs-pino';
-import { answerClientErrorsAsJson, ApiExceptionFilter, createValidationPipe, jsonBodyParsers, rejectHostileInput } from '@app/common';
+import { answerClientErrorsAsJson, ApiExceptionFilter, AppLogger, createValidationPipe, jsonBodyParsers, rejectHostileInput } from '@app/common';
 import { AppConfig } from '@app/config';
 import { ApiKeysService, authBeforeBody, SECURITY } from '@app/auth';
 
 /** Everything main.ts applies to the app, shared with the e2e tests so they test the real thing. */
 export function setupApp(app: NestExpressApplication): INestApplication {
   const config = app.get(AppConfig);
-  app.useLogger(app.get(Logger));
+  app.useLogger(app.get(AppLogger));
   // order matters: authenticate from the headers, then read and parse the body, then refuse hostile input
   app.use(authBeforeBody(app.get(ApiKeysService), config));
   app.use(jsonBodyParsers(config.bodyLimitBytes));

@@ -1,29 +1,104 @@
-import { DynamicModule, Module } from '@nestjs/common';
-import { LoggerModule } from 'nestjs-pino';
-import type { Options } from 'pino-http';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { DynamicModule, Inject, Injectable, LoggerService, MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
+import type { Logger as PinoLogger } from 'pino';
+import { pinoHttp, type HttpLogger, type Options } from 'pino-http';
 import { AppConfig } from '@app/config';
 import { requestIdFrom } from '../ids';
 import { serializeError } from './log-serializers';
 
+/** The pino-http instance of the application: the request middleware, and (`.logger`) the root logger. */
+export const PINO_HTTP = Symbol('PINO_HTTP');
+
+/** The request's pino logger (pino-http's `req.log`, which carries the request id) while it is handled. */
+const requestLogger = new AsyncLocalStorage<PinoLogger>();
+
+type PinoLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+
 /**
- * Structured JSON logs (pino). Every request gets an id — the caller's `x-request-id` when sane,
- * else a generated one — echoed in the `x-request-id` response header and bound to every log line
- * written while handling it (nestjs-pino keeps it in AsyncLocalStorage). Secrets, bodies and SQL
- * parameter values (see serializeError) are not logged.
+ * Nest's LoggerService on pino (installed with `app.useLogger`), so every `new Logger(ctx)` line is
+ * structured JSON and, inside a request, carries its request id. Same mapping as nestjs-pino's
+ * `Logger`: the trailing argument is the context; an object message is merged into the line (an
+ * Error goes under `err`); further arguments are pino's message and interpolation values; Nest's
+ * exception handlers' `error(message, stack)` becomes an `err` with that stack.
+ */
+@Injectable()
+export class AppLogger implements LoggerService {
+  constructor(@Inject(PINO_HTTP) private readonly http: HttpLogger) {}
+
+  /** The request's logger inside a request, the root logger outside one. */
+  get pino(): PinoLogger {
+    return requestLogger.getStore() ?? this.http.logger;
+  }
+
+  verbose(message: unknown, ...optionalParams: unknown[]): void {
+    this.call('trace', message, optionalParams);
+  }
+  debug(message: unknown, ...optionalParams: unknown[]): void {
+    this.call('debug', message, optionalParams);
+  }
+  log(message: unknown, ...optionalParams: unknown[]): void {
+    this.call('info', message, optionalParams);
+  }
+  warn(message: unknown, ...optionalParams: unknown[]): void {
+    this.call('warn', message, optionalParams);
+  }
+  error(message: unknown, ...optionalParams: unknown[]): void {
+    this.call('error', message, optionalParams);
+  }
+  fatal(message: unknown, ...optionalParams: unknown[]): void {
+    this.call('fatal', message, optionalParams);
+  }
+
+  private call(level: PinoLevel, message: unknown, optionalParams: unknown[]): void {
+    const fields: Record<string, unknown> = {};
+    let params: unknown[] = [];
+    if (optionalParams.length !== 0) {
+      fields.context = optionalParams[optionalParams.length - 1];
+      params = optionalParams.slice(0, -1);
+    }
+    const log = this.pino[level].bind(this.pino) as (obj: object, ...args: unknown[]) => void;
+    if (typeof message === 'object' && message !== null) {
+      if (message instanceof Error) fields.err = message;
+      else Object.assign(fields, message);
+      log(fields, ...params);
+    } else if (level === 'error' && typeof message === 'string' && params.length === 1 && typeof params[0] === 'string' && /\n\s*at /.test(params[0])) {
+      const err = new Error(message);
+      err.stack = params[0];
+      fields.err = err;
+      log(fields);
+    } else {
+      log(fields, message, ...params);
+    }
+  }
+}
+
+/**
+ * Structured JSON logs (pino, through pino-http). Every request gets an id — the caller's
+ * `x-request-id` when sane, else a generated one — echoed in the `x-request-id` response header and
+ * bound to every log line written while handling it (the request's logger is kept in
+ * AsyncLocalStorage, see AppLogger). Secrets, bodies and SQL parameter values (see serializeError)
+ * are not logged.
  */
 @Module({})
-export class LoggingModule {
+export class LoggingModule implements NestModule {
+  constructor(@Inject(PINO_HTTP) private readonly http: HttpLogger) {}
+
   static forRoot(): DynamicModule {
     return {
       module: LoggingModule,
-      imports: [
-        LoggerModule.forRootAsync({
-          inject: [AppConfig],
-          useFactory: (config: AppConfig) => ({ pinoHttp: pinoHttpOptions(config) }),
-        }),
-      ],
+      global: true,
+      providers: [{ provide: PINO_HTTP, inject: [AppConfig], useFactory: (config: AppConfig) => pinoHttp(pinoHttpOptions(config)) }, AppLogger],
+      exports: [PINO_HTTP, AppLogger],
     };
+  }
+
+  configure(consumer: MiddlewareConsumer): void {
+    const bindRequestLogger = (req: IncomingMessage, _res: ServerResponse, next: () => void): void => {
+      requestLogger.run(req.log, next);
+    };
+    // `{/*splat}`: every path, `/` included, in path-to-regexp 8 syntax (a bare `*` is the legacy form Nest warns about)
+    consumer.apply(this.http, bindRequestLogger).forRoutes({ path: '{/*splat}', method: RequestMethod.ALL });
   }
 }
 
