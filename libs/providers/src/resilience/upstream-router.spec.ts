@@ -147,4 +147,25 @@ describe('UpstreamRouter', () => {
     cooldowns.cold.clear(); // the cooldown expired
     expect((await router.run([{ model: model('m') }], fn)).result).toBe('one');
   });
+
+  it('a deployment whose key is refused cools down and the call moves to another one at once; with one deployment a 401 is final', async () => {
+    const d1 = { id: 'bad-key', weight: 1000, provider: { name: 'bad' } as unknown as ChatProvider };
+    const d2 = { id: 'good', weight: 1, provider: { name: 'good' } as unknown as ChatProvider };
+    deployments.m = [d1, d2];
+    const used: string[] = [];
+    const fn = async (_c: unknown, p: ChatProvider) => {
+      const name = (p as unknown as { name: string }).name;
+      used.push(name);
+      if (name === 'bad') throw http(401);
+      return name;
+    };
+    expect((await router.run([{ model: model('m') }], fn)).result).toBe('good');
+    expect(used).toEqual(['bad', 'good']);
+    expect(sleeper.delays).toEqual([]);
+    expect(cooldowns.cold.has('m:bad-key')).toBe(true);
+
+    const s = script(http(401));
+    await expect(router.run([{ model: model('single') }, { model: model('other') }], s.fn)).rejects.toMatchObject({ upstreamStatus: 401 });
+    expect(s.calls).toEqual(['single']);
+  });
 });

@@ -43,6 +43,7 @@ export interface RouteOptions<C> {
  *   the injectable Sleeper;
  * - each attempt picks one of the model's deployments by weight, skipping deployments that failed
  *   within DEPLOYMENT_COOLDOWN_SECONDS (shared through Redis when configured) while another is warm;
+ *   a deployment whose key is refused (401/403) cools down and the call moves to another deployment;
  * - a candidate whose provider has no credentials (503) is skipped for the next one;
  * - nothing is retried once `committed()` says bytes went to the client, or after the caller aborted;
  *   a non-retryable failure (e.g. a provider 400) is thrown at once.
@@ -91,12 +92,20 @@ export class UpstreamRouter {
           const result = await attempt(candidate, deployment.provider);
           return { result, ...progress };
         } catch (err) {
-          if (opts.signal?.aborted || opts.committed?.() || !isRetryableError(err)) throw err;
+          if (opts.signal?.aborted || opts.committed?.()) throw err;
+          // a deployment whose credentials are refused is broken, not the request: another deployment may serve it
+          const rejectedKey = deployments.length > 1 && err instanceof ProviderError && err.kind === 'auth';
+          if (!isRetryableError(err) && !rejectedKey) throw err;
           lastError = err;
           if (deployments.length > 1) {
             failedHere.add(deployment.id);
             await this.cooldowns.coolDown(candidate.model.key, deployment.id);
             this.events.emit({ type: 'cooldown', model: candidate.model.key, deployment: deployment.id, ms: this.cooldowns.cooldownMs });
+          }
+          if (rejectedKey && !isRetryableError(err)) {
+            if (failedHere.size >= deployments.length) throw err;
+            retry--; // straight to another deployment: no backoff, and no retry used up
+            continue;
           }
           if (retry >= maxRetries) break;
           const delayMs = retryDelayMs(err, retry, this.backoff, this.random);
