@@ -22,7 +22,7 @@ export class ChatController {
       'With `stream: true` the answer is Server-Sent Events: `event: reasoning` {reasoning}, `event: delta` {text}, then `event: done` with the full response object (usage, cost), or `event: error` {error}.',
   })
   @ApiBody({ type: ChatRequestDto })
-  @ApiOkResponse({ type: ChatResponseDto })
+  @ApiOkResponse({ type: ChatResponseDto, headers: { 'x-gateway-model': { description: 'The model that served the answer (the requested one, or a fallback)', schema: { type: 'string' } } } })
   @ApiProduces('application/json', 'text/event-stream')
   @ApiResponse({ status: 402, description: 'Balance does not cover the worst-case cost' })
   @ApiResponse({ status: 503, description: 'Model unavailable (provider credentials not configured)' })

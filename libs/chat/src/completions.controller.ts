@@ -25,6 +25,7 @@ export class CompletionsController {
   @ApiBody({ type: ChatCompletionRequestDto })
   @ApiOkResponse({
     description: 'A chat.completion object; with stream: true an SSE stream of chat.completion.chunk events ending with `data: [DONE]`',
+    headers: { 'x-gateway-model': { description: 'The model that served the answer (the requested one, or a fallback)', schema: { type: 'string' } } },
     content: {
       'application/json': { schema: { $ref: getSchemaPath(ChatCompletionResponseDto) } },
       'text/event-stream': { schema: { $ref: getSchemaPath(ChatCompletionChunkDto) } },
