@@ -30,7 +30,7 @@ export class ChatController {
       },
     },
   })
-  @ApiOkResponse({ type: ChatResponseDto })
+  @ApiOkResponse({ type: ChatResponseDto, headers: { 'x-gateway-model': { description: 'The model that served the answer (the requested one, or a fallback)', schema: { type: 'string' } } } })
   @ApiProduces('application/json', 'text/event-stream')
   @ApiResponse({ status: 402, description: 'Balance does not cover the worst-case cost' })
   @ApiResponse({ status: 503, description: 'Model unavailable (provider credentials not configured)' })
@@ -42,6 +42,7 @@ export class ChatController {
       const out = await this.rest.complete(caller, body, requestId, signal, timings);
       res.setHeader('x-gateway-cost-rub', String(out.cost.total_cost_rub));
       if (timings.contextMs !== undefined) res.setHeader('server-timing', serverTiming(timings));
+      res.setHeader('x-gateway-model', out.model.model);
       res.status(200).json(out);
       return;
     }

@@ -26,6 +26,7 @@ export class CompletionsController {
   @ApiBody({ type: ChatCompletionRequestDto })
   @ApiOkResponse({
     description: 'A chat.completion object; with stream: true an SSE stream of chat.completion.chunk events ending with `data: [DONE]`',
+    headers: { 'x-gateway-model': { description: 'The model that served the answer (the requested one, or a fallback)', schema: { type: 'string' } } },
     content: {
       'application/json': { schema: { $ref: getSchemaPath(ChatCompletionResponseDto) } },
       'text/event-stream': { schema: { $ref: getSchemaPath(ChatCompletionChunkDto) } },
@@ -38,8 +39,9 @@ export class CompletionsController {
     const prep = await this.completions.prepare(caller, dto, String(req.id), timings);
     if (timings.contextMs !== undefined) res.setHeader('server-timing', serverTiming(timings));
     if (!dto.stream) {
-      const { body, cost } = await this.completions.complete(prep, signal);
+      const { body, cost, servedModel } = await this.completions.complete(prep, signal);
       res.setHeader('x-gateway-cost-rub', String(cost.total_cost_rub));
+      res.setHeader('x-gateway-model', servedModel);
       res.status(200).json(body);
       return;
     }

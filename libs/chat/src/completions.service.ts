@@ -37,7 +37,9 @@ export class CompletionsService {
   async prepare(caller: Caller, dto: ChatCompletionRequestDto, requestId: string, timings: ChatTimings = {}): Promise<PreparedCompletion> {
     const messages = normalizeCompletionMessages(dto.messages);
     const params = completionParams(dto);
-    const { model } = this.chat.check({ modelKey: dto.model, messages, params, imageParam: 'messages' });
+    const fallbacks = dto.fallbacks;
+    const { model } = this.chat.check({ modelKey: dto.model, fallbacks, messages, params, imageParam: 'messages' });
+    // the context is sized for the requested model (a fallback that cannot take it is left out)
     const ctx = await this.context.assemble({
       caller,
       requestId,
@@ -53,14 +55,14 @@ export class CompletionsService {
       requestImages: imageParts(messages).length,
     });
     if (ctx) Object.assign(timings, { contextMs: ctx.elapsedMs, searchMs: ctx.searchMs, rerankMs: ctx.rerankMs });
-    const prep = await this.chat.prepare({ caller, requestId, endpoint: ENDPOINT, modelKey: dto.model, messages: withContext(messages, ctx), params, imageParam: 'messages' });
+    const prep = await this.chat.prepare({ caller, requestId, endpoint: ENDPOINT, modelKey: dto.model, fallbacks, messages: withContext(messages, ctx), params, imageParam: 'messages' });
     return { prep, ctx };
   }
 
-  async complete({ prep, ctx }: PreparedCompletion, signal: AbortSignal): Promise<{ body: Record<string, unknown>; cost: CostRubDto }> {
+  async complete({ prep, ctx }: PreparedCompletion, signal: AbortSignal): Promise<{ body: Record<string, unknown>; cost: CostRubDto; servedModel: string }> {
     const out = await this.chat.complete(prep, signal);
     const cost = costToRub(out.cost, out.chargedMicro, ctx?.retrievalMicro);
-    return { body: { ...toOpenAiResponse(out.response), usage: toOpenAiUsage(out.usage), cost, ...contextFields(ctx) }, cost };
+    return { body: { ...toOpenAiResponse(out.response), usage: toOpenAiUsage(out.usage), cost, ...contextFields(ctx) }, cost, servedModel: out.servedModel.key };
   }
 
   /**
@@ -70,11 +72,11 @@ export class CompletionsService {
    */
   async stream({ prep, ctx }: PreparedCompletion, signal: AbortSignal, sse: SseWriter, includeUsage: boolean): Promise<void> {
     const out: ChatOutcome & { aborted: boolean } = await this.chat.stream(prep, signal, async (chunk) => {
-      sse.start();
+      sse.start({ 'x-gateway-model': chunk.model });
       await sse.data(includeUsage ? { ...chunk, usage: null } : chunk);
     });
     if (out.aborted) return;
-    sse.start();
+    sse.start({ 'x-gateway-model': out.servedModel.key });
     const head = { id: out.response.id, object: 'chat.completion.chunk', created: out.response.created, model: out.response.model, choices: [] };
     if (includeUsage) {
       await sse.data({ ...head, usage: toOpenAiUsage(out.usage), cost: costToRub(out.cost, out.chargedMicro, ctx?.retrievalMicro), ...contextFields(ctx) });

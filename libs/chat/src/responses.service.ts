@@ -84,7 +84,7 @@ export class ResponsesService {
   async prepare(caller: Caller, dto: ResponseCreateRequestDto, requestId: string): Promise<PreparedResponse> {
     const messages = responsesMessages(dto);
     const params = responsesParams(dto);
-    const chat = await this.chat.prepare({ caller, requestId, endpoint: ENDPOINT, modelKey: dto.model, messages, params, imageParam: 'input' }).catch((err: unknown) => {
+    const chat = await this.chat.prepare({ caller, requestId, endpoint: ENDPOINT, modelKey: dto.model, fallbacks: dto.fallbacks ?? undefined, messages, params, imageParam: 'input' }).catch((err: unknown) => {
       throw renameParam(err);
     });
     return {
@@ -106,7 +106,7 @@ export class ResponsesService {
     };
   }
 
-  async complete(prep: PreparedResponse, signal: AbortSignal): Promise<{ body: Record<string, unknown>; cost: CostRubDto }> {
+  async complete(prep: PreparedResponse, signal: AbortSignal): Promise<{ body: Record<string, unknown>; cost: CostRubDto; servedModel: string }> {
     const out = await this.chat.complete(prep.chat, signal);
     const choice = out.response.choices[0];
     const incomplete = choice?.finish_reason === 'length';
@@ -116,7 +116,8 @@ export class ResponsesService {
     if (text !== '' || calls.length === 0) output.push({ id: hexId('msg'), type: 'message', status: incomplete ? 'incomplete' : 'completed', role: 'assistant', content: [outputText(text)] });
     for (const c of calls) output.push({ id: hexId('fc'), type: 'function_call', status: 'completed', call_id: c.id, name: c.function.name, arguments: c.function.arguments });
     const cost = costToRub(out.cost, out.chargedMicro);
-    return { body: { ...responseObject(prep, incomplete ? 'incomplete' : 'completed', output, toResponsesUsage(out.usage)), cost }, cost };
+    const servedModel = out.servedModel.key;
+    return { body: { ...responseObject(prep, servedModel, incomplete ? 'incomplete' : 'completed', output, toResponsesUsage(out.usage)), cost }, cost, servedModel };
   }
 
   /**
@@ -129,7 +130,7 @@ export class ResponsesService {
     try {
       const out = await this.chat.stream(prep.chat, signal, (chunk) => events.chunk(chunk));
       if (out.aborted) return;
-      await events.finish(toResponsesUsage(out.usage), costToRub(out.cost, out.chargedMicro));
+      await events.finish(toResponsesUsage(out.usage), costToRub(out.cost, out.chargedMicro), out.servedModel.key);
     } catch (err) {
       if (!events.isStarted) throw err;
       await events.fail(errorBody(toApiError(err).error).error);
@@ -146,7 +147,8 @@ function renameParam(err: unknown): unknown {
   return new ApiError(err.status, err.type, message, err.code, param, err.headers);
 }
 
-function responseObject(prep: PreparedResponse, status: 'in_progress' | 'completed' | 'incomplete' | 'failed', output: OutputItem[], usage: ResponsesUsage | null, error: unknown = null): Record<string, unknown> {
+/** `model`: the catalog key of the model that serves (the requested one, or a fallback). */
+function responseObject(prep: PreparedResponse, model: string, status: 'in_progress' | 'completed' | 'incomplete' | 'failed', output: OutputItem[], usage: ResponsesUsage | null, error: unknown = null): Record<string, unknown> {
   const e = prep.echo;
   return {
     id: prep.id,
@@ -158,7 +160,7 @@ function responseObject(prep: PreparedResponse, status: 'in_progress' | 'complet
     incomplete_details: status === 'incomplete' ? { reason: 'max_output_tokens' } : null,
     instructions: e.instructions,
     max_output_tokens: e.max_output_tokens,
-    model: prep.chat.model.key,
+    model,
     output,
     parallel_tool_calls: e.parallel_tool_calls,
     previous_response_id: null,
@@ -206,17 +208,22 @@ export class ResponseEventStream {
   private readonly calls = new Map<number, OpenCall>();
   private readonly items: { index: number; item: OutputItem }[] = [];
   private finishReason: FinishReason = null;
+  /** the model that serves: the first chunk names it (a fallback may serve) */
+  private model: string;
 
   constructor(
     private readonly prep: PreparedResponse,
     private readonly sse: SseWriter,
-  ) {}
+  ) {
+    this.model = prep.chat.model.key;
+  }
 
   get isStarted(): boolean {
     return this.started;
   }
 
   async chunk(chunk: CanonicalChatChunk): Promise<void> {
+    if (!this.started) this.model = chunk.model;
     await this.begin();
     const choice = chunk.choices.find((c) => c.index === 0);
     if (!choice) return;
@@ -243,7 +250,8 @@ export class ResponseEventStream {
     if (choice.finish_reason) this.finishReason = choice.finish_reason;
   }
 
-  async finish(usage: ResponsesUsage, cost: CostRubDto): Promise<void> {
+  async finish(usage: ResponsesUsage, cost: CostRubDto, servedModel: string): Promise<void> {
+    if (!this.started) this.model = servedModel;
     await this.begin();
     if (this.nextIndex === 0) await this.openMessage(); // an empty answer is still one (empty) message
     await this.closeMessage();
@@ -255,14 +263,14 @@ export class ResponseEventStream {
     }
     this.calls.clear();
     const status = this.finishReason === 'length' ? 'incomplete' : 'completed';
-    await this.emit(`response.${status}`, { response: { ...responseObject(this.prep, status, this.output(), usage), cost } });
+    await this.emit(`response.${status}`, { response: { ...responseObject(this.prep, this.model, status, this.output(), usage), cost } });
   }
 
   /** An upstream failure after the stream started: `error`, then `response.failed`. */
   async fail(error: ErrorBody['error']): Promise<void> {
     await this.begin();
     await this.emit('error', { code: error.code, message: error.message, param: error.param });
-    await this.emit('response.failed', { response: responseObject(this.prep, 'failed', this.output(), null, { code: error.code ?? error.type, message: error.message }) });
+    await this.emit('response.failed', { response: responseObject(this.prep, this.model, 'failed', this.output(), null, { code: error.code ?? error.type, message: error.message }) });
   }
 
   private output(): OutputItem[] {
@@ -272,8 +280,8 @@ export class ResponseEventStream {
   private async begin(): Promise<void> {
     if (this.started) return;
     this.started = true;
-    this.sse.start();
-    const snapshot = responseObject(this.prep, 'in_progress', [], null);
+    this.sse.start({ 'x-gateway-model': this.model });
+    const snapshot = responseObject(this.prep, this.model, 'in_progress', [], null);
     await this.emit('response.created', { response: snapshot });
     await this.emit('response.in_progress', { response: snapshot });
   }

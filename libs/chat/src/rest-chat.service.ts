@@ -42,26 +42,26 @@ export class RestChatService {
   async complete(caller: Caller, body: ChatRequestDto, requestId: string, signal: AbortSignal, timings: ChatTimings = {}): Promise<ChatResponseDto> {
     const { prep, ctx } = await this.prepare(caller, body, requestId, timings);
     let jsonText: string | null = null;
-    const out = await this.chat.complete(prep, signal, (r) => {
+    const out = await this.chat.complete(prep, signal, (r, model) => {
       if (!body.response_format_json) return;
       jsonText = extractJsonDocument(r.choices[0]?.message.content ?? '');
-      if (jsonText === null) throw ApiError.badGateway(`${prep.model.key} did not return a valid JSON document; nothing was charged.`, 'upstream_invalid_json');
+      if (jsonText === null) throw ApiError.badGateway(`${model.key} did not return a valid JSON document; nothing was charged.`, 'upstream_invalid_json');
     });
     const msg = out.response.choices[0]?.message;
-    return this.toDto(prep, ctx, out, jsonText ?? msg?.content ?? '', msg?.reasoning_content ?? '');
+    return this.toDto(out, ctx, jsonText ?? msg?.content ?? '', msg?.reasoning_content ?? '');
   }
 
   async stream(caller: Caller, body: ChatRequestDto, requestId: string, signal: AbortSignal, sse: SseWriter): Promise<void> {
     const { prep, ctx } = await this.prepare(caller, body, requestId, {});
     const out = await this.chat.stream(prep, signal, async (chunk) => {
-      sse.start();
+      sse.start({ 'x-gateway-model': chunk.model });
       const d = chunk.choices[0]?.delta;
       if (d?.reasoning_content) await sse.event('reasoning', { reasoning: d.reasoning_content });
       if (d?.content) await sse.event('delta', { text: d.content });
     });
     if (out.aborted) return;
-    sse.start();
-    await sse.event('done', this.toDto(prep, ctx, out, out.text, out.reasoning));
+    sse.start({ 'x-gateway-model': out.servedModel.key });
+    await sse.event('done', this.toDto(out, ctx, out.text, out.reasoning));
   }
 
   private async prepare(caller: Caller, body: ChatRequestDto, requestId: string, timings: ChatTimings): Promise<RestPrepared> {
@@ -71,10 +71,12 @@ export class RestChatService {
       temperature: body.temperature,
       response_format: body.response_format_json ? { type: 'json_object' } : undefined,
     };
-    this.chat.check({ modelKey: body.model, messages: [], params, imageParam: 'file_urls' }); // before anything is fetched
+    const fallbacks = body.fallbacks;
+    this.chat.check({ modelKey: body.model, fallbacks, messages: [], params, imageParam: 'file_urls' }); // before anything is fetched
     const files = await this.files.resolve(body.file_urls ?? []);
     const base = buildRestMessages({ prompt: body.prompt, system_prompt: body.system_prompt, messages: body.messages, images: files.images, json: body.response_format_json === true });
-    const { model } = this.chat.check({ modelKey: body.model, messages: base, params, imageParam: 'file_urls' });
+    const { model } = this.chat.check({ modelKey: body.model, fallbacks, messages: base, params, imageParam: 'file_urls' });
+    // the context is sized for the requested model (a fallback that cannot take it is left out)
     const ctx = await this.context.assemble({
       caller,
       requestId,
@@ -90,12 +92,13 @@ export class RestChatService {
       requestImages: files.images.length,
     });
     if (ctx) Object.assign(timings, { contextMs: ctx.elapsedMs, searchMs: ctx.searchMs, rerankMs: ctx.rerankMs });
-    const prep = await this.chat.prepare({ caller, requestId, endpoint: ENDPOINT, modelKey: body.model, messages: withContext(base, ctx), params, imageParam: 'file_urls' });
+    const prep = await this.chat.prepare({ caller, requestId, endpoint: ENDPOINT, modelKey: body.model, fallbacks, messages: withContext(base, ctx), params, imageParam: 'file_urls' });
     return { prep, ctx };
   }
 
-  private toDto(prep: PreparedChat, ctx: AssembledContext | null, out: ChatOutcome, text: string, reasoning: string): ChatResponseDto {
-    const cacheAware = prep.model.pricing.cache_read_rub_per_1m !== null || prep.model.pricing.cache_write_rub_per_1m !== null || out.usage.cache_read_tokens + out.usage.cache_write_tokens > 0;
+  private toDto(out: ChatOutcome, ctx: AssembledContext | null, text: string, reasoning: string): ChatResponseDto {
+    const served = out.servedModel;
+    const cacheAware = served.pricing.cache_read_rub_per_1m !== null || served.pricing.cache_write_rub_per_1m !== null || out.usage.cache_read_tokens + out.usage.cache_write_tokens > 0;
     return {
       response: { text, reasoning: reasoning === '' ? null : reasoning },
       usage: {
@@ -106,7 +109,7 @@ export class RestChatService {
         cache_write_tokens: cacheAware ? out.usage.cache_write_tokens : null,
       },
       cost: costToRub(out.cost, out.chargedMicro, ctx?.retrievalMicro),
-      model: { model: prep.model.key, context_window: prep.model.context_window, supports_images: prep.model.supports_images },
+      model: { model: served.key, context_window: served.context_window, supports_images: served.supports_images },
       has_reasoning: reasoning !== '',
       ...(ctx ? { sources: ctx.sources, context: ctx.info } : {}),
     };
