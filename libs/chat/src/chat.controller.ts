@@ -1,7 +1,6 @@
 import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { errorBody, toApiError } from '@app/common';
 import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
 import { ChatTimings, RestChatService, serverTiming } from './rest-chat.service';
 import { ChatRequestDto } from './dto/chat-request.dto';
@@ -46,13 +45,6 @@ export class ChatController {
       res.status(200).json(out);
       return;
     }
-    const sse = new SseWriter(res);
-    try {
-      await this.rest.stream(caller, body, requestId, signal, sse);
-    } catch (err) {
-      if (!sse.isStarted) throw err;
-      await sse.event('error', errorBody(toApiError(err).error));
-    }
-    sse.end();
+    await SseWriter.pipe(res, await this.rest.stream(caller, body, requestId, signal));
   }
 }

@@ -20,6 +20,7 @@ import {
   UpstreamRouter,
 } from '@app/providers';
 import { ChatCost, computeChatCost, worstCaseMicro } from './chat-cost';
+import { pullFrom } from './event-stream';
 import { ImageInliner, MAX_IMAGES } from './image-inliner';
 import { imageParts, messageText } from './messages';
 
@@ -91,6 +92,9 @@ export interface StreamOutcome extends ChatOutcome {
   text: string;
   reasoning: string;
 }
+
+/** What ChatService.events yields: each chunk as it comes (model = the served catalog key), then the settled outcome. */
+export type ChatStreamEvent = { type: 'chunk'; chunk: CanonicalChatChunk } | { type: 'end'; outcome: StreamOutcome };
 
 /**
  * The chat pipeline shared by /api/v1/chat and /v1/chat/completions:
@@ -358,6 +362,25 @@ export class ChatService {
       usage: finalUsage!,
     };
     return { response, usage: finalUsage!, cost: cost!, chargedMicro: charged?.chargedMicro ?? 0, usageEstimated, aborted, text, reasoning, servedModel: served, routing: routingOf(progress) };
+  }
+
+  /**
+   * The streaming call as an async iterable: `chunk` events, then one `end` with the outcome (after
+   * the charge). Errors are thrown as by `stream` (an ApiError; before the first chunk nothing was
+   * sent). A consumer that stops early (`break` / `return()`) aborts the upstream call; the
+   * iteration then finishes only once the delivered tokens were charged (outcome.aborted).
+   */
+  async *events(prep: PreparedChat, signal: AbortSignal): AsyncGenerator<ChatStreamEvent, void, undefined> {
+    const ac = new AbortController();
+    const abort = (): void => ac.abort();
+    if (signal.aborted) abort();
+    else signal.addEventListener('abort', abort, { once: true });
+    try {
+      const outcome = yield* pullFrom<ChatStreamEvent, StreamOutcome>((push) => this.stream(prep, ac.signal, (chunk) => push({ type: 'chunk', chunk })), abort);
+      yield { type: 'end', outcome };
+    } finally {
+      signal.removeEventListener('abort', abort);
+    }
   }
 
   private progress(prep: PreparedChat): RouteProgress<ChatCandidate> {

@@ -2,7 +2,6 @@ import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiExtraModels, ApiOkResponse, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { ChatCompletionChunkDto, ChatCompletionResponseDto } from './dto/chat-completion-response.dto';
 import type { Request, Response } from 'express';
-import { errorBody, toApiError } from '@app/common';
 import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
 import { CompletionsService } from './completions.service';
 import { ChatTimings, serverTiming } from './rest-chat.service';
@@ -45,13 +44,6 @@ export class CompletionsController {
       res.status(200).json(body);
       return;
     }
-    const sse = new SseWriter(res);
-    try {
-      await this.completions.stream(prep, signal, sse, dto.stream_options?.include_usage === true);
-    } catch (err) {
-      if (!sse.isStarted) throw err;
-      await sse.data(errorBody(toApiError(err).error));
-    }
-    sse.end();
+    await SseWriter.pipe(res, this.completions.stream(prep, signal, dto.stream_options?.include_usage === true));
   }
 }

@@ -40,8 +40,6 @@ export class ResponsesController {
       res.status(200).json(body);
       return;
     }
-    const sse = new SseWriter(res);
-    await this.responses.stream(prep, signal, sse);
-    sse.end();
+    await SseWriter.pipe(res, this.responses.stream(prep, signal));
   }
 }

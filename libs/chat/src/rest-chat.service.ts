@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError } from '@app/common';
+import { ApiError, ErrorBody, errorBody, toApiError } from '@app/common';
 import type { Caller } from '@app/auth';
-import { ChatOutcome, ChatParams, ChatService, PreparedChat } from './chat.service';
+import { ChatOutcome, ChatParams, ChatService, PreparedChat, StreamOutcome } from './chat.service';
 import { costToRub } from './chat-cost';
 import { AssembledContext, ChatContextService, withContext } from './context/chat-context.service';
 import { FileUrlResolver } from './context/file-urls';
 import { ChatRequestDto } from './dto/chat-request.dto';
 import { ChatResponseDto } from './dto/chat-response.dto';
 import { buildRestMessages, extractJsonDocument } from './messages';
-import { SseWriter } from './sse-writer';
+import { EventStream } from './event-stream';
 
 const ENDPOINT = '/api/v1/chat';
 
@@ -24,6 +24,13 @@ export function serverTiming(t: ChatTimings): string {
   const ms = (v: number | undefined) => (v ?? 0).toFixed(1);
   return `context;dur=${ms(t.contextMs)};desc="context assembly", context-search;dur=${ms(t.searchMs)}, context-rerank;dur=${ms(t.rerankMs)}`;
 }
+
+/** The /api/v1/chat stream: `reasoning` and `delta` pieces, then `done` with the full answer — or `error` instead of the rest. */
+export type RestChatStreamEvent =
+  | { event: 'reasoning'; data: { reasoning: string } }
+  | { event: 'delta'; data: { text: string } }
+  | { event: 'done'; data: ChatResponseDto }
+  | { event: 'error'; data: ErrorBody };
 
 interface RestPrepared {
   prep: PreparedChat;
@@ -51,17 +58,39 @@ export class RestChatService {
     return this.toDto(out, ctx, jsonText ?? msg?.content ?? '', msg?.reasoning_content ?? '');
   }
 
-  async stream(caller: Caller, body: ChatRequestDto, requestId: string, signal: AbortSignal, sse: SseWriter): Promise<void> {
+  /**
+   * Prepares the call (errors here are plain HTTP errors), then returns its events; `x-gateway-model`
+   * (the served model) is set before the first event.
+   */
+  async stream(caller: Caller, body: ChatRequestDto, requestId: string, signal: AbortSignal): Promise<EventStream<RestChatStreamEvent>> {
     const { prep, ctx } = await this.prepare(caller, body, requestId, {});
-    const out = await this.chat.stream(prep, signal, async (chunk) => {
-      sse.start({ 'x-gateway-model': chunk.model });
-      const d = chunk.choices[0]?.delta;
-      if (d?.reasoning_content) await sse.event('reasoning', { reasoning: d.reasoning_content });
-      if (d?.content) await sse.event('delta', { text: d.content });
-    });
-    if (out.aborted) return;
-    sse.start({ 'x-gateway-model': out.servedModel.key });
-    await sse.event('done', this.toDto(out, ctx, out.text, out.reasoning));
+    const headers: Record<string, string> = {};
+    return { headers, events: this.events(prep, ctx, signal, headers) };
+  }
+
+  private async *events(prep: PreparedChat, ctx: AssembledContext | null, signal: AbortSignal, headers: Record<string, string>): AsyncGenerator<RestChatStreamEvent, void, undefined> {
+    let started = false;
+    let out: StreamOutcome | null = null;
+    try {
+      for await (const e of this.chat.events(prep, signal)) {
+        if (e.type === 'end') {
+          out = e.outcome;
+          break;
+        }
+        headers['x-gateway-model'] = e.chunk.model;
+        started = true;
+        const d = e.chunk.choices[0]?.delta;
+        if (d?.reasoning_content) yield { event: 'reasoning', data: { reasoning: d.reasoning_content } };
+        if (d?.content) yield { event: 'delta', data: { text: d.content } };
+      }
+    } catch (err) {
+      if (!started) throw err;
+      yield { event: 'error', data: errorBody(toApiError(err).error) };
+      return;
+    }
+    if (!out || out.aborted) return;
+    headers['x-gateway-model'] ??= out.servedModel.key;
+    yield { event: 'done', data: this.toDto(out, ctx, out.text, out.reasoning) };
   }
 
   private async prepare(caller: Caller, body: ChatRequestDto, requestId: string, timings: ChatTimings): Promise<RestPrepared> {
