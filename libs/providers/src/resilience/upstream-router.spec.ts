@@ -1,4 +1,4 @@
-import { ApiError, Sleeper } from '@app/common';
+import { ApiError, MetricsService, Sleeper } from '@app/common';
 import { AppConfig } from '@app/config';
 import { ModelEntry } from '../catalog/model-catalog';
 import { ChatProvider } from '../chat-provider';
@@ -39,6 +39,7 @@ describe('UpstreamRouter', () => {
   let cooldowns: MemoryCooldowns;
   let events: ResilienceEvent[];
   let router: UpstreamRouter;
+  let metrics: MetricsService;
 
   beforeEach(() => {
     deployments = {};
@@ -56,7 +57,8 @@ describe('UpstreamRouter', () => {
     } as unknown as ProviderRegistry;
     const bus = new ResilienceEvents();
     bus.subscribe((e) => events.push(e));
-    router = new UpstreamRouter(registry, cooldowns as unknown as DeploymentCooldowns, sleeper, bus, config);
+    metrics = new MetricsService();
+    router = new UpstreamRouter(registry, cooldowns as unknown as DeploymentCooldowns, sleeper, bus, config, metrics);
     router.random = () => 0.5;
   });
 
@@ -167,5 +169,29 @@ describe('UpstreamRouter', () => {
     const s = script(http(401));
     await expect(router.run([{ model: model('single') }, { model: model('other') }], s.fn)).rejects.toMatchObject({ upstreamStatus: 401 });
     expect(s.calls).toEqual(['single']);
+  });
+
+  it('metrics: one upstream error per failed attempt, one retry per retry, one fallback per move; an abort counts nothing', async () => {
+    const value = async (name: string, labels: Record<string, string>): Promise<number> => {
+      const m = await metrics.registry.getSingleMetric(name)!.get();
+      return m.values.filter((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x)).reduce((a, v) => a + v.value, 0);
+    };
+    retries = 1;
+    const s = script(http(500), http(503), http(400));
+    await expect(router.run([{ model: model('a') }, { model: model('b') }], s.fn)).rejects.toMatchObject({ upstreamStatus: 400 });
+    expect(await value('gateway_upstream_errors_total', { provider: 'openai', model: 'a', kind: 'upstream' })).toBe(2);
+    expect(await value('gateway_upstream_errors_total', { model: 'b', kind: 'invalid_request' })).toBe(1);
+    expect(await value('gateway_upstream_retries_total', { model: 'a' })).toBe(1);
+    expect(await value('gateway_upstream_retries_total', { model: 'b' })).toBe(0);
+    expect(await value('gateway_fallbacks_total', { from: 'a', to: 'b' })).toBe(1);
+
+    const ac = new AbortController();
+    ac.abort();
+    await expect(router.run([{ model: model('c') }], script(http(500)).fn, { signal: ac.signal })).rejects.toMatchObject({ upstreamStatus: 500 });
+    expect(await value('gateway_upstream_errors_total', { model: 'c' })).toBe(0);
+
+    await expect(router.retry(model('e'), script(http(503), http(503), http(503)).fn.bind(null, { model: model('e') }))).rejects.toMatchObject({ upstreamStatus: 503 });
+    expect(await value('gateway_upstream_errors_total', { model: 'e' })).toBe(2);
+    expect(await value('gateway_upstream_retries_total', { model: 'e' })).toBe(1);
   });
 });
