@@ -32,7 +32,7 @@ run('database outage (private Postgres)', () => {
     pg = await PrivatePostgres.start();
     openai = await FakeOpenAI.start({ apiKey: UPSTREAM_KEYS.openai });
     dataDir = mkdtempSync(join(tmpdir(), 'gw-outage-'));
-    t = await createTestApp({ env: { ...providerEnv({ openai }), DATABASE_URL: pg.url, DATABASE_SCHEMA: '', DATA_DIR: dataDir, AUTH_CACHE_TTL_SECONDS: '5' } });
+    t = await createTestApp({ env: { ...providerEnv({ openai }), OPENAI_MAX_RETRIES: '0', DATABASE_URL: pg.url, DATABASE_SCHEMA: '', DATA_DIR: dataDir, AUTH_CACHE_TTL_SECONDS: '5' } });
     admin = new AdminClient(t.url);
     ({ apiKey } = await admin.teamWithKey(10, 'outage'));
   }, 60_000);

@@ -247,10 +247,10 @@ export function parseSse(text: string): SseMessage[] {
 }
 
 /** POST JSON with fetch and read an SSE answer to the end. */
-export async function postSse(url: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; contentType: string; messages: SseMessage[] }> {
+export async function postSse(url: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; contentType: string; headers: Record<string, string>; messages: SseMessage[] }> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
   const text = await res.text();
-  return { status: res.status, contentType: res.headers.get('content-type') ?? '', messages: parseSse(text) };
+  return { status: res.status, contentType: res.headers.get('content-type') ?? '', headers: Object.fromEntries(res.headers.entries()), messages: parseSse(text) };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ import { backendKind } from '../support/test-env';
 import { PRICES, UPSTREAM_KEYS, Wallet, charges, eventually, expectedCost, gatewayPromptTokens, gatewayTokens, getBalance, obj, parseSse, postSse, providerEnv } from './chat-helpers';
 
 const DEEPSEEK_TIMEOUT_MS = 300;
+const NO_RETRIES = { OPENAI_MAX_RETRIES: '0', DEEPSEEK_MAX_RETRIES: '0', ANTHROPIC_MAX_RETRIES: '0', GEMINI_MAX_RETRIES: '0' };
 
 function expectError(res: request.Response, status: number, type: string): void {
   expect(res.status).toBe(status);
@@ -42,8 +43,10 @@ describe(`upstream faults and client disconnects (${backendKind()})`, () => {
       FakeAnthropic.start({ apiKey: UPSTREAM_KEYS.anthropic }),
       FakeGemini.start({ apiKey: UPSTREAM_KEYS.gemini }),
     ]);
-    // DeepSeek gets a short deadline for the timeout cases; the others keep the default
-    t = await createTestApp({ env: { ...providerEnv({ openai, deepseek, anthropic, gemini }), DEEPSEEK_TIMEOUT_MS: String(DEEPSEEK_TIMEOUT_MS) } });
+    // DeepSeek gets a short deadline for the timeout cases; the others keep the default.
+    // Retries are off here: this suite pins how ONE failed attempt maps to the client (retries,
+    // fallbacks and deployments are covered by test/chat/resilience.e2e-spec.ts).
+    t = await createTestApp({ env: { ...providerEnv({ openai, deepseek, anthropic, gemini }), ...NO_RETRIES, DEEPSEEK_TIMEOUT_MS: String(DEEPSEEK_TIMEOUT_MS) } });
     admin = new AdminClient(t.url);
   });
 

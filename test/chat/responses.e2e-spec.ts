@@ -40,7 +40,8 @@ describe(`POST /v1/responses (${backendKind()})`, () => {
 
   beforeAll(async () => {
     openai = await FakeOpenAI.start({ apiKey: UPSTREAM_KEYS.openai });
-    t = await createTestApp({ env: providerEnv({ openai }) });
+    // one attempt per call: the fault cases pin how a single failure maps to the client (retries: resilience.e2e-spec.ts)
+    t = await createTestApp({ env: { ...providerEnv({ openai }), OPENAI_MAX_RETRIES: '0' } });
     admin = new AdminClient(t.url);
   });
 

@@ -158,6 +158,11 @@ export interface ChatScenario {
   headers?: Record<string, string>;
 }
 
+/** `n` copies of a scenario, for `enqueue(...times(2, { fault: faults.http(500) }), { text: 'ok' })`. */
+export function times(n: number, scenario: ChatScenario): ChatScenario[] {
+  return Array.from({ length: n }, () => ({ ...scenario }));
+}
+
 /** Pure: number of whitespace-separated words, at least 1. */
 export function fakeTokenCount(text: string): number {
   const words = text.split(/\s+/).filter((w) => w.length > 0).length;

@@ -35,7 +35,7 @@ describe(`image generation on ${backendKind()}`, () => {
 
   beforeAll(async () => {
     fake = await FakeOpenAI.start({ apiKey: FAKE_OPENAI_KEY });
-    t = await createTestApp({ env: openAiEnv(fake), clock });
+    t = await createTestApp({ env: { ...openAiEnv(fake), OPENAI_MAX_RETRIES: '0' }, clock }); // one attempt per call: the fault cases pin single-failure behaviour
     admin = new AdminClient(t.url);
     ({ apiKey } = await admin.teamWithKey(500, 'images-team'));
     client = new OpenAI({ apiKey, baseURL: `${t.url}/v1`, maxRetries: 0 });

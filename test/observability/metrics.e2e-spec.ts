@@ -20,7 +20,8 @@ describe(`GET /metrics (${backendKind()})`, () => {
 
   beforeAll(async () => {
     fake = await FakeOpenAI.start({ apiKey: FAKE_OPENAI_KEY });
-    t = await createTestApp({ env: { ...openAiEnv(fake), INGEST_CONCURRENCY: '0' } });
+    // one attempt per call: the failure case counts a single failed attempt (retries and fallbacks: test/chat/resilience.e2e-spec.ts)
+    t = await createTestApp({ env: { ...openAiEnv(fake), INGEST_CONCURRENCY: '0', OPENAI_MAX_RETRIES: '0' } });
     ({ apiKey } = await new AdminClient(t.url).teamWithKey(100, 'metrics'));
   });
   afterEach(() => fake.reset());

@@ -31,7 +31,7 @@ describe(`rerank over HTTP (fake OpenAI embeddings) on ${backendKind()}`, () => 
 
   beforeAll(async () => {
     fake = await FakeOpenAI.start({ apiKey: FAKE_OPENAI_KEY });
-    t = await createTestApp({ env: openAiEnv(fake) });
+    t = await createTestApp({ env: { ...openAiEnv(fake), OPENAI_MAX_RETRIES: '0' } }); // one attempt per call: the fault cases pin single-failure behaviour
     admin = new AdminClient(t.url);
     ({ apiKey } = await admin.teamWithKey(100, 'rerank-team'));
   });

@@ -1,7 +1,6 @@
 import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { errorBody, toApiError } from '@app/common';
 import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
 import { ChatTimings, RestChatService, serverTiming } from './rest-chat.service';
 import { ChatRequestDto } from './dto/chat-request.dto';
@@ -30,7 +29,7 @@ export class ChatController {
       },
     },
   })
-  @ApiOkResponse({ type: ChatResponseDto })
+  @ApiOkResponse({ type: ChatResponseDto, headers: { 'x-gateway-model': { description: 'The model that served the answer (the requested one, or a fallback)', schema: { type: 'string' } } } })
   @ApiProduces('application/json', 'text/event-stream')
   @ApiResponse({ status: 402, description: 'Balance does not cover the worst-case cost' })
   @ApiResponse({ status: 503, description: 'Model unavailable (provider credentials not configured)' })
@@ -42,16 +41,10 @@ export class ChatController {
       const out = await this.rest.complete(caller, body, requestId, signal, timings);
       res.setHeader('x-gateway-cost-rub', String(out.cost.total_cost_rub));
       if (timings.contextMs !== undefined) res.setHeader('server-timing', serverTiming(timings));
+      res.setHeader('x-gateway-model', out.model.model);
       res.status(200).json(out);
       return;
     }
-    const sse = new SseWriter(res);
-    try {
-      await this.rest.stream(caller, body, requestId, signal, sse);
-    } catch (err) {
-      if (!sse.isStarted) throw err;
-      await sse.event('error', errorBody(toApiError(err).error));
-    }
-    sse.end();
+    await SseWriter.pipe(res, await this.rest.stream(caller, body, requestId, signal));
   }
 }

@@ -1,7 +1,8 @@
 import { AppConfig } from '@app/config';
 import { ApiError } from '@app/common';
 import { BillingService, MeterSpec, PricingService } from '@app/billing';
-import { CanonicalChatChunk, CanonicalChatRequest, CanonicalChatResponse, ChatProvider, ModelCatalogService, ProviderError, ProviderRegistry, TokenCounter, TokenizerService } from '@app/providers';
+import { CanonicalChatChunk, CanonicalChatRequest, CanonicalChatResponse, ChatProvider, DeploymentCooldowns, ModelCatalogService, ProviderError, ProviderRegistry, ResilienceEvents, TokenCounter, TokenizerService, UpstreamRouter } from '@app/providers';
+import { Sleeper } from '@app/common';
 import { ChatService } from './chat.service';
 import { ImageInliner } from './image-inliner';
 
@@ -58,9 +59,17 @@ describe('ChatService (unit: fake provider, in-memory money path)', () => {
   beforeEach(() => {
     provider = new FakeProvider();
     billing = new FakeBilling();
-    const registry = { chat: () => provider, countsTokensExactly: (m: { provider: string }) => m.provider === 'openai', needsInlineImages: () => false } as unknown as ProviderRegistry;
+    const registry = {
+      chat: () => provider,
+      chatDeployments: () => [{ id: 'default', weight: 1, provider }],
+      maxRetries: () => 0,
+      isAvailable: () => true,
+      countsTokensExactly: (m: { provider: string }) => m.provider === 'openai',
+      needsInlineImages: () => false,
+    } as unknown as ProviderRegistry;
     const catalog = new ModelCatalogService(config, registry);
-    chat = new ChatService(catalog, registry, billing as unknown as BillingService, new PricingService(), {} as ImageInliner, new TokenizerService(tokens, new TokenCounter('cl100k_base')));
+    const router = new UpstreamRouter(registry, { cooldownMs: 0, cooling: async () => new Set(), coolDown: async () => undefined } as unknown as DeploymentCooldowns, new Sleeper(), new ResilienceEvents(), config);
+    chat = new ChatService(catalog, registry, billing as unknown as BillingService, new PricingService(), {} as ImageInliner, new TokenizerService(tokens, new TokenCounter('cl100k_base')), router);
   });
 
   const input = (modelKey: string, content: string, maxTokens = 100) => ({

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { ApiError, MetricsService } from '@app/common';
+import { ApiError } from '@app/common';
 import type { Caller } from '@app/auth';
 import { BillingService, MeteredCharge, PricingService } from '@app/billing';
 import {
@@ -8,18 +8,19 @@ import {
   CanonicalChatResponse,
   CanonicalUsage,
   ChatMessage,
-  ChatProvider,
   isProviderAbortError,
   ModelCatalogService,
   ModelEntry,
   ProviderError,
   providerErrorToApiError,
   ProviderRegistry,
+  RouteProgress,
   TokenizerService,
   ToolCall,
-  upstreamErrorKind,
+  UpstreamRouter,
 } from '@app/providers';
 import { ChatCost, computeChatCost, worstCaseMicro } from './chat-cost';
+import { pullFrom } from './event-stream';
 import { ImageInliner, MAX_IMAGES } from './image-inliner';
 import { imageParts, messageText } from './messages';
 
@@ -35,21 +36,43 @@ export interface ChatCallInput {
   requestId: string;
   endpoint: string;
   modelKey: string;
+  /** request extension: model keys tried after `modelKey` (instead of the catalog's `fallbacks`) */
+  fallbacks?: string[];
   messages: ChatMessage[];
   params: ChatParams;
   /** param name used in errors about images (e.g. "file_urls" or "messages") */
   imageParam: string;
 }
 
+/** One model the call may be served by, with its own upstream request. */
+export interface ChatCandidate {
+  model: ModelEntry;
+  request: CanonicalChatRequest;
+  /** this model's worst case */
+  holdMicro: number;
+}
+
 export interface PreparedChat {
   input: ChatCallInput;
+  /** the requested model */
   model: ModelEntry;
-  provider: ChatProvider;
+  /** the requested model's upstream request */
   request: CanonicalChatRequest;
+  /** the requested model, then the fallbacks that accept this request and are callable */
+  candidates: ChatCandidate[];
   promptTokens: number;
   images: number;
-  /** the worst case, held when the call starts */
+  /** the worst case, held when the call starts: the dearest candidate's */
   holdMicro: number;
+}
+
+/** How the call was routed (issue 13), for headers, logs and metrics. */
+export interface ChatRouting {
+  /** upstream attempts, all models together */
+  attempts: number;
+  retries: number;
+  fallbacks: number;
+  deployment: string;
 }
 
 export interface ChatOutcome {
@@ -59,6 +82,9 @@ export interface ChatOutcome {
   chargedMicro: number;
   /** usage was counted by the gateway (provider reported none, or the client disconnected) */
   usageEstimated: boolean;
+  /** the model that served the answer (the requested one, or a fallback); priced at its rates */
+  servedModel: ModelEntry;
+  routing: ChatRouting;
 }
 
 export interface StreamOutcome extends ChatOutcome {
@@ -67,10 +93,15 @@ export interface StreamOutcome extends ChatOutcome {
   reasoning: string;
 }
 
+/** What ChatService.events yields: each chunk as it comes (model = the served catalog key), then the settled outcome. */
+export type ChatStreamEvent = { type: 'chunk'; chunk: CanonicalChatChunk } | { type: 'end'; outcome: StreamOutcome };
+
 /**
  * The chat pipeline shared by /api/v1/chat and /v1/chat/completions:
- *   prepare  — model + capability checks, limits, token count, image fetch, reservation (402)
- *   complete / stream — provider call, usage, exact cost, settle (or release on failure)
+ *   prepare  — model + capability checks, limits, token count, image fetch, candidates, hold size
+ *   complete / stream — reservation (402), provider call through the UpstreamRouter (retries,
+ *              fallbacks, deployments), usage, exact cost at the served model's prices, settle
+ *              (or release on failure)
  */
 @Injectable()
 export class ChatService {
@@ -83,17 +114,19 @@ export class ChatService {
     private readonly pricing: PricingService,
     private readonly images: ImageInliner,
     private readonly tokenizers: TokenizerService,
-    private readonly metrics: MetricsService = new MetricsService(),
+    private readonly router: UpstreamRouter,
   ) {}
 
   /**
-   * The checks that need no I/O (model, provider credentials, capabilities, image count). Callers
-   * that do billed work before the call (context retrieval) run it first so that a request the
-   * pipeline would refuse charges nothing.
+   * The checks that need no I/O (model, fallbacks named in the request, provider credentials,
+   * the requested model's capabilities, image count). Callers that do billed work before the call
+   * (context retrieval) run it first so that a request the pipeline would refuse charges nothing.
    */
-  check(input: Pick<ChatCallInput, 'modelKey' | 'messages' | 'params' | 'imageParam'>): { model: ModelEntry; provider: ChatProvider } {
+  check(input: Pick<ChatCallInput, 'modelKey' | 'fallbacks' | 'messages' | 'params' | 'imageParam'>): { model: ModelEntry; fallbacks: ModelEntry[] } {
     const model = this.catalog.require(input.modelKey, 'chat');
-    const provider = this.registry.chat(model); // 503 when the provider has no credentials
+    const fallbacks = this.fallbackModels(model, input.fallbacks);
+    // 503 when the provider has no credentials — unless a fallback can serve
+    if (!this.registry.isAvailable(model) && !fallbacks.some((f) => this.registry.isAvailable(f))) this.registry.chat(model);
     const p = input.params;
     const imgs = imageParts(input.messages);
     if (imgs.length && !model.supports_images) throw ApiError.badRequest(`The model '${model.key}' does not accept images.`, input.imageParam, 'images_not_supported');
@@ -106,28 +139,59 @@ export class ChatService {
     if (p.max_tokens !== undefined && p.max_tokens > model.max_output_tokens) {
       throw ApiError.badRequest(`max_tokens is too large: ${p.max_tokens}. The model '${model.key}' supports at most ${model.max_output_tokens} completion tokens.`, 'max_tokens', 'invalid_value');
     }
-    return { model, provider };
+    return { model, fallbacks };
   }
 
+  /**
+   * Candidates and the hold. A context (project / knowledge base) was sized for the requested model
+   * before this; a fallback whose window cannot take the assembled messages is left out like any
+   * fallback that cannot take the request.
+   */
   async prepare(input: ChatCallInput): Promise<PreparedChat> {
-    const { model, provider } = this.check(input);
+    const { model, fallbacks: fallbackModels } = this.check(input);
+    const primaryMissing = this.registry.isAvailable(model) ? null : () => this.registry.chat(model);
     const p = input.params;
     const imgs = imageParts(input.messages);
-
     const promptTokens = this.countPrompt(input.messages, p);
-    if (promptTokens > model.context_window) {
-      throw ApiError.badRequest(`This model's maximum context length is ${model.context_window} tokens; the messages use about ${promptTokens}.`, 'messages', 'context_length_exceeded');
-    }
-    const maxOutput = p.max_tokens ?? Math.max(1, Math.min(model.max_output_tokens, model.context_window - promptTokens));
-    const n = p.n ?? 1;
-
-    const messages = imgs.length ? await this.images.prepare(input.messages, this.registry.needsInlineImages(model), input.imageParam) : input.messages;
-    const request: CanonicalChatRequest = { ...stripUndefined(p), model: model.upstream_model, messages, max_tokens: maxOutput };
-
     const promptText = input.messages.map((m) => messageText(m)).join('\n') + (p.tools ? JSON.stringify(p.tools) : '');
-    const holdTokens = this.pricing.holdTokens(promptTokens, { exact: this.registry.countsTokensExactly(model), text: promptText }) + imgs.length * IMAGE_TOKEN_ESTIMATE;
-    const holdMicro = worstCaseMicro(holdTokens, maxOutput * n, model.pricing, imgs.length);
-    return { input, model, provider, request, promptTokens, images: imgs.length, holdMicro };
+
+    // the requested model's rules answer the caller; a fallback that cannot take this request is left out
+    const primaryPlan = this.plan(model, input, promptTokens, imgs.length, promptText);
+    const plans = [primaryPlan];
+    for (const f of fallbackModels) {
+      try {
+        plans.push(this.plan(f, input, promptTokens, imgs.length, promptText));
+      } catch (err) {
+        if (!(err instanceof ApiError) || err.status !== 400) throw err;
+        this.logger.debug({ requestId: input.requestId, fallback: f.key, reason: err.message }, 'fallback left out: it cannot take this request');
+      }
+    }
+    // an unavailable requested model stays first (the router records the fallback); unavailable fallbacks are left out
+    const usable = plans.filter((pl, i) => i === 0 || this.registry.isAvailable(pl.model));
+    const available = usable.filter((pl) => this.registry.isAvailable(pl.model));
+    if (available.length === 0) primaryMissing?.();
+
+    const inlined = new Map<boolean, ChatMessage[]>();
+    const messagesFor = async (m: ModelEntry): Promise<ChatMessage[]> => {
+      if (!imgs.length || !this.registry.isAvailable(m)) return input.messages;
+      const inline = this.registry.needsInlineImages(m);
+      if (!inlined.has(inline)) inlined.set(inline, await this.images.prepare(input.messages, inline, input.imageParam));
+      return inlined.get(inline)!;
+    };
+    const candidates: ChatCandidate[] = [];
+    for (const pl of usable) {
+      candidates.push({ model: pl.model, request: { ...stripUndefined(p), model: pl.model.upstream_model, messages: await messagesFor(pl.model), max_tokens: pl.maxOutput }, holdMicro: pl.holdMicro });
+    }
+    return {
+      input,
+      model,
+      request: candidates[0].request,
+      candidates,
+      promptTokens,
+      images: imgs.length,
+      // the dearest model that may actually run
+      holdMicro: Math.max(...candidates.filter((c) => this.registry.isAvailable(c.model)).map((c) => c.holdMicro)),
+    };
   }
 
   /** Prompt tokens of messages and tools as the pipeline counts them (o200k; images counted apart). */
@@ -136,11 +200,47 @@ export class ChatService {
     return counted + (params.tools ? this.tokenizers.chat.count(JSON.stringify(params.tools)) : 0);
   }
 
+  /** The request's `fallbacks` (each must exist: 404 / 400), else the catalog's (chat models only), without the model itself or repeats. */
+  private fallbackModels(model: ModelEntry, requested: string[] | undefined): ModelEntry[] {
+    const keys = (requested ?? model.fallbacks).filter((k, i, all) => k !== model.key && all.indexOf(k) === i);
+    if (requested) return keys.map((k) => this.requireFallback(k));
+    return keys.map((k) => this.catalog.find(k)).filter((m): m is ModelEntry => m?.kind === 'chat');
+  }
+
+  /** A fallback named in the request must exist and be a chat model (404 / 400 on `fallbacks`). */
+  private requireFallback(key: string): ModelEntry {
+    const m = this.catalog.find(key);
+    if (!m) throw ApiError.notFound(`The fallback model '${key}' does not exist. GET /v1/models lists the available models.`, 'model_not_found', 'fallbacks');
+    if (m.kind !== 'chat') throw ApiError.badRequest(`The fallback model '${key}' is a ${m.kind} model, not a chat model.`, 'fallbacks', 'invalid_model');
+    return m;
+  }
+
+  /** The capability and size checks of one model, and what it would hold. Throws 400 when it cannot take the request. */
+  private plan(model: ModelEntry, input: ChatCallInput, promptTokens: number, images: number, promptText: string): { model: ModelEntry; maxOutput: number; holdMicro: number } {
+    const p = input.params;
+    if (images && !model.supports_images) throw ApiError.badRequest(`The model '${model.key}' does not accept images.`, input.imageParam, 'images_not_supported');
+    if (p.tools?.length && !model.supports_tools) throw ApiError.badRequest(`The model '${model.key}' does not support tools.`, 'tools', 'tools_not_supported');
+    if ((p.n ?? 1) > 1 && !model.supports_n) throw ApiError.badRequest(`The model '${model.key}' does not support n > 1.`, 'n', 'n_not_supported');
+    if (p.response_format && p.response_format.type !== 'text' && !model.supports_json) {
+      throw ApiError.badRequest(`The model '${model.key}' does not support structured output.`, 'response_format', 'json_not_supported');
+    }
+    if (promptTokens > model.context_window) {
+      throw ApiError.badRequest(`This model's maximum context length is ${model.context_window} tokens; the messages use about ${promptTokens}.`, 'messages', 'context_length_exceeded');
+    }
+    if (p.max_tokens !== undefined && p.max_tokens > model.max_output_tokens) {
+      throw ApiError.badRequest(`max_tokens is too large: ${p.max_tokens}. The model '${model.key}' supports at most ${model.max_output_tokens} completion tokens.`, 'max_tokens', 'invalid_value');
+    }
+    const maxOutput = p.max_tokens ?? Math.max(1, Math.min(model.max_output_tokens, model.context_window - promptTokens));
+    const holdTokens = this.pricing.holdTokens(promptTokens, { exact: this.registry.countsTokensExactly(model), text: promptText }) + images * IMAGE_TOKEN_ESTIMATE;
+    return { model, maxOutput, holdMicro: worstCaseMicro(holdTokens, maxOutput * (p.n ?? 1), model.pricing, images) };
+  }
+
   /** Non-streaming call. `validate` may reject the answer (e.g. invalid JSON): nothing is charged then. */
-  async complete(prep: PreparedChat, signal: AbortSignal, validate?: (r: CanonicalChatResponse) => void): Promise<ChatOutcome> {
+  async complete(prep: PreparedChat, signal: AbortSignal, validate?: (r: CanonicalChatResponse, model: ModelEntry) => void): Promise<ChatOutcome> {
     let usage: CanonicalUsage | null = null;
     let cost: ChatCost | null = null;
     let usageEstimated = false;
+    const progress = this.progress(prep);
     const { result: response, charged } = await this.billing.meter({
       teamId: prep.input.caller.teamId,
       caller: prep.input.caller,
@@ -149,28 +249,38 @@ export class ChatService {
       estimatedTokens: prep.promptTokens,
       run: async () => {
         try {
-          const r = await prep.provider.complete(prep.request, signal);
-          validate?.(r);
-          return r;
+          const routed = await this.router.run(
+            prep.candidates,
+            async (c, provider) => {
+              const r = await provider.complete(c.request, signal);
+              validate?.(r, c.model);
+              return r;
+            },
+            { signal, requestId: prep.input.requestId, progress },
+          );
+          return routed.result;
         } catch (err) {
-          throw this.toApiError(err, prep);
+          throw this.toApiError(err, prep, progress.candidate.model);
         }
       },
       charge: (r) => {
+        const served = progress.candidate.model;
         usageEstimated = r.usage === null;
         usage = r.usage ?? this.countUsage(prep, r.choices.map((c) => [c.message.content ?? '', c.message.reasoning_content ?? '', ...(c.message.tool_calls ?? []).map(toolText)].join('')).join(''));
-        cost = computeChatCost(usage, prep.model.pricing, prep.images);
-        return this.chargeFor(prep, usage, cost, usageEstimated);
+        cost = computeChatCost(usage, served.pricing, prep.images);
+        return this.chargeFor(prep, served, usage, cost, usageEstimated, progress);
       },
     });
-    return { response: { ...response, model: prep.model.key }, usage: usage!, cost: cost!, chargedMicro: charged?.chargedMicro ?? 0, usageEstimated };
+    const served = progress.candidate.model;
+    return { response: { ...response, model: served.key }, usage: usage!, cost: cost!, chargedMicro: charged?.chargedMicro ?? 0, usageEstimated, servedModel: served, routing: routingOf(progress) };
   }
 
   /**
-   * Streaming call: every chunk (model renamed to the catalog key, usage stripped) goes to `sink`.
-   * Usage comes from the provider's final report; on client abort the delivered tokens are counted
-   * and charged. An upstream failure mid-stream releases the reservation (nothing charged) and
-   * rethrows as an ApiError for the caller to put in-band.
+   * Streaming call: every chunk (model renamed to the served catalog key, usage stripped) goes to
+   * `sink`. Before the first chunk reached `sink`, a retryable failure is retried or handed to a
+   * fallback; after it, never. Usage comes from the provider's final report; on client abort the
+   * delivered tokens are counted and charged. An upstream failure mid-stream charges the delivered
+   * tokens (nothing when none were) and rethrows as an ApiError for the caller to put in-band.
    */
   async stream(prep: PreparedChat, signal: AbortSignal, sink: (chunk: CanonicalChatChunk) => Promise<void>): Promise<StreamOutcome> {
     let text = '';
@@ -179,9 +289,11 @@ export class ChatService {
     let usage: CanonicalUsage | null = null;
     let meta: { id: string; created: number } | null = null;
     let aborted = false;
+    let forwarded = false;
     let finalUsage: CanonicalUsage | null = null;
     let usageEstimated = false;
     let cost: ChatCost | null = null;
+    const progress = this.progress(prep);
     const { charged } = await this.billing.meter({
       teamId: prep.input.caller.teamId,
       caller: prep.input.caller,
@@ -189,59 +301,94 @@ export class ChatService {
       holdMicro: prep.holdMicro,
       estimatedTokens: prep.promptTokens,
       run: async () => {
-        let iterable: AsyncIterable<CanonicalChatChunk>;
         try {
-          iterable = await prep.provider.stream(prep.request, signal);
+          await this.router.run(
+            prep.candidates,
+            async (c, provider) => {
+              // a failed attempt forwarded nothing: start from a clean slate
+              usage = null;
+              meta = null;
+              const iterable = await provider.stream(c.request, signal);
+              try {
+                for await (const chunk of iterable) {
+                  meta ??= { id: chunk.id, created: chunk.created };
+                  if (chunk.usage) usage = chunk.usage;
+                  if (chunk.choices.length === 0) continue;
+                  for (const ch of chunk.choices) {
+                    text += ch.delta.content ?? '';
+                    reasoning += ch.delta.reasoning_content ?? '';
+                    for (const t of ch.delta.tool_calls ?? []) toolArgs += (t.function?.name ?? '') + (t.function?.arguments ?? '');
+                  }
+                  const { usage: _drop, ...rest } = chunk;
+                  forwarded = true;
+                  await sink({ ...rest, model: c.model.key });
+                  if (signal.aborted) break;
+                }
+                if (signal.aborted) aborted = true;
+              } catch (err) {
+                if (!(signal.aborted || isProviderAbortError(err))) throw err;
+                aborted = true;
+              }
+            },
+            { signal, requestId: prep.input.requestId, progress, committed: () => forwarded },
+          );
         } catch (err) {
-          throw this.toApiError(err, prep);
-        }
-        try {
-          for await (const chunk of iterable) {
-            meta ??= { id: chunk.id, created: chunk.created };
-            if (chunk.usage) usage = chunk.usage;
-            if (chunk.choices.length === 0) continue;
-            for (const c of chunk.choices) {
-              text += c.delta.content ?? '';
-              reasoning += c.delta.reasoning_content ?? '';
-              for (const t of c.delta.tool_calls ?? []) toolArgs += (t.function?.name ?? '') + (t.function?.arguments ?? '');
-            }
-            const { usage: _drop, ...rest } = chunk;
-            await sink({ ...rest, model: prep.model.key });
-            if (signal.aborted) break;
-          }
-          if (signal.aborted) aborted = true;
-        } catch (err) {
-          if (!(signal.aborted || isProviderAbortError(err))) throw this.toApiError(err, prep);
-          aborted = true;
+          throw this.toApiError(err, prep, progress.candidate.model);
         }
       },
       // aborted: whatever the provider reported is incomplete — charge what was delivered
       charge: () => {
+        const served = progress.candidate.model;
         usageEstimated = aborted || usage === null;
         finalUsage = !usageEstimated && usage ? usage : this.countUsage(prep, text + reasoning + toolArgs);
-        cost = computeChatCost(finalUsage, prep.model.pricing, prep.images);
-        return this.chargeFor(prep, finalUsage, cost, usageEstimated);
+        cost = computeChatCost(finalUsage, served.pricing, prep.images);
+        return this.chargeFor(prep, served, finalUsage, cost, usageEstimated, progress);
       },
       // the upstream failed after text was streamed: the client keeps it and the provider bills it
       chargeOnFailure: () => {
         const delivered = text + reasoning + toolArgs;
         if (delivered === '') return null;
+        const served = progress.candidate.model;
         const partial = this.countUsage(prep, delivered);
-        this.logger.warn({ requestId: prep.input.requestId, completionTokens: partial.completion_tokens }, 'upstream failed mid-stream: charged the delivered tokens');
-        return this.chargeFor(prep, partial, computeChatCost(partial, prep.model.pricing, prep.images), true);
+        this.logger.warn({ requestId: prep.input.requestId, model: served.key, completionTokens: partial.completion_tokens }, 'upstream failed mid-stream: charged the delivered tokens');
+        return this.chargeFor(prep, served, partial, computeChatCost(partial, served.pricing, prep.images), true, progress);
       },
     });
     if (aborted) this.logger.log({ requestId: prep.input.requestId, completionTokens: finalUsage!.completion_tokens }, 'client disconnected: charged delivered tokens');
+    const served = progress.candidate.model;
     const m = meta as { id: string; created: number } | null;
     const response: CanonicalChatResponse = {
       id: m?.id ?? `chatcmpl-${prep.input.requestId}`,
       object: 'chat.completion',
       created: m?.created ?? Math.floor(Date.now() / 1000),
-      model: prep.model.key,
+      model: served.key,
       choices: [],
       usage: finalUsage!,
     };
-    return { response, usage: finalUsage!, cost: cost!, chargedMicro: charged?.chargedMicro ?? 0, usageEstimated, aborted, text, reasoning };
+    return { response, usage: finalUsage!, cost: cost!, chargedMicro: charged?.chargedMicro ?? 0, usageEstimated, aborted, text, reasoning, servedModel: served, routing: routingOf(progress) };
+  }
+
+  /**
+   * The streaming call as an async iterable: `chunk` events, then one `end` with the outcome (after
+   * the charge). Errors are thrown as by `stream` (an ApiError; before the first chunk nothing was
+   * sent). A consumer that stops early (`break` / `return()`) aborts the upstream call; the
+   * iteration then finishes only once the delivered tokens were charged (outcome.aborted).
+   */
+  async *events(prep: PreparedChat, signal: AbortSignal): AsyncGenerator<ChatStreamEvent, void, undefined> {
+    const ac = new AbortController();
+    const abort = (): void => ac.abort();
+    if (signal.aborted) abort();
+    else signal.addEventListener('abort', abort, { once: true });
+    try {
+      const outcome = yield* pullFrom<ChatStreamEvent, StreamOutcome>((push) => this.stream(prep, ac.signal, (chunk) => push({ type: 'chunk', chunk })), abort);
+      yield { type: 'end', outcome };
+    } finally {
+      signal.removeEventListener('abort', abort);
+    }
+  }
+
+  private progress(prep: PreparedChat): RouteProgress<ChatCandidate> {
+    return { candidate: prep.candidates[0], deployment: '', attempts: 0, retries: 0, fallbacks: 0 };
   }
 
   private countUsage(prep: PreparedChat, delivered: string): CanonicalUsage {
@@ -250,31 +397,34 @@ export class ChatService {
     return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, cache_read_tokens: 0, cache_write_tokens: 0 };
   }
 
-  private chargeFor(prep: PreparedChat, usage: CanonicalUsage, cost: ChatCost, estimated: boolean): MeteredCharge {
+  private chargeFor(prep: PreparedChat, served: ModelEntry, usage: CanonicalUsage, cost: ChatCost, estimated: boolean, progress: RouteProgress<ChatCandidate>): MeteredCharge {
+    const routed = served.key !== prep.model.key || progress.retries > 0 ? { requested_model: prep.model.key, retries: progress.retries, fallbacks: progress.fallbacks } : {};
     return {
       costMicro: cost.totalMicro,
       details: {
         endpoint: prep.input.endpoint,
-        model: prep.model.key,
+        model: served.key,
         apiKeyId: prep.input.caller.apiKeyId,
         promptTokens: usage.prompt_tokens,
         completionTokens: usage.completion_tokens,
         totalTokens: usage.prompt_tokens + usage.completion_tokens,
-        breakdown: { ...cost, cache_read_tokens: usage.cache_read_tokens, cache_write_tokens: usage.cache_write_tokens, images: prep.images, usage_estimated: estimated },
+        breakdown: { ...cost, cache_read_tokens: usage.cache_read_tokens, cache_write_tokens: usage.cache_write_tokens, images: prep.images, usage_estimated: estimated, ...routed },
       },
     };
   }
 
-  private toApiError(err: unknown, prep: PreparedChat): ApiError {
-    const kind = upstreamErrorKind(err);
-    if (kind) this.metrics.upstreamError(prep.model.provider, prep.model.key, kind);
+  private toApiError(err: unknown, prep: PreparedChat, model: ModelEntry): ApiError {
     if (err instanceof ProviderError && err.kind === 'auth') {
-      this.logger.error({ provider: prep.model.provider, status: err.upstreamStatus }, 'provider rejected the gateway credentials');
+      this.logger.error({ provider: model.provider, status: err.upstreamStatus }, 'provider rejected the gateway credentials');
     } else if (!(err instanceof ApiError) && !(err instanceof ProviderError) && !isProviderAbortError(err)) {
       this.logger.error({ err, requestId: prep.input.requestId }, 'unexpected chat failure');
     }
-    return providerErrorToApiError(err, prep.model);
+    return providerErrorToApiError(err, model);
   }
+}
+
+function routingOf(p: RouteProgress<ChatCandidate>): ChatRouting {
+  return { attempts: p.attempts, retries: p.retries, fallbacks: p.fallbacks, deployment: p.deployment };
 }
 
 function toolText(t: ToolCall): string {

@@ -2,7 +2,6 @@ import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiExtraModels, ApiOkResponse, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { ChatCompletionChunkDto, ChatCompletionResponseDto } from './dto/chat-completion-response.dto';
 import type { Request, Response } from 'express';
-import { errorBody, toApiError } from '@app/common';
 import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
 import { CompletionsService } from './completions.service';
 import { ChatTimings, serverTiming } from './rest-chat.service';
@@ -26,6 +25,7 @@ export class CompletionsController {
   @ApiBody({ type: ChatCompletionRequestDto })
   @ApiOkResponse({
     description: 'A chat.completion object; with stream: true an SSE stream of chat.completion.chunk events ending with `data: [DONE]`',
+    headers: { 'x-gateway-model': { description: 'The model that served the answer (the requested one, or a fallback)', schema: { type: 'string' } } },
     content: {
       'application/json': { schema: { $ref: getSchemaPath(ChatCompletionResponseDto) } },
       'text/event-stream': { schema: { $ref: getSchemaPath(ChatCompletionChunkDto) } },
@@ -38,18 +38,12 @@ export class CompletionsController {
     const prep = await this.completions.prepare(caller, dto, String(req.id), timings);
     if (timings.contextMs !== undefined) res.setHeader('server-timing', serverTiming(timings));
     if (!dto.stream) {
-      const { body, cost } = await this.completions.complete(prep, signal);
+      const { body, cost, servedModel } = await this.completions.complete(prep, signal);
       res.setHeader('x-gateway-cost-rub', String(cost.total_cost_rub));
+      res.setHeader('x-gateway-model', servedModel);
       res.status(200).json(body);
       return;
     }
-    const sse = new SseWriter(res);
-    try {
-      await this.completions.stream(prep, signal, sse, dto.stream_options?.include_usage === true);
-    } catch (err) {
-      if (!sse.isStarted) throw err;
-      await sse.data(errorBody(toApiError(err).error));
-    }
-    sse.end();
+    await SseWriter.pipe(res, this.completions.stream(prep, signal, dto.stream_options?.include_usage === true));
   }
 }

@@ -1,15 +1,16 @@
 import { Injectable } from '@nestjs/common';
+import { ErrorBody, errorBody, toApiError } from '@app/common';
 import type { Caller } from '@app/auth';
 import { contentText } from '@app/providers';
 import type { CanonicalChatResponse, CanonicalUsage, ChatMessage } from '@app/providers';
-import { ChatOutcome, ChatService, PreparedChat } from './chat.service';
+import { ChatService, PreparedChat, StreamOutcome } from './chat.service';
 import { CostRubDto, costToRub } from './chat-cost';
 import { completionParams } from './completion-params';
 import { ChatCompletionRequestDto } from './dto/chat-completions.dto';
 import { imageParts, normalizeCompletionMessages } from './messages';
 import { AssembledContext, ChatContextService, withContext } from './context/chat-context.service';
 import type { ChatTimings } from './rest-chat.service';
-import { SseWriter } from './sse-writer';
+import { EventStream } from './event-stream';
 
 const ENDPOINT = '/v1/chat/completions';
 
@@ -20,6 +21,13 @@ export interface OpenAiUsage {
   prompt_tokens_details: { cached_tokens: number };
   completion_tokens_details: { reasoning_tokens: number };
 }
+
+/**
+ * The /v1/chat/completions stream, OpenAI style (unnamed `data:` lines): `chat.completion.chunk`
+ * objects, the final usage / context chunk, `[DONE]` — or, after a failure mid-stream, one
+ * `{"error": …}` line instead of the rest.
+ */
+export type CompletionsStreamEvent = { data: Record<string, unknown> } | { data: '[DONE]' } | { data: ErrorBody };
 
 export interface PreparedCompletion {
   prep: PreparedChat;
@@ -37,7 +45,9 @@ export class CompletionsService {
   async prepare(caller: Caller, dto: ChatCompletionRequestDto, requestId: string, timings: ChatTimings = {}): Promise<PreparedCompletion> {
     const messages = normalizeCompletionMessages(dto.messages);
     const params = completionParams(dto);
-    const { model } = this.chat.check({ modelKey: dto.model, messages, params, imageParam: 'messages' });
+    const fallbacks = dto.fallbacks;
+    const { model } = this.chat.check({ modelKey: dto.model, fallbacks, messages, params, imageParam: 'messages' });
+    // the context is sized for the requested model (a fallback that cannot take it is left out)
     const ctx = await this.context.assemble({
       caller,
       requestId,
@@ -53,35 +63,54 @@ export class CompletionsService {
       requestImages: imageParts(messages).length,
     });
     if (ctx) Object.assign(timings, { contextMs: ctx.elapsedMs, searchMs: ctx.searchMs, rerankMs: ctx.rerankMs });
-    const prep = await this.chat.prepare({ caller, requestId, endpoint: ENDPOINT, modelKey: dto.model, messages: withContext(messages, ctx), params, imageParam: 'messages' });
+    const prep = await this.chat.prepare({ caller, requestId, endpoint: ENDPOINT, modelKey: dto.model, fallbacks, messages: withContext(messages, ctx), params, imageParam: 'messages' });
     return { prep, ctx };
   }
 
-  async complete({ prep, ctx }: PreparedCompletion, signal: AbortSignal): Promise<{ body: Record<string, unknown>; cost: CostRubDto }> {
+  async complete({ prep, ctx }: PreparedCompletion, signal: AbortSignal): Promise<{ body: Record<string, unknown>; cost: CostRubDto; servedModel: string }> {
     const out = await this.chat.complete(prep, signal);
     const cost = costToRub(out.cost, out.chargedMicro, ctx?.retrievalMicro);
-    return { body: { ...toOpenAiResponse(out.response), usage: toOpenAiUsage(out.usage), cost, ...contextFields(ctx) }, cost };
+    return { body: { ...toOpenAiResponse(out.response), usage: toOpenAiUsage(out.usage), cost, ...contextFields(ctx) }, cost, servedModel: out.servedModel.key };
   }
 
   /**
-   * Streams chunks as `data:` lines, then (with include_usage) a usage chunk with choices: [], then
-   * [DONE]. With a context, `sources` and `context` ride on the usage chunk, or without
-   * include_usage on an extra last chunk with choices: [].
+   * The stream as events: chunks as `data:` lines, then (with include_usage) a usage chunk with
+   * choices: [], then [DONE]. With a context, `sources` and `context` ride on the usage chunk, or
+   * without include_usage on an extra last chunk with choices: []. `x-gateway-model` (the served
+   * model) is set before the first event.
    */
-  async stream({ prep, ctx }: PreparedCompletion, signal: AbortSignal, sse: SseWriter, includeUsage: boolean): Promise<void> {
-    const out: ChatOutcome & { aborted: boolean } = await this.chat.stream(prep, signal, async (chunk) => {
-      sse.start();
-      await sse.data(includeUsage ? { ...chunk, usage: null } : chunk);
-    });
-    if (out.aborted) return;
-    sse.start();
+  stream({ prep, ctx }: PreparedCompletion, signal: AbortSignal, includeUsage: boolean): EventStream<CompletionsStreamEvent> {
+    const headers: Record<string, string> = {};
+    return { headers, events: this.events(prep, ctx, signal, includeUsage, headers) };
+  }
+
+  private async *events(prep: PreparedChat, ctx: AssembledContext | null, signal: AbortSignal, includeUsage: boolean, headers: Record<string, string>): AsyncGenerator<CompletionsStreamEvent, void, undefined> {
+    let started = false;
+    let out: StreamOutcome | null = null;
+    try {
+      for await (const e of this.chat.events(prep, signal)) {
+        if (e.type === 'end') {
+          out = e.outcome;
+          break;
+        }
+        headers['x-gateway-model'] = e.chunk.model;
+        started = true;
+        yield { data: includeUsage ? { ...e.chunk, usage: null } : { ...e.chunk } };
+      }
+    } catch (err) {
+      if (!started) throw err;
+      yield { data: errorBody(toApiError(err).error) };
+      return;
+    }
+    if (!out || out.aborted) return;
+    headers['x-gateway-model'] ??= out.servedModel.key;
     const head = { id: out.response.id, object: 'chat.completion.chunk', created: out.response.created, model: out.response.model, choices: [] };
     if (includeUsage) {
-      await sse.data({ ...head, usage: toOpenAiUsage(out.usage), cost: costToRub(out.cost, out.chargedMicro, ctx?.retrievalMicro), ...contextFields(ctx) });
+      yield { data: { ...head, usage: toOpenAiUsage(out.usage), cost: costToRub(out.cost, out.chargedMicro, ctx?.retrievalMicro), ...contextFields(ctx) } };
     } else if (ctx) {
-      await sse.data({ ...head, ...contextFields(ctx) });
+      yield { data: { ...head, ...contextFields(ctx) } };
     }
-    await sse.data('[DONE]');
+    yield { data: '[DONE]' };
   }
 }
 

@@ -22,6 +22,7 @@ export class ResponsesController {
   })
   @ApiBody({ type: ResponseCreateRequestDto, examples: { text: { summary: 'Plain text with the local model', value: { model: 'local', instructions: 'Be brief.', input: 'Say hello in one short sentence.', max_output_tokens: 64 } } } })
   @ApiOkResponse({
+    headers: { 'x-gateway-model': { description: 'The model that served the answer (the requested one, or a fallback)', schema: { type: 'string' } } },
     description: 'A `response` object; with stream: true Server-Sent Events (`event: <type>` + JSON data with sequence_number) ending with response.completed',
     content: {
       'application/json': { schema: { $ref: getSchemaPath(ResponseObjectDto) } },
@@ -33,13 +34,12 @@ export class ResponsesController {
     const signal = clientAbortSignal(res);
     const prep = await this.responses.prepare(caller, dto, String(req.id));
     if (!dto.stream) {
-      const { body, cost } = await this.responses.complete(prep, signal);
+      const { body, cost, servedModel } = await this.responses.complete(prep, signal);
       res.setHeader('x-gateway-cost-rub', String(cost.total_cost_rub));
+      res.setHeader('x-gateway-model', servedModel);
       res.status(200).json(body);
       return;
     }
-    const sse = new SseWriter(res);
-    await this.responses.stream(prep, signal, sse);
-    sse.end();
+    await SseWriter.pipe(res, this.responses.stream(prep, signal));
   }
 }

@@ -3,11 +3,11 @@ import { Injectable } from '@nestjs/common';
 import { ApiError, ErrorBody, errorBody, toApiError } from '@app/common';
 import type { Caller } from '@app/auth';
 import type { CanonicalChatChunk, CanonicalUsage, FinishReason, ToolCall } from '@app/providers';
-import { ChatService, PreparedChat } from './chat.service';
+import { ChatService, PreparedChat, StreamOutcome } from './chat.service';
 import { CostRubDto, costToRub } from './chat-cost';
 import type { ResponseCreateRequestDto } from './dto/responses.dto';
 import { responsesMessages, responsesParams } from './responses-input';
-import type { SseWriter } from './sse-writer';
+import type { EventStream } from './event-stream';
 
 const ENDPOINT = '/v1/responses';
 
@@ -44,6 +44,12 @@ interface ResponseEcho {
   parallel_tool_calls: boolean;
   metadata: Record<string, string>;
   user: string | null;
+}
+
+/** One Responses stream event: `event: <type>`, data `{type, sequence_number, …}`. */
+export interface ResponsesStreamEvent {
+  event: string;
+  data: { type: string; sequence_number: number } & Record<string, unknown>;
 }
 
 export interface PreparedResponse {
@@ -84,7 +90,7 @@ export class ResponsesService {
   async prepare(caller: Caller, dto: ResponseCreateRequestDto, requestId: string): Promise<PreparedResponse> {
     const messages = responsesMessages(dto);
     const params = responsesParams(dto);
-    const chat = await this.chat.prepare({ caller, requestId, endpoint: ENDPOINT, modelKey: dto.model, messages, params, imageParam: 'input' }).catch((err: unknown) => {
+    const chat = await this.chat.prepare({ caller, requestId, endpoint: ENDPOINT, modelKey: dto.model, fallbacks: dto.fallbacks ?? undefined, messages, params, imageParam: 'input' }).catch((err: unknown) => {
       throw renameParam(err);
     });
     return {
@@ -106,7 +112,7 @@ export class ResponsesService {
     };
   }
 
-  async complete(prep: PreparedResponse, signal: AbortSignal): Promise<{ body: Record<string, unknown>; cost: CostRubDto }> {
+  async complete(prep: PreparedResponse, signal: AbortSignal): Promise<{ body: Record<string, unknown>; cost: CostRubDto; servedModel: string }> {
     const out = await this.chat.complete(prep.chat, signal);
     const choice = out.response.choices[0];
     const incomplete = choice?.finish_reason === 'length';
@@ -116,24 +122,42 @@ export class ResponsesService {
     if (text !== '' || calls.length === 0) output.push({ id: hexId('msg'), type: 'message', status: incomplete ? 'incomplete' : 'completed', role: 'assistant', content: [outputText(text)] });
     for (const c of calls) output.push({ id: hexId('fc'), type: 'function_call', status: 'completed', call_id: c.id, name: c.function.name, arguments: c.function.arguments });
     const cost = costToRub(out.cost, out.chargedMicro);
-    return { body: { ...responseObject(prep, incomplete ? 'incomplete' : 'completed', output, toResponsesUsage(out.usage)), cost }, cost };
+    const servedModel = out.servedModel.key;
+    return { body: { ...responseObject(prep, servedModel, incomplete ? 'incomplete' : 'completed', output, toResponsesUsage(out.usage)), cost }, cost, servedModel };
   }
 
   /**
-   * Streams the Responses event sequence; the final response.completed carries usage and cost.
-   * Errors before the first event propagate (a plain HTTP error); after it, they end the stream
-   * in-band with `error` + `response.failed`.
+   * The Responses event sequence; the final response.completed carries usage and cost. Errors
+   * before the first event propagate (a plain HTTP error); after it, they end the stream in-band
+   * with `error` + `response.failed`. `x-gateway-model` (the served model) is set before the first event.
    */
-  async stream(prep: PreparedResponse, signal: AbortSignal, sse: SseWriter): Promise<void> {
-    const events = new ResponseEventStream(prep, sse);
+  stream(prep: PreparedResponse, signal: AbortSignal): EventStream<ResponsesStreamEvent> {
+    const headers: Record<string, string> = {};
+    return { headers, events: this.events(prep, signal, headers) };
+  }
+
+  private async *events(prep: PreparedResponse, signal: AbortSignal, headers: Record<string, string>): AsyncGenerator<ResponsesStreamEvent, void, undefined> {
+    const events = new ResponseEventStream(prep);
+    let out: StreamOutcome | null = null;
     try {
-      const out = await this.chat.stream(prep.chat, signal, (chunk) => events.chunk(chunk));
-      if (out.aborted) return;
-      await events.finish(toResponsesUsage(out.usage), costToRub(out.cost, out.chargedMicro));
+      for await (const e of this.chat.events(prep.chat, signal)) {
+        if (e.type === 'end') {
+          out = e.outcome;
+          break;
+        }
+        const batch = events.chunk(e.chunk);
+        headers['x-gateway-model'] = events.servedModel;
+        yield* batch;
+      }
     } catch (err) {
       if (!events.isStarted) throw err;
-      await events.fail(errorBody(toApiError(err).error).error);
+      yield* events.fail(errorBody(toApiError(err).error).error);
+      return;
     }
+    if (!out || out.aborted) return;
+    const batch = events.finish(toResponsesUsage(out.usage), costToRub(out.cost, out.chargedMicro), out.servedModel.key);
+    headers['x-gateway-model'] = events.servedModel;
+    yield* batch;
   }
 }
 
@@ -146,7 +170,8 @@ function renameParam(err: unknown): unknown {
   return new ApiError(err.status, err.type, message, err.code, param, err.headers);
 }
 
-function responseObject(prep: PreparedResponse, status: 'in_progress' | 'completed' | 'incomplete' | 'failed', output: OutputItem[], usage: ResponsesUsage | null, error: unknown = null): Record<string, unknown> {
+/** `model`: the catalog key of the model that serves (the requested one, or a fallback). */
+function responseObject(prep: PreparedResponse, model: string, status: 'in_progress' | 'completed' | 'incomplete' | 'failed', output: OutputItem[], usage: ResponsesUsage | null, error: unknown = null): Record<string, unknown> {
   const e = prep.echo;
   return {
     id: prep.id,
@@ -158,7 +183,7 @@ function responseObject(prep: PreparedResponse, status: 'in_progress' | 'complet
     incomplete_details: status === 'incomplete' ? { reason: 'max_output_tokens' } : null,
     instructions: e.instructions,
     max_output_tokens: e.max_output_tokens,
-    model: prep.chat.model.key,
+    model,
     output,
     parallel_tool_calls: e.parallel_tool_calls,
     previous_response_id: null,
@@ -206,104 +231,125 @@ export class ResponseEventStream {
   private readonly calls = new Map<number, OpenCall>();
   private readonly items: { index: number; item: OutputItem }[] = [];
   private finishReason: FinishReason = null;
+  /** the model that serves: the first chunk names it (a fallback may serve) */
+  private model: string;
 
-  constructor(
-    private readonly prep: PreparedResponse,
-    private readonly sse: SseWriter,
-  ) {}
+  /** events produced by the current call, handed back by it */
+  private out: ResponsesStreamEvent[] = [];
+
+  constructor(private readonly prep: PreparedResponse) {
+    this.model = prep.chat.model.key;
+  }
 
   get isStarted(): boolean {
     return this.started;
   }
 
-  async chunk(chunk: CanonicalChatChunk): Promise<void> {
-    await this.begin();
+  /** the catalog key of the model that serves (named in every `response` object) */
+  get servedModel(): string {
+    return this.model;
+  }
+
+  /** The events one chat chunk makes (response.created and response.in_progress first). */
+  chunk(chunk: CanonicalChatChunk): ResponsesStreamEvent[] {
+    if (!this.started) this.model = chunk.model;
+    this.begin();
     const choice = chunk.choices.find((c) => c.index === 0);
-    if (!choice) return;
+    if (!choice) return this.take();
     const text = choice.delta.content ?? '';
     if (text !== '') {
-      const m = await this.openMessage();
+      const m = this.openMessage();
       m.text += text;
-      await this.emit('response.output_text.delta', { item_id: m.id, output_index: m.outputIndex, content_index: 0, delta: text, logprobs: [] });
+      this.emit('response.output_text.delta', { item_id: m.id, output_index: m.outputIndex, content_index: 0, delta: text, logprobs: [] });
     }
     for (const t of choice.delta.tool_calls ?? []) {
       let call = this.calls.get(t.index);
       if (!call) {
-        await this.closeMessage();
+        this.closeMessage();
         call = { outputIndex: this.nextIndex++, id: hexId('fc'), callId: t.id ?? hexId('call'), name: t.function?.name ?? '', args: '' };
         this.calls.set(t.index, call);
-        await this.emit('response.output_item.added', { output_index: call.outputIndex, item: this.callItem(call, 'in_progress') });
+        this.emit('response.output_item.added', { output_index: call.outputIndex, item: this.callItem(call, 'in_progress') });
       }
       const delta = t.function?.arguments ?? '';
       if (delta !== '') {
         call.args += delta;
-        await this.emit('response.function_call_arguments.delta', { item_id: call.id, output_index: call.outputIndex, delta });
+        this.emit('response.function_call_arguments.delta', { item_id: call.id, output_index: call.outputIndex, delta });
       }
     }
     if (choice.finish_reason) this.finishReason = choice.finish_reason;
+    return this.take();
   }
 
-  async finish(usage: ResponsesUsage, cost: CostRubDto): Promise<void> {
-    await this.begin();
-    if (this.nextIndex === 0) await this.openMessage(); // an empty answer is still one (empty) message
-    await this.closeMessage();
+  /** The closing events: open items done, then response.completed (or response.incomplete) with usage and cost. */
+  finish(usage: ResponsesUsage, cost: CostRubDto, servedModel: string): ResponsesStreamEvent[] {
+    if (!this.started) this.model = servedModel;
+    this.begin();
+    if (this.nextIndex === 0) this.openMessage(); // an empty answer is still one (empty) message
+    this.closeMessage();
     for (const call of [...this.calls.values()].sort((a, b) => a.outputIndex - b.outputIndex)) {
-      await this.emit('response.function_call_arguments.done', { item_id: call.id, output_index: call.outputIndex, name: call.name, arguments: call.args });
+      this.emit('response.function_call_arguments.done', { item_id: call.id, output_index: call.outputIndex, name: call.name, arguments: call.args });
       const item = this.callItem(call, 'completed');
       this.items.push({ index: call.outputIndex, item });
-      await this.emit('response.output_item.done', { output_index: call.outputIndex, item });
+      this.emit('response.output_item.done', { output_index: call.outputIndex, item });
     }
     this.calls.clear();
     const status = this.finishReason === 'length' ? 'incomplete' : 'completed';
-    await this.emit(`response.${status}`, { response: { ...responseObject(this.prep, status, this.output(), usage), cost } });
+    this.emit(`response.${status}`, { response: { ...responseObject(this.prep, this.model, status, this.output(), usage), cost } });
+    return this.take();
   }
 
   /** An upstream failure after the stream started: `error`, then `response.failed`. */
-  async fail(error: ErrorBody['error']): Promise<void> {
-    await this.begin();
-    await this.emit('error', { code: error.code, message: error.message, param: error.param });
-    await this.emit('response.failed', { response: responseObject(this.prep, 'failed', this.output(), null, { code: error.code ?? error.type, message: error.message }) });
+  fail(error: ErrorBody['error']): ResponsesStreamEvent[] {
+    this.begin();
+    this.emit('error', { code: error.code, message: error.message, param: error.param });
+    this.emit('response.failed', { response: responseObject(this.prep, this.model, 'failed', this.output(), null, { code: error.code ?? error.type, message: error.message }) });
+    return this.take();
   }
 
   private output(): OutputItem[] {
     return [...this.items].sort((a, b) => a.index - b.index).map((x) => x.item);
   }
 
-  private async begin(): Promise<void> {
-    if (this.started) return;
-    this.started = true;
-    this.sse.start();
-    const snapshot = responseObject(this.prep, 'in_progress', [], null);
-    await this.emit('response.created', { response: snapshot });
-    await this.emit('response.in_progress', { response: snapshot });
+  private take(): ResponsesStreamEvent[] {
+    const events = this.out;
+    this.out = [];
+    return events;
   }
 
-  private async openMessage(): Promise<OpenMessage> {
+  private begin(): void {
+    if (this.started) return;
+    this.started = true;
+    const snapshot = responseObject(this.prep, this.model, 'in_progress', [], null);
+    this.emit('response.created', { response: snapshot });
+    this.emit('response.in_progress', { response: snapshot });
+  }
+
+  private openMessage(): OpenMessage {
     if (this.message) return this.message;
     const m: OpenMessage = { outputIndex: this.nextIndex++, id: hexId('msg'), text: '' };
     this.message = m;
-    await this.emit('response.output_item.added', { output_index: m.outputIndex, item: { id: m.id, type: 'message', status: 'in_progress', role: 'assistant', content: [] } });
-    await this.emit('response.content_part.added', { item_id: m.id, output_index: m.outputIndex, content_index: 0, part: outputText('') });
+    this.emit('response.output_item.added', { output_index: m.outputIndex, item: { id: m.id, type: 'message', status: 'in_progress', role: 'assistant', content: [] } });
+    this.emit('response.content_part.added', { item_id: m.id, output_index: m.outputIndex, content_index: 0, part: outputText('') });
     return m;
   }
 
-  private async closeMessage(): Promise<void> {
+  private closeMessage(): void {
     const m = this.message;
     if (!m) return;
     this.message = null;
     const part = outputText(m.text);
-    await this.emit('response.output_text.done', { item_id: m.id, output_index: m.outputIndex, content_index: 0, text: m.text, logprobs: [] });
-    await this.emit('response.content_part.done', { item_id: m.id, output_index: m.outputIndex, content_index: 0, part });
+    this.emit('response.output_text.done', { item_id: m.id, output_index: m.outputIndex, content_index: 0, text: m.text, logprobs: [] });
+    this.emit('response.content_part.done', { item_id: m.id, output_index: m.outputIndex, content_index: 0, part });
     const item: OutputItem = { id: m.id, type: 'message', status: this.finishReason === 'length' ? 'incomplete' : 'completed', role: 'assistant', content: [part] };
     this.items.push({ index: m.outputIndex, item });
-    await this.emit('response.output_item.done', { output_index: m.outputIndex, item });
+    this.emit('response.output_item.done', { output_index: m.outputIndex, item });
   }
 
   private callItem(call: OpenCall, status: ItemStatus): OutputItem {
     return { id: call.id, type: 'function_call', status, call_id: call.callId, name: call.name, arguments: status === 'completed' ? call.args : '' };
   }
 
-  private emit(type: string, payload: Record<string, unknown>): Promise<void> {
-    return this.sse.event(type, { type, sequence_number: this.seq++, ...payload });
+  private emit(type: string, payload: Record<string, unknown>): void {
+    this.out.push({ event: type, data: { type, sequence_number: this.seq++, ...payload } });
   }
 }

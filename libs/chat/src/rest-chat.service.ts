@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError } from '@app/common';
+import { ApiError, ErrorBody, errorBody, toApiError } from '@app/common';
 import type { Caller } from '@app/auth';
-import { ChatOutcome, ChatParams, ChatService, PreparedChat } from './chat.service';
+import { ChatOutcome, ChatParams, ChatService, PreparedChat, StreamOutcome } from './chat.service';
 import { costToRub } from './chat-cost';
 import { AssembledContext, ChatContextService, withContext } from './context/chat-context.service';
 import { FileUrlResolver } from './context/file-urls';
 import { ChatRequestDto } from './dto/chat-request.dto';
 import { ChatResponseDto } from './dto/chat-response.dto';
 import { buildRestMessages, extractJsonDocument } from './messages';
-import { SseWriter } from './sse-writer';
+import { EventStream } from './event-stream';
 
 const ENDPOINT = '/api/v1/chat';
 
@@ -24,6 +24,13 @@ export function serverTiming(t: ChatTimings): string {
   const ms = (v: number | undefined) => (v ?? 0).toFixed(1);
   return `context;dur=${ms(t.contextMs)};desc="context assembly", context-search;dur=${ms(t.searchMs)}, context-rerank;dur=${ms(t.rerankMs)}`;
 }
+
+/** The /api/v1/chat stream: `reasoning` and `delta` pieces, then `done` with the full answer — or `error` instead of the rest. */
+export type RestChatStreamEvent =
+  | { event: 'reasoning'; data: { reasoning: string } }
+  | { event: 'delta'; data: { text: string } }
+  | { event: 'done'; data: ChatResponseDto }
+  | { event: 'error'; data: ErrorBody };
 
 interface RestPrepared {
   prep: PreparedChat;
@@ -42,26 +49,48 @@ export class RestChatService {
   async complete(caller: Caller, body: ChatRequestDto, requestId: string, signal: AbortSignal, timings: ChatTimings = {}): Promise<ChatResponseDto> {
     const { prep, ctx } = await this.prepare(caller, body, requestId, timings);
     let jsonText: string | null = null;
-    const out = await this.chat.complete(prep, signal, (r) => {
+    const out = await this.chat.complete(prep, signal, (r, model) => {
       if (!body.response_format_json) return;
       jsonText = extractJsonDocument(r.choices[0]?.message.content ?? '');
-      if (jsonText === null) throw ApiError.badGateway(`${prep.model.key} did not return a valid JSON document; nothing was charged.`, 'upstream_invalid_json');
+      if (jsonText === null) throw ApiError.badGateway(`${model.key} did not return a valid JSON document; nothing was charged.`, 'upstream_invalid_json');
     });
     const msg = out.response.choices[0]?.message;
-    return this.toDto(prep, ctx, out, jsonText ?? msg?.content ?? '', msg?.reasoning_content ?? '');
+    return this.toDto(out, ctx, jsonText ?? msg?.content ?? '', msg?.reasoning_content ?? '');
   }
 
-  async stream(caller: Caller, body: ChatRequestDto, requestId: string, signal: AbortSignal, sse: SseWriter): Promise<void> {
+  /**
+   * Prepares the call (errors here are plain HTTP errors), then returns its events; `x-gateway-model`
+   * (the served model) is set before the first event.
+   */
+  async stream(caller: Caller, body: ChatRequestDto, requestId: string, signal: AbortSignal): Promise<EventStream<RestChatStreamEvent>> {
     const { prep, ctx } = await this.prepare(caller, body, requestId, {});
-    const out = await this.chat.stream(prep, signal, async (chunk) => {
-      sse.start();
-      const d = chunk.choices[0]?.delta;
-      if (d?.reasoning_content) await sse.event('reasoning', { reasoning: d.reasoning_content });
-      if (d?.content) await sse.event('delta', { text: d.content });
-    });
-    if (out.aborted) return;
-    sse.start();
-    await sse.event('done', this.toDto(prep, ctx, out, out.text, out.reasoning));
+    const headers: Record<string, string> = {};
+    return { headers, events: this.events(prep, ctx, signal, headers) };
+  }
+
+  private async *events(prep: PreparedChat, ctx: AssembledContext | null, signal: AbortSignal, headers: Record<string, string>): AsyncGenerator<RestChatStreamEvent, void, undefined> {
+    let started = false;
+    let out: StreamOutcome | null = null;
+    try {
+      for await (const e of this.chat.events(prep, signal)) {
+        if (e.type === 'end') {
+          out = e.outcome;
+          break;
+        }
+        headers['x-gateway-model'] = e.chunk.model;
+        started = true;
+        const d = e.chunk.choices[0]?.delta;
+        if (d?.reasoning_content) yield { event: 'reasoning', data: { reasoning: d.reasoning_content } };
+        if (d?.content) yield { event: 'delta', data: { text: d.content } };
+      }
+    } catch (err) {
+      if (!started) throw err;
+      yield { event: 'error', data: errorBody(toApiError(err).error) };
+      return;
+    }
+    if (!out || out.aborted) return;
+    headers['x-gateway-model'] ??= out.servedModel.key;
+    yield { event: 'done', data: this.toDto(out, ctx, out.text, out.reasoning) };
   }
 
   private async prepare(caller: Caller, body: ChatRequestDto, requestId: string, timings: ChatTimings): Promise<RestPrepared> {
@@ -71,10 +100,12 @@ export class RestChatService {
       temperature: body.temperature,
       response_format: body.response_format_json ? { type: 'json_object' } : undefined,
     };
-    this.chat.check({ modelKey: body.model, messages: [], params, imageParam: 'file_urls' }); // before anything is fetched
+    const fallbacks = body.fallbacks;
+    this.chat.check({ modelKey: body.model, fallbacks, messages: [], params, imageParam: 'file_urls' }); // before anything is fetched
     const files = await this.files.resolve(body.file_urls ?? []);
     const base = buildRestMessages({ prompt: body.prompt, system_prompt: body.system_prompt, messages: body.messages, images: files.images, json: body.response_format_json === true });
-    const { model } = this.chat.check({ modelKey: body.model, messages: base, params, imageParam: 'file_urls' });
+    const { model } = this.chat.check({ modelKey: body.model, fallbacks, messages: base, params, imageParam: 'file_urls' });
+    // the context is sized for the requested model (a fallback that cannot take it is left out)
     const ctx = await this.context.assemble({
       caller,
       requestId,
@@ -90,12 +121,13 @@ export class RestChatService {
       requestImages: files.images.length,
     });
     if (ctx) Object.assign(timings, { contextMs: ctx.elapsedMs, searchMs: ctx.searchMs, rerankMs: ctx.rerankMs });
-    const prep = await this.chat.prepare({ caller, requestId, endpoint: ENDPOINT, modelKey: body.model, messages: withContext(base, ctx), params, imageParam: 'file_urls' });
+    const prep = await this.chat.prepare({ caller, requestId, endpoint: ENDPOINT, modelKey: body.model, fallbacks, messages: withContext(base, ctx), params, imageParam: 'file_urls' });
     return { prep, ctx };
   }
 
-  private toDto(prep: PreparedChat, ctx: AssembledContext | null, out: ChatOutcome, text: string, reasoning: string): ChatResponseDto {
-    const cacheAware = prep.model.pricing.cache_read_rub_per_1m !== null || prep.model.pricing.cache_write_rub_per_1m !== null || out.usage.cache_read_tokens + out.usage.cache_write_tokens > 0;
+  private toDto(out: ChatOutcome, ctx: AssembledContext | null, text: string, reasoning: string): ChatResponseDto {
+    const served = out.servedModel;
+    const cacheAware = served.pricing.cache_read_rub_per_1m !== null || served.pricing.cache_write_rub_per_1m !== null || out.usage.cache_read_tokens + out.usage.cache_write_tokens > 0;
     return {
       response: { text, reasoning: reasoning === '' ? null : reasoning },
       usage: {
@@ -106,7 +138,7 @@ export class RestChatService {
         cache_write_tokens: cacheAware ? out.usage.cache_write_tokens : null,
       },
       cost: costToRub(out.cost, out.chargedMicro, ctx?.retrievalMicro),
-      model: { model: prep.model.key, context_window: prep.model.context_window, supports_images: prep.model.supports_images },
+      model: { model: served.key, context_window: served.context_window, supports_images: served.supports_images },
       has_reasoning: reasoning !== '',
       ...(ctx ? { sources: ctx.sources, context: ctx.info } : {}),
     };

@@ -1,10 +1,36 @@
 import type { Response } from 'express';
+import type { EventStream, SseEvent } from './event-stream';
 
-/** Server-Sent Events over an Express response, with back-pressure (waits for 'drain'). */
+/**
+ * Server-Sent Events over an Express response, with back-pressure (waits for 'drain'). The one
+ * place that writes SSE: controllers hand a service's EventStream to `SseWriter.pipe`.
+ */
 export class SseWriter {
   private started = false;
 
   constructor(private readonly res: Response) {}
+
+  /**
+   * Writes every event of `stream` (the status line and `stream.headers` with the first one), then
+   * ends the response. An error before the first event propagates untouched (the exception filter
+   * answers it as a plain HTTP error); after it the service already put its error in-band. When the
+   * client goes away the iteration stops: the producer's cleanup aborts the upstream and bills what
+   * was delivered (the caller's abort signal, from clientAbortSignal, fires as well).
+   */
+  static async pipe(res: Response, stream: EventStream<SseEvent>): Promise<void> {
+    const sse = new SseWriter(res);
+    try {
+      for await (const e of stream.events) {
+        if (res.destroyed || res.writableEnded) break;
+        sse.start(stream.headers);
+        await (e.event !== undefined ? sse.event(e.event, e.data) : sse.data(e.data));
+      }
+      // no event at all: nothing to say, but never leave the response open
+      if (!res.destroyed) sse.start(stream.headers);
+    } finally {
+      if (sse.isStarted) sse.end();
+    }
+  }
 
   get isStarted(): boolean {
     return this.started;
@@ -27,9 +53,9 @@ export class SseWriter {
     return this.write(`data: ${typeof payload === 'string' ? payload : JSON.stringify(payload)}\n\n`);
   }
 
-  /** `event: <name>` + `data: <json>`. */
+  /** `event: <name>` + `data: <json>` (a string payload as is). */
   event(name: string, payload: unknown): Promise<void> {
-    return this.write(`event: ${name}\ndata: ${JSON.stringify(payload)}\n\n`);
+    return this.write(`event: ${name}\ndata: ${typeof payload === 'string' ? payload : JSON.stringify(payload)}\n\n`);
   }
 
   end(): void {

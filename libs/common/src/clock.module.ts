@@ -1,7 +1,8 @@
 import { Global, Module } from '@nestjs/common';
 import { Clock } from './clock';
+import { Sleeper } from './sleeper';
 
-/** The clock every lib injects (tests replace it); global, so libs work without the app. */
+/** The clock (and the sleeper) every lib injects (tests replace them); global, so libs work without the app. */
 @Global()
-@Module({ providers: [Clock], exports: [Clock] })
+@Module({ providers: [Clock, Sleeper], exports: [Clock, Sleeper] })
 export class ClockModule {}

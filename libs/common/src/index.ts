@@ -5,6 +5,7 @@ export * from './errors/api-exception.filter';
 export * from './errors/validation';
 export * from './money/money';
 export * from './clock';
+export * from './sleeper';
 export * from './clock.module';
 export * from './ids';
 export * from './http/logging.module';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EnvConfig, LogLevel, parseEnv, ProviderEnv } from './env.schema';
+import { EnvConfig, LogLevel, parseEnv, ProviderEnv, ResilienceEnv } from './env.schema';
 
 /** Typed, validated configuration. Built once at boot from the environment (or from overrides in tests). */
 @Injectable()
@@ -54,4 +54,7 @@ export class AppConfig {
   get defaultKeyTpmLimit(): number | undefined { return this.env.defaultKeyTpmLimit; }
   get defaultTeamRpmLimit(): number | undefined { return this.env.defaultTeamRpmLimit; }
   get defaultTeamTpmLimit(): number | undefined { return this.env.defaultTeamTpmLimit; }
+  get resilience(): ResilienceEnv { return this.env.resilience; }
+  /** A variable named by the model catalog (deployments' api_key_env / base_url_env); undefined when unset or empty. */
+  catalogVariable(name: string): string | undefined { return this.env.catalogVariables[name]; }
 }

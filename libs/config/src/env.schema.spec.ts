@@ -52,8 +52,23 @@ describe('parseEnv', () => {
     [{ AUTH_CACHE_TTL_SECONDS: '30' }, /AUTH_CACHE_TTL_SECONDS must be between 0 and 5/],
     [{ INTEGRATION_SECRET_KEY: 'too-short' }, /INTEGRATION_SECRET_KEY must be at least 32/],
     [{ INTEGRATION_POLL_MS: '10' }, /INTEGRATION_POLL_MS must be between/],
+    [{ ANTHROPIC_MAX_RETRIES: '-1' }, /ANTHROPIC_MAX_RETRIES must be between 0 and 10/],
+    [{ GEMINI_MAX_RETRIES: 'two' }, /GEMINI_MAX_RETRIES must be an integer/],
+    [{ DEPLOYMENT_COOLDOWN_SECONDS: '1.5' }, /DEPLOYMENT_COOLDOWN_SECONDS must be an integer/],
   ])('fails fast on %j', (env, message) => {
     expect(() => parseEnv(env)).toThrow(ConfigError);
     expect(() => parseEnv(env)).toThrow(message);
+  });
+
+  it('resilience: <PROVIDER>_MAX_RETRIES per provider (default 2), backoff and cooldown settings', () => {
+    const d = parseEnv({});
+    for (const p of ['openai', 'deepseek', 'anthropic', 'gemini'] as const) expect(d.providers[p].maxRetries).toBe(2);
+    expect(d.resilience).toEqual({ retryBaseDelayMs: 250, retryMaxDelayMs: 4000, retryAfterMaxMs: 10000, deploymentCooldownMs: 30000 });
+    const c = parseEnv({ DEEPSEEK_MAX_RETRIES: '0', OPENAI_MAX_RETRIES: '5', RETRY_AFTER_MAX_MS: '2000', DEPLOYMENT_COOLDOWN_SECONDS: '0', VLLM_EU_KEY: ' k ', lower_case: 'x' });
+    expect([c.providers.deepseek.maxRetries, c.providers.openai.maxRetries, c.providers.gemini.maxRetries]).toEqual([0, 5, 2]);
+    expect(c.resilience).toMatchObject({ retryAfterMaxMs: 2000, deploymentCooldownMs: 0 });
+    // variables a catalog deployment may name: upper-case, non-empty, trimmed
+    expect(c.catalogVariables.VLLM_EU_KEY).toBe('k');
+    expect(c.catalogVariables.lower_case).toBeUndefined();
   });
 });

@@ -4,7 +4,10 @@
  * The README's configuration table mirrors this list.
  */
 
-import { ENV_PROVIDERS } from '@app/providers/provider-definitions';
+import { ENV_PROVIDERS, ProviderEnvSpec } from '@app/providers/provider-definitions';
+
+/** <PREFIX>_MAX_RETRIES when neither the variable nor the definition says otherwise. */
+export const DEFAULT_MAX_RETRIES = 2;
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -69,6 +72,19 @@ export interface ProviderEnv {
   timeoutMs: number;
   /** fetch image URLs in the gateway (SSRF-guarded) and send bytes, instead of letting the upstream fetch them */
   inlineImages: boolean;
+  /** retries of a retryable upstream failure (connect error, 408/409/429/5xx) before giving up or falling back */
+  maxRetries: number;
+}
+
+/** Retry backoff and deployment cooldown (issue 13); per-provider retry counts live in ProviderEnv. */
+export interface ResilienceEnv {
+  /** first backoff step; attempt k waits a random time in [0, min(max, base × 2^k)] (full jitter) */
+  retryBaseDelayMs: number;
+  retryMaxDelayMs: number;
+  /** a provider's Retry-After is honoured up to this many ms */
+  retryAfterMaxMs: number;
+  /** a failing deployment is skipped for this long (shared through Redis when configured) */
+  deploymentCooldownMs: number;
 }
 
 export interface EnvConfig {
@@ -102,6 +118,9 @@ export interface EnvConfig {
   devWorkspace: boolean;
   integrationSecretKey: string | undefined;
   integrationPollMs: number;
+  resilience: ResilienceEnv;
+  /** every variable of the environment, for names the model catalog references (deployments' api_key_env / base_url_env) */
+  catalogVariables: Record<string, string>;
   /** by provider name, one entry per provider definition with env vars (libs/providers/src/provider-definitions.ts) */
   providers: Record<string, ProviderEnv>;
   /** requests / tokens per minute when the key or team sets none; undefined = unlimited */
@@ -111,12 +130,15 @@ export interface EnvConfig {
   defaultTeamTpmLimit?: number;
 }
 
-function provider(env: Env, prefix: string, defaultBaseUrl: string, defaultTimeoutMs: number): ProviderEnv {
+/** The <PREFIX>_* variables of one provider definition (libs/providers/src/<name>/<name>.definition.ts). */
+function provider(env: Env, spec: ProviderEnvSpec, defaultTimeoutMs: number): ProviderEnv {
+  const { prefix, defaultBaseUrl } = spec;
   return {
     apiKey: str(env, `${prefix}_API_KEY`),
     baseUrl: url(env, `${prefix}_BASE_URL`, ['http:', 'https:']) ?? defaultBaseUrl,
     timeoutMs: int(env, `${prefix}_TIMEOUT_MS`, defaultTimeoutMs, 100, 3_600_000),
     inlineImages: bool(env, `${prefix}_INLINE_IMAGES`, false),
+    maxRetries: int(env, `${prefix}_MAX_RETRIES`, spec.defaultMaxRetries ?? DEFAULT_MAX_RETRIES, 0, 10),
   };
 }
 
@@ -148,6 +170,17 @@ function defaultReservationTtlSeconds(env: Env, providerTimeoutMs: number): numb
   const timeouts = ENV_PROVIDERS.map((d) => int(env, `${d.env.prefix}_TIMEOUT_MS`, providerTimeoutMs, 100, 3_600_000));
   const grace = int(env, 'SHUTDOWN_GRACE_MS', 25_000, 0, 600_000);
   return Math.ceil((Math.max(providerTimeoutMs, ...timeouts) + grace) / 1000) + 30;
+}
+
+/** Upper-case names with a non-empty value: what a catalog deployment may reference by name. */
+function catalogVariables(env: Env): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of Object.keys(env)) {
+    if (!/^[A-Z][A-Z0-9_]*$/.test(name)) continue;
+    const v = str(env, name);
+    if (v !== undefined) out[name] = v;
+  }
+  return out;
 }
 
 export function parseEnv(env: Env): EnvConfig {
@@ -203,7 +236,14 @@ export function parseEnv(env: Env): EnvConfig {
     devWorkspace: bool(env, 'DEV_WORKSPACE', true),
     integrationSecretKey: integrationSecretKey(env),
     integrationPollMs: int(env, 'INTEGRATION_POLL_MS', 10_000, 50, 600_000),
-    providers: Object.fromEntries(ENV_PROVIDERS.map((d) => [d.name, provider(env, d.env.prefix, d.env.defaultBaseUrl, providerTimeout)])),
+    resilience: {
+      retryBaseDelayMs: int(env, 'RETRY_BASE_DELAY_MS', 250, 0, 60_000),
+      retryMaxDelayMs: int(env, 'RETRY_MAX_DELAY_MS', 4_000, 0, 600_000),
+      retryAfterMaxMs: int(env, 'RETRY_AFTER_MAX_MS', 10_000, 0, 600_000),
+      deploymentCooldownMs: int(env, 'DEPLOYMENT_COOLDOWN_SECONDS', 30, 0, 86_400) * 1000,
+    },
+    catalogVariables: catalogVariables(env),
+    providers: Object.fromEntries(ENV_PROVIDERS.map((d) => [d.name, provider(env, d.env, providerTimeout)])),
     defaultKeyRpmLimit: optionalInt(env, 'DEFAULT_KEY_RPM_LIMIT', 1, 10_000_000),
     defaultKeyTpmLimit: optionalInt(env, 'DEFAULT_KEY_TPM_LIMIT', 1, 1_000_000_000),
     defaultTeamRpmLimit: optionalInt(env, 'DEFAULT_TEAM_RPM_LIMIT', 1, 10_000_000),

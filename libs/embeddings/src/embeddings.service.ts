@@ -1,6 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { ApiError, MetricsService } from '@app/common';
-import { CanonicalEmbeddingResponse, ModelEntry, providerErrorToApiError, ProviderRegistry, TokenizerService, upstreamErrorKind } from '@app/providers';
+import { CanonicalEmbeddingResponse, ModelEntry, providerErrorToApiError, ProviderRegistry, TokenizerService, upstreamErrorKind, UpstreamRouter } from '@app/providers';
 
 /** Upstream batch limits: inputs per call and a token budget per call (OpenAI allows 2048 / 300k). */
 export const MAX_INPUTS_PER_CALL = 2048;
@@ -55,6 +55,8 @@ export class EmbeddingsService {
   constructor(
     private readonly registry: ProviderRegistry,
     private readonly tokenizers: TokenizerService,
+    /** retries each batch on a retryable failure (<PROVIDER>_MAX_RETRIES) and counts each failed attempt; absent in unit tests: one attempt */
+    @Optional() private readonly router?: UpstreamRouter,
     private readonly metrics: MetricsService = new MetricsService(),
   ) {}
 
@@ -74,9 +76,13 @@ export class EmbeddingsService {
     const batches = planBatches(counts);
     let results: CanonicalEmbeddingResponse[];
     try {
-      results = await mapLimit(batches, BATCH_CONCURRENCY, ([s, e]) => provider.embed({ model: model.upstream_model, input: texts.slice(s, e), dimensions }, signal));
+      results = await mapLimit(batches, BATCH_CONCURRENCY, ([s, e]) => {
+        const call = () => provider.embed({ model: model.upstream_model, input: texts.slice(s, e), dimensions }, signal);
+        return this.router ? this.router.retry(model, call, { signal }) : call();
+      });
     } catch (err) {
-      const kind = upstreamErrorKind(err);
+      // the router counted every failed attempt; without one, the single attempt is counted here
+      const kind = this.router ? null : upstreamErrorKind(err);
       if (kind) this.metrics.upstreamError(model.provider, model.key, kind);
       throw providerErrorToApiError(err, model);
     }

@@ -1,9 +1,9 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { ApiError, Clock, MetricsService, microToRub } from '@app/common';
+import { ApiError, Clock, microToRub } from '@app/common';
 import { AppConfig } from '@app/config';
 import type { Caller } from '@app/auth';
 import { BillingService } from '@app/billing';
-import { ImageGenerationResult, ModelCatalogService, ModelEntry, ProviderRegistry, providerErrorToApiError, upstreamErrorKind } from '@app/providers';
+import { ImageGenerationResult, ModelCatalogService, ModelEntry, ProviderRegistry, providerErrorToApiError, UpstreamRouter } from '@app/providers';
 import { randomUUID } from 'node:crypto';
 import { ImageGenerationRequestDto, ImagesResponseDto, RestImagesResponseDto } from './dto/images.dto';
 import { ImageFileEntity } from './entities/image-file.entity';
@@ -42,7 +42,7 @@ export class ImagesService implements OnModuleInit, OnModuleDestroy {
     private readonly files: ImageFilesRepository,
     private readonly config: AppConfig,
     private readonly clock: Clock,
-    private readonly metrics: MetricsService = new MetricsService(),
+    private readonly router: UpstreamRouter,
   ) {}
 
   onModuleInit(): void {
@@ -66,10 +66,10 @@ export class ImagesService implements OnModuleInit, OnModuleDestroy {
       run: async () => {
         let result: ImageGenerationResult;
         try {
-          result = await provider.generate(req);
+          // nothing reached the client yet: a retryable failure is retried (<PROVIDER>_MAX_RETRIES)
+          result = await this.router.retry(model, () => provider.generate(req), { requestId });
         } catch (err) {
-          const kind = upstreamErrorKind(err);
-          if (kind) this.metrics.upstreamError(model.provider, model.key, kind);
+          // the router counted every failed attempt (gateway_upstream_errors_total)
           throw providerErrorToApiError(err, model);
         }
         // never bill or hand out more images than were asked for

@@ -4,10 +4,16 @@
  * schema from the same definitions (provider-definitions.ts), so nothing here may import code.
  */
 
-/** `<PREFIX>_API_KEY`, `<PREFIX>_BASE_URL`, `<PREFIX>_TIMEOUT_MS`, `<PREFIX>_INLINE_IMAGES`. */
+/**
+ * `<PREFIX>_API_KEY`, `<PREFIX>_BASE_URL`, `<PREFIX>_TIMEOUT_MS`, `<PREFIX>_INLINE_IMAGES`,
+ * `<PREFIX>_MAX_RETRIES`. A definition with env vars may also be given several upstream
+ * `deployments` per model in the catalog (the local provider, without env, cannot).
+ */
 export interface ProviderEnvSpec {
   prefix: string;
   defaultBaseUrl: string;
+  /** retries of a retryable upstream failure when <PREFIX>_MAX_RETRIES is unset (default 2) */
+  defaultMaxRetries?: number;
 }
 
 export interface ProviderCapabilities {

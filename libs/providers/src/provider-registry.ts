@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ApiError } from '@app/common';
 import { AppConfig } from '@app/config';
 import { ADAPTER_FAMILIES } from './adapter-families';
-import { ModelEntry } from './catalog/model-catalog';
+import { DeploymentSpec, ModelEntry } from './catalog/model-catalog';
 import { ChatProvider, EmbeddingProvider } from './chat-provider';
 import { ProviderHttpClient } from './http/provider-http.client';
 import { ImageProvider } from './images/image-providers';
@@ -10,6 +10,14 @@ import { LexicalEmbedder } from './local/lexical-embedder';
 import { ProviderAdapters, ProviderFactoryContext } from './provider-adapters';
 import { findProviderDefinition, PROVIDER_DEFINITIONS, ProviderDefinition } from './provider-definitions';
 import { TokenizerService } from './tokenizer.service';
+
+/** One callable upstream of a model: the provider's own connection, or one of the catalog's `deployments`. */
+export interface ChatDeployment {
+  /** "default" for the provider's own connection, else the deployment's id */
+  id: string;
+  weight: number;
+  provider: ChatProvider;
+}
 
 /**
  * Resolves a catalog entry to a provider client: a lookup over the provider definitions
@@ -30,11 +38,53 @@ export class ProviderRegistry {
     }
   }
 
-  /** Env variable that must be set for the model to be callable, or null when it is available. */
+  /**
+   * Env variable(s) that must be set for the model to be callable, or null when it is available.
+   * A model with catalog `deployments` is callable when at least one deployment has a key.
+   */
   missingCredential(model: ModelEntry): string | null {
     const d = findProviderDefinition(model.provider);
     if (!d?.env) return null;
+    if (model.deployments) {
+      const missing = model.deployments.filter((dep) => !this.deploymentKey(d, dep)).map((dep) => dep.api_key_env ?? `${d.env!.prefix}_API_KEY`);
+      return missing.length < model.deployments.length ? null : [...new Set(missing)].join(' or ');
+    }
     return this.config.provider(d.name).apiKey ? null : `${d.env.prefix}_API_KEY`;
+  }
+
+  /** <PREFIX>_MAX_RETRIES of the model's provider (0 for a provider without env vars: the in-process local one). */
+  maxRetries(model: ModelEntry): number {
+    const d = findProviderDefinition(model.provider);
+    return d?.env ? this.config.provider(d.name).maxRetries : 0;
+  }
+
+  /**
+   * The upstreams a chat call to `model` may go to: one ("default") for a plain entry, or each of
+   * the catalog's `deployments` that has a key (same adapter family, its own base URL and key).
+   * 503 when none is callable.
+   */
+  chatDeployments(model: ModelEntry): ChatDeployment[] {
+    if (!model.deployments) return [{ id: 'default', weight: 1, provider: this.chat(model) }];
+    const d = this.available(model);
+    const out: ChatDeployment[] = [];
+    for (const dep of model.deployments) {
+      const apiKey = this.deploymentKey(d, dep);
+      if (!apiKey) continue;
+      const cacheKey = `${model.key}\u0000${dep.id}`;
+      let p = this.chatProviders.get(cacheKey);
+      if (!p) {
+        const base = this.context(d).connection();
+        const baseUrl = dep.base_url ?? (dep.base_url_env ? this.config.catalogVariable(dep.base_url_env) : undefined) ?? base.baseUrl;
+        p = this.family(d).chat({ ...this.context(d), connection: () => ({ ...base, apiKey, baseUrl: baseUrl.replace(/\/+$/, '') }) });
+        this.chatProviders.set(cacheKey, p);
+      }
+      out.push({ id: dep.id, weight: dep.weight, provider: p });
+    }
+    return out;
+  }
+
+  private deploymentKey(d: ProviderDefinition, dep: DeploymentSpec): string | undefined {
+    return dep.api_key_env ? this.config.catalogVariable(dep.api_key_env) : this.config.provider(d.name).apiKey;
   }
 
   isAvailable(model: ModelEntry): boolean {

@@ -6,6 +6,7 @@ import { TokenCounter } from './local/tokenizer';
 import { ModelCatalogService } from './model-catalog.service';
 import { ModelsController } from './models.controller';
 import { ProviderRegistry } from './provider-registry';
+import { DeploymentCooldowns, ResilienceEvents, UpstreamRouter } from './resilience';
 import { TokenizerService } from './tokenizer.service';
 
 @Module({
@@ -17,7 +18,10 @@ import { TokenizerService } from './tokenizer.service';
     { provide: ProviderHttpClient, useFactory: () => new ProviderHttpClient() },
     { provide: TokenizerService, useFactory: () => new TokenizerService(new TokenCounter('o200k_base'), new TokenCounter('cl100k_base')) },
     { provide: LexicalEmbedder, useFactory: () => new LexicalEmbedder() },
+    DeploymentCooldowns,
+    ResilienceEvents,
+    UpstreamRouter,
   ],
-  exports: [ProviderRegistry, ModelCatalogService, TokenizerService, LexicalEmbedder],
+  exports: [ProviderRegistry, ModelCatalogService, TokenizerService, LexicalEmbedder, ResilienceEvents, UpstreamRouter],
 })
 export class ProvidersModule {}

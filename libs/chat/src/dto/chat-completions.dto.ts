@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { CONTEXT_MODES, RequestedMode } from '../context/context-plan';
-import { Allow, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsNumber, IsObject, IsOptional, IsString, Max, Min } from 'class-validator';
+import { Allow, ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsNumber, IsObject, IsOptional, IsString, Max, Min } from 'class-validator';
 
 /**
  * POST /v1/chat/completions — the OpenAI chat-completions request. Scalar fields are validated
@@ -44,7 +44,15 @@ export class ChatCompletionRequestDto {
   @ApiPropertyOptional({ description: '{include_usage: true} adds a final chunk with usage (and cost); only with stream: true', type: 'object', additionalProperties: true, nullable: true, example: null }) @IsOptional() @IsObject() stream_options?: { include_usage?: unknown } | null;
 
   // Gateway extensions (the OpenAI SDKs send unknown body fields unchanged: extra_body / spread)
-  // (examples are null: an id only exists once created; null is the same as absent)
+  @ApiPropertyOptional({
+    type: [String],
+    description:
+      "Extension: model keys tried in order when the model fails with a retryable error (after its retries) or is unavailable; replaces the catalog's `fallbacks`. The answer's `model` and the `x-gateway-model` header name the model that served; the charge uses its prices.",
+    example: ['local'],
+  })
+  @IsOptional() @IsArray() @ArrayMaxSize(5) @IsString({ each: true }) @IsNotEmpty({ each: true })
+  fallbacks?: string[];
+  // (context extensions: examples are null: an id only exists once created; null is the same as absent)
   @ApiPropertyOptional({ type: String, nullable: true, example: null, description: 'Extension: project (prj_…) whose materials are added to the context; see README "Project context in chat"' }) @IsOptional() @IsString() @IsNotEmpty() project_id?: string | null;
   @ApiPropertyOptional({ type: String, nullable: true, example: null, description: 'Extension: knowledge base (vector store id, vs_…) searched by RAG' }) @IsOptional() @IsString() @IsNotEmpty() knowledge_base_id?: string | null;
   @ApiPropertyOptional({ enum: CONTEXT_MODES, nullable: true, example: null, description: "Extension: context mode for this request (default: the project's mode)" }) @IsOptional() @IsIn(CONTEXT_MODES as string[]) mode?: RequestedMode | null;

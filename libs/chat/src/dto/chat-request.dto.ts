@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { CONTEXT_MODES, RequestedMode } from '../context/context-plan';
-import { IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsNumber, IsOptional, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsNumber, IsOptional, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 
 export class ChatTurnDto {
   @ApiProperty({ enum: ['user', 'assistant'], description: 'Only user and assistant turns; put instructions in system_prompt', example: 'user' })
@@ -63,6 +63,15 @@ export class ChatRequestDto {
   @ApiPropertyOptional({ description: "Extension: output token cap (default: the model's output cap)", example: 512 })
   @IsOptional() @IsInt() @Min(1)
   max_tokens?: number;
+
+  @ApiPropertyOptional({
+    type: [String],
+    description:
+      "Extension: model keys tried in order when the model fails with a retryable error (after its retries) or is unavailable; replaces the catalog's `fallbacks`. `model.model` in the answer and the `x-gateway-model` header name the model that served; the charge uses its prices.",
+    example: ['local'],
+  })
+  @IsOptional() @IsArray() @ArrayMaxSize(5) @IsString({ each: true }) @IsNotEmpty({ each: true })
+  fallbacks?: string[];
 
   @ApiPropertyOptional({ description: 'Extension: sampling temperature 0–2', example: 0.2 })
   @IsOptional() @IsNumber() @Min(0) @Max(2)

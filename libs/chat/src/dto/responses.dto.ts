@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Allow, IsArray, IsBoolean, IsDefined, IsInt, IsNotEmpty, IsNumber, IsObject, IsOptional, IsString, Max, Min } from 'class-validator';
+import { Allow, ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsInt, IsNotEmpty, IsNumber, IsObject, IsOptional, IsString, Max, Min } from 'class-validator';
 import { CompletionCostDto } from './chat-completion-response.dto';
 
 /**
@@ -57,6 +57,14 @@ export class ResponseCreateRequestDto {
   @ApiPropertyOptional({ description: 'Accepted and ignored', example: 'disabled' }) @IsOptional() @IsString() truncation?: string | null;
   @ApiPropertyOptional({ description: 'Accepted and ignored', example: 'auto' }) @IsOptional() @IsString() service_tier?: string | null;
   @ApiPropertyOptional({ description: 'Accepted and ignored', example: 'docs-example' }) @IsOptional() @IsString() prompt_cache_key?: string | null;
+  @ApiPropertyOptional({
+    type: [String],
+    description:
+      "Extension: model keys tried in order when the model fails with a retryable error (after its retries) or is unavailable; replaces the catalog's `fallbacks`. The response's `model` and the `x-gateway-model` header name the model that served; the charge uses its prices.",
+    example: ['local'],
+  })
+  @IsOptional() @IsArray() @ArrayMaxSize(5) @IsString({ each: true }) @IsNotEmpty({ each: true })
+  fallbacks?: string[];
 }
 
 export class ResponseOutputTextDto {

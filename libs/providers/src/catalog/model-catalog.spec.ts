@@ -54,4 +54,42 @@ describe('model catalog', () => {
     writeFileSync(file, JSON.stringify({ models: [{ key: 'y', provider: 'nope', upstream_model: 'y', kind: 'chat', context_window: 10, pricing: { input_rub_per_1m: 1 } }] }));
     expect(() => loadCatalog(file, PROVIDERS)).toThrow(/unknown provider "nope"/);
   });
+
+  it('fallbacks and deployments: parsed with defaults, validated against the catalog', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cat-'));
+    const file = join(dir, 'models.yaml');
+    const write = (lines: string[]) => writeFileSync(file, ['models:', ...lines].join('\n'));
+    write([
+      '  - key: gpt-4o',
+      '    fallbacks: [gpt-4o-mini, claude-sonnet-4]',
+      '    deployments:',
+      '      - { base_url_env: OPENAI_EU_BASE_URL, api_key_env: OPENAI_EU_API_KEY, weight: 3 }',
+      '      - { id: main, base_url: "http://10.0.0.5:8000/v1/", weight: 1 }',
+    ]);
+    const byKey = new Map(loadCatalog(file, PROVIDERS).map((m) => [m.key, m]));
+    expect(byKey.get('gpt-4o')).toMatchObject({
+      fallbacks: ['gpt-4o-mini', 'claude-sonnet-4'],
+      deployments: [
+        { id: 'd0', base_url: null, base_url_env: 'OPENAI_EU_BASE_URL', api_key_env: 'OPENAI_EU_API_KEY', weight: 3 },
+        { id: 'main', base_url: 'http://10.0.0.5:8000/v1', base_url_env: null, api_key_env: null, weight: 1 },
+      ],
+    });
+    expect(byKey.get('gpt-4o-mini')).toMatchObject({ fallbacks: [], deployments: null });
+
+    const bad: [string[], RegExp][] = [
+      [['  - key: gpt-4o', '    fallbacks: [nope]'], /fallback "nope" is not in the catalog/],
+      [['  - key: gpt-4o', '    fallbacks: [text-embedding-3-small]'], /is a embedding model, not chat/],
+      [['  - key: gpt-4o', '    fallbacks: [gpt-4o]'], /must not name the model itself/],
+      [['  - key: gpt-4o', '    deployments: []'], /"deployments" must be a non-empty list/],
+      [['  - key: gpt-4o', '    deployments: [{ weight: 0 }]'], /"weight" must be > 0/],
+      [['  - key: gpt-4o', '    deployments: [{ api_key_env: "lower" }]'], /upper-case environment variable name/],
+      [['  - key: gpt-4o', '    deployments: [{ base_url: "ftp://x" }]'], /http\(s\) URL/],
+      [['  - key: gpt-4o', '    deployments: [{ id: a }, { id: a }]'], /duplicate id "a"/],
+      [['  - key: local', '    deployments: [{ weight: 1 }]'], /local provider has no deployments/],
+    ];
+    for (const [lines, message] of bad) {
+      write(lines);
+      expect(() => loadCatalog(file, PROVIDERS)).toThrow(message);
+    }
+  });
 });

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import builtin from './models.json';
+import { findProviderDefinition } from '../provider-definitions';
 
 export type ModelKind = 'chat' | 'embedding' | 'image';
 
@@ -34,6 +35,25 @@ export interface ModelEntry {
   pricing: ModelPricing;
   /** image models: what may be asked and what each generated image costs (null for other kinds) */
   image: ImageModelSpec | null;
+  /** model keys tried in order when this one fails with a retryable error (after its retries) or is unavailable */
+  fallbacks: string[];
+  /** several upstream endpoints/keys of this model, picked by weight (null: the provider's own connection) */
+  deployments: DeploymentSpec[] | null;
+}
+
+/**
+ * One upstream deployment of a model: a base URL and/or key other than the provider's default,
+ * given directly (`base_url`) or by the name of an environment variable (`base_url_env`,
+ * `api_key_env`). Unset parts fall back to the provider's <PROVIDER>_BASE_URL / <PROVIDER>_API_KEY.
+ */
+export interface DeploymentSpec {
+  /** stable name in logs and cooldown keys (default "d<index>") */
+  id: string;
+  base_url: string | null;
+  base_url_env: string | null;
+  api_key_env: string | null;
+  /** relative share of the traffic (> 0) */
+  weight: number;
 }
 
 /**
@@ -182,7 +202,56 @@ export function parseModelEntry(raw: unknown, where: string): ModelEntry {
       image_rub: imageRub,
     },
     image: kind === 'image' ? parseImageSpec(r.image, at) : null,
+    fallbacks: r.fallbacks === undefined || r.fallbacks === null ? [] : fallbackList(r.fallbacks, key, at),
+    deployments: r.deployments === undefined || r.deployments === null ? null : parseDeployments(r.deployments, at),
   };
+}
+
+function fallbackList(v: unknown, key: string, at: string): string[] {
+  if (!Array.isArray(v) || !v.every((x) => typeof x === 'string' && x !== '')) throw new CatalogError(`${at}: "fallbacks" must be a list of model keys`);
+  if (v.includes(key)) throw new CatalogError(`${at}: "fallbacks" must not name the model itself`);
+  return [...new Set(v as string[])];
+}
+
+const ENV_NAME = /^[A-Z][A-Z0-9_]*$/;
+
+function parseDeployments(v: unknown, at: string): DeploymentSpec[] {
+  if (!Array.isArray(v) || v.length === 0) throw new CatalogError(`${at}: "deployments" must be a non-empty list`);
+  const seen = new Set<string>();
+  return v.map((raw: unknown, i) => {
+    const where = `${at} deployments[${i}]`;
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new CatalogError(`${where}: must be an object`);
+    const d = raw as Raw;
+    const optStr = (field: string): string | null => {
+      if (d[field] === undefined || d[field] === null) return null;
+      return str(d, field, where);
+    };
+    const id = optStr('id') ?? `d${i}`;
+    if (seen.has(id)) throw new CatalogError(`${where}: duplicate id "${id}"`);
+    seen.add(id);
+    const baseUrl = optStr('base_url');
+    if (baseUrl !== null && !/^https?:\/\/[^\s]+$/.test(baseUrl)) throw new CatalogError(`${where}: "base_url" must be an http(s) URL`);
+    const baseUrlEnv = optStr('base_url_env');
+    const apiKeyEnv = optStr('api_key_env');
+    for (const [field, name] of [['base_url_env', baseUrlEnv], ['api_key_env', apiKeyEnv]] as const) {
+      if (name !== null && !ENV_NAME.test(name)) throw new CatalogError(`${where}: "${field}" must be an upper-case environment variable name`);
+    }
+    if (baseUrl !== null && baseUrlEnv !== null) throw new CatalogError(`${where}: give "base_url" or "base_url_env", not both`);
+    const weight = num(d, 'weight', where, { def: 1 }) as number;
+    if (!(weight > 0)) throw new CatalogError(`${where}: "weight" must be > 0`);
+    return { id, base_url: baseUrl?.replace(/\/+$/, '') ?? null, base_url_env: baseUrlEnv, api_key_env: apiKeyEnv, weight };
+  });
+}
+
+/** Fallbacks must name existing models of the same kind. */
+function checkFallbacks(models: Map<string, ModelEntry>): void {
+  for (const e of models.values()) {
+    for (const f of e.fallbacks) {
+      const target = models.get(f);
+      if (!target) throw new CatalogError(`model ${e.key}: fallback "${f}" is not in the catalog`);
+      if (target.kind !== e.kind) throw new CatalogError(`model ${e.key}: fallback "${f}" is a ${target.kind} model, not ${e.kind}`);
+    }
+  }
 }
 
 /** Built-in entries, then MODELS_FILE entries merged over them by key ("disabled": true removes one). */
@@ -215,9 +284,12 @@ export function loadCatalog(modelsFile?: string, knownProviders?: string[]): Mod
       byKey.set(e.key, e);
     });
   }
+  checkFallbacks(byKey);
   if (knownProviders) {
     for (const e of byKey.values()) {
       if (!knownProviders.includes(e.provider)) throw new CatalogError(`model ${e.key}: unknown provider "${e.provider}" (known: ${knownProviders.join(', ')})`);
+      // deployments replace a provider's connection settings: only definitions with env vars have them
+      if (e.deployments && !findProviderDefinition(e.provider)?.env) throw new CatalogError(`model ${e.key}: the ${e.provider} provider has no deployments (it has no connection settings)`);
     }
   }
   return [...byKey.values()];

@@ -46,6 +46,12 @@ export function isProviderAbortError(error: unknown): error is ProviderAbortErro
   return error instanceof ProviderAbortError;
 }
 
+/**
+ * The connection failed (refused, reset, closed, connect timeout) rather than the provider
+ * answering with an error: safe to retry as long as nothing was forwarded to the client.
+ */
+export class ProviderConnectionError extends ProviderError {}
+
 /** Keep-alive pool used when no agent is passed in. */
 export function createProviderAgent(): Agent {
   return new Agent({
@@ -234,12 +240,13 @@ class RequestGuard {
     }
     if (error instanceof ProviderError) return error;
     const code = errorCode(error);
+    if (code === 'UND_ERR_CONNECT_TIMEOUT') return new ProviderConnectionError('timeout', `Upstream timed out (${code})`);
     if (code !== undefined && UNDICI_TIMEOUT_CODES.has(code)) {
       return new ProviderError('timeout', `Upstream timed out (${code})`);
     }
     const detail = error instanceof Error ? error.message : String(error);
     // the client learns that the connection failed, not where it went (addresses stay in the logs)
-    return new ProviderError('upstream', `${context}: the provider could not be reached${code !== undefined ? ` (${code})` : ''}`, undefined, undefined, undefined, `${context}: ${code ?? ''} ${detail}`.trim());
+    return new ProviderConnectionError('upstream', `${context}: the provider could not be reached${code !== undefined ? ` (${code})` : ''}`, undefined, undefined, undefined, `${context}: ${code ?? ''} ${detail}`.trim());
   }
 
   private abort(by: 'caller' | 'timeout'): void {

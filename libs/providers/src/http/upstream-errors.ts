@@ -81,9 +81,15 @@ export interface ProviderErrorDetails {
   kind?: ProviderErrorKind;
 }
 
-/** Build the ProviderError for a non-2xx answer; Retry-After is only carried on rate_limited. */
+/** Statuses worth another attempt (the gateway's retries, issue 13); 529 is Anthropic's "overloaded". */
+export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 409, 429, 500, 502, 503, 504, 529]);
+
+/**
+ * Build the ProviderError for a non-2xx answer. Retry-After is carried on rate_limited and on the
+ * other retryable statuses (a 503 may say when to come back); the client only sees it on a 429.
+ */
 export function providerErrorFor(details: ProviderErrorDetails): ProviderError {
   const kind = details.kind ?? errorKindForStatus(details.status);
-  const retryAfter = kind === 'rate_limited' ? (parseRetryAfterSeconds(details.headers) ?? details.retryAfterSeconds) : undefined;
+  const retryAfter = kind === 'rate_limited' || RETRYABLE_STATUSES.has(details.status) ? (parseRetryAfterSeconds(details.headers) ?? details.retryAfterSeconds) : undefined;
   return new ProviderError(kind, details.message, details.status, retryAfter, details.param ?? null);
 }
