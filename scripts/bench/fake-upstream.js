@@ -18,9 +18,9 @@ const http = require('node:http');
 const API_KEY = process.env.FAKE_UPSTREAM_API_KEY || 'sk-bench-upstream';
 /** usage the fake reports on every completion (the gateway bills exactly this) */
 const USAGE = Object.freeze({ prompt_tokens: 12, completion_tokens: 8, total_tokens: 20 });
-/** the streamed answer: 8 chunks (one per completion token), 25 ms apart after the first */
+/** the streamed answer: 8 chunks (one per completion token), 125 ms apart after the first (≈ 0.9 s a stream) */
 const STREAM_PIECES = ['Hello', '!', ' This', ' is', ' the', ' bench', ' upstream', '.'];
-const STREAM_GAP_MS = Number(process.env.FAKE_UPSTREAM_STREAM_GAP_MS || 25);
+const STREAM_GAP_MS = Number(process.env.FAKE_UPSTREAM_STREAM_GAP_MS || 125);
 
 function streamChunk(model, delta, finish) {
   return `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1_700_000_000, model, system_fingerprint: 'fp_bench', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })}\n\n`;
