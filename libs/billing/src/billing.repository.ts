@@ -109,6 +109,7 @@ export class BillingRepository {
            SELECT $4, t.id, $5, $2::bigint, 'open', NULL, $3::bigint, $6::bigint, NULL FROM t RETURNING id`,
           [r.teamId, r.amountMicro, r.now, r.id, r.requestId, r.expiresAt],
         ),
+        { singleStatement: true },
       );
       ok = res.rows.length === 1;
     } else {
@@ -149,6 +150,7 @@ export class BillingRepository {
            RETURNING id, amount_micro, balance_after_micro`,
           [reservationId, actual, now, ...entry],
         ),
+        { singleStatement: true },
       );
       row = res.rows[0];
     } else {
@@ -185,6 +187,7 @@ export class BillingRepository {
            UPDATE ${teams} AS tm SET reserved_micro = tm.reserved_micro - r.amount_micro, updated_at = $3::bigint FROM r WHERE tm.id = r.team_id RETURNING tm.id`,
           [reservationId, status, now],
         ),
+        { singleStatement: true },
       );
       return res.rows.length === 1;
     }

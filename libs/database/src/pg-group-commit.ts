@@ -13,6 +13,7 @@ export interface PgStatements {
 
 interface Pending {
   work: (q: PgStatements) => Promise<unknown>;
+  single: boolean;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
 }
@@ -47,10 +48,15 @@ export class PgGroupCommit {
     this.available = ds.options.type === 'postgres';
   }
 
-  run<T>(work: (q: PgStatements) => Promise<T>): Promise<T> {
+  /**
+   * Queues `work`; resolves with its result once the transaction that ran it has committed.
+   * `singleStatement`: the unit is one statement (atomic on its own), so when it is alone in its
+   * batch — a quiet moment — it runs without BEGIN / COMMIT round trips.
+   */
+  run<T>(work: (q: PgStatements) => Promise<T>, options: { singleStatement?: boolean } = {}): Promise<T> {
     if (!this.available) return Promise.reject(new Error('PgGroupCommit is for Postgres only'));
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, resolve: resolve as (v: unknown) => void, reject });
+      this.queue.push({ work, single: options.singleStatement === true, resolve: resolve as (v: unknown) => void, reject });
       if (!this.running) {
         this.running = true;
         setImmediate(() => void this.drain());
@@ -111,13 +117,17 @@ export class PgGroupCommit {
     client.on('error', onError);
     try {
       const q = this.statements(client);
-      await client.query('BEGIN');
-      try {
-        for (const p of batch) results.push(await p.work(q));
-        await client.query('COMMIT');
-      } catch (err) {
-        await client.query('ROLLBACK').catch((e: unknown) => (broken = e));
-        throw err;
+      if (batch.length === 1 && batch[0].single) {
+        results.push(await batch[0].work(q));
+      } else {
+        await client.query('BEGIN');
+        try {
+          for (const p of batch) results.push(await p.work(q));
+          await client.query('COMMIT');
+        } catch (err) {
+          await client.query('ROLLBACK').catch((e: unknown) => (broken = e));
+          throw err;
+        }
       }
     } catch (err) {
       failure = { err };

@@ -92,6 +92,29 @@ export class SqliteGroupCommit {
     return p;
   }
 
+  private batchTx?: ReturnType<Database['transaction']>;
+
+  /**
+   * better-sqlite3 transactions (their BEGIN / SAVEPOINT / COMMIT statements are prepared once):
+   * the batch is one IMMEDIATE transaction, each unit a nested one (a savepoint) that rolls back
+   * alone when it throws.
+   */
+  private commitBatch(): ReturnType<Database['transaction']> {
+    if (!this.batchTx) {
+      const unit = this.db.transaction((p: Pending) => p.work(this.q));
+      this.batchTx = this.db.transaction((batch: Pending[], results: Array<{ ok: true; value: unknown } | { ok: false; err: unknown }>) => {
+        for (const p of batch) {
+          try {
+            results.push({ ok: true, value: unit(p) });
+          } catch (err) {
+            results.push({ ok: false, err });
+          }
+        }
+      });
+    }
+    return this.batchTx;
+  }
+
   private async flush(): Promise<void> {
     // an ORM write outside the runner (an implicit transaction of save/insert) may be open: let it finish
     while (this.db.inTransaction) await new Promise((r) => setTimeout(r, 1));
@@ -99,24 +122,10 @@ export class SqliteGroupCommit {
     this.queue = [];
     this.scheduled = false;
     if (batch.length === 0) return;
-    const db = this.db;
     const results: Array<{ ok: true; value: unknown } | { ok: false; err: unknown }> = [];
     try {
-      db.exec('BEGIN IMMEDIATE');
-      for (const p of batch) {
-        db.exec('SAVEPOINT unit');
-        try {
-          results.push({ ok: true, value: p.work(this.q) });
-          db.exec('RELEASE unit');
-        } catch (err) {
-          db.exec('ROLLBACK TO unit');
-          db.exec('RELEASE unit');
-          results.push({ ok: false, err });
-        }
-      }
-      db.exec('COMMIT');
+      this.commitBatch().immediate(batch, results);
     } catch (err) {
-      if (db.inTransaction) db.exec('ROLLBACK');
       for (const p of batch) p.reject(err);
       return;
     }
