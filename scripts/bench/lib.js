@@ -367,9 +367,11 @@ async function closedLoop(target, { count, concurrency }) {
 /**
  * Streaming: `concurrency` workers each open `rounds` SSE streams one after another (so about
  * `concurrency` streams are open at any time); per stream the time to the first body bytes (TTFB)
- * and to its end. Fails a stream that does not end with `data: [DONE]`.
+ * and to its end. Fails a stream that does not end with `data: [DONE]`. Worker k starts after
+ * k × `staggerMs`, so with staggerMs ≈ stream length / concurrency the streams open evenly spread
+ * out (steady state), not as one burst of `concurrency` requests every stream length.
  */
-async function streams(target, { concurrency, rounds }) {
+async function streams(target, { concurrency, rounds, staggerMs = 0 }) {
   const ttfb = [];
   const whole = [];
   let failed = 0;
@@ -393,7 +395,8 @@ async function streams(target, { concurrency, rounds }) {
     }
   };
   await Promise.all(
-    Array.from({ length: concurrency }, async () => {
+    Array.from({ length: concurrency }, async (_, k) => {
+      if (staggerMs > 0) await new Promise((r) => setTimeout(r, k * staggerMs));
       for (let r = 0; r < rounds; r++) await one();
     }),
   );

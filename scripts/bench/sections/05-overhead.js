@@ -10,7 +10,8 @@
  *      others, latency measured from its SCHEDULED time, so queueing shows → added p50 / p99;
  *      billing is checked exactly (balance moved by completed requests × catalog price);
  *   3. streaming: 100 concurrent SSE streams (each worker opens BENCH_OVERHEAD_STREAM_ROUNDS in a
- *      row) → time to the first body bytes, added vs direct;
+ *      row, the workers' starts spread over one stream length so ≈ 100 are open at any time
+ *      without arriving as one burst) → time to the first body bytes, added vs direct;
  *   4. CPU per request: the gateway process's user+system time (/proc/<pid>/stat) over 20,000
  *      requests (closed loop, 16 in flight) / 20,000;
  *   5. RSS (/proc/<pid>/status VmRSS) before and after 100,000 more requests (closed loop);
@@ -144,7 +145,8 @@ module.exports = {
         out.stream = {};
         try {
           for (const n of names) {
-            out.stream[n] = await lib.streams(st[n], { concurrency: S.streams, rounds: S.streamRounds });
+            // the fake's streams last ≈ 0.9 s: starts spread evenly over that (steady 100 open, no burst)
+            out.stream[n] = await lib.streams(st[n], { concurrency: S.streams, rounds: S.streamRounds, staggerMs: 900 / S.streams });
             check(out.stream[n].failed === 0, `streams ${n}: ${out.stream[n].ttfb.n} complete, ${out.stream[n].failed} failed${out.stream[n].firstError ? ` (first: ${out.stream[n].firstError})` : ''}`);
             rows.push({ target: `${n}, ${S.streams} streams: TTFB`, rps: NaN, ...out.stream[n].ttfb, non2xx: out.stream[n].failed, errors: 0, timeouts: 0 });
           }
