@@ -16,6 +16,8 @@ export interface SqliteStatements {
   run(sql: string, params: unknown[]): number;
   /** SELECT or a write with RETURNING: every row */
   all(sql: string, params: unknown[]): SqliteRow[];
+  /** either, shaped like RawSql.exec: rows (none for a plain write) and rows changed / returned */
+  exec(sql: string, params: unknown[]): { rows: SqliteRow[]; affected: number };
 }
 
 interface Pending {
@@ -50,6 +52,15 @@ export class SqliteGroupCommit {
     all: (sql, params) => {
       const p = this.prepare(sql);
       return p.stmt.all(...p.order.map((i) => params[i])) as SqliteRow[];
+    },
+    exec: (sql, params) => {
+      const p = this.prepare(sql);
+      const args = p.order.map((i) => params[i]);
+      if (p.stmt.reader) {
+        const rows = p.stmt.all(...args) as SqliteRow[];
+        return { rows, affected: rows.length };
+      }
+      return { rows: [], affected: p.stmt.run(...args).changes };
     },
   };
   /** how many units ran and in how many commits (for the README numbers and tests) */
