@@ -16,7 +16,8 @@
  *      requests (closed loop, 16 in flight) / 20,000;
  *   5. RSS (/proc/<pid>/status VmRSS) before and after 100,000 more requests (closed loop);
  *   6. capacity: open loop at rising fixed rates (BENCH_OVERHEAD_CAPACITY_RATES) with direct at the
- *      same rate as reference; the highest rate whose added p99 stays < 50 ms with no errors.
+ *      same rate as reference; the highest rate whose added p99 stays < 50 ms with no errors (a
+ *      step that misses is measured once more before the search stops).
  * "added" = the target's percentile minus the direct call's same percentile measured in the same
  * run. The summary (printed at the end) is the issue's table plus ratios vs the bare proxy and the
  * target verdicts (reported, never enforced — only errors and billing fail the bench).
@@ -181,12 +182,17 @@ module.exports = {
         log(`  capacity: ${S.capacityDuration} s per step at ${S.capacityRates.join(', ')} req/s until added p99 ≥ ${T.capacityP99} ms or errors`);
         out.capacity = { best: 0, steps: [] };
         for (const rate of S.capacityRates) {
-          const d = await lib.openLoop(targets.direct, { rate, duration: S.capacityDuration });
-          const g = await lib.openLoop(targets.gateway, { rate, duration: S.capacityDuration });
-          const step = { rate, addedP50: g.p50 - d.p50, addedP99: g.p99 - d.p99, failed: g.failed, rps: g.rps };
-          out.capacity.steps.push(step);
-          const pass = g.failed === 0 && step.addedP99 < T.capacityP99;
-          log(`    ${rate} req/s: added p50 ${fmt(step.addedP50)} ms, p99 ${fmt(step.addedP99)} ms, ${g.failed} failed → ${pass ? 'sustained' : 'NOT sustained'}`);
+          // a step that misses is measured once more (the bench shares its CPUs: one stall of another
+          // process can decide a 5 s step); the verdict is the second measurement's
+          let pass = false;
+          for (let attempt = 1; attempt <= 2 && !pass; attempt++) {
+            const d = await lib.openLoop(targets.direct, { rate, duration: S.capacityDuration });
+            const g = await lib.openLoop(targets.gateway, { rate, duration: S.capacityDuration });
+            const step = { rate, attempt, addedP50: g.p50 - d.p50, addedP99: g.p99 - d.p99, failed: g.failed, rps: g.rps };
+            out.capacity.steps.push(step);
+            pass = g.failed === 0 && step.addedP99 < T.capacityP99;
+            log(`    ${rate} req/s${attempt > 1 ? ' (again)' : ''}: added p50 ${fmt(step.addedP50)} ms, p99 ${fmt(step.addedP99)} ms, ${g.failed} failed → ${pass ? 'sustained' : 'NOT sustained'}`);
+          }
           if (!pass) break;
           out.capacity.best = rate;
           // give the gateway a moment to settle the tail before the next step
