@@ -80,7 +80,15 @@ export class SqliteGroupCommit {
       this.queue.push({ work, resolve: resolve as (v: unknown) => void, reject });
       if (!this.scheduled) {
         this.scheduled = true;
-        setImmediate(() => void this.tx.exclusive(() => this.flush()));
+        setImmediate(() => {
+          this.tx.exclusive(() => this.flush()).catch((err: unknown) => {
+            // the connection is gone (shutdown): whatever is queued fails, nothing is left hanging
+            const stranded = this.queue;
+            this.queue = [];
+            this.scheduled = false;
+            for (const p of stranded) p.reject(err);
+          });
+        });
       }
     });
   }
