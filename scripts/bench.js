@@ -9,16 +9,18 @@
  * (add e.g. `20-rerank.js` exporting `{ name, title, run(ctx) }`; see BenchContext below and
  * 10-chat-completions.js). `run` returns `{ rows, comparison?, checks }`: rows are printed in one
  * table per section; a comparison `{ ratio, addedP50, addedP99, serialAddedP50?, serialAddedP99?,
- * meetsTarget, target }` adds a gateway-vs-direct line per backend.
+ * meetsTarget, target }` adds a gateway-vs-direct line per backend. A section may also export
+ * `report(results, lib, log)`: called once at the end with its `{ backend, ...run() }` results of
+ * every backend, for a summary of its own (05-overhead.js prints the issue-14 table there).
  *
  * Settings (env): BENCH_RATE (500 req/s), BENCH_CONNECTIONS (20), BENCH_DURATION (10 s),
- * BENCH_WARMUP (3 s), BENCH_LOW_RATE (50 req/s on 1 connection, 0 = skip that serial pass), BENCH_LOW_DURATION (4 s), BENCH_BACKENDS ("sqlite,postgres"), BENCH_SECTIONS (comma-separated names;
+ * BENCH_WARMUP (3 s), BENCH_LOG_LEVEL (the gateway's LOG_LEVEL, default info: access log on), BENCH_LOW_RATE (50 req/s on 1 connection, 0 = skip that serial pass), BENCH_LOW_DURATION (4 s), BENCH_BACKENDS ("sqlite,postgres"), BENCH_SECTIONS (comma-separated names;
  * default all), BENCH_DATABASE_URL / BENCH_REDIS_URL (default TEST_* or local defaults).
  * Exit code 1 when a check fails (errors, billing not moving); latency targets are reported only.
  *
  * @typedef {object} BenchContext
  * @property {{ name: string, label: string }} backend
- * @property {{ url: string, apiKey: string, adminToken: string }} gateway   bootstrap key with a large balance
+ * @property {{ url: string, apiKey: string, adminToken: string, pid: number }} gateway   bootstrap key with a large balance; pid of the gateway child
  * @property {{ url: string, apiKey: string, usage: { prompt_tokens: number, completion_tokens: number } }} upstream
  * @property {{ rate: number, connections: number, duration: number, warmup: number, lowRate: number, lowDuration: number }} settings
  * @property {typeof import('./bench/lib')} lib
@@ -92,12 +94,12 @@ async function main() {
           BOOTSTRAP_BALANCE_RUB: '1000000',
           OPENAI_API_KEY: UPSTREAM_KEY,
           OPENAI_BASE_URL: `${upstream.url}/v1`,
-          LOG_LEVEL: 'warn',
+          LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'info', // the normal config: one access-log line per request
           SHUTDOWN_GRACE_MS: '2000',
         });
         const ctx = {
           backend: { name: backend.name, label: backend.label },
-          gateway: { url: gw.url, apiKey: BOOTSTRAP_KEY, adminToken: ADMIN_TOKEN },
+          gateway: { url: gw.url, apiKey: BOOTSTRAP_KEY, adminToken: ADMIN_TOKEN, pid: gw.pid },
           upstream: { url: upstream.url, apiKey: UPSTREAM_KEY, usage: USAGE },
           settings,
           lib,
@@ -135,6 +137,7 @@ async function main() {
         { key: 'failures', title: 'non-2xx/err' },
       ]),
     );
+    if (section.report) section.report(mine, lib, log);
     const comparisons = mine.filter((r) => r.comparison);
     if (comparisons.length) {
       log('');

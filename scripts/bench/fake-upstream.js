@@ -2,7 +2,9 @@
 /**
  * Minimal OpenAI-compatible upstream for `npm run bench` (plain node:http, no dependencies).
  *
- *   POST /v1/chat/completions  → a fixed, non-streaming chat.completion with usage
+ *   POST /v1/chat/completions  → a fixed chat.completion with usage; with `"stream": true` an SSE
+ *                                stream of STREAM_CHUNKS content chunks STREAM_GAP_MS apart (the first
+ *                                at once), then a `choices: []` usage chunk and `[DONE]`
  *   POST /v1/embeddings        → deterministic hashed bag-of-words vectors (float or base64)
  *   GET  /v1/models            → a one-model list
  *
@@ -16,6 +18,32 @@ const http = require('node:http');
 const API_KEY = process.env.FAKE_UPSTREAM_API_KEY || 'sk-bench-upstream';
 /** usage the fake reports on every completion (the gateway bills exactly this) */
 const USAGE = Object.freeze({ prompt_tokens: 12, completion_tokens: 8, total_tokens: 20 });
+/** the streamed answer: 8 chunks (one per completion token), 125 ms apart after the first (≈ 0.9 s a stream) */
+const STREAM_PIECES = ['Hello', '!', ' This', ' is', ' the', ' bench', ' upstream', '.'];
+const STREAM_GAP_MS = Number(process.env.FAKE_UPSTREAM_STREAM_GAP_MS || 125);
+
+function streamChunk(model, delta, finish) {
+  return `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1_700_000_000, model, system_fingerprint: 'fp_bench', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })}\n\n`;
+}
+
+/** Writes the SSE answer: the first chunk at once (so time-to-first-byte is the wire's), the rest paced. */
+function sendStream(res, model) {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const events = STREAM_PIECES.map((text, i) => streamChunk(model, i === 0 ? { role: 'assistant', content: text, refusal: null } : { content: text }, null));
+  events.push(streamChunk(model, {}, 'stop'));
+  events.push(`data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1_700_000_000, model, system_fingerprint: 'fp_bench', choices: [], usage: USAGE })}\n\ndata: [DONE]\n\n`);
+  let i = 0;
+  const next = () => {
+    if (res.destroyed) return;
+    res.write(events[i++]);
+    if (i < events.length - 2) setTimeout(next, STREAM_GAP_MS);
+    else {
+      while (i < events.length) res.write(events[i++]);
+      res.end();
+    }
+  };
+  next();
+}
 
 function completionBody(model) {
   return JSON.stringify({
@@ -82,11 +110,15 @@ function createFakeUpstream() {
       }
       if (req.method === 'POST' && req.url === '/v1/chat/completions') {
         let model = 'gpt-4o-mini';
+        let stream = false;
         try {
-          model = JSON.parse(Buffer.concat(chunks).toString('utf8')).model || model;
+          const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+          model = parsed.model || model;
+          stream = parsed.stream === true;
         } catch {
           return send(res, 400, JSON.stringify({ error: { message: 'We could not parse the JSON body of your request.', type: 'invalid_request_error', param: null, code: null } }));
         }
+        if (stream) return sendStream(res, model);
         let body = cache.get(model);
         if (body === undefined) {
           body = completionBody(model);

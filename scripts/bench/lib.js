@@ -10,7 +10,9 @@ const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const { randomBytes } = require('node:crypto');
+const { performance } = require('node:perf_hooks');
 const autocannon = require('autocannon');
+const { Pool } = require('undici');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const GATEWAY_MAIN = path.join(ROOT, 'dist/apps/api/src/main.js');
@@ -26,8 +28,8 @@ function killAll() {
 process.once('exit', killAll);
 
 /** Spawns `node <script>` and resolves with the first stdout line that `ready` accepts. */
-function spawnNode(script, { env, ready, label, timeoutMs = 30_000 }) {
-  const child = spawn(process.execPath, [script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+function spawnNode(script, { env, ready, label, timeoutMs = 30_000, nodeArgs = [] }) {
+  const child = spawn(process.execPath, [...nodeArgs, script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   child.once('exit', () => children.delete(child));
   let output = '';
@@ -38,20 +40,27 @@ function spawnNode(script, { env, ready, label, timeoutMs = 30_000 }) {
       child.kill('SIGKILL');
       reject(new Error(`${err.message}\n--- ${label} output ---\n${output.slice(-4000)}`));
     }
+    let started = false;
+    // keep only the tail: a gateway at LOG_LEVEL=info writes an access line per request
+    const keep = (text) => {
+      output += text;
+      if (output.length > 256 * 1024) output = output.slice(-64 * 1024);
+    };
     child.stdout.on('data', (d) => {
       const text = d.toString();
-      output += text;
+      keep(text);
+      if (started) return;
       for (const line of text.split('\n')) {
         const value = line.trim() && ready(line.trim());
         if (value) {
+          started = true;
           clearTimeout(timer);
           resolve({ child, value, output: () => output });
+          break;
         }
       }
     });
-    child.stderr.on('data', (d) => {
-      output += d.toString();
-    });
+    child.stderr.on('data', (d) => keep(d.toString()));
     child.once('exit', (code, signal) => fail(new Error(`${label} exited early (code ${code}, signal ${signal})`)));
   });
 }
@@ -94,6 +103,22 @@ async function startFakeUpstream() {
   return { url: `http://127.0.0.1:${value}`, stop: () => stopChild(child) };
 }
 
+/** The floor: a bare Node proxy (scripts/bench/bare-proxy.js, undici pool) in front of `upstreamUrl`. */
+async function startBareProxy(upstreamUrl) {
+  const { child, value } = await spawnNode(path.join(__dirname, 'bare-proxy.js'), {
+    env: { PATH: process.env.PATH, UPSTREAM_URL: upstreamUrl },
+    label: 'bare proxy',
+    ready: (line) => {
+      try {
+        return JSON.parse(line).port;
+      } catch {
+        return undefined;
+      }
+    },
+  });
+  return { url: `http://127.0.0.1:${value}`, pid: child.pid, stop: () => stopChild(child) };
+}
+
 /** Starts the built gateway with `env` (plus PORT/HOST) and waits for GET /ready. */
 async function startGateway(env) {
   if (!fs.existsSync(GATEWAY_MAIN)) throw new Error(`${GATEWAY_MAIN} is missing: run \`npm run build\` first (npm run bench does)`);
@@ -104,6 +129,8 @@ async function startGateway(env) {
     env: { ...baseEnv, ...env, PORT: String(port), HOST: '127.0.0.1' },
     label: 'gateway',
     ready: (line) => line.includes('listening on'),
+    // e.g. BENCH_GATEWAY_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" (written when the gateway exits)
+    nodeArgs: (process.env.BENCH_GATEWAY_NODE_ARGS || '').split(' ').filter(Boolean),
   });
   const deadline = Date.now() + 30_000;
   for (;;) {
@@ -112,7 +139,7 @@ async function startGateway(env) {
     if (Date.now() > deadline) throw new Error(`gateway not ready within 30 s\n${output().slice(-4000)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { url, child, output, stop: () => stopChild(child) };
+  return { url, child, pid: child.pid, output, stop: () => stopChild(child) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -235,6 +262,220 @@ function measure({ url, method = 'POST', headers = {}, body, rate, connections, 
   });
 }
 
+/** p50 / p90 / p99 / max of `times` (sorted in place). */
+function stats(times) {
+  times.sort((a, b) => a - b);
+  return { n: times.length, p50: percentile(times, 50), p90: percentile(times, 90), p99: percentile(times, 99), max: times.length ? times[times.length - 1] : NaN };
+}
+
+/**
+ * An undici Pool to `url`'s origin for the open-loop generator and the sequential / closed-loop
+ * passes. `connections` is large so the generator itself never holds requests back (with fewer
+ * sockets than requests in flight undici queues them, and that wait is counted too).
+ */
+function loadPool(url, connections = 512) {
+  return new Pool(new URL(url).origin, { connections, pipelining: 1, keepAliveTimeout: 60_000, headersTimeout: 60_000, bodyTimeout: 60_000 });
+}
+
+/** One request; resolves with { status, ms } once the whole body has arrived (never rejects). */
+async function timedRequest(pool, target, startedAt) {
+  try {
+    const { statusCode, body } = await pool.request({ method: 'POST', path: target.path, headers: target.headers, body: target.body });
+    await body.arrayBuffer();
+    return { status: statusCode, ms: performance.now() - startedAt };
+  } catch (err) {
+    return { status: 0, ms: performance.now() - startedAt, error: err };
+  }
+}
+
+/**
+ * A load target: POST `url` with JSON `body` and `headers`; the body is serialised once.
+ * @returns {{ pool: Pool, path: string, headers: Record<string,string>, body: string, close: () => Promise<void> }}
+ */
+function loadTarget(url, headers, body, connections) {
+  const pool = loadPool(url, connections);
+  const u = new URL(url);
+  return { pool, path: u.pathname + u.search, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), close: () => pool.close() };
+}
+
+function summarize(results, wallMs) {
+  const times = [];
+  let ok = 0;
+  let failed = 0;
+  let firstError;
+  for (const r of results) {
+    if (r.status >= 200 && r.status < 300) {
+      ok++;
+      times.push(r.ms);
+    } else {
+      failed++;
+      firstError ??= r.error ? r.error.message : `HTTP ${r.status}`;
+    }
+  }
+  return { ...stats(times), ok, failed, firstError, rps: ok / (wallMs / 1000), sent: results.length };
+}
+
+/**
+ * Open-loop load: request i is sent at t0 + i / rate whatever happened to the earlier ones, and
+ * its latency is measured from that SCHEDULED time to the end of its response body, so any
+ * queueing (in the gateway, the kernel, or the generator falling behind) shows in the numbers.
+ * Waits for every response (or its error) before resolving.
+ */
+function openLoop(target, { rate, duration }) {
+  const total = Math.max(1, Math.round(rate * duration));
+  const interval = 1000 / rate;
+  const pending = [];
+  return new Promise((resolve) => {
+    const t0 = performance.now() + 5;
+    let i = 0;
+    const tick = () => {
+      const now = performance.now();
+      while (i < total && t0 + i * interval <= now) {
+        pending.push(timedRequest(target.pool, target, t0 + i * interval));
+        i++;
+      }
+      if (i < total) setTimeout(tick, Math.max(0, t0 + i * interval - performance.now()));
+      else Promise.all(pending).then((results) => resolve(summarize(results, performance.now() - t0)));
+    };
+    setTimeout(tick, 5);
+  });
+}
+
+/** `count` requests one after another (no queueing anywhere): the per-request cost alone. */
+async function sequential(target, count) {
+  const results = [];
+  const t0 = performance.now();
+  for (let i = 0; i < count; i++) results.push(await timedRequest(target.pool, target, performance.now()));
+  return summarize(results, performance.now() - t0);
+}
+
+/** Closed loop: `concurrency` workers sending back-to-back until `count` requests are done. */
+async function closedLoop(target, { count, concurrency }) {
+  const results = [];
+  let next = 0;
+  const t0 = performance.now();
+  const worker = async () => {
+    while (next < count) {
+      next++;
+      results.push(await timedRequest(target.pool, target, performance.now()));
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return summarize(results, performance.now() - t0);
+}
+
+/**
+ * Streaming: `concurrency` workers each open `rounds` SSE streams one after another (so about
+ * `concurrency` streams are open at any time); per stream the time to the first body bytes (TTFB)
+ * and to its end. Fails a stream that does not end with `data: [DONE]`. Worker k starts after
+ * k × `staggerMs`, so with staggerMs ≈ stream length / concurrency the streams open evenly spread
+ * out (steady state), not as one burst of `concurrency` requests every stream length.
+ */
+async function streams(target, { concurrency, rounds, staggerMs = 0 }) {
+  const ttfb = [];
+  const whole = [];
+  let failed = 0;
+  let firstError;
+  const one = async () => {
+    const t = performance.now();
+    try {
+      const { statusCode, body } = await target.pool.request({ method: 'POST', path: target.path, headers: target.headers, body: target.body });
+      let first = NaN;
+      let text = '';
+      for await (const chunk of body) {
+        if (Number.isNaN(first)) first = performance.now() - t;
+        text += chunk.toString('utf8');
+      }
+      if (statusCode !== 200 || !text.trimEnd().endsWith('data: [DONE]')) throw new Error(`HTTP ${statusCode}: ${text.slice(0, 200)}`);
+      ttfb.push(first);
+      whole.push(performance.now() - t);
+    } catch (err) {
+      failed++;
+      firstError ??= err.message;
+    }
+  };
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, k) => {
+      if (staggerMs > 0) await new Promise((r) => setTimeout(r, k * staggerMs));
+      for (let r = 0; r < rounds; r++) await one();
+    }),
+  );
+  return { ttfb: stats(ttfb), whole: stats(whole), failed, firstError };
+}
+
+// ---------------------------------------------------------------------------------------------
+// process readings (Linux /proc)
+
+const CLK_TCK = 100; // USER_HZ: 100 on every Linux the bench runs on (getconf CLK_TCK)
+
+/** user + system CPU time of process `pid` in milliseconds. */
+function processCpuMs(pid) {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // after "pid (comm) ": state is field 3 → index 0; utime = field 14 → index 11, stime = 15 → 12
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK;
+}
+
+/** resident set size of process `pid` in MiB. */
+function processRssMb(pid) {
+  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+// ---------------------------------------------------------------------------------------------
+// sequential measuring loop over server-timing (knowledge, chat-context sections)
+
+/** Deterministic pseudo-words: `n` words from `vocabulary`, each with a numeric suffix below `mod`. */
+function words(seed, n, vocabulary, mod) {
+  let x = seed;
+  const out = [];
+  for (let i = 0; i < n; i++) {
+    x = (x * 1103515245 + 12345) & 0x7fffffff;
+    out.push(vocabulary[x % vocabulary.length] + (x % mod));
+  }
+  return out.join(' ');
+}
+
+/** JSON (or multipart when `isForm`) call with the key in both auth headers; throws on non-2xx. */
+async function call(method, url, apiKey, body, isForm = false) {
+  const res = await fetch(url, { method, headers: { authorization: `Bearer ${apiKey}`, 'api-key': apiKey, ...(isForm || body === undefined ? {} : { 'content-type': 'application/json' }) }, body: isForm ? body : body === undefined ? undefined : JSON.stringify(body) });
+  const json = await res.json();
+  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
+  return { json, headers: res.headers };
+}
+
+/** Nearest-rank percentile (floor rank) of an unsorted array. */
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
+
+/** A `server-timing` header's `<name>;dur=` value (NaN when absent). */
+function serverTiming(headers, name) {
+  const timing = headers.get('server-timing') ?? '';
+  return Number(new RegExp(`(?:^|, )${name};dur=([\\d.]+)`).exec(timing)?.[1] ?? NaN);
+}
+
+/**
+ * The measuring loop: `warmup + runs` sequential calls of `send(i)`, the first `warmup` discarded;
+ * for each kept call its wall time and the named `server-timing` durations.
+ * @returns {Promise<{ wall: number[], json: unknown[], [timing: string]: number[] }>}
+ */
+async function measureSequential({ warmup, runs, send, timings }) {
+  const out = { wall: [], json: [] };
+  for (const t of timings) out[t] = [];
+  for (let i = 0; i < warmup + runs; i++) {
+    const t0 = performance.now();
+    const r = await send(i);
+    const wall = performance.now() - t0;
+    if (i < warmup) continue;
+    out.wall.push(wall);
+    out.json.push(r.json);
+    for (const t of timings) out[t].push(serverTiming(r.headers, t));
+  }
+  return out;
+}
+
 // ---------------------------------------------------------------------------------------------
 // http + output
 
@@ -262,6 +503,7 @@ const signedMs = (x) => (Number.isFinite(x) ? `${x >= 0 ? '+' : ''}${x.toFixed(2
 module.exports = {
   ROOT,
   startFakeUpstream,
+  startBareProxy,
   startGateway,
   stopChild,
   postgresReachable,
@@ -269,6 +511,19 @@ module.exports = {
   sqliteBackend,
   postgresBackend,
   measure,
+  stats,
+  loadTarget,
+  openLoop,
+  sequential,
+  closedLoop,
+  streams,
+  processCpuMs,
+  processRssMb,
+  words,
+  call,
+  pct,
+  serverTiming,
+  measureSequential,
   getJson,
   postJson,
   table,

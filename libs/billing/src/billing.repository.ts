@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, EntityTarget, LessThan, MoreThan, Repository } from 'typeorm';
-import { TransactionRunner } from '@app/database';
+import { PgGroupCommit, SqliteGroupCommit, TransactionRunner } from '@app/database';
 import { LedgerEntryEntity } from './entities/ledger-entry.entity';
 import { ReservationEntity } from './entities/reservation.entity';
 import { TeamEntity } from './entities/team.entity';
@@ -65,6 +65,11 @@ type Row = Record<string, unknown>;
  * statement (data-modifying CTEs), so the team row is locked only for that statement and a request
  * costs one round trip per step; on SQLite, which has no data-modifying CTEs, they are a few
  * statements with RETURNING inside one serialised transaction.
+ *
+ * Those three run through group commit (SqliteGroupCommit / PgGroupCommit): the reserves, settles
+ * and releases of many concurrent requests share one transaction and one commit, each caller
+ * resuming only after that commit — so no answer is sent before its charge is durable, and the
+ * per-request rules above (one conditional UPDATE per hold, idempotent settle) are unchanged.
  */
 @Injectable()
 export class BillingRepository {
@@ -78,6 +83,8 @@ export class BillingRepository {
     @InjectRepository(ReservationEntity) private readonly reservations: Repository<ReservationEntity>,
     @InjectRepository(LedgerEntryEntity) private readonly ledger: Repository<LedgerEntryEntity>,
     @InjectRepository(ApiKeySpendEntity) private readonly spendRows: Repository<ApiKeySpendEntity>,
+    private readonly sqliteBatch: SqliteGroupCommit,
+    private readonly pgBatch: PgGroupCommit,
   ) {
     this.pg = ds.options.type === 'postgres';
     const table = (e: EntityTarget<object>) => ds.getMetadata(e).tablePath.split('.').map((p) => ds.driver.escape(p)).join('.');
@@ -128,26 +135,24 @@ export class BillingRepository {
     if (r.apiKeyId && r.budgets?.length) return this.reserveWithinBudget({ ...r, apiKeyId: r.apiKeyId, budgets: r.budgets });
     let ok: boolean;
     if (this.pg) {
-      const res = await this.exec(
-        `WITH t AS (UPDATE ${teams} SET reserved_micro = reserved_micro + $2::bigint, updated_at = $3::bigint
-                    WHERE id = $1 AND balance_micro - reserved_micro >= $2::bigint RETURNING id)
-         INSERT INTO ${reservations} (id, team_id, request_id, amount_micro, status, charged_micro, created_at, expires_at, closed_at, api_key_id)
-         SELECT $4, t.id, $5, $2::bigint, 'open', NULL, $3::bigint, $6::bigint, NULL, $7 FROM t RETURNING id`,
-        [r.teamId, r.amountMicro, r.now, r.id, r.requestId, r.expiresAt, r.apiKeyId ?? null],
+      const res = await this.pgBatch.run((q) =>
+        q.query(
+          `WITH t AS (UPDATE ${teams} SET reserved_micro = reserved_micro + $2::bigint, updated_at = $3::bigint
+                      WHERE id = $1 AND balance_micro - reserved_micro >= $2::bigint RETURNING id)
+           INSERT INTO ${reservations} (id, team_id, request_id, amount_micro, status, charged_micro, created_at, expires_at, closed_at, api_key_id)
+           SELECT $4, t.id, $5, $2::bigint, 'open', NULL, $3::bigint, $6::bigint, NULL, $7 FROM t RETURNING id`,
+          [r.teamId, r.amountMicro, r.now, r.id, r.requestId, r.expiresAt, r.apiKeyId ?? null],
+        ),
+        { singleStatement: true },
       );
       ok = res.rows.length === 1;
     } else {
-      ok = await this.tx.run(async (m) => {
-        const held = await this.exec(
-          `UPDATE ${teams} SET reserved_micro = reserved_micro + $2, updated_at = $3 WHERE id = $1 AND balance_micro - reserved_micro >= $2`,
-          [r.teamId, r.amountMicro, r.now],
-          m,
-        );
-        if (held.affected !== 1) return false;
-        await this.exec(
+      ok = await this.sqliteBatch.run((q) => {
+        const held = q.run(`UPDATE ${teams} SET reserved_micro = reserved_micro + $2, updated_at = $3 WHERE id = $1 AND balance_micro - reserved_micro >= $2`, [r.teamId, r.amountMicro, r.now]);
+        if (held !== 1) return false;
+        q.run(
           `INSERT INTO ${reservations} (id, team_id, request_id, amount_micro, status, charged_micro, created_at, expires_at, closed_at, api_key_id) VALUES ($1, $2, $3, $4, 'open', NULL, $5, $6, NULL, $7)`,
           [r.id, r.teamId, r.requestId, r.amountMicro, r.now, r.expiresAt, r.apiKeyId ?? null],
-          m,
         );
         return true;
       });
@@ -300,45 +305,43 @@ export class BillingRepository {
     const entry = [charge.requestId, charge.apiKeyId, charge.endpoint, charge.model, charge.promptTokens, charge.completionTokens, charge.totalTokens, charge.details];
     let row: Row | undefined;
     if (this.pg) {
-      const res = await this.exec(
-        `WITH old AS (SELECT id, team_id, amount_micro, status, api_key_id, budget_day, budget_month FROM ${reservations} WHERE id = $1 AND status IN ('open', 'expired') FOR UPDATE),
-              s AS (UPDATE ${spend} AS sp SET spent_micro = sp.spent_micro + $2::bigint,
-                      held_micro = CASE WHEN old.status <> 'open' THEN sp.held_micro WHEN sp.held_micro > old.amount_micro THEN sp.held_micro - old.amount_micro ELSE 0 END
-                    FROM old WHERE sp.api_key_id = old.api_key_id AND sp.period IN (old.budget_day, old.budget_month) RETURNING 1),
-              r AS (UPDATE ${reservations} AS res SET status = 'settled', charged_micro = $2::bigint, closed_at = $3::bigint FROM old WHERE res.id = old.id
-                    RETURNING old.team_id, CASE WHEN old.status = 'open' THEN old.amount_micro ELSE 0 END AS held),
-              t AS (UPDATE ${teams} AS tm SET balance_micro = tm.balance_micro - $2::bigint, reserved_micro = tm.reserved_micro - r.held, updated_at = $3::bigint
-                    FROM r WHERE tm.id = r.team_id RETURNING tm.id AS team_id, tm.balance_micro AS balance_after)
-         INSERT INTO ${ledger} (team_id, kind, request_id, reference, api_key_id, endpoint, model, prompt_tokens, completion_tokens, total_tokens, amount_micro, balance_after_micro, details, created_at, reservation_id)
-         SELECT t.team_id, 'charge', $4, NULL, $5, $6, $7, $8::int, $9::int, $10::int, -$2::bigint, t.balance_after, $11, $3::bigint, $1 FROM t
-         RETURNING id, amount_micro, balance_after_micro`,
-        [reservationId, actual, now, ...entry],
+      const res = await this.pgBatch.run((q) =>
+        q.query(
+          `WITH old AS (SELECT id, team_id, amount_micro, status, api_key_id, budget_day, budget_month FROM ${reservations} WHERE id = $1 AND status IN ('open', 'expired') FOR UPDATE),
+                s AS (UPDATE ${spend} AS sp SET spent_micro = sp.spent_micro + $2::bigint,
+                        held_micro = CASE WHEN old.status <> 'open' THEN sp.held_micro WHEN sp.held_micro > old.amount_micro THEN sp.held_micro - old.amount_micro ELSE 0 END
+                      FROM old WHERE sp.api_key_id = old.api_key_id AND sp.period IN (old.budget_day, old.budget_month) RETURNING 1),
+                r AS (UPDATE ${reservations} AS res SET status = 'settled', charged_micro = $2::bigint, closed_at = $3::bigint FROM old WHERE res.id = old.id
+                      RETURNING old.team_id, CASE WHEN old.status = 'open' THEN old.amount_micro ELSE 0 END AS held),
+                t AS (UPDATE ${teams} AS tm SET balance_micro = tm.balance_micro - $2::bigint, reserved_micro = tm.reserved_micro - r.held, updated_at = $3::bigint
+                      FROM r WHERE tm.id = r.team_id RETURNING tm.id AS team_id, tm.balance_micro AS balance_after)
+           INSERT INTO ${ledger} (team_id, kind, request_id, reference, api_key_id, endpoint, model, prompt_tokens, completion_tokens, total_tokens, amount_micro, balance_after_micro, details, created_at, reservation_id)
+           SELECT t.team_id, 'charge', $4, NULL, $5, $6, $7, $8::int, $9::int, $10::int, -$2::bigint, t.balance_after, $11, $3::bigint, $1 FROM t
+           RETURNING id, amount_micro, balance_after_micro`,
+          [reservationId, actual, now, ...entry],
+        ),
+        { singleStatement: true },
       );
       row = res.rows[0];
     } else {
-      row = await this.tx.run(async (m) => {
-        const r = (await this.exec(`SELECT team_id, amount_micro, status, api_key_id, budget_day, budget_month FROM ${reservations} WHERE id = $1 AND status IN ('open', 'expired')`, [reservationId], m)).rows[0];
+      row = await this.sqliteBatch.run((q) => {
+        const r = q.all(`SELECT team_id, amount_micro, status, api_key_id, budget_day, budget_month FROM ${reservations} WHERE id = $1 AND status IN ('open', 'expired')`, [reservationId])[0];
         if (!r) return undefined;
         const held = r.status === 'open' ? Number(r.amount_micro) : 0;
         if (r.budget_day !== null || r.budget_month !== null) {
-          await this.exec(
+          q.run(
             `UPDATE ${spend} SET spent_micro = spent_micro + $3, held_micro = CASE WHEN held_micro > $4 THEN held_micro - $4 ELSE 0 END
              WHERE api_key_id = $1 AND period IN ($2, $5)`,
             [r.api_key_id, r.budget_day, actual, held, r.budget_month],
-            m,
           );
         }
-        await this.exec(`UPDATE ${reservations} SET status = 'settled', charged_micro = $2, closed_at = $3 WHERE id = $1`, [reservationId, actual, now], m);
-        const t = (
-          await this.exec(`UPDATE ${teams} SET balance_micro = balance_micro - $1, reserved_micro = reserved_micro - $2, updated_at = $3 WHERE id = $4 RETURNING balance_micro`, [actual, held, now, r.team_id], m)
-        ).rows[0];
-        const ins = await this.exec(
+        q.run(`UPDATE ${reservations} SET status = 'settled', charged_micro = $2, closed_at = $3 WHERE id = $1`, [reservationId, actual, now]);
+        const t = q.all(`UPDATE ${teams} SET balance_micro = balance_micro - $1, reserved_micro = reserved_micro - $2, updated_at = $3 WHERE id = $4 RETURNING balance_micro`, [actual, held, now, r.team_id])[0];
+        return q.all(
           `INSERT INTO ${ledger} (team_id, kind, request_id, reference, api_key_id, endpoint, model, prompt_tokens, completion_tokens, total_tokens, amount_micro, balance_after_micro, details, created_at, reservation_id)
            VALUES ($1, 'charge', $2, NULL, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id, amount_micro, balance_after_micro`,
           [r.team_id, ...entry.slice(0, 7), -actual, t.balance_micro, charge.details, now, reservationId],
-          m,
-        );
-        return ins.rows[0];
+        )[0];
       });
     }
     if (!row) return { ok: false, status: (await this.findReservation(reservationId))?.status ?? null };
@@ -355,22 +358,25 @@ export class BillingRepository {
   async release(reservationId: string, now: number, status: 'released' | 'expired' = 'released'): Promise<boolean> {
     const { teams, reservations, spend } = this.T;
     if (this.pg) {
-      const res = await this.exec(
-        `WITH r AS (UPDATE ${reservations} SET status = $2, closed_at = $3::bigint WHERE id = $1 AND status = 'open' RETURNING team_id, amount_micro, api_key_id, budget_day, budget_month),
-              s AS (UPDATE ${spend} AS sp SET held_micro = CASE WHEN sp.held_micro > r.amount_micro THEN sp.held_micro - r.amount_micro ELSE 0 END
-                    FROM r WHERE sp.api_key_id = r.api_key_id AND sp.period IN (r.budget_day, r.budget_month) RETURNING 1)
-         UPDATE ${teams} AS tm SET reserved_micro = tm.reserved_micro - r.amount_micro, updated_at = $3::bigint FROM r WHERE tm.id = r.team_id RETURNING tm.id`,
-        [reservationId, status, now],
+      const res = await this.pgBatch.run((q) =>
+        q.query(
+          `WITH r AS (UPDATE ${reservations} SET status = $2, closed_at = $3::bigint WHERE id = $1 AND status = 'open' RETURNING team_id, amount_micro, api_key_id, budget_day, budget_month),
+                s AS (UPDATE ${spend} AS sp SET held_micro = CASE WHEN sp.held_micro > r.amount_micro THEN sp.held_micro - r.amount_micro ELSE 0 END
+                      FROM r WHERE sp.api_key_id = r.api_key_id AND sp.period IN (r.budget_day, r.budget_month) RETURNING 1)
+           UPDATE ${teams} AS tm SET reserved_micro = tm.reserved_micro - r.amount_micro, updated_at = $3::bigint FROM r WHERE tm.id = r.team_id RETURNING tm.id`,
+          [reservationId, status, now],
+        ),
+        { singleStatement: true },
       );
       return res.rows.length === 1;
     }
-    return this.tx.run(async (m) => {
-      const r = (await this.exec(`UPDATE ${reservations} SET status = $2, closed_at = $3 WHERE id = $1 AND status = 'open' RETURNING team_id, amount_micro, api_key_id, budget_day, budget_month`, [reservationId, status, now], m)).rows[0];
+    return this.sqliteBatch.run((q) => {
+      const r = q.all(`UPDATE ${reservations} SET status = $2, closed_at = $3 WHERE id = $1 AND status = 'open' RETURNING team_id, amount_micro, api_key_id, budget_day, budget_month`, [reservationId, status, now])[0];
       if (!r) return false;
       if (r.budget_day !== null || r.budget_month !== null) {
-        await this.exec(`UPDATE ${spend} SET held_micro = CASE WHEN held_micro > $3 THEN held_micro - $3 ELSE 0 END WHERE api_key_id = $1 AND period IN ($2, $4)`, [r.api_key_id, r.budget_day, r.amount_micro, r.budget_month], m);
+        q.run(`UPDATE ${spend} SET held_micro = CASE WHEN held_micro > $3 THEN held_micro - $3 ELSE 0 END WHERE api_key_id = $1 AND period IN ($2, $4)`, [r.api_key_id, r.budget_day, r.amount_micro, r.budget_month]);
       }
-      await this.exec(`UPDATE ${teams} SET reserved_micro = reserved_micro - $1, updated_at = $2 WHERE id = $3`, [r.amount_micro, now, r.team_id], m);
+      q.run(`UPDATE ${teams} SET reserved_micro = reserved_micro - $1, updated_at = $2 WHERE id = $3`, [r.amount_micro, now, r.team_id]);
       return true;
     });
   }

@@ -4,6 +4,8 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { dataSourceOptions } from './data-source-options';
 import { TransactionRunner } from './transaction-runner';
+import { SqliteGroupCommit } from './sqlite-group-commit';
+import { PgGroupCommit } from './pg-group-commit';
 import { DatabaseHealth } from './database-health';
 import { DatabaseLogger } from './database-logger';
 
@@ -28,8 +30,8 @@ import { DatabaseLogger } from './database-logger';
       },
     }),
   ],
-  providers: [TransactionRunner, DatabaseHealth],
-  exports: [TransactionRunner, DatabaseHealth],
+  providers: [TransactionRunner, DatabaseHealth, SqliteGroupCommit, PgGroupCommit],
+  exports: [TransactionRunner, DatabaseHealth, SqliteGroupCommit, PgGroupCommit],
 })
 export class DatabaseModule {}
 

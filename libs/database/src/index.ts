@@ -6,3 +6,5 @@ export * from './transaction-runner';
 export * from './migrations';
 export * from './raw-sql';
 export * from './database-logger';
+export * from './sqlite-group-commit';
+export * from './pg-group-commit';

@@ -21,6 +21,17 @@ export class TransactionRunner {
     return !this.serialise;
   }
 
+  /**
+   * SQLite: runs `work` in the FIFO slot of the serialised transactions (no ORM transaction is open
+   * meanwhile; `work` opens its own on the raw connection, see SqliteGroupCommit). Postgres: runs it.
+   */
+  exclusive<T>(work: () => Promise<T>): Promise<T> {
+    if (!this.serialise) return work();
+    const result = this.tail.then(work);
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+
   run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     if (!this.serialise) return this.dataSource.transaction(work);
     const result = this.tail.then(() => this.dataSource.transaction(work));

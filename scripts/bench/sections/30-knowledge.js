@@ -9,19 +9,12 @@
  */
 'use strict';
 const { PDFDocument, StandardFonts } = require('pdf-lib');
+const { call, pct, measureSequential, words: pseudoWords } = require('../lib');
 
 const WORDS = 'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon phi chi psi omega'.split(' ');
 const TARGET_SEARCH_MS = 30;
 
-function words(seed, n) {
-  let x = seed;
-  const out = [];
-  for (let i = 0; i < n; i++) {
-    x = (x * 1103515245 + 12345) & 0x7fffffff;
-    out.push(WORDS[x % WORDS.length] + (x % 97));
-  }
-  return out.join(' ');
-}
+const words = (seed, n) => pseudoWords(seed, n, WORDS, 97);
 
 async function pdf(docIndex) {
   const doc = await PDFDocument.create();
@@ -32,13 +25,6 @@ async function pdf(docIndex) {
     for (let line = 0; line < 24; line++) page.drawText(text.split(' ').slice(line * 10, line * 10 + 10).join(' '), { x: 40, y: 800 - line * 20, size: 10, font });
   }
   return Buffer.from(await doc.save());
-}
-
-async function call(method, url, apiKey, body, isForm = false) {
-  const res = await fetch(url, { method, headers: { authorization: `Bearer ${apiKey}`, ...(isForm || body === undefined ? {} : { 'content-type': 'application/json' }) }, body: isForm ? body : body === undefined ? undefined : JSON.stringify(body) });
-  const json = await res.json();
-  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
-  return { json, headers: res.headers };
 }
 
 async function waitBatch(base, apiKey, vs, batch, timeoutMs) {
@@ -61,11 +47,6 @@ async function uploadAll(base, apiKey, files) {
   }
   return ids;
 }
-
-const pct = (xs, p) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-};
 
 module.exports = {
   name: 'knowledge',
@@ -103,15 +84,13 @@ module.exports = {
     const done2 = await waitBatch(base, key, vs2, b2, 900_000);
     const kb = (await call('GET', `${base}/api/v1/knowledge-bases/${vs2}`, key)).json;
     check(kb.chunk_count >= 10_000 && kb.dimensions === 1536, `search corpus: ${kb.chunk_count} chunks × ${kb.dimensions} dims (${done2.file_counts.completed} documents)`);
-    const engine = [];
-    const total = [];
-    for (let i = 0; i < 220; i++) {
-      const r = await call('POST', `${base}/api/v1/knowledge-bases/${vs2}/search`, key, { query: words(i * 7, 8), top_k: 10, similarity_threshold: 0 });
-      if (i < 20) continue; // warm-up: the first search builds the replica's vector index
-      const timing = r.headers.get('server-timing') ?? '';
-      engine.push(Number(/search;dur=([\d.]+)/.exec(timing)?.[1] ?? NaN));
-      total.push(Number(/total;dur=([\d.]+)/.exec(timing)?.[1] ?? NaN));
-    }
+    // warm-up: the first search builds the replica's vector index
+    const { search: engine, total } = await measureSequential({
+      warmup: 20,
+      runs: 200,
+      timings: ['search', 'total'],
+      send: (i) => call('POST', `${base}/api/v1/knowledge-bases/${vs2}/search`, key, { query: words(i * 7, 8), top_k: 10, similarity_threshold: 0 }),
+    });
     const p50 = pct(engine, 50);
     const p99 = pct(engine, 99);
     rows.push({ target: `search ${kb.chunk_count} chunks (server, no embed)`, rps: 1000 / pct(total, 50), p50, p99, max: Math.max(...engine), non2xx: 0, errors: 0, timeouts: 0 });

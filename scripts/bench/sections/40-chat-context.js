@@ -9,31 +9,12 @@
  * p50 / p99 against the 50 ms target.
  */
 'use strict';
+const { call, pct, measureSequential, words: pseudoWords } = require('../lib');
 
 const WORDS = 'river mountain copper harbor lantern orchard falcon meadow quartz timber signal canyon ember glacier harvest beacon'.split(' ');
 const TARGET_MS = 50;
 
-function words(seed, n) {
-  let x = seed;
-  const out = [];
-  for (let i = 0; i < n; i++) {
-    x = (x * 1103515245 + 12345) & 0x7fffffff;
-    out.push(WORDS[x % WORDS.length] + (x % 89));
-  }
-  return out.join(' ');
-}
-
-async function call(method, url, apiKey, body, isForm = false) {
-  const res = await fetch(url, { method, headers: { authorization: `Bearer ${apiKey}`, 'api-key': apiKey, ...(isForm || body === undefined ? {} : { 'content-type': 'application/json' }) }, body: isForm ? body : body === undefined ? undefined : JSON.stringify(body) });
-  const json = await res.json();
-  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
-  return { json, headers: res.headers };
-}
-
-const pct = (xs, p) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-};
+const words = (seed, n) => pseudoWords(seed, n, WORDS, 89);
 
 module.exports = {
   name: 'chat-context',
@@ -69,23 +50,17 @@ module.exports = {
     check(status.file_counts.completed === 100, `knowledge base: ${status.file_counts.completed}/100 documents completed`);
 
     const questions = Array.from({ length: 10 }, (_, i) => words(i * 13 + 1, 6));
-    const context = [];
-    const total = [];
-    const search = [];
-    const rerank = [];
-    let fragments = 0;
-    for (let i = 0; i < 230; i++) {
-      const t0 = performance.now();
-      const r = await call('POST', `${base}/api/v1/chat`, key, { model: 'gpt-4o-mini', user_id: 'bench', prompt: questions[i % questions.length], knowledge_base_id: vs, max_tokens: 16 });
-      const wall = performance.now() - t0;
-      if (i < 30) continue; // warm-up: vector index, rerank cache for each question's candidates
-      const timing = r.headers.get('server-timing') ?? '';
-      context.push(Number(/(?:^|, )context;dur=([\d.]+)/.exec(timing)?.[1] ?? NaN));
-      search.push(Number(/context-search;dur=([\d.]+)/.exec(timing)?.[1] ?? NaN));
-      rerank.push(Number(/context-rerank;dur=([\d.]+)/.exec(timing)?.[1] ?? NaN));
-      total.push(wall);
-      fragments += r.json.context?.fragments ?? 0;
-    }
+    // warm-up: vector index, rerank cache for each question's candidates
+    const m = await measureSequential({
+      warmup: 30,
+      runs: 200,
+      timings: ['context', 'context-search', 'context-rerank'],
+      send: (i) => call('POST', `${base}/api/v1/chat`, key, { model: 'gpt-4o-mini', user_id: 'bench', prompt: questions[i % questions.length], knowledge_base_id: vs, max_tokens: 16 }),
+    });
+    const { context, wall: total } = m;
+    const search = m['context-search'];
+    const rerank = m['context-rerank'];
+    const fragments = m.json.reduce((sum, j) => sum + (j.context?.fragments ?? 0), 0);
     const p50 = pct(context, 50);
     const p99 = pct(context, 99);
     check(context.every(Number.isFinite), `every response carried server-timing context;dur (${context.length} calls)`);

@@ -1,4 +1,5 @@
 import { ValidationError, ValidationPipe } from '@nestjs/common';
+import { getMetadataStorage } from 'class-validator';
 import { ApiError } from './api-error';
 
 /** Dotted path of the first failing field, e.g. "messages[1].role". */
@@ -24,8 +25,50 @@ function escapeRegex(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
+type MetadataLookup = (target: unknown, schema: string, always: boolean, strictGroups: boolean, groups?: string[]) => unknown[];
+type Grouping = (metadata: unknown[]) => Record<string, unknown[]>;
+let memoized = false;
+
+/**
+ * class-validator recomputes, for every object it validates (nested ones too), the rule list of the
+ * object's class — filtering its own rules and scanning EVERY registered class for parents — and
+ * regroups it by property. Both depend only on the class and the options, not on the request, so
+ * they are computed once per (class, options) here and reused: the rules of a hot DTO are looked
+ * up, not reflected, per request. Registering a rule later (a lazily loaded DTO) clears the memo.
+ * The results are never mutated by class-validator (its executor only reads them).
+ */
+export function memoizeValidationMetadata(): void {
+  if (memoized) return;
+  memoized = true;
+  const storage = getMetadataStorage() as unknown as { getTargetValidationMetadatas: MetadataLookup; groupByPropertyName: Grouping; addValidationMetadata: (m: unknown) => void };
+  const lookup = storage.getTargetValidationMetadatas.bind(storage);
+  const group = storage.groupByPropertyName.bind(storage);
+  const add = storage.addValidationMetadata.bind(storage);
+  let rules = new Map<unknown, Map<string, unknown[]>>();
+  let grouped = new WeakMap<unknown[], Record<string, unknown[]>>();
+  storage.addValidationMetadata = (m) => {
+    rules = new Map();
+    grouped = new WeakMap();
+    add(m);
+  };
+  storage.getTargetValidationMetadatas = (target, schema, always, strictGroups, groups) => {
+    const key = `${schema}|${always}|${strictGroups}|${groups ? groups.join(',') : ''}`;
+    let byOptions = rules.get(target);
+    if (!byOptions) rules.set(target, (byOptions = new Map()));
+    let found = byOptions.get(key);
+    if (!found) byOptions.set(key, (found = lookup(target, schema, always, strictGroups, groups)));
+    return found;
+  };
+  storage.groupByPropertyName = (metadata) => {
+    let g = grouped.get(metadata);
+    if (!g) grouped.set(metadata, (g = group(metadata)));
+    return g;
+  };
+}
+
 /** The global ValidationPipe: whitelist + transform, errors as 400 with `param` naming the field. */
 export function createValidationPipe(): ValidationPipe {
+  memoizeValidationMetadata();
   return new ValidationPipe({
     whitelist: true,
     transform: true,

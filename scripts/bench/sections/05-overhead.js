@@ -1,0 +1,277 @@
+/**
+ * Bench section (issue 14): the latency and CPU the gateway adds, measured OPEN-LOOP side by side
+ * with the upstream called directly and with a bare Node proxy (scripts/bench/bare-proxy.js, one
+ * undici pool, nothing else) — the floor any Node gateway pays on this machine.
+ *
+ * Per backend, against the same fake upstream, POST /v1/chat/completions (gpt-4o-mini) with the
+ * normal config (auth, reservation, settle, ledger, one access-log line per request):
+ *   1. sequential: 2,000 requests one at a time after a warm-up → added p50 (no queueing at all);
+ *   2. open loop at 500 req/s for 8 s: request i is sent at t0 + i/rate whatever happened to the
+ *      others, latency measured from its SCHEDULED time, so queueing shows → added p50 / p99;
+ *      billing is checked exactly (balance moved by completed requests × catalog price);
+ *   3. streaming: 100 concurrent SSE streams (each worker opens BENCH_OVERHEAD_STREAM_ROUNDS in a
+ *      row, the workers' starts spread over one stream length so ≈ 100 are open at any time
+ *      without arriving as one burst) → time to the first body bytes, added vs direct;
+ *   4. CPU per request: the gateway process's user+system time (/proc/<pid>/stat) over 20,000
+ *      requests (closed loop, 16 in flight) / 20,000;
+ *   5. RSS (/proc/<pid>/status VmRSS) before and after 100,000 more requests (closed loop);
+ *   6. capacity: open loop at rising fixed rates (BENCH_OVERHEAD_CAPACITY_RATES) with direct at the
+ *      same rate as reference; the highest rate whose added p99 stays < 50 ms with no errors (a
+ *      step that misses is measured once more before the search stops).
+ * "added" = the target's percentile minus the direct call's same percentile measured in the same
+ * run. The summary (printed at the end) is the issue's table plus ratios vs the bare proxy and the
+ * target verdicts (reported, never enforced — only errors and billing fail the bench).
+ *
+ * Env: BENCH_OVERHEAD_QUICK=1 shortens everything (500 sequential, 4 s, 5,000 CPU / 10,000 RSS
+ * requests, 2 s capacity steps); BENCH_OVERHEAD_PARTS=seq,rate,stream,cpu,rss,capacity (default
+ * all); BENCH_OVERHEAD_RATE (500), BENCH_OVERHEAD_DURATION (8), BENCH_OVERHEAD_SEQ (2000),
+ * BENCH_OVERHEAD_CPU_REQUESTS (20000), BENCH_OVERHEAD_RSS_REQUESTS (100000), BENCH_OVERHEAD_STREAMS
+ * (100), BENCH_OVERHEAD_STREAM_ROUNDS (5), BENCH_OVERHEAD_CAPACITY_RATES (comma list),
+ * BENCH_OVERHEAD_CAPACITY_DURATION (5 s).
+ * Alone: `BENCH_SECTIONS=overhead npm run bench`.
+ */
+'use strict';
+
+const MODEL = 'gpt-4o-mini';
+const BODY = { model: MODEL, messages: [{ role: 'user', content: 'Say hello in one short sentence.' }], max_tokens: 32 };
+const STREAM_BODY = { ...BODY, stream: true };
+
+const quick = process.env.BENCH_OVERHEAD_QUICK === '1';
+const envNum = (name, full, short) => {
+  const v = Number(process.env[name] ?? (quick ? short : full));
+  if (!Number.isFinite(v) || v < 0) throw new Error(`${name} must be a number ≥ 0`);
+  return v;
+};
+const S = {
+  rate: envNum('BENCH_OVERHEAD_RATE', 500, 500),
+  duration: envNum('BENCH_OVERHEAD_DURATION', 8, 4),
+  seq: envNum('BENCH_OVERHEAD_SEQ', 2000, 500),
+  seqWarmup: envNum('BENCH_OVERHEAD_SEQ_WARMUP', 500, 200),
+  cpuRequests: envNum('BENCH_OVERHEAD_CPU_REQUESTS', 20_000, 5_000),
+  rssRequests: envNum('BENCH_OVERHEAD_RSS_REQUESTS', 100_000, 10_000),
+  streams: envNum('BENCH_OVERHEAD_STREAMS', 100, 100),
+  streamRounds: envNum('BENCH_OVERHEAD_STREAM_ROUNDS', 5, 2),
+  capacityDuration: envNum('BENCH_OVERHEAD_CAPACITY_DURATION', 5, 2),
+  capacityRates: (process.env.BENCH_OVERHEAD_CAPACITY_RATES || '250,500,750,1000,1250,1500,1750,2000,2500,3000').split(',').map(Number),
+  closedConcurrency: 16,
+};
+const PARTS = new Set((process.env.BENCH_OVERHEAD_PARTS || 'seq,rate,stream,cpu,rss,capacity').split(',').map((s) => s.trim()));
+
+/** issue 14 targets */
+const T = { ratio: 2, seqAddedP50: 1, capacityP99: 50, capacity: { sqlite: 1500, postgres: 1000 }, cpuMs: 0.5, rssGrowth: 0.1, ttfbAdded: 2 };
+
+const toMicro = (rub) => Math.round(rub * 1_000_000);
+
+async function settledBalanceMicro(lib, gateway) {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const b = await lib.getJson(`${gateway.url}/api/v1/balance`, { authorization: `Bearer ${gateway.apiKey}` });
+    if (b.reserved_rub === 0) return toMicro(b.balance_rub);
+    if (Date.now() > deadline) throw new Error(`reservations still open after 10 s: ${JSON.stringify(b)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const added = (x, base) => x - base;
+const fmt = (x) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
+
+module.exports = {
+  name: 'overhead',
+  title: 'Gateway overhead (issue 14): open-loop POST /v1/chat/completions vs direct vs a bare Node proxy',
+
+  /** @param {import('../../bench').BenchContext} ctx */
+  async run(ctx) {
+    const { lib, gateway, upstream, log } = ctx;
+    const checks = [];
+    const check = (ok, text) => {
+      checks.push({ ok, text });
+      log(`  ${ok ? 'ok  ' : 'FAIL'} ${text}`);
+    };
+    const out = { parts: PARTS };
+    const proxy = await lib.startBareProxy(upstream.url);
+    const upstreamAuth = { authorization: `Bearer ${upstream.apiKey}` };
+    const gwAuth = { authorization: `Bearer ${gateway.apiKey}` };
+    const mk = (body) => ({
+      direct: lib.loadTarget(`${upstream.url}/v1/chat/completions`, upstreamAuth, body),
+      proxy: lib.loadTarget(`${proxy.url}/v1/chat/completions`, upstreamAuth, body),
+      gateway: lib.loadTarget(`${gateway.url}/v1/chat/completions`, gwAuth, body),
+    });
+    const targets = mk(BODY);
+    const names = ['direct', 'proxy', 'gateway'];
+    const rows = [];
+    const noFailures = (label, r) => check(r.failed === 0, `${label}: ${r.ok} ok, ${r.failed} failed${r.firstError ? ` (first: ${r.firstError})` : ''}`);
+    try {
+      const catalog = await lib.getJson(`${gateway.url}/api/v1/models`, gwAuth);
+      const entry = catalog.data.find((m) => m.key === MODEL);
+      const perRequestMicro = (upstream.usage.prompt_tokens * toMicro(entry.pricing.input_rub_per_1m)) / 1e6 + (upstream.usage.completion_tokens * toMicro(entry.pricing.output_rub_per_1m)) / 1e6;
+
+      // warm-up every target: JIT, pools, caches, prepared statements
+      log(`  warm-up: ${S.seqWarmup} sequential + 2 s at ${S.rate} req/s per target`);
+      for (const n of names) {
+        await lib.sequential(targets[n], S.seqWarmup);
+        await lib.openLoop(targets[n], { rate: S.rate, duration: 2 });
+      }
+
+      if (PARTS.has('seq')) {
+        log(`  sequential: ${S.seq} requests one at a time per target`);
+        out.seq = {};
+        for (const n of names) {
+          out.seq[n] = await lib.sequential(targets[n], S.seq);
+          noFailures(`sequential ${n}`, out.seq[n]);
+          rows.push({ target: `${n}, sequential`, ...out.seq[n], non2xx: out.seq[n].failed, errors: 0, timeouts: 0 });
+        }
+        log(`    added p50: proxy ${fmt(added(out.seq.proxy.p50, out.seq.direct.p50))} ms, gateway ${fmt(added(out.seq.gateway.p50, out.seq.direct.p50))} ms`);
+      }
+
+      if (PARTS.has('rate')) {
+        log(`  open loop: ${S.rate} req/s for ${S.duration} s per target (latency from the scheduled send time)`);
+        out.rate = {};
+        for (const n of names) {
+          const before = n === 'gateway' ? await settledBalanceMicro(lib, gateway) : 0;
+          out.rate[n] = await lib.openLoop(targets[n], { rate: S.rate, duration: S.duration });
+          noFailures(`${S.rate} req/s ${n}`, out.rate[n]);
+          rows.push({ target: `${n} @ ${S.rate} req/s`, ...out.rate[n], non2xx: out.rate[n].failed, errors: 0, timeouts: 0 });
+          if (n === 'gateway') {
+            const moved = before - (await settledBalanceMicro(lib, gateway));
+            check(moved === out.rate.gateway.ok * perRequestMicro, `billing: balance moved ${moved} µRUB = ${out.rate.gateway.ok} answered × ${perRequestMicro} µRUB (exactly)`);
+          }
+        }
+        const d = out.rate.direct;
+        log(`    added p50/p99: proxy ${fmt(out.rate.proxy.p50 - d.p50)}/${fmt(out.rate.proxy.p99 - d.p99)} ms, gateway ${fmt(out.rate.gateway.p50 - d.p50)}/${fmt(out.rate.gateway.p99 - d.p99)} ms`);
+      }
+
+      if (PARTS.has('stream')) {
+        log(`  streaming: ${S.streams} concurrent SSE streams × ${S.streamRounds} rounds per target`);
+        const st = mk(STREAM_BODY);
+        out.stream = {};
+        try {
+          for (const n of names) {
+            // the fake's streams last ≈ 0.9 s: starts spread evenly over that (steady 100 open, no burst)
+            out.stream[n] = await lib.streams(st[n], { concurrency: S.streams, rounds: S.streamRounds, staggerMs: 900 / S.streams });
+            check(out.stream[n].failed === 0, `streams ${n}: ${out.stream[n].ttfb.n} complete, ${out.stream[n].failed} failed${out.stream[n].firstError ? ` (first: ${out.stream[n].firstError})` : ''}`);
+            rows.push({ target: `${n}, ${S.streams} streams: TTFB`, rps: NaN, ...out.stream[n].ttfb, non2xx: out.stream[n].failed, errors: 0, timeouts: 0 });
+          }
+        } finally {
+          await Promise.all(Object.values(st).map((t) => t.close()));
+        }
+        log(`    TTFB p50 added: proxy ${fmt(out.stream.proxy.ttfb.p50 - out.stream.direct.ttfb.p50)} ms, gateway ${fmt(out.stream.gateway.ttfb.p50 - out.stream.direct.ttfb.p50)} ms`);
+      }
+
+      if (PARTS.has('cpu')) {
+        log(`  CPU: ${S.cpuRequests} requests (closed loop, ${S.closedConcurrency} in flight) per Node target`);
+        out.cpu = {};
+        for (const [n, pid] of [['proxy', proxy.pid], ['gateway', gateway.pid]]) {
+          const c0 = lib.processCpuMs(pid);
+          const r = await lib.closedLoop(targets[n], { count: S.cpuRequests, concurrency: S.closedConcurrency });
+          out.cpu[n] = { msPerRequest: (lib.processCpuMs(pid) - c0) / S.cpuRequests, rps: r.rps };
+          noFailures(`CPU pass ${n}`, r);
+          log(`    ${n}: ${out.cpu[n].msPerRequest.toFixed(3)} ms CPU per request (${r.rps.toFixed(0)} req/s closed loop)`);
+        }
+      }
+
+      if (PARTS.has('rss')) {
+        out.rss = { before: lib.processRssMb(gateway.pid) };
+        log(`  RSS: ${S.rssRequests} requests (closed loop) — gateway RSS before ${out.rss.before.toFixed(1)} MiB`);
+        const r = await lib.closedLoop(targets.gateway, { count: S.rssRequests, concurrency: S.closedConcurrency });
+        out.rss.after = lib.processRssMb(gateway.pid);
+        noFailures('RSS pass gateway', r);
+        log(`    after ${out.rss.after.toFixed(1)} MiB (${(((out.rss.after - out.rss.before) / out.rss.before) * 100).toFixed(1)} %)`);
+      }
+
+      if (PARTS.has('capacity')) {
+        log(`  capacity: ${S.capacityDuration} s per step at ${S.capacityRates.join(', ')} req/s until added p99 ≥ ${T.capacityP99} ms or errors`);
+        out.capacity = { best: 0, steps: [] };
+        for (const rate of S.capacityRates) {
+          // a step that misses is measured once more (the bench shares its CPUs: one stall of another
+          // process can decide a 5 s step); the verdict is the second measurement's
+          let pass = false;
+          for (let attempt = 1; attempt <= 2 && !pass; attempt++) {
+            const d = await lib.openLoop(targets.direct, { rate, duration: S.capacityDuration });
+            const g = await lib.openLoop(targets.gateway, { rate, duration: S.capacityDuration });
+            const step = { rate, attempt, addedP50: g.p50 - d.p50, addedP99: g.p99 - d.p99, failed: g.failed, rps: g.rps };
+            out.capacity.steps.push(step);
+            pass = g.failed === 0 && step.addedP99 < T.capacityP99;
+            log(`    ${rate} req/s${attempt > 1 ? ' (again)' : ''}: added p50 ${fmt(step.addedP50)} ms, p99 ${fmt(step.addedP99)} ms, ${g.failed} failed → ${pass ? 'sustained' : 'NOT sustained'}`);
+          }
+          if (!pass) break;
+          out.capacity.best = rate;
+          // give the gateway a moment to settle the tail before the next step
+          await new Promise((r) => setTimeout(r, 500));
+        }
+      }
+    } finally {
+      await Promise.all(Object.values(targets).map((t) => t.close()));
+      await proxy.stop();
+    }
+    return { rows: rows.map((r) => ({ ...r, rps: Number.isFinite(r.rps) ? r.rps : NaN })), checks, overhead: out };
+  },
+
+  /** The issue-14 table across backends, ratios vs the bare proxy of the same run, verdicts. */
+  report(results, lib, log) {
+    const lines = [];
+    const verdict = (ok) => (ok ? 'meets' : 'MISSES');
+    const tableRows = [];
+    for (const r of results) {
+      const o = r.overhead;
+      const dseq = o.seq?.direct.p50;
+      const drate = o.rate?.direct;
+      const row = (label, name) => ({
+        target: label,
+        seq: o.seq ? fmt(o.seq[name].p50 - dseq) : 'n/a',
+        p50: o.rate ? fmt(o.rate[name].p50 - drate.p50) : 'n/a',
+        p99: o.rate ? fmt(o.rate[name].p99 - drate.p99) : 'n/a',
+        ttfb: o.stream ? fmt(o.stream[name].ttfb.p50 - o.stream.direct.ttfb.p50) : 'n/a',
+        cpu: o.cpu ? o.cpu[name].msPerRequest.toFixed(3) : 'n/a',
+        cap: name === 'gateway' && o.capacity ? String(o.capacity.best) : '',
+      });
+      tableRows.push(row(`bare Node proxy (undici pool), ${r.backend.label} run`, 'proxy'));
+      tableRows.push(row(`this gateway, ${r.backend.label}`, 'gateway'));
+    }
+    log('');
+    log(
+      lib.table(tableRows, [
+        { key: 'target', title: 'target', align: 'left' },
+        { key: 'seq', title: 'sequential added p50' },
+        { key: 'p50', title: `${S.rate} rps added p50` },
+        { key: 'p99', title: `${S.rate} rps added p99` },
+        { key: 'ttfb', title: `stream TTFB added p50 (${S.streams})` },
+        { key: 'cpu', title: 'CPU ms/req' },
+        { key: 'cap', title: 'capacity req/s' },
+      ]),
+    );
+    for (const r of results) {
+      const o = r.overhead;
+      const b = r.backend.label;
+      if (o.rate) {
+        const d = o.rate.direct;
+        const pr50 = o.rate.proxy.p50 - d.p50;
+        const pr99 = o.rate.proxy.p99 - d.p99;
+        const g50 = o.rate.gateway.p50 - d.p50;
+        const g99 = o.rate.gateway.p99 - d.p99;
+        // a floor below 0.05 ms is noise: compare with at least that
+        const ratio50 = g50 / Math.max(pr50, 0.05);
+        const ratio99 = g99 / Math.max(pr99, 0.05);
+        lines.push(`${b}: ${S.rate} rps added p50 ${fmt(g50)} ms = ${ratio50.toFixed(2)}× proxy's ${fmt(pr50)} → ${verdict(ratio50 <= T.ratio)} (≤ ${T.ratio}×); added p99 ${fmt(g99)} ms = ${ratio99.toFixed(2)}× proxy's ${fmt(pr99)} → ${verdict(ratio99 <= T.ratio)} (≤ ${T.ratio}×)`);
+      }
+      if (o.seq) {
+        const s = o.seq.gateway.p50 - o.seq.direct.p50;
+        lines.push(`${b}: sequential added p50 ${fmt(s)} ms → ${verdict(s <= T.seqAddedP50)} (≤ ${T.seqAddedP50} ms)`);
+      }
+      if (o.capacity) {
+        const want = T.capacity[r.backend.name] ?? T.capacity.postgres;
+        lines.push(`${b}: capacity ${o.capacity.best} req/s with added p99 < ${T.capacityP99} ms → ${verdict(o.capacity.best >= want)} (≥ ${want})`);
+      }
+      if (o.cpu) lines.push(`${b}: gateway CPU ${o.cpu.gateway.msPerRequest.toFixed(3)} ms/request (proxy ${o.cpu.proxy.msPerRequest.toFixed(3)}) → ${verdict(o.cpu.gateway.msPerRequest <= T.cpuMs)} (≤ ${T.cpuMs} ms)`);
+      if (o.rss) {
+        const g = (o.rss.after - o.rss.before) / o.rss.before;
+        lines.push(`${b}: RSS ${o.rss.before.toFixed(1)} → ${o.rss.after.toFixed(1)} MiB over ${S.rssRequests} requests (${(g * 100).toFixed(1)} %) → ${verdict(g <= T.rssGrowth)} (≤ +${T.rssGrowth * 100} %)`);
+      }
+      if (o.stream) {
+        const a = o.stream.gateway.ttfb.p50 - o.stream.direct.ttfb.p50;
+        lines.push(`${b}: streaming TTFB added p50 ${fmt(a)} ms (p99 ${fmt(o.stream.gateway.ttfb.p99 - o.stream.direct.ttfb.p99)}) at ${S.streams} concurrent streams → ${verdict(a <= T.ttfbAdded)} (≤ ${T.ttfbAdded} ms)`);
+      }
+    }
+    log('');
+    for (const l of lines) log(`  ${l}`);
+  },
+};
