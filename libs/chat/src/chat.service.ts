@@ -94,6 +94,13 @@ export interface StreamOutcome extends ChatOutcome {
 }
 
 /** What ChatService.events yields: each chunk as it comes (model = the served catalog key), then the settled outcome. */
+/** How an endpoint words a chat stream (ChatService.relay). */
+export interface RelaySteps<E> {
+  chunk(chunk: CanonicalChatChunk): Iterable<E>;
+  error(err: unknown): Iterable<E>;
+  end(outcome: StreamOutcome): Iterable<E>;
+}
+
 export type ChatStreamEvent = { type: 'chunk'; chunk: CanonicalChatChunk } | { type: 'end'; outcome: StreamOutcome };
 
 /**
@@ -385,6 +392,31 @@ export class ChatService {
     } finally {
       signal.removeEventListener('abort', abort);
     }
+  }
+
+  /**
+   * `events` turned into an endpoint's wire events: `chunk` maps each delivered chunk, `error` gives
+   * the in-band error events of a failure after the first chunk (before it, the error is thrown: a
+   * plain HTTP error), `end` the closing events of a stream that finished (none after an abort).
+   */
+  async *relay<E>(prep: PreparedChat, signal: AbortSignal, steps: RelaySteps<E>): AsyncGenerator<E, void, undefined> {
+    let started = false;
+    let out: StreamOutcome | null = null;
+    try {
+      for await (const e of this.events(prep, signal)) {
+        if (e.type === 'end') {
+          out = e.outcome;
+          break;
+        }
+        started = true;
+        yield* steps.chunk(e.chunk);
+      }
+    } catch (err) {
+      if (!started) throw err;
+      yield* steps.error(err);
+      return;
+    }
+    if (out && !out.aborted) yield* steps.end(out);
   }
 
   private progress(prep: PreparedChat): RouteProgress<ChatCandidate> {

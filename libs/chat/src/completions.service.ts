@@ -3,7 +3,7 @@ import { ErrorBody, errorBody, toApiError } from '@app/common';
 import type { Caller } from '@app/auth';
 import { contentText } from '@app/providers';
 import type { CanonicalChatResponse, CanonicalUsage, ChatMessage } from '@app/providers';
-import { ChatService, PreparedChat, StreamOutcome } from './chat.service';
+import { ChatService, PreparedChat } from './chat.service';
 import { CostRubDto, costToRub } from './chat-cost';
 import { completionParams } from './completion-params';
 import { ChatCompletionRequestDto } from './dto/chat-completions.dto';
@@ -84,33 +84,26 @@ export class CompletionsService {
     return { headers, events: this.events(prep, ctx, signal, includeUsage, headers) };
   }
 
-  private async *events(prep: PreparedChat, ctx: AssembledContext | null, signal: AbortSignal, includeUsage: boolean, headers: Record<string, string>): AsyncGenerator<CompletionsStreamEvent, void, undefined> {
-    let started = false;
-    let out: StreamOutcome | null = null;
-    try {
-      for await (const e of this.chat.events(prep, signal)) {
-        if (e.type === 'end') {
-          out = e.outcome;
-          break;
+  private events(prep: PreparedChat, ctx: AssembledContext | null, signal: AbortSignal, includeUsage: boolean, headers: Record<string, string>): AsyncGenerator<CompletionsStreamEvent, void, undefined> {
+    return this.chat.relay<CompletionsStreamEvent>(prep, signal, {
+      *chunk(chunk) {
+        headers['x-gateway-model'] = chunk.model;
+        yield { data: includeUsage ? { ...chunk, usage: null } : { ...chunk } };
+      },
+      *error(err) {
+        yield { data: errorBody(toApiError(err).error) };
+      },
+      *end(out) {
+        headers['x-gateway-model'] ??= out.servedModel.key;
+        const head = { id: out.response.id, object: 'chat.completion.chunk', created: out.response.created, model: out.response.model, choices: [] };
+        if (includeUsage) {
+          yield { data: { ...head, usage: toOpenAiUsage(out.usage), cost: costToRub(out.cost, out.chargedMicro, ctx?.retrievalMicro), ...contextFields(ctx) } };
+        } else if (ctx) {
+          yield { data: { ...head, ...contextFields(ctx) } };
         }
-        headers['x-gateway-model'] = e.chunk.model;
-        started = true;
-        yield { data: includeUsage ? { ...e.chunk, usage: null } : { ...e.chunk } };
-      }
-    } catch (err) {
-      if (!started) throw err;
-      yield { data: errorBody(toApiError(err).error) };
-      return;
-    }
-    if (!out || out.aborted) return;
-    headers['x-gateway-model'] ??= out.servedModel.key;
-    const head = { id: out.response.id, object: 'chat.completion.chunk', created: out.response.created, model: out.response.model, choices: [] };
-    if (includeUsage) {
-      yield { data: { ...head, usage: toOpenAiUsage(out.usage), cost: costToRub(out.cost, out.chargedMicro, ctx?.retrievalMicro), ...contextFields(ctx) } };
-    } else if (ctx) {
-      yield { data: { ...head, ...contextFields(ctx) } };
-    }
-    yield { data: '[DONE]' };
+        yield { data: '[DONE]' };
+      },
+    });
   }
 }
 

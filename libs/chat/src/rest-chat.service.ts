@@ -68,29 +68,23 @@ export class RestChatService {
     return { headers, events: this.events(prep, ctx, signal, headers) };
   }
 
-  private async *events(prep: PreparedChat, ctx: AssembledContext | null, signal: AbortSignal, headers: Record<string, string>): AsyncGenerator<RestChatStreamEvent, void, undefined> {
-    let started = false;
-    let out: StreamOutcome | null = null;
-    try {
-      for await (const e of this.chat.events(prep, signal)) {
-        if (e.type === 'end') {
-          out = e.outcome;
-          break;
-        }
-        headers['x-gateway-model'] = e.chunk.model;
-        started = true;
-        const d = e.chunk.choices[0]?.delta;
+  private events(prep: PreparedChat, ctx: AssembledContext | null, signal: AbortSignal, headers: Record<string, string>): AsyncGenerator<RestChatStreamEvent, void, undefined> {
+    const toDto = (out: StreamOutcome) => this.toDto(out, ctx, out.text, out.reasoning);
+    return this.chat.relay<RestChatStreamEvent>(prep, signal, {
+      *chunk(chunk) {
+        headers['x-gateway-model'] = chunk.model;
+        const d = chunk.choices[0]?.delta;
         if (d?.reasoning_content) yield { event: 'reasoning', data: { reasoning: d.reasoning_content } };
         if (d?.content) yield { event: 'delta', data: { text: d.content } };
-      }
-    } catch (err) {
-      if (!started) throw err;
-      yield { event: 'error', data: errorBody(toApiError(err).error) };
-      return;
-    }
-    if (!out || out.aborted) return;
-    headers['x-gateway-model'] ??= out.servedModel.key;
-    yield { event: 'done', data: this.toDto(out, ctx, out.text, out.reasoning) };
+      },
+      *error(err) {
+        yield { event: 'error', data: errorBody(toApiError(err).error) };
+      },
+      *end(out) {
+        headers['x-gateway-model'] ??= out.servedModel.key;
+        yield { event: 'done', data: toDto(out) };
+      },
+    });
   }
 
   private async prepare(caller: Caller, body: ChatRequestDto, requestId: string, timings: ChatTimings): Promise<RestPrepared> {
