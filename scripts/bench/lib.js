@@ -500,7 +500,22 @@ function table(rows, columns) {
 const ms = (x) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
 const signedMs = (x) => (Number.isFinite(x) ? `${x >= 0 ? '+' : ''}${x.toFixed(2)}` : 'n/a');
 
+const toMicro = (rub) => Math.round(rub * 1_000_000);
+
+/** The gateway bootstrap team's balance in µRUB once no reservation is open (waits up to 10 s). */
+async function settledBalanceMicro(gateway) {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const b = await getJson(`${gateway.url}/api/v1/balance`, { authorization: `Bearer ${gateway.apiKey}` });
+    if (b.reserved_rub === 0) return toMicro(b.balance_rub);
+    if (Date.now() > deadline) throw new Error(`reservations still open after 10 s: ${JSON.stringify(b)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 module.exports = {
+  toMicro,
+  settledBalanceMicro,
   ROOT,
   startFakeUpstream,
   startBareProxy,

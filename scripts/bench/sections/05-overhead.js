@@ -60,17 +60,7 @@ const PARTS = new Set((process.env.BENCH_OVERHEAD_PARTS || 'seq,rate,stream,cpu,
 /** issue 14 targets */
 const T = { ratio: 2, seqAddedP50: 1, capacityP99: 50, capacity: { sqlite: 1500, postgres: 1000 }, cpuMs: 0.5, rssGrowth: 0.1, ttfbAdded: 2 };
 
-const toMicro = (rub) => Math.round(rub * 1_000_000);
-
-async function settledBalanceMicro(lib, gateway) {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const b = await lib.getJson(`${gateway.url}/api/v1/balance`, { authorization: `Bearer ${gateway.apiKey}` });
-    if (b.reserved_rub === 0) return toMicro(b.balance_rub);
-    if (Date.now() > deadline) throw new Error(`reservations still open after 10 s: ${JSON.stringify(b)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const { toMicro, settledBalanceMicro } = require('../lib');
 
 const added = (x, base) => x - base;
 const fmt = (x) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
@@ -127,12 +117,12 @@ module.exports = {
         log(`  open loop: ${S.rate} req/s for ${S.duration} s per target (latency from the scheduled send time)`);
         out.rate = {};
         for (const n of names) {
-          const before = n === 'gateway' ? await settledBalanceMicro(lib, gateway) : 0;
+          const before = n === 'gateway' ? await settledBalanceMicro(gateway) : 0;
           out.rate[n] = await lib.openLoop(targets[n], { rate: S.rate, duration: S.duration });
           noFailures(`${S.rate} req/s ${n}`, out.rate[n]);
           rows.push({ target: `${n} @ ${S.rate} req/s`, ...out.rate[n], non2xx: out.rate[n].failed, errors: 0, timeouts: 0 });
           if (n === 'gateway') {
-            const moved = before - (await settledBalanceMicro(lib, gateway));
+            const moved = before - (await settledBalanceMicro(gateway));
             check(moved === out.rate.gateway.ok * perRequestMicro, `billing: balance moved ${moved} µRUB = ${out.rate.gateway.ok} answered × ${perRequestMicro} µRUB (exactly)`);
           }
         }

@@ -13,18 +13,7 @@ const BODY = { model: MODEL, messages: [{ role: 'user', content: 'Say hello in o
 const TARGET_ADDED_P50_MS = 1;
 const TARGET_ADDED_P99_MS = 5;
 
-const toMicro = (rub) => Math.round(rub * 1_000_000);
-
-async function settledBalanceMicro(ctx) {
-  const { lib, gateway } = ctx;
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const b = await lib.getJson(`${gateway.url}/api/v1/balance`, { authorization: `Bearer ${gateway.apiKey}` });
-    if (b.reserved_rub === 0) return toMicro(b.balance_rub);
-    if (Date.now() > deadline) throw new Error(`reservations still open after 10 s: ${JSON.stringify(b)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const { toMicro, settledBalanceMicro } = require('../lib');
 
 module.exports = {
   name: 'chat-completions',
@@ -59,9 +48,9 @@ module.exports = {
 
     log(`  gateway: warm-up ${settings.warmup} s, then ${settings.duration} s at ${settings.rate} req/s, ${settings.connections} connections`);
     await lib.measure({ ...load, ...viaGateway, duration: settings.warmup });
-    const before = await settledBalanceMicro(ctx);
+    const before = await settledBalanceMicro(ctx.gateway);
     const g = await lib.measure({ ...load, ...viaGateway, duration: settings.duration });
-    const after = await settledBalanceMicro(ctx);
+    const after = await settledBalanceMicro(ctx.gateway);
 
     const moved = before - after;
     const charges = moved / perRequestMicro;
