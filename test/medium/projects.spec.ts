@@ -58,11 +58,11 @@ describe(`projects repository on ${backendKind()}`, () => {
     const first = await repoA.claimDue('a', clock.now(), 60_000);
     expect(first).not.toBeNull();
     expect(await repoB.claim(first!, 'b', clock.now(), 60_000)).toBe(false);
-    await repoA.release(first!, 'a', { nextRunAt: clock.now() + 300_000, lastRunAt: clock.now() });
+    await repoA.endLease(first!, 'a', { nextRunAt: clock.now() + 300_000, lastRunAt: clock.now() });
     const row = await repoA.findIntegration(first!);
     expect(row).toMatchObject({ leaseOwner: null, leaseUntil: null, nextRunAt: clock.now() + 300_000 });
     expect(await repoB.claim(first!, 'b', clock.now(), 60_000)).toBe(true);
-    await repoB.release(first!, 'b', { nextRunAt: clock.now() + 300_000 });
+    await repoB.endLease(first!, 'b', { nextRunAt: clock.now() + 300_000 });
     // drain the rest (expired leases of the first test) and check the released one is not among them
     const rest: string[] = [];
     for (let c = await repoB.claimDue('b', clock.now(), 60_000); c; c = await repoB.claimDue('b', clock.now(), 60_000)) rest.push(c);

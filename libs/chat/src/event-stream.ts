@@ -43,7 +43,7 @@ export async function* pullFrom<T, R>(produce: (push: (item: T) => Promise<void>
     wake = null;
     w?.();
   };
-  const release = (): void => {
+  const unblock = (): void => {
     const r = resume;
     resume = null;
     r?.();
@@ -70,7 +70,7 @@ export async function* pullFrom<T, R>(produce: (push: (item: T) => Promise<void>
     for (;;) {
       if (queue.length > 0) {
         yield queue.shift() as T;
-        release();
+        unblock();
         continue;
       }
       if (state.outcome) break;
@@ -87,7 +87,7 @@ export async function* pullFrom<T, R>(produce: (push: (item: T) => Promise<void>
     if (!finished) {
       cancelled = true;
       onCancel();
-      release();
+      unblock();
       await run;
     }
   }

@@ -167,7 +167,8 @@ export class ProjectsRepository {
     return rows.length > 0;
   }
 
-  async release(id: string, owner: string, patch: Partial<ProjectIntegrationEntity>): Promise<void> {
+  /** Ends this owner's lease on the integration and records the run (a lease held by another owner is left alone). */
+  async endLease(id: string, owner: string, patch: Partial<ProjectIntegrationEntity>): Promise<void> {
     await this.integrations.update({ id, leaseOwner: owner }, { ...patch, leaseOwner: null, leaseUntil: null });
   }
 

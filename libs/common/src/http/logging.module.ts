@@ -10,8 +10,13 @@ import { serializeError } from './log-serializers';
 /** The pino-http instance of the application: the request middleware, and (`.logger`) the root logger. */
 export const PINO_HTTP = Symbol('PINO_HTTP');
 
-/** The request's pino logger (pino-http's `req.log`, which carries the request id) while it is handled. */
-const requestLogger = new AsyncLocalStorage<PinoLogger>();
+/** The request being handled (its logger is made from it on the first line it writes). */
+const currentRequest = new AsyncLocalStorage<LoggedRequest>();
+const REQUEST_LOGGER = Symbol('gateway.requestLogger');
+
+interface LoggedRequest extends IncomingMessage {
+  [REQUEST_LOGGER]?: PinoLogger;
+}
 
 type PinoLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
 
@@ -26,9 +31,14 @@ type PinoLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
 export class AppLogger implements LoggerService {
   constructor(@Inject(PINO_HTTP) private readonly http: HttpLogger) {}
 
-  /** The request's logger inside a request, the root logger outside one. */
+  /**
+   * The request's logger inside a request (a child of the root logger bound to the serialized
+   * request, made on the request's first line: most requests write none), the root logger outside one.
+   */
   get pino(): PinoLogger {
-    return requestLogger.getStore() ?? this.http.logger;
+    const req = currentRequest.getStore();
+    if (!req) return this.http.logger;
+    return (req[REQUEST_LOGGER] ??= this.http.logger.child({ req }));
   }
 
   verbose(message: unknown, ...optionalParams: unknown[]): void {
@@ -95,11 +105,19 @@ export class LoggingModule implements NestModule {
   }
 
   configure(consumer: MiddlewareConsumer): void {
-    const bindRequestLogger = (req: IncomingMessage, _res: ServerResponse, next: () => void): void => {
-      requestLogger.run(req.log, next);
+    // pino-http's own middleware is not mounted: it built two child loggers and hooked the response
+    // of every request, for lines most requests never write. The request id is the RequestObserver's
+    // (set here only when it is not mounted, e.g. a bare test app).
+    const bindRequest = (req: LoggedRequest, res: ServerResponse, next: () => void): void => {
+      if (typeof req.id !== 'string' || req.id === '') {
+        const id = requestIdFrom(req.headers['x-request-id']);
+        req.id = id;
+        res.setHeader('x-request-id', id);
+      }
+      currentRequest.run(req, next);
     };
     // `{/*splat}`: every path, `/` included, in path-to-regexp 8 syntax (a bare `*` is the legacy form Nest warns about)
-    consumer.apply(this.http, bindRequestLogger).forRoutes({ path: '{/*splat}', method: RequestMethod.ALL });
+    consumer.apply(bindRequest).forRoutes({ path: '{/*splat}', method: RequestMethod.ALL });
   }
 }
 
@@ -118,11 +136,6 @@ function stdoutDestination(): ReturnType<typeof destination> {
 export function pinoHttpOptions(config: AppConfig): Options {
   return {
     level: config.logLevel,
-    genReqId: (req: IncomingMessage, res: ServerResponse) => {
-      const id = requestIdFrom(req.headers['x-request-id']);
-      res.setHeader('x-request-id', id);
-      return id;
-    },
     customAttributeKeys: { reqId: 'request_id' },
     redact: { paths: ['req.headers.authorization', 'req.headers["api-key"]', 'req.headers["x-api-key"]', 'req.headers.cookie'], censor: '[redacted]' },
     serializers: {

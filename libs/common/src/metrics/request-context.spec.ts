@@ -6,7 +6,7 @@ describe('RequestContexts', () => {
     const ctx = new RequestContext('req-1', 0);
     reg.register(ctx);
     expect(reg.get('req-1')).toBe(ctx);
-    reg.release(ctx);
+    reg.unregister(ctx);
     expect(reg.get('req-1')).toBeUndefined();
     expect(reg.size).toBe(0);
   });
@@ -18,13 +18,13 @@ describe('RequestContexts', () => {
     reg.register(a);
     reg.register(b);
     expect(reg.get('dup')).toBeUndefined();
-    reg.release(a);
+    reg.unregister(a);
     // b is still live: a third request with the same id must not become attributable either
     const c = new RequestContext('dup', 0);
     reg.register(c);
     expect(reg.get('dup')).toBeUndefined();
-    reg.release(b);
-    reg.release(c);
+    reg.unregister(b);
+    reg.unregister(c);
     expect(reg.size).toBe(0);
     const d = new RequestContext('dup', 0);
     reg.register(d);

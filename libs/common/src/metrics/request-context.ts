@@ -94,7 +94,7 @@ export class RequestContexts {
     this.live.set(ctx.requestId, ctx);
   }
 
-  release(ctx: RequestContext): void {
+  unregister(ctx: RequestContext): void {
     const slot = this.live.get(ctx.requestId);
     if (slot && --slot.holders === 0) this.live.delete(ctx.requestId);
   }

@@ -69,7 +69,7 @@ export class RequestObserver {
     res.removeListener('finish', onEnd);
     res.removeListener('close', onEnd);
     const totalMs = performance.now() - ctx.startedAt;
-    this.contexts.release(ctx);
+    this.contexts.unregister(ctx);
     const req = res.req as ObservedRequest;
     const route = routeTemplateOf(req);
     const status = res.statusCode;

@@ -266,13 +266,13 @@ export class IntegrationsService implements OnModuleInit, OnApplicationShutdown 
       const material = await this.repo.findMaterial(i.projectId, i.materialId);
       const unchanged = hash === i.contentHash && !!material?.documentId;
       if (!unchanged) await this.writeText(i, text, 'auto', json ? `${i.type}.json` : `${i.type}.txt`);
-      await this.repo.release(i.id, this.owner, { contentHash: hash, lastRunAt: now, lastError: null, nextRunAt: next });
+      await this.repo.endLease(i.id, this.owner, { contentHash: hash, lastRunAt: now, lastError: null, nextRunAt: next });
       this.log.log(`integration ${i.id}: fetched, ${unchanged ? 'unchanged' : 'indexed'}`);
       return !unchanged;
     } catch (err) {
       const message = err instanceof SafeFetchError ? `The API could not be fetched: ${err.message}` : err instanceof ApiError ? err.message : (err as Error).message;
       this.log.warn(`integration ${i.id}: ${message}`);
-      await this.repo.release(i.id, this.owner, { lastRunAt: now, lastError: message.slice(0, 2000), nextRunAt: next });
+      await this.repo.endLease(i.id, this.owner, { lastRunAt: now, lastError: message.slice(0, 2000), nextRunAt: next });
       return false;
     }
   }
