@@ -33,6 +33,14 @@ function spawnNode(script, { env, ready, label, timeoutMs = 30_000, nodeArgs = [
   children.add(child);
   child.once('exit', () => children.delete(child));
   let output = '';
+  // BENCH_CHILD_OUTPUT_DIR: every child's stdout + stderr also go to <dir>/<label>-<pid>.log (e.g. with
+  // BENCH_GATEWAY_NODE_ARGS=--trace-gc, to see the gateway's collections)
+  if (process.env.BENCH_CHILD_OUTPUT_DIR) {
+    const file = fs.createWriteStream(path.join(process.env.BENCH_CHILD_OUTPUT_DIR, `${label}-${child.pid}.log`));
+    child.stdout.on('data', (d) => file.write(d));
+    child.stderr.on('data', (d) => file.write(d));
+    child.once('exit', () => file.end());
+  }
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => fail(new Error(`${label} did not start within ${timeoutMs} ms`)), timeoutMs);
     function fail(err) {
