@@ -100,6 +100,8 @@ async function startFakeUpstream() {
   const { child, value } = await spawnNode(path.join(__dirname, 'fake-upstream.js'), {
     env: { PATH: process.env.PATH },
     label: 'fake upstream',
+    // e.g. BENCH_UPSTREAM_NODE_ARGS=--trace-gc with BENCH_CHILD_OUTPUT_DIR: the upstream's own pauses
+    nodeArgs: (process.env.BENCH_UPSTREAM_NODE_ARGS || '').split(' ').filter(Boolean),
     ready: (line) => {
       try {
         return JSON.parse(line).port;

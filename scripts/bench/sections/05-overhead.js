@@ -27,7 +27,11 @@
  * all); BENCH_OVERHEAD_RATE (500), BENCH_OVERHEAD_DURATION (8), BENCH_OVERHEAD_SEQ (2000),
  * BENCH_OVERHEAD_CPU_REQUESTS (20000), BENCH_OVERHEAD_RSS_REQUESTS (100000), BENCH_OVERHEAD_STREAMS
  * (100), BENCH_OVERHEAD_STREAM_ROUNDS (5), BENCH_OVERHEAD_CAPACITY_RATES (comma list),
- * BENCH_OVERHEAD_CAPACITY_DURATION (5 s).
+ * BENCH_OVERHEAD_CAPACITY_DURATION (5 s). Diagnostics: after the 500 req/s run the gateway's own
+ * view is printed (event-loop delay, GC pauses, requests over 10 / 25 ms by its clock, from /metrics);
+ * BENCH_CHILD_OUTPUT_DIR=<dir> keeps every child's output (access log lines carry total_ms and
+ * upstream_ms), BENCH_GATEWAY_NODE_ARGS / BENCH_UPSTREAM_NODE_ARGS pass node flags (--cpu-prof,
+ * --trace-gc) to the gateway / the fake upstream.
  * Alone: `BENCH_SECTIONS=overhead npm run bench`.
  */
 'use strict';
@@ -63,6 +67,48 @@ const T = { ratio: 2, seqAddedP50: 1, capacityP99: 50, capacity: { sqlite: 1500,
 const { toMicro, settledBalanceMicro } = require('../lib');
 
 const added = (x, base) => x - base;
+
+/**
+ * The gateway's own view of a run (GET /metrics, prom-client's default metrics): event-loop delay
+ * percentiles since the previous scrape (prom-client resets its histogram on every scrape) and the
+ * GC pauses counted so far (the caller diffs two reads). Where a tail comes from: a stalled loop.
+ */
+let lastGc = { count: 0, sum: 0, over10: 0, over25: 0, total: 0 };
+async function eventLoopLag(gateway) {
+  const res = await fetch(`${gateway.url}/metrics`).catch(() => null);
+  if (!res || res.status !== 200) return null;
+  const text = await res.text();
+  const val = (name) => {
+    const m = new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.eE+-]+)$`, 'm').exec(text);
+    return m ? Number(m[1]) : NaN;
+  };
+  let count = 0;
+  let sum = 0;
+  for (const m of text.matchAll(/^nodejs_gc_duration_seconds_(count|sum)\{[^}]*\} ([0-9.eE+-]+)$/gm)) {
+    if (m[1] === 'count') count += Number(m[2]);
+    else sum += Number(m[2]);
+  }
+  // the gateway's own request durations (first middleware → last byte) for the bench route, by bucket
+  const le = {};
+  for (const m of text.matchAll(/^gateway_request_duration_seconds_bucket\{([^}]*)\} ([0-9.eE+-]+)$/gm)) {
+    if (!m[1].includes('route="/v1/chat/completions"')) continue;
+    const b = /le="([^"]+)"/.exec(m[1])[1];
+    le[b] = Number(m[2]);
+  }
+  const slow = { over10: (le['+Inf'] ?? 0) - (le['0.01'] ?? 0), over25: (le['+Inf'] ?? 0) - (le['0.025'] ?? 0), total: le['+Inf'] ?? 0 };
+  const out = {
+    p50: val('nodejs_eventloop_lag_p50_seconds') * 1000,
+    p99: val('nodejs_eventloop_lag_p99_seconds') * 1000,
+    max: val('nodejs_eventloop_lag_max_seconds') * 1000,
+    gcCount: count - lastGc.count,
+    gcMs: (sum - lastGc.sum) * 1000,
+    over10: slow.over10 - lastGc.over10,
+    over25: slow.over25 - lastGc.over25,
+    requests: slow.total - lastGc.total,
+  };
+  lastGc = { count, sum, ...slow };
+  return out;
+}
 const fmt = (x) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
 
 module.exports = {
@@ -118,7 +164,12 @@ module.exports = {
         out.rate = {};
         for (const n of names) {
           const before = n === 'gateway' ? await settledBalanceMicro(gateway) : 0;
+          if (n === 'gateway') await eventLoopLag(gateway); // prom-client resets its lag histogram on each scrape
           out.rate[n] = await lib.openLoop(targets[n], { rate: S.rate, duration: S.duration });
+          if (n === 'gateway') {
+            const lag = await eventLoopLag(gateway);
+            if (lag) log(`    gateway event loop during the run: lag p50 ${fmt(lag.p50)} ms, p99 ${fmt(lag.p99)} ms, max ${fmt(lag.max)} ms; GC pauses ${lag.gcCount} (${fmt(lag.gcMs)} ms in all); by its own clock ${lag.over10} of ${lag.requests} requests took > 10 ms, ${lag.over25} > 25 ms`);
+          }
           noFailures(`${S.rate} req/s ${n}`, out.rate[n]);
           rows.push({ target: `${n} @ ${S.rate} req/s`, ...out.rate[n], non2xx: out.rate[n].failed, errors: 0, timeouts: 0 });
           if (n === 'gateway') {

@@ -7,7 +7,7 @@ import { AppConfig } from '@app/config';
 import { requestIdFrom } from '../ids';
 import { serializeError } from './log-serializers';
 
-/** The pino-http instance of the application: the request middleware, and (`.logger`) the root logger. */
+/** The pino-http instance of the application: its `.logger` is the root logger (its middleware is not mounted, see LoggingModule). */
 export const PINO_HTTP = Symbol('PINO_HTTP');
 
 /** The request being handled (its logger is made from it on the first line it writes). */
@@ -86,8 +86,8 @@ export class AppLogger implements LoggerService {
 /**
  * Structured JSON logs (pino, through pino-http). Every request gets an id — the caller's
  * `x-request-id` when sane, else a generated one — echoed in the `x-request-id` response header and
- * bound to every log line written while handling it (the request's logger is kept in
- * AsyncLocalStorage, see AppLogger). Secrets, bodies and SQL parameter values (see serializeError)
+ * bound to every log line written while handling it (the request is kept in AsyncLocalStorage and
+ * its logger made on its first line, see AppLogger). Secrets, bodies and SQL parameter values (see serializeError)
  * are not logged. The one access-log line per request is the RequestObserver's (libs/common/src/metrics),
  * written through this pino-http instance's root logger.
  */
