@@ -39,4 +39,12 @@ describe('createValidationPipe: rule lookups memoized per DTO class', () => {
     }
     await expect(pipe.transform({ late: 5 }, { type: 'body', metatype: LateDto, data: '' })).rejects.toBeInstanceOf(ApiError);
   });
+
+  it('a value of the wrong type is named as such, not by a range rule it also fails', async () => {
+    const err = (await pipe.transform({ name: 'a', count: 'x' }, meta).catch((e: unknown) => e)) as ApiError;
+    expect(err.param).toBe('count');
+    expect(err.message).toBe('count must be an integer number');
+    const range = (await pipe.transform({ name: 'a', count: 0 }, meta).catch((e: unknown) => e)) as ApiError;
+    expect(range.message).toBe('count must not be less than 1');
+  });
 });

@@ -10,7 +10,7 @@ export function firstValidationProblem(errors: ValidationError[], parent = ''): 
     if (e.constraints && Object.keys(e.constraints).length > 0) {
       // a field that is absent only fails when it is required (optional ones are skipped): say so
       if (e.value === undefined) return { param: path, message: `${path} is required.` };
-      const message = Object.values(e.constraints)[0].replace(new RegExp(`^${escapeRegex(e.property)}\\b`), path);
+      const message = firstConstraint(e.constraints).replace(new RegExp(`^${escapeRegex(e.property)}\\b`), path);
       return { param: path, message };
     }
     if (e.children && e.children.length > 0) {
@@ -19,6 +19,17 @@ export function firstValidationProblem(errors: ValidationError[], parent = ''): 
     }
   }
   return null;
+}
+
+/**
+ * The message to show when a field fails several rules: what the value IS comes first ("must be an
+ * integer number" for `"x"`, not "must not be less than 1"). Decorators register bottom-up, so the
+ * order of `constraints` is no guide; class-validator's type and presence checks are the `is…` rules.
+ */
+function firstConstraint(constraints: Record<string, string>): string {
+  const keys = Object.keys(constraints);
+  const key = keys.find((k) => k.startsWith('is')) ?? keys[0];
+  return constraints[key];
 }
 
 function escapeRegex(s: string): string {
@@ -73,7 +84,8 @@ export function createValidationPipe(): ValidationPipe {
     whitelist: true,
     transform: true,
     forbidUnknownValues: false,
-    stopAtFirstError: true,
+    // every rule of a failing field is checked (valid input runs them all anyway), so the message can
+    // name the type problem first (see firstConstraint)
     exceptionFactory: (errors: ValidationError[]) => {
       const p = firstValidationProblem(errors);
       return ApiError.badRequest(p ? p.message : 'Invalid request body.', p?.param ?? null, 'invalid_value');
