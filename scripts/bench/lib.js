@@ -10,7 +10,7 @@ const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const { randomBytes } = require('node:crypto');
-const { performance } = require('node:perf_hooks');
+const { monitorEventLoopDelay, performance } = require('node:perf_hooks');
 const autocannon = require('autocannon');
 const { Pool } = require('undici');
 
@@ -335,6 +335,9 @@ function openLoop(target, { rate, duration }) {
   const total = Math.max(1, Math.round(rate * duration));
   const interval = 1000 / rate;
   const pending = [];
+  // the generator's own event-loop delay while it runs (its stalls delay sends and count as latency)
+  const lag = monitorEventLoopDelay({ resolution: 1 });
+  lag.enable();
   return new Promise((resolve) => {
     const t0 = performance.now() + 5;
     let i = 0;
@@ -345,7 +348,11 @@ function openLoop(target, { rate, duration }) {
         i++;
       }
       if (i < total) setTimeout(tick, Math.max(0, t0 + i * interval - performance.now()));
-      else Promise.all(pending).then((results) => resolve(summarize(results, performance.now() - t0)));
+      else
+        Promise.all(pending).then((results) => {
+          lag.disable();
+          resolve({ ...summarize(results, performance.now() - t0), generatorLag: { p99: lag.percentile(99) / 1e6, max: lag.max / 1e6 } });
+        });
     };
     setTimeout(tick, 5);
   });

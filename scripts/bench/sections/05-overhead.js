@@ -28,7 +28,8 @@
  * BENCH_OVERHEAD_CPU_REQUESTS (20000), BENCH_OVERHEAD_RSS_REQUESTS (100000), BENCH_OVERHEAD_STREAMS
  * (100), BENCH_OVERHEAD_STREAM_ROUNDS (5), BENCH_OVERHEAD_CAPACITY_RATES (comma list),
  * BENCH_OVERHEAD_CAPACITY_DURATION (5 s). Diagnostics: after the 500 req/s run the gateway's own
- * view is printed (event-loop delay, GC pauses, requests over 10 / 25 ms by its clock, from /metrics);
+ * view is printed (event-loop delay, GC pauses, requests over 10 / 25 ms by its clock, from /metrics),
+ * and the load generator's own event-loop delay per target (its stalls would count as latency);
  * BENCH_CHILD_OUTPUT_DIR=<dir> keeps every child's output (access log lines carry total_ms and
  * upstream_ms), BENCH_GATEWAY_NODE_ARGS / BENCH_UPSTREAM_NODE_ARGS pass node flags (--cpu-prof,
  * --trace-gc) to the gateway / the fake upstream.
@@ -178,6 +179,7 @@ module.exports = {
           }
         }
         const d = out.rate.direct;
+        log(`    load generator's own event-loop delay (1 ms resolution) p99 / max: ${names.map((n) => `${n} ${fmt(out.rate[n].generatorLag.p99)} / ${fmt(out.rate[n].generatorLag.max)} ms`).join(', ')}`);
         log(`    added p50/p99: proxy ${fmt(out.rate.proxy.p50 - d.p50)}/${fmt(out.rate.proxy.p99 - d.p99)} ms, gateway ${fmt(out.rate.gateway.p50 - d.p50)}/${fmt(out.rate.gateway.p99 - d.p99)} ms`);
       }
 
