@@ -1,6 +1,7 @@
 /**
  * Bench section: non-streaming POST /v1/chat/completions (gpt-4o-mini) through the gateway vs.
- * directly against the same fake upstream, at a fixed request rate, with auth + reservation +
+ * directly against the same fake upstream, at autocannon's fixed request rate (which arrives in
+ * bursts: informational, no latency target — those are 05-overhead.js's), with auth + reservation +
  * settlement + ledger on. Reports req/s, p50/p99 and the latency the gateway adds, and checks that
  * billing really happened (the balance moved by exactly the catalog price × the fake's usage per
  * successful request).
@@ -9,15 +10,17 @@
 
 const MODEL = 'gpt-4o-mini';
 const BODY = { model: MODEL, messages: [{ role: 'user', content: 'Say hello in one short sentence.' }], max_tokens: 32 };
-/** issue #3 targets at 500 req/s */
-const TARGET_ADDED_P50_MS = 1;
-const TARGET_ADDED_P99_MS = 5;
+/**
+ * No target here any more: autocannon's fixed rate arrives in bursts (see the serial pass below), so
+ * this section shows behaviour under bursts and checks the billing; the latency targets (issue 14)
+ * are measured open-loop by 05-overhead.js.
+ */
 
 const { toMicro, settledBalanceMicro } = require('../lib');
 
 module.exports = {
   name: 'chat-completions',
-  title: 'POST /v1/chat/completions (non-stream, gpt-4o-mini): gateway vs direct',
+  title: 'POST /v1/chat/completions (non-stream, gpt-4o-mini) under autocannon bursts: gateway vs direct, billing checked',
 
   /** @param {import('../../bench').BenchContext} ctx */
   async run(ctx) {
@@ -88,8 +91,7 @@ module.exports = {
         addedP99,
         serialAddedP50: lowRows.length ? lowRows[1].p50 - lowRows[0].p50 : NaN,
         serialAddedP99: lowRows.length ? lowRows[1].p99 - lowRows[0].p99 : NaN,
-        meetsTarget: addedP50 <= TARGET_ADDED_P50_MS && addedP99 <= TARGET_ADDED_P99_MS,
-        target: `added p50 ≤ ${TARGET_ADDED_P50_MS} ms, p99 ≤ ${TARGET_ADDED_P99_MS} ms`,
+        note: `bursts of ${settings.connections} (autocannon); latency targets: the overhead section`,
       },
       checks,
     };
