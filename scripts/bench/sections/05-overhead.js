@@ -27,7 +27,8 @@
  * all); BENCH_OVERHEAD_RATE (500), BENCH_OVERHEAD_DURATION (8), BENCH_OVERHEAD_SEQ (2000),
  * BENCH_OVERHEAD_CPU_REQUESTS (20000), BENCH_OVERHEAD_RSS_REQUESTS (100000), BENCH_OVERHEAD_STREAMS
  * (100), BENCH_OVERHEAD_STREAM_ROUNDS (5), BENCH_OVERHEAD_CAPACITY_RATES (comma list),
- * BENCH_OVERHEAD_CAPACITY_DURATION (5 s). Diagnostics: after the 500 req/s run the gateway's own
+ * BENCH_OVERHEAD_CAPACITY_DURATION (5 s), BENCH_OVERHEAD_RATE_WARMUP (2 s at the rate per target before
+ * any measurement; the issue's method). Diagnostics: after the 500 req/s run the gateway's own
  * view is printed (event-loop delay, GC pauses, requests over 10 / 25 ms by its clock, from /metrics),
  * and the load generator's own event-loop delay per target (its stalls would count as latency);
  * BENCH_CHILD_OUTPUT_DIR=<dir> keeps every child's output (access log lines carry total_ms and
@@ -52,6 +53,7 @@ const S = {
   duration: envNum('BENCH_OVERHEAD_DURATION', 8, 4),
   seq: envNum('BENCH_OVERHEAD_SEQ', 2000, 500),
   seqWarmup: envNum('BENCH_OVERHEAD_SEQ_WARMUP', 500, 200),
+  rateWarmup: envNum('BENCH_OVERHEAD_RATE_WARMUP', 2, 2),
   cpuRequests: envNum('BENCH_OVERHEAD_CPU_REQUESTS', 20_000, 5_000),
   rssRequests: envNum('BENCH_OVERHEAD_RSS_REQUESTS', 100_000, 10_000),
   streams: envNum('BENCH_OVERHEAD_STREAMS', 100, 100),
@@ -143,10 +145,10 @@ module.exports = {
       const perRequestMicro = (upstream.usage.prompt_tokens * toMicro(entry.pricing.input_rub_per_1m)) / 1e6 + (upstream.usage.completion_tokens * toMicro(entry.pricing.output_rub_per_1m)) / 1e6;
 
       // warm-up every target: JIT, pools, caches, prepared statements
-      log(`  warm-up: ${S.seqWarmup} sequential + 2 s at ${S.rate} req/s per target`);
+      log(`  warm-up: ${S.seqWarmup} sequential + ${S.rateWarmup} s at ${S.rate} req/s per target`);
       for (const n of names) {
         await lib.sequential(targets[n], S.seqWarmup);
-        await lib.openLoop(targets[n], { rate: S.rate, duration: 2 });
+        await lib.openLoop(targets[n], { rate: S.rate, duration: S.rateWarmup });
       }
 
       if (PARTS.has('seq')) {
