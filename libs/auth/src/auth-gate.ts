@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { ApiError, errorBody, requestContextOf, requestIdFrom } from '@app/common';
+import { ApiError, ensureRequestId, errorBody, requestContextOf } from '@app/common';
 import { AppConfig } from '@app/config';
 import { secretsEqual } from './api-key.crypto';
 import { extractApiKey } from './api-key.header';
@@ -37,8 +37,8 @@ export function authBeforeBody(keys: ApiKeysService, config: AppConfig) {
 }
 
 function refuse(req: Request & { id?: unknown }, res: Response, err: ApiError): void {
-  // the request observer gave the request its id already (when mounted); the header repeats it
-  res.setHeader('x-request-id', typeof req.id === 'string' ? req.id : requestIdFrom(req.headers['x-request-id']));
+  // the request observer gave the request its id and header already (when mounted)
+  ensureRequestId(req, res);
   const ctx = requestContextOf(res);
   if (ctx) ctx.errorCode = err.code ?? err.type;
   // the body was never read: close the connection instead of draining it

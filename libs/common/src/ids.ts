@@ -1,7 +1,21 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 
 export function newId(): string {
   return randomUUID();
+}
+
+/**
+ * The request's id: the one an earlier middleware gave it, or else (first to ask) the caller's
+ * `x-request-id` when sane or a generated one — set on the request and echoed in the response's
+ * `x-request-id` header.
+ */
+export function ensureRequestId(req: { id?: unknown; headers: IncomingHttpHeaders }, res: { setHeader(name: string, value: string): unknown }): string {
+  if (typeof req.id === 'string' && req.id !== '') return req.id;
+  const id = requestIdFrom(req.headers['x-request-id']);
+  req.id = id;
+  res.setHeader('x-request-id', id);
+  return id;
 }
 
 /** Request ids: taken from the caller when they look sane, else generated. */

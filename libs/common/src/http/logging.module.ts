@@ -4,7 +4,7 @@ import { DynamicModule, Inject, Injectable, LoggerService, MiddlewareConsumer, M
 import { destination, type Logger as PinoLogger } from 'pino';
 import { pinoHttp, type HttpLogger, type Options } from 'pino-http';
 import { AppConfig } from '@app/config';
-import { requestIdFrom } from '../ids';
+import { ensureRequestId } from '../ids';
 import { serializeError } from './log-serializers';
 
 /** The pino-http instance of the application: its `.logger` is the root logger (its middleware is not mounted, see LoggingModule). */
@@ -107,13 +107,9 @@ export class LoggingModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
     // pino-http's own middleware is not mounted: it built two child loggers and hooked the response
     // of every request, for lines most requests never write. The request id is the RequestObserver's
-    // (set here only when it is not mounted, e.g. a bare test app).
+    // (given here only when it is not mounted, e.g. a bare test app).
     const bindRequest = (req: LoggedRequest, res: ServerResponse, next: () => void): void => {
-      if (typeof req.id !== 'string' || req.id === '') {
-        const id = requestIdFrom(req.headers['x-request-id']);
-        req.id = id;
-        res.setHeader('x-request-id', id);
-      }
+      ensureRequestId(req, res);
       currentRequest.run(req, next);
     };
     // `{/*splat}`: every path, `/` included, in path-to-regexp 8 syntax (a bare `*` is the legacy form Nest warns about)
@@ -132,11 +128,15 @@ function stdoutDestination(): ReturnType<typeof destination> {
   return destination({ dest: 1, sync: false, minLength: 0 });
 }
 
-/** The pino / pino-http options of the service (exported so tests can check what is logged). */
+/**
+ * The pino / pino-http options of the service (exported so tests can check what is logged). Only the
+ * logger is used, not pino-http's middleware, so its request-id key and auto-logging are not set: the
+ * one access line per request is the RequestObserver's (metrics), which also sees the requests refused
+ * before any Nest middleware (401 before the body, 413, 415).
+ */
 export function pinoHttpOptions(config: AppConfig): Options {
   return {
     level: config.logLevel,
-    customAttributeKeys: { reqId: 'request_id' },
     redact: { paths: ['req.headers.authorization', 'req.headers["api-key"]', 'req.headers["x-api-key"]', 'req.headers.cookie'], censor: '[redacted]' },
     serializers: {
       // the path only: query strings may carry signed-link signatures or whatever a client put there
@@ -144,9 +144,6 @@ export function pinoHttpOptions(config: AppConfig): Options {
       res: (res: { statusCode: number }) => ({ status: res.statusCode }),
       err: serializeError,
     },
-    // one access line per request, written by the RequestObserver (metrics): it also sees the requests
-    // refused before this middleware runs (401 before the body, 413, 415), which pino-http would miss
-    autoLogging: false,
   };
 }
 

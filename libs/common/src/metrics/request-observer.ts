@@ -3,7 +3,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { performance } from 'node:perf_hooks';
 import type { HttpLogger } from 'pino-http';
 import { PINO_HTTP } from '../http/logging.module';
-import { requestIdFrom } from '../ids';
+import { ensureRequestId } from '../ids';
 import { microToRub } from '../money/money';
 import { MetricsService } from './metrics.service';
 import { attachRequestContext, RequestContext, requestContextOf, RequestContexts } from './request-context';
@@ -49,9 +49,7 @@ export class RequestObserver {
 
   middleware(): (req: Request, res: Response, next: NextFunction) => void {
     return (req: ObservedRequest, res: Response, next: NextFunction): void => {
-      const id = typeof req.id === 'string' && req.id !== '' ? req.id : requestIdFrom(req.headers['x-request-id']);
-      req.id = id; // pino-http keeps an id that is already set
-      res.setHeader('x-request-id', id);
+      const id = ensureRequestId(req, res); // the first middleware: it gives the request its id
       const ctx = new RequestContext(id, performance.now(), res);
       attachRequestContext(res, ctx);
       (res as Response & { [OBSERVER]?: RequestObserver })[OBSERVER] = this;
