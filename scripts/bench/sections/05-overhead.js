@@ -67,50 +67,43 @@ const PARTS = new Set((process.env.BENCH_OVERHEAD_PARTS || 'seq,rate,stream,cpu,
 /** issue 14 targets */
 const T = { ratio: 2, seqAddedP50: 1, capacityP99: 50, capacity: { sqlite: 1500, postgres: 1000 }, cpuMs: 0.5, rssGrowth: 0.1, ttfbAdded: 2 };
 
+const parsePrometheusTextFormat = require('parse-prometheus-text-format');
 const { toMicro, settledBalanceMicro } = require('../lib');
 
 const added = (x, base) => x - base;
 
 /**
- * The gateway's own view of a run (GET /metrics, prom-client's default metrics): event-loop delay
- * percentiles since the previous scrape (prom-client resets its histogram on every scrape) and the
- * GC pauses counted so far (the caller diffs two reads). Where a tail comes from: a stalled loop.
+ * The gateway's own counters (GET /metrics, parsed with parse-prometheus-text-format): event-loop
+ * delay percentiles since the previous scrape (prom-client resets its lag histogram on every scrape),
+ * GC pauses so far, and how many bench-route requests took over 10 / 25 ms by the gateway's clock
+ * (first middleware → last byte). Every `# TYPE` line is dropped before parsing, so each sample —
+ * histogram buckets with their labels included — reads as a plain series (the parser folds the
+ * series of a labelled histogram together otherwise). Two reads around a run are diffed by viewOfRun.
  */
-let lastGc = { count: 0, sum: 0, over10: 0, over25: 0, total: 0 };
-async function eventLoopLag(gateway) {
+async function gatewayCounters(gateway) {
   const res = await fetch(`${gateway.url}/metrics`).catch(() => null);
   if (!res || res.status !== 200) return null;
-  const text = await res.text();
-  const val = (name) => {
-    const m = new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.eE+-]+)$`, 'm').exec(text);
-    return m ? Number(m[1]) : NaN;
+  const text = (await res.text()).split('\n').filter((l) => !l.startsWith('# TYPE')).join('\n');
+  const series = parsePrometheusTextFormat(text).flatMap((f) => f.metrics.map((m) => ({ name: f.name, labels: m.labels ?? {}, value: Number(m.value) })));
+  const sum = (name, where = () => true) => series.filter((m) => m.name === name && where(m.labels)).reduce((a, m) => a + m.value, 0);
+  const bucket = (le) => sum('gateway_request_duration_seconds_bucket', (l) => l.route === '/v1/chat/completions' && l.le === le);
+  return {
+    lagP50: sum('nodejs_eventloop_lag_p50_seconds') * 1000,
+    lagP99: sum('nodejs_eventloop_lag_p99_seconds') * 1000,
+    lagMax: sum('nodejs_eventloop_lag_max_seconds') * 1000,
+    gcCount: sum('nodejs_gc_duration_seconds_count'),
+    gcMs: sum('nodejs_gc_duration_seconds_sum') * 1000,
+    requests: bucket('+Inf'),
+    over10: bucket('+Inf') - bucket('0.01'),
+    over25: bucket('+Inf') - bucket('0.025'),
   };
-  let count = 0;
-  let sum = 0;
-  for (const m of text.matchAll(/^nodejs_gc_duration_seconds_(count|sum)\{[^}]*\} ([0-9.eE+-]+)$/gm)) {
-    if (m[1] === 'count') count += Number(m[2]);
-    else sum += Number(m[2]);
-  }
-  // the gateway's own request durations (first middleware → last byte) for the bench route, by bucket
-  const le = {};
-  for (const m of text.matchAll(/^gateway_request_duration_seconds_bucket\{([^}]*)\} ([0-9.eE+-]+)$/gm)) {
-    if (!m[1].includes('route="/v1/chat/completions"')) continue;
-    const b = /le="([^"]+)"/.exec(m[1])[1];
-    le[b] = Number(m[2]);
-  }
-  const slow = { over10: (le['+Inf'] ?? 0) - (le['0.01'] ?? 0), over25: (le['+Inf'] ?? 0) - (le['0.025'] ?? 0), total: le['+Inf'] ?? 0 };
-  const out = {
-    p50: val('nodejs_eventloop_lag_p50_seconds') * 1000,
-    p99: val('nodejs_eventloop_lag_p99_seconds') * 1000,
-    max: val('nodejs_eventloop_lag_max_seconds') * 1000,
-    gcCount: count - lastGc.count,
-    gcMs: (sum - lastGc.sum) * 1000,
-    over10: slow.over10 - lastGc.over10,
-    over25: slow.over25 - lastGc.over25,
-    requests: slow.total - lastGc.total,
-  };
-  lastGc = { count, sum, ...slow };
-  return out;
+}
+
+/** The run between two reads: lag as read after it (reset by the first read), counts as differences. */
+function viewOfRun(before, after) {
+  if (!before || !after) return null;
+  const d = (k) => after[k] - before[k];
+  return { p50: after.lagP50, p99: after.lagP99, max: after.lagMax, gcCount: d('gcCount'), gcMs: d('gcMs'), requests: d('requests'), over10: d('over10'), over25: d('over25') };
 }
 const fmt = (x) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
 
@@ -167,10 +160,10 @@ module.exports = {
         out.rate = {};
         for (const n of names) {
           const before = n === 'gateway' ? await settledBalanceMicro(gateway) : 0;
-          if (n === 'gateway') await eventLoopLag(gateway); // prom-client resets its lag histogram on each scrape
+          const counters = n === 'gateway' ? await gatewayCounters(gateway) : null;
           out.rate[n] = await lib.openLoop(targets[n], { rate: S.rate, duration: S.duration });
           if (n === 'gateway') {
-            const lag = await eventLoopLag(gateway);
+            const lag = viewOfRun(counters, await gatewayCounters(gateway));
             if (lag) log(`    gateway event loop during the run: lag p50 ${fmt(lag.p50)} ms, p99 ${fmt(lag.p99)} ms, max ${fmt(lag.max)} ms; GC pauses ${lag.gcCount} (${fmt(lag.gcMs)} ms in all); by its own clock ${lag.over10} of ${lag.requests} requests took > 10 ms, ${lag.over25} > 25 ms`);
           }
           noFailures(`${S.rate} req/s ${n}`, out.rate[n]);

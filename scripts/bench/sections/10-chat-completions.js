@@ -10,12 +10,6 @@
 
 const MODEL = 'gpt-4o-mini';
 const BODY = { model: MODEL, messages: [{ role: 'user', content: 'Say hello in one short sentence.' }], max_tokens: 32 };
-/**
- * No target here any more: autocannon's fixed rate arrives in bursts (see the serial pass below), so
- * this section shows behaviour under bursts and checks the billing; the latency targets (issue 14)
- * are measured open-loop by 05-overhead.js.
- */
-
 const { toMicro, settledBalanceMicro } = require('../lib');
 
 module.exports = {

@@ -58,10 +58,12 @@ module.exports = {
     let materials = [];
     for (;;) {
       materials = (await call('GET', `${base}/api/v1/projects/${project}/materials`, key)).json.data ?? [];
-      if (!materials.some((mt) => mt.status === 'in_progress' || mt.status === 'queued') || Date.now() > deadline) break;
+      // (a queued document is listed as in_progress)
+      if (!materials.some((mt) => mt.status === 'in_progress') || Date.now() > deadline) break;
       await new Promise((r) => setTimeout(r, 100));
     }
-    check(materials.filter((mt) => mt.status === 'completed').length === 100, `project: ${materials.filter((mt) => mt.status === 'completed').length}/100 file materials completed`);
+    const completed = materials.filter((mt) => mt.status === 'completed').length;
+    check(completed === 100, `project: ${completed}/100 file materials completed`);
 
     const rows = [];
     for (const target of [
