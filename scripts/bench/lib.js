@@ -96,45 +96,48 @@ function freePort() {
   });
 }
 
+/** The `{"port": N}` line the bench's own children print once they listen (else undefined). */
+function portLine(line) {
+  try {
+    return JSON.parse(line).port;
+  } catch {
+    return undefined;
+  }
+}
+
 async function startFakeUpstream() {
   const { child, value } = await spawnNode(path.join(__dirname, 'fake-upstream.js'), {
     env: { PATH: process.env.PATH },
     label: 'fake upstream',
     // e.g. BENCH_UPSTREAM_NODE_ARGS=--trace-gc with BENCH_CHILD_OUTPUT_DIR: the upstream's own pauses
     nodeArgs: (process.env.BENCH_UPSTREAM_NODE_ARGS || '').split(' ').filter(Boolean),
-    ready: (line) => {
-      try {
-        return JSON.parse(line).port;
-      } catch {
-        return undefined;
-      }
-    },
+    ready: portLine,
   });
   return { url: `http://127.0.0.1:${value}`, stop: () => stopChild(child) };
 }
 
-/** The floor: a bare Node proxy (scripts/bench/bare-proxy.js, undici pool) in front of `upstreamUrl`. */
-async function startBareProxy(upstreamUrl) {
-  const { child, value } = await spawnNode(path.join(__dirname, 'bare-proxy.js'), {
+/** A floor in front of `upstreamUrl`, run as a child that prints `{"port": N}` when it listens. */
+async function startFloor(script, label, upstreamUrl) {
+  const { child, value } = await spawnNode(path.join(__dirname, script), {
     env: { PATH: process.env.PATH, UPSTREAM_URL: upstreamUrl },
-    label: 'bare proxy',
-    ready: (line) => {
-      try {
-        return JSON.parse(line).port;
-      } catch {
-        return undefined;
-      }
-    },
+    label,
+    ready: portLine,
   });
   return { url: `http://127.0.0.1:${value}`, pid: child.pid, stop: () => stopChild(child) };
 }
+
+/** The floor: a bare Node proxy (scripts/bench/bare-proxy.js, undici pool) in front of `upstreamUrl`. */
+const startBareProxy = (upstreamUrl) => startFloor('bare-proxy.js', 'bare proxy', upstreamUrl);
+
+/** The stack's floor: Nest + Express + a class-validator DTO + undici + a log line (scripts/bench/nest-floor.js). */
+const startNestFloor = (upstreamUrl) => startFloor('nest-floor.js', 'nest floor', upstreamUrl);
 
 /** Starts the built gateway with `env` (plus PORT/HOST) and waits for GET /ready. */
 async function startGateway(env) {
   if (!fs.existsSync(GATEWAY_MAIN)) throw new Error(`${GATEWAY_MAIN} is missing: run \`npm run build\` first (npm run bench does)`);
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const baseEnv = { PATH: process.env.PATH, HOME: process.env.HOME || os.homedir(), NODE_ENV: 'production' };
+  const baseEnv = { PATH: process.env.PATH, HOME: process.env.HOME || os.homedir(), NODE_ENV: 'production', ...(process.env.PGOPTIONS ? { PGOPTIONS: process.env.PGOPTIONS } : {}) };
   const { child, output } = await spawnNode(GATEWAY_MAIN, {
     env: { ...baseEnv, ...env, PORT: String(port), HOST: '127.0.0.1' },
     label: 'gateway',
@@ -536,6 +539,7 @@ module.exports = {
   ROOT,
   startFakeUpstream,
   startBareProxy,
+  startNestFloor,
   startGateway,
   stopChild,
   postgresReachable,

@@ -1,7 +1,12 @@
 /**
  * Bench section (issue 14): the latency and CPU the gateway adds, measured OPEN-LOOP side by side
- * with the upstream called directly and with a bare Node proxy (scripts/bench/bare-proxy.js, one
- * undici pool, nothing else) — the floor any Node gateway pays on this machine.
+ * with the upstream called directly, with a bare Node proxy (scripts/bench/bare-proxy.js, one
+ * undici pool, nothing else) — the floor any Node gateway pays on this machine — and with the Nest
+ * floor (scripts/bench/nest-floor.js: the gateway's required stack — Nest on Express, a
+ * class-validator DTO through ValidationPipe, the body re-serialised to the upstream over undici,
+ * one pino log line — and no gateway feature), which splits the gateway's cost into "the stack"
+ * and "auth, billing, metrics, routing of our own". The Nest floor has no streaming route: the
+ * streaming part runs direct, proxy and gateway only.
  *
  * Per backend, against the same fake upstream, POST /v1/chat/completions (gpt-4o-mini) with the
  * normal config (auth, reservation, settle, ledger, one access-log line per request):
@@ -14,7 +19,9 @@
  *      without arriving as one burst) → time to the first body bytes, added vs direct;
  *   4. CPU per request: the gateway process's user+system time (/proc/<pid>/stat) over 20,000
  *      requests (closed loop, 16 in flight) / 20,000;
- *   5. RSS (/proc/<pid>/status VmRSS) before and after 100,000 more requests (closed loop);
+ *   5. RSS (/proc/<pid>/status VmRSS) sampled every 250 ms over 100,000 more requests (closed
+ *      loop): growth = the peak of the second half over the peak of the first (V8's collections
+ *      make RSS a sawtooth, so two single reads would compare its phases);
  *   6. capacity: open loop at rising fixed rates (BENCH_OVERHEAD_CAPACITY_RATES) with direct at the
  *      same rate as reference; the highest rate whose added p99 stays < 50 ms with no errors (a
  *      step that misses is measured once more before the search stops).
@@ -33,7 +40,8 @@
  * and the load generator's own event-loop delay per target (its stalls would count as latency);
  * BENCH_CHILD_OUTPUT_DIR=<dir> keeps every child's output (access log lines carry total_ms and
  * upstream_ms), BENCH_GATEWAY_NODE_ARGS / BENCH_UPSTREAM_NODE_ARGS pass node flags (--cpu-prof,
- * --trace-gc) to the gateway / the fake upstream.
+ * --trace-gc) to the gateway / the fake upstream; PGOPTIONS, when set, is passed to the gateway
+ * (e.g. "-c log_statement=all" to see the statements of each request in the Postgres log).
  * Alone: `BENCH_SECTIONS=overhead npm run bench`.
  */
 'use strict';
@@ -62,6 +70,7 @@ const S = {
   capacityRates: (process.env.BENCH_OVERHEAD_CAPACITY_RATES || '250,500,750,1000,1250,1500,1750,2000,2500,3000').split(',').map(Number),
   closedConcurrency: 16,
 };
+const STREAM_TARGETS = ['direct', 'proxy', 'gateway'];
 const PARTS = new Set((process.env.BENCH_OVERHEAD_PARTS || 'seq,rate,stream,cpu,rss,capacity').split(',').map((s) => s.trim()));
 
 /** issue 14 targets */
@@ -71,6 +80,8 @@ const parsePrometheusTextFormat = require('parse-prometheus-text-format');
 const { toMicro, settledBalanceMicro } = require('../lib');
 
 const added = (x, base) => x - base;
+/** `x` as a multiple of the proxy's added time (a floor below 0.05 ms is noise: at least that) */
+const vsProxy = (x, floor) => x / Math.max(floor, 0.05);
 
 /**
  * The gateway's own counters (GET /metrics, parsed with parse-prometheus-text-format): event-loop
@@ -109,7 +120,7 @@ const fmt = (x) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
 
 module.exports = {
   name: 'overhead',
-  title: 'Gateway overhead (issue 14): open-loop POST /v1/chat/completions vs direct vs a bare Node proxy',
+  title: 'Gateway overhead (issue 14): open-loop POST /v1/chat/completions vs direct, a bare Node proxy and the Nest floor',
 
   /** @param {import('../../bench').BenchContext} ctx */
   async run(ctx) {
@@ -121,15 +132,17 @@ module.exports = {
     };
     const out = { parts: PARTS };
     const proxy = await lib.startBareProxy(upstream.url);
+    const nest = await lib.startNestFloor(upstream.url).catch(async (err) => {
+      await proxy.stop();
+      throw err;
+    });
     const upstreamAuth = { authorization: `Bearer ${upstream.apiKey}` };
     const gwAuth = { authorization: `Bearer ${gateway.apiKey}` };
-    const mk = (body) => ({
-      direct: lib.loadTarget(`${upstream.url}/v1/chat/completions`, upstreamAuth, body),
-      proxy: lib.loadTarget(`${proxy.url}/v1/chat/completions`, upstreamAuth, body),
-      gateway: lib.loadTarget(`${gateway.url}/v1/chat/completions`, gwAuth, body),
-    });
-    const targets = mk(BODY);
-    const names = ['direct', 'proxy', 'gateway'];
+    const urls = { direct: upstream.url, proxy: proxy.url, nest: nest.url, gateway: gateway.url };
+    /** a load target per name, all sending `body` */
+    const mk = (body, names) => Object.fromEntries(names.map((n) => [n, lib.loadTarget(`${urls[n]}/v1/chat/completions`, n === 'gateway' ? gwAuth : upstreamAuth, body)]));
+    const names = ['direct', 'proxy', 'nest', 'gateway'];
+    const targets = mk(BODY, names);
     const rows = [];
     const noFailures = (label, r) => check(r.failed === 0, `${label}: ${r.ok} ok, ${r.failed} failed${r.firstError ? ` (first: ${r.firstError})` : ''}`);
     try {
@@ -152,7 +165,7 @@ module.exports = {
           noFailures(`sequential ${n}`, out.seq[n]);
           rows.push({ target: `${n}, sequential`, ...out.seq[n], non2xx: out.seq[n].failed, errors: 0, timeouts: 0 });
         }
-        log(`    added p50: proxy ${fmt(added(out.seq.proxy.p50, out.seq.direct.p50))} ms, gateway ${fmt(added(out.seq.gateway.p50, out.seq.direct.p50))} ms`);
+        log(`    added p50: ${names.slice(1).map((n) => `${n} ${fmt(added(out.seq[n].p50, out.seq.direct.p50))} ms`).join(', ')}`);
       }
 
       if (PARTS.has('rate')) {
@@ -175,15 +188,16 @@ module.exports = {
         }
         const d = out.rate.direct;
         log(`    load generator's own event-loop delay (1 ms resolution) p99 / max: ${names.map((n) => `${n} ${fmt(out.rate[n].generatorLag.p99)} / ${fmt(out.rate[n].generatorLag.max)} ms`).join(', ')}`);
-        log(`    added p50/p99: proxy ${fmt(out.rate.proxy.p50 - d.p50)}/${fmt(out.rate.proxy.p99 - d.p99)} ms, gateway ${fmt(out.rate.gateway.p50 - d.p50)}/${fmt(out.rate.gateway.p99 - d.p99)} ms`);
+        log(`    added p50/p99: ${names.slice(1).map((n) => `${n} ${fmt(out.rate[n].p50 - d.p50)}/${fmt(out.rate[n].p99 - d.p99)} ms`).join(', ')}`);
       }
 
       if (PARTS.has('stream')) {
         log(`  streaming: ${S.streams} concurrent SSE streams × ${S.streamRounds} rounds per target`);
-        const st = mk(STREAM_BODY);
+        const st = mk(STREAM_BODY, STREAM_TARGETS);
         out.stream = {};
         try {
-          for (const n of names) {
+          // the Nest floor has no streaming route: streams go direct, through the proxy and the gateway
+          for (const n of STREAM_TARGETS) {
             // the fake's streams last ≈ 0.9 s: starts spread evenly over that (steady 100 open, no burst)
             out.stream[n] = await lib.streams(st[n], { concurrency: S.streams, rounds: S.streamRounds, staggerMs: 900 / S.streams });
             check(out.stream[n].failed === 0, `streams ${n}: ${out.stream[n].ttfb.n} complete, ${out.stream[n].failed} failed${out.stream[n].firstError ? ` (first: ${out.stream[n].firstError})` : ''}`);
@@ -192,13 +206,13 @@ module.exports = {
         } finally {
           await Promise.all(Object.values(st).map((t) => t.close()));
         }
-        log(`    TTFB p50 added: proxy ${fmt(out.stream.proxy.ttfb.p50 - out.stream.direct.ttfb.p50)} ms, gateway ${fmt(out.stream.gateway.ttfb.p50 - out.stream.direct.ttfb.p50)} ms`);
+        log(`    TTFB p50 added: ${STREAM_TARGETS.slice(1).map((n) => `${n} ${fmt(out.stream[n].ttfb.p50 - out.stream.direct.ttfb.p50)} ms`).join(', ')}`);
       }
 
       if (PARTS.has('cpu')) {
         log(`  CPU: ${S.cpuRequests} requests (closed loop, ${S.closedConcurrency} in flight) per Node target`);
         out.cpu = {};
-        for (const [n, pid] of [['proxy', proxy.pid], ['gateway', gateway.pid]]) {
+        for (const [n, pid] of [['proxy', proxy.pid], ['nest', nest.pid], ['gateway', gateway.pid]]) {
           const c0 = lib.processCpuMs(pid);
           const r = await lib.closedLoop(targets[n], { count: S.cpuRequests, concurrency: S.closedConcurrency });
           out.cpu[n] = { msPerRequest: (lib.processCpuMs(pid) - c0) / S.cpuRequests, rps: r.rps };
@@ -208,12 +222,29 @@ module.exports = {
       }
 
       if (PARTS.has('rss')) {
+        // sampled through the run: V8 lets the old generation fill before a full collection, so RSS is
+        // a sawtooth (±30 % here) and two single reads compare phases of it, not growth. Growth is the
+        // peak of the second half over the peak of the first.
         out.rss = { before: lib.processRssMb(gateway.pid) };
-        log(`  RSS: ${S.rssRequests} requests (closed loop) — gateway RSS before ${out.rss.before.toFixed(1)} MiB`);
-        const r = await lib.closedLoop(targets.gateway, { count: S.rssRequests, concurrency: S.closedConcurrency });
+        out.rss.samples = [out.rss.before];
+        log(`  RSS: ${S.rssRequests} requests (closed loop) — gateway RSS before ${out.rss.before.toFixed(1)} MiB, sampled every 250 ms`);
+        const sampler = setInterval(() => out.rss.samples.push(lib.processRssMb(gateway.pid)), 250);
+        let r;
+        try {
+          r = await lib.closedLoop(targets.gateway, { count: S.rssRequests, concurrency: S.closedConcurrency });
+        } finally {
+          clearInterval(sampler);
+        }
         out.rss.after = lib.processRssMb(gateway.pid);
+        out.rss.samples.push(out.rss.after);
+        const half = Math.floor(out.rss.samples.length / 2);
+        out.rss.firstPeak = Math.max(...out.rss.samples.slice(0, half));
+        out.rss.secondPeak = Math.max(...out.rss.samples.slice(half));
         noFailures('RSS pass gateway', r);
-        log(`    after ${out.rss.after.toFixed(1)} MiB (${(((out.rss.after - out.rss.before) / out.rss.before) * 100).toFixed(1)} %)`);
+        log(
+          `    after ${out.rss.after.toFixed(1)} MiB (${(((out.rss.after - out.rss.before) / out.rss.before) * 100).toFixed(1)} %); ` +
+            `range ${Math.min(...out.rss.samples).toFixed(1)}–${Math.max(...out.rss.samples).toFixed(1)} MiB; peak of the first half ${out.rss.firstPeak.toFixed(1)}, of the second ${out.rss.secondPeak.toFixed(1)} MiB`,
+        );
       }
 
       if (PARTS.has('capacity')) {
@@ -239,7 +270,7 @@ module.exports = {
       }
     } finally {
       await Promise.all(Object.values(targets).map((t) => t.close()));
-      await proxy.stop();
+      await Promise.all([proxy.stop(), nest.stop()]);
     }
     return { rows: rows.map((r) => ({ ...r, rps: Number.isFinite(r.rps) ? r.rps : NaN })), checks, overhead: out };
   },
@@ -258,11 +289,12 @@ module.exports = {
         seq: o.seq ? fmt(o.seq[name].p50 - dseq) : 'n/a',
         p50: o.rate ? fmt(o.rate[name].p50 - drate.p50) : 'n/a',
         p99: o.rate ? fmt(o.rate[name].p99 - drate.p99) : 'n/a',
-        ttfb: o.stream ? fmt(o.stream[name].ttfb.p50 - o.stream.direct.ttfb.p50) : 'n/a',
+        ttfb: o.stream?.[name] ? fmt(o.stream[name].ttfb.p50 - o.stream.direct.ttfb.p50) : 'n/a',
         cpu: o.cpu ? o.cpu[name].msPerRequest.toFixed(3) : 'n/a',
         cap: name === 'gateway' && o.capacity ? String(o.capacity.best) : '',
       });
       tableRows.push(row(`bare Node proxy (undici pool), ${r.backend.label} run`, 'proxy'));
+      tableRows.push(row(`Nest + Express floor (DTO, undici, log line), ${r.backend.label} run`, 'nest'));
       tableRows.push(row(`this gateway, ${r.backend.label}`, 'gateway'));
     }
     log('');
@@ -286,10 +318,15 @@ module.exports = {
         const pr99 = o.rate.proxy.p99 - d.p99;
         const g50 = o.rate.gateway.p50 - d.p50;
         const g99 = o.rate.gateway.p99 - d.p99;
-        // a floor below 0.05 ms is noise: compare with at least that
-        const ratio50 = g50 / Math.max(pr50, 0.05);
-        const ratio99 = g99 / Math.max(pr99, 0.05);
+        const ratio50 = vsProxy(g50, pr50);
+        const ratio99 = vsProxy(g99, pr99);
         lines.push(`${b}: ${S.rate} rps added p50 ${fmt(g50)} ms = ${ratio50.toFixed(2)}× proxy's ${fmt(pr50)} → ${verdict(ratio50 <= T.ratio)} (≤ ${T.ratio}×); added p99 ${fmt(g99)} ms = ${ratio99.toFixed(2)}× proxy's ${fmt(pr99)} → ${verdict(ratio99 <= T.ratio)} (≤ ${T.ratio}×)`);
+        const n50 = o.rate.nest.p50 - d.p50;
+        const n99 = o.rate.nest.p99 - d.p99;
+        lines.push(
+          `${b}: the Nest + Express floor alone (no auth, billing or metrics) adds p50 ${fmt(n50)} ms = ${vsProxy(n50, pr50).toFixed(2)}× the proxy's, p99 ${fmt(n99)} ms = ${vsProxy(n99, pr99).toFixed(2)}×; ` +
+            `the gateway's own features add p50 ${fmt(g50 - n50)} ms on top of it`,
+        );
       }
       if (o.seq) {
         const s = o.seq.gateway.p50 - o.seq.direct.p50;
@@ -299,10 +336,13 @@ module.exports = {
         const want = T.capacity[r.backend.name] ?? T.capacity.postgres;
         lines.push(`${b}: capacity ${o.capacity.best} req/s with added p99 < ${T.capacityP99} ms → ${verdict(o.capacity.best >= want)} (≥ ${want})`);
       }
-      if (o.cpu) lines.push(`${b}: gateway CPU ${o.cpu.gateway.msPerRequest.toFixed(3)} ms/request (proxy ${o.cpu.proxy.msPerRequest.toFixed(3)}) → ${verdict(o.cpu.gateway.msPerRequest <= T.cpuMs)} (≤ ${T.cpuMs} ms)`);
+      if (o.cpu) lines.push(`${b}: gateway CPU ${o.cpu.gateway.msPerRequest.toFixed(3)} ms/request (proxy ${o.cpu.proxy.msPerRequest.toFixed(3)}, Nest floor ${o.cpu.nest.msPerRequest.toFixed(3)}) → ${verdict(o.cpu.gateway.msPerRequest <= T.cpuMs)} (≤ ${T.cpuMs} ms)`);
       if (o.rss) {
-        const g = (o.rss.after - o.rss.before) / o.rss.before;
-        lines.push(`${b}: RSS ${o.rss.before.toFixed(1)} → ${o.rss.after.toFixed(1)} MiB over ${S.rssRequests} requests (${(g * 100).toFixed(1)} %) → ${verdict(g <= T.rssGrowth)} (≤ +${T.rssGrowth * 100} %)`);
+        const g = (o.rss.secondPeak - o.rss.firstPeak) / o.rss.firstPeak;
+        lines.push(
+          `${b}: RSS peak ${o.rss.firstPeak.toFixed(1)} MiB in the first half of ${S.rssRequests} requests, ${o.rss.secondPeak.toFixed(1)} MiB in the second (${(g * 100).toFixed(1)} %; ` +
+            `single reads before / after: ${o.rss.before.toFixed(1)} → ${o.rss.after.toFixed(1)}) → ${verdict(g <= T.rssGrowth)} (≤ +${T.rssGrowth * 100} %)`,
+        );
       }
       if (o.stream) {
         const a = o.stream.gateway.ttfb.p50 - o.stream.direct.ttfb.p50;
