@@ -1,6 +1,7 @@
 import { newId } from '@app/common';
 import { KnowledgeRepository } from '@app/knowledge/knowledge.repository';
-import { KbDocumentEntity } from '@app/knowledge/entities/knowledge.entities';
+import { IngestJobEntity, KbChunkEntity, KbDocumentEntity } from '@app/knowledge/entities/knowledge.entities';
+import { DataSource } from 'typeorm';
 import { Factories } from '../factories';
 import { ManualClock } from '../support/manual-clock';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -99,6 +100,53 @@ describe(`knowledge repository on ${backendKind()}`, () => {
     expect(await repoA.swapChunks(vs, d.id, [chunk(0, 'late')], { status: 'completed', updatedAt: clock.now() }, Number(j.id))).toBe(false);
     expect(await repoA.loadVectors(vs)).toEqual([]);
   });
+
+  it('deleting a knowledge base while its documents are finished, failed, requeued, cancelled or deleted: no deadlock, nothing left behind', async () => {
+    // every write transaction under a store locks the store row first; before that rule, deleting a
+    // store (store → chunks → jobs → documents) deadlocked on Postgres with a chunk swap finishing
+    // (chunks → document → job → store) — the project-deletion 500 CI caught
+    const vec = Buffer.alloc(16, 1);
+    const chunks = (n: number, tag: string) => Array.from({ length: n }, (_, i) => ({ ordinal: i, page: null, text: `${tag} ${i}`, tokens: 1, contentHash: `${tag}-${i}`.padEnd(64, '0'), embedding: vec }));
+    const leftIn = async (vs: string) => {
+      const ds = a.get(DataSource);
+      const [chunks, jobs, documents] = await Promise.all([KbChunkEntity, IngestJobEntity, KbDocumentEntity].map((e) => ds.getRepository(e).countBy({ vectorStoreId: vs })));
+      return { chunks, jobs, documents };
+    };
+    // SQLite is the single-replica shape: there the concurrency is within one replica
+    const other = backendKind() === 'postgres' ? repoB : repoA;
+    for (let round = 0; round < 6; round++) {
+      const team = await make.team(0);
+      const vs = await store(team.id);
+      const batchId = `vsfb_${newId().replace(/-/g, '').slice(0, 24)}`;
+      await repoA.insertBatch({ id: batchId, vectorStoreId: vs, teamId: team.id, cancelled: 0, createdAt: clock.now() });
+      const docs = Array.from({ length: 24 }, (_, i) => ({ ...doc(team.id, vs), batchId: i % 4 === 3 ? batchId : null }));
+      for (const d of docs) expect(await repoA.addDocument(d, job(d), 100)).toBe('added');
+      const claimed = new Map<string, number>();
+      for (let i = 0; i < 18; i++) {
+        const j = (await repoA.claimJob('w', clock.now(), 60_000))!;
+        if (j.vectorStoreId === vs) claimed.set(j.documentId, Number(j.id));
+      }
+      // the second replica deletes the store half-way through the other writers (SQLite runs them in call order)
+      const write = (d: (typeof docs)[number], i: number): Promise<unknown> => {
+        const repo = i % 2 ? repoA : other;
+        const jobId = claimed.get(d.id);
+        if (i % 4 === 3) return repo.cancelBatch({ id: batchId, vectorStoreId: vs, teamId: team.id, cancelled: 0, createdAt: 0 }, clock.now());
+        if (jobId === undefined) return repo.requeue({ ...d, seq: 0 } as KbDocumentEntity, job(d));
+        if (i % 4 === 0) return repo.swapChunks(vs, d.id, chunks(300, d.id), { status: 'completed', chunkCount: 300, updatedAt: clock.now() }, jobId);
+        if (i % 4 === 1) return repo.failJob(jobId, vs, d.id, 'test', 'failed', clock.now());
+        return repo.deleteDocument(team.id, vs, d.id);
+      };
+      const writers: Promise<unknown>[] = [];
+      docs.forEach((d, i) => {
+        if (i === docs.length / 2) writers.push(other.deleteStore(team.id, vs));
+        writers.push(write(d, i));
+      });
+      const results = await Promise.allSettled(writers);
+      expect(results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
+      expect(await repoA.findStore(team.id, vs)).toBeNull();
+      expect(await leftIn(vs)).toEqual({ chunks: 0, jobs: 0, documents: 0 });
+    }
+  }, 60_000);
 
   it('limits hold under concurrent adds: 100 documents and 100 links per knowledge base', async () => {
     const team = await make.team(0);

@@ -80,7 +80,7 @@ export class KnowledgeRepository {
     return this.findStore(teamId, id);
   }
 
-  /** The knowledge base and everything in it, in one transaction. */
+  /** The knowledge base and everything in it, in one transaction; the store row goes first (the lock order, see lockStore). */
   deleteStore(teamId: string, id: string): Promise<boolean> {
     return this.tx.run(async (m) => {
       const res = await m.delete(VectorStoreEntity, { teamId, id });
@@ -126,9 +126,9 @@ export class KnowledgeRepository {
    * holds `limit` documents of that family (files and texts count together; links separately).
    * The knowledge base row is locked first so concurrent adds cannot both pass the count.
    */
-  addDocument(doc: Omit<KbDocumentEntity, 'seq'>, job: Omit<IngestJobEntity, 'id'>, limit: number): Promise<'added' | 'limit' | 'exists'> {
+  addDocument(doc: Omit<KbDocumentEntity, 'seq'>, job: Omit<IngestJobEntity, 'id'>, limit: number): Promise<'added' | 'limit' | 'exists' | 'gone'> {
     return this.tx.run(async (m) => {
-      await this.lockStore(m, doc.vectorStoreId);
+      if (!(await this.lockStore(m, doc.vectorStoreId))) return 'gone';
       if (await m.findOneBy(KbDocumentEntity, { vectorStoreId: doc.vectorStoreId, id: doc.id })) return 'exists';
       const kinds: DocumentKind[] = doc.kind === 'link' ? ['link'] : ['file', 'text'];
       const count = await m.countBy(KbDocumentEntity, { vectorStoreId: doc.vectorStoreId, kind: In(kinds) });
@@ -139,8 +139,16 @@ export class KnowledgeRepository {
     });
   }
 
-  private async lockStore(m: EntityManager, id: string): Promise<void> {
-    if (this.sql.pg) await this.sql.exec(`SELECT id FROM ${this.T.stores} WHERE id = $1 FOR UPDATE`, [id], m);
+  /**
+   * The lock order of every write transaction under a store: the store row first, then its rows.
+   * Deleting the store takes that row first too, so it and a chunk swap, a failed job, a requeue, a
+   * batch cancel or a document delete queue behind each other instead of deadlocking on Postgres
+   * (each locked chunks, documents and jobs in its own order). False when the store is gone.
+   * SQLite: the single writer serialises these transactions; the row is only read.
+   */
+  private async lockStore(m: EntityManager, id: string): Promise<boolean> {
+    const { rows } = await this.sql.exec(`SELECT id FROM ${this.T.stores} WHERE id = $1${this.sql.pg ? ' FOR UPDATE' : ''}`, [id], m);
+    return rows.length > 0;
   }
 
   findDocument(teamId: string, vectorStoreId: string, id: string): Promise<KbDocumentEntity | null> {
@@ -167,6 +175,7 @@ export class KnowledgeRepository {
   /** The document, its chunks and its jobs, in one transaction (search never sees half of it). */
   deleteDocument(teamId: string, vectorStoreId: string, id: string): Promise<boolean> {
     return this.tx.run(async (m) => {
+      if (!(await this.lockStore(m, vectorStoreId))) return false;
       const res = await m.delete(KbDocumentEntity, { teamId, vectorStoreId, id });
       if ((res.affected ?? 0) === 0) return false;
       await m.delete(KbChunkEntity, { vectorStoreId, documentId: id });
@@ -183,6 +192,7 @@ export class KnowledgeRepository {
   /** Queue the document again (link refresh); false when a job for it is already pending. */
   requeue(doc: KbDocumentEntity, job: Omit<IngestJobEntity, 'id'>): Promise<boolean> {
     return this.tx.run(async (m) => {
+      if (!(await this.lockStore(m, doc.vectorStoreId))) return false;
       const pending = await m.countBy(IngestJobEntity, { vectorStoreId: doc.vectorStoreId, documentId: doc.id, status: In(['queued', 'in_progress']) });
       if (pending > 0) return false;
       await m.update(KbDocumentEntity, { vectorStoreId: doc.vectorStoreId, id: doc.id }, { status: 'queued', lastErrorCode: null, lastErrorMessage: null, updatedAt: job.createdAt });
@@ -204,6 +214,7 @@ export class KnowledgeRepository {
   /** Cancels the batch's documents that have not started; those in progress finish. */
   cancelBatch(batch: FileBatchEntity, now: number): Promise<void> {
     return this.tx.run(async (m) => {
+      if (!(await this.lockStore(m, batch.vectorStoreId))) return;
       await m.update(FileBatchEntity, { id: batch.id }, { cancelled: 1 });
       const queued = await m.findBy(KbDocumentEntity, { batchId: batch.id, status: 'queued' });
       const ids = queued.map((d) => d.id);
@@ -246,6 +257,7 @@ export class KnowledgeRepository {
    */
   swapChunks(vectorStoreId: string, documentId: string, chunks: NewChunk[], patch: Partial<KbDocumentEntity>, jobId: number): Promise<boolean> {
     return this.tx.run(async (m) => {
+      if (!(await this.lockStore(m, vectorStoreId))) return false;
       const doc = await m.findOneBy(KbDocumentEntity, { vectorStoreId, id: documentId });
       if (!doc) return false;
       await m.delete(KbChunkEntity, { vectorStoreId, documentId });
@@ -335,6 +347,7 @@ export class KnowledgeRepository {
 
   async failJob(jobId: number, vectorStoreId: string, documentId: string, code: string, message: string, now: number): Promise<void> {
     await this.tx.run(async (m) => {
+      if (!(await this.lockStore(m, vectorStoreId))) return;
       await m.update(IngestJobEntity, { id: jobId }, { status: 'failed', lastError: `${code}: ${message}`, leaseOwner: null, leaseUntil: null, updatedAt: now });
       await m.update(KbDocumentEntity, { vectorStoreId, id: documentId }, { status: 'failed', lastErrorCode: code, lastErrorMessage: message, updatedAt: now });
     });

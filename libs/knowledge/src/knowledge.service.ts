@@ -232,6 +232,7 @@ export class KnowledgeService {
       updatedAt: now,
     };
     const outcome = await this.repo.addDocument(doc, this.job(doc, now), d.kind === 'link' ? MAX_LINKS : MAX_DOCUMENTS);
+    if (outcome === 'gone') throw this.storeNotFound(storeId);
     if (outcome === 'limit') {
       throw new ApiError(409, 'invalid_request_error', d.kind === 'link' ? `${holder} holds at most ${MAX_LINKS} links.` : `${holder} holds at most ${MAX_DOCUMENTS} documents.`, d.kind === 'link' ? 'too_many_links' : 'too_many_documents');
     }
