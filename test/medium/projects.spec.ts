@@ -1,5 +1,6 @@
 import { ProjectsRepository } from '@app/projects/projects.repository';
-import { ProjectIntegrationEntity } from '@app/projects/entities/project.entities';
+import { ProjectEntity, ProjectIntegrationEntity, ProjectMaterialEntity, WebhookEventEntity } from '@app/projects/entities/project.entities';
+import { DataSource, In } from 'typeorm';
 import { IntegrationSecrets } from '@app/projects/integrations/integration-secrets';
 import { ManualClock } from '../support/manual-clock';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -24,20 +25,37 @@ describe(`projects repository on ${backendKind()}`, () => {
     b = await createTestApp({ clock, env: { INTEGRATION_POLL_MS: '600000' }, shareBackendWith: a });
     repoA = a.get(ProjectsRepository);
     repoB = b.get(ProjectsRepository);
+    await repoA.insertProject(project('prj_test', 't'));
   });
   afterAll(async () => {
     await b?.close();
     await a?.close();
   });
 
-  async function integration(over: Partial<ProjectIntegrationEntity> = {}): Promise<string> {
+  function project(id: string, teamId: string): Omit<ProjectEntity, 'seq'> {
+    return { id, teamId, name: 'p', description: null, mode: 'default', rag: '{}', storeId: `vs_${id}`, createdAt: clock.now(), updatedAt: clock.now() };
+  }
+
+  function material(projectId: string, over: Partial<ProjectMaterialEntity> = {}): Omit<ProjectMaterialEntity, 'seq'> {
+    const id = `mat_test${String(++n).padStart(20, '0')}`;
+    return { id, projectId, teamId: 't', kind: 'chat', title: 'm', documentId: `file-${id}`, knowledgeBaseId: null, integrationId: null, url: null, mime: null, ownsFile: 1, createdAt: clock.now(), ...over };
+  }
+
+  /** Adds an integration with its material; false when the project is gone. */
+  async function addIntegration(repo: ProjectsRepository, over: Partial<ProjectIntegrationEntity> = {}): Promise<{ id: string; added: boolean }> {
     const id = `int_test${String(++n).padStart(20, '0')}`;
     const row: ProjectIntegrationEntity = {
       id, projectId: 'prj_test', teamId: 't', materialId: `mat_${id}`, type: 'external_api', name: 'api', secretEnc: null, url: 'https://example.com/a', method: 'GET',
       headersEnc: null, headerNames: '[]', body: null, jsonPath: null, intervalSeconds: 300, nextRunAt: clock.now(), leaseOwner: null, leaseUntil: null, contentHash: null,
       lastRunAt: null, lastError: null, createdAt: clock.now(), ...over,
     };
-    await repoA.insertIntegration(row, { id: row.materialId, projectId: 'prj_test', teamId: 't', kind: 'external_api', title: 'api', documentId: null, knowledgeBaseId: null, integrationId: id, url: row.url, mime: null, ownsFile: 1, createdAt: clock.now() });
+    const added = await repo.insertIntegration(row, { ...material(row.projectId, { kind: 'external_api', title: 'api', documentId: null, integrationId: id, url: row.url }), id: row.materialId });
+    return { id, added };
+  }
+
+  async function integration(over: Partial<ProjectIntegrationEntity> = {}): Promise<string> {
+    const { id, added } = await addIntegration(repoA, over);
+    expect(added).toBe(true);
     return id;
   }
 
@@ -79,6 +97,44 @@ describe(`projects repository on ${backendKind()}`, () => {
     expect(await add(repoB, 'evt_2')).toBe(false);
     expect((await repoA.eventsOf(id)).map((e) => e.webhookId)).toEqual(['evt_1', 'evt_2', 'evt_3']);
   });
+
+  it('deleting a project while materials and integrations are added and deleted: no deadlock, no orphan rows', async () => {
+    // every write transaction under a project locks the project row first (deleting it does too):
+    // a material added after the deletion is refused (false → 404), none is left without its project
+    const other = backendKind() === 'postgres' ? repoB : repoA; // SQLite: one replica
+    const ds = a.get(DataSource);
+    for (let round = 0; round < 5; round++) {
+      const pid = `prj_race${String(round).padStart(20, '0')}${String(++n).padStart(8, '0')}`;
+      await repoA.insertProject(project(pid, 't'));
+      const existing = Array.from({ length: 8 }, () => material(pid));
+      for (const m of existing) expect(await repoA.insertMaterial(m)).toBe(true);
+      const hooks: string[] = [];
+      for (let i = 0; i < 4; i++) {
+        const id = await integration({ projectId: pid, type: 'webhook', nextRunAt: null });
+        hooks.push(id);
+        await repoA.addEvent({ integrationId: id, webhookId: 'evt_1', receivedAt: clock.now(), payload: 'x' }, 10);
+      }
+      const integrations = await repoA.integrationsOf(pid);
+      const writers: Promise<unknown>[] = [];
+      for (let i = 0; i < 16; i++) {
+        if (i === 8) writers.push(other.deleteProject('t', pid));
+        const repo = i % 2 ? repoA : other;
+        if (i % 4 === 0) writers.push(repo.insertMaterial(material(pid)));
+        else if (i % 4 === 1) writers.push(repo.deleteMaterial(pid, existing[i >> 1].id));
+        else if (i % 4 === 2) writers.push(repo.deleteMaterial(pid, integrations[(i >> 2) % integrations.length].materialId));
+        else writers.push(addIntegration(repo, { projectId: pid, type: 'webhook', nextRunAt: null }));
+      }
+      const results = await Promise.allSettled(writers);
+      expect(results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
+      expect(await repoA.findProject('t', pid)).toBeNull();
+      const left = await Promise.all([
+        ds.getRepository(ProjectMaterialEntity).countBy({ projectId: pid }),
+        ds.getRepository(ProjectIntegrationEntity).countBy({ projectId: pid }),
+        ds.getRepository(WebhookEventEntity).countBy({ integrationId: In(hooks) }),
+      ]);
+      expect(left).toEqual([0, 0, 0]);
+    }
+  }, 60_000);
 
   it('without INTEGRATION_SECRET_KEY the replicas share one random key stored in the database', async () => {
     const sealed = await a.get(IntegrationSecrets).seal('{"authorization":"Bearer s3cret"}');

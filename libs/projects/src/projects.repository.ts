@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, LessThan, Repository } from 'typeorm';
+import { DataSource, EntityManager, LessThan, Repository } from 'typeorm';
 import { RawSql, TransactionRunner } from '@app/database';
 import { ProjectEntity, ProjectIntegrationEntity, ProjectMaterialEntity, WebhookEventEntity } from './entities/project.entities';
 import type { MaterialKind } from './project-context.port';
@@ -15,7 +15,7 @@ export interface PageQuery {
 @Injectable()
 export class ProjectsRepository {
   private readonly sql: RawSql;
-  private readonly T: { integrations: string };
+  private readonly T: { integrations: string; projects: string };
 
   constructor(
     @InjectDataSource() ds: DataSource,
@@ -26,7 +26,7 @@ export class ProjectsRepository {
     @InjectRepository(WebhookEventEntity) private readonly events: Repository<WebhookEventEntity>,
   ) {
     this.sql = new RawSql(ds);
-    this.T = { integrations: this.sql.table(ProjectIntegrationEntity) };
+    this.T = { integrations: this.sql.table(ProjectIntegrationEntity), projects: this.sql.table(ProjectEntity) };
   }
 
   // ── projects ───────────────────────────────────────────────────────────────────────────────────
@@ -51,6 +51,17 @@ export class ProjectsRepository {
 
   async updateProject(teamId: string, id: string, patch: Partial<ProjectEntity>): Promise<void> {
     await this.projects.update({ teamId, id }, patch);
+  }
+
+  /**
+   * The lock order of every write transaction under a project: the project row first (deleting the
+   * project deletes it first), then its materials, integrations and events. So a material added or
+   * deleted while the project is deleted waits for it, then finds the project gone (false) instead
+   * of deadlocking or leaving an orphan row. SQLite: the single writer; the row is only read.
+   */
+  private async lockProject(m: EntityManager, id: string): Promise<boolean> {
+    const { rows } = await this.sql.exec(`SELECT id FROM ${this.T.projects} WHERE id = $1${this.sql.pg ? ' FOR UPDATE' : ''}`, [id], m);
+    return rows.length > 0;
   }
 
   /** The project, its materials, integrations and their events, in one transaction. */
@@ -84,8 +95,13 @@ export class ProjectsRepository {
 
   // ── materials ──────────────────────────────────────────────────────────────────────────────────
 
-  async insertMaterial(row: Omit<ProjectMaterialEntity, 'seq'>): Promise<void> {
-    await this.materials.insert(row);
+  /** False when the project is gone (deleted meanwhile): nothing written. */
+  insertMaterial(row: Omit<ProjectMaterialEntity, 'seq'>): Promise<boolean> {
+    return this.tx.run(async (m) => {
+      if (!(await this.lockProject(m, row.projectId))) return false;
+      await m.insert(ProjectMaterialEntity, row);
+      return true;
+    });
   }
 
   findMaterial(projectId: string, id: string): Promise<ProjectMaterialEntity | null> {
@@ -110,6 +126,7 @@ export class ProjectsRepository {
   /** The material and, for an integration, the integration and its events. */
   deleteMaterial(projectId: string, id: string): Promise<boolean> {
     return this.tx.run(async (m) => {
+      if (!(await this.lockProject(m, projectId))) return false;
       const row = await m.findOneBy(ProjectMaterialEntity, { projectId, id });
       if (!row) return false;
       await m.delete(ProjectMaterialEntity, { projectId, id });
@@ -123,11 +140,13 @@ export class ProjectsRepository {
 
   // ── integrations ───────────────────────────────────────────────────────────────────────────────
 
-  /** The integration and its material, in one transaction. */
-  insertIntegration(row: ProjectIntegrationEntity, material: Omit<ProjectMaterialEntity, 'seq'>): Promise<void> {
+  /** The integration and its material, in one transaction; false when the project is gone. */
+  insertIntegration(row: ProjectIntegrationEntity, material: Omit<ProjectMaterialEntity, 'seq'>): Promise<boolean> {
     return this.tx.run(async (m) => {
+      if (!(await this.lockProject(m, material.projectId))) return false;
       await m.insert(ProjectMaterialEntity, material);
       await m.insert(ProjectIntegrationEntity, row);
+      return true;
     });
   }
 

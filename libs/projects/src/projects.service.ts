@@ -17,6 +17,8 @@ export const newMaterialId = (): string => `mat_${randomBytes(12).toString('hex'
 const KINDS: MaterialKind[] = ['file', 'link', 'knowledge_base', 'chat', 'messenger_chat', 'webhook', 'external_api'];
 const seconds = (ms: number): number => Math.floor(ms / 1000);
 const HOLDER = 'A project';
+/** 404 for a project id the team does not have (or a project deleted while the request ran). */
+export const projectNotFound = (id: string): ApiError => ApiError.notFound(`No such project: ${id}`, 'project_not_found', 'project_id');
 
 /**
  * Projects and their materials. Text-bearing materials (and images) are documents of the project's
@@ -85,7 +87,7 @@ export class ProjectsService {
 
   async require(teamId: string, id: string): Promise<ProjectEntity> {
     const p = await this.repo.findProject(teamId, id);
-    if (!p) throw ApiError.notFound(`No such project: ${id}`, 'project_not_found', 'project_id');
+    if (!p) throw projectNotFound(id);
     return p;
   }
 
@@ -174,7 +176,7 @@ export class ProjectsService {
     const existing = await this.repo.findMaterialBy(p.id, { knowledgeBaseId: store.id });
     if (existing) return this.material(caller.teamId, p.id, existing.id);
     const m = this.newMaterial(p, 'knowledge_base', store.name ?? store.id, { knowledgeBaseId: store.id });
-    await this.repo.insertMaterial(m);
+    if (!(await this.repo.insertMaterial(m))) throw projectNotFound(p.id);
     return this.material(caller.teamId, p.id, m.id);
   }
 
@@ -216,7 +218,7 @@ export class ProjectsService {
     const existing = await this.repo.findMaterialBy(p.id, { documentId: doc.id });
     if (existing) return this.material(p.teamId, p.id, existing.id);
     const m = this.newMaterial(p, kind, doc.title ?? doc.filename, { documentId: doc.id, mime: extra.mime ?? null, url: extra.url ?? null, ownsFile: extra.ownsFile ? 1 : 0 });
-    await this.repo.insertMaterial(m);
+    if (!(await this.repo.insertMaterial(m))) throw projectNotFound(p.id);
     return this.material(p.teamId, p.id, m.id);
   }
 

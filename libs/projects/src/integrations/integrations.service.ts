@@ -9,7 +9,7 @@ import { ProjectIntegrationEntity } from '../entities/project.entities';
 import { renderTranscript } from '../messenger';
 import { apiResponseText, MAX_WEBHOOK_EVENT_BYTES, MAX_WEBHOOK_EVENTS, parseJsonPath, webhookEventMessage } from '../project-rules';
 import { ProjectsRepository } from '../projects.repository';
-import { ProjectsService } from '../projects.service';
+import { projectNotFound, ProjectsService } from '../projects.service';
 import { IntegrationSecrets } from './integration-secrets';
 import { newWebhookSecret, verifyWebhook } from './standard-webhooks';
 
@@ -93,13 +93,13 @@ export class IntegrationsService implements OnModuleInit, OnApplicationShutdown 
       const row = { ...base, secretEnc: await this.secrets.seal(secret) };
       const material = this.projects.newMaterial(p, 'webhook', dto.name, { integrationId: id, url: hookPath(id), ownsFile: 1 });
       row.materialId = material.id;
-      await this.repo.insertIntegration(row, material);
+      if (!(await this.repo.insertIntegration(row, material))) throw projectNotFound(p.id);
       return { ...this.toIntegration(row), secret };
     }
     const row = { ...base, ...(await this.externalSettings(dto)), nextRunAt: now };
     const material = this.projects.newMaterial(p, 'external_api', dto.name, { integrationId: id, url: row.url, ownsFile: 1 });
     row.materialId = material.id;
-    await this.repo.insertIntegration(row, material);
+    if (!(await this.repo.insertIntegration(row, material))) throw projectNotFound(p.id);
     setImmediate(() => void this.tick());
     return this.toIntegration(row);
   }
