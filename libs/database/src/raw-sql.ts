@@ -23,6 +23,16 @@ export class RawSql {
       .join('.');
   }
 
+  /**
+   * Locks the row `id` of `table` (from `table(Entity)`) until `m`'s transaction ends — Postgres
+   * `FOR UPDATE`; SQLite has one writer, which already serialises transactions, so the row is only
+   * read. False when there is no such row. Callers use it to give their writes one lock order.
+   */
+  async lockRow(table: string, id: string, m: EntityManager): Promise<boolean> {
+    const { rows } = await this.exec(`SELECT id FROM ${table} WHERE id = $1${this.pg ? ' FOR UPDATE' : ''}`, [id], m);
+    return rows.length > 0;
+  }
+
   async exec(sql: string, params: unknown[], m?: EntityManager): Promise<{ rows: SqlRow[]; affected: number }> {
     let text = sql;
     let args = params;

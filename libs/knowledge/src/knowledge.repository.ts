@@ -144,11 +144,9 @@ export class KnowledgeRepository {
    * Deleting the store takes that row first too, so it and a chunk swap, a failed job, a requeue, a
    * batch cancel or a document delete queue behind each other instead of deadlocking on Postgres
    * (each locked chunks, documents and jobs in its own order). False when the store is gone.
-   * SQLite: the single writer serialises these transactions; the row is only read.
    */
-  private async lockStore(m: EntityManager, id: string): Promise<boolean> {
-    const { rows } = await this.sql.exec(`SELECT id FROM ${this.T.stores} WHERE id = $1${this.sql.pg ? ' FOR UPDATE' : ''}`, [id], m);
-    return rows.length > 0;
+  private lockStore(m: EntityManager, id: string): Promise<boolean> {
+    return this.sql.lockRow(this.T.stores, id, m);
   }
 
   findDocument(teamId: string, vectorStoreId: string, id: string): Promise<KbDocumentEntity | null> {

@@ -57,11 +57,10 @@ export class ProjectsRepository {
    * The lock order of every write transaction under a project: the project row first (deleting the
    * project deletes it first), then its materials, integrations and events. So a material added or
    * deleted while the project is deleted waits for it, then finds the project gone (false) instead
-   * of deadlocking or leaving an orphan row. SQLite: the single writer; the row is only read.
+   * of deadlocking or leaving an orphan row.
    */
-  private async lockProject(m: EntityManager, id: string): Promise<boolean> {
-    const { rows } = await this.sql.exec(`SELECT id FROM ${this.T.projects} WHERE id = $1${this.sql.pg ? ' FOR UPDATE' : ''}`, [id], m);
-    return rows.length > 0;
+  private lockProject(m: EntityManager, id: string): Promise<boolean> {
+    return this.sql.lockRow(this.T.projects, id, m);
   }
 
   /** The project, its materials, integrations and their events, in one transaction. */
