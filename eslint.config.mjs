@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import prettier from 'eslint-config-prettier';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'data/**', 'coverage/**', '**/*.js', '**/*.mjs'] },
@@ -11,9 +12,16 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'error',
       'no-restricted-syntax': [
         'error',
-        { selector: "MemberExpression[object.name='process'][property.name='env']", message: 'Read configuration through @app/config (AppConfig), not process.env.' },
+        {
+          selector: "MemberExpression[object.name='process'][property.name='env']",
+          message: 'Read configuration through @app/config (AppConfig), not process.env.',
+        },
       ],
     },
   },
-  { files: ['libs/config/**/*.ts', 'test/**/*.ts', 'ormconfig.ts', 'scripts/**/*.ts', '**/*.spec.ts'], rules: { 'no-restricted-syntax': 'off' } },
+  prettier,
+  {
+    files: ['libs/config/**/*.ts', 'test/**/*.ts', 'ormconfig.ts', 'scripts/**/*.ts', '**/*.spec.ts'],
+    rules: { 'no-restricted-syntax': 'off' },
+  },
 );

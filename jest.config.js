@@ -6,7 +6,23 @@
  * packages (and our TypeScript) to CommonJS with SWC. Type checking is done by `npm run lint` (tsc).
  */
 const moduleNameMapper = {};
-for (const lib of ['common', 'config', 'database', 'auth', 'billing', 'providers', 'chat', 'rerank', 'images', 'knowledge', 'embeddings', 'retrieval', 'admin', 'projects', 'governance']) {
+for (const lib of [
+  'common',
+  'config',
+  'database',
+  'auth',
+  'billing',
+  'providers',
+  'chat',
+  'rerank',
+  'images',
+  'knowledge',
+  'embeddings',
+  'retrieval',
+  'admin',
+  'projects',
+  'governance',
+]) {
   moduleNameMapper[`^@app/${lib}$`] = `<rootDir>/libs/${lib}/src`;
   moduleNameMapper[`^@app/${lib}/(.*)$`] = `<rootDir>/libs/${lib}/src/$1`;
 }
@@ -23,7 +39,39 @@ const swc = [
     sourceMaps: 'inline',
   },
 ];
-const esmPackages = ['@nestjs', 'file-type', 'strtok3', 'token-types', 'peek-readable', 'uint8array-extras', '@tokenizer', 'cache-manager', 'keyv', '@keyv', 'hookified', '@cacheable', 'cacheable', 'qified', 'js-tiktoken', 'pdfjs-dist', 'linkedom', 'css-select', 'css-what', 'domhandler', 'domelementtype', 'domutils', 'dom-serializer', 'entities', 'htmlparser2', 'boolbase', 'nth-check', 'uhyphen', 'cssomnom', 'html-escaper', '@borewit'];
+const esmPackages = [
+  '@nestjs',
+  'file-type',
+  'strtok3',
+  'token-types',
+  'peek-readable',
+  'uint8array-extras',
+  '@tokenizer',
+  'cache-manager',
+  'keyv',
+  '@keyv',
+  'hookified',
+  '@cacheable',
+  'cacheable',
+  'qified',
+  'js-tiktoken',
+  'pdfjs-dist',
+  'linkedom',
+  'css-select',
+  'css-what',
+  'domhandler',
+  'domelementtype',
+  'domutils',
+  'dom-serializer',
+  'entities',
+  'htmlparser2',
+  'boolbase',
+  'nth-check',
+  'uhyphen',
+  'cssomnom',
+  'html-escaper',
+  '@borewit',
+];
 const base = {
   rootDir: __dirname,
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
@@ -35,8 +83,17 @@ const base = {
 module.exports = {
   testTimeout: 30000,
   projects: [
-    { ...base, displayName: 'unit', testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts'], testPathIgnorePatterns: ['\\.medium\\.spec\\.ts$'] },
-    { ...base, displayName: 'medium', testMatch: ['<rootDir>/libs/**/*.medium.spec.ts', '<rootDir>/test/medium/**/*.spec.ts'] },
+    {
+      ...base,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts'],
+      testPathIgnorePatterns: ['\\.medium\\.spec\\.ts$'],
+    },
+    {
+      ...base,
+      displayName: 'medium',
+      testMatch: ['<rootDir>/libs/**/*.medium.spec.ts', '<rootDir>/test/medium/**/*.spec.ts'],
+    },
     { ...base, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'] },
   ],
 };

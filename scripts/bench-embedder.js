@@ -46,5 +46,12 @@ const n = Number.parseInt(process.argv[2] ?? '50000', 10);
 const dimensions = Number.parseInt(process.argv[3] ?? '1536', 10);
 const { benchLexicalEmbedder, LexicalEmbedder } = loadBench();
 const result = benchLexicalEmbedder(new LexicalEmbedder(), n, dimensions);
-console.log(JSON.stringify({ bench: 'lexical-embedder', ...result, elapsedMs: Math.round(result.elapsedMs), target: TARGET_PER_SECOND }));
+console.log(
+  JSON.stringify({
+    bench: 'lexical-embedder',
+    ...result,
+    elapsedMs: Math.round(result.elapsedMs),
+    target: TARGET_PER_SECOND,
+  }),
+);
 if (result.perSecond < TARGET_PER_SECOND) process.exitCode = 1;

@@ -69,7 +69,10 @@ async function backends() {
   if (wantedBackends.includes('postgres')) {
     const [pg, redis] = await Promise.all([lib.postgresReachable(), lib.redisReachable()]);
     if (pg && redis) out.push(() => lib.postgresBackend());
-    else log(`Postgres + Redis skipped: ${pg ? '' : `Postgres (${lib.PG_URL}) unreachable `}${redis ? '' : `Redis (${lib.REDIS_URL}) unreachable`}`.trim());
+    else
+      log(
+        `Postgres + Redis skipped: ${pg ? '' : `Postgres (${lib.PG_URL}) unreachable `}${redis ? '' : `Redis (${lib.REDIS_URL}) unreachable`}`.trim(),
+      );
   }
   return out;
 }
@@ -77,7 +80,9 @@ async function backends() {
 async function main() {
   const started = Date.now();
   const sections = loadSections();
-  log(`bench: ${sections.map((s) => s.name).join(', ')} | ${settings.rate} req/s, ${settings.connections} connections, ${settings.duration} s (+${settings.warmup} s warm-up) | node ${process.version}, ${require('node:os').cpus().length} CPUs`);
+  log(
+    `bench: ${sections.map((s) => s.name).join(', ')} | ${settings.rate} req/s, ${settings.connections} connections, ${settings.duration} s (+${settings.warmup} s warm-up) | node ${process.version}, ${require('node:os').cpus().length} CPUs`,
+  );
   const upstream = await lib.startFakeUpstream();
   const results = [];
   let failed = false;
@@ -125,7 +130,17 @@ async function main() {
     const mine = results.filter((r) => r.section === section);
     if (!mine.length) continue;
     log(`\n${section.title}`);
-    const rows = mine.flatMap((r) => r.rows.map((row) => ({ backend: r.backend.label, target: row.target, rps: row.rps.toFixed(1), p50: lib.ms(row.p50), p99: lib.ms(row.p99), max: lib.ms(row.max), failures: row.non2xx + row.errors + row.timeouts })));
+    const rows = mine.flatMap((r) =>
+      r.rows.map((row) => ({
+        backend: r.backend.label,
+        target: row.target,
+        rps: row.rps.toFixed(1),
+        p50: lib.ms(row.p50),
+        p99: lib.ms(row.p99),
+        max: lib.ms(row.max),
+        failures: row.non2xx + row.errors + row.timeouts,
+      })),
+    );
     log(
       lib.table(rows, [
         { key: 'backend', title: 'backend', align: 'left' },
@@ -150,7 +165,9 @@ async function main() {
             p99: lib.signedMs(r.comparison.addedP99),
             sp50: lib.signedMs(r.comparison.serialAddedP50),
             sp99: lib.signedMs(r.comparison.serialAddedP99),
-            verdict: r.comparison.target ? `${r.comparison.meetsTarget ? 'meets' : 'MISSES'} target (${r.comparison.target})` : r.comparison.note ?? '',
+            verdict: r.comparison.target
+              ? `${r.comparison.meetsTarget ? 'meets' : 'MISSES'} target (${r.comparison.target})`
+              : (r.comparison.note ?? ''),
           })),
           [
             { key: 'backend', title: 'backend', align: 'left' },
@@ -165,7 +182,9 @@ async function main() {
       );
     }
   }
-  log(`\nchecks: ${failed ? 'SOME FAILED (see above)' : 'all passed'} | total ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  log(
+    `\nchecks: ${failed ? 'SOME FAILED (see above)' : 'all passed'} | total ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
   process.exitCode = failed ? 1 : 0;
 }
 

@@ -15,14 +15,35 @@ const file = path.join(__dirname, '..', 'package-lock.json');
 const lock = JSON.parse(fs.readFileSync(file, 'utf8'));
 const pkgs = lock.packages;
 
-const OS = { darwin: 'darwin', linux: 'linux', win32: 'win32', freebsd: 'freebsd', android: 'android', openharmony: 'openharmony' };
-const CPU = { arm64: 'arm64', x64: 'x64', arm: 'arm', ia32: 'ia32', ppc64: 'ppc64', s390x: 's390x', riscv64: 'riscv64', loong64: 'loong64', wasm32: 'wasm32' };
+const OS = {
+  darwin: 'darwin',
+  linux: 'linux',
+  win32: 'win32',
+  freebsd: 'freebsd',
+  android: 'android',
+  openharmony: 'openharmony',
+};
+const CPU = {
+  arm64: 'arm64',
+  x64: 'x64',
+  arm: 'arm',
+  ia32: 'ia32',
+  ppc64: 'ppc64',
+  s390x: 's390x',
+  riscv64: 'riscv64',
+  loong64: 'loong64',
+  wasm32: 'wasm32',
+};
 
 function platformOf(name) {
   const parts = name.split('/').pop().split('-');
   const os = parts.find((p) => OS[p]);
   const cpu = parts.find((p) => CPU[p]);
-  const libc = parts.some((p) => p.startsWith('musl')) ? 'musl' : parts.some((p) => p === 'gnu' || p === 'gnueabihf') ? 'glibc' : null;
+  const libc = parts.some((p) => p.startsWith('musl'))
+    ? 'musl'
+    : parts.some((p) => p === 'gnu' || p === 'gnueabihf')
+      ? 'glibc'
+      : null;
   return { os, cpu, libc };
 }
 
@@ -33,9 +54,18 @@ for (const [where, entry] of Object.entries(pkgs)) {
     if (pkgs[key]) continue;
     const { os, cpu, libc } = platformOf(dep);
     if (!os || !cpu) continue; // not a platform build: leave it to npm
-    pkgs[key] = { version: spec.replace(/^[\^~=]/, ''), cpu: [cpu], ...(entry.dev ? { dev: true } : {}), ...(libc ? { libc: [libc] } : {}), optional: true, os: [os] };
+    pkgs[key] = {
+      version: spec.replace(/^[\^~=]/, ''),
+      cpu: [cpu],
+      ...(entry.dev ? { dev: true } : {}),
+      ...(libc ? { libc: [libc] } : {}),
+      optional: true,
+      os: [os],
+    };
     added++;
-    process.stdout.write(`stub ${dep}@${pkgs[key].version} (${os}/${cpu}${libc ? '/' + libc : ''}) for ${where || 'root'}\n`);
+    process.stdout.write(
+      `stub ${dep}@${pkgs[key].version} (${os}/${cpu}${libc ? '/' + libc : ''}) for ${where || 'root'}\n`,
+    );
   }
 }
 fs.writeFileSync(file, JSON.stringify(lock, null, 2) + '\n');

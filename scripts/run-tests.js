@@ -19,7 +19,10 @@ const totals = { passed: 0, failed: 0, skipped: 0 };
 function run(label, env, args) {
   process.stdout.write(`\n=== ${label} ===\n`);
   const report = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gw-jest-')), 'report.json');
-  const r = spawnSync(process.execPath, [jest, ...args, '--json', `--outputFile=${report}`, ...extra], { stdio: 'inherit', env });
+  const r = spawnSync(process.execPath, [jest, ...args, '--json', `--outputFile=${report}`, ...extra], {
+    stdio: 'inherit',
+    env,
+  });
   try {
     const j = JSON.parse(fs.readFileSync(report, 'utf8'));
     totals.passed += j.numPassedTests;
@@ -29,7 +32,9 @@ function run(label, env, args) {
     totals.failed += r.status === 0 ? 0 : 1;
   }
   if (r.status !== 0) {
-    process.stdout.write(`\n${label}: FAILED\ntests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped\n`);
+    process.stdout.write(
+      `\n${label}: FAILED\ntests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped\n`,
+    );
     process.exit(r.status ?? 1);
   }
 }

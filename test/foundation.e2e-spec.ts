@@ -16,7 +16,10 @@ describe(`foundation over HTTP on ${backendKind()}`, () => {
   const clock = new ManualClock();
 
   beforeAll(async () => {
-    t = await createTestApp({ clock, env: { BOOTSTRAP_API_KEY: 'sk-bootstrap-key-for-tests-000000', BOOTSTRAP_BALANCE_RUB: '250.5' } });
+    t = await createTestApp({
+      clock,
+      env: { BOOTSTRAP_API_KEY: 'sk-bootstrap-key-for-tests-000000', BOOTSTRAP_BALANCE_RUB: '250.5' },
+    });
     adminClient = new AdminClient(t.url);
   });
   afterAll(() => t?.close());
@@ -27,35 +30,74 @@ describe(`foundation over HTTP on ${backendKind()}`, () => {
     expect(team.body).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), name: 'acme', balance_rub: 100 });
 
     const got = await admin(request(t.url).get(`/api/v1/admin/teams/${team.body.id}`));
-    expect(got.body).toEqual({ id: team.body.id, name: 'acme', balance_rub: 100, reserved_rub: 0, created_at: expect.any(String), rpm_limit: null, tpm_limit: null });
+    expect(got.body).toEqual({
+      id: team.body.id,
+      name: 'acme',
+      balance_rub: 100,
+      reserved_rub: 0,
+      created_at: expect.any(String),
+      rpm_limit: null,
+      tpm_limit: null,
+    });
 
-    const key = await admin(request(t.url).post(`/api/v1/admin/teams/${team.body.id}/api-keys`)).send({ name: 'backend' });
+    const key = await admin(request(t.url).post(`/api/v1/admin/teams/${team.body.id}/api-keys`)).send({
+      name: 'backend',
+    });
     expect(key.status).toBe(201);
-    expect(key.body).toEqual({ id: expect.any(String), api_key: expect.stringMatching(/^sk-[A-Za-z0-9_-]{43}$/), prefix: key.body.api_key.slice(0, 11), name: 'backend', created_at: expect.any(String) });
+    expect(key.body).toEqual({
+      id: expect.any(String),
+      api_key: expect.stringMatching(/^sk-[A-Za-z0-9_-]{43}$/),
+      prefix: key.body.api_key.slice(0, 11),
+      name: 'backend',
+      created_at: expect.any(String),
+    });
 
-    const top = await admin(request(t.url).post(`/api/v1/admin/teams/${team.body.id}/top-ups`)).send({ amount_rub: 50.25, reference: 'pay-1' });
+    const top = await admin(request(t.url).post(`/api/v1/admin/teams/${team.body.id}/top-ups`)).send({
+      amount_rub: 50.25,
+      reference: 'pay-1',
+    });
     expect(top.status).toBe(200);
     expect(top.body).toEqual({ balance_rub: 150.25, applied: true });
-    const repeat = await admin(request(t.url).post(`/api/v1/admin/teams/${team.body.id}/top-ups`)).send({ amount_rub: 50.25, reference: 'pay-1' });
+    const repeat = await admin(request(t.url).post(`/api/v1/admin/teams/${team.body.id}/top-ups`)).send({
+      amount_rub: 50.25,
+      reference: 'pay-1',
+    });
     expect(repeat.body).toEqual({ balance_rub: 150.25, applied: false });
 
     const bal = await request(t.url).get('/api/v1/balance').set('api-key', key.body.api_key);
     expect(bal.status).toBe(200);
-    expect(bal.body).toEqual({ team_id: team.body.id, balance_rub: 150.25, reserved_rub: 0, available_rub: 150.25, currency: 'RUB' });
+    expect(bal.body).toEqual({
+      team_id: team.body.id,
+      balance_rub: 150.25,
+      reserved_rub: 0,
+      available_rub: 150.25,
+      currency: 'RUB',
+    });
 
     const usage = await request(t.url).get('/api/v1/usage?limit=1').set('api-key', key.body.api_key);
     expect(usage.status).toBe(200);
     expect(usage.body.data).toHaveLength(1);
-    expect(usage.body.data[0]).toMatchObject({ kind: 'top_up', reference: 'pay-1', amount_rub: 50.25, balance_after_rub: 150.25 });
+    expect(usage.body.data[0]).toMatchObject({
+      kind: 'top_up',
+      reference: 'pay-1',
+      amount_rub: 50.25,
+      balance_after_rub: 150.25,
+    });
     expect(usage.body.has_more).toBe(true);
-    const page2 = await request(t.url).get(`/api/v1/usage?limit=5&before=${usage.body.next_before}`).set('api-key', key.body.api_key);
+    const page2 = await request(t.url)
+      .get(`/api/v1/usage?limit=5&before=${usage.body.next_before}`)
+      .set('api-key', key.body.api_key);
     expect(page2.body.data.map((e: { reference: string }) => e.reference)).toEqual(['opening-balance']);
     expect(page2.body.has_more).toBe(false);
   });
 
   it('accepts the key in all three header forms on every endpoint', async () => {
     const { apiKey, teamId } = await adminClient.teamWithKey(10);
-    for (const [header, value] of [['api-key', apiKey], ['authorization', `Bearer ${apiKey}`], ['authorization', `api-key ${apiKey}`]]) {
+    for (const [header, value] of [
+      ['api-key', apiKey],
+      ['authorization', `Bearer ${apiKey}`],
+      ['authorization', `api-key ${apiKey}`],
+    ]) {
       for (const path of ['/api/v1/balance', '/api/v1/usage']) {
         const res = await request(t.url).get(path).set(header, value);
         expect(res.status).toBe(200);
@@ -100,7 +142,10 @@ describe(`foundation over HTTP on ${backendKind()}`, () => {
   });
 
   it('admin API: 401 with a wrong token, 404 for unknown ids, 400 naming the field', async () => {
-    const wrong = await request(t.url).post('/api/v1/admin/teams').set('authorization', 'Bearer nope').send({ name: 'x' });
+    const wrong = await request(t.url)
+      .post('/api/v1/admin/teams')
+      .set('authorization', 'Bearer nope')
+      .send({ name: 'x' });
     expect(wrong.status).toBe(401);
     expectErrorShape(wrong.body, 'authentication_error');
 
@@ -109,9 +154,13 @@ describe(`foundation over HTTP on ${backendKind()}`, () => {
     expectErrorShape(missingTeam.body, 'not_found_error', 'id');
     const badId = await admin(request(t.url).get('/api/v1/admin/teams/not-a-uuid'));
     expect(badId.status).toBe(404);
-    const keyForMissing = await admin(request(t.url).post('/api/v1/admin/teams/00000000-0000-4000-8000-000000000000/api-keys')).send({});
+    const keyForMissing = await admin(
+      request(t.url).post('/api/v1/admin/teams/00000000-0000-4000-8000-000000000000/api-keys'),
+    ).send({});
     expect(keyForMissing.status).toBe(404);
-    const revokeMissing = await admin(request(t.url).delete('/api/v1/admin/api-keys/00000000-0000-4000-8000-000000000000'));
+    const revokeMissing = await admin(
+      request(t.url).delete('/api/v1/admin/api-keys/00000000-0000-4000-8000-000000000000'),
+    );
     expect(revokeMissing.status).toBe(404);
 
     const noName = await admin(request(t.url).post('/api/v1/admin/teams')).send({ balance_rub: 5 });
@@ -120,17 +169,23 @@ describe(`foundation over HTTP on ${backendKind()}`, () => {
     const negative = await admin(request(t.url).post('/api/v1/admin/teams')).send({ name: 'n', balance_rub: -1 });
     expect(negative.status).toBe(400);
     expect(negative.body.error.param).toBe('balance_rub');
-    const zeroTopUp = await admin(request(t.url).post('/api/v1/admin/teams/00000000-0000-4000-8000-000000000000/top-ups')).send({ amount_rub: 0 });
+    const zeroTopUp = await admin(
+      request(t.url).post('/api/v1/admin/teams/00000000-0000-4000-8000-000000000000/top-ups'),
+    ).send({ amount_rub: 0 });
     expect(zeroTopUp.status).toBe(400);
     expect(zeroTopUp.body.error.param).toBe('amount_rub');
   });
 
   it('malformed JSON is a 400, an oversized body a 413, unknown routes a 404 — all in the error shape', async () => {
-    const bad = await admin(request(t.url).post('/api/v1/admin/teams')).set('content-type', 'application/json').send('{"name": ');
+    const bad = await admin(request(t.url).post('/api/v1/admin/teams'))
+      .set('content-type', 'application/json')
+      .send('{"name": ');
     expect(bad.status).toBe(400);
     expectErrorShape(bad.body, 'invalid_request_error');
 
-    const big = await admin(request(t.url).post('/api/v1/admin/teams')).set('content-type', 'application/json').send(JSON.stringify({ name: 'x'.repeat(t.config.bodyLimitBytes + 10) }));
+    const big = await admin(request(t.url).post('/api/v1/admin/teams'))
+      .set('content-type', 'application/json')
+      .send(JSON.stringify({ name: 'x'.repeat(t.config.bodyLimitBytes + 10) }));
     expect(big.status).toBe(413);
     expectErrorShape(big.body, 'request_too_large');
 
@@ -150,7 +205,10 @@ describe(`foundation over HTTP on ${backendKind()}`, () => {
     expect((await request(t.url).get('/health')).body).toEqual({ status: 'ok' });
     const ready = await request(t.url).get('/ready');
     expect(ready.status).toBe(200);
-    expect(ready.body.checks.database).toEqual({ kind: backendKind() === 'postgres' ? 'postgres' : 'sqlite', ok: true });
+    expect(ready.body.checks.database).toEqual({
+      kind: backendKind() === 'postgres' ? 'postgres' : 'sqlite',
+      ok: true,
+    });
     expect(ready.body.checks.cache.ok).toBe(true);
   });
 
@@ -160,7 +218,10 @@ describe(`foundation over HTTP on ${backendKind()}`, () => {
     expect(bal.status).toBe(200);
     expect(bal.body.balance_rub).toBe(250.5);
     // a second replica with the same bootstrap settings starting on the same database changes nothing
-    const again = await createTestApp({ shareBackendWith: t, env: { BOOTSTRAP_API_KEY: key, BOOTSTRAP_BALANCE_RUB: '250.5' } });
+    const again = await createTestApp({
+      shareBackendWith: t,
+      env: { BOOTSTRAP_API_KEY: key, BOOTSTRAP_BALANCE_RUB: '250.5' },
+    });
     await again.close();
     const after = await request(t.url).get('/api/v1/balance').set('api-key', key);
     expect(after.body).toEqual(bal.body);
@@ -170,10 +231,22 @@ describe(`foundation over HTTP on ${backendKind()}`, () => {
     const res = await request(t.url).get('/docs-json');
     expect(res.status).toBe(200);
     const paths = Object.keys(res.body.paths);
-    for (const p of ['/api/v1/balance', '/api/v1/usage', '/api/v1/admin/teams', '/api/v1/admin/teams/{id}', '/api/v1/admin/teams/{id}/api-keys', '/api/v1/admin/api-keys/{id}', '/api/v1/admin/teams/{id}/top-ups', '/health', '/ready']) {
+    for (const p of [
+      '/api/v1/balance',
+      '/api/v1/usage',
+      '/api/v1/admin/teams',
+      '/api/v1/admin/teams/{id}',
+      '/api/v1/admin/teams/{id}/api-keys',
+      '/api/v1/admin/api-keys/{id}',
+      '/api/v1/admin/teams/{id}/top-ups',
+      '/health',
+      '/ready',
+    ]) {
       expect(paths).toContain(p);
     }
-    expect(Object.keys(res.body.components.securitySchemes)).toEqual(expect.arrayContaining(['api-key', 'bearer', 'authorization-api-key', 'admin']));
+    expect(Object.keys(res.body.components.securitySchemes)).toEqual(
+      expect.arrayContaining(['api-key', 'bearer', 'authorization-api-key', 'admin']),
+    );
     expect(res.body.components.schemas.CreateTeamDto.properties.name.example).toBe('search-team');
     const ui = await request(t.url).get('/docs/');
     expect(ui.status).toBe(200);
@@ -189,7 +262,10 @@ describe('admin API disabled without ADMIN_TOKEN', () => {
   afterAll(() => t?.close());
 
   it('answers 404', async () => {
-    const res = await request(t.url).post('/api/v1/admin/teams').set('authorization', 'Bearer anything').send({ name: 'x' });
+    const res = await request(t.url)
+      .post('/api/v1/admin/teams')
+      .set('authorization', 'Bearer anything')
+      .send({ name: 'x' });
     expect(res.status).toBe(404);
     expectErrorShape(res.body, 'not_found_error');
   });

@@ -12,8 +12,21 @@
 const http = require('node:http');
 const { Pool } = require('undici');
 
-const upstream = new Pool(process.env.UPSTREAM_URL, { connections: Number(process.env.BARE_PROXY_CONNECTIONS || 128), keepAliveTimeout: 60_000, pipelining: 1 });
-const HOP = new Set(['connection', 'keep-alive', 'host', 'transfer-encoding', 'proxy-connection', 'te', 'upgrade', 'trailer']);
+const upstream = new Pool(process.env.UPSTREAM_URL, {
+  connections: Number(process.env.BARE_PROXY_CONNECTIONS || 128),
+  keepAliveTimeout: 60_000,
+  pipelining: 1,
+});
+const HOP = new Set([
+  'connection',
+  'keep-alive',
+  'host',
+  'transfer-encoding',
+  'proxy-connection',
+  'te',
+  'upgrade',
+  'trailer',
+]);
 
 function forwardHeaders(raw) {
   const out = {};
@@ -23,7 +36,12 @@ function forwardHeaders(raw) {
 
 const server = http.createServer((req, res) => {
   upstream
-    .request({ method: req.method, path: req.url, headers: forwardHeaders(req.headers), body: req.method === 'GET' || req.method === 'HEAD' ? undefined : req })
+    .request({
+      method: req.method,
+      path: req.url,
+      headers: forwardHeaders(req.headers),
+      body: req.method === 'GET' || req.method === 'HEAD' ? undefined : req,
+    })
     .then(({ statusCode, headers, body }) => {
       res.writeHead(statusCode, forwardHeaders(headers));
       body.on('error', () => res.destroy());
@@ -31,7 +49,9 @@ const server = http.createServer((req, res) => {
     })
     .catch((err) => {
       if (res.headersSent) return res.destroy();
-      const text = JSON.stringify({ error: { message: `bare proxy: ${err.message}`, type: 'server_error', param: null, code: null } });
+      const text = JSON.stringify({
+        error: { message: `bare proxy: ${err.message}`, type: 'server_error', param: null, code: null },
+      });
       res.writeHead(502, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
       res.end(text);
     });

@@ -29,9 +29,13 @@ function streamChunk(model, delta, finish) {
 /** Writes the SSE answer: the first chunk at once (so time-to-first-byte is the wire's), the rest paced. */
 function sendStream(res, model) {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  const events = STREAM_PIECES.map((text, i) => streamChunk(model, i === 0 ? { role: 'assistant', content: text, refusal: null } : { content: text }, null));
+  const events = STREAM_PIECES.map((text, i) =>
+    streamChunk(model, i === 0 ? { role: 'assistant', content: text, refusal: null } : { content: text }, null),
+  );
   events.push(streamChunk(model, {}, 'stop'));
-  events.push(`data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1_700_000_000, model, system_fingerprint: 'fp_bench', choices: [], usage: USAGE })}\n\ndata: [DONE]\n\n`);
+  events.push(
+    `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1_700_000_000, model, system_fingerprint: 'fp_bench', choices: [], usage: USAGE })}\n\ndata: [DONE]\n\n`,
+  );
   let i = 0;
   const next = () => {
     if (res.destroyed) return;
@@ -51,8 +55,19 @@ function completionBody(model) {
     object: 'chat.completion',
     created: 1_700_000_000,
     model,
-    choices: [{ index: 0, message: { role: 'assistant', content: 'Hello! This is the bench upstream.', refusal: null }, logprobs: null, finish_reason: 'stop' }],
-    usage: { ...USAGE, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } },
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: 'Hello! This is the bench upstream.', refusal: null },
+        logprobs: null,
+        finish_reason: 'stop',
+      },
+    ],
+    usage: {
+      ...USAGE,
+      prompt_tokens_details: { cached_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: 0 },
+    },
     system_fingerprint: 'fp_bench',
   });
 }
@@ -60,7 +75,9 @@ function completionBody(model) {
 /** A unit vector of `dims` from the words of `text` (feature hashing): same text → same vector. */
 function embedText(text, dims) {
   const v = new Float32Array(dims);
-  for (const w of String(text).toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+  for (const w of String(text)
+    .toLowerCase()
+    .match(/[\p{L}\p{N}]+/gu) ?? []) {
     let h = 2166136261;
     for (let i = 0; i < w.length; i++) h = Math.imul(h ^ w.charCodeAt(i), 16777619);
     v[(h >>> 0) % dims] += 1;
@@ -79,9 +96,18 @@ function embeddingsBody(req) {
   const data = input.map((text, index) => {
     tokens += String(text).split(/\s+/).filter(Boolean).length;
     const v = embedText(text, dims);
-    return { object: 'embedding', index, embedding: req.encoding_format === 'base64' ? Buffer.from(v.buffer).toString('base64') : Array.from(v) };
+    return {
+      object: 'embedding',
+      index,
+      embedding: req.encoding_format === 'base64' ? Buffer.from(v.buffer).toString('base64') : Array.from(v),
+    };
   });
-  return JSON.stringify({ object: 'list', data, model: req.model, usage: { prompt_tokens: tokens, total_tokens: tokens } });
+  return JSON.stringify({
+    object: 'list',
+    data,
+    model: req.model,
+    usage: { prompt_tokens: tokens, total_tokens: tokens },
+  });
 }
 
 function send(res, status, body) {
@@ -96,16 +122,45 @@ function createFakeUpstream() {
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
       if (req.headers.authorization !== `Bearer ${API_KEY}`) {
-        return send(res, 401, JSON.stringify({ error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } }));
+        return send(
+          res,
+          401,
+          JSON.stringify({
+            error: {
+              message: 'Incorrect API key provided.',
+              type: 'invalid_request_error',
+              param: null,
+              code: 'invalid_api_key',
+            },
+          }),
+        );
       }
       if (req.method === 'GET' && req.url === '/v1/models') {
-        return send(res, 200, JSON.stringify({ object: 'list', data: [{ id: 'gpt-4o-mini', object: 'model', created: 1_700_000_000, owned_by: 'bench' }] }));
+        return send(
+          res,
+          200,
+          JSON.stringify({
+            object: 'list',
+            data: [{ id: 'gpt-4o-mini', object: 'model', created: 1_700_000_000, owned_by: 'bench' }],
+          }),
+        );
       }
       if (req.method === 'POST' && req.url === '/v1/embeddings') {
         try {
           return send(res, 200, embeddingsBody(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
         } catch {
-          return send(res, 400, JSON.stringify({ error: { message: 'We could not parse the JSON body of your request.', type: 'invalid_request_error', param: null, code: null } }));
+          return send(
+            res,
+            400,
+            JSON.stringify({
+              error: {
+                message: 'We could not parse the JSON body of your request.',
+                type: 'invalid_request_error',
+                param: null,
+                code: null,
+              },
+            }),
+          );
         }
       }
       if (req.method === 'POST' && req.url === '/v1/chat/completions') {
@@ -116,7 +171,18 @@ function createFakeUpstream() {
           model = parsed.model || model;
           stream = parsed.stream === true;
         } catch {
-          return send(res, 400, JSON.stringify({ error: { message: 'We could not parse the JSON body of your request.', type: 'invalid_request_error', param: null, code: null } }));
+          return send(
+            res,
+            400,
+            JSON.stringify({
+              error: {
+                message: 'We could not parse the JSON body of your request.',
+                type: 'invalid_request_error',
+                param: null,
+                code: null,
+              },
+            }),
+          );
         }
         if (stream) return sendStream(res, model);
         let body = cache.get(model);
@@ -126,7 +192,18 @@ function createFakeUpstream() {
         }
         return send(res, 200, body);
       }
-      return send(res, 404, JSON.stringify({ error: { message: `Invalid URL (${req.method} ${req.url})`, type: 'invalid_request_error', param: null, code: null } }));
+      return send(
+        res,
+        404,
+        JSON.stringify({
+          error: {
+            message: `Invalid URL (${req.method} ${req.url})`,
+            type: 'invalid_request_error',
+            param: null,
+            code: null,
+          },
+        }),
+      );
     });
   });
   server.keepAliveTimeout = 65_000;

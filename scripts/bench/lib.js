@@ -134,10 +134,16 @@ const startNestFloor = (upstreamUrl) => startFloor('nest-floor.js', 'nest floor'
 
 /** Starts the built gateway with `env` (plus PORT/HOST) and waits for GET /ready. */
 async function startGateway(env) {
-  if (!fs.existsSync(GATEWAY_MAIN)) throw new Error(`${GATEWAY_MAIN} is missing: run \`npm run build\` first (npm run bench does)`);
+  if (!fs.existsSync(GATEWAY_MAIN))
+    throw new Error(`${GATEWAY_MAIN} is missing: run \`npm run build\` first (npm run bench does)`);
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const baseEnv = { PATH: process.env.PATH, HOME: process.env.HOME || os.homedir(), NODE_ENV: 'production', ...(process.env.PGOPTIONS ? { PGOPTIONS: process.env.PGOPTIONS } : {}) };
+  const baseEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME || os.homedir(),
+    NODE_ENV: 'production',
+    ...(process.env.PGOPTIONS ? { PGOPTIONS: process.env.PGOPTIONS } : {}),
+  };
   const { child, output } = await spawnNode(GATEWAY_MAIN, {
     env: { ...baseEnv, ...env, PORT: String(port), HOST: '127.0.0.1' },
     label: 'gateway',
@@ -158,7 +164,8 @@ async function startGateway(env) {
 // ---------------------------------------------------------------------------------------------
 // backends
 
-const PG_URL = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+const PG_URL =
+  process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = process.env.BENCH_REDIS_URL || process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
 
 async function postgresReachable() {
@@ -219,14 +226,22 @@ async function postgresBackend() {
   return {
     name: 'postgres',
     label: 'Postgres + Redis',
-    env: { DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema, DATABASE_POOL_SIZE: '20', REDIS_URL, REDIS_KEY_PREFIX: prefix, DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'gw-bench-')) },
+    env: {
+      DATABASE_URL: PG_URL,
+      DATABASE_SCHEMA: schema,
+      DATABASE_POOL_SIZE: '20',
+      REDIS_URL,
+      REDIS_KEY_PREFIX: prefix,
+      DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'gw-bench-')),
+    },
     cleanup: async () => {
       const d = new Client({ connectionString: PG_URL });
       await d.connect();
       await d.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
       await d.end();
       await withRedis(async (client) => {
-        for await (const keys of client.scanIterator({ MATCH: `${prefix}:*`, COUNT: 500 })) if (keys.length) await client.del(keys);
+        for await (const keys of client.scanIterator({ MATCH: `${prefix}:*`, COUNT: 500 }))
+          if (keys.length) await client.del(keys);
       }).catch(() => undefined);
     },
   };
@@ -249,7 +264,16 @@ function measure({ url, method = 'POST', headers = {}, body, rate, connections, 
   return new Promise((resolve, reject) => {
     const times = [];
     const instance = autocannon(
-      { url, method, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body), connections, duration, overallRate: rate, title },
+      {
+        url,
+        method,
+        headers: { 'content-type': 'application/json', ...headers },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        connections,
+        duration,
+        overallRate: rate,
+        title,
+      },
       (err, result) => {
         if (err) return reject(err);
         times.sort((a, b) => a - b);
@@ -278,7 +302,13 @@ function measure({ url, method = 'POST', headers = {}, body, rate, connections, 
 /** p50 / p90 / p99 / max of `times` (sorted in place). */
 function stats(times) {
   times.sort((a, b) => a - b);
-  return { n: times.length, p50: percentile(times, 50), p90: percentile(times, 90), p99: percentile(times, 99), max: times.length ? times[times.length - 1] : NaN };
+  return {
+    n: times.length,
+    p50: percentile(times, 50),
+    p90: percentile(times, 90),
+    p99: percentile(times, 99),
+    max: times.length ? times[times.length - 1] : NaN,
+  };
 }
 
 /**
@@ -287,13 +317,24 @@ function stats(times) {
  * sockets than requests in flight undici queues them, and that wait is counted too).
  */
 function loadPool(url, connections = 512) {
-  return new Pool(new URL(url).origin, { connections, pipelining: 1, keepAliveTimeout: 60_000, headersTimeout: 60_000, bodyTimeout: 60_000 });
+  return new Pool(new URL(url).origin, {
+    connections,
+    pipelining: 1,
+    keepAliveTimeout: 60_000,
+    headersTimeout: 60_000,
+    bodyTimeout: 60_000,
+  });
 }
 
 /** One request; resolves with { status, ms } once the whole body has arrived (never rejects). */
 async function timedRequest(pool, target, startedAt) {
   try {
-    const { statusCode, body } = await pool.request({ method: 'POST', path: target.path, headers: target.headers, body: target.body });
+    const { statusCode, body } = await pool.request({
+      method: 'POST',
+      path: target.path,
+      headers: target.headers,
+      body: target.body,
+    });
     await body.arrayBuffer();
     return { status: statusCode, ms: performance.now() - startedAt };
   } catch (err) {
@@ -308,7 +349,13 @@ async function timedRequest(pool, target, startedAt) {
 function loadTarget(url, headers, body, connections) {
   const pool = loadPool(url, connections);
   const u = new URL(url);
-  return { pool, path: u.pathname + u.search, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), close: () => pool.close() };
+  return {
+    pool,
+    path: u.pathname + u.search,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+    close: () => pool.close(),
+  };
 }
 
 function summarize(results, wallMs) {
@@ -354,7 +401,10 @@ function openLoop(target, { rate, duration }) {
       else
         Promise.all(pending).then((results) => {
           lag.disable();
-          resolve({ ...summarize(results, performance.now() - t0), generatorLag: { p99: lag.percentile(99) / 1e6, max: lag.max / 1e6 } });
+          resolve({
+            ...summarize(results, performance.now() - t0),
+            generatorLag: { p99: lag.percentile(99) / 1e6, max: lag.max / 1e6 },
+          });
         });
     };
     setTimeout(tick, 5);
@@ -399,14 +449,20 @@ async function streams(target, { concurrency, rounds, staggerMs = 0 }) {
   const one = async () => {
     const t = performance.now();
     try {
-      const { statusCode, body } = await target.pool.request({ method: 'POST', path: target.path, headers: target.headers, body: target.body });
+      const { statusCode, body } = await target.pool.request({
+        method: 'POST',
+        path: target.path,
+        headers: target.headers,
+        body: target.body,
+      });
       let first = NaN;
       let text = '';
       for await (const chunk of body) {
         if (Number.isNaN(first)) first = performance.now() - t;
         text += chunk.toString('utf8');
       }
-      if (statusCode !== 200 || !text.trimEnd().endsWith('data: [DONE]')) throw new Error(`HTTP ${statusCode}: ${text.slice(0, 200)}`);
+      if (statusCode !== 200 || !text.trimEnd().endsWith('data: [DONE]'))
+        throw new Error(`HTTP ${statusCode}: ${text.slice(0, 200)}`);
       ttfb.push(first);
       whole.push(performance.now() - t);
     } catch (err) {
@@ -458,7 +514,15 @@ function words(seed, n, vocabulary, mod) {
 
 /** JSON (or multipart when `isForm`) call with the key in both auth headers; throws on non-2xx. */
 async function call(method, url, apiKey, body, isForm = false) {
-  const res = await fetch(url, { method, headers: { authorization: `Bearer ${apiKey}`, 'api-key': apiKey, ...(isForm || body === undefined ? {} : { 'content-type': 'application/json' }) }, body: isForm ? body : body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(url, {
+    method,
+    headers: {
+      authorization: `Bearer ${apiKey}`,
+      'api-key': apiKey,
+      ...(isForm || body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: isForm ? body : body === undefined ? undefined : JSON.stringify(body),
+  });
   const json = await res.json();
   if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
   return { json, headers: res.headers };
@@ -507,14 +571,27 @@ async function getJson(url, headers = {}) {
 }
 
 async function postJson(url, headers, body) {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, headers: res.headers, body: await res.json() };
 }
 
 function table(rows, columns) {
   const widths = columns.map((c) => Math.max(c.title.length, ...rows.map((r) => String(r[c.key] ?? '').length)));
-  const line = (cells) => cells.map((cell, i) => (columns[i].align === 'left' ? String(cell).padEnd(widths[i]) : String(cell).padStart(widths[i]))).join('  ');
-  return [line(columns.map((c) => c.title)), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map((r) => line(columns.map((c) => r[c.key] ?? '')))].join('\n');
+  const line = (cells) =>
+    cells
+      .map((cell, i) =>
+        columns[i].align === 'left' ? String(cell).padEnd(widths[i]) : String(cell).padStart(widths[i]),
+      )
+      .join('  ');
+  return [
+    line(columns.map((c) => c.title)),
+    widths.map((w) => '-'.repeat(w)).join('  '),
+    ...rows.map((r) => line(columns.map((c) => r[c.key] ?? ''))),
+  ].join('\n');
 }
 
 const ms = (x) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');

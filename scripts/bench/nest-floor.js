@@ -40,7 +40,15 @@ field(MessageDto, 'content', String, IsString());
 
 class ChatDto {}
 field(ChatDto, 'model', String, IsString());
-field(ChatDto, 'messages', Array, IsArray(), ArrayMinSize(1), ValidateNested({ each: true }), Type(() => MessageDto));
+field(
+  ChatDto,
+  'messages',
+  Array,
+  IsArray(),
+  ArrayMinSize(1),
+  ValidateNested({ each: true }),
+  Type(() => MessageDto),
+);
 field(ChatDto, 'max_tokens', Number, IsOptional(), IsInt(), Min(1));
 
 const upstream = new Pool(process.env.UPSTREAM_URL, { connections: 128, keepAliveTimeout: 60_000, pipelining: 1 });
@@ -56,7 +64,16 @@ class ChatController {
       body: JSON.stringify(body),
     });
     const json = await answer.json();
-    log.info({ method: 'POST', path: '/v1/chat/completions', status: statusCode, model: body.model, total_ms: Math.round((performance.now() - started) * 10) / 10 }, 'request completed');
+    log.info(
+      {
+        method: 'POST',
+        path: '/v1/chat/completions',
+        status: statusCode,
+        model: body.model,
+        total_ms: Math.round((performance.now() - started) * 10) / 10,
+      },
+      'request completed',
+    );
     return json;
   }
 }

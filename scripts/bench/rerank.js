@@ -109,13 +109,26 @@ function startEmbeddingsUpstream() {
         res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
         res.end(body);
       };
-      if (req.headers.authorization !== `Bearer ${UPSTREAM_KEY}`) return send(401, JSON.stringify({ error: { message: 'bad key', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } }));
-      if (req.method !== 'POST' || req.url !== '/v1/embeddings') return send(404, JSON.stringify({ error: { message: 'not found', type: 'invalid_request_error', param: null, code: null } }));
+      if (req.headers.authorization !== `Bearer ${UPSTREAM_KEY}`)
+        return send(
+          401,
+          JSON.stringify({
+            error: { message: 'bad key', type: 'invalid_request_error', param: null, code: 'invalid_api_key' },
+          }),
+        );
+      if (req.method !== 'POST' || req.url !== '/v1/embeddings')
+        return send(
+          404,
+          JSON.stringify({ error: { message: 'not found', type: 'invalid_request_error', param: null, code: null } }),
+        );
       let body;
       try {
         body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
       } catch {
-        return send(400, JSON.stringify({ error: { message: 'bad json', type: 'invalid_request_error', param: null, code: null } }));
+        return send(
+          400,
+          JSON.stringify({ error: { message: 'bad json', type: 'invalid_request_error', param: null, code: null } }),
+        );
       }
       const input = typeof body.input === 'string' ? [body.input] : body.input;
       const dims = body.dimensions || DIMS;
@@ -132,7 +145,10 @@ function startEmbeddingsUpstream() {
         tokens += Math.max(1, words(text));
         return `{"object":"embedding","index":${index},"embedding":"${b64}"}`;
       });
-      send(200, `{"object":"list","data":[${data.join(',')}],"model":"${body.model}","usage":{"prompt_tokens":${tokens},"total_tokens":${tokens}}}`);
+      send(
+        200,
+        `{"object":"list","data":[${data.join(',')}],"model":"${body.model}","usage":{"prompt_tokens":${tokens},"total_tokens":${tokens}}}`,
+      );
     });
   });
   return new Promise((resolve) => {
@@ -184,7 +200,11 @@ async function redisUsedMemory() {
 
 async function rerankOnce(url, body) {
   const t0 = performance.now();
-  const res = await fetch(`${url}/api/v1/rerank`, { method: 'POST', headers: { 'content-type': 'application/json', 'api-key': API_KEY }, body: JSON.stringify(body) });
+  const res = await fetch(`${url}/api/v1/rerank`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'api-key': API_KEY },
+    body: JSON.stringify(body),
+  });
   const json = await res.json();
   return { status: res.status, body: json, clientMs: performance.now() - t0 };
 }
@@ -248,10 +268,13 @@ async function run(ctx) {
     const statsUrl = `${gw.url}/api/v1/rerank/cache-stats`;
     const stats0 = await lib.getJson(statsUrl, { 'api-key': API_KEY });
     const cacheBackend = stats0.backend;
-    log(`  gateway pid ${gw.child.pid}, cache backend: ${cacheBackend}; ${DOCS} documents × ${DIMS} dims, ${COLD_RUNS} cold runs, ${HIT_RUNS} hits`);
+    log(
+      `  gateway pid ${gw.child.pid}, cache backend: ${cacheBackend}; ${DOCS} documents × ${DIMS} dims, ${COLD_RUNS} cold runs, ${HIT_RUNS} hits`,
+    );
 
     // warm the gateway's code paths (JIT, tokenizer, DB) on small content, uncached
-    for (let i = 0; i < 3; i++) await rerankOnce(gw.url, { query: QUERY, content: makeDocs(`warm-${i}`).slice(0, 50), caching: false });
+    for (let i = 0; i < 3; i++)
+      await rerankOnce(gw.url, { query: QUERY, content: makeDocs(`warm-${i}`).slice(0, 50), caching: false });
 
     // cold: distinct contents → miss, embeddings fetched and stored
     const rss0 = rssBytes(gw.child.pid);
@@ -262,7 +285,8 @@ async function run(ctx) {
     for (let i = 0; i < COLD_RUNS; i++) {
       lastDocs = makeDocs(`${backendName}-${i}`);
       const r = await rerankOnce(gw.url, { query: QUERY, content: lastDocs });
-      coldOk = coldOk && r.status === 200 && r.body.cache_info.cache_status === 'stored' && r.body.usage.document_tokens > 0;
+      coldOk =
+        coldOk && r.status === 200 && r.body.cache_info.cache_status === 'stored' && r.body.usage.document_tokens > 0;
       cold.push(r);
     }
     check(coldOk, `cold: ${COLD_RUNS} × 200, cache_status "stored", documents embedded and billed`);
@@ -270,7 +294,10 @@ async function run(ctx) {
     const redis1 = cacheBackend === 'redis' ? await redisUsedMemory() : NaN;
     const stats1 = await lib.getJson(statsUrl, { 'api-key': API_KEY });
     const docsHeld = stats1.entries * DOCS;
-    check(stats1.entries === COLD_RUNS && stats1.total_bytes === COLD_RUNS * DOCS * DIMS * 4, `cache-stats: ${stats1.entries} entries, total_bytes ${stats1.total_bytes} = ${COLD_RUNS} × ${DOCS} × ${DIMS} × 4`);
+    check(
+      stats1.entries === COLD_RUNS && stats1.total_bytes === COLD_RUNS * DOCS * DIMS * 4,
+      `cache-stats: ${stats1.entries} entries, total_bytes ${stats1.total_bytes} = ${COLD_RUNS} × ${DOCS} × ${DIMS} × 4`,
+    );
 
     // hits on the last content: only the query is embedded and billed
     const requestsBefore = upstream.stats.requests;
@@ -280,13 +307,23 @@ async function run(ctx) {
     for (let i = 0; i < HIT_RUNS; i++) hits.push(await rerankOnce(gw.url, { query: QUERY, content: lastDocs }));
     const qTokens = words(QUERY);
     const hitOk = hits.every(
-      (r) => r.status === 200 && r.body.cache_info.cache_hit === true && r.body.usage.document_tokens === 0 && r.body.usage.query_tokens === qTokens && Math.round(r.body.usage.cost_rub * 1e6) === qTokens * PRICE_SMALL_MICRO_PER_TOKEN,
+      (r) =>
+        r.status === 200 &&
+        r.body.cache_info.cache_hit === true &&
+        r.body.usage.document_tokens === 0 &&
+        r.body.usage.query_tokens === qTokens &&
+        Math.round(r.body.usage.cost_rub * 1e6) === qTokens * PRICE_SMALL_MICRO_PER_TOKEN,
     );
     check(hitOk, `hits: ${HIT_RUNS} × 200, cache_hit, document_tokens 0, cost = ${qTokens} query tokens × 200 µRUB`);
     const upstreamCalls = upstream.stats.requests - requestsBefore;
     const upstreamInputs = upstream.stats.inputs - inputsBefore;
-    check(upstreamCalls === HIT_RUNS + 3 && upstreamInputs === HIT_RUNS + 3, `hits: the upstream saw only the query (${upstreamCalls} calls, ${upstreamInputs} inputs for ${HIT_RUNS + 3} requests)`);
-    const same = hits.every((r) => JSON.stringify(r.body.results) === JSON.stringify(cold[cold.length - 1].body.results));
+    check(
+      upstreamCalls === HIT_RUNS + 3 && upstreamInputs === HIT_RUNS + 3,
+      `hits: the upstream saw only the query (${upstreamCalls} calls, ${upstreamInputs} inputs for ${HIT_RUNS + 3} requests)`,
+    );
+    const same = hits.every(
+      (r) => JSON.stringify(r.body.results) === JSON.stringify(cold[cold.length - 1].body.results),
+    );
     check(same, 'hits return the same ranking as the miss that filled the entry');
 
     const cos = measureCosine();
@@ -311,9 +348,21 @@ async function run(ctx) {
       meetsTarget: hitServerP50 <= TARGET_HIT_SERVER_MS,
     };
     printFigures(log, figures);
-    const row = (target, xs) => ({ target, rps: 1000 / (xs.reduce((a, b) => a + b, 0) / xs.length), p50: median(xs), p99: pct(xs, 99), max: Math.max(...xs), non2xx: 0, errors: 0, timeouts: 0 });
+    const row = (target, xs) => ({
+      target,
+      rps: 1000 / (xs.reduce((a, b) => a + b, 0) / xs.length),
+      p50: median(xs),
+      p99: pct(xs, 99),
+      max: Math.max(...xs),
+      non2xx: 0,
+      errors: 0,
+      timeouts: 0,
+    });
     return {
-      rows: [row(`rerank ${DOCS}×${DIMS} cold (miss), sequential`, coldClient), row(`rerank ${DOCS}×${DIMS} cache hit, sequential`, hitClient)],
+      rows: [
+        row(`rerank ${DOCS}×${DIMS} cold (miss), sequential`, coldClient),
+        row(`rerank ${DOCS}×${DIMS} cache hit, sequential`, hitClient),
+      ],
       checks,
       figures,
     };
@@ -362,11 +411,17 @@ function printFigures(log, f) {
       .map((l) => `  ${l}`)
       .join('\n'),
   );
-  log(`  target: cache hit on ${DOCS} × ${DIMS} ≤ ${TARGET_HIT_SERVER_MS} ms server time → ${f.meetsTarget ? 'meets' : 'MISSES'} (median ${ms(f.hitServerP50)} ms)`);
+  log(
+    `  target: cache hit on ${DOCS} × ${DIMS} ≤ ${TARGET_HIT_SERVER_MS} ms server time → ${f.meetsTarget ? 'meets' : 'MISSES'} (median ${ms(f.hitServerP50)} ms)`,
+  );
   log('');
 }
 
-module.exports = { name: 'rerank', title: `POST /api/v1/rerank, ${DOCS} documents × ${DIMS}: cold vs cache hit, cosine loop, memory per cached document`, run };
+module.exports = {
+  name: 'rerank',
+  title: `POST /api/v1/rerank, ${DOCS} documents × ${DIMS}: cold vs cache hit, cosine loop, memory per cached document`,
+  run,
+};
 
 if (require.main === module) {
   (async () => {
@@ -376,7 +431,8 @@ if (require.main === module) {
     const backends = [];
     if (wanted.includes('sqlite')) backends.push({ name: 'sqlite', label: 'SQLite (embedded)' });
     if (wanted.includes('postgres')) {
-      if ((await lib.postgresReachable()) && (await lib.redisReachable())) backends.push({ name: 'postgres', label: 'Postgres + Redis' });
+      if ((await lib.postgresReachable()) && (await lib.redisReachable()))
+        backends.push({ name: 'postgres', label: 'Postgres + Redis' });
       else log(`Postgres + Redis skipped: ${lib.PG_URL} / ${lib.REDIS_URL} unreachable`);
     }
     let failed = false;

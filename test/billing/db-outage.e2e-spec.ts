@@ -32,7 +32,16 @@ run('database outage (private Postgres)', () => {
     pg = await PrivatePostgres.start();
     openai = await FakeOpenAI.start({ apiKey: UPSTREAM_KEYS.openai });
     dataDir = mkdtempSync(join(tmpdir(), 'gw-outage-'));
-    t = await createTestApp({ env: { ...providerEnv({ openai }), OPENAI_MAX_RETRIES: '0', DATABASE_URL: pg.url, DATABASE_SCHEMA: '', DATA_DIR: dataDir, AUTH_CACHE_TTL_SECONDS: '5' } });
+    t = await createTestApp({
+      env: {
+        ...providerEnv({ openai }),
+        OPENAI_MAX_RETRIES: '0',
+        DATABASE_URL: pg.url,
+        DATABASE_SCHEMA: '',
+        DATA_DIR: dataDir,
+        AUTH_CACHE_TTL_SECONDS: '5',
+      },
+    });
     admin = new AdminClient(t.url);
     ({ apiKey } = await admin.teamWithKey(10, 'outage'));
   }, 60_000);
@@ -44,7 +53,11 @@ run('database outage (private Postgres)', () => {
   });
   afterEach(() => openai.reset());
 
-  const ask = (stream = false) => request(t.url).post('/api/v1/chat').set('api-key', apiKey).send({ model: 'gpt-4o-mini', user_id: 'u', prompt: 'hello there', max_tokens: 50, stream });
+  const ask = (stream = false) =>
+    request(t.url)
+      .post('/api/v1/chat')
+      .set('api-key', apiKey)
+      .send({ model: 'gpt-4o-mini', user_id: 'u', prompt: 'hello there', max_tokens: 50, stream });
 
   it('requests while the database is down answer 503 service_unavailable with Retry-After, never 500', async () => {
     expect((await ask()).status).toBe(200); // warms the key cache
@@ -53,7 +66,14 @@ run('database outage (private Postgres)', () => {
       const res = await ask();
       expect(res.status).toBe(503);
       expect(res.headers['retry-after']).toBe('5');
-      expect(res.body).toEqual({ error: { message: expect.stringMatching(/database/), type: 'api_error', code: 'service_unavailable', param: null } });
+      expect(res.body).toEqual({
+        error: {
+          message: expect.stringMatching(/database/),
+          type: 'api_error',
+          code: 'service_unavailable',
+          param: null,
+        },
+      });
       const balance = await request(t.url).get('/api/v1/balance').set('api-key', apiKey);
       expect(balance.status).toBe(503);
       expect(openai.requests).toHaveLength(1);
@@ -65,7 +85,10 @@ run('database outage (private Postgres)', () => {
   it('a settle that hits the outage is spooled and applied when the database returns: charged exactly once', async () => {
     const billing = t.get(BillingService);
     const before = await admin.balance(apiKey);
-    const charges = async () => (await request(t.url).get('/api/v1/usage?limit=100').set('api-key', apiKey)).body.data.filter((e: { kind: string }) => e.kind === 'charge').length;
+    const charges = async () =>
+      (await request(t.url).get('/api/v1/usage?limit=100').set('api-key', apiKey)).body.data.filter(
+        (e: { kind: string }) => e.kind === 'charge',
+      ).length;
     const chargesBefore = await charges();
     // the answer arrives only after the database went down
     openai.enqueue({ text: 'a late answer', usage: { input: 9, output: 4 }, delayMs: 1_500 });

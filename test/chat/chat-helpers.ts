@@ -68,7 +68,10 @@ const rub = (micro: number): number => Number((micro / 1_000_000).toFixed(6));
  * prompt part, cache reads / writes at their own prices (input price when the catalog has none),
  * a fee per image, each part rounded to the µRUB, the total from one exact sum rounded once.
  */
-export function expectedCostMicro(p: Pricing, u: UsageCounts): { inputMicro: number; outputMicro: number; cacheMicro: number; imageMicro: number; totalMicro: number } {
+export function expectedCostMicro(
+  p: Pricing,
+  u: UsageCounts,
+): { inputMicro: number; outputMicro: number; cacheMicro: number; imageMicro: number; totalMicro: number } {
   const cacheRead = u.cacheRead ?? 0;
   const cacheWrite = u.cacheWrite ?? 0;
   const images = u.images ?? 0;
@@ -177,7 +180,10 @@ export class Wallet {
     return this;
   }
 
-  async expectCharged(totalRub: number, meta: { model?: string; endpoint?: string; promptTokens?: number; completionTokens?: number } = {}): Promise<LedgerEntry> {
+  async expectCharged(
+    totalRub: number,
+    meta: { model?: string; endpoint?: string; promptTokens?: number; completionTokens?: number } = {},
+  ): Promise<LedgerEntry> {
     expect(totalRub).toBeGreaterThan(0);
     const b = await getBalance(this.url, this.apiKey);
     expect(this.beforeMicro - toMicro(b.balance_rub)).toBe(toMicro(totalRub));
@@ -201,7 +207,12 @@ export class Wallet {
     expect(b.reserved_rub).toBe(0);
     const all = await charges(this.url, this.apiKey);
     expect(all).toHaveLength(this.beforeCharges + totalsRub.length);
-    expect(all.slice(0, totalsRub.length).map((e) => toMicro(Math.abs(e.amount_rub))).reverse()).toEqual(totalsRub.map(toMicro));
+    expect(
+      all
+        .slice(0, totalsRub.length)
+        .map((e) => toMicro(Math.abs(e.amount_rub)))
+        .reverse(),
+    ).toEqual(totalsRub.map(toMicro));
   }
 
   async expectUntouched(): Promise<void> {
@@ -213,7 +224,11 @@ export class Wallet {
 }
 
 /** Polls `probe` until it returns a value (not undefined) or `timeoutMs` passes (bounded wait for async settlement). */
-export async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 3000, what = 'condition'): Promise<T> {
+export async function eventually<T>(
+  probe: () => Promise<T | undefined>,
+  timeoutMs = 3000,
+  what = 'condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();
@@ -247,29 +262,55 @@ export function parseSse(text: string): SseMessage[] {
 }
 
 /** POST JSON with fetch and read an SSE answer to the end. */
-export async function postSse(url: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; contentType: string; headers: Record<string, string>; messages: SseMessage[] }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+export async function postSse(
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+): Promise<{ status: number; contentType: string; headers: Record<string, string>; messages: SseMessage[] }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   const text = await res.text();
-  return { status: res.status, contentType: res.headers.get('content-type') ?? '', headers: Object.fromEntries(res.headers.entries()), messages: parseSse(text) };
+  return {
+    status: res.status,
+    contentType: res.headers.get('content-type') ?? '',
+    headers: Object.fromEntries(res.headers.entries()),
+    messages: parseSse(text),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
 // Provider env for the fakes
 
-export const UPSTREAM_KEYS = { openai: 'sk-fake-openai', deepseek: 'sk-fake-deepseek', anthropic: 'sk-ant-fake', gemini: 'gemini-fake-key' };
+export const UPSTREAM_KEYS = {
+  openai: 'sk-fake-openai',
+  deepseek: 'sk-fake-deepseek',
+  anthropic: 'sk-ant-fake',
+  gemini: 'gemini-fake-key',
+};
 
-export function providerEnv(f: { openai?: FakeOpenAI; deepseek?: FakeOpenAI; anthropic?: FakeAnthropic; gemini?: FakeGemini }): Record<string, string> {
+export function providerEnv(f: {
+  openai?: FakeOpenAI;
+  deepseek?: FakeOpenAI;
+  anthropic?: FakeAnthropic;
+  gemini?: FakeGemini;
+}): Record<string, string> {
   const env: Record<string, string> = {};
   if (f.openai) Object.assign(env, { OPENAI_API_KEY: UPSTREAM_KEYS.openai, OPENAI_BASE_URL: `${f.openai.baseUrl}/v1` });
-  if (f.deepseek) Object.assign(env, { DEEPSEEK_API_KEY: UPSTREAM_KEYS.deepseek, DEEPSEEK_BASE_URL: `${f.deepseek.baseUrl}/v1` });
-  if (f.anthropic) Object.assign(env, { ANTHROPIC_API_KEY: UPSTREAM_KEYS.anthropic, ANTHROPIC_BASE_URL: f.anthropic.baseUrl });
+  if (f.deepseek)
+    Object.assign(env, { DEEPSEEK_API_KEY: UPSTREAM_KEYS.deepseek, DEEPSEEK_BASE_URL: `${f.deepseek.baseUrl}/v1` });
+  if (f.anthropic)
+    Object.assign(env, { ANTHROPIC_API_KEY: UPSTREAM_KEYS.anthropic, ANTHROPIC_BASE_URL: f.anthropic.baseUrl });
   if (f.gemini) Object.assign(env, { GEMINI_API_KEY: UPSTREAM_KEYS.gemini, GEMINI_BASE_URL: f.gemini.baseUrl });
   return env;
 }
 
 /** An object from a recorded JSON value (throws with context instead of returning any). */
 export function obj(v: unknown, what = 'value'): Record<string, unknown> {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error(`${what} is not an object: ${JSON.stringify(v)}`);
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    throw new Error(`${what} is not an object: ${JSON.stringify(v)}`);
   return v as Record<string, unknown>;
 }
 

@@ -34,17 +34,23 @@ describe(`chat with knowledge bases and PDFs (${backendKind()})`, () => {
     web = await ImageServer.start();
     gemini = await FakeGemini.start({ apiKey: UPSTREAM_KEYS.gemini });
     const fetcher: SafeFetcherOptions = {
-      resolver: async (host) => (host === DOCS_HOST ? [{ address: '127.0.0.1', family: 4 }] : [{ address: '10.0.0.7', family: 4 }]),
+      resolver: async (host) =>
+        host === DOCS_HOST ? [{ address: '127.0.0.1', family: 4 }] : [{ address: '10.0.0.7', family: 4 }],
       allowAddress: (ip) => ip === '127.0.0.1',
     };
     // no OpenAI key: knowledge bases and rerank use the local embedder
-    t = await createTestApp({ env: { ...providerEnv({ gemini }), INGEST_POLL_MS: '100' }, overrides: [{ provide: SAFE_FETCHER_OPTIONS, useValue: fetcher }] });
+    t = await createTestApp({
+      env: { ...providerEnv({ gemini }), INGEST_POLL_MS: '100' },
+      overrides: [{ provide: SAFE_FETCHER_OPTIONS, useValue: fetcher }],
+    });
     admin = new AdminClient(t.url);
     ({ apiKey } = await admin.teamWithKey(100, 'ctx-team'));
     client = new OpenAI({ apiKey, baseURL: `${t.url}/v1`, maxRetries: 0 });
     const pdf = await pdfWithPages([FILLER, [FACT, ...FILLER.slice(0, 1)], FILLER.slice(1)], 'Company handbook');
     const store = await client.vectorStores.create({ name: 'handbook' });
-    const done = await client.vectorStores.files.uploadAndPoll(store.id, await toFile(pdf, 'handbook.pdf'), { pollIntervalMs: 50 });
+    const done = await client.vectorStores.files.uploadAndPoll(store.id, await toFile(pdf, 'handbook.pdf'), {
+      pollIntervalMs: 50,
+    });
     expect(done.status).toBe('completed');
     storeId = store.id;
     fileId = done.id;
@@ -56,7 +62,11 @@ describe(`chat with knowledge bases and PDFs (${backendKind()})`, () => {
     await gemini?.close();
   });
 
-  const rest = (body: Record<string, unknown>, key = apiKey) => request(t.url).post('/api/v1/chat').set('api-key', key).send({ model: 'local', user_id: 'u', ...body });
+  const rest = (body: Record<string, unknown>, key = apiKey) =>
+    request(t.url)
+      .post('/api/v1/chat')
+      .set('api-key', key)
+      .send({ model: 'local', user_id: 'u', ...body });
 
   it('REST + knowledge_base_id, local model: answers with the PDF sentence, names it in sources; tokens and charges add up', async () => {
     const prompt = 'What is the launch codename?';
@@ -69,7 +79,15 @@ describe(`chat with knowledge bases and PDFs (${backendKind()})`, () => {
     const res = await rest({ prompt, knowledge_base_id: storeId });
     expect(res.status).toBe(200);
     expect(res.body.response.text).toContain(FACT);
-    expect(res.body.sources[0]).toMatchObject({ n: 1, material_id: storeId, kind: 'knowledge_base', title: 'Company handbook', page: 2, url: null, document_id: fileId });
+    expect(res.body.sources[0]).toMatchObject({
+      n: 1,
+      material_id: storeId,
+      kind: 'knowledge_base',
+      title: 'Company handbook',
+      page: 2,
+      url: null,
+      document_id: fileId,
+    });
     expect(res.body.sources[0].score).toBeGreaterThanOrEqual(0.1);
     expect(res.body.context).toMatchObject({ mode: 'rag', materials_full: [], fragments: res.body.sources.length });
     expect(res.headers['server-timing']).toMatch(/^context;dur=\d+(\.\d)?/);
@@ -83,7 +101,10 @@ describe(`chat with knowledge bases and PDFs (${backendKind()})`, () => {
     const fresh = (await charges(t.url, apiKey)).slice(0, (await charges(t.url, apiKey)).length - chargesBefore);
     expect(fresh).toHaveLength(3);
     const chat = fresh.find((e) => e.model === 'local')!;
-    const chatCost = expectedCost(PRICES.local, { prompt: res.body.usage.prompt_tokens, completion: res.body.usage.completion_tokens });
+    const chatCost = expectedCost(PRICES.local, {
+      prompt: res.body.usage.prompt_tokens,
+      completion: res.body.usage.completion_tokens,
+    });
     expect(toMicro(Math.abs(chat.amount_rub))).toBe(toMicro(chatCost.total_cost_rub));
     const retrieval = fresh.filter((e) => e !== chat);
     expect(retrieval.map((e) => e.model).sort()).toEqual(['local-embedding-small', 'rerank-small']);
@@ -96,15 +117,29 @@ describe(`chat with knowledge bases and PDFs (${backendKind()})`, () => {
   });
 
   it('/v1/chat/completions (openai SDK, extra body field) + knowledge_base_id: same answer, sources on the response and on the last stream chunk', async () => {
-    const body = { model: 'local', messages: [{ role: 'user' as const, content: 'What is the launch codename?' }], knowledge_base_id: storeId };
-    const res = await client.chat.completions.create(body as OpenAI.ChatCompletionCreateParamsNonStreaming).withResponse();
-    const out = res.data as unknown as { choices: { message: { content: string } }[]; sources: { title: string; kind: string }[]; context: { mode: string } };
+    const body = {
+      model: 'local',
+      messages: [{ role: 'user' as const, content: 'What is the launch codename?' }],
+      knowledge_base_id: storeId,
+    };
+    const res = await client.chat.completions
+      .create(body as OpenAI.ChatCompletionCreateParamsNonStreaming)
+      .withResponse();
+    const out = res.data as unknown as {
+      choices: { message: { content: string } }[];
+      sources: { title: string; kind: string }[];
+      context: { mode: string };
+    };
     expect(out.choices[0].message.content).toContain(FACT);
     expect(out.sources[0]).toMatchObject({ title: 'Company handbook', kind: 'knowledge_base' });
     expect(out.context.mode).toBe('rag');
 
     for (const includeUsage of [true, false]) {
-      const stream = await client.chat.completions.create({ ...body, stream: true, ...(includeUsage ? { stream_options: { include_usage: true } } : {}) } as OpenAI.ChatCompletionCreateParamsStreaming);
+      const stream = await client.chat.completions.create({
+        ...body,
+        stream: true,
+        ...(includeUsage ? { stream_options: { include_usage: true } } : {}),
+      } as OpenAI.ChatCompletionCreateParamsStreaming);
       let text = '';
       let last: Record<string, unknown> | null = null;
       for await (const chunk of stream) {
@@ -119,11 +154,13 @@ describe(`chat with knowledge bases and PDFs (${backendKind()})`, () => {
   });
 
   it('REST streaming: the done event carries sources and context', async () => {
-    const res = await rest({ prompt: 'What is the launch codename?', knowledge_base_id: storeId, stream: true }).buffer(true).parse((r, cb) => {
-      let data = '';
-      r.on('data', (c: Buffer) => (data += c.toString()));
-      r.on('end', () => cb(null, data));
-    });
+    const res = await rest({ prompt: 'What is the launch codename?', knowledge_base_id: storeId, stream: true })
+      .buffer(true)
+      .parse((r, cb) => {
+        let data = '';
+        r.on('data', (c: Buffer) => (data += c.toString()));
+        r.on('end', () => cb(null, data));
+      });
     const done = /event: done\ndata: (.*)\n/.exec(res.body as string);
     expect(done).not.toBeNull();
     const dto = JSON.parse(done![1]);
@@ -145,15 +182,37 @@ describe(`chat with knowledge bases and PDFs (${backendKind()})`, () => {
   it('a PDF in file_urls (served without a .pdf name, detected by content) is used; combined with system_prompt and messages', async () => {
     const pdf = await pdfWithPages([FILLER, [PDF_FACT]], 'Inventory');
     const url = web.serve('/files/inventory', pdf, 'application/octet-stream').replace('127.0.0.1', DOCS_HOST);
-    const res = await rest({ prompt: 'How many pallets of copper wire are in the Kazan warehouse?', system_prompt: 'Answer briefly.', messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }], file_urls: [url] });
+    const res = await rest({
+      prompt: 'How many pallets of copper wire are in the Kazan warehouse?',
+      system_prompt: 'Answer briefly.',
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: 'hello' },
+      ],
+      file_urls: [url],
+    });
     expect(res.status).toBe(200);
     expect(res.body.response.text).toContain(PDF_FACT);
-    expect(res.body.sources).toEqual([{ n: 1, material_id: null, kind: 'file_url', title: 'inventory', page: null, url, score: null, document_id: null }]);
+    expect(res.body.sources).toEqual([
+      {
+        n: 1,
+        material_id: null,
+        kind: 'file_url',
+        title: 'inventory',
+        page: null,
+        url,
+        score: null,
+        document_id: null,
+      },
+    ]);
     // local is full_context: the whole PDF went in
     expect(res.body.context).toMatchObject({ mode: 'full', materials_full: [url], fragments: 0 });
 
     // a data: URL PDF works too; a non-PDF, non-image file is refused
-    const inline = await rest({ prompt: 'How many pallets of copper wire are in the Kazan warehouse?', file_urls: [`data:application/pdf;base64,${pdf.toString('base64')}`] });
+    const inline = await rest({
+      prompt: 'How many pallets of copper wire are in the Kazan warehouse?',
+      file_urls: [`data:application/pdf;base64,${pdf.toString('base64')}`],
+    });
     expect(inline.status).toBe(200);
     expect(inline.body.response.text).toContain(PDF_FACT);
     const html = web.serve('/files/page', '<html>no</html>', 'text/html').replace('127.0.0.1', DOCS_HOST);
@@ -175,11 +234,15 @@ describe(`chat with knowledge bases and PDFs (${backendKind()})`, () => {
     expect(sent).toMatch(/\[n\]/);
     // the upstream's usage is what is billed (no retrieval ran on the full path)
     expect(res.body.cost.retrieval_cost_rub).toBe(0);
-    expect(res.body.cost.total_cost_rub).toBe(expectedCost(PRICES['gemini-2.5-flash'], { prompt: 300, completion: 8 }).total_cost_rub);
+    expect(res.body.cost.total_cost_rub).toBe(
+      expectedCost(PRICES['gemini-2.5-flash'], { prompt: 300, completion: 8 }).total_cost_rub,
+    );
   });
 
   it('an unknown mode → 400; 11 PDFs → 413 before anything is fetched', async () => {
-    const many = Array.from({ length: 11 }, (_, i) => web.serve(`/many/doc-${i}.pdf`, 'x', 'application/pdf').replace('127.0.0.1', DOCS_HOST));
+    const many = Array.from({ length: 11 }, (_, i) =>
+      web.serve(`/many/doc-${i}.pdf`, 'x', 'application/pdf').replace('127.0.0.1', DOCS_HOST),
+    );
     const res = await rest({ prompt: 'x', file_urls: many });
     expect(res.status).toBe(413);
     expect(res.body.error.param).toBe('file_urls');

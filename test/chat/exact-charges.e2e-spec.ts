@@ -32,7 +32,10 @@ describe(`exact charges (${backendKind()})`, () => {
   });
 
   const chat = (apiKey: string, prompt: string, maxTokens = 16) =>
-    request(t.url).post('/api/v1/chat').set('api-key', apiKey).send({ model: 'claude-sonnet-4', user_id: 'u', prompt, max_tokens: maxTokens });
+    request(t.url)
+      .post('/api/v1/chat')
+      .set('api-key', apiKey)
+      .send({ model: 'claude-sonnet-4', user_id: 'u', prompt, max_tokens: maxTokens });
 
   it('a provider reporting 2× the prompt tokens is charged in full: the ledger row is tokens × price', async () => {
     const { apiKey } = await admin.teamWithKey(100, 'double-count');
@@ -44,7 +47,11 @@ describe(`exact charges (${backendKind()})`, () => {
     expect(res.body.cost.total_cost_rub).toBe(cost.total_cost_rub);
     expect(res.body.usage).toMatchObject({ prompt_tokens: 4000, completion_tokens: 2 });
     const usage = await request(t.url).get('/api/v1/usage?limit=1').set('api-key', apiKey);
-    expect(usage.body.data[0]).toMatchObject({ prompt_tokens: 4000, completion_tokens: 2, amount_rub: -cost.total_cost_rub });
+    expect(usage.body.data[0]).toMatchObject({
+      prompt_tokens: 4000,
+      completion_tokens: 2,
+      amount_rub: -cost.total_cost_rub,
+    });
     expect(toMicro(100) - toMicro((await getBalance(t.url, apiKey)).balance_rub)).toBe(toMicro(cost.total_cost_rub));
   });
 

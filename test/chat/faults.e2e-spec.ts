@@ -11,10 +11,29 @@ import { FakeAnthropic, FakeGemini, FakeOpenAI, faults } from '../fakes';
 import { AdminClient } from '../support/admin-client';
 import { createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
-import { PRICES, UPSTREAM_KEYS, Wallet, charges, eventually, expectedCost, gatewayPromptTokens, gatewayTokens, getBalance, obj, parseSse, postSse, providerEnv } from './chat-helpers';
+import {
+  PRICES,
+  UPSTREAM_KEYS,
+  Wallet,
+  charges,
+  eventually,
+  expectedCost,
+  gatewayPromptTokens,
+  gatewayTokens,
+  getBalance,
+  obj,
+  parseSse,
+  postSse,
+  providerEnv,
+} from './chat-helpers';
 
 const DEEPSEEK_TIMEOUT_MS = 300;
-const NO_RETRIES = { OPENAI_MAX_RETRIES: '0', DEEPSEEK_MAX_RETRIES: '0', ANTHROPIC_MAX_RETRIES: '0', GEMINI_MAX_RETRIES: '0' };
+const NO_RETRIES = {
+  OPENAI_MAX_RETRIES: '0',
+  DEEPSEEK_MAX_RETRIES: '0',
+  ANTHROPIC_MAX_RETRIES: '0',
+  GEMINI_MAX_RETRIES: '0',
+};
 
 function expectError(res: request.Response, status: number, type: string): void {
   expect(res.status).toBe(status);
@@ -34,7 +53,11 @@ describe(`upstream faults and client disconnects (${backendKind()})`, () => {
   let wallet: Wallet;
   let client: OpenAI;
 
-  const rest = (model: string, extra: Record<string, unknown> = {}) => request(t.url).post('/api/v1/chat').set('api-key', apiKey).send({ prompt: 'Hello there', model, user_id: 'u', ...extra });
+  const rest = (model: string, extra: Record<string, unknown> = {}) =>
+    request(t.url)
+      .post('/api/v1/chat')
+      .set('api-key', apiKey)
+      .send({ prompt: 'Hello there', model, user_id: 'u', ...extra });
 
   beforeAll(async () => {
     [openai, deepseek, anthropic, gemini] = await Promise.all([
@@ -46,7 +69,13 @@ describe(`upstream faults and client disconnects (${backendKind()})`, () => {
     // DeepSeek gets a short deadline for the timeout cases; the others keep the default.
     // Retries are off here: this suite pins how ONE failed attempt maps to the client (retries,
     // fallbacks and deployments are covered by test/chat/resilience.e2e-spec.ts).
-    t = await createTestApp({ env: { ...providerEnv({ openai, deepseek, anthropic, gemini }), ...NO_RETRIES, DEEPSEEK_TIMEOUT_MS: String(DEEPSEEK_TIMEOUT_MS) } });
+    t = await createTestApp({
+      env: {
+        ...providerEnv({ openai, deepseek, anthropic, gemini }),
+        ...NO_RETRIES,
+        DEEPSEEK_TIMEOUT_MS: String(DEEPSEEK_TIMEOUT_MS),
+      },
+    });
     admin = new AdminClient(t.url);
   });
 
@@ -67,7 +96,9 @@ describe(`upstream faults and client disconnects (${backendKind()})`, () => {
 
   describe('provider 4xx → 400 with the provider message', () => {
     it('OpenAI, Anthropic and Gemini invalid-request errors', async () => {
-      openai.enqueue({ fault: faults.http(400, { message: "Invalid 'messages[0].content': string too long.", param: 'messages' }) });
+      openai.enqueue({
+        fault: faults.http(400, { message: "Invalid 'messages[0].content': string too long.", param: 'messages' }),
+      });
       const o = await rest('gpt-4o-mini');
       expectError(o, 400, 'invalid_request_error');
       expect(o.body.error.message).toContain("Invalid 'messages[0].content': string too long.");
@@ -77,7 +108,9 @@ describe(`upstream faults and client disconnects (${backendKind()})`, () => {
       expectError(a, 400, 'invalid_request_error');
       expect(a.body.error.message).toContain('messages: text content blocks must be non-empty');
 
-      gemini.enqueue({ fault: faults.http(400, { message: 'Invalid value at generation_config.temperature (TYPE_FLOAT)' }) });
+      gemini.enqueue({
+        fault: faults.http(400, { message: 'Invalid value at generation_config.temperature (TYPE_FLOAT)' }),
+      });
       const g = await rest('gemini-2.5-flash');
       expectError(g, 400, 'invalid_request_error');
       expect(g.body.error.message).toContain('Invalid value at generation_config.temperature (TYPE_FLOAT)');
@@ -87,10 +120,17 @@ describe(`upstream faults and client disconnects (${backendKind()})`, () => {
     });
 
     it('through the SDK: BadRequestError carrying the provider message', async () => {
-      openai.enqueue({ fault: faults.http(404, { message: 'The model `gpt-4o-mini` does not exist or you do not have access to it.' }) });
-      const err = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+      openai.enqueue({
+        fault: faults.http(404, { message: 'The model `gpt-4o-mini` does not exist or you do not have access to it.' }),
+      });
+      const err = await client.chat.completions
+        .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] })
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(OpenAI.BadRequestError);
-      expect(err).toMatchObject({ status: 400, message: expect.stringContaining('does not exist or you do not have access to it') });
+      expect(err).toMatchObject({
+        status: 400,
+        message: expect.stringContaining('does not exist or you do not have access to it'),
+      });
       await wallet.expectUntouched();
     });
   });
@@ -116,7 +156,9 @@ describe(`upstream faults and client disconnects (${backendKind()})`, () => {
 
     it('through the SDK (stream request): RateLimitError with the header', async () => {
       anthropic.enqueue({ fault: faults.http(429, { retryAfter: 2 }) });
-      const err = await client.chat.completions.create({ model: 'claude-sonnet-4', messages: [{ role: 'user', content: 'x' }], stream: true }).catch((e: unknown) => e);
+      const err = await client.chat.completions
+        .create({ model: 'claude-sonnet-4', messages: [{ role: 'user', content: 'x' }], stream: true })
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(OpenAI.RateLimitError);
       expect(err instanceof OpenAI.APIError ? err.headers.get('retry-after') : null).toBe('2');
       await wallet.expectUntouched();
@@ -131,7 +173,11 @@ describe(`upstream faults and client disconnects (${backendKind()})`, () => {
       ['Anthropic 529 overloaded', 'claude-sonnet-4', () => anthropic.enqueue({ fault: faults.http(529) })],
       ['Anthropic 500', 'claude-sonnet-4', () => anthropic.enqueue({ fault: faults.http(500) })],
       ['connection reset before headers', 'gpt-4o-mini', () => openai.enqueue({ fault: faults.reset() })],
-      ['reset half-way through the body', 'claude-sonnet-4', () => anthropic.enqueue({ text: 'partial body', fault: faults.resetMidStream() })],
+      [
+        'reset half-way through the body',
+        'claude-sonnet-4',
+        () => anthropic.enqueue({ text: 'partial body', fault: faults.resetMidStream() }),
+      ],
       ['invalid JSON body', 'gpt-4o-mini', () => openai.enqueue({ fault: faults.invalidJson() })],
       ['invalid JSON body (Gemini)', 'gemini-2.5-flash', () => gemini.enqueue({ fault: faults.invalidJson() })],
     ])('%s → 502, nothing charged', async (_name, model, arrange) => {
@@ -157,13 +203,27 @@ describe(`upstream faults and client disconnects (${backendKind()})`, () => {
     it('REST stream broken mid-way (malformed SSE / reset / in-stream error) → `error` event, the delivered tokens charged', async () => {
       const cases: [string, () => void][] = [
         ['gpt-4o-mini', () => openai.enqueue({ text: 'abcdefghijkl', chunkSize: 2, fault: faults.malformedSse(3) })],
-        ['claude-sonnet-4', () => anthropic.enqueue({ text: 'abcdefghijkl', chunkSize: 2, fault: faults.resetMidStream(5) })],
-        ['claude-sonnet-4', () => anthropic.enqueue({ text: 'abcdefghijkl', chunkSize: 2, fault: faults.streamError({ afterChunks: 5 }) })],
-        ['gemini-2.5-flash', () => gemini.enqueue({ text: 'abcdefghijkl', chunkSize: 2, fault: faults.streamError({ afterChunks: 2 }) })],
+        [
+          'claude-sonnet-4',
+          () => anthropic.enqueue({ text: 'abcdefghijkl', chunkSize: 2, fault: faults.resetMidStream(5) }),
+        ],
+        [
+          'claude-sonnet-4',
+          () =>
+            anthropic.enqueue({ text: 'abcdefghijkl', chunkSize: 2, fault: faults.streamError({ afterChunks: 5 }) }),
+        ],
+        [
+          'gemini-2.5-flash',
+          () => gemini.enqueue({ text: 'abcdefghijkl', chunkSize: 2, fault: faults.streamError({ afterChunks: 2 }) }),
+        ],
       ];
       for (const [model, arrange] of cases) {
         arrange();
-        const res = await postSse(`${t.url}/api/v1/chat`, { 'api-key': apiKey }, { prompt: 'x', model, user_id: 'u', stream: true });
+        const res = await postSse(
+          `${t.url}/api/v1/chat`,
+          { 'api-key': apiKey },
+          { prompt: 'x', model, user_id: 'u', stream: true },
+        );
         expect(res.status).toBe(200);
         const names = res.messages.map((m) => m.event);
         expect(names).toContain('delta');
@@ -172,19 +232,33 @@ describe(`upstream faults and client disconnects (${backendKind()})`, () => {
         const err = obj(obj(JSON.parse(res.messages[res.messages.length - 1].data)).error);
         expect(err).toMatchObject({ type: 'upstream_error', message: expect.any(String) });
         // the client keeps the text it received and the provider bills it: so does the gateway
-        const delivered = res.messages.filter((m) => m.event === 'delta').map((m) => String(obj(JSON.parse(m.data)).text)).join('');
+        const delivered = res.messages
+          .filter((m) => m.event === 'delta')
+          .map((m) => String(obj(JSON.parse(m.data)).text))
+          .join('');
         expect(delivered.length).toBeGreaterThan(0);
         const promptTokens = gatewayPromptTokens([{ role: 'user', content: 'x' }]);
         const completionTokens = gatewayTokens.count(delivered);
-        const cost = expectedCost(PRICES[model as keyof typeof PRICES], { prompt: promptTokens, completion: completionTokens });
+        const cost = expectedCost(PRICES[model as keyof typeof PRICES], {
+          prompt: promptTokens,
+          completion: completionTokens,
+        });
         await wallet.expectCharged(cost.total_cost_rub, { promptTokens, completionTokens, model });
         await wallet.snapshot();
       }
     });
 
     it('SDK stream broken mid-way: the SDK throws an APIError after the delivered deltas, which are charged', async () => {
-      openai.enqueue({ text: 'abcdefgh', chunkSize: 2, fault: faults.streamError({ afterChunks: 3, message: 'The server had an error processing your request.' }) });
-      const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }], stream: true });
+      openai.enqueue({
+        text: 'abcdefgh',
+        chunkSize: 2,
+        fault: faults.streamError({ afterChunks: 3, message: 'The server had an error processing your request.' }),
+      });
+      const stream = await client.chat.completions.create({
+        model: 'gpt-4o-mini',
+        messages: [{ role: 'user', content: 'x' }],
+        stream: true,
+      });
       let text = '';
       const err = await (async () => {
         for await (const c of stream) text += c.choices[0]?.delta.content ?? '';
@@ -192,7 +266,9 @@ describe(`upstream faults and client disconnects (${backendKind()})`, () => {
       expect(err).toBeInstanceOf(OpenAI.APIError);
       // issue 7 item 10: the upstream's own text stays in the logs; the client learns which provider failed
       expect(String(err instanceof Error ? err.message : err)).toContain('openai (gpt-4o-mini) is unavailable');
-      expect(String(err instanceof Error ? err.message : err)).not.toContain('The server had an error processing your request.');
+      expect(String(err instanceof Error ? err.message : err)).not.toContain(
+        'The server had an error processing your request.',
+      );
       expect(text).toBe('abcd');
       const promptTokens = gatewayPromptTokens([{ role: 'user', content: 'x' }]);
       const completionTokens = gatewayTokens.count(text);
@@ -219,13 +295,20 @@ describe(`upstream faults and client disconnects (${backendKind()})`, () => {
 
     it('a stream that goes silent mid-way → in-band timeout error, the delivered tokens charged', async () => {
       deepseek.enqueue({ text: 'abcdefgh', chunkSize: 2, hang: { afterChunks: 3 } });
-      const res = await postSse(`${t.url}/api/v1/chat`, { 'api-key': apiKey }, { prompt: 'x', model: 'deepseek-chat', user_id: 'u', stream: true });
+      const res = await postSse(
+        `${t.url}/api/v1/chat`,
+        { 'api-key': apiKey },
+        { prompt: 'x', model: 'deepseek-chat', user_id: 'u', stream: true },
+      );
       expect(res.status).toBe(200);
       const last = res.messages[res.messages.length - 1];
       expect(last.event).toBe('error');
       expect(obj(JSON.parse(last.data)).error).toMatchObject({ type: 'timeout_error' });
       await deepseek.waitForDisconnect(1, 1_500);
-      const delivered = res.messages.filter((m) => m.event === 'delta').map((m) => String(obj(JSON.parse(m.data)).text)).join('');
+      const delivered = res.messages
+        .filter((m) => m.event === 'delta')
+        .map((m) => String(obj(JSON.parse(m.data)).text))
+        .join('');
       expect(delivered).toBe('abcd');
       const promptTokens = gatewayPromptTokens([{ role: 'user', content: 'x' }]);
       const completionTokens = gatewayTokens.count(delivered);
@@ -240,7 +323,12 @@ describe(`upstream faults and client disconnects (${backendKind()})`, () => {
       const text = 'The quick brown fox jumps over the lazy dog, again and again, until the end of time.';
       // role chunk + 5 four-character deltas, then the upstream goes quiet (never finishes)
       openai.enqueue({ text, chunkSize: 4, hang: { afterChunks: 6 }, usage: { input: 999, output: 999 } });
-      const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: prompt }], stream: true, stream_options: { include_usage: true } });
+      const stream = await client.chat.completions.create({
+        model: 'gpt-4o-mini',
+        messages: [{ role: 'user', content: prompt }],
+        stream: true,
+        stream_options: { include_usage: true },
+      });
       let delivered = '';
       for await (const c of stream) {
         delivered += c.choices[0]?.delta.content ?? '';
@@ -251,7 +339,11 @@ describe(`upstream faults and client disconnects (${backendKind()})`, () => {
       await openai.waitForDisconnect(1, 1_500);
       expect(Date.now() - abortedAt).toBeLessThan(1_000 + 100);
 
-      const entry = await eventually(async () => (await charges(t.url, apiKey))[0], 3_000, 'the settlement of the aborted stream');
+      const entry = await eventually(
+        async () => (await charges(t.url, apiKey))[0],
+        3_000,
+        'the settlement of the aborted stream',
+      );
       const promptTokens = gatewayPromptTokens([{ role: 'user', content: prompt }]);
       const completionTokens = gatewayTokens.count(delivered);
       expect(entry.completion_tokens).toBe(completionTokens);
@@ -294,7 +386,11 @@ describe(`upstream faults and client disconnects (${backendKind()})`, () => {
       await anthropic.waitForDisconnect(1, 1_500);
       expect(Date.now() - abortedAt).toBeLessThan(1_100);
 
-      const entry = await eventually(async () => (await charges(t.url, apiKey))[0], 3_000, 'the settlement of the aborted stream');
+      const entry = await eventually(
+        async () => (await charges(t.url, apiKey))[0],
+        3_000,
+        'the settlement of the aborted stream',
+      );
       const promptTokens = gatewayPromptTokens([{ role: 'user', content: prompt }]);
       const completionTokens = gatewayTokens.count(delivered);
       expect(entry.completion_tokens).toBe(completionTokens);
@@ -305,13 +401,19 @@ describe(`upstream faults and client disconnects (${backendKind()})`, () => {
     it('non-stream request abandoned by the client: upstream aborted, reservation released, nothing charged', async () => {
       openai.enqueue({ text: 'too late', delayMs: 10_000 });
       const ac = new AbortController();
-      const pending = client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'slow' }] }, { signal: ac.signal }).catch((e: unknown) => e);
+      const pending = client.chat.completions
+        .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'slow' }] }, { signal: ac.signal })
+        .catch((e: unknown) => e);
       await openai.waitForRequests(1, 2_000);
       expect((await getBalance(t.url, apiKey)).reserved_rub).toBeGreaterThan(0); // the worst case is held meanwhile
       ac.abort();
       expect(await pending).toBeInstanceOf(OpenAI.APIUserAbortError);
       await openai.waitForDisconnect(1, 1_500);
-      await eventually(async () => ((await getBalance(t.url, apiKey)).reserved_rub === 0 ? true : undefined), 3_000, 'the reservation release');
+      await eventually(
+        async () => ((await getBalance(t.url, apiKey)).reserved_rub === 0 ? true : undefined),
+        3_000,
+        'the reservation release',
+      );
       await wallet.expectUntouched();
     });
   });

@@ -20,7 +20,16 @@ import { RecordingSleeper } from '../support/recording-sleeper';
 import { createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
 import { Scrape } from '../observability/prometheus-text';
-import { PRICES, Wallet, expectedCost, gatewayPromptTokens, gatewayTokens, obj, postSse, providerEnv } from './chat-helpers';
+import {
+  PRICES,
+  Wallet,
+  expectedCost,
+  gatewayPromptTokens,
+  gatewayTokens,
+  obj,
+  postSse,
+  providerEnv,
+} from './chat-helpers';
 
 const POOL_B_KEY = 'sk-fake-pool-b';
 const RETRY_BASE_DELAY_MS = 200;
@@ -41,14 +50,27 @@ describe(`resilience: retries, fallbacks, deployments (${backendKind()})`, () =>
   let client: OpenAI;
   let env: Record<string, string>;
 
-  const rest = (body: Record<string, unknown>) => request(t.url).post('/api/v1/chat').set('api-key', apiKey).send({ prompt: 'Hello there', user_id: 'u', ...body });
-  const completions = (body: Record<string, unknown>) => request(t.url).post('/v1/chat/completions').set('authorization', `Bearer ${apiKey}`).send({ messages: [{ role: 'user', content: 'Hello there' }], ...body });
-  const responses = (body: Record<string, unknown>) => request(t.url).post('/v1/responses').set('authorization', `Bearer ${apiKey}`).send({ input: 'Hello there', ...body });
+  const rest = (body: Record<string, unknown>) =>
+    request(t.url)
+      .post('/api/v1/chat')
+      .set('api-key', apiKey)
+      .send({ prompt: 'Hello there', user_id: 'u', ...body });
+  const completions = (body: Record<string, unknown>) =>
+    request(t.url)
+      .post('/v1/chat/completions')
+      .set('authorization', `Bearer ${apiKey}`)
+      .send({ messages: [{ role: 'user', content: 'Hello there' }], ...body });
+  const responses = (body: Record<string, unknown>) =>
+    request(t.url)
+      .post('/v1/responses')
+      .set('authorization', `Bearer ${apiKey}`)
+      .send({ input: 'Hello there', ...body });
 
   /** What moved in GET /metrics since `before` (a label subset sums every matching series). */
   const metricsSince = async (before: Scrape) => {
     const after = await Scrape.of(t.url);
-    const d = (name: string, labels: Record<string, string> = {}) => after.value(name, labels) - before.value(name, labels);
+    const d = (name: string, labels: Record<string, string> = {}) =>
+      after.value(name, labels) - before.value(name, labels);
     return {
       errors: (labels: Record<string, string> = {}) => d('gateway_upstream_errors_total', labels),
       retries: (labels: Record<string, string> = {}) => d('gateway_upstream_retries_total', labels),
@@ -117,7 +139,10 @@ describe(`resilience: retries, fallbacks, deployments (${backendKind()})`, () =>
 
   describe('retries', () => {
     it('2 × 500 then success → one answer, one charge of tokens × price, two backoff waits within the jitter bounds', async () => {
-      openai.enqueue(...times(2, { fault: faults.http(500) }), { text: 'Third time lucky', usage: { input: 10, output: 4 } });
+      openai.enqueue(...times(2, { fault: faults.http(500) }), {
+        text: 'Third time lucky',
+        usage: { input: 10, output: 4 },
+      });
       const before = await Scrape.of(t.url);
       const res = await completions({ model: 'gpt-4o-mini' });
       expect(res.status).toBe(200);
@@ -150,19 +175,38 @@ describe(`resilience: retries, fallbacks, deployments (${backendKind()})`, () =>
       expect(res.headers['x-gateway-model']).toBe('gpt-4o-mini');
       expect(openai.requests).toHaveLength(2);
 
-      openai.enqueue({ text: 'never seen', fault: faults.resetMidStream(0) }, { text: 'streamed fine', usage: { input: 7, output: 2 } });
-      const s = await postSse(`${t.url}/api/v1/chat`, { 'api-key': apiKey }, { prompt: 'x', model: 'gpt-4o-mini', user_id: 'u', stream: true });
+      openai.enqueue(
+        { text: 'never seen', fault: faults.resetMidStream(0) },
+        { text: 'streamed fine', usage: { input: 7, output: 2 } },
+      );
+      const s = await postSse(
+        `${t.url}/api/v1/chat`,
+        { 'api-key': apiKey },
+        { prompt: 'x', model: 'gpt-4o-mini', user_id: 'u', stream: true },
+      );
       expect(s.status).toBe(200);
       const names = s.messages.map((m) => m.event);
       expect(names).not.toContain('error');
       expect(names[names.length - 1]).toBe('done');
-      expect(s.messages.filter((m) => m.event === 'delta').map((m) => String(obj(JSON.parse(m.data)).text)).join('')).toBe('streamed fine');
+      expect(
+        s.messages
+          .filter((m) => m.event === 'delta')
+          .map((m) => String(obj(JSON.parse(m.data)).text))
+          .join(''),
+      ).toBe('streamed fine');
       expect(openai.requests).toHaveLength(4);
-      await wallet.expectChargedEach([expectedCost(PRICES['gpt-4o-mini'], { prompt: 7, completion: 3 }).total_cost_rub, expectedCost(PRICES['gpt-4o-mini'], { prompt: 7, completion: 2 }).total_cost_rub]);
+      await wallet.expectChargedEach([
+        expectedCost(PRICES['gpt-4o-mini'], { prompt: 7, completion: 3 }).total_cost_rub,
+        expectedCost(PRICES['gpt-4o-mini'], { prompt: 7, completion: 2 }).total_cost_rub,
+      ]);
     });
 
     it('Retry-After is honoured, capped at RETRY_AFTER_MAX_MS', async () => {
-      openai.enqueue({ fault: faults.http(429, { retryAfter: 3 }) }, { fault: faults.http(503, { retryAfter: 120 }) }, { text: 'ok' });
+      openai.enqueue(
+        { fault: faults.http(429, { retryAfter: 3 }) },
+        { fault: faults.http(503, { retryAfter: 120 }) },
+        { text: 'ok' },
+      );
       const res = await completions({ model: 'gpt-4o-mini' });
       expect(res.status).toBe(200);
       expect(sleeper.delays).toEqual([3_000, RETRY_AFTER_MAX_MS]);
@@ -213,7 +257,10 @@ describe(`resilience: retries, fallbacks, deployments (${backendKind()})`, () =>
       const mid = await Scrape.of(t.url);
 
       openai.enqueue({ route: 'images', fault: faults.reset() });
-      const img = await request(t.url).post('/v1/images/generations').set('authorization', `Bearer ${apiKey}`).send({ model: 'gpt-image-1', prompt: 'a fox', response_format: 'b64_json' });
+      const img = await request(t.url)
+        .post('/v1/images/generations')
+        .set('authorization', `Bearer ${apiKey}`)
+        .send({ model: 'gpt-image-1', prompt: 'a fox', response_format: 'b64_json' });
       expect(img.status).toBe(200);
       expect(img.body.data).toHaveLength(1);
       expect(openai.requestsTo('/v1/images/generations')).toHaveLength(2);
@@ -221,8 +268,14 @@ describe(`resilience: retries, fallbacks, deployments (${backendKind()})`, () =>
       const mi = await metricsSince(mid);
       expect(mi.errors({ provider: 'openai', model: 'gpt-image-1', kind: 'upstream' })).toBe(1);
       expect(mi.retries({ provider: 'openai', model: 'gpt-image-1' })).toBe(1);
-      const ledger = (await request(t.url).get('/api/v1/usage').set('api-key', apiKey)).body.data as { kind: string; endpoint: string }[];
-      expect(ledger.filter((e) => e.kind === 'charge').map((e) => e.endpoint)).toEqual(['/v1/images/generations', '/v1/embeddings']);
+      const ledger = (await request(t.url).get('/api/v1/usage').set('api-key', apiKey)).body.data as {
+        kind: string;
+        endpoint: string;
+      }[];
+      expect(ledger.filter((e) => e.kind === 'charge').map((e) => e.endpoint)).toEqual([
+        '/v1/images/generations',
+        '/v1/embeddings',
+      ]);
     });
   });
 
@@ -240,7 +293,11 @@ describe(`resilience: retries, fallbacks, deployments (${backendKind()})`, () =>
       expect(deepseek.lastRequest?.body).toMatchObject({ model: 'deepseek-chat' });
       const cost = expectedCost(PRICES['deepseek-chat'], { prompt: 12, completion: 5 });
       expect(res.body.cost.total_cost_rub).toBe(cost.total_cost_rub);
-      await wallet.expectCharged(cost.total_cost_rub, { model: 'deepseek-chat', promptTokens: 12, completionTokens: 5 });
+      await wallet.expectCharged(cost.total_cost_rub, {
+        model: 'deepseek-chat',
+        promptTokens: 12,
+        completionTokens: 5,
+      });
       const m = await metricsSince(before);
       expect(m.errors({ provider: 'openai', model: 'gpt-4o-mini' })).toBe(3);
       expect(m.errors({ model: 'deepseek-chat' })).toBe(0);
@@ -260,7 +317,12 @@ describe(`resilience: retries, fallbacks, deployments (${backendKind()})`, () =>
       expect(res.body.output[0].content[0].text).toBe('DeepSeek responds');
       const cost = expectedCost(PRICES['deepseek-chat'], { prompt: 11, completion: 3 });
       expect(res.body.cost.total_cost_rub).toBe(cost.total_cost_rub);
-      await wallet.expectCharged(cost.total_cost_rub, { model: 'deepseek-chat', endpoint: '/v1/responses', promptTokens: 11, completionTokens: 3 });
+      await wallet.expectCharged(cost.total_cost_rub, {
+        model: 'deepseek-chat',
+        endpoint: '/v1/responses',
+        promptTokens: 11,
+        completionTokens: 3,
+      });
       const m = await metricsSince(before);
       expect(m.fallbacks({ from: 'gpt-4o-mini', to: 'deepseek-chat' })).toBe(1);
       expect(m.retries({ model: 'gpt-4o-mini' })).toBe(2);
@@ -268,7 +330,11 @@ describe(`resilience: retries, fallbacks, deployments (${backendKind()})`, () =>
 
       openai.enqueue(...times(3, { fault: faults.http(503) }));
       deepseek.enqueue({ text: 'streamed response', usage: { input: 11, output: 2 } });
-      const s = await postSse(`${t.url}/v1/responses`, { authorization: `Bearer ${apiKey}` }, { model: 'gpt-4o-mini', input: 'Hello there', stream: true, fallbacks: ['deepseek-chat'] });
+      const s = await postSse(
+        `${t.url}/v1/responses`,
+        { authorization: `Bearer ${apiKey}` },
+        { model: 'gpt-4o-mini', input: 'Hello there', stream: true, fallbacks: ['deepseek-chat'] },
+      );
       expect(s.status).toBe(200);
       expect(s.headers['x-gateway-model']).toBe('deepseek-chat');
       const events = s.messages.map((e) => ({ event: e.event, data: obj(JSON.parse(e.data)) }));
@@ -277,8 +343,16 @@ describe(`resilience: retries, fallbacks, deployments (${backendKind()})`, () =>
       const done = events[events.length - 1];
       expect(done.event).toBe('response.completed');
       expect(obj(done.data.response).model).toBe('deepseek-chat');
-      expect(events.filter((e) => e.event === 'response.output_text.delta').map((e) => String(e.data.delta)).join('')).toBe('streamed response');
-      await wallet.expectCharged(expectedCost(PRICES['deepseek-chat'], { prompt: 11, completion: 2 }).total_cost_rub, { model: 'deepseek-chat', endpoint: '/v1/responses' });
+      expect(
+        events
+          .filter((e) => e.event === 'response.output_text.delta')
+          .map((e) => String(e.data.delta))
+          .join(''),
+      ).toBe('streamed response');
+      await wallet.expectCharged(expectedCost(PRICES['deepseek-chat'], { prompt: 11, completion: 2 }).total_cost_rub, {
+        model: 'deepseek-chat',
+        endpoint: '/v1/responses',
+      });
     });
 
     it('/api/v1/chat: the catalog fallback (MODELS_FILE gpt-4o → claude-sonnet-4) serves, named in model.model and the header', async () => {
@@ -298,7 +372,13 @@ describe(`resilience: retries, fallbacks, deployments (${backendKind()})`, () =>
       openai.enqueue(...times(3, { fault: faults.http(502) }));
       deepseek.enqueue({ text: 'streamed by deepseek', usage: { input: 9, output: 3 } });
       const { data: stream, response } = await client.chat.completions
-        .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }], stream: true, stream_options: { include_usage: true }, fallbacks: ['deepseek-chat'] } as OpenAI.ChatCompletionCreateParamsStreaming)
+        .create({
+          model: 'gpt-4o-mini',
+          messages: [{ role: 'user', content: 'x' }],
+          stream: true,
+          stream_options: { include_usage: true },
+          fallbacks: ['deepseek-chat'],
+        } as OpenAI.ChatCompletionCreateParamsStreaming)
         .withResponse();
       expect(response.headers.get('x-gateway-model')).toBe('deepseek-chat');
       let text = '';
@@ -309,7 +389,9 @@ describe(`resilience: retries, fallbacks, deployments (${backendKind()})`, () =>
       }
       expect(text).toBe('streamed by deepseek');
       expect([...models]).toEqual(['deepseek-chat']);
-      await wallet.expectCharged(expectedCost(PRICES['deepseek-chat'], { prompt: 9, completion: 3 }).total_cost_rub, { model: 'deepseek-chat' });
+      await wallet.expectCharged(expectedCost(PRICES['deepseek-chat'], { prompt: 9, completion: 3 }).total_cost_rub, {
+        model: 'deepseek-chat',
+      });
     });
 
     it('an unavailable model (no credentials → 503) is skipped for the fallback; without one it stays 503', async () => {
@@ -324,7 +406,10 @@ describe(`resilience: retries, fallbacks, deployments (${backendKind()})`, () =>
     it('the hold covers the dearest candidate: a balance enough for the model alone is refused (402) with a dear fallback', async () => {
       const poor = (await admin.teamWithKey(1)).apiKey;
       const ask = (extra: Record<string, unknown>) =>
-        request(t.url).post('/v1/chat/completions').set('authorization', `Bearer ${poor}`).send({ model: 'gpt-4o-mini', max_tokens: 1000, messages: [{ role: 'user', content: 'hi' }], ...extra });
+        request(t.url)
+          .post('/v1/chat/completions')
+          .set('authorization', `Bearer ${poor}`)
+          .send({ model: 'gpt-4o-mini', max_tokens: 1000, messages: [{ role: 'user', content: 'hi' }], ...extra });
       expect((await ask({})).status).toBe(200);
       const refused = await ask({ fallbacks: ['claude-opus-4'] });
       expect(refused.status).toBe(402);
@@ -345,14 +430,24 @@ describe(`resilience: retries, fallbacks, deployments (${backendKind()})`, () =>
   describe('mid-stream failure with retries and fallbacks enabled', () => {
     it('REST and OpenAI streams cut after N chunks: never retried, no fallback, the delivered tokens billed, an in-band error', async () => {
       // REST: `event: error`
-      openai.enqueue({ text: 'abcdefghijkl', chunkSize: 2, fault: faults.resetMidStream(4) }, { text: 'must not be used' });
+      openai.enqueue(
+        { text: 'abcdefghijkl', chunkSize: 2, fault: faults.resetMidStream(4) },
+        { text: 'must not be used' },
+      );
       const before = await Scrape.of(t.url);
-      const r = await postSse(`${t.url}/api/v1/chat`, { 'api-key': apiKey }, { prompt: 'x', model: 'gpt-4o-mini', user_id: 'u', stream: true, fallbacks: ['deepseek-chat'] });
+      const r = await postSse(
+        `${t.url}/api/v1/chat`,
+        { 'api-key': apiKey },
+        { prompt: 'x', model: 'gpt-4o-mini', user_id: 'u', stream: true, fallbacks: ['deepseek-chat'] },
+      );
       expect(r.status).toBe(200);
       const names = r.messages.map((m) => m.event);
       expect(names[names.length - 1]).toBe('error');
       expect(names).not.toContain('done');
-      const deliveredRest = r.messages.filter((m) => m.event === 'delta').map((m) => String(obj(JSON.parse(m.data)).text)).join('');
+      const deliveredRest = r.messages
+        .filter((m) => m.event === 'delta')
+        .map((m) => String(obj(JSON.parse(m.data)).text))
+        .join('');
       expect(deliveredRest).toBe('abcdef');
       expect(openai.requests).toHaveLength(1);
       expect(deepseek.requests).toHaveLength(0);
@@ -360,14 +455,32 @@ describe(`resilience: retries, fallbacks, deployments (${backendKind()})`, () =>
       const m = await metricsSince(before);
       expect([m.errors({ provider: 'openai', model: 'gpt-4o-mini' }), m.retries(), m.fallbacks()]).toEqual([1, 0, 0]);
       const promptTokens = gatewayPromptTokens([{ role: 'user', content: 'x' }]);
-      const restCost = expectedCost(PRICES['gpt-4o-mini'], { prompt: promptTokens, completion: gatewayTokens.count(deliveredRest) });
-      await wallet.expectCharged(restCost.total_cost_rub, { model: 'gpt-4o-mini', completionTokens: gatewayTokens.count(deliveredRest) });
+      const restCost = expectedCost(PRICES['gpt-4o-mini'], {
+        prompt: promptTokens,
+        completion: gatewayTokens.count(deliveredRest),
+      });
+      await wallet.expectCharged(restCost.total_cost_rub, {
+        model: 'gpt-4o-mini',
+        completionTokens: gatewayTokens.count(deliveredRest),
+      });
       await wallet.snapshot();
 
       // OpenAI format: a `data: {"error":…}` line, no [DONE]
       openai.reset();
-      openai.enqueue({ text: 'mnopqrstuvwx', chunkSize: 2, fault: faults.streamError({ afterChunks: 3 }) }, { text: 'must not be used' });
-      const o = await postSse(`${t.url}/v1/chat/completions`, { authorization: `Bearer ${apiKey}` }, { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }], stream: true, fallbacks: ['deepseek-chat'] });
+      openai.enqueue(
+        { text: 'mnopqrstuvwx', chunkSize: 2, fault: faults.streamError({ afterChunks: 3 }) },
+        { text: 'must not be used' },
+      );
+      const o = await postSse(
+        `${t.url}/v1/chat/completions`,
+        { authorization: `Bearer ${apiKey}` },
+        {
+          model: 'gpt-4o-mini',
+          messages: [{ role: 'user', content: 'x' }],
+          stream: true,
+          fallbacks: ['deepseek-chat'],
+        },
+      );
       expect(o.status).toBe(200);
       const last = o.messages[o.messages.length - 1];
       expect(last.data).not.toBe('[DONE]');
@@ -381,8 +494,14 @@ describe(`resilience: retries, fallbacks, deployments (${backendKind()})`, () =>
       expect(openai.requests).toHaveLength(1);
       expect(deepseek.requests).toHaveLength(0);
       expect(sleeper.delays).toEqual([]);
-      const oCost = expectedCost(PRICES['gpt-4o-mini'], { prompt: promptTokens, completion: gatewayTokens.count(deliveredOpenAi) });
-      await wallet.expectCharged(oCost.total_cost_rub, { model: 'gpt-4o-mini', completionTokens: gatewayTokens.count(deliveredOpenAi) });
+      const oCost = expectedCost(PRICES['gpt-4o-mini'], {
+        prompt: promptTokens,
+        completion: gatewayTokens.count(deliveredOpenAi),
+      });
+      await wallet.expectCharged(oCost.total_cost_rub, {
+        model: 'gpt-4o-mini',
+        completionTokens: gatewayTokens.count(deliveredOpenAi),
+      });
     });
   });
 
@@ -404,10 +523,17 @@ describe(`resilience: retries, fallbacks, deployments (${backendKind()})`, () =>
 
       if (backendKind() === 'postgres') {
         // the cooldown lives in Redis: another replica on the same Redis skips deployment a too
-        const replica = await createTestApp({ env, shareBackendWith: t, overrides: [{ provide: Sleeper, useValue: new RecordingSleeper() }] });
+        const replica = await createTestApp({
+          env,
+          shareBackendWith: t,
+          overrides: [{ provide: Sleeper, useValue: new RecordingSleeper() }],
+        });
         try {
           for (let i = 0; i < 3; i++) {
-            const res = await request(replica.url).post('/v1/chat/completions').set('authorization', `Bearer ${apiKey}`).send({ model: 'pool-mini', messages: [{ role: 'user', content: 'hi' }] });
+            const res = await request(replica.url)
+              .post('/v1/chat/completions')
+              .set('authorization', `Bearer ${apiKey}`)
+              .send({ model: 'pool-mini', messages: [{ role: 'user', content: 'hi' }] });
             expect(res.status).toBe(200);
           }
           expect(poolA.requests).toHaveLength(1);

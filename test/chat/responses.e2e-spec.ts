@@ -20,7 +20,12 @@ const WEATHER: FunctionTool = {
   type: 'function',
   name: 'get_weather',
   description: 'Current weather for a city',
-  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
+  parameters: {
+    type: 'object',
+    properties: { city: { type: 'string' } },
+    required: ['city'],
+    additionalProperties: false,
+  },
   strict: true,
 };
 
@@ -60,7 +65,14 @@ describe(`POST /v1/responses (${backendKind()})`, () => {
 
   describe('local model (no upstream)', () => {
     it('non-stream: same answer, usage and charge as /v1/chat/completions for the same conversation', async () => {
-      const { data, response } = await client.responses.create({ model: 'local', instructions: CONTEXT, input: 'What is the capital of France?', max_output_tokens: 64 }).withResponse();
+      const { data, response } = await client.responses
+        .create({
+          model: 'local',
+          instructions: CONTEXT,
+          input: 'What is the capital of France?',
+          max_output_tokens: 64,
+        })
+        .withResponse();
       expect(data.object).toBe('response');
       expect(data.id).toMatch(/^resp_[0-9a-f]{32}$/);
       expect(data.status).toBe('completed');
@@ -82,7 +94,12 @@ describe(`POST /v1/responses (${backendKind()})`, () => {
       const cost = expectedCost(PRICES.local, { prompt: usage.input_tokens, completion: usage.output_tokens });
       expect(costOf(data)).toEqual(cost);
       expect(response.headers.get('x-gateway-cost-rub')).toBe(String(cost.total_cost_rub));
-      await wallet.expectCharged(cost.total_cost_rub, { model: 'local', endpoint: '/v1/responses', promptTokens: usage.input_tokens, completionTokens: usage.output_tokens });
+      await wallet.expectCharged(cost.total_cost_rub, {
+        model: 'local',
+        endpoint: '/v1/responses',
+        promptTokens: usage.input_tokens,
+        completionTokens: usage.output_tokens,
+      });
 
       // the same conversation through chat completions: one pipeline, identical text, usage and cost
       const cc = await client.chat.completions.create({
@@ -99,7 +116,12 @@ describe(`POST /v1/responses (${backendKind()})`, () => {
     });
 
     it('stream: the Responses event sequence with sequence numbers; response.completed carries usage and cost; billed exactly', async () => {
-      const stream = await client.responses.create({ model: 'local', instructions: CONTEXT, input: [{ role: 'user', content: [{ type: 'input_text', text: 'What is the capital of Germany?' }] }], stream: true });
+      const stream = await client.responses.create({
+        model: 'local',
+        instructions: CONTEXT,
+        input: [{ role: 'user', content: [{ type: 'input_text', text: 'What is the capital of Germany?' }] }],
+        stream: true,
+      });
       const events: ResponseStreamEvent[] = [];
       for await (const e of stream) events.push(e);
 
@@ -141,14 +163,25 @@ describe(`POST /v1/responses (${backendKind()})`, () => {
 
     it('Vercel AI SDK, default provider (Responses API): generateText and streamText', async () => {
       const provider = createOpenAI({ baseURL: `${t.url}/v1`, apiKey });
-      const generated = await generateText({ model: provider('local'), system: CONTEXT, prompt: 'What is the capital of France?', maxOutputTokens: 64, maxRetries: 0 });
+      const generated = await generateText({
+        model: provider('local'),
+        system: CONTEXT,
+        prompt: 'What is the capital of France?',
+        maxOutputTokens: 64,
+        maxRetries: 0,
+      });
       expect(generated.text).toContain('Paris');
       expect(generated.finishReason).toBe('stop');
       expect(generated.usage.inputTokens).toBeGreaterThan(0);
       expect(generated.usage.outputTokens).toBeGreaterThan(0);
       expect(generated.response.modelId).toBe('local');
 
-      const streamed = streamText({ model: provider('local'), system: CONTEXT, prompt: 'What is the capital of Germany?', maxRetries: 0 });
+      const streamed = streamText({
+        model: provider('local'),
+        system: CONTEXT,
+        prompt: 'What is the capital of Germany?',
+        maxRetries: 0,
+      });
       let chunks = 0;
       let text = '';
       for await (const piece of streamed.textStream) {
@@ -163,10 +196,14 @@ describe(`POST /v1/responses (${backendKind()})`, () => {
 
       // both calls were metered on /v1/responses with the catalog price
       await wallet.expectChargedEach([
-        expectedCost(PRICES.local, { prompt: generated.usage.inputTokens!, completion: generated.usage.outputTokens! }).total_cost_rub,
+        expectedCost(PRICES.local, { prompt: generated.usage.inputTokens!, completion: generated.usage.outputTokens! })
+          .total_cost_rub,
         expectedCost(PRICES.local, { prompt: usage.inputTokens!, completion: usage.outputTokens! }).total_cost_rub,
       ]);
-      expect((await charges(t.url, apiKey)).slice(0, 2).map((c) => c.endpoint)).toEqual(['/v1/responses', '/v1/responses']);
+      expect((await charges(t.url, apiKey)).slice(0, 2).map((c) => c.endpoint)).toEqual([
+        '/v1/responses',
+        '/v1/responses',
+      ]);
     });
   });
 
@@ -180,7 +217,13 @@ describe(`POST /v1/responses (${backendKind()})`, () => {
           input: [
             { role: 'developer', content: 'Answer in English.' },
             { role: 'user', content: 'Say hello' },
-            { type: 'message', id: 'msg_earlier', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Hi!', annotations: [] }] },
+            {
+              type: 'message',
+              id: 'msg_earlier',
+              status: 'completed',
+              role: 'assistant',
+              content: [{ type: 'output_text', text: 'Hi!', annotations: [] }],
+            },
             { role: 'user', content: [{ type: 'input_text', text: 'Again' }] },
           ],
           max_output_tokens: 100,
@@ -190,7 +233,13 @@ describe(`POST /v1/responses (${backendKind()})`, () => {
         })
         .withResponse();
       expect(data.output_text).toBe('Hello there, friend!');
-      expect(data.usage).toEqual({ input_tokens: 42, input_tokens_details: { cached_tokens: 10 }, output_tokens: 7, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 49 });
+      expect(data.usage).toEqual({
+        input_tokens: 42,
+        input_tokens_details: { cached_tokens: 10 },
+        output_tokens: 7,
+        output_tokens_details: { reasoning_tokens: 0 },
+        total_tokens: 49,
+      });
       const cost = expectedCost(PRICES['gpt-4o-mini'], { prompt: 42, completion: 7, cacheRead: 10 });
       expect(cost.total_cost_rub).toBe(0.000975);
       expect(costOf(data)).toEqual(cost);
@@ -212,15 +261,47 @@ describe(`POST /v1/responses (${backendKind()})`, () => {
           { role: 'user', content: 'Again' },
         ],
       });
-      await wallet.expectCharged(0.000975, { model: 'gpt-4o-mini', endpoint: '/v1/responses', promptTokens: 42, completionTokens: 7 });
+      await wallet.expectCharged(0.000975, {
+        model: 'gpt-4o-mini',
+        endpoint: '/v1/responses',
+        promptTokens: 42,
+        completionTokens: 7,
+      });
     });
 
     it('function tools: function_call output items, then function_call_output on the next turn', async () => {
-      openai.enqueue({ toolCalls: [{ id: 'call_w1', name: 'get_weather', arguments: { city: 'Paris' } }], usage: { input: 80, output: 15 } });
-      const first = await client.responses.create({ model: 'gpt-4o-mini', input: 'Weather in Paris?', tools: [WEATHER], tool_choice: 'auto' });
-      expect(first.output).toEqual([{ id: expect.stringMatching(/^fc_/), type: 'function_call', status: 'completed', call_id: 'call_w1', name: 'get_weather', arguments: '{"city":"Paris"}' }]);
+      openai.enqueue({
+        toolCalls: [{ id: 'call_w1', name: 'get_weather', arguments: { city: 'Paris' } }],
+        usage: { input: 80, output: 15 },
+      });
+      const first = await client.responses.create({
+        model: 'gpt-4o-mini',
+        input: 'Weather in Paris?',
+        tools: [WEATHER],
+        tool_choice: 'auto',
+      });
+      expect(first.output).toEqual([
+        {
+          id: expect.stringMatching(/^fc_/),
+          type: 'function_call',
+          status: 'completed',
+          call_id: 'call_w1',
+          name: 'get_weather',
+          arguments: '{"city":"Paris"}',
+        },
+      ]);
       expect(openai.lastRequest?.body).toMatchObject({
-        tools: [{ type: 'function', function: { name: 'get_weather', description: WEATHER.description, parameters: WEATHER.parameters, strict: true } }],
+        tools: [
+          {
+            type: 'function',
+            function: {
+              name: 'get_weather',
+              description: WEATHER.description,
+              parameters: WEATHER.parameters,
+              strict: true,
+            },
+          },
+        ],
         tool_choice: 'auto',
       });
 
@@ -231,16 +312,29 @@ describe(`POST /v1/responses (${backendKind()})`, () => {
         model: 'gpt-4o-mini',
         tools: [WEATHER],
         tool_choice: { type: 'function', name: 'get_weather' },
-        input: [{ role: 'user', content: 'Weather in Paris?' }, call, { type: 'function_call_output', call_id: call.call_id, output: '{"temp":21}' }],
+        input: [
+          { role: 'user', content: 'Weather in Paris?' },
+          call,
+          { type: 'function_call_output', call_id: call.call_id, output: '{"temp":21}' },
+        ],
       });
       expect(second.output_text).toBe('It is 21 °C in Paris.');
       expect(openai.lastRequest?.body.tool_choice).toEqual({ type: 'function', function: { name: 'get_weather' } });
       expect(openai.lastRequest?.body.messages).toEqual([
         { role: 'user', content: 'Weather in Paris?' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'call_w1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'call_w1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+          ],
+        },
         { role: 'tool', content: '{"temp":21}', tool_call_id: 'call_w1' },
       ]);
-      await wallet.expectChargedEach([expectedCost(PRICES['gpt-4o-mini'], { prompt: 80, completion: 15 }).total_cost_rub, expectedCost(PRICES['gpt-4o-mini'], { prompt: 95, completion: 9 }).total_cost_rub]);
+      await wallet.expectChargedEach([
+        expectedCost(PRICES['gpt-4o-mini'], { prompt: 80, completion: 15 }).total_cost_rub,
+        expectedCost(PRICES['gpt-4o-mini'], { prompt: 95, completion: 9 }).total_cost_rub,
+      ]);
     });
 
     it('stream with two function calls: argument delta events per call, items done in order, usage and cost on response.completed', async () => {
@@ -252,18 +346,27 @@ describe(`POST /v1/responses (${backendKind()})`, () => {
         chunkSize: 3,
         usage: { input: 60, output: 20 },
       });
-      const stream = await client.responses.create({ model: 'gpt-4o-mini', input: 'Paris and Berlin?', tools: [WEATHER], stream: true });
+      const stream = await client.responses.create({
+        model: 'gpt-4o-mini',
+        input: 'Paris and Berlin?',
+        tools: [WEATHER],
+        stream: true,
+      });
       const events: ResponseStreamEvent[] = [];
       for await (const e of stream) events.push(e);
       expect(openai.lastRequest?.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
 
       const added = events.filter((e) => e.type === 'response.output_item.added');
-      expect(added.map((e) => (e.type === 'response.output_item.added' ? [e.output_index, e.item.type] : null))).toEqual([
+      expect(
+        added.map((e) => (e.type === 'response.output_item.added' ? [e.output_index, e.item.type] : null)),
+      ).toEqual([
         [0, 'function_call'],
         [1, 'function_call'],
       ]);
       for (const index of [0, 1]) {
-        const deltas = events.filter((e) => e.type === 'response.function_call_arguments.delta' && e.output_index === index);
+        const deltas = events.filter(
+          (e) => e.type === 'response.function_call_arguments.delta' && e.output_index === index,
+        );
         expect(deltas.length).toBeGreaterThan(1);
         const args = deltas.map((e) => (e.type === 'response.function_call_arguments.delta' ? e.delta : '')).join('');
         const done = events.find((e) => e.type === 'response.function_call_arguments.done' && e.output_index === index);
@@ -271,14 +374,20 @@ describe(`POST /v1/responses (${backendKind()})`, () => {
       }
       const completed = events[events.length - 1];
       if (completed.type !== 'response.completed') throw new Error('no response.completed');
-      expect(completed.response.output.map((o) => (o.type === 'function_call' ? [o.call_id, o.arguments] : o.type))).toEqual([
+      expect(
+        completed.response.output.map((o) => (o.type === 'function_call' ? [o.call_id, o.arguments] : o.type)),
+      ).toEqual([
         ['call_p', '{"city":"Paris"}'],
         ['call_b', '{"city":"Berlin"}'],
       ]);
       expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i));
       const cost = expectedCost(PRICES['gpt-4o-mini'], { prompt: 60, completion: 20 });
       expect(costOf(completed.response)).toEqual(cost);
-      await wallet.expectCharged(cost.total_cost_rub, { endpoint: '/v1/responses', promptTokens: 60, completionTokens: 20 });
+      await wallet.expectCharged(cost.total_cost_rub, {
+        endpoint: '/v1/responses',
+        promptTokens: 60,
+        completionTokens: 20,
+      });
     });
 
     it('max_output_tokens reached: status incomplete with reason max_output_tokens (response.incomplete when streaming)', async () => {
@@ -288,7 +397,10 @@ describe(`POST /v1/responses (${backendKind()})`, () => {
       expect(r.incomplete_details).toEqual({ reason: 'max_output_tokens' });
 
       openai.enqueue({ text: 'A long answer that was cut', finish: 'length', usage: { input: 10, output: 5 } });
-      const res = await request(t.url).post('/v1/responses').set('authorization', `Bearer ${apiKey}`).send({ model: 'gpt-4o-mini', input: 'Tell me a story', max_output_tokens: 5, stream: true });
+      const res = await request(t.url)
+        .post('/v1/responses')
+        .set('authorization', `Bearer ${apiKey}`)
+        .send({ model: 'gpt-4o-mini', input: 'Tell me a story', max_output_tokens: 5, stream: true });
       const last = parseSse(res.text).pop();
       expect(last?.event).toBe('response.incomplete');
       expect(JSON.parse(last!.data).response.incomplete_details).toEqual({ reason: 'max_output_tokens' });
@@ -296,43 +408,81 @@ describe(`POST /v1/responses (${backendKind()})`, () => {
 
     it('upstream failure mid-stream: error and response.failed events in-band; before the stream: an OpenAI-shaped HTTP error', async () => {
       openai.enqueue({ text: 'partial answer here', chunkSize: 4, fault: faults.streamError({ afterChunks: 2 }) });
-      const res = await request(t.url).post('/v1/responses').set('authorization', `Bearer ${apiKey}`).send({ model: 'gpt-4o-mini', input: 'hi', stream: true });
+      const res = await request(t.url)
+        .post('/v1/responses')
+        .set('authorization', `Bearer ${apiKey}`)
+        .send({ model: 'gpt-4o-mini', input: 'hi', stream: true });
       const events = parseSse(res.text);
       expect(events.slice(-2).map((e) => e.event)).toEqual(['error', 'response.failed']);
-      expect(JSON.parse(events[events.length - 1].data).response).toMatchObject({ status: 'failed', error: { code: expect.any(String), message: expect.any(String) } });
+      expect(JSON.parse(events[events.length - 1].data).response).toMatchObject({
+        status: 'failed',
+        error: { code: expect.any(String), message: expect.any(String) },
+      });
 
       openai.enqueue({ fault: faults.http(500) });
-      const before = await request(t.url).post('/v1/responses').set('authorization', `Bearer ${apiKey}`).send({ model: 'gpt-4o-mini', input: 'hi', stream: true });
+      const before = await request(t.url)
+        .post('/v1/responses')
+        .set('authorization', `Bearer ${apiKey}`)
+        .send({ model: 'gpt-4o-mini', input: 'hi', stream: true });
       expect(before.status).toBe(502);
       expect(before.body.error).toMatchObject({ type: expect.any(String), message: expect.any(String) });
     });
 
     it('Vercel AI SDK with tools through the upstream: the tool call comes back as a typed call', async () => {
-      openai.enqueue({ toolCalls: [{ id: 'call_v', name: 'get_weather', arguments: { city: 'Paris' } }], usage: { input: 50, output: 10 } });
+      openai.enqueue({
+        toolCalls: [{ id: 'call_v', name: 'get_weather', arguments: { city: 'Paris' } }],
+        usage: { input: 50, output: 10 },
+      });
       const provider = createOpenAI({ baseURL: `${t.url}/v1`, apiKey });
       const r = await generateText({
         model: provider('gpt-4o-mini'),
         prompt: 'Weather in Paris?',
-        tools: { get_weather: tool({ description: 'Current weather for a city', inputSchema: jsonSchema<{ city: string }>({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }) }) },
+        tools: {
+          get_weather: tool({
+            description: 'Current weather for a city',
+            inputSchema: jsonSchema<{ city: string }>({
+              type: 'object',
+              properties: { city: { type: 'string' } },
+              required: ['city'],
+            }),
+          }),
+        },
         maxRetries: 0,
       });
       expect(r.toolCalls).toMatchObject([{ toolCallId: 'call_v', toolName: 'get_weather', input: { city: 'Paris' } }]);
       expect(r.finishReason).toBe('tool-calls');
       expect(openai.lastRequest?.path).toBe('/v1/chat/completions');
-      await wallet.expectCharged(expectedCost(PRICES['gpt-4o-mini'], { prompt: 50, completion: 10 }).total_cost_rub, { endpoint: '/v1/responses' });
+      await wallet.expectCharged(expectedCost(PRICES['gpt-4o-mini'], { prompt: 50, completion: 10 }).total_cost_rub, {
+        endpoint: '/v1/responses',
+      });
     });
   });
 
   describe('errors before any upstream call (OpenAI shape)', () => {
     const cases: [string, Record<string, unknown>, string | null][] = [
       ['input missing', { model: 'gpt-4o-mini' }, 'input'],
-      ['image input', { model: 'gpt-4o-mini', input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'https://example.com/a.png' }] }] }, 'input[0].content[0].type'],
+      [
+        'image input',
+        {
+          model: 'gpt-4o-mini',
+          input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'https://example.com/a.png' }] }],
+        },
+        'input[0].content[0].type',
+      ],
       ['bad role', { model: 'gpt-4o-mini', input: [{ role: 'tool', content: 'x' }] }, 'input[0].role'],
       ['non-function tool', { model: 'gpt-4o-mini', input: 'hi', tools: [{ type: 'web_search' }] }, 'tools[0].type'],
-      ['previous_response_id', { model: 'gpt-4o-mini', input: 'hi', previous_response_id: 'resp_1' }, 'previous_response_id'],
+      [
+        'previous_response_id',
+        { model: 'gpt-4o-mini', input: 'hi', previous_response_id: 'resp_1' },
+        'previous_response_id',
+      ],
       ['tools on local', { model: 'local', input: 'hi', tools: [WEATHER] }, 'tools'],
       ['unknown model', { model: 'nope', input: 'hi' }, 'model'],
-      ['max_output_tokens over the model cap', { model: 'local', input: 'hi', max_output_tokens: 100000 }, 'max_output_tokens'],
+      [
+        'max_output_tokens over the model cap',
+        { model: 'local', input: 'hi', max_output_tokens: 100000 },
+        'max_output_tokens',
+      ],
     ];
     it.each(cases)('%s → 4xx naming the field, nothing sent upstream, nothing charged', async (_name, body, param) => {
       const res = await request(t.url).post('/v1/responses').set('authorization', `Bearer ${apiKey}`).send(body);

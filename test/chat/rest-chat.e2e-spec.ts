@@ -8,7 +8,18 @@ import { FakeAnthropic, FakeOpenAI, pngBytes } from '../fakes';
 import { AdminClient } from '../support/admin-client';
 import { createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
-import { PRICES, PricedModel, UPSTREAM_KEYS, Wallet, arr, expectedCost, gatewayPromptTokens, obj, postSse, providerEnv } from './chat-helpers';
+import {
+  PRICES,
+  PricedModel,
+  UPSTREAM_KEYS,
+  Wallet,
+  arr,
+  expectedCost,
+  gatewayPromptTokens,
+  obj,
+  postSse,
+  providerEnv,
+} from './chat-helpers';
 import { SAFE_FETCHER_OPTIONS, SafeFetcherOptions } from '@app/common';
 
 function expectError(res: request.Response, status: number, type: string, param: string | null): void {
@@ -24,7 +35,8 @@ describe(`POST /api/v1/chat over raw HTTP (${backendKind()})`, () => {
   let apiKey: string;
   let wallet: Wallet;
 
-  const chat = (body: Record<string, unknown>, key = apiKey) => request(t.url).post('/api/v1/chat').set('api-key', key).send(body);
+  const chat = (body: Record<string, unknown>, key = apiKey) =>
+    request(t.url).post('/api/v1/chat').set('api-key', key).send(body);
 
   beforeAll(async () => {
     openai = await FakeOpenAI.start({ apiKey: UPSTREAM_KEYS.openai });
@@ -33,7 +45,10 @@ describe(`POST /api/v1/chat over raw HTTP (${backendKind()})`, () => {
     // image URLs are vetted before they are forwarded (DNS-resolved, every address public): this
     // machine is offline, so the test hosts resolve through an injected resolver to a public address
     const resolver: SafeFetcherOptions['resolver'] = async () => [{ address: '93.184.216.34', family: 4 }];
-    t = await createTestApp({ env: providerEnv({ openai, anthropic }), overrides: [{ provide: SAFE_FETCHER_OPTIONS, useValue: { resolver } satisfies SafeFetcherOptions }] });
+    t = await createTestApp({
+      env: providerEnv({ openai, anthropic }),
+      overrides: [{ provide: SAFE_FETCHER_OPTIONS, useValue: { resolver } satisfies SafeFetcherOptions }],
+    });
     admin = new AdminClient(t.url);
   });
 
@@ -59,7 +74,14 @@ describe(`POST /api/v1/chat over raw HTTP (${backendKind()})`, () => {
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     const cost = expectedCost(PRICES['gpt-4o-mini'], { prompt: 37, completion: 6 });
-    expect(cost).toEqual({ input_cost_rub: 0.000555, output_cost_rub: 0.00036, image_cost_rub: null, cache_cost_rub: 0, total_cost_rub: 0.000915, currency: 'RUB' });
+    expect(cost).toEqual({
+      input_cost_rub: 0.000555,
+      output_cost_rub: 0.00036,
+      image_cost_rub: null,
+      cache_cost_rub: 0,
+      total_cost_rub: 0.000915,
+      currency: 'RUB',
+    });
     expect(res.body).toEqual({
       response: { text: 'RAG combines retrieval with generation.', reasoning: null },
       usage: { prompt_tokens: 37, completion_tokens: 6, total_tokens: 43, cache_read_tokens: 0, cache_write_tokens: 0 },
@@ -68,7 +90,12 @@ describe(`POST /api/v1/chat over raw HTTP (${backendKind()})`, () => {
       has_reasoning: false,
     });
     expect(res.headers['x-gateway-cost-rub']).toBe('0.000915');
-    await wallet.expectCharged(0.000915, { model: 'gpt-4o-mini', endpoint: '/api/v1/chat', promptTokens: 37, completionTokens: 6 });
+    await wallet.expectCharged(0.000915, {
+      model: 'gpt-4o-mini',
+      endpoint: '/api/v1/chat',
+      promptTokens: 37,
+      completionTokens: 6,
+    });
   });
 
   it('sends system_prompt first, then messages in order, then prompt as the last user turn; user_id as user', async () => {
@@ -95,7 +122,16 @@ describe(`POST /api/v1/chat over raw HTTP (${backendKind()})`, () => {
     expect(openai.lastRequest?.body.user).toBe('user-1');
     // Anthropic: system prompt top-level, the turns in the same order
     anthropic.enqueue({ text: 'ok', usage: { input: 10, output: 1 } });
-    const viaClaude = await chat({ prompt: 'P', model: 'claude-sonnet-4', user_id: 'u', system_prompt: 'S', messages: [{ role: 'user', content: 'u1' }, { role: 'assistant', content: 'a1' }] });
+    const viaClaude = await chat({
+      prompt: 'P',
+      model: 'claude-sonnet-4',
+      user_id: 'u',
+      system_prompt: 'S',
+      messages: [
+        { role: 'user', content: 'u1' },
+        { role: 'assistant', content: 'a1' },
+      ],
+    });
     expect(viaClaude.status).toBe(200);
     expect(anthropic.lastRequest?.body.system).toBe('S');
     expect(anthropic.lastRequest?.body.messages).toEqual([
@@ -107,7 +143,15 @@ describe(`POST /api/v1/chat over raw HTTP (${backendKind()})`, () => {
 
   it('a message role other than user/assistant is a 400 naming messages[i].role; nothing sent or charged', async () => {
     for (const role of ['system', 'tool', 'developer', 'bot']) {
-      const res = await chat({ prompt: 'x', model: 'gpt-4o-mini', user_id: 'u', messages: [{ role: 'user', content: 'a' }, { role, content: 'b' }] });
+      const res = await chat({
+        prompt: 'x',
+        model: 'gpt-4o-mini',
+        user_id: 'u',
+        messages: [
+          { role: 'user', content: 'a' },
+          { role, content: 'b' },
+        ],
+      });
       expectError(res, 400, 'invalid_request_error', 'messages[1].role');
     }
     expect(openai.requests).toHaveLength(0);
@@ -122,7 +166,12 @@ describe(`POST /api/v1/chat over raw HTTP (${backendKind()})`, () => {
   });
 
   it('file_urls for a model without image support → 400; nothing sent or charged', async () => {
-    const res = await chat({ prompt: 'look', model: 'local', user_id: 'u', file_urls: [`data:image/png;base64,${pngBytes().toString('base64')}`] });
+    const res = await chat({
+      prompt: 'look',
+      model: 'local',
+      user_id: 'u',
+      file_urls: [`data:image/png;base64,${pngBytes().toString('base64')}`],
+    });
     expectError(res, 400, 'invalid_request_error', 'file_urls');
     expect(res.body.error.message).toContain('local');
     await wallet.expectUntouched();
@@ -130,11 +179,26 @@ describe(`POST /api/v1/chat over raw HTTP (${backendKind()})`, () => {
 
   it('more than 20 images → 413; more than 10 PDFs → 413; nothing sent or charged', async () => {
     const img = (i: number) => `https://example.com/img-${i}.png`;
-    const twentyOne = await chat({ prompt: 'x', model: 'gpt-4o-mini', user_id: 'u', file_urls: Array.from({ length: 21 }, (_, i) => img(i)) });
+    const twentyOne = await chat({
+      prompt: 'x',
+      model: 'gpt-4o-mini',
+      user_id: 'u',
+      file_urls: Array.from({ length: 21 }, (_, i) => img(i)),
+    });
     expectError(twentyOne, 413, 'request_too_large', 'file_urls');
-    const many = await chat({ prompt: 'x', model: 'gpt-4o-mini', user_id: 'u', file_urls: Array.from({ length: 40 }, (_, i) => img(i)) });
+    const many = await chat({
+      prompt: 'x',
+      model: 'gpt-4o-mini',
+      user_id: 'u',
+      file_urls: Array.from({ length: 40 }, (_, i) => img(i)),
+    });
     expectError(many, 413, 'request_too_large', 'file_urls');
-    const pdfs = await chat({ prompt: 'x', model: 'gpt-4o-mini', user_id: 'u', file_urls: Array.from({ length: 11 }, (_, i) => `https://example.com/doc-${i}.pdf`) });
+    const pdfs = await chat({
+      prompt: 'x',
+      model: 'gpt-4o-mini',
+      user_id: 'u',
+      file_urls: Array.from({ length: 11 }, (_, i) => `https://example.com/doc-${i}.pdf`),
+    });
     expectError(pdfs, 413, 'request_too_large', 'file_urls');
     expect(openai.requests).toHaveLength(0);
     await wallet.expectUntouched();
@@ -149,13 +213,24 @@ describe(`POST /api/v1/chat over raw HTTP (${backendKind()})`, () => {
     expect(res.body.cost).toEqual(cost);
     expect(res.body.cost.image_cost_rub).toBe(2);
     const last = obj(arr(openai.lastRequest?.body.messages).at(-1));
-    expect(last).toEqual({ role: 'user', content: [{ type: 'text', text: 'count them' }, ...urls.map((url) => ({ type: 'image_url', image_url: { url } }))] });
+    expect(last).toEqual({
+      role: 'user',
+      content: [
+        { type: 'text', text: 'count them' },
+        ...urls.map((url) => ({ type: 'image_url', image_url: { url } })),
+      ],
+    });
     await wallet.expectCharged(cost.total_cost_rub);
   });
 
   it('response_format_json: JSON mode upstream (OpenAI response_format, Claude forced tool); fenced JSON is unwrapped', async () => {
     openai.enqueue({ text: '```json\n{"items": [1, 2, 3]}\n```', usage: { input: 20, output: 12 } });
-    const res = await chat({ prompt: 'List 3 numbers', model: 'gpt-4o-mini', user_id: 'u', response_format_json: true });
+    const res = await chat({
+      prompt: 'List 3 numbers',
+      model: 'gpt-4o-mini',
+      user_id: 'u',
+      response_format_json: true,
+    });
     expect(res.status).toBe(200);
     expect(res.body.response.text).toBe('{"items": [1, 2, 3]}');
     expect(JSON.parse(res.body.response.text)).toEqual({ items: [1, 2, 3] });
@@ -163,8 +238,16 @@ describe(`POST /api/v1/chat over raw HTTP (${backendKind()})`, () => {
     // OpenAI's JSON mode requires the word "JSON" in the messages: the gateway adds a system line
     expect(JSON.stringify(openai.lastRequest?.body.messages)).toContain('JSON');
 
-    anthropic.enqueue({ toolCalls: [{ name: 'json_output', arguments: { ok: true } }], usage: { input: 20, output: 5 } });
-    const claude = await chat({ prompt: 'Is it ok?', model: 'claude-sonnet-4', user_id: 'u', response_format_json: true });
+    anthropic.enqueue({
+      toolCalls: [{ name: 'json_output', arguments: { ok: true } }],
+      usage: { input: 20, output: 5 },
+    });
+    const claude = await chat({
+      prompt: 'Is it ok?',
+      model: 'claude-sonnet-4',
+      user_id: 'u',
+      response_format_json: true,
+    });
     expect(claude.status).toBe(200);
     expect(JSON.parse(claude.body.response.text)).toEqual({ ok: true });
     expect(anthropic.lastRequest?.body.tool_choice).toEqual({ type: 'tool', name: 'json_output' });
@@ -176,15 +259,30 @@ describe(`POST /api/v1/chat over raw HTTP (${backendKind()})`, () => {
 
   it('response_format_json with an answer that is not JSON → 502 and nothing charged (reservation released)', async () => {
     openai.enqueue({ text: 'Sure! Here are numbers: 1, 2, 3', usage: { input: 20, output: 9 } });
-    const res = await chat({ prompt: 'List 3 numbers', model: 'gpt-4o-mini', user_id: 'u', response_format_json: true });
+    const res = await chat({
+      prompt: 'List 3 numbers',
+      model: 'gpt-4o-mini',
+      user_id: 'u',
+      response_format_json: true,
+    });
     expectError(res, 502, 'upstream_error', null);
     expect(openai.requests).toHaveLength(1);
     await wallet.expectUntouched();
   });
 
   it('unknown project_id / knowledge_base_id → 404 naming the field; nothing sent or charged', async () => {
-    expectError(await chat({ prompt: 'x', model: 'gpt-4o-mini', user_id: 'u', project_id: 'prj_nope' }), 404, 'not_found_error', 'project_id');
-    expectError(await chat({ prompt: 'x', model: 'gpt-4o-mini', user_id: 'u', knowledge_base_id: 'kb_nope' }), 404, 'not_found_error', 'knowledge_base_id');
+    expectError(
+      await chat({ prompt: 'x', model: 'gpt-4o-mini', user_id: 'u', project_id: 'prj_nope' }),
+      404,
+      'not_found_error',
+      'project_id',
+    );
+    expectError(
+      await chat({ prompt: 'x', model: 'gpt-4o-mini', user_id: 'u', knowledge_base_id: 'kb_nope' }),
+      404,
+      'not_found_error',
+      'knowledge_base_id',
+    );
     expect(openai.requests).toHaveLength(0);
     await wallet.expectUntouched();
   });
@@ -193,7 +291,12 @@ describe(`POST /api/v1/chat over raw HTTP (${backendKind()})`, () => {
     const res = await chat({ prompt: 'x', model: 'gpt-9-ultra', user_id: 'u' });
     expectError(res, 404, 'not_found_error', 'model');
     expect(res.body.error.message).toContain('gpt-9-ultra');
-    expectError(await chat({ prompt: 'x', model: 'text-embedding-3-small', user_id: 'u' }), 400, 'invalid_request_error', 'model');
+    expectError(
+      await chat({ prompt: 'x', model: 'text-embedding-3-small', user_id: 'u' }),
+      400,
+      'invalid_request_error',
+      'model',
+    );
     await wallet.expectUntouched();
   });
 
@@ -208,13 +311,27 @@ describe(`POST /api/v1/chat over raw HTTP (${backendKind()})`, () => {
 
     const models = await request(t.url).get('/api/v1/models').set('api-key', apiKey);
     expect(models.status).toBe(200);
-    const byKey = new Map<string, Record<string, unknown>>((models.body.data as Record<string, unknown>[]).map((m) => [String(m.key), m]));
-    expect(byKey.get('gemini-2.5-flash')).toMatchObject({ provider: 'gemini', kind: 'chat', available: false, full_context: true, supports_images: true });
+    const byKey = new Map<string, Record<string, unknown>>(
+      (models.body.data as Record<string, unknown>[]).map((m) => [String(m.key), m]),
+    );
+    expect(byKey.get('gemini-2.5-flash')).toMatchObject({
+      provider: 'gemini',
+      kind: 'chat',
+      available: false,
+      full_context: true,
+      supports_images: true,
+    });
     expect(byKey.get('gpt-4o-mini')).toMatchObject({ available: true, context_window: 128000, supports_tools: true });
     expect(byKey.get('local')).toMatchObject({ available: true });
     // the prices the suites compute with are the catalog's
     for (const [key, p] of Object.entries(PRICES) as [PricedModel, (typeof PRICES)[PricedModel]][]) {
-      expect(byKey.get(key)?.pricing).toEqual({ input_rub_per_1m: p.input, output_rub_per_1m: p.output, cache_read_rub_per_1m: p.cacheRead, cache_write_rub_per_1m: p.cacheWrite, image_rub: p.image });
+      expect(byKey.get(key)?.pricing).toEqual({
+        input_rub_per_1m: p.input,
+        output_rub_per_1m: p.output,
+        cache_read_rub_per_1m: p.cacheRead,
+        cache_write_rub_per_1m: p.cacheWrite,
+        image_rub: p.image,
+      });
     }
   });
 
@@ -243,16 +360,30 @@ describe(`POST /api/v1/chat over raw HTTP (${backendKind()})`, () => {
     const res = await chat({ prompt: 'What is the capital of Germany?', model: 'local', user_id: 'u', messages });
     expect(res.status).toBe(200);
     expect(res.body.response.text).toContain('Berlin');
-    expect(res.body.usage.prompt_tokens).toBe(gatewayPromptTokens([...messages, { role: 'user', content: 'What is the capital of Germany?' }]));
-    const cost = expectedCost(PRICES.local, { prompt: res.body.usage.prompt_tokens, completion: res.body.usage.completion_tokens });
+    expect(res.body.usage.prompt_tokens).toBe(
+      gatewayPromptTokens([...messages, { role: 'user', content: 'What is the capital of Germany?' }]),
+    );
+    const cost = expectedCost(PRICES.local, {
+      prompt: res.body.usage.prompt_tokens,
+      completion: res.body.usage.completion_tokens,
+    });
     expect(res.body.cost).toEqual(cost);
     expect(res.body.usage.cache_read_tokens).toBeNull();
     await wallet.expectCharged(cost.total_cost_rub, { model: 'local' });
   });
 
   it('stream: true → SSE events reasoning*, delta*, done (full response object); billed exactly', async () => {
-    anthropic.enqueue({ reasoning: 'Think about colours.', text: 'The sky is blue.', chunkSize: 5, usage: { input: 40, output: 25, cacheRead: 8 } });
-    const res = await postSse(`${t.url}/api/v1/chat`, { 'api-key': apiKey }, { prompt: 'Sky colour?', model: 'claude-sonnet-4', user_id: 'u', stream: true });
+    anthropic.enqueue({
+      reasoning: 'Think about colours.',
+      text: 'The sky is blue.',
+      chunkSize: 5,
+      usage: { input: 40, output: 25, cacheRead: 8 },
+    });
+    const res = await postSse(
+      `${t.url}/api/v1/chat`,
+      { 'api-key': apiKey },
+      { prompt: 'Sky colour?', model: 'claude-sonnet-4', user_id: 'u', stream: true },
+    );
     expect(res.status).toBe(200);
     expect(res.contentType).toMatch(/^text\/event-stream/);
     const names = res.messages.map((m) => m.event);
@@ -261,15 +392,27 @@ describe(`POST /api/v1/chat over raw HTTP (${backendKind()})`, () => {
     expect(names[names.length - 1]).toBe('done');
     expect(names.filter((n) => n === 'done')).toHaveLength(1);
     const payloads = res.messages.map((m) => obj(JSON.parse(m.data)));
-    const reasoning = payloads.filter((_, i) => names[i] === 'reasoning').map((p) => String(p.reasoning)).join('');
-    const text = payloads.filter((_, i) => names[i] === 'delta').map((p) => String(p.text)).join('');
+    const reasoning = payloads
+      .filter((_, i) => names[i] === 'reasoning')
+      .map((p) => String(p.reasoning))
+      .join('');
+    const text = payloads
+      .filter((_, i) => names[i] === 'delta')
+      .map((p) => String(p.text))
+      .join('');
     expect(reasoning).toBe('Think about colours.');
     expect(text).toBe('The sky is blue.');
     expect(res.messages.filter((m) => m.event === 'delta').length).toBeGreaterThan(1);
     const cost = expectedCost(PRICES['claude-sonnet-4'], { prompt: 40, completion: 25, cacheRead: 8 });
     expect(payloads[payloads.length - 1]).toEqual({
       response: { text: 'The sky is blue.', reasoning: 'Think about colours.' },
-      usage: { prompt_tokens: 40, completion_tokens: 25, total_tokens: 65, cache_read_tokens: 8, cache_write_tokens: 0 },
+      usage: {
+        prompt_tokens: 40,
+        completion_tokens: 25,
+        total_tokens: 65,
+        cache_read_tokens: 8,
+        cache_write_tokens: 0,
+      },
       cost,
       model: { model: 'claude-sonnet-4', context_window: 200000, supports_images: true },
       has_reasoning: true,
@@ -279,7 +422,10 @@ describe(`POST /api/v1/chat over raw HTTP (${backendKind()})`, () => {
   });
 
   it('stream: an error before the first byte is a plain JSON error (not SSE), nothing charged', async () => {
-    const res = await request(t.url).post('/api/v1/chat').set('api-key', apiKey).send({ prompt: 'x', model: 'gemini-2.5-flash', user_id: 'u', stream: true });
+    const res = await request(t.url)
+      .post('/api/v1/chat')
+      .set('api-key', apiKey)
+      .send({ prompt: 'x', model: 'gemini-2.5-flash', user_id: 'u', stream: true });
     expectError(res, 503, 'service_unavailable', null);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     await wallet.expectUntouched();

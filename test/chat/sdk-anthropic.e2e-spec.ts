@@ -50,7 +50,10 @@ describe(`openai SDK → gateway → Anthropic fake (${backendKind()})`, () => {
       },
       allowAddress: (ip) => ip === '127.0.0.1',
     };
-    t = await createTestApp({ env: providerEnv({ anthropic }), overrides: [{ provide: SAFE_FETCHER_OPTIONS, useValue: fetcherOptions }] });
+    t = await createTestApp({
+      env: providerEnv({ anthropic }),
+      overrides: [{ provide: SAFE_FETCHER_OPTIONS, useValue: fetcherOptions }],
+    });
     admin = new AdminClient(t.url);
   });
 
@@ -86,7 +89,10 @@ describe(`openai SDK → gateway → Anthropic fake (${backendKind()})`, () => {
       })
       .withResponse();
 
-    expect(data.choices[0]).toMatchObject({ finish_reason: 'stop', message: { role: 'assistant', content: 'Cached hello.' } });
+    expect(data.choices[0]).toMatchObject({
+      finish_reason: 'stop',
+      message: { role: 'assistant', content: 'Cached hello.' },
+    });
     expect(data.model).toBe('claude-sonnet-4');
     expect(data.usage).toEqual({
       prompt_tokens: 1000,
@@ -96,8 +102,20 @@ describe(`openai SDK → gateway → Anthropic fake (${backendKind()})`, () => {
       completion_tokens_details: { reasoning_tokens: 0 },
     });
     // uncached 200 × 300 = 60 000; reads 600 × 30 = 18 000; writes 200 × 375 = 75 000; output 50 × 1500 = 75 000 (µRUB)
-    const cost = expectedCost(PRICES['claude-sonnet-4'], { prompt: 1000, completion: 50, cacheRead: 600, cacheWrite: 200 });
-    expect(cost).toEqual({ input_cost_rub: 0.06, output_cost_rub: 0.075, image_cost_rub: null, cache_cost_rub: 0.093, total_cost_rub: 0.228, currency: 'RUB' });
+    const cost = expectedCost(PRICES['claude-sonnet-4'], {
+      prompt: 1000,
+      completion: 50,
+      cacheRead: 600,
+      cacheWrite: 200,
+    });
+    expect(cost).toEqual({
+      input_cost_rub: 0.06,
+      output_cost_rub: 0.075,
+      image_cost_rub: null,
+      cache_cost_rub: 0.093,
+      total_cost_rub: 0.228,
+      currency: 'RUB',
+    });
     expect(costOf(data)).toEqual(cost);
     expect(response.headers.get('x-gateway-cost-rub')).toBe('0.228');
 
@@ -118,10 +136,24 @@ describe(`openai SDK → gateway → Anthropic fake (${backendKind()})`, () => {
 
   it('REST: cache_read_tokens / cache_write_tokens and cache_cost_rub in the spec response', async () => {
     anthropic.enqueue({ text: 'ok', usage: { input: 500, output: 10, cacheRead: 300, cacheWrite: 100 } });
-    const res = await request(t.url).post('/api/v1/chat').set('api-key', wallet.apiKey).send({ model: 'claude-sonnet-4', prompt: 'hi', user_id: 'u' });
+    const res = await request(t.url)
+      .post('/api/v1/chat')
+      .set('api-key', wallet.apiKey)
+      .send({ model: 'claude-sonnet-4', prompt: 'hi', user_id: 'u' });
     expect(res.status).toBe(200);
-    const cost = expectedCost(PRICES['claude-sonnet-4'], { prompt: 500, completion: 10, cacheRead: 300, cacheWrite: 100 });
-    expect(res.body.usage).toEqual({ prompt_tokens: 500, completion_tokens: 10, total_tokens: 510, cache_read_tokens: 300, cache_write_tokens: 100 });
+    const cost = expectedCost(PRICES['claude-sonnet-4'], {
+      prompt: 500,
+      completion: 10,
+      cacheRead: 300,
+      cacheWrite: 100,
+    });
+    expect(res.body.usage).toEqual({
+      prompt_tokens: 500,
+      completion_tokens: 10,
+      total_tokens: 510,
+      cache_read_tokens: 300,
+      cache_write_tokens: 100,
+    });
     expect(res.body.cost).toEqual(cost);
     expect(cost.cache_cost_rub).toBe(0.0465); // 300 × 30 + 100 × 375 µRUB
     expect(anthropic.lastRequest?.body.metadata).toEqual({ user_id: 'u' });
@@ -131,39 +163,82 @@ describe(`openai SDK → gateway → Anthropic fake (${backendKind()})`, () => {
   it('stream + include_usage: Anthropic SSE translated to chunks; usage chunk with cache tokens; billed exactly', async () => {
     const text = 'Anthropic streams in content_block_delta events.';
     anthropic.enqueue({ text, chunkSize: 6, usage: { input: 400, output: 12, cacheRead: 100, cacheWrite: 50 } });
-    const stream = await client.chat.completions.create({ model: 'claude-sonnet-4', messages: [{ role: 'user', content: 'stream' }], stream: true, stream_options: { include_usage: true } });
+    const stream = await client.chat.completions.create({
+      model: 'claude-sonnet-4',
+      messages: [{ role: 'user', content: 'stream' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     const chunks: ChatCompletionChunk[] = [];
     for await (const c of stream) chunks.push(c);
     expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe(text);
     expect(chunks.filter((c) => c.choices[0]?.finish_reason).map((c) => c.choices[0].finish_reason)).toEqual(['stop']);
     const last = chunks[chunks.length - 1];
     expect(last.choices).toEqual([]);
-    expect(last.usage).toEqual({ prompt_tokens: 400, completion_tokens: 12, total_tokens: 412, prompt_tokens_details: { cached_tokens: 100 }, completion_tokens_details: { reasoning_tokens: 0 } });
-    const cost = expectedCost(PRICES['claude-sonnet-4'], { prompt: 400, completion: 12, cacheRead: 100, cacheWrite: 50 });
+    expect(last.usage).toEqual({
+      prompt_tokens: 400,
+      completion_tokens: 12,
+      total_tokens: 412,
+      prompt_tokens_details: { cached_tokens: 100 },
+      completion_tokens_details: { reasoning_tokens: 0 },
+    });
+    const cost = expectedCost(PRICES['claude-sonnet-4'], {
+      prompt: 400,
+      completion: 12,
+      cacheRead: 100,
+      cacheWrite: 50,
+    });
     expect(costOf(last)).toEqual(cost);
     expect(anthropic.lastRequest?.body.stream).toBe(true);
     await wallet.expectCharged(cost.total_cost_rub, { promptTokens: 400, completionTokens: 12 });
   });
 
   it('tools, non-stream: tools → input_schema, tool_use → tool_calls, tool result → tool_result block on the follow-up', async () => {
-    anthropic.enqueue({ text: 'Let me check.', toolCalls: [{ id: 'toolu_01', name: 'get_weather', arguments: { city: 'Oslo' } }], usage: { input: 90, output: 20 } });
-    const first = await client.chat.completions.create({ model: 'claude-sonnet-4', messages: [{ role: 'user', content: 'Weather in Oslo?' }], tools: [WEATHER_TOOL], tool_choice: 'required' });
+    anthropic.enqueue({
+      text: 'Let me check.',
+      toolCalls: [{ id: 'toolu_01', name: 'get_weather', arguments: { city: 'Oslo' } }],
+      usage: { input: 90, output: 20 },
+    });
+    const first = await client.chat.completions.create({
+      model: 'claude-sonnet-4',
+      messages: [{ role: 'user', content: 'Weather in Oslo?' }],
+      tools: [WEATHER_TOOL],
+      tool_choice: 'required',
+    });
     expect(first.choices[0].finish_reason).toBe('tool_calls');
     expect(first.choices[0].message.content).toBe('Let me check.');
-    expect(first.choices[0].message.tool_calls).toEqual([{ id: 'toolu_01', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }]);
-    expect(anthropic.lastRequest?.body.tools).toEqual([{ name: 'get_weather', description: 'Current weather for a city', input_schema: WEATHER_TOOL.type === 'function' ? WEATHER_TOOL.function.parameters : {} }]);
+    expect(first.choices[0].message.tool_calls).toEqual([
+      { id: 'toolu_01', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } },
+    ]);
+    expect(anthropic.lastRequest?.body.tools).toEqual([
+      {
+        name: 'get_weather',
+        description: 'Current weather for a city',
+        input_schema: WEATHER_TOOL.type === 'function' ? WEATHER_TOOL.function.parameters : {},
+      },
+    ]);
     expect(anthropic.lastRequest?.body.tool_choice).toEqual({ type: 'any' });
 
     anthropic.enqueue({ text: 'Cold: -3°C.', usage: { input: 140, output: 6 } });
     const second = await client.chat.completions.create({
       model: 'claude-sonnet-4',
       tools: [WEATHER_TOOL],
-      messages: [{ role: 'user', content: 'Weather in Oslo?' }, first.choices[0].message, { role: 'tool', tool_call_id: 'toolu_01', content: '{"temp":-3}' }],
+      messages: [
+        { role: 'user', content: 'Weather in Oslo?' },
+        first.choices[0].message,
+        { role: 'tool', tool_call_id: 'toolu_01', content: '{"temp":-3}' },
+      ],
     });
     expect(second.choices[0].message.content).toBe('Cold: -3°C.');
     expect(anthropic.lastRequest?.body.messages).toEqual([
       { role: 'user', content: [{ type: 'text', text: 'Weather in Oslo?' }] },
-      { role: 'assistant', content: [{ type: 'text', text: 'Let me check.' }, { type: 'tool_use', id: 'toolu_01', name: 'get_weather', input: { city: 'Oslo' } }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Let me check.' },
+          { type: 'tool_use', id: 'toolu_01', name: 'get_weather', input: { city: 'Oslo' } },
+        ],
+      },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01', content: '{"temp":-3}' }] },
     ]);
     await wallet.expectChargedEach([
@@ -181,7 +256,12 @@ describe(`openai SDK → gateway → Anthropic fake (${backendKind()})`, () => {
       chunkSize: 4,
       usage: { input: 60, output: 30 },
     });
-    const runner = client.chat.completions.stream({ model: 'claude-sonnet-4', messages: [{ role: 'user', content: 'Rome and Madrid' }], tools: [WEATHER_TOOL], parallel_tool_calls: true });
+    const runner = client.chat.completions.stream({
+      model: 'claude-sonnet-4',
+      messages: [{ role: 'user', content: 'Rome and Madrid' }],
+      tools: [WEATHER_TOOL],
+      parallel_tool_calls: true,
+    });
     let argumentFragments = 0;
     runner.on('chunk', (c) => {
       for (const tc of c.choices[0]?.delta.tool_calls ?? []) if (tc.function?.arguments) argumentFragments++;
@@ -197,10 +277,21 @@ describe(`openai SDK → gateway → Anthropic fake (${backendKind()})`, () => {
   });
 
   it('json_schema → a forced json_output tool upstream; its input comes back as the JSON content (stream and not)', async () => {
-    const schema = { type: 'object', properties: { city: { type: 'string' }, temp: { type: 'number' } }, required: ['city', 'temp'] };
+    const schema = {
+      type: 'object',
+      properties: { city: { type: 'string' }, temp: { type: 'number' } },
+      required: ['city', 'temp'],
+    };
     const format = { type: 'json_schema' as const, json_schema: { name: 'weather', schema } };
-    anthropic.enqueue({ toolCalls: [{ name: 'json_output', arguments: { city: 'Oslo', temp: -3 } }], usage: { input: 30, output: 12 } });
-    const res = await client.chat.completions.create({ model: 'claude-sonnet-4', messages: [{ role: 'user', content: 'JSON weather' }], response_format: format });
+    anthropic.enqueue({
+      toolCalls: [{ name: 'json_output', arguments: { city: 'Oslo', temp: -3 } }],
+      usage: { input: 30, output: 12 },
+    });
+    const res = await client.chat.completions.create({
+      model: 'claude-sonnet-4',
+      messages: [{ role: 'user', content: 'JSON weather' }],
+      response_format: format,
+    });
     expect(res.choices[0].finish_reason).toBe('stop');
     expect(res.choices[0].message.tool_calls).toBeUndefined();
     expect(JSON.parse(res.choices[0].message.content ?? '')).toEqual({ city: 'Oslo', temp: -3 });
@@ -209,8 +300,17 @@ describe(`openai SDK → gateway → Anthropic fake (${backendKind()})`, () => {
     expect(obj(tools[0])).toMatchObject({ name: 'json_output', input_schema: schema });
     expect(anthropic.lastRequest?.body.tool_choice).toEqual({ type: 'tool', name: 'json_output' });
 
-    anthropic.enqueue({ toolCalls: [{ name: 'json_output', arguments: { city: 'Rome', temp: 19 } }], chunkSize: 5, usage: { input: 30, output: 12 } });
-    const stream = await client.chat.completions.create({ model: 'claude-sonnet-4', messages: [{ role: 'user', content: 'JSON weather' }], response_format: format, stream: true });
+    anthropic.enqueue({
+      toolCalls: [{ name: 'json_output', arguments: { city: 'Rome', temp: 19 } }],
+      chunkSize: 5,
+      usage: { input: 30, output: 12 },
+    });
+    const stream = await client.chat.completions.create({
+      model: 'claude-sonnet-4',
+      messages: [{ role: 'user', content: 'JSON weather' }],
+      response_format: format,
+      stream: true,
+    });
     let content = '';
     const finishes: (string | null)[] = [];
     for await (const c of stream) {
@@ -267,12 +367,27 @@ describe(`openai SDK → gateway → Anthropic fake (${backendKind()})`, () => {
     const res = await request(t.url)
       .post('/api/v1/chat')
       .set('api-key', wallet.apiKey)
-      .send({ model: 'claude-sonnet-4', prompt: 'What is this?', user_id: 'u', system_prompt: 'Describe images.', file_urls: [`http://${IMAGE_HOST}:${new URL(images.baseUrl).port}/chart.png`] });
+      .send({
+        model: 'claude-sonnet-4',
+        prompt: 'What is this?',
+        user_id: 'u',
+        system_prompt: 'Describe images.',
+        file_urls: [`http://${IMAGE_HOST}:${new URL(images.baseUrl).port}/chart.png`],
+      });
     expect(res.status).toBe(200);
     expect(res.body.response.text).toBe('A chart.');
     expect(anthropic.lastRequest?.body.system).toBe('Describe images.');
     expect(arr(anthropic.lastRequest?.body.messages)).toEqual([
-      { role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: pngBytes(2, 2).toString('base64') } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is this?' },
+          {
+            type: 'image',
+            source: { type: 'base64', media_type: 'image/png', data: pngBytes(2, 2).toString('base64') },
+          },
+        ],
+      },
     ]);
     const cost = expectedCost(PRICES['claude-sonnet-4'], { prompt: 1700, completion: 3, images: 1 });
     expect(res.body.cost).toEqual(cost);
@@ -282,7 +397,10 @@ describe(`openai SDK → gateway → Anthropic fake (${backendKind()})`, () => {
 
   it('thinking blocks → REST response.reasoning / has_reasoning', async () => {
     anthropic.enqueue({ reasoning: 'Consider the options.', text: 'Option B.', usage: { input: 20, output: 30 } });
-    const res = await request(t.url).post('/api/v1/chat').set('api-key', wallet.apiKey).send({ model: 'claude-sonnet-4', prompt: 'A or B?', user_id: 'u' });
+    const res = await request(t.url)
+      .post('/api/v1/chat')
+      .set('api-key', wallet.apiKey)
+      .send({ model: 'claude-sonnet-4', prompt: 'A or B?', user_id: 'u' });
     expect(res.status).toBe(200);
     expect(res.body.response).toEqual({ text: 'Option B.', reasoning: 'Consider the options.' });
     expect(res.body.has_reasoning).toBe(true);
@@ -290,7 +408,9 @@ describe(`openai SDK → gateway → Anthropic fake (${backendKind()})`, () => {
   });
 
   it('n > 1 is a 400 for Claude, before anything is sent or reserved', async () => {
-    const err = await client.chat.completions.create({ model: 'claude-sonnet-4', messages: [{ role: 'user', content: 'x' }], n: 2 }).catch((e: unknown) => e);
+    const err = await client.chat.completions
+      .create({ model: 'claude-sonnet-4', messages: [{ role: 'user', content: 'x' }], n: 2 })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);
     expect(err).toMatchObject({ status: 400, param: 'n' });
     expect(anthropic.requests).toHaveLength(0);

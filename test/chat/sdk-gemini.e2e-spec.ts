@@ -15,7 +15,10 @@ import { backendKind } from '../support/test-env';
 import { CostRub, PRICES, UPSTREAM_KEYS, Wallet, arr, expectedCost, obj, providerEnv } from './chat-helpers';
 
 const WEATHER_PARAMS = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
-const WEATHER_TOOL: ChatCompletionTool = { type: 'function', function: { name: 'get_weather', description: 'Current weather for a city', parameters: WEATHER_PARAMS } };
+const WEATHER_TOOL: ChatCompletionTool = {
+  type: 'function',
+  function: { name: 'get_weather', description: 'Current weather for a city', parameters: WEATHER_PARAMS },
+};
 const IMAGE_HOST = 'cdn.gateway-test.example';
 
 function costOf(value: object): CostRub | undefined {
@@ -37,7 +40,10 @@ describe(`openai SDK → gateway → Gemini fake (${backendKind()})`, () => {
       resolver: async (host) => (host === IMAGE_HOST ? [{ address: '127.0.0.1', family: 4 }] : []),
       allowAddress: (ip) => ip === '127.0.0.1',
     };
-    t = await createTestApp({ env: providerEnv({ gemini }), overrides: [{ provide: SAFE_FETCHER_OPTIONS, useValue: fetcherOptions }] });
+    t = await createTestApp({
+      env: providerEnv({ gemini }),
+      overrides: [{ provide: SAFE_FETCHER_OPTIONS, useValue: fetcherOptions }],
+    });
     admin = new AdminClient(t.url);
   });
 
@@ -73,8 +79,17 @@ describe(`openai SDK → gateway → Gemini fake (${backendKind()})`, () => {
         seed: 7,
       })
       .withResponse();
-    expect(data.choices[0]).toMatchObject({ finish_reason: 'stop', message: { role: 'assistant', content: 'Bonjour!' } });
-    expect(data.usage).toEqual({ prompt_tokens: 100, completion_tokens: 5, total_tokens: 105, prompt_tokens_details: { cached_tokens: 40 }, completion_tokens_details: { reasoning_tokens: 0 } });
+    expect(data.choices[0]).toMatchObject({
+      finish_reason: 'stop',
+      message: { role: 'assistant', content: 'Bonjour!' },
+    });
+    expect(data.usage).toEqual({
+      prompt_tokens: 100,
+      completion_tokens: 5,
+      total_tokens: 105,
+      prompt_tokens_details: { cached_tokens: 40 },
+      completion_tokens_details: { reasoning_tokens: 0 },
+    });
     // 60 × 30 + 40 × 7.5 + 5 × 250 = 1800 + 300 + 1250 µRUB
     const cost = expectedCost(PRICES['gemini-2.5-flash'], { prompt: 100, completion: 5, cacheRead: 40 });
     expect(cost.total_cost_rub).toBe(0.00335);
@@ -98,12 +113,21 @@ describe(`openai SDK → gateway → Gemini fake (${backendKind()})`, () => {
 
   it('thoughts: REST reasoning + has_reasoning; thoughtsTokenCount billed as completion tokens', async () => {
     gemini.enqueue({ reasoning: 'The user greets me.', text: 'Hi!', usage: { input: 12, output: 30, reasoning: 22 } });
-    const res = await request(t.url).post('/api/v1/chat').set('api-key', wallet.apiKey).send({ model: 'gemini-2.5-flash', prompt: 'Hello', user_id: 'u' });
+    const res = await request(t.url)
+      .post('/api/v1/chat')
+      .set('api-key', wallet.apiKey)
+      .send({ model: 'gemini-2.5-flash', prompt: 'Hello', user_id: 'u' });
     expect(res.status).toBe(200);
     const cost = expectedCost(PRICES['gemini-2.5-flash'], { prompt: 12, completion: 30 });
     expect(res.body).toEqual({
       response: { text: 'Hi!', reasoning: 'The user greets me.' },
-      usage: { prompt_tokens: 12, completion_tokens: 30, total_tokens: 42, cache_read_tokens: 0, cache_write_tokens: 0 },
+      usage: {
+        prompt_tokens: 12,
+        completion_tokens: 30,
+        total_tokens: 42,
+        cache_read_tokens: 0,
+        cache_write_tokens: 0,
+      },
       cost,
       model: { model: 'gemini-2.5-flash', context_window: 1048576, supports_images: true },
       has_reasoning: true,
@@ -114,7 +138,12 @@ describe(`openai SDK → gateway → Gemini fake (${backendKind()})`, () => {
   it('stream + include_usage: streamGenerateContent?alt=sse translated; usage chunk; billed exactly', async () => {
     const text = 'Gemini streams candidates over SSE.';
     gemini.enqueue({ text, chunkSize: 7, usage: { input: 15, output: 8 } });
-    const stream = await client.chat.completions.create({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'go' }], stream: true, stream_options: { include_usage: true } });
+    const stream = await client.chat.completions.create({
+      model: 'gemini-2.5-flash',
+      messages: [{ role: 'user', content: 'go' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     const chunks: ChatCompletionChunk[] = [];
     for await (const c of stream) chunks.push(c);
     expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe(text);
@@ -129,28 +158,56 @@ describe(`openai SDK → gateway → Gemini fake (${backendKind()})`, () => {
   });
 
   it('tools, non-stream: functionDeclarations out, functionCall → tool_calls, tool result → functionResponse', async () => {
-    gemini.enqueue({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Lima' } }], usage: { input: 50, output: 9 } });
-    const first = await client.chat.completions.create({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'Weather in Lima?' }], tools: [WEATHER_TOOL], tool_choice: 'required' });
+    gemini.enqueue({
+      toolCalls: [{ name: 'get_weather', arguments: { city: 'Lima' } }],
+      usage: { input: 50, output: 9 },
+    });
+    const first = await client.chat.completions.create({
+      model: 'gemini-2.5-flash',
+      messages: [{ role: 'user', content: 'Weather in Lima?' }],
+      tools: [WEATHER_TOOL],
+      tool_choice: 'required',
+    });
     expect(first.choices[0].finish_reason).toBe('tool_calls');
     const calls = first.choices[0].message.tool_calls ?? [];
     expect(calls).toHaveLength(1);
     const call = calls[0];
-    expect(call).toEqual({ id: expect.any(String), type: 'function', function: { name: 'get_weather', arguments: '{"city":"Lima"}' } });
+    expect(call).toEqual({
+      id: expect.any(String),
+      type: 'function',
+      function: { name: 'get_weather', arguments: '{"city":"Lima"}' },
+    });
     expect(call.id.length).toBeGreaterThan(0);
-    expect(gemini.lastRequest?.body.tools).toEqual([{ functionDeclarations: [{ name: 'get_weather', description: 'Current weather for a city', parametersJsonSchema: WEATHER_PARAMS }] }]);
+    expect(gemini.lastRequest?.body.tools).toEqual([
+      {
+        functionDeclarations: [
+          { name: 'get_weather', description: 'Current weather for a city', parametersJsonSchema: WEATHER_PARAMS },
+        ],
+      },
+    ]);
     expect(gemini.lastRequest?.body.toolConfig).toEqual({ functionCallingConfig: { mode: 'ANY' } });
 
     gemini.enqueue({ text: 'Sunny, 24°C.', usage: { input: 80, output: 5 } });
     const second = await client.chat.completions.create({
       model: 'gemini-2.5-flash',
       tools: [WEATHER_TOOL],
-      messages: [{ role: 'user', content: 'Weather in Lima?' }, first.choices[0].message, { role: 'tool', tool_call_id: call.id, content: '{"temp":24}' }],
+      messages: [
+        { role: 'user', content: 'Weather in Lima?' },
+        first.choices[0].message,
+        { role: 'tool', tool_call_id: call.id, content: '{"temp":24}' },
+      ],
     });
     expect(second.choices[0].message.content).toBe('Sunny, 24°C.');
     const contents = arr(gemini.lastRequest?.body.contents);
     expect(contents).toHaveLength(3);
-    expect(obj(contents[1])).toMatchObject({ role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { city: 'Lima' } } }] });
-    expect(contents[2]).toEqual({ role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { temp: 24 } } }] });
+    expect(obj(contents[1])).toMatchObject({
+      role: 'model',
+      parts: [{ functionCall: { name: 'get_weather', args: { city: 'Lima' } } }],
+    });
+    expect(contents[2]).toEqual({
+      role: 'user',
+      parts: [{ functionResponse: { name: 'get_weather', response: { temp: 24 } } }],
+    });
     await wallet.expectChargedEach([
       expectedCost(PRICES['gemini-2.5-flash'], { prompt: 50, completion: 9 }).total_cost_rub,
       expectedCost(PRICES['gemini-2.5-flash'], { prompt: 80, completion: 5 }).total_cost_rub,
@@ -166,7 +223,11 @@ describe(`openai SDK → gateway → Gemini fake (${backendKind()})`, () => {
       ],
       usage: { input: 40, output: 20 },
     });
-    const runner = client.chat.completions.stream({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'Lima and Quito' }], tools: [WEATHER_TOOL] });
+    const runner = client.chat.completions.stream({
+      model: 'gemini-2.5-flash',
+      messages: [{ role: 'user', content: 'Lima and Quito' }],
+      tools: [WEATHER_TOOL],
+    });
     const final = await runner.finalChatCompletion();
     expect(final.choices[0].finish_reason).toBe('tool_calls');
     expect(final.choices[0].message.content).toBe('Checking both.');
@@ -189,7 +250,11 @@ describe(`openai SDK → gateway → Gemini fake (${backendKind()})`, () => {
     });
     expect(JSON.parse(res.choices[0].message.content ?? '')).toEqual({ answer: 42 });
     // without max_tokens the gateway sends the model's output cap it reserved for
-    expect(gemini.lastRequest?.body.generationConfig).toEqual({ maxOutputTokens: 65536, responseMimeType: 'application/json', responseJsonSchema: schema });
+    expect(gemini.lastRequest?.body.generationConfig).toEqual({
+      maxOutputTokens: 65536,
+      responseMimeType: 'application/json',
+      responseJsonSchema: schema,
+    });
     await wallet.expectCharged(expectedCost(PRICES['gemini-2.5-flash'], { prompt: 9, completion: 6 }).total_cost_rub);
   });
 
@@ -216,7 +281,11 @@ describe(`openai SDK → gateway → Gemini fake (${backendKind()})`, () => {
     expect(gemini.lastRequest?.body.contents).toEqual([
       {
         role: 'user',
-        parts: [{ inlineData: { mimeType: 'image/png', data: png.toString('base64') } }, { inlineData: { mimeType: 'image/jpeg', data: jpeg.toString('base64') } }, { text: 'Compare' }],
+        parts: [
+          { inlineData: { mimeType: 'image/png', data: png.toString('base64') } },
+          { inlineData: { mimeType: 'image/jpeg', data: jpeg.toString('base64') } },
+          { text: 'Compare' },
+        ],
       },
     ]);
     const cost = expectedCost(PRICES['gemini-2.5-flash'], { prompt: 520, completion: 4, images: 2 });

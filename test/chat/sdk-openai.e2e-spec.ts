@@ -5,7 +5,11 @@
  * exact text, usage, cost and balance movement.
  */
 import OpenAI from 'openai';
-import type { ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletionChunk,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions';
 import request from 'supertest';
 import { SAFE_FETCHER_OPTIONS, SafeFetcherOptions } from '@app/common';
 import { FakeOpenAI, ImageServer, pngBytes } from '../fakes';
@@ -19,7 +23,11 @@ const WEATHER_TOOL: ChatCompletionTool = {
   function: {
     name: 'get_weather',
     description: 'Current weather for a city',
-    parameters: { type: 'object', properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['c', 'f'] } }, required: ['city'] },
+    parameters: {
+      type: 'object',
+      properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['c', 'f'] } },
+      required: ['city'],
+    },
   },
 };
 
@@ -43,8 +51,12 @@ describe(`openai SDK → gateway → OpenAI-compatible fakes (${backendKind()})`
     images = await ImageServer.start();
     // image URLs are vetted (DNS-resolved, every address) before they are forwarded: the test's public
     // image host resolves, through an injected resolver, to a public address
-    const resolver: SafeFetcherOptions['resolver'] = async (host) => (host === 'cdn.example.com' ? [{ address: '93.184.216.34', family: 4 }] : [{ address: '10.0.0.7', family: 4 }]);
-    t = await createTestApp({ env: providerEnv({ openai, deepseek }), overrides: [{ provide: SAFE_FETCHER_OPTIONS, useValue: { resolver } satisfies SafeFetcherOptions }] });
+    const resolver: SafeFetcherOptions['resolver'] = async (host) =>
+      host === 'cdn.example.com' ? [{ address: '93.184.216.34', family: 4 }] : [{ address: '10.0.0.7', family: 4 }];
+    t = await createTestApp({
+      env: providerEnv({ openai, deepseek }),
+      overrides: [{ provide: SAFE_FETCHER_OPTIONS, useValue: { resolver } satisfies SafeFetcherOptions }],
+    });
     admin = new AdminClient(t.url);
   });
 
@@ -83,7 +95,11 @@ describe(`openai SDK → gateway → OpenAI-compatible fakes (${backendKind()})`
     expect(data.object).toBe('chat.completion');
     expect(data.model).toBe('gpt-4o-mini');
     expect(data.choices).toHaveLength(1);
-    expect(data.choices[0]).toMatchObject({ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'Hello there, friend!' } });
+    expect(data.choices[0]).toMatchObject({
+      index: 0,
+      finish_reason: 'stop',
+      message: { role: 'assistant', content: 'Hello there, friend!' },
+    });
     expect(data.usage).toEqual({
       prompt_tokens: 42,
       completion_tokens: 7,
@@ -111,7 +127,12 @@ describe(`openai SDK → gateway → OpenAI-compatible fakes (${backendKind()})`
       ],
     });
     expect(sent?.body.stream).toBeUndefined();
-    await wallet.expectCharged(cost.total_cost_rub, { model: 'gpt-4o-mini', endpoint: '/v1/chat/completions', promptTokens: 42, completionTokens: 7 });
+    await wallet.expectCharged(cost.total_cost_rub, {
+      model: 'gpt-4o-mini',
+      endpoint: '/v1/chat/completions',
+      promptTokens: 42,
+      completionTokens: 7,
+    });
   });
 
   it('stream + include_usage: deltas, finish chunk, final chunk with choices [] + usage + cost; billed exactly', async () => {
@@ -132,7 +153,13 @@ describe(`openai SDK → gateway → OpenAI-compatible fakes (${backendKind()})`
     const beforeLast = chunks[chunks.length - 2];
     expect(beforeLast.choices[0].finish_reason).toBe('stop');
     expect(last.choices).toEqual([]);
-    expect(last.usage).toEqual({ prompt_tokens: 30, completion_tokens: 9, total_tokens: 39, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } });
+    expect(last.usage).toEqual({
+      prompt_tokens: 30,
+      completion_tokens: 9,
+      total_tokens: 39,
+      prompt_tokens_details: { cached_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: 0 },
+    });
     const cost = expectedCost(PRICES['gpt-4o-mini'], { prompt: 30, completion: 9 });
     expect(costOf(last)).toEqual(cost);
     // every chunk before the usage chunk carries usage: null (OpenAI's include_usage convention)
@@ -143,25 +170,47 @@ describe(`openai SDK → gateway → OpenAI-compatible fakes (${backendKind()})`
 
   it('stream without include_usage: no usage chunk, but billed from the usage the gateway requested upstream', async () => {
     openai.enqueue({ text: 'quiet stream', usage: { input: 12, output: 3 } });
-    const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], stream: true });
+    const stream = await client.chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: true,
+    });
     const chunks: ChatCompletionChunk[] = [];
     for await (const c of stream) chunks.push(c);
     expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe('quiet stream');
     expect(chunks.some((c) => c.choices.length === 0)).toBe(false);
     expect(chunks.some((c) => c.usage !== undefined && c.usage !== null)).toBe(false);
     expect(openai.lastRequest?.body.stream_options).toEqual({ include_usage: true });
-    await wallet.expectCharged(expectedCost(PRICES['gpt-4o-mini'], { prompt: 12, completion: 3 }).total_cost_rub, { promptTokens: 12, completionTokens: 3 });
+    await wallet.expectCharged(expectedCost(PRICES['gpt-4o-mini'], { prompt: 12, completion: 3 }).total_cost_rub, {
+      promptTokens: 12,
+      completionTokens: 3,
+    });
   });
 
   it('tools, non-stream: tool definitions passed through, tool_calls returned, tool result sent on the follow-up turn', async () => {
-    openai.enqueue({ toolCalls: [{ id: 'call_w1', name: 'get_weather', arguments: { city: 'Paris', unit: 'c' } }], usage: { input: 80, output: 15 } });
+    openai.enqueue({
+      toolCalls: [{ id: 'call_w1', name: 'get_weather', arguments: { city: 'Paris', unit: 'c' } }],
+      usage: { input: 80, output: 15 },
+    });
     const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: 'Weather in Paris?' }];
-    const first = await client.chat.completions.create({ model: 'gpt-4o-mini', messages, tools: [WEATHER_TOOL], tool_choice: 'auto', parallel_tool_calls: false });
+    const first = await client.chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages,
+      tools: [WEATHER_TOOL],
+      tool_choice: 'auto',
+      parallel_tool_calls: false,
+    });
 
     expect(first.choices[0].finish_reason).toBe('tool_calls');
     expect(first.choices[0].message.content).toBeNull();
-    expect(first.choices[0].message.tool_calls).toEqual([{ id: 'call_w1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris","unit":"c"}' } }]);
-    expect(openai.lastRequest?.body).toMatchObject({ tools: [WEATHER_TOOL], tool_choice: 'auto', parallel_tool_calls: false });
+    expect(first.choices[0].message.tool_calls).toEqual([
+      { id: 'call_w1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris","unit":"c"}' } },
+    ]);
+    expect(openai.lastRequest?.body).toMatchObject({
+      tools: [WEATHER_TOOL],
+      tool_choice: 'auto',
+      parallel_tool_calls: false,
+    });
     const firstCost = expectedCost(PRICES['gpt-4o-mini'], { prompt: 80, completion: 15 });
     expect(costOf(first)).toEqual(firstCost);
 
@@ -169,12 +218,26 @@ describe(`openai SDK → gateway → OpenAI-compatible fakes (${backendKind()})`
     const second = await client.chat.completions.create({
       model: 'gpt-4o-mini',
       tools: [WEATHER_TOOL],
-      messages: [...messages, first.choices[0].message, { role: 'tool', tool_call_id: 'call_w1', content: '{"temp":21}' }],
+      messages: [
+        ...messages,
+        first.choices[0].message,
+        { role: 'tool', tool_call_id: 'call_w1', content: '{"temp":21}' },
+      ],
     });
     expect(second.choices[0].message.content).toBe('It is 21°C in Paris.');
     expect(openai.lastRequest?.body.messages).toEqual([
       { role: 'user', content: 'Weather in Paris?' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_w1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris","unit":"c"}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          {
+            id: 'call_w1',
+            type: 'function',
+            function: { name: 'get_weather', arguments: '{"city":"Paris","unit":"c"}' },
+          },
+        ],
+      },
       { role: 'tool', content: '{"temp":21}', tool_call_id: 'call_w1' },
     ]);
     const secondCost = expectedCost(PRICES['gpt-4o-mini'], { prompt: 120, completion: 8 });
@@ -191,7 +254,12 @@ describe(`openai SDK → gateway → OpenAI-compatible fakes (${backendKind()})`
       chunkSize: 3,
       usage: { input: 70, output: 22 },
     });
-    const runner = client.chat.completions.stream({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Paris and Berlin?' }], tools: [WEATHER_TOOL], stream_options: { include_usage: true } });
+    const runner = client.chat.completions.stream({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'Paris and Berlin?' }],
+      tools: [WEATHER_TOOL],
+      stream_options: { include_usage: true },
+    });
     let toolDeltas = 0;
     runner.on('chunk', (c) => {
       if (c.choices[0]?.delta.tool_calls?.length) toolDeltas++;
@@ -208,7 +276,12 @@ describe(`openai SDK → gateway → OpenAI-compatible fakes (${backendKind()})`
   });
 
   it('json_schema response_format is passed through verbatim; the answer parses against it', async () => {
-    const schema = { type: 'object', properties: { city: { type: 'string' }, temp: { type: 'number' } }, required: ['city', 'temp'], additionalProperties: false };
+    const schema = {
+      type: 'object',
+      properties: { city: { type: 'string' }, temp: { type: 'number' } },
+      required: ['city', 'temp'],
+      additionalProperties: false,
+    };
     openai.enqueue({ text: '{"city":"Paris","temp":21}', usage: { input: 25, output: 10 } });
     const res = await client.chat.completions.create({
       model: 'gpt-4o-mini',
@@ -216,7 +289,10 @@ describe(`openai SDK → gateway → OpenAI-compatible fakes (${backendKind()})`
       response_format: { type: 'json_schema', json_schema: { name: 'weather', schema, strict: true } },
     });
     expect(JSON.parse(res.choices[0].message.content ?? '')).toEqual({ city: 'Paris', temp: 21 });
-    expect(openai.lastRequest?.body.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'weather', schema, strict: true } });
+    expect(openai.lastRequest?.body.response_format).toEqual({
+      type: 'json_schema',
+      json_schema: { name: 'weather', schema, strict: true },
+    });
     await wallet.expectCharged(expectedCost(PRICES['gpt-4o-mini'], { prompt: 25, completion: 10 }).total_cost_rub);
   });
 
@@ -256,7 +332,11 @@ describe(`openai SDK → gateway → OpenAI-compatible fakes (${backendKind()})`
 
   it('n = 2 returns two choices; completion tokens billed for both', async () => {
     openai.enqueue({ text: 'same', usage: { input: 10, output: 2 } });
-    const res = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }], n: 2 });
+    const res = await client.chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'x' }],
+      n: 2,
+    });
     expect(res.choices.map((c) => [c.index, c.message.content])).toEqual([
       [0, 'same'],
       [1, 'same'],
@@ -271,19 +351,41 @@ describe(`openai SDK → gateway → OpenAI-compatible fakes (${backendKind()})`
       expect(m).toEqual({ id: m.id, object: 'model', owned_by: expect.any(String), created: expect.any(Number) });
       ids.push(m.id);
     }
-    expect(ids).toEqual(expect.arrayContaining(['gpt-4o-mini', 'gpt-4o', 'deepseek-reasoner', 'claude-sonnet-4', 'gemini-2.5-flash', 'local']));
+    expect(ids).toEqual(
+      expect.arrayContaining([
+        'gpt-4o-mini',
+        'gpt-4o',
+        'deepseek-reasoner',
+        'claude-sonnet-4',
+        'gemini-2.5-flash',
+        'local',
+      ]),
+    );
     const raw = await request(t.url).get('/v1/models').set('authorization', `Bearer ${wallet.apiKey}`);
     expect(raw.body.object).toBe('list');
   });
 
   it('DeepSeek-style reasoner: REST response.reasoning + has_reasoning, reasoning tokens billed as completion', async () => {
-    deepseek.enqueue({ reasoning: 'First, 2+2 is 4.', text: 'The answer is 4.', usage: { input: 18, output: 40, reasoning: 30 } });
-    const res = await request(t.url).post('/api/v1/chat').set('api-key', wallet.apiKey).send({ model: 'deepseek-reasoner', prompt: 'What is 2+2?', user_id: 'u-7' });
+    deepseek.enqueue({
+      reasoning: 'First, 2+2 is 4.',
+      text: 'The answer is 4.',
+      usage: { input: 18, output: 40, reasoning: 30 },
+    });
+    const res = await request(t.url)
+      .post('/api/v1/chat')
+      .set('api-key', wallet.apiKey)
+      .send({ model: 'deepseek-reasoner', prompt: 'What is 2+2?', user_id: 'u-7' });
     expect(res.status).toBe(200);
     const cost = expectedCost(PRICES['deepseek-reasoner'], { prompt: 18, completion: 40 });
     expect(res.body).toEqual({
       response: { text: 'The answer is 4.', reasoning: 'First, 2+2 is 4.' },
-      usage: { prompt_tokens: 18, completion_tokens: 40, total_tokens: 58, cache_read_tokens: 0, cache_write_tokens: 0 },
+      usage: {
+        prompt_tokens: 18,
+        completion_tokens: 40,
+        total_tokens: 58,
+        cache_read_tokens: 0,
+        cache_write_tokens: 0,
+      },
       cost,
       model: { model: 'deepseek-reasoner', context_window: 65536, supports_images: false },
       has_reasoning: true,
@@ -295,8 +397,18 @@ describe(`openai SDK → gateway → OpenAI-compatible fakes (${backendKind()})`
   });
 
   it('DeepSeek-style reasoner through the SDK stream: reasoning_content deltas come before the content', async () => {
-    deepseek.enqueue({ reasoning: 'thinking hard', text: 'done', chunkSize: 4, usage: { input: 5, output: 6, reasoning: 4 } });
-    const stream = await client.chat.completions.create({ model: 'deepseek-reasoner', messages: [{ role: 'user', content: 'q' }], stream: true, stream_options: { include_usage: true } });
+    deepseek.enqueue({
+      reasoning: 'thinking hard',
+      text: 'done',
+      chunkSize: 4,
+      usage: { input: 5, output: 6, reasoning: 4 },
+    });
+    const stream = await client.chat.completions.create({
+      model: 'deepseek-reasoner',
+      messages: [{ role: 'user', content: 'q' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     let reasoning = '';
     let content = '';
     let reasoningAfterContent = false;
@@ -313,7 +425,11 @@ describe(`openai SDK → gateway → OpenAI-compatible fakes (${backendKind()})`
     expect(reasoning).toBe('thinking hard');
     expect(content).toBe('done');
     expect(reasoningAfterContent).toBe(false);
-    expect(usageChunk?.usage).toMatchObject({ prompt_tokens: 5, completion_tokens: 6, completion_tokens_details: { reasoning_tokens: 4 } });
+    expect(usageChunk?.usage).toMatchObject({
+      prompt_tokens: 5,
+      completion_tokens: 6,
+      completion_tokens_details: { reasoning_tokens: 4 },
+    });
     await wallet.expectCharged(expectedCost(PRICES['deepseek-reasoner'], { prompt: 5, completion: 6 }).total_cost_rub);
   });
 });

@@ -32,7 +32,10 @@ describe(`forwarded image URLs are vetted (${backendKind()})`, () => {
       if (!addrs) throw new Error(`ENOTFOUND ${host}`);
       return addrs.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
     };
-    t = await createTestApp({ env: providerEnv({ openai }), overrides: [{ provide: SAFE_FETCHER_OPTIONS, useValue: { resolver } satisfies SafeFetcherOptions }] });
+    t = await createTestApp({
+      env: providerEnv({ openai }),
+      overrides: [{ provide: SAFE_FETCHER_OPTIONS, useValue: { resolver } satisfies SafeFetcherOptions }],
+    });
     ({ apiKey } = await new AdminClient(t.url).teamWithKey(100));
   });
   afterEach(() => openai.reset());
@@ -45,8 +48,24 @@ describe(`forwarded image URLs are vetted (${backendKind()})`, () => {
     request(t.url)
       .post('/v1/chat/completions')
       .set('authorization', `Bearer ${apiKey}`)
-      .send({ model: 'gpt-4o-mini', max_tokens: 8, messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image_url', image_url: { url } }] }] });
-  const rest = (url: string) => request(t.url).post('/api/v1/chat').set('api-key', apiKey).send({ model: 'gpt-4o-mini', max_tokens: 8, user_id: 'u', prompt: 'what is this?', file_urls: [url] });
+      .send({
+        model: 'gpt-4o-mini',
+        max_tokens: 8,
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'what is this?' },
+              { type: 'image_url', image_url: { url } },
+            ],
+          },
+        ],
+      });
+  const rest = (url: string) =>
+    request(t.url)
+      .post('/api/v1/chat')
+      .set('api-key', apiKey)
+      .send({ model: 'gpt-4o-mini', max_tokens: 8, user_id: 'u', prompt: 'what is this?', file_urls: [url] });
 
   it.each([
     ['http://169.254.169.254/latest/meta-data/', 'forbidden_address'],
@@ -67,7 +86,11 @@ describe(`forwarded image URLs are vetted (${backendKind()})`, () => {
   ])('%s → 400 (%s) on both endpoints; the upstream is never called', async (url, code) => {
     const a = await completions(url);
     expect(a.status).toBe(400);
-    expect(a.body.error).toMatchObject({ type: 'invalid_request_error', param: expect.stringMatching(/image_url|messages/), code: code === 'invalid_url' ? expect.any(String) : expect.stringContaining('forbidden') });
+    expect(a.body.error).toMatchObject({
+      type: 'invalid_request_error',
+      param: expect.stringMatching(/image_url|messages/),
+      code: code === 'invalid_url' ? expect.any(String) : expect.stringContaining('forbidden'),
+    });
     const b = await rest(url);
     expect(b.status).toBe(400);
     expect(b.body.error.param).toBe('file_urls[0]');
@@ -79,7 +102,9 @@ describe(`forwarded image URLs are vetted (${backendKind()})`, () => {
     openai.enqueue({ text: 'A cat.', usage: { input: 300, output: 3 } });
     const res = await completions('https://cdn.public.example/cat.png');
     expect(res.status).toBe(200);
-    const msg = (openai.lastRequest?.body.messages as Array<{ content: Array<{ type: string; image_url?: { url: string } }> }>)[0];
+    const msg = (
+      openai.lastRequest?.body.messages as Array<{ content: Array<{ type: string; image_url?: { url: string } }> }>
+    )[0];
     expect(msg.content[1].image_url?.url).toBe('https://cdn.public.example/cat.png');
   });
 
@@ -88,7 +113,15 @@ describe(`forwarded image URLs are vetted (${backendKind()})`, () => {
     const inline = await createTestApp({
       env: { ...providerEnv({ openai }), OPENAI_INLINE_IMAGES: 'true' },
       shareBackendWith: t,
-      overrides: [{ provide: SAFE_FETCHER_OPTIONS, useValue: { resolver: async () => [{ address: '127.0.0.1', family: 4 }], allowAddress: (ip: string) => ip === '127.0.0.1' } satisfies SafeFetcherOptions }],
+      overrides: [
+        {
+          provide: SAFE_FETCHER_OPTIONS,
+          useValue: {
+            resolver: async () => [{ address: '127.0.0.1', family: 4 }],
+            allowAddress: (ip: string) => ip === '127.0.0.1',
+          } satisfies SafeFetcherOptions,
+        },
+      ],
     });
     try {
       const url = images.serve('/cat.png', pngBytes(2, 2)).replace('127.0.0.1', 'images.internal-allowed.example');
@@ -96,7 +129,19 @@ describe(`forwarded image URLs are vetted (${backendKind()})`, () => {
       const res = await request(inline.url)
         .post('/v1/chat/completions')
         .set('authorization', `Bearer ${apiKey}`)
-        .send({ model: 'gpt-4o-mini', max_tokens: 8, messages: [{ role: 'user', content: [{ type: 'text', text: 'what?' }, { type: 'image_url', image_url: { url } }] }] });
+        .send({
+          model: 'gpt-4o-mini',
+          max_tokens: 8,
+          messages: [
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: 'what?' },
+                { type: 'image_url', image_url: { url } },
+              ],
+            },
+          ],
+        });
       expect(res.status).toBe(200);
       expect(images.hits('/cat.png')).toBe(1);
       const msg = (openai.lastRequest?.body.messages as Array<{ content: Array<{ image_url?: { url: string } }> }>)[0];

@@ -42,7 +42,10 @@ describe(`SSRF guard on fetched image URLs (${backendKind()})`, () => {
 
   const port = (): string => new URL(images.baseUrl).port;
   const chatWithImage = (app: TestApp, url: string, model = 'claude-sonnet-4') =>
-    request(app.url).post('/api/v1/chat').set('api-key', apiKey).send({ prompt: 'Describe the image', model, user_id: 'u', file_urls: [url] });
+    request(app.url)
+      .post('/api/v1/chat')
+      .set('api-key', apiKey)
+      .send({ prompt: 'Describe the image', model, user_id: 'u', file_urls: [url] });
 
   /** 400 (or 413) naming file_urls[0], and nothing reached the provider. */
   async function expectRefused(res: request.Response, code: string, status = 400): Promise<void> {
@@ -54,14 +57,27 @@ describe(`SSRF guard on fetched image URLs (${backendKind()})`, () => {
   }
 
   beforeAll(async () => {
-    [anthropic, gemini, images] = await Promise.all([FakeAnthropic.start({ apiKey: UPSTREAM_KEYS.anthropic }), FakeGemini.start({ apiKey: UPSTREAM_KEYS.gemini }), ImageServer.start()]);
+    [anthropic, gemini, images] = await Promise.all([
+      FakeAnthropic.start({ apiKey: UPSTREAM_KEYS.anthropic }),
+      FakeGemini.start({ apiKey: UPSTREAM_KEYS.gemini }),
+      ImageServer.start(),
+    ]);
     const env = providerEnv({ anthropic, gemini });
     a = await createTestApp({ env });
-    b = await createTestApp({ env, shareBackendWith: a, overrides: [{ provide: SAFE_FETCHER_OPTIONS, useValue: { resolver } satisfies SafeFetcherOptions }] });
+    b = await createTestApp({
+      env,
+      shareBackendWith: a,
+      overrides: [{ provide: SAFE_FETCHER_OPTIONS, useValue: { resolver } satisfies SafeFetcherOptions }],
+    });
     c = await createTestApp({
       env,
       shareBackendWith: a,
-      overrides: [{ provide: SAFE_FETCHER_OPTIONS, useValue: { resolver, allowAddress: (ip: string) => ip === '127.0.0.1' } satisfies SafeFetcherOptions }],
+      overrides: [
+        {
+          provide: SAFE_FETCHER_OPTIONS,
+          useValue: { resolver, allowAddress: (ip: string) => ip === '127.0.0.1' } satisfies SafeFetcherOptions,
+        },
+      ],
     });
     admin = new AdminClient(a.url);
   });
@@ -126,7 +142,18 @@ describe(`SSRF guard on fetched image URLs (${backendKind()})`, () => {
         ['claude-sonnet-4', 'http://169.254.169.254/latest/meta-data/iam/security-credentials/'],
       ] as const) {
         const err = await client.chat.completions
-          .create({ model, messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }, { type: 'image_url', image_url: { url } }] }] })
+          .create({
+            model,
+            messages: [
+              {
+                role: 'user',
+                content: [
+                  { type: 'text', text: 'hi' },
+                  { type: 'image_url', image_url: { url } },
+                ],
+              },
+            ],
+          })
           .catch((e: unknown) => e);
         expect(err).toBeInstanceOf(OpenAI.BadRequestError);
         expect(err).toMatchObject({ status: 400, code: 'file_url_forbidden_address' });
@@ -151,15 +178,24 @@ describe(`SSRF guard on fetched image URLs (${backendKind()})`, () => {
   describe('host names (injected resolver)', () => {
     it('a host name resolving to 127.0.0.1 → 400 after resolution, nothing fetched', async () => {
       images.serve('/x.png', pngBytes());
-      await expectRefused(await chatWithImage(b, `http://${REBIND_HOST}:${port()}/x.png`), 'file_url_forbidden_address');
-      await expectRefused(await chatWithImage(b, `http://${REBIND_HOST}:${port()}/x.png`, 'gemini-2.5-flash'), 'file_url_forbidden_address');
+      await expectRefused(
+        await chatWithImage(b, `http://${REBIND_HOST}:${port()}/x.png`),
+        'file_url_forbidden_address',
+      );
+      await expectRefused(
+        await chatWithImage(b, `http://${REBIND_HOST}:${port()}/x.png`, 'gemini-2.5-flash'),
+        'file_url_forbidden_address',
+      );
       expect(lookups).toEqual([REBIND_HOST, REBIND_HOST]);
       expect(images.hits()).toBe(0);
       await wallet.expectUntouched();
     });
 
     it('a host name resolving to the metadata address is refused even where 127.0.0.1 is allowed', async () => {
-      await expectRefused(await chatWithImage(c, `http://${METADATA_HOST}/latest/meta-data/`), 'file_url_forbidden_address');
+      await expectRefused(
+        await chatWithImage(c, `http://${METADATA_HOST}/latest/meta-data/`),
+        'file_url_forbidden_address',
+      );
       expect(lookups).toEqual([METADATA_HOST]);
       await wallet.expectUntouched();
     });
@@ -174,7 +210,9 @@ describe(`SSRF guard on fetched image URLs (${backendKind()})`, () => {
       expect(res.status).toBe(200);
       expect(images.hits('/ok.png')).toBe(1);
       expect(JSON.stringify(anthropic.lastRequest?.body.messages)).toContain(png.toString('base64'));
-      await wallet.expectCharged(expectedCost(PRICES['claude-sonnet-4'], { prompt: 900, completion: 4, images: 1 }).total_cost_rub);
+      await wallet.expectCharged(
+        expectedCost(PRICES['claude-sonnet-4'], { prompt: 900, completion: 4, images: 1 }).total_cost_rub,
+      );
     });
 
     it('a redirect to a private address, to the metadata address or to a host resolving there → 400; the target is never contacted', async () => {
@@ -184,11 +222,17 @@ describe(`SSRF guard on fetched image URLs (${backendKind()})`, () => {
       images.redirect('/to-loopback-name', `http://${REBIND_HOST}:${port()}/secret.png`, 308);
       images.serve('/secret.png', pngBytes());
       for (const path of ['/to-private', '/to-metadata', '/to-metadata-host']) {
-        await expectRefused(await chatWithImage(c, `http://${TRUSTED_HOST}:${port()}${path}`), 'file_url_forbidden_address');
+        await expectRefused(
+          await chatWithImage(c, `http://${TRUSTED_HOST}:${port()}${path}`),
+          'file_url_forbidden_address',
+        );
       }
       expect(images.hitCounts()).toEqual({ '/to-private': 1, '/to-metadata': 1, '/to-metadata-host': 1 });
       // in app B nothing is allowed, so even the first hop to the "trusted" name is refused
-      await expectRefused(await chatWithImage(b, `http://${TRUSTED_HOST}:${port()}/to-loopback-name`), 'file_url_forbidden_address');
+      await expectRefused(
+        await chatWithImage(b, `http://${TRUSTED_HOST}:${port()}/to-loopback-name`),
+        'file_url_forbidden_address',
+      );
       expect(images.hits('/to-loopback-name')).toBe(0);
       expect(images.hits('/secret.png')).toBe(0);
       await wallet.expectUntouched();
@@ -209,16 +253,25 @@ describe(`SSRF guard on fetched image URLs (${backendKind()})`, () => {
       const four = await chatWithImage(c, `http://${TRUSTED_HOST}:${port()}/r0`);
       await expectRefused(four, 'file_url_too_many_redirects');
       expect(images.hitCounts()).toEqual({ '/r0': 1, '/r1': 2, '/r2': 2, '/r3': 2, '/final.png': 1 });
-      await wallet.expectCharged(expectedCost(PRICES['claude-sonnet-4'], { prompt: 100, completion: 1, images: 1 }).total_cost_rub);
+      await wallet.expectCharged(
+        expectedCost(PRICES['claude-sonnet-4'], { prompt: 100, completion: 1, images: 1 }).total_cost_rub,
+      );
     });
 
     it('size is capped while streaming (> 10 MB without content-length → 413, connection dropped early); wrong type → 400', async () => {
       images.oversize('/huge.png', 64 * 1024 * 1024);
-      await expectRefused(await chatWithImage(c, `http://${TRUSTED_HOST}:${port()}/huge.png`), 'request_too_large', 413);
+      await expectRefused(
+        await chatWithImage(c, `http://${TRUSTED_HOST}:${port()}/huge.png`),
+        'request_too_large',
+        413,
+      );
       await images.waitForDisconnect(1, 2_000); // the gateway stopped reading long before 64 MB
 
       images.serve('/page.html', '<html>not an image</html>', 'text/html');
-      await expectRefused(await chatWithImage(c, `http://${TRUSTED_HOST}:${port()}/page.html`), 'file_url_unsupported_type');
+      await expectRefused(
+        await chatWithImage(c, `http://${TRUSTED_HOST}:${port()}/page.html`),
+        'file_url_unsupported_type',
+      );
       await wallet.expectUntouched();
     });
   });

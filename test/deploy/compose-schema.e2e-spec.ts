@@ -18,7 +18,8 @@ function composeValidator() {
   // strict: false — the official schema uses annotation keywords (deprecated, x-*) that ajv's strict mode rejects
   const ajv = new Ajv({ allErrors: true, strict: false });
   // the file names draft-07 by its https URL; ajv knows the same meta-schema as http://…/schema#
-  if (typeof schema.$schema === 'string' && !ajv.getSchema(schema.$schema)) ajv.addMetaSchema({ ...draft07, $id: schema.$schema });
+  if (typeof schema.$schema === 'string' && !ajv.getSchema(schema.$schema))
+    ajv.addMetaSchema({ ...draft07, $id: schema.$schema });
   return { validate: ajv.compile(schema), title: schema.title };
 }
 
@@ -28,7 +29,10 @@ function describeErrors(errors: ErrorObject[] | null | undefined): string[] {
 
 describe('docker-compose.yml against the Compose Specification schema', () => {
   const { validate, title } = composeValidator();
-  const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8')) as Record<string, Record<string, Record<string, unknown>>>;
+  const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8')) as Record<
+    string,
+    Record<string, Record<string, unknown>>
+  >;
 
   it('uses the Compose Specification schema', () => {
     expect(title).toBe('Compose Specification');
@@ -54,12 +58,15 @@ describe('docker-compose.yml against the Compose Specification schema', () => {
 
   it('declares the services the README documents (postgres, redis, api, lb) with restart policies', () => {
     expect(Object.keys(compose.services).sort()).toEqual(['api', 'lb', 'postgres', 'redis']);
-    for (const [name, svc] of Object.entries(compose.services)) expect({ name, restart: svc.restart }).toEqual({ name, restart: expect.any(String) });
+    for (const [name, svc] of Object.entries(compose.services))
+      expect({ name, restart: svc.restart }).toEqual({ name, restart: expect.any(String) });
   });
 });
 
 describe('the production shape (static checks; no Docker engine here)', () => {
-  const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8')) as { services: Record<string, Record<string, unknown>> };
+  const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8')) as {
+    services: Record<string, Record<string, unknown>>;
+  };
   const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
   const nginx = readFileSync(join(ROOT, 'deploy/nginx.conf'), 'utf8');
 

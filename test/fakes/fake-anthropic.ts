@@ -3,8 +3,30 @@
  * Checks `x-api-key` and `anthropic-version`; errors are `{"type":"error","error":{"type","message"},"request_id"}`.
  */
 import { createHash } from 'node:crypto';
-import { Exchange, FaultDialect, Plan, RecordedRequest, ScriptedFake, WireReply, jsonReply, retryAfterHeader } from './fake-http';
-import { FinishKind, HttpFault, JsonObject, ResolvedAnswer, StreamErrorFault, UsageSpec, asArray, asObject, asString, resolveAnswer, splitText, textOfContent } from './scenario';
+import {
+  Exchange,
+  FaultDialect,
+  Plan,
+  RecordedRequest,
+  ScriptedFake,
+  WireReply,
+  jsonReply,
+  retryAfterHeader,
+} from './fake-http';
+import {
+  FinishKind,
+  HttpFault,
+  JsonObject,
+  ResolvedAnswer,
+  StreamErrorFault,
+  UsageSpec,
+  asArray,
+  asObject,
+  asString,
+  resolveAnswer,
+  splitText,
+  textOfContent,
+} from './scenario';
 
 export interface FakeAnthropicOptions {
   /** when set, `x-api-key` must equal it (a missing key is always a 401) */
@@ -20,7 +42,10 @@ function errorType(status: number): { type: string; message: string } {
     case 401:
       return { type: 'authentication_error', message: 'invalid x-api-key' };
     case 403:
-      return { type: 'permission_error', message: 'Your API key does not have permission to use the specified resource.' };
+      return {
+        type: 'permission_error',
+        message: 'Your API key does not have permission to use the specified resource.',
+      };
     case 404:
       return { type: 'not_found_error', message: 'Not Found' };
     case 413:
@@ -28,7 +53,8 @@ function errorType(status: number): { type: string; message: string } {
     case 429:
       return {
         type: 'rate_limit_error',
-        message: "This request would exceed your organization's rate limit of 50 requests per minute. For details, refer to: https://docs.claude.com/en/api/rate-limits.",
+        message:
+          "This request would exceed your organization's rate limit of 50 requests per minute. For details, refer to: https://docs.claude.com/en/api/rate-limits.",
       };
     case 500:
       return { type: 'api_error', message: 'Internal server error' };
@@ -41,8 +67,18 @@ function errorType(status: number): { type: string; message: string } {
   }
 }
 
-function anthropicError(status: number, type: string, message: string, requestId: string, headers: Record<string, string> = {}): WireReply {
-  return jsonReply(status, { type: 'error', error: { type, message }, request_id: requestId }, { 'request-id': requestId, ...headers });
+function anthropicError(
+  status: number,
+  type: string,
+  message: string,
+  requestId: string,
+  headers: Record<string, string> = {},
+): WireReply {
+  return jsonReply(
+    status,
+    { type: 'error', error: { type, message }, request_id: requestId },
+    { 'request-id': requestId, ...headers },
+  );
 }
 
 function event(type: string, payload: JsonObject): string {
@@ -54,15 +90,24 @@ function dialect(requestId: string): FaultDialect {
     errorReply(fault: HttpFault): WireReply {
       const d = errorType(fault.status);
       const headers = { ...retryAfterHeader(fault), ...fault.headers };
-      if (fault.rawBody !== undefined) return { status: fault.status, headers: { 'content-type': 'application/json', 'request-id': requestId, ...headers }, body: fault.rawBody };
+      if (fault.rawBody !== undefined)
+        return {
+          status: fault.status,
+          headers: { 'content-type': 'application/json', 'request-id': requestId, ...headers },
+          body: fault.rawBody,
+        };
       return anthropicError(fault.status, fault.errorType ?? d.type, fault.message ?? d.message, requestId, headers);
     },
     streamErrorStatus: 529,
     streamErrorFrame(fault: StreamErrorFault): string {
       const d = errorType(fault.status ?? 529);
-      return event('error', { type: 'error', error: { type: fault.errorType ?? d.type, message: fault.message ?? d.message } });
+      return event('error', {
+        type: 'error',
+        error: { type: fault.errorType ?? d.type, message: fault.message ?? d.message },
+      });
     },
-    malformedFrame: () => 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"tru\n\n',
+    malformedFrame: () =>
+      'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"tru\n\n',
     invalidJsonBody: () => '{"id":"msg_broken","type":"message","role":"assistant","content":[',
   };
 }
@@ -88,7 +133,10 @@ export function fakeThinkingSignature(thinking: string): string {
 
 /** Text the fake counts as input: `system` plus every message's text / tool_result text, joined by spaces. */
 export function anthropicInputText(body: JsonObject): string {
-  const parts = [textOfContent(body.system), ...(asArray(body.messages) ?? []).map((m) => textOfContent(asObject(m)?.content))];
+  const parts = [
+    textOfContent(body.system),
+    ...(asArray(body.messages) ?? []).map((m) => textOfContent(asObject(m)?.content)),
+  ];
   return parts.filter((t) => t.length > 0).join(' ');
 }
 
@@ -127,15 +175,36 @@ export class FakeAnthropic extends ScriptedFake {
 
     const key = asString(rec.headers['x-api-key']);
     if (!key) return ex.send(anthropicError(401, 'authentication_error', 'x-api-key header is required', requestId));
-    if (this.options.apiKey !== undefined && key !== this.options.apiKey) return ex.send(anthropicError(401, 'authentication_error', 'invalid x-api-key', requestId));
-    if (!asString(rec.headers['anthropic-version'])) return ex.send(anthropicError(400, 'invalid_request_error', 'anthropic-version: header is required', requestId));
+    if (this.options.apiKey !== undefined && key !== this.options.apiKey)
+      return ex.send(anthropicError(401, 'authentication_error', 'invalid x-api-key', requestId));
+    if (!asString(rec.headers['anthropic-version']))
+      return ex.send(anthropicError(400, 'invalid_request_error', 'anthropic-version: header is required', requestId));
 
     if (isModels) {
-      const data = (this.options.models ?? ['claude-sonnet-4-5', 'claude-haiku-4-5']).map((id) => ({ type: 'model', id, display_name: id, created_at: '2025-09-29T00:00:00Z' }));
-      return ex.send(jsonReply(200, { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null }, { 'request-id': requestId }));
+      const data = (this.options.models ?? ['claude-sonnet-4-5', 'claude-haiku-4-5']).map((id) => ({
+        type: 'model',
+        id,
+        display_name: id,
+        created_at: '2025-09-29T00:00:00Z',
+      }));
+      return ex.send(
+        jsonReply(
+          200,
+          { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null },
+          { 'request-id': requestId },
+        ),
+      );
     }
 
-    if (rec.jsonError) return ex.send(anthropicError(400, 'invalid_request_error', 'There was an issue with the JSON body of your request.', requestId));
+    if (rec.jsonError)
+      return ex.send(
+        anthropicError(
+          400,
+          'invalid_request_error',
+          'There was an issue with the JSON body of your request.',
+          requestId,
+        ),
+      );
     const invalid = validate(rec.body);
     if (invalid) return ex.send(anthropicError(400, 'invalid_request_error', invalid, requestId));
     const body = rec.body;
@@ -162,7 +231,11 @@ export class FakeAnthropic extends ScriptedFake {
     };
     const headers = { 'request-id': requestId };
     const plan: Plan = stream
-      ? { kind: 'sse', headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...headers }, ...streamFrames(answer, meta) }
+      ? {
+          kind: 'sse',
+          headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...headers },
+          ...streamFrames(answer, meta),
+        }
       : { kind: 'json', reply: jsonReply(200, messageBody(answer, meta), headers) };
     return this.play(ex, scenario, plan, dialect(requestId));
   }
@@ -171,7 +244,8 @@ export class FakeAnthropic extends ScriptedFake {
 function validate(body: JsonObject): string | undefined {
   if (typeof body.model !== 'string') return 'model: Field required';
   if (body.max_tokens === undefined) return 'max_tokens: Field required';
-  if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens) || body.max_tokens < 1) return 'max_tokens: Input should be a valid integer greater than or equal to 1';
+  if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens) || body.max_tokens < 1)
+    return 'max_tokens: Input should be a valid integer greater than or equal to 1';
   const messages = asArray(body.messages);
   if (!messages) return 'messages: Field required';
   for (let i = 0; i < messages.length; i++) {
@@ -184,7 +258,10 @@ function validate(body: JsonObject): string | undefined {
   return undefined;
 }
 
-type Block = { type: 'thinking'; thinking: string } | { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+type Block =
+  | { type: 'thinking'; thinking: string }
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
 
 function blocksOf(a: ResolvedAnswer): Block[] {
   const blocks: Block[] = [];
@@ -216,32 +293,61 @@ function streamFrames(a: ResolvedAnswer, meta: Meta): { frames: string[]; termin
   frames.push(
     event('message_start', {
       type: 'message_start',
-      message: { id: meta.id, type: 'message', role: 'assistant', model: meta.model, content: [], stop_reason: null, stop_sequence: null, usage: startUsage },
+      message: {
+        id: meta.id,
+        type: 'message',
+        role: 'assistant',
+        model: meta.model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: startUsage,
+      },
     }),
   );
   const blocks = blocksOf(a);
   if (blocks.length === 0) frames.push(event('ping', { type: 'ping' }));
   blocks.forEach((b, index) => {
-    const delta = (d: JsonObject): string => event('content_block_delta', { type: 'content_block_delta', index, delta: d });
+    const delta = (d: JsonObject): string =>
+      event('content_block_delta', { type: 'content_block_delta', index, delta: d });
     if (b.type === 'thinking') {
-      frames.push(event('content_block_start', { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '' } }));
+      frames.push(
+        event('content_block_start', {
+          type: 'content_block_start',
+          index,
+          content_block: { type: 'thinking', thinking: '' },
+        }),
+      );
       if (index === 0) frames.push(event('ping', { type: 'ping' }));
-      for (const piece of splitText(b.thinking, a.chunkSize)) frames.push(delta({ type: 'thinking_delta', thinking: piece }));
+      for (const piece of splitText(b.thinking, a.chunkSize))
+        frames.push(delta({ type: 'thinking_delta', thinking: piece }));
       frames.push(delta({ type: 'signature_delta', signature: meta.signature }));
     } else if (b.type === 'text') {
-      frames.push(event('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } }));
+      frames.push(
+        event('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } }),
+      );
       if (index === 0) frames.push(event('ping', { type: 'ping' }));
       for (const piece of splitText(b.text, a.chunkSize)) frames.push(delta({ type: 'text_delta', text: piece }));
     } else {
-      frames.push(event('content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: b.id, name: b.name, input: {} } }));
+      frames.push(
+        event('content_block_start', {
+          type: 'content_block_start',
+          index,
+          content_block: { type: 'tool_use', id: b.id, name: b.name, input: {} },
+        }),
+      );
       if (index === 0) frames.push(event('ping', { type: 'ping' }));
       frames.push(delta({ type: 'input_json_delta', partial_json: '' }));
-      for (const piece of splitText(JSON.stringify(b.input), a.chunkSize)) frames.push(delta({ type: 'input_json_delta', partial_json: piece }));
+      for (const piece of splitText(JSON.stringify(b.input), a.chunkSize))
+        frames.push(delta({ type: 'input_json_delta', partial_json: piece }));
     }
     frames.push(event('content_block_stop', { type: 'content_block_stop', index }));
   });
   const terminalFrom = frames.length;
-  const messageDelta: JsonObject = { type: 'message_delta', delta: { stop_reason: meta.stopReason, stop_sequence: null } };
+  const messageDelta: JsonObject = {
+    type: 'message_delta',
+    delta: { stop_reason: meta.stopReason, stop_sequence: null },
+  };
   if (meta.rawUsage) messageDelta.usage = meta.rawUsage.value;
   else if (meta.usage) messageDelta.usage = { output_tokens: meta.usage.output };
   frames.push(event('message_delta', messageDelta));

@@ -5,7 +5,19 @@
  * Errors are `{"error":{"code","message","status"[,"details"]}}`.
  */
 import { Exchange, FaultDialect, Plan, RecordedRequest, ScriptedFake, WireReply, jsonReply } from './fake-http';
-import { FinishKind, HttpFault, JsonObject, ResolvedAnswer, StreamErrorFault, UsageSpec, asArray, asObject, asString, resolveAnswer, splitText } from './scenario';
+import {
+  FinishKind,
+  HttpFault,
+  JsonObject,
+  ResolvedAnswer,
+  StreamErrorFault,
+  UsageSpec,
+  asArray,
+  asObject,
+  asString,
+  resolveAnswer,
+  splitText,
+} from './scenario';
 
 export interface FakeGeminiOptions {
   /** when set, the key must equal it: a wrong key is a 400 API_KEY_INVALID (as the real API answers); a missing key is always a 403 */
@@ -16,20 +28,31 @@ export interface FakeGeminiOptions {
 
 const STATUS_NAMES: Record<number, { status: string; message: string }> = {
   400: { status: 'INVALID_ARGUMENT', message: 'Request contains an invalid argument.' },
-  401: { status: 'UNAUTHENTICATED', message: 'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.' },
+  401: {
+    status: 'UNAUTHENTICATED',
+    message:
+      'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.',
+  },
   403: { status: 'PERMISSION_DENIED', message: 'The caller does not have permission' },
   404: { status: 'NOT_FOUND', message: 'Requested entity was not found.' },
   429: {
     status: 'RESOURCE_EXHAUSTED',
-    message: 'You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.',
+    message:
+      'You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.',
   },
-  500: { status: 'INTERNAL', message: 'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting' },
+  500: {
+    status: 'INTERNAL',
+    message:
+      'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting',
+  },
   503: { status: 'UNAVAILABLE', message: 'The model is overloaded. Please try again later.' },
   504: { status: 'DEADLINE_EXCEEDED', message: 'Deadline expired before operation could complete.' },
 };
 
 function statusOf(code: number): { status: string; message: string } {
-  return STATUS_NAMES[code] ?? { status: code >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT', message: `Upstream error ${code}.` };
+  return (
+    STATUS_NAMES[code] ?? { status: code >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT', message: `Upstream error ${code}.` }
+  );
 }
 
 function errorObject(code: number, message: string, status: string, details?: unknown[]): JsonObject {
@@ -38,18 +61,33 @@ function errorObject(code: number, message: string, status: string, details?: un
   return { error };
 }
 
-function geminiError(code: number, message?: string, status?: string, details?: unknown[], headers: Record<string, string> = {}): WireReply {
+function geminiError(
+  code: number,
+  message?: string,
+  status?: string,
+  details?: unknown[],
+  headers: Record<string, string> = {},
+): WireReply {
   const d = statusOf(code);
-  return jsonReply(code, errorObject(code, message ?? d.message, status ?? d.status, details), { 'content-type': 'application/json; charset=UTF-8', ...headers });
+  return jsonReply(code, errorObject(code, message ?? d.message, status ?? d.status, details), {
+    'content-type': 'application/json; charset=UTF-8',
+    ...headers,
+  });
 }
 
 function dialect(mode: StreamMode): FaultDialect {
   return {
     errorReply(fault: HttpFault): WireReply {
       const headers = fault.headers ?? {};
-      if (fault.rawBody !== undefined) return { status: fault.status, headers: { 'content-type': 'application/json; charset=UTF-8', ...headers }, body: fault.rawBody };
+      if (fault.rawBody !== undefined)
+        return {
+          status: fault.status,
+          headers: { 'content-type': 'application/json; charset=UTF-8', ...headers },
+          body: fault.rawBody,
+        };
       const retry = fault.retryAfter === undefined ? (fault.status === 429 ? 1 : null) : fault.retryAfter;
-      const details = retry === null ? undefined : [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${retry}s` }];
+      const details =
+        retry === null ? undefined : [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${retry}s` }];
       return geminiError(fault.status, fault.message, fault.errorType, details, headers);
     },
     streamErrorStatus: 503,
@@ -59,7 +97,10 @@ function dialect(mode: StreamMode): FaultDialect {
       const payload = errorObject(code, fault.message ?? d.message, fault.errorType ?? d.status);
       return mode === 'sse' ? sseFrame(payload) : `,\r\n${JSON.stringify(payload)}\r\n]`;
     },
-    malformedFrame: () => (mode === 'sse' ? 'data: {"candidates":[{"content":{"parts":[{"text":"tru\r\n\r\n' : ',\r\n{"candidates":[{"content":{"parts":[{"text":"tru'),
+    malformedFrame: () =>
+      mode === 'sse'
+        ? 'data: {"candidates":[{"content":{"parts":[{"text":"tru\r\n\r\n'
+        : ',\r\n{"candidates":[{"content":{"parts":[{"text":"tru',
     invalidJsonBody: () => '{"candidates":[{"content":',
   };
 }
@@ -130,7 +171,9 @@ export class FakeGemini extends ScriptedFake {
     const listing = rec.method === 'GET' && /^\/v1(beta|alpha)?\/models$/.test(rec.path);
     const call = /^\/v1(?:beta|alpha)?\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(rec.path);
     if (!listing && !(call && rec.method === 'POST')) {
-      return ex.send(geminiError(404, `Method not found or model path invalid: ${rec.method} ${rec.path}`, 'NOT_FOUND'));
+      return ex.send(
+        geminiError(404, `Method not found or model path invalid: ${rec.method} ${rec.path}`, 'NOT_FOUND'),
+      );
     }
     const key = asString(rec.headers['x-goog-api-key']) ?? rec.query.key;
     if (!key) {
@@ -145,7 +188,12 @@ export class FakeGemini extends ScriptedFake {
     if (this.options.apiKey !== undefined && key !== this.options.apiKey) {
       return ex.send(
         geminiError(400, 'API key not valid. Please pass a valid API key.', 'INVALID_ARGUMENT', [
-          { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com', metadata: { service: 'generativelanguage.googleapis.com' } },
+          {
+            '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+            reason: 'API_KEY_INVALID',
+            domain: 'googleapis.com',
+            metadata: { service: 'generativelanguage.googleapis.com' },
+          },
         ]),
       );
     }
@@ -161,18 +209,27 @@ export class FakeGemini extends ScriptedFake {
 
     const model = decodeURIComponent(call[1]);
     const mode: StreamMode = call[2] === 'generateContent' ? 'none' : rec.query.alt === 'sse' ? 'sse' : 'json-array';
-    if (rec.jsonError) return ex.send(geminiError(400, `Invalid JSON payload received. ${rec.jsonError}`, 'INVALID_ARGUMENT'));
+    if (rec.jsonError)
+      return ex.send(geminiError(400, `Invalid JSON payload received. ${rec.jsonError}`, 'INVALID_ARGUMENT'));
     const contents = asArray(rec.body.contents);
-    if (!contents || contents.length === 0) return ex.send(geminiError(400, '* GenerateContentRequest.contents: contents is not specified\n', 'INVALID_ARGUMENT'));
+    if (!contents || contents.length === 0)
+      return ex.send(
+        geminiError(400, '* GenerateContentRequest.contents: contents is not specified\n', 'INVALID_ARGUMENT'),
+      );
     for (const c of contents) {
       const role = asObject(c)?.role;
-      if (role !== undefined && role !== 'user' && role !== 'model') return ex.send(geminiError(400, 'Please use a valid role: user, model.', 'INVALID_ARGUMENT'));
+      if (role !== undefined && role !== 'user' && role !== 'model')
+        return ex.send(geminiError(400, 'Please use a valid role: user, model.', 'INVALID_ARGUMENT'));
     }
 
     const scenario = this.take('chat');
     rec.scenario = scenario;
     const base = this.nextId();
-    const answer = resolveAnswer(scenario, { inputText: geminiInputText(rec.body), lastUserText: geminiLastUserText(rec.body), toolId: (i) => `call_${base}_${i}` });
+    const answer = resolveAnswer(scenario, {
+      inputText: geminiInputText(rec.body),
+      lastUserText: geminiLastUserText(rec.body),
+      toolId: (i) => `call_${base}_${i}`,
+    });
     const hasRaw = 'rawUsage' in scenario;
     if (answer.usage && !hasRaw) rec.usage = answer.usage;
     const full = hasRaw ? asObject(scenario.rawUsage) : answer.usage ? geminiUsage(answer.usage) : undefined;
@@ -183,7 +240,11 @@ export class FakeGemini extends ScriptedFake {
       usage: full,
       partialUsage:
         answer.usage && !hasRaw
-          ? { promptTokenCount: answer.usage.input, totalTokenCount: answer.usage.input, promptTokensDetails: [{ modality: 'TEXT', tokenCount: answer.usage.input }] }
+          ? {
+              promptTokenCount: answer.usage.input,
+              totalTokenCount: answer.usage.input,
+              promptTokensDetails: [{ modality: 'TEXT', tokenCount: answer.usage.input }],
+            }
           : undefined,
     };
     const json = { 'content-type': 'application/json; charset=UTF-8' };
@@ -192,8 +253,17 @@ export class FakeGemini extends ScriptedFake {
     else {
       const chunks = streamChunks(answer, meta);
       const frames =
-        mode === 'sse' ? chunks.map(sseFrame) : chunks.map((c, i) => `${i === 0 ? '[' : ',\r\n'}${JSON.stringify(c)}${i === chunks.length - 1 ? '\r\n]' : ''}`);
-      plan = { kind: 'sse', headers: mode === 'sse' ? { 'content-type': 'text/event-stream' } : json, frames, terminalFrom: frames.length - 1 };
+        mode === 'sse'
+          ? chunks.map(sseFrame)
+          : chunks.map(
+              (c, i) => `${i === 0 ? '[' : ',\r\n'}${JSON.stringify(c)}${i === chunks.length - 1 ? '\r\n]' : ''}`,
+            );
+      plan = {
+        kind: 'sse',
+        headers: mode === 'sse' ? { 'content-type': 'text/event-stream' } : json,
+        frames,
+        terminalFrom: frames.length - 1,
+      };
     }
     return this.play(ex, scenario, plan, dialect(mode));
   }
@@ -223,7 +293,8 @@ function streamChunks(a: ResolvedAnswer, meta: Meta): JsonObject[] {
   const pieces: JsonObject[][] = [];
   for (const p of splitText(a.reasoning ?? '', a.chunkSize)) pieces.push([{ text: p, thought: true }]);
   for (const p of splitText(a.text, a.chunkSize)) pieces.push([{ text: p }]);
-  if (a.toolCalls.length > 0) pieces.push(a.toolCalls.map((t) => ({ functionCall: { name: t.name, args: t.arguments } })));
+  if (a.toolCalls.length > 0)
+    pieces.push(a.toolCalls.map((t) => ({ functionCall: { name: t.name, args: t.arguments } })));
   if (pieces.length === 0) pieces.push([{ text: '' }]);
   return pieces.map((parts, i) => response(parts, meta, i === pieces.length - 1));
 }

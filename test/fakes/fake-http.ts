@@ -149,12 +149,20 @@ export abstract class FakeHttpServer {
 
   /** Resolves once `disconnects >= count`; rejects after `timeoutMs`. */
   waitForDisconnect(count = 1, timeoutMs = 5000): Promise<void> {
-    return this.waitUntil(() => this.disconnectCount >= count, timeoutMs, () => `${count} client disconnect(s), saw ${this.disconnectCount}`);
+    return this.waitUntil(
+      () => this.disconnectCount >= count,
+      timeoutMs,
+      () => `${count} client disconnect(s), saw ${this.disconnectCount}`,
+    );
   }
 
   /** Resolves once `requests.length >= count`; rejects after `timeoutMs`. */
   waitForRequests(count = 1, timeoutMs = 5000): Promise<void> {
-    return this.waitUntil(() => this.requests.length >= count, timeoutMs, () => `${count} request(s), saw ${this.requests.length}`);
+    return this.waitUntil(
+      () => this.requests.length >= count,
+      timeoutMs,
+      () => `${count} request(s), saw ${this.requests.length}`,
+    );
   }
 
   /** Forget recorded requests and the disconnect counter. Subclasses also drop their scripts. */
@@ -224,7 +232,11 @@ export abstract class FakeHttpServer {
       await this.handle(rec, ex);
     } catch (e) {
       if (!res.headersSent && !ex.closed) {
-        ex.send({ status: 500, headers: { 'content-type': 'text/plain' }, body: `fake server bug: ${e instanceof Error ? e.stack : String(e)}` });
+        ex.send({
+          status: 500,
+          headers: { 'content-type': 'text/plain' },
+          body: `fake server bug: ${e instanceof Error ? e.stack : String(e)}`,
+        });
       } else if (!ex.closed) {
         ex.destroy();
       }
@@ -275,7 +287,12 @@ function readBody(req: IncomingMessage): Promise<string> {
 /** What a scripted answer looks like before faults/delays are applied. */
 export type Plan =
   | { kind: 'json'; reply: WireReply }
-  | { kind: 'sse'; headers: Record<string, string>; frames: string[]; /** index of the first terminal frame (finish / message_delta / last chunk) */ terminalFrom: number };
+  | {
+      kind: 'sse';
+      headers: Record<string, string>;
+      frames: string[];
+      /** index of the first terminal frame (finish / message_delta / last chunk) */ terminalFrom: number;
+    };
 
 /** How one provider spells its faults. */
 export interface FaultDialect {
@@ -336,13 +353,30 @@ export abstract class ScriptedFake extends FakeHttpServer {
 
     if (fault?.kind === 'reset') return ex.destroy();
     if (fault?.kind === 'http') return ex.send(dialect.errorReply(fault));
-    if (fault?.kind === 'invalid-json') return ex.send({ status: 200, headers: { 'content-type': 'application/json' }, body: fault.raw ?? dialect.invalidJsonBody() });
+    if (fault?.kind === 'invalid-json')
+      return ex.send({
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: fault.raw ?? dialect.invalidJsonBody(),
+      });
 
     if (plan.kind === 'json') {
       if (scenario.hang) return ex.untilClosed();
-      if (fault?.kind === 'malformed-sse') return ex.send({ status: 200, headers: { 'content-type': 'application/json' }, body: fault.raw ?? dialect.invalidJsonBody() });
+      if (fault?.kind === 'malformed-sse')
+        return ex.send({
+          status: 200,
+          headers: { 'content-type': 'application/json' },
+          body: fault.raw ?? dialect.invalidJsonBody(),
+        });
       if (fault?.kind === 'stream-error') {
-        return ex.send(dialect.errorReply({ kind: 'http', status: fault.status ?? dialect.streamErrorStatus, errorType: fault.errorType, message: fault.message }));
+        return ex.send(
+          dialect.errorReply({
+            kind: 'http',
+            status: fault.status ?? dialect.streamErrorStatus,
+            errorType: fault.errorType,
+            message: fault.message,
+          }),
+        );
       }
       const reply = { ...plan.reply, headers: { ...plan.reply.headers, ...scenario.headers } };
       if (fault?.kind === 'reset-mid-stream') {
@@ -360,7 +394,8 @@ export abstract class ScriptedFake extends FakeHttpServer {
 
     let count = plan.frames.length;
     if (fault?.kind === 'reset-mid-stream') count = fault.afterChunks ?? Math.min(2, plan.frames.length);
-    else if (fault?.kind === 'malformed-sse' || fault?.kind === 'stream-error') count = fault.afterChunks ?? Math.min(1, plan.frames.length);
+    else if (fault?.kind === 'malformed-sse' || fault?.kind === 'stream-error')
+      count = fault.afterChunks ?? Math.min(1, plan.frames.length);
     else if (scenario.hang) count = typeof scenario.hang === 'object' ? scenario.hang.afterChunks : plan.terminalFrom;
     count = Math.max(0, Math.min(count, plan.frames.length));
 

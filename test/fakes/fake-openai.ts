@@ -4,7 +4,16 @@
  * `{"error":{"message","type","param","code"}}`.
  */
 import { PNG } from 'pngjs';
-import { Exchange, FaultDialect, Plan, RecordedRequest, ScriptedFake, WireReply, jsonReply, retryAfterHeader } from './fake-http';
+import {
+  Exchange,
+  FaultDialect,
+  Plan,
+  RecordedRequest,
+  ScriptedFake,
+  WireReply,
+  jsonReply,
+  retryAfterHeader,
+} from './fake-http';
 import {
   FinishKind,
   HttpFault,
@@ -55,7 +64,8 @@ export function fakeEmbeddingWords(text: string): string[] {
  * `fakeEmbedding(t, d)` is the normalised prefix of the un-normalised sum for any larger dimension.
  */
 export function fakeEmbedding(text: string, dimensions: number): Float32Array {
-  if (!Number.isInteger(dimensions) || dimensions < 1) throw new RangeError(`dimensions must be a positive integer, got ${dimensions}`);
+  if (!Number.isInteger(dimensions) || dimensions < 1)
+    throw new RangeError(`dimensions must be a positive integer, got ${dimensions}`);
   const words = fakeEmbeddingWords(text);
   const seeds = (words.length > 0 ? words : [text]).map(fnv1a32);
   const sum = new Float64Array(dimensions);
@@ -118,7 +128,14 @@ export interface FakeOpenAIOptions {
 
 const SYSTEM_FINGERPRINT = 'fp_fake';
 
-function openAiError(status: number, message: string, type: string, param: string | null = null, code: string | null = null, headers: Record<string, string> = {}): WireReply {
+function openAiError(
+  status: number,
+  message: string,
+  type: string,
+  param: string | null = null,
+  code: string | null = null,
+  headers: Record<string, string> = {},
+): WireReply {
   return jsonReply(status, { error: { message, type, param, code } }, headers);
 }
 
@@ -127,11 +144,20 @@ function defaultOpenAiError(status: number, model: string): { message: string; t
     case 400:
       return { message: 'Invalid request.', type: 'invalid_request_error', code: null };
     case 401:
-      return { message: 'Incorrect API key provided: sk-fake***. You can find your API key at https://platform.openai.com/account/api-keys.', type: 'invalid_request_error', code: 'invalid_api_key' };
+      return {
+        message:
+          'Incorrect API key provided: sk-fake***. You can find your API key at https://platform.openai.com/account/api-keys.',
+        type: 'invalid_request_error',
+        code: 'invalid_api_key',
+      };
     case 403:
       return { message: 'You are not allowed to sample from this model', type: 'invalid_request_error', code: null };
     case 404:
-      return { message: `The model \`${model}\` does not exist or you do not have access to it.`, type: 'invalid_request_error', code: 'model_not_found' };
+      return {
+        message: `The model \`${model}\` does not exist or you do not have access to it.`,
+        type: 'invalid_request_error',
+        code: 'model_not_found',
+      };
     case 429:
       return {
         message: `Rate limit reached for ${model} in organization org-fake on requests per min (RPM): Limit 3, Used 3, Requested 1. Please try again in 1s. Visit https://platform.openai.com/account/rate-limits to learn more.`,
@@ -139,12 +165,20 @@ function defaultOpenAiError(status: number, model: string): { message: string; t
         code: 'rate_limit_exceeded',
       };
     case 500:
-      return { message: 'The server had an error while processing your request. Sorry about that!', type: 'server_error', code: null };
+      return {
+        message: 'The server had an error while processing your request. Sorry about that!',
+        type: 'server_error',
+        code: null,
+      };
     case 502:
     case 503:
       return { message: 'The server is overloaded or not ready yet.', type: 'server_error', code: null };
     default:
-      return { message: `Upstream error ${status}.`, type: status >= 500 ? 'server_error' : 'invalid_request_error', code: null };
+      return {
+        message: `Upstream error ${status}.`,
+        type: status >= 500 ? 'server_error' : 'invalid_request_error',
+        code: null,
+      };
   }
 }
 
@@ -153,15 +187,30 @@ function openAiDialect(model: string): FaultDialect {
     errorReply(fault: HttpFault): WireReply {
       const d = defaultOpenAiError(fault.status, model);
       const headers = { ...retryAfterHeader(fault), ...fault.headers };
-      if (fault.rawBody !== undefined) return { status: fault.status, headers: { 'content-type': 'application/json', ...headers }, body: fault.rawBody };
-      return openAiError(fault.status, fault.message ?? d.message, fault.errorType ?? d.type, fault.param ?? null, fault.code === undefined ? d.code : fault.code, headers);
+      if (fault.rawBody !== undefined)
+        return {
+          status: fault.status,
+          headers: { 'content-type': 'application/json', ...headers },
+          body: fault.rawBody,
+        };
+      return openAiError(
+        fault.status,
+        fault.message ?? d.message,
+        fault.errorType ?? d.type,
+        fault.param ?? null,
+        fault.code === undefined ? d.code : fault.code,
+        headers,
+      );
     },
     streamErrorStatus: 500,
     streamErrorFrame(fault: StreamErrorFault): string {
       const d = defaultOpenAiError(fault.status ?? 500, model);
-      return sse({ error: { message: fault.message ?? d.message, type: fault.errorType ?? d.type, param: null, code: d.code } });
+      return sse({
+        error: { message: fault.message ?? d.message, type: fault.errorType ?? d.type, param: null, code: d.code },
+      });
     },
-    malformedFrame: () => 'data: {"id":"chatcmpl-broken","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"tru\n\n',
+    malformedFrame: () =>
+      'data: {"id":"chatcmpl-broken","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"tru\n\n',
     invalidJsonBody: () => '{"id":"chatcmpl-broken","object":"chat.completion","choices":[',
   };
 }
@@ -177,7 +226,12 @@ export function openAiUsage(u: UsageSpec): JsonObject {
     completion_tokens: u.output,
     total_tokens: u.input + u.output,
     prompt_tokens_details: { cached_tokens: u.cacheRead ?? 0, audio_tokens: 0 },
-    completion_tokens_details: { reasoning_tokens: u.reasoning ?? 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+    completion_tokens_details: {
+      reasoning_tokens: u.reasoning ?? 0,
+      audio_tokens: 0,
+      accepted_prediction_tokens: 0,
+      rejected_prediction_tokens: 0,
+    },
   };
 }
 
@@ -223,7 +277,10 @@ export class FakeOpenAI extends ScriptedFake {
       const auth = this.checkAuth(rec);
       if (auth) return ex.send(auth);
       const id = decodeURIComponent(modelMatch[1]);
-      if (!this.models().includes(id)) return ex.send(openAiError(404, `The model '${id}' does not exist`, 'invalid_request_error', 'model', 'model_not_found'));
+      if (!this.models().includes(id))
+        return ex.send(
+          openAiError(404, `The model '${id}' does not exist`, 'invalid_request_error', 'model', 'model_not_found'),
+        );
       return ex.send(jsonReply(200, modelObject(id), requestId));
     }
     if (rec.method === 'POST' && rec.path === '/v1/chat/completions') return this.chat(rec, ex, requestId);
@@ -248,7 +305,13 @@ export class FakeOpenAI extends ScriptedFake {
     }
     if (this.options.apiKey !== undefined && key !== this.options.apiKey) {
       const masked = key.length > 8 ? `${key.slice(0, 3)}***${key.slice(-4)}` : '***';
-      return openAiError(401, `Incorrect API key provided: ${masked}. You can find your API key at https://platform.openai.com/account/api-keys.`, 'invalid_request_error', null, 'invalid_api_key');
+      return openAiError(
+        401,
+        `Incorrect API key provided: ${masked}. You can find your API key at https://platform.openai.com/account/api-keys.`,
+        'invalid_request_error',
+        null,
+        'invalid_api_key',
+      );
     }
     return undefined;
   }
@@ -269,15 +332,48 @@ export class FakeOpenAI extends ScriptedFake {
     const model = asString(body.model);
     if (!model) return ex.send(openAiError(400, 'you must provide a model parameter', 'invalid_request_error'));
     const messages = asArray(body.messages);
-    if (!messages) return ex.send(openAiError(400, "Missing required parameter: 'messages'.", 'invalid_request_error', 'messages', 'missing_required_parameter'));
-    if (messages.length === 0) return ex.send(openAiError(400, "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.", 'invalid_request_error', 'messages', 'empty_array'));
+    if (!messages)
+      return ex.send(
+        openAiError(
+          400,
+          "Missing required parameter: 'messages'.",
+          'invalid_request_error',
+          'messages',
+          'missing_required_parameter',
+        ),
+      );
+    if (messages.length === 0)
+      return ex.send(
+        openAiError(
+          400,
+          "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.",
+          'invalid_request_error',
+          'messages',
+          'empty_array',
+        ),
+      );
     const stream = body.stream === true;
     if (body.stream_options !== undefined && body.stream_options !== null && !stream) {
-      return ex.send(openAiError(400, "The 'stream_options' parameter is only allowed when 'stream' is enabled.", 'invalid_request_error', 'stream_options'));
+      return ex.send(
+        openAiError(
+          400,
+          "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
+          'invalid_request_error',
+          'stream_options',
+        ),
+      );
     }
     const n = body.n === undefined || body.n === null ? 1 : body.n;
     if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > 128) {
-      return ex.send(openAiError(400, `Invalid 'n': expected an integer between 1 and 128.`, 'invalid_request_error', 'n', 'invalid_value'));
+      return ex.send(
+        openAiError(
+          400,
+          `Invalid 'n': expected an integer between 1 and 128.`,
+          'invalid_request_error',
+          'n',
+          'invalid_value',
+        ),
+      );
     }
     const includeUsage = stream && asObject(body.stream_options)?.include_usage === true;
 
@@ -301,7 +397,11 @@ export class FakeOpenAI extends ScriptedFake {
       usage: hasRawUsage ? scenario.rawUsage : answer.usage ? openAiUsage(answer.usage) : undefined,
     };
     const plan: Plan = stream
-      ? { kind: 'sse', headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...requestId }, ...streamFrames(answer, meta, n, includeUsage) }
+      ? {
+          kind: 'sse',
+          headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...requestId },
+          ...streamFrames(answer, meta, n, includeUsage),
+        }
       : { kind: 'json', reply: jsonReply(200, completionBody(answer, meta, n), requestId) };
     return this.play(ex, scenario, plan, openAiDialect(model));
   }
@@ -315,19 +415,44 @@ export class FakeOpenAI extends ScriptedFake {
     if (!model) return ex.send(openAiError(400, 'you must provide a model parameter', 'invalid_request_error'));
     const inputs = embeddingInputs(body.input);
     if (!inputs) {
-      return ex.send(openAiError(400, "'$.input' is invalid. Please check the API reference: https://platform.openai.com/docs/api-reference.", 'invalid_request_error'));
+      return ex.send(
+        openAiError(
+          400,
+          "'$.input' is invalid. Please check the API reference: https://platform.openai.com/docs/api-reference.",
+          'invalid_request_error',
+        ),
+      );
     }
     const format = body.encoding_format ?? 'float';
     if (format !== 'float' && format !== 'base64') {
-      return ex.send(openAiError(400, `Invalid value for 'encoding_format': '${String(format)}'. Supported values are: 'float' and 'base64'.`, 'invalid_request_error', 'encoding_format', 'invalid_value'));
+      return ex.send(
+        openAiError(
+          400,
+          `Invalid value for 'encoding_format': '${String(format)}'. Supported values are: 'float' and 'base64'.`,
+          'invalid_request_error',
+          'encoding_format',
+          'invalid_value',
+        ),
+      );
     }
     const native = defaultEmbeddingDimensions(model, this.options.embeddingDimensions);
     let dims = native;
     if (body.dimensions !== undefined && body.dimensions !== null) {
-      if (model.includes('ada-002')) return ex.send(openAiError(400, 'This model does not support specifying dimensions.', 'invalid_request_error', 'dimensions'));
+      if (model.includes('ada-002'))
+        return ex.send(
+          openAiError(400, 'This model does not support specifying dimensions.', 'invalid_request_error', 'dimensions'),
+        );
       const d = body.dimensions;
       if (typeof d !== 'number' || !Number.isInteger(d) || d < 1 || d > native) {
-        return ex.send(openAiError(400, `Invalid 'dimensions': must be an integer between 1 and ${native}.`, 'invalid_request_error', 'dimensions', 'invalid_value'));
+        return ex.send(
+          openAiError(
+            400,
+            `Invalid 'dimensions': must be an integer between 1 and ${native}.`,
+            'invalid_request_error',
+            'dimensions',
+            'invalid_value',
+          ),
+        );
       }
       dims = d;
     }
@@ -335,13 +460,25 @@ export class FakeOpenAI extends ScriptedFake {
     const scenario = this.take('embeddings');
     rec.scenario = scenario;
     const promptTokens = scenario.usage ? scenario.usage.input : inputs.reduce((sum, t) => sum + fakeTokenCount(t), 0);
-    const usage = 'rawUsage' in scenario ? scenario.rawUsage : scenario.usage === null ? undefined : { prompt_tokens: promptTokens, total_tokens: promptTokens };
+    const usage =
+      'rawUsage' in scenario
+        ? scenario.rawUsage
+        : scenario.usage === null
+          ? undefined
+          : { prompt_tokens: promptTokens, total_tokens: promptTokens };
     if (usage !== undefined && !('rawUsage' in scenario)) rec.usage = { input: promptTokens, output: 0 };
     const data = inputs.map((text, index) => {
       const vector = fakeEmbedding(text, dims);
-      return { object: 'embedding', index, embedding: format === 'base64' ? encodeEmbeddingBase64(vector) : Array.from(vector) };
+      return {
+        object: 'embedding',
+        index,
+        embedding: format === 'base64' ? encodeEmbeddingBase64(vector) : Array.from(vector),
+      };
     });
-    const plan: Plan = { kind: 'json', reply: jsonReply(200, { object: 'list', data, model: scenario.model ?? model, usage }, requestId) };
+    const plan: Plan = {
+      kind: 'json',
+      reply: jsonReply(200, { object: 'list', data, model: scenario.model ?? model, usage }, requestId),
+    };
     return this.play(ex, scenario, plan, openAiDialect(model));
   }
 
@@ -353,18 +490,54 @@ export class FakeOpenAI extends ScriptedFake {
     const body = rec.body;
     const model = asString(body.model) ?? 'dall-e-2';
     const prompt = asString(body.prompt);
-    if (!prompt) return ex.send(openAiError(400, "Missing required parameter: 'prompt'.", 'invalid_request_error', 'prompt', 'missing_required_parameter'));
+    if (!prompt)
+      return ex.send(
+        openAiError(
+          400,
+          "Missing required parameter: 'prompt'.",
+          'invalid_request_error',
+          'prompt',
+          'missing_required_parameter',
+        ),
+      );
     const dalle = model.startsWith('dall-e');
-    if (!dalle && body.response_format !== undefined) return ex.send(openAiError(400, "Unknown parameter: 'response_format'.", 'invalid_request_error', 'response_format', 'unknown_parameter'));
-    if (dalle && body.response_format !== 'b64_json') return ex.send(openAiError(400, 'fake: the gateway must ask for b64_json', 'invalid_request_error', 'response_format'));
+    if (!dalle && body.response_format !== undefined)
+      return ex.send(
+        openAiError(
+          400,
+          "Unknown parameter: 'response_format'.",
+          'invalid_request_error',
+          'response_format',
+          'unknown_parameter',
+        ),
+      );
+    if (dalle && body.response_format !== 'b64_json')
+      return ex.send(
+        openAiError(400, 'fake: the gateway must ask for b64_json', 'invalid_request_error', 'response_format'),
+      );
     const n = typeof body.n === 'number' ? body.n : 1;
-    if (model === 'dall-e-3' && n !== 1) return ex.send(openAiError(400, "Invalid 'n': integer above maximum value. Expected a value <= 1, but got 2 instead.", 'invalid_request_error', 'n', 'integer_above_max_value'));
+    if (model === 'dall-e-3' && n !== 1)
+      return ex.send(
+        openAiError(
+          400,
+          "Invalid 'n': integer above maximum value. Expected a value <= 1, but got 2 instead.",
+          'invalid_request_error',
+          'n',
+          'integer_above_max_value',
+        ),
+      );
     const size = asString(body.size) ?? '1024x1024';
-    if (!/^\d+x\d+$/.test(size)) return ex.send(openAiError(400, `Invalid value: '${size}'.`, 'invalid_request_error', 'size', 'invalid_value'));
+    if (!/^\d+x\d+$/.test(size))
+      return ex.send(openAiError(400, `Invalid value: '${size}'.`, 'invalid_request_error', 'size', 'invalid_value'));
     const quality = asString(body.quality) ?? (dalle ? 'standard' : 'medium');
     const scenario = this.take('images');
     rec.scenario = scenario;
-    const answer = imageAnswer({ model, prompt, n, size, quality }, scenario.usage, scenario.rawUsage, 'rawUsage' in scenario);
+    const answer = imageAnswer(
+      { model, prompt, n, size, quality },
+      scenario.usage,
+      scenario.rawUsage,
+      'rawUsage' in scenario,
+    );
     if (answer.usage) {
       const u = answer.usage as { input_tokens: number; output_tokens: number };
       rec.usage = { input: u.input_tokens, output: u.output_tokens };
@@ -401,11 +574,18 @@ interface ImageAnswerOptions {
   quality: string;
 }
 
-function imageAnswer(o: ImageAnswerOptions, usage: UsageSpec | null | undefined, rawUsage: unknown, hasRaw: boolean): JsonObject {
+function imageAnswer(
+  o: ImageAnswerOptions,
+  usage: UsageSpec | null | undefined,
+  rawUsage: unknown,
+  hasRaw: boolean,
+): JsonObject {
   const [w, h] = o.size.split('x').map(Number);
   const data = Array.from({ length: o.n }, (_, i) => {
     const b64 = fakePng(w, h, `${o.prompt}#${i}`).toString('base64');
-    return o.model.startsWith('dall-e') ? { b64_json: b64, revised_prompt: `A detailed rendition of: ${o.prompt}` } : { b64_json: b64 };
+    return o.model.startsWith('dall-e')
+      ? { b64_json: b64, revised_prompt: `A detailed rendition of: ${o.prompt}` }
+      : { b64_json: b64 };
   });
   const body: JsonObject = { created: 1731000000, data };
   if (!o.model.startsWith('dall-e')) {
@@ -415,7 +595,12 @@ function imageAnswer(o: ImageAnswerOptions, usage: UsageSpec | null | undefined,
     if (hasRaw) {
       if (rawUsage !== undefined) body.usage = rawUsage as JsonObject;
     } else if (usage !== null) {
-      body.usage = { input_tokens: input, input_tokens_details: { image_tokens: 0, text_tokens: input }, output_tokens: output, total_tokens: input + output };
+      body.usage = {
+        input_tokens: input,
+        input_tokens_details: { image_tokens: 0, text_tokens: input },
+        output_tokens: output,
+        total_tokens: input + output,
+      };
     }
   }
   return body;
@@ -442,7 +627,8 @@ function embeddingInputs(input: unknown): string[] | undefined {
   const out: string[] = [];
   for (const item of arr) {
     if (typeof item === 'string' && item.length > 0) out.push(item);
-    else if (Array.isArray(item) && item.length > 0 && item.every((x) => typeof x === 'number')) out.push(item.join(' '));
+    else if (Array.isArray(item) && item.length > 0 && item.every((x) => typeof x === 'number'))
+      out.push(item.join(' '));
     else return undefined;
   }
   return out;
@@ -452,11 +638,20 @@ function completionBody(a: ResolvedAnswer, meta: ResponseMeta, n: number): JsonO
   const message: JsonObject = { role: 'assistant', content: a.text === '' && a.toolCalls.length > 0 ? null : a.text };
   if (a.reasoning !== undefined) message.reasoning_content = a.reasoning;
   if (a.toolCalls.length > 0) {
-    message.tool_calls = a.toolCalls.map((t) => ({ id: t.id, type: 'function', function: { name: t.name, arguments: JSON.stringify(t.arguments) } }));
+    message.tool_calls = a.toolCalls.map((t) => ({
+      id: t.id,
+      type: 'function',
+      function: { name: t.name, arguments: JSON.stringify(t.arguments) },
+    }));
   }
   message.refusal = null;
   message.annotations = [];
-  const choices = Array.from({ length: n }, (_, index) => ({ index, message, logprobs: null, finish_reason: meta.finish }));
+  const choices = Array.from({ length: n }, (_, index) => ({
+    index,
+    message,
+    logprobs: null,
+    finish_reason: meta.finish,
+  }));
   return {
     id: meta.id,
     object: 'chat.completion',
@@ -469,7 +664,12 @@ function completionBody(a: ResolvedAnswer, meta: ResponseMeta, n: number): JsonO
   };
 }
 
-function streamFrames(a: ResolvedAnswer, meta: ResponseMeta, n: number, includeUsage: boolean): { frames: string[]; terminalFrom: number } {
+function streamFrames(
+  a: ResolvedAnswer,
+  meta: ResponseMeta,
+  n: number,
+  includeUsage: boolean,
+): { frames: string[]; terminalFrom: number } {
   const chunk = (choices: unknown[], usage?: unknown): string => {
     const c: JsonObject = {
       id: meta.id,
@@ -483,24 +683,37 @@ function streamFrames(a: ResolvedAnswer, meta: ResponseMeta, n: number, includeU
     if (includeUsage) c.usage = usage ?? null;
     return sse(c);
   };
-  const delta = (index: number, d: JsonObject): JsonObject => ({ index, delta: d, logprobs: null, finish_reason: null });
+  const delta = (index: number, d: JsonObject): JsonObject => ({
+    index,
+    delta: d,
+    logprobs: null,
+    finish_reason: null,
+  });
 
   const frames: string[] = [];
   for (let index = 0; index < n; index++) {
     const toolsOnly = a.text === '' && a.reasoning === undefined && a.toolCalls.length > 0;
     if (!toolsOnly) frames.push(chunk([delta(index, { role: 'assistant', content: '', refusal: null })]));
-    for (const piece of splitText(a.reasoning ?? '', a.chunkSize)) frames.push(chunk([delta(index, { content: null, reasoning_content: piece })]));
+    for (const piece of splitText(a.reasoning ?? '', a.chunkSize))
+      frames.push(chunk([delta(index, { content: null, reasoning_content: piece })]));
     for (const piece of splitText(a.text, a.chunkSize)) frames.push(chunk([delta(index, { content: piece })]));
     a.toolCalls.forEach((t, j) => {
-      const head: JsonObject = { tool_calls: [{ index: j, id: t.id, type: 'function', function: { name: t.name, arguments: '' } }] };
-      frames.push(chunk([delta(index, toolsOnly && j === 0 ? { role: 'assistant', content: null, ...head, refusal: null } : head)]));
+      const head: JsonObject = {
+        tool_calls: [{ index: j, id: t.id, type: 'function', function: { name: t.name, arguments: '' } }],
+      };
+      frames.push(
+        chunk([
+          delta(index, toolsOnly && j === 0 ? { role: 'assistant', content: null, ...head, refusal: null } : head),
+        ]),
+      );
       for (const piece of splitText(JSON.stringify(t.arguments), a.chunkSize)) {
         frames.push(chunk([delta(index, { tool_calls: [{ index: j, function: { arguments: piece } }] })]));
       }
     });
   }
   const terminalFrom = frames.length;
-  for (let index = 0; index < n; index++) frames.push(chunk([{ index, delta: {}, logprobs: null, finish_reason: meta.finish }]));
+  for (let index = 0; index < n; index++)
+    frames.push(chunk([{ index, delta: {}, logprobs: null, finish_reason: meta.finish }]));
   if (includeUsage && meta.usage !== undefined) frames.push(chunk([], meta.usage));
   frames.push('data: [DONE]\n\n');
   return { frames, terminalFrom };

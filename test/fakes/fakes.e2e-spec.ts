@@ -25,8 +25,18 @@ interface Raw {
   text: string;
 }
 
-async function post(url: string, body: unknown, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Raw> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal });
+async function post(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+  signal?: AbortSignal,
+): Promise<Raw> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+    signal,
+  });
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 
@@ -56,7 +66,8 @@ function parseSse(text: string): SseEvent[] {
 }
 
 const sse = (payload: unknown): string => `data: ${JSON.stringify(payload)}\n\n`;
-const anthropicEvent = (type: string, payload: unknown): string => `event: ${type}\ndata: ${JSON.stringify(payload)}\n\n`;
+const anthropicEvent = (type: string, payload: unknown): string =>
+  `event: ${type}\ndata: ${JSON.stringify(payload)}\n\n`;
 
 // ---------------------------------------------------------------------------------------------
 
@@ -72,8 +83,18 @@ describe('FakeOpenAI', () => {
   afterEach(() => fake.reset());
 
   it('answers a non-stream completion in the exact chat.completion shape and records the request', async () => {
-    fake.enqueue({ id: 'chatcmpl-1', created: 1700000000, text: 'Hello there', reasoning: 'Let me think', usage: { input: 12, output: 7, cacheRead: 4, reasoning: 3 } });
-    const res = await post(chatUrl(), { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], temperature: 0.2 }, auth);
+    fake.enqueue({
+      id: 'chatcmpl-1',
+      created: 1700000000,
+      text: 'Hello there',
+      reasoning: 'Let me think',
+      usage: { input: 12, output: 7, cacheRead: 4, reasoning: 3 },
+    });
+    const res = await post(
+      chatUrl(),
+      { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], temperature: 0.2 },
+      auth,
+    );
 
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/json');
@@ -85,7 +106,13 @@ describe('FakeOpenAI', () => {
       choices: [
         {
           index: 0,
-          message: { role: 'assistant', content: 'Hello there', reasoning_content: 'Let me think', refusal: null, annotations: [] },
+          message: {
+            role: 'assistant',
+            content: 'Hello there',
+            reasoning_content: 'Let me think',
+            refusal: null,
+            annotations: [],
+          },
           logprobs: null,
           finish_reason: 'stop',
         },
@@ -95,20 +122,39 @@ describe('FakeOpenAI', () => {
         completion_tokens: 7,
         total_tokens: 19,
         prompt_tokens_details: { cached_tokens: 4, audio_tokens: 0 },
-        completion_tokens_details: { reasoning_tokens: 3, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+        completion_tokens_details: {
+          reasoning_tokens: 3,
+          audio_tokens: 0,
+          accepted_prediction_tokens: 0,
+          rejected_prediction_tokens: 0,
+        },
       },
       service_tier: 'default',
       system_fingerprint: 'fp_fake',
     });
     expect(fake.requests).toHaveLength(1);
-    expect(fake.lastRequest).toMatchObject({ method: 'POST', path: '/v1/chat/completions', body: { model: 'gpt-4o', temperature: 0.2 } });
+    expect(fake.lastRequest).toMatchObject({
+      method: 'POST',
+      path: '/v1/chat/completions',
+      body: { model: 'gpt-4o', temperature: 0.2 },
+    });
     expect(fake.lastRequest?.headers.authorization).toBe('Bearer sk-test');
     expect(fake.lastRequest?.usage).toEqual({ input: 12, output: 7, cacheRead: 4, reasoning: 3 });
   });
 
   it('echoes the last user message with fakeTokenCount usage by default, and honours n', async () => {
-    const body = { model: 'gpt-4o-mini', n: 2, messages: [{ role: 'system', content: 'Be brief' }, { role: 'user', content: [{ type: 'text', text: 'say hi please' }] }] };
-    const json = JSON.parse((await post(chatUrl(), body, auth)).text) as { choices: { index: number; message: { content: string } }[]; usage: { prompt_tokens: number; completion_tokens: number } };
+    const body = {
+      model: 'gpt-4o-mini',
+      n: 2,
+      messages: [
+        { role: 'system', content: 'Be brief' },
+        { role: 'user', content: [{ type: 'text', text: 'say hi please' }] },
+      ],
+    };
+    const json = JSON.parse((await post(chatUrl(), body, auth)).text) as {
+      choices: { index: number; message: { content: string } }[];
+      usage: { prompt_tokens: number; completion_tokens: number };
+    };
     expect(json.choices.map((c) => [c.index, c.message.content])).toEqual([
       [0, 'say hi please'],
       [1, 'say hi please'],
@@ -126,15 +172,39 @@ describe('FakeOpenAI', () => {
       toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: { city: 'Paris' } }],
       usage: { input: 7, output: 4 },
     });
-    const res = await post(chatUrl(), { model: 'gpt-4o', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'weather?' }] }, auth);
+    const res = await post(
+      chatUrl(),
+      {
+        model: 'gpt-4o',
+        stream: true,
+        stream_options: { include_usage: true },
+        messages: [{ role: 'user', content: 'weather?' }],
+      },
+      auth,
+    );
 
-    const base = { id: 'chatcmpl-s', object: 'chat.completion.chunk', created: 1700000000, model: 'gpt-4o', service_tier: 'default', system_fingerprint: 'fp_fake' };
-    const d = (delta: unknown): unknown => ({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: null }], usage: null });
+    const base = {
+      id: 'chatcmpl-s',
+      object: 'chat.completion.chunk',
+      created: 1700000000,
+      model: 'gpt-4o',
+      service_tier: 'default',
+      system_fingerprint: 'fp_fake',
+    };
+    const d = (delta: unknown): unknown => ({
+      ...base,
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: null }],
+      usage: null,
+    });
     const expected = [
       sse(d({ role: 'assistant', content: '', refusal: null })),
       sse(d({ content: 'Hello ' })),
       sse(d({ content: 'world' })),
-      sse(d({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '' } }] })),
+      sse(
+        d({
+          tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '' } }],
+        }),
+      ),
       sse(d({ tool_calls: [{ index: 0, function: { arguments: '{"city' } }] })),
       sse(d({ tool_calls: [{ index: 0, function: { arguments: '":"Par' } }] })),
       sse(d({ tool_calls: [{ index: 0, function: { arguments: 'is"}' } }] })),
@@ -147,7 +217,12 @@ describe('FakeOpenAI', () => {
           completion_tokens: 4,
           total_tokens: 11,
           prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
-          completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+          completion_tokens_details: {
+            reasoning_tokens: 0,
+            audio_tokens: 0,
+            accepted_prediction_tokens: 0,
+            rejected_prediction_tokens: 0,
+          },
         },
       }),
       'data: [DONE]\n\n',
@@ -159,10 +234,20 @@ describe('FakeOpenAI', () => {
 
   it('streams DeepSeek-style reasoning_content deltas, and no usage chunk / usage field without include_usage', async () => {
     fake.enqueue({ text: 'ok', reasoning: 'abcdefgh', chunkSize: 4 });
-    const res = await post(chatUrl(), { model: 'deepseek-reasoner', stream: true, messages: [{ role: 'user', content: 'x' }] }, auth);
+    const res = await post(
+      chatUrl(),
+      { model: 'deepseek-reasoner', stream: true, messages: [{ role: 'user', content: 'x' }] },
+      auth,
+    );
     const events = parseSse(res.text);
     expect(events[events.length - 1].data).toBe('[DONE]');
-    const chunks = events.slice(0, -1).map((e) => JSON.parse(e.data) as { choices: { delta: Record<string, unknown>; finish_reason: string | null }[]; usage?: unknown });
+    const chunks = events.slice(0, -1).map(
+      (e) =>
+        JSON.parse(e.data) as {
+          choices: { delta: Record<string, unknown>; finish_reason: string | null }[];
+          usage?: unknown;
+        },
+    );
     expect(chunks.map((c) => c.choices[0].delta)).toEqual([
       { role: 'assistant', content: '', refusal: null },
       { content: null, reasoning_content: 'abcd' },
@@ -175,7 +260,15 @@ describe('FakeOpenAI', () => {
   });
 
   it('serves embeddings as floats and base64 from fakeEmbedding, honouring dimensions', async () => {
-    const floats = JSON.parse((await post(`${fake.baseUrl}/v1/embeddings`, { model: 'text-embedding-3-small', input: ['red apple', 'green apple pie'] }, auth)).text) as {
+    const floats = JSON.parse(
+      (
+        await post(
+          `${fake.baseUrl}/v1/embeddings`,
+          { model: 'text-embedding-3-small', input: ['red apple', 'green apple pie'] },
+          auth,
+        )
+      ).text,
+    ) as {
       object: string;
       data: { object: string; index: number; embedding: number[] }[];
       model: string;
@@ -190,14 +283,24 @@ describe('FakeOpenAI', () => {
     expect(Float32Array.from(floats.data[0].embedding)).toEqual(fakeEmbedding('red apple', 1536));
     expect(floats.usage).toEqual({ prompt_tokens: 5, total_tokens: 5 });
 
-    const b64 = JSON.parse((await post(`${fake.baseUrl}/v1/embeddings`, { model: 'text-embedding-3-large', input: 'red apple', dimensions: 256, encoding_format: 'base64' }, auth)).text) as {
+    const b64 = JSON.parse(
+      (
+        await post(
+          `${fake.baseUrl}/v1/embeddings`,
+          { model: 'text-embedding-3-large', input: 'red apple', dimensions: 256, encoding_format: 'base64' },
+          auth,
+        )
+      ).text,
+    ) as {
       data: { embedding: string }[];
     };
     const decoded = decodeEmbeddingBase64(b64.data[0].embedding);
     expect(decoded).toEqual(fakeEmbedding('red apple', 256));
     // bag of words: shared words → more similar
     const apple = fakeEmbedding('apple', 256);
-    expect(cosineSimilarity(fakeEmbedding('red apple', 256), apple)).toBeGreaterThan(cosineSimilarity(fakeEmbedding('blue sky', 256), apple));
+    expect(cosineSimilarity(fakeEmbedding('red apple', 256), apple)).toBeGreaterThan(
+      cosineSimilarity(fakeEmbedding('blue sky', 256), apple),
+    );
     expect(cosineSimilarity(decoded, decoded)).toBeCloseTo(1, 6);
   });
 
@@ -212,10 +315,25 @@ describe('FakeOpenAI', () => {
     fake.enqueue({ text: 'kept' });
     const missing = await post(chatUrl(), { model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] });
     expect(missing.status).toBe(401);
-    expect(JSON.parse(missing.text)).toEqual({ error: { message: expect.stringContaining("You didn't provide an API key") as string, type: 'invalid_request_error', param: null, code: null } });
-    const wrong = await post(chatUrl(), { model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }, { authorization: 'Bearer sk-wrong-key' });
+    expect(JSON.parse(missing.text)).toEqual({
+      error: {
+        message: expect.stringContaining("You didn't provide an API key") as string,
+        type: 'invalid_request_error',
+        param: null,
+        code: null,
+      },
+    });
+    const wrong = await post(
+      chatUrl(),
+      { model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] },
+      { authorization: 'Bearer sk-wrong-key' },
+    );
     expect(JSON.parse(wrong.text)).toMatchObject({ error: { type: 'invalid_request_error', code: 'invalid_api_key' } });
-    const badOptions = await post(chatUrl(), { model: 'gpt-4o', stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'x' }] }, auth);
+    const badOptions = await post(
+      chatUrl(),
+      { model: 'gpt-4o', stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'x' }] },
+      auth,
+    );
     expect(badOptions.status).toBe(400);
     expect(JSON.parse(badOptions.text)).toMatchObject({ error: { param: 'stream_options' } });
     expect(fake.pending).toBe(1);
@@ -227,7 +345,12 @@ describe('FakeOpenAI', () => {
     expect(res.status).toBe(429);
     expect(res.headers.get('retry-after')).toBe('7');
     expect(JSON.parse(res.text)).toEqual({
-      error: { message: expect.stringContaining('Rate limit reached for gpt-4o') as string, type: 'requests', param: null, code: 'rate_limit_exceeded' },
+      error: {
+        message: expect.stringContaining('Rate limit reached for gpt-4o') as string,
+        type: 'requests',
+        param: null,
+        code: 'rate_limit_exceeded',
+      },
     });
   });
 
@@ -235,19 +358,38 @@ describe('FakeOpenAI', () => {
     fake.enqueue({ fault: faults.http(500) }, { fault: faults.http(503, { message: 'Slow down' }) });
     const a = await post(chatUrl(), { model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }, auth);
     const b = await post(chatUrl(), { model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }, auth);
-    expect([a.status, JSON.parse(a.text)]).toEqual([500, { error: { message: 'The server had an error while processing your request. Sorry about that!', type: 'server_error', param: null, code: null } }]);
-    expect([b.status, JSON.parse(b.text)]).toEqual([503, { error: { message: 'Slow down', type: 'server_error', param: null, code: null } }]);
+    expect([a.status, JSON.parse(a.text)]).toEqual([
+      500,
+      {
+        error: {
+          message: 'The server had an error while processing your request. Sorry about that!',
+          type: 'server_error',
+          param: null,
+          code: null,
+        },
+      },
+    ]);
+    expect([b.status, JSON.parse(b.text)]).toEqual([
+      503,
+      { error: { message: 'Slow down', type: 'server_error', param: null, code: null } },
+    ]);
   });
 
   it('fault: connection reset before headers', async () => {
     fake.enqueue({ fault: faults.reset() });
-    await expect(post(chatUrl(), { model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }, auth)).rejects.toThrow('fetch failed');
+    await expect(
+      post(chatUrl(), { model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }, auth),
+    ).rejects.toThrow('fetch failed');
     expect(fake.disconnects).toBe(0);
   });
 
   it('fault: reset mid-stream after N events', async () => {
     fake.enqueue({ text: 'aaaa bbbb cccc', chunkSize: 4, fault: faults.resetMidStream(2) });
-    const res = await fetch(chatUrl(), { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: JSON.stringify({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'x' }] }) });
+    const res = await fetch(chatUrl(), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...auth },
+      body: JSON.stringify({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'x' }] }),
+    });
     expect(res.status).toBe(200);
     const reader = (res.body as ReadableStream<Uint8Array>).getReader();
     let received = '';
@@ -264,24 +406,40 @@ describe('FakeOpenAI', () => {
   });
 
   it('fault: invalid JSON body, malformed SSE, in-stream error', async () => {
-    fake.enqueue({ fault: faults.invalidJson() }, { text: 'hello', fault: faults.malformedSse(1) }, { text: 'hello', fault: faults.streamError({ message: 'boom' }) });
+    fake.enqueue(
+      { fault: faults.invalidJson() },
+      { text: 'hello', fault: faults.malformedSse(1) },
+      { text: 'hello', fault: faults.streamError({ message: 'boom' }) },
+    );
     const invalid = await post(chatUrl(), { model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }, auth);
     expect(invalid.status).toBe(200);
     expect(() => JSON.parse(invalid.text) as unknown).toThrow();
 
-    const malformed = await post(chatUrl(), { model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'x' }] }, auth);
+    const malformed = await post(
+      chatUrl(),
+      { model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'x' }] },
+      auth,
+    );
     const mEvents = parseSse(malformed.text);
     expect(mEvents).toHaveLength(2);
     expect(() => JSON.parse(mEvents[1].data) as unknown).toThrow();
 
-    const errored = await post(chatUrl(), { model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'x' }] }, auth);
+    const errored = await post(
+      chatUrl(),
+      { model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'x' }] },
+      auth,
+    );
     const eEvents = parseSse(errored.text);
-    expect(JSON.parse(eEvents[eEvents.length - 1].data)).toEqual({ error: { message: 'boom', type: 'server_error', param: null, code: null } });
+    expect(JSON.parse(eEvents[eEvents.length - 1].data)).toEqual({
+      error: { message: 'boom', type: 'server_error', param: null, code: null },
+    });
   });
 
   it('delay before headers: an aborting client is counted as a disconnect', async () => {
     fake.enqueue({ delayMs: 2000 });
-    await expect(post(chatUrl(), { model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }, auth, AbortSignal.timeout(150))).rejects.toThrow();
+    await expect(
+      post(chatUrl(), { model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }, auth, AbortSignal.timeout(150)),
+    ).rejects.toThrow();
     await fake.waitForDisconnect(1, 2000);
     expect(fake.disconnects).toBe(1);
   });
@@ -305,8 +463,11 @@ describe('FakeOpenAI', () => {
     });
     const reader = (res.body as ReadableStream<Uint8Array>).getReader();
     let received = '';
-    while (parseSse(received).length < 2) received += Buffer.from((await reader.read()).value ?? new Uint8Array()).toString('utf8');
-    expect(JSON.parse(parseSse(received)[1].data)).toMatchObject({ choices: [{ delta: { content: 'partial answer' } }] });
+    while (parseSse(received).length < 2)
+      received += Buffer.from((await reader.read()).value ?? new Uint8Array()).toString('utf8');
+    expect(JSON.parse(parseSse(received)[1].data)).toMatchObject({
+      choices: [{ delta: { content: 'partial answer' } }],
+    });
     expect(fake.disconnects).toBe(0);
     controller.abort();
     await fake.waitForDisconnect();
@@ -315,17 +476,25 @@ describe('FakeOpenAI', () => {
 
   it('route-scoped scenarios wait for their route; setDefault answers when the queue is empty', async () => {
     fake.enqueue({ route: 'embeddings', fault: faults.http(500) }).setDefault({ text: 'fallback' });
-    const chat = JSON.parse((await post(chatUrl(), { model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }, auth)).text) as { choices: { message: { content: string } }[] };
+    const chat = JSON.parse(
+      (await post(chatUrl(), { model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }, auth)).text,
+    ) as { choices: { message: { content: string } }[] };
     expect(chat.choices[0].message.content).toBe('fallback');
     expect(fake.pending).toBe(1);
-    expect((await post(`${fake.baseUrl}/v1/embeddings`, { model: 'text-embedding-3-small', input: 'x' }, auth)).status).toBe(500);
+    expect(
+      (await post(`${fake.baseUrl}/v1/embeddings`, { model: 'text-embedding-3-small', input: 'x' }, auth)).status,
+    ).toBe(500);
     expect(fake.pending).toBe(0);
   });
 
   it('non-stream hang never sends headers; close() tears hanging connections down', async () => {
     const other = await FakeOpenAI.start();
     other.enqueue({ hang: true });
-    const pending = post(`${other.baseUrl}/v1/chat/completions`, { model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }, auth);
+    const pending = post(
+      `${other.baseUrl}/v1/chat/completions`,
+      { model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] },
+      auth,
+    );
     await other.waitForRequests(1);
     await other.close();
     await expect(pending).rejects.toThrow();
@@ -336,10 +505,18 @@ describe('FakeOpenAI', () => {
 
     it('chat non-stream', async () => {
       fake.enqueue({ text: 'Bonjour', usage: { input: 3, output: 1, cacheRead: 2 } });
-      const completion = await client().chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Hello' }] });
+      const completion = await client().chat.completions.create({
+        model: 'gpt-4o',
+        messages: [{ role: 'user', content: 'Hello' }],
+      });
       expect(completion.choices[0].message.content).toBe('Bonjour');
       expect(completion.choices[0].finish_reason).toBe('stop');
-      expect(completion.usage).toMatchObject({ prompt_tokens: 3, completion_tokens: 1, total_tokens: 4, prompt_tokens_details: { cached_tokens: 2 } });
+      expect(completion.usage).toMatchObject({
+        prompt_tokens: 3,
+        completion_tokens: 1,
+        total_tokens: 4,
+        prompt_tokens_details: { cached_tokens: 2 },
+      });
       expect(fake.lastRequest?.headers['user-agent']).toMatch(/OpenAI\/JS/);
     });
 
@@ -392,7 +569,11 @@ describe('FakeOpenAI', () => {
     });
 
     it('embeddings: SDK default base64 decodes to fakeEmbedding', async () => {
-      const res = await client().embeddings.create({ model: 'text-embedding-3-small', input: ['alpha beta', 'gamma'], dimensions: 64 });
+      const res = await client().embeddings.create({
+        model: 'text-embedding-3-small',
+        input: ['alpha beta', 'gamma'],
+        dimensions: 64,
+      });
       expect(fake.lastRequest?.body).toMatchObject({ encoding_format: 'base64', dimensions: 64 });
       expect(res.data[0].embedding).toEqual(Array.from(fakeEmbedding('alpha beta', 64)));
       expect(res.data[1].embedding).toEqual(Array.from(fakeEmbedding('gamma', 64)));
@@ -400,14 +581,21 @@ describe('FakeOpenAI', () => {
     });
 
     it('SDK sees 429 as RateLimitError with retry-after, and an in-stream error as APIError', async () => {
-      fake.enqueue({ fault: faults.http(429, { retryAfter: 3 }) }, { text: 'xx', fault: faults.streamError({ message: 'mid-stream failure' }) });
+      fake.enqueue(
+        { fault: faults.http(429, { retryAfter: 3 }) },
+        { text: 'xx', fault: faults.streamError({ message: 'mid-stream failure' }) },
+      );
       const err = await client()
         .chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] })
         .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(OpenAI.RateLimitError);
       expect((err as InstanceType<typeof OpenAI.RateLimitError>).headers.get('retry-after')).toBe('3');
 
-      const stream = await client().chat.completions.create({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'x' }] });
+      const stream = await client().chat.completions.create({
+        model: 'gpt-4o',
+        stream: true,
+        messages: [{ role: 'user', content: 'x' }],
+      });
       await expect(
         (async () => {
           for await (const _chunk of stream) {
@@ -425,7 +613,12 @@ describe('FakeAnthropic', () => {
   let fake: FakeAnthropic;
   const headers = { 'x-api-key': 'sk-ant-test', 'anthropic-version': '2023-06-01' };
   const url = (): string => `${fake.baseUrl}/v1/messages`;
-  const request = { model: 'claude-sonnet-4-5', max_tokens: 1024, system: 'Be terse', messages: [{ role: 'user', content: 'What is up?' }] };
+  const request = {
+    model: 'claude-sonnet-4-5',
+    max_tokens: 1024,
+    system: 'Be terse',
+    messages: [{ role: 'user', content: 'What is up?' }],
+  };
 
   beforeAll(async () => {
     fake = await FakeAnthropic.start({ apiKey: 'sk-ant-test' });
@@ -435,13 +628,28 @@ describe('FakeAnthropic', () => {
 
   it('checks x-api-key and anthropic-version', async () => {
     const missing = await post(url(), request, { 'anthropic-version': '2023-06-01' });
-    expect([missing.status, JSON.parse(missing.text)]).toEqual([401, { type: 'error', error: { type: 'authentication_error', message: 'x-api-key header is required' }, request_id: expect.stringMatching(/^req_/) as string }]);
+    expect([missing.status, JSON.parse(missing.text)]).toEqual([
+      401,
+      {
+        type: 'error',
+        error: { type: 'authentication_error', message: 'x-api-key header is required' },
+        request_id: expect.stringMatching(/^req_/) as string,
+      },
+    ]);
     const wrong = await post(url(), request, { ...headers, 'x-api-key': 'nope' });
-    expect([wrong.status, (JSON.parse(wrong.text) as { error: unknown }).error]).toEqual([401, { type: 'authentication_error', message: 'invalid x-api-key' }]);
+    expect([wrong.status, (JSON.parse(wrong.text) as { error: unknown }).error]).toEqual([
+      401,
+      { type: 'authentication_error', message: 'invalid x-api-key' },
+    ]);
     const noVersion = await post(url(), request, { 'x-api-key': 'sk-ant-test' });
-    expect([noVersion.status, (JSON.parse(noVersion.text) as { error: unknown }).error]).toEqual([400, { type: 'invalid_request_error', message: 'anthropic-version: header is required' }]);
+    expect([noVersion.status, (JSON.parse(noVersion.text) as { error: unknown }).error]).toEqual([
+      400,
+      { type: 'invalid_request_error', message: 'anthropic-version: header is required' },
+    ]);
     const system = await post(url(), { ...request, messages: [{ role: 'system', content: 'x' }] }, headers);
-    expect((JSON.parse(system.text) as { error: { message: string } }).error.message).toContain('Unexpected role "system"');
+    expect((JSON.parse(system.text) as { error: { message: string } }).error.message).toContain(
+      'Unexpected role "system"',
+    );
   });
 
   it('answers a non-stream message with thinking, text and tool_use blocks', async () => {
@@ -466,22 +674,41 @@ describe('FakeAnthropic', () => {
       ],
       stop_reason: 'tool_use',
       stop_sequence: null,
-      usage: { input_tokens: 10, cache_creation_input_tokens: 30, cache_read_input_tokens: 60, output_tokens: 20, service_tier: 'standard' },
+      usage: {
+        input_tokens: 10,
+        cache_creation_input_tokens: 30,
+        cache_read_input_tokens: 60,
+        output_tokens: 20,
+        service_tier: 'standard',
+      },
     });
     expect(fake.lastRequest?.headers['anthropic-version']).toBe('2023-06-01');
   });
 
   it('default answer echoes the last user message; default usage counts system + messages', async () => {
-    const json = JSON.parse((await post(url(), request, headers)).text) as { content: unknown[]; stop_reason: string; usage: Record<string, number> };
+    const json = JSON.parse((await post(url(), request, headers)).text) as {
+      content: unknown[];
+      stop_reason: string;
+      usage: Record<string, number>;
+    };
     expect(json.content).toEqual([{ type: 'text', text: 'What is up?' }]);
     expect(json.stop_reason).toBe('end_turn');
     expect(json.usage).toMatchObject({ input_tokens: fakeTokenCount('Be terse What is up?'), output_tokens: 3 });
   });
 
   it('streams the exact event sequence', async () => {
-    fake.enqueue({ id: 'msg_s', reasoning: 'Hmm ok', signature: 'sig==', text: 'Hi there', chunkSize: 4, toolCalls: [{ id: 'toolu_9', name: 'f', arguments: { a: 1 } }], usage: { input: 50, output: 12, cacheRead: 40 } });
+    fake.enqueue({
+      id: 'msg_s',
+      reasoning: 'Hmm ok',
+      signature: 'sig==',
+      text: 'Hi there',
+      chunkSize: 4,
+      toolCalls: [{ id: 'toolu_9', name: 'f', arguments: { a: 1 } }],
+      usage: { input: 50, output: 12, cacheRead: 40 },
+    });
     const res = await post(url(), { ...request, stream: true }, headers);
-    const delta = (index: number, d: unknown): string => anthropicEvent('content_block_delta', { type: 'content_block_delta', index, delta: d });
+    const delta = (index: number, d: unknown): string =>
+      anthropicEvent('content_block_delta', { type: 'content_block_delta', index, delta: d });
     const expected = [
       anthropicEvent('message_start', {
         type: 'message_start',
@@ -496,22 +723,38 @@ describe('FakeAnthropic', () => {
           usage: { input_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 40, output_tokens: 1 },
         },
       }),
-      anthropicEvent('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '' } }),
+      anthropicEvent('content_block_start', {
+        type: 'content_block_start',
+        index: 0,
+        content_block: { type: 'thinking', thinking: '' },
+      }),
       anthropicEvent('ping', { type: 'ping' }),
       delta(0, { type: 'thinking_delta', thinking: 'Hmm ' }),
       delta(0, { type: 'thinking_delta', thinking: 'ok' }),
       delta(0, { type: 'signature_delta', signature: 'sig==' }),
       anthropicEvent('content_block_stop', { type: 'content_block_stop', index: 0 }),
-      anthropicEvent('content_block_start', { type: 'content_block_start', index: 1, content_block: { type: 'text', text: '' } }),
+      anthropicEvent('content_block_start', {
+        type: 'content_block_start',
+        index: 1,
+        content_block: { type: 'text', text: '' },
+      }),
       delta(1, { type: 'text_delta', text: 'Hi t' }),
       delta(1, { type: 'text_delta', text: 'here' }),
       anthropicEvent('content_block_stop', { type: 'content_block_stop', index: 1 }),
-      anthropicEvent('content_block_start', { type: 'content_block_start', index: 2, content_block: { type: 'tool_use', id: 'toolu_9', name: 'f', input: {} } }),
+      anthropicEvent('content_block_start', {
+        type: 'content_block_start',
+        index: 2,
+        content_block: { type: 'tool_use', id: 'toolu_9', name: 'f', input: {} },
+      }),
       delta(2, { type: 'input_json_delta', partial_json: '' }),
       delta(2, { type: 'input_json_delta', partial_json: '{"a"' }),
       delta(2, { type: 'input_json_delta', partial_json: ':1}' }),
       anthropicEvent('content_block_stop', { type: 'content_block_stop', index: 2 }),
-      anthropicEvent('message_delta', { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 12 } }),
+      anthropicEvent('message_delta', {
+        type: 'message_delta',
+        delta: { stop_reason: 'tool_use', stop_sequence: null },
+        usage: { output_tokens: 12 },
+      }),
       anthropicEvent('message_stop', { type: 'message_stop' }),
     ].join('');
     expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
@@ -519,11 +762,19 @@ describe('FakeAnthropic', () => {
   });
 
   it('faults: 529 overloaded, 429 with retry-after, in-stream error event', async () => {
-    fake.enqueue({ fault: faults.http(529) }, { fault: faults.http(429, { retryAfter: 12 }) }, { text: 'abc def', fault: faults.streamError({ afterChunks: 3 }) });
+    fake.enqueue(
+      { fault: faults.http(529) },
+      { fault: faults.http(429, { retryAfter: 12 }) },
+      { text: 'abc def', fault: faults.streamError({ afterChunks: 3 }) },
+    );
     const overloaded = await post(url(), request, headers);
     expect([overloaded.status, JSON.parse(overloaded.text)]).toEqual([
       529,
-      { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' }, request_id: overloaded.headers.get('request-id') },
+      {
+        type: 'error',
+        error: { type: 'overloaded_error', message: 'Overloaded' },
+        request_id: overloaded.headers.get('request-id'),
+      },
     ]);
     const limited = await post(url(), request, headers);
     expect(limited.status).toBe(429);
@@ -532,7 +783,10 @@ describe('FakeAnthropic', () => {
 
     const streamed = parseSse((await post(url(), { ...request, stream: true }, headers)).text);
     expect(streamed.map((e) => e.event)).toEqual(['message_start', 'content_block_start', 'ping', 'error']);
-    expect(JSON.parse(streamed[3].data)).toEqual({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
+    expect(JSON.parse(streamed[3].data)).toEqual({
+      type: 'error',
+      error: { type: 'overloaded_error', message: 'Overloaded' },
+    });
   });
 });
 
@@ -541,7 +795,8 @@ describe('FakeAnthropic', () => {
 describe('FakeGemini', () => {
   let fake: FakeGemini;
   const headers = { 'x-goog-api-key': 'g-key' };
-  const url = (method: string, query = ''): string => `${fake.baseUrl}/v1beta/models/gemini-2.5-flash:${method}${query}`;
+  const url = (method: string, query = ''): string =>
+    `${fake.baseUrl}/v1beta/models/gemini-2.5-flash:${method}${query}`;
   const request = {
     systemInstruction: { parts: [{ text: 'You are kind' }] },
     contents: [{ role: 'user', parts: [{ text: 'Call the tool' }] }],
@@ -554,13 +809,26 @@ describe('FakeGemini', () => {
   afterEach(() => fake.reset());
 
   it('answers generateContent with thought, text and functionCall parts', async () => {
-    fake.enqueue({ id: 'resp-1', reasoning: 'plan', text: 'Calling.', toolCalls: [{ name: 'lookup', arguments: { q: 'x' } }], usage: { input: 30, output: 15, cacheRead: 10, reasoning: 5 } });
+    fake.enqueue({
+      id: 'resp-1',
+      reasoning: 'plan',
+      text: 'Calling.',
+      toolCalls: [{ name: 'lookup', arguments: { q: 'x' } }],
+      usage: { input: 30, output: 15, cacheRead: 10, reasoning: 5 },
+    });
     const res = await post(url('generateContent'), request, headers);
     expect(res.status).toBe(200);
     expect(JSON.parse(res.text)).toEqual({
       candidates: [
         {
-          content: { parts: [{ text: 'plan', thought: true }, { text: 'Calling.' }, { functionCall: { name: 'lookup', args: { q: 'x' } } }], role: 'model' },
+          content: {
+            parts: [
+              { text: 'plan', thought: true },
+              { text: 'Calling.' },
+              { functionCall: { name: 'lookup', args: { q: 'x' } } },
+            ],
+            role: 'model',
+          },
           finishReason: 'STOP',
           index: 0,
         },
@@ -582,14 +850,30 @@ describe('FakeGemini', () => {
   it('streams with alt=sse: CRLF-separated data events, usage on chunks, finishReason on the last', async () => {
     fake.enqueue({ id: 'resp-s', text: 'Hello world', chunkSize: 6, finish: 'length', usage: { input: 4, output: 2 } });
     const res = await post(url('streamGenerateContent', '?alt=sse'), request, headers);
-    const partial = { promptTokenCount: 4, totalTokenCount: 4, promptTokensDetails: [{ modality: 'TEXT', tokenCount: 4 }] };
+    const partial = {
+      promptTokenCount: 4,
+      totalTokenCount: 4,
+      promptTokensDetails: [{ modality: 'TEXT', tokenCount: 4 }],
+    };
     const frame = (payload: unknown): string => `data: ${JSON.stringify(payload)}\r\n\r\n`;
     expect(res.headers.get('content-type')).toBe('text/event-stream');
     expect(res.text).toBe(
-      frame({ candidates: [{ content: { parts: [{ text: 'Hello ' }], role: 'model' }, index: 0 }], usageMetadata: partial, modelVersion: 'gemini-2.5-flash', responseId: 'resp-s' }) +
+      frame({
+        candidates: [{ content: { parts: [{ text: 'Hello ' }], role: 'model' }, index: 0 }],
+        usageMetadata: partial,
+        modelVersion: 'gemini-2.5-flash',
+        responseId: 'resp-s',
+      }) +
         frame({
-          candidates: [{ content: { parts: [{ text: 'world' }], role: 'model' }, finishReason: 'MAX_TOKENS', index: 0 }],
-          usageMetadata: { promptTokenCount: 4, candidatesTokenCount: 2, totalTokenCount: 6, promptTokensDetails: [{ modality: 'TEXT', tokenCount: 4 }] },
+          candidates: [
+            { content: { parts: [{ text: 'world' }], role: 'model' }, finishReason: 'MAX_TOKENS', index: 0 },
+          ],
+          usageMetadata: {
+            promptTokenCount: 4,
+            candidatesTokenCount: 2,
+            totalTokenCount: 6,
+            promptTokensDetails: [{ modality: 'TEXT', tokenCount: 4 }],
+          },
           modelVersion: 'gemini-2.5-flash',
           responseId: 'resp-s',
         }),
@@ -605,9 +889,14 @@ describe('FakeGemini', () => {
   it('errors: wrong / missing key, 429 RESOURCE_EXHAUSTED with RetryInfo, 503 UNAVAILABLE', async () => {
     const wrong = await post(url('generateContent'), request, { 'x-goog-api-key': 'bad' });
     expect(wrong.status).toBe(400);
-    expect(JSON.parse(wrong.text)).toMatchObject({ error: { code: 400, message: 'API key not valid. Please pass a valid API key.', status: 'INVALID_ARGUMENT' } });
+    expect(JSON.parse(wrong.text)).toMatchObject({
+      error: { code: 400, message: 'API key not valid. Please pass a valid API key.', status: 'INVALID_ARGUMENT' },
+    });
     const missing = await post(url('generateContent'), request);
-    expect([missing.status, (JSON.parse(missing.text) as { error: { status: string } }).error.status]).toEqual([403, 'PERMISSION_DENIED']);
+    expect([missing.status, (JSON.parse(missing.text) as { error: { status: string } }).error.status]).toEqual([
+      403,
+      'PERMISSION_DENIED',
+    ]);
 
     fake.enqueue({ fault: faults.http(429, { retryAfter: 30 }) }, { fault: faults.http(503) });
     const limited = await post(url('generateContent'), request, headers);
@@ -623,7 +912,10 @@ describe('FakeGemini', () => {
       },
     ]);
     const unavailable = await post(url('streamGenerateContent', '?alt=sse'), request, headers);
-    expect([unavailable.status, JSON.parse(unavailable.text)]).toEqual([503, { error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } }]);
+    expect([unavailable.status, JSON.parse(unavailable.text)]).toEqual([
+      503,
+      { error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } },
+    ]);
   });
 });
 

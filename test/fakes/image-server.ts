@@ -46,11 +46,23 @@ export function pngBytes(width = 1, height = 1, rgba: [number, number, number, n
   const row = Buffer.alloc(1 + width * 4);
   for (let x = 0; x < width; x++) row.set(rgba, 1 + x * 4);
   const raw = Buffer.concat(Array.from({ length: height }, () => row));
-  return Buffer.concat([PNG_SIGNATURE, pngChunk('IHDR', ihdr), pngChunk('IDAT', deflateSync(raw)), pngChunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    PNG_SIGNATURE,
+    pngChunk('IHDR', ihdr),
+    pngChunk('IDAT', deflateSync(raw)),
+    pngChunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 type Route =
-  | { kind: 'static'; body: Buffer; contentType: string; status: number; headers: Record<string, string>; delayMs: number }
+  | {
+      kind: 'static';
+      body: Buffer;
+      contentType: string;
+      status: number;
+      headers: Record<string, string>;
+      delayMs: number;
+    }
   | { kind: 'redirect'; location: string; status: number }
   | { kind: 'oversize'; totalBytes: number; contentType: string; chunkSize: number };
 
@@ -101,7 +113,12 @@ export class ImageServer extends FakeHttpServer {
 
   /** Stream `totalBytes` (PNG signature, then zeros) with chunked encoding and no content-length. Returns the URL. */
   oversize(path: string, totalBytes: number, opts: { contentType?: string; chunkSize?: number } = {}): string {
-    this.routes.set(path, { kind: 'oversize', totalBytes, contentType: opts.contentType ?? 'image/png', chunkSize: opts.chunkSize ?? 64 * 1024 });
+    this.routes.set(path, {
+      kind: 'oversize',
+      totalBytes,
+      contentType: opts.contentType ?? 'image/png',
+      chunkSize: opts.chunkSize ?? 64 * 1024,
+    });
     return this.url(path);
   }
 
@@ -132,11 +149,19 @@ export class ImageServer extends FakeHttpServer {
       case 'static': {
         await ex.sleep(route.delayMs);
         if (ex.closed) return;
-        ex.writeHead(route.status, { 'content-type': route.contentType, 'content-length': String(route.body.length), ...route.headers });
+        ex.writeHead(route.status, {
+          'content-type': route.contentType,
+          'content-length': String(route.body.length),
+          ...route.headers,
+        });
         return ex.end(head ? undefined : route.body);
       }
       case 'redirect':
-        return ex.send({ status: route.status, headers: { location: route.location, 'content-type': 'text/plain' }, body: `Redirecting to ${route.location}` });
+        return ex.send({
+          status: route.status,
+          headers: { location: route.location, 'content-type': 'text/plain' },
+          body: `Redirecting to ${route.location}`,
+        });
       case 'oversize': {
         ex.writeHead(200, { 'content-type': route.contentType });
         if (head) return ex.end();
@@ -144,10 +169,14 @@ export class ImageServer extends FakeHttpServer {
         while (sent < route.totalBytes && !ex.closed) {
           const size = Math.min(route.chunkSize, route.totalBytes - sent);
           const chunk = Buffer.alloc(size);
-          if (sent < PNG_SIGNATURE.length) PNG_SIGNATURE.copy(chunk, 0, sent, Math.min(PNG_SIGNATURE.length, sent + size));
+          if (sent < PNG_SIGNATURE.length)
+            PNG_SIGNATURE.copy(chunk, 0, sent, Math.min(PNG_SIGNATURE.length, sent + size));
           sent += size;
           if (!ex.res.write(chunk)) {
-            await Promise.race([new Promise<void>((resolve) => ex.res.once('drain', () => resolve())), ex.untilClosed()]);
+            await Promise.race([
+              new Promise<void>((resolve) => ex.res.once('drain', () => resolve())),
+              ex.untilClosed(),
+            ]);
           }
         }
         return ex.end();

@@ -98,15 +98,24 @@ export interface StreamErrorFault {
   message?: string;
 }
 
-export type Fault = HttpFault | ResetFault | ResetMidStreamFault | InvalidJsonFault | MalformedSseFault | StreamErrorFault;
+export type Fault =
+  HttpFault | ResetFault | ResetMidStreamFault | InvalidJsonFault | MalformedSseFault | StreamErrorFault;
 
 /** Short builders for faults: `faults.http(429, { retryAfter: 3 })`, `faults.reset()` … */
 export const faults = {
-  http: (status: number, opts: Omit<HttpFault, 'kind' | 'status'> = {}): HttpFault => ({ kind: 'http', status, ...opts }),
+  http: (status: number, opts: Omit<HttpFault, 'kind' | 'status'> = {}): HttpFault => ({
+    kind: 'http',
+    status,
+    ...opts,
+  }),
   reset: (): ResetFault => ({ kind: 'reset' }),
   resetMidStream: (afterChunks?: number): ResetMidStreamFault => ({ kind: 'reset-mid-stream', afterChunks }),
   invalidJson: (raw?: string): InvalidJsonFault => ({ kind: 'invalid-json', raw }),
-  malformedSse: (afterChunks?: number, raw?: string): MalformedSseFault => ({ kind: 'malformed-sse', afterChunks, raw }),
+  malformedSse: (afterChunks?: number, raw?: string): MalformedSseFault => ({
+    kind: 'malformed-sse',
+    afterChunks,
+    raw,
+  }),
   streamError: (opts: Omit<StreamErrorFault, 'kind'> = {}): StreamErrorFault => ({ kind: 'stream-error', ...opts }),
 };
 
@@ -170,7 +179,12 @@ export function fakeTokenCount(text: string): number {
 }
 
 /** Pure: default usage the fakes report when the scenario gives none. */
-export function defaultUsage(args: { inputText: string; text: string; reasoning?: string; toolCalls?: ToolCallSpec[] }): UsageSpec {
+export function defaultUsage(args: {
+  inputText: string;
+  text: string;
+  reasoning?: string;
+  toolCalls?: ToolCallSpec[];
+}): UsageSpec {
   const parts: string[] = [];
   if (args.reasoning) parts.push(args.reasoning);
   if (args.text) parts.push(args.text);
@@ -204,7 +218,11 @@ export function resolveAnswer(
   s: ChatScenario,
   ctx: { inputText: string; lastUserText: string; toolId: (index: number) => string; choices?: number },
 ): ResolvedAnswer {
-  const toolCalls = (s.toolCalls ?? []).map((t, i) => ({ id: t.id ?? ctx.toolId(i), name: t.name, arguments: t.arguments }));
+  const toolCalls = (s.toolCalls ?? []).map((t, i) => ({
+    id: t.id ?? ctx.toolId(i),
+    name: t.name,
+    arguments: t.arguments,
+  }));
   const text = s.text ?? (toolCalls.length > 0 ? '' : ctx.lastUserText);
   const finish: FinishKind = s.finish ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop');
   let usage: UsageSpec | null;

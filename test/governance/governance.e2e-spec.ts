@@ -14,7 +14,17 @@ const T0 = Date.UTC(2026, 10, 23, 12, 0, 0);
 const embed = (url: string, apiKey: string, input: string | string[] = 'red apple') =>
   request(url).post('/v1/embeddings').set('api-key', apiKey).send({ model: 'local-embedding-small', input });
 
-type LedgerRow = { apiKeyId: string | null; model: string | null; endpoint: string | null; kind: string; amountMicro: number; promptTokens: number; completionTokens: number; totalTokens: number; createdAt: number };
+type LedgerRow = {
+  apiKeyId: string | null;
+  model: string | null;
+  endpoint: string | null;
+  kind: string;
+  amountMicro: number;
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  createdAt: number;
+};
 
 /** Rate limits, key budgets, the admin API for them and the usage summary. */
 describe(`governance on ${backendKind()}`, () => {
@@ -35,26 +45,36 @@ describe(`governance on ${backendKind()}`, () => {
     await a?.close();
   });
 
-  const patchKey = (id: string, body: Record<string, unknown>) => admin(request(a.url).patch(`/api/v1/admin/api-keys/${id}`)).send(body);
+  const patchKey = (id: string, body: Record<string, unknown>) =>
+    admin(request(a.url).patch(`/api/v1/admin/api-keys/${id}`)).send(body);
   const ledger = async (teamId: string): Promise<LedgerRow[]> =>
-    (await a.get(DataSource).getRepository<LedgerRow & { teamId: string }>('LedgerEntryEntity').find({ where: { teamId } })) as LedgerRow[];
+    (await a
+      .get(DataSource)
+      .getRepository<LedgerRow & { teamId: string }>('LedgerEntryEntity')
+      .find({ where: { teamId } })) as LedgerRow[];
 
   it(`a key limited to 60 RPM gets exactly 60 of 100 requests within the minute (${shared ? 'two replicas, Redis' : 'in-process'}), then refills`, async () => {
     clock.advance(0);
     const { keyId, apiKey } = await client.teamWithKey(1000, 'rpm');
     expect((await patchKey(keyId, { rpm_limit: 60 })).status).toBe(200);
-    const rejectedBefore = a.get(RateLimitEvents).counts().requests + (b !== a ? b.get(RateLimitEvents).counts().requests : 0);
+    const rejectedBefore =
+      a.get(RateLimitEvents).counts().requests + (b !== a ? b.get(RateLimitEvents).counts().requests : 0);
     const replicas = b !== a ? [a, b] : [a];
     const scrapeRejected = async () => {
       let n = 0;
-      for (const r of replicas) n += (await Scrape.of(r.url)).value('gateway_rate_limited_total', { scope: 'key', kind: 'requests' });
+      for (const r of replicas)
+        n += (await Scrape.of(r.url)).value('gateway_rate_limited_total', { scope: 'key', kind: 'requests' });
       return n;
     };
     const metricBefore = await scrapeRejected();
 
     const results: request.Response[] = [];
     for (let batch = 0; batch < 10; batch++) {
-      results.push(...(await Promise.all(Array.from({ length: 10 }, (_, i) => embed((batch * 10 + i) % 2 === 0 ? a.url : b.url, apiKey)))));
+      results.push(
+        ...(await Promise.all(
+          Array.from({ length: 10 }, (_, i) => embed((batch * 10 + i) % 2 === 0 ? a.url : b.url, apiKey)),
+        )),
+      );
     }
     const ok = results.filter((r) => r.status === 200);
     const limited = results.filter((r) => r.status === 429);
@@ -71,24 +91,38 @@ describe(`governance on ${backendKind()}`, () => {
       expect(Number(r.headers['x-ratelimit-remaining-requests'])).toBeGreaterThanOrEqual(0);
       expect(r.headers['x-ratelimit-reset-requests']).toMatch(/^\d+(\.\d+)?s$/);
     }
-    expect(ok.map((r) => Number(r.headers['x-ratelimit-remaining-requests'])).sort((x, y) => x - y)).toEqual(Array.from({ length: 60 }, (_, i) => i));
+    expect(ok.map((r) => Number(r.headers['x-ratelimit-remaining-requests'])).sort((x, y) => x - y)).toEqual(
+      Array.from({ length: 60 }, (_, i) => i),
+    );
     // the 429: OpenAI's shape, Retry-After and headers
     const r429 = limited[0];
     expect(r429.body).toEqual({
-      error: { message: expect.stringMatching(/^Rate limit reached for API key .* on requests per min \(RPM\): Limit 60, Remaining 0, Requested 1\. Please try again in 1s\.$/), type: 'requests', code: 'rate_limit_exceeded', param: null },
+      error: {
+        message: expect.stringMatching(
+          /^Rate limit reached for API key .* on requests per min \(RPM\): Limit 60, Remaining 0, Requested 1\. Please try again in 1s\.$/,
+        ),
+        type: 'requests',
+        code: 'rate_limit_exceeded',
+        param: null,
+      },
     });
     expect(r429.headers['retry-after']).toBe('1');
     expect(r429.headers['x-ratelimit-limit-requests']).toBe('60');
     expect(r429.headers['x-ratelimit-remaining-requests']).toBe('0');
     expect(r429.headers['x-ratelimit-reset-requests']).toBe('60s');
     // the observability hook saw every rejection
-    const rejectedAfter = a.get(RateLimitEvents).counts().requests + (b !== a ? b.get(RateLimitEvents).counts().requests : 0);
+    const rejectedAfter =
+      a.get(RateLimitEvents).counts().requests + (b !== a ? b.get(RateLimitEvents).counts().requests : 0);
     expect(rejectedAfter - rejectedBefore).toBe(40);
     // and /metrics counts them (summed over the replicas, as Prometheus would)
     expect((await scrapeRejected()) - metricBefore).toBe(40);
 
     // nothing was charged for the refused ones
-    expect((await ledger((await admin(request(a.url).get(`/api/v1/admin/api-keys/${keyId}`))).body.team_id)).filter((e) => e.kind === 'charge')).toHaveLength(60);
+    expect(
+      (await ledger((await admin(request(a.url).get(`/api/v1/admin/api-keys/${keyId}`))).body.team_id)).filter(
+        (e) => e.kind === 'charge',
+      ),
+    ).toHaveLength(60);
 
     // one second later exactly one more request fits (a sliding window, not a fixed minute)
     clock.advance(1000);
@@ -128,12 +162,19 @@ describe(`governance on ${backendKind()}`, () => {
     // creating a knowledge base is not charged: not counted
     const kb = await request(a.url).post('/api/v1/knowledge-bases').set('api-key', apiKey).send({ name: 'limited' });
     expect(kb.status).toBe(201);
-    const add = (url: string, n: number) => request(url).post(`/api/v1/knowledge-bases/${kb.body.id}/documents`).set('api-key', apiKey).send({ name: `doc${n}`, text: `Document number ${n}.` });
+    const add = (url: string, n: number) =>
+      request(url)
+        .post(`/api/v1/knowledge-bases/${kb.body.id}/documents`)
+        .set('api-key', apiKey)
+        .send({ name: `doc${n}`, text: `Document number ${n}.` });
     const d1 = await add(a.url, 1);
     expect(d1.status).toBe(202);
     expect(d1.headers['x-ratelimit-remaining-requests']).toBe('2');
     expect((await add(b.url, 2)).status).toBe(202);
-    const search = await request(a.url).post(`/api/v1/knowledge-bases/${kb.body.id}/search`).set('api-key', apiKey).send({ query: 'document' });
+    const search = await request(a.url)
+      .post(`/api/v1/knowledge-bases/${kb.body.id}/search`)
+      .set('api-key', apiKey)
+      .send({ query: 'document' });
     expect(search.status).toBe(200);
     expect(search.headers['x-ratelimit-remaining-requests']).toBe('0');
     const refused = await add(b.url, 3);
@@ -151,7 +192,14 @@ describe(`governance on ${backendKind()}`, () => {
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ id: team.id, rpm_limit: 3, tpm_limit: null });
     const statuses = [];
-    for (const [url, key] of [[a.url, k1.api_key], [b.url, k2.api_key], [a.url, k2.api_key], [b.url, k1.api_key], [a.url, k1.api_key]]) statuses.push((await embed(url, key)).status);
+    for (const [url, key] of [
+      [a.url, k1.api_key],
+      [b.url, k2.api_key],
+      [a.url, k2.api_key],
+      [b.url, k1.api_key],
+      [a.url, k1.api_key],
+    ])
+      statuses.push((await embed(url, key)).status);
     expect(statuses).toEqual([200, 200, 200, 429, 429]);
     clock.advance(60_000);
   });
@@ -165,11 +213,14 @@ describe(`governance on ${backendKind()}`, () => {
     expect(set.body).toMatchObject({ budget_rub_per_day: cap, budget_rub_per_month: null, spent_rub_today: 0 });
     const budgetRefusals = async () => {
       let n = 0;
-      for (const r of b !== a ? [a, b] : [a]) n += (await Scrape.of(r.url)).value('gateway_rate_limited_total', { scope: 'key', kind: 'budget_day' });
+      for (const r of b !== a ? [a, b] : [a])
+        n += (await Scrape.of(r.url)).value('gateway_rate_limited_total', { scope: 'key', kind: 'budget_day' });
       return n;
     };
     const refusalsBefore = await budgetRefusals();
-    const results = await Promise.all(Array.from({ length: 200 }, (_, i) => embed(i % 2 === 0 ? a.url : b.url, apiKey)));
+    const results = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => embed(i % 2 === 0 ? a.url : b.url, apiKey)),
+    );
     const ok = results.filter((r) => r.status === 200);
     const refused = results.filter((r) => r.status === 402);
     expect(ok.length + refused.length).toBe(200);
@@ -179,9 +230,15 @@ describe(`governance on ${backendKind()}`, () => {
     const spentMicro = charges.reduce((s, e) => s - Number(e.amountMicro), 0);
     expect(charges).toHaveLength(ok.length);
     expect(spentMicro).toBeLessThanOrEqual(cap * 1e6);
-    expect(refused[0].body.error).toMatchObject({ type: 'insufficient_quota', code: 'key_budget_exceeded', param: null });
+    expect(refused[0].body.error).toMatchObject({
+      type: 'insufficient_quota',
+      code: 'key_budget_exceeded',
+      param: null,
+    });
     expect((await budgetRefusals()) - refusalsBefore).toBe(refused.length);
-    expect(refused[0].body.error.message).toMatch(/^API key budget exceeded: spent [\d.]+ RUB of the 0\.02 RUB daily budget.*this request requires up to [\d.]+ RUB\. The budget resets at 2026-11-24T00:00:00\.000Z \(UTC\)\.$/);
+    expect(refused[0].body.error.message).toMatch(
+      /^API key budget exceeded: spent [\d.]+ RUB of the 0\.02 RUB daily budget.*this request requires up to [\d.]+ RUB\. The budget resets at 2026-11-24T00:00:00\.000Z \(UTC\)\.$/,
+    );
     // the team balance is untouched by the refusals; the key's spend is reported
     const view = await admin(request(a.url).get(`/api/v1/admin/api-keys/${keyId}`));
     expect(view.body.spent_rub_today).toBeCloseTo(spentMicro / 1e6, 6);
@@ -212,20 +269,47 @@ describe(`governance on ${backendKind()}`, () => {
     const k1 = await client.createKey(team.id, 'one');
     const k2 = await client.createKey(team.id, 'two');
     await embed(a.url, k1.api_key, 'alpha beta');
-    await request(a.url).post('/api/v1/chat').set('api-key', k1.api_key).send({ model: 'local', user_id: 'u1', prompt: 'What is the capital of France?', system_prompt: 'Paris is the capital of France.' }).expect(200);
+    await request(a.url)
+      .post('/api/v1/chat')
+      .set('api-key', k1.api_key)
+      .send({
+        model: 'local',
+        user_id: 'u1',
+        prompt: 'What is the capital of France?',
+        system_prompt: 'Paris is the capital of France.',
+      })
+      .expect(200);
     clock.advance(86_400_000);
     await embed(b.url, k2.api_key, ['gamma', 'delta epsilon']);
-    await request(b.url).post('/v1/embeddings').set('api-key', k2.api_key).send({ model: 'local-embedding-large', input: 'zeta' }).expect(200);
+    await request(b.url)
+      .post('/v1/embeddings')
+      .set('api-key', k2.api_key)
+      .send({ model: 'local-embedding-large', input: 'zeta' })
+      .expect(200);
     const rows = (await ledger(team.id)).filter((e) => e.kind === 'charge');
     expect(rows.length).toBe(4);
-    const keyOf = { model: (e: LedgerRow) => e.model, endpoint: (e: LedgerRow) => e.endpoint, key: (e: LedgerRow) => e.apiKeyId, day: (e: LedgerRow) => new Date(Number(e.createdAt)).toISOString().slice(0, 10) };
+    const keyOf = {
+      model: (e: LedgerRow) => e.model,
+      endpoint: (e: LedgerRow) => e.endpoint,
+      key: (e: LedgerRow) => e.apiKeyId,
+      day: (e: LedgerRow) => new Date(Number(e.createdAt)).toISOString().slice(0, 10),
+    };
     const from = new Date(T0 - 10 * 86_400_000).toISOString();
     const to = new Date(clock.now() + 1000).toISOString();
     for (const groupBy of ['model', 'day', 'key', 'endpoint'] as const) {
-      const expected = new Map<string | null, { requests: number; prompt_tokens: number; completion_tokens: number; total_tokens: number; micro: number }>();
+      const expected = new Map<
+        string | null,
+        { requests: number; prompt_tokens: number; completion_tokens: number; total_tokens: number; micro: number }
+      >();
       for (const e of rows) {
         const g = keyOf[groupBy](e);
-        const cur = expected.get(g) ?? { requests: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, micro: 0 };
+        const cur = expected.get(g) ?? {
+          requests: 0,
+          prompt_tokens: 0,
+          completion_tokens: 0,
+          total_tokens: 0,
+          micro: 0,
+        };
         cur.requests++;
         cur.prompt_tokens += e.promptTokens;
         cur.completion_tokens += e.completionTokens;
@@ -234,28 +318,48 @@ describe(`governance on ${backendKind()}`, () => {
         expected.set(g, cur);
       }
       for (const res of [
-        await request(a.url).get('/api/v1/usage/summary').set('api-key', k1.api_key).query({ from, to, group_by: groupBy }),
-        await admin(request(b.url).get(`/api/v1/admin/teams/${team.id}/usage/summary`)).query({ from, to, group_by: groupBy }),
+        await request(a.url)
+          .get('/api/v1/usage/summary')
+          .set('api-key', k1.api_key)
+          .query({ from, to, group_by: groupBy }),
+        await admin(request(b.url).get(`/api/v1/admin/teams/${team.id}/usage/summary`)).query({
+          from,
+          to,
+          group_by: groupBy,
+        }),
       ]) {
         expect(res.status).toBe(200);
         expect(res.body).toMatchObject({ object: 'usage.summary', team_id: team.id, group_by: groupBy, from, to });
-        const got = new Map((res.body.data as Array<Record<string, unknown>>).map((d) => [d.group as string | null, d]));
+        const got = new Map(
+          (res.body.data as Array<Record<string, unknown>>).map((d) => [d.group as string | null, d]),
+        );
         expect(got.size).toBe(expected.size);
         for (const [g, exp] of expected) {
-          expect(got.get(g)).toEqual({ group: g, requests: exp.requests, prompt_tokens: exp.prompt_tokens, completion_tokens: exp.completion_tokens, total_tokens: exp.total_tokens, amount_rub: exp.micro / 1e6 });
+          expect(got.get(g)).toEqual({
+            group: g,
+            requests: exp.requests,
+            prompt_tokens: exp.prompt_tokens,
+            completion_tokens: exp.completion_tokens,
+            total_tokens: exp.total_tokens,
+            amount_rub: exp.micro / 1e6,
+          });
         }
         expect(res.body.total.requests).toBe(4);
       }
     }
     expect(new Set(rows.map((r) => r.apiKeyId))).toEqual(new Set([k1.id, k2.id]));
     // a range that excludes the second day
-    const firstDay = await request(a.url).get('/api/v1/usage/summary').set('api-key', k2.api_key).query({ from, to: new Date(T0 + 86_400_000 - 1).toISOString(), group_by: 'key' });
+    const firstDay = await request(a.url)
+      .get('/api/v1/usage/summary')
+      .set('api-key', k2.api_key)
+      .query({ from, to: new Date(T0 + 86_400_000 - 1).toISOString(), group_by: 'key' });
     expect(firstDay.body.data.map((d: { group: string }) => d.group)).toEqual([k1.id]);
   });
 
   it('usage summary validates its parameters', async () => {
     const { apiKey } = await client.teamWithKey(1, 'validate');
-    const q = (query: Record<string, string>) => request(a.url).get('/api/v1/usage/summary').set('api-key', apiKey).query(query);
+    const q = (query: Record<string, string>) =>
+      request(a.url).get('/api/v1/usage/summary').set('api-key', apiKey).query(query);
     const bad = [
       [{ from: 'yesterday' }, 'from'],
       [{ to: '2026-13-45' }, 'to'],
@@ -283,7 +387,10 @@ describe(`governance on ${backendKind()}`, () => {
     const seen: string[] = [];
     let after: string | null = null;
     for (let i = 0; i < 100; i++) {
-      const page: request.Response = await admin(request(a.url).get('/api/v1/admin/teams')).query({ limit: 1, ...(after ? { after } : {}) });
+      const page: request.Response = await admin(request(a.url).get('/api/v1/admin/teams')).query({
+        limit: 1,
+        ...(after ? { after } : {}),
+      });
       expect(page.status).toBe(200);
       expect(page.body.data).toHaveLength(1);
       seen.push(page.body.data[0].id);
@@ -292,41 +399,94 @@ describe(`governance on ${backendKind()}`, () => {
     }
     const all = await admin(request(a.url).get('/api/v1/admin/teams')).query({ limit: 500 });
     expect(seen).toEqual(all.body.data.map((t: { id: string }) => t.id));
-    expect(all.body.data.find((t: { id: string }) => t.id === team.id)).toEqual({ id: team.id, name: 'listing', balance_rub: 5, reserved_rub: 0, created_at: expect.any(String), rpm_limit: null, tpm_limit: null });
+    expect(all.body.data.find((t: { id: string }) => t.id === team.id)).toEqual({
+      id: team.id,
+      name: 'listing',
+      balance_rub: 5,
+      reserved_rub: 0,
+      created_at: expect.any(String),
+      rpm_limit: null,
+      tpm_limit: null,
+    });
 
-    const patched = await patchKey(k.id, { name: 'renamed', rpm_limit: 10, tpm_limit: 1000, budget_rub_per_day: 1.5, budget_rub_per_month: 20 });
+    const patched = await patchKey(k.id, {
+      name: 'renamed',
+      rpm_limit: 10,
+      tpm_limit: 1000,
+      budget_rub_per_day: 1.5,
+      budget_rub_per_month: 20,
+    });
     expect(patched.status).toBe(200);
     expect(patched.body).toEqual({
-      id: k.id, team_id: team.id, prefix: k.prefix, name: 'renamed', created_at: expect.any(String), last_used_at: null, revoked: false, revoked_at: null,
-      rpm_limit: 10, tpm_limit: 1000, budget_rub_per_day: 1.5, budget_rub_per_month: 20, spent_rub_today: 0, spent_rub_this_month: 0,
+      id: k.id,
+      team_id: team.id,
+      prefix: k.prefix,
+      name: 'renamed',
+      created_at: expect.any(String),
+      last_used_at: null,
+      revoked: false,
+      revoked_at: null,
+      rpm_limit: 10,
+      tpm_limit: 1000,
+      budget_rub_per_day: 1.5,
+      budget_rub_per_month: 20,
+      spent_rub_today: 0,
+      spent_rub_this_month: 0,
     });
     // absent fields stay, null removes
     const cleared = await patchKey(k.id, { tpm_limit: null, budget_rub_per_month: null });
-    expect(cleared.body).toMatchObject({ name: 'renamed', rpm_limit: 10, tpm_limit: null, budget_rub_per_day: 1.5, budget_rub_per_month: null });
+    expect(cleared.body).toMatchObject({
+      name: 'renamed',
+      rpm_limit: 10,
+      tpm_limit: null,
+      budget_rub_per_day: 1.5,
+      budget_rub_per_month: null,
+    });
     await embed(a.url, k.api_key).expect(200);
     await admin(request(a.url).delete(`/api/v1/admin/api-keys/${k.id}`)).expect(204);
     const keys = await admin(request(a.url).get(`/api/v1/admin/teams/${team.id}/api-keys`));
     expect(keys.status).toBe(200);
     expect(keys.body.data).toHaveLength(2);
     const listed = keys.body.data.find((x: { id: string }) => x.id === k.id);
-    expect(listed).toMatchObject({ name: 'renamed', rpm_limit: 10, revoked: true, revoked_at: expect.any(String), last_used_at: new Date(clock.now()).toISOString() });
+    expect(listed).toMatchObject({
+      name: 'renamed',
+      rpm_limit: 10,
+      revoked: true,
+      revoked_at: expect.any(String),
+      last_used_at: new Date(clock.now()).toISOString(),
+    });
     expect(listed.spent_rub_today).toBeGreaterThan(0);
     expect(JSON.stringify(keys.body)).not.toContain('key_hash');
 
-    const t1 = await admin(request(a.url).patch(`/api/v1/admin/teams/${team.id}`)).send({ name: 'renamed-team', rpm_limit: 100, tpm_limit: 5000 });
+    const t1 = await admin(request(a.url).patch(`/api/v1/admin/teams/${team.id}`)).send({
+      name: 'renamed-team',
+      rpm_limit: 100,
+      tpm_limit: 5000,
+    });
     expect(t1.body).toMatchObject({ name: 'renamed-team', rpm_limit: 100, tpm_limit: 5000 });
     const t2 = await admin(request(a.url).patch(`/api/v1/admin/teams/${team.id}`)).send({ rpm_limit: null });
     expect(t2.body).toMatchObject({ name: 'renamed-team', rpm_limit: null, tpm_limit: 5000 });
-    expect((await admin(request(a.url).get(`/api/v1/admin/teams/${team.id}`))).body).toMatchObject({ rpm_limit: null, tpm_limit: 5000 });
+    expect((await admin(request(a.url).get(`/api/v1/admin/teams/${team.id}`))).body).toMatchObject({
+      rpm_limit: null,
+      tpm_limit: 5000,
+    });
 
-    for (const body of [{ rpm_limit: 0 }, { tpm_limit: 1.5 }, { budget_rub_per_day: -1 }, { budget_rub_per_month: 'ten' }, { rpm_limit: '60' }]) {
+    for (const body of [
+      { rpm_limit: 0 },
+      { tpm_limit: 1.5 },
+      { budget_rub_per_day: -1 },
+      { budget_rub_per_month: 'ten' },
+      { rpm_limit: '60' },
+    ]) {
       const res = await patchKey(k.id, body);
       expect(res.status).toBe(400);
       expect(res.body.error.param).toBe(Object.keys(body)[0]);
     }
     expect((await admin(request(a.url).patch(`/api/v1/admin/teams/${team.id}`)).send({ name: null })).status).toBe(400);
     expect((await patchKey('6f1c1c53-8b0c-4c37-9d43-6a3e3f0f8e11', { rpm_limit: 5 })).status).toBe(404);
-    expect((await admin(request(a.url).get('/api/v1/admin/teams/6f1c1c53-8b0c-4c37-9d43-6a3e3f0f8e11/api-keys'))).status).toBe(404);
+    expect(
+      (await admin(request(a.url).get('/api/v1/admin/teams/6f1c1c53-8b0c-4c37-9d43-6a3e3f0f8e11/api-keys'))).status,
+    ).toBe(404);
     expect((await request(a.url).patch(`/api/v1/admin/api-keys/${k.id}`).send({ rpm_limit: 5 })).status).toBe(401);
   });
 });

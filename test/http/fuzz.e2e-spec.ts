@@ -68,11 +68,49 @@ const HOSTILE_VALUES: Json[] = [
   deep(40),
   deep(200),
 ];
-const HOSTILE_IDS = ['0', '-1', 'null', '..', '%2e%2e', 'a'.repeat(300), '%00', '%F0%9F%92%A5', 'file-zzz', 'vs_%27%3B', '9999999999999999999999'];
-const HOSTILE_QUERIES = ['-1', '0', '1e309', '99999999999999999999999', 'abc', '%00', '', 'true', '[]', 'x'.repeat(2000)];
-const RAW_BODIES = ['{', '{"a":', '[1,2', 'null', '"string"', '123', '{"a":1}garbage', '\u0000', '{"a":"\\ud800"}', '[' .repeat(5000)];
+const HOSTILE_IDS = [
+  '0',
+  '-1',
+  'null',
+  '..',
+  '%2e%2e',
+  'a'.repeat(300),
+  '%00',
+  '%F0%9F%92%A5',
+  'file-zzz',
+  'vs_%27%3B',
+  '9999999999999999999999',
+];
+const HOSTILE_QUERIES = [
+  '-1',
+  '0',
+  '1e309',
+  '99999999999999999999999',
+  'abc',
+  '%00',
+  '',
+  'true',
+  '[]',
+  'x'.repeat(2000),
+];
+const RAW_BODIES = [
+  '{',
+  '{"a":',
+  '[1,2',
+  'null',
+  '"string"',
+  '123',
+  '{"a":1}garbage',
+  '\u0000',
+  '{"a":"\\ud800"}',
+  '['.repeat(5000),
+];
 
-function resolve(doc: { components?: { schemas?: Record<string, Schema> } }, s: Schema | undefined, depth = 0): Schema | undefined {
+function resolve(
+  doc: { components?: { schemas?: Record<string, Schema> } },
+  s: Schema | undefined,
+  depth = 0,
+): Schema | undefined {
   if (!s || depth > 5) return s;
   if (s.$ref) return resolve(doc, doc.components?.schemas?.[s.$ref.split('/').pop()!], depth + 1);
   return s;
@@ -82,7 +120,8 @@ function exampleOf(doc: Parameters<typeof resolve>[0], s: Schema | undefined, de
   const r = resolve(doc, s);
   if (!r || depth > 4) return null;
   if (r.example !== undefined) return r.example;
-  if (r.properties) return Object.fromEntries(Object.entries(r.properties).map(([k, v]) => [k, exampleOf(doc, v, depth + 1)]));
+  if (r.properties)
+    return Object.fromEntries(Object.entries(r.properties).map(([k, v]) => [k, exampleOf(doc, v, depth + 1)]));
   if (r.type === 'array') return [exampleOf(doc, r.items, depth + 1)];
   if (r.type === 'string') return 'text';
   if (r.type === 'number' || r.type === 'integer') return 1;
@@ -95,7 +134,19 @@ describe(`fuzz: hostile requests across every operation (${backendKind()})`, () 
   let fake: FakeOpenAI;
   let apiKey: string;
   let ops: Operation[];
-  let doc: Parameters<typeof resolve>[0] & { paths: Record<string, Record<string, { parameters?: { name: string; in: string }[]; requestBody?: { content?: Record<string, { schema?: Schema }> }; security?: Record<string, unknown>[] }>> };
+  let doc: Parameters<typeof resolve>[0] & {
+    paths: Record<
+      string,
+      Record<
+        string,
+        {
+          parameters?: { name: string; in: string }[];
+          requestBody?: { content?: Record<string, { schema?: Schema }> };
+          security?: Record<string, unknown>[];
+        }
+      >
+    >;
+  };
 
   beforeAll(async () => {
     fake = await FakeOpenAI.start({ apiKey: FAKE_OPENAI_KEY });
@@ -106,7 +157,13 @@ describe(`fuzz: hostile requests across every operation (${backendKind()})`, () 
     for (const [path, methods] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(methods)) {
         const json = op.requestBody?.content?.['application/json']?.schema;
-        ops.push({ method: method.toUpperCase(), path, params: op.parameters ?? [], body: json, admin: path.startsWith('/api/v1/admin') });
+        ops.push({
+          method: method.toUpperCase(),
+          path,
+          params: op.parameters ?? [],
+          body: json,
+          admin: path.startsWith('/api/v1/admin'),
+        });
       }
     }
   });
@@ -127,7 +184,8 @@ describe(`fuzz: hostile requests across every operation (${backendKind()})`, () 
       for (let n = 0; n < PER_OP; n++) {
         let path = op.path.replace(/\{([^}]+)\}/g, () => pick(HOSTILE_IDS));
         const query = op.params.filter((p) => p.in === 'query');
-        if (query.length && rand() < 0.7) path += `?${query.map((q) => `${q.name}=${pick(HOSTILE_QUERIES)}`).join('&')}`;
+        if (query.length && rand() < 0.7)
+          path += `?${query.map((q) => `${q.name}=${pick(HOSTILE_QUERIES)}`).join('&')}`;
         const headers: Record<string, string> = {};
         const auth = rand();
         if (auth < 0.85) headers.authorization = `Bearer ${op.admin ? ADMIN_TOKEN : apiKey}`;
@@ -140,7 +198,13 @@ describe(`fuzz: hostile requests across every operation (${backendKind()})`, () 
           else {
             const base = exampleOf(doc, op.body);
             let value: Json = base;
-            if (base && typeof base === 'object' && !Array.isArray(base) && Object.keys(base).length > 0 && mode < 0.85) {
+            if (
+              base &&
+              typeof base === 'object' &&
+              !Array.isArray(base) &&
+              Object.keys(base).length > 0 &&
+              mode < 0.85
+            ) {
               const keys = Object.keys(base);
               const mutated: Record<string, Json> = { ...base };
               const k = pick(keys);
@@ -155,7 +219,12 @@ describe(`fuzz: hostile requests across every operation (${backendKind()})`, () 
         const upstreamBefore = fake.requests.length;
         let res: Response;
         try {
-          res = await fetch(`${t.url}${path}`, { method: op.method, headers, body, signal: AbortSignal.timeout(10_000) });
+          res = await fetch(`${t.url}${path}`, {
+            method: op.method,
+            headers,
+            body,
+            signal: AbortSignal.timeout(10_000),
+          });
         } catch (err) {
           failures.push(`${op.method} ${path}: transport error ${(err as Error).message}`);
           continue;
@@ -172,9 +241,16 @@ describe(`fuzz: hostile requests across every operation (${backendKind()})`, () 
             parsed = undefined;
           }
           const e = parsed?.error;
-          const ok = !!e && typeof e.message === 'string' && typeof e.type === 'string' && 'code' in e && 'param' in e && Object.keys(parsed!).length === 1;
+          const ok =
+            !!e &&
+            typeof e.message === 'string' &&
+            typeof e.type === 'string' &&
+            'code' in e &&
+            'param' in e &&
+            Object.keys(parsed!).length === 1;
           if (!ok) failures.push(`not in the error shape: ${where}`);
-          if (res.status >= 400 && res.status !== 402 && res.status !== 404 && fake.requests.length !== upstreamBefore) failures.push(`upstream called for a ${res.status}: ${where}`);
+          if (res.status >= 400 && res.status !== 402 && res.status !== 404 && fake.requests.length !== upstreamBefore)
+            failures.push(`upstream called for a ${res.status}: ${where}`);
         }
         if (failures.length > 20) break;
       }

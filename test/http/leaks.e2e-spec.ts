@@ -26,21 +26,37 @@ describe(`no leaks in answers (${backendKind()})`, () => {
 
   beforeAll(async () => {
     port = await closedPort();
-    t = await createTestApp({ env: { OPENAI_API_KEY: 'sk-x', OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`, ANTHROPIC_API_KEY: 'sk-y', ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}` } });
+    t = await createTestApp({
+      env: {
+        OPENAI_API_KEY: 'sk-x',
+        OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`,
+        ANTHROPIC_API_KEY: 'sk-y',
+        ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`,
+      },
+    });
     ({ apiKey } = await new AdminClient(t.url).teamWithKey(10));
   });
   afterAll(() => t?.close());
 
-  it.each(['gpt-4o-mini', 'claude-sonnet-4'])('an unreachable upstream (%s) → 502 without its address, stream or not', async (model) => {
-    for (const stream of [false, true]) {
-      const res = await request(t.url).post('/v1/chat/completions').set('authorization', `Bearer ${apiKey}`).send({ model, messages: [{ role: 'user', content: 'hi' }], stream, max_tokens: 16 });
-      expect(res.status).toBe(502);
-      const text = JSON.stringify(res.body) + res.text;
-      expect(res.body.error).toMatchObject({ type: 'upstream_error', message: expect.stringMatching(/could not be reached/) });
-      expect(text).not.toContain('127.0.0.1');
-      expect(text).not.toContain(String(port));
-    }
-  });
+  it.each(['gpt-4o-mini', 'claude-sonnet-4'])(
+    'an unreachable upstream (%s) → 502 without its address, stream or not',
+    async (model) => {
+      for (const stream of [false, true]) {
+        const res = await request(t.url)
+          .post('/v1/chat/completions')
+          .set('authorization', `Bearer ${apiKey}`)
+          .send({ model, messages: [{ role: 'user', content: 'hi' }], stream, max_tokens: 16 });
+        expect(res.status).toBe(502);
+        const text = JSON.stringify(res.body) + res.text;
+        expect(res.body.error).toMatchObject({
+          type: 'upstream_error',
+          message: expect.stringMatching(/could not be reached/),
+        });
+        expect(text).not.toContain('127.0.0.1');
+        expect(text).not.toContain(String(port));
+      }
+    },
+  );
 });
 
 describe(`/v1/rerank reports its cost (${backendKind()})`, () => {
@@ -58,7 +74,14 @@ describe(`/v1/rerank reports its cost (${backendKind()})`, () => {
   });
 
   it('x-gateway-cost-rub and cost.total_cost_rub equal the ledger charge', async () => {
-    const res = await request(t.url).post('/v1/rerank').set('authorization', `Bearer ${apiKey}`).send({ model: 'small', query: 'capital of France', documents: ['Paris is the capital of France.', 'Cats sleep a lot.'] });
+    const res = await request(t.url)
+      .post('/v1/rerank')
+      .set('authorization', `Bearer ${apiKey}`)
+      .send({
+        model: 'small',
+        query: 'capital of France',
+        documents: ['Paris is the capital of France.', 'Cats sleep a lot.'],
+      });
     expect(res.status).toBe(200);
     const tokens = res.body.meta.billed_units.input_tokens as number;
     expect(res.body.cost).toEqual({ total_cost_rub: costRub(tokens), currency: 'RUB' });

@@ -23,12 +23,22 @@ describe(`SDK entry points (${backendKind()})`, () => {
 
   it('errors that explain: a missing field is "required", a non-JSON body is 415, a wrong method is 405 with Allow', async () => {
     const key = (client as unknown as { apiKey: string }).apiKey;
-    const missing = await request(t.url).post('/api/v1/chat').set('api-key', key).send({ model: 'local', prompt: 'hi' });
+    const missing = await request(t.url)
+      .post('/api/v1/chat')
+      .set('api-key', key)
+      .send({ model: 'local', prompt: 'hi' });
     expect(missing.status).toBe(400);
     expect(missing.body.error).toMatchObject({ param: 'user_id', message: 'user_id is required.' });
-    const text = await request(t.url).post('/api/v1/chat').set('api-key', key).set('content-type', 'text/plain').send('prompt=hi');
+    const text = await request(t.url)
+      .post('/api/v1/chat')
+      .set('api-key', key)
+      .set('content-type', 'text/plain')
+      .send('prompt=hi');
     expect(text.status).toBe(415);
-    expect(text.body.error).toMatchObject({ code: 'unsupported_media_type', message: expect.stringContaining('application/json') });
+    expect(text.body.error).toMatchObject({
+      code: 'unsupported_media_type',
+      message: expect.stringContaining('application/json'),
+    });
     const wrong = await request(t.url).delete('/v1/chat/completions').set('authorization', `Bearer ${key}`);
     expect(wrong.status).toBe(405);
     expect(wrong.headers.allow).toBe('POST');
@@ -48,7 +58,9 @@ describe(`first run (${backendKind()})`, () => {
     const printed: string[] = [];
     const app = await createTestApp({ env: { ADMIN_TOKEN: '' } });
     // main.ts calls this right after listen (the admin CLI never does)
-    const spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => (printed.push(String(chunk)), true));
+    const spy = jest
+      .spyOn(process.stdout, 'write')
+      .mockImplementation((chunk: string | Uint8Array) => (printed.push(String(chunk)), true));
     try {
       await app.get(BootstrapService).firstRun();
     } finally {
@@ -66,7 +78,12 @@ describe(`first run (${backendKind()})`, () => {
       expect(key).toBeDefined();
       const balance = await request(app.url).get('/api/v1/balance').set('api-key', key!);
       expect(balance.body.balance_rub).toBe(100);
-      const chat = await request(app.url).post('/api/v1/chat').set('api-key', key!).send({ model: 'local', user_id: 'u1', prompt: 'What is the capital of France?', system_prompt: 'Paris is the capital of France.' });
+      const chat = await request(app.url).post('/api/v1/chat').set('api-key', key!).send({
+        model: 'local',
+        user_id: 'u1',
+        prompt: 'What is the capital of France?',
+        system_prompt: 'Paris is the capital of France.',
+      });
       expect(chat.status).toBe(200);
     } finally {
       await app.close();
@@ -80,20 +97,52 @@ const built = existsSync(join(__dirname, '../../dist/apps/api/src/main.js'));
     const app = await createTestApp();
     try {
       const env = { ...process.env, ...app.backend.env, LOG_LEVEL: 'silent' };
-      const cli = (...args: string[]) => JSON.parse(execFileSync(process.execPath, [join(__dirname, '../../dist/apps/api/src/admin-cli.js'), ...args], { env, encoding: 'utf8' })) as Record<string, unknown>;
+      const cli = (...args: string[]) =>
+        JSON.parse(
+          execFileSync(process.execPath, [join(__dirname, '../../dist/apps/api/src/admin-cli.js'), ...args], {
+            env,
+            encoding: 'utf8',
+          }),
+        ) as Record<string, unknown>;
       const team = cli('teams', 'create', 'cli-team', '--balance', '12.5');
       expect(team).toMatchObject({ name: 'cli-team', balance_rub: 12.5 });
       const key = cli('keys', 'create', String(team.id), '--name', 'cli');
       expect(String(key.api_key)).toMatch(/^sk-/);
-      expect(cli('top-up', String(team.id), '2.5', '--reference', 'inv-9')).toMatchObject({ applied: true, balance_rub: 15 });
-      expect(cli('top-up', String(team.id), '2.5', '--reference', 'inv-9')).toMatchObject({ applied: false, balance_rub: 15 });
+      expect(cli('top-up', String(team.id), '2.5', '--reference', 'inv-9')).toMatchObject({
+        applied: true,
+        balance_rub: 15,
+      });
+      expect(cli('top-up', String(team.id), '2.5', '--reference', 'inv-9')).toMatchObject({
+        applied: false,
+        balance_rub: 15,
+      });
       const balance = await request(app.url).get('/api/v1/balance').set('api-key', String(key.api_key));
       expect(balance.body.balance_rub).toBe(15);
       // limits and budgets
-      expect(cli('keys', 'limits', String(key.id), '--rpm', '60', '--day-budget', '5')).toMatchObject({ id: key.id, rpm_limit: 60, tpm_limit: null, budget_rub_per_day: 5, budget_rub_per_month: null });
-      expect(cli('keys', 'limits', String(key.id), '--rpm', 'none', '--month-budget', '50')).toMatchObject({ rpm_limit: null, budget_rub_per_day: 5, budget_rub_per_month: 50 });
-      expect(cli('teams', 'limits', String(team.id), '--tpm', '100000')).toMatchObject({ id: team.id, rpm_limit: null, tpm_limit: 100000 });
-      expect(() => execFileSync(process.execPath, [join(__dirname, '../../dist/apps/api/src/admin-cli.js'), 'keys', 'limits', String(key.id), '--rpm', '0'], { env, encoding: 'utf8', stdio: 'pipe' })).toThrow(/--rpm must be a positive integer/);
+      expect(cli('keys', 'limits', String(key.id), '--rpm', '60', '--day-budget', '5')).toMatchObject({
+        id: key.id,
+        rpm_limit: 60,
+        tpm_limit: null,
+        budget_rub_per_day: 5,
+        budget_rub_per_month: null,
+      });
+      expect(cli('keys', 'limits', String(key.id), '--rpm', 'none', '--month-budget', '50')).toMatchObject({
+        rpm_limit: null,
+        budget_rub_per_day: 5,
+        budget_rub_per_month: 50,
+      });
+      expect(cli('teams', 'limits', String(team.id), '--tpm', '100000')).toMatchObject({
+        id: team.id,
+        rpm_limit: null,
+        tpm_limit: 100000,
+      });
+      expect(() =>
+        execFileSync(
+          process.execPath,
+          [join(__dirname, '../../dist/apps/api/src/admin-cli.js'), 'keys', 'limits', String(key.id), '--rpm', '0'],
+          { env, encoding: 'utf8', stdio: 'pipe' },
+        ),
+      ).toThrow(/--rpm must be a positive integer/);
     } finally {
       await app.close();
     }
@@ -106,7 +155,11 @@ const built = existsSync(join(__dirname, '../../dist/apps/api/src/main.js'));
     const dir = mkdtempSync(join(tmpdir(), 'gw-sigterm-'));
     const port = String(20_000 + Math.floor(Math.random() * 20_000));
     // `start` runs node directly (the build is `prestart`): call the start script without the prestart build
-    const child = spawn('npm', ['run', '--silent', '--ignore-scripts', 'start'], { cwd: join(__dirname, '../..'), env: { ...process.env, PORT: port, HOST: '127.0.0.1', DATA_DIR: dir, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('npm', ['run', '--silent', '--ignore-scripts', 'start'], {
+      cwd: join(__dirname, '../..'),
+      env: { ...process.env, PORT: port, HOST: '127.0.0.1', DATA_DIR: dir, LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     try {
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error('server did not start')), 60_000);

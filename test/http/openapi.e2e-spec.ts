@@ -25,7 +25,8 @@ describe(`OpenAPI document (${backendKind()})`, () => {
         for (const c of codes) {
           if (c === '204') continue;
           const content = op.responses![c].content ?? {};
-          if (!Object.values(content).some((m) => m.schema)) missing.push(`${method.toUpperCase()} ${path} ${c}: no schema`);
+          if (!Object.values(content).some((m) => m.schema))
+            missing.push(`${method.toUpperCase()} ${path} ${c}: no schema`);
         }
       }
     }

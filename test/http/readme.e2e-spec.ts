@@ -54,10 +54,16 @@ export function readmeBlocks(readme: string): { blocks: Block[]; unmarked: numbe
 function serverEnv(block: Block): Record<string, string> {
   const env: Record<string, string> = {};
   let started = false;
-  for (const line of block.code.split('\n').map((l) => l.replace(/#.*$/, '').trim()).filter(Boolean)) {
+  for (const line of block.code
+    .split('\n')
+    .map((l) => l.replace(/#.*$/, '').trim())
+    .filter(Boolean)) {
     if (line === 'npm ci') continue;
     const m = /^((?:[A-Z_][A-Z0-9_]*=\S+\s+)*)npm start$/.exec(line);
-    if (!m) throw new Error(`README line ${block.line}: the server block may only hold "npm ci" and "[VAR=value …] npm start", got: ${line}`);
+    if (!m)
+      throw new Error(
+        `README line ${block.line}: the server block may only hold "npm ci" and "[VAR=value …] npm start", got: ${line}`,
+      );
     for (const pair of m[1].trim().split(/\s+/).filter(Boolean)) {
       const eq = pair.indexOf('=');
       env[pair.slice(0, eq)] = pair.slice(eq + 1);
@@ -93,7 +99,10 @@ async function waitHealthy(url: string, proc: ChildProcess, output: () => string
   throw new Error(`the server did not become healthy:\n${output()}`);
 }
 
-function runBash(script: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runBash(
+  script: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const p = spawn('bash', ['-c', script], { cwd: ROOT, env });
     let stdout = '';
@@ -136,8 +145,25 @@ const runnable = backendKind() === 'embedded' && existsSync(MAIN);
     const url = `http://localhost:${port}`;
     dataDir = mkdtempSync(join(tmpdir(), 'gw-readme-'));
     const base: NodeJS.ProcessEnv = { ...process.env };
-    for (const k of ['DATABASE_URL', 'REDIS_URL', 'DATABASE_SCHEMA', 'REDIS_KEY_PREFIX', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'GEMINI_API_KEY', 'DEEPSEEK_API_KEY']) delete base[k];
-    const env: NodeJS.ProcessEnv = { ...base, ...serverEnv(server), PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+    for (const k of [
+      'DATABASE_URL',
+      'REDIS_URL',
+      'DATABASE_SCHEMA',
+      'REDIS_KEY_PREFIX',
+      'OPENAI_API_KEY',
+      'ANTHROPIC_API_KEY',
+      'GEMINI_API_KEY',
+      'DEEPSEEK_API_KEY',
+    ])
+      delete base[k];
+    const env: NodeJS.ProcessEnv = {
+      ...base,
+      ...serverEnv(server),
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+    };
 
     proc = spawn(process.execPath, [MAIN], { cwd: ROOT, env });
     proc.stdout!.on('data', (d: Buffer) => (log += d.toString()));
@@ -148,13 +174,18 @@ const runnable = backendKind() === 'embedded' && existsSync(MAIN);
     const script = [
       'set -euo pipefail',
       'curl() { command curl --fail-with-body --show-error "$@"; }',
-      ...run.map((b) => `echo; echo "### README.md:${b.line}"\n${b.code.replaceAll('localhost:3000', `localhost:${port}`)}`),
+      ...run.map(
+        (b) => `echo; echo "### README.md:${b.line}"\n${b.code.replaceAll('localhost:3000', `localhost:${port}`)}`,
+      ),
       // for the checks below: the key the admin flow revoked
       'echo; echo "REVOKED_KEY=${TEAM_KEY:-}"',
     ].join('\n');
     const r = await runBash(script, env);
     if (process.env.README_TEST_ECHO) process.stdout.write(r.stdout);
-    if (r.code !== 0) throw new Error(`README blocks failed (exit ${r.code}).\n--- stdout ---\n${r.stdout.slice(-6000)}\n--- stderr ---\n${r.stderr.slice(-4000)}\n--- server ---\n${log.slice(-3000)}`);
+    if (r.code !== 0)
+      throw new Error(
+        `README blocks failed (exit ${r.code}).\n--- stdout ---\n${r.stdout.slice(-6000)}\n--- stderr ---\n${r.stderr.slice(-4000)}\n--- server ---\n${log.slice(-3000)}`,
+      );
 
     // the answers are the real ones (not error bodies that happened to be 2xx)
     expect(r.stdout).toContain('Paris');

@@ -93,8 +93,20 @@ function signWebhook(secret: string, body: string): Record<string, string> {
 
 /** A minimal Telegram Desktop export (single chat), for the messenger-chat upload. */
 const TELEGRAM_EXPORT = JSON.stringify({
-  name: 'Ops', type: 'personal_chat', id: 1,
-  messages: [{ id: 1, type: 'message', date: '2026-01-15T10:00:00', date_unixtime: '1768471200', from: 'Ann', from_id: 'user1', text: 'The VPN guide is on the wiki.' }],
+  name: 'Ops',
+  type: 'personal_chat',
+  id: 1,
+  messages: [
+    {
+      id: 1,
+      type: 'message',
+      date: '2026-01-15T10:00:00',
+      date_unixtime: '1768471200',
+      from: 'Ann',
+      from_id: 'user1',
+      text: 'The VPN guide is on the wiki.',
+    },
+  ],
 });
 
 /**
@@ -102,7 +114,8 @@ const TELEGRAM_EXPORT = JSON.stringify({
  * the suite that proves the operation instead. Keep this list short.
  */
 const NOT_EXECUTED: Record<string, string> = {
-  'POST /api/v1/projects/{id}/integrations/{integration_id}/sync': 'needs an external API reachable through the SSRF guard (test/projects/projects.e2e-spec.ts serves one)',
+  'POST /api/v1/projects/{id}/integrations/{integration_id}/sync':
+    'needs an external API reachable through the SSRF guard (test/projects/projects.e2e-spec.ts serves one)',
 };
 
 const id = (a: Answer): string => String(a.body.id);
@@ -127,7 +140,11 @@ const FLOW: Record<string, FlowEntry> = {
     order: 5,
     capture: (a) => {
       const url = new URL(String((a.body.data as { url: string }[])[0].url));
-      return { image: url.pathname.split('/').pop()!, image_sig: url.searchParams.get('sig')!, image_expires: url.searchParams.get('expires')! };
+      return {
+        image: url.pathname.split('/').pop()!,
+        image_sig: url.searchParams.get('sig')!,
+        image_expires: url.searchParams.get('expires')!,
+      };
     },
   },
   'GET /v1/images/files/{id}': { params: { id: 'image', sig: 'image_sig', expires: 'image_expires' } },
@@ -138,17 +155,46 @@ const FLOW: Record<string, FlowEntry> = {
   'DELETE /v1/files/{id}': { order: 95, params: { id: 'file' } },
 
   'POST /v1/vector_stores': { order: 4, capture: (a) => ({ vector_store: id(a) }) },
-  'POST /v1/vector_stores/{vector_store_id}/files': { order: 20, params: { vector_store_id: 'vector_store' }, body: (c) => ({ file_id: c.file }) },
-  'POST /v1/vector_stores/{vector_store_id}/file_batches': { order: 21, params: { vector_store_id: 'vector_store' }, body: (c) => ({ file_ids: [c.file] }), capture: (a) => ({ file_batch: id(a) }) },
-  'POST /v1/vector_stores/{vector_store_id}/file_batches/{batch_id}/cancel': { order: 60, params: { vector_store_id: 'vector_store', batch_id: 'file_batch' } },
-  'DELETE /v1/vector_stores/{vector_store_id}/files/{file_id}': { order: 91, params: { vector_store_id: 'vector_store', file_id: 'file' } },
+  'POST /v1/vector_stores/{vector_store_id}/files': {
+    order: 20,
+    params: { vector_store_id: 'vector_store' },
+    body: (c) => ({ file_id: c.file }),
+  },
+  'POST /v1/vector_stores/{vector_store_id}/file_batches': {
+    order: 21,
+    params: { vector_store_id: 'vector_store' },
+    body: (c) => ({ file_ids: [c.file] }),
+    capture: (a) => ({ file_batch: id(a) }),
+  },
+  'POST /v1/vector_stores/{vector_store_id}/file_batches/{batch_id}/cancel': {
+    order: 60,
+    params: { vector_store_id: 'vector_store', batch_id: 'file_batch' },
+  },
+  'DELETE /v1/vector_stores/{vector_store_id}/files/{file_id}': {
+    order: 91,
+    params: { vector_store_id: 'vector_store', file_id: 'file' },
+  },
   'DELETE /v1/vector_stores/{vector_store_id}': { order: 93, params: { vector_store_id: 'vector_store' } },
 
   'POST /api/v1/knowledge-bases': { order: 4, capture: (a) => ({ knowledge_base: id(a) }) },
-  'POST /api/v1/knowledge-bases/{id}/documents': { order: 20, params: { id: 'knowledge_base' }, capture: (a) => ({ kb_document: id(a) }) },
-  'POST /api/v1/knowledge-bases/{id}/links': { order: 21, params: { id: 'knowledge_base' }, capture: (a) => ({ kb_link: id(a) }) },
-  'POST /api/v1/knowledge-bases/{id}/links/{link_id}/refresh': { order: 60, params: { id: 'knowledge_base', link_id: 'kb_link' } },
-  'DELETE /api/v1/knowledge-bases/{id}/documents/{doc_id}': { order: 91, params: { id: 'knowledge_base', doc_id: 'kb_document' } },
+  'POST /api/v1/knowledge-bases/{id}/documents': {
+    order: 20,
+    params: { id: 'knowledge_base' },
+    capture: (a) => ({ kb_document: id(a) }),
+  },
+  'POST /api/v1/knowledge-bases/{id}/links': {
+    order: 21,
+    params: { id: 'knowledge_base' },
+    capture: (a) => ({ kb_link: id(a) }),
+  },
+  'POST /api/v1/knowledge-bases/{id}/links/{link_id}/refresh': {
+    order: 60,
+    params: { id: 'knowledge_base', link_id: 'kb_link' },
+  },
+  'DELETE /api/v1/knowledge-bases/{id}/documents/{doc_id}': {
+    order: 91,
+    params: { id: 'knowledge_base', doc_id: 'kb_document' },
+  },
   'DELETE /api/v1/knowledge-bases/{id}': { order: 93, params: { id: 'knowledge_base' } },
 
   'POST /api/v1/projects': { order: 5, capture: (a) => ({ project: id(a) }) },
@@ -156,12 +202,30 @@ const FLOW: Record<string, FlowEntry> = {
   'POST /api/v1/projects/{id}/links': { order: 20, capture: (a) => ({ link_material: id(a) }) },
   'POST /api/v1/projects/{id}/chats': { order: 20, capture: (a) => ({ material: id(a) }) },
   'POST /api/v1/projects/{id}/knowledge-bases': { order: 20, body: (c) => ({ knowledge_base_id: c.knowledge_base }) },
-  'POST /api/v1/projects/{id}/messenger-chats': { order: 20, upload: { name: 'result.json', type: 'application/json', text: TELEGRAM_EXPORT } },
-  'POST /api/v1/projects/{id}/integrations': { order: 20, capture: (a) => ({ integration: id(a), webhook_secret: String(a.body.secret) }) },
-  'POST /api/v1/hooks/{integration_id}': { order: 30, params: { integration_id: 'integration' }, headers: (c, body) => signWebhook(c.webhook_secret, body) },
-  'POST /api/v1/projects/{id}/materials/{material_id}/refresh': { params: { id: 'project', material_id: 'link_material' } },
-  'DELETE /api/v1/projects/{id}/materials/{material_id}': { order: 90, params: { id: 'project', material_id: 'material' } },
-  'DELETE /api/v1/projects/{id}/knowledge-bases/{kb_id}': { order: 90, params: { id: 'project', kb_id: 'knowledge_base' } },
+  'POST /api/v1/projects/{id}/messenger-chats': {
+    order: 20,
+    upload: { name: 'result.json', type: 'application/json', text: TELEGRAM_EXPORT },
+  },
+  'POST /api/v1/projects/{id}/integrations': {
+    order: 20,
+    capture: (a) => ({ integration: id(a), webhook_secret: String(a.body.secret) }),
+  },
+  'POST /api/v1/hooks/{integration_id}': {
+    order: 30,
+    params: { integration_id: 'integration' },
+    headers: (c, body) => signWebhook(c.webhook_secret, body),
+  },
+  'POST /api/v1/projects/{id}/materials/{material_id}/refresh': {
+    params: { id: 'project', material_id: 'link_material' },
+  },
+  'DELETE /api/v1/projects/{id}/materials/{material_id}': {
+    order: 90,
+    params: { id: 'project', material_id: 'material' },
+  },
+  'DELETE /api/v1/projects/{id}/knowledge-bases/{kb_id}': {
+    order: 90,
+    params: { id: 'project', kb_id: 'knowledge_base' },
+  },
   'DELETE /api/v1/projects/{id}': { order: 92, params: { id: 'project' } },
 };
 
@@ -177,7 +241,11 @@ const PARAM_DEFAULTS: [RegExp, string, string][] = [
 ];
 
 /** A small valid upload for multipart binary fields (text is accepted by every upload endpoint). */
-const UPLOAD = { name: 'paris.txt', type: 'text/plain', text: 'Paris is the capital of France. The Eiffel Tower is in Paris.' };
+const UPLOAD = {
+  name: 'paris.txt',
+  type: 'text/plain',
+  text: 'Paris is the capital of France. The Eiffel Tower is in Paris.',
+};
 
 const BOOTSTRAP_KEY = 'sk-swagger-examples-0123456789abcdef';
 
@@ -194,7 +262,12 @@ class Sampler {
       return this.resolve({ ...target, ...(s.example !== undefined ? { example: s.example } : {}) }, depth + 1);
     }
     if (s.allOf) {
-      const merged: Schema = { ...s, allOf: undefined, properties: { ...s.properties }, required: [...(s.required ?? [])] };
+      const merged: Schema = {
+        ...s,
+        allOf: undefined,
+        properties: { ...s.properties },
+        required: [...(s.required ?? [])],
+      };
       for (const part of s.allOf.map((p) => this.resolve(p, depth + 1))) {
         Object.assign(merged.properties!, part.properties);
         merged.required!.push(...(part.required ?? []));
@@ -217,7 +290,9 @@ class Sampler {
     if (type === 'object' || s.properties) {
       const out: Record<string, Json> = {};
       for (const [k, v] of Object.entries(s.properties ?? {})) out[k] = this.sample(v, depth + 1);
-      if (!s.properties && s.additionalProperties !== false) out.additionalProp1 = typeof s.additionalProperties === 'object' ? this.sample(s.additionalProperties, depth + 1) : {};
+      if (!s.properties && s.additionalProperties !== false)
+        out.additionalProp1 =
+          typeof s.additionalProperties === 'object' ? this.sample(s.additionalProperties, depth + 1) : {};
       return out;
     }
     if (type === 'array') return [this.sample(s.items, depth + 1)];
@@ -314,9 +389,16 @@ describe(`every Swagger example works (${backendKind()})`, () => {
   function prepare(sampler: Sampler, call: Call, captured: Captured): { url: string; init: RequestInit } {
     const flow = FLOW[call.key] ?? {};
     const valueOf = (p: Parameter): string | undefined => {
-      const name = flow.params?.[p.name] ?? (p.in === 'path' ? PARAM_DEFAULTS.find(([re, param]) => param === p.name && re.test(call.path))?.[2] : undefined);
+      const name =
+        flow.params?.[p.name] ??
+        (p.in === 'path'
+          ? PARAM_DEFAULTS.find(([re, param]) => param === p.name && re.test(call.path))?.[2]
+          : undefined);
       if (name !== undefined) {
-        if (captured[name] === undefined) throw new Error(`parameter ${p.name} needs the captured "${name}", which no earlier step produced (see FLOW)`);
+        if (captured[name] === undefined)
+          throw new Error(
+            `parameter ${p.name} needs the captured "${name}", which no earlier step produced (see FLOW)`,
+          );
         return captured[name];
       }
       const example = p.example ?? p.schema?.example;
@@ -354,10 +436,12 @@ describe(`every Swagger example works (${backendKind()})`, () => {
         const form = new FormData();
         for (const [k, v] of Object.entries(schema.properties ?? {})) {
           const upload = flow.upload ?? UPLOAD;
-          if (sampler.resolve(v).format === 'binary') form.append(k, new Blob([upload.text], { type: upload.type }), upload.name);
+          if (sampler.resolve(v).format === 'binary')
+            form.append(k, new Blob([upload.text], { type: upload.type }), upload.name);
           else {
             const value = (sampled as Record<string, Json>)[k];
-            if (value !== undefined && value !== null) form.append(k, typeof value === 'string' ? value : JSON.stringify(value));
+            if (value !== undefined && value !== null)
+              form.append(k, typeof value === 'string' ? value : JSON.stringify(value));
           }
         }
         body = form;

@@ -17,12 +17,22 @@ export async function pdfWithPages(pages: string[][], title?: string): Promise<B
 /** A "scan": pages with only drawn shapes, no text layer. */
 export async function pdfWithoutText(): Promise<Buffer> {
   const doc = await PDFDocument.create();
-  for (let i = 0; i < 2; i++) doc.addPage([595, 842]).drawRectangle({ x: 50, y: 50, width: 400, height: 600, color: rgb(0.7, 0.7, 0.7) });
+  for (let i = 0; i < 2; i++)
+    doc.addPage([595, 842]).drawRectangle({ x: 50, y: 50, width: 400, height: 600, color: rgb(0.7, 0.7, 0.7) });
   return Buffer.from(await doc.save());
 }
 
 export async function docxWith(heading: string, paragraphs: string[]): Promise<Buffer> {
-  const doc = new Document({ sections: [{ children: [new Paragraph({ text: heading, heading: HeadingLevel.HEADING_1 }), ...paragraphs.map((p) => new Paragraph(p))] }] });
+  const doc = new Document({
+    sections: [
+      {
+        children: [
+          new Paragraph({ text: heading, heading: HeadingLevel.HEADING_1 }),
+          ...paragraphs.map((p) => new Paragraph(p)),
+        ],
+      },
+    ],
+  });
   return Packer.toBuffer(doc);
 }
 

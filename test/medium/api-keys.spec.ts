@@ -24,13 +24,30 @@ describe(`api keys on ${backendKind()}`, () => {
   afterAll(() => t?.close());
 
   function row(teamId: string, hash: string, over: Partial<ApiKeyEntity> = {}): ApiKeyEntity {
-    return { id: newId(), teamId, name: 'n', prefix: 'sk-test…', keyHash: hash, createdAt: clock.now(), revokedAt: null, lastUsedAt: null, ...over };
+    return {
+      id: newId(),
+      teamId,
+      name: 'n',
+      prefix: 'sk-test…',
+      keyHash: hash,
+      createdAt: clock.now(),
+      revokedAt: null,
+      lastUsedAt: null,
+      ...over,
+    };
   }
 
   it('stores only the hash and prefix; finds the key by hash and by id', async () => {
     const { team, key } = await make.teamWithKey(1);
     const stored = await repo.findByHash(hashApiKey(key.apiKey));
-    expect(stored).toMatchObject({ id: key.id, teamId: team.id, prefix: key.prefix, keyHash: hashApiKey(key.apiKey), revokedAt: null, lastUsedAt: null });
+    expect(stored).toMatchObject({
+      id: key.id,
+      teamId: team.id,
+      prefix: key.prefix,
+      keyHash: hashApiKey(key.apiKey),
+      revokedAt: null,
+      lastUsedAt: null,
+    });
     expect(JSON.stringify(stored)).not.toContain(key.apiKey);
     expect(key.apiKey.startsWith(key.prefix.replace(/…$/, ''))).toBe(true);
     expect(await repo.findById(key.id)).toEqual(stored);
@@ -74,7 +91,14 @@ describe(`api keys on ${backendKind()}`, () => {
       apiKeyId: key.id,
       keyPrefix: key.prefix,
       // the key's and team's rate limits and budgets travel with the cached lookup (none set here)
-      limits: { keyRpm: null, keyTpm: null, teamRpm: null, teamTpm: null, budgetDayMicro: null, budgetMonthMicro: null },
+      limits: {
+        keyRpm: null,
+        keyTpm: null,
+        teamRpm: null,
+        teamTpm: null,
+        budgetDayMicro: null,
+        budgetMonthMicro: null,
+      },
     });
     await keys.revoke(key.id);
     const revoked = await keys.authenticate(key.apiKey).catch((e: unknown) => e);

@@ -32,7 +32,9 @@ describe(`billing core on ${backendKind()}`, () => {
   it('200 concurrent reservations against a balance that covers 50: exactly 50 succeed', async () => {
     const team = await teams.create('concurrency', rubToMicro(50)); // 50 RUB
     const each = rubToMicro(1);
-    const results = await Promise.allSettled(Array.from({ length: 200 }, (_, i) => billing.reserve(team.id, each, `req-${i}`)));
+    const results = await Promise.allSettled(
+      Array.from({ length: 200 }, (_, i) => billing.reserve(team.id, each, `req-${i}`)),
+    );
     const ok = results.filter((r) => r.status === 'fulfilled');
     const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     expect(ok).toHaveLength(50);
@@ -45,9 +47,19 @@ describe(`billing core on ${backendKind()}`, () => {
     expect(await billing.balance(team.id)).toEqual({ balanceMicro: rubToMicro(50), reservedMicro: rubToMicro(50) });
 
     // settle all concurrently at varying actual costs, some above the reservation (charged in full: issue 7 item 3)
-    const reservations = ok.map((r) => (r as PromiseFulfilledResult<Awaited<ReturnType<BillingService['reserve']>>>).value);
+    const reservations = ok.map(
+      (r) => (r as PromiseFulfilledResult<Awaited<ReturnType<BillingService['reserve']>>>).value,
+    );
     await Promise.all(
-      reservations.map((r, i) => billing.settle(r, i % 10 === 0 ? rubToMicro(2) : rubToMicro(0.5), { endpoint: 'test', model: 'm', apiKeyId: null, promptTokens: 1, completionTokens: 1 })),
+      reservations.map((r, i) =>
+        billing.settle(r, i % 10 === 0 ? rubToMicro(2) : rubToMicro(0.5), {
+          endpoint: 'test',
+          model: 'm',
+          apiKeyId: null,
+          promptTokens: 1,
+          completionTokens: 1,
+        }),
+      ),
     );
     const after = await billing.balance(team.id);
     // 5 at 2 RUB (1 RUB over their holds) + 45 at 0.5 RUB = 32.5 RUB charged: the ledger is tokens × price, never capped
@@ -64,7 +76,14 @@ describe(`billing core on ${backendKind()}`, () => {
       Array.from({ length: 120 }, async (_, i) => {
         const r = await billing.reserve(team.id, rubToMicro(0.4), `c-${i}`);
         if (i % 3 === 0) await billing.release(r);
-        else await billing.settle(r, rubToMicro(0.3), { endpoint: 'test', model: null, apiKeyId: null, promptTokens: 0, completionTokens: 0 });
+        else
+          await billing.settle(r, rubToMicro(0.3), {
+            endpoint: 'test',
+            model: null,
+            apiKeyId: null,
+            promptTokens: 0,
+            completionTokens: 0,
+          });
       }),
     );
     const b = await billing.balance(team.id);
@@ -78,16 +97,33 @@ describe(`billing core on ${backendKind()}`, () => {
   it('settle charges exactly the actual cost, once; release charges nothing', async () => {
     const team = await teams.create('settle', rubToMicro(5));
     const r = await billing.reserve(team.id, rubToMicro(2), 'settle-1');
-    const s = await billing.settle(r, 1234, { endpoint: '/x', model: 'm', apiKeyId: null, promptTokens: 10, completionTokens: 5 });
+    const s = await billing.settle(r, 1234, {
+      endpoint: '/x',
+      model: 'm',
+      apiKeyId: null,
+      promptTokens: 10,
+      completionTokens: 5,
+    });
     expect(s.chargedMicro).toBe(1234);
     expect(s.balanceAfterMicro).toBe(rubToMicro(5) - 1234);
-    await expect(billing.settle(r, 1234, { endpoint: '/x', model: 'm', apiKeyId: null, promptTokens: 10, completionTokens: 5 })).rejects.toMatchObject({ status: 503 });
+    await expect(
+      billing.settle(r, 1234, { endpoint: '/x', model: 'm', apiKeyId: null, promptTokens: 10, completionTokens: 5 }),
+    ).rejects.toMatchObject({ status: 503 });
     const r2 = await billing.reserve(team.id, rubToMicro(2), 'release-1');
     await billing.release(r2);
     await billing.release(r2); // idempotent
     expect(await billing.balance(team.id)).toEqual({ balanceMicro: rubToMicro(5) - 1234, reservedMicro: 0 });
     const usage = await billing.usage(team.id, 10);
-    expect(usage[0]).toMatchObject({ kind: 'charge', requestId: 'settle-1', endpoint: '/x', model: 'm', promptTokens: 10, completionTokens: 5, totalTokens: 15, amountMicro: -1234 });
+    expect(usage[0]).toMatchObject({
+      kind: 'charge',
+      requestId: 'settle-1',
+      endpoint: '/x',
+      model: 'm',
+      promptTokens: 10,
+      completionTokens: 5,
+      totalTokens: 15,
+      amountMicro: -1234,
+    });
     await expectReplayMatches(team.id);
   });
 
@@ -95,18 +131,28 @@ describe(`billing core on ${backendKind()}`, () => {
     const team = await teams.create('expiry', rubToMicro(3));
     // reserved by a replica that then crashed (a live replica keeps its own holds alive)
     const crashed = { id: newId(), teamId: team.id, requestId: 'crashed', amountMicro: rubToMicro(3) };
-    expect(await t.get(BillingRepository).reserve({ ...crashed, now: clock.now(), expiresAt: clock.now() + 60_000 })).toEqual({ ok: true });
+    expect(
+      await t.get(BillingRepository).reserve({ ...crashed, now: clock.now(), expiresAt: clock.now() + 60_000 }),
+    ).toEqual({ ok: true });
     const r = crashed;
     await expect(billing.reserve(team.id, rubToMicro(1), 'blocked')).rejects.toMatchObject({ status: 402 });
     expect(await billing.sweepExpired()).toBe(0); // not yet expired
     clock.advance(61_000);
     expect(await billing.sweepExpired()).toBeGreaterThanOrEqual(1);
     expect(await billing.balance(team.id)).toEqual({ balanceMicro: rubToMicro(3), reservedMicro: 0 });
-    const late = await billing.settle(r, 100, { endpoint: 'x', model: null, apiKeyId: null, promptTokens: 0, completionTokens: 0 });
+    const late = await billing.settle(r, 100, {
+      endpoint: 'x',
+      model: null,
+      apiKeyId: null,
+      promptTokens: 0,
+      completionTokens: 0,
+    });
     expect(late.chargedMicro).toBe(100);
     expect(await billing.balance(team.id)).toEqual({ balanceMicro: rubToMicro(3) - 100, reservedMicro: 0 });
     // settled once: a second settle of the same reservation is refused and charges nothing
-    await expect(billing.settle(r, 100, { endpoint: 'x', model: null, apiKeyId: null, promptTokens: 0, completionTokens: 0 })).rejects.toMatchObject({ status: 503 });
+    await expect(
+      billing.settle(r, 100, { endpoint: 'x', model: null, apiKeyId: null, promptTokens: 0, completionTokens: 0 }),
+    ).rejects.toMatchObject({ status: 503 });
     expect(await billing.balance(team.id)).toEqual({ balanceMicro: rubToMicro(3) - 100, reservedMicro: 0 });
     const again = await billing.reserve(team.id, rubToMicro(1), 'after-expiry');
     await billing.release(again);
@@ -128,6 +174,8 @@ describe(`billing core on ${backendKind()}`, () => {
 
   it('402 message states the balance and the required amount', async () => {
     const team = await teams.create('poor', rubToMicro(0.5));
-    await expect(billing.reserve(team.id, rubToMicro(2), 'x')).rejects.toThrow(/0\.50? RUB available.*requires up to 2(\.00)? RUB/);
+    await expect(billing.reserve(team.id, rubToMicro(2), 'x')).rejects.toThrow(
+      /0\.50? RUB available.*requires up to 2(\.00)? RUB/,
+    );
   });
 });

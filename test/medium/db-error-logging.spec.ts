@@ -42,7 +42,16 @@ describe(`database errors in the logs on ${backendKind()}`, () => {
     const team = await make.team(0);
     const hash = hashApiKey(`sk-medium-${newId()}`);
     const prefix = `sk-${newId().slice(0, 8)}`;
-    const key: ApiKeyEntity = { id: newId(), teamId: team.id, name: 'dup', prefix, keyHash: hash, createdAt: Date.now(), revokedAt: null, lastUsedAt: null };
+    const key: ApiKeyEntity = {
+      id: newId(),
+      teamId: team.id,
+      name: 'dup',
+      prefix,
+      keyHash: hash,
+      createdAt: Date.now(),
+      revokedAt: null,
+      lastUsedAt: null,
+    };
     await repo.insert(key);
     const err = await repo.insert({ ...key }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Error);
@@ -56,7 +65,11 @@ describe(`database errors in the logs on ${backendKind()}`, () => {
     const line = JSON.parse(lines[0]);
     expect(lines[0]).not.toContain(hash);
     expect(lines[0]).not.toContain(prefix);
-    expect(line.err).toMatchObject({ type: 'QueryFailedError', message: expect.stringMatching(/unique|duplicate/i), query: expect.stringContaining('api_keys') });
+    expect(line.err).toMatchObject({
+      type: 'QueryFailedError',
+      message: expect.stringMatching(/unique|duplicate/i),
+      query: expect.stringContaining('api_keys'),
+    });
     expect(line.err.parameters).toBeUndefined();
     expect(line.err.driverError).toBeUndefined();
     expect(line.err.detail).toBeUndefined();

@@ -27,8 +27,20 @@ describe(`group commit on ${backendKind()}`, () => {
   it('100 concurrent reservations and settles take far fewer commits than units, and every charge is exact', async () => {
     const team = await teams.create('group-commit', rubToMicro(100));
     const before = { ...batch.stats };
-    const holds = await Promise.all(Array.from({ length: 100 }, (_, i) => billing.reserve(team.id, rubToMicro(1), `gc-${i}`)));
-    await Promise.all(holds.map((h) => billing.settle(h, rubToMicro(0.25), { endpoint: 'test', model: 'm', apiKeyId: null, promptTokens: 1, completionTokens: 1 })));
+    const holds = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => billing.reserve(team.id, rubToMicro(1), `gc-${i}`)),
+    );
+    await Promise.all(
+      holds.map((h) =>
+        billing.settle(h, rubToMicro(0.25), {
+          endpoint: 'test',
+          model: 'm',
+          apiKeyId: null,
+          promptTokens: 1,
+          completionTokens: 1,
+        }),
+      ),
+    );
     const units = batch.stats.units - before.units;
     const commits = batch.stats.commits - before.commits;
     expect(units).toBe(200);
@@ -41,7 +53,13 @@ describe(`group commit on ${backendKind()}`, () => {
     const team = await teams.create('group-commit-visible', rubToMicro(10));
     const hold = await billing.reserve(team.id, rubToMicro(3), 'gc-visible');
     expect(await billing.balance(team.id)).toEqual({ balanceMicro: rubToMicro(10), reservedMicro: rubToMicro(3) });
-    await billing.settle(hold, rubToMicro(2), { endpoint: 'test', model: 'm', apiKeyId: null, promptTokens: 1, completionTokens: 1 });
+    await billing.settle(hold, rubToMicro(2), {
+      endpoint: 'test',
+      model: 'm',
+      apiKeyId: null,
+      promptTokens: 1,
+      completionTokens: 1,
+    });
     expect(await billing.balance(team.id)).toEqual({ balanceMicro: rubToMicro(8), reservedMicro: 0 });
   });
 

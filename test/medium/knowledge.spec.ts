@@ -34,15 +34,64 @@ describe(`knowledge repository on ${backendKind()}`, () => {
 
   async function store(teamId: string): Promise<string> {
     const id = `vs_${newId().replace(/-/g, '').slice(0, 24)}`;
-    await repoA.insertStore({ id, teamId, name: 'm', description: null, metadata: null, embeddingModel: 'local-embedding-small', dimensions: 4, revision: 0, createdAt: clock.now(), lastActiveAt: clock.now() });
+    await repoA.insertStore({
+      id,
+      teamId,
+      name: 'm',
+      description: null,
+      metadata: null,
+      embeddingModel: 'local-embedding-small',
+      dimensions: 4,
+      revision: 0,
+      createdAt: clock.now(),
+      lastActiveAt: clock.now(),
+    });
     return id;
   }
 
-  function doc(teamId: string, vectorStoreId: string, kind: KbDocumentEntity['kind'] = 'text'): Omit<KbDocumentEntity, 'seq'> {
+  function doc(
+    teamId: string,
+    vectorStoreId: string,
+    kind: KbDocumentEntity['kind'] = 'text',
+  ): Omit<KbDocumentEntity, 'seq'> {
     const now = clock.now();
-    return { id: `file-${newId().replace(/-/g, '').slice(0, 24)}`, vectorStoreId, teamId, kind, filename: 'f', title: null, url: null, finalUrl: null, attributes: null, chunking: 'auto', status: 'queued', lastErrorCode: null, lastErrorMessage: null, pages: 0, tokens: 0, chunkCount: 0, usageBytes: 0, contentHash: null, batchId: null, createdAt: now, updatedAt: now };
+    return {
+      id: `file-${newId().replace(/-/g, '').slice(0, 24)}`,
+      vectorStoreId,
+      teamId,
+      kind,
+      filename: 'f',
+      title: null,
+      url: null,
+      finalUrl: null,
+      attributes: null,
+      chunking: 'auto',
+      status: 'queued',
+      lastErrorCode: null,
+      lastErrorMessage: null,
+      pages: 0,
+      tokens: 0,
+      chunkCount: 0,
+      usageBytes: 0,
+      contentHash: null,
+      batchId: null,
+      createdAt: now,
+      updatedAt: now,
+    };
   }
-  const job = (d: Omit<KbDocumentEntity, 'seq'>) => ({ vectorStoreId: d.vectorStoreId, documentId: d.id, teamId: d.teamId, status: 'queued' as const, attempts: 0, runAfter: clock.now(), leaseOwner: null, leaseUntil: null, lastError: null, createdAt: clock.now(), updatedAt: clock.now() });
+  const job = (d: Omit<KbDocumentEntity, 'seq'>) => ({
+    vectorStoreId: d.vectorStoreId,
+    documentId: d.id,
+    teamId: d.teamId,
+    status: 'queued' as const,
+    attempts: 0,
+    runAfter: clock.now(),
+    leaseOwner: null,
+    leaseUntil: null,
+    lastError: null,
+    createdAt: clock.now(),
+    updatedAt: clock.now(),
+  });
 
   it('two replicas claiming concurrently never take the same job', async () => {
     const team = await make.team(0);
@@ -51,12 +100,15 @@ describe(`knowledge repository on ${backendKind()}`, () => {
       const d = doc(team.id, vs);
       expect(await repoA.addDocument(d, job(d), 100)).toBe('added');
     }
-    const claims = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? repoA : repoB).claimJob(i % 2 ? 'a' : 'b', clock.now(), 60_000)));
+    const claims = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => (i % 2 ? repoA : repoB).claimJob(i % 2 ? 'a' : 'b', clock.now(), 60_000)),
+    );
     const taken = claims.filter((c) => c !== null && c.vectorStoreId === vs).map((c) => c!.documentId);
     expect(taken).toHaveLength(20);
     expect(new Set(taken).size).toBe(20);
     expect(await repoA.claimJob('a', clock.now(), 60_000)).toBeNull();
-    for (const c of claims) if (c) await repoA.failJob(Number(c.id), c.vectorStoreId, c.documentId, 'test', 'done', clock.now());
+    for (const c of claims)
+      if (c) await repoA.failJob(Number(c.id), c.vectorStoreId, c.documentId, 'test', 'done', clock.now());
   });
 
   it('a job whose lease ran out (its replica crashed) is claimed again, with the attempt counted', async () => {
@@ -79,25 +131,67 @@ describe(`knowledge repository on ${backendKind()}`, () => {
     await repoA.addDocument(d, job(d), 100);
     const j = (await repoA.claimJob('a', clock.now(), 60_000))!;
     const vec = Buffer.alloc(16, 1);
-    const chunk = (i: number, text: string) => ({ ordinal: i, page: null, text, tokens: 1, contentHash: `${text}-${i}`.padEnd(64, '0'), embedding: vec });
-    expect(await repoA.swapChunks(vs, d.id, [chunk(0, 'old a'), chunk(1, 'old b')], { status: 'completed', chunkCount: 2, updatedAt: clock.now() }, Number(j.id))).toBe(true);
+    const chunk = (i: number, text: string) => ({
+      ordinal: i,
+      page: null,
+      text,
+      tokens: 1,
+      contentHash: `${text}-${i}`.padEnd(64, '0'),
+      embedding: vec,
+    });
+    expect(
+      await repoA.swapChunks(
+        vs,
+        d.id,
+        [chunk(0, 'old a'), chunk(1, 'old b')],
+        { status: 'completed', chunkCount: 2, updatedAt: clock.now() },
+        Number(j.id),
+      ),
+    ).toBe(true);
     const rev1 = await repoA.storeRevision(vs);
     // a swap that fails half-way (a chunk violates NOT NULL) leaves the old chunks and the revision
     const broken = { ...chunk(1, 'new b'), text: null as unknown as string };
-    await expect(repoA.swapChunks(vs, d.id, [chunk(0, 'new a'), broken], { status: 'completed', chunkCount: 2, updatedAt: clock.now() }, Number(j.id))).rejects.toThrow();
+    await expect(
+      repoA.swapChunks(
+        vs,
+        d.id,
+        [chunk(0, 'new a'), broken],
+        { status: 'completed', chunkCount: 2, updatedAt: clock.now() },
+        Number(j.id),
+      ),
+    ).rejects.toThrow();
     const ids = (await repoA.loadVectors(vs)).map((r) => r.id);
     expect((await repoA.chunksByIds(ids)).map((c) => c.text).sort()).toEqual(['old a', 'old b']);
     expect(await repoA.storeRevision(vs)).toBe(rev1);
     // concurrent readers during a good swap: every read is 2 old or 3 new chunks, never a mix
-    const reads = Array.from({ length: 10 }, async () => (await repoB.chunksByIds((await repoB.loadVectors(vs)).map((r) => r.id))).map((c) => c.text).sort().join('|'));
-    const swap = repoA.swapChunks(vs, d.id, [chunk(0, 'new a'), chunk(1, 'new b'), chunk(2, 'new c')], { status: 'completed', chunkCount: 3, updatedAt: clock.now() }, Number(j.id));
+    const reads = Array.from({ length: 10 }, async () =>
+      (await repoB.chunksByIds((await repoB.loadVectors(vs)).map((r) => r.id)))
+        .map((c) => c.text)
+        .sort()
+        .join('|'),
+    );
+    const swap = repoA.swapChunks(
+      vs,
+      d.id,
+      [chunk(0, 'new a'), chunk(1, 'new b'), chunk(2, 'new c')],
+      { status: 'completed', chunkCount: 3, updatedAt: clock.now() },
+      Number(j.id),
+    );
     const seen = new Set(await Promise.all(reads));
     await swap;
     for (const s of seen) expect(['old a|old b', 'new a|new b|new c']).toContain(s);
     expect((await repoA.storeRevision(vs))!).toBe(rev1! + 1);
     // swapping chunks of a deleted document writes nothing
     expect(await repoA.deleteDocument(team.id, vs, d.id)).toBe(true);
-    expect(await repoA.swapChunks(vs, d.id, [chunk(0, 'late')], { status: 'completed', updatedAt: clock.now() }, Number(j.id))).toBe(false);
+    expect(
+      await repoA.swapChunks(
+        vs,
+        d.id,
+        [chunk(0, 'late')],
+        { status: 'completed', updatedAt: clock.now() },
+        Number(j.id),
+      ),
+    ).toBe(false);
     expect(await repoA.loadVectors(vs)).toEqual([]);
   });
 
@@ -106,10 +200,22 @@ describe(`knowledge repository on ${backendKind()}`, () => {
     // store (store → chunks → jobs → documents) deadlocked on Postgres with a chunk swap finishing
     // (chunks → document → job → store) — the project-deletion 500 CI caught
     const vec = Buffer.alloc(16, 1);
-    const chunks = (n: number, tag: string) => Array.from({ length: n }, (_, i) => ({ ordinal: i, page: null, text: `${tag} ${i}`, tokens: 1, contentHash: `${tag}-${i}`.padEnd(64, '0'), embedding: vec }));
+    const chunks = (n: number, tag: string) =>
+      Array.from({ length: n }, (_, i) => ({
+        ordinal: i,
+        page: null,
+        text: `${tag} ${i}`,
+        tokens: 1,
+        contentHash: `${tag}-${i}`.padEnd(64, '0'),
+        embedding: vec,
+      }));
     const leftIn = async (vs: string) => {
       const ds = a.get(DataSource);
-      const [chunks, jobs, documents] = await Promise.all([KbChunkEntity, IngestJobEntity, KbDocumentEntity].map((e) => ds.getRepository(e).countBy({ vectorStoreId: vs })));
+      const [chunks, jobs, documents] = await Promise.all(
+        [KbChunkEntity, IngestJobEntity, KbDocumentEntity].map((e) =>
+          ds.getRepository(e).countBy({ vectorStoreId: vs }),
+        ),
+      );
       return { chunks, jobs, documents };
     };
     // SQLite is the single-replica shape: there the concurrency is within one replica
@@ -118,8 +224,17 @@ describe(`knowledge repository on ${backendKind()}`, () => {
       const team = await make.team(0);
       const vs = await store(team.id);
       const batchId = `vsfb_${newId().replace(/-/g, '').slice(0, 24)}`;
-      await repoA.insertBatch({ id: batchId, vectorStoreId: vs, teamId: team.id, cancelled: 0, createdAt: clock.now() });
-      const docs = Array.from({ length: 24 }, (_, i) => ({ ...doc(team.id, vs), batchId: i % 4 === 3 ? batchId : null }));
+      await repoA.insertBatch({
+        id: batchId,
+        vectorStoreId: vs,
+        teamId: team.id,
+        cancelled: 0,
+        createdAt: clock.now(),
+      });
+      const docs = Array.from({ length: 24 }, (_, i) => ({
+        ...doc(team.id, vs),
+        batchId: i % 4 === 3 ? batchId : null,
+      }));
       for (const d of docs) expect(await repoA.addDocument(d, job(d), 100)).toBe('added');
       const claimed = new Map<string, number>();
       for (let i = 0; i < 18; i++) {
@@ -130,9 +245,20 @@ describe(`knowledge repository on ${backendKind()}`, () => {
       const write = (d: (typeof docs)[number], i: number): Promise<unknown> => {
         const repo = i % 2 ? repoA : other;
         const jobId = claimed.get(d.id);
-        if (i % 4 === 3) return repo.cancelBatch({ id: batchId, vectorStoreId: vs, teamId: team.id, cancelled: 0, createdAt: 0 }, clock.now());
+        if (i % 4 === 3)
+          return repo.cancelBatch(
+            { id: batchId, vectorStoreId: vs, teamId: team.id, cancelled: 0, createdAt: 0 },
+            clock.now(),
+          );
         if (jobId === undefined) return repo.requeue({ ...d, seq: 0 } as KbDocumentEntity, job(d));
-        if (i % 4 === 0) return repo.swapChunks(vs, d.id, chunks(300, d.id), { status: 'completed', chunkCount: 300, updatedAt: clock.now() }, jobId);
+        if (i % 4 === 0)
+          return repo.swapChunks(
+            vs,
+            d.id,
+            chunks(300, d.id),
+            { status: 'completed', chunkCount: 300, updatedAt: clock.now() },
+            jobId,
+          );
         if (i % 4 === 1) return repo.failJob(jobId, vs, d.id, 'test', 'failed', clock.now());
         return repo.deleteDocument(team.id, vs, d.id);
       };
@@ -142,7 +268,9 @@ describe(`knowledge repository on ${backendKind()}`, () => {
         writers.push(write(d, i));
       });
       const results = await Promise.allSettled(writers);
-      expect(results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
+      expect(
+        results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason)),
+      ).toEqual([]);
       expect(await repoA.findStore(team.id, vs)).toBeNull();
       expect(await leftIn(vs)).toEqual({ chunks: 0, jobs: 0, documents: 0 });
     }

@@ -1,5 +1,10 @@
 import { ProjectsRepository } from '@app/projects/projects.repository';
-import { ProjectEntity, ProjectIntegrationEntity, ProjectMaterialEntity, WebhookEventEntity } from '@app/projects/entities/project.entities';
+import {
+  ProjectEntity,
+  ProjectIntegrationEntity,
+  ProjectMaterialEntity,
+  WebhookEventEntity,
+} from '@app/projects/entities/project.entities';
 import { DataSource, In } from 'typeorm';
 import { IntegrationSecrets } from '@app/projects/integrations/integration-secrets';
 import { ManualClock } from '../support/manual-clock';
@@ -33,23 +38,78 @@ describe(`projects repository on ${backendKind()}`, () => {
   });
 
   function project(id: string, teamId: string): Omit<ProjectEntity, 'seq'> {
-    return { id, teamId, name: 'p', description: null, mode: 'default', rag: '{}', storeId: `vs_${id}`, createdAt: clock.now(), updatedAt: clock.now() };
+    return {
+      id,
+      teamId,
+      name: 'p',
+      description: null,
+      mode: 'default',
+      rag: '{}',
+      storeId: `vs_${id}`,
+      createdAt: clock.now(),
+      updatedAt: clock.now(),
+    };
   }
 
   function material(projectId: string, over: Partial<ProjectMaterialEntity> = {}): Omit<ProjectMaterialEntity, 'seq'> {
     const id = `mat_test${String(++n).padStart(20, '0')}`;
-    return { id, projectId, teamId: 't', kind: 'chat', title: 'm', documentId: `file-${id}`, knowledgeBaseId: null, integrationId: null, url: null, mime: null, ownsFile: 1, createdAt: clock.now(), ...over };
+    return {
+      id,
+      projectId,
+      teamId: 't',
+      kind: 'chat',
+      title: 'm',
+      documentId: `file-${id}`,
+      knowledgeBaseId: null,
+      integrationId: null,
+      url: null,
+      mime: null,
+      ownsFile: 1,
+      createdAt: clock.now(),
+      ...over,
+    };
   }
 
   /** Adds an integration with its material; false when the project is gone. */
-  async function addIntegration(repo: ProjectsRepository, over: Partial<ProjectIntegrationEntity> = {}): Promise<{ id: string; added: boolean }> {
+  async function addIntegration(
+    repo: ProjectsRepository,
+    over: Partial<ProjectIntegrationEntity> = {},
+  ): Promise<{ id: string; added: boolean }> {
     const id = `int_test${String(++n).padStart(20, '0')}`;
     const row: ProjectIntegrationEntity = {
-      id, projectId: 'prj_test', teamId: 't', materialId: `mat_${id}`, type: 'external_api', name: 'api', secretEnc: null, url: 'https://example.com/a', method: 'GET',
-      headersEnc: null, headerNames: '[]', body: null, jsonPath: null, intervalSeconds: 300, nextRunAt: clock.now(), leaseOwner: null, leaseUntil: null, contentHash: null,
-      lastRunAt: null, lastError: null, createdAt: clock.now(), ...over,
+      id,
+      projectId: 'prj_test',
+      teamId: 't',
+      materialId: `mat_${id}`,
+      type: 'external_api',
+      name: 'api',
+      secretEnc: null,
+      url: 'https://example.com/a',
+      method: 'GET',
+      headersEnc: null,
+      headerNames: '[]',
+      body: null,
+      jsonPath: null,
+      intervalSeconds: 300,
+      nextRunAt: clock.now(),
+      leaseOwner: null,
+      leaseUntil: null,
+      contentHash: null,
+      lastRunAt: null,
+      lastError: null,
+      createdAt: clock.now(),
+      ...over,
     };
-    const added = await repo.insertIntegration(row, { ...material(row.projectId, { kind: 'external_api', title: 'api', documentId: null, integrationId: id, url: row.url }), id: row.materialId });
+    const added = await repo.insertIntegration(row, {
+      ...material(row.projectId, {
+        kind: 'external_api',
+        title: 'api',
+        documentId: null,
+        integrationId: id,
+        url: row.url,
+      }),
+      id: row.materialId,
+    });
     return { id, added };
   }
 
@@ -64,7 +124,9 @@ describe(`projects repository on ${backendKind()}`, () => {
     for (let i = 0; i < 10; i++) ids.add(await integration());
     await integration({ nextRunAt: clock.now() + 60_000 }); // not due
     await integration({ type: 'webhook', nextRunAt: null }); // never scheduled
-    const claims = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? repoA : repoB).claimDue(i % 2 ? 'a' : 'b', clock.now(), 60_000)));
+    const claims = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => (i % 2 ? repoA : repoB).claimDue(i % 2 ? 'a' : 'b', clock.now(), 60_000)),
+    );
     const taken = claims.filter((c): c is string => c !== null);
     expect(taken).toHaveLength(10);
     expect(new Set(taken)).toEqual(ids);
@@ -83,14 +145,16 @@ describe(`projects repository on ${backendKind()}`, () => {
     await repoB.endLease(first!, 'b', { nextRunAt: clock.now() + 300_000 });
     // drain the rest (expired leases of the first test) and check the released one is not among them
     const rest: string[] = [];
-    for (let c = await repoB.claimDue('b', clock.now(), 60_000); c; c = await repoB.claimDue('b', clock.now(), 60_000)) rest.push(c);
+    for (let c = await repoB.claimDue('b', clock.now(), 60_000); c; c = await repoB.claimDue('b', clock.now(), 60_000))
+      rest.push(c);
     expect(rest).toHaveLength(10);
     expect(rest).not.toContain(first);
   });
 
   it('webhook events: stored once per webhook-id (also under concurrency), newest N kept', async () => {
     const id = await integration({ type: 'webhook', nextRunAt: null });
-    const add = (repo: ProjectsRepository, webhookId: string) => repo.addEvent({ integrationId: id, webhookId, receivedAt: clock.now(), payload: webhookId }, 3);
+    const add = (repo: ProjectsRepository, webhookId: string) =>
+      repo.addEvent({ integrationId: id, webhookId, receivedAt: clock.now(), payload: webhookId }, 3);
     const racing = await Promise.all(Array.from({ length: 6 }, (_, i) => add(i % 2 ? repoA : repoB, 'evt_same')));
     expect(racing.filter(Boolean)).toHaveLength(1);
     for (const e of ['evt_1', 'evt_2', 'evt_3']) expect(await add(repoA, e)).toBe(true);
@@ -121,11 +185,14 @@ describe(`projects repository on ${backendKind()}`, () => {
         const repo = i % 2 ? repoA : other;
         if (i % 4 === 0) writers.push(repo.insertMaterial(material(pid)));
         else if (i % 4 === 1) writers.push(repo.deleteMaterial(pid, existing[i >> 1].id));
-        else if (i % 4 === 2) writers.push(repo.deleteMaterial(pid, integrations[(i >> 2) % integrations.length].materialId));
+        else if (i % 4 === 2)
+          writers.push(repo.deleteMaterial(pid, integrations[(i >> 2) % integrations.length].materialId));
         else writers.push(addIntegration(repo, { projectId: pid, type: 'webhook', nextRunAt: null }));
       }
       const results = await Promise.allSettled(writers);
-      expect(results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
+      expect(
+        results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason)),
+      ).toEqual([]);
       expect(await repoA.findProject('t', pid)).toBeNull();
       const left = await Promise.all([
         ds.getRepository(ProjectMaterialEntity).countBy({ projectId: pid }),

@@ -9,7 +9,9 @@ const redisUrl = process.env.TEST_REDIS_URL;
 describe('rate limiter stores', () => {
   const prefix = `gwtest-rl-${randomBytes(4).toString('hex')}`;
   // a generous per-call timeout: this spec checks the script's decisions, not the fail-open path (a loaded machine may be slow)
-  const redis = redisUrl ? new RedisRateLimiter(AppConfig.fromEnv({ REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix }), 10_000) : null;
+  const redis = redisUrl
+    ? new RedisRateLimiter(AppConfig.fromEnv({ REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix }), 10_000)
+    : null;
   afterAll(async () => {
     await redis?.onApplicationShutdown();
     if (redisUrl) await deleteRedisPrefix(redisUrl, prefix);
@@ -37,7 +39,12 @@ describe('rate limiter stores', () => {
       const c: BucketCharge = { key: `${name}:fifty`, limit: 50, cost: 1 };
       const out = await Promise.all(Array.from({ length: 200 }, () => limiter!.consume([c], now)));
       expect(out.filter((d) => d!.allowed)).toHaveLength(50);
-      expect(out.filter((d) => d!.allowed).map((d) => d!.buckets[0].remaining).sort((x, y) => x - y)).toEqual(Array.from({ length: 50 }, (_, i) => i));
+      expect(
+        out
+          .filter((d) => d!.allowed)
+          .map((d) => d!.buckets[0].remaining)
+          .sort((x, y) => x - y),
+      ).toEqual(Array.from({ length: 50 }, (_, i) => i));
       const refused = out.find((d) => !d!.allowed)!;
       expect(refused.buckets[0]).toMatchObject({ remaining: 0, retryMs: 1200 });
     });

@@ -6,8 +6,17 @@ import { createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
 
 const DIMS = 256;
-const vectors = (count: number, seed: number) => Array.from({ length: count }, (_, i) => Float32Array.from({ length: DIMS }, (_, j) => Math.sin(seed * 31 + i * 7 + j)));
-const entry = (count: number, seed: number) => ({ dimensions: DIMS, count, documentTokens: count * 10, embeddingModel: 'text-embedding-3-small', vectors: vectors(count, seed) });
+const vectors = (count: number, seed: number) =>
+  Array.from({ length: count }, (_, i) =>
+    Float32Array.from({ length: DIMS }, (_, j) => Math.sin(seed * 31 + i * 7 + j)),
+  );
+const entry = (count: number, seed: number) => ({
+  dimensions: DIMS,
+  count,
+  documentTokens: count * 10,
+  embeddingModel: 'text-embedding-3-small',
+  vectors: vectors(count, seed),
+});
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -42,49 +51,61 @@ describe(`rerank cache store (${backendKind()})`, () => {
   });
 
   const redisUrl = process.env.TEST_REDIS_URL;
-  (backendKind() === 'postgres' && redisUrl ? describe : describe.skip)('Redis index under concurrency (two replicas)', () => {
-    let a: TestApp;
-    let b: TestApp;
-    beforeAll(async () => {
-      a = await createTestApp();
-      b = await createTestApp({ shareBackendWith: a });
-    });
-    afterAll(async () => {
-      await b?.close();
-      await a?.close();
-    });
+  (backendKind() === 'postgres' && redisUrl ? describe : describe.skip)(
+    'Redis index under concurrency (two replicas)',
+    () => {
+      let a: TestApp;
+      let b: TestApp;
+      beforeAll(async () => {
+        a = await createTestApp();
+        b = await createTestApp({ shareBackendWith: a });
+      });
+      afterAll(async () => {
+        await b?.close();
+        await a?.close();
+      });
 
-    it('300 concurrent stores from two replicas: stats count exactly 300, DELETE removes all 300 from Redis', async () => {
-      const sa = a.get(RerankCacheStore);
-      const sb = b.get(RerankCacheStore);
-      // connections up first (a cold client may exceed the 500 ms per-operation bound)
-      expect(await sa.stats('warm-a')).toMatchObject({ entries: 0 });
-      expect(await sb.stats('warm-b')).toMatchObject({ entries: 0 });
-      await sa.put('warm-a', 'm', 'fp', entry(1, 0));
-      await sb.put('warm-b', 'm', 'fp', entry(1, 0));
-      const stored = await Promise.all(Array.from({ length: 300 }, (_, i) => (i % 2 ? sa : sb).put('key-race', 'm', `fp${i}`, entry(2, i))));
-      expect(stored.every(Boolean)).toBe(true);
-      await Promise.all(Array.from({ length: 50 }, (_, i) => (i % 2 ? sa : sb).recordHit('key-race', 3, 7)));
-      const stats = await sb.stats('key-race');
-      expect(stats).toMatchObject({ entries: 300, totalBytes: 300 * 2 * DIMS * 4, hits: 50, tokensSaved: 150, rubSavedMicro: 350 });
-      const prefix = a.config.redisKeyPrefix;
-      const redis = createClient({ url: redisUrl });
-      await redis.connect();
-      const entryKeys = async () => {
-        const out: string[] = [];
-        for await (const keys of redis.scanIterator({ MATCH: `${prefix}*rerank:e:key-race:*`, COUNT: 1000 })) out.push(...keys);
-        return out;
-      };
-      try {
-        expect(await entryKeys()).toHaveLength(300);
-        expect(await sa.clear('key-race')).toBe(300);
-        expect(await entryKeys()).toHaveLength(0);
-        expect((await sb.stats('key-race')).entries).toBe(0);
-      } finally {
-        redis.destroy();
-      }
-    });
-  });
+      it('300 concurrent stores from two replicas: stats count exactly 300, DELETE removes all 300 from Redis', async () => {
+        const sa = a.get(RerankCacheStore);
+        const sb = b.get(RerankCacheStore);
+        // connections up first (a cold client may exceed the 500 ms per-operation bound)
+        expect(await sa.stats('warm-a')).toMatchObject({ entries: 0 });
+        expect(await sb.stats('warm-b')).toMatchObject({ entries: 0 });
+        await sa.put('warm-a', 'm', 'fp', entry(1, 0));
+        await sb.put('warm-b', 'm', 'fp', entry(1, 0));
+        const stored = await Promise.all(
+          Array.from({ length: 300 }, (_, i) => (i % 2 ? sa : sb).put('key-race', 'm', `fp${i}`, entry(2, i))),
+        );
+        expect(stored.every(Boolean)).toBe(true);
+        await Promise.all(Array.from({ length: 50 }, (_, i) => (i % 2 ? sa : sb).recordHit('key-race', 3, 7)));
+        const stats = await sb.stats('key-race');
+        expect(stats).toMatchObject({
+          entries: 300,
+          totalBytes: 300 * 2 * DIMS * 4,
+          hits: 50,
+          tokensSaved: 150,
+          rubSavedMicro: 350,
+        });
+        const prefix = a.config.redisKeyPrefix;
+        const redis = createClient({ url: redisUrl });
+        await redis.connect();
+        const entryKeys = async () => {
+          const out: string[] = [];
+          for await (const keys of redis.scanIterator({ MATCH: `${prefix}*rerank:e:key-race:*`, COUNT: 1000 }))
+            out.push(...keys);
+          return out;
+        };
+        try {
+          expect(await entryKeys()).toHaveLength(300);
+          expect(await sa.clear('key-race')).toBe(300);
+          expect(await entryKeys()).toHaveLength(0);
+          expect((await sb.stats('key-race')).entries).toBe(0);
+        } finally {
+          redis.destroy();
+        }
+      });
+    },
+  );
 
   (hasRedisServer ? describe : describe.skip)('Redis that loses its data (private redis-server)', () => {
     let redis: PrivateRedis;

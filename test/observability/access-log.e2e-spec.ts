@@ -28,12 +28,18 @@ describe(`access log (${backendKind()})`, () => {
   const raw: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
-      raw.push(...chunk.toString('utf8').split('\n').filter((l) => l !== ''));
+      raw.push(
+        ...chunk
+          .toString('utf8')
+          .split('\n')
+          .filter((l) => l !== ''),
+      );
       done();
     },
   });
   const lines = (): Line[] => raw.map((l) => JSON.parse(l) as Line);
-  const accessLines = (requestId: string): Line[] => lines().filter((l) => l.msg === 'request completed' && l.request_id === requestId);
+  const accessLines = (requestId: string): Line[] =>
+    lines().filter((l) => l.msg === 'request completed' && l.request_id === requestId);
   /** the line is written when the response finishes, which may be just after the client read it */
   async function accessLine(requestId: string): Promise<Line> {
     for (let i = 0; i < 50 && accessLines(requestId).length === 0; i++) await new Promise((r) => setTimeout(r, 10));
@@ -45,7 +51,10 @@ describe(`access log (${backendKind()})`, () => {
   beforeAll(async () => {
     fake = await FakeOpenAI.start({ apiKey: FAKE_OPENAI_KEY });
     const logged = pinoHttp(pinoHttpOptions(AppConfig.fromEnv({ LOG_LEVEL: 'info' })), sink);
-    t = await createTestApp({ env: { ...openAiEnv(fake), INGEST_CONCURRENCY: '0' }, overrides: [{ provide: PINO_HTTP, useValue: logged }] });
+    t = await createTestApp({
+      env: { ...openAiEnv(fake), INGEST_CONCURRENCY: '0' },
+      overrides: [{ provide: PINO_HTTP, useValue: logged }],
+    });
     ({ apiKey, teamId } = await new AdminClient(t.url).teamWithKey(100, 'logged'));
   });
   afterEach(() => fake.reset());
@@ -56,7 +65,10 @@ describe(`access log (${backendKind()})`, () => {
 
   it('a charged chat completion: one line with team, key prefix, model, tokens, cost, upstream and total ms', async () => {
     fake.enqueue({ text: COMPLETION, usage: { input: 21, output: 8 } });
-    const res = await request(t.url).post('/v1/chat/completions').set('authorization', `Bearer ${apiKey}`).send({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: PROMPT }], max_tokens: 32 });
+    const res = await request(t.url)
+      .post('/v1/chat/completions')
+      .set('authorization', `Bearer ${apiKey}`)
+      .send({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: PROMPT }], max_tokens: 32 });
     expect(res.status).toBe(200);
     const id = res.headers['x-request-id'];
     const line = await accessLine(id);
@@ -88,31 +100,60 @@ describe(`access log (${backendKind()})`, () => {
 
   it('a streamed chat completion: the line is written when the stream ends, with its tokens', async () => {
     fake.enqueue({ text: COMPLETION, usage: { input: 13, output: 6 } });
-    const res = await request(t.url).post('/v1/chat/completions').set('api-key', apiKey).send({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: PROMPT }], max_tokens: 32, stream: true });
+    const res = await request(t.url)
+      .post('/v1/chat/completions')
+      .set('api-key', apiKey)
+      .send({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: PROMPT }], max_tokens: 32, stream: true });
     expect(res.status).toBe(200);
     const line = await accessLine(res.headers['x-request-id']);
-    expect(line).toMatchObject({ status: 200, endpoint: '/v1/chat/completions', team_id: teamId, model: 'gpt-4o-mini', prompt_tokens: 13, completion_tokens: 6 });
+    expect(line).toMatchObject({
+      status: 200,
+      endpoint: '/v1/chat/completions',
+      team_id: teamId,
+      model: 'gpt-4o-mini',
+      prompt_tokens: 13,
+      completion_tokens: 6,
+    });
     expect(line.cost_rub as number).toBeGreaterThan(0);
   });
 
   it('client errors and 503 model unavailable: one line each with the status and error code, no stack anywhere for them', async () => {
-    const unknownModel = await request(t.url).post('/v1/chat/completions').set('authorization', `Bearer ${apiKey}`).send({ model: 'no-such-model', messages: [{ role: 'user', content: PROMPT }] });
+    const unknownModel = await request(t.url)
+      .post('/v1/chat/completions')
+      .set('authorization', `Bearer ${apiKey}`)
+      .send({ model: 'no-such-model', messages: [{ role: 'user', content: PROMPT }] });
     expect(unknownModel.status).toBeGreaterThanOrEqual(400);
     expect(unknownModel.status).toBeLessThan(500);
-    const invalid = await request(t.url).post('/v1/chat/completions').set('authorization', `Bearer ${apiKey}`).send({ model: 'gpt-4o-mini', messages: 'not a list' });
+    const invalid = await request(t.url)
+      .post('/v1/chat/completions')
+      .set('authorization', `Bearer ${apiKey}`)
+      .send({ model: 'gpt-4o-mini', messages: 'not a list' });
     expect(invalid.status).toBe(400);
-    const badKey = await request(t.url).post('/v1/chat/completions').set('authorization', 'Bearer sk-not-a-real-key-000000000000').send({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: PROMPT }] });
+    const badKey = await request(t.url)
+      .post('/v1/chat/completions')
+      .set('authorization', 'Bearer sk-not-a-real-key-000000000000')
+      .send({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: PROMPT }] });
     expect(badKey.status).toBe(401);
     const missing = await request(t.url).get('/v1/files/file-nope').set('authorization', `Bearer ${apiKey}`);
     expect(missing.status).toBe(404);
     // Anthropic has no credentials in this app: its models answer 503 (expected, logged as a warning)
-    const unavailable = await request(t.url).post('/v1/chat/completions').set('authorization', `Bearer ${apiKey}`).send({ model: 'claude-sonnet-4', messages: [{ role: 'user', content: PROMPT }] });
+    const unavailable = await request(t.url)
+      .post('/v1/chat/completions')
+      .set('authorization', `Bearer ${apiKey}`)
+      .send({ model: 'claude-sonnet-4', messages: [{ role: 'user', content: PROMPT }] });
     expect(unavailable.status).toBe(503);
 
     for (const res of [unknownModel, invalid, badKey, missing, unavailable]) {
       const id = res.headers['x-request-id'];
       const line = await accessLine(id);
-      expect(line).toMatchObject({ status: res.status, error_code: res.body.error.code, prompt_tokens: 0, completion_tokens: 0, cost_rub: 0, upstream_ms: 0 });
+      expect(line).toMatchObject({
+        status: res.status,
+        error_code: res.body.error.code,
+        prompt_tokens: 0,
+        completion_tokens: 0,
+        cost_rub: 0,
+        upstream_ms: 0,
+      });
       expect(line.level).toBe(res.status === 503 ? 40 : 30);
       // no line about this request carries a stack or an err object
       const about = raw.filter((l) => l.includes(id));
@@ -123,15 +164,33 @@ describe(`access log (${backendKind()})`, () => {
       }
     }
     // refused before the body was read (no route ran): still one line, on the route template, no team
-    expect(await accessLine(badKey.headers['x-request-id'])).toMatchObject({ endpoint: '/v1/chat/completions', team_id: null, key_prefix: null, error_code: 'invalid_api_key' });
-    expect(await accessLine(missing.headers['x-request-id'])).toMatchObject({ endpoint: '/v1/files/:id', path: '/v1/files/file-nope', team_id: teamId });
+    expect(await accessLine(badKey.headers['x-request-id'])).toMatchObject({
+      endpoint: '/v1/chat/completions',
+      team_id: null,
+      key_prefix: null,
+      error_code: 'invalid_api_key',
+    });
+    expect(await accessLine(missing.headers['x-request-id'])).toMatchObject({
+      endpoint: '/v1/files/:id',
+      path: '/v1/files/file-nope',
+      team_id: teamId,
+    });
   });
 
   it('the caller’s x-request-id is the line’s request_id and is echoed back', async () => {
-    const res = await request(t.url).get('/api/v1/balance').set('api-key', apiKey).set('x-request-id', 'client-req-12345');
+    const res = await request(t.url)
+      .get('/api/v1/balance')
+      .set('api-key', apiKey)
+      .set('x-request-id', 'client-req-12345');
     expect(res.status).toBe(200);
     expect(res.headers['x-request-id']).toBe('client-req-12345');
-    expect(await accessLine('client-req-12345')).toMatchObject({ endpoint: '/api/v1/balance', status: 200, team_id: teamId, model: null, cost_rub: 0 });
+    expect(await accessLine('client-req-12345')).toMatchObject({
+      endpoint: '/api/v1/balance',
+      status: 200,
+      team_id: teamId,
+      model: null,
+      cost_rub: 0,
+    });
   });
 
   it('prompts, completions and keys appear in no log line; health probes and scrapes are not logged', async () => {
@@ -145,6 +204,8 @@ describe(`access log (${backendKind()})`, () => {
     expect(all).not.toContain(apiKey);
     expect(all).not.toContain('sk-not-a-real-key-000000000000');
     expect(all).not.toContain(FAKE_OPENAI_KEY);
-    expect(lines().filter((l) => l.msg === 'request completed' && (l.path === '/health' || l.path === '/metrics'))).toEqual([]);
+    expect(
+      lines().filter((l) => l.msg === 'request completed' && (l.path === '/health' || l.path === '/metrics')),
+    ).toEqual([]);
   });
 });

@@ -31,7 +31,10 @@ describe(`GET /metrics (${backendKind()})`, () => {
   });
 
   const chat = (body: Record<string, unknown> = {}) =>
-    request(t.url).post('/v1/chat/completions').set('authorization', `Bearer ${apiKey}`).send({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello' }], max_tokens: 32, ...body });
+    request(t.url)
+      .post('/v1/chat/completions')
+      .set('authorization', `Bearer ${apiKey}`)
+      .send({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello' }], max_tokens: 32, ...body });
 
   it('is open without METRICS_TOKEN, in the Prometheus text format, with the process metrics and every gateway family', async () => {
     const res = await request(t.url).get('/metrics');
@@ -59,7 +62,12 @@ describe(`GET /metrics (${backendKind()})`, () => {
     }
     // no hold open between requests; every ingestion state reported (read from the database)
     expect(s.value('gateway_open_reservations')).toBe(0);
-    expect(s.family('gateway_ingestion_jobs')!.metrics.map((m) => m.labels?.state).sort()).toEqual(['cancelled', 'completed', 'failed', 'in_progress', 'queued']);
+    expect(
+      s
+        .family('gateway_ingestion_jobs')!
+        .metrics.map((m) => m.labels?.state)
+        .sort(),
+    ).toEqual(['cancelled', 'completed', 'failed', 'in_progress', 'queued']);
   });
 
   it('a chat completion: one request on its route, its tokens and its RUB by model, total and upstream latency', async () => {
@@ -68,7 +76,8 @@ describe(`GET /metrics (${backendKind()})`, () => {
     const res = await chat();
     expect(res.status).toBe(200);
     const after = await Scrape.of(t.url);
-    const delta = (name: string, labels: Record<string, string>) => after.value(name, labels) - before.value(name, labels);
+    const delta = (name: string, labels: Record<string, string>) =>
+      after.value(name, labels) - before.value(name, labels);
 
     expect(delta('gateway_http_requests_total', { ...CHAT, status: '200' })).toBe(1);
     expect(delta('gateway_tokens_total', { model: 'gpt-4o-mini', type: 'prompt' })).toBe(17);
@@ -79,9 +88,18 @@ describe(`GET /metrics (${backendKind()})`, () => {
     expect(delta('gateway_cost_rub_total', { model: 'gpt-4o-mini' })).toBeCloseTo(chargedRub, 9);
     expect(Number(res.headers['x-gateway-cost-rub'])).toBeCloseTo(chargedRub, 9);
 
-    const total = { after: after.histogram('gateway_request_duration_seconds', CHAT), before: before.histogram('gateway_request_duration_seconds', CHAT) };
-    const up = { after: after.histogram('gateway_upstream_duration_seconds', { route: CHAT.route }), before: before.histogram('gateway_upstream_duration_seconds', { route: CHAT.route }) };
-    const over = { after: after.histogram('gateway_overhead_duration_seconds', { route: CHAT.route }), before: before.histogram('gateway_overhead_duration_seconds', { route: CHAT.route }) };
+    const total = {
+      after: after.histogram('gateway_request_duration_seconds', CHAT),
+      before: before.histogram('gateway_request_duration_seconds', CHAT),
+    };
+    const up = {
+      after: after.histogram('gateway_upstream_duration_seconds', { route: CHAT.route }),
+      before: before.histogram('gateway_upstream_duration_seconds', { route: CHAT.route }),
+    };
+    const over = {
+      after: after.histogram('gateway_overhead_duration_seconds', { route: CHAT.route }),
+      before: before.histogram('gateway_overhead_duration_seconds', { route: CHAT.route }),
+    };
     expect(total.after.count - total.before.count).toBe(1);
     expect(up.after.count - up.before.count).toBe(1);
     expect(over.after.count - over.before.count).toBe(1);
@@ -96,21 +114,42 @@ describe(`GET /metrics (${backendKind()})`, () => {
   });
 
   it('rerank: the first call is a cache miss, the same call again a hit', async () => {
-    const body = { model: 'small', query: 'capital of France', documents: ['Paris is the capital of France.', 'Cats sleep a lot.'] };
+    const body = {
+      model: 'small',
+      query: 'capital of France',
+      documents: ['Paris is the capital of France.', 'Cats sleep a lot.'],
+    };
     const before = await Scrape.of(t.url);
     const first = await request(t.url).post('/v1/rerank').set('authorization', `Bearer ${apiKey}`).send(body);
     expect(first.status).toBe(200);
     const mid = await Scrape.of(t.url);
-    expect(mid.value('gateway_rerank_cache_total', { result: 'miss' }) - before.value('gateway_rerank_cache_total', { result: 'miss' })).toBe(1);
-    expect(mid.value('gateway_rerank_cache_total', { result: 'hit' }) - before.value('gateway_rerank_cache_total', { result: 'hit' })).toBe(0);
+    expect(
+      mid.value('gateway_rerank_cache_total', { result: 'miss' }) -
+        before.value('gateway_rerank_cache_total', { result: 'miss' }),
+    ).toBe(1);
+    expect(
+      mid.value('gateway_rerank_cache_total', { result: 'hit' }) -
+        before.value('gateway_rerank_cache_total', { result: 'hit' }),
+    ).toBe(0);
     const second = await request(t.url).post('/v1/rerank').set('authorization', `Bearer ${apiKey}`).send(body);
     expect(second.status).toBe(200);
     const after = await Scrape.of(t.url);
-    expect(after.value('gateway_rerank_cache_total', { result: 'hit' }) - mid.value('gateway_rerank_cache_total', { result: 'hit' })).toBe(1);
-    expect(after.value('gateway_rerank_cache_total', { result: 'miss' }) - mid.value('gateway_rerank_cache_total', { result: 'miss' })).toBe(0);
-    expect(after.value('gateway_http_requests_total', { method: 'POST', route: '/v1/rerank', status: '200' }) - before.value('gateway_http_requests_total', { method: 'POST', route: '/v1/rerank', status: '200' })).toBe(2);
+    expect(
+      after.value('gateway_rerank_cache_total', { result: 'hit' }) -
+        mid.value('gateway_rerank_cache_total', { result: 'hit' }),
+    ).toBe(1);
+    expect(
+      after.value('gateway_rerank_cache_total', { result: 'miss' }) -
+        mid.value('gateway_rerank_cache_total', { result: 'miss' }),
+    ).toBe(0);
+    expect(
+      after.value('gateway_http_requests_total', { method: 'POST', route: '/v1/rerank', status: '200' }) -
+        before.value('gateway_http_requests_total', { method: 'POST', route: '/v1/rerank', status: '200' }),
+    ).toBe(2);
     // a hit still embeds the query: tokens charged under the rerank model
-    expect(after.value('gateway_tokens_total', { model: 'rerank-small', type: 'prompt' })).toBeGreaterThan(mid.value('gateway_tokens_total', { model: 'rerank-small', type: 'prompt' }));
+    expect(after.value('gateway_tokens_total', { model: 'rerank-small', type: 'prompt' })).toBeGreaterThan(
+      mid.value('gateway_tokens_total', { model: 'rerank-small', type: 'prompt' }),
+    );
   });
 
   it('404s are counted by route template (or "unmatched"), never by raw path', async () => {
@@ -120,7 +159,8 @@ describe(`GET /metrics (${backendKind()})`, () => {
     const unknown = await request(t.url).get('/no/such/route-xyz987');
     expect(unknown.status).toBe(404);
     const after = await Scrape.of(t.url);
-    const d = (labels: Record<string, string>) => after.value('gateway_http_requests_total', labels) - before.value('gateway_http_requests_total', labels);
+    const d = (labels: Record<string, string>) =>
+      after.value('gateway_http_requests_total', labels) - before.value('gateway_http_requests_total', labels);
     expect(d({ method: 'GET', route: '/v1/files/:id', status: '404' })).toBe(1);
     expect(d({ method: 'GET', route: 'unmatched', status: '404' })).toBe(1);
     expect(after.text).not.toContain('file-doesnotexist123');
@@ -129,10 +169,16 @@ describe(`GET /metrics (${backendKind()})`, () => {
 
   it('a request refused before routing (401 before the body) is counted on its route template', async () => {
     const before = await Scrape.of(t.url);
-    const res = await request(t.url).post('/v1/chat/completions').set('authorization', 'Bearer sk-wrong-0000000000000000000').send({ model: 'gpt-4o-mini', messages: [] });
+    const res = await request(t.url)
+      .post('/v1/chat/completions')
+      .set('authorization', 'Bearer sk-wrong-0000000000000000000')
+      .send({ model: 'gpt-4o-mini', messages: [] });
     expect(res.status).toBe(401);
     const after = await Scrape.of(t.url);
-    expect(after.value('gateway_http_requests_total', { ...CHAT, status: '401' }) - before.value('gateway_http_requests_total', { ...CHAT, status: '401' })).toBe(1);
+    expect(
+      after.value('gateway_http_requests_total', { ...CHAT, status: '401' }) -
+        before.value('gateway_http_requests_total', { ...CHAT, status: '401' }),
+    ).toBe(1);
   });
 
   it('an upstream failure: one upstream error by provider, model and kind; the 502 on the route; nothing charged', async () => {
@@ -142,10 +188,17 @@ describe(`GET /metrics (${backendKind()})`, () => {
     expect(res.status).toBe(502);
     const after = await Scrape.of(t.url);
     const err = { provider: 'openai', model: 'gpt-4o-mini', kind: 'upstream' };
-    expect(after.value('gateway_upstream_errors_total', err) - before.value('gateway_upstream_errors_total', err)).toBe(1);
+    expect(after.value('gateway_upstream_errors_total', err) - before.value('gateway_upstream_errors_total', err)).toBe(
+      1,
+    );
     expect(after.value('gateway_upstream_errors_total') - before.value('gateway_upstream_errors_total')).toBe(1);
-    expect(after.value('gateway_http_requests_total', { ...CHAT, status: '502' }) - before.value('gateway_http_requests_total', { ...CHAT, status: '502' })).toBe(1);
-    expect(after.value('gateway_tokens_total', { model: 'gpt-4o-mini' })).toBe(before.value('gateway_tokens_total', { model: 'gpt-4o-mini' }));
+    expect(
+      after.value('gateway_http_requests_total', { ...CHAT, status: '502' }) -
+        before.value('gateway_http_requests_total', { ...CHAT, status: '502' }),
+    ).toBe(1);
+    expect(after.value('gateway_tokens_total', { model: 'gpt-4o-mini' })).toBe(
+      before.value('gateway_tokens_total', { model: 'gpt-4o-mini' }),
+    );
     expect(after.value('gateway_open_reservations')).toBe(0);
   });
 });
@@ -161,7 +214,14 @@ describe(`GET /metrics with METRICS_TOKEN (${backendKind()})`, () => {
   it('401 in the error shape without the bearer token or with a wrong one; 200 with it', async () => {
     const none = await request(t.url).get('/metrics');
     expect(none.status).toBe(401);
-    expect(none.body).toEqual({ error: { message: expect.stringMatching(/metrics token/), type: 'authentication_error', code: 'invalid_metrics_token', param: null } });
+    expect(none.body).toEqual({
+      error: {
+        message: expect.stringMatching(/metrics token/),
+        type: 'authentication_error',
+        code: 'invalid_metrics_token',
+        param: null,
+      },
+    });
     const wrong = await request(t.url).get('/metrics').set('authorization', `Bearer ${TOKEN}x`);
     expect(wrong.status).toBe(401);
     expect(wrong.text).not.toContain('gateway_');

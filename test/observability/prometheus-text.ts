@@ -54,7 +54,10 @@ export class Scrape {
 
   private matching(name: string, labels: Record<string, string>, from: Family[] = this.families): Series[] {
     // (in the untyped parse, one name may come back as several consecutive families)
-    return from.filter((f) => f.name === name).flatMap((f) => f.metrics).filter((s) => Object.entries(labels).every(([k, v]) => s.labels?.[k] === v));
+    return from
+      .filter((f) => f.name === name)
+      .flatMap((f) => f.metrics)
+      .filter((s) => Object.entries(labels).every(([k, v]) => s.labels?.[k] === v));
   }
 
   /** Sum of the counter/gauge series of `name` whose labels include `labels` (0 when none). */
@@ -64,7 +67,8 @@ export class Scrape {
 
   /** Histogram observation count and sum of the series whose labels include `labels`. */
   histogram(name: string, labels: Record<string, string> = {}): { count: number; sum: number } {
-    const total = (suffix: string) => this.matching(`${name}_${suffix}`, labels, this.samples).reduce((a, s) => a + Number(s.value ?? 0), 0);
+    const total = (suffix: string) =>
+      this.matching(`${name}_${suffix}`, labels, this.samples).reduce((a, s) => a + Number(s.value ?? 0), 0);
     return { count: total('count'), sum: total('sum') };
   }
 }

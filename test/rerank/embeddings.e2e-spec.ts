@@ -9,7 +9,15 @@ import { fakeEmbedding, fakeTokenCount, FakeOpenAI } from '../fakes';
 import { AdminClient } from '../support/admin-client';
 import { createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
-import { costRub, embeddingCalls, errorBody, FAKE_OPENAI_KEY, lastLedgerEntry, openAiEnv, toMicro } from './rerank-helpers';
+import {
+  costRub,
+  embeddingCalls,
+  errorBody,
+  FAKE_OPENAI_KEY,
+  lastLedgerEntry,
+  openAiEnv,
+  toMicro,
+} from './rerank-helpers';
 
 const TEXTS = ['The quick brown fox', 'jumps over the lazy dog near the river bank'];
 
@@ -48,7 +56,9 @@ describe(`embeddings endpoints (openai SDK) on ${backendKind()}`, () => {
 
   it('embeddings.create with defaults: the SDK asks for base64 and decodes exactly the fake’s float32 vectors', async () => {
     const before = await admin.balance(apiKey);
-    const { data: res, response } = await client.embeddings.create({ model: 'text-embedding-3-small', input: TEXTS }).withResponse();
+    const { data: res, response } = await client.embeddings
+      .create({ model: 'text-embedding-3-small', input: TEXTS })
+      .withResponse();
     expect(sent).toEqual([{ model: 'text-embedding-3-small', input: TEXTS, encoding_format: 'base64' }]);
     expect(res.object).toBe('list');
     expect(res.model).toBe('text-embedding-3-small');
@@ -60,15 +70,33 @@ describe(`embeddings endpoints (openai SDK) on ${backendKind()}`, () => {
     expect(tokens).toBe(13);
     expect(res.usage).toEqual({ prompt_tokens: 13, total_tokens: 13 });
     // upstream: one call, base64
-    expect(embeddingCalls(fake)).toEqual([{ model: 'text-embedding-3-small', input: TEXTS, encoding_format: 'base64', dimensions: undefined, auth: `Bearer ${FAKE_OPENAI_KEY}` }]);
+    expect(embeddingCalls(fake)).toEqual([
+      {
+        model: 'text-embedding-3-small',
+        input: TEXTS,
+        encoding_format: 'base64',
+        dimensions: undefined,
+        auth: `Bearer ${FAKE_OPENAI_KEY}`,
+      },
+    ]);
     // catalog price 200 RUB / 1M tokens
     expect(response.headers.get('x-gateway-cost-rub')).toBe(String(costRub(13)));
     expect(toMicro(before) - toMicro(await admin.balance(apiKey))).toBe(13 * 200);
-    expect(await lastLedgerEntry(t.url, apiKey)).toMatchObject({ kind: 'charge', endpoint: '/v1/embeddings', model: 'text-embedding-3-small', prompt_tokens: 13, amount_rub: -costRub(13) });
+    expect(await lastLedgerEntry(t.url, apiKey)).toMatchObject({
+      kind: 'charge',
+      endpoint: '/v1/embeddings',
+      model: 'text-embedding-3-small',
+      prompt_tokens: 13,
+      amount_rub: -costRub(13),
+    });
   });
 
   it('float format and a string input', async () => {
-    const res = await client.embeddings.create({ model: 'text-embedding-3-small', input: TEXTS[1], encoding_format: 'float' });
+    const res = await client.embeddings.create({
+      model: 'text-embedding-3-small',
+      input: TEXTS[1],
+      encoding_format: 'float',
+    });
     expect(sent[0]).toEqual({ model: 'text-embedding-3-small', input: TEXTS[1], encoding_format: 'float' });
     expect(res.data).toHaveLength(1);
     expect(res.data[0].embedding).toEqual(Array.from(fakeEmbedding(TEXTS[1], 1536)));
@@ -84,17 +112,23 @@ describe(`embeddings endpoints (openai SDK) on ${backendKind()}`, () => {
 
   it('text-embedding-3-large: 3072 dimensions at 780 RUB per 1M tokens', async () => {
     const before = await admin.balance(apiKey);
-    const { data: res, response } = await client.embeddings.create({ model: 'text-embedding-3-large', input: TEXTS[0] }).withResponse();
+    const { data: res, response } = await client.embeddings
+      .create({ model: 'text-embedding-3-large', input: TEXTS[0] })
+      .withResponse();
     expect(res.data[0].embedding).toEqual(Array.from(fakeEmbedding(TEXTS[0], 3072)));
     expect(response.headers.get('x-gateway-cost-rub')).toBe(String(costRub(4, 'large')));
     expect(toMicro(before) - toMicro(await admin.balance(apiKey))).toBe(4 * 780);
   });
 
   it('SDK errors: dimensions above the native size and an empty input are 400s naming the field', async () => {
-    const tooBig = await client.embeddings.create({ model: 'text-embedding-3-small', input: 'x', dimensions: 4096 }).catch((e: unknown) => e);
+    const tooBig = await client.embeddings
+      .create({ model: 'text-embedding-3-small', input: 'x', dimensions: 4096 })
+      .catch((e: unknown) => e);
     expect(tooBig).toBeInstanceOf(OpenAI.BadRequestError);
     expect((tooBig as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('dimensions');
-    const empty = await client.embeddings.create({ model: 'text-embedding-3-small', input: [] }).catch((e: unknown) => e);
+    const empty = await client.embeddings
+      .create({ model: 'text-embedding-3-small', input: [] })
+      .catch((e: unknown) => e);
     expect(empty).toBeInstanceOf(OpenAI.BadRequestError);
     expect((empty as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('input');
     const unknown = await client.embeddings.create({ model: 'no-such-model', input: 'x' }).catch((e: unknown) => e);
@@ -105,7 +139,10 @@ describe(`embeddings endpoints (openai SDK) on ${backendKind()}`, () => {
 
   it('REST /api/v1/embeddings with the api-key header: same body, usage and cost', async () => {
     const before = await admin.balance(apiKey);
-    const res = await request(t.url).post('/api/v1/embeddings').set('api-key', apiKey).send({ model: 'text-embedding-3-small', input: TEXTS, encoding_format: 'base64', dimensions: 8 });
+    const res = await request(t.url)
+      .post('/api/v1/embeddings')
+      .set('api-key', apiKey)
+      .send({ model: 'text-embedding-3-small', input: TEXTS, encoding_format: 'base64', dimensions: 8 });
     expect(res.status).toBe(200);
     const decode = (b64: string) => Array.from(new Float32Array(new Uint8Array(Buffer.from(b64, 'base64')).buffer));
     expect(res.body).toEqual({
@@ -118,10 +155,16 @@ describe(`embeddings endpoints (openai SDK) on ${backendKind()}`, () => {
     expect(decode(res.body.data[1].embedding)).toEqual(Array.from(fakeEmbedding(TEXTS[1], 8)));
     expect(toMicro(before) - toMicro(await admin.balance(apiKey))).toBe(13 * 200);
 
-    const tokenArrays = await request(t.url).post('/api/v1/embeddings').set('api-key', apiKey).send({ model: 'text-embedding-3-small', input: [[1, 2, 3]] });
+    const tokenArrays = await request(t.url)
+      .post('/api/v1/embeddings')
+      .set('api-key', apiKey)
+      .send({ model: 'text-embedding-3-small', input: [[1, 2, 3]] });
     expect(tokenArrays.status).toBe(400);
     expect(tokenArrays.body).toEqual(errorBody('invalid_request_error', 'input[0]'));
-    const badFormat = await request(t.url).post('/api/v1/embeddings').set('api-key', apiKey).send({ model: 'text-embedding-3-small', input: 'x', encoding_format: 'int8' });
+    const badFormat = await request(t.url)
+      .post('/api/v1/embeddings')
+      .set('api-key', apiKey)
+      .send({ model: 'text-embedding-3-small', input: 'x', encoding_format: 'int8' });
     expect(badFormat.status).toBe(400);
     expect(badFormat.body.error.param).toBe('encoding_format');
   });

@@ -10,7 +10,19 @@ import { AdminClient } from '../support/admin-client';
 import { ManualClock } from '../support/manual-clock';
 import { createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
-import { cacheStats, clearCache, costRub, embeddingCalls, expectedRanking, FAKE_OPENAI_KEY, lastLedgerEntry, openAiEnv, rerank, tokens, toMicro } from './rerank-helpers';
+import {
+  cacheStats,
+  clearCache,
+  costRub,
+  embeddingCalls,
+  expectedRanking,
+  FAKE_OPENAI_KEY,
+  lastLedgerEntry,
+  openAiEnv,
+  rerank,
+  tokens,
+  toMicro,
+} from './rerank-helpers';
 
 const TTL_MS = 12 * 3600 * 1000;
 const QUERY = 'quarterly revenue growth report';
@@ -46,7 +58,19 @@ describe(`rerank cache over HTTP on ${backendKind()}`, () => {
     const { apiKey } = await admin.teamWithKey(50, 'cache-team');
     expect([Q_TOKENS, D_TOKENS]).toEqual([4, 35]);
     const backend = t.config.redisUrl ? 'redis' : 'memory';
-    expect(await cacheStats(t.url, apiKey)).toEqual({ entries: 0, total_bytes: 0, hits: 0, misses: 0, hit_rate: 0, tokens_saved: 0, rub_saved: 0, oldest_expiry: null, newest_expiry: null, ttl_seconds: 43_200, backend });
+    expect(await cacheStats(t.url, apiKey)).toEqual({
+      entries: 0,
+      total_bytes: 0,
+      hits: 0,
+      misses: 0,
+      hit_rate: 0,
+      tokens_saved: 0,
+      rub_saved: 0,
+      oldest_expiry: null,
+      newest_expiry: null,
+      ttl_seconds: 43_200,
+      backend,
+    });
 
     // 1. miss: embeddings computed and stored; query + document tokens billed
     const t0 = clock.now();
@@ -55,11 +79,26 @@ describe(`rerank cache over HTTP on ${backendKind()}`, () => {
     expect(miss.status).toBe(200);
     const expected = expectedRanking(QUERY, DOCS);
     expect(miss.body.results).toEqual(expected.results);
-    expect(miss.body.cache_info).toEqual({ from_cache: false, cache_hit: false, tokens_used: 35, cached_tokens: 35, cache_enabled: true, cache_status: 'stored' });
+    expect(miss.body.cache_info).toEqual({
+      from_cache: false,
+      cache_hit: false,
+      tokens_used: 35,
+      cached_tokens: 35,
+      cache_enabled: true,
+      cache_status: 'stored',
+    });
     expect(miss.body.usage).toEqual({ query_tokens: 4, document_tokens: 35, total_tokens: 39, cost_rub: costRub(39) });
     expect(embeddingCalls(fake).map((c) => c.input)).toEqual([[QUERY], DOCS.map((d) => d.data)]);
     expect(toMicro(before) - toMicro(await admin.balance(apiKey))).toBe(39 * 200);
-    expect(await cacheStats(t.url, apiKey)).toMatchObject({ entries: 1, total_bytes: 5 * BYTES_PER_DOC, hits: 0, misses: 1, hit_rate: 0, oldest_expiry: new Date(t0 + TTL_MS).toISOString(), newest_expiry: new Date(t0 + TTL_MS).toISOString() });
+    expect(await cacheStats(t.url, apiKey)).toMatchObject({
+      entries: 1,
+      total_bytes: 5 * BYTES_PER_DOC,
+      hits: 0,
+      misses: 1,
+      hit_rate: 0,
+      oldest_expiry: new Date(t0 + TTL_MS).toISOString(),
+      newest_expiry: new Date(t0 + TTL_MS).toISOString(),
+    });
 
     // 2. hit: only the query is embedded and billed; same results
     fake.reset();
@@ -67,13 +106,33 @@ describe(`rerank cache over HTTP on ${backendKind()}`, () => {
     const hit = await rerank(t.url, apiKey, { query: QUERY, content: DOCS });
     expect(hit.status).toBe(200);
     expect(hit.body.results).toEqual(miss.body.results);
-    expect(hit.body.cache_info).toEqual({ from_cache: true, cache_hit: true, tokens_used: 0, cached_tokens: 35, cache_enabled: true, cache_status: 'hit' });
+    expect(hit.body.cache_info).toEqual({
+      from_cache: true,
+      cache_hit: true,
+      tokens_used: 0,
+      cached_tokens: 35,
+      cache_enabled: true,
+      cache_status: 'hit',
+    });
     expect(hit.body.usage).toEqual({ query_tokens: 4, document_tokens: 0, total_tokens: 4, cost_rub: costRub(4) });
     expect(costRub(4)).toBe(0.0008);
     expect(embeddingCalls(fake).map((c) => c.input)).toEqual([[QUERY]]);
     expect(toMicro(before) - toMicro(await admin.balance(apiKey))).toBe(800);
-    expect(await lastLedgerEntry(t.url, apiKey)).toMatchObject({ kind: 'charge', endpoint: '/api/v1/rerank', model: 'rerank-small', prompt_tokens: 4, amount_rub: -0.0008 });
-    expect(await cacheStats(t.url, apiKey)).toMatchObject({ entries: 1, hits: 1, misses: 1, hit_rate: 0.5, tokens_saved: 35, rub_saved: costRub(35) });
+    expect(await lastLedgerEntry(t.url, apiKey)).toMatchObject({
+      kind: 'charge',
+      endpoint: '/api/v1/rerank',
+      model: 'rerank-small',
+      prompt_tokens: 4,
+      amount_rub: -0.0008,
+    });
+    expect(await cacheStats(t.url, apiKey)).toMatchObject({
+      entries: 1,
+      hits: 1,
+      misses: 1,
+      hit_rate: 0.5,
+      tokens_saved: 35,
+      rub_saved: costRub(35),
+    });
 
     // a different query over the same documents is also a hit (the key is the content, not the query)
     fake.reset();
@@ -87,9 +146,16 @@ describe(`rerank cache over HTTP on ${backendKind()}`, () => {
     clock.advance(3600_000);
     const t1 = clock.now();
     fake.reset();
-    const changed = DOCS.map((d) => (d.id === 'r3' ? { ...d, data: 'Quarterly report on revenue and margin growth' } : d));
+    const changed = DOCS.map((d) =>
+      d.id === 'r3' ? { ...d, data: 'Quarterly report on revenue and margin growth' } : d,
+    );
     const changedMiss = await rerank(t.url, apiKey, { query: QUERY, content: changed });
-    expect(changedMiss.body.cache_info).toMatchObject({ from_cache: false, cache_hit: false, tokens_used: 35, cache_status: 'stored' });
+    expect(changedMiss.body.cache_info).toMatchObject({
+      from_cache: false,
+      cache_hit: false,
+      tokens_used: 35,
+      cache_status: 'stored',
+    });
     expect(changedMiss.body.usage.cost_rub).toBe(costRub(39));
     expect(changedMiss.body.results).toEqual(expectedRanking(QUERY, changed).results);
     expect(embeddingCalls(fake).map((c) => c.input)).toEqual([[QUERY], changed.map((d) => d.data)]);
@@ -116,11 +182,22 @@ describe(`rerank cache over HTTP on ${backendKind()}`, () => {
     fake.reset();
     expect((await rerank(t.url, apiKey, { query: QUERY, content: DOCS })).body.cache_info.cache_hit).toBe(true);
     clock.advance(1_001); // t0 + 12 h + 1 s
-    expect(await cacheStats(t.url, apiKey)).toMatchObject({ entries: 1, total_bytes: 5 * BYTES_PER_DOC, oldest_expiry: new Date(t1 + TTL_MS).toISOString() });
+    expect(await cacheStats(t.url, apiKey)).toMatchObject({
+      entries: 1,
+      total_bytes: 5 * BYTES_PER_DOC,
+      oldest_expiry: new Date(t1 + TTL_MS).toISOString(),
+    });
     fake.reset();
     before = await admin.balance(apiKey);
     const expired = await rerank(t.url, apiKey, { query: QUERY, content: DOCS });
-    expect(expired.body.cache_info).toEqual({ from_cache: false, cache_hit: false, tokens_used: 35, cached_tokens: 35, cache_enabled: true, cache_status: 'stored' });
+    expect(expired.body.cache_info).toEqual({
+      from_cache: false,
+      cache_hit: false,
+      tokens_used: 35,
+      cached_tokens: 35,
+      cache_enabled: true,
+      cache_status: 'stored',
+    });
     expect(embeddingCalls(fake)).toHaveLength(2);
     expect(toMicro(before) - toMicro(await admin.balance(apiKey))).toBe(39 * 200);
     const t2 = clock.now();
@@ -145,7 +222,12 @@ describe(`rerank cache over HTTP on ${backendKind()}`, () => {
     const del = await clearCache(t.url, apiKey);
     expect(del.status).toBe(200);
     expect(del.body).toEqual({ deleted: 2 });
-    expect(await cacheStats(t.url, apiKey)).toMatchObject({ entries: 0, total_bytes: 0, oldest_expiry: null, newest_expiry: null });
+    expect(await cacheStats(t.url, apiKey)).toMatchObject({
+      entries: 0,
+      total_bytes: 0,
+      oldest_expiry: null,
+      newest_expiry: null,
+    });
     fake.reset();
     const afterDelete = await rerank(t.url, apiKey, { query: QUERY, content: DOCS });
     expect(afterDelete.body.cache_info).toMatchObject({ cache_hit: false, cache_status: 'stored' });
@@ -164,7 +246,14 @@ describe(`rerank cache over HTTP on ${backendKind()}`, () => {
     // does not read: the stored entry is ignored, documents are embedded and billed again
     fake.reset();
     const off = await rerank(t.url, apiKey, { query: QUERY, content: DOCS, caching: false });
-    expect(off.body.cache_info).toEqual({ from_cache: false, cache_hit: false, tokens_used: 35, cached_tokens: 0, cache_enabled: false, cache_status: 'disabled' });
+    expect(off.body.cache_info).toEqual({
+      from_cache: false,
+      cache_hit: false,
+      tokens_used: 35,
+      cached_tokens: 0,
+      cache_enabled: false,
+      cache_status: 'disabled',
+    });
     expect(off.body.usage).toEqual({ query_tokens: 4, document_tokens: 35, total_tokens: 39, cost_rub: costRub(39) });
     expect(embeddingCalls(fake)).toHaveLength(2);
 
@@ -195,7 +284,9 @@ describe(`rerank cache over HTTP on ${backendKind()}`, () => {
       ['of the same team', true],
     ])('keys %s never read, count or clear each other’s entries', async (_what, sameTeam) => {
       const a = await admin.teamWithKey(50, 'iso-a');
-      const b = sameTeam ? { apiKey: (await admin.createKey(a.teamId, 'second')).api_key } : await admin.teamWithKey(50, 'iso-b');
+      const b = sameTeam
+        ? { apiKey: (await admin.createKey(a.teamId, 'second')).api_key }
+        : await admin.teamWithKey(50, 'iso-b');
       const content = DOCS.map((d) => ({ ...d, metadata: { ...d.metadata, sameTeam } }));
 
       expect((await rerank(t.url, a.apiKey, { query: QUERY, content })).body.cache_info.cache_status).toBe('stored');

@@ -71,7 +71,11 @@ export interface ExpectedItem {
  * Expected `results` and counts, computed independently of the gateway: cosine of the fake's
  * vectors, keep score ≥ threshold, best first (ties in input order), at most topK, rank from 1.
  */
-export function expectedRanking(query: string, items: ExpectedItem[], opts: { threshold?: number; topK?: number; dims?: number } = {}) {
+export function expectedRanking(
+  query: string,
+  items: ExpectedItem[],
+  opts: { threshold?: number; topK?: number; dims?: number } = {},
+) {
   const threshold = opts.threshold ?? 0;
   const topK = opts.topK ?? 10;
   const scored = items.map((it, index) => ({ it, index, score: rawScore(query, it.data, opts.dims ?? DIMS.small) }));
@@ -84,11 +88,19 @@ export function expectedRanking(query: string, items: ExpectedItem[], opts: { th
     similarity_score: round4(s.score),
     similarity_percentage: percent(s.score),
   }));
-  return { results, total_documents: items.length, filtered_documents: kept.length, returned_documents: results.length, scores: scored.map((s) => s.score) };
+  return {
+    results,
+    total_documents: items.length,
+    filtered_documents: kept.length,
+    returned_documents: results.length,
+    scores: scored.map((s) => s.score),
+  };
 }
 
 /** The embedding calls the fake received, as `{ input, dimensions, encoding_format, model }`. */
-export function embeddingCalls(fake: FakeOpenAI): Array<{ model: unknown; input: unknown; encoding_format: unknown; dimensions: unknown; auth: unknown }> {
+export function embeddingCalls(
+  fake: FakeOpenAI,
+): Array<{ model: unknown; input: unknown; encoding_format: unknown; dimensions: unknown; auth: unknown }> {
   return fake.requestsTo('/v1/embeddings').map((r: RecordedRequest) => ({
     model: r.body.model,
     input: r.body.input,

@@ -11,10 +11,22 @@ import { AdminClient } from '../support/admin-client';
 import { createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
 import { freePort, hasRedisServer, startRedis, stopRedis, waitForRedis } from '../support/private-redis';
-import { cacheStats, clearCache, costRub, embeddingCalls, expectedRanking, FAKE_OPENAI_KEY, openAiEnv, rerank, toMicro } from './rerank-helpers';
+import {
+  cacheStats,
+  clearCache,
+  costRub,
+  embeddingCalls,
+  expectedRanking,
+  FAKE_OPENAI_KEY,
+  openAiEnv,
+  rerank,
+  toMicro,
+} from './rerank-helpers';
 
 if (!hasRedisServer) {
-  console.warn('rerank-redis-outage: SKIPPED — the `redis-server` binary is not installed (apt-get install redis-server).');
+  console.warn(
+    'rerank-redis-outage: SKIPPED — the `redis-server` binary is not installed (apt-get install redis-server).',
+  );
 }
 const describeIfRedis = hasRedisServer ? describe : describe.skip;
 
@@ -41,7 +53,9 @@ describeIfRedis(`rerank with Redis stopped mid-test on ${backendKind()}`, () => 
     redis = startRedis(port);
     await waitForRedis(port);
     fake = await FakeOpenAI.start({ apiKey: FAKE_OPENAI_KEY });
-    t = await createTestApp({ env: { ...openAiEnv(fake), REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_KEY_PREFIX: `outage-${port}` } });
+    t = await createTestApp({
+      env: { ...openAiEnv(fake), REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_KEY_PREFIX: `outage-${port}` },
+    });
     admin = new AdminClient(t.url);
     ({ apiKey } = await admin.teamWithKey(20, 'outage-team'));
   });
@@ -56,9 +70,20 @@ describeIfRedis(`rerank with Redis stopped mid-test on ${backendKind()}`, () => 
     const stored = await rerank(t.url, apiKey, { query: QUERY, content: DOCS });
     expect(stored.status).toBe(200);
     expect(stored.body.cache_info).toMatchObject({ cache_hit: false, cache_status: 'stored' });
-    expect(stored.body.usage).toEqual({ query_tokens: Q, document_tokens: D, total_tokens: Q + D, cost_rub: costRub(Q + D) });
+    expect(stored.body.usage).toEqual({
+      query_tokens: Q,
+      document_tokens: D,
+      total_tokens: Q + D,
+      cost_rub: costRub(Q + D),
+    });
     expect((await rerank(t.url, apiKey, { query: QUERY, content: DOCS })).body.cache_info.cache_hit).toBe(true);
-    expect(await cacheStats(t.url, apiKey)).toMatchObject({ entries: 1, total_bytes: 3 * 1536 * 4, backend: 'redis', hits: 1, misses: 1 });
+    expect(await cacheStats(t.url, apiKey)).toMatchObject({
+      entries: 1,
+      total_bytes: 3 * 1536 * 4,
+      backend: 'redis',
+      hits: 1,
+      misses: 1,
+    });
 
     await stopRedis(redis);
 
@@ -68,8 +93,20 @@ describeIfRedis(`rerank with Redis stopped mid-test on ${backendKind()}`, () => 
     const down = await rerank(t.url, apiKey, { query: QUERY, content: DOCS });
     const elapsed = Date.now() - started;
     expect(down.status).toBe(200);
-    expect(down.body.cache_info).toEqual({ from_cache: false, cache_hit: false, tokens_used: D, cached_tokens: 0, cache_enabled: true, cache_status: 'unavailable' });
-    expect(down.body.usage).toEqual({ query_tokens: Q, document_tokens: D, total_tokens: Q + D, cost_rub: costRub(Q + D) });
+    expect(down.body.cache_info).toEqual({
+      from_cache: false,
+      cache_hit: false,
+      tokens_used: D,
+      cached_tokens: 0,
+      cache_enabled: true,
+      cache_status: 'unavailable',
+    });
+    expect(down.body.usage).toEqual({
+      query_tokens: Q,
+      document_tokens: D,
+      total_tokens: Q + D,
+      cost_rub: costRub(Q + D),
+    });
     expect(down.body.results).toEqual(expectedRanking(QUERY, DOCS).results);
     expect(embeddingCalls(fake).map((c) => c.input)).toEqual([[QUERY], DOCS.map((d) => d.data)]);
     expect(toMicro(before) - toMicro(await admin.balance(apiKey))).toBe((Q + D) * 200);
@@ -94,7 +131,10 @@ describeIfRedis(`rerank with Redis stopped mid-test on ${backendKind()}`, () => 
     expect(off.status).toBe(200);
     expect(off.body.cache_info.cache_status).toBe('disabled');
     // the embeddings endpoint does not touch the cache
-    const emb = await request(t.url).post('/api/v1/embeddings').set('api-key', apiKey).send({ model: 'text-embedding-3-small', input: 'x' });
+    const emb = await request(t.url)
+      .post('/api/v1/embeddings')
+      .set('api-key', apiKey)
+      .send({ model: 'text-embedding-3-small', input: 'x' });
     expect(emb.status).toBe(200);
   });
 

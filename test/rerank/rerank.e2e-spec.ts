@@ -11,7 +11,20 @@ import { fakeTokenCount, FakeOpenAI, faults } from '../fakes';
 import { AdminClient } from '../support/admin-client';
 import { createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
-import { costRub, DIMS, embeddingCalls, errorBody, expectedRanking, FAKE_OPENAI_KEY, lastLedgerEntry, openAiEnv, rawScore, rerank, tokens, toMicro } from './rerank-helpers';
+import {
+  costRub,
+  DIMS,
+  embeddingCalls,
+  errorBody,
+  expectedRanking,
+  FAKE_OPENAI_KEY,
+  lastLedgerEntry,
+  openAiEnv,
+  rawScore,
+  rerank,
+  tokens,
+  toMicro,
+} from './rerank-helpers';
 
 const QUERY = 'how to reset my password';
 const DOCS = [
@@ -59,20 +72,40 @@ describe(`rerank over HTTP (fake OpenAI embeddings) on ${backendKind()}`, () => 
       filtered_documents: 4,
       returned_documents: 4,
       model_info: { model: 'small', embedding_model: 'text-embedding-3-small', dimensions: 1536 },
-      cache_info: { from_cache: false, cache_hit: false, tokens_used: dTokens, cached_tokens: 0, cache_enabled: false, cache_status: 'disabled' },
+      cache_info: {
+        from_cache: false,
+        cache_hit: false,
+        tokens_used: dTokens,
+        cached_tokens: 0,
+        cache_enabled: false,
+        cache_status: 'disabled',
+      },
       usage: { query_tokens: 5, document_tokens: 46, total_tokens: 51, cost_rub: 0.0102 },
       parameters: { similarity_threshold: 0, top_k: 10, model: 'small', column_to_embed: null, column_id: null },
       processing_time_seconds: expect.any(Number),
     });
     // the same figures written out (cosines of the fake's bag-of-words vectors): kb-2 and kb-5
     // score slightly below 0 and are dropped by the default threshold 0.0
-    expect(res.body.results.map((r: { id: string; similarity_score: number; similarity_percentage: string }) => [r.id, r.similarity_score, r.similarity_percentage])).toEqual([
+    expect(
+      res.body.results.map((r: { id: string; similarity_score: number; similarity_percentage: string }) => [
+        r.id,
+        r.similarity_score,
+        r.similarity_percentage,
+      ]),
+    ).toEqual([
       ['kb-4', 0.5469, '54.7%'],
       ['kb-6', 0.4614, '46.1%'],
       ['kb-1', 0.3328, '33.3%'],
       ['kb-3', 0.2867, '28.7%'],
     ]);
-    expect(res.body.results[2]).toEqual({ rank: 3, id: 'kb-1', data: DOCS[0].data, metadata: { lang: 'en', views: 10 }, similarity_score: 0.3328, similarity_percentage: '33.3%' });
+    expect(res.body.results[2]).toEqual({
+      rank: 3,
+      id: 'kb-1',
+      data: DOCS[0].data,
+      metadata: { lang: 'en', views: 10 },
+      similarity_score: 0.3328,
+      similarity_percentage: '33.3%',
+    });
     for (const r of res.body.results) {
       expect(r.similarity_score).toBe(Number(r.similarity_score.toFixed(4)));
       expect(r.similarity_percentage).toMatch(/^-?\d+\.\d%$/);
@@ -82,8 +115,20 @@ describe(`rerank over HTTP (fake OpenAI embeddings) on ${backendKind()}`, () => 
 
     // upstream: the query in its own call, then the documents in one call; base64; dimensions
     expect(embeddingCalls(fake)).toEqual([
-      { model: 'text-embedding-3-small', input: [QUERY], encoding_format: 'base64', dimensions: 1536, auth: `Bearer ${FAKE_OPENAI_KEY}` },
-      { model: 'text-embedding-3-small', input: DOCS.map((d) => d.data), encoding_format: 'base64', dimensions: 1536, auth: `Bearer ${FAKE_OPENAI_KEY}` },
+      {
+        model: 'text-embedding-3-small',
+        input: [QUERY],
+        encoding_format: 'base64',
+        dimensions: 1536,
+        auth: `Bearer ${FAKE_OPENAI_KEY}`,
+      },
+      {
+        model: 'text-embedding-3-small',
+        input: DOCS.map((d) => d.data),
+        encoding_format: 'base64',
+        dimensions: 1536,
+        auth: `Bearer ${FAKE_OPENAI_KEY}`,
+      },
     ]);
 
     // cost = 51 tokens × 200 RUB / 1M = 0.0102 RUB: the balance moves by exactly that, one ledger entry
@@ -112,24 +157,48 @@ describe(`rerank over HTTP (fake OpenAI embeddings) on ${backendKind()}`, () => 
     const expected = expectedRanking(QUERY, DOCS, { threshold, topK: 2 });
     // the threshold removes some of the documents that pass 0.0, and top_k cuts further
     expect([expectedAll.filtered_documents, expected.filtered_documents]).toEqual([4, 3]);
-    const res = await rerank(t.url, apiKey, { query: QUERY, content: DOCS, similarity_threshold: threshold, top_k: 2, caching: false });
+    const res = await rerank(t.url, apiKey, {
+      query: QUERY,
+      content: DOCS,
+      similarity_threshold: threshold,
+      top_k: 2,
+      caching: false,
+    });
     expect(res.status).toBe(200);
     expect(res.body.results).toEqual(expected.results);
     expect(res.body).toMatchObject({ total_documents: 6, filtered_documents: 3, returned_documents: 2 });
     expect(res.body.results.map((r: { id: string }) => r.id)).toEqual(['kb-4', 'kb-6']);
-    expect(res.body.parameters).toEqual({ similarity_threshold: 0.3, top_k: 2, model: 'small', column_to_embed: null, column_id: null });
+    expect(res.body.parameters).toEqual({
+      similarity_threshold: 0.3,
+      top_k: 2,
+      model: 'small',
+      column_to_embed: null,
+      column_id: null,
+    });
     expect(res.body.results.map((r: { rank: number }) => r.rank)).toEqual([1, 2]);
     for (const r of res.body.results) expect(r.similarity_score).toBeGreaterThanOrEqual(threshold);
 
     // threshold 1.0: only a perfect match passes; a document equal to the query scores 1
-    const exact = await rerank(t.url, apiKey, { query: QUERY, content: [...DOCS, { id: 'same', data: QUERY }], similarity_threshold: 1, caching: false });
+    const exact = await rerank(t.url, apiKey, {
+      query: QUERY,
+      content: [...DOCS, { id: 'same', data: QUERY }],
+      similarity_threshold: 1,
+      caching: false,
+    });
     expect(exact.status).toBe(200);
     expect(exact.body).toMatchObject({ total_documents: 7, filtered_documents: 1, returned_documents: 1 });
-    expect(exact.body.results).toEqual([{ rank: 1, id: 'same', data: QUERY, metadata: {}, similarity_score: 1, similarity_percentage: '100.0%' }]);
+    expect(exact.body.results).toEqual([
+      { rank: 1, id: 'same', data: QUERY, metadata: {}, similarity_score: 1, similarity_percentage: '100.0%' },
+    ]);
   });
 
   it('ties keep input order; ids default to the index; numeric ids are stringified', async () => {
-    const content = [{ data: 'alpha beta' }, { id: 7, data: 'gamma delta' }, { id: 'x', data: 'beta alpha' }, { data: 'alpha beta' }];
+    const content = [
+      { data: 'alpha beta' },
+      { id: 7, data: 'gamma delta' },
+      { id: 'x', data: 'beta alpha' },
+      { data: 'alpha beta' },
+    ];
     const res = await rerank(t.url, apiKey, { query: 'alpha beta', content, caching: false });
     expect(res.status).toBe(200);
     // the same word multiset → the same vector → score 1 for 0, 2 and 3, in input order
@@ -138,12 +207,14 @@ describe(`rerank over HTTP (fake OpenAI embeddings) on ${backendKind()}`, () => 
       { rank: 2, id: 'x', data: 'beta alpha', metadata: {}, similarity_score: 1, similarity_percentage: '100.0%' },
       { rank: 3, id: '3', data: 'alpha beta', metadata: {}, similarity_score: 1, similarity_percentage: '100.0%' },
     ]);
-    expect(res.body.results).toEqual(expectedRanking('alpha beta', [
-      { id: '0', data: 'alpha beta', metadata: {} },
-      { id: '7', data: 'gamma delta', metadata: {} },
-      { id: 'x', data: 'beta alpha', metadata: {} },
-      { id: '3', data: 'alpha beta', metadata: {} },
-    ]).results);
+    expect(res.body.results).toEqual(
+      expectedRanking('alpha beta', [
+        { id: '0', data: 'alpha beta', metadata: {} },
+        { id: '7', data: 'gamma delta', metadata: {} },
+        { id: 'x', data: 'beta alpha', metadata: {} },
+        { id: '3', data: 'alpha beta', metadata: {} },
+      ]).results,
+    );
   });
 
   it('model large: text-embedding-3-large at 3072 dimensions, 780 RUB per 1M tokens', async () => {
@@ -152,7 +223,11 @@ describe(`rerank over HTTP (fake OpenAI embeddings) on ${backendKind()}`, () => 
     expect(res.status).toBe(200);
     const expected = expectedRanking(QUERY, DOCS, { dims: DIMS.large });
     expect(res.body.results).toEqual(expected.results);
-    expect(res.body.model_info).toEqual({ model: 'large', embedding_model: 'text-embedding-3-large', dimensions: 3072 });
+    expect(res.body.model_info).toEqual({
+      model: 'large',
+      embedding_model: 'text-embedding-3-large',
+      dimensions: 3072,
+    });
     expect(res.body.usage).toEqual({ query_tokens: 5, document_tokens: 46, total_tokens: 51, cost_rub: 0.03978 });
     expect(costRub(51, 'large')).toBe(0.03978);
     expect(res.body.parameters.model).toBe('large');
@@ -161,7 +236,11 @@ describe(`rerank over HTTP (fake OpenAI embeddings) on ${backendKind()}`, () => 
       ['text-embedding-3-large', 3072, 'base64'],
     ]);
     expect(toMicro(before) - toMicro(await admin.balance(apiKey))).toBe(51 * 780);
-    expect(await lastLedgerEntry(t.url, apiKey)).toMatchObject({ model: 'rerank-large', amount_rub: -0.03978, prompt_tokens: 51 });
+    expect(await lastLedgerEntry(t.url, apiKey)).toMatchObject({
+      model: 'rerank-large',
+      amount_rub: -0.03978,
+      prompt_tokens: 51,
+    });
   });
 
   it('plain text: 1000-character windows every 800 characters, ids chunk-i, each window embedded', async () => {
@@ -174,26 +253,50 @@ describe(`rerank over HTTP (fake OpenAI embeddings) on ${backendKind()}`, () => 
       [800, 1800],
       [1600, 2500],
     ];
-    const items = windows.map(([s, e], i) => ({ id: `chunk-${i}`, data: text.slice(s, e), metadata: { chunk_index: i, start: s, end: e } }));
+    const items = windows.map(([s, e], i) => ({
+      id: `chunk-${i}`,
+      data: text.slice(s, e),
+      metadata: { chunk_index: i, start: s, end: e },
+    }));
     const query = 'password ocean music';
     const res = await rerank(t.url, apiKey, { query, content: text, caching: false });
     expect(res.status).toBe(200);
     const expected = expectedRanking(query, items);
     expect(res.body.results).toEqual(expected.results);
-    expect(res.body).toMatchObject({ total_documents: 3, filtered_documents: expected.filtered_documents, returned_documents: expected.returned_documents });
-    expect(res.body.results.map((r: { data: string }) => r.data.length).sort()).toEqual(expected.results.map((r) => r.data.length).sort());
+    expect(res.body).toMatchObject({
+      total_documents: 3,
+      filtered_documents: expected.filtered_documents,
+      returned_documents: expected.returned_documents,
+    });
+    expect(res.body.results.map((r: { data: string }) => r.data.length).sort()).toEqual(
+      expected.results.map((r) => r.data.length).sort(),
+    );
     const calls = embeddingCalls(fake);
     expect(calls.map((c) => c.input)).toEqual([[query], items.map((i) => i.data)]);
     expect(calls[1].input).toEqual([text.slice(0, 1000), text.slice(800, 1800), text.slice(1600)]);
-    expect(res.body.usage).toEqual({ query_tokens: 3, document_tokens: tokens(items.map((i) => i.data)), total_tokens: 3 + tokens(items.map((i) => i.data)), cost_rub: costRub(3 + tokens(items.map((i) => i.data))) });
+    expect(res.body.usage).toEqual({
+      query_tokens: 3,
+      document_tokens: tokens(items.map((i) => i.data)),
+      total_tokens: 3 + tokens(items.map((i) => i.data)),
+      cost_rub: costRub(3 + tokens(items.map((i) => i.data))),
+    });
 
     // a short text is one chunk covering all of it
     fake.reset();
     const short = await rerank(t.url, apiKey, { query, content: 'a short text about password music', caching: false });
     expect(short.body.results).toEqual([
-      { rank: 1, id: 'chunk-0', data: 'a short text about password music', metadata: { chunk_index: 0, start: 0, end: 33 }, similarity_score: expect.any(Number), similarity_percentage: expect.any(String) },
+      {
+        rank: 1,
+        id: 'chunk-0',
+        data: 'a short text about password music',
+        metadata: { chunk_index: 0, start: 0, end: 33 },
+        similarity_score: expect.any(Number),
+        similarity_percentage: expect.any(String),
+      },
     ]);
-    expect(short.body.results[0].similarity_score).toBe(Number(rawScore(query, 'a short text about password music').toFixed(4)));
+    expect(short.body.results[0].similarity_score).toBe(
+      Number(rawScore(query, 'a short text about password music').toFixed(4)),
+    );
   });
 
   it('upstream failure on the documents call → 502; nothing charged (hold released), nothing cached', async () => {
@@ -201,7 +304,9 @@ describe(`rerank over HTTP (fake OpenAI embeddings) on ${backendKind()}`, () => 
     fake.enqueue({ route: 'embeddings' }, { route: 'embeddings', fault: faults.http(500) });
     const res = await rerank(t.url, key, { query: QUERY, content: DOCS });
     expect(res.status).toBe(502);
-    expect(res.body).toEqual({ error: { message: expect.any(String), type: 'upstream_error', code: expect.anything(), param: null } });
+    expect(res.body).toEqual({
+      error: { message: expect.any(String), type: 'upstream_error', code: expect.anything(), param: null },
+    });
     expect(embeddingCalls(fake).map((c) => c.input)).toEqual([[QUERY], DOCS.map((d) => d.data)]);
     const bal = await request(t.url).get('/api/v1/balance').set('api-key', key);
     expect(bal.body).toMatchObject({ balance_rub: 5, reserved_rub: 0, available_rub: 5 });
@@ -231,21 +336,46 @@ describe(`rerank over HTTP (fake OpenAI embeddings) on ${backendKind()}`, () => 
     const query = 'red shoes';
 
     it('rule 1: column_to_embed + column_id → data = that column, id = the id column, metadata = the rest', async () => {
-      const res = await rerank(t.url, apiKey, { query, content: ROWS, column_to_embed: 'title', column_id: 'sku', caching: false });
+      const res = await rerank(t.url, apiKey, {
+        query,
+        content: ROWS,
+        column_to_embed: 'title',
+        column_id: 'sku',
+        caching: false,
+      });
       expect(res.status).toBe(200);
       const items = ROWS.map((r) => ({ id: r.sku, data: r.title, metadata: { color: r.color, price: r.price } }));
       expect(res.body.results).toEqual(expectedRanking(query, items).results);
-      expect(res.body.results[0]).toMatchObject({ rank: 1, id: 'A-1', data: 'red running shoes', metadata: { color: 'red', price: 120 } });
+      expect(res.body.results[0]).toMatchObject({
+        rank: 1,
+        id: 'A-1',
+        data: 'red running shoes',
+        metadata: { color: 'red', price: 120 },
+      });
       expect(embeddingCalls(fake)[1].input).toEqual(['red running shoes', 'blue winter jacket', 'red wool scarf']);
-      expect(res.body.parameters).toEqual({ similarity_threshold: 0, top_k: 10, model: 'small', column_to_embed: 'title', column_id: 'sku' });
+      expect(res.body.parameters).toEqual({
+        similarity_threshold: 0,
+        top_k: 10,
+        model: 'small',
+        column_to_embed: 'title',
+        column_id: 'sku',
+      });
       expect(res.body.usage.document_tokens).toBe(9);
     });
 
     it('rule 2: only column_id → data = "key: value; …" of the other columns, metadata = the other columns', async () => {
       const res = await rerank(t.url, apiKey, { query, content: ROWS, column_id: 'sku', caching: false });
       expect(res.status).toBe(200);
-      const texts = ['title: red running shoes; color: red; price: 120', 'title: blue winter jacket; color: blue; price: 300', 'title: red wool scarf; color: ; price: 35.5'];
-      const items = ROWS.map((r, i) => ({ id: r.sku, data: texts[i], metadata: { title: r.title, color: r.color, price: r.price } }));
+      const texts = [
+        'title: red running shoes; color: red; price: 120',
+        'title: blue winter jacket; color: blue; price: 300',
+        'title: red wool scarf; color: ; price: 35.5',
+      ];
+      const items = ROWS.map((r, i) => ({
+        id: r.sku,
+        data: texts[i],
+        metadata: { title: r.title, color: r.color, price: r.price },
+      }));
       expect(embeddingCalls(fake)[1].input).toEqual(texts);
       expect(res.body.results).toEqual(expectedRanking(query, items).results);
       expect(res.body.usage.document_tokens).toBe(tokens(texts));
@@ -254,7 +384,11 @@ describe(`rerank over HTTP (fake OpenAI embeddings) on ${backendKind()}`, () => 
     it('rule 3: neither → id = row index, data = the whole row as text, metadata = the row', async () => {
       const res = await rerank(t.url, apiKey, { query, content: ROWS, caching: false });
       expect(res.status).toBe(200);
-      const texts = ['sku: A-1; title: red running shoes; color: red; price: 120', 'sku: B-2; title: blue winter jacket; color: blue; price: 300', 'sku: C-3; title: red wool scarf; color: ; price: 35.5'];
+      const texts = [
+        'sku: A-1; title: red running shoes; color: red; price: 120',
+        'sku: B-2; title: blue winter jacket; color: blue; price: 300',
+        'sku: C-3; title: red wool scarf; color: ; price: 35.5',
+      ];
       const items = ROWS.map((r, i) => ({ id: String(i), data: texts[i], metadata: r }));
       expect(embeddingCalls(fake)[1].input).toEqual(texts);
       expect(res.body.results).toEqual(expectedRanking(query, items).results);
@@ -282,7 +416,10 @@ describe(`rerank over HTTP (fake OpenAI embeddings) on ${backendKind()}`, () => 
 
   it('documents are sent in batches of at most 2048 inputs; tokens are summed over the batches', async () => {
     // one word per document: the fake's embedding costs ~0.7 ms per word
-    const docs = Array.from({ length: 2100 }, (_, i) => ({ id: `d${i}`, data: i % 3 === 0 ? 'password' : `w${i % 40}` }));
+    const docs = Array.from({ length: 2100 }, (_, i) => ({
+      id: `d${i}`,
+      data: i % 3 === 0 ? 'password' : `w${i % 40}`,
+    }));
     const res = await rerank(t.url, apiKey, { query: QUERY, content: docs, top_k: 3, caching: false });
     expect(res.status).toBe(200);
     const calls = embeddingCalls(fake);
@@ -292,13 +429,26 @@ describe(`rerank over HTTP (fake OpenAI embeddings) on ${backendKind()}`, () => 
     batchInputs.sort((a, b) => b.length - a.length);
     expect(batchInputs.map((b) => b.length)).toEqual([2048, 52]);
     expect([...batchInputs[0], ...batchInputs[1]]).toEqual(docs.map((d) => d.data));
-    expect(res.body.usage).toEqual({ query_tokens: 5, document_tokens: 2100, total_tokens: 2105, cost_rub: costRub(2105) });
+    expect(res.body.usage).toEqual({
+      query_tokens: 5,
+      document_tokens: 2100,
+      total_tokens: 2105,
+      cost_rub: costRub(2105),
+    });
     expect(costRub(2105)).toBe(0.421);
-    const expected = expectedRanking(QUERY, docs.map((d) => ({ id: d.id, data: d.data, metadata: {} })), { topK: 3 });
+    const expected = expectedRanking(
+      QUERY,
+      docs.map((d) => ({ id: d.id, data: d.data, metadata: {} })),
+      { topK: 3 },
+    );
     expect(res.body.results).toEqual(expected.results);
     // the 700 "password" documents tie; the first three in input order are returned
     expect(res.body.results.map((r: { id: string }) => r.id)).toEqual(['d0', 'd3', 'd6']);
-    expect(res.body).toMatchObject({ total_documents: 2100, filtered_documents: expected.filtered_documents, returned_documents: 3 });
+    expect(res.body).toMatchObject({
+      total_documents: 2100,
+      filtered_documents: expected.filtered_documents,
+      returned_documents: 3,
+    });
   });
 
   describe('validation (400) and limits (413), no upstream call and no charge', () => {
@@ -313,10 +463,38 @@ describe(`rerank over HTTP (fake OpenAI embeddings) on ${backendKind()}`, () => 
 
     it.each([
       ['a string among documents', [{ id: 'a', data: 'x' }, 'oops'], 'content[1]'],
-      ['a document without data among documents', [{ id: 'a', data: 'x' }, { id: 'b', text: 'y' }], 'content[1]'],
-      ['a table row among documents (mixed)', [{ id: 'a', data: 'x' }, { sku: 'b', title: 'y' }], 'content[1]'],
-      ['a table row among documents with metadata (mixed)', [{ id: 'a', data: 'x', metadata: { k: 1 } }, { sku: 'b', title: 'y' }], 'content[1]'],
-      ['a document among table rows (mixed)', [{ sku: 'b', title: 'y' }, { id: 'a', data: 'x', metadata: { k: 1 } }], 'content[1]'],
+      [
+        'a document without data among documents',
+        [
+          { id: 'a', data: 'x' },
+          { id: 'b', text: 'y' },
+        ],
+        'content[1]',
+      ],
+      [
+        'a table row among documents (mixed)',
+        [
+          { id: 'a', data: 'x' },
+          { sku: 'b', title: 'y' },
+        ],
+        'content[1]',
+      ],
+      [
+        'a table row among documents with metadata (mixed)',
+        [
+          { id: 'a', data: 'x', metadata: { k: 1 } },
+          { sku: 'b', title: 'y' },
+        ],
+        'content[1]',
+      ],
+      [
+        'a document among table rows (mixed)',
+        [
+          { sku: 'b', title: 'y' },
+          { id: 'a', data: 'x', metadata: { k: 1 } },
+        ],
+        'content[1]',
+      ],
       ['data that is not a string', [{ id: 'a', data: 5 }], 'content[0]'],
       ['metadata that is not an object', [{ id: 'a', data: 'x', metadata: 'm' }], 'content[0]'],
       ['a nested value in a table row', [{ a: 'x' }, { a: { b: 1 } }], 'content[1]'],
@@ -400,20 +578,43 @@ describe(`rerank with no embedding provider configured (local lexical embedder) 
 
   it('model_info says local-embedding-small; tokens counted with cl100k; cost from those', async () => {
     const before = await admin.balance(apiKey);
-    const content = [{ id: 'a', data: 'The invoice is due on Monday' }, { id: 'b', data: QUERY }, { id: 'c', data: 'Completely unrelated gardening tips' }];
+    const content = [
+      { id: 'a', data: 'The invoice is due on Monday' },
+      { id: 'b', data: QUERY },
+      { id: 'c', data: 'Completely unrelated gardening tips' },
+    ];
     const res = await rerank(t.url, apiKey, { query: QUERY, content });
     expect(res.status).toBe(200);
     expect(res.body.model_info).toEqual({ model: 'small', embedding_model: 'local-embedding-small', dimensions: 1536 });
     const q = count(QUERY);
     const d = content.reduce((a, c) => a + count(c.data), 0);
-    expect(res.body.usage).toEqual({ query_tokens: q, document_tokens: d, total_tokens: q + d, cost_rub: costRub(q + d) });
+    expect(res.body.usage).toEqual({
+      query_tokens: q,
+      document_tokens: d,
+      total_tokens: q + d,
+      cost_rub: costRub(q + d),
+    });
     // lexical: the identical document scores 1 and ranks first
-    expect(res.body.results[0]).toMatchObject({ rank: 1, id: 'b', similarity_score: 1, similarity_percentage: '100.0%' });
+    expect(res.body.results[0]).toMatchObject({
+      rank: 1,
+      id: 'b',
+      similarity_score: 1,
+      similarity_percentage: '100.0%',
+    });
     expect(toMicro(before) - toMicro(await admin.balance(apiKey))).toBe((q + d) * 200);
-    expect(res.body.cache_info).toMatchObject({ cache_hit: false, cache_status: 'stored', tokens_used: d, cached_tokens: d });
+    expect(res.body.cache_info).toMatchObject({
+      cache_hit: false,
+      cache_status: 'stored',
+      tokens_used: d,
+      cached_tokens: d,
+    });
 
     const large = await rerank(t.url, apiKey, { query: QUERY, content, model: 'large' });
-    expect(large.body.model_info).toEqual({ model: 'large', embedding_model: 'local-embedding-large', dimensions: 3072 });
+    expect(large.body.model_info).toEqual({
+      model: 'large',
+      embedding_model: 'local-embedding-large',
+      dimensions: 3072,
+    });
     expect(large.body.usage.cost_rub).toBe(costRub(q + d, 'large'));
   });
 
@@ -423,10 +624,16 @@ describe(`rerank with no embedding provider configured (local lexical embedder) 
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ total_documents: 10_000, returned_documents: 1000 });
     // the 200 documents equal to the query score 1 and come first, in input order
-    expect(res.body.results.slice(0, 200).map((r: { id: string; similarity_score: number }) => [r.id, r.similarity_score])).toEqual(Array.from({ length: 200 }, (_, k) => [String(7 + 50 * k), 1]));
+    expect(
+      res.body.results.slice(0, 200).map((r: { id: string; similarity_score: number }) => [r.id, r.similarity_score]),
+    ).toEqual(Array.from({ length: 200 }, (_, k) => [String(7 + 50 * k), 1]));
     expect(res.body.results[200].similarity_score).toBeLessThan(1);
     expect(res.body.usage.document_tokens).toBe(docs.reduce((a, doc) => a + count(doc.data), 0));
-    const over = await rerank(t.url, apiKey, { query: 'w7', content: [...docs, { id: 'x', data: 'w1' }], caching: false });
+    const over = await rerank(t.url, apiKey, {
+      query: 'w7',
+      content: [...docs, { id: 'x', data: 'w1' }],
+      caching: false,
+    });
     expect(over.status).toBe(413);
   });
 });

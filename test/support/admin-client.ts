@@ -6,13 +6,19 @@ export class AdminClient {
   constructor(private readonly url: string) {}
 
   async createTeam(name: string, balanceRub: number): Promise<{ id: string; name: string; balance_rub: number }> {
-    const res = await request(this.url).post('/api/v1/admin/teams').set('authorization', `Bearer ${ADMIN_TOKEN}`).send({ name, balance_rub: balanceRub });
+    const res = await request(this.url)
+      .post('/api/v1/admin/teams')
+      .set('authorization', `Bearer ${ADMIN_TOKEN}`)
+      .send({ name, balance_rub: balanceRub });
     if (res.status !== 201) throw new Error(`createTeam: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body;
   }
 
   async createKey(teamId: string, name?: string): Promise<{ id: string; api_key: string; prefix: string }> {
-    const res = await request(this.url).post(`/api/v1/admin/teams/${teamId}/api-keys`).set('authorization', `Bearer ${ADMIN_TOKEN}`).send(name ? { name } : {});
+    const res = await request(this.url)
+      .post(`/api/v1/admin/teams/${teamId}/api-keys`)
+      .set('authorization', `Bearer ${ADMIN_TOKEN}`)
+      .send(name ? { name } : {});
     if (res.status !== 201) throw new Error(`createKey: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body;
   }
@@ -31,7 +37,10 @@ export class AdminClient {
   }
 
   async topUp(teamId: string, amountRub: number, reference?: string): Promise<{ balance_rub: number }> {
-    const res = await request(this.url).post(`/api/v1/admin/teams/${teamId}/top-ups`).set('authorization', `Bearer ${ADMIN_TOKEN}`).send({ amount_rub: amountRub, ...(reference ? { reference } : {}) });
+    const res = await request(this.url)
+      .post(`/api/v1/admin/teams/${teamId}/top-ups`)
+      .set('authorization', `Bearer ${ADMIN_TOKEN}`)
+      .send({ amount_rub: amountRub, ...(reference ? { reference } : {}) });
     if (res.status !== 200 && res.status !== 201) throw new Error(`top-up: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body;
   }

@@ -61,7 +61,18 @@ export class PrivatePostgres {
   }
 
   async up(): Promise<void> {
-    this.run(pgBin('pg_ctl'), ['-D', join(this.dir, 'data'), '-l', join(this.dir, 'log'), '-w', '-t', '30', '-o', `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off`, 'start']);
+    this.run(pgBin('pg_ctl'), [
+      '-D',
+      join(this.dir, 'data'),
+      '-l',
+      join(this.dir, 'log'),
+      '-w',
+      '-t',
+      '30',
+      '-o',
+      `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+      'start',
+    ]);
   }
 
   /** Stops the server at once (`immediate`: like a crash — connections are cut). */
@@ -78,4 +89,3 @@ export class PrivatePostgres {
     rmSync(this.dir, { recursive: true, force: true });
   }
 }
-

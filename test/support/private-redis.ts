@@ -41,7 +41,9 @@ export async function waitForRedis(port: number, timeoutMs = 5000): Promise<void
 }
 
 export function startRedis(port: number): ChildProcess {
-  return spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  return spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+  });
 }
 
 export async function stopRedis(proc: ChildProcess): Promise<void> {
@@ -51,7 +53,6 @@ export async function stopRedis(proc: ChildProcess): Promise<void> {
     proc.kill('SIGKILL');
   });
 }
-
 
 /** start → (stop / restart: all data lost) → stop. */
 export class PrivateRedis {

@@ -33,12 +33,24 @@ export interface ProviderOverride {
  * providers (e.g. `{ provide: SAFE_FETCHER_OPTIONS, useValue: { resolver, allowAddress } }`).
  */
 export async function createTestApp(
-  opts: { env?: Record<string, string>; clock?: Clock; shareBackendWith?: TestApp; overrides?: ProviderOverride[] } = {},
+  opts: {
+    env?: Record<string, string>;
+    clock?: Clock;
+    shareBackendWith?: TestApp;
+    overrides?: ProviderOverride[];
+  } = {},
 ): Promise<TestApp> {
   const shared = opts.shareBackendWith?.backend;
   const backend = shared ? { ...shared, cleanup: async () => undefined } : await createTestBackend();
-  const config = AppConfig.fromEnv({ LOG_LEVEL: process.env.GW_TEST_LOG_LEVEL ?? 'silent', ADMIN_TOKEN, ...backend.env, ...opts.env });
-  let builder = Test.createTestingModule({ imports: [AppModule] }).overrideProvider(AppConfig).useValue(config);
+  const config = AppConfig.fromEnv({
+    LOG_LEVEL: process.env.GW_TEST_LOG_LEVEL ?? 'silent',
+    ADMIN_TOKEN,
+    ...backend.env,
+    ...opts.env,
+  });
+  let builder = Test.createTestingModule({ imports: [AppModule] })
+    .overrideProvider(AppConfig)
+    .useValue(config);
   if (opts.clock) builder = builder.overrideProvider(Clock).useValue(opts.clock);
   for (const o of opts.overrides ?? []) builder = builder.overrideProvider(o.provide).useValue(o.useValue);
   const moduleRef = await builder.compile();

@@ -26,7 +26,11 @@ export async function createTestBackend(): Promise<TestBackend> {
   const id = randomBytes(5).toString('hex');
   if (backendKind() === 'embedded') {
     const dir = mkdtempSync(join(tmpdir(), 'gw-test-'));
-    return { kind: 'embedded', env: { DATA_DIR: dir }, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+    return {
+      kind: 'embedded',
+      env: { DATA_DIR: dir },
+      cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+    };
   }
   const databaseUrl = required('TEST_DATABASE_URL');
   const schema = `t_${id}`;

@@ -19,15 +19,36 @@ Uses the same configuration (DATABASE_URL / DATA_DIR …), services and database
 
 /** The admin CLI: the same services and database as the server, without HTTP. Prints JSON. */
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { balance: { type: 'string' }, name: { type: 'string' }, reference: { type: 'string' }, rpm: { type: 'string' }, tpm: { type: 'string' }, 'day-budget': { type: 'string' }, 'month-budget': { type: 'string' }, help: { type: 'boolean' } } });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      balance: { type: 'string' },
+      name: { type: 'string' },
+      reference: { type: 'string' },
+      rpm: { type: 'string' },
+      tpm: { type: 'string' },
+      'day-budget': { type: 'string' },
+      'month-budget': { type: 'string' },
+      help: { type: 'boolean' },
+    },
+  });
   const [a, b, c, d] = positionals;
   if (values.help || !a) {
     process.stdout.write(`${USAGE}\n`);
     return values.help ? 0 : 2;
   }
   // option values are checked before the database is opened
-  for (const [name, v] of [['rpm', values.rpm], ['tpm', values.tpm]] as const) limit(v, name);
-  for (const [name, v] of [['day-budget', values['day-budget']], ['month-budget', values['month-budget']]] as const) rub(v, name);
+  for (const [name, v] of [
+    ['rpm', values.rpm],
+    ['tpm', values.tpm],
+  ] as const)
+    limit(v, name);
+  for (const [name, v] of [
+    ['day-budget', values['day-budget']],
+    ['month-budget', values['month-budget']],
+  ] as const)
+    rub(v, name);
   AppConfig.fromEnv(); // fail fast on a bad environment, before the database is opened
   const app = await NestFactory.createApplicationContext(AppModule, { logger: false });
   try {
@@ -39,7 +60,19 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-async function run(app: Awaited<ReturnType<typeof NestFactory.createApplicationContext>>, [a, b, c, d]: (string | undefined)[], opts: { balance?: string; name?: string; reference?: string; rpm?: string; tpm?: string; 'day-budget'?: string; 'month-budget'?: string }): Promise<unknown> {
+async function run(
+  app: Awaited<ReturnType<typeof NestFactory.createApplicationContext>>,
+  [a, b, c, d]: (string | undefined)[],
+  opts: {
+    balance?: string;
+    name?: string;
+    reference?: string;
+    rpm?: string;
+    tpm?: string;
+    'day-budget'?: string;
+    'month-budget'?: string;
+  },
+): Promise<unknown> {
   if (a === 'teams' && b === 'create' && c) {
     const team = await app.get(TeamsService).create(c, opts.balance ? rubToMicro(opts.balance) : 0);
     return { id: team.id, name: team.name, balance_rub: microToRub(team.balanceMicro) };
@@ -54,14 +87,21 @@ async function run(app: Awaited<ReturnType<typeof NestFactory.createApplicationC
     return { team_id: b, applied: out.applied, balance_rub: microToRub(out.balanceMicro) };
   }
   if (a === 'keys' && b === 'limits' && c) {
-    const patch = { rpm_limit: limit(opts.rpm, 'rpm'), tpm_limit: limit(opts.tpm, 'tpm'), budget_rub_per_day: rub(opts['day-budget'], 'day-budget'), budget_rub_per_month: rub(opts['month-budget'], 'month-budget') };
+    const patch = {
+      rpm_limit: limit(opts.rpm, 'rpm'),
+      tpm_limit: limit(opts.tpm, 'tpm'),
+      budget_rub_per_day: rub(opts['day-budget'], 'day-budget'),
+      budget_rub_per_month: rub(opts['month-budget'], 'month-budget'),
+    };
     const admin = app.get(AdminService);
     return Object.values(patch).every((v) => v === undefined) ? admin.getKey(c) : admin.updateKey(c, patch);
   }
   if (a === 'teams' && b === 'limits' && c) {
     const patch = { rpm_limit: limit(opts.rpm, 'rpm'), tpm_limit: limit(opts.tpm, 'tpm') };
     const admin = app.get(AdminService);
-    return patch.rpm_limit === undefined && patch.tpm_limit === undefined ? admin.getTeam(c) : admin.updateTeam(c, patch);
+    return patch.rpm_limit === undefined && patch.tpm_limit === undefined
+      ? admin.getTeam(c)
+      : admin.updateTeam(c, patch);
   }
   void d;
   throw new UsageError(`unknown command: ${[a, b].filter(Boolean).join(' ')}`);
@@ -73,7 +113,8 @@ class UsageError extends Error {}
 function limit(v: string | undefined, name: string): number | null | undefined {
   if (v === undefined) return undefined;
   if (v === 'none') return null;
-  if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 1_000_000_000) throw new UsageError(`--${name} must be a positive integer or "none", got "${v}"`);
+  if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 1_000_000_000)
+    throw new UsageError(`--${name} must be a positive integer or "none", got "${v}"`);
   return Number(v);
 }
 
@@ -81,7 +122,8 @@ function limit(v: string | undefined, name: string): number | null | undefined {
 function rub(v: string | undefined, name: string): number | null | undefined {
   if (v === undefined) return undefined;
   if (v === 'none') return null;
-  if (!/^\d+(\.\d{1,6})?$/.test(v) || Number(v) <= 0) throw new UsageError(`--${name} must be an amount in RUB (> 0, at most 6 decimals) or "none", got "${v}"`);
+  if (!/^\d+(\.\d{1,6})?$/.test(v) || Number(v) <= 0)
+    throw new UsageError(`--${name} must be an amount in RUB (> 0, at most 6 decimals) or "none", got "${v}"`);
   return Number(v);
 }
 

@@ -16,7 +16,25 @@ import { HealthController } from './health.controller';
 
 /** Wires the libs together; nothing else. */
 @Module({
-  imports: [ConfigModule.forRoot(), ClockModule, NetModule, LoggingModule.forRoot(), MetricsModule, DatabaseModule, SharedCacheModule, AuthModule, BillingModule, AdminModule, ProvidersModule, ChatModule, EmbeddingsModule, RerankModule, ImagesModule, KnowledgeModule, ProjectsModule],
+  imports: [
+    ConfigModule.forRoot(),
+    ClockModule,
+    NetModule,
+    LoggingModule.forRoot(),
+    MetricsModule,
+    DatabaseModule,
+    SharedCacheModule,
+    AuthModule,
+    BillingModule,
+    AdminModule,
+    ProvidersModule,
+    ChatModule,
+    EmbeddingsModule,
+    RerankModule,
+    ImagesModule,
+    KnowledgeModule,
+    ProjectsModule,
+  ],
   controllers: [HealthController],
 })
 export class AppModule {}

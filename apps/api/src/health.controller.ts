@@ -29,6 +29,9 @@ export class HealthController {
     const [database, cache] = await Promise.all([this.db.ping(), this.cache.ping()]);
     const ok = database && cache;
     res.status(ok ? 200 : 503);
-    return { status: ok ? 'ready' : 'unavailable', checks: { database: { kind: this.db.kind, ok: database }, cache: { kind: this.cache.backend, ok: cache } } };
+    return {
+      status: ok ? 'ready' : 'unavailable',
+      checks: { database: { kind: this.db.kind, ok: database }, cache: { kind: this.cache.backend, ok: cache } },
+    };
   }
 }

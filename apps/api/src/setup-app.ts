@@ -1,7 +1,16 @@
 import { INestApplication } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { answerClientErrorsAsJson, ApiExceptionFilter, AppLogger, createValidationPipe, jsonBodyParsers, METRICS_SECURITY, rejectHostileInput, RequestObserver } from '@app/common';
+import {
+  answerClientErrorsAsJson,
+  ApiExceptionFilter,
+  AppLogger,
+  createValidationPipe,
+  jsonBodyParsers,
+  METRICS_SECURITY,
+  rejectHostileInput,
+  RequestObserver,
+} from '@app/common';
 import { AppConfig } from '@app/config';
 import { ApiKeysService, authBeforeBody, SECURITY } from '@app/auth';
 
@@ -28,11 +37,27 @@ export function setupApp(app: NestExpressApplication): INestApplication {
         'Errors always have the shape {"error":{"message","type","code","param"}}.',
     )
     .setVersion('1')
-    .addApiKey({ type: 'apiKey', in: 'header', name: 'api-key', description: 'api-key: <API_KEY>' }, SECURITY.apiKeyHeader)
+    .addApiKey(
+      { type: 'apiKey', in: 'header', name: 'api-key', description: 'api-key: <API_KEY>' },
+      SECURITY.apiKeyHeader,
+    )
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API_KEY>' }, SECURITY.bearer)
-    .addApiKey({ type: 'apiKey', in: 'header', name: 'Authorization', description: 'Authorization: api-key <API_KEY>' }, SECURITY.authorizationApiKey)
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <ADMIN_TOKEN>' }, SECURITY.admin)
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <METRICS_TOKEN> (only when METRICS_TOKEN is set)' }, METRICS_SECURITY)
+    .addApiKey(
+      { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Authorization: api-key <API_KEY>' },
+      SECURITY.authorizationApiKey,
+    )
+    .addBearerAuth(
+      { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <ADMIN_TOKEN>' },
+      SECURITY.admin,
+    )
+    .addBearerAuth(
+      {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'Authorization: Bearer <METRICS_TOKEN> (only when METRICS_TOKEN is set)',
+      },
+      METRICS_SECURITY,
+    )
     .build();
   const document = SwaggerModule.createDocument(app, doc);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });

@@ -64,7 +64,9 @@ export class AdminController {
   }
 
   @Get('teams/:id/usage/summary')
-  @ApiOperation({ summary: "A team's usage grouped by model, UTC day, API key or endpoint over [from, to) (at most 366 days)" })
+  @ApiOperation({
+    summary: "A team's usage grouped by model, UTC day, API key or endpoint over [from, to) (at most 366 days)",
+  })
   @ApiOkResponse({ type: UsageSummaryResponseDto })
   usageSummary(@Param('id', uuid) id: string, @Query() q: UsageSummaryQueryDto): Promise<UsageSummaryResponseDto> {
     return this.admin.usageSummary(id, q);

@@ -1,7 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError, microToRub, rubToMicro } from '@app/common';
 import { ApiKeyPatch, ApiKeysService, ApiKeyView } from '@app/auth';
-import { BillingService, TeamPatch, TeamsService, TeamView, UsageSummaryQueryDto, UsageSummaryResponseDto, UsageSummaryService } from '@app/billing';
+import {
+  BillingService,
+  TeamPatch,
+  TeamsService,
+  TeamView,
+  UsageSummaryQueryDto,
+  UsageSummaryResponseDto,
+  UsageSummaryService,
+} from '@app/billing';
 import {
   ApiKeyDto,
   ApiKeyListDto,
@@ -35,7 +43,12 @@ export class AdminService {
 
   async listTeams(limit: number, after?: string): Promise<TeamListDto> {
     const page = await this.teams.list(limit, after);
-    return { object: 'list', data: page.teams.map(teamView), has_more: page.hasMore, next_after: page.hasMore ? page.teams[page.teams.length - 1].id : null };
+    return {
+      object: 'list',
+      data: page.teams.map(teamView),
+      has_more: page.hasMore,
+      next_after: page.hasMore ? page.teams[page.teams.length - 1].id : null,
+    };
   }
 
   /** Name and limits of a team; the cached lookups of its keys are dropped so the limits apply (other replicas: within AUTH_CACHE_TTL_SECONDS). */
@@ -48,13 +61,21 @@ export class AdminService {
   }
 
   async createKey(teamId: string, name: string | null): Promise<CreatedApiKeyDto> {
-    if (!(await this.teams.exists(teamId))) throw ApiError.notFound(`Team ${teamId} not found.`, 'team_not_found', 'id');
+    if (!(await this.teams.exists(teamId)))
+      throw ApiError.notFound(`Team ${teamId} not found.`, 'team_not_found', 'id');
     const k = await this.keys.create(teamId, name);
-    return { id: k.id, api_key: k.apiKey, prefix: k.prefix, name: k.name, created_at: new Date(k.createdAt).toISOString() };
+    return {
+      id: k.id,
+      api_key: k.apiKey,
+      prefix: k.prefix,
+      name: k.name,
+      created_at: new Date(k.createdAt).toISOString(),
+    };
   }
 
   async listKeys(teamId: string): Promise<ApiKeyListDto> {
-    if (!(await this.teams.exists(teamId))) throw ApiError.notFound(`Team ${teamId} not found.`, 'team_not_found', 'id');
+    if (!(await this.teams.exists(teamId)))
+      throw ApiError.notFound(`Team ${teamId} not found.`, 'team_not_found', 'id');
     const keys = await this.keys.listByTeam(teamId);
     return { object: 'list', data: await Promise.all(keys.map((k) => this.keyView(k))) };
   }
@@ -64,7 +85,8 @@ export class AdminService {
    * key's spend counters of the current day/month from the ledger.
    */
   async updateKey(id: string, body: UpdateApiKeyDto): Promise<ApiKeyDto> {
-    const micro = (rub: number | null | undefined) => (rub === undefined ? undefined : rub === null ? null : rubToMicro(rub));
+    const micro = (rub: number | null | undefined) =>
+      rub === undefined ? undefined : rub === null ? null : rubToMicro(rub);
     const patch: ApiKeyPatch = {
       name: body.name,
       rpmLimit: body.rpm_limit,
@@ -74,7 +96,11 @@ export class AdminService {
     };
     const key = await this.keys.update(id, patch);
     if (body.budget_rub_per_day !== undefined || body.budget_rub_per_month !== undefined) {
-      await this.billing.resyncKeySpend({ apiKeyId: key.id, dayMicro: key.budgetDayMicro, monthMicro: key.budgetMonthMicro });
+      await this.billing.resyncKeySpend({
+        apiKeyId: key.id,
+        dayMicro: key.budgetDayMicro,
+        monthMicro: key.budgetMonthMicro,
+      });
     }
     return this.keyView(key);
   }
@@ -93,7 +119,8 @@ export class AdminService {
   }
 
   async usageSummary(teamId: string, q: UsageSummaryQueryDto): Promise<UsageSummaryResponseDto> {
-    if (!(await this.teams.exists(teamId))) throw ApiError.notFound(`Team ${teamId} not found.`, 'team_not_found', 'id');
+    if (!(await this.teams.exists(teamId)))
+      throw ApiError.notFound(`Team ${teamId} not found.`, 'team_not_found', 'id');
     return this.summaries.summary(teamId, q);
   }
 
@@ -130,4 +157,3 @@ function teamView(t: TeamView): TeamLimitsDto {
     tpm_limit: t.tpmLimit,
   };
 }
-

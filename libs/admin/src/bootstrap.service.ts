@@ -25,7 +25,9 @@ export class BootstrapService implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     const key = this.config.bootstrapApiKey;
     if (!key && !this.config.adminToken && !(this.config.databaseKind === 'sqlite' && this.config.devWorkspace)) {
-      this.logger.warn('Neither BOOTSTRAP_API_KEY nor ADMIN_TOKEN is set: no API key can be issued. Set BOOTSTRAP_API_KEY (and BOOTSTRAP_BALANCE_RUB) or ADMIN_TOKEN.');
+      this.logger.warn(
+        'Neither BOOTSTRAP_API_KEY nor ADMIN_TOKEN is set: no API key can be issued. Set BOOTSTRAP_API_KEY (and BOOTSTRAP_BALANCE_RUB) or ADMIN_TOKEN.',
+      );
     }
     if (!key || (await this.keys.existsByKey(key))) return;
     const teamId = uuidFromHash(createHash('sha256').update(`bootstrap:${key}`).digest('hex'));
@@ -43,7 +45,8 @@ export class BootstrapService implements OnApplicationBootstrap {
    */
   async firstRun(): Promise<boolean> {
     if (this.config.bootstrapApiKey || this.config.adminToken) return false;
-    if (this.config.databaseKind !== 'sqlite' || !this.config.devWorkspace || (await this.keys.count()) > 0) return false;
+    if (this.config.databaseKind !== 'sqlite' || !this.config.devWorkspace || (await this.keys.count()) > 0)
+      return false;
     const team = await this.teams.create('dev', rubToMicro(DEV_WORKSPACE_BALANCE_RUB));
     const key = await this.keys.create(team.id, 'dev');
     const port = this.config.port;

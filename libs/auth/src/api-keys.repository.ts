@@ -12,7 +12,9 @@ export class ApiKeysRepository {
   }
 
   /** The key with its team's rate limits (one query: what authentication caches). */
-  async findForAuth(keyHash: string): Promise<{ key: ApiKeyEntity; teamRpm: number | null; teamTpm: number | null } | null> {
+  async findForAuth(
+    keyHash: string,
+  ): Promise<{ key: ApiKeyEntity; teamRpm: number | null; teamTpm: number | null } | null> {
     const { entities, raw } = await this.keys
       .createQueryBuilder('k')
       .leftJoin('teams', 't', 't.id = k.team_id')
@@ -30,7 +32,10 @@ export class ApiKeysRepository {
   }
 
   /** Sets the given columns (undefined = unchanged, null = cleared); null when the key does not exist. */
-  async update(id: string, patch: Partial<Pick<ApiKeyEntity, 'name' | 'rpmLimit' | 'tpmLimit' | 'budgetDayMicro' | 'budgetMonthMicro'>>): Promise<ApiKeyEntity | null> {
+  async update(
+    id: string,
+    patch: Partial<Pick<ApiKeyEntity, 'name' | 'rpmLimit' | 'tpmLimit' | 'budgetDayMicro' | 'budgetMonthMicro'>>,
+  ): Promise<ApiKeyEntity | null> {
     const set = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
     if (Object.keys(set).length > 0) await this.keys.update({ id }, set);
     return this.findById(id);
@@ -54,7 +59,12 @@ export class ApiKeysRepository {
   }
 
   async revoke(id: string, now: number): Promise<ApiKeyEntity | null> {
-    await this.keys.createQueryBuilder().update(ApiKeyEntity).set({ revokedAt: now }).where('id = :id AND revoked_at IS NULL', { id }).execute();
+    await this.keys
+      .createQueryBuilder()
+      .update(ApiKeyEntity)
+      .set({ revokedAt: now })
+      .where('id = :id AND revoked_at IS NULL', { id })
+      .execute();
     return this.findById(id);
   }
 

@@ -39,7 +39,13 @@ export interface ApiKeyView {
   budgetMonthMicro: number | null;
 }
 
-export type ApiKeyPatch = Partial<{ name: string | null; rpmLimit: number | null; tpmLimit: number | null; budgetDayMicro: number | null; budgetMonthMicro: number | null }>;
+export type ApiKeyPatch = Partial<{
+  name: string | null;
+  rpmLimit: number | null;
+  tpmLimit: number | null;
+  budgetDayMicro: number | null;
+  budgetMonthMicro: number | null;
+}>;
 
 export interface CreatedApiKey {
   id: string;
@@ -76,14 +82,32 @@ export class ApiKeysService {
 
   async create(teamId: string, name: string | null): Promise<CreatedApiKey> {
     const apiKey = generateApiKey();
-    const entity: ApiKeyEntity = { id: newId(), teamId, name, prefix: displayPrefix(apiKey), keyHash: hashApiKey(apiKey), createdAt: this.clock.now(), revokedAt: null, lastUsedAt: null };
+    const entity: ApiKeyEntity = {
+      id: newId(),
+      teamId,
+      name,
+      prefix: displayPrefix(apiKey),
+      keyHash: hashApiKey(apiKey),
+      createdAt: this.clock.now(),
+      revokedAt: null,
+      lastUsedAt: null,
+    };
     await this.repo.insert(entity);
     return { id: entity.id, apiKey, prefix: entity.prefix, name, createdAt: entity.createdAt };
   }
 
   /** Registers a caller-chosen key (BOOTSTRAP_API_KEY) for a team; idempotent. */
   async ensure(teamId: string, apiKey: string, name: string): Promise<void> {
-    await this.repo.insertIfAbsent({ id: newId(), teamId, name, prefix: displayPrefix(apiKey), keyHash: hashApiKey(apiKey), createdAt: this.clock.now(), revokedAt: null, lastUsedAt: null });
+    await this.repo.insertIfAbsent({
+      id: newId(),
+      teamId,
+      name,
+      prefix: displayPrefix(apiKey),
+      keyHash: hashApiKey(apiKey),
+      createdAt: this.clock.now(),
+      revokedAt: null,
+      lastUsedAt: null,
+    });
   }
 
   /** How many keys exist (revoked ones included): zero on a fresh database. */
@@ -135,7 +159,11 @@ export class ApiKeysService {
 
   /** Resolves the caller or throws 401. */
   async authenticate(apiKey: string | null): Promise<Caller> {
-    if (!apiKey) throw ApiError.unauthorized('Missing API key. Send it as "api-key: <key>", "Authorization: Bearer <key>" or "Authorization: api-key <key>".', 'missing_api_key');
+    if (!apiKey)
+      throw ApiError.unauthorized(
+        'Missing API key. Send it as "api-key: <key>", "Authorization: Bearer <key>" or "Authorization: api-key <key>".',
+        'missing_api_key',
+      );
     const hash = hashApiKey(apiKey);
     const lookup = await this.lookup(hash);
     if ('caller' in lookup) {
@@ -157,26 +185,28 @@ export class ApiKeysService {
     if (!value) {
       const found = await this.repo.findForAuth(hash);
       const row = found?.key;
-      value = !found || !row
-        ? { unknown: true }
-        : row.revokedAt !== null
-          ? { revoked: true }
-          : {
-              caller: {
-                teamId: row.teamId,
-                apiKeyId: row.id,
-                keyPrefix: row.prefix,
-                limits: {
-                  keyRpm: row.rpmLimit ?? null,
-                  keyTpm: row.tpmLimit ?? null,
-                  teamRpm: found.teamRpm,
-                  teamTpm: found.teamTpm,
-                  budgetDayMicro: row.budgetDayMicro ?? null,
-                  budgetMonthMicro: row.budgetMonthMicro ?? null,
+      value =
+        !found || !row
+          ? { unknown: true }
+          : row.revokedAt !== null
+            ? { revoked: true }
+            : {
+                caller: {
+                  teamId: row.teamId,
+                  apiKeyId: row.id,
+                  keyPrefix: row.prefix,
+                  limits: {
+                    keyRpm: row.rpmLimit ?? null,
+                    keyTpm: row.tpmLimit ?? null,
+                    teamRpm: found.teamRpm,
+                    teamTpm: found.teamTpm,
+                    budgetDayMicro: row.budgetDayMicro ?? null,
+                    budgetMonthMicro: row.budgetMonthMicro ?? null,
+                  },
                 },
-              },
-            };
-      if (shared && !('unknown' in value)) await this.cache.set(this.sharedKey(hash), value, ApiKeysService.SHARED_TTL_MS);
+              };
+      if (shared && !('unknown' in value))
+        await this.cache.set(this.sharedKey(hash), value, ApiKeysService.SHARED_TTL_MS);
     }
     const ttl = this.config.authCacheTtlMs;
     if (ttl > 0) {
@@ -202,7 +232,16 @@ export class ApiKeysService {
 
 function toView(k: ApiKeyEntity): ApiKeyView {
   return {
-    id: k.id, teamId: k.teamId, name: k.name, prefix: k.prefix, createdAt: k.createdAt, lastUsedAt: k.lastUsedAt, revokedAt: k.revokedAt,
-    rpmLimit: k.rpmLimit ?? null, tpmLimit: k.tpmLimit ?? null, budgetDayMicro: k.budgetDayMicro ?? null, budgetMonthMicro: k.budgetMonthMicro ?? null,
+    id: k.id,
+    teamId: k.teamId,
+    name: k.name,
+    prefix: k.prefix,
+    createdAt: k.createdAt,
+    lastUsedAt: k.lastUsedAt,
+    revokedAt: k.revokedAt,
+    rpmLimit: k.rpmLimit ?? null,
+    tpmLimit: k.tpmLimit ?? null,
+    budgetDayMicro: k.budgetDayMicro ?? null,
+    budgetMonthMicro: k.budgetMonthMicro ?? null,
   };
 }

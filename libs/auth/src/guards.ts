@@ -1,4 +1,11 @@
-import { applyDecorators, CanActivate, createParamDecorator, ExecutionContext, Injectable, UseGuards } from '@nestjs/common';
+import {
+  applyDecorators,
+  CanActivate,
+  createParamDecorator,
+  ExecutionContext,
+  Injectable,
+  UseGuards,
+} from '@nestjs/common';
 import { ApiResponse, ApiSecurity } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { ApiError } from '@app/common';
@@ -33,9 +40,11 @@ export class AdminGuard implements CanActivate {
     const req = context.switchToHttp().getRequest<Request>();
     const token = this.config.adminToken;
     // disabled: every admin route is unknown, whatever the method (no 405 hinting at the methods it has)
-    if (!token) throw Object.assign(ApiError.notFound(`Unknown route: ${req.method} ${req.path}`), { methodHint: false });
+    if (!token)
+      throw Object.assign(ApiError.notFound(`Unknown route: ${req.method} ${req.path}`), { methodHint: false });
     const m = /^\s*Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-    if (!m || !secretsEqual(m[1], token)) throw ApiError.unauthorized('Invalid or missing admin token.', 'invalid_admin_token');
+    if (!m || !secretsEqual(m[1], token))
+      throw ApiError.unauthorized('Invalid or missing admin token.', 'invalid_admin_token');
     return true;
   }
 }
@@ -48,7 +57,12 @@ export const CurrentCaller = createParamDecorator((_: unknown, ctx: ExecutionCon
 });
 
 /** Swagger security scheme names (registered in main.ts). */
-export const SECURITY = { apiKeyHeader: 'api-key', bearer: 'bearer', authorizationApiKey: 'authorization-api-key', admin: 'admin' } as const;
+export const SECURITY = {
+  apiKeyHeader: 'api-key',
+  bearer: 'bearer',
+  authorizationApiKey: 'authorization-api-key',
+  admin: 'admin',
+} as const;
 
 /** Guard + Swagger docs for endpoints authenticated with an API key. */
 export function ApiKeyAuth(): MethodDecorator & ClassDecorator {

@@ -2,7 +2,13 @@ import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
 import { BillingService } from './billing.service';
-import { BalanceResponseDto, UsageQueryDto, UsageResponseDto, UsageSummaryQueryDto, UsageSummaryResponseDto } from './dto/billing.dto';
+import {
+  BalanceResponseDto,
+  UsageQueryDto,
+  UsageResponseDto,
+  UsageSummaryQueryDto,
+  UsageSummaryResponseDto,
+} from './dto/billing.dto';
 import { UsageSummaryService } from './usage-summary.service';
 
 @ApiTags('Billing')
@@ -29,7 +35,10 @@ export class BillingController {
   }
 
   @Get('usage/summary')
-  @ApiOperation({ summary: "The caller's team usage grouped by model, UTC day, API key or endpoint (requests, tokens, RUB) over [from, to), at most 366 days" })
+  @ApiOperation({
+    summary:
+      "The caller's team usage grouped by model, UTC day, API key or endpoint (requests, tokens, RUB) over [from, to), at most 366 days",
+  })
   @ApiOkResponse({ type: UsageSummaryResponseDto })
   usageSummary(@CurrentCaller() caller: Caller, @Query() q: UsageSummaryQueryDto): Promise<UsageSummaryResponseDto> {
     return this.summaries.summary(caller.teamId, q);

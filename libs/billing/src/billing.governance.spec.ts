@@ -21,24 +21,44 @@ describe('BillingService.meter governance (unit)', () => {
       reserves.push(r);
       return { ok: true };
     },
-    settle: async (_id: string, actual: number) => ({ ok: true, chargedMicro: actual, balanceAfterMicro: 0, ledgerId: 1 }),
+    settle: async (_id: string, actual: number) => ({
+      ok: true,
+      chargedMicro: actual,
+      balanceAfterMicro: 0,
+      ledgerId: 1,
+    }),
     release: async () => true,
   };
   const config = AppConfig.fromEnv({ DATA_DIR: mkdtempSync(join(tmpdir(), 'billing-gov-')) });
   const limits = new RateLimitService(new MemoryRateLimiter(), clock, config, new RateLimitEvents());
   const contexts = new RequestContexts();
-  const billing = new BillingService(repo as unknown as BillingRepository, clock, config, new MetricsService(), contexts, limits);
+  const billing = new BillingService(
+    repo as unknown as BillingRepository,
+    clock,
+    config,
+    new MetricsService(),
+    contexts,
+    limits,
+  );
 
   /** a live request (as the request observer registers it) whose response records the headers set */
   let n = 0;
   const context = () => {
     const headers: Record<string, string> = {};
-    const res = { headersSent: false, setHeader: (k: string, v: string) => (headers[k.toLowerCase()] = v) } as unknown as ServerResponse;
+    const res = {
+      headersSent: false,
+      setHeader: (k: string, v: string) => (headers[k.toLowerCase()] = v),
+    } as unknown as ServerResponse;
     const ctx = new RequestContext(`r${++n}`, 0, res);
     contexts.register(ctx);
     return { requestId: ctx.requestId, headers };
   };
-  const caller = { teamId: 't1', apiKeyId: 'k1', keyPrefix: 'sk-x', limits: { keyRpm: 2, keyTpm: 100, teamRpm: null, teamTpm: null, budgetDayMicro: 5_000_000, budgetMonthMicro: null } };
+  const caller = {
+    teamId: 't1',
+    apiKeyId: 'k1',
+    keyPrefix: 'sk-x',
+    limits: { keyRpm: 2, keyTpm: 100, teamRpm: null, teamTpm: null, budgetDayMicro: 5_000_000, budgetMonthMicro: null },
+  };
   const spec = (tokens: number, requestId = 'background', withCaller = true) => ({
     teamId: 't1',
     requestId,
@@ -46,14 +66,27 @@ describe('BillingService.meter governance (unit)', () => {
     holdMicro: 1000,
     estimatedTokens: 10,
     run: async () => 'ok',
-    charge: () => ({ costMicro: 900, details: { endpoint: '/v1/embeddings', model: 'm', apiKeyId: 'k1', promptTokens: tokens, completionTokens: 0 } }),
+    charge: () => ({
+      costMicro: 900,
+      details: { endpoint: '/v1/embeddings', model: 'm', apiKeyId: 'k1', promptTokens: tokens, completionTokens: 0 },
+    }),
   });
 
   it('sets the rate headers, holds against the key budget, corrects tokens, refuses the third request with 429 before any hold', async () => {
     const one = context();
     await billing.meter(spec(40, one.requestId));
-    expect(one.headers).toMatchObject({ 'x-ratelimit-limit-requests': '2', 'x-ratelimit-remaining-requests': '1', 'x-ratelimit-limit-tokens': '100', 'x-ratelimit-remaining-tokens': '90' });
-    expect(reserves[0]).toMatchObject({ teamId: 't1', apiKeyId: 'k1', amountMicro: 1000, budgets: [{ period: 'd:2026-11-23', capMicro: 5_000_000 }] });
+    expect(one.headers).toMatchObject({
+      'x-ratelimit-limit-requests': '2',
+      'x-ratelimit-remaining-requests': '1',
+      'x-ratelimit-limit-tokens': '100',
+      'x-ratelimit-remaining-tokens': '90',
+    });
+    expect(reserves[0]).toMatchObject({
+      teamId: 't1',
+      apiKeyId: 'k1',
+      amountMicro: 1000,
+      budgets: [{ period: 'd:2026-11-23', capMicro: 5_000_000 }],
+    });
     await new Promise((r) => setImmediate(r)); // the settle correction is off the request path
     const two = context();
     await billing.meter(spec(10, two.requestId));
@@ -80,6 +113,8 @@ describe('BillingService.meter governance (unit)', () => {
   it('outside a request (background work, no caller) nothing is limited and no key budget applies', async () => {
     reserves.length = 0;
     for (let i = 0; i < 5; i++) await billing.meter(spec(10, 'background', false));
-    expect(reserves.map((r) => [r.apiKeyId, (r.budgets as unknown[]).length])).toEqual(Array.from({ length: 5 }, () => [null, 0]));
+    expect(reserves.map((r) => [r.apiKeyId, (r.budgets as unknown[]).length])).toEqual(
+      Array.from({ length: 5 }, () => [null, 0]),
+    );
   });
 });

@@ -14,7 +14,11 @@ import { TeamsService } from './teams.service';
 import { UsageSummaryService } from './usage-summary.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([TeamEntity, ReservationEntity, LedgerEntryEntity, ApiKeySpendEntity]), AuthModule, GovernanceModule],
+  imports: [
+    TypeOrmModule.forFeature([TeamEntity, ReservationEntity, LedgerEntryEntity, ApiKeySpendEntity]),
+    AuthModule,
+    GovernanceModule,
+  ],
   controllers: [BillingController],
   providers: [BillingRepository, BillingService, TeamsService, PricingService, UsageSummaryService],
   exports: [BillingService, TeamsService, PricingService, UsageSummaryService],

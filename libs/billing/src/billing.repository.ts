@@ -50,7 +50,9 @@ class Refused extends Error {
     super('refused');
   }
 }
-export type SettleOutcome = { ok: true; chargedMicro: number; balanceAfterMicro: number; ledgerId: number } | { ok: false; status: string | null };
+export type SettleOutcome =
+  | { ok: true; chargedMicro: number; balanceAfterMicro: number; ledgerId: number }
+  | { ok: false; status: string | null };
 export type TopUpOutcome = { applied: boolean; balanceMicro: number } | null;
 
 type Row = Record<string, unknown>;
@@ -87,8 +89,18 @@ export class BillingRepository {
     private readonly pgBatch: PgGroupCommit,
   ) {
     this.pg = ds.options.type === 'postgres';
-    const table = (e: EntityTarget<object>) => ds.getMetadata(e).tablePath.split('.').map((p) => ds.driver.escape(p)).join('.');
-    this.T = { teams: table(TeamEntity), reservations: table(ReservationEntity), ledger: table(LedgerEntryEntity), spend: table(ApiKeySpendEntity) };
+    const table = (e: EntityTarget<object>) =>
+      ds
+        .getMetadata(e)
+        .tablePath.split('.')
+        .map((p) => ds.driver.escape(p))
+        .join('.');
+    this.T = {
+      teams: table(TeamEntity),
+      reservations: table(ReservationEntity),
+      ledger: table(LedgerEntryEntity),
+      spend: table(ApiKeySpendEntity),
+    };
   }
 
   /** One statement; `$n` placeholders (rewritten to `?` in order for SQLite). */
@@ -117,38 +129,69 @@ export class BillingRepository {
   }
 
   /** Creates the team with an opening top-up entry (when balance > 0) in one transaction. */
-  createTeam(team: { id: string; name: string; now: number }, openingMicro: number, reference: string | null): Promise<TeamEntity> {
+  createTeam(
+    team: { id: string; name: string; now: number },
+    openingMicro: number,
+    reference: string | null,
+  ): Promise<TeamEntity> {
     return this.tx.run(async (m) => {
-      await m.insert(TeamEntity, { id: team.id, name: team.name, balanceMicro: 0, reservedMicro: 0, createdAt: team.now, updatedAt: team.now });
+      await m.insert(TeamEntity, {
+        id: team.id,
+        name: team.name,
+        balanceMicro: 0,
+        reservedMicro: 0,
+        createdAt: team.now,
+        updatedAt: team.now,
+      });
       if (openingMicro > 0) await this.applyTopUp(m, team.id, openingMicro, reference, team.now);
-      return (await m.findOneByOrFail(TeamEntity, { id: team.id }));
+      return await m.findOneByOrFail(TeamEntity, { id: team.id });
     });
   }
 
   /** Insert-if-absent (idempotent across replicas: a concurrent insert of the same id is ignored). */
   async ensureTeam(id: string, name: string, now: number): Promise<void> {
-    await this.teams.createQueryBuilder().insert().into(TeamEntity).values({ id, name, balanceMicro: 0, reservedMicro: 0, createdAt: now, updatedAt: now }).orIgnore().execute();
+    await this.teams
+      .createQueryBuilder()
+      .insert()
+      .into(TeamEntity)
+      .values({ id, name, balanceMicro: 0, reservedMicro: 0, createdAt: now, updatedAt: now })
+      .orIgnore()
+      .execute();
   }
 
-  async reserve(r: { id: string; teamId: string; requestId: string; amountMicro: number; now: number; expiresAt: number; apiKeyId?: string | null; budgets?: BudgetPeriod[] }): Promise<ReserveOutcome> {
+  async reserve(r: {
+    id: string;
+    teamId: string;
+    requestId: string;
+    amountMicro: number;
+    now: number;
+    expiresAt: number;
+    apiKeyId?: string | null;
+    budgets?: BudgetPeriod[];
+  }): Promise<ReserveOutcome> {
     const { teams, reservations } = this.T;
-    if (r.apiKeyId && r.budgets?.length) return this.reserveWithinBudget({ ...r, apiKeyId: r.apiKeyId, budgets: r.budgets });
+    if (r.apiKeyId && r.budgets?.length)
+      return this.reserveWithinBudget({ ...r, apiKeyId: r.apiKeyId, budgets: r.budgets });
     let ok: boolean;
     if (this.pg) {
-      const res = await this.pgBatch.run((q) =>
-        q.query(
-          `WITH t AS (UPDATE ${teams} SET reserved_micro = reserved_micro + $2::bigint, updated_at = $3::bigint
+      const res = await this.pgBatch.run(
+        (q) =>
+          q.query(
+            `WITH t AS (UPDATE ${teams} SET reserved_micro = reserved_micro + $2::bigint, updated_at = $3::bigint
                       WHERE id = $1 AND balance_micro - reserved_micro >= $2::bigint RETURNING id)
            INSERT INTO ${reservations} (id, team_id, request_id, amount_micro, status, charged_micro, created_at, expires_at, closed_at, api_key_id)
            SELECT $4, t.id, $5, $2::bigint, 'open', NULL, $3::bigint, $6::bigint, NULL, $7 FROM t RETURNING id`,
-          [r.teamId, r.amountMicro, r.now, r.id, r.requestId, r.expiresAt, r.apiKeyId ?? null],
-        ),
+            [r.teamId, r.amountMicro, r.now, r.id, r.requestId, r.expiresAt, r.apiKeyId ?? null],
+          ),
         { singleStatement: true },
       );
       ok = res.rows.length === 1;
     } else {
       ok = await this.sqliteBatch.run((q) => {
-        const held = q.run(`UPDATE ${teams} SET reserved_micro = reserved_micro + $2, updated_at = $3 WHERE id = $1 AND balance_micro - reserved_micro >= $2`, [r.teamId, r.amountMicro, r.now]);
+        const held = q.run(
+          `UPDATE ${teams} SET reserved_micro = reserved_micro + $2, updated_at = $3 WHERE id = $1 AND balance_micro - reserved_micro >= $2`,
+          [r.teamId, r.amountMicro, r.now],
+        );
         if (held !== 1) return false;
         q.run(
           `INSERT INTO ${reservations} (id, team_id, request_id, amount_micro, status, charged_micro, created_at, expires_at, closed_at, api_key_id) VALUES ($1, $2, $3, $4, 'open', NULL, $5, $6, NULL, $7)`,
@@ -166,7 +209,16 @@ export class BillingRepository {
    * the counter row and re-checks the condition, SQLite serialises writers), then the reservation
    * naming the periods. Any refusal rolls back everything.
    */
-  private async reserveWithinBudget(r: { id: string; teamId: string; requestId: string; amountMicro: number; now: number; expiresAt: number; apiKeyId: string; budgets: BudgetPeriod[] }): Promise<ReserveOutcome> {
+  private async reserveWithinBudget(r: {
+    id: string;
+    teamId: string;
+    requestId: string;
+    amountMicro: number;
+    now: number;
+    expiresAt: number;
+    apiKeyId: string;
+    budgets: BudgetPeriod[];
+  }): Promise<ReserveOutcome> {
     const { teams, reservations, spend } = this.T;
     const day = r.budgets.find((b) => b.period.startsWith('d:'))?.period ?? null;
     const month = r.budgets.find((b) => b.period.startsWith('m:'))?.period ?? null;
@@ -182,15 +234,35 @@ export class BillingRepository {
         if (held.affected !== 1) throw new Refused(null);
         for (const b of r.budgets) {
           const hold = () =>
-            this.exec(`UPDATE ${spend} SET held_micro = held_micro + $3 WHERE api_key_id = $1 AND period = $2 AND spent_micro + held_micro + $3 <= $4`, [r.apiKeyId, b.period, r.amountMicro, b.capMicro], m);
+            this.exec(
+              `UPDATE ${spend} SET held_micro = held_micro + $3 WHERE api_key_id = $1 AND period = $2 AND spent_micro + held_micro + $3 <= $4`,
+              [r.apiKeyId, b.period, r.amountMicro, b.capMicro],
+              m,
+            );
           if ((await hold()).affected === 1) continue;
-          let row = (await this.exec(`SELECT spent_micro, held_micro FROM ${spend} WHERE api_key_id = $1 AND period = $2`, [r.apiKeyId, b.period], m)).rows[0];
+          let row = (
+            await this.exec(
+              `SELECT spent_micro, held_micro FROM ${spend} WHERE api_key_id = $1 AND period = $2`,
+              [r.apiKeyId, b.period],
+              m,
+            )
+          ).rows[0];
           if (!row) {
             await this.seedSpend(r.apiKeyId, b, m);
             if ((await hold()).affected === 1) continue;
-            row = (await this.exec(`SELECT spent_micro, held_micro FROM ${spend} WHERE api_key_id = $1 AND period = $2`, [r.apiKeyId, b.period], m)).rows[0];
+            row = (
+              await this.exec(
+                `SELECT spent_micro, held_micro FROM ${spend} WHERE api_key_id = $1 AND period = $2`,
+                [r.apiKeyId, b.period],
+                m,
+              )
+            ).rows[0];
           }
-          throw new Refused({ period: b, spentMicro: Number(row?.spent_micro ?? 0), heldMicro: Number(row?.held_micro ?? 0) });
+          throw new Refused({
+            period: b,
+            spentMicro: Number(row?.spent_micro ?? 0),
+            heldMicro: Number(row?.held_micro ?? 0),
+          });
         }
         await this.exec(
           `INSERT INTO ${reservations} (id, team_id, request_id, amount_micro, status, charged_micro, created_at, expires_at, closed_at, api_key_id, budget_day, budget_month)
@@ -228,7 +300,9 @@ export class BillingRepository {
     await this.tx.run(async (m) => {
       const keep = current.map((b) => b.period);
       const rows = (await this.exec(`SELECT period FROM ${spend} WHERE api_key_id = $1`, [apiKeyId], m)).rows;
-      for (const row of rows) if (!keep.includes(String(row.period))) await this.exec(`DELETE FROM ${spend} WHERE api_key_id = $1 AND period = $2`, [apiKeyId, row.period], m);
+      for (const row of rows)
+        if (!keep.includes(String(row.period)))
+          await this.exec(`DELETE FROM ${spend} WHERE api_key_id = $1 AND period = $2`, [apiKeyId, row.period], m);
       for (const b of current) {
         await this.exec(
           `UPDATE ${spend} SET spent_micro = (SELECT COALESCE(-SUM(amount_micro), 0) FROM ${ledger} WHERE api_key_id = $1 AND kind = 'charge' AND created_at >= $3 AND created_at < $4)
@@ -253,7 +327,12 @@ export class BillingRepository {
   async spentSince(apiKeyId: string, since: number[]): Promise<number[]> {
     const out: number[] = [];
     for (const t of since) {
-      const r = (await this.exec(`SELECT COALESCE(-SUM(amount_micro), 0) AS spent FROM ${this.T.ledger} WHERE api_key_id = $1 AND kind = 'charge' AND created_at >= $2`, [apiKeyId, t])).rows[0];
+      const r = (
+        await this.exec(
+          `SELECT COALESCE(-SUM(amount_micro), 0) AS spent FROM ${this.T.ledger} WHERE api_key_id = $1 AND kind = 'charge' AND created_at >= $2`,
+          [apiKeyId, t],
+        )
+      ).rows[0];
       out.push(Number(r?.spent ?? 0));
     }
     return out;
@@ -287,7 +366,11 @@ export class BillingRepository {
   }
 
   /** Sets the given columns (undefined = unchanged, null = cleared); null when the team does not exist. */
-  async updateTeam(id: string, patch: Partial<Pick<TeamEntity, 'name' | 'rpmLimit' | 'tpmLimit'>>, now: number): Promise<TeamEntity | null> {
+  async updateTeam(
+    id: string,
+    patch: Partial<Pick<TeamEntity, 'name' | 'rpmLimit' | 'tpmLimit'>>,
+    now: number,
+  ): Promise<TeamEntity | null> {
     const set = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
     if (Object.keys(set).length > 0) await this.teams.update({ id }, { ...set, updatedAt: now });
     return this.findTeam(id);
@@ -302,12 +385,22 @@ export class BillingRepository {
   async settle(reservationId: string, actualMicro: number, charge: ChargeRecord, now: number): Promise<SettleOutcome> {
     const { teams, reservations, ledger, spend } = this.T;
     const actual = Math.max(0, actualMicro);
-    const entry = [charge.requestId, charge.apiKeyId, charge.endpoint, charge.model, charge.promptTokens, charge.completionTokens, charge.totalTokens, charge.details];
+    const entry = [
+      charge.requestId,
+      charge.apiKeyId,
+      charge.endpoint,
+      charge.model,
+      charge.promptTokens,
+      charge.completionTokens,
+      charge.totalTokens,
+      charge.details,
+    ];
     let row: Row | undefined;
     if (this.pg) {
-      const res = await this.pgBatch.run((q) =>
-        q.query(
-          `WITH old AS (SELECT id, team_id, amount_micro, status, api_key_id, budget_day, budget_month FROM ${reservations} WHERE id = $1 AND status IN ('open', 'expired') FOR UPDATE),
+      const res = await this.pgBatch.run(
+        (q) =>
+          q.query(
+            `WITH old AS (SELECT id, team_id, amount_micro, status, api_key_id, budget_day, budget_month FROM ${reservations} WHERE id = $1 AND status IN ('open', 'expired') FOR UPDATE),
                 s AS (UPDATE ${spend} AS sp SET spent_micro = sp.spent_micro + $2::bigint,
                         held_micro = CASE WHEN old.status <> 'open' THEN sp.held_micro WHEN sp.held_micro > old.amount_micro THEN sp.held_micro - old.amount_micro ELSE 0 END
                       FROM old WHERE sp.api_key_id = old.api_key_id AND sp.period IN (old.budget_day, old.budget_month) RETURNING 1),
@@ -318,14 +411,17 @@ export class BillingRepository {
            INSERT INTO ${ledger} (team_id, kind, request_id, reference, api_key_id, endpoint, model, prompt_tokens, completion_tokens, total_tokens, amount_micro, balance_after_micro, details, created_at, reservation_id)
            SELECT t.team_id, 'charge', $4, NULL, $5, $6, $7, $8::int, $9::int, $10::int, -$2::bigint, t.balance_after, $11, $3::bigint, $1 FROM t
            RETURNING id, amount_micro, balance_after_micro`,
-          [reservationId, actual, now, ...entry],
-        ),
+            [reservationId, actual, now, ...entry],
+          ),
         { singleStatement: true },
       );
       row = res.rows[0];
     } else {
       row = await this.sqliteBatch.run((q) => {
-        const r = q.all(`SELECT team_id, amount_micro, status, api_key_id, budget_day, budget_month FROM ${reservations} WHERE id = $1 AND status IN ('open', 'expired')`, [reservationId])[0];
+        const r = q.all(
+          `SELECT team_id, amount_micro, status, api_key_id, budget_day, budget_month FROM ${reservations} WHERE id = $1 AND status IN ('open', 'expired')`,
+          [reservationId],
+        )[0];
         if (!r) return undefined;
         const held = r.status === 'open' ? Number(r.amount_micro) : 0;
         if (r.budget_day !== null || r.budget_month !== null) {
@@ -335,8 +431,15 @@ export class BillingRepository {
             [r.api_key_id, r.budget_day, actual, held, r.budget_month],
           );
         }
-        q.run(`UPDATE ${reservations} SET status = 'settled', charged_micro = $2, closed_at = $3 WHERE id = $1`, [reservationId, actual, now]);
-        const t = q.all(`UPDATE ${teams} SET balance_micro = balance_micro - $1, reserved_micro = reserved_micro - $2, updated_at = $3 WHERE id = $4 RETURNING balance_micro`, [actual, held, now, r.team_id])[0];
+        q.run(`UPDATE ${reservations} SET status = 'settled', charged_micro = $2, closed_at = $3 WHERE id = $1`, [
+          reservationId,
+          actual,
+          now,
+        ]);
+        const t = q.all(
+          `UPDATE ${teams} SET balance_micro = balance_micro - $1, reserved_micro = reserved_micro - $2, updated_at = $3 WHERE id = $4 RETURNING balance_micro`,
+          [actual, held, now, r.team_id],
+        )[0];
         return q.all(
           `INSERT INTO ${ledger} (team_id, kind, request_id, reference, api_key_id, endpoint, model, prompt_tokens, completion_tokens, total_tokens, amount_micro, balance_after_micro, details, created_at, reservation_id)
            VALUES ($1, 'charge', $2, NULL, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id, amount_micro, balance_after_micro`,
@@ -345,44 +448,70 @@ export class BillingRepository {
       });
     }
     if (!row) return { ok: false, status: (await this.findReservation(reservationId))?.status ?? null };
-    return { ok: true, chargedMicro: -Number(row.amount_micro), balanceAfterMicro: Number(row.balance_after_micro), ledgerId: Number(row.id) };
+    return {
+      ok: true,
+      chargedMicro: -Number(row.amount_micro),
+      balanceAfterMicro: Number(row.balance_after_micro),
+      ledgerId: Number(row.id),
+    };
   }
 
   /** Pushes the expiry of holds still in flight on this replica (long streams outlive the TTL). */
   async extend(ids: string[], expiresAt: number): Promise<void> {
     if (ids.length === 0) return;
-    await this.reservations.createQueryBuilder().update().set({ expiresAt }).where('id IN (:...ids) AND status = :open', { ids, open: 'open' }).execute();
+    await this.reservations
+      .createQueryBuilder()
+      .update()
+      .set({ expiresAt })
+      .where('id IN (:...ids) AND status = :open', { ids, open: 'open' })
+      .execute();
   }
 
   /** Frees the hold without charging. Returns false when the reservation was already closed. */
   async release(reservationId: string, now: number, status: 'released' | 'expired' = 'released'): Promise<boolean> {
     const { teams, reservations, spend } = this.T;
     if (this.pg) {
-      const res = await this.pgBatch.run((q) =>
-        q.query(
-          `WITH r AS (UPDATE ${reservations} SET status = $2, closed_at = $3::bigint WHERE id = $1 AND status = 'open' RETURNING team_id, amount_micro, api_key_id, budget_day, budget_month),
+      const res = await this.pgBatch.run(
+        (q) =>
+          q.query(
+            `WITH r AS (UPDATE ${reservations} SET status = $2, closed_at = $3::bigint WHERE id = $1 AND status = 'open' RETURNING team_id, amount_micro, api_key_id, budget_day, budget_month),
                 s AS (UPDATE ${spend} AS sp SET held_micro = CASE WHEN sp.held_micro > r.amount_micro THEN sp.held_micro - r.amount_micro ELSE 0 END
                       FROM r WHERE sp.api_key_id = r.api_key_id AND sp.period IN (r.budget_day, r.budget_month) RETURNING 1)
            UPDATE ${teams} AS tm SET reserved_micro = tm.reserved_micro - r.amount_micro, updated_at = $3::bigint FROM r WHERE tm.id = r.team_id RETURNING tm.id`,
-          [reservationId, status, now],
-        ),
+            [reservationId, status, now],
+          ),
         { singleStatement: true },
       );
       return res.rows.length === 1;
     }
     return this.sqliteBatch.run((q) => {
-      const r = q.all(`UPDATE ${reservations} SET status = $2, closed_at = $3 WHERE id = $1 AND status = 'open' RETURNING team_id, amount_micro, api_key_id, budget_day, budget_month`, [reservationId, status, now])[0];
+      const r = q.all(
+        `UPDATE ${reservations} SET status = $2, closed_at = $3 WHERE id = $1 AND status = 'open' RETURNING team_id, amount_micro, api_key_id, budget_day, budget_month`,
+        [reservationId, status, now],
+      )[0];
       if (!r) return false;
       if (r.budget_day !== null || r.budget_month !== null) {
-        q.run(`UPDATE ${spend} SET held_micro = CASE WHEN held_micro > $3 THEN held_micro - $3 ELSE 0 END WHERE api_key_id = $1 AND period IN ($2, $4)`, [r.api_key_id, r.budget_day, r.amount_micro, r.budget_month]);
+        q.run(
+          `UPDATE ${spend} SET held_micro = CASE WHEN held_micro > $3 THEN held_micro - $3 ELSE 0 END WHERE api_key_id = $1 AND period IN ($2, $4)`,
+          [r.api_key_id, r.budget_day, r.amount_micro, r.budget_month],
+        );
       }
-      q.run(`UPDATE ${teams} SET reserved_micro = reserved_micro - $1, updated_at = $2 WHERE id = $3`, [r.amount_micro, now, r.team_id]);
+      q.run(`UPDATE ${teams} SET reserved_micro = reserved_micro - $1, updated_at = $2 WHERE id = $3`, [
+        r.amount_micro,
+        now,
+        r.team_id,
+      ]);
       return true;
     });
   }
 
   async findExpiredOpen(now: number, limit: number): Promise<string[]> {
-    const rows = await this.reservations.find({ select: { id: true }, where: { status: 'open', expiresAt: LessThan(now) }, take: limit, order: { expiresAt: 'ASC' } });
+    const rows = await this.reservations.find({
+      select: { id: true },
+      where: { status: 'open', expiresAt: LessThan(now) },
+      take: limit,
+      order: { expiresAt: 'ASC' },
+    });
     return rows.map((r) => r.id);
   }
 
@@ -396,7 +525,8 @@ export class BillingRepository {
       .run(async (m) => {
         const team = await m.findOneBy(TeamEntity, { id: teamId });
         if (!team) return null;
-        if (reference !== null && (await m.findOneBy(LedgerEntryEntity, { teamId, reference }))) return { applied: false, balanceMicro: team.balanceMicro };
+        if (reference !== null && (await m.findOneBy(LedgerEntryEntity, { teamId, reference })))
+          return { applied: false, balanceMicro: team.balanceMicro };
         const balanceMicro = await this.applyTopUp(m, teamId, amountMicro, reference, now);
         return { applied: true, balanceMicro };
       })
@@ -410,7 +540,13 @@ export class BillingRepository {
       });
   }
 
-  private async applyTopUp(m: EntityManager, teamId: string, amountMicro: number, reference: string | null, now: number): Promise<number> {
+  private async applyTopUp(
+    m: EntityManager,
+    teamId: string,
+    amountMicro: number,
+    reference: string | null,
+    now: number,
+  ): Promise<number> {
     await m
       .createQueryBuilder()
       .update(TeamEntity)
@@ -419,14 +555,30 @@ export class BillingRepository {
       .execute();
     const team = await m.findOneByOrFail(TeamEntity, { id: teamId });
     await m.insert(LedgerEntryEntity, {
-      teamId, kind: 'top_up', requestId: null, reference, apiKeyId: null, endpoint: null, model: null,
-      promptTokens: 0, completionTokens: 0, totalTokens: 0, amountMicro, balanceAfterMicro: team.balanceMicro, details: null, createdAt: now,
+      teamId,
+      kind: 'top_up',
+      requestId: null,
+      reference,
+      apiKeyId: null,
+      endpoint: null,
+      model: null,
+      promptTokens: 0,
+      completionTokens: 0,
+      totalTokens: 0,
+      amountMicro,
+      balanceAfterMicro: team.balanceMicro,
+      details: null,
+      createdAt: now,
     });
     return team.balanceMicro;
   }
 
   listLedger(teamId: string, limit: number, beforeId?: number): Promise<LedgerEntryEntity[]> {
-    return this.ledger.find({ where: beforeId !== undefined ? { teamId, id: LessThan(beforeId) } : { teamId }, order: { id: 'DESC' }, take: limit });
+    return this.ledger.find({
+      where: beforeId !== undefined ? { teamId, id: LessThan(beforeId) } : { teamId },
+      order: { id: 'DESC' },
+      take: limit,
+    });
   }
 
   /** Every entry of a team in order (used by replay checks). */
@@ -438,5 +590,9 @@ export class BillingRepository {
 function isUniqueViolation(err: unknown): boolean {
   const e = err as { code?: unknown; driverError?: { code?: unknown }; message?: unknown };
   const code = e?.driverError?.code ?? e?.code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || (typeof e?.message === 'string' && /UNIQUE constraint failed/.test(e.message));
+  return (
+    code === '23505' ||
+    code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+    (typeof e?.message === 'string' && /UNIQUE constraint failed/.test(e.message))
+  );
 }

@@ -15,7 +15,11 @@ class InMemoryBillingRepository {
 
   async reserve(r: { id: string; teamId: string; amountMicro: number; expiresAt: number }): Promise<ReserveOutcome> {
     const t = this.teams.get(r.teamId);
-    if (!t || t.balance - t.reserved < r.amountMicro) return { ok: false, team: t ? ({ id: r.teamId, balanceMicro: t.balance, reservedMicro: t.reserved } as TeamEntity) : null };
+    if (!t || t.balance - t.reserved < r.amountMicro)
+      return {
+        ok: false,
+        team: t ? ({ id: r.teamId, balanceMicro: t.balance, reservedMicro: t.reserved } as TeamEntity) : null,
+      };
     t.reserved += r.amountMicro;
     this.reservations.set(r.id, { teamId: r.teamId, amount: r.amountMicro, status: 'open', expiresAt: r.expiresAt });
     return { ok: true };
@@ -49,7 +53,9 @@ class InMemoryBillingRepository {
     return true;
   }
   async findExpiredOpen(now: number): Promise<string[]> {
-    return [...this.reservations.entries()].filter(([, r]) => r.status === 'open' && r.expiresAt < now).map(([id]) => id);
+    return [...this.reservations.entries()]
+      .filter(([, r]) => r.status === 'open' && r.expiresAt < now)
+      .map(([id]) => id);
   }
   async topUp(teamId: string, amount: number): Promise<TopUpOutcome> {
     const t = this.teams.get(teamId);
@@ -78,14 +84,21 @@ describe('BillingService (unit, in-memory repository)', () => {
     billing = make();
   });
   const dataDir = mkdtempSync(join(tmpdir(), 'billing-unit-'));
-  const make = () => new BillingService(repo as unknown as BillingRepository, clock, AppConfig.fromEnv({ RESERVATION_TTL_SECONDS: '60', DATA_DIR: join(dataDir, String(Math.random())) }));
+  const make = () =>
+    new BillingService(
+      repo as unknown as BillingRepository,
+      clock,
+      AppConfig.fromEnv({ RESERVATION_TTL_SECONDS: '60', DATA_DIR: join(dataDir, String(Math.random())) }),
+    );
 
   it('reserves against balance minus holds and refuses with 402 beyond it', async () => {
     await billing.reserve('t1', 600_000, 'a');
     const err = await billing.reserve('t1', 600_000, 'b').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).status).toBe(402);
-    expect((err as ApiError).message).toMatch(/0\.40 RUB available \(balance 1(\.00)? RUB, 0\.60 RUB held by requests in flight\), this request requires up to 0\.60 RUB/);
+    expect((err as ApiError).message).toMatch(
+      /0\.40 RUB available \(balance 1(\.00)? RUB, 0\.60 RUB held by requests in flight\), this request requires up to 0\.60 RUB/,
+    );
   });
 
   it('rounds fractional worst cases up and never reserves a negative amount', async () => {
@@ -96,12 +109,20 @@ describe('BillingService (unit, in-memory repository)', () => {
 
   it('settle charges the actual cost even above the hold (counted), and only once', async () => {
     const r = await billing.reserve('t1', 500_000, 'a');
-    const s = await billing.settle(r, 700_000, { endpoint: '/x', model: 'm', apiKeyId: 'k', promptTokens: 3, completionTokens: 4 });
+    const s = await billing.settle(r, 700_000, {
+      endpoint: '/x',
+      model: 'm',
+      apiKeyId: 'k',
+      promptTokens: 3,
+      completionTokens: 4,
+    });
     expect(s.chargedMicro).toBe(700_000);
     expect(repo.teams.get('t1')).toEqual({ balance: 300_000, reserved: 0 });
     expect(billing.stats()).toMatchObject({ overruns: 1, overrunMicro: 200_000 });
     expect(repo.ledger[0].record).toMatchObject({ requestId: 'a', endpoint: '/x', totalTokens: 7 });
-    await expect(billing.settle(r, 1, { endpoint: '/x', model: 'm', apiKeyId: 'k', promptTokens: 0, completionTokens: 0 })).rejects.toMatchObject({ status: 503 });
+    await expect(
+      billing.settle(r, 1, { endpoint: '/x', model: 'm', apiKeyId: 'k', promptTokens: 0, completionTokens: 0 }),
+    ).rejects.toMatchObject({ status: 503 });
     expect(repo.ledger).toHaveLength(1);
   });
 
@@ -127,7 +148,13 @@ describe('BillingService (unit, in-memory repository)', () => {
 
   it('a balance overdrawn by an excess refuses every new request, even a free one, until topped up', async () => {
     const r = await billing.reserve('t1', 1_000_000, 'a');
-    await billing.settle(r, 1_300_000, { endpoint: '/x', model: 'm', apiKeyId: null, promptTokens: 1, completionTokens: 1 });
+    await billing.settle(r, 1_300_000, {
+      endpoint: '/x',
+      model: 'm',
+      apiKeyId: null,
+      promptTokens: 1,
+      completionTokens: 1,
+    });
     expect(repo.teams.get('t1')?.balance).toBe(-300_000);
     await expect(billing.reserve('t1', 0, 'free')).rejects.toMatchObject({ status: 402 });
     await billing.topUp('t1', 400_000, null);
@@ -138,7 +165,13 @@ describe('BillingService (unit, in-memory repository)', () => {
     const a = await billing.reserve('t1', 400_000, 'a');
     const b = await billing.reserve('t1', 300_000, 'b');
     repo.down = true;
-    const s = await billing.settle(a, 250_000, { endpoint: '/x', model: 'm', apiKeyId: null, promptTokens: 1, completionTokens: 1 });
+    const s = await billing.settle(a, 250_000, {
+      endpoint: '/x',
+      model: 'm',
+      apiKeyId: null,
+      promptTokens: 1,
+      completionTokens: 1,
+    });
     expect(s).toEqual({ chargedMicro: 250_000, balanceAfterMicro: null, ledgerEntryId: null });
     await billing.release(b);
     expect(billing.stats()).toMatchObject({ spooled: 2, spoolPending: 2 });
@@ -159,33 +192,68 @@ describe('BillingService (unit, in-memory repository)', () => {
     const details = { endpoint: '/x', model: 'm', apiKeyId: null, promptTokens: 1, completionTokens: 1 };
 
     it('charges the exact cost of a finished run and frees the hold', async () => {
-      const { result, charged } = await billing.meter({ teamId: 't1', requestId: 'r', holdMicro: 500_000, run: async () => 42, charge: (r) => ({ costMicro: r * 1000, details }) });
+      const { result, charged } = await billing.meter({
+        teamId: 't1',
+        requestId: 'r',
+        holdMicro: 500_000,
+        run: async () => 42,
+        charge: (r) => ({ costMicro: r * 1000, details }),
+      });
       expect(result).toBe(42);
       expect(charged?.chargedMicro).toBe(42_000);
       expect(repo.teams.get('t1')).toEqual({ balance: 958_000, reserved: 0 });
     });
 
     it('a failed run releases the hold and rethrows; nothing is charged', async () => {
-      await expect(billing.meter({ teamId: 't1', requestId: 'r', holdMicro: 500_000, run: async () => Promise.reject(new Error('upstream down')), charge: () => ({ costMicro: 1, details }) })).rejects.toThrow('upstream down');
+      await expect(
+        billing.meter({
+          teamId: 't1',
+          requestId: 'r',
+          holdMicro: 500_000,
+          run: async () => Promise.reject(new Error('upstream down')),
+          charge: () => ({ costMicro: 1, details }),
+        }),
+      ).rejects.toThrow('upstream down');
       expect(repo.teams.get('t1')).toEqual({ balance: 1_000_000, reserved: 0 });
       expect(repo.ledger).toHaveLength(0);
     });
 
     it('a run that failed after billable work charges that part, then rethrows', async () => {
       await expect(
-        billing.meter({ teamId: 't1', requestId: 'r', holdMicro: 500_000, run: async () => Promise.reject(new Error('cut mid-stream')), charge: () => null, chargeOnFailure: () => ({ costMicro: 7_000, details }) }),
+        billing.meter({
+          teamId: 't1',
+          requestId: 'r',
+          holdMicro: 500_000,
+          run: async () => Promise.reject(new Error('cut mid-stream')),
+          charge: () => null,
+          chargeOnFailure: () => ({ costMicro: 7_000, details }),
+        }),
       ).rejects.toThrow('cut mid-stream');
       expect(repo.teams.get('t1')).toEqual({ balance: 993_000, reserved: 0 });
     });
 
     it('a hold the balance cannot cover is refused (402) before the work runs', async () => {
       let ran = false;
-      await expect(billing.meter({ teamId: 't1', requestId: 'r', holdMicro: 2_000_000, run: async () => (ran = true), charge: () => null })).rejects.toMatchObject({ status: 402 });
+      await expect(
+        billing.meter({
+          teamId: 't1',
+          requestId: 'r',
+          holdMicro: 2_000_000,
+          run: async () => (ran = true),
+          charge: () => null,
+        }),
+      ).rejects.toMatchObject({ status: 402 });
       expect(ran).toBe(false);
     });
 
     it('charge null releases the hold (e.g. nothing billable happened)', async () => {
-      const out = await billing.meter({ teamId: 't1', requestId: 'r', holdMicro: 100, run: async () => 'x', charge: () => null });
+      const out = await billing.meter({
+        teamId: 't1',
+        requestId: 'r',
+        holdMicro: 100,
+        run: async () => 'x',
+        charge: () => null,
+      });
       expect(out.charged).toBeNull();
       expect(repo.teams.get('t1')).toEqual({ balance: 1_000_000, reserved: 0 });
     });

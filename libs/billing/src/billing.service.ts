@@ -2,7 +2,15 @@ import { Injectable, Logger, OnApplicationShutdown, OnModuleDestroy, OnModuleIni
 import { createHash } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { ApiError, Clock, isDatabaseUnavailable, MetricsService, microToRub, newId, RequestContexts } from '@app/common';
+import {
+  ApiError,
+  Clock,
+  isDatabaseUnavailable,
+  MetricsService,
+  microToRub,
+  newId,
+  RequestContexts,
+} from '@app/common';
 import type { Caller } from '@app/auth';
 import { COUNTED_FLAG, limitSubject, RateLimitService, RateTicket } from '@app/governance';
 import { AppConfig } from '@app/config';
@@ -94,14 +102,23 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
     @Optional() private readonly rateLimits?: RateLimitService,
   ) {
     // one spool per database (a data dir may serve tests against several)
-    const key = config.databaseKind === 'postgres' ? createHash('sha256').update(`${config.databaseUrl}|${config.databaseSchema ?? ''}`).digest('hex').slice(0, 16) : 'sqlite';
+    const key =
+      config.databaseKind === 'postgres'
+        ? createHash('sha256')
+            .update(`${config.databaseUrl}|${config.databaseSchema ?? ''}`)
+            .digest('hex')
+            .slice(0, 16)
+        : 'sqlite';
     this.spool = new BillingSpool(join(resolve(config.dataDir), 'billing-spool', key));
   }
 
   onModuleInit(): void {
     this.metrics.observeOpenReservations(() => this.inFlight.size);
     const every = Math.min(60_000, Math.max(1_000, Math.floor(this.config.reservationTtlMs / 4)));
-    this.sweeper = setInterval(() => void this.sweepExpired().catch((err: unknown) => this.logger.error({ err }, 'reservation sweep failed')), every);
+    this.sweeper = setInterval(
+      () => void this.sweepExpired().catch((err: unknown) => this.logger.error({ err }, 'reservation sweep failed')),
+      every,
+    );
     this.sweeper.unref();
     this.replayer = setInterval(() => void this.replaySpool(), 5_000);
     this.replayer.unref();
@@ -129,20 +146,25 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
         try {
           if (rec.op === 'settle') {
             const out = await this.repo.settle(rec.reservationId, rec.actualMicro, rec.charge, rec.at);
-            if (!out.ok && out.status !== 'settled') this.spool.reject(rec, `reservation is ${out.status ?? 'missing'}`);
+            if (!out.ok && out.status !== 'settled')
+              this.spool.reject(rec, `reservation is ${out.status ?? 'missing'}`);
           } else {
             await this.repo.release(rec.reservationId, rec.at);
           }
           done++;
         } catch (err) {
           if (isDatabaseUnavailable(err)) break;
-          this.logger.error({ err, reservationId: rec.reservationId }, 'spooled billing write refused; moved to rejected.ndjson');
+          this.logger.error(
+            { err, reservationId: rec.reservationId },
+            'spooled billing write refused; moved to rejected.ndjson',
+          );
           this.spool.reject(rec, (err as Error).message);
           done++;
         }
       }
       this.spool.drop(done);
-      if (done > 0) this.logger.log(`billing spool: applied ${done} deferred write(s), ${records.length - done} still pending`);
+      if (done > 0)
+        this.logger.log(`billing spool: applied ${done} deferred write(s), ${records.length - done} still pending`);
     })().finally(() => (this.replaying = null));
     return this.replaying;
   }
@@ -159,7 +181,13 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
     const now = this.clock.now();
     const reservation: Reservation = { id: newId(), teamId, requestId, amountMicro };
     const budgets = key ? budgetPeriods(key, now) : [];
-    const out = await this.repo.reserve({ ...reservation, now, expiresAt: now + this.config.reservationTtlMs, apiKeyId: key?.apiKeyId ?? null, budgets });
+    const out = await this.repo.reserve({
+      ...reservation,
+      now,
+      expiresAt: now + this.config.reservationTtlMs,
+      apiKeyId: key?.apiKeyId ?? null,
+      budgets,
+    });
     if (!out.ok) {
       if (!out.team) throw ApiError.notFound(`Team ${teamId} not found.`, 'team_not_found');
       if (out.budget) {
@@ -176,7 +204,10 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
         );
       }
       const available = Math.max(0, out.team.balanceMicro - out.team.reservedMicro);
-      const held = out.team.reservedMicro > 0 ? ` (balance ${fmt(out.team.balanceMicro)} RUB, ${fmt(out.team.reservedMicro)} RUB held by requests in flight)` : '';
+      const held =
+        out.team.reservedMicro > 0
+          ? ` (balance ${fmt(out.team.balanceMicro)} RUB, ${fmt(out.team.reservedMicro)} RUB held by requests in flight)`
+          : '';
       throw ApiError.insufficientQuota(
         `Insufficient balance: ${fmt(available)} RUB available${held}, this request requires up to ${fmt(amountMicro)} RUB. Top up the team balance or lower max_tokens.`,
       );
@@ -197,7 +228,15 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
     if (actual > reservation.amountMicro) {
       this.counters.overruns++;
       this.counters.overrunMicro += actual - reservation.amountMicro;
-      this.logger.warn({ requestId: reservation.requestId, actual, reserved: reservation.amountMicro, excess: actual - reservation.amountMicro }, 'actual cost exceeded the hold; the excess is charged to the balance');
+      this.logger.warn(
+        {
+          requestId: reservation.requestId,
+          actual,
+          reserved: reservation.amountMicro,
+          excess: actual - reservation.amountMicro,
+        },
+        'actual cost exceeded the hold; the excess is charged to the balance',
+      );
     }
     const record: ChargeRecord = {
       requestId: reservation.requestId,
@@ -221,8 +260,14 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
     }
     this.inFlight.delete(reservation.id);
     if (!out.ok) {
-      this.logger.error({ requestId: reservation.requestId, reservationId: reservation.id, status: out.status }, 'settle on a closed reservation: nothing charged');
-      throw ApiError.unavailable('The balance hold for this request was already closed; nothing was charged.', 'reservation_closed');
+      this.logger.error(
+        { requestId: reservation.requestId, reservationId: reservation.id, status: out.status },
+        'settle on a closed reservation: nothing charged',
+      );
+      throw ApiError.unavailable(
+        'The balance hold for this request was already closed; nothing was charged.',
+        'reservation_closed',
+      );
     }
     return { chargedMicro: out.chargedMicro, balanceAfterMicro: out.balanceAfterMicro, ledgerEntryId: out.ledgerId };
   }
@@ -251,18 +296,30 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
       }
     }
     const key: KeyBudget | undefined = caller
-      ? { apiKeyId: caller.apiKeyId, dayMicro: limits?.budgetDayMicro ?? null, monthMicro: limits?.budgetMonthMicro ?? null } : undefined;
+      ? {
+          apiKeyId: caller.apiKeyId,
+          dayMicro: limits?.budgetDayMicro ?? null,
+          monthMicro: limits?.budgetMonthMicro ?? null,
+        }
+      : undefined;
     // tokens the request really used (0 when it failed before any billable work), for the TPM correction
     const used = { tokens: 0 };
     try {
       const out = await this.meterHeld(spec, key, used);
       return { result: out.result, charged: out.charged };
     } finally {
-      if (ticket) void this.rateLimits!.settleTokens(ticket, used.tokens).catch((err: unknown) => this.logger.warn({ err }, 'token rate correction failed'));
+      if (ticket)
+        void this.rateLimits!.settleTokens(ticket, used.tokens).catch((err: unknown) =>
+          this.logger.warn({ err }, 'token rate correction failed'),
+        );
     }
   }
 
-  private async meterHeld<T>(spec: MeterSpec<T>, key: KeyBudget | undefined, used: { tokens: number }): Promise<{ result: T; charged: SettledCharge | null }> {
+  private async meterHeld<T>(
+    spec: MeterSpec<T>,
+    key: KeyBudget | undefined,
+    used: { tokens: number },
+  ): Promise<{ result: T; charged: SettledCharge | null }> {
     const tokensOf = (d: ChargeDetails) => d.totalTokens ?? d.promptTokens + d.completionTokens;
     const hold = await this.reserve(spec.teamId, spec.holdMicro, spec.requestId, key);
     const ctx = this.requests.get(spec.requestId);
@@ -279,7 +336,10 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
         if (partial) {
           used.tokens = tokensOf(partial.details);
           this.observe(spec.requestId, partial, await this.settle(hold, partial.costMicro, partial.details));
-        } else await this.release(hold).catch((e: unknown) => this.logger.error({ err: e, reservationId: hold.id }, 'release failed'));
+        } else
+          await this.release(hold).catch((e: unknown) =>
+            this.logger.error({ err: e, reservationId: hold.id }, 'release failed'),
+          );
       }
       throw err;
     }
@@ -323,13 +383,17 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
   private defer(record: SpoolRecord, cause: unknown): void {
     this.spool.append(record);
     this.counters.spooled++;
-    this.logger.warn({ reservationId: record.reservationId, op: record.op, cause: (cause as Error).message }, 'database unavailable: billing write spooled to disk, applied when it returns');
+    this.logger.warn(
+      { reservationId: record.reservationId, op: record.op, cause: (cause as Error).message },
+      'database unavailable: billing write spooled to disk, applied when it returns',
+    );
   }
 
   /** Releases reservations past their expiry (crashed requests). Returns how many were released. */
   async sweepExpired(limit = 500): Promise<number> {
     // holds of requests still running on this replica are kept alive (long streams outlive the TTL)
-    if (this.inFlight.size > 0) await this.repo.extend([...this.inFlight.keys()], this.clock.now() + this.config.reservationTtlMs);
+    if (this.inFlight.size > 0)
+      await this.repo.extend([...this.inFlight.keys()], this.clock.now() + this.config.reservationTtlMs);
     const ids = await this.repo.findExpiredOpen(this.clock.now(), limit);
     let released = 0;
     for (const id of ids) {
@@ -352,12 +416,19 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
     const periods = budgetPeriods({ apiKeyId, dayMicro: 0, monthMicro: 0 }, this.clock.now());
     const [day, month] = periods;
     const sums = await this.repo.spentSince(apiKeyId, [day.start, month.start]);
-    const rows = await this.repo.spendOf(apiKeyId, periods.map((p) => p.period));
+    const rows = await this.repo.spendOf(
+      apiKeyId,
+      periods.map((p) => p.period),
+    );
     const held = Math.max(rows.get(day.period)?.heldMicro ?? 0, rows.get(month.period)?.heldMicro ?? 0);
     return { dayMicro: sums[0], monthMicro: sums[1], heldMicro: held };
   }
 
-  async topUp(teamId: string, amountMicro: number, reference: string | null): Promise<{ applied: boolean; balanceMicro: number }> {
+  async topUp(
+    teamId: string,
+    amountMicro: number,
+    reference: string | null,
+  ): Promise<{ applied: boolean; balanceMicro: number }> {
     const out = await this.repo.topUp(teamId, amountMicro, reference, this.clock.now());
     if (!out) throw ApiError.notFound(`Team ${teamId} not found.`, 'team_not_found');
     return out;
@@ -416,14 +487,25 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
 
 function toView(e: LedgerEntryEntity): LedgerView {
   return {
-    id: Number(e.id), kind: e.kind, requestId: e.requestId, reference: e.reference, endpoint: e.endpoint, model: e.model,
-    promptTokens: e.promptTokens, completionTokens: e.completionTokens, totalTokens: e.totalTokens,
-    amountMicro: e.amountMicro, balanceAfterMicro: e.balanceAfterMicro, createdAt: e.createdAt,
+    id: Number(e.id),
+    kind: e.kind,
+    requestId: e.requestId,
+    reference: e.reference,
+    endpoint: e.endpoint,
+    model: e.model,
+    promptTokens: e.promptTokens,
+    completionTokens: e.completionTokens,
+    totalTokens: e.totalTokens,
+    amountMicro: e.amountMicro,
+    balanceAfterMicro: e.balanceAfterMicro,
+    createdAt: e.createdAt,
   };
 }
 
 function fmt(micro: number): string {
-  return microToRub(micro).toFixed(6).replace(/0{1,4}$/, '');
+  return microToRub(micro)
+    .toFixed(6)
+    .replace(/0{1,4}$/, '');
 }
 
 /** What the work cost, and what the ledger entry says about it. */
@@ -462,11 +544,21 @@ export function budgetPeriods(key: KeyBudget, now: number): BudgetPeriod[] {
   const out: BudgetPeriod[] = [];
   if (key.dayMicro !== null) {
     const start = Date.UTC(y, mo, d.getUTCDate());
-    out.push({ period: `d:${new Date(start).toISOString().slice(0, 10)}`, capMicro: key.dayMicro, start, end: start + 86_400_000 });
+    out.push({
+      period: `d:${new Date(start).toISOString().slice(0, 10)}`,
+      capMicro: key.dayMicro,
+      start,
+      end: start + 86_400_000,
+    });
   }
   if (key.monthMicro !== null) {
     const start = Date.UTC(y, mo, 1);
-    out.push({ period: `m:${new Date(start).toISOString().slice(0, 7)}`, capMicro: key.monthMicro, start, end: Date.UTC(y, mo + 1, 1) });
+    out.push({
+      period: `m:${new Date(start).toISOString().slice(0, 7)}`,
+      capMicro: key.monthMicro,
+      start,
+      end: Date.UTC(y, mo + 1, 1),
+    });
   }
   return out;
 }

@@ -9,7 +9,12 @@ describe('budgetPeriods (UTC)', () => {
     ]);
   });
   it('only the budgets that are set', () => {
-    expect(budgetPeriods({ apiKeyId: 'k', dayMicro: null, monthMicro: 7 }, Date.UTC(2028, 1, 29, 12)).map((p) => [p.period, p.end])).toEqual([['m:2028-02', Date.UTC(2028, 2, 1)]]);
+    expect(
+      budgetPeriods({ apiKeyId: 'k', dayMicro: null, monthMicro: 7 }, Date.UTC(2028, 1, 29, 12)).map((p) => [
+        p.period,
+        p.end,
+      ]),
+    ).toEqual([['m:2028-02', Date.UTC(2028, 2, 1)]]);
     expect(budgetPeriods({ apiKeyId: 'k', dayMicro: null, monthMicro: null }, 0)).toEqual([]);
   });
 });

@@ -12,7 +12,9 @@ describe('PricingService', () => {
     const ru = 'Проверка резервирования. '.repeat(40);
     const nonAscii = [...ru].filter((c) => c.codePointAt(0)! > 0x7f).length;
     const counted = 300;
-    expect(p.holdTokens(counted, { exact: false, text: ru })).toBe(Math.max(450, nonAscii + Math.ceil((ru.length - nonAscii) / 3)) + 32);
+    expect(p.holdTokens(counted, { exact: false, text: ru })).toBe(
+      Math.max(450, nonAscii + Math.ceil((ru.length - nonAscii) / 3)) + 32,
+    );
     expect(p.holdTokens(counted, { exact: false, text: ru })).toBeGreaterThan(nonAscii);
     // plain English: 1.5 × the count wins
     expect(p.holdTokens(100, { exact: false, text: 'hello world '.repeat(10) })).toBe(182);
@@ -20,7 +22,12 @@ describe('PricingService', () => {
 
   it('prices are tokens × RUB per 1M, rounded once to the µRUB', () => {
     expect(p.micro([{ tokens: 13, rubPer1M: 200 }])).toBe(2600);
-    expect(p.micro([{ tokens: 1, rubPer1M: 0.4 }, { tokens: 1, rubPer1M: 0.4 }])).toBe(1);
+    expect(
+      p.micro([
+        { tokens: 1, rubPer1M: 0.4 },
+        { tokens: 1, rubPer1M: 0.4 },
+      ]),
+    ).toBe(1);
     expect(p.inputMicro({ input_rub_per_1m: 780 }, 1000)).toBe(780_000);
     expect(p.inputHoldMicro({ input_rub_per_1m: 200 }, 1000)).toBe(1132 * 200);
   });

@@ -25,7 +25,11 @@ export class TeamsService {
   ) {}
 
   async create(name: string, openingBalanceMicro: number, id: string = newId()): Promise<TeamView> {
-    const team = await this.repo.createTeam({ id, name, now: this.clock.now() }, openingBalanceMicro, openingBalanceMicro > 0 ? 'opening-balance' : null);
+    const team = await this.repo.createTeam(
+      { id, name, now: this.clock.now() },
+      openingBalanceMicro,
+      openingBalanceMicro > 0 ? 'opening-balance' : null,
+    );
     return toView(team);
   }
 
@@ -58,5 +62,13 @@ export class TeamsService {
 }
 
 function toView(team: TeamEntity): TeamView {
-  return { id: team.id, name: team.name, balanceMicro: team.balanceMicro, reservedMicro: team.reservedMicro, createdAt: team.createdAt, rpmLimit: team.rpmLimit ?? null, tpmLimit: team.tpmLimit ?? null };
+  return {
+    id: team.id,
+    name: team.name,
+    balanceMicro: team.balanceMicro,
+    reservedMicro: team.reservedMicro,
+    createdAt: team.createdAt,
+    rpmLimit: team.rpmLimit ?? null,
+    tpmLimit: team.tpmLimit ?? null,
+  };
 }

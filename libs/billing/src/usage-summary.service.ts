@@ -22,14 +22,27 @@ export class UsageSummaryService {
   async summary(teamId: string, q: UsageSummaryQueryDto): Promise<UsageSummaryResponseDto> {
     const to = q.to !== undefined ? Date.parse(q.to) : this.clock.now();
     const from = q.from !== undefined ? Date.parse(q.from) : to - DEFAULT_DAYS * DAY_MS;
-    if (!Number.isFinite(from)) throw ApiError.badRequest('from must be an ISO 8601 date-time.', 'from', 'invalid_value');
+    if (!Number.isFinite(from))
+      throw ApiError.badRequest('from must be an ISO 8601 date-time.', 'from', 'invalid_value');
     if (!Number.isFinite(to)) throw ApiError.badRequest('to must be an ISO 8601 date-time.', 'to', 'invalid_value');
     if (from >= to) throw ApiError.badRequest('from must be earlier than to.', 'from', 'invalid_value');
-    if (to - from > MAX_SUMMARY_DAYS * DAY_MS) throw ApiError.badRequest(`The range from..to may cover at most ${MAX_SUMMARY_DAYS} days.`, 'to', 'invalid_value');
+    if (to - from > MAX_SUMMARY_DAYS * DAY_MS)
+      throw ApiError.badRequest(
+        `The range from..to may cover at most ${MAX_SUMMARY_DAYS} days.`,
+        'to',
+        'invalid_value',
+      );
     const groupBy: SummaryGroupBy = q.group_by ?? 'model';
     const rows = await this.repo.summary(teamId, from, to, groupBy);
     const total: SummaryRow = rows.reduce(
-      (a, r) => ({ group: null, requests: a.requests + r.requests, promptTokens: a.promptTokens + r.promptTokens, completionTokens: a.completionTokens + r.completionTokens, totalTokens: a.totalTokens + r.totalTokens, spentMicro: a.spentMicro + r.spentMicro }),
+      (a, r) => ({
+        group: null,
+        requests: a.requests + r.requests,
+        promptTokens: a.promptTokens + r.promptTokens,
+        completionTokens: a.completionTokens + r.completionTokens,
+        totalTokens: a.totalTokens + r.totalTokens,
+        spentMicro: a.spentMicro + r.spentMicro,
+      }),
       { group: null, requests: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0, spentMicro: 0 },
     );
     return {
@@ -45,6 +58,18 @@ export class UsageSummaryService {
 }
 
 function view(r: SummaryRow, groupBy: SummaryGroupBy): UsageSummaryGroupDto {
-  const group = r.group === null ? null : groupBy === 'day' ? new Date(Number(r.group) * DAY_MS).toISOString().slice(0, 10) : String(r.group);
-  return { group, requests: r.requests, prompt_tokens: r.promptTokens, completion_tokens: r.completionTokens, total_tokens: r.totalTokens, amount_rub: microToRub(r.spentMicro) };
+  const group =
+    r.group === null
+      ? null
+      : groupBy === 'day'
+        ? new Date(Number(r.group) * DAY_MS).toISOString().slice(0, 10)
+        : String(r.group);
+  return {
+    group,
+    requests: r.requests,
+    prompt_tokens: r.promptTokens,
+    completion_tokens: r.completionTokens,
+    total_tokens: r.totalTokens,
+    amount_rub: microToRub(r.spentMicro),
+  };
 }

@@ -1,25 +1,64 @@
 import type { ModelPricing } from '@app/providers';
 import { computeChatCost, costToRub, worstCaseMicro } from './chat-cost';
 
-const claude: ModelPricing = { input_rub_per_1m: 300, output_rub_per_1m: 1500, cache_read_rub_per_1m: 30, cache_write_rub_per_1m: 375, image_rub: 0.1 };
-const mini: ModelPricing = { input_rub_per_1m: 15, output_rub_per_1m: 60, cache_read_rub_per_1m: null, cache_write_rub_per_1m: null, image_rub: null };
+const claude: ModelPricing = {
+  input_rub_per_1m: 300,
+  output_rub_per_1m: 1500,
+  cache_read_rub_per_1m: 30,
+  cache_write_rub_per_1m: 375,
+  image_rub: 0.1,
+};
+const mini: ModelPricing = {
+  input_rub_per_1m: 15,
+  output_rub_per_1m: 60,
+  cache_read_rub_per_1m: null,
+  cache_write_rub_per_1m: null,
+  image_rub: null,
+};
 
 describe('chat cost', () => {
   it('charges the uncached prompt at the input price and cache tokens at their own prices', () => {
     // prompt 1000 = 400 uncached + 500 cache read + 100 cache write; 200 completion
-    const c = computeChatCost({ prompt_tokens: 1000, completion_tokens: 200, total_tokens: 1200, cache_read_tokens: 500, cache_write_tokens: 100 }, claude, 0);
+    const c = computeChatCost(
+      {
+        prompt_tokens: 1000,
+        completion_tokens: 200,
+        total_tokens: 1200,
+        cache_read_tokens: 500,
+        cache_write_tokens: 100,
+      },
+      claude,
+      0,
+    );
     expect(c.inputMicro).toBe(400 * 300); // 0.12 RUB
     expect(c.outputMicro).toBe(200 * 1500); // 0.3 RUB
     expect(c.cacheMicro).toBe(500 * 30 + 100 * 375); // 0.0525 RUB
     expect(c.imageMicro).toBeNull();
     expect(c.totalMicro).toBe(120_000 + 300_000 + 52_500);
-    expect(costToRub(c, c.totalMicro)).toEqual({ input_cost_rub: 0.12, output_cost_rub: 0.3, image_cost_rub: null, cache_cost_rub: 0.0525, total_cost_rub: 0.4725, currency: 'RUB' });
+    expect(costToRub(c, c.totalMicro)).toEqual({
+      input_cost_rub: 0.12,
+      output_cost_rub: 0.3,
+      image_cost_rub: null,
+      cache_cost_rub: 0.0525,
+      total_cost_rub: 0.4725,
+      currency: 'RUB',
+    });
   });
 
   it('rounds the total once from the exact sum', () => {
     // 1 token at 15 RUB/1M = 15 µRUB; 1 at 60 = 60 µRUB: exact; use fractional prices to see rounding
-    const p: ModelPricing = { input_rub_per_1m: 0.4, output_rub_per_1m: 0.4, cache_read_rub_per_1m: null, cache_write_rub_per_1m: null, image_rub: null };
-    const c = computeChatCost({ prompt_tokens: 2, completion_tokens: 2, total_tokens: 4, cache_read_tokens: 0, cache_write_tokens: 0 }, p, 0);
+    const p: ModelPricing = {
+      input_rub_per_1m: 0.4,
+      output_rub_per_1m: 0.4,
+      cache_read_rub_per_1m: null,
+      cache_write_rub_per_1m: null,
+      image_rub: null,
+    };
+    const c = computeChatCost(
+      { prompt_tokens: 2, completion_tokens: 2, total_tokens: 4, cache_read_tokens: 0, cache_write_tokens: 0 },
+      p,
+      0,
+    );
     expect(c.inputMicro).toBe(1); // 0.8 → 1
     expect(c.outputMicro).toBe(1);
     expect(c.totalMicro).toBe(2); // 1.6 → 2
@@ -27,7 +66,11 @@ describe('chat cost', () => {
   });
 
   it('adds a per-image fee when images were sent', () => {
-    const c = computeChatCost({ prompt_tokens: 10, completion_tokens: 0, total_tokens: 10, cache_read_tokens: 0, cache_write_tokens: 0 }, claude, 3);
+    const c = computeChatCost(
+      { prompt_tokens: 10, completion_tokens: 0, total_tokens: 10, cache_read_tokens: 0, cache_write_tokens: 0 },
+      claude,
+      3,
+    );
     expect(c.imageMicro).toBe(300_000);
     expect(c.totalMicro).toBe(3000 + 300_000);
   });

@@ -38,7 +38,10 @@ export function computeChatCost(usage: CanonicalUsage, pricing: ModelPricing, im
     inputMicro: tokenCostMicro(uncached, pricing.input_rub_per_1m),
     outputMicro: tokenCostMicro(usage.completion_tokens, pricing.output_rub_per_1m),
     imageMicro: images > 0 ? tokenCostMicro(images * 1_000_000, perImage) : null,
-    cacheMicro: hasCachePricing || cacheRead + cacheWrite > 0 ? tokenCostMicro(cacheRead, readPrice) + tokenCostMicro(cacheWrite, writePrice) : null,
+    cacheMicro:
+      hasCachePricing || cacheRead + cacheWrite > 0
+        ? tokenCostMicro(cacheRead, readPrice) + tokenCostMicro(cacheWrite, writePrice)
+        : null,
     totalMicro,
   };
 }
@@ -47,8 +50,17 @@ export function computeChatCost(usage: CanonicalUsage, pricing: ModelPricing, im
  * Worst case reserved before the call: every prompt token at the dearest input-side price
  * (input or cache write), the full output cap, and every image.
  */
-export function worstCaseMicro(promptTokens: number, maxOutputTokens: number, pricing: ModelPricing, images: number): number {
-  const inputSide = Math.max(pricing.input_rub_per_1m, pricing.cache_write_rub_per_1m ?? 0, pricing.cache_read_rub_per_1m ?? 0);
+export function worstCaseMicro(
+  promptTokens: number,
+  maxOutputTokens: number,
+  pricing: ModelPricing,
+  images: number,
+): number {
+  const inputSide = Math.max(
+    pricing.input_rub_per_1m,
+    pricing.cache_write_rub_per_1m ?? 0,
+    pricing.cache_read_rub_per_1m ?? 0,
+  );
   return exactCostMicro([
     { tokens: promptTokens, rubPer1M: inputSide },
     { tokens: maxOutputTokens, rubPer1M: pricing.output_rub_per_1m },
@@ -82,4 +94,3 @@ export function costToRub(cost: ChatCost, chargedMicro: number, retrievalMicro?:
     currency: 'RUB',
   };
 }
-

@@ -45,11 +45,21 @@ class FakeBilling {
       result = await spec.run();
     } catch (err) {
       const partial = spec.chargeOnFailure?.(err) ?? null;
-      if (partial) this.charges.push({ costMicro: partial.costMicro, completionTokens: partial.details.completionTokens, estimated: true });
+      if (partial)
+        this.charges.push({
+          costMicro: partial.costMicro,
+          completionTokens: partial.details.completionTokens,
+          estimated: true,
+        });
       throw err;
     }
     const c = spec.charge(result);
-    if (c) this.charges.push({ costMicro: c.costMicro, completionTokens: c.details.completionTokens, estimated: (c.details.breakdown as { usage_estimated: boolean }).usage_estimated });
+    if (c)
+      this.charges.push({
+        costMicro: c.costMicro,
+        completionTokens: c.details.completionTokens,
+        estimated: (c.details.breakdown as { usage_estimated: boolean }).usage_estimated,
+      });
     return { result, charged: c ? { chargedMicro: c.costMicro, balanceAfterMicro: 0, ledgerEntryId: 1 } : null };
   }
 }
@@ -69,10 +79,36 @@ class StreamingProvider implements ChatProvider {
     return (async function* () {
       try {
         for (let i = 0; i < self.deltas.length; i++) {
-          if (self.failAfter !== null && i === self.failAfter) throw new ProviderError('upstream', 'connection reset mid-stream', 502);
-          yield { id: 's1', object: 'chat.completion.chunk', created: 1, model: req.model, choices: [{ index: 0, delta: { content: self.deltas[i] }, finish_reason: i === self.deltas.length - 1 ? 'stop' : null }] } as CanonicalChatChunk;
+          if (self.failAfter !== null && i === self.failAfter)
+            throw new ProviderError('upstream', 'connection reset mid-stream', 502);
+          yield {
+            id: 's1',
+            object: 'chat.completion.chunk',
+            created: 1,
+            model: req.model,
+            choices: [
+              {
+                index: 0,
+                delta: { content: self.deltas[i] },
+                finish_reason: i === self.deltas.length - 1 ? 'stop' : null,
+              },
+            ],
+          } as CanonicalChatChunk;
         }
-        yield { id: 's1', object: 'chat.completion.chunk', created: 1, model: req.model, choices: [], usage: { prompt_tokens: 9, completion_tokens: 4, total_tokens: 13, cache_read_tokens: 0, cache_write_tokens: 0 } } as CanonicalChatChunk;
+        yield {
+          id: 's1',
+          object: 'chat.completion.chunk',
+          created: 1,
+          model: req.model,
+          choices: [],
+          usage: {
+            prompt_tokens: 9,
+            completion_tokens: 4,
+            total_tokens: 13,
+            cache_read_tokens: 0,
+            cache_write_tokens: 0,
+          },
+        } as CanonicalChatChunk;
       } finally {
         self.close();
       }
@@ -100,16 +136,44 @@ describe('streaming services yield events (no HTTP)', () => {
       needsInlineImages: () => false,
     } as unknown as ProviderRegistry;
     const catalog = new ModelCatalogService(config, registry);
-    const router = new UpstreamRouter(registry, { cooldownMs: 0, cooling: async () => new Set(), coolDown: async () => undefined } as unknown as DeploymentCooldowns, new Sleeper(), new ResilienceEvents(), config);
-    chat = new ChatService(catalog, registry, billing as unknown as BillingService, new PricingService(), {} as ImageInliner, new TokenizerService(tokens, new TokenCounter('cl100k_base')), router);
+    const router = new UpstreamRouter(
+      registry,
+      {
+        cooldownMs: 0,
+        cooling: async () => new Set(),
+        coolDown: async () => undefined,
+      } as unknown as DeploymentCooldowns,
+      new Sleeper(),
+      new ResilienceEvents(),
+      config,
+    );
+    chat = new ChatService(
+      catalog,
+      registry,
+      billing as unknown as BillingService,
+      new PricingService(),
+      {} as ImageInliner,
+      new TokenizerService(tokens, new TokenCounter('cl100k_base')),
+      router,
+    );
   });
 
   const noContext = { assemble: async () => null } as unknown as ChatContextService;
   const completions = () => new CompletionsService(chat, noContext);
-  const completionDto = (extra: Partial<ChatCompletionRequestDto> = {}) => ({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], max_tokens: 50, stream: true, ...extra }) as ChatCompletionRequestDto;
+  const completionDto = (extra: Partial<ChatCompletionRequestDto> = {}) =>
+    ({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'hi' }],
+      max_tokens: 50,
+      stream: true,
+      ...extra,
+    }) as ChatCompletionRequestDto;
 
   /** Drains an event stream, noting the headers as they stood when each event arrived. */
-  async function drain<E extends SseEvent>(stream: { headers: Readonly<Record<string, string>>; events: AsyncIterable<E> }): Promise<{ events: E[]; headersAtFirst: Record<string, string> | null }> {
+  async function drain<E extends SseEvent>(stream: {
+    headers: Readonly<Record<string, string>>;
+    events: AsyncIterable<E>;
+  }): Promise<{ events: E[]; headersAtFirst: Record<string, string> | null }> {
     const events: E[] = [];
     let headersAtFirst: Record<string, string> | null = null;
     for await (const e of stream.events) {
@@ -130,7 +194,11 @@ describe('streaming services yield events (no HTTP)', () => {
     const chunks = data.slice(0, -2) as { model: string; usage: null; choices: { delta: { content: string } }[] }[];
     expect(chunks.map((c) => c.choices[0].delta.content).join('')).toBe('Hello there!');
     expect(chunks.every((c) => c.model === 'gpt-4o-mini' && c.usage === null)).toBe(true);
-    const usage = data[data.length - 2] as { choices: unknown[]; usage: { prompt_tokens: number; completion_tokens: number }; cost: { total_cost_rub: number } };
+    const usage = data[data.length - 2] as {
+      choices: unknown[];
+      usage: { prompt_tokens: number; completion_tokens: number };
+      cost: { total_cost_rub: number };
+    };
     expect(usage.choices).toEqual([]);
     expect(usage.usage).toMatchObject({ prompt_tokens: 9, completion_tokens: 4 });
     const cost = 9 * PRICE.input + 4 * PRICE.output;
@@ -150,7 +218,9 @@ describe('streaming services yield events (no HTTP)', () => {
     expect(provider.signal?.aborted).toBe(true);
     expect(provider.closed).toBe(true);
     // already settled when the loop is left: the gateway's count of what was delivered
-    expect(billing.charges).toEqual([{ costMicro: expect.any(Number), completionTokens: tokens.count('Hel'), estimated: true }]);
+    expect(billing.charges).toEqual([
+      { costMicro: expect.any(Number), completionTokens: tokens.count('Hel'), estimated: true },
+    ]);
   });
 
   it('the caller aborting (client disconnect) ends the stream without the closing events; delivered tokens billed', async () => {
@@ -165,17 +235,23 @@ describe('streaming services yield events (no HTTP)', () => {
     expect(data).toHaveLength(2);
     expect(data).not.toContain('[DONE]');
     expect(provider.signal?.aborted).toBe(true);
-    expect(billing.charges).toEqual([{ costMicro: expect.any(Number), completionTokens: tokens.count('Hello'), estimated: true }]);
+    expect(billing.charges).toEqual([
+      { costMicro: expect.any(Number), completionTokens: tokens.count('Hello'), estimated: true },
+    ]);
   });
 
   it('a failure mid-stream becomes one in-band error event (no [DONE]); a failure before the first event is thrown', async () => {
     provider.failAfter = 2;
     const svc = completions();
-    const { events } = await drain(svc.stream(await svc.prepare(caller, completionDto(), 'r1'), new AbortController().signal, true));
+    const { events } = await drain(
+      svc.stream(await svc.prepare(caller, completionDto(), 'r1'), new AbortController().signal, true),
+    );
     const last = events[events.length - 1].data as { error: { type: string } };
     expect(events).toHaveLength(3);
     expect(last.error).toMatchObject({ type: 'upstream_error' });
-    expect(billing.charges).toEqual([{ costMicro: expect.any(Number), completionTokens: tokens.count('Hello'), estimated: true }]);
+    expect(billing.charges).toEqual([
+      { costMicro: expect.any(Number), completionTokens: tokens.count('Hello'), estimated: true },
+    ]);
 
     provider.failAfter = 0;
     billing.charges = [];
@@ -192,8 +268,16 @@ describe('streaming services yield events (no HTTP)', () => {
     const { events, headersAtFirst } = await drain(await rest.stream(caller, body, 'r1', new AbortController().signal));
     expect(headersAtFirst).toEqual({ 'x-gateway-model': 'gpt-4o-mini' });
     expect(events.map((e) => e.event)).toEqual(['delta', 'delta', 'delta', 'delta', 'done']);
-    const done = events[4].data as { response: { text: string }; usage: { completion_tokens: number }; model: { model: string } };
-    expect(done).toMatchObject({ response: { text: 'Hello there!' }, usage: { completion_tokens: 4 }, model: { model: 'gpt-4o-mini' } });
+    const done = events[4].data as {
+      response: { text: string };
+      usage: { completion_tokens: number };
+      model: { model: string };
+    };
+    expect(done).toMatchObject({
+      response: { text: 'Hello there!' },
+      usage: { completion_tokens: 4 },
+      model: { model: 'gpt-4o-mini' },
+    });
 
     provider.failAfter = 1;
     const failed = await drain(await rest.stream(caller, body, 'r2', new AbortController().signal));
@@ -203,21 +287,43 @@ describe('streaming services yield events (no HTTP)', () => {
 
   it('/v1/responses: the Responses event sequence with increasing sequence numbers, the served model in every response object', async () => {
     const responses = new ResponsesService(chat);
-    const prep = await responses.prepare(caller, { model: 'gpt-4o-mini', input: 'hi', stream: true } as ResponseCreateRequestDto, 'r1');
+    const prep = await responses.prepare(
+      caller,
+      { model: 'gpt-4o-mini', input: 'hi', stream: true } as ResponseCreateRequestDto,
+      'r1',
+    );
     const { events, headersAtFirst } = await drain(responses.stream(prep, new AbortController().signal));
     expect(headersAtFirst).toEqual({ 'x-gateway-model': 'gpt-4o-mini' });
     const types = events.map((e) => e.event);
-    expect(types.slice(0, 4)).toEqual(['response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added']);
+    expect(types.slice(0, 4)).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+    ]);
     expect(types.filter((t) => t === 'response.output_text.delta')).toHaveLength(4);
     expect(types[types.length - 1]).toBe('response.completed');
     expect(events.map((e) => e.data.sequence_number)).toEqual(events.map((_, i) => i));
     expect(events.every((e) => e.data.type === e.event)).toBe(true);
-    const completed = events[events.length - 1].data.response as { model: string; usage: { output_tokens: number }; cost: { total_cost_rub: number } };
+    const completed = events[events.length - 1].data.response as {
+      model: string;
+      usage: { output_tokens: number };
+      cost: { total_cost_rub: number };
+    };
     expect(completed).toMatchObject({ model: 'gpt-4o-mini', usage: { output_tokens: 4 } });
     expect(completed.cost.total_cost_rub).toBeCloseTo((9 * PRICE.input + 4 * PRICE.output) / 1e6, 9);
 
     provider.failAfter = 2;
-    const failed = await drain(responses.stream(await responses.prepare(caller, { model: 'gpt-4o-mini', input: 'hi', stream: true } as ResponseCreateRequestDto, 'r2'), new AbortController().signal));
+    const failed = await drain(
+      responses.stream(
+        await responses.prepare(
+          caller,
+          { model: 'gpt-4o-mini', input: 'hi', stream: true } as ResponseCreateRequestDto,
+          'r2',
+        ),
+        new AbortController().signal,
+      ),
+    );
     expect(failed.events.slice(-2).map((e) => e.event)).toEqual(['error', 'response.failed']);
   });
 });
@@ -225,14 +331,17 @@ describe('streaming services yield events (no HTTP)', () => {
 describe('pullFrom (push producer → pull iterator)', () => {
   it('a push resolves only when the consumer asks for the next item; the producer result is the return value', async () => {
     const log: string[] = [];
-    const it = pullFrom<number, string>(async (push) => {
-      for (const n of [1, 2, 3]) {
-        log.push(`push ${n}`);
-        await push(n);
-        log.push(`pushed ${n}`);
-      }
-      return 'done';
-    }, () => log.push('cancel'));
+    const it = pullFrom<number, string>(
+      async (push) => {
+        for (const n of [1, 2, 3]) {
+          log.push(`push ${n}`);
+          await push(n);
+          log.push(`pushed ${n}`);
+        }
+        return 'done';
+      },
+      () => log.push('cancel'),
+    );
     expect(await it.next()).toEqual({ value: 1, done: false });
     await new Promise((r) => setTimeout(r, 5));
     expect(log).toEqual(['push 1']);
@@ -244,22 +353,28 @@ describe('pullFrom (push producer → pull iterator)', () => {
 
   it('stopping early cancels, releases the pending push, and waits for the producer to settle', async () => {
     let settled = false;
-    const it = pullFrom<number, void>(async (push) => {
-      await push(1);
-      await push(2); // resolved at once after the cancel
-      await new Promise((r) => setTimeout(r, 10));
-      settled = true;
-    }, () => undefined);
+    const it = pullFrom<number, void>(
+      async (push) => {
+        await push(1);
+        await push(2); // resolved at once after the cancel
+        await new Promise((r) => setTimeout(r, 10));
+        settled = true;
+      },
+      () => undefined,
+    );
     await it.next();
     await it.return(undefined);
     expect(settled).toBe(true);
   });
 
   it('a producer error is thrown to the consumer after the items pushed before it', async () => {
-    const it = pullFrom<number, void>(async (push) => {
-      await push(1);
-      throw new Error('boom');
-    }, () => undefined);
+    const it = pullFrom<number, void>(
+      async (push) => {
+        await push(1);
+        throw new Error('boom');
+      },
+      () => undefined,
+    );
     expect(await it.next()).toEqual({ value: 1, done: false });
     await expect(it.next()).rejects.toThrow('boom');
   });

@@ -25,15 +25,39 @@ export class ChatController {
     examples: {
       local: {
         summary: 'The built-in local model (works offline)',
-        value: { model: 'local', user_id: 'user-42', system_prompt: 'Paris is the capital of France.', prompt: 'What is the capital of France?', messages: [{ role: 'user', content: 'Hello!' }, { role: 'assistant', content: 'Hello! How can I help?' }], max_tokens: 256, temperature: 0.2 },
+        value: {
+          model: 'local',
+          user_id: 'user-42',
+          system_prompt: 'Paris is the capital of France.',
+          prompt: 'What is the capital of France?',
+          messages: [
+            { role: 'user', content: 'Hello!' },
+            { role: 'assistant', content: 'Hello! How can I help?' },
+          ],
+          max_tokens: 256,
+          temperature: 0.2,
+        },
       },
     },
   })
-  @ApiOkResponse({ type: ChatResponseDto, headers: { 'x-gateway-model': { description: 'The model that served the answer (the requested one, or a fallback)', schema: { type: 'string' } } } })
+  @ApiOkResponse({
+    type: ChatResponseDto,
+    headers: {
+      'x-gateway-model': {
+        description: 'The model that served the answer (the requested one, or a fallback)',
+        schema: { type: 'string' },
+      },
+    },
+  })
   @ApiProduces('application/json', 'text/event-stream')
   @ApiResponse({ status: 402, description: 'Balance does not cover the worst-case cost' })
   @ApiResponse({ status: 503, description: 'Model unavailable (provider credentials not configured)' })
-  async chat(@CurrentCaller() caller: Caller, @Body() body: ChatRequestDto, @Req() req: Request, @Res() res: Response): Promise<void> {
+  async chat(
+    @CurrentCaller() caller: Caller,
+    @Body() body: ChatRequestDto,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
     const signal = clientAbortSignal(res);
     const requestId = String(req.id);
     if (!body.stream) {

@@ -18,7 +18,15 @@ import { RestChatService } from './rest-chat.service';
 @Module({
   imports: [AuthModule, BillingModule, ProvidersModule, KnowledgeModule, RerankModule],
   controllers: [ChatController, CompletionsController, ResponsesController],
-  providers: [ImageInliner, FileUrlResolver, ChatContextService, ChatService, RestChatService, CompletionsService, ResponsesService],
+  providers: [
+    ImageInliner,
+    FileUrlResolver,
+    ChatContextService,
+    ChatService,
+    RestChatService,
+    CompletionsService,
+    ResponsesService,
+  ],
   exports: [ChatService],
 })
 export class ChatModule {}

@@ -1,7 +1,20 @@
 import { AppConfig } from '@app/config';
 import { ApiError } from '@app/common';
 import { BillingService, MeterSpec, PricingService } from '@app/billing';
-import { CanonicalChatChunk, CanonicalChatRequest, CanonicalChatResponse, ChatProvider, DeploymentCooldowns, ModelCatalogService, ProviderError, ProviderRegistry, ResilienceEvents, TokenCounter, TokenizerService, UpstreamRouter } from '@app/providers';
+import {
+  CanonicalChatChunk,
+  CanonicalChatRequest,
+  CanonicalChatResponse,
+  ChatProvider,
+  DeploymentCooldowns,
+  ModelCatalogService,
+  ProviderError,
+  ProviderRegistry,
+  ResilienceEvents,
+  TokenCounter,
+  TokenizerService,
+  UpstreamRouter,
+} from '@app/providers';
 import { Sleeper } from '@app/common';
 import { ChatService } from './chat.service';
 import { ImageInliner } from './image-inliner';
@@ -19,11 +32,21 @@ class FakeBilling {
       result = await spec.run();
     } catch (err) {
       const partial = spec.chargeOnFailure?.(err) ?? null;
-      if (partial) this.charges.push({ costMicro: partial.costMicro, promptTokens: partial.details.promptTokens, completionTokens: partial.details.completionTokens });
+      if (partial)
+        this.charges.push({
+          costMicro: partial.costMicro,
+          promptTokens: partial.details.promptTokens,
+          completionTokens: partial.details.completionTokens,
+        });
       throw err;
     }
     const c = spec.charge(result);
-    if (c) this.charges.push({ costMicro: c.costMicro, promptTokens: c.details.promptTokens, completionTokens: c.details.completionTokens });
+    if (c)
+      this.charges.push({
+        costMicro: c.costMicro,
+        promptTokens: c.details.promptTokens,
+        completionTokens: c.details.completionTokens,
+      });
     return { result, charged: c ? { chargedMicro: c.costMicro, balanceAfterMicro: 0, ledgerEntryId: 1 } : null };
   }
 }
@@ -35,7 +58,14 @@ class FakeProvider implements ChatProvider {
   lastRequest: CanonicalChatRequest | null = null;
   async complete(req: CanonicalChatRequest): Promise<CanonicalChatResponse> {
     this.lastRequest = req;
-    return { id: 'c1', object: 'chat.completion', created: 1, model: req.model, choices: [{ index: 0, message: { role: 'assistant', content: 'Hello!' }, finish_reason: 'stop' }], usage: { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15, cache_read_tokens: 0, cache_write_tokens: 0 } };
+    return {
+      id: 'c1',
+      object: 'chat.completion',
+      created: 1,
+      model: req.model,
+      choices: [{ index: 0, message: { role: 'assistant', content: 'Hello!' }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15, cache_read_tokens: 0, cache_write_tokens: 0 },
+    };
   }
   async stream(req: CanonicalChatRequest): Promise<AsyncIterable<CanonicalChatChunk>> {
     this.lastRequest = req;
@@ -43,7 +73,13 @@ class FakeProvider implements ChatProvider {
     return (async function* () {
       for (let i = 0; i < deltas.length; i++) {
         if (failAfter !== null && i === failAfter) throw new ProviderError('upstream', 'connection reset mid-stream');
-        yield { id: 's1', object: 'chat.completion.chunk', created: 1, model: req.model, choices: [{ index: 0, delta: { content: deltas[i] }, finish_reason: null }] } as CanonicalChatChunk;
+        yield {
+          id: 's1',
+          object: 'chat.completion.chunk',
+          created: 1,
+          model: req.model,
+          choices: [{ index: 0, delta: { content: deltas[i] }, finish_reason: null }],
+        } as CanonicalChatChunk;
       }
     })();
   }
@@ -68,8 +104,26 @@ describe('ChatService (unit: fake provider, in-memory money path)', () => {
       needsInlineImages: () => false,
     } as unknown as ProviderRegistry;
     const catalog = new ModelCatalogService(config, registry);
-    const router = new UpstreamRouter(registry, { cooldownMs: 0, cooling: async () => new Set(), coolDown: async () => undefined } as unknown as DeploymentCooldowns, new Sleeper(), new ResilienceEvents(), config);
-    chat = new ChatService(catalog, registry, billing as unknown as BillingService, new PricingService(), {} as ImageInliner, new TokenizerService(tokens, new TokenCounter('cl100k_base')), router);
+    const router = new UpstreamRouter(
+      registry,
+      {
+        cooldownMs: 0,
+        cooling: async () => new Set(),
+        coolDown: async () => undefined,
+      } as unknown as DeploymentCooldowns,
+      new Sleeper(),
+      new ResilienceEvents(),
+      config,
+    );
+    chat = new ChatService(
+      catalog,
+      registry,
+      billing as unknown as BillingService,
+      new PricingService(),
+      {} as ImageInliner,
+      new TokenizerService(tokens, new TokenCounter('cl100k_base')),
+      router,
+    );
   });
 
   const input = (modelKey: string, content: string, maxTokens = 100) => ({
@@ -105,7 +159,10 @@ describe('ChatService (unit: fake provider, in-memory money path)', () => {
   });
 
   it('context beyond the window → 400 before anything is held', async () => {
-    await expect(chat.prepare(input('local', 'word '.repeat(40_000)))).rejects.toMatchObject({ status: 400, code: 'context_length_exceeded' });
+    await expect(chat.prepare(input('local', 'word '.repeat(40_000)))).rejects.toMatchObject({
+      status: 400,
+      code: 'context_length_exceeded',
+    });
     expect(billing.holds).toEqual([]);
   });
 
@@ -113,7 +170,9 @@ describe('ChatService (unit: fake provider, in-memory money path)', () => {
     provider.failAfter = 2;
     const seen: string[] = [];
     const prep = await chat.prepare(input('gpt-4o-mini', 'hi'));
-    await expect(chat.stream(prep, new AbortController().signal, async (c) => void seen.push(c.choices[0].delta.content ?? ''))).rejects.toMatchObject({ status: 502 });
+    await expect(
+      chat.stream(prep, new AbortController().signal, async (c) => void seen.push(c.choices[0].delta.content ?? '')),
+    ).rejects.toMatchObject({ status: 502 });
     expect(seen.join('')).toBe('Hello');
     expect(billing.charges).toHaveLength(1);
     expect(billing.charges[0].completionTokens).toBe(tokens.count('Hello'));
@@ -122,7 +181,9 @@ describe('ChatService (unit: fake provider, in-memory money path)', () => {
   it('stream failing before any delta charges nothing', async () => {
     provider.failAfter = 0;
     const prep = await chat.prepare(input('gpt-4o-mini', 'hi'));
-    await expect(chat.stream(prep, new AbortController().signal, async () => undefined)).rejects.toBeInstanceOf(ApiError);
+    await expect(chat.stream(prep, new AbortController().signal, async () => undefined)).rejects.toBeInstanceOf(
+      ApiError,
+    );
     expect(billing.charges).toEqual([]);
   });
 });

@@ -129,22 +129,42 @@ export class ChatService {
    * the requested model's capabilities, image count). Callers that do billed work before the call
    * (context retrieval) run it first so that a request the pipeline would refuse charges nothing.
    */
-  check(input: Pick<ChatCallInput, 'modelKey' | 'fallbacks' | 'messages' | 'params' | 'imageParam'>): { model: ModelEntry; fallbacks: ModelEntry[] } {
+  check(input: Pick<ChatCallInput, 'modelKey' | 'fallbacks' | 'messages' | 'params' | 'imageParam'>): {
+    model: ModelEntry;
+    fallbacks: ModelEntry[];
+  } {
     const model = this.catalog.require(input.modelKey, 'chat');
     const fallbacks = this.fallbackModels(model, input.fallbacks);
     // 503 when the provider has no credentials — unless a fallback can serve
-    if (!this.registry.isAvailable(model) && !fallbacks.some((f) => this.registry.isAvailable(f))) this.registry.chat(model);
+    if (!this.registry.isAvailable(model) && !fallbacks.some((f) => this.registry.isAvailable(f)))
+      this.registry.chat(model);
     const p = input.params;
     const imgs = imageParts(input.messages);
-    if (imgs.length && !model.supports_images) throw ApiError.badRequest(`The model '${model.key}' does not accept images.`, input.imageParam, 'images_not_supported');
-    if (imgs.length > MAX_IMAGES) throw ApiError.tooLarge(`At most ${MAX_IMAGES} images per request (got ${imgs.length}).`, input.imageParam);
-    if (p.tools?.length && !model.supports_tools) throw ApiError.badRequest(`The model '${model.key}' does not support tools.`, 'tools', 'tools_not_supported');
-    if ((p.n ?? 1) > 1 && !model.supports_n) throw ApiError.badRequest(`The model '${model.key}' does not support n > 1.`, 'n', 'n_not_supported');
+    if (imgs.length && !model.supports_images)
+      throw ApiError.badRequest(
+        `The model '${model.key}' does not accept images.`,
+        input.imageParam,
+        'images_not_supported',
+      );
+    if (imgs.length > MAX_IMAGES)
+      throw ApiError.tooLarge(`At most ${MAX_IMAGES} images per request (got ${imgs.length}).`, input.imageParam);
+    if (p.tools?.length && !model.supports_tools)
+      throw ApiError.badRequest(`The model '${model.key}' does not support tools.`, 'tools', 'tools_not_supported');
+    if ((p.n ?? 1) > 1 && !model.supports_n)
+      throw ApiError.badRequest(`The model '${model.key}' does not support n > 1.`, 'n', 'n_not_supported');
     if (p.response_format && p.response_format.type !== 'text' && !model.supports_json) {
-      throw ApiError.badRequest(`The model '${model.key}' does not support structured output.`, 'response_format', 'json_not_supported');
+      throw ApiError.badRequest(
+        `The model '${model.key}' does not support structured output.`,
+        'response_format',
+        'json_not_supported',
+      );
     }
     if (p.max_tokens !== undefined && p.max_tokens > model.max_output_tokens) {
-      throw ApiError.badRequest(`max_tokens is too large: ${p.max_tokens}. The model '${model.key}' supports at most ${model.max_output_tokens} completion tokens.`, 'max_tokens', 'invalid_value');
+      throw ApiError.badRequest(
+        `max_tokens is too large: ${p.max_tokens}. The model '${model.key}' supports at most ${model.max_output_tokens} completion tokens.`,
+        'max_tokens',
+        'invalid_value',
+      );
     }
     return { model, fallbacks };
   }
@@ -170,7 +190,10 @@ export class ChatService {
         plans.push(this.plan(f, input, promptTokens, imgs.length, promptText));
       } catch (err) {
         if (!(err instanceof ApiError) || err.status !== 400) throw err;
-        this.logger.debug({ requestId: input.requestId, fallback: f.key, reason: err.message }, 'fallback left out: it cannot take this request');
+        this.logger.debug(
+          { requestId: input.requestId, fallback: f.key, reason: err.message },
+          'fallback left out: it cannot take this request',
+        );
       }
     }
     // an unavailable requested model stays first (the router records the fallback); unavailable fallbacks are left out
@@ -182,12 +205,22 @@ export class ChatService {
     const messagesFor = async (m: ModelEntry): Promise<ChatMessage[]> => {
       if (!imgs.length || !this.registry.isAvailable(m)) return input.messages;
       const inline = this.registry.needsInlineImages(m);
-      if (!inlined.has(inline)) inlined.set(inline, await this.images.prepare(input.messages, inline, input.imageParam));
+      if (!inlined.has(inline))
+        inlined.set(inline, await this.images.prepare(input.messages, inline, input.imageParam));
       return inlined.get(inline)!;
     };
     const candidates: ChatCandidate[] = [];
     for (const pl of usable) {
-      candidates.push({ model: pl.model, request: { ...stripUndefined(p), model: pl.model.upstream_model, messages: await messagesFor(pl.model), max_tokens: pl.maxOutput }, holdMicro: pl.holdMicro });
+      candidates.push({
+        model: pl.model,
+        request: {
+          ...stripUndefined(p),
+          model: pl.model.upstream_model,
+          messages: await messagesFor(pl.model),
+          max_tokens: pl.maxOutput,
+        },
+        holdMicro: pl.holdMicro,
+      });
     }
     return {
       input,
@@ -217,33 +250,75 @@ export class ChatService {
   /** A fallback named in the request must exist and be a chat model (404 / 400 on `fallbacks`). */
   private requireFallback(key: string): ModelEntry {
     const m = this.catalog.find(key);
-    if (!m) throw ApiError.notFound(`The fallback model '${key}' does not exist. GET /v1/models lists the available models.`, 'model_not_found', 'fallbacks');
-    if (m.kind !== 'chat') throw ApiError.badRequest(`The fallback model '${key}' is a ${m.kind} model, not a chat model.`, 'fallbacks', 'invalid_model');
+    if (!m)
+      throw ApiError.notFound(
+        `The fallback model '${key}' does not exist. GET /v1/models lists the available models.`,
+        'model_not_found',
+        'fallbacks',
+      );
+    if (m.kind !== 'chat')
+      throw ApiError.badRequest(
+        `The fallback model '${key}' is a ${m.kind} model, not a chat model.`,
+        'fallbacks',
+        'invalid_model',
+      );
     return m;
   }
 
   /** The capability and size checks of one model, and what it would hold. Throws 400 when it cannot take the request. */
-  private plan(model: ModelEntry, input: ChatCallInput, promptTokens: number, images: number, promptText: string): { model: ModelEntry; maxOutput: number; holdMicro: number } {
+  private plan(
+    model: ModelEntry,
+    input: ChatCallInput,
+    promptTokens: number,
+    images: number,
+    promptText: string,
+  ): { model: ModelEntry; maxOutput: number; holdMicro: number } {
     const p = input.params;
-    if (images && !model.supports_images) throw ApiError.badRequest(`The model '${model.key}' does not accept images.`, input.imageParam, 'images_not_supported');
-    if (p.tools?.length && !model.supports_tools) throw ApiError.badRequest(`The model '${model.key}' does not support tools.`, 'tools', 'tools_not_supported');
-    if ((p.n ?? 1) > 1 && !model.supports_n) throw ApiError.badRequest(`The model '${model.key}' does not support n > 1.`, 'n', 'n_not_supported');
+    if (images && !model.supports_images)
+      throw ApiError.badRequest(
+        `The model '${model.key}' does not accept images.`,
+        input.imageParam,
+        'images_not_supported',
+      );
+    if (p.tools?.length && !model.supports_tools)
+      throw ApiError.badRequest(`The model '${model.key}' does not support tools.`, 'tools', 'tools_not_supported');
+    if ((p.n ?? 1) > 1 && !model.supports_n)
+      throw ApiError.badRequest(`The model '${model.key}' does not support n > 1.`, 'n', 'n_not_supported');
     if (p.response_format && p.response_format.type !== 'text' && !model.supports_json) {
-      throw ApiError.badRequest(`The model '${model.key}' does not support structured output.`, 'response_format', 'json_not_supported');
+      throw ApiError.badRequest(
+        `The model '${model.key}' does not support structured output.`,
+        'response_format',
+        'json_not_supported',
+      );
     }
     if (promptTokens > model.context_window) {
-      throw ApiError.badRequest(`This model's maximum context length is ${model.context_window} tokens; the messages use about ${promptTokens}.`, 'messages', 'context_length_exceeded');
+      throw ApiError.badRequest(
+        `This model's maximum context length is ${model.context_window} tokens; the messages use about ${promptTokens}.`,
+        'messages',
+        'context_length_exceeded',
+      );
     }
     if (p.max_tokens !== undefined && p.max_tokens > model.max_output_tokens) {
-      throw ApiError.badRequest(`max_tokens is too large: ${p.max_tokens}. The model '${model.key}' supports at most ${model.max_output_tokens} completion tokens.`, 'max_tokens', 'invalid_value');
+      throw ApiError.badRequest(
+        `max_tokens is too large: ${p.max_tokens}. The model '${model.key}' supports at most ${model.max_output_tokens} completion tokens.`,
+        'max_tokens',
+        'invalid_value',
+      );
     }
-    const maxOutput = p.max_tokens ?? Math.max(1, Math.min(model.max_output_tokens, model.context_window - promptTokens));
-    const holdTokens = this.pricing.holdTokens(promptTokens, { exact: this.registry.countsTokensExactly(model), text: promptText }) + images * IMAGE_TOKEN_ESTIMATE;
+    const maxOutput =
+      p.max_tokens ?? Math.max(1, Math.min(model.max_output_tokens, model.context_window - promptTokens));
+    const holdTokens =
+      this.pricing.holdTokens(promptTokens, { exact: this.registry.countsTokensExactly(model), text: promptText }) +
+      images * IMAGE_TOKEN_ESTIMATE;
     return { model, maxOutput, holdMicro: worstCaseMicro(holdTokens, maxOutput * (p.n ?? 1), model.pricing, images) };
   }
 
   /** Non-streaming call. `validate` may reject the answer (e.g. invalid JSON): nothing is charged then. */
-  async complete(prep: PreparedChat, signal: AbortSignal, validate?: (r: CanonicalChatResponse, model: ModelEntry) => void): Promise<ChatOutcome> {
+  async complete(
+    prep: PreparedChat,
+    signal: AbortSignal,
+    validate?: (r: CanonicalChatResponse, model: ModelEntry) => void,
+  ): Promise<ChatOutcome> {
     let usage: CanonicalUsage | null = null;
     let cost: ChatCost | null = null;
     let usageEstimated = false;
@@ -273,13 +348,34 @@ export class ChatService {
       charge: (r) => {
         const served = progress.candidate.model;
         usageEstimated = r.usage === null;
-        usage = r.usage ?? this.countUsage(prep, r.choices.map((c) => [c.message.content ?? '', c.message.reasoning_content ?? '', ...(c.message.tool_calls ?? []).map(toolText)].join('')).join(''));
+        usage =
+          r.usage ??
+          this.countUsage(
+            prep,
+            r.choices
+              .map((c) =>
+                [
+                  c.message.content ?? '',
+                  c.message.reasoning_content ?? '',
+                  ...(c.message.tool_calls ?? []).map(toolText),
+                ].join(''),
+              )
+              .join(''),
+          );
         cost = computeChatCost(usage, served.pricing, prep.images);
         return this.chargeFor(prep, served, usage, cost, usageEstimated, progress);
       },
     });
     const served = progress.candidate.model;
-    return { response: { ...response, model: served.key }, usage: usage!, cost: cost!, chargedMicro: charged?.chargedMicro ?? 0, usageEstimated, servedModel: served, routing: routingOf(progress) };
+    return {
+      response: { ...response, model: served.key },
+      usage: usage!,
+      cost: cost!,
+      chargedMicro: charged?.chargedMicro ?? 0,
+      usageEstimated,
+      servedModel: served,
+      routing: routingOf(progress),
+    };
   }
 
   /**
@@ -289,7 +385,11 @@ export class ChatService {
    * delivered tokens are counted and charged. An upstream failure mid-stream charges the delivered
    * tokens (nothing when none were) and rethrows as an ApiError for the caller to put in-band.
    */
-  async stream(prep: PreparedChat, signal: AbortSignal, sink: (chunk: CanonicalChatChunk) => Promise<void>): Promise<StreamOutcome> {
+  async stream(
+    prep: PreparedChat,
+    signal: AbortSignal,
+    sink: (chunk: CanonicalChatChunk) => Promise<void>,
+  ): Promise<StreamOutcome> {
     let text = '';
     let reasoning = '';
     let toolArgs = '';
@@ -324,7 +424,8 @@ export class ChatService {
                   for (const ch of chunk.choices) {
                     text += ch.delta.content ?? '';
                     reasoning += ch.delta.reasoning_content ?? '';
-                    for (const t of ch.delta.tool_calls ?? []) toolArgs += (t.function?.name ?? '') + (t.function?.arguments ?? '');
+                    for (const t of ch.delta.tool_calls ?? [])
+                      toolArgs += (t.function?.name ?? '') + (t.function?.arguments ?? '');
                   }
                   const { usage: _drop, ...rest } = chunk;
                   forwarded = true;
@@ -357,11 +458,25 @@ export class ChatService {
         if (delivered === '') return null;
         const served = progress.candidate.model;
         const partial = this.countUsage(prep, delivered);
-        this.logger.warn({ requestId: prep.input.requestId, model: served.key, completionTokens: partial.completion_tokens }, 'upstream failed mid-stream: charged the delivered tokens');
-        return this.chargeFor(prep, served, partial, computeChatCost(partial, served.pricing, prep.images), true, progress);
+        this.logger.warn(
+          { requestId: prep.input.requestId, model: served.key, completionTokens: partial.completion_tokens },
+          'upstream failed mid-stream: charged the delivered tokens',
+        );
+        return this.chargeFor(
+          prep,
+          served,
+          partial,
+          computeChatCost(partial, served.pricing, prep.images),
+          true,
+          progress,
+        );
       },
     });
-    if (aborted) this.logger.log({ requestId: prep.input.requestId, completionTokens: finalUsage!.completion_tokens }, 'client disconnected: charged delivered tokens');
+    if (aborted)
+      this.logger.log(
+        { requestId: prep.input.requestId, completionTokens: finalUsage!.completion_tokens },
+        'client disconnected: charged delivered tokens',
+      );
     const served = progress.candidate.model;
     const m = meta as { id: string; created: number } | null;
     const response: CanonicalChatResponse = {
@@ -372,7 +487,18 @@ export class ChatService {
       choices: [],
       usage: finalUsage!,
     };
-    return { response, usage: finalUsage!, cost: cost!, chargedMicro: charged?.chargedMicro ?? 0, usageEstimated, aborted, text, reasoning, servedModel: served, routing: routingOf(progress) };
+    return {
+      response,
+      usage: finalUsage!,
+      cost: cost!,
+      chargedMicro: charged?.chargedMicro ?? 0,
+      usageEstimated,
+      aborted,
+      text,
+      reasoning,
+      servedModel: served,
+      routing: routingOf(progress),
+    };
   }
 
   /**
@@ -387,7 +513,10 @@ export class ChatService {
     if (signal.aborted) abort();
     else signal.addEventListener('abort', abort, { once: true });
     try {
-      const outcome = yield* pullFrom<ChatStreamEvent, StreamOutcome>((push) => this.stream(prep, ac.signal, (chunk) => push({ type: 'chunk', chunk })), abort);
+      const outcome = yield* pullFrom<ChatStreamEvent, StreamOutcome>(
+        (push) => this.stream(prep, ac.signal, (chunk) => push({ type: 'chunk', chunk })),
+        abort,
+      );
       yield { type: 'end', outcome };
     } finally {
       signal.removeEventListener('abort', abort);
@@ -426,11 +555,27 @@ export class ChatService {
   private countUsage(prep: PreparedChat, delivered: string): CanonicalUsage {
     const completion = this.tokenizers.chat.count(delivered);
     const prompt = prep.promptTokens + prep.images * IMAGE_TOKEN_ESTIMATE;
-    return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, cache_read_tokens: 0, cache_write_tokens: 0 };
+    return {
+      prompt_tokens: prompt,
+      completion_tokens: completion,
+      total_tokens: prompt + completion,
+      cache_read_tokens: 0,
+      cache_write_tokens: 0,
+    };
   }
 
-  private chargeFor(prep: PreparedChat, served: ModelEntry, usage: CanonicalUsage, cost: ChatCost, estimated: boolean, progress: RouteProgress<ChatCandidate>): MeteredCharge {
-    const routed = served.key !== prep.model.key || progress.retries > 0 ? { requested_model: prep.model.key, retries: progress.retries, fallbacks: progress.fallbacks } : {};
+  private chargeFor(
+    prep: PreparedChat,
+    served: ModelEntry,
+    usage: CanonicalUsage,
+    cost: ChatCost,
+    estimated: boolean,
+    progress: RouteProgress<ChatCandidate>,
+  ): MeteredCharge {
+    const routed =
+      served.key !== prep.model.key || progress.retries > 0
+        ? { requested_model: prep.model.key, retries: progress.retries, fallbacks: progress.fallbacks }
+        : {};
     return {
       costMicro: cost.totalMicro,
       details: {
@@ -440,14 +585,24 @@ export class ChatService {
         promptTokens: usage.prompt_tokens,
         completionTokens: usage.completion_tokens,
         totalTokens: usage.prompt_tokens + usage.completion_tokens,
-        breakdown: { ...cost, cache_read_tokens: usage.cache_read_tokens, cache_write_tokens: usage.cache_write_tokens, images: prep.images, usage_estimated: estimated, ...routed },
+        breakdown: {
+          ...cost,
+          cache_read_tokens: usage.cache_read_tokens,
+          cache_write_tokens: usage.cache_write_tokens,
+          images: prep.images,
+          usage_estimated: estimated,
+          ...routed,
+        },
       },
     };
   }
 
   private toApiError(err: unknown, prep: PreparedChat, model: ModelEntry): ApiError {
     if (err instanceof ProviderError && err.kind === 'auth') {
-      this.logger.error({ provider: model.provider, status: err.upstreamStatus }, 'provider rejected the gateway credentials');
+      this.logger.error(
+        { provider: model.provider, status: err.upstreamStatus },
+        'provider rejected the gateway credentials',
+      );
     } else if (!(err instanceof ApiError) && !(err instanceof ProviderError) && !isProviderAbortError(err)) {
       this.logger.error({ err, requestId: prep.input.requestId }, 'unexpected chat failure');
     }

@@ -14,7 +14,8 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 /** OpenAI request fields → canonical ChatParams, with errors that name the field. */
 export function completionParams(dto: ChatCompletionRequestDto): ChatParams {
   if (dto.logprobs) throw bad('logprobs is not supported by this gateway.', 'logprobs');
-  if (dto.stream_options !== undefined && dto.stream_options !== null && !dto.stream) throw bad('stream_options is only allowed when stream is true.', 'stream_options');
+  if (dto.stream_options !== undefined && dto.stream_options !== null && !dto.stream)
+    throw bad('stream_options is only allowed when stream is true.', 'stream_options');
   const toolList = tools(dto.tools);
   const choice = toolChoice(dto.tool_choice);
   // tool_choice and parallel_tool_calls mean nothing without tools (and upstreams refuse them then)
@@ -45,14 +46,23 @@ function tools(v: unknown[] | undefined): ToolDefinition[] | undefined {
   if (!v) return undefined;
   return v.map((t, i) => {
     const at = `tools[${i}]`;
-    if (!isRecord(t) || t.type !== 'function' || !isRecord(t.function)) throw bad(`${at} must be {type: "function", function: {name, description?, parameters?}}.`, at);
+    if (!isRecord(t) || t.type !== 'function' || !isRecord(t.function))
+      throw bad(`${at} must be {type: "function", function: {name, description?, parameters?}}.`, at);
     const f = t.function;
-    if (typeof f.name !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/.test(f.name)) throw bad(`${at}.function.name must match ^[a-zA-Z0-9_-]{1,64}$.`, `${at}.function.name`);
-    if (f.description !== undefined && typeof f.description !== 'string') throw bad(`${at}.function.description must be a string.`, `${at}.function.description`);
-    if (f.parameters !== undefined && !isRecord(f.parameters)) throw bad(`${at}.function.parameters must be a JSON Schema object.`, `${at}.function.parameters`);
+    if (typeof f.name !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/.test(f.name))
+      throw bad(`${at}.function.name must match ^[a-zA-Z0-9_-]{1,64}$.`, `${at}.function.name`);
+    if (f.description !== undefined && typeof f.description !== 'string')
+      throw bad(`${at}.function.description must be a string.`, `${at}.function.description`);
+    if (f.parameters !== undefined && !isRecord(f.parameters))
+      throw bad(`${at}.function.parameters must be a JSON Schema object.`, `${at}.function.parameters`);
     return {
       type: 'function',
-      function: { name: f.name, ...(f.description !== undefined ? { description: f.description as string } : {}), ...(f.parameters !== undefined ? { parameters: f.parameters as Record<string, unknown> } : {}), ...(typeof f.strict === 'boolean' ? { strict: f.strict } : {}) },
+      function: {
+        name: f.name,
+        ...(f.description !== undefined ? { description: f.description as string } : {}),
+        ...(f.parameters !== undefined ? { parameters: f.parameters as Record<string, unknown> } : {}),
+        ...(typeof f.strict === 'boolean' ? { strict: f.strict } : {}),
+      },
     };
   });
 }
@@ -60,7 +70,8 @@ function tools(v: unknown[] | undefined): ToolDefinition[] | undefined {
 function toolChoice(v: unknown): ToolChoice | undefined {
   if (v === undefined || v === null) return undefined;
   if (v === 'none' || v === 'auto' || v === 'required') return v;
-  if (isRecord(v) && v.type === 'function' && isRecord(v.function) && typeof v.function.name === 'string') return { type: 'function', function: { name: v.function.name } };
+  if (isRecord(v) && v.type === 'function' && isRecord(v.function) && typeof v.function.name === 'string')
+    return { type: 'function', function: { name: v.function.name } };
   throw bad('tool_choice must be "none", "auto", "required" or {type: "function", function: {name}}.', 'tool_choice');
 }
 
@@ -71,11 +82,24 @@ function responseFormat(v: unknown): ResponseFormat | undefined {
   if (v.type === 'json_object') return { type: 'json_object' };
   if (v.type === 'json_schema') {
     const s = v.json_schema;
-    if (!isRecord(s) || typeof s.name !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/.test(s.name)) throw bad('response_format.json_schema.name is required (^[a-zA-Z0-9_-]{1,64}$).', 'response_format.json_schema.name');
-    if (s.schema !== undefined && !isRecord(s.schema)) throw bad('response_format.json_schema.schema must be a JSON Schema object.', 'response_format.json_schema.schema');
+    if (!isRecord(s) || typeof s.name !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/.test(s.name))
+      throw bad(
+        'response_format.json_schema.name is required (^[a-zA-Z0-9_-]{1,64}$).',
+        'response_format.json_schema.name',
+      );
+    if (s.schema !== undefined && !isRecord(s.schema))
+      throw bad(
+        'response_format.json_schema.schema must be a JSON Schema object.',
+        'response_format.json_schema.schema',
+      );
     return {
       type: 'json_schema',
-      json_schema: { name: s.name, ...(typeof s.description === 'string' ? { description: s.description } : {}), ...(s.schema ? { schema: s.schema as Record<string, unknown> } : {}), ...(typeof s.strict === 'boolean' ? { strict: s.strict } : {}) },
+      json_schema: {
+        name: s.name,
+        ...(typeof s.description === 'string' ? { description: s.description } : {}),
+        ...(s.schema ? { schema: s.schema as Record<string, unknown> } : {}),
+        ...(typeof s.strict === 'boolean' ? { strict: s.strict } : {}),
+      },
     };
   }
   throw bad('response_format.type must be text, json_object or json_schema.', 'response_format.type');

@@ -1,5 +1,13 @@
 import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
-import { ApiBody, ApiExtraModels, ApiOkResponse, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiExtraModels,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import { ChatCompletionChunkDto, ChatCompletionResponseDto } from './dto/chat-completion-response.dto';
 import type { Request, Response } from 'express';
 import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
@@ -24,15 +32,26 @@ export class CompletionsController {
   })
   @ApiBody({ type: ChatCompletionRequestDto })
   @ApiOkResponse({
-    description: 'A chat.completion object; with stream: true an SSE stream of chat.completion.chunk events ending with `data: [DONE]`',
-    headers: { 'x-gateway-model': { description: 'The model that served the answer (the requested one, or a fallback)', schema: { type: 'string' } } },
+    description:
+      'A chat.completion object; with stream: true an SSE stream of chat.completion.chunk events ending with `data: [DONE]`',
+    headers: {
+      'x-gateway-model': {
+        description: 'The model that served the answer (the requested one, or a fallback)',
+        schema: { type: 'string' },
+      },
+    },
     content: {
       'application/json': { schema: { $ref: getSchemaPath(ChatCompletionResponseDto) } },
       'text/event-stream': { schema: { $ref: getSchemaPath(ChatCompletionChunkDto) } },
     },
   })
   @ApiResponse({ status: 402, description: 'Balance does not cover the worst-case cost' })
-  async create(@CurrentCaller() caller: Caller, @Body() dto: ChatCompletionRequestDto, @Req() req: Request, @Res() res: Response): Promise<void> {
+  async create(
+    @CurrentCaller() caller: Caller,
+    @Body() dto: ChatCompletionRequestDto,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
     const signal = clientAbortSignal(res);
     const timings: ChatTimings = {};
     const prep = await this.completions.prepare(caller, dto, String(req.id), timings);

@@ -42,7 +42,12 @@ export class CompletionsService {
     private readonly context: ChatContextService,
   ) {}
 
-  async prepare(caller: Caller, dto: ChatCompletionRequestDto, requestId: string, timings: ChatTimings = {}): Promise<PreparedCompletion> {
+  async prepare(
+    caller: Caller,
+    dto: ChatCompletionRequestDto,
+    requestId: string,
+    timings: ChatTimings = {},
+  ): Promise<PreparedCompletion> {
     const messages = normalizeCompletionMessages(dto.messages);
     const params = completionParams(dto);
     const fallbacks = dto.fallbacks;
@@ -63,14 +68,30 @@ export class CompletionsService {
       requestImages: imageParts(messages).length,
     });
     if (ctx) Object.assign(timings, { contextMs: ctx.elapsedMs, searchMs: ctx.searchMs, rerankMs: ctx.rerankMs });
-    const prep = await this.chat.prepare({ caller, requestId, endpoint: ENDPOINT, modelKey: dto.model, fallbacks, messages: withContext(messages, ctx), params, imageParam: 'messages' });
+    const prep = await this.chat.prepare({
+      caller,
+      requestId,
+      endpoint: ENDPOINT,
+      modelKey: dto.model,
+      fallbacks,
+      messages: withContext(messages, ctx),
+      params,
+      imageParam: 'messages',
+    });
     return { prep, ctx };
   }
 
-  async complete({ prep, ctx }: PreparedCompletion, signal: AbortSignal): Promise<{ body: Record<string, unknown>; cost: CostRubDto; servedModel: string }> {
+  async complete(
+    { prep, ctx }: PreparedCompletion,
+    signal: AbortSignal,
+  ): Promise<{ body: Record<string, unknown>; cost: CostRubDto; servedModel: string }> {
     const out = await this.chat.complete(prep, signal);
     const cost = costToRub(out.cost, out.chargedMicro, ctx?.retrievalMicro);
-    return { body: { ...toOpenAiResponse(out.response), usage: toOpenAiUsage(out.usage), cost, ...contextFields(ctx) }, cost, servedModel: out.servedModel.key };
+    return {
+      body: { ...toOpenAiResponse(out.response), usage: toOpenAiUsage(out.usage), cost, ...contextFields(ctx) },
+      cost,
+      servedModel: out.servedModel.key,
+    };
   }
 
   /**
@@ -79,12 +100,22 @@ export class CompletionsService {
    * without include_usage on an extra last chunk with choices: []. `x-gateway-model` (the served
    * model) is set before the first event.
    */
-  stream({ prep, ctx }: PreparedCompletion, signal: AbortSignal, includeUsage: boolean): EventStream<CompletionsStreamEvent> {
+  stream(
+    { prep, ctx }: PreparedCompletion,
+    signal: AbortSignal,
+    includeUsage: boolean,
+  ): EventStream<CompletionsStreamEvent> {
     const headers: Record<string, string> = {};
     return { headers, events: this.events(prep, ctx, signal, includeUsage, headers) };
   }
 
-  private events(prep: PreparedChat, ctx: AssembledContext | null, signal: AbortSignal, includeUsage: boolean, headers: Record<string, string>): AsyncGenerator<CompletionsStreamEvent, void, undefined> {
+  private events(
+    prep: PreparedChat,
+    ctx: AssembledContext | null,
+    signal: AbortSignal,
+    includeUsage: boolean,
+    headers: Record<string, string>,
+  ): AsyncGenerator<CompletionsStreamEvent, void, undefined> {
     return this.chat.relay<CompletionsStreamEvent>(prep, signal, {
       *chunk(chunk) {
         headers['x-gateway-model'] = chunk.model;
@@ -95,9 +126,22 @@ export class CompletionsService {
       },
       *end(out) {
         headers['x-gateway-model'] ??= out.servedModel.key;
-        const head = { id: out.response.id, object: 'chat.completion.chunk', created: out.response.created, model: out.response.model, choices: [] };
+        const head = {
+          id: out.response.id,
+          object: 'chat.completion.chunk',
+          created: out.response.created,
+          model: out.response.model,
+          choices: [],
+        };
         if (includeUsage) {
-          yield { data: { ...head, usage: toOpenAiUsage(out.usage), cost: costToRub(out.cost, out.chargedMicro, ctx?.retrievalMicro), ...contextFields(ctx) } };
+          yield {
+            data: {
+              ...head,
+              usage: toOpenAiUsage(out.usage),
+              cost: costToRub(out.cost, out.chargedMicro, ctx?.retrievalMicro),
+              ...contextFields(ctx),
+            },
+          };
         } else if (ctx) {
           yield { data: { ...head, ...contextFields(ctx) } };
         }
@@ -113,7 +157,8 @@ function contextFields(ctx: AssembledContext | null): Record<string, unknown> {
 
 /** The search query of an OpenAI request: the text of the last user message. */
 function lastUserText(messages: ChatMessage[]): string {
-  for (let i = messages.length - 1; i >= 0; i--) if (messages[i].role === 'user') return contentText(messages[i].content);
+  for (let i = messages.length - 1; i >= 0; i--)
+    if (messages[i].role === 'user') return contentText(messages[i].content);
   return '';
 }
 

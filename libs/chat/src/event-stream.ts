@@ -32,7 +32,10 @@ export interface EventStream<E extends SseEvent = SseEvent> {
  * stops early, `onCancel` runs (e.g. abort the upstream), pending and later pushes resolve at once,
  * and the generator finishes only after `produce` settled (e.g. the delivered tokens were billed).
  */
-export async function* pullFrom<T, R>(produce: (push: (item: T) => Promise<void>) => Promise<R>, onCancel: () => void): AsyncGenerator<T, R, undefined> {
+export async function* pullFrom<T, R>(
+  produce: (push: (item: T) => Promise<void>) => Promise<R>,
+  onCancel: () => void,
+): AsyncGenerator<T, R, undefined> {
   const queue: T[] = [];
   let wake: (() => void) | null = null;
   let resume: (() => void) | null = null;

@@ -38,9 +38,15 @@ export class ImageInliner {
           this.guard(() => decodeDataUrl(url, MAX_FILE_BYTES, IMAGE_TYPES), param);
           parts.push(p);
         } else if (inline) {
-          const got = await this.guardAsync(() => this.fetcher.fetch(url, { maxBytes: MAX_FILE_BYTES, accept: IMAGE_TYPES, timeoutMs: 15_000 }), param);
+          const got = await this.guardAsync(
+            () => this.fetcher.fetch(url, { maxBytes: MAX_FILE_BYTES, accept: IMAGE_TYPES, timeoutMs: 15_000 }),
+            param,
+          );
           const type = got.contentType.split(';')[0].trim().toLowerCase();
-          parts.push({ type: 'image_url', image_url: { ...p.image_url, url: `data:${type};base64,${got.bytes.toString('base64')}` } });
+          parts.push({
+            type: 'image_url',
+            image_url: { ...p.image_url, url: `data:${type};base64,${got.bytes.toString('base64')}` },
+          });
         } else {
           // the provider will fetch it: the same address policy applies before the URL leaves
           await this.guardAsync(() => this.fetcher.assertPublicUrl(url), param);

@@ -14,8 +14,18 @@ describe('normalizeCompletionMessages', () => {
   it('accepts string and part content, tool calls and tool results', () => {
     const msgs = normalizeCompletionMessages([
       { role: 'system', content: 'be brief' },
-      { role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image_url', image_url: { url: 'https://x.test/a.png', detail: 'low' } }] },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'what is this?' },
+          { type: 'image_url', image_url: { url: 'https://x.test/a.png', detail: 'low' } },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }],
+      },
       { role: 'tool', tool_call_id: 'c1', content: '42' },
     ]);
     expect(msgs).toHaveLength(4);
@@ -28,9 +38,15 @@ describe('normalizeCompletionMessages', () => {
     [[{ role: 'wizard', content: 'x' }], 'messages[0].role'],
     [[{ role: 'user', content: 'x' }, { role: 'user' }], 'messages[1].content'],
     [[{ role: 'user', content: [{ type: 'audio' }] }], 'messages[0].content[0].type'],
-    [[{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'ftp://x/a.png' } }] }], 'messages[0].content[0].image_url.url'],
+    [
+      [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'ftp://x/a.png' } }] }],
+      'messages[0].content[0].image_url.url',
+    ],
     [[{ role: 'tool', content: 'x' }], 'messages[0].tool_call_id'],
-    [[{ role: 'assistant', content: null, tool_calls: [{ id: 'c', function: { name: 'f', arguments: {} } }] }], 'messages[0].tool_calls[0].function.arguments'],
+    [
+      [{ role: 'assistant', content: null, tool_calls: [{ id: 'c', function: { name: 'f', arguments: {} } }] }],
+      'messages[0].tool_calls[0].function.arguments',
+    ],
   ])('rejects %j naming %s', (raw, param) => {
     const e = errorOf(() => normalizeCompletionMessages(raw));
     expect(e.status).toBe(400);
@@ -41,17 +57,35 @@ describe('normalizeCompletionMessages', () => {
 describe('buildRestMessages', () => {
   it('orders system_prompt, messages, then prompt with images', () => {
     expect(
-      buildRestMessages({ prompt: 'Q', system_prompt: 'S', messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }], images: ['https://x/i.png'], json: false }),
+      buildRestMessages({
+        prompt: 'Q',
+        system_prompt: 'S',
+        messages: [
+          { role: 'user', content: 'a' },
+          { role: 'assistant', content: 'b' },
+        ],
+        images: ['https://x/i.png'],
+        json: false,
+      }),
     ).toEqual([
       { role: 'system', content: 'S' },
       { role: 'user', content: 'a' },
       { role: 'assistant', content: 'b' },
-      { role: 'user', content: [{ type: 'text', text: 'Q' }, { type: 'image_url', image_url: { url: 'https://x/i.png' } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Q' },
+          { type: 'image_url', image_url: { url: 'https://x/i.png' } },
+        ],
+      },
     ]);
   });
 
   it('asks for JSON in the system turn in JSON mode', () => {
-    expect(buildRestMessages({ prompt: 'Q', images: [], json: true })[0]).toEqual({ role: 'system', content: 'Respond only with a valid JSON document.' });
+    expect(buildRestMessages({ prompt: 'Q', images: [], json: true })[0]).toEqual({
+      role: 'system',
+      content: 'Respond only with a valid JSON document.',
+    });
   });
 });
 

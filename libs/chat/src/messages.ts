@@ -21,8 +21,12 @@ export function normalizeCompletionMessages(raw: unknown): ChatMessage[] {
 function normalizeMessage(m: unknown, at: string): ChatMessage {
   if (!isRecord(m)) throw bad(`${at} must be an object.`, at);
   const role = m.role;
-  if (typeof role !== 'string' || !ROLES.has(role)) throw bad(`${at}.role must be one of system, developer, user, assistant, tool.`, `${at}.role`);
-  const out: ChatMessage = { role: role as ChatMessage['role'], content: normalizeContent(m.content, `${at}.content`, role) };
+  if (typeof role !== 'string' || !ROLES.has(role))
+    throw bad(`${at}.role must be one of system, developer, user, assistant, tool.`, `${at}.role`);
+  const out: ChatMessage = {
+    role: role as ChatMessage['role'],
+    content: normalizeContent(m.content, `${at}.content`, role),
+  };
   if (m.name !== undefined) {
     if (typeof m.name !== 'string') throw bad(`${at}.name must be a string.`, `${at}.name`);
     out.name = m.name;
@@ -32,19 +36,23 @@ function normalizeMessage(m: unknown, at: string): ChatMessage {
     out.tool_calls = m.tool_calls.map((c, j) => normalizeToolCall(c, `${at}.tool_calls[${j}]`));
   }
   if (role === 'tool') {
-    if (typeof m.tool_call_id !== 'string' || m.tool_call_id === '') throw bad(`${at}.tool_call_id is required for tool messages.`, `${at}.tool_call_id`);
+    if (typeof m.tool_call_id !== 'string' || m.tool_call_id === '')
+      throw bad(`${at}.tool_call_id is required for tool messages.`, `${at}.tool_call_id`);
     out.tool_call_id = m.tool_call_id;
   }
-  if (out.content === null && !(role === 'assistant' && out.tool_calls?.length)) throw bad(`${at}.content is required.`, `${at}.content`);
+  if (out.content === null && !(role === 'assistant' && out.tool_calls?.length))
+    throw bad(`${at}.content is required.`, `${at}.content`);
   return out;
 }
 
 function normalizeToolCall(c: unknown, at: string): ToolCall {
-  if (!isRecord(c) || !isRecord(c.function)) throw bad(`${at} must be {id, type: "function", function: {name, arguments}}.`, at);
+  if (!isRecord(c) || !isRecord(c.function))
+    throw bad(`${at} must be {id, type: "function", function: {name, arguments}}.`, at);
   if (typeof c.id !== 'string') throw bad(`${at}.id must be a string.`, `${at}.id`);
   if (typeof c.function.name !== 'string') throw bad(`${at}.function.name must be a string.`, `${at}.function.name`);
   const args = c.function.arguments;
-  if (typeof args !== 'string') throw bad(`${at}.function.arguments must be a JSON string.`, `${at}.function.arguments`);
+  if (typeof args !== 'string')
+    throw bad(`${at}.function.arguments must be a JSON string.`, `${at}.function.arguments`);
   return { id: c.id, type: 'function', function: { name: c.function.name, arguments: args } };
 }
 
@@ -63,9 +71,11 @@ function normalizeContent(content: unknown, at: string, role: string): string | 
       if (role !== 'user') throw bad(`${pat}: images are only allowed in user messages.`, pat);
       const iu = p.image_url;
       const url = isRecord(iu) ? iu.url : undefined;
-      if (typeof url !== 'string' || !/^(https?:\/\/|data:image\/)/i.test(url)) throw bad(`${pat}.image_url.url must be an http(s) URL or a data:image/… URL.`, `${pat}.image_url.url`);
+      if (typeof url !== 'string' || !/^(https?:\/\/|data:image\/)/i.test(url))
+        throw bad(`${pat}.image_url.url must be an http(s) URL or a data:image/… URL.`, `${pat}.image_url.url`);
       const detail = isRecord(iu) ? iu.detail : undefined;
-      if (detail !== undefined && detail !== 'auto' && detail !== 'low' && detail !== 'high') throw bad(`${pat}.image_url.detail must be auto, low or high.`, `${pat}.image_url.detail`);
+      if (detail !== undefined && detail !== 'auto' && detail !== 'low' && detail !== 'high')
+        throw bad(`${pat}.image_url.detail must be auto, low or high.`, `${pat}.image_url.detail`);
       return { type: 'image_url', image_url: detail ? { url, detail } : { url } };
     }
     throw bad(`${pat}.type "${String(p.type)}" is not supported (text, image_url).`, `${pat}.type`);
@@ -75,7 +85,9 @@ function normalizeContent(content: unknown, at: string, role: string): string | 
 /** Image parts across all messages. */
 export function imageParts(messages: ChatMessage[]): { url: string }[] {
   const out: { url: string }[] = [];
-  for (const m of messages) if (Array.isArray(m.content)) for (const p of m.content) if (p.type === 'image_url') out.push({ url: p.image_url.url });
+  for (const m of messages)
+    if (Array.isArray(m.content))
+      for (const p of m.content) if (p.type === 'image_url') out.push({ url: p.image_url.url });
   return out;
 }
 
@@ -87,14 +99,28 @@ export function messageText(m: ChatMessage): string {
 }
 
 /** REST request (spec 2.1) → canonical messages: system_prompt, then messages, then prompt (+ images) as the last user turn. */
-export function buildRestMessages(input: { prompt: string; system_prompt?: string; messages?: { role: string; content: string }[]; images: string[]; json: boolean }): ChatMessage[] {
+export function buildRestMessages(input: {
+  prompt: string;
+  system_prompt?: string;
+  messages?: { role: string; content: string }[];
+  images: string[];
+  json: boolean;
+}): ChatMessage[] {
   const out: ChatMessage[] = [];
-  const system = [input.system_prompt?.trim() ? input.system_prompt : null, input.json ? 'Respond only with a valid JSON document.' : null].filter((s): s is string => s !== null);
+  const system = [
+    input.system_prompt?.trim() ? input.system_prompt : null,
+    input.json ? 'Respond only with a valid JSON document.' : null,
+  ].filter((s): s is string => s !== null);
   if (system.length) out.push({ role: 'system', content: system.join('\n\n') });
   for (const m of input.messages ?? []) out.push({ role: m.role as 'user' | 'assistant', content: m.content });
   out.push({
     role: 'user',
-    content: input.images.length ? [{ type: 'text', text: input.prompt }, ...input.images.map((url): ContentPart => ({ type: 'image_url', image_url: { url } }))] : input.prompt,
+    content: input.images.length
+      ? [
+          { type: 'text', text: input.prompt },
+          ...input.images.map((url): ContentPart => ({ type: 'image_url', image_url: { url } })),
+        ]
+      : input.prompt,
   });
   return out;
 }

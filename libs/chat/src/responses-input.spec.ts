@@ -23,7 +23,13 @@ describe('Responses input → canonical chat messages', () => {
   it('items: text parts joined, assistant output_text, a text turn followed by function calls is one assistant turn, outputs become tool turns', () => {
     const messages = responsesMessages({
       input: [
-        { role: 'developer', content: [{ type: 'input_text', text: 'a' }, { type: 'input_text', text: 'b' }] },
+        {
+          role: 'developer',
+          content: [
+            { type: 'input_text', text: 'a' },
+            { type: 'input_text', text: 'b' },
+          ],
+        },
         { role: 'user', content: 'Weather in Paris and Berlin?' },
         { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Checking.' }] },
         { type: 'function_call', call_id: 'c1', name: 'get_weather', arguments: '{"city":"Paris"}' },
@@ -56,25 +62,41 @@ describe('Responses input → canonical chat messages', () => {
     [{ input: [{ type: 'item_reference', id: 'msg_1' }] }, 'input[0].type'],
     [{ instructions: 'only a system turn', input: [{ role: 'system', content: 'x' }] }, 'input'],
   ])('%j → 400 naming %s', (dto, param) => {
-    expect(paramOf(() => responsesMessages(dto as Pick<ResponseCreateRequestDto, 'input' | 'instructions'>))).toBe(param);
+    expect(paramOf(() => responsesMessages(dto as Pick<ResponseCreateRequestDto, 'input' | 'instructions'>))).toBe(
+      param,
+    );
   });
 });
 
 describe('Responses parameters', () => {
   it('flat function tools become chat tools; tool_choice and parallel_tool_calls only with tools', () => {
-    expect(responsesTools([{ type: 'function', name: 'f', description: 'd', parameters: { type: 'object' }, strict: true }])).toEqual([
+    expect(
+      responsesTools([{ type: 'function', name: 'f', description: 'd', parameters: { type: 'object' }, strict: true }]),
+    ).toEqual([
       { type: 'function', function: { name: 'f', description: 'd', parameters: { type: 'object' }, strict: true } },
     ]);
     const base = { model: 'm', input: 'x' } as ResponseCreateRequestDto;
-    expect(responsesParams({ ...base, tool_choice: 'required', parallel_tool_calls: false, max_output_tokens: 9 })).toMatchObject({ tools: undefined, tool_choice: undefined, parallel_tool_calls: undefined, max_tokens: 9 });
-    expect(responsesParams({ ...base, tools: [{ type: 'function', name: 'f' }], tool_choice: { type: 'function', name: 'f' } })).toMatchObject({ tool_choice: { type: 'function', function: { name: 'f' } } });
-    expect(paramOf(() => responsesParams({ ...base, tools: [{ type: 'function', name: 'f' }], tool_choice: 'sometimes' }))).toBe('tool_choice');
+    expect(
+      responsesParams({ ...base, tool_choice: 'required', parallel_tool_calls: false, max_output_tokens: 9 }),
+    ).toMatchObject({ tools: undefined, tool_choice: undefined, parallel_tool_calls: undefined, max_tokens: 9 });
+    expect(
+      responsesParams({
+        ...base,
+        tools: [{ type: 'function', name: 'f' }],
+        tool_choice: { type: 'function', name: 'f' },
+      }),
+    ).toMatchObject({ tool_choice: { type: 'function', function: { name: 'f' } } });
+    expect(
+      paramOf(() => responsesParams({ ...base, tools: [{ type: 'function', name: 'f' }], tool_choice: 'sometimes' })),
+    ).toBe('tool_choice');
   });
 
   it('text.format maps to response_format', () => {
     expect(responsesFormat({ format: { type: 'text' } })).toBeUndefined();
     expect(responsesFormat({ format: { type: 'json_object' } })).toEqual({ type: 'json_object' });
-    expect(responsesFormat({ format: { type: 'json_schema', name: 'w', schema: { type: 'object' }, strict: true } })).toEqual({ type: 'json_schema', json_schema: { name: 'w', schema: { type: 'object' }, strict: true } });
+    expect(
+      responsesFormat({ format: { type: 'json_schema', name: 'w', schema: { type: 'object' }, strict: true } }),
+    ).toEqual({ type: 'json_schema', json_schema: { name: 'w', schema: { type: 'object' }, strict: true } });
     expect(paramOf(() => responsesFormat({ format: { type: 'json_schema', schema: {} } }))).toBe('text.format.name');
   });
 });

@@ -23,7 +23,8 @@ const NAME_RE = /^[a-zA-Z0-9_-]{1,64}$/;
 /** `instructions` + `input` → canonical messages (instructions first, as a system message). */
 export function responsesMessages(dto: Pick<ResponseCreateRequestDto, 'input' | 'instructions'>): ChatMessage[] {
   const out: ChatMessage[] = [];
-  if (dto.instructions !== undefined && dto.instructions !== null && dto.instructions !== '') out.push({ role: 'system', content: dto.instructions });
+  if (dto.instructions !== undefined && dto.instructions !== null && dto.instructions !== '')
+    out.push({ role: 'system', content: dto.instructions });
   const input = dto.input;
   if (typeof input === 'string') {
     out.push({ role: 'user', content: input });
@@ -33,7 +34,8 @@ export function responsesMessages(dto: Pick<ResponseCreateRequestDto, 'input' | 
   } else {
     throw bad('input must be a string or an array of input items.', 'input');
   }
-  if (!out.some((m) => m.role !== 'system' && m.role !== 'developer')) throw bad('input must contain at least one user, assistant or tool item.', 'input');
+  if (!out.some((m) => m.role !== 'system' && m.role !== 'developer'))
+    throw bad('input must contain at least one user, assistant or tool item.', 'input');
   return out;
 }
 
@@ -42,7 +44,8 @@ function addItem(out: ChatMessage[], item: unknown, at: string): void {
   const type = item.type ?? 'message';
   if (type === 'message') {
     const role = item.role;
-    if (typeof role !== 'string' || !MESSAGE_ROLES.has(role)) throw bad(`${at}.role must be one of user, assistant, system, developer.`, `${at}.role`);
+    if (typeof role !== 'string' || !MESSAGE_ROLES.has(role))
+      throw bad(`${at}.role must be one of user, assistant, system, developer.`, `${at}.role`);
     out.push({ role: role as ChatMessage['role'], content: messageContent(item.content, `${at}.content`, role) });
     return;
   }
@@ -67,8 +70,17 @@ function addItem(out: ChatMessage[], item: unknown, at: string): void {
     out.push({ role: 'tool', content: text, tool_call_id: callId });
     return;
   }
-  if (type === 'item_reference') throw bad(`${at}: item references need stored responses, which this gateway does not keep; send the items themselves.`, `${at}.type`, 'unsupported_value');
-  throw bad(`${at}.type "${String(type)}" is not supported (message, function_call, function_call_output).`, `${at}.type`, 'unsupported_value');
+  if (type === 'item_reference')
+    throw bad(
+      `${at}: item references need stored responses, which this gateway does not keep; send the items themselves.`,
+      `${at}.type`,
+      'unsupported_value',
+    );
+  throw bad(
+    `${at}.type "${String(type)}" is not supported (message, function_call, function_call_output).`,
+    `${at}.type`,
+    'unsupported_value',
+  );
 }
 
 function requireString(v: unknown, param: string, allowEmpty = false): string {
@@ -81,7 +93,9 @@ function messageContent(content: unknown, at: string, role: string): string {
   if (content === undefined || content === null) throw bad(`${at} is required.`, at);
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) throw bad(`${at} must be a string or an array of content parts.`, at);
-  return content.map((p, k) => (role === 'assistant' ? outputText(p, `${at}[${k}]`) : inputText(p, `${at}[${k}]`))).join('\n');
+  return content
+    .map((p, k) => (role === 'assistant' ? outputText(p, `${at}[${k}]`) : inputText(p, `${at}[${k}]`)))
+    .join('\n');
 }
 
 function inputText(p: unknown, at: string): string {
@@ -90,7 +104,11 @@ function inputText(p: unknown, at: string): string {
     if (typeof p.text !== 'string') throw bad(`${at}.text must be a string.`, `${at}.text`);
     return p.text;
   }
-  throw bad(`${at}.type "${String(p.type)}" is not supported: this endpoint takes text only (input_text).`, `${at}.type`, 'unsupported_value');
+  throw bad(
+    `${at}.type "${String(p.type)}" is not supported: this endpoint takes text only (input_text).`,
+    `${at}.type`,
+    'unsupported_value',
+  );
 }
 
 function outputText(p: unknown, at: string): string {
@@ -100,7 +118,11 @@ function outputText(p: unknown, at: string): string {
     return p.text;
   }
   if (p.type === 'refusal' && typeof p.refusal === 'string') return p.refusal;
-  throw bad(`${at}.type "${String(p.type)}" is not supported in assistant content (output_text, refusal).`, `${at}.type`, 'unsupported_value');
+  throw bad(
+    `${at}.type "${String(p.type)}" is not supported in assistant content (output_text, refusal).`,
+    `${at}.type`,
+    'unsupported_value',
+  );
 }
 
 /** Responses `tools` (flat function tools) → canonical tool definitions. */
@@ -109,10 +131,18 @@ export function responsesTools(v: unknown[] | undefined): ToolDefinition[] | und
   return v.map((t, i) => {
     const at = `tools[${i}]`;
     if (!isRecord(t)) throw bad(`${at} must be an object.`, at);
-    if (t.type !== 'function') throw bad(`${at}.type "${String(t.type)}" is not supported: only function tools.`, `${at}.type`, 'unsupported_value');
-    if (typeof t.name !== 'string' || !NAME_RE.test(t.name)) throw bad(`${at}.name must match ^[a-zA-Z0-9_-]{1,64}$.`, `${at}.name`);
-    if (t.description !== undefined && t.description !== null && typeof t.description !== 'string') throw bad(`${at}.description must be a string.`, `${at}.description`);
-    if (t.parameters !== undefined && t.parameters !== null && !isRecord(t.parameters)) throw bad(`${at}.parameters must be a JSON Schema object.`, `${at}.parameters`);
+    if (t.type !== 'function')
+      throw bad(
+        `${at}.type "${String(t.type)}" is not supported: only function tools.`,
+        `${at}.type`,
+        'unsupported_value',
+      );
+    if (typeof t.name !== 'string' || !NAME_RE.test(t.name))
+      throw bad(`${at}.name must match ^[a-zA-Z0-9_-]{1,64}$.`, `${at}.name`);
+    if (t.description !== undefined && t.description !== null && typeof t.description !== 'string')
+      throw bad(`${at}.description must be a string.`, `${at}.description`);
+    if (t.parameters !== undefined && t.parameters !== null && !isRecord(t.parameters))
+      throw bad(`${at}.parameters must be a JSON Schema object.`, `${at}.parameters`);
     return {
       type: 'function',
       function: {
@@ -128,7 +158,8 @@ export function responsesTools(v: unknown[] | undefined): ToolDefinition[] | und
 export function responsesToolChoice(v: unknown): ToolChoice | undefined {
   if (v === undefined || v === null) return undefined;
   if (v === 'none' || v === 'auto' || v === 'required') return v;
-  if (isRecord(v) && v.type === 'function' && typeof v.name === 'string') return { type: 'function', function: { name: v.name } };
+  if (isRecord(v) && v.type === 'function' && typeof v.name === 'string')
+    return { type: 'function', function: { name: v.name } };
   throw bad('tool_choice must be "none", "auto", "required" or {type: "function", name}.', 'tool_choice');
 }
 
@@ -142,11 +173,17 @@ export function responsesFormat(text: unknown): ResponseFormat | undefined {
   if (f.type === 'text') return undefined;
   if (f.type === 'json_object') return { type: 'json_object' };
   if (f.type === 'json_schema') {
-    if (typeof f.name !== 'string' || !NAME_RE.test(f.name)) throw bad('text.format.name is required (^[a-zA-Z0-9_-]{1,64}$).', 'text.format.name');
+    if (typeof f.name !== 'string' || !NAME_RE.test(f.name))
+      throw bad('text.format.name is required (^[a-zA-Z0-9_-]{1,64}$).', 'text.format.name');
     if (!isRecord(f.schema)) throw bad('text.format.schema must be a JSON Schema object.', 'text.format.schema');
     return {
       type: 'json_schema',
-      json_schema: { name: f.name, schema: f.schema, ...(typeof f.description === 'string' ? { description: f.description } : {}), ...(typeof f.strict === 'boolean' ? { strict: f.strict } : {}) },
+      json_schema: {
+        name: f.name,
+        schema: f.schema,
+        ...(typeof f.description === 'string' ? { description: f.description } : {}),
+        ...(typeof f.strict === 'boolean' ? { strict: f.strict } : {}),
+      },
     };
   }
   throw bad('text.format.type must be text, json_object or json_schema.', 'text.format.type');
@@ -154,7 +191,12 @@ export function responsesFormat(text: unknown): ResponseFormat | undefined {
 
 /** Generation parameters of a Responses request, in the canonical form. */
 export function responsesParams(dto: ResponseCreateRequestDto): ChatParams {
-  if (dto.previous_response_id) throw bad('previous_response_id is not supported: this gateway does not store responses; send the conversation in input.', 'previous_response_id', 'unsupported_value');
+  if (dto.previous_response_id)
+    throw bad(
+      'previous_response_id is not supported: this gateway does not store responses; send the conversation in input.',
+      'previous_response_id',
+      'unsupported_value',
+    );
   if (dto.background) throw bad('background responses are not supported.', 'background', 'unsupported_value');
   const tools = responsesTools(dto.tools ?? undefined);
   const toolChoice = responsesToolChoice(dto.tool_choice);

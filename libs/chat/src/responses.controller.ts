@@ -1,5 +1,13 @@
 import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
-import { ApiBody, ApiExtraModels, ApiOkResponse, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiExtraModels,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
 import { ResponseCreateRequestDto, ResponseObjectDto, ResponseStreamEventDto } from './dto/responses.dto';
@@ -20,17 +28,41 @@ export class ResponsesController {
     description:
       'The OpenAI Responses API on the same pipeline and billing as /v1/chat/completions: works with `client.responses.create` of the OpenAI SDKs and the Vercel AI SDK OpenAI provider (baseURL = <gateway>/v1). Text input only; nothing is stored (store: false, previous_response_id refused). Non-streaming answers carry `cost` and the `x-gateway-cost-rub` header; with stream: true the final response.completed event carries usage and cost.',
   })
-  @ApiBody({ type: ResponseCreateRequestDto, examples: { text: { summary: 'Plain text with the local model', value: { model: 'local', instructions: 'Be brief.', input: 'Say hello in one short sentence.', max_output_tokens: 64 } } } })
+  @ApiBody({
+    type: ResponseCreateRequestDto,
+    examples: {
+      text: {
+        summary: 'Plain text with the local model',
+        value: {
+          model: 'local',
+          instructions: 'Be brief.',
+          input: 'Say hello in one short sentence.',
+          max_output_tokens: 64,
+        },
+      },
+    },
+  })
   @ApiOkResponse({
-    headers: { 'x-gateway-model': { description: 'The model that served the answer (the requested one, or a fallback)', schema: { type: 'string' } } },
-    description: 'A `response` object; with stream: true Server-Sent Events (`event: <type>` + JSON data with sequence_number) ending with response.completed',
+    headers: {
+      'x-gateway-model': {
+        description: 'The model that served the answer (the requested one, or a fallback)',
+        schema: { type: 'string' },
+      },
+    },
+    description:
+      'A `response` object; with stream: true Server-Sent Events (`event: <type>` + JSON data with sequence_number) ending with response.completed',
     content: {
       'application/json': { schema: { $ref: getSchemaPath(ResponseObjectDto) } },
       'text/event-stream': { schema: { $ref: getSchemaPath(ResponseStreamEventDto) } },
     },
   })
   @ApiResponse({ status: 402, description: 'Balance does not cover the worst-case cost' })
-  async create(@CurrentCaller() caller: Caller, @Body() dto: ResponseCreateRequestDto, @Req() req: Request, @Res() res: Response): Promise<void> {
+  async create(
+    @CurrentCaller() caller: Caller,
+    @Body() dto: ResponseCreateRequestDto,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
     const signal = clientAbortSignal(res);
     const prep = await this.responses.prepare(caller, dto, String(req.id));
     if (!dto.stream) {

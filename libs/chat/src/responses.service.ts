@@ -90,9 +90,20 @@ export class ResponsesService {
   async prepare(caller: Caller, dto: ResponseCreateRequestDto, requestId: string): Promise<PreparedResponse> {
     const messages = responsesMessages(dto);
     const params = responsesParams(dto);
-    const chat = await this.chat.prepare({ caller, requestId, endpoint: ENDPOINT, modelKey: dto.model, fallbacks: dto.fallbacks ?? undefined, messages, params, imageParam: 'input' }).catch((err: unknown) => {
-      throw renameParam(err);
-    });
+    const chat = await this.chat
+      .prepare({
+        caller,
+        requestId,
+        endpoint: ENDPOINT,
+        modelKey: dto.model,
+        fallbacks: dto.fallbacks ?? undefined,
+        messages,
+        params,
+        imageParam: 'input',
+      })
+      .catch((err: unknown) => {
+        throw renameParam(err);
+      });
     return {
       chat,
       id: hexId('resp'),
@@ -112,18 +123,49 @@ export class ResponsesService {
     };
   }
 
-  async complete(prep: PreparedResponse, signal: AbortSignal): Promise<{ body: Record<string, unknown>; cost: CostRubDto; servedModel: string }> {
+  async complete(
+    prep: PreparedResponse,
+    signal: AbortSignal,
+  ): Promise<{ body: Record<string, unknown>; cost: CostRubDto; servedModel: string }> {
     const out = await this.chat.complete(prep.chat, signal);
     const choice = out.response.choices[0];
     const incomplete = choice?.finish_reason === 'length';
     const output: OutputItem[] = [];
     const text = choice?.message.content ?? '';
     const calls: ToolCall[] = choice?.message.tool_calls ?? [];
-    if (text !== '' || calls.length === 0) output.push({ id: hexId('msg'), type: 'message', status: incomplete ? 'incomplete' : 'completed', role: 'assistant', content: [outputText(text)] });
-    for (const c of calls) output.push({ id: hexId('fc'), type: 'function_call', status: 'completed', call_id: c.id, name: c.function.name, arguments: c.function.arguments });
+    if (text !== '' || calls.length === 0)
+      output.push({
+        id: hexId('msg'),
+        type: 'message',
+        status: incomplete ? 'incomplete' : 'completed',
+        role: 'assistant',
+        content: [outputText(text)],
+      });
+    for (const c of calls)
+      output.push({
+        id: hexId('fc'),
+        type: 'function_call',
+        status: 'completed',
+        call_id: c.id,
+        name: c.function.name,
+        arguments: c.function.arguments,
+      });
     const cost = costToRub(out.cost, out.chargedMicro);
     const servedModel = out.servedModel.key;
-    return { body: { ...responseObject(prep, servedModel, incomplete ? 'incomplete' : 'completed', output, toResponsesUsage(out.usage)), cost }, cost, servedModel };
+    return {
+      body: {
+        ...responseObject(
+          prep,
+          servedModel,
+          incomplete ? 'incomplete' : 'completed',
+          output,
+          toResponsesUsage(out.usage),
+        ),
+        cost,
+      },
+      cost,
+      servedModel,
+    };
   }
 
   /**
@@ -136,7 +178,11 @@ export class ResponsesService {
     return { headers, events: this.events(prep, signal, headers) };
   }
 
-  private async *events(prep: PreparedResponse, signal: AbortSignal, headers: Record<string, string>): AsyncGenerator<ResponsesStreamEvent, void, undefined> {
+  private async *events(
+    prep: PreparedResponse,
+    signal: AbortSignal,
+    headers: Record<string, string>,
+  ): AsyncGenerator<ResponsesStreamEvent, void, undefined> {
     const events = new ResponseEventStream(prep);
     let out: StreamOutcome | null = null;
     try {
@@ -155,7 +201,11 @@ export class ResponsesService {
       return;
     }
     if (!out || out.aborted) return;
-    const batch = events.finish(toResponsesUsage(out.usage), costToRub(out.cost, out.chargedMicro), out.servedModel.key);
+    const batch = events.finish(
+      toResponsesUsage(out.usage),
+      costToRub(out.cost, out.chargedMicro),
+      out.servedModel.key,
+    );
     headers['x-gateway-model'] = events.servedModel;
     yield* batch;
   }
@@ -166,12 +216,21 @@ function renameParam(err: unknown): unknown {
   if (!(err instanceof ApiError)) return err;
   const param = err.param === 'max_tokens' ? 'max_output_tokens' : err.param === 'messages' ? 'input' : null;
   if (!param) return err;
-  const message = err.message.replace(/^max_tokens\b/, 'max_output_tokens').replace(/the messages use/, 'the input uses');
+  const message = err.message
+    .replace(/^max_tokens\b/, 'max_output_tokens')
+    .replace(/the messages use/, 'the input uses');
   return new ApiError(err.status, err.type, message, err.code, param, err.headers);
 }
 
 /** `model`: the catalog key of the model that serves (the requested one, or a fallback). */
-function responseObject(prep: PreparedResponse, model: string, status: 'in_progress' | 'completed' | 'incomplete' | 'failed', output: OutputItem[], usage: ResponsesUsage | null, error: unknown = null): Record<string, unknown> {
+function responseObject(
+  prep: PreparedResponse,
+  model: string,
+  status: 'in_progress' | 'completed' | 'incomplete' | 'failed',
+  output: OutputItem[],
+  usage: ResponsesUsage | null,
+  error: unknown = null,
+): Record<string, unknown> {
   const e = prep.echo;
   return {
     id: prep.id,
@@ -260,20 +319,39 @@ export class ResponseEventStream {
     if (text !== '') {
       const m = this.openMessage();
       m.text += text;
-      this.emit('response.output_text.delta', { item_id: m.id, output_index: m.outputIndex, content_index: 0, delta: text, logprobs: [] });
+      this.emit('response.output_text.delta', {
+        item_id: m.id,
+        output_index: m.outputIndex,
+        content_index: 0,
+        delta: text,
+        logprobs: [],
+      });
     }
     for (const t of choice.delta.tool_calls ?? []) {
       let call = this.calls.get(t.index);
       if (!call) {
         this.closeMessage();
-        call = { outputIndex: this.nextIndex++, id: hexId('fc'), callId: t.id ?? hexId('call'), name: t.function?.name ?? '', args: '' };
+        call = {
+          outputIndex: this.nextIndex++,
+          id: hexId('fc'),
+          callId: t.id ?? hexId('call'),
+          name: t.function?.name ?? '',
+          args: '',
+        };
         this.calls.set(t.index, call);
-        this.emit('response.output_item.added', { output_index: call.outputIndex, item: this.callItem(call, 'in_progress') });
+        this.emit('response.output_item.added', {
+          output_index: call.outputIndex,
+          item: this.callItem(call, 'in_progress'),
+        });
       }
       const delta = t.function?.arguments ?? '';
       if (delta !== '') {
         call.args += delta;
-        this.emit('response.function_call_arguments.delta', { item_id: call.id, output_index: call.outputIndex, delta });
+        this.emit('response.function_call_arguments.delta', {
+          item_id: call.id,
+          output_index: call.outputIndex,
+          delta,
+        });
       }
     }
     if (choice.finish_reason) this.finishReason = choice.finish_reason;
@@ -287,14 +365,21 @@ export class ResponseEventStream {
     if (this.nextIndex === 0) this.openMessage(); // an empty answer is still one (empty) message
     this.closeMessage();
     for (const call of [...this.calls.values()].sort((a, b) => a.outputIndex - b.outputIndex)) {
-      this.emit('response.function_call_arguments.done', { item_id: call.id, output_index: call.outputIndex, name: call.name, arguments: call.args });
+      this.emit('response.function_call_arguments.done', {
+        item_id: call.id,
+        output_index: call.outputIndex,
+        name: call.name,
+        arguments: call.args,
+      });
       const item = this.callItem(call, 'completed');
       this.items.push({ index: call.outputIndex, item });
       this.emit('response.output_item.done', { output_index: call.outputIndex, item });
     }
     this.calls.clear();
     const status = this.finishReason === 'length' ? 'incomplete' : 'completed';
-    this.emit(`response.${status}`, { response: { ...responseObject(this.prep, this.model, status, this.output(), usage), cost } });
+    this.emit(`response.${status}`, {
+      response: { ...responseObject(this.prep, this.model, status, this.output(), usage), cost },
+    });
     return this.take();
   }
 
@@ -302,7 +387,12 @@ export class ResponseEventStream {
   fail(error: ErrorBody['error']): ResponsesStreamEvent[] {
     this.begin();
     this.emit('error', { code: error.code, message: error.message, param: error.param });
-    this.emit('response.failed', { response: responseObject(this.prep, this.model, 'failed', this.output(), null, { code: error.code ?? error.type, message: error.message }) });
+    this.emit('response.failed', {
+      response: responseObject(this.prep, this.model, 'failed', this.output(), null, {
+        code: error.code ?? error.type,
+        message: error.message,
+      }),
+    });
     return this.take();
   }
 
@@ -328,8 +418,16 @@ export class ResponseEventStream {
     if (this.message) return this.message;
     const m: OpenMessage = { outputIndex: this.nextIndex++, id: hexId('msg'), text: '' };
     this.message = m;
-    this.emit('response.output_item.added', { output_index: m.outputIndex, item: { id: m.id, type: 'message', status: 'in_progress', role: 'assistant', content: [] } });
-    this.emit('response.content_part.added', { item_id: m.id, output_index: m.outputIndex, content_index: 0, part: outputText('') });
+    this.emit('response.output_item.added', {
+      output_index: m.outputIndex,
+      item: { id: m.id, type: 'message', status: 'in_progress', role: 'assistant', content: [] },
+    });
+    this.emit('response.content_part.added', {
+      item_id: m.id,
+      output_index: m.outputIndex,
+      content_index: 0,
+      part: outputText(''),
+    });
     return m;
   }
 
@@ -338,15 +436,34 @@ export class ResponseEventStream {
     if (!m) return;
     this.message = null;
     const part = outputText(m.text);
-    this.emit('response.output_text.done', { item_id: m.id, output_index: m.outputIndex, content_index: 0, text: m.text, logprobs: [] });
+    this.emit('response.output_text.done', {
+      item_id: m.id,
+      output_index: m.outputIndex,
+      content_index: 0,
+      text: m.text,
+      logprobs: [],
+    });
     this.emit('response.content_part.done', { item_id: m.id, output_index: m.outputIndex, content_index: 0, part });
-    const item: OutputItem = { id: m.id, type: 'message', status: this.finishReason === 'length' ? 'incomplete' : 'completed', role: 'assistant', content: [part] };
+    const item: OutputItem = {
+      id: m.id,
+      type: 'message',
+      status: this.finishReason === 'length' ? 'incomplete' : 'completed',
+      role: 'assistant',
+      content: [part],
+    };
     this.items.push({ index: m.outputIndex, item });
     this.emit('response.output_item.done', { output_index: m.outputIndex, item });
   }
 
   private callItem(call: OpenCall, status: ItemStatus): OutputItem {
-    return { id: call.id, type: 'function_call', status, call_id: call.callId, name: call.name, arguments: status === 'completed' ? call.args : '' };
+    return {
+      id: call.id,
+      type: 'function_call',
+      status,
+      call_id: call.callId,
+      name: call.name,
+      arguments: status === 'completed' ? call.args : '',
+    };
   }
 
   private emit(type: string, payload: Record<string, unknown>): void {

@@ -46,13 +46,23 @@ export class RestChatService {
     private readonly files: FileUrlResolver,
   ) {}
 
-  async complete(caller: Caller, body: ChatRequestDto, requestId: string, signal: AbortSignal, timings: ChatTimings = {}): Promise<ChatResponseDto> {
+  async complete(
+    caller: Caller,
+    body: ChatRequestDto,
+    requestId: string,
+    signal: AbortSignal,
+    timings: ChatTimings = {},
+  ): Promise<ChatResponseDto> {
     const { prep, ctx } = await this.prepare(caller, body, requestId, timings);
     let jsonText: string | null = null;
     const out = await this.chat.complete(prep, signal, (r, model) => {
       if (!body.response_format_json) return;
       jsonText = extractJsonDocument(r.choices[0]?.message.content ?? '');
-      if (jsonText === null) throw ApiError.badGateway(`${model.key} did not return a valid JSON document; nothing was charged.`, 'upstream_invalid_json');
+      if (jsonText === null)
+        throw ApiError.badGateway(
+          `${model.key} did not return a valid JSON document; nothing was charged.`,
+          'upstream_invalid_json',
+        );
     });
     const msg = out.response.choices[0]?.message;
     return this.toDto(out, ctx, jsonText ?? msg?.content ?? '', msg?.reasoning_content ?? '');
@@ -62,13 +72,23 @@ export class RestChatService {
    * Prepares the call (errors here are plain HTTP errors), then returns its events; `x-gateway-model`
    * (the served model) is set before the first event.
    */
-  async stream(caller: Caller, body: ChatRequestDto, requestId: string, signal: AbortSignal): Promise<EventStream<RestChatStreamEvent>> {
+  async stream(
+    caller: Caller,
+    body: ChatRequestDto,
+    requestId: string,
+    signal: AbortSignal,
+  ): Promise<EventStream<RestChatStreamEvent>> {
     const { prep, ctx } = await this.prepare(caller, body, requestId, {});
     const headers: Record<string, string> = {};
     return { headers, events: this.events(prep, ctx, signal, headers) };
   }
 
-  private events(prep: PreparedChat, ctx: AssembledContext | null, signal: AbortSignal, headers: Record<string, string>): AsyncGenerator<RestChatStreamEvent, void, undefined> {
+  private events(
+    prep: PreparedChat,
+    ctx: AssembledContext | null,
+    signal: AbortSignal,
+    headers: Record<string, string>,
+  ): AsyncGenerator<RestChatStreamEvent, void, undefined> {
     const toDto = (out: StreamOutcome) => this.toDto(out, ctx, out.text, out.reasoning);
     return this.chat.relay<RestChatStreamEvent>(prep, signal, {
       *chunk(chunk) {
@@ -87,7 +107,12 @@ export class RestChatService {
     });
   }
 
-  private async prepare(caller: Caller, body: ChatRequestDto, requestId: string, timings: ChatTimings): Promise<RestPrepared> {
+  private async prepare(
+    caller: Caller,
+    body: ChatRequestDto,
+    requestId: string,
+    timings: ChatTimings,
+  ): Promise<RestPrepared> {
     const params: ChatParams = {
       user: body.user_id,
       max_tokens: body.max_tokens,
@@ -97,8 +122,20 @@ export class RestChatService {
     const fallbacks = body.fallbacks;
     this.chat.check({ modelKey: body.model, fallbacks, messages: [], params, imageParam: 'file_urls' }); // before anything is fetched
     const files = await this.files.resolve(body.file_urls ?? []);
-    const base = buildRestMessages({ prompt: body.prompt, system_prompt: body.system_prompt, messages: body.messages, images: files.images, json: body.response_format_json === true });
-    const { model } = this.chat.check({ modelKey: body.model, fallbacks, messages: base, params, imageParam: 'file_urls' });
+    const base = buildRestMessages({
+      prompt: body.prompt,
+      system_prompt: body.system_prompt,
+      messages: body.messages,
+      images: files.images,
+      json: body.response_format_json === true,
+    });
+    const { model } = this.chat.check({
+      modelKey: body.model,
+      fallbacks,
+      messages: base,
+      params,
+      imageParam: 'file_urls',
+    });
     // the context is sized for the requested model (a fallback that cannot take it is left out)
     const ctx = await this.context.assemble({
       caller,
@@ -115,13 +152,25 @@ export class RestChatService {
       requestImages: files.images.length,
     });
     if (ctx) Object.assign(timings, { contextMs: ctx.elapsedMs, searchMs: ctx.searchMs, rerankMs: ctx.rerankMs });
-    const prep = await this.chat.prepare({ caller, requestId, endpoint: ENDPOINT, modelKey: body.model, fallbacks, messages: withContext(base, ctx), params, imageParam: 'file_urls' });
+    const prep = await this.chat.prepare({
+      caller,
+      requestId,
+      endpoint: ENDPOINT,
+      modelKey: body.model,
+      fallbacks,
+      messages: withContext(base, ctx),
+      params,
+      imageParam: 'file_urls',
+    });
     return { prep, ctx };
   }
 
   private toDto(out: ChatOutcome, ctx: AssembledContext | null, text: string, reasoning: string): ChatResponseDto {
     const served = out.servedModel;
-    const cacheAware = served.pricing.cache_read_rub_per_1m !== null || served.pricing.cache_write_rub_per_1m !== null || out.usage.cache_read_tokens + out.usage.cache_write_tokens > 0;
+    const cacheAware =
+      served.pricing.cache_read_rub_per_1m !== null ||
+      served.pricing.cache_write_rub_per_1m !== null ||
+      out.usage.cache_read_tokens + out.usage.cache_write_tokens > 0;
     return {
       response: { text, reasoning: reasoning === '' ? null : reasoning },
       usage: {

@@ -7,4 +7,3 @@ export class Clock {
     return Date.now();
   }
 }
-

@@ -10,7 +10,10 @@ export function newId(): string {
  * `x-request-id` when sane or a generated one — set on the request and echoed in the response's
  * `x-request-id` header.
  */
-export function ensureRequestId(req: { id?: unknown; headers: IncomingHttpHeaders }, res: { setHeader(name: string, value: string): unknown }): string {
+export function ensureRequestId(
+  req: { id?: unknown; headers: IncomingHttpHeaders },
+  res: { setHeader(name: string, value: string): unknown },
+): string {
   if (typeof req.id === 'string' && req.id !== '') return req.id;
   const id = requestIdFrom(req.headers['x-request-id']);
   req.id = id;

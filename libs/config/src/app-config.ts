@@ -10,51 +10,127 @@ export class AppConfig {
     return new AppConfig(parseEnv(env));
   }
 
-  get port(): number { return this.env.port; }
-  get host(): string { return this.env.host; }
+  get port(): number {
+    return this.env.port;
+  }
+  get host(): string {
+    return this.env.host;
+  }
   /** 'postgres' when DATABASE_URL is set, otherwise the embedded SQLite database. */
-  get databaseKind(): 'postgres' | 'sqlite' { return this.env.databaseUrl ? 'postgres' : 'sqlite'; }
-  get databaseUrl(): string | undefined { return this.env.databaseUrl; }
-  get databaseSchema(): string | undefined { return this.env.databaseSchema; }
-  get databasePoolSize(): number { return this.env.databasePoolSize; }
-  get dataDir(): string { return this.env.dataDir; }
-  get redisUrl(): string | undefined { return this.env.redisUrl; }
-  get redisKeyPrefix(): string { return this.env.redisKeyPrefix; }
-  get adminToken(): string | undefined { return this.env.adminToken; }
+  get databaseKind(): 'postgres' | 'sqlite' {
+    return this.env.databaseUrl ? 'postgres' : 'sqlite';
+  }
+  get databaseUrl(): string | undefined {
+    return this.env.databaseUrl;
+  }
+  get databaseSchema(): string | undefined {
+    return this.env.databaseSchema;
+  }
+  get databasePoolSize(): number {
+    return this.env.databasePoolSize;
+  }
+  get dataDir(): string {
+    return this.env.dataDir;
+  }
+  get redisUrl(): string | undefined {
+    return this.env.redisUrl;
+  }
+  get redisKeyPrefix(): string {
+    return this.env.redisKeyPrefix;
+  }
+  get adminToken(): string | undefined {
+    return this.env.adminToken;
+  }
   /** Bearer token for GET /metrics; unset = open */
-  get metricsToken(): string | undefined { return this.env.metricsToken; }
-  get bootstrapApiKey(): string | undefined { return this.env.bootstrapApiKey; }
-  get bootstrapBalanceRub(): number { return this.env.bootstrapBalanceRub; }
-  get logLevel(): LogLevel { return this.env.logLevel; }
-  get bodyLimitBytes(): number { return this.env.bodyLimitMb * 1024 * 1024; }
-  get reservationTtlMs(): number { return this.env.reservationTtlSeconds * 1000; }
-  get authCacheTtlMs(): number { return this.env.authCacheTtlSeconds * 1000; }
-  get shutdownGraceMs(): number { return this.env.shutdownGraceMs; }
-  get modelsFile(): string | undefined { return this.env.modelsFile; }
-  get rerankCacheTtlMs(): number { return this.env.rerankCacheTtlSeconds * 1000; }
-  get rerankNearCacheBytes(): number { return this.env.rerankNearCacheMb * 1024 * 1024; }
-  get publicBaseUrl(): string | undefined { return this.env.publicBaseUrl; }
-  get imageUrlSecret(): string | undefined { return this.env.imageUrlSecret; }
-  get imageUrlTtlMs(): number { return this.env.imageUrlTtlSeconds * 1000; }
-  get ingestConcurrency(): number { return this.env.ingestConcurrency; }
-  get ingestPollMs(): number { return this.env.ingestPollMs; }
-  get kbVectorCacheBytes(): number { return this.env.kbVectorCacheMb * 1024 * 1024; }
-  get memoryCacheBytes(): number { return this.env.memoryCacheMb * 1024 * 1024; }
-  get devWorkspace(): boolean { return this.env.devWorkspace; }
-  get integrationSecretKey(): string | undefined { return this.env.integrationSecretKey; }
-  get integrationPollMs(): number { return this.env.integrationPollMs; }
+  get metricsToken(): string | undefined {
+    return this.env.metricsToken;
+  }
+  get bootstrapApiKey(): string | undefined {
+    return this.env.bootstrapApiKey;
+  }
+  get bootstrapBalanceRub(): number {
+    return this.env.bootstrapBalanceRub;
+  }
+  get logLevel(): LogLevel {
+    return this.env.logLevel;
+  }
+  get bodyLimitBytes(): number {
+    return this.env.bodyLimitMb * 1024 * 1024;
+  }
+  get reservationTtlMs(): number {
+    return this.env.reservationTtlSeconds * 1000;
+  }
+  get authCacheTtlMs(): number {
+    return this.env.authCacheTtlSeconds * 1000;
+  }
+  get shutdownGraceMs(): number {
+    return this.env.shutdownGraceMs;
+  }
+  get modelsFile(): string | undefined {
+    return this.env.modelsFile;
+  }
+  get rerankCacheTtlMs(): number {
+    return this.env.rerankCacheTtlSeconds * 1000;
+  }
+  get rerankNearCacheBytes(): number {
+    return this.env.rerankNearCacheMb * 1024 * 1024;
+  }
+  get publicBaseUrl(): string | undefined {
+    return this.env.publicBaseUrl;
+  }
+  get imageUrlSecret(): string | undefined {
+    return this.env.imageUrlSecret;
+  }
+  get imageUrlTtlMs(): number {
+    return this.env.imageUrlTtlSeconds * 1000;
+  }
+  get ingestConcurrency(): number {
+    return this.env.ingestConcurrency;
+  }
+  get ingestPollMs(): number {
+    return this.env.ingestPollMs;
+  }
+  get kbVectorCacheBytes(): number {
+    return this.env.kbVectorCacheMb * 1024 * 1024;
+  }
+  get memoryCacheBytes(): number {
+    return this.env.memoryCacheMb * 1024 * 1024;
+  }
+  get devWorkspace(): boolean {
+    return this.env.devWorkspace;
+  }
+  get integrationSecretKey(): string | undefined {
+    return this.env.integrationSecretKey;
+  }
+  get integrationPollMs(): number {
+    return this.env.integrationPollMs;
+  }
   /** Credentials and endpoint of a provider that has env vars (throws for any other name: a programming error). */
   provider(name: string): ProviderEnv {
     const p = Object.prototype.hasOwnProperty.call(this.env.providers, name) ? this.env.providers[name] : undefined;
     if (!p) throw new Error(`No environment settings for provider "${name}"`);
     return p;
   }
-  get providerNames(): string[] { return Object.keys(this.env.providers); }
-  get defaultKeyRpmLimit(): number | undefined { return this.env.defaultKeyRpmLimit; }
-  get defaultKeyTpmLimit(): number | undefined { return this.env.defaultKeyTpmLimit; }
-  get defaultTeamRpmLimit(): number | undefined { return this.env.defaultTeamRpmLimit; }
-  get defaultTeamTpmLimit(): number | undefined { return this.env.defaultTeamTpmLimit; }
-  get resilience(): ResilienceEnv { return this.env.resilience; }
+  get providerNames(): string[] {
+    return Object.keys(this.env.providers);
+  }
+  get defaultKeyRpmLimit(): number | undefined {
+    return this.env.defaultKeyRpmLimit;
+  }
+  get defaultKeyTpmLimit(): number | undefined {
+    return this.env.defaultKeyTpmLimit;
+  }
+  get defaultTeamRpmLimit(): number | undefined {
+    return this.env.defaultTeamRpmLimit;
+  }
+  get defaultTeamTpmLimit(): number | undefined {
+    return this.env.defaultTeamTpmLimit;
+  }
+  get resilience(): ResilienceEnv {
+    return this.env.resilience;
+  }
   /** A variable named by the model catalog (deployments' api_key_env / base_url_env); undefined when unset or empty. */
-  catalogVariable(name: string): string | undefined { return this.env.catalogVariables[name]; }
+  catalogVariable(name: string): string | undefined {
+    return this.env.catalogVariables[name];
+  }
 }

@@ -24,7 +24,13 @@ describe('parseEnv', () => {
   });
 
   it('reads values and strips trailing slashes from URLs', () => {
-    const c = parseEnv({ PORT: '8080', DATABASE_URL: 'postgres://u@h:5432/db', REDIS_URL: 'redis://127.0.0.1:6379', OPENAI_BASE_URL: 'http://x/v1/', BOOTSTRAP_BALANCE_RUB: '100.5' });
+    const c = parseEnv({
+      PORT: '8080',
+      DATABASE_URL: 'postgres://u@h:5432/db',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      OPENAI_BASE_URL: 'http://x/v1/',
+      BOOTSTRAP_BALANCE_RUB: '100.5',
+    });
     expect(c.port).toBe(8080);
     expect(c.databaseUrl).toBe('postgres://u@h:5432/db');
     expect(c.providers.openai.baseUrl).toBe('http://x/v1');
@@ -33,9 +39,24 @@ describe('parseEnv', () => {
 
   it('rate-limit defaults: unset = unlimited, otherwise positive integers', () => {
     const none = parseEnv({});
-    expect([none.defaultKeyRpmLimit, none.defaultKeyTpmLimit, none.defaultTeamRpmLimit, none.defaultTeamTpmLimit]).toEqual([undefined, undefined, undefined, undefined]);
-    const set = parseEnv({ DEFAULT_KEY_RPM_LIMIT: '60', DEFAULT_KEY_TPM_LIMIT: '100000', DEFAULT_TEAM_RPM_LIMIT: '600', DEFAULT_TEAM_TPM_LIMIT: ' ' });
-    expect([set.defaultKeyRpmLimit, set.defaultKeyTpmLimit, set.defaultTeamRpmLimit, set.defaultTeamTpmLimit]).toEqual([60, 100000, 600, undefined]);
+    expect([
+      none.defaultKeyRpmLimit,
+      none.defaultKeyTpmLimit,
+      none.defaultTeamRpmLimit,
+      none.defaultTeamTpmLimit,
+    ]).toEqual([undefined, undefined, undefined, undefined]);
+    const set = parseEnv({
+      DEFAULT_KEY_RPM_LIMIT: '60',
+      DEFAULT_KEY_TPM_LIMIT: '100000',
+      DEFAULT_TEAM_RPM_LIMIT: '600',
+      DEFAULT_TEAM_TPM_LIMIT: ' ',
+    });
+    expect([set.defaultKeyRpmLimit, set.defaultKeyTpmLimit, set.defaultTeamRpmLimit, set.defaultTeamTpmLimit]).toEqual([
+      60,
+      100000,
+      600,
+      undefined,
+    ]);
   });
 
   it.each([
@@ -63,9 +84,23 @@ describe('parseEnv', () => {
   it('resilience: <PROVIDER>_MAX_RETRIES per provider (default 2), backoff and cooldown settings', () => {
     const d = parseEnv({});
     for (const p of ['openai', 'deepseek', 'anthropic', 'gemini'] as const) expect(d.providers[p].maxRetries).toBe(2);
-    expect(d.resilience).toEqual({ retryBaseDelayMs: 250, retryMaxDelayMs: 4000, retryAfterMaxMs: 10000, deploymentCooldownMs: 30000 });
-    const c = parseEnv({ DEEPSEEK_MAX_RETRIES: '0', OPENAI_MAX_RETRIES: '5', RETRY_AFTER_MAX_MS: '2000', DEPLOYMENT_COOLDOWN_SECONDS: '0', VLLM_EU_KEY: ' k ', lower_case: 'x' });
-    expect([c.providers.deepseek.maxRetries, c.providers.openai.maxRetries, c.providers.gemini.maxRetries]).toEqual([0, 5, 2]);
+    expect(d.resilience).toEqual({
+      retryBaseDelayMs: 250,
+      retryMaxDelayMs: 4000,
+      retryAfterMaxMs: 10000,
+      deploymentCooldownMs: 30000,
+    });
+    const c = parseEnv({
+      DEEPSEEK_MAX_RETRIES: '0',
+      OPENAI_MAX_RETRIES: '5',
+      RETRY_AFTER_MAX_MS: '2000',
+      DEPLOYMENT_COOLDOWN_SECONDS: '0',
+      VLLM_EU_KEY: ' k ',
+      lower_case: 'x',
+    });
+    expect([c.providers.deepseek.maxRetries, c.providers.openai.maxRetries, c.providers.gemini.maxRetries]).toEqual([
+      0, 5, 2,
+    ]);
     expect(c.resilience).toMatchObject({ retryAfterMaxMs: 2000, deploymentCooldownMs: 0 });
     // variables a catalog deployment may name: upper-case, non-empty, trimmed
     expect(c.catalogVariables.VLLM_EU_KEY).toBe('k');

@@ -45,7 +45,8 @@ function optionalInt(env: Env, name: string, min: number, max: number): number |
 function decimal(env: Env, name: string, def: number, min: number): number {
   const raw = str(env, name);
   if (raw === undefined) return def;
-  if (!/^\d+(\.\d{1,6})?$/.test(raw)) throw new ConfigError(`${name} must be a non-negative number with at most 6 decimals, got "${raw}"`);
+  if (!/^\d+(\.\d{1,6})?$/.test(raw))
+    throw new ConfigError(`${name} must be a non-negative number with at most 6 decimals, got "${raw}"`);
   const n = Number(raw);
   if (n < min) throw new ConfigError(`${name} must be >= ${min}, got ${n}`);
   return n;
@@ -220,7 +221,13 @@ export function parseEnv(env: Env): EnvConfig {
     bootstrapBalanceRub: decimal(env, 'BOOTSTRAP_BALANCE_RUB', 0, 0),
     logLevel: logLevel as LogLevel,
     bodyLimitMb: int(env, 'BODY_LIMIT_MB', 25, 1, 200),
-    reservationTtlSeconds: int(env, 'RESERVATION_TTL_SECONDS', defaultReservationTtlSeconds(env, providerTimeout), 10, 86_400),
+    reservationTtlSeconds: int(
+      env,
+      'RESERVATION_TTL_SECONDS',
+      defaultReservationTtlSeconds(env, providerTimeout),
+      10,
+      86_400,
+    ),
     authCacheTtlSeconds: int(env, 'AUTH_CACHE_TTL_SECONDS', 5, 0, 5),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 25_000, 0, 600_000),
     modelsFile: str(env, 'MODELS_FILE'),

@@ -24,7 +24,9 @@ const binaryColumns: ColumnMetadataArgs[] = [];
 export function BinaryColumn(options: Omit<ColumnOptions, 'type'> = {}): PropertyDecorator {
   return (target: object, propertyName: string | symbol) => {
     Column({ ...options, type: 'blob' })(target, propertyName);
-    const args = getMetadataArgsStorage().columns.find((c) => c.target === target.constructor && c.propertyName === propertyName);
+    const args = getMetadataArgsStorage().columns.find(
+      (c) => c.target === target.constructor && c.propertyName === propertyName,
+    );
     if (args) binaryColumns.push(args);
   };
 }

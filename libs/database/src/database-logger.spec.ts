@@ -17,7 +17,12 @@ describe('DatabaseLogger', () => {
     const rec = recordingSink();
     lines = rec.lines;
     // 'all': every kind TypeORM can report is enabled, so nothing is filtered out before the logger
-    ds = await new DataSource({ type: 'better-sqlite3', database: ':memory:', logger: new DatabaseLogger('all', rec.sink), maxQueryExecutionTime: -1 }).initialize();
+    ds = await new DataSource({
+      type: 'better-sqlite3',
+      database: ':memory:',
+      logger: new DatabaseLogger('all', rec.sink),
+      maxQueryExecutionTime: -1,
+    }).initialize();
     await ds.query('CREATE TABLE api_keys (id TEXT PRIMARY KEY, key_hash TEXT NOT NULL)');
   });
   afterEach(() => ds.destroy());
@@ -25,7 +30,9 @@ describe('DatabaseLogger', () => {
   it('logs a failed insert with its SQL and error, never its parameters', async () => {
     await ds.query('INSERT INTO api_keys (id, key_hash) VALUES (?, ?)', ['k1', SECRET]);
     lines.length = 0;
-    const err = await ds.query('INSERT INTO api_keys (id, key_hash) VALUES (?, ?)', ['k1', SECRET]).catch((e: unknown) => e);
+    const err = await ds
+      .query('INSERT INTO api_keys (id, key_hash) VALUES (?, ?)', ['k1', SECRET])
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(QueryFailedError);
     // the error itself carries the values (that is what must not reach a log line)
     expect((err as QueryFailedError).parameters).toContain(SECRET);
@@ -48,7 +55,11 @@ describe('DatabaseLogger', () => {
 
   it('respects the logging option: nothing but migrations and slow queries when logging is off', async () => {
     const rec = recordingSink();
-    const quiet = await new DataSource({ type: 'better-sqlite3', database: ':memory:', logger: new DatabaseLogger(false, rec.sink) }).initialize();
+    const quiet = await new DataSource({
+      type: 'better-sqlite3',
+      database: ':memory:',
+      logger: new DatabaseLogger(false, rec.sink),
+    }).initialize();
     try {
       await quiet.query('CREATE TABLE t (id TEXT PRIMARY KEY)');
       await quiet.query('INSERT INTO t (id) VALUES (?)', ['a']);

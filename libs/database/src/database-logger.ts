@@ -17,13 +17,19 @@ export class DatabaseLogger extends AbstractLogger {
     super(options);
   }
 
-  protected writeLog(level: LogLevel, logMessage: LogMessage | string | number | (LogMessage | string | number)[]): void {
-    const entries = (Array.isArray(logMessage) ? logMessage : [logMessage]).map((m) => (typeof m === 'object' ? m : { message: m }));
+  protected writeLog(
+    level: LogLevel,
+    logMessage: LogMessage | string | number | (LogMessage | string | number)[],
+  ): void {
+    const entries = (Array.isArray(logMessage) ? logMessage : [logMessage]).map((m) =>
+      typeof m === 'object' ? m : { message: m },
+    );
     const fields: Record<string, unknown> = {};
     let text = '';
     for (const entry of entries) {
       const message: unknown = entry.message;
-      if (message instanceof Error) fields.err = { type: message.name, message: message.message, code: (message as { code?: unknown }).code };
+      if (message instanceof Error)
+        fields.err = { type: message.name, message: message.message, code: (message as { code?: unknown }).code };
       else if (entry.format === 'sql') fields.sql = message;
       else text = String(message);
       if (entry.additionalInfo?.time !== undefined) fields.timeMs = entry.additionalInfo.time;

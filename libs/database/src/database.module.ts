@@ -20,7 +20,11 @@ import { DatabaseLogger } from './database-logger';
     TypeOrmModule.forRootAsync({
       inject: [AppConfig],
       // DatabaseLogger: structured lines, SQL text only — bound parameters are never logged
-      useFactory: (config: AppConfig) => ({ ...dataSourceOptions(config), autoLoadEntities: true, logger: new DatabaseLogger() }),
+      useFactory: (config: AppConfig) => ({
+        ...dataSourceOptions(config),
+        autoLoadEntities: true,
+        logger: new DatabaseLogger(),
+      }),
       // migrations run before any repository is built, so nothing can touch an old schema
       dataSourceFactory: async (options) => {
         if (!options) throw new Error('no data source options');

@@ -56,7 +56,12 @@ export class PgGroupCommit {
   run<T>(work: (q: PgStatements) => Promise<T>, options: { singleStatement?: boolean } = {}): Promise<T> {
     if (!this.available) return Promise.reject(new Error('PgGroupCommit is for Postgres only'));
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, single: options.singleStatement === true, resolve: resolve as (v: unknown) => void, reject });
+      this.queue.push({
+        work,
+        single: options.singleStatement === true,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+      });
       if (!this.running) {
         this.running = true;
         setImmediate(() => void this.drain());
@@ -148,4 +153,3 @@ export class PgGroupCommit {
     }
   }
 }
-

@@ -81,13 +81,15 @@ export class SqliteGroupCommit {
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => {
-          this.tx.exclusive(() => this.flush()).catch((err: unknown) => {
-            // the connection is gone (shutdown): whatever is queued fails, nothing is left hanging
-            const stranded = this.queue;
-            this.queue = [];
-            this.scheduled = false;
-            for (const p of stranded) p.reject(err);
-          });
+          this.tx
+            .exclusive(() => this.flush())
+            .catch((err: unknown) => {
+              // the connection is gone (shutdown): whatever is queued fails, nothing is left hanging
+              const stranded = this.queue;
+              this.queue = [];
+              this.scheduled = false;
+              for (const p of stranded) p.reject(err);
+            });
         });
       }
     });
@@ -121,15 +123,17 @@ export class SqliteGroupCommit {
   private commitBatch(): ReturnType<Database['transaction']> {
     if (!this.batchTx) {
       const unit = this.db.transaction((p: Pending) => p.work(this.q));
-      this.batchTx = this.db.transaction((batch: Pending[], results: Array<{ ok: true; value: unknown } | { ok: false; err: unknown }>) => {
-        for (const p of batch) {
-          try {
-            results.push({ ok: true, value: unit(p) });
-          } catch (err) {
-            results.push({ ok: false, err });
+      this.batchTx = this.db.transaction(
+        (batch: Pending[], results: Array<{ ok: true; value: unknown } | { ok: false; err: unknown }>) => {
+          for (const p of batch) {
+            try {
+              results.push({ ok: true, value: unit(p) });
+            } catch (err) {
+              results.push({ ok: false, err });
+            }
           }
-        }
-      });
+        },
+      );
     }
     return this.batchTx;
   }

@@ -18,7 +18,13 @@ export class EmbeddingsApiService {
     private readonly pricing: PricingService,
   ) {}
 
-  async create(caller: Caller, dto: EmbeddingsRequestDto, requestId: string, endpoint: string, signal?: AbortSignal): Promise<EmbeddingsResponseDto> {
+  async create(
+    caller: Caller,
+    dto: EmbeddingsRequestDto,
+    requestId: string,
+    endpoint: string,
+    signal?: AbortSignal,
+  ): Promise<EmbeddingsResponseDto> {
     const model = this.catalog.require(dto.model, 'embedding');
     const inputs = normalizeInput(dto.input);
     const native = model.dimensions ?? 1536;
@@ -27,7 +33,12 @@ export class EmbeddingsApiService {
     }
     const counts = this.embeddings.countTokens(inputs);
     counts.forEach((c, i) => {
-      if (c > model.context_window) throw ApiError.badRequest(`input[${i}] is ${c} tokens; ${model.key} accepts at most ${model.context_window}.`, `input[${i}]`, 'context_length_exceeded');
+      if (c > model.context_window)
+        throw ApiError.badRequest(
+          `input[${i}] is ${c} tokens; ${model.key} accepts at most ${model.context_window}.`,
+          `input[${i}]`,
+          'context_length_exceeded',
+        );
     });
     const estimate = counts.reduce((a, b) => a + b, 0);
     const { result, charged } = await this.billing.meter({
@@ -39,14 +50,25 @@ export class EmbeddingsApiService {
       run: () => this.embeddings.embed(model, inputs, dto.dimensions, signal, counts),
       charge: (r) => ({
         costMicro: this.pricing.inputMicro(model.pricing, r.tokens),
-        details: { endpoint, model: model.key, apiKeyId: caller.apiKeyId, promptTokens: r.tokens, completionTokens: 0, breakdown: { inputs: inputs.length, dimensions: dto.dimensions ?? native } },
+        details: {
+          endpoint,
+          model: model.key,
+          apiKeyId: caller.apiKeyId,
+          promptTokens: r.tokens,
+          completionTokens: 0,
+          breakdown: { inputs: inputs.length, dimensions: dto.dimensions ?? native },
+        },
       }),
     });
     const chargedMicro = charged?.chargedMicro ?? 0;
     const base64 = dto.encoding_format === 'base64';
     return {
       object: 'list',
-      data: result.vectors.map((v, index) => ({ object: 'embedding', index, embedding: base64 ? Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64') : Array.from(v) })),
+      data: result.vectors.map((v, index) => ({
+        object: 'embedding',
+        index,
+        embedding: base64 ? Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64') : Array.from(v),
+      })),
       model: model.key,
       usage: { prompt_tokens: result.tokens, total_tokens: result.tokens },
       cost: { total_cost_rub: microToRub(chargedMicro), currency: 'RUB' },
@@ -56,10 +78,13 @@ export class EmbeddingsApiService {
 
 function normalizeInput(input: unknown): string[] {
   const list = typeof input === 'string' ? [input] : input;
-  if (!Array.isArray(list) || list.length === 0) throw ApiError.badRequest('input must be a non-empty string or a non-empty array of strings.', 'input');
-  if (list.length > MAX_EMBEDDING_INPUTS) throw ApiError.badRequest(`input may hold at most ${MAX_EMBEDDING_INPUTS} items.`, 'input');
+  if (!Array.isArray(list) || list.length === 0)
+    throw ApiError.badRequest('input must be a non-empty string or a non-empty array of strings.', 'input');
+  if (list.length > MAX_EMBEDDING_INPUTS)
+    throw ApiError.badRequest(`input may hold at most ${MAX_EMBEDDING_INPUTS} items.`, 'input');
   return list.map((s, i) => {
-    if (typeof s !== 'string') throw ApiError.badRequest(`input[${i}] must be a string (token arrays are not supported).`, `input[${i}]`);
+    if (typeof s !== 'string')
+      throw ApiError.badRequest(`input[${i}] must be a string (token arrays are not supported).`, `input[${i}]`);
     if (s === '') throw ApiError.badRequest(`input[${i}] must not be empty.`, `input[${i}]`);
     return s;
   });

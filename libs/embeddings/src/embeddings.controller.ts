@@ -16,7 +16,12 @@ export class EmbeddingsController {
   @ApiOperation({ summary: 'Embeddings (OpenAI-compatible; the openai SDK works unchanged)' })
   @ApiBody({ type: EmbeddingsRequestDto })
   @ApiOkResponse({ type: EmbeddingsResponseDto })
-  async openAi(@CurrentCaller() caller: Caller, @Body() dto: EmbeddingsRequestDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<EmbeddingsResponseDto> {
+  async openAi(
+    @CurrentCaller() caller: Caller,
+    @Body() dto: EmbeddingsRequestDto,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<EmbeddingsResponseDto> {
     const out = await this.api.create(caller, dto, String(req.id), '/v1/embeddings');
     res.setHeader('x-gateway-cost-rub', String(out.cost.total_cost_rub));
     return out;
@@ -27,7 +32,11 @@ export class EmbeddingsController {
   @ApiOperation({ summary: 'Embeddings (REST, api-key header): same body and answer as /v1/embeddings' })
   @ApiBody({ type: EmbeddingsRequestDto })
   @ApiOkResponse({ type: EmbeddingsResponseDto })
-  async rest(@CurrentCaller() caller: Caller, @Body() dto: EmbeddingsRequestDto, @Req() req: Request): Promise<EmbeddingsResponseDto> {
+  async rest(
+    @CurrentCaller() caller: Caller,
+    @Body() dto: EmbeddingsRequestDto,
+    @Req() req: Request,
+  ): Promise<EmbeddingsResponseDto> {
     return this.api.create(caller, dto, String(req.id), '/api/v1/embeddings');
   }
 }

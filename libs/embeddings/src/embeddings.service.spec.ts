@@ -1,6 +1,19 @@
 import { ApiError } from '@app/common';
-import type { CanonicalEmbeddingRequest, CanonicalEmbeddingResponse, ModelEntry, ProviderRegistry, TokenizerService } from '@app/providers';
-import { BATCH_CONCURRENCY, EmbeddingsService, mapLimit, MAX_INPUTS_PER_CALL, MAX_TOKENS_PER_CALL, planBatches } from './embeddings.service';
+import type {
+  CanonicalEmbeddingRequest,
+  CanonicalEmbeddingResponse,
+  ModelEntry,
+  ProviderRegistry,
+  TokenizerService,
+} from '@app/providers';
+import {
+  BATCH_CONCURRENCY,
+  EmbeddingsService,
+  mapLimit,
+  MAX_INPUTS_PER_CALL,
+  MAX_TOKENS_PER_CALL,
+  planBatches,
+} from './embeddings.service';
 
 describe('planBatches', () => {
   it('no inputs → no batches', () => {
@@ -83,13 +96,17 @@ describe('mapLimit', () => {
     let inFlight = 0;
     let peak = 0;
     const started: number[] = [];
-    await mapLimit(Array.from({ length: 12 }, (_, i) => i), 4, async (i) => {
-      started.push(i);
-      inFlight++;
-      peak = Math.max(peak, inFlight);
-      await tick(2);
-      inFlight--;
-    });
+    await mapLimit(
+      Array.from({ length: 12 }, (_, i) => i),
+      4,
+      async (i) => {
+        started.push(i);
+        inFlight++;
+        peak = Math.max(peak, inFlight);
+        await tick(2);
+        inFlight--;
+      },
+    );
     expect(peak).toBe(4);
     expect(started).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
   });
@@ -120,11 +137,22 @@ describe('mapLimit', () => {
 });
 
 describe('EmbeddingsService.embed (fake provider)', () => {
-  const model = { key: 'text-embedding-3-small', upstream_model: 'up-small', provider: 'openai', kind: 'embedding', context_window: 8191, dimensions: 1536 } as unknown as ModelEntry;
+  const model = {
+    key: 'text-embedding-3-small',
+    upstream_model: 'up-small',
+    provider: 'openai',
+    kind: 'embedding',
+    context_window: 8191,
+    dimensions: 1536,
+  } as unknown as ModelEntry;
 
-  function setup(answer: (req: CanonicalEmbeddingRequest) => CanonicalEmbeddingResponse | Promise<CanonicalEmbeddingResponse>) {
+  function setup(
+    answer: (req: CanonicalEmbeddingRequest) => CanonicalEmbeddingResponse | Promise<CanonicalEmbeddingResponse>,
+  ) {
     const calls: CanonicalEmbeddingRequest[] = [];
-    const tokenizers = { embeddings: { count: (t: string) => t.length, truncate: (t: string, n: number) => t.slice(0, n) } } as unknown as TokenizerService;
+    const tokenizers = {
+      embeddings: { count: (t: string) => t.length, truncate: (t: string, n: number) => t.slice(0, n) },
+    } as unknown as TokenizerService;
     const registry = {
       embeddings: () => ({
         embed: async (req: CanonicalEmbeddingRequest) => {
@@ -145,7 +173,10 @@ describe('EmbeddingsService.embed (fake provider)', () => {
   });
 
   it('splits by the token budget, calls with the upstream model and dimensions, concatenates in order, sums usage', async () => {
-    const { service, calls } = setup((req) => ({ vectors: req.input.map((t) => vec(t, 3)), prompt_tokens: 1000 + req.input.length }));
+    const { service, calls } = setup((req) => ({
+      vectors: req.input.map((t) => vec(t, 3)),
+      prompt_tokens: 1000 + req.input.length,
+    }));
     // counts given: 3 inputs of 150k tokens → batches [0,1] [1,2] [2,3] (each pair would exceed 250k)
     const texts = ['a', 'bb', 'ccc'];
     const out = await service.embed(model, texts, 3, undefined, [150_000, 150_000, 150_000]);
@@ -179,10 +210,16 @@ describe('EmbeddingsService.embed (fake provider)', () => {
 
   it('502 when the provider returns the wrong number of vectors or the wrong dimension', async () => {
     const short = setup((req) => ({ vectors: req.input.slice(1).map((t) => vec(t, 2)), prompt_tokens: 1 }));
-    await expect(short.service.embed(model, ['x', 'y'], 2)).rejects.toMatchObject({ status: 502, message: 'text-embedding-3-small: the provider returned 1 embeddings for 2 inputs.' });
+    await expect(short.service.embed(model, ['x', 'y'], 2)).rejects.toMatchObject({
+      status: 502,
+      message: 'text-embedding-3-small: the provider returned 1 embeddings for 2 inputs.',
+    });
     const wrongDims = setup((req) => ({ vectors: req.input.map((t) => vec(t, 5)), prompt_tokens: 1 }));
     const err = await wrongDims.service.embed(model, ['x'], 2).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
-    expect(err).toMatchObject({ status: 502, message: 'text-embedding-3-small: the provider returned 5-dimensional embeddings, expected 2.' });
+    expect(err).toMatchObject({
+      status: 502,
+      message: 'text-embedding-3-small: the provider returned 5-dimensional embeddings, expected 2.',
+    });
   });
 });

@@ -1,6 +1,14 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { ApiError, MetricsService } from '@app/common';
-import { CanonicalEmbeddingResponse, ModelEntry, providerErrorToApiError, ProviderRegistry, TokenizerService, upstreamErrorKind, UpstreamRouter } from '@app/providers';
+import {
+  CanonicalEmbeddingResponse,
+  ModelEntry,
+  providerErrorToApiError,
+  ProviderRegistry,
+  TokenizerService,
+  upstreamErrorKind,
+  UpstreamRouter,
+} from '@app/providers';
 
 /** Upstream batch limits: inputs per call and a token budget per call (OpenAI allows 2048 / 300k). */
 export const MAX_INPUTS_PER_CALL = 2048;
@@ -15,7 +23,11 @@ export interface EmbedResult {
 }
 
 /** Splits inputs into batches of ≤ maxInputs items and ≤ maxTokens (by the counter) each, in order. */
-export function planBatches(tokenCounts: number[], maxInputs = MAX_INPUTS_PER_CALL, maxTokens = MAX_TOKENS_PER_CALL): Array<[number, number]> {
+export function planBatches(
+  tokenCounts: number[],
+  maxInputs = MAX_INPUTS_PER_CALL,
+  maxTokens = MAX_TOKENS_PER_CALL,
+): Array<[number, number]> {
   const batches: Array<[number, number]> = [];
   let start = 0;
   let tokens = 0;
@@ -33,7 +45,11 @@ export function planBatches(tokenCounts: number[], maxInputs = MAX_INPUTS_PER_CA
 }
 
 /** Runs `fn` over `items` with at most `limit` in flight; results keep input order. */
-export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function mapLimit<T, R>(
+  items: T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const out = new Array<R>(items.length);
   let next = 0;
   const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
@@ -69,7 +85,13 @@ export class EmbeddingsService {
     return this.tokenizers.embeddings.truncate(text, maxTokens);
   }
 
-  async embed(model: ModelEntry, texts: string[], dimensions: number | undefined, signal?: AbortSignal, tokenCounts?: number[]): Promise<EmbedResult> {
+  async embed(
+    model: ModelEntry,
+    texts: string[],
+    dimensions: number | undefined,
+    signal?: AbortSignal,
+    tokenCounts?: number[],
+  ): Promise<EmbedResult> {
     if (texts.length === 0) return { vectors: [], tokens: 0 };
     const provider = this.registry.embeddings(model);
     const counts = tokenCounts ?? this.countTokens(texts);
@@ -77,7 +99,8 @@ export class EmbeddingsService {
     let results: CanonicalEmbeddingResponse[];
     try {
       results = await mapLimit(batches, BATCH_CONCURRENCY, ([s, e]) => {
-        const call = () => provider.embed({ model: model.upstream_model, input: texts.slice(s, e), dimensions }, signal);
+        const call = () =>
+          provider.embed({ model: model.upstream_model, input: texts.slice(s, e), dimensions }, signal);
         return this.router ? this.router.retry(model, call, { signal }) : call();
       });
     } catch (err) {
@@ -90,9 +113,15 @@ export class EmbeddingsService {
     let tokens = 0;
     results.forEach((r, b) => {
       const [s, e] = batches[b];
-      if (r.vectors.length !== e - s) throw ApiError.badGateway(`${model.key}: the provider returned ${r.vectors.length} embeddings for ${e - s} inputs.`);
+      if (r.vectors.length !== e - s)
+        throw ApiError.badGateway(
+          `${model.key}: the provider returned ${r.vectors.length} embeddings for ${e - s} inputs.`,
+        );
       for (const v of r.vectors) {
-        if (dimensions !== undefined && v.length !== dimensions) throw ApiError.badGateway(`${model.key}: the provider returned ${v.length}-dimensional embeddings, expected ${dimensions}.`);
+        if (dimensions !== undefined && v.length !== dimensions)
+          throw ApiError.badGateway(
+            `${model.key}: the provider returned ${v.length}-dimensional embeddings, expected ${dimensions}.`,
+          );
         vectors.push(v);
       }
       tokens += r.prompt_tokens;

@@ -8,7 +8,11 @@ import { RateLimitGuard } from './rate-limit.guard';
 /** Rate limits (Redis when REDIS_URL is set, in-process otherwise) and their rejection events. */
 @Module({
   providers: [
-    { provide: RateLimiter, inject: [AppConfig], useFactory: (config: AppConfig) => (config.redisUrl ? new RedisRateLimiter(config) : new MemoryRateLimiter()) },
+    {
+      provide: RateLimiter,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => (config.redisUrl ? new RedisRateLimiter(config) : new MemoryRateLimiter()),
+    },
     RateLimitEvents,
     RateLimitService,
     RateLimitGuard,

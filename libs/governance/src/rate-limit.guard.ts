@@ -16,7 +16,14 @@ export const COUNTED_FLAG = 'rate-limit:counted';
 
 export function limitSubject(caller: LimitedCaller): LimitSubject {
   const l = caller.limits;
-  return { teamId: caller.teamId, apiKeyId: caller.apiKeyId, keyRpm: l?.keyRpm ?? null, keyTpm: l?.keyTpm ?? null, teamRpm: l?.teamRpm ?? null, teamTpm: l?.teamTpm ?? null };
+  return {
+    teamId: caller.teamId,
+    apiKeyId: caller.apiKeyId,
+    keyRpm: l?.keyRpm ?? null,
+    keyTpm: l?.keyTpm ?? null,
+    teamRpm: l?.teamRpm ?? null,
+    teamTpm: l?.teamTpm ?? null,
+  };
 }
 
 /**
@@ -49,5 +56,11 @@ export class RateLimitGuard implements CanActivate {
 
 /** Counts the request against the caller's rate limits (see RateLimitGuard). Put after the API-key auth. */
 export function RateLimited(): MethodDecorator & ClassDecorator {
-  return applyDecorators(UseGuards(RateLimitGuard), ApiResponse({ status: 429, description: 'Rate limit of the API key or team reached (Retry-After, x-ratelimit-* headers).' }));
+  return applyDecorators(
+    UseGuards(RateLimitGuard),
+    ApiResponse({
+      status: 429,
+      description: 'Rate limit of the API key or team reached (Retry-After, x-ratelimit-* headers).',
+    }),
+  );
 }

@@ -11,7 +11,15 @@ class TestClock extends Clock {
   }
 }
 
-const subject = (over: Partial<LimitSubject> = {}): LimitSubject => ({ teamId: 'team-1', apiKeyId: 'key-1', keyRpm: null, keyTpm: null, teamRpm: null, teamTpm: null, ...over });
+const subject = (over: Partial<LimitSubject> = {}): LimitSubject => ({
+  teamId: 'team-1',
+  apiKeyId: 'key-1',
+  keyRpm: null,
+  keyTpm: null,
+  teamRpm: null,
+  teamTpm: null,
+  ...over,
+});
 
 describe('gcra', () => {
   it('admits `limit` units at once, then one more per WINDOW/limit', () => {
@@ -31,7 +39,14 @@ describe('gcra', () => {
   });
 
   it('is all-or-nothing across buckets', () => {
-    const r = gcra([0, 0], [{ key: 'a', limit: 100, cost: 1 }, { key: 'b', limit: 10, cost: 11 }], 5000);
+    const r = gcra(
+      [0, 0],
+      [
+        { key: 'a', limit: 100, cost: 1 },
+        { key: 'b', limit: 10, cost: 11 },
+      ],
+      5000,
+    );
     expect(r.allowed).toBe(false);
     expect(r.tats).toEqual([5000, 5000]);
     expect(r.buckets[0].retryMs).toBe(0);
@@ -59,7 +74,9 @@ describe('RateLimitService (in-process limiter)', () => {
     expect((await svc.admit(subject(), 0)).headers['x-ratelimit-limit-requests']).toBe('2');
     await svc.admit(subject(), 0);
     await expect(svc.admit(subject(), 0)).rejects.toMatchObject({ status: 429 });
-    expect((await svc.admit(subject({ apiKeyId: 'key-2', keyRpm: 5 }), 0)).headers['x-ratelimit-limit-requests']).toBe('5');
+    expect((await svc.admit(subject({ apiKeyId: 'key-2', keyRpm: 5 }), 0)).headers['x-ratelimit-limit-requests']).toBe(
+      '5',
+    );
   });
 
   it('429: OpenAI type "requests", Retry-After, x-ratelimit headers; the event names the limit', async () => {
@@ -71,8 +88,15 @@ describe('RateLimitService (in-process limiter)', () => {
     const err = (await svc.admit(s, 0).catch((e: unknown) => e)) as ApiError;
     expect(err).toBeInstanceOf(ApiError);
     expect(err).toMatchObject({ status: 429, type: 'requests', code: 'rate_limit_exceeded', param: null });
-    expect(err.message).toBe('Rate limit reached for API key key-1 on requests per min (RPM): Limit 3, Remaining 0, Requested 1. Please try again in 20s.');
-    expect(err.headers).toEqual({ 'retry-after': '20', 'x-ratelimit-limit-requests': '3', 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': '60s' });
+    expect(err.message).toBe(
+      'Rate limit reached for API key key-1 on requests per min (RPM): Limit 3, Remaining 0, Requested 1. Please try again in 20s.',
+    );
+    expect(err.headers).toEqual({
+      'retry-after': '20',
+      'x-ratelimit-limit-requests': '3',
+      'x-ratelimit-remaining-requests': '0',
+      'x-ratelimit-reset-requests': '60s',
+    });
     expect(seen).toEqual([{ scope: 'key', limit: 'requests', teamId: 'team-1', apiKeyId: 'key-1' }]);
     expect(events.counts()).toEqual({ requests: 1, tokens: 0 });
   });
@@ -109,14 +133,22 @@ describe('RateLimitService (in-process limiter)', () => {
     const h = (await svc.admit(subject({ apiKeyId: 'key-2', teamRpm: 2, keyRpm: 10 }), 0)).headers;
     expect(h['x-ratelimit-limit-requests']).toBe('2');
     expect(h['x-ratelimit-remaining-requests']).toBe('0');
-    await expect(svc.admit(subject({ apiKeyId: 'key-3', teamRpm: 2 }), 0)).rejects.toMatchObject({ status: 429, message: expect.stringContaining('for team team-1') });
+    await expect(svc.admit(subject({ apiKeyId: 'key-3', teamRpm: 2 }), 0)).rejects.toMatchObject({
+      status: 429,
+      message: expect.stringContaining('for team team-1'),
+    });
     expect(seen.map((e) => e.scope)).toEqual(['team']);
   });
 
   it('a store that cannot answer admits (fail open) without headers', async () => {
     const clock = new TestClock();
     const down = { consume: () => Promise.resolve(null), adjust: () => Promise.resolve() };
-    const svc = new RateLimitService(down as unknown as MemoryRateLimiter, clock, AppConfig.fromEnv({}), new RateLimitEvents());
+    const svc = new RateLimitService(
+      down as unknown as MemoryRateLimiter,
+      clock,
+      AppConfig.fromEnv({}),
+      new RateLimitEvents(),
+    );
     expect((await svc.admit(subject({ keyRpm: 1 }), 5)).headers).toEqual({});
   });
 });

@@ -54,16 +54,27 @@ export class RateLimitService {
    * and `estimatedTokens`. Returns the headers to send and the ticket for the settle correction;
    * throws the 429 (with headers) when a limit is reached. No limits → no store call at all.
    */
-  async admit(s: LimitSubject, estimatedTokens: number, countRequest = true): Promise<{ ticket: RateTicket; headers: Record<string, string> }> {
+  async admit(
+    s: LimitSubject,
+    estimatedTokens: number,
+    countRequest = true,
+  ): Promise<{ ticket: RateTicket; headers: Record<string, string> }> {
     const e = this.effective(s);
     const tokens = Math.max(0, Math.ceil(estimatedTokens));
     const buckets: Bucket[] = [];
-    if (countRequest && e.keyRpm) buckets.push({ key: `k:${s.apiKeyId}:r`, limit: e.keyRpm, cost: 1, scope: 'key', kind: 'requests' });
-    if (e.keyTpm) buckets.push({ key: `k:${s.apiKeyId}:t`, limit: e.keyTpm, cost: tokens, scope: 'key', kind: 'tokens' });
-    if (countRequest && e.teamRpm) buckets.push({ key: `t:${s.teamId}:r`, limit: e.teamRpm, cost: 1, scope: 'team', kind: 'requests' });
-    if (e.teamTpm) buckets.push({ key: `t:${s.teamId}:t`, limit: e.teamTpm, cost: tokens, scope: 'team', kind: 'tokens' });
+    if (countRequest && e.keyRpm)
+      buckets.push({ key: `k:${s.apiKeyId}:r`, limit: e.keyRpm, cost: 1, scope: 'key', kind: 'requests' });
+    if (e.keyTpm)
+      buckets.push({ key: `k:${s.apiKeyId}:t`, limit: e.keyTpm, cost: tokens, scope: 'key', kind: 'tokens' });
+    if (countRequest && e.teamRpm)
+      buckets.push({ key: `t:${s.teamId}:r`, limit: e.teamRpm, cost: 1, scope: 'team', kind: 'requests' });
+    if (e.teamTpm)
+      buckets.push({ key: `t:${s.teamId}:t`, limit: e.teamTpm, cost: tokens, scope: 'team', kind: 'tokens' });
     const tokenBuckets = buckets.filter((b) => b.kind === 'tokens');
-    const ticket: RateTicket = { tokenBuckets: tokenBuckets.map(({ key, limit }) => ({ key, limit, cost: 0 })), estimatedTokens: tokens };
+    const ticket: RateTicket = {
+      tokenBuckets: tokenBuckets.map(({ key, limit }) => ({ key, limit, cost: 0 })),
+      estimatedTokens: tokens,
+    };
     if (buckets.length === 0) return { ticket, headers: {} };
 
     const decision = await this.limiter.consume(buckets, this.clock.now());
@@ -99,7 +110,9 @@ export class RateLimitService {
     const delta = Math.round(actualTokens) - ticket.estimatedTokens;
     if (delta === 0 || ticket.tokenBuckets.length === 0) return Promise.resolve();
     const now = this.clock.now();
-    return Promise.all(ticket.tokenBuckets.map((b) => this.limiter.adjust({ ...b, cost: delta }, now))).then(() => undefined);
+    return Promise.all(ticket.tokenBuckets.map((b) => this.limiter.adjust({ ...b, cost: delta }, now))).then(
+      () => undefined,
+    );
   }
 }
 

@@ -36,7 +36,11 @@ export interface LimitDecision {
  * buckets at once: admitted only when every bucket admits, and then every bucket is charged.
  * Time comes from the caller (the injectable Clock), never from the store.
  */
-export function gcra(tats: number[], charges: BucketCharge[], now: number): { allowed: boolean; tats: number[]; buckets: BucketState[] } {
+export function gcra(
+  tats: number[],
+  charges: BucketCharge[],
+  now: number,
+): { allowed: boolean; tats: number[]; buckets: BucketState[] } {
   const next: number[] = [];
   let allowed = true;
   const retry: number[] = [];
@@ -53,7 +57,11 @@ export function gcra(tats: number[], charges: BucketCharge[], now: number): { al
   const after = allowed ? next : charges.map((_, i) => Math.max(tats[i] ?? 0, now));
   const buckets = charges.map((c, i) => {
     const t = WINDOW_MS / c.limit;
-    return { remaining: Math.max(0, Math.floor((WINDOW_MS - (after[i] - now) + EPSILON_MS) / t)), resetMs: Math.max(0, after[i] - now), retryMs: allowed ? 0 : retry[i] };
+    return {
+      remaining: Math.max(0, Math.floor((WINDOW_MS - (after[i] - now) + EPSILON_MS) / t)),
+      resetMs: Math.max(0, after[i] - now),
+      retryMs: allowed ? 0 : retry[i],
+    };
   });
   return { allowed, tats: after, buckets };
 }
@@ -75,7 +83,11 @@ export class MemoryRateLimiter extends RateLimiter {
 
   consume(charges: BucketCharge[], now: number): Promise<LimitDecision | null> {
     this.sweep(now);
-    const out = gcra(charges.map((c) => this.tats.get(c.key) ?? 0), charges, now);
+    const out = gcra(
+      charges.map((c) => this.tats.get(c.key) ?? 0),
+      charges,
+      now,
+    );
     if (out.allowed) charges.forEach((c, i) => this.tats.set(c.key, out.tats[i]));
     return Promise.resolve({ allowed: out.allowed, buckets: out.buckets });
   }
@@ -153,7 +165,12 @@ export class RedisRateLimiter extends RateLimiter implements OnApplicationShutdo
   ) {
     super();
     // while the first connection is being made, decisions wait for it instead of failing open
-    this.redis = new BoundedRedis(config.redisUrl, { timeoutMs, logger: new Logger('RateLimiter'), what: 'rate limiter store (admitting requests unlimited meanwhile)', waitForFirstConnection: true });
+    this.redis = new BoundedRedis(config.redisUrl, {
+      timeoutMs,
+      logger: new Logger('RateLimiter'),
+      what: 'rate limiter store (admitting requests unlimited meanwhile)',
+      waitForFirstConnection: true,
+    });
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -166,13 +183,24 @@ export class RedisRateLimiter extends RateLimiter implements OnApplicationShutdo
 
   async consume(charges: BucketCharge[], now: number): Promise<LimitDecision | null> {
     const args = [String(now), String(WINDOW_MS), ...charges.flatMap((c) => [String(c.limit), String(c.cost)])];
-    const r = (await this.redis.call((c) => c.eval(CONSUME_LUA, { keys: charges.map((c) => this.key(c.key)), arguments: args }))) as number[] | null;
+    const r = (await this.redis.call((c) =>
+      c.eval(CONSUME_LUA, { keys: charges.map((c) => this.key(c.key)), arguments: args }),
+    )) as number[] | null;
     if (!r) return null;
-    const buckets = charges.map((_, i) => ({ remaining: Number(r[1 + 3 * i]), resetMs: Number(r[2 + 3 * i]), retryMs: Number(r[3 + 3 * i]) }));
+    const buckets = charges.map((_, i) => ({
+      remaining: Number(r[1 + 3 * i]),
+      resetMs: Number(r[2 + 3 * i]),
+      retryMs: Number(r[3 + 3 * i]),
+    }));
     return { allowed: Number(r[0]) === 1, buckets };
   }
 
   async adjust(charge: BucketCharge, now: number): Promise<void> {
-    await this.redis.call((c) => c.eval(ADJUST_LUA, { keys: [this.key(charge.key)], arguments: [String(now), String(WINDOW_MS), String(charge.limit), String(charge.cost)] }));
+    await this.redis.call((c) =>
+      c.eval(ADJUST_LUA, {
+        keys: [this.key(charge.key)],
+        arguments: [String(now), String(WINDOW_MS), String(charge.limit), String(charge.cost)],
+      }),
+    );
   }
 }

@@ -26,7 +26,13 @@ export class ImageFilesRepository {
 
   /** The named secret; the first replica to ask creates it, every other one reads the same value. */
   async secret(name: string, candidate: string, now: number): Promise<string> {
-    await this.secrets.createQueryBuilder().insert().into(GatewaySecretEntity).values({ name, value: candidate, createdAt: now }).orIgnore().execute();
+    await this.secrets
+      .createQueryBuilder()
+      .insert()
+      .into(GatewaySecretEntity)
+      .values({ name, value: candidate, createdAt: now })
+      .orIgnore()
+      .execute();
     const row = await this.secrets.findOneBy({ name });
     return row ? row.value : candidate;
   }

@@ -15,7 +15,11 @@ export interface ImageRequestFields {
 }
 
 function oneOf(value: string, allowed: string[], param: string, model: string): void {
-  if (!allowed.includes(value)) throw ApiError.badRequest(`${param} "${value}" is not supported by ${model}; use one of: ${allowed.join(', ')}.`, param);
+  if (!allowed.includes(value))
+    throw ApiError.badRequest(
+      `${param} "${value}" is not supported by ${model}; use one of: ${allowed.join(', ')}.`,
+      param,
+    );
 }
 
 /**
@@ -26,7 +30,11 @@ export function resolveImageRequest(model: ModelEntry, dto: ImageRequestFields):
   const s = model.image;
   if (!s) throw ApiError.badRequest(`${model.key} is not an image model.`, 'model');
   if (dto.prompt.trim() === '') throw ApiError.badRequest('prompt is required and must not be blank.', 'prompt');
-  if (dto.prompt.length > s.max_prompt_chars) throw ApiError.badRequest(`prompt is ${dto.prompt.length} characters; ${model.key} accepts at most ${s.max_prompt_chars}.`, 'prompt');
+  if (dto.prompt.length > s.max_prompt_chars)
+    throw ApiError.badRequest(
+      `prompt is ${dto.prompt.length} characters; ${model.key} accepts at most ${s.max_prompt_chars}.`,
+      'prompt',
+    );
   const n = dto.n ?? 1;
   if (n > s.max_n) throw ApiError.badRequest(`n must be at most ${s.max_n} for ${model.key}.`, 'n');
   const size = dto.size ?? s.default_size;
@@ -39,8 +47,10 @@ export function resolveImageRequest(model: ModelEntry, dto: ImageRequestFields):
   }
   const outputFormat = dto.output_format ?? 'png';
   oneOf(outputFormat, s.output_formats, 'output_format', model.key);
-  if (dto.background === 'transparent' && outputFormat === 'jpeg') throw ApiError.badRequest('background "transparent" needs output_format png or webp.', 'background');
-  if (dto.output_compression !== undefined && outputFormat === 'png') throw ApiError.badRequest('output_compression applies to jpeg and webp only.', 'output_compression');
+  if (dto.background === 'transparent' && outputFormat === 'jpeg')
+    throw ApiError.badRequest('background "transparent" needs output_format png or webp.', 'background');
+  if (dto.output_compression !== undefined && outputFormat === 'png')
+    throw ApiError.badRequest('output_compression applies to jpeg and webp only.', 'output_compression');
   return {
     model: model.upstream_model,
     prompt: dto.prompt,

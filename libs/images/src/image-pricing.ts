@@ -33,11 +33,17 @@ const perImagePart = (images: number, rub: number) => ({ tokens: images * 1_000_
  * price counted as one token per character (an upper bound of any tokenizer's count) once per
  * upstream call (Gemini makes one call per image).
  */
-export function worstCaseImageMicro(model: ModelEntry, req: { n: number; size: string; quality: string; prompt: string }): number {
+export function worstCaseImageMicro(
+  model: ModelEntry,
+  req: { n: number; size: string; quality: string; prompt: string },
+): number {
   const s = spec(model);
   const dearest = Math.max(0, ...candidates(s, req.size, req.quality));
   const calls = model.provider === 'gemini' ? req.n : 1;
-  return exactCostMicro([perImagePart(req.n, dearest), { tokens: s.token_priced ? req.prompt.length * calls : 0, rubPer1M: model.pricing.input_rub_per_1m }]).totalMicro;
+  return exactCostMicro([
+    perImagePart(req.n, dearest),
+    { tokens: s.token_priced ? req.prompt.length * calls : 0, rubPer1M: model.pricing.input_rub_per_1m },
+  ]).totalMicro;
 }
 
 /**

@@ -10,7 +10,13 @@ export function signImageLink(secret: string, id: string, expires: number): stri
 
 export type LinkCheck = 'ok' | 'expired' | 'invalid';
 
-export function checkImageLink(secret: string, id: string, expires: string | undefined, sig: string | undefined, now: number): LinkCheck {
+export function checkImageLink(
+  secret: string,
+  id: string,
+  expires: string | undefined,
+  sig: string | undefined,
+  now: number,
+): LinkCheck {
   if (!expires || !sig || !/^\d{1,16}$/.test(expires)) return 'invalid';
   const expected = Buffer.from(signImageLink(secret, id, Number(expires)));
   const given = Buffer.from(sig);

@@ -9,7 +9,12 @@ import { ImagesController } from './images.controller';
 import { ImagesService } from './images.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([ImageFileEntity, GatewaySecretEntity]), AuthModule, BillingModule, ProvidersModule],
+  imports: [
+    TypeOrmModule.forFeature([ImageFileEntity, GatewaySecretEntity]),
+    AuthModule,
+    BillingModule,
+    ProvidersModule,
+  ],
   controllers: [ImagesController],
   providers: [ImageFilesRepository, ImagesService],
   exports: [ImagesService],

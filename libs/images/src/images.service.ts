@@ -3,7 +3,14 @@ import { ApiError, Clock, microToRub } from '@app/common';
 import { AppConfig } from '@app/config';
 import type { Caller } from '@app/auth';
 import { BillingService } from '@app/billing';
-import { ImageGenerationResult, ModelCatalogService, ModelEntry, ProviderRegistry, providerErrorToApiError, UpstreamRouter } from '@app/providers';
+import {
+  ImageGenerationResult,
+  ModelCatalogService,
+  ModelEntry,
+  ProviderRegistry,
+  providerErrorToApiError,
+  UpstreamRouter,
+} from '@app/providers';
 import { randomUUID } from 'node:crypto';
 import { ImageGenerationRequestDto, ImagesResponseDto, RestImagesResponseDto } from './dto/images.dto';
 import { ImageFileEntity } from './entities/image-file.entity';
@@ -46,7 +53,10 @@ export class ImagesService implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   onModuleInit(): void {
-    this.sweeper = setInterval(() => void this.sweepExpired().catch((err: Error) => this.log.warn(`image sweep failed: ${err.message}`)), SWEEP_MS);
+    this.sweeper = setInterval(
+      () => void this.sweepExpired().catch((err: Error) => this.log.warn(`image sweep failed: ${err.message}`)),
+      SWEEP_MS,
+    );
     this.sweeper.unref();
   }
 
@@ -54,7 +64,13 @@ export class ImagesService implements OnModuleInit, OnModuleDestroy {
     if (this.sweeper) clearInterval(this.sweeper);
   }
 
-  async generate(caller: Caller, dto: ImageGenerationRequestDto, requestId: string, endpoint: string, baseUrl: string): Promise<ImageGeneration> {
+  async generate(
+    caller: Caller,
+    dto: ImageGenerationRequestDto,
+    requestId: string,
+    endpoint: string,
+    baseUrl: string,
+  ): Promise<ImageGeneration> {
     const model = this.catalog.require(dto.model, 'image');
     const req = resolveImageRequest(model, dto);
     const provider = this.registry.images(model);
@@ -75,7 +91,10 @@ export class ImagesService implements OnModuleInit, OnModuleDestroy {
         // never bill or hand out more images than were asked for
         if (result.images.length > req.n) result = { ...result, images: result.images.slice(0, req.n) };
         // stored before the charge: a storage failure releases the hold (nothing charged for images the caller never gets)
-        const urls = dto.response_format === 'url' ? await this.store(caller.teamId, result, baseUrl) : result.images.map(() => null);
+        const urls =
+          dto.response_format === 'url'
+            ? await this.store(caller.teamId, result, baseUrl)
+            : result.images.map(() => null);
         return { result, urls, cost: exactImageCost(model, result) };
       },
       charge: ({ result, cost }) => {
@@ -88,22 +107,41 @@ export class ImagesService implements OnModuleInit, OnModuleDestroy {
             apiKeyId: caller.apiKeyId,
             promptTokens: u ? u.text_input_tokens + u.image_input_tokens : 0,
             completionTokens: u ? u.output_tokens : 0,
-            breakdown: { n: req.n, images: result.images.length, size: result.size, quality: result.quality, basis: cost.basis, image_micro: cost.imageMicro, input_micro: cost.inputMicro },
+            breakdown: {
+              n: req.n,
+              images: result.images.length,
+              size: result.size,
+              quality: result.quality,
+              basis: cost.basis,
+              image_micro: cost.imageMicro,
+              input_micro: cost.inputMicro,
+            },
           },
         };
       },
     });
     const { result, urls, cost } = g;
     const settled = { chargedMicro: charged?.chargedMicro ?? 0 };
-    this.log.log(`images: ${model.key} n=${result.images.length} ${result.size}/${result.quality} charged ${settled.chargedMicro} µRUB (${cost.basis})`);
-    return { model, result, cost: { ...cost, totalMicro: settled.chargedMicro }, urls, created: Math.floor(this.clock.now() / 1000) };
+    this.log.log(
+      `images: ${model.key} n=${result.images.length} ${result.size}/${result.quality} charged ${settled.chargedMicro} µRUB (${cost.basis})`,
+    );
+    return {
+      model,
+      result,
+      cost: { ...cost, totalMicro: settled.chargedMicro },
+      urls,
+      created: Math.floor(this.clock.now() / 1000),
+    };
   }
 
   toOpenAi(g: ImageGeneration): ImagesResponseDto {
     const u = g.result.usage;
     return {
       created: g.created,
-      data: g.result.images.map((img, i) => ({ ...(g.urls[i] ? { url: g.urls[i]! } : { b64_json: img.b64 }), ...(img.revised_prompt ? { revised_prompt: img.revised_prompt } : {}) })),
+      data: g.result.images.map((img, i) => ({
+        ...(g.urls[i] ? { url: g.urls[i]! } : { b64_json: img.b64 }),
+        ...(img.revised_prompt ? { revised_prompt: img.revised_prompt } : {}),
+      })),
       size: g.result.size,
       quality: g.result.quality,
       output_format: g.result.output_format,
@@ -125,18 +163,39 @@ export class ImagesService implements OnModuleInit, OnModuleDestroy {
     const u = g.result.usage;
     const spec = g.model.image!;
     return {
-      images: g.result.images.map((img, i) => ({ ...(g.urls[i] ? { url: g.urls[i]! } : { b64_json: img.b64 }), ...(img.revised_prompt ? { revised_prompt: img.revised_prompt } : {}) })),
-      usage: { images: g.result.images.length, input_tokens: u ? u.text_input_tokens + u.image_input_tokens : 0, output_tokens: u ? u.output_tokens : 0 },
-      cost: { image_cost_rub: microToRub(g.cost.imageMicro), input_cost_rub: microToRub(g.cost.inputMicro), total_cost_rub: microToRub(g.cost.totalMicro), currency: 'RUB' },
+      images: g.result.images.map((img, i) => ({
+        ...(g.urls[i] ? { url: g.urls[i]! } : { b64_json: img.b64 }),
+        ...(img.revised_prompt ? { revised_prompt: img.revised_prompt } : {}),
+      })),
+      usage: {
+        images: g.result.images.length,
+        input_tokens: u ? u.text_input_tokens + u.image_input_tokens : 0,
+        output_tokens: u ? u.output_tokens : 0,
+      },
+      cost: {
+        image_cost_rub: microToRub(g.cost.imageMicro),
+        input_cost_rub: microToRub(g.cost.inputMicro),
+        total_cost_rub: microToRub(g.cost.totalMicro),
+        currency: 'RUB',
+      },
       model: { model: g.model.key, sizes: spec.sizes, qualities: spec.qualities },
     };
   }
 
   /** A stored image for a signed link: 403 for a bad or expired signature, 404 when it is gone. */
-  async readLinked(id: string, expires: string | undefined, sig: string | undefined): Promise<{ mime: string; bytes: Buffer }> {
+  async readLinked(
+    id: string,
+    expires: string | undefined,
+    sig: string | undefined,
+  ): Promise<{ mime: string; bytes: Buffer }> {
     const check = checkImageLink(await this.linkSecret(), id, expires, sig, this.clock.now());
-    if (check === 'invalid') throw ApiError.forbidden('The image link signature is missing or invalid.', 'invalid_signature');
-    if (check === 'expired') throw ApiError.forbidden('The image link has expired; generate the image again or ask for b64_json.', 'link_expired');
+    if (check === 'invalid')
+      throw ApiError.forbidden('The image link signature is missing or invalid.', 'invalid_signature');
+    if (check === 'expired')
+      throw ApiError.forbidden(
+        'The image link has expired; generate the image again or ask for b64_json.',
+        'link_expired',
+      );
     const row = await this.files.findById(id);
     if (!row || row.expiresAt <= this.clock.now()) throw ApiError.notFound('No such image.', 'not_found');
     return { mime: row.mime, bytes: Buffer.isBuffer(row.bytes) ? row.bytes : Buffer.from(row.bytes) };
@@ -153,12 +212,22 @@ export class ImagesService implements OnModuleInit, OnModuleDestroy {
     const expiresAt = now + this.config.imageUrlTtlMs;
     const rows: ImageFileEntity[] = result.images.map((img) => {
       const bytes = Buffer.from(img.b64, 'base64');
-      return { id: `img_${randomUUID().replace(/-/g, '')}`, teamId, mime: img.mime, byteSize: bytes.length, bytes, createdAt: now, expiresAt };
+      return {
+        id: `img_${randomUUID().replace(/-/g, '')}`,
+        teamId,
+        mime: img.mime,
+        byteSize: bytes.length,
+        bytes,
+        createdAt: now,
+        expiresAt,
+      };
     });
     await this.files.insertMany(rows);
     const secret = await this.linkSecret();
     const base = (this.config.publicBaseUrl ?? baseUrl).replace(/\/+$/, '');
-    return rows.map((r) => `${base}/v1/images/files/${r.id}?expires=${expiresAt}&sig=${signImageLink(secret, r.id, expiresAt)}`);
+    return rows.map(
+      (r) => `${base}/v1/images/files/${r.id}?expires=${expiresAt}&sig=${signImageLink(secret, r.id, expiresAt)}`,
+    );
   }
 
   private linkSecret(): Promise<string> {

@@ -1,4 +1,16 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Res, UploadedFile, UseInterceptors } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  Post,
+  Query,
+  Res,
+  UploadedFile,
+  UseInterceptors,
+} from '@nestjs/common';
 import { FileInterceptor } from '@nestjs/platform-express';
 import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
@@ -7,7 +19,8 @@ import { FileDeletedDto, FileListDto, FileListQueryDto, FileObjectDto, UploadFil
 import { FilesService, MAX_FILE_BYTES, UploadedBytes } from './files.service';
 
 /** Multipart upload into memory, one file, at most 10 MB (+1 byte so the service can name the limit). */
-export const uploadInterceptor = () => FileInterceptor('file', { limits: { fileSize: MAX_FILE_BYTES + 1, files: 1, fields: 10, fieldSize: 64 * 1024 } });
+export const uploadInterceptor = () =>
+  FileInterceptor('file', { limits: { fileSize: MAX_FILE_BYTES + 1, files: 1, fields: 10, fieldSize: 64 * 1024 } });
 
 @ApiTags('Files')
 @ApiKeyAuth()
@@ -22,7 +35,11 @@ export class FilesController {
   @ApiBody({ type: UploadFileDto })
   @ApiOperation({ summary: 'Upload a file (OpenAI-compatible; multipart `file` + `purpose`)' })
   @ApiOkResponse({ type: FileObjectDto })
-  upload(@CurrentCaller() caller: Caller, @UploadedFile() file: UploadedBytes | undefined, @Body() body: UploadFileDto): Promise<FileObjectDto> {
+  upload(
+    @CurrentCaller() caller: Caller,
+    @UploadedFile() file: UploadedBytes | undefined,
+    @Body() body: UploadFileDto,
+  ): Promise<FileObjectDto> {
     return this.files.upload(caller, file, body.purpose);
   }
 

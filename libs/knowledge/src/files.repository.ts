@@ -26,7 +26,11 @@ export class FilesRepository {
   }
 
   async content(teamId: string, id: string): Promise<Buffer | null> {
-    const row = await this.files.createQueryBuilder('f').addSelect('f.bytes').where('f.team_id = :teamId AND f.id = :id', { teamId, id }).getOne();
+    const row = await this.files
+      .createQueryBuilder('f')
+      .addSelect('f.bytes')
+      .where('f.team_id = :teamId AND f.id = :id', { teamId, id })
+      .getOne();
     return row ? Buffer.from(row.bytes) : null;
   }
 

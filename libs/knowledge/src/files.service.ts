@@ -20,8 +20,12 @@ export function newFileId(): string {
 
 /** A file name as stored: the base name only, no control characters, at most 255 characters. */
 export function cleanFilename(name: string): string {
-  // eslint-disable-next-line no-control-regex
-  const base = name.split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  const base = name
+    .split(/[\\/]/)
+    .pop()!
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .trim();
   return (base || 'upload').slice(0, 255);
 }
 
@@ -54,9 +58,11 @@ export class FilesService {
 
   /** Stores bytes as a file of the team (also used by knowledge-base documents and links). */
   async store(teamId: string, file: UploadedBytes | undefined, purpose: string): Promise<FileRow> {
-    if (!file || !Buffer.isBuffer(file.buffer)) throw ApiError.badRequest('A multipart field "file" is required.', 'file');
+    if (!file || !Buffer.isBuffer(file.buffer))
+      throw ApiError.badRequest('A multipart field "file" is required.', 'file');
     if (file.buffer.length === 0) throw ApiError.badRequest('The file is empty.', 'file');
-    if (file.buffer.length > MAX_FILE_BYTES) throw ApiError.tooLarge(`The file is ${file.buffer.length} bytes; files are limited to 10 MB.`, 'file');
+    if (file.buffer.length > MAX_FILE_BYTES)
+      throw ApiError.tooLarge(`The file is ${file.buffer.length} bytes; files are limited to 10 MB.`, 'file');
     const row = {
       id: newFileId(),
       teamId,
@@ -75,9 +81,20 @@ export class FilesService {
 
   async list(caller: Caller, q: FileListQueryDto): Promise<FileListDto> {
     const limit = q.limit ?? 10_000;
-    const rows = await this.files.list(caller.teamId, { after: q.after, limit, order: q.order ?? 'desc', purpose: q.purpose });
+    const rows = await this.files.list(caller.teamId, {
+      after: q.after,
+      limit,
+      order: q.order ?? 'desc',
+      purpose: q.purpose,
+    });
     const page = rows.slice(0, limit).map(toFileObject);
-    return { object: 'list', data: page, has_more: rows.length > limit, first_id: page[0]?.id ?? null, last_id: page[page.length - 1]?.id ?? null };
+    return {
+      object: 'list',
+      data: page,
+      has_more: rows.length > limit,
+      first_id: page[0]?.id ?? null,
+      last_id: page[page.length - 1]?.id ?? null,
+    };
   }
 
   async get(caller: Caller, id: string): Promise<FileObjectDto> {
@@ -112,13 +129,23 @@ export class FilesService {
 
   /** Overwrites the bytes of the team's file (a project material whose text changed). */
   async replaceBytes(teamId: string, id: string, filename: string, mime: string, bytes: Buffer): Promise<void> {
-    if (bytes.length > MAX_FILE_BYTES) throw ApiError.tooLarge(`The content is ${bytes.length} bytes; files are limited to 10 MB.`, 'file');
+    if (bytes.length > MAX_FILE_BYTES)
+      throw ApiError.tooLarge(`The content is ${bytes.length} bytes; files are limited to 10 MB.`, 'file');
     const row = await this.require(teamId, id);
-    await this.files.replace({ ...row, filename, mime, byteSize: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex'), bytes, createdAt: row.createdAt });
+    await this.files.replace({
+      ...row,
+      filename,
+      mime,
+      byteSize: bytes.length,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+      bytes,
+      createdAt: row.createdAt,
+    });
   }
 
   async delete(caller: Caller, id: string): Promise<FileDeletedDto> {
-    if (!(await this.files.delete(caller.teamId, id))) throw ApiError.notFound(`No such file: ${id}`, 'file_not_found', 'file_id');
+    if (!(await this.files.delete(caller.teamId, id)))
+      throw ApiError.notFound(`No such file: ${id}`, 'file_not_found', 'file_id');
     return { id, object: 'file', deleted: true };
   }
 }

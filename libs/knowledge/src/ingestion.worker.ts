@@ -101,7 +101,10 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
   async runOne(): Promise<boolean> {
     const job = await this.repo.claimJob(this.owner, this.clock.now(), LEASE_MS);
     if (!job) return false;
-    const renew = setInterval(() => void this.repo.extendLease(Number(job.id), this.owner, this.clock.now() + LEASE_MS).catch(() => undefined), LEASE_MS / 3);
+    const renew = setInterval(
+      () => void this.repo.extendLease(Number(job.id), this.owner, this.clock.now() + LEASE_MS).catch(() => undefined),
+      LEASE_MS / 3,
+    );
     renew.unref();
     try {
       await this.process(job);
@@ -120,7 +123,8 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
     let message = err instanceof Error ? err.message : String(err);
     if (err instanceof PermanentFailure || err instanceof ExtractionError) code = err.code;
     else if (err instanceof ApiError && err.status === 402) code = 'insufficient_quota';
-    else if (err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 429) code = err.code ?? 'invalid_request';
+    else if (err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 429)
+      code = err.code ?? 'invalid_request';
     else if (job.attempts >= MAX_ATTEMPTS) {
       code = 'server_error';
       message = `Gave up after ${job.attempts} attempts: ${message}`;
@@ -131,7 +135,9 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
       return;
     }
     const delay = Math.min(60_000, 1000 * 2 ** (job.attempts - 1));
-    this.log.warn(`ingest ${job.vectorStoreId}/${job.documentId}: attempt ${job.attempts} failed (${message}); retrying in ${delay} ms`);
+    this.log.warn(
+      `ingest ${job.vectorStoreId}/${job.documentId}: attempt ${job.attempts} failed (${message}); retrying in ${delay} ms`,
+    );
     await this.repo.retryJob(id, now + delay, message, now);
   }
 
@@ -148,20 +154,44 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
     const contentHash = createHash('sha256').update(bytes).digest('hex');
     if (doc.kind === 'link' && doc.contentHash === contentHash && doc.lastErrorCode === null && doc.chunkCount > 0) {
       // refresh of unchanged content: nothing to re-embed
-      await this.repo.swapChunks(doc.vectorStoreId, doc.id, await this.keepChunks(doc), { status: 'completed', finalUrl, updatedAt: this.clock.now() }, Number(job.id));
+      await this.repo.swapChunks(
+        doc.vectorStoreId,
+        doc.id,
+        await this.keepChunks(doc),
+        { status: 'completed', finalUrl, updatedAt: this.clock.now() },
+        Number(job.id),
+      );
       this.log.log(`ingest ${doc.vectorStoreId}/${doc.id}: link unchanged, kept ${doc.chunkCount} chunks`);
       return;
     }
     const extracted = await this.parser.extract(bytes, { filename, mime });
     const title = extracted.title ?? doc.title ?? filename;
     if (extracted.kind === 'image') {
-      await this.repo.swapChunks(doc.vectorStoreId, doc.id, [], { status: 'completed', title, pages: 0, tokens: 0, chunkCount: 0, usageBytes: bytes.length, contentHash, finalUrl, updatedAt: this.clock.now() }, Number(job.id));
+      await this.repo.swapChunks(
+        doc.vectorStoreId,
+        doc.id,
+        [],
+        {
+          status: 'completed',
+          title,
+          pages: 0,
+          tokens: 0,
+          chunkCount: 0,
+          usageBytes: bytes.length,
+          contentHash,
+          finalUrl,
+          updatedAt: this.clock.now(),
+        },
+        Number(job.id),
+      );
       this.log.log(`ingest ${doc.vectorStoreId}/${doc.id}: image stored (not embedded)`);
       return;
     }
     const chunks = this.parser.chunk(extracted, decodeChunking(doc.chunking));
     if (chunks.length === 0) throw new ExtractionError('empty_document', 'The document holds no text to index.');
-    this.log.log(`ingest ${doc.vectorStoreId}/${doc.id}: ${extracted.kind}, ${extracted.pages.length} page(s), ${chunks.length} chunk(s)`);
+    this.log.log(
+      `ingest ${doc.vectorStoreId}/${doc.id}: ${extracted.kind}, ${extracted.pages.length} page(s), ${chunks.length} chunk(s)`,
+    );
 
     const vectors = await this.embed(doc, store.embeddingModel, store.dimensions, chunks);
     const rows: NewChunk[] = chunks.map((c) => ({ ...c, embedding: vectors.get(c.contentHash)! }));
@@ -171,10 +201,24 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
       doc.vectorStoreId,
       doc.id,
       rows,
-      { status: 'completed', title: title.slice(0, 512), pages: extracted.pages.length, tokens, chunkCount: rows.length, usageBytes, contentHash, finalUrl, lastErrorCode: null, lastErrorMessage: null, updatedAt: this.clock.now() },
+      {
+        status: 'completed',
+        title: title.slice(0, 512),
+        pages: extracted.pages.length,
+        tokens,
+        chunkCount: rows.length,
+        usageBytes,
+        contentHash,
+        finalUrl,
+        lastErrorCode: null,
+        lastErrorMessage: null,
+        updatedAt: this.clock.now(),
+      },
       Number(job.id),
     );
-    this.log.log(`ingest ${doc.vectorStoreId}/${doc.id}: ${ok ? 'completed' : 'dropped (document deleted meanwhile)'} in ${this.clock.now() - started} ms`);
+    this.log.log(
+      `ingest ${doc.vectorStoreId}/${doc.id}: ${ok ? 'completed' : 'dropped (document deleted meanwhile)'} in ${this.clock.now() - started} ms`,
+    );
   }
 
   /** Chunks of an unchanged document, re-inserted as they are (the swap is the one place that writes chunks). */
@@ -185,22 +229,37 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
     const byId = new Map(full.map((c) => [Number(c.id), c]));
     return mine.map((r) => {
       const c = byId.get(r.id)!;
-      return { ordinal: c.ordinal, page: c.page, text: c.text, tokens: c.tokens, contentHash: c.contentHash, embedding: r.embedding };
+      return {
+        ordinal: c.ordinal,
+        page: c.page,
+        text: c.text,
+        tokens: c.tokens,
+        contentHash: c.contentHash,
+        embedding: r.embedding,
+      };
     });
   }
 
-  private async load(doc: KbDocumentEntity): Promise<{ bytes: Buffer; filename: string; mime: string; finalUrl: string | null }> {
+  private async load(
+    doc: KbDocumentEntity,
+  ): Promise<{ bytes: Buffer; filename: string; mime: string; finalUrl: string | null }> {
     if (doc.kind !== 'link') {
       const bytes = await this.files.content(doc.teamId, doc.id);
       if (!bytes) throw new PermanentFailure('file_not_found', 'The file of this document was deleted.');
       const meta = await this.files.findOwned(doc.teamId, doc.id);
-      return { bytes, filename: meta?.filename ?? doc.id, mime: meta?.mime ?? 'application/octet-stream', finalUrl: null };
+      return {
+        bytes,
+        filename: meta?.filename ?? doc.id,
+        mime: meta?.mime ?? 'application/octet-stream',
+        finalUrl: null,
+      };
     }
     let res;
     try {
       res = await this.fetcher.fetch(doc.url!, { maxBytes: MAX_FILE_BYTES, timeoutMs: LINK_TIMEOUT_MS });
     } catch (err) {
-      if (err instanceof SafeFetchError && err.code !== 'network' && err.code !== 'timeout') throw new PermanentFailure(`link_${err.code}`, `The link could not be fetched: ${err.message}`);
+      if (err instanceof SafeFetchError && err.code !== 'network' && err.code !== 'timeout')
+        throw new PermanentFailure(`link_${err.code}`, `The link could not be fetched: ${err.message}`);
       throw err;
     }
     const name = new URL(res.finalUrl).pathname.split('/').pop() || 'index.html';
@@ -223,7 +282,12 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
    * Vectors by content hash: reused from this knowledge base when the same text was embedded before,
    * else embedded now, the tokens billed to the team (reserve → embed → settle; release on failure).
    */
-  private async embed(doc: KbDocumentEntity, modelKey: string, dimensions: number, chunks: { contentHash: string; text: string; tokens: number }[]): Promise<Map<string, Buffer>> {
+  private async embed(
+    doc: KbDocumentEntity,
+    modelKey: string,
+    dimensions: number,
+    chunks: { contentHash: string; text: string; tokens: number }[],
+  ): Promise<Map<string, Buffer>> {
     const vectors = await this.repo.embeddingsByHash(doc.vectorStoreId, [...new Set(chunks.map((c) => c.contentHash))]);
     const todo = new Map<string, { text: string; tokens: number }>();
     for (const c of chunks) if (!vectors.has(c.contentHash) && !todo.has(c.contentHash)) todo.set(c.contentHash, c);
@@ -235,8 +299,18 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
     const { result } = await this.billing.meter({
       teamId: doc.teamId,
       requestId: `ingest-${doc.id}-${this.clock.now()}`,
-      holdMicro: this.pricing.inputHoldMicro(model.pricing, counts.reduce((a, b) => a + b, 0)),
-      run: () => this.embeddings.embed(model, texts, model.dimensions === dimensions ? undefined : dimensions, undefined, counts),
+      holdMicro: this.pricing.inputHoldMicro(
+        model.pricing,
+        counts.reduce((a, b) => a + b, 0),
+      ),
+      run: () =>
+        this.embeddings.embed(
+          model,
+          texts,
+          model.dimensions === dimensions ? undefined : dimensions,
+          undefined,
+          counts,
+        ),
       charge: (r) => ({
         costMicro: this.pricing.inputMicro(model.pricing, r.tokens),
         details: {
@@ -245,12 +319,19 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
           apiKeyId: null,
           promptTokens: r.tokens,
           completionTokens: 0,
-          breakdown: { vector_store_id: doc.vectorStoreId, document_id: doc.id, chunks_embedded: texts.length, chunks_reused: chunks.length - texts.length },
+          breakdown: {
+            vector_store_id: doc.vectorStoreId,
+            document_id: doc.id,
+            chunks_embedded: texts.length,
+            chunks_reused: chunks.length - texts.length,
+          },
         },
       }),
     });
     items.forEach(([hash], i) => vectors.set(hash, encodeVector(result.vectors[i])));
-    this.log.log(`ingest ${doc.vectorStoreId}/${doc.id}: embedded ${texts.length} chunk(s), ${result.tokens} tokens (${model.key})`);
+    this.log.log(
+      `ingest ${doc.vectorStoreId}/${doc.id}: embedded ${texts.length} chunk(s), ${result.tokens} tokens (${model.key})`,
+    );
     return vectors;
   }
 }

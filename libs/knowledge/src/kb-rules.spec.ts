@@ -1,5 +1,13 @@
 import { keywordTerms, reciprocalRankFusion } from '@app/retrieval';
-import { AUTO_CHUNKING, decodeChunking, encodeChunking, matchesFilter, parseAttributes, parseChunkingStrategy, parseFilter } from './kb-rules';
+import {
+  AUTO_CHUNKING,
+  decodeChunking,
+  encodeChunking,
+  matchesFilter,
+  parseAttributes,
+  parseChunkingStrategy,
+  parseFilter,
+} from './kb-rules';
 
 const param = (fn: () => unknown): string | null => {
   try {
@@ -14,14 +22,31 @@ describe('chunking strategy', () => {
   it('auto is 800 / 400; static is validated (100–4096, overlap ≤ half)', () => {
     expect(parseChunkingStrategy(undefined)).toEqual(AUTO_CHUNKING);
     expect(parseChunkingStrategy({ type: 'auto' })).toEqual({ type: 'auto', maxTokens: 800, overlapTokens: 400 });
-    expect(parseChunkingStrategy({ type: 'static', static: { max_chunk_size_tokens: 100, chunk_overlap_tokens: 50 } })).toEqual({ type: 'static', maxTokens: 100, overlapTokens: 50 });
-    expect(param(() => parseChunkingStrategy({ type: 'static', static: { max_chunk_size_tokens: 99, chunk_overlap_tokens: 0 } }))).toBe('chunking_strategy.static.max_chunk_size_tokens');
-    expect(param(() => parseChunkingStrategy({ type: 'static', static: { max_chunk_size_tokens: 4097, chunk_overlap_tokens: 0 } }))).toBe('chunking_strategy.static.max_chunk_size_tokens');
-    expect(param(() => parseChunkingStrategy({ type: 'static', static: { max_chunk_size_tokens: 100, chunk_overlap_tokens: 51 } }))).toBe('chunking_strategy.static.chunk_overlap_tokens');
+    expect(
+      parseChunkingStrategy({ type: 'static', static: { max_chunk_size_tokens: 100, chunk_overlap_tokens: 50 } }),
+    ).toEqual({ type: 'static', maxTokens: 100, overlapTokens: 50 });
+    expect(
+      param(() =>
+        parseChunkingStrategy({ type: 'static', static: { max_chunk_size_tokens: 99, chunk_overlap_tokens: 0 } }),
+      ),
+    ).toBe('chunking_strategy.static.max_chunk_size_tokens');
+    expect(
+      param(() =>
+        parseChunkingStrategy({ type: 'static', static: { max_chunk_size_tokens: 4097, chunk_overlap_tokens: 0 } }),
+      ),
+    ).toBe('chunking_strategy.static.max_chunk_size_tokens');
+    expect(
+      param(() =>
+        parseChunkingStrategy({ type: 'static', static: { max_chunk_size_tokens: 100, chunk_overlap_tokens: 51 } }),
+      ),
+    ).toBe('chunking_strategy.static.chunk_overlap_tokens');
     expect(param(() => parseChunkingStrategy({ type: 'other' }))).toBe('chunking_strategy.type');
   });
   it('round-trips through its stored form', () => {
-    const s = parseChunkingStrategy({ type: 'static', static: { max_chunk_size_tokens: 512, chunk_overlap_tokens: 128 } });
+    const s = parseChunkingStrategy({
+      type: 'static',
+      static: { max_chunk_size_tokens: 512, chunk_overlap_tokens: 128 },
+    });
     expect(decodeChunking(encodeChunking(s))).toEqual(s);
     expect(decodeChunking(encodeChunking(AUTO_CHUNKING))).toEqual(AUTO_CHUNKING);
   });
@@ -30,7 +55,11 @@ describe('chunking strategy', () => {
 describe('attributes', () => {
   it('≤ 16 keys; strings ≤ 512; numbers and booleans unless strings only', () => {
     expect(parseAttributes({ a: 'x', b: 2, c: true }, 'attributes')).toEqual({ a: 'x', b: 2, c: true });
-    expect(param(() => parseAttributes(Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, 'v'])), 'attributes'))).toBe('attributes');
+    expect(
+      param(() =>
+        parseAttributes(Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, 'v'])), 'attributes'),
+      ),
+    ).toBe('attributes');
     expect(param(() => parseAttributes({ a: 'x'.repeat(513) }, 'attributes'))).toBe('attributes.a');
     expect(param(() => parseAttributes({ a: 1 }, 'metadata', { stringsOnly: true }))).toBe('metadata.a');
     expect(param(() => parseAttributes({ a: { nested: 1 } }, 'attributes'))).toBe('attributes.a');
@@ -54,7 +83,19 @@ describe('filters', () => {
     expect(matchesFilter(parseFilter({ type: 'eq', key: 'draft', value: false }), attrs)).toBe(true);
   });
   it('compound and / or nest', () => {
-    const f = parseFilter({ type: 'or', filters: [{ type: 'eq', key: 'lang', value: 'de' }, { type: 'and', filters: [{ type: 'eq', key: 'lang', value: 'en' }, { type: 'gte', key: 'year', value: 2024 }] }] });
+    const f = parseFilter({
+      type: 'or',
+      filters: [
+        { type: 'eq', key: 'lang', value: 'de' },
+        {
+          type: 'and',
+          filters: [
+            { type: 'eq', key: 'lang', value: 'en' },
+            { type: 'gte', key: 'year', value: 2024 },
+          ],
+        },
+      ],
+    });
     expect(matchesFilter(f, attrs)).toBe(true);
     expect(matchesFilter(f, { ...attrs, year: 2020 })).toBe(false);
     expect(matchesFilter(null, null)).toBe(true);
@@ -63,7 +104,9 @@ describe('filters', () => {
     expect(param(() => parseFilter({ type: 'eq', key: 'a' }))).toBe('filters.value');
     expect(param(() => parseFilter({ type: 'in', key: 'a', value: 'x' }))).toBe('filters.value');
     expect(param(() => parseFilter({ type: 'regex', key: 'a', value: 'x' }))).toBe('filters.type');
-    expect(param(() => parseFilter({ type: 'and', filters: [{ type: 'eq', key: '', value: 1 }] }))).toBe('filters.filters[0].key');
+    expect(param(() => parseFilter({ type: 'and', filters: [{ type: 'eq', key: '', value: 1 }] }))).toBe(
+      'filters.filters[0].key',
+    );
     let deep: unknown = { type: 'eq', key: 'a', value: 1 };
     for (let i = 0; i < 10; i++) deep = { type: 'and', filters: [deep] };
     expect(param(() => parseFilter(deep))).toMatch(/^filters/);
@@ -81,6 +124,12 @@ describe('reciprocal rank fusion', () => {
     expect(fused[3].score).toBeCloseTo(1 / 63, 12);
   });
   it('keyword terms: words of ≥ 2 letters or digits, lower-cased, distinct', () => {
-    expect(keywordTerms('Reset the Password, reset! a 42 пароль')).toEqual(['reset', 'the', 'password', '42', 'пароль']);
+    expect(keywordTerms('Reset the Password, reset! a 42 пароль')).toEqual([
+      'reset',
+      'the',
+      'password',
+      '42',
+      'пароль',
+    ]);
   });
 });

@@ -20,7 +20,11 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 export function parseChunkingStrategy(raw: unknown, param = 'chunking_strategy'): Chunking {
   if (raw === undefined || raw === null) return AUTO_CHUNKING;
-  if (!isObject(raw)) throw ApiError.badRequest(`${param} must be an object: {"type":"auto"} or {"type":"static","static":{...}}.`, param);
+  if (!isObject(raw))
+    throw ApiError.badRequest(
+      `${param} must be an object: {"type":"auto"} or {"type":"static","static":{...}}.`,
+      param,
+    );
   if (raw.type === 'auto') return AUTO_CHUNKING;
   if (raw.type !== 'static') throw ApiError.badRequest(`${param}.type must be "auto" or "static".`, `${param}.type`);
   const s = raw.static;
@@ -28,10 +32,16 @@ export function parseChunkingStrategy(raw: unknown, param = 'chunking_strategy')
   const max = s.max_chunk_size_tokens;
   const overlap = s.chunk_overlap_tokens;
   if (typeof max !== 'number' || !Number.isInteger(max) || max < 100 || max > 4096) {
-    throw ApiError.badRequest(`${param}.static.max_chunk_size_tokens must be an integer from 100 to 4096.`, `${param}.static.max_chunk_size_tokens`);
+    throw ApiError.badRequest(
+      `${param}.static.max_chunk_size_tokens must be an integer from 100 to 4096.`,
+      `${param}.static.max_chunk_size_tokens`,
+    );
   }
   if (typeof overlap !== 'number' || !Number.isInteger(overlap) || overlap < 0 || overlap > max / 2) {
-    throw ApiError.badRequest(`${param}.static.chunk_overlap_tokens must be an integer from 0 to half of max_chunk_size_tokens (${Math.floor(max / 2)}).`, `${param}.static.chunk_overlap_tokens`);
+    throw ApiError.badRequest(
+      `${param}.static.chunk_overlap_tokens must be an integer from 0 to half of max_chunk_size_tokens (${Math.floor(max / 2)}).`,
+      `${param}.static.chunk_overlap_tokens`,
+    );
   }
   return { type: 'static', maxTokens: max, overlapTokens: overlap };
 }
@@ -63,7 +73,10 @@ export function splitMessages(text: string): string[] {
 }
 
 /** The wire form OpenAI returns on a vector store file (auto is reported as its static values). */
-export function chunkingObject(c: Chunking): { type: 'static'; static: { max_chunk_size_tokens: number; chunk_overlap_tokens: number } } {
+export function chunkingObject(c: Chunking): {
+  type: 'static';
+  static: { max_chunk_size_tokens: number; chunk_overlap_tokens: number };
+} {
   return { type: 'static', static: { max_chunk_size_tokens: c.maxTokens, chunk_overlap_tokens: c.overlapTokens } };
 }
 
@@ -80,12 +93,16 @@ export function parseAttributes(raw: unknown, param: string, opts: { stringsOnly
   if (keys.length > 16) throw ApiError.badRequest(`${param} may hold at most 16 keys.`, param);
   const out: Attributes = {};
   for (const k of keys) {
-    if (k.length === 0 || k.length > 64) throw ApiError.badRequest(`${param} keys must be 1–64 characters.`, `${param}.${k.slice(0, 64)}`);
+    if (k.length === 0 || k.length > 64)
+      throw ApiError.badRequest(`${param} keys must be 1–64 characters.`, `${param}.${k.slice(0, 64)}`);
     const v = raw[k];
     if (typeof v === 'string') {
       if (v.length > 512) throw ApiError.badRequest(`${param}.${k} must be at most 512 characters.`, `${param}.${k}`);
     } else if (opts.stringsOnly || !((typeof v === 'number' && Number.isFinite(v)) || typeof v === 'boolean')) {
-      throw ApiError.badRequest(`${param}.${k} must be a ${opts.stringsOnly ? 'string' : 'string, number or boolean'}.`, `${param}.${k}`);
+      throw ApiError.badRequest(
+        `${param}.${k} must be a ${opts.stringsOnly ? 'string' : 'string, number or boolean'}.`,
+        `${param}.${k}`,
+      );
     }
     out[k] = v as AttributeValue;
   }
@@ -113,14 +130,22 @@ export function parseFilter(raw: unknown, param = 'filters', depth = 0): Filter 
     return { type: raw.type, filters: raw.filters.map((f, i) => parseFilter(f, `${param}.filters[${i}]`, depth + 1)!) };
   }
   if (typeof raw.type !== 'string' || !COMPARISONS.has(raw.type)) {
-    throw ApiError.badRequest(`${param}.type must be one of eq, ne, gt, gte, lt, lte, in, nin, and, or.`, `${param}.type`);
+    throw ApiError.badRequest(
+      `${param}.type must be one of eq, ne, gt, gte, lt, lte, in, nin, and, or.`,
+      `${param}.type`,
+    );
   }
-  if (typeof raw.key !== 'string' || raw.key === '') throw ApiError.badRequest(`${param}.key must be a non-empty string.`, `${param}.key`);
-  const scalar = (v: unknown) => typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
+  if (typeof raw.key !== 'string' || raw.key === '')
+    throw ApiError.badRequest(`${param}.key must be a non-empty string.`, `${param}.key`);
+  const scalar = (v: unknown) =>
+    typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
   const op = raw.type as ComparisonOp;
   if (op === 'in' || op === 'nin') {
     if (!Array.isArray(raw.value) || raw.value.length === 0 || !raw.value.every(scalar)) {
-      throw ApiError.badRequest(`${param}.value must be a non-empty list of strings, numbers or booleans for "${op}".`, `${param}.value`);
+      throw ApiError.badRequest(
+        `${param}.value must be a non-empty list of strings, numbers or booleans for "${op}".`,
+        `${param}.value`,
+      );
     }
   } else if (!scalar(raw.value)) {
     throw ApiError.badRequest(`${param}.value must be a string, number or boolean.`, `${param}.value`);
@@ -131,7 +156,10 @@ export function parseFilter(raw: unknown, param = 'filters', depth = 0): Filter 
 /** Does a document's attributes satisfy the filter? A missing key satisfies only ne / nin. */
 export function matchesFilter(filter: Filter | null, attrs: Attributes | null): boolean {
   if (!filter) return true;
-  if ('filters' in filter) return filter.type === 'and' ? filter.filters.every((f) => matchesFilter(f, attrs)) : filter.filters.some((f) => matchesFilter(f, attrs));
+  if ('filters' in filter)
+    return filter.type === 'and'
+      ? filter.filters.every((f) => matchesFilter(f, attrs))
+      : filter.filters.some((f) => matchesFilter(f, attrs));
   return compare(filter, attrs);
 }
 

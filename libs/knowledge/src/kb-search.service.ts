@@ -58,7 +58,13 @@ export class KbSearchService {
     this.cache = new VectorIndexCache(config.kbVectorCacheBytes);
   }
 
-  async search(caller: Caller, store: VectorStoreEntity, input: SearchInput, requestId: string, endpoint: string): Promise<SearchOutcome> {
+  async search(
+    caller: Caller,
+    store: VectorStoreEntity,
+    input: SearchInput,
+    requestId: string,
+    endpoint: string,
+  ): Promise<SearchOutcome> {
     const started = performance.now();
     const model = this.catalog.require(store.embeddingModel, 'embedding');
     const queries = input.queries.map((q) => q.trim()).filter(Boolean);
@@ -68,11 +74,28 @@ export class KbSearchService {
       teamId: caller.teamId,
       caller,
       requestId,
-      holdMicro: this.pricing.inputHoldMicro(model.pricing, counts.reduce((a, b) => a + b, 0)),
-      run: () => this.embeddings.embed(model, queries, model.dimensions === store.dimensions ? undefined : store.dimensions, undefined, counts),
+      holdMicro: this.pricing.inputHoldMicro(
+        model.pricing,
+        counts.reduce((a, b) => a + b, 0),
+      ),
+      run: () =>
+        this.embeddings.embed(
+          model,
+          queries,
+          model.dimensions === store.dimensions ? undefined : store.dimensions,
+          undefined,
+          counts,
+        ),
       charge: (r) => ({
         costMicro: this.pricing.inputMicro(model.pricing, r.tokens),
-        details: { endpoint, model: model.key, apiKeyId: caller.apiKeyId, promptTokens: r.tokens, completionTokens: 0, breakdown: { vector_store_id: store.id, queries: queries.length } },
+        details: {
+          endpoint,
+          model: model.key,
+          apiKeyId: caller.apiKeyId,
+          promptTokens: r.tokens,
+          completionTokens: 0,
+          breakdown: { vector_store_id: store.id, queries: queries.length },
+        },
       }),
     });
     const queryVectors = result.vectors;
@@ -87,7 +110,12 @@ export class KbSearchService {
   }
 
   /** The search engine proper (no billing, no provider): candidates → final cosine → threshold → dedupe → top_k. */
-  async rank(store: VectorStoreEntity, queries: string[], queryVectors: Float32Array[], input: SearchInput): Promise<SearchHit[]> {
+  async rank(
+    store: VectorStoreEntity,
+    queries: string[],
+    queryVectors: Float32Array[],
+    input: SearchInput,
+  ): Promise<SearchHit[]> {
     const index = await this.index(store);
     if (index.size === 0) return [];
     // a chunk's similarity to a multi-part query is its best similarity to any part
@@ -109,7 +137,12 @@ export class KbSearchService {
       .filter((c) => c.score >= input.threshold)
       .sort((a, b) => b.score - a.score || a.id - b.id);
 
-    const docs = new Map((await this.repo.documentsByIds(store.id, [...new Set(candidates.map((c) => c.documentId))])).map((d) => [d.id, d]));
+    const docs = new Map(
+      (await this.repo.documentsByIds(store.id, [...new Set(candidates.map((c) => c.documentId))])).map((d) => [
+        d.id,
+        d,
+      ]),
+    );
     const seen = new Set<string>();
     const kept: typeof candidates = [];
     for (const c of candidates) {
@@ -121,7 +154,9 @@ export class KbSearchService {
       if (kept.length === input.topK) break;
     }
     const chunks = new Map((await this.repo.chunksByIds(kept.map((c) => c.id))).map((c) => [Number(c.id), c]));
-    return kept.filter((c) => chunks.has(c.id)).map((c) => ({ chunk: chunks.get(c.id)!, document: docs.get(c.documentId)!, score: c.score }));
+    return kept
+      .filter((c) => chunks.has(c.id))
+      .map((c) => ({ chunk: chunks.get(c.id)!, document: docs.get(c.documentId)!, score: c.score }));
   }
 
   private async index(store: VectorStoreEntity): Promise<VectorIndex> {
@@ -142,4 +177,3 @@ export class KbSearchService {
     return p;
   }
 }
-

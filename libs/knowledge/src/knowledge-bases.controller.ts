@@ -1,11 +1,46 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, Res, UploadedFile, UseInterceptors } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiExtraModels, ApiOkResponse, ApiOperation, ApiParam, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  Patch,
+  Post,
+  Query,
+  Req,
+  Res,
+  UploadedFile,
+  UseInterceptors,
+} from '@nestjs/common';
+import {
+  ApiBody,
+  ApiConsumes,
+  ApiExtraModels,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { ApiError, firstValidationProblem, microToRub } from '@app/common';
 import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
-import { CreateKnowledgeBaseDto, KbDocumentDto, KbDocumentListDto, KbSearchResponseDto, KnowledgeBaseDto, KnowledgeBaseListDto, KnowledgeBaseSearchDto, LinkDto, TextDocumentDto, UpdateKnowledgeBaseDto, UploadDocumentDto } from './dto/knowledge-bases.dto';
+import {
+  CreateKnowledgeBaseDto,
+  KbDocumentDto,
+  KbDocumentListDto,
+  KbSearchResponseDto,
+  KnowledgeBaseDto,
+  KnowledgeBaseListDto,
+  KnowledgeBaseSearchDto,
+  LinkDto,
+  TextDocumentDto,
+  UpdateKnowledgeBaseDto,
+  UploadDocumentDto,
+} from './dto/knowledge-bases.dto';
 import { PageQueryDto } from './dto/vector-stores.dto';
 import { uploadInterceptor } from './files.controller';
 import { UploadedBytes } from './files.service';
@@ -52,7 +87,11 @@ export class KnowledgeBasesController {
   @Patch(':id')
   @ApiParam(ID)
   @ApiOkResponse({ type: KnowledgeBaseDto })
-  async update(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() dto: UpdateKnowledgeBaseDto): Promise<KnowledgeBaseDto> {
+  async update(
+    @CurrentCaller() caller: Caller,
+    @Param('id') id: string,
+    @Body() dto: UpdateKnowledgeBaseDto,
+  ): Promise<KnowledgeBaseDto> {
     return toKnowledgeBase(await this.kb.updateStore(caller, id, dto));
   }
 
@@ -70,10 +109,21 @@ export class KnowledgeBasesController {
   @UseInterceptors(uploadInterceptor())
   @ApiParam(ID)
   @ApiConsumes('multipart/form-data', 'application/json')
-  @ApiBody({ schema: { oneOf: [{ $ref: getSchemaPath(UploadDocumentDto) }, { $ref: getSchemaPath(TextDocumentDto) }] } })
-  @ApiOperation({ summary: 'Add a document: multipart `file` (+ `metadata` JSON string), or JSON `{name, text, metadata}`. Ingested asynchronously (202).' })
+  @ApiBody({
+    schema: { oneOf: [{ $ref: getSchemaPath(UploadDocumentDto) }, { $ref: getSchemaPath(TextDocumentDto) }] },
+  })
+  @ApiOperation({
+    summary:
+      'Add a document: multipart `file` (+ `metadata` JSON string), or JSON `{name, text, metadata}`. Ingested asynchronously (202).',
+  })
   @ApiOkResponse({ type: KbDocumentDto })
-  async addDocument(@CurrentCaller() caller: Caller, @Param('id') id: string, @UploadedFile() file: UploadedBytes | undefined, @Body() body: Record<string, unknown>, @Req() req: Request): Promise<KbDocumentDto> {
+  async addDocument(
+    @CurrentCaller() caller: Caller,
+    @Param('id') id: string,
+    @UploadedFile() file: UploadedBytes | undefined,
+    @Body() body: Record<string, unknown>,
+    @Req() req: Request,
+  ): Promise<KbDocumentDto> {
     if (req.is('multipart/form-data')) {
       let metadata: unknown;
       if (typeof body.metadata === 'string' && body.metadata !== '') {
@@ -85,7 +135,11 @@ export class KnowledgeBasesController {
       }
       return toDocument(await this.kb.addUpload(caller, id, file, metadata));
     }
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw ApiError.badRequest('The body must be a JSON object {name, text, metadata} (or multipart with a file).', null);
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      throw ApiError.badRequest(
+        'The body must be a JSON object {name, text, metadata} (or multipart with a file).',
+        null,
+      );
     const text = plainToInstance(TextDocumentDto, body);
     const problem = firstValidationProblem(await validate(text, { whitelist: true }));
     if (problem) throw ApiError.badRequest(problem.message, problem.param);
@@ -95,7 +149,11 @@ export class KnowledgeBasesController {
   @Get(':id/documents')
   @ApiParam(ID)
   @ApiOkResponse({ type: KbDocumentListDto })
-  async documents(@CurrentCaller() caller: Caller, @Param('id') id: string, @Query() q: PageQueryDto): Promise<KbDocumentListDto> {
+  async documents(
+    @CurrentCaller() caller: Caller,
+    @Param('id') id: string,
+    @Query() q: PageQueryDto,
+  ): Promise<KbDocumentListDto> {
     const { docs, hasMore } = await this.kb.listDocuments(caller, id, q);
     return { data: docs.map(toDocument), has_more: hasMore };
   }
@@ -104,7 +162,11 @@ export class KnowledgeBasesController {
   @ApiParam(ID)
   @ApiParam({ name: 'doc_id', example: 'file-6f1c2a9b0d3e4f5a6b7c8d9e' })
   @ApiOkResponse({ type: KbDocumentDto })
-  async document(@CurrentCaller() caller: Caller, @Param('id') id: string, @Param('doc_id') docId: string): Promise<KbDocumentDto> {
+  async document(
+    @CurrentCaller() caller: Caller,
+    @Param('id') id: string,
+    @Param('doc_id') docId: string,
+  ): Promise<KbDocumentDto> {
     return toDocument(await this.kb.requireDocument(caller.teamId, id, docId));
   }
 
@@ -112,7 +174,11 @@ export class KnowledgeBasesController {
   @ApiParam(ID)
   @ApiParam({ name: 'doc_id', example: 'file-6f1c2a9b0d3e4f5a6b7c8d9e' })
   @ApiOkResponse({ schema: { example: { id: 'file-6f1c2a9b0d3e4f5a6b7c8d9e', deleted: true } } })
-  async deleteDocument(@CurrentCaller() caller: Caller, @Param('id') id: string, @Param('doc_id') docId: string): Promise<{ id: string; deleted: true }> {
+  async deleteDocument(
+    @CurrentCaller() caller: Caller,
+    @Param('id') id: string,
+    @Param('doc_id') docId: string,
+  ): Promise<{ id: string; deleted: true }> {
     await this.kb.deleteDocument(caller, id, docId);
     return { id: docId, deleted: true };
   }
@@ -123,7 +189,11 @@ export class KnowledgeBasesController {
   @ApiParam(ID)
   @ApiOperation({ summary: 'Add a web link (fetched through the SSRF guard, parsed, embedded asynchronously)' })
   @ApiOkResponse({ type: KbDocumentDto })
-  async addLink(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() dto: LinkDto): Promise<KbDocumentDto> {
+  async addLink(
+    @CurrentCaller() caller: Caller,
+    @Param('id') id: string,
+    @Body() dto: LinkDto,
+  ): Promise<KbDocumentDto> {
     return toDocument(await this.kb.addLink(caller, id, dto));
   }
 
@@ -134,16 +204,28 @@ export class KnowledgeBasesController {
   @ApiParam({ name: 'link_id', example: 'file-6f1c2a9b0d3e4f5a6b7c8d9e' })
   @ApiOperation({ summary: 'Fetch the link again; unchanged content is not re-embedded' })
   @ApiOkResponse({ type: KbDocumentDto })
-  async refresh(@CurrentCaller() caller: Caller, @Param('id') id: string, @Param('link_id') linkId: string): Promise<KbDocumentDto> {
+  async refresh(
+    @CurrentCaller() caller: Caller,
+    @Param('id') id: string,
+    @Param('link_id') linkId: string,
+  ): Promise<KbDocumentDto> {
     return toDocument(await this.kb.refreshLink(caller, id, linkId));
   }
 
   @Post(':id/search')
   @HttpCode(200)
   @ApiParam(ID)
-  @ApiOperation({ summary: 'Search the knowledge base: rerank-style results with their source; the query embedding is billed' })
+  @ApiOperation({
+    summary: 'Search the knowledge base: rerank-style results with their source; the query embedding is billed',
+  })
   @ApiOkResponse({ type: KbSearchResponseDto })
-  async searchKb(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() dto: KnowledgeBaseSearchDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<KbSearchResponseDto> {
+  async searchKb(
+    @CurrentCaller() caller: Caller,
+    @Param('id') id: string,
+    @Body() dto: KnowledgeBaseSearchDto,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<KbSearchResponseDto> {
     const { body, outcome: out } = await this.api.searchKnowledgeBase(caller, id, dto, String(req.id));
     res.setHeader('server-timing', `search;dur=${out.engineMs.toFixed(2)}, total;dur=${out.elapsedMs.toFixed(2)}`);
     res.setHeader('x-gateway-cost-rub', String(microToRub(out.costMicro)));

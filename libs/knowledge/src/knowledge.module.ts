@@ -6,7 +6,13 @@ import { ProvidersModule } from '@app/providers';
 import { EmbeddingsModule } from '@app/embeddings';
 import { GovernanceModule } from '@app/governance';
 import { DocumentParser } from './document-parser';
-import { FileBatchEntity, IngestJobEntity, KbChunkEntity, KbDocumentEntity, VectorStoreEntity } from './entities/knowledge.entities';
+import {
+  FileBatchEntity,
+  IngestJobEntity,
+  KbChunkEntity,
+  KbDocumentEntity,
+  VectorStoreEntity,
+} from './entities/knowledge.entities';
 import { StoredFileEntity } from './entities/stored-file.entity';
 import { FilesController } from './files.controller';
 import { FilesRepository } from './files.repository';
@@ -23,7 +29,21 @@ import { VectorStoresController } from './vector-stores.controller';
 
 /** Files, knowledge bases (= OpenAI vector stores), durable ingestion and hybrid search. */
 @Module({
-  imports: [TypeOrmModule.forFeature([StoredFileEntity, VectorStoreEntity, KbDocumentEntity, KbChunkEntity, IngestJobEntity, FileBatchEntity]), AuthModule, BillingModule, ProvidersModule, EmbeddingsModule, GovernanceModule],
+  imports: [
+    TypeOrmModule.forFeature([
+      StoredFileEntity,
+      VectorStoreEntity,
+      KbDocumentEntity,
+      KbChunkEntity,
+      IngestJobEntity,
+      FileBatchEntity,
+    ]),
+    AuthModule,
+    BillingModule,
+    ProvidersModule,
+    EmbeddingsModule,
+    GovernanceModule,
+  ],
   controllers: [FilesController, VectorStoresController, KnowledgeBasesController],
   providers: [
     { provide: DocumentParser, useClass: LibraryDocumentParser },

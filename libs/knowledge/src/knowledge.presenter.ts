@@ -5,18 +5,31 @@ import { formatPercentage, roundScore } from '@app/retrieval';
 import { chunkingObject, decodeChunking } from './kb-rules';
 import type { SearchHit, SearchOutcome } from './kb-search.service';
 import type { StoreView } from './knowledge.service';
-import { FileBatchDto, FileCountsDto, SearchPageDto, VectorStoreDto, VectorStoreFileDto } from './dto/vector-stores.dto';
+import {
+  FileBatchDto,
+  FileCountsDto,
+  SearchPageDto,
+  VectorStoreDto,
+  VectorStoreFileDto,
+} from './dto/vector-stores.dto';
 import type { KbSearchResponseDto } from './dto/knowledge-bases.dto';
 
 const seconds = (ms: number): number => Math.floor(ms / 1000);
 const json = <T>(s: string | null): T | null => (s ? (JSON.parse(s) as T) : null);
 
 /** OpenAI has no "queued": a queued document is in progress. */
-export const openAiStatus = (s: DocumentStatus): 'in_progress' | 'completed' | 'failed' | 'cancelled' => (s === 'queued' ? 'in_progress' : s);
+export const openAiStatus = (s: DocumentStatus): 'in_progress' | 'completed' | 'failed' | 'cancelled' =>
+  s === 'queued' ? 'in_progress' : s;
 
 export function fileCounts(byStatus: Record<DocumentStatus, number>): FileCountsDto {
   const inProgress = byStatus.queued + byStatus.in_progress;
-  return { in_progress: inProgress, completed: byStatus.completed, failed: byStatus.failed, cancelled: byStatus.cancelled, total: inProgress + byStatus.completed + byStatus.failed + byStatus.cancelled };
+  return {
+    in_progress: inProgress,
+    completed: byStatus.completed,
+    failed: byStatus.failed,
+    cancelled: byStatus.cancelled,
+    total: inProgress + byStatus.completed + byStatus.failed + byStatus.cancelled,
+  };
 }
 
 export function toVectorStore(v: StoreView): VectorStoreDto {
@@ -53,8 +66,21 @@ export function toVectorStoreFile(d: KbDocumentEntity): VectorStoreFileDto {
 
 export function toBatch(b: FileBatchEntity, byStatus: Record<DocumentStatus, number>): FileBatchDto {
   const counts = fileCounts(byStatus);
-  const status = b.cancelled ? 'cancelled' : counts.in_progress > 0 ? 'in_progress' : counts.failed > 0 && counts.completed === 0 ? 'failed' : 'completed';
-  return { id: b.id, object: 'vector_store.files_batch', created_at: seconds(b.createdAt), vector_store_id: b.vectorStoreId, status, file_counts: counts };
+  const status = b.cancelled
+    ? 'cancelled'
+    : counts.in_progress > 0
+      ? 'in_progress'
+      : counts.failed > 0 && counts.completed === 0
+        ? 'failed'
+        : 'completed';
+  return {
+    id: b.id,
+    object: 'vector_store.files_batch',
+    created_at: seconds(b.createdAt),
+    vector_store_id: b.vectorStoreId,
+    status,
+    file_counts: counts,
+  };
 }
 
 export function toSearchPage(query: string | string[], hits: SearchHit[]): SearchPageDto {
@@ -115,7 +141,13 @@ export function toDocument(d: KbDocumentEntity) {
 
 /** An OpenAI cursor page. */
 export function toPage<T extends { id: string }>(data: T[], hasMore: boolean) {
-  return { object: 'list' as const, data, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null, has_more: hasMore };
+  return {
+    object: 'list' as const,
+    data,
+    first_id: data[0]?.id ?? null,
+    last_id: data[data.length - 1]?.id ?? null,
+    has_more: hasMore,
+  };
 }
 
 /** The REST knowledge-base search answer: rerank-style results with their source. */
@@ -125,10 +157,19 @@ export function toKbSearchResponse(out: SearchOutcome): KbSearchResponseDto {
       rank: i + 1,
       id: `${h.document.id}#${h.chunk.ordinal}`,
       data: h.chunk.text,
-      metadata: { ...(h.document.attributes ? (JSON.parse(h.document.attributes) as Record<string, unknown>) : {}), chunk_index: h.chunk.ordinal, tokens: h.chunk.tokens },
+      metadata: {
+        ...(h.document.attributes ? (JSON.parse(h.document.attributes) as Record<string, unknown>) : {}),
+        chunk_index: h.chunk.ordinal,
+        tokens: h.chunk.tokens,
+      },
       similarity_score: roundScore(h.score),
       similarity_percentage: formatPercentage(h.score),
-      source: { document_id: h.document.id, title: h.document.title, page: h.chunk.page, url: h.document.finalUrl ?? h.document.url },
+      source: {
+        document_id: h.document.id,
+        title: h.document.title,
+        page: h.chunk.page,
+        url: h.document.finalUrl ?? h.document.url,
+      },
     })),
     usage: { query_tokens: out.queryTokens, cost_rub: microToRub(out.costMicro) },
     processing_time_seconds: Number((out.elapsedMs / 1000).toFixed(3)),

@@ -2,7 +2,16 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In, Repository } from 'typeorm';
 import { RawSql, TransactionRunner } from '@app/database';
-import { DocumentKind, DocumentStatus, FileBatchEntity, IngestJobEntity, JobStatus, KbChunkEntity, KbDocumentEntity, VectorStoreEntity } from './entities/knowledge.entities';
+import {
+  DocumentKind,
+  DocumentStatus,
+  FileBatchEntity,
+  IngestJobEntity,
+  JobStatus,
+  KbChunkEntity,
+  KbDocumentEntity,
+  VectorStoreEntity,
+} from './entities/knowledge.entities';
 
 export interface PageQuery {
   after?: string;
@@ -33,7 +42,13 @@ export interface VectorRow {
   embedding: Buffer;
 }
 
-const EMPTY_STATUS = (): Record<DocumentStatus, number> => ({ queued: 0, in_progress: 0, completed: 0, failed: 0, cancelled: 0 });
+const EMPTY_STATUS = (): Record<DocumentStatus, number> => ({
+  queued: 0,
+  in_progress: 0,
+  completed: 0,
+  failed: 0,
+  cancelled: 0,
+});
 const EMPTY_KIND = (): Record<DocumentKind, number> => ({ file: 0, text: 0, link: 0 });
 
 /** Knowledge bases, their documents and chunks, batches and the ingestion queue. */
@@ -52,7 +67,11 @@ export class KnowledgeRepository {
     @InjectRepository(FileBatchEntity) private readonly batches: Repository<FileBatchEntity>,
   ) {
     this.sql = new RawSql(ds);
-    this.T = { jobs: this.sql.table(IngestJobEntity), chunks: this.sql.table(KbChunkEntity), stores: this.sql.table(VectorStoreEntity) };
+    this.T = {
+      jobs: this.sql.table(IngestJobEntity),
+      chunks: this.sql.table(KbChunkEntity),
+      stores: this.sql.table(VectorStoreEntity),
+    };
   }
 
   // ── knowledge bases ────────────────────────────────────────────────────────────────────────────
@@ -72,10 +91,17 @@ export class KnowledgeRepository {
       if (!cursor) return [];
       qb.andWhere(q.order === 'desc' ? 's.seq < :seq' : 's.seq > :seq', { seq: cursor.seq });
     }
-    return qb.orderBy('s.seq', q.order === 'desc' ? 'DESC' : 'ASC').limit(q.limit + 1).getMany();
+    return qb
+      .orderBy('s.seq', q.order === 'desc' ? 'DESC' : 'ASC')
+      .limit(q.limit + 1)
+      .getMany();
   }
 
-  async updateStore(teamId: string, id: string, patch: Partial<Pick<VectorStoreEntity, 'name' | 'metadata' | 'description' | 'lastActiveAt'>>): Promise<VectorStoreEntity | null> {
+  async updateStore(
+    teamId: string,
+    id: string,
+    patch: Partial<Pick<VectorStoreEntity, 'name' | 'metadata' | 'description' | 'lastActiveAt'>>,
+  ): Promise<VectorStoreEntity | null> {
     if (Object.keys(patch).length > 0) await this.stores.update({ teamId, id }, patch);
     return this.findStore(teamId, id);
   }
@@ -94,7 +120,9 @@ export class KnowledgeRepository {
   }
 
   async storeStats(ids: string[]): Promise<Map<string, StoreStats>> {
-    const out = new Map<string, StoreStats>(ids.map((id) => [id, { byStatus: EMPTY_STATUS(), byKind: EMPTY_KIND(), usageBytes: 0, chunks: 0 }]));
+    const out = new Map<string, StoreStats>(
+      ids.map((id) => [id, { byStatus: EMPTY_STATUS(), byKind: EMPTY_KIND(), usageBytes: 0, chunks: 0 }]),
+    );
     if (ids.length === 0) return out;
     const rows = await this.docs
       .createQueryBuilder('d')
@@ -108,7 +136,14 @@ export class KnowledgeRepository {
       .groupBy('d.vector_store_id')
       .addGroupBy('d.status')
       .addGroupBy('d.kind')
-      .getRawMany<{ store: string; status: DocumentStatus; kind: DocumentKind; n: string | number; bytes: string | number | null; chunks: string | number | null }>();
+      .getRawMany<{
+        store: string;
+        status: DocumentStatus;
+        kind: DocumentKind;
+        n: string | number;
+        bytes: string | number | null;
+        chunks: string | number | null;
+      }>();
     for (const r of rows) {
       const s = out.get(r.store)!;
       s.byStatus[r.status] += Number(r.n);
@@ -126,7 +161,11 @@ export class KnowledgeRepository {
    * holds `limit` documents of that family (files and texts count together; links separately).
    * The knowledge base row is locked first so concurrent adds cannot both pass the count.
    */
-  addDocument(doc: Omit<KbDocumentEntity, 'seq'>, job: Omit<IngestJobEntity, 'id'>, limit: number): Promise<'added' | 'limit' | 'exists' | 'gone'> {
+  addDocument(
+    doc: Omit<KbDocumentEntity, 'seq'>,
+    job: Omit<IngestJobEntity, 'id'>,
+    limit: number,
+  ): Promise<'added' | 'limit' | 'exists' | 'gone'> {
     return this.tx.run(async (m) => {
       if (!(await this.lockStore(m, doc.vectorStoreId))) return 'gone';
       if (await m.findOneBy(KbDocumentEntity, { vectorStoreId: doc.vectorStoreId, id: doc.id })) return 'exists';
@@ -153,8 +192,14 @@ export class KnowledgeRepository {
     return this.docs.findOneBy({ teamId, vectorStoreId, id });
   }
 
-  async listDocuments(teamId: string, vectorStoreId: string, q: PageQuery & { status?: DocumentStatus; batchId?: string; kinds?: DocumentKind[] }): Promise<KbDocumentEntity[]> {
-    const qb = this.docs.createQueryBuilder('d').where('d.team_id = :teamId AND d.vector_store_id = :vectorStoreId', { teamId, vectorStoreId });
+  async listDocuments(
+    teamId: string,
+    vectorStoreId: string,
+    q: PageQuery & { status?: DocumentStatus; batchId?: string; kinds?: DocumentKind[] },
+  ): Promise<KbDocumentEntity[]> {
+    const qb = this.docs
+      .createQueryBuilder('d')
+      .where('d.team_id = :teamId AND d.vector_store_id = :vectorStoreId', { teamId, vectorStoreId });
     if (q.status) qb.andWhere('d.status = :status', { status: q.status });
     if (q.batchId) qb.andWhere('d.batch_id = :batchId', { batchId: q.batchId });
     if (q.kinds) qb.andWhere('d.kind IN (:...kinds)', { kinds: q.kinds });
@@ -163,7 +208,10 @@ export class KnowledgeRepository {
       if (!cursor) return [];
       qb.andWhere(q.order === 'desc' ? 'd.seq < :seq' : 'd.seq > :seq', { seq: cursor.seq });
     }
-    return qb.orderBy('d.seq', q.order === 'desc' ? 'DESC' : 'ASC').limit(q.limit + 1).getMany();
+    return qb
+      .orderBy('d.seq', q.order === 'desc' ? 'DESC' : 'ASC')
+      .limit(q.limit + 1)
+      .getMany();
   }
 
   documentsByIds(vectorStoreId: string, ids: string[]): Promise<KbDocumentEntity[]> {
@@ -191,9 +239,17 @@ export class KnowledgeRepository {
   requeue(doc: KbDocumentEntity, job: Omit<IngestJobEntity, 'id'>): Promise<boolean> {
     return this.tx.run(async (m) => {
       if (!(await this.lockStore(m, doc.vectorStoreId))) return false;
-      const pending = await m.countBy(IngestJobEntity, { vectorStoreId: doc.vectorStoreId, documentId: doc.id, status: In(['queued', 'in_progress']) });
+      const pending = await m.countBy(IngestJobEntity, {
+        vectorStoreId: doc.vectorStoreId,
+        documentId: doc.id,
+        status: In(['queued', 'in_progress']),
+      });
       if (pending > 0) return false;
-      await m.update(KbDocumentEntity, { vectorStoreId: doc.vectorStoreId, id: doc.id }, { status: 'queued', lastErrorCode: null, lastErrorMessage: null, updatedAt: job.createdAt });
+      await m.update(
+        KbDocumentEntity,
+        { vectorStoreId: doc.vectorStoreId, id: doc.id },
+        { status: 'queued', lastErrorCode: null, lastErrorMessage: null, updatedAt: job.createdAt },
+      );
       await m.insert(IngestJobEntity, job);
       return true;
     });
@@ -217,8 +273,16 @@ export class KnowledgeRepository {
       const queued = await m.findBy(KbDocumentEntity, { batchId: batch.id, status: 'queued' });
       const ids = queued.map((d) => d.id);
       if (ids.length === 0) return;
-      await m.update(KbDocumentEntity, { vectorStoreId: batch.vectorStoreId, id: In(ids) }, { status: 'cancelled', updatedAt: now });
-      await m.update(IngestJobEntity, { vectorStoreId: batch.vectorStoreId, documentId: In(ids), status: 'queued' }, { status: 'cancelled', updatedAt: now });
+      await m.update(
+        KbDocumentEntity,
+        { vectorStoreId: batch.vectorStoreId, id: In(ids) },
+        { status: 'cancelled', updatedAt: now },
+      );
+      await m.update(
+        IngestJobEntity,
+        { vectorStoreId: batch.vectorStoreId, documentId: In(ids), status: 'queued' },
+        { status: 'cancelled', updatedAt: now },
+      );
     });
   }
 
@@ -242,7 +306,10 @@ export class KnowledgeRepository {
     const out = new Map<string, Buffer>();
     for (let i = 0; i < hashes.length; i += 500) {
       const part = hashes.slice(i, i + 500);
-      const rows = await this.chunks.find({ select: { contentHash: true, embedding: true }, where: { vectorStoreId, contentHash: In(part) } });
+      const rows = await this.chunks.find({
+        select: { contentHash: true, embedding: true },
+        where: { vectorStoreId, contentHash: In(part) },
+      });
       for (const r of rows) if (!out.has(r.contentHash)) out.set(r.contentHash, Buffer.from(r.embedding));
     }
     return out;
@@ -253,7 +320,13 @@ export class KnowledgeRepository {
    * so a search sees either the old chunks or the new ones. Returns false when the document was
    * deleted meanwhile (nothing written).
    */
-  swapChunks(vectorStoreId: string, documentId: string, chunks: NewChunk[], patch: Partial<KbDocumentEntity>, jobId: number): Promise<boolean> {
+  swapChunks(
+    vectorStoreId: string,
+    documentId: string,
+    chunks: NewChunk[],
+    patch: Partial<KbDocumentEntity>,
+    jobId: number,
+  ): Promise<boolean> {
     return this.tx.run(async (m) => {
       if (!(await this.lockStore(m, vectorStoreId))) return false;
       const doc = await m.findOneBy(KbDocumentEntity, { vectorStoreId, id: documentId });
@@ -266,7 +339,11 @@ export class KnowledgeRepository {
         );
       }
       await m.update(KbDocumentEntity, { vectorStoreId, id: documentId }, patch);
-      await m.update(IngestJobEntity, { id: jobId }, { status: 'completed', leaseOwner: null, leaseUntil: null, updatedAt: patch.updatedAt });
+      await m.update(
+        IngestJobEntity,
+        { id: jobId },
+        { status: 'completed', leaseOwner: null, leaseUntil: null, updatedAt: patch.updatedAt },
+      );
       await m.increment(VectorStoreEntity, { id: vectorStoreId }, 'revision', 1);
       return true;
     });
@@ -278,18 +355,34 @@ export class KnowledgeRepository {
   }
 
   async loadVectors(vectorStoreId: string): Promise<VectorRow[]> {
-    const rows = await this.chunks.find({ select: { id: true, documentId: true, contentHash: true, embedding: true }, where: { vectorStoreId }, order: { id: 'ASC' } });
-    return rows.map((r) => ({ id: Number(r.id), documentId: r.documentId, contentHash: r.contentHash, embedding: Buffer.from(r.embedding) }));
+    const rows = await this.chunks.find({
+      select: { id: true, documentId: true, contentHash: true, embedding: true },
+      where: { vectorStoreId },
+      order: { id: 'ASC' },
+    });
+    return rows.map((r) => ({
+      id: Number(r.id),
+      documentId: r.documentId,
+      contentHash: r.contentHash,
+      embedding: Buffer.from(r.embedding),
+    }));
   }
 
   async chunksByIds(ids: number[]): Promise<KbChunkEntity[]> {
     if (ids.length === 0) return [];
-    return this.chunks.find({ select: { id: true, documentId: true, ordinal: true, page: true, text: true, tokens: true, contentHash: true }, where: { id: In(ids) } });
+    return this.chunks.find({
+      select: { id: true, documentId: true, ordinal: true, page: true, text: true, tokens: true, contentHash: true },
+      where: { id: In(ids) },
+    });
   }
 
   /** Every chunk of one document in order (text, page and tokens only), for reading its full text. */
   async documentChunks(vectorStoreId: string, documentId: string): Promise<KbChunkEntity[]> {
-    return this.chunks.find({ select: { id: true, ordinal: true, page: true, text: true, tokens: true }, where: { vectorStoreId, documentId }, order: { ordinal: 'ASC' } });
+    return this.chunks.find({
+      select: { id: true, ordinal: true, page: true, text: true, tokens: true },
+      where: { vectorStoreId, documentId },
+      order: { ordinal: 'ASC' },
+    });
   }
 
   /**
@@ -299,7 +392,10 @@ export class KnowledgeRepository {
   async keywordSearch(vectorStoreId: string, terms: string[], limit: number): Promise<number[]> {
     if (terms.length === 0) return [];
     if (this.sql.pg) {
-      const query = terms.map((t) => t.replace(/[^\p{L}\p{N}]/gu, '')).filter(Boolean).join(' | ');
+      const query = terms
+        .map((t) => t.replace(/[^\p{L}\p{N}]/gu, ''))
+        .filter(Boolean)
+        .join(' | ');
       if (!query) return [];
       const { rows } = await this.sql.exec(
         `SELECT id FROM ${this.T.chunks} WHERE vector_store_id = $1 AND tsv @@ to_tsquery('simple', $2) ORDER BY ts_rank(tsv, to_tsquery('simple', $2)) DESC, id ASC LIMIT $3`,
@@ -332,7 +428,13 @@ export class KnowledgeRepository {
     );
     const r = rows[0];
     if (!r) return null;
-    return { id: Number(r.id), vectorStoreId: String(r.vector_store_id), documentId: String(r.document_id), teamId: String(r.team_id), attempts: Number(r.attempts) } as IngestJobEntity;
+    return {
+      id: Number(r.id),
+      vectorStoreId: String(r.vector_store_id),
+      documentId: String(r.document_id),
+      teamId: String(r.team_id),
+      attempts: Number(r.attempts),
+    } as IngestJobEntity;
   }
 
   async extendLease(jobId: number, owner: string, until: number): Promise<void> {
@@ -340,14 +442,32 @@ export class KnowledgeRepository {
   }
 
   async retryJob(jobId: number, runAfter: number, error: string, now: number): Promise<void> {
-    await this.jobs.update({ id: jobId }, { status: 'queued', runAfter, lastError: error, leaseOwner: null, leaseUntil: null, updatedAt: now });
+    await this.jobs.update(
+      { id: jobId },
+      { status: 'queued', runAfter, lastError: error, leaseOwner: null, leaseUntil: null, updatedAt: now },
+    );
   }
 
-  async failJob(jobId: number, vectorStoreId: string, documentId: string, code: string, message: string, now: number): Promise<void> {
+  async failJob(
+    jobId: number,
+    vectorStoreId: string,
+    documentId: string,
+    code: string,
+    message: string,
+    now: number,
+  ): Promise<void> {
     await this.tx.run(async (m) => {
       if (!(await this.lockStore(m, vectorStoreId))) return;
-      await m.update(IngestJobEntity, { id: jobId }, { status: 'failed', lastError: `${code}: ${message}`, leaseOwner: null, leaseUntil: null, updatedAt: now });
-      await m.update(KbDocumentEntity, { vectorStoreId, id: documentId }, { status: 'failed', lastErrorCode: code, lastErrorMessage: message, updatedAt: now });
+      await m.update(
+        IngestJobEntity,
+        { id: jobId },
+        { status: 'failed', lastError: `${code}: ${message}`, leaseOwner: null, leaseUntil: null, updatedAt: now },
+      );
+      await m.update(
+        KbDocumentEntity,
+        { vectorStoreId, id: documentId },
+        { status: 'failed', lastErrorCode: code, lastErrorMessage: message, updatedAt: now },
+      );
     });
   }
 

@@ -4,10 +4,24 @@ import { ApiError, Clock } from '@app/common';
 import type { Caller } from '@app/auth';
 import { ModelCatalogService, ModelEntry } from '@app/providers';
 import { DocumentParser, ExtractionError } from './document-parser';
-import { DocumentKind, DocumentStatus, FileBatchEntity, KbDocumentEntity, VectorStoreEntity } from './entities/knowledge.entities';
+import {
+  DocumentKind,
+  DocumentStatus,
+  FileBatchEntity,
+  KbDocumentEntity,
+  VectorStoreEntity,
+} from './entities/knowledge.entities';
 import { FilesService, newFileId, UploadedBytes } from './files.service';
 import { IngestionSignal } from './ingestion-signal';
-import { Attributes, AUTO_CHUNKING, Chunking, encodeChunking, MESSAGE_CHUNKING, parseAttributes, parseChunkingStrategy } from './kb-rules';
+import {
+  Attributes,
+  AUTO_CHUNKING,
+  Chunking,
+  encodeChunking,
+  MESSAGE_CHUNKING,
+  parseAttributes,
+  parseChunkingStrategy,
+} from './kb-rules';
 import { KnowledgeRepository, StoreStats } from './knowledge.repository';
 import { DocumentText, mergeChunks } from './document-text';
 
@@ -77,12 +91,23 @@ export class KnowledgeService {
   // ── knowledge bases ────────────────────────────────────────────────────────────────────────────
 
   async createStore(caller: Caller, input: NewStore): Promise<StoreView> {
-    const model = input.embedding_model ? this.catalog.require(input.embedding_model, 'embedding') : this.defaultEmbeddingModel();
-    if (!this.catalog.isAvailable(model)) throw ApiError.badRequest(`The embedding model ${model.key} is unavailable (its provider has no credentials).`, 'embedding_model', 'model_unavailable');
+    const model = input.embedding_model
+      ? this.catalog.require(input.embedding_model, 'embedding')
+      : this.defaultEmbeddingModel();
+    if (!this.catalog.isAvailable(model))
+      throw ApiError.badRequest(
+        `The embedding model ${model.key} is unavailable (its provider has no credentials).`,
+        'embedding_model',
+        'model_unavailable',
+      );
     const metadata = parseAttributes(input.metadata, 'metadata', { stringsOnly: true });
     parseChunkingStrategy(input.chunking_strategy);
     const fileIds = input.file_ids ?? [];
-    if (fileIds.length > MAX_DOCUMENTS) throw ApiError.badRequest(`file_ids may hold at most ${MAX_DOCUMENTS} files (documents per knowledge base).`, 'file_ids');
+    if (fileIds.length > MAX_DOCUMENTS)
+      throw ApiError.badRequest(
+        `file_ids may hold at most ${MAX_DOCUMENTS} files (documents per knowledge base).`,
+        'file_ids',
+      );
     for (const id of fileIds) {
       const file = await this.files.require(caller.teamId, id);
       await this.assertIngestible((await this.files.bytes(caller.teamId, id))!, file.filename, file.mime);
@@ -102,7 +127,8 @@ export class KnowledgeService {
       internal: 0,
     };
     await this.repo.insertStore(store);
-    for (const id of fileIds) await this.addFile(caller, store.id, { file_id: id, chunking_strategy: input.chunking_strategy });
+    for (const id of fileIds)
+      await this.addFile(caller, store.id, { file_id: id, chunking_strategy: input.chunking_strategy });
     return this.view(caller.teamId, store.id);
   }
 
@@ -112,7 +138,10 @@ export class KnowledgeService {
     return { store, stats };
   }
 
-  async listStores(caller: Caller, q: { after?: string; limit?: number; order?: 'asc' | 'desc' }): Promise<{ views: StoreView[]; hasMore: boolean }> {
+  async listStores(
+    caller: Caller,
+    q: { after?: string; limit?: number; order?: 'asc' | 'desc' },
+  ): Promise<{ views: StoreView[]; hasMore: boolean }> {
     const limit = q.limit ?? 20;
     const rows = await this.repo.listStores(caller.teamId, { after: q.after, limit, order: q.order ?? 'desc' });
     const page = rows.slice(0, limit);
@@ -120,7 +149,11 @@ export class KnowledgeService {
     return { views: page.map((store) => ({ store, stats: stats.get(store.id)! })), hasMore: rows.length > limit };
   }
 
-  async updateStore(caller: Caller, id: string, patch: { name?: string | null; description?: string | null; metadata?: unknown }): Promise<StoreView> {
+  async updateStore(
+    caller: Caller,
+    id: string,
+    patch: { name?: string | null; description?: string | null; metadata?: unknown },
+  ): Promise<StoreView> {
     await this.requireStore(caller.teamId, id);
     const set: Partial<VectorStoreEntity> = { lastActiveAt: this.clock.now() };
     if (patch.name !== undefined) set.name = patch.name;
@@ -146,46 +179,109 @@ export class KnowledgeService {
   }
 
   private storeNotFound(id: string): ApiError {
-    return ApiError.notFound(`No such knowledge base (vector store): ${id}`, 'vector_store_not_found', 'vector_store_id');
+    return ApiError.notFound(
+      `No such knowledge base (vector store): ${id}`,
+      'vector_store_not_found',
+      'vector_store_id',
+    );
   }
 
   // ── documents ──────────────────────────────────────────────────────────────────────────────────
 
   /** Attach an uploaded file (OpenAI `vector_stores.files.create`). */
-  async addFile(caller: Caller, storeId: string, input: NewDocumentFile, batchId: string | null = null): Promise<KbDocumentEntity> {
+  async addFile(
+    caller: Caller,
+    storeId: string,
+    input: NewDocumentFile,
+    batchId: string | null = null,
+  ): Promise<KbDocumentEntity> {
     const store = await this.requireStore(caller.teamId, storeId);
     const file = await this.files.require(caller.teamId, input.file_id);
     const bytes = await this.files.bytes(caller.teamId, file.id);
     await this.assertIngestible(bytes!, file.filename, file.mime);
     const attributes = parseAttributes(input.attributes, 'attributes');
     const chunking = parseChunkingStrategy(input.chunking_strategy);
-    return this.attach(caller.teamId, store.id, { fileId: file.id, kind: 'file', attributes, chunking, batchId, title: file.filename, filename: file.filename });
+    return this.attach(caller.teamId, store.id, {
+      fileId: file.id,
+      kind: 'file',
+      attributes,
+      chunking,
+      batchId,
+      title: file.filename,
+      filename: file.filename,
+    });
   }
 
   /** Upload and attach in one call (REST multipart). */
-  async addUpload(caller: Caller, storeId: string, upload: UploadedBytes | undefined, metadata: unknown): Promise<KbDocumentEntity> {
+  async addUpload(
+    caller: Caller,
+    storeId: string,
+    upload: UploadedBytes | undefined,
+    metadata: unknown,
+  ): Promise<KbDocumentEntity> {
     await this.requireStore(caller.teamId, storeId);
     const attributes = parseAttributes(metadata, 'metadata');
     if (upload) await this.assertIngestible(upload.buffer, upload.originalname, upload.mimetype);
     const file = await this.files.store(caller.teamId, upload, 'user_data');
-    return this.attach(caller.teamId, storeId, { fileId: file.id, kind: 'file', attributes, chunking: parseChunkingStrategy(undefined), batchId: null, title: file.filename, filename: file.filename });
+    return this.attach(caller.teamId, storeId, {
+      fileId: file.id,
+      kind: 'file',
+      attributes,
+      chunking: parseChunkingStrategy(undefined),
+      batchId: null,
+      title: file.filename,
+      filename: file.filename,
+    });
   }
 
   /** A text document (REST JSON `{name, text, metadata}`), stored as a text/markdown file. */
-  async addText(caller: Caller, storeId: string, input: { name: string; text: string; metadata?: unknown }): Promise<KbDocumentEntity> {
+  async addText(
+    caller: Caller,
+    storeId: string,
+    input: { name: string; text: string; metadata?: unknown },
+  ): Promise<KbDocumentEntity> {
     await this.requireStore(caller.teamId, storeId);
     const attributes = parseAttributes(input.metadata, 'metadata');
     if (input.text.trim() === '') throw ApiError.badRequest('text must not be empty.', 'text');
-    const file = await this.files.store(caller.teamId, { originalname: input.name.endsWith('.md') || input.name.endsWith('.txt') ? input.name : `${input.name}.md`, mimetype: 'text/markdown', buffer: Buffer.from(input.text, 'utf8') }, 'user_data');
-    return this.attach(caller.teamId, storeId, { fileId: file.id, kind: 'text', attributes, chunking: parseChunkingStrategy(undefined), batchId: null, title: input.name, filename: file.filename });
+    const file = await this.files.store(
+      caller.teamId,
+      {
+        originalname: input.name.endsWith('.md') || input.name.endsWith('.txt') ? input.name : `${input.name}.md`,
+        mimetype: 'text/markdown',
+        buffer: Buffer.from(input.text, 'utf8'),
+      },
+      'user_data',
+    );
+    return this.attach(caller.teamId, storeId, {
+      fileId: file.id,
+      kind: 'text',
+      attributes,
+      chunking: parseChunkingStrategy(undefined),
+      batchId: null,
+      title: input.name,
+      filename: file.filename,
+    });
   }
 
   /** A web link; fetched (SSRF-guarded) and parsed by the worker. */
-  async addLink(caller: Caller, storeId: string, input: { url: string; metadata?: unknown }): Promise<KbDocumentEntity> {
+  async addLink(
+    caller: Caller,
+    storeId: string,
+    input: { url: string; metadata?: unknown },
+  ): Promise<KbDocumentEntity> {
     await this.requireStore(caller.teamId, storeId);
     const url = parseLinkUrl(input.url);
     const attributes = parseAttributes(input.metadata, 'metadata');
-    return this.attach(caller.teamId, storeId, { fileId: newFileId(), kind: 'link', attributes, chunking: parseChunkingStrategy(undefined), batchId: null, url: url.toString(), title: url.toString(), filename: url.pathname.split('/').pop() || url.hostname });
+    return this.attach(caller.teamId, storeId, {
+      fileId: newFileId(),
+      kind: 'link',
+      attributes,
+      chunking: parseChunkingStrategy(undefined),
+      batchId: null,
+      url: url.toString(),
+      title: url.toString(),
+      filename: url.pathname.split('/').pop() || url.hostname,
+    });
   }
 
   async refreshLink(caller: Caller, storeId: string, docId: string): Promise<KbDocumentEntity> {
@@ -198,13 +294,34 @@ export class KnowledgeService {
   }
 
   private job(doc: Pick<KbDocumentEntity, 'vectorStoreId' | 'id' | 'teamId'>, now: number) {
-    return { vectorStoreId: doc.vectorStoreId, documentId: doc.id, teamId: doc.teamId, status: 'queued' as const, attempts: 0, runAfter: now, leaseOwner: null, leaseUntil: null, lastError: null, createdAt: now, updatedAt: now };
+    return {
+      vectorStoreId: doc.vectorStoreId,
+      documentId: doc.id,
+      teamId: doc.teamId,
+      status: 'queued' as const,
+      attempts: 0,
+      runAfter: now,
+      leaseOwner: null,
+      leaseUntil: null,
+      lastError: null,
+      createdAt: now,
+      updatedAt: now,
+    };
   }
 
   private async attach(
     teamId: string,
     storeId: string,
-    d: { fileId: string; kind: DocumentKind; attributes: Attributes | null; chunking: Chunking; batchId: string | null; url?: string; title?: string; filename?: string },
+    d: {
+      fileId: string;
+      kind: DocumentKind;
+      attributes: Attributes | null;
+      chunking: Chunking;
+      batchId: string | null;
+      url?: string;
+      title?: string;
+      filename?: string;
+    },
     holder = 'A knowledge base',
   ): Promise<KbDocumentEntity> {
     const now = this.clock.now();
@@ -234,7 +351,14 @@ export class KnowledgeService {
     const outcome = await this.repo.addDocument(doc, this.job(doc, now), d.kind === 'link' ? MAX_LINKS : MAX_DOCUMENTS);
     if (outcome === 'gone') throw this.storeNotFound(storeId);
     if (outcome === 'limit') {
-      throw new ApiError(409, 'invalid_request_error', d.kind === 'link' ? `${holder} holds at most ${MAX_LINKS} links.` : `${holder} holds at most ${MAX_DOCUMENTS} documents.`, d.kind === 'link' ? 'too_many_links' : 'too_many_documents');
+      throw new ApiError(
+        409,
+        'invalid_request_error',
+        d.kind === 'link'
+          ? `${holder} holds at most ${MAX_LINKS} links.`
+          : `${holder} holds at most ${MAX_DOCUMENTS} documents.`,
+        d.kind === 'link' ? 'too_many_links' : 'too_many_documents',
+      );
     }
     if (outcome === 'added') {
       this.log.log(`knowledge: queued ${d.kind} ${d.fileId} for ${storeId}`);
@@ -262,23 +386,46 @@ export class KnowledgeService {
   async listDocuments(
     caller: Caller,
     storeId: string,
-    q: { after?: string; limit?: number; order?: 'asc' | 'desc'; status?: DocumentStatus; batchId?: string; kinds?: DocumentKind[] },
+    q: {
+      after?: string;
+      limit?: number;
+      order?: 'asc' | 'desc';
+      status?: DocumentStatus;
+      batchId?: string;
+      kinds?: DocumentKind[];
+    },
   ): Promise<{ docs: KbDocumentEntity[]; hasMore: boolean }> {
     await this.requireStore(caller.teamId, storeId);
     const limit = q.limit ?? 20;
-    const rows = await this.repo.listDocuments(caller.teamId, storeId, { after: q.after, limit, order: q.order ?? 'desc', status: q.status, batchId: q.batchId, kinds: q.kinds });
+    const rows = await this.repo.listDocuments(caller.teamId, storeId, {
+      after: q.after,
+      limit,
+      order: q.order ?? 'desc',
+      status: q.status,
+      batchId: q.batchId,
+      kinds: q.kinds,
+    });
     return { docs: rows.slice(0, limit), hasMore: rows.length > limit };
   }
 
   async deleteDocument(caller: Caller, storeId: string, docId: string): Promise<void> {
     await this.requireStore(caller.teamId, storeId);
-    if (!(await this.repo.deleteDocument(caller.teamId, storeId, docId))) throw ApiError.notFound(`No such document in ${storeId}: ${docId}`, 'file_not_found', 'file_id');
+    if (!(await this.repo.deleteDocument(caller.teamId, storeId, docId)))
+      throw ApiError.notFound(`No such document in ${storeId}: ${docId}`, 'file_not_found', 'file_id');
   }
 
-  async updateAttributes(caller: Caller, storeId: string, docId: string, attributes: unknown): Promise<KbDocumentEntity> {
+  async updateAttributes(
+    caller: Caller,
+    storeId: string,
+    docId: string,
+    attributes: unknown,
+  ): Promise<KbDocumentEntity> {
     await this.requireDocument(caller.teamId, storeId, docId);
     const a = parseAttributes(attributes, 'attributes');
-    await this.repo.updateDocument(storeId, docId, { attributes: a ? JSON.stringify(a) : null, updatedAt: this.clock.now() });
+    await this.repo.updateDocument(storeId, docId, {
+      attributes: a ? JSON.stringify(a) : null,
+      updatedAt: this.clock.now(),
+    });
     return (await this.repo.findDocument(caller.teamId, storeId, docId))!;
   }
 
@@ -325,29 +472,65 @@ export class KnowledgeService {
    * Adds a document to an internal store (queued for ingestion like any knowledge-base document).
    * Limits as for knowledge bases (spec 8: 100 documents, 100 links); `holder` names the owner in the 409.
    */
-  async addInternalDocument(teamId: string, storeId: string, src: InternalSource, holder: string): Promise<KbDocumentEntity> {
+  async addInternalDocument(
+    teamId: string,
+    storeId: string,
+    src: InternalSource,
+    holder: string,
+  ): Promise<KbDocumentEntity> {
     await this.requireInternalStore(teamId, storeId);
     const base = { attributes: null, chunking: AUTO_CHUNKING, batchId: null };
     switch (src.type) {
       case 'file': {
         const file = await this.files.require(teamId, src.fileId);
         await this.assertIngestible((await this.files.bytes(teamId, file.id))!, file.filename, file.mime);
-        return this.attach(teamId, storeId, { ...base, fileId: file.id, kind: 'file', title: file.filename, filename: file.filename }, holder);
+        return this.attach(
+          teamId,
+          storeId,
+          { ...base, fileId: file.id, kind: 'file', title: file.filename, filename: file.filename },
+          holder,
+        );
       }
       case 'upload': {
         if (src.upload) await this.assertIngestible(src.upload.buffer, src.upload.originalname, src.upload.mimetype);
         const file = await this.files.store(teamId, src.upload, 'user_data');
-        return this.attach(teamId, storeId, { ...base, fileId: file.id, kind: 'file', title: file.filename, filename: file.filename }, holder);
+        return this.attach(
+          teamId,
+          storeId,
+          { ...base, fileId: file.id, kind: 'file', title: file.filename, filename: file.filename },
+          holder,
+        );
       }
       case 'link': {
         const url = parseLinkUrl(src.url);
-        return this.attach(teamId, storeId, { ...base, fileId: newFileId(), kind: 'link', url: url.toString(), title: url.toString(), filename: url.pathname.split('/').pop() || url.hostname }, holder);
+        return this.attach(
+          teamId,
+          storeId,
+          {
+            ...base,
+            fileId: newFileId(),
+            kind: 'link',
+            url: url.toString(),
+            title: url.toString(),
+            filename: url.pathname.split('/').pop() || url.hostname,
+          },
+          holder,
+        );
       }
       case 'text': {
         if (src.text.trim() === '') throw ApiError.badRequest('The material holds no text.', null, 'empty_document');
-        const file = await this.files.store(teamId, { originalname: src.filename, mimetype: 'text/markdown', buffer: Buffer.from(src.text, 'utf8') }, 'user_data');
+        const file = await this.files.store(
+          teamId,
+          { originalname: src.filename, mimetype: 'text/markdown', buffer: Buffer.from(src.text, 'utf8') },
+          'user_data',
+        );
         const chunking = src.chunking === 'messages' ? MESSAGE_CHUNKING : AUTO_CHUNKING;
-        return this.attach(teamId, storeId, { ...base, chunking, fileId: file.id, kind: 'text', title: src.title, filename: file.filename }, holder);
+        return this.attach(
+          teamId,
+          storeId,
+          { ...base, chunking, fileId: file.id, kind: 'text', title: src.title, filename: file.filename },
+          holder,
+        );
       }
     }
   }
@@ -372,7 +555,12 @@ export class KnowledgeService {
   }
 
   /** Deletes the document (chunks, jobs) and, with `deleteFile`, the file holding its bytes. */
-  async deleteInternalDocument(teamId: string, storeId: string, docId: string, opts: { deleteFile?: boolean } = {}): Promise<void> {
+  async deleteInternalDocument(
+    teamId: string,
+    storeId: string,
+    docId: string,
+    opts: { deleteFile?: boolean } = {},
+  ): Promise<void> {
     await this.requireInternalStore(teamId, storeId);
     await this.repo.deleteDocument(teamId, storeId, docId);
     if (opts.deleteFile) await this.files.remove(teamId, docId);
@@ -411,31 +599,56 @@ export class KnowledgeService {
 
   // ── batches ────────────────────────────────────────────────────────────────────────────────────
 
-  async createBatch(caller: Caller, storeId: string, input: { file_ids?: string[]; files?: NewDocumentFile[]; attributes?: unknown; chunking_strategy?: unknown }): Promise<{ batch: FileBatchEntity; counts: Record<DocumentStatus, number> }> {
+  async createBatch(
+    caller: Caller,
+    storeId: string,
+    input: { file_ids?: string[]; files?: NewDocumentFile[]; attributes?: unknown; chunking_strategy?: unknown },
+  ): Promise<{ batch: FileBatchEntity; counts: Record<DocumentStatus, number> }> {
     await this.requireStore(caller.teamId, storeId);
-    const items: NewDocumentFile[] = input.files ?? (input.file_ids ?? []).map((file_id) => ({ file_id, attributes: input.attributes, chunking_strategy: input.chunking_strategy }));
+    const items: NewDocumentFile[] =
+      input.files ??
+      (input.file_ids ?? []).map((file_id) => ({
+        file_id,
+        attributes: input.attributes,
+        chunking_strategy: input.chunking_strategy,
+      }));
     if (items.length === 0) throw ApiError.badRequest('file_ids (or files) must list at least one file.', 'file_ids');
     if (items.length > 500) throw ApiError.badRequest('A batch holds at most 500 files.', 'file_ids');
     // validate everything before writing anything
     for (const [i, it] of items.entries()) {
-      if (typeof it?.file_id !== 'string') throw ApiError.badRequest(`files[${i}].file_id is required.`, `files[${i}].file_id`);
+      if (typeof it?.file_id !== 'string')
+        throw ApiError.badRequest(`files[${i}].file_id is required.`, `files[${i}].file_id`);
       await this.files.require(caller.teamId, it.file_id);
       parseAttributes(it.attributes, `files[${i}].attributes`);
       parseChunkingStrategy(it.chunking_strategy, `files[${i}].chunking_strategy`);
     }
-    const batch: FileBatchEntity = { id: newBatchId(), vectorStoreId: storeId, teamId: caller.teamId, cancelled: 0, createdAt: this.clock.now() };
+    const batch: FileBatchEntity = {
+      id: newBatchId(),
+      vectorStoreId: storeId,
+      teamId: caller.teamId,
+      cancelled: 0,
+      createdAt: this.clock.now(),
+    };
     await this.repo.insertBatch(batch);
     for (const it of items) await this.addFile(caller, storeId, it, batch.id);
     return { batch, counts: await this.repo.batchCounts(batch.id) };
   }
 
-  async cancelBatch(caller: Caller, storeId: string, batchId: string): Promise<{ batch: FileBatchEntity; counts: Record<DocumentStatus, number> }> {
+  async cancelBatch(
+    caller: Caller,
+    storeId: string,
+    batchId: string,
+  ): Promise<{ batch: FileBatchEntity; counts: Record<DocumentStatus, number> }> {
     const { batch } = await this.getBatch(caller, storeId, batchId);
     await this.repo.cancelBatch(batch, this.clock.now());
     return this.getBatch(caller, storeId, batchId);
   }
 
-  async getBatch(caller: Caller, storeId: string, batchId: string): Promise<{ batch: FileBatchEntity; counts: Record<DocumentStatus, number> }> {
+  async getBatch(
+    caller: Caller,
+    storeId: string,
+    batchId: string,
+  ): Promise<{ batch: FileBatchEntity; counts: Record<DocumentStatus, number> }> {
     await this.requireStore(caller.teamId, storeId);
     const batch = await this.repo.findBatch(caller.teamId, storeId, batchId);
     if (!batch) throw ApiError.notFound(`No such file batch: ${batchId}`, 'not_found', 'batch_id');
@@ -465,7 +678,8 @@ function parseLinkUrl(raw: string): URL {
   } catch {
     throw ApiError.badRequest('url must be an absolute http(s) URL.', 'url');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw ApiError.badRequest('url must use http or https.', 'url');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw ApiError.badRequest('url must use http or https.', 'url');
   if (url.username || url.password) throw ApiError.badRequest('url must not carry credentials.', 'url');
   return url;
 }

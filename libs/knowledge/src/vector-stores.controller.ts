@@ -66,7 +66,11 @@ export class VectorStoresController {
   @ApiParam(ID)
   @ApiOperation({ summary: 'Modify name / metadata' })
   @ApiOkResponse({ type: VectorStoreDto })
-  async update(@CurrentCaller() caller: Caller, @Param('vector_store_id') id: string, @Body() dto: UpdateVectorStoreDto): Promise<VectorStoreDto> {
+  async update(
+    @CurrentCaller() caller: Caller,
+    @Param('vector_store_id') id: string,
+    @Body() dto: UpdateVectorStoreDto,
+  ): Promise<VectorStoreDto> {
     return toVectorStore(await this.kb.updateStore(caller, id, dto));
   }
 
@@ -84,14 +88,22 @@ export class VectorStoresController {
   @ApiParam(ID)
   @ApiOperation({ summary: 'Add a file (ingested asynchronously; poll its status)' })
   @ApiOkResponse({ type: VectorStoreFileDto })
-  async addFile(@CurrentCaller() caller: Caller, @Param('vector_store_id') id: string, @Body() dto: CreateVectorStoreFileDto): Promise<VectorStoreFileDto> {
+  async addFile(
+    @CurrentCaller() caller: Caller,
+    @Param('vector_store_id') id: string,
+    @Body() dto: CreateVectorStoreFileDto,
+  ): Promise<VectorStoreFileDto> {
     return toVectorStoreFile(await this.kb.addFile(caller, id, dto));
   }
 
   @Get(':vector_store_id/files')
   @ApiParam(ID)
   @ApiOkResponse({ type: VectorStoreFileListDto })
-  async listFiles(@CurrentCaller() caller: Caller, @Param('vector_store_id') id: string, @Query() q: VectorStoreFilesQueryDto): Promise<VectorStoreFileListDto> {
+  async listFiles(
+    @CurrentCaller() caller: Caller,
+    @Param('vector_store_id') id: string,
+    @Query() q: VectorStoreFilesQueryDto,
+  ): Promise<VectorStoreFileListDto> {
     return this.api.listStoreFiles(caller, id, q);
   }
 
@@ -99,7 +111,12 @@ export class VectorStoresController {
   @ApiParam(ID)
   @ApiParam({ name: 'file_id', example: 'file-6f1c2a9b0d3e4f5a6b7c8d9e' })
   @ApiOkResponse({ type: VectorStoreFileDto })
-  async getFile(@CurrentCaller() caller: Caller, @Param('vector_store_id') id: string, @Param('file_id') fileId: string, @Res({ passthrough: true }) res: Response): Promise<VectorStoreFileDto> {
+  async getFile(
+    @CurrentCaller() caller: Caller,
+    @Param('vector_store_id') id: string,
+    @Param('file_id') fileId: string,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<VectorStoreFileDto> {
     res.setHeader('openai-poll-after-ms', POLL_AFTER_MS);
     return toVectorStoreFile(await this.kb.requireDocument(caller.teamId, id, fileId));
   }
@@ -110,7 +127,12 @@ export class VectorStoresController {
   @ApiParam({ name: 'file_id', example: 'file-6f1c2a9b0d3e4f5a6b7c8d9e' })
   @ApiOperation({ summary: "Update a file's attributes" })
   @ApiOkResponse({ type: VectorStoreFileDto })
-  async updateFile(@CurrentCaller() caller: Caller, @Param('vector_store_id') id: string, @Param('file_id') fileId: string, @Body() dto: UpdateVectorStoreFileDto): Promise<VectorStoreFileDto> {
+  async updateFile(
+    @CurrentCaller() caller: Caller,
+    @Param('vector_store_id') id: string,
+    @Param('file_id') fileId: string,
+    @Body() dto: UpdateVectorStoreFileDto,
+  ): Promise<VectorStoreFileDto> {
     return toVectorStoreFile(await this.kb.updateAttributes(caller, id, fileId, dto.attributes));
   }
 
@@ -119,7 +141,11 @@ export class VectorStoresController {
   @ApiParam({ name: 'file_id', example: 'file-6f1c2a9b0d3e4f5a6b7c8d9e' })
   @ApiOperation({ summary: 'Remove a file from the vector store (the file itself stays)' })
   @ApiOkResponse({ type: DeletedDto })
-  async deleteFile(@CurrentCaller() caller: Caller, @Param('vector_store_id') id: string, @Param('file_id') fileId: string): Promise<DeletedDto> {
+  async deleteFile(
+    @CurrentCaller() caller: Caller,
+    @Param('vector_store_id') id: string,
+    @Param('file_id') fileId: string,
+  ): Promise<DeletedDto> {
     await this.kb.deleteDocument(caller, id, fileId);
     return { id: fileId, object: 'vector_store.file.deleted', deleted: true };
   }
@@ -128,9 +154,21 @@ export class VectorStoresController {
   @RateLimited()
   @HttpCode(200)
   @ApiParam(ID)
-  @ApiBody({ type: CreateFileBatchDto, examples: { file_ids: { summary: 'Files uploaded with POST /v1/files', value: { file_ids: ['file-6f1c2a9b0d3e4f5a6b7c8d9e'] } } } })
+  @ApiBody({
+    type: CreateFileBatchDto,
+    examples: {
+      file_ids: {
+        summary: 'Files uploaded with POST /v1/files',
+        value: { file_ids: ['file-6f1c2a9b0d3e4f5a6b7c8d9e'] },
+      },
+    },
+  })
   @ApiOkResponse({ type: FileBatchDto })
-  async createBatch(@CurrentCaller() caller: Caller, @Param('vector_store_id') id: string, @Body() dto: CreateFileBatchDto): Promise<FileBatchDto> {
+  async createBatch(
+    @CurrentCaller() caller: Caller,
+    @Param('vector_store_id') id: string,
+    @Body() dto: CreateFileBatchDto,
+  ): Promise<FileBatchDto> {
     const { batch, counts } = await this.kb.createBatch(caller, id, dto);
     return toBatch(batch, counts);
   }
@@ -139,7 +177,12 @@ export class VectorStoresController {
   @ApiParam(ID)
   @ApiParam({ name: 'batch_id', example: 'vsfb_1a2b3c4d5e6f7a8b9c0d1e2f' })
   @ApiOkResponse({ type: FileBatchDto })
-  async getBatch(@CurrentCaller() caller: Caller, @Param('vector_store_id') id: string, @Param('batch_id') batchId: string, @Res({ passthrough: true }) res: Response): Promise<FileBatchDto> {
+  async getBatch(
+    @CurrentCaller() caller: Caller,
+    @Param('vector_store_id') id: string,
+    @Param('batch_id') batchId: string,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<FileBatchDto> {
     res.setHeader('openai-poll-after-ms', POLL_AFTER_MS);
     const { batch, counts } = await this.kb.getBatch(caller, id, batchId);
     return toBatch(batch, counts);
@@ -150,7 +193,11 @@ export class VectorStoresController {
   @ApiParam(ID)
   @ApiParam({ name: 'batch_id', example: 'vsfb_1a2b3c4d5e6f7a8b9c0d1e2f' })
   @ApiOkResponse({ type: FileBatchDto })
-  async cancelBatch(@CurrentCaller() caller: Caller, @Param('vector_store_id') id: string, @Param('batch_id') batchId: string): Promise<FileBatchDto> {
+  async cancelBatch(
+    @CurrentCaller() caller: Caller,
+    @Param('vector_store_id') id: string,
+    @Param('batch_id') batchId: string,
+  ): Promise<FileBatchDto> {
     const { batch, counts } = await this.kb.cancelBatch(caller, id, batchId);
     return toBatch(batch, counts);
   }
@@ -159,16 +206,29 @@ export class VectorStoresController {
   @ApiParam(ID)
   @ApiParam({ name: 'batch_id', example: 'vsfb_1a2b3c4d5e6f7a8b9c0d1e2f' })
   @ApiOkResponse({ type: VectorStoreFileListDto })
-  async batchFiles(@CurrentCaller() caller: Caller, @Param('vector_store_id') id: string, @Param('batch_id') batchId: string, @Query() q: VectorStoreFilesQueryDto): Promise<VectorStoreFileListDto> {
+  async batchFiles(
+    @CurrentCaller() caller: Caller,
+    @Param('vector_store_id') id: string,
+    @Param('batch_id') batchId: string,
+    @Query() q: VectorStoreFilesQueryDto,
+  ): Promise<VectorStoreFileListDto> {
     return this.api.listStoreFiles(caller, id, q, batchId);
   }
 
   @Post(':vector_store_id/search')
   @HttpCode(200)
   @ApiParam(ID)
-  @ApiOperation({ summary: 'Hybrid search (vector + keyword, fused; final score = cosine). The query embedding is billed.' })
+  @ApiOperation({
+    summary: 'Hybrid search (vector + keyword, fused; final score = cosine). The query embedding is billed.',
+  })
   @ApiOkResponse({ type: SearchPageDto })
-  async searchStore(@CurrentCaller() caller: Caller, @Param('vector_store_id') id: string, @Body() dto: VectorStoreSearchDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<SearchPageDto> {
+  async searchStore(
+    @CurrentCaller() caller: Caller,
+    @Param('vector_store_id') id: string,
+    @Body() dto: VectorStoreSearchDto,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<SearchPageDto> {
     const { body, outcome: out } = await this.api.searchVectorStore(caller, id, dto, String(req.id));
     res.setHeader('x-gateway-cost-rub', String(out.costMicro / 1e6));
     res.setHeader('server-timing', `search;dur=${out.engineMs.toFixed(2)}, total;dur=${out.elapsedMs.toFixed(2)}`);

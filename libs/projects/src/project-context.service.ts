@@ -45,8 +45,23 @@ export class ProjectContextService extends ProjectContextSource {
       }
       // searchable = has chunks: completed, or being re-indexed (a refresh, a new webhook event) with its previous chunks in place
       if (doc.chunkCount === 0) continue;
-      materials.push({ id: m.id, kind: m.kind, title: doc.title && m.kind === 'file' ? doc.title : m.title, url: m.url ?? doc.finalUrl ?? doc.url, documentId: doc.id });
+      materials.push({
+        id: m.id,
+        kind: m.kind,
+        title: doc.title && m.kind === 'file' ? doc.title : m.title,
+        url: m.url ?? doc.finalUrl ?? doc.url,
+        documentId: doc.id,
+      });
     }
-    return { id: p.id, name: p.name, mode: p.mode, rag: parseRag(p.rag), storeId: p.storeId, materials, knowledgeBaseIds, images };
+    return {
+      id: p.id,
+      name: p.name,
+      mode: p.mode,
+      rag: parseRag(p.rag),
+      storeId: p.storeId,
+      materials,
+      knowledgeBaseIds,
+      images,
+    };
   }
 }

@@ -3,7 +3,12 @@ import { apiResponseText, DEFAULT_RAG, imageMime, mergeRag, selectJsonPath } fro
 describe('project rules', () => {
   it('RAG settings: defaults, and a patch replaces only the fields given', () => {
     expect(DEFAULT_RAG).toEqual({ top_k: 15, rerank: true, file_threshold: 0.3, kb_threshold: 0.1 });
-    expect(mergeRag(DEFAULT_RAG, { top_k: 20, rerank: false })).toEqual({ top_k: 20, rerank: false, file_threshold: 0.3, kb_threshold: 0.1 });
+    expect(mergeRag(DEFAULT_RAG, { top_k: 20, rerank: false })).toEqual({
+      top_k: 20,
+      rerank: false,
+      file_threshold: 0.3,
+      kb_threshold: 0.1,
+    });
   });
 
   it('json paths select one value', () => {
@@ -15,7 +20,10 @@ describe('project rules', () => {
   });
 
   it('API responses: JSON pretty-printed (or the selected part), text as is', () => {
-    expect(apiResponseText(Buffer.from('{"a":{"b":1}}'), null)).toEqual({ text: '{\n  "a": {\n    "b": 1\n  }\n}', json: true });
+    expect(apiResponseText(Buffer.from('{"a":{"b":1}}'), null)).toEqual({
+      text: '{\n  "a": {\n    "b": 1\n  }\n}',
+      json: true,
+    });
     expect(apiResponseText(Buffer.from('{"a":{"b":"x"}}'), 'a.b')).toEqual({ text: 'x', json: false });
     expect(apiResponseText(Buffer.from('plain'), null)).toEqual({ text: 'plain', json: false });
     expect(() => apiResponseText(Buffer.from('{"a":1}'), 'b')).toThrow(/selects nothing/);

@@ -69,11 +69,17 @@ export function apiResponseText(bytes: Buffer, jsonPath: string | null): { text:
   }
   const picked = jsonPath ? selectJsonPath(parsed, jsonPath) : parsed;
   if (picked === undefined) throw new Error(`json_path "${jsonPath}" selects nothing in the response.`);
-  return typeof picked === 'string' ? { text: picked, json: false } : { text: JSON.stringify(picked, null, 2), json: true };
+  return typeof picked === 'string'
+    ? { text: picked, json: false }
+    : { text: JSON.stringify(picked, null, 2), json: true };
 }
 
 /** A webhook event as one transcript message: its payload (JSON pretty-printed) under a header line. */
-export function webhookEventMessage(receivedAtMs: number, webhookId: string, payload: string): { ts: string; author: string; text: string } {
+export function webhookEventMessage(
+  receivedAtMs: number,
+  webhookId: string,
+  payload: string,
+): { ts: string; author: string; text: string } {
   let text = payload;
   try {
     text = JSON.stringify(JSON.parse(payload), null, 2);
@@ -85,9 +91,15 @@ export function webhookEventMessage(receivedAtMs: number, webhookId: string, pay
 
 /** The type of an image by its magic numbers (PNG, JPEG, GIF, WebP), else null. */
 export function imageMime(bytes: Buffer): string | null {
-  if (bytes.length >= 8 && bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
+  if (bytes.length >= 8 && bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])))
+    return 'image/png';
   if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg';
   if (bytes.length >= 6 && /^GIF8[79]a$/.test(bytes.subarray(0, 6).toString('latin1'))) return 'image/gif';
-  if (bytes.length >= 12 && bytes.subarray(0, 4).toString('latin1') === 'RIFF' && bytes.subarray(8, 12).toString('latin1') === 'WEBP') return 'image/webp';
+  if (
+    bytes.length >= 12 &&
+    bytes.subarray(0, 4).toString('latin1') === 'RIFF' &&
+    bytes.subarray(8, 12).toString('latin1') === 'WEBP'
+  )
+    return 'image/webp';
   return null;
 }

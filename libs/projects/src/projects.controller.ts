@@ -1,6 +1,28 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, UploadedFile, UseInterceptors } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  Patch,
+  Post,
+  Query,
+  Req,
+  UploadedFile,
+  UseInterceptors,
+} from '@nestjs/common';
 import { FileInterceptor } from '@nestjs/platform-express';
-import { ApiBody, ApiConsumes, ApiExtraModels, ApiOkResponse, ApiOperation, ApiParam, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiConsumes,
+  ApiExtraModels,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import type { Request } from 'express';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
@@ -31,7 +53,8 @@ import { ProjectsService } from './projects.service';
 
 const ID = { name: 'id', example: 'prj_1a2b3c4d5e6f7a8b9c0d1e2f' };
 const MATERIAL_ID = { name: 'material_id', example: 'mat_1a2b3c4d5e6f7a8b9c0d1e2f' };
-const upload = () => FileInterceptor('file', { limits: { fileSize: MAX_FILE_BYTES + 1, files: 1, fields: 10, fieldSize: 64 * 1024 } });
+const upload = () =>
+  FileInterceptor('file', { limits: { fileSize: MAX_FILE_BYTES + 1, files: 1, fields: 10, fieldSize: 64 * 1024 } });
 
 /** Projects and their materials (api-key header; a project of another team answers 404). */
 @ApiTags('Projects')
@@ -46,7 +69,9 @@ export class ProjectsController {
 
   @Post()
   @HttpCode(201)
-  @ApiOperation({ summary: 'Create a project (RAG defaults: top_k 15, rerank true, file_threshold 0.3, kb_threshold 0.1)' })
+  @ApiOperation({
+    summary: 'Create a project (RAG defaults: top_k 15, rerank true, file_threshold 0.3, kb_threshold 0.1)',
+  })
   @ApiOkResponse({ type: ProjectDto })
   create(@CurrentCaller() caller: Caller, @Body() dto: CreateProjectDto): Promise<ProjectDto> {
     return this.projects.create(caller, dto);
@@ -96,7 +121,11 @@ export class ProjectsController {
   @ApiParam(ID)
   @ApiParam(MATERIAL_ID)
   @ApiOkResponse({ type: MaterialDto })
-  material(@CurrentCaller() caller: Caller, @Param('id') id: string, @Param('material_id') materialId: string): Promise<MaterialDto> {
+  material(
+    @CurrentCaller() caller: Caller,
+    @Param('id') id: string,
+    @Param('material_id') materialId: string,
+  ): Promise<MaterialDto> {
     return this.projects.material(caller.teamId, id, materialId);
   }
 
@@ -104,7 +133,11 @@ export class ProjectsController {
   @ApiParam(ID)
   @ApiParam(MATERIAL_ID)
   @ApiOkResponse({ type: MaterialDeletedDto })
-  async deleteMaterial(@CurrentCaller() caller: Caller, @Param('id') id: string, @Param('material_id') materialId: string): Promise<MaterialDeletedDto> {
+  async deleteMaterial(
+    @CurrentCaller() caller: Caller,
+    @Param('id') id: string,
+    @Param('material_id') materialId: string,
+  ): Promise<MaterialDeletedDto> {
     await this.projects.deleteMaterial(caller, id, materialId);
     return { id: materialId, deleted: true };
   }
@@ -113,9 +146,15 @@ export class ProjectsController {
   @HttpCode(202)
   @ApiParam(ID)
   @ApiParam(MATERIAL_ID)
-  @ApiOperation({ summary: 'Fetch a link again (unchanged content is not re-embedded) or re-run the ingestion of a text material' })
+  @ApiOperation({
+    summary: 'Fetch a link again (unchanged content is not re-embedded) or re-run the ingestion of a text material',
+  })
   @ApiOkResponse({ type: MaterialDto })
-  refresh(@CurrentCaller() caller: Caller, @Param('id') id: string, @Param('material_id') materialId: string): Promise<MaterialDto> {
+  refresh(
+    @CurrentCaller() caller: Caller,
+    @Param('id') id: string,
+    @Param('material_id') materialId: string,
+  ): Promise<MaterialDto> {
     return this.projects.refreshMaterial(caller, id, materialId);
   }
 
@@ -125,9 +164,18 @@ export class ProjectsController {
   @ApiParam(ID)
   @ApiConsumes('multipart/form-data', 'application/json')
   @ApiBody({ schema: { oneOf: [{ $ref: getSchemaPath(ProjectFileUploadDto) }, { $ref: getSchemaPath(AddFileDto) }] } })
-  @ApiOperation({ summary: 'Add a file: multipart `file`, or JSON `{file_id}` of an uploaded /v1/files id. Documents are ingested asynchronously; images are stored for vision models.' })
+  @ApiOperation({
+    summary:
+      'Add a file: multipart `file`, or JSON `{file_id}` of an uploaded /v1/files id. Documents are ingested asynchronously; images are stored for vision models.',
+  })
   @ApiOkResponse({ type: MaterialDto })
-  async addFile(@CurrentCaller() caller: Caller, @Param('id') id: string, @UploadedFile() file: UploadedBytes | undefined, @Body() body: Record<string, unknown>, @Req() req: Request): Promise<MaterialDto> {
+  async addFile(
+    @CurrentCaller() caller: Caller,
+    @Param('id') id: string,
+    @UploadedFile() file: UploadedBytes | undefined,
+    @Body() body: Record<string, unknown>,
+    @Req() req: Request,
+  ): Promise<MaterialDto> {
     if (req.is('multipart/form-data')) return this.projects.addUpload(caller, id, file);
     const dto = await validated(AddFileDto, body, 'The body must be JSON {file_id} (or multipart with a file).');
     return this.projects.addFileId(caller, id, dto.file_id);
@@ -136,7 +184,10 @@ export class ProjectsController {
   @Post(':id/links')
   @HttpCode(202)
   @ApiParam(ID)
-  @ApiOperation({ summary: 'Add a web link (fetched through the SSRF guard and parsed asynchronously; a refused address fails the material)' })
+  @ApiOperation({
+    summary:
+      'Add a web link (fetched through the SSRF guard and parsed asynchronously; a refused address fails the material)',
+  })
   @ApiOkResponse({ type: MaterialDto })
   addLink(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() dto: AddLinkDto): Promise<MaterialDto> {
     return this.projects.addLink(caller, id, dto.url);
@@ -145,9 +196,15 @@ export class ProjectsController {
   @Post(':id/knowledge-bases')
   @HttpCode(201)
   @ApiParam(ID)
-  @ApiOperation({ summary: 'Attach a knowledge base of the team (many-to-many; attaching twice returns the same material)' })
+  @ApiOperation({
+    summary: 'Attach a knowledge base of the team (many-to-many; attaching twice returns the same material)',
+  })
   @ApiOkResponse({ type: MaterialDto })
-  attachKb(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() dto: AttachKnowledgeBaseDto): Promise<MaterialDto> {
+  attachKb(
+    @CurrentCaller() caller: Caller,
+    @Param('id') id: string,
+    @Body() dto: AttachKnowledgeBaseDto,
+  ): Promise<MaterialDto> {
     return this.projects.attachKnowledgeBase(caller, id, dto.knowledge_base_id);
   }
 
@@ -156,7 +213,11 @@ export class ProjectsController {
   @ApiParam({ name: 'kb_id', example: 'vs_1a2b3c4d5e6f7a8b9c0d1e2f' })
   @ApiOperation({ summary: 'Detach a knowledge base (the knowledge base itself stays)' })
   @ApiOkResponse({ type: MaterialDeletedDto })
-  async detachKb(@CurrentCaller() caller: Caller, @Param('id') id: string, @Param('kb_id') kbId: string): Promise<MaterialDeletedDto> {
+  async detachKb(
+    @CurrentCaller() caller: Caller,
+    @Param('id') id: string,
+    @Param('kb_id') kbId: string,
+  ): Promise<MaterialDeletedDto> {
     await this.projects.detachKnowledgeBase(caller, id, kbId);
     return { id: kbId, deleted: true };
   }
@@ -164,9 +225,15 @@ export class ProjectsController {
   @Post(':id/chats')
   @HttpCode(202)
   @ApiParam(ID)
-  @ApiOperation({ summary: 'Attach a chat `{title, messages: [{role, content, created_at?}]}`; indexed in windows of whole messages' })
+  @ApiOperation({
+    summary: 'Attach a chat `{title, messages: [{role, content, created_at?}]}`; indexed in windows of whole messages',
+  })
   @ApiOkResponse({ type: MaterialDto })
-  attachChat(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() dto: AttachChatDto): Promise<MaterialDto> {
+  attachChat(
+    @CurrentCaller() caller: Caller,
+    @Param('id') id: string,
+    @Body() dto: AttachChatDto,
+  ): Promise<MaterialDto> {
     return this.projects.attachChat(caller, id, dto);
   }
 
@@ -176,9 +243,16 @@ export class ProjectsController {
   @ApiParam(ID)
   @ApiConsumes('multipart/form-data')
   @ApiBody({ type: MessengerChatUploadDto })
-  @ApiOperation({ summary: 'Import a messaging-app export: Telegram Desktop result.json, WhatsApp .txt, or Slack export .zip' })
+  @ApiOperation({
+    summary: 'Import a messaging-app export: Telegram Desktop result.json, WhatsApp .txt, or Slack export .zip',
+  })
   @ApiOkResponse({ type: MaterialDto })
-  async messengerChat(@CurrentCaller() caller: Caller, @Param('id') id: string, @UploadedFile() file: UploadedBytes | undefined, @Body() body: Record<string, unknown>): Promise<MaterialDto> {
+  async messengerChat(
+    @CurrentCaller() caller: Caller,
+    @Param('id') id: string,
+    @UploadedFile() file: UploadedBytes | undefined,
+    @Body() body: Record<string, unknown>,
+  ): Promise<MaterialDto> {
     const dto = await validated(MessengerChatUploadDto, body, 'The body must be multipart with `file` and `format`.');
     return this.projects.addMessengerChat(caller, id, dto.format, file, dto.title);
   }
@@ -191,7 +265,11 @@ export class ProjectsController {
       'Add an integration: `{type:"webhook", name}` returns the hook URL and its signing secret (shown once); `{type:"external_api", name, url, method, headers, body?, json_path?, interval_seconds ≥ 300}` is fetched on a schedule',
   })
   @ApiOkResponse({ type: IntegrationDto })
-  addIntegration(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() dto: CreateIntegrationDto): Promise<IntegrationDto> {
+  addIntegration(
+    @CurrentCaller() caller: Caller,
+    @Param('id') id: string,
+    @Body() dto: CreateIntegrationDto,
+  ): Promise<IntegrationDto> {
     return this.integrations.create(caller, id, dto);
   }
 
@@ -201,7 +279,11 @@ export class ProjectsController {
   @ApiParam({ name: 'integration_id', example: 'int_1a2b3c4d5e6f7a8b9c0d1e2f' })
   @ApiOperation({ summary: 'Fetch an external_api integration now; unchanged content (same hash) is not re-embedded' })
   @ApiOkResponse({ type: SyncResultDto })
-  sync(@CurrentCaller() caller: Caller, @Param('id') id: string, @Param('integration_id') integrationId: string): Promise<SyncResultDto> {
+  sync(
+    @CurrentCaller() caller: Caller,
+    @Param('id') id: string,
+    @Param('integration_id') integrationId: string,
+  ): Promise<SyncResultDto> {
     return this.integrations.sync(caller, id, integrationId);
   }
 }

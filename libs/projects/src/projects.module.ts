@@ -2,7 +2,12 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthModule } from '@app/auth';
 import { KnowledgeModule } from '@app/knowledge';
-import { ProjectEntity, ProjectIntegrationEntity, ProjectMaterialEntity, WebhookEventEntity } from './entities/project.entities';
+import {
+  ProjectEntity,
+  ProjectIntegrationEntity,
+  ProjectMaterialEntity,
+  WebhookEventEntity,
+} from './entities/project.entities';
 import { IntegrationSecrets } from './integrations/integration-secrets';
 import { IntegrationsService } from './integrations/integrations.service';
 import { ProjectContextSource } from './project-context.port';
@@ -14,9 +19,19 @@ import { WebhooksController } from './webhooks.controller';
 
 /** Projects, their materials (stored in a project-owned knowledge store) and API integrations; provides ProjectContextSource to chat. */
 @Module({
-  imports: [TypeOrmModule.forFeature([ProjectEntity, ProjectMaterialEntity, ProjectIntegrationEntity, WebhookEventEntity]), AuthModule, KnowledgeModule],
+  imports: [
+    TypeOrmModule.forFeature([ProjectEntity, ProjectMaterialEntity, ProjectIntegrationEntity, WebhookEventEntity]),
+    AuthModule,
+    KnowledgeModule,
+  ],
   controllers: [ProjectsController, WebhooksController],
-  providers: [ProjectsRepository, ProjectsService, IntegrationSecrets, IntegrationsService, { provide: ProjectContextSource, useClass: ProjectContextService }],
+  providers: [
+    ProjectsRepository,
+    ProjectsService,
+    IntegrationSecrets,
+    IntegrationsService,
+    { provide: ProjectContextSource, useClass: ProjectContextService },
+  ],
   exports: [ProjectContextSource, ProjectsService],
 })
 export class ProjectsModule {}

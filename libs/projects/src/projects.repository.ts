@@ -2,7 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, LessThan, Repository } from 'typeorm';
 import { RawSql, TransactionRunner } from '@app/database';
-import { ProjectEntity, ProjectIntegrationEntity, ProjectMaterialEntity, WebhookEventEntity } from './entities/project.entities';
+import {
+  ProjectEntity,
+  ProjectIntegrationEntity,
+  ProjectMaterialEntity,
+  WebhookEventEntity,
+} from './entities/project.entities';
 import type { MaterialKind } from './project-context.port';
 
 export interface PageQuery {
@@ -46,7 +51,10 @@ export class ProjectsRepository {
       if (!cursor) return [];
       qb.andWhere(q.order === 'desc' ? 'p.seq < :seq' : 'p.seq > :seq', { seq: cursor.seq });
     }
-    return qb.orderBy('p.seq', q.order === 'desc' ? 'DESC' : 'ASC').limit(q.limit + 1).getMany();
+    return qb
+      .orderBy('p.seq', q.order === 'desc' ? 'DESC' : 'ASC')
+      .limit(q.limit + 1)
+      .getMany();
   }
 
   async updateProject(teamId: string, id: string, patch: Partial<ProjectEntity>): Promise<void> {
@@ -107,7 +115,10 @@ export class ProjectsRepository {
     return this.materials.findOneBy({ projectId, id });
   }
 
-  findMaterialBy(projectId: string, where: { documentId?: string; knowledgeBaseId?: string }): Promise<ProjectMaterialEntity | null> {
+  findMaterialBy(
+    projectId: string,
+    where: { documentId?: string; knowledgeBaseId?: string },
+  ): Promise<ProjectMaterialEntity | null> {
     return this.materials.findOneBy({ projectId, ...where });
   }
 
@@ -118,7 +129,12 @@ export class ProjectsRepository {
 
   /** Sets the material's document once (the first webhook event); false when another request set it first. */
   async setMaterialDocument(id: string, documentId: string): Promise<boolean> {
-    const res = await this.materials.createQueryBuilder().update().set({ documentId }).where('id = :id AND document_id IS NULL', { id }).execute();
+    const res = await this.materials
+      .createQueryBuilder()
+      .update()
+      .set({ documentId })
+      .where('id = :id AND document_id IS NULL', { id })
+      .execute();
     return (res.affected ?? 0) > 0;
   }
 
@@ -196,7 +212,8 @@ export class ProjectsRepository {
   async addEvent(row: Omit<WebhookEventEntity, 'seq'>, keep: number): Promise<boolean> {
     try {
       const added = await this.tx.run(async (m) => {
-        if (await m.findOneBy(WebhookEventEntity, { integrationId: row.integrationId, webhookId: row.webhookId })) return false;
+        if (await m.findOneBy(WebhookEventEntity, { integrationId: row.integrationId, webhookId: row.webhookId }))
+          return false;
         await m.insert(WebhookEventEntity, row);
         return true;
       });
@@ -206,7 +223,13 @@ export class ProjectsRepository {
       if (await this.events.findOneBy({ integrationId: row.integrationId, webhookId: row.webhookId })) return false;
       throw err;
     }
-    const edge = await this.events.find({ select: { seq: true }, where: { integrationId: row.integrationId }, order: { seq: 'DESC' }, skip: keep - 1, take: 1 });
+    const edge = await this.events.find({
+      select: { seq: true },
+      where: { integrationId: row.integrationId },
+      order: { seq: 'DESC' },
+      skip: keep - 1,
+      take: 1,
+    });
     if (edge[0]) await this.events.delete({ integrationId: row.integrationId, seq: LessThan(edge[0].seq) });
     return true;
   }
@@ -221,7 +244,10 @@ export class ProjectsRepository {
   /** The named per-deployment secret (gateway_secrets), created once with `candidate` and shared by replicas. */
   async secret(name: string, candidate: string, now: number): Promise<string> {
     const table = this.sql.table(ProjectEntity).replace(/projects(["`]?)$/, 'gateway_secrets$1');
-    await this.sql.exec(`INSERT INTO ${table} (name, value, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING`, [name, candidate, now]);
+    await this.sql.exec(
+      `INSERT INTO ${table} (name, value, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING`,
+      [name, candidate, now],
+    );
     const { rows } = await this.sql.exec(`SELECT value FROM ${table} WHERE name = $1`, [name]);
     return rows[0] ? String(rows[0].value) : candidate;
   }

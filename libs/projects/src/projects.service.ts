@@ -6,7 +6,14 @@ import { KnowledgeService, UploadedBytes } from '@app/knowledge';
 import type { KbDocumentEntity } from '@app/knowledge/entities/knowledge.entities';
 import { AttachChatDto, CreateProjectDto, MaterialDto, ProjectDto, UpdateProjectDto } from './dto/projects.dto';
 import { ProjectEntity, ProjectIntegrationEntity, ProjectMaterialEntity } from './entities/project.entities';
-import { ChatExportError, ChatMessage, parseSlackExport, parseTelegramExport, parseWhatsAppExport, renderTranscript } from './messenger';
+import {
+  ChatExportError,
+  ChatMessage,
+  parseSlackExport,
+  parseTelegramExport,
+  parseWhatsAppExport,
+  renderTranscript,
+} from './messenger';
 import type { MaterialKind } from './project-context.port';
 import { DEFAULT_RAG, imageMime, mergeRag, parseRag } from './project-rules';
 import { ProjectsRepository } from './projects.repository';
@@ -18,7 +25,8 @@ const KINDS: MaterialKind[] = ['file', 'link', 'knowledge_base', 'chat', 'messen
 const seconds = (ms: number): number => Math.floor(ms / 1000);
 const HOLDER = 'A project';
 /** 404 for a project id the team does not have (or a project deleted while the request ran). */
-export const projectNotFound = (id: string): ApiError => ApiError.notFound(`No such project: ${id}`, 'project_not_found', 'project_id');
+export const projectNotFound = (id: string): ApiError =>
+  ApiError.notFound(`No such project: ${id}`, 'project_not_found', 'project_id');
 
 /**
  * Projects and their materials. Text-bearing materials (and images) are documents of the project's
@@ -58,7 +66,10 @@ export class ProjectsService {
     return this.toProject(p, (await this.repo.materialCounts([p.id])).get(p.id)!);
   }
 
-  async list(caller: Caller, q: { after?: string; limit?: number; order?: 'asc' | 'desc' }): Promise<{ data: ProjectDto[]; has_more: boolean }> {
+  async list(
+    caller: Caller,
+    q: { after?: string; limit?: number; order?: 'asc' | 'desc' },
+  ): Promise<{ data: ProjectDto[]; has_more: boolean }> {
     const limit = q.limit ?? 20;
     const rows = await this.repo.listProjects(caller.teamId, { after: q.after, limit, order: q.order ?? 'desc' });
     const page = rows.slice(0, limit);
@@ -80,7 +91,9 @@ export class ProjectsService {
   /** The project, its materials and its store (documents, chunks, jobs); attached knowledge bases stay. */
   async delete(caller: Caller, id: string): Promise<void> {
     const p = await this.require(caller.teamId, id);
-    const owned = (await this.repo.listMaterials(p.id)).filter((m) => m.ownsFile && m.documentId).map((m) => m.documentId!);
+    const owned = (await this.repo.listMaterials(p.id))
+      .filter((m) => m.ownsFile && m.documentId)
+      .map((m) => m.documentId!);
     await this.repo.deleteProject(caller.teamId, id);
     await this.kb.deleteInternalStore(caller.teamId, p.storeId, owned);
   }
@@ -114,7 +127,14 @@ export class ProjectsService {
     const integrations = new Map((await this.repo.integrationsOf(p.id)).map((i) => [i.id, i]));
     const docs = await this.documentsOf(p, rows);
     const gone = await this.missingKnowledgeBases(p.teamId, rows);
-    return rows.map((m) => this.toMaterial(m, docs.get(m.documentId ?? ''), m.integrationId ? integrations.get(m.integrationId) : undefined, gone));
+    return rows.map((m) =>
+      this.toMaterial(
+        m,
+        docs.get(m.documentId ?? ''),
+        m.integrationId ? integrations.get(m.integrationId) : undefined,
+        gone,
+      ),
+    );
   }
 
   async material(teamId: string, projectId: string, materialId: string): Promise<MaterialDto> {
@@ -129,14 +149,19 @@ export class ProjectsService {
     const p = await this.require(caller.teamId, projectId);
     const m = await this.requireMaterial(p, materialId);
     await this.repo.deleteMaterial(p.id, m.id);
-    if (m.documentId) await this.kb.deleteInternalDocument(caller.teamId, p.storeId, m.documentId, { deleteFile: m.ownsFile === 1 });
+    if (m.documentId)
+      await this.kb.deleteInternalDocument(caller.teamId, p.storeId, m.documentId, { deleteFile: m.ownsFile === 1 });
   }
 
   /** Fetch a link again (unchanged content is not re-embedded) or re-run the ingestion of any text material. */
   async refreshMaterial(caller: Caller, projectId: string, materialId: string): Promise<MaterialDto> {
     const p = await this.require(caller.teamId, projectId);
     const m = await this.requireMaterial(p, materialId);
-    if (!m.documentId) throw ApiError.badRequest(`${m.kind === 'knowledge_base' ? 'A knowledge base' : 'This material'} has no document to refresh${m.kind === 'external_api' ? ' (use the integration sync)' : ''}.`, 'material_id');
+    if (!m.documentId)
+      throw ApiError.badRequest(
+        `${m.kind === 'knowledge_base' ? 'A knowledge base' : 'This material'} has no document to refresh${m.kind === 'external_api' ? ' (use the integration sync)' : ''}.`,
+        'material_id',
+      );
     await this.kb.refreshInternalDocument(caller.teamId, p.storeId, m.documentId);
     return this.material(caller.teamId, p.id, m.id);
   }
@@ -183,46 +208,98 @@ export class ProjectsService {
   async detachKnowledgeBase(caller: Caller, projectId: string, kbId: string): Promise<void> {
     const p = await this.require(caller.teamId, projectId);
     const m = await this.repo.findMaterialBy(p.id, { knowledgeBaseId: kbId });
-    if (!m) throw ApiError.notFound(`Knowledge base ${kbId} is not attached to ${p.id}.`, 'not_found', 'knowledge_base_id');
+    if (!m)
+      throw ApiError.notFound(`Knowledge base ${kbId} is not attached to ${p.id}.`, 'not_found', 'knowledge_base_id');
     await this.repo.deleteMaterial(p.id, m.id);
   }
 
   async attachChat(caller: Caller, projectId: string, dto: AttachChatDto): Promise<MaterialDto> {
-    const messages: ChatMessage[] = dto.messages.map((m) => ({ ts: m.created_at ?? null, author: m.role, text: m.content }));
+    const messages: ChatMessage[] = dto.messages.map((m) => ({
+      ts: m.created_at ?? null,
+      author: m.role,
+      text: m.content,
+    }));
     return this.addTranscript(caller, projectId, 'chat', dto.title, messages);
   }
 
-  async addMessengerChat(caller: Caller, projectId: string, format: 'telegram' | 'whatsapp' | 'slack', upload: UploadedBytes | undefined, title: string | undefined): Promise<MaterialDto> {
+  async addMessengerChat(
+    caller: Caller,
+    projectId: string,
+    format: 'telegram' | 'whatsapp' | 'slack',
+    upload: UploadedBytes | undefined,
+    title: string | undefined,
+  ): Promise<MaterialDto> {
     await this.require(caller.teamId, projectId);
-    if (!upload || !Buffer.isBuffer(upload.buffer) || upload.buffer.length === 0) throw ApiError.badRequest('A multipart field "file" with the export is required.', 'file');
+    if (!upload || !Buffer.isBuffer(upload.buffer) || upload.buffer.length === 0)
+      throw ApiError.badRequest('A multipart field "file" with the export is required.', 'file');
     let messages: ChatMessage[];
     try {
-      messages = format === 'slack' ? parseSlackExport(upload.buffer) : format === 'telegram' ? parseTelegramExport(upload.buffer.toString('utf8')) : parseWhatsAppExport(upload.buffer.toString('utf8'));
+      messages =
+        format === 'slack'
+          ? parseSlackExport(upload.buffer)
+          : format === 'telegram'
+            ? parseTelegramExport(upload.buffer.toString('utf8'))
+            : parseWhatsAppExport(upload.buffer.toString('utf8'));
     } catch (err) {
       if (err instanceof ChatExportError) throw ApiError.badRequest(err.message, 'file', 'invalid_export');
       throw err;
     }
-    if (messages.length === 0) throw ApiError.badRequest(`The ${format} export holds no text messages.`, 'file', 'empty_document');
-    return this.addTranscript(caller, projectId, 'messenger_chat', title || upload.originalname || `${format} chat`, messages);
+    if (messages.length === 0)
+      throw ApiError.badRequest(`The ${format} export holds no text messages.`, 'file', 'empty_document');
+    return this.addTranscript(
+      caller,
+      projectId,
+      'messenger_chat',
+      title || upload.originalname || `${format} chat`,
+      messages,
+    );
   }
 
-  private async addTranscript(caller: Caller, projectId: string, kind: 'chat' | 'messenger_chat', title: string, messages: ChatMessage[]): Promise<MaterialDto> {
+  private async addTranscript(
+    caller: Caller,
+    projectId: string,
+    kind: 'chat' | 'messenger_chat',
+    title: string,
+    messages: ChatMessage[],
+  ): Promise<MaterialDto> {
     const p = await this.require(caller.teamId, projectId);
     const text = renderTranscript(messages);
     if (text.trim() === '') throw ApiError.badRequest('The chat holds no text messages.', 'messages', 'empty_document');
-    const doc = await this.kb.addInternalDocument(caller.teamId, p.storeId, { type: 'text', title, filename: `${kind}.md`, text, chunking: 'messages' }, HOLDER);
+    const doc = await this.kb.addInternalDocument(
+      caller.teamId,
+      p.storeId,
+      { type: 'text', title, filename: `${kind}.md`, text, chunking: 'messages' },
+      HOLDER,
+    );
     return this.recordDocument(p, kind, doc, { ownsFile: true });
   }
 
-  private async recordDocument(p: ProjectEntity, kind: MaterialKind, doc: KbDocumentEntity, extra: { mime?: string | null; url?: string | null; ownsFile?: boolean }): Promise<MaterialDto> {
+  private async recordDocument(
+    p: ProjectEntity,
+    kind: MaterialKind,
+    doc: KbDocumentEntity,
+    extra: { mime?: string | null; url?: string | null; ownsFile?: boolean },
+  ): Promise<MaterialDto> {
     const existing = await this.repo.findMaterialBy(p.id, { documentId: doc.id });
     if (existing) return this.material(p.teamId, p.id, existing.id);
-    const m = this.newMaterial(p, kind, doc.title ?? doc.filename, { documentId: doc.id, mime: extra.mime ?? null, url: extra.url ?? null, ownsFile: extra.ownsFile ? 1 : 0 });
+    const m = this.newMaterial(p, kind, doc.title ?? doc.filename, {
+      documentId: doc.id,
+      mime: extra.mime ?? null,
+      url: extra.url ?? null,
+      ownsFile: extra.ownsFile ? 1 : 0,
+    });
     if (!(await this.repo.insertMaterial(m))) throw projectNotFound(p.id);
     return this.material(p.teamId, p.id, m.id);
   }
 
-  newMaterial(p: ProjectEntity, kind: MaterialKind, title: string, refs: Partial<Pick<ProjectMaterialEntity, 'documentId' | 'knowledgeBaseId' | 'integrationId' | 'url' | 'mime' | 'ownsFile'>>): Omit<ProjectMaterialEntity, 'seq'> {
+  newMaterial(
+    p: ProjectEntity,
+    kind: MaterialKind,
+    title: string,
+    refs: Partial<
+      Pick<ProjectMaterialEntity, 'documentId' | 'knowledgeBaseId' | 'integrationId' | 'url' | 'mime' | 'ownsFile'>
+    >,
+  ): Omit<ProjectMaterialEntity, 'seq'> {
     return {
       id: newMaterialId(),
       projectId: p.id,
@@ -260,12 +337,20 @@ export class ProjectsService {
     return gone;
   }
 
-  toMaterial(m: ProjectMaterialEntity, doc: KbDocumentEntity | undefined, integration: ProjectIntegrationEntity | undefined, goneKbs: Set<string> = new Set()): MaterialDto {
+  toMaterial(
+    m: ProjectMaterialEntity,
+    doc: KbDocumentEntity | undefined,
+    integration: ProjectIntegrationEntity | undefined,
+    goneKbs: Set<string> = new Set(),
+  ): MaterialDto {
     let status: MaterialDto['status'] = 'completed';
     let lastError: MaterialDto['last_error'] = null;
     if (m.knowledgeBaseId && goneKbs.has(m.knowledgeBaseId)) {
       status = 'failed';
-      lastError = { code: 'knowledge_base_deleted', message: `The knowledge base ${m.knowledgeBaseId} was deleted; detach it.` };
+      lastError = {
+        code: 'knowledge_base_deleted',
+        message: `The knowledge base ${m.knowledgeBaseId} was deleted; detach it.`,
+      };
     } else if (doc) {
       status = doc.status === 'queued' ? 'in_progress' : doc.status;
       if (doc.lastErrorCode) lastError = { code: doc.lastErrorCode, message: doc.lastErrorMessage ?? '' };
@@ -283,7 +368,10 @@ export class ProjectsService {
       id: m.id,
       object: 'project.material',
       kind: m.kind,
-      title: doc && m.kind !== 'chat' && m.kind !== 'messenger_chat' && m.kind !== 'webhook' && m.kind !== 'external_api' ? (doc.title ?? m.title) : m.title,
+      title:
+        doc && m.kind !== 'chat' && m.kind !== 'messenger_chat' && m.kind !== 'webhook' && m.kind !== 'external_api'
+          ? (doc.title ?? m.title)
+          : m.title,
       status,
       last_error: lastError,
       tokens: doc?.tokens ?? 0,

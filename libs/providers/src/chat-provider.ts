@@ -30,13 +30,21 @@ export class HttpChatProvider implements ChatProvider {
 
   async complete(req: CanonicalChatRequest, signal?: AbortSignal): Promise<CanonicalChatResponse> {
     const { url, headers, body } = this.adapter.buildChatRequest({ ...req, stream: false }, this.conn);
-    const res = await this.http.postJson(url, headers, body, { timeoutMs: this.conn.timeoutMs, signal, mapError: (s, b, h) => this.adapter.mapError(s, b, h) });
+    const res = await this.http.postJson(url, headers, body, {
+      timeoutMs: this.conn.timeoutMs,
+      signal,
+      mapError: (s, b, h) => this.adapter.mapError(s, b, h),
+    });
     return this.adapter.mapChatResponse(res.json, req.model);
   }
 
   async stream(req: CanonicalChatRequest, signal?: AbortSignal): Promise<AsyncIterable<CanonicalChatChunk>> {
     const { url, headers, body } = this.adapter.buildChatRequest({ ...req, stream: true }, this.conn);
-    const events = await this.http.postStream(url, headers, body, { timeoutMs: this.conn.timeoutMs, signal, mapError: (s, b, h) => this.adapter.mapError(s, b, h) });
+    const events = await this.http.postStream(url, headers, body, {
+      timeoutMs: this.conn.timeoutMs,
+      signal,
+      mapError: (s, b, h) => this.adapter.mapError(s, b, h),
+    });
     const adapter = this.adapter;
     return (async function* () {
       const state = adapter.createStreamState(req.model);
@@ -57,8 +65,15 @@ export abstract class JsonProviderCall {
   ) {}
 
   /** POSTs a built request; resolves to the upstream's JSON body (non-2xx → the mapped ProviderError). */
-  protected async post(req: { url: string; headers: Record<string, string>; body: unknown }, signal?: AbortSignal): Promise<unknown> {
-    const res = await this.http.postJson(req.url, req.headers, req.body, { timeoutMs: this.conn.timeoutMs, signal, mapError: this.mapError });
+  protected async post(
+    req: { url: string; headers: Record<string, string>; body: unknown },
+    signal?: AbortSignal,
+  ): Promise<unknown> {
+    const res = await this.http.postJson(req.url, req.headers, req.body, {
+      timeoutMs: this.conn.timeoutMs,
+      signal,
+      mapError: this.mapError,
+    });
     return res.json;
   }
 }

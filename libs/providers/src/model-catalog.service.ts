@@ -30,8 +30,18 @@ export class ModelCatalogService {
   /** The entry for `key` of the given kind; 404 model_not_found otherwise (param "model"). */
   require(key: string, kind: ModelKind): ModelEntry {
     const m = this.byKey.get(key);
-    if (!m) throw ApiError.notFound(`The model '${key}' does not exist. GET /v1/models lists the available models.`, 'model_not_found', 'model');
-    if (m.kind !== kind) throw ApiError.badRequest(`The model '${key}' is a ${m.kind} model and cannot be used here (expected a ${kind} model).`, 'model', 'invalid_model');
+    if (!m)
+      throw ApiError.notFound(
+        `The model '${key}' does not exist. GET /v1/models lists the available models.`,
+        'model_not_found',
+        'model',
+      );
+    if (m.kind !== kind)
+      throw ApiError.badRequest(
+        `The model '${key}' is a ${m.kind} model and cannot be used here (expected a ${kind} model).`,
+        'model',
+        'invalid_model',
+      );
     return m;
   }
 

@@ -25,7 +25,12 @@ export class ModelsController {
   @ApiOkResponse({ type: OpenAiModelDto })
   openAiModelById(@Param('id') id: string): OpenAiModelDto {
     const m = this.catalog.find(id);
-    if (!m) throw ApiError.notFound(`The model '${id}' does not exist. GET /v1/models lists the available models.`, 'model_not_found', 'model');
+    if (!m)
+      throw ApiError.notFound(
+        `The model '${id}' does not exist. GET /v1/models lists the available models.`,
+        'model_not_found',
+        'model',
+      );
     return this.openAiModel(m);
   }
 

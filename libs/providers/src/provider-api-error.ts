@@ -15,24 +15,36 @@ export function providerErrorToApiError(err: unknown, model: ModelEntry): ApiErr
   if (!(err instanceof ProviderError)) return ApiError.badGateway(`${who}: the upstream call failed.`);
   switch (err.kind) {
     case 'invalid_request':
-      return new ApiError(400, 'invalid_request_error', `${who}: ${err.message}`, 'upstream_invalid_request', err.param ?? null);
+      return new ApiError(
+        400,
+        'invalid_request_error',
+        `${who}: ${err.message}`,
+        'upstream_invalid_request',
+        err.param ?? null,
+      );
     case 'rate_limited':
       // the provider's text can name accounts or organisations: logged, not forwarded
-      return ApiError.rateLimited(`${who} is rate limiting requests; retry later.`, err.retryAfterSeconds ?? 1).withLogDetail(err.detail ?? err.message);
+      return ApiError.rateLimited(
+        `${who} is rate limiting requests; retry later.`,
+        err.retryAfterSeconds ?? 1,
+      ).withLogDetail(err.detail ?? err.message);
     case 'timeout':
       return ApiError.gatewayTimeout(`${who} did not answer in time.`);
     case 'auth':
       return ApiError.badGateway(`${who} rejected the gateway's credentials.`, 'upstream_auth_error');
     default:
       // what the provider said (or where the connection went) is for the logs; the caller learns which provider failed
-      return ApiError.badGateway(`${who} is unavailable: ${publicReason(err)}`).withLogDetail(err.detail ?? err.message);
+      return ApiError.badGateway(`${who} is unavailable: ${publicReason(err)}`).withLogDetail(
+        err.detail ?? err.message,
+      );
   }
 }
 
 /** A client-safe reason: the HTTP status the provider answered, or the kind of connection failure. */
 function publicReason(err: ProviderError): string {
   if (err.upstreamStatus !== undefined) return `the provider answered HTTP ${err.upstreamStatus}.`;
-  if (/could not be reached/.test(err.message)) return err.message.replace(/^.*?(the provider could not be reached)/, '$1') + '.';
+  if (/could not be reached/.test(err.message))
+    return err.message.replace(/^.*?(the provider could not be reached)/, '$1') + '.';
   return 'the provider failed to complete the request.';
 }
 

@@ -12,12 +12,14 @@ import { ENV_PROVIDERS, PROVIDER_DEFINITIONS } from './provider-definitions';
 import { ProviderRegistry } from './provider-registry';
 import { TokenizerService } from './tokenizer.service';
 
-const model = (provider: string, key = `${provider}-model`): ModelEntry => ({ key, provider, upstream_model: key, kind: 'chat', dimensions: 64 }) as unknown as ModelEntry;
+const model = (provider: string, key = `${provider}-model`): ModelEntry =>
+  ({ key, provider, upstream_model: key, kind: 'chat', dimensions: 64 }) as unknown as ModelEntry;
 
 describe('ProviderRegistry (a lookup over the provider definitions)', () => {
   const http = new ProviderHttpClient();
   const tokenizers = new TokenizerService(new TokenCounter('o200k_base'), new TokenCounter('cl100k_base'));
-  const registry = (env: Record<string, string> = {}) => new ProviderRegistry(AppConfig.fromEnv(env), http, tokenizers, new LexicalEmbedder());
+  const registry = (env: Record<string, string> = {}) =>
+    new ProviderRegistry(AppConfig.fromEnv(env), http, tokenizers, new LexicalEmbedder());
   const allKeys = Object.fromEntries(ENV_PROVIDERS.map((d) => [`${d.env.prefix}_API_KEY`, 'k']));
 
   afterAll(() => http.close());
@@ -26,7 +28,9 @@ describe('ProviderRegistry (a lookup over the provider definitions)', () => {
     const config = AppConfig.fromEnv({});
     expect(config.providerNames.sort()).toEqual(ENV_PROVIDERS.map((d) => d.name).sort());
     for (const d of ENV_PROVIDERS) expect(config.provider(d.name).baseUrl).toBe(d.env.defaultBaseUrl);
-    expect(AppConfig.fromEnv({ DEEPSEEK_BASE_URL: 'http://127.0.0.1:9/v1/' }).provider('deepseek').baseUrl).toBe('http://127.0.0.1:9/v1');
+    expect(AppConfig.fromEnv({ DEEPSEEK_BASE_URL: 'http://127.0.0.1:9/v1/' }).provider('deepseek').baseUrl).toBe(
+      'http://127.0.0.1:9/v1',
+    );
   });
 
   it('names the missing <PREFIX>_API_KEY; local needs none', () => {
@@ -50,7 +54,9 @@ describe('ProviderRegistry (a lookup over the provider definitions)', () => {
     expect(registry().countsTokensExactly(model('openai'))).toBe(true);
     expect(registry({ OPENAI_BASE_URL: 'https://api.openai.com/v1/' }).countsTokensExactly(model('openai'))).toBe(true);
     expect(registry({ OPENAI_BASE_URL: 'http://localhost:8000/v1' }).countsTokensExactly(model('openai'))).toBe(false);
-    expect(registry({ OPENAI_BASE_URL: 'https://openrouter.ai/api/v1' }).countsTokensExactly(model('openai'))).toBe(false);
+    expect(registry({ OPENAI_BASE_URL: 'https://openrouter.ai/api/v1' }).countsTokensExactly(model('openai'))).toBe(
+      false,
+    );
     for (const p of ['deepseek', 'anthropic', 'gemini']) expect(registry().countsTokensExactly(model(p))).toBe(false);
   });
 
@@ -67,7 +73,8 @@ describe('ProviderRegistry (a lookup over the provider definitions)', () => {
     const r = registry(allKeys);
     expect(r.chat(model('local'))).toBeInstanceOf(LocalChatProvider);
     expect(r.chat(model('local'))).toBe(r.chat(model('local'))); // one chat client per provider
-    for (const p of ['openai', 'deepseek', 'anthropic', 'gemini']) expect(r.chat(model(p))).toBeInstanceOf(HttpChatProvider);
+    for (const p of ['openai', 'deepseek', 'anthropic', 'gemini'])
+      expect(r.chat(model(p))).toBeInstanceOf(HttpChatProvider);
     expect(r.embeddings(model('openai'))).toBeInstanceOf(OpenAiEmbeddingProvider);
     expect(r.embeddings(model('local'))).toBeInstanceOf(LocalEmbeddingProvider);
     expect(r.images(model('openai'))).toBeInstanceOf(OpenAiImageProvider);

@@ -46,7 +46,9 @@ export class ProviderRegistry {
     const d = findProviderDefinition(model.provider);
     if (!d?.env) return null;
     if (model.deployments) {
-      const missing = model.deployments.filter((dep) => !this.deploymentKey(d, dep)).map((dep) => dep.api_key_env ?? `${d.env!.prefix}_API_KEY`);
+      const missing = model.deployments
+        .filter((dep) => !this.deploymentKey(d, dep))
+        .map((dep) => dep.api_key_env ?? `${d.env!.prefix}_API_KEY`);
       return missing.length < model.deployments.length ? null : [...new Set(missing)].join(' or ');
     }
     return this.config.provider(d.name).apiKey ? null : `${d.env.prefix}_API_KEY`;
@@ -74,8 +76,14 @@ export class ProviderRegistry {
       let p = this.chatProviders.get(cacheKey);
       if (!p) {
         const base = this.context(d).connection();
-        const baseUrl = dep.base_url ?? (dep.base_url_env ? this.config.catalogVariable(dep.base_url_env) : undefined) ?? base.baseUrl;
-        p = this.family(d).chat({ ...this.context(d), connection: () => ({ ...base, apiKey, baseUrl: baseUrl.replace(/\/+$/, '') }) });
+        const baseUrl =
+          dep.base_url ??
+          (dep.base_url_env ? this.config.catalogVariable(dep.base_url_env) : undefined) ??
+          base.baseUrl;
+        p = this.family(d).chat({
+          ...this.context(d),
+          connection: () => ({ ...base, apiKey, baseUrl: baseUrl.replace(/\/+$/, '') }),
+        });
         this.chatProviders.set(cacheKey, p);
       }
       out.push({ id: dep.id, weight: dep.weight, provider: p });
@@ -122,21 +130,27 @@ export class ProviderRegistry {
   embeddings(model: ModelEntry): EmbeddingProvider {
     const d = this.available(model);
     const family = this.family(d);
-    if (!d.capabilities.embeddings || !family.embeddings) throw ApiError.badRequest(`Provider ${d.name} does not serve embeddings.`, 'model');
+    if (!d.capabilities.embeddings || !family.embeddings)
+      throw ApiError.badRequest(`Provider ${d.name} does not serve embeddings.`, 'model');
     return family.embeddings(this.context(d), model);
   }
 
   images(model: ModelEntry): ImageProvider {
     const d = this.available(model);
     const family = this.family(d);
-    if (!d.capabilities.images || !family.images) throw ApiError.badRequest(`Provider ${d.name} does not generate images.`, 'model');
+    if (!d.capabilities.images || !family.images)
+      throw ApiError.badRequest(`Provider ${d.name} does not generate images.`, 'model');
     return family.images(this.context(d));
   }
 
   /** The model's provider definition, once its credentials are known to be set (503 otherwise). */
   private available(model: ModelEntry): ProviderDefinition {
     const missing = this.missingCredential(model);
-    if (missing) throw ApiError.unavailable(`Model ${model.key} is unavailable: its provider "${model.provider}" has no credentials. Set ${missing} on the gateway.`, 'model_unavailable');
+    if (missing)
+      throw ApiError.unavailable(
+        `Model ${model.key} is unavailable: its provider "${model.provider}" has no credentials. Set ${missing} on the gateway.`,
+        'model_unavailable',
+      );
     const d = findProviderDefinition(model.provider);
     if (!d) throw new Error(`Model ${model.key}: unknown provider "${model.provider}"`); // the catalog refuses these at start
     return d;

@@ -16,7 +16,10 @@ import { TokenizerService } from './tokenizer.service';
     ProviderRegistry,
     ModelCatalogService,
     { provide: ProviderHttpClient, useFactory: () => new ProviderHttpClient() },
-    { provide: TokenizerService, useFactory: () => new TokenizerService(new TokenCounter('o200k_base'), new TokenCounter('cl100k_base')) },
+    {
+      provide: TokenizerService,
+      useFactory: () => new TokenizerService(new TokenCounter('o200k_base'), new TokenCounter('cl100k_base')),
+    },
     { provide: LexicalEmbedder, useFactory: () => new LexicalEmbedder() },
     DeploymentCooldowns,
     ResilienceEvents,

@@ -47,7 +47,10 @@ export type ToolChoice = 'none' | 'auto' | 'required' | { type: 'function'; func
 export type ResponseFormat =
   | { type: 'text' }
   | { type: 'json_object' }
-  | { type: 'json_schema'; json_schema: { name: string; description?: string; schema?: Record<string, unknown>; strict?: boolean } };
+  | {
+      type: 'json_schema';
+      json_schema: { name: string; description?: string; schema?: Record<string, unknown>; strict?: boolean };
+    };
 
 export interface CanonicalChatRequest {
   /** upstream model id (catalog entry's `upstream_model`) */
@@ -188,7 +191,10 @@ export interface ChatAdapter<TStreamState = unknown> {
   /** provider type, e.g. 'openai' */
   readonly type: string;
   /** Build the upstream HTTP request (path relative to baseUrl, headers, JSON body). */
-  buildChatRequest(req: CanonicalChatRequest, conn: ProviderConnection): { url: string; headers: Record<string, string>; body: unknown };
+  buildChatRequest(
+    req: CanonicalChatRequest,
+    conn: ProviderConnection,
+  ): { url: string; headers: Record<string, string>; body: unknown };
   /** Map a complete upstream JSON response to the canonical response. Throws ProviderError('upstream') on a body it cannot read. */
   mapChatResponse(body: unknown, requestedModel: string): CanonicalChatResponse;
   /** Fresh per-stream state. */

@@ -18,7 +18,12 @@ export class CohereRerankController {
   @ApiOperation({ summary: 'Rerank (Cohere/Jina-compatible): {model, query, documents, top_n, return_documents}' })
   @ApiBody({ type: CohereRerankRequestDto })
   @ApiOkResponse({ type: CohereRerankResponseDto })
-  async rerankDocuments(@CurrentCaller() caller: Caller, @Body() body: CohereRerankRequestDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<CohereRerankResponseDto> {
+  async rerankDocuments(
+    @CurrentCaller() caller: Caller,
+    @Body() body: CohereRerankRequestDto,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<CohereRerankResponseDto> {
     const out = await this.api.cohere(caller, body, String(req.id));
     res.setHeader('x-gateway-cost-rub', String(out.cost.total_cost_rub));
     return out;

@@ -86,7 +86,11 @@ export class RedisRerankCacheIndex extends RerankCacheIndex implements OnApplica
 
   constructor(private readonly config: AppConfig) {
     super();
-    this.redis = new BoundedRedis(config.redisUrl, { timeoutMs: 500, logger: new Logger('RerankCacheIndex'), what: 'rerank cache index' });
+    this.redis = new BoundedRedis(config.redisUrl, {
+      timeoutMs: 500,
+      logger: new Logger('RerankCacheIndex'),
+      what: 'rerank cache index',
+    });
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -98,14 +102,21 @@ export class RedisRerankCacheIndex extends RerankCacheIndex implements OnApplica
   }
 
   async scope(apiKeyId: string): Promise<CacheScope | null> {
-    const r = await this.redis.call((c) => c.eval(SCOPE_LUA, { keys: [this.k('scope', apiKeyId)], arguments: [newEpoch(), String(SCOPE_TTL_MS)] }));
+    const r = await this.redis.call((c) =>
+      c.eval(SCOPE_LUA, { keys: [this.k('scope', apiKeyId)], arguments: [newEpoch(), String(SCOPE_TTL_MS)] }),
+    );
     if (!Array.isArray(r)) return null;
     return { epoch: String(r[0]), gen: Number(r[1] ?? 0) };
   }
 
   async add(apiKeyId: string, entryKey: string, bytes: number, expiresAt: number, now: number): Promise<boolean> {
     const ttl = Math.max(1000, expiresAt - now + 60_000);
-    const r = await this.redis.call((c) => c.eval(ADD_LUA, { keys: [this.k('idx', apiKeyId), this.k('sizes', apiKeyId)], arguments: [String(now), entryKey, String(expiresAt), String(bytes), String(ttl)] }));
+    const r = await this.redis.call((c) =>
+      c.eval(ADD_LUA, {
+        keys: [this.k('idx', apiKeyId), this.k('sizes', apiKeyId)],
+        arguments: [String(now), entryKey, String(expiresAt), String(bytes), String(ttl)],
+      }),
+    );
     return r !== null;
   }
 
@@ -120,7 +131,12 @@ export class RedisRerankCacheIndex extends RerankCacheIndex implements OnApplica
   }
 
   async stats(apiKeyId: string, now: number): Promise<IndexStats | null> {
-    const r = await this.redis.call((c) => c.eval(STATS_LUA, { keys: [this.k('idx', apiKeyId), this.k('sizes', apiKeyId), this.k('counters', apiKeyId)], arguments: [String(now)] }));
+    const r = await this.redis.call((c) =>
+      c.eval(STATS_LUA, {
+        keys: [this.k('idx', apiKeyId), this.k('sizes', apiKeyId), this.k('counters', apiKeyId)],
+        arguments: [String(now)],
+      }),
+    );
     if (!Array.isArray(r)) return null;
     const num = (v: unknown) => Number(v ?? 0);
     return {
@@ -136,7 +152,12 @@ export class RedisRerankCacheIndex extends RerankCacheIndex implements OnApplica
   }
 
   async takeAll(apiKeyId: string, now: number): Promise<{ keys: string[]; live: number } | null> {
-    const r = await this.redis.call((c) => c.eval(TAKE_LUA, { keys: [this.k('idx', apiKeyId), this.k('sizes', apiKeyId), this.k('scope', apiKeyId)], arguments: [String(now)] }));
+    const r = await this.redis.call((c) =>
+      c.eval(TAKE_LUA, {
+        keys: [this.k('idx', apiKeyId), this.k('sizes', apiKeyId), this.k('scope', apiKeyId)],
+        arguments: [String(now)],
+      }),
+    );
     if (!Array.isArray(r)) return null;
     const keys: string[] = [];
     let live = 0;
@@ -206,5 +227,6 @@ export class MemoryRerankCacheIndex extends RerankCacheIndex {
 export const rerankCacheIndexProvider = {
   provide: RerankCacheIndex,
   inject: [AppConfig],
-  useFactory: (config: AppConfig): RerankCacheIndex => (config.redisUrl ? new RedisRerankCacheIndex(config) : new MemoryRerankCacheIndex()),
+  useFactory: (config: AppConfig): RerankCacheIndex =>
+    config.redisUrl ? new RedisRerankCacheIndex(config) : new MemoryRerankCacheIndex(),
 };

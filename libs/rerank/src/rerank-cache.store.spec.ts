@@ -48,11 +48,19 @@ const TTL_MS = TTL_S * 1000;
 const DIMS = 4;
 
 function vectors(count: number, seed: number): Float32Array[] {
-  return Array.from({ length: count }, (_, i) => Float32Array.from({ length: DIMS }, (_, d) => seed + i * 0.5 + d * 0.125));
+  return Array.from({ length: count }, (_, i) =>
+    Float32Array.from({ length: DIMS }, (_, d) => seed + i * 0.5 + d * 0.125),
+  );
 }
 
 function entry(count: number, seed: number, documentTokens: number) {
-  return { dimensions: DIMS, count, documentTokens, embeddingModel: 'text-embedding-3-small', vectors: vectors(count, seed) };
+  return {
+    dimensions: DIMS,
+    count,
+    documentTokens,
+    embeddingModel: 'text-embedding-3-small',
+    vectors: vectors(count, seed),
+  };
 }
 
 /** The in-process index, unreachable whenever the fake cache is "down" (one Redis in production). */
@@ -85,7 +93,12 @@ describe('RerankCacheStore', () => {
   beforeEach(() => {
     cache = new FakeSharedCache();
     clock = new TestClock();
-    store = new RerankCacheStore(cache as unknown as SharedCache, new DownableIndex(cache), clock, AppConfig.fromEnv({ RERANK_CACHE_TTL_SECONDS: String(TTL_S) }));
+    store = new RerankCacheStore(
+      cache as unknown as SharedCache,
+      new DownableIndex(cache),
+      clock,
+      AppConfig.fromEnv({ RERANK_CACHE_TTL_SECONDS: String(TTL_S) }),
+    );
   });
 
   it('miss, then put, then hit with the same float32 vectors and metadata', async () => {
@@ -95,7 +108,14 @@ describe('RerankCacheStore', () => {
     const read = await store.get('key-a', 'm', 'fp1');
     expect(read.status).toBe('hit');
     if (read.status !== 'hit') return;
-    expect(read.entry).toMatchObject({ dimensions: DIMS, count: 3, documentTokens: 42, embeddingModel: 'text-embedding-3-small', createdAt: clock.t, expiresAt: clock.t + TTL_MS });
+    expect(read.entry).toMatchObject({
+      dimensions: DIMS,
+      count: 3,
+      documentTokens: 42,
+      embeddingModel: 'text-embedding-3-small',
+      createdAt: clock.t,
+      expiresAt: clock.t + TTL_MS,
+    });
     expect(read.entry.vectors.map((v) => Array.from(v))).toEqual(e.vectors.map((v) => Array.from(v)));
     expect(read.entry.vectors.every((v) => v instanceof Float32Array && v.length === DIMS)).toBe(true);
   });
@@ -120,10 +140,14 @@ describe('RerankCacheStore', () => {
     stored.vectors.copy(unaligned);
     cache.map.set(key, { ...stored, vectors: unaligned });
     const read = await store.get('key-a', 'm', 'fp1');
-    expect(read.status === 'hit' && read.entry.vectors.map((v) => Array.from(v))).toEqual(vectors(2, 3).map((v) => Array.from(v)));
+    expect(read.status === 'hit' && read.entry.vectors.map((v) => Array.from(v))).toEqual(
+      vectors(2, 3).map((v) => Array.from(v)),
+    );
     cache.map.set(key, { ...stored, vectors: new Uint8Array(stored.vectors) });
     const read2 = await store.get('key-a', 'm', 'fp1');
-    expect(read2.status === 'hit' && read2.entry.vectors.map((v) => Array.from(v))).toEqual(vectors(2, 3).map((v) => Array.from(v)));
+    expect(read2.status === 'hit' && read2.entry.vectors.map((v) => Array.from(v))).toEqual(
+      vectors(2, 3).map((v) => Array.from(v)),
+    );
   });
 
   it('expires by the injected clock: hit 1 ms before the TTL, miss at the TTL (entry deleted)', async () => {
@@ -139,7 +163,16 @@ describe('RerankCacheStore', () => {
   it('isolates API keys: another key can neither read, count nor clear an entry', async () => {
     await store.put('key-a', 'm', 'fp1', entry(2, 1, 7));
     expect(await store.get('key-b', 'm', 'fp1')).toEqual({ status: 'miss' });
-    expect(await store.stats('key-b')).toEqual({ entries: 0, totalBytes: 0, hits: 0, misses: 0, tokensSaved: 0, rubSavedMicro: 0, oldestExpiry: null, newestExpiry: null });
+    expect(await store.stats('key-b')).toEqual({
+      entries: 0,
+      totalBytes: 0,
+      hits: 0,
+      misses: 0,
+      tokensSaved: 0,
+      rubSavedMicro: 0,
+      oldestExpiry: null,
+      newestExpiry: null,
+    });
     expect(await store.clear('key-b')).toBe(0);
     expect((await store.get('key-a', 'm', 'fp1')).status).toBe('hit');
     expect((await store.stats('key-a')).entries).toBe(1);
@@ -204,14 +237,25 @@ describe('RerankCacheStore', () => {
       newestExpiry: t0 + 60_000 + TTL_MS,
     });
     clock.advance(TTL_MS - 60_000); // the first entry reaches its expiry
-    expect(await store.stats('key-a')).toMatchObject({ entries: 1, totalBytes: 2 * DIMS * 4, oldestExpiry: t0 + 60_000 + TTL_MS, newestExpiry: t0 + 60_000 + TTL_MS, hits: 2, misses: 2 });
+    expect(await store.stats('key-a')).toMatchObject({
+      entries: 1,
+      totalBytes: 2 * DIMS * 4,
+      oldestExpiry: t0 + 60_000 + TTL_MS,
+      newestExpiry: t0 + 60_000 + TTL_MS,
+      hits: 2,
+      misses: 2,
+    });
   });
 
   it('re-storing the same fingerprint replaces the entry (counted once) with a fresh expiry', async () => {
     await store.put('key-a', 'm', 'fp1', entry(2, 1, 5));
     clock.advance(1000);
     await store.put('key-a', 'm', 'fp1', entry(2, 1, 5));
-    expect(await store.stats('key-a')).toMatchObject({ entries: 1, totalBytes: 2 * DIMS * 4, oldestExpiry: clock.t + TTL_MS });
+    expect(await store.stats('key-a')).toMatchObject({
+      entries: 1,
+      totalBytes: 2 * DIMS * 4,
+      oldestExpiry: clock.t + TTL_MS,
+    });
   });
 
   it('unavailable store: get → unavailable, put → false, clear → 0, stats empty', async () => {
@@ -227,14 +271,24 @@ describe('RerankCacheStore', () => {
 
   it('ttlMs follows RERANK_CACHE_TTL_SECONDS', () => {
     expect(store.ttlMs).toBe(TTL_MS);
-    const short = new RerankCacheStore(cache as unknown as SharedCache, new DownableIndex(cache), clock, AppConfig.fromEnv({ RERANK_CACHE_TTL_SECONDS: '60' }));
+    const short = new RerankCacheStore(
+      cache as unknown as SharedCache,
+      new DownableIndex(cache),
+      clock,
+      AppConfig.fromEnv({ RERANK_CACHE_TTL_SECONDS: '60' }),
+    );
     expect(short.ttlMs).toBe(60_000);
   });
 
   describe('near cache (Redis backend)', () => {
     beforeEach(() => {
       cache.backend = 'redis';
-      store = new RerankCacheStore(cache as unknown as SharedCache, new DownableIndex(cache), clock, AppConfig.fromEnv({ RERANK_CACHE_TTL_SECONDS: String(TTL_S), RERANK_NEAR_CACHE_MB: '1' }));
+      store = new RerankCacheStore(
+        cache as unknown as SharedCache,
+        new DownableIndex(cache),
+        clock,
+        AppConfig.fromEnv({ RERANK_CACHE_TTL_SECONDS: String(TTL_S), RERANK_NEAR_CACHE_MB: '1' }),
+      );
     });
 
     it('serves a repeated hit from process memory without reading the entry again', async () => {

@@ -83,12 +83,26 @@ export class RerankCacheStore {
   }
 
   /** Stores an entry; false when the cache is unavailable. */
-  async put(apiKeyId: string, model: string, fingerprint: string, e: Omit<CachedEmbeddings, 'createdAt' | 'expiresAt'>): Promise<boolean> {
+  async put(
+    apiKeyId: string,
+    model: string,
+    fingerprint: string,
+    e: Omit<CachedEmbeddings, 'createdAt' | 'expiresAt'>,
+  ): Promise<boolean> {
     const scope = await this.index.scope(apiKeyId);
     if (scope === null) return false;
     const now = this.clock.now();
     const key = this.entryKey(apiKeyId, scope, model, fingerprint);
-    const stored: StoredEntry = { v: 1, dimensions: e.dimensions, count: e.count, documentTokens: e.documentTokens, embeddingModel: e.embeddingModel, createdAt: now, expiresAt: now + this.ttlMs, vectors: encode(e.vectors, e.dimensions) };
+    const stored: StoredEntry = {
+      v: 1,
+      dimensions: e.dimensions,
+      count: e.count,
+      documentTokens: e.documentTokens,
+      embeddingModel: e.embeddingModel,
+      createdAt: now,
+      expiresAt: now + this.ttlMs,
+      vectors: encode(e.vectors, e.dimensions),
+    };
     if (!(await this.cache.set(key, stored, this.ttlMs))) return false;
     this.nearPut(key, decode(stored));
     return this.index.add(apiKeyId, key, stored.vectors.byteLength, stored.expiresAt, now);
@@ -104,7 +118,18 @@ export class RerankCacheStore {
 
   async stats(apiKeyId: string): Promise<CacheStats> {
     const s = await this.index.stats(apiKeyId, this.clock.now());
-    return s ?? { entries: 0, totalBytes: 0, hits: 0, misses: 0, tokensSaved: 0, rubSavedMicro: 0, oldestExpiry: null, newestExpiry: null };
+    return (
+      s ?? {
+        entries: 0,
+        totalBytes: 0,
+        hits: 0,
+        misses: 0,
+        tokensSaved: 0,
+        rubSavedMicro: 0,
+        oldestExpiry: null,
+        newestExpiry: null,
+      }
+    );
   }
 
   /** Removes every entry of this API key; returns how many live entries were removed. */
@@ -112,7 +137,8 @@ export class RerankCacheStore {
     const taken = await this.index.takeAll(apiKeyId, this.clock.now());
     if (!taken) return 0;
     for (const k of taken.keys) this.dropNear(k);
-    for (let i = 0; i < taken.keys.length; i += 100) await Promise.all(taken.keys.slice(i, i + 100).map((k) => this.cache.del(k)));
+    for (let i = 0; i < taken.keys.length; i += 100)
+      await Promise.all(taken.keys.slice(i, i + 100).map((k) => this.cache.del(k)));
     return taken.live;
   }
 
@@ -170,5 +196,13 @@ function decode(s: StoredEntry): CachedEmbeddings {
   if (buf.byteOffset % 4 !== 0) buf = Buffer.from(buf); // Float32Array views need 4-byte alignment
   const all = new Float32Array(buf.buffer, buf.byteOffset, s.count * s.dimensions);
   const vectors = Array.from({ length: s.count }, (_, i) => all.subarray(i * s.dimensions, (i + 1) * s.dimensions));
-  return { dimensions: s.dimensions, count: s.count, documentTokens: s.documentTokens, embeddingModel: s.embeddingModel, createdAt: s.createdAt, expiresAt: s.expiresAt, vectors };
+  return {
+    dimensions: s.dimensions,
+    count: s.count,
+    documentTokens: s.documentTokens,
+    embeddingModel: s.embeddingModel,
+    createdAt: s.createdAt,
+    expiresAt: s.expiresAt,
+    vectors,
+  };
 }

@@ -17,11 +17,17 @@ export class RerankController {
 
   @Post()
   @HttpCode(200)
-  @ApiOperation({ summary: 'Rerank documents, chunks of a text, or table rows by cosine similarity to a query (spec 2.3/2.4)' })
+  @ApiOperation({
+    summary: 'Rerank documents, chunks of a text, or table rows by cosine similarity to a query (spec 2.3/2.4)',
+  })
   @ApiBody({ type: RerankRequestDto })
   @ApiOkResponse({ type: RerankResponseDto })
   @ApiResponse({ status: 413, description: 'More than 10,000 documents/chunks or 20 MB of text' })
-  rerankDocuments(@CurrentCaller() caller: Caller, @Body() body: RerankRequestDto, @Req() req: Request): Promise<RerankResponseDto> {
+  rerankDocuments(
+    @CurrentCaller() caller: Caller,
+    @Body() body: RerankRequestDto,
+    @Req() req: Request,
+  ): Promise<RerankResponseDto> {
     return this.api.rest(caller, body, String(req.id));
   }
 

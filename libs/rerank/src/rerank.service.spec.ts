@@ -53,8 +53,19 @@ describe('RerankService (unit: local embedder, in-memory cache and money path)',
     } as unknown as ProviderRegistry;
     const catalog = new ModelCatalogService(config, registry);
     billing = new FakeBilling();
-    const store = new RerankCacheStore(new MapCache() as unknown as SharedCache, new MemoryRerankCacheIndex(), new Clock(), config);
-    rerank = new RerankService(catalog, new EmbeddingsService(registry, new TokenizerService(new TokenCounter('o200k_base'), tokens)), store, billing as unknown as BillingService, new PricingService());
+    const store = new RerankCacheStore(
+      new MapCache() as unknown as SharedCache,
+      new MemoryRerankCacheIndex(),
+      new Clock(),
+      config,
+    );
+    rerank = new RerankService(
+      catalog,
+      new EmbeddingsService(registry, new TokenizerService(new TokenCounter('o200k_base'), tokens)),
+      store,
+      billing as unknown as BillingService,
+      new PricingService(),
+    );
   });
 
   const docs = parseRerankContent([
@@ -63,7 +74,20 @@ describe('RerankService (unit: local embedder, in-memory cache and money path)',
     { id: 'c', data: 'Password resets require the security settings page' },
   ]);
   const run = (caching = true) =>
-    rerank.rerank({ teamId: 't', apiKeyId: 'k1', keyPrefix: 'sk-' }, { query: 'how to reset a password', parsed: docs, size: 'small', threshold: 0, topK: 3, caching, columns: {}, endpoint: '/api/v1/rerank' }, 'r');
+    rerank.rerank(
+      { teamId: 't', apiKeyId: 'k1', keyPrefix: 'sk-' },
+      {
+        query: 'how to reset a password',
+        parsed: docs,
+        size: 'small',
+        threshold: 0,
+        topK: 3,
+        caching,
+        columns: {},
+        endpoint: '/api/v1/rerank',
+      },
+      'r',
+    );
 
   it('ranks by cosine, charges query + document tokens at the catalog price (200 RUB / 1M)', async () => {
     const out = await run();
@@ -87,8 +111,25 @@ describe('RerankService (unit: local embedder, in-memory cache and money path)',
   });
 
   it('a hold the balance cannot cover is refused before any embedding', async () => {
-    const big = parseRerankContent(Array.from({ length: 200 }, (_, i) => ({ id: String(i), data: 'word '.repeat(40) + i })));
-    await expect(rerank.rerank({ teamId: 't', apiKeyId: 'k2', keyPrefix: 'sk-' }, { query: 'q', parsed: big, size: 'small', threshold: 0, topK: 3, caching: false, columns: {}, endpoint: '/api/v1/rerank' }, 'r')).rejects.toMatchObject({ status: 402 });
+    const big = parseRerankContent(
+      Array.from({ length: 200 }, (_, i) => ({ id: String(i), data: 'word '.repeat(40) + i })),
+    );
+    await expect(
+      rerank.rerank(
+        { teamId: 't', apiKeyId: 'k2', keyPrefix: 'sk-' },
+        {
+          query: 'q',
+          parsed: big,
+          size: 'small',
+          threshold: 0,
+          topK: 3,
+          caching: false,
+          columns: {},
+          endpoint: '/api/v1/rerank',
+        },
+        'r',
+      ),
+    ).rejects.toMatchObject({ status: 402 });
     expect(calls).toEqual([]);
   });
 });

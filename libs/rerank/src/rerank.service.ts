@@ -3,7 +3,15 @@ import { ApiError, MetricsService } from '@app/common';
 import type { Caller } from '@app/auth';
 import { BillingService, PricingService } from '@app/billing';
 import { ModelCatalogService, ModelEntry } from '@app/providers';
-import { ContentFormError, fingerprintContent, ParsedContent, parseRerankContent, rankResults, RankedResults, TableColumnOptions } from './engine';
+import {
+  ContentFormError,
+  fingerprintContent,
+  ParsedContent,
+  parseRerankContent,
+  rankResults,
+  RankedResults,
+  TableColumnOptions,
+} from './engine';
 import { EmbeddingsService } from '@app/embeddings';
 import { RerankCacheStore } from './rerank-cache.store';
 import { RERANK_LIMITS } from './dto/rerank.dto';
@@ -72,11 +80,15 @@ export class RerankService {
       throw err;
     }
     if (parsed.items.length > RERANK_LIMITS.maxItems) {
-      throw ApiError.tooLarge(`At most ${RERANK_LIMITS.maxItems} documents or chunks per request (got ${parsed.items.length}).`, 'content');
+      throw ApiError.tooLarge(
+        `At most ${RERANK_LIMITS.maxItems} documents or chunks per request (got ${parsed.items.length}).`,
+        'content',
+      );
     }
     let bytes = 0;
     for (const it of parsed.items) bytes += Buffer.byteLength(it.data, 'utf8');
-    if (parsed.form !== 'text' && bytes > RERANK_LIMITS.maxTextBytes) throw ApiError.tooLarge(`content exceeds ${RERANK_LIMITS.maxTextBytes / 1024 / 1024} MB of text.`, 'content');
+    if (parsed.form !== 'text' && bytes > RERANK_LIMITS.maxTextBytes)
+      throw ApiError.tooLarge(`content exceeds ${RERANK_LIMITS.maxTextBytes / 1024 / 1024} MB of text.`, 'content');
     return parsed;
   }
 
@@ -92,7 +104,11 @@ export class RerankService {
     const dims = model.dimensions ?? RERANK_DIMENSIONS[input.size];
     const queryCount = this.embeddings.countTokens([input.query])[0];
     if (queryCount > model.context_window) {
-      throw ApiError.badRequest(`query is longer than the embedding model's ${model.context_window}-token limit.`, 'query', 'context_length_exceeded');
+      throw ApiError.badRequest(
+        `query is longer than the embedding model's ${model.context_window}-token limit.`,
+        'query',
+        'context_length_exceeded',
+      );
     }
 
     const fingerprint = fingerprintContent(input.parsed, dims, input.columns);
@@ -116,12 +132,28 @@ export class RerankService {
         if (hit) {
           docVectors = hit.vectors;
         } else {
-          const truncated = texts.map((t, i) => (docCounts[i] > model.context_window ? this.embeddings.truncate(t, model.context_window) : t));
-          const d = await this.embeddings.embed(model, truncated, dims, signal, docCounts.map((c) => Math.min(c, model.context_window)));
+          const truncated = texts.map((t, i) =>
+            docCounts[i] > model.context_window ? this.embeddings.truncate(t, model.context_window) : t,
+          );
+          const d = await this.embeddings.embed(
+            model,
+            truncated,
+            dims,
+            signal,
+            docCounts.map((c) => Math.min(c, model.context_window)),
+          );
           documentTokens = d.tokens;
           docVectors = d.vectors;
         }
-        return { queryTokens: q.tokens, documentTokens, docVectors, ranked: rankResults(input.parsed.items, q.vectors[0], docVectors, { threshold: input.threshold, topK: input.topK }) };
+        return {
+          queryTokens: q.tokens,
+          documentTokens,
+          docVectors,
+          ranked: rankResults(input.parsed.items, q.vectors[0], docVectors, {
+            threshold: input.threshold,
+            topK: input.topK,
+          }),
+        };
       },
       charge: (r) => ({
         costMicro: this.pricing.inputMicro(model.pricing, r.queryTokens + r.documentTokens),
@@ -131,7 +163,13 @@ export class RerankService {
           apiKeyId: caller.apiKeyId,
           promptTokens: r.queryTokens + r.documentTokens,
           completionTokens: 0,
-          breakdown: { query_tokens: r.queryTokens, document_tokens: r.documentTokens, cache_hit: hit !== null, embedding_model: model.key, documents: texts.length },
+          breakdown: {
+            query_tokens: r.queryTokens,
+            document_tokens: r.documentTokens,
+            cache_hit: hit !== null,
+            embedding_model: model.key,
+            documents: texts.length,
+          },
         },
       }),
     });
@@ -142,9 +180,19 @@ export class RerankService {
     let cachedTokens = 0;
     if (input.caching && hit) {
       cachedTokens = hit.documentTokens;
-      await this.cache.recordHit(caller.apiKeyId, hit.documentTokens, this.pricing.inputMicro(model.pricing, hit.documentTokens));
+      await this.cache.recordHit(
+        caller.apiKeyId,
+        hit.documentTokens,
+        this.pricing.inputMicro(model.pricing, hit.documentTokens),
+      );
     } else if (input.caching && read?.status === 'miss' && docVectors) {
-      const stored = await this.cache.put(caller.apiKeyId, model.key, fingerprint, { dimensions: dims, count: docVectors.length, documentTokens, embeddingModel: model.key, vectors: docVectors });
+      const stored = await this.cache.put(caller.apiKeyId, model.key, fingerprint, {
+        dimensions: dims,
+        count: docVectors.length,
+        documentTokens,
+        embeddingModel: model.key,
+        vectors: docVectors,
+      });
       if (stored) {
         cacheStatus = 'stored';
         cachedTokens = documentTokens;
@@ -152,7 +200,17 @@ export class RerankService {
       }
     }
     if (cacheStatus === 'unavailable') this.logger.warn({ requestId }, 'rerank cache unavailable: answered uncached');
-    return { ranked, embeddingModel: model.key, dimensions: dims, cacheHit: hit !== null, cacheStatus, queryTokens, documentTokens, cachedTokens, chargedMicro };
+    return {
+      ranked,
+      embeddingModel: model.key,
+      dimensions: dims,
+      cacheHit: hit !== null,
+      cacheStatus,
+      queryTokens,
+      documentTokens,
+      cachedTokens,
+      chargedMicro,
+    };
   }
 
   stats(caller: Caller): ReturnType<RerankCacheStore['stats']> {

@@ -51,7 +51,12 @@ export function chunkText(text: string, options: ChunkOptions = {}): TextChunk[]
   const overlap = options.overlap ?? CHUNK_OVERLAP;
   // Fast path: no surrogate code units → code points are UTF-16 units, slice directly.
   if (!/[\uD800-\uDFFF]/.test(text)) {
-    return chunkWindows(text.length, size, overlap).map(([start, end], index) => ({ index, start, end, text: text.slice(start, end) }));
+    return chunkWindows(text.length, size, overlap).map(([start, end], index) => ({
+      index,
+      start,
+      end,
+      text: text.slice(start, end),
+    }));
   }
   const points = Array.from(text);
   return chunkWindows(points.length, size, overlap).map(([start, end], index) => ({

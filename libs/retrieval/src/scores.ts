@@ -14,4 +14,3 @@ export function formatPercentage(score: number): string {
   const text = (score * 100).toFixed(1);
   return `${text === '-0.0' ? '0.0' : text}%`;
 }
-

@@ -1,8 +1,15 @@
 import { decodeVector, encodeVector, VectorIndex, VectorIndexCache } from './vector-index';
 
 const D = 1536;
-const vec = (seed: number) => Float32Array.from({ length: D }, (_, j) => Math.sin(seed * 13.7 + j * 0.37) + (j < 384 ? Math.cos(seed + j) : 0));
-const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ id: i + 1, documentId: `d${i % 7}`, contentHash: `h${i}`, embedding: encodeVector(vec(i)) }));
+const vec = (seed: number) =>
+  Float32Array.from({ length: D }, (_, j) => Math.sin(seed * 13.7 + j * 0.37) + (j < 384 ? Math.cos(seed + j) : 0));
+const rows = (n: number) =>
+  Array.from({ length: n }, (_, i) => ({
+    id: i + 1,
+    documentId: `d${i % 7}`,
+    contentHash: `h${i}`,
+    embedding: encodeVector(vec(i)),
+  }));
 const cosine = (a: Float32Array, b: Float32Array) => {
   let dot = 0;
   let na = 0;
@@ -33,7 +40,11 @@ describe('VectorIndex', () => {
     const q = vec(17.5);
     const s = idx.search(q, 200);
     const exact = Array.from({ length: 3000 }, (_, i) => cosine(q, vec(i)));
-    const best = exact.map((v, i) => [v, i] as const).sort((a, b) => b[0] - a[0]).slice(0, 10).map(([, i]) => i);
+    const best = exact
+      .map((v, i) => [v, i] as const)
+      .sort((a, b) => b[0] - a[0])
+      .slice(0, 10)
+      .map(([, i]) => i);
     for (const i of best) expect(s[i]).toBeCloseTo(exact[i], 4);
     expect(s.filter((x) => x !== -Infinity)).toHaveLength(200);
   });

@@ -47,7 +47,11 @@
 'use strict';
 
 const MODEL = 'gpt-4o-mini';
-const BODY = { model: MODEL, messages: [{ role: 'user', content: 'Say hello in one short sentence.' }], max_tokens: 32 };
+const BODY = {
+  model: MODEL,
+  messages: [{ role: 'user', content: 'Say hello in one short sentence.' }],
+  max_tokens: 32,
+};
 const STREAM_BODY = { ...BODY, stream: true };
 
 const quick = process.env.BENCH_OVERHEAD_QUICK === '1';
@@ -67,14 +71,26 @@ const S = {
   streams: envNum('BENCH_OVERHEAD_STREAMS', 100, 100),
   streamRounds: envNum('BENCH_OVERHEAD_STREAM_ROUNDS', 5, 2),
   capacityDuration: envNum('BENCH_OVERHEAD_CAPACITY_DURATION', 5, 2),
-  capacityRates: (process.env.BENCH_OVERHEAD_CAPACITY_RATES || '250,500,750,1000,1250,1500,1750,2000,2500,3000').split(',').map(Number),
+  capacityRates: (process.env.BENCH_OVERHEAD_CAPACITY_RATES || '250,500,750,1000,1250,1500,1750,2000,2500,3000')
+    .split(',')
+    .map(Number),
   closedConcurrency: 16,
 };
 const STREAM_TARGETS = ['direct', 'proxy', 'gateway'];
-const PARTS = new Set((process.env.BENCH_OVERHEAD_PARTS || 'seq,rate,stream,cpu,rss,capacity').split(',').map((s) => s.trim()));
+const PARTS = new Set(
+  (process.env.BENCH_OVERHEAD_PARTS || 'seq,rate,stream,cpu,rss,capacity').split(',').map((s) => s.trim()),
+);
 
 /** issue 14 targets */
-const T = { ratio: 2, seqAddedP50: 1, capacityP99: 50, capacity: { sqlite: 1500, postgres: 1000 }, cpuMs: 0.5, rssGrowth: 0.1, ttfbAdded: 2 };
+const T = {
+  ratio: 2,
+  seqAddedP50: 1,
+  capacityP99: 50,
+  capacity: { sqlite: 1500, postgres: 1000 },
+  cpuMs: 0.5,
+  rssGrowth: 0.1,
+  ttfbAdded: 2,
+};
 
 const parsePrometheusTextFormat = require('parse-prometheus-text-format');
 const { toMicro, settledBalanceMicro } = require('../lib');
@@ -94,10 +110,17 @@ const vsProxy = (x, floor) => x / Math.max(floor, 0.05);
 async function gatewayCounters(gateway) {
   const res = await fetch(`${gateway.url}/metrics`).catch(() => null);
   if (!res || res.status !== 200) return null;
-  const text = (await res.text()).split('\n').filter((l) => !l.startsWith('# TYPE')).join('\n');
-  const series = parsePrometheusTextFormat(text).flatMap((f) => f.metrics.map((m) => ({ name: f.name, labels: m.labels ?? {}, value: Number(m.value) })));
-  const sum = (name, where = () => true) => series.filter((m) => m.name === name && where(m.labels)).reduce((a, m) => a + m.value, 0);
-  const bucket = (le) => sum('gateway_request_duration_seconds_bucket', (l) => l.route === '/v1/chat/completions' && l.le === le);
+  const text = (await res.text())
+    .split('\n')
+    .filter((l) => !l.startsWith('# TYPE'))
+    .join('\n');
+  const series = parsePrometheusTextFormat(text).flatMap((f) =>
+    f.metrics.map((m) => ({ name: f.name, labels: m.labels ?? {}, value: Number(m.value) })),
+  );
+  const sum = (name, where = () => true) =>
+    series.filter((m) => m.name === name && where(m.labels)).reduce((a, m) => a + m.value, 0);
+  const bucket = (le) =>
+    sum('gateway_request_duration_seconds_bucket', (l) => l.route === '/v1/chat/completions' && l.le === le);
   return {
     lagP50: sum('nodejs_eventloop_lag_p50_seconds') * 1000,
     lagP99: sum('nodejs_eventloop_lag_p99_seconds') * 1000,
@@ -114,13 +137,23 @@ async function gatewayCounters(gateway) {
 function viewOfRun(before, after) {
   if (!before || !after) return null;
   const d = (k) => after[k] - before[k];
-  return { p50: after.lagP50, p99: after.lagP99, max: after.lagMax, gcCount: d('gcCount'), gcMs: d('gcMs'), requests: d('requests'), over10: d('over10'), over25: d('over25') };
+  return {
+    p50: after.lagP50,
+    p99: after.lagP99,
+    max: after.lagMax,
+    gcCount: d('gcCount'),
+    gcMs: d('gcMs'),
+    requests: d('requests'),
+    over10: d('over10'),
+    over25: d('over25'),
+  };
 }
 const fmt = (x) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
 
 module.exports = {
   name: 'overhead',
-  title: 'Gateway overhead (issue 14): open-loop POST /v1/chat/completions vs direct, a bare Node proxy and the Nest floor',
+  title:
+    'Gateway overhead (issue 14): open-loop POST /v1/chat/completions vs direct, a bare Node proxy and the Nest floor',
 
   /** @param {import('../../bench').BenchContext} ctx */
   async run(ctx) {
@@ -140,15 +173,27 @@ module.exports = {
     const gwAuth = { authorization: `Bearer ${gateway.apiKey}` };
     const urls = { direct: upstream.url, proxy: proxy.url, nest: nest.url, gateway: gateway.url };
     /** a load target per name, all sending `body` */
-    const mk = (body, names) => Object.fromEntries(names.map((n) => [n, lib.loadTarget(`${urls[n]}/v1/chat/completions`, n === 'gateway' ? gwAuth : upstreamAuth, body)]));
+    const mk = (body, names) =>
+      Object.fromEntries(
+        names.map((n) => [
+          n,
+          lib.loadTarget(`${urls[n]}/v1/chat/completions`, n === 'gateway' ? gwAuth : upstreamAuth, body),
+        ]),
+      );
     const names = ['direct', 'proxy', 'nest', 'gateway'];
     const targets = mk(BODY, names);
     const rows = [];
-    const noFailures = (label, r) => check(r.failed === 0, `${label}: ${r.ok} ok, ${r.failed} failed${r.firstError ? ` (first: ${r.firstError})` : ''}`);
+    const noFailures = (label, r) =>
+      check(
+        r.failed === 0,
+        `${label}: ${r.ok} ok, ${r.failed} failed${r.firstError ? ` (first: ${r.firstError})` : ''}`,
+      );
     try {
       const catalog = await lib.getJson(`${gateway.url}/api/v1/models`, gwAuth);
       const entry = catalog.data.find((m) => m.key === MODEL);
-      const perRequestMicro = (upstream.usage.prompt_tokens * toMicro(entry.pricing.input_rub_per_1m)) / 1e6 + (upstream.usage.completion_tokens * toMicro(entry.pricing.output_rub_per_1m)) / 1e6;
+      const perRequestMicro =
+        (upstream.usage.prompt_tokens * toMicro(entry.pricing.input_rub_per_1m)) / 1e6 +
+        (upstream.usage.completion_tokens * toMicro(entry.pricing.output_rub_per_1m)) / 1e6;
 
       // warm-up every target: JIT, pools, caches, prepared statements
       log(`  warm-up: ${S.seqWarmup} sequential + ${S.rateWarmup} s at ${S.rate} req/s per target`);
@@ -165,7 +210,12 @@ module.exports = {
           noFailures(`sequential ${n}`, out.seq[n]);
           rows.push({ target: `${n}, sequential`, ...out.seq[n], non2xx: out.seq[n].failed, errors: 0, timeouts: 0 });
         }
-        log(`    added p50: ${names.slice(1).map((n) => `${n} ${fmt(added(out.seq[n].p50, out.seq.direct.p50))} ms`).join(', ')}`);
+        log(
+          `    added p50: ${names
+            .slice(1)
+            .map((n) => `${n} ${fmt(added(out.seq[n].p50, out.seq.direct.p50))} ms`)
+            .join(', ')}`,
+        );
       }
 
       if (PARTS.has('rate')) {
@@ -177,18 +227,37 @@ module.exports = {
           out.rate[n] = await lib.openLoop(targets[n], { rate: S.rate, duration: S.duration });
           if (n === 'gateway') {
             const lag = viewOfRun(counters, await gatewayCounters(gateway));
-            if (lag) log(`    gateway event loop during the run: lag p50 ${fmt(lag.p50)} ms, p99 ${fmt(lag.p99)} ms, max ${fmt(lag.max)} ms; GC pauses ${lag.gcCount} (${fmt(lag.gcMs)} ms in all); by its own clock ${lag.over10} of ${lag.requests} requests took > 10 ms, ${lag.over25} > 25 ms`);
+            if (lag)
+              log(
+                `    gateway event loop during the run: lag p50 ${fmt(lag.p50)} ms, p99 ${fmt(lag.p99)} ms, max ${fmt(lag.max)} ms; GC pauses ${lag.gcCount} (${fmt(lag.gcMs)} ms in all); by its own clock ${lag.over10} of ${lag.requests} requests took > 10 ms, ${lag.over25} > 25 ms`,
+              );
           }
           noFailures(`${S.rate} req/s ${n}`, out.rate[n]);
-          rows.push({ target: `${n} @ ${S.rate} req/s`, ...out.rate[n], non2xx: out.rate[n].failed, errors: 0, timeouts: 0 });
+          rows.push({
+            target: `${n} @ ${S.rate} req/s`,
+            ...out.rate[n],
+            non2xx: out.rate[n].failed,
+            errors: 0,
+            timeouts: 0,
+          });
           if (n === 'gateway') {
             const moved = before - (await settledBalanceMicro(gateway));
-            check(moved === out.rate.gateway.ok * perRequestMicro, `billing: balance moved ${moved} µRUB = ${out.rate.gateway.ok} answered × ${perRequestMicro} µRUB (exactly)`);
+            check(
+              moved === out.rate.gateway.ok * perRequestMicro,
+              `billing: balance moved ${moved} µRUB = ${out.rate.gateway.ok} answered × ${perRequestMicro} µRUB (exactly)`,
+            );
           }
         }
         const d = out.rate.direct;
-        log(`    load generator's own event-loop delay (1 ms resolution) p99 / max: ${names.map((n) => `${n} ${fmt(out.rate[n].generatorLag.p99)} / ${fmt(out.rate[n].generatorLag.max)} ms`).join(', ')}`);
-        log(`    added p50/p99: ${names.slice(1).map((n) => `${n} ${fmt(out.rate[n].p50 - d.p50)}/${fmt(out.rate[n].p99 - d.p99)} ms`).join(', ')}`);
+        log(
+          `    load generator's own event-loop delay (1 ms resolution) p99 / max: ${names.map((n) => `${n} ${fmt(out.rate[n].generatorLag.p99)} / ${fmt(out.rate[n].generatorLag.max)} ms`).join(', ')}`,
+        );
+        log(
+          `    added p50/p99: ${names
+            .slice(1)
+            .map((n) => `${n} ${fmt(out.rate[n].p50 - d.p50)}/${fmt(out.rate[n].p99 - d.p99)} ms`)
+            .join(', ')}`,
+        );
       }
 
       if (PARTS.has('stream')) {
@@ -199,25 +268,49 @@ module.exports = {
           // the Nest floor has no streaming route: streams go direct, through the proxy and the gateway
           for (const n of STREAM_TARGETS) {
             // the fake's streams last ≈ 0.9 s: starts spread evenly over that (steady 100 open, no burst)
-            out.stream[n] = await lib.streams(st[n], { concurrency: S.streams, rounds: S.streamRounds, staggerMs: 900 / S.streams });
-            check(out.stream[n].failed === 0, `streams ${n}: ${out.stream[n].ttfb.n} complete, ${out.stream[n].failed} failed${out.stream[n].firstError ? ` (first: ${out.stream[n].firstError})` : ''}`);
-            rows.push({ target: `${n}, ${S.streams} streams: TTFB`, rps: NaN, ...out.stream[n].ttfb, non2xx: out.stream[n].failed, errors: 0, timeouts: 0 });
+            out.stream[n] = await lib.streams(st[n], {
+              concurrency: S.streams,
+              rounds: S.streamRounds,
+              staggerMs: 900 / S.streams,
+            });
+            check(
+              out.stream[n].failed === 0,
+              `streams ${n}: ${out.stream[n].ttfb.n} complete, ${out.stream[n].failed} failed${out.stream[n].firstError ? ` (first: ${out.stream[n].firstError})` : ''}`,
+            );
+            rows.push({
+              target: `${n}, ${S.streams} streams: TTFB`,
+              rps: NaN,
+              ...out.stream[n].ttfb,
+              non2xx: out.stream[n].failed,
+              errors: 0,
+              timeouts: 0,
+            });
           }
         } finally {
           await Promise.all(Object.values(st).map((t) => t.close()));
         }
-        log(`    TTFB p50 added: ${STREAM_TARGETS.slice(1).map((n) => `${n} ${fmt(out.stream[n].ttfb.p50 - out.stream.direct.ttfb.p50)} ms`).join(', ')}`);
+        log(
+          `    TTFB p50 added: ${STREAM_TARGETS.slice(1)
+            .map((n) => `${n} ${fmt(out.stream[n].ttfb.p50 - out.stream.direct.ttfb.p50)} ms`)
+            .join(', ')}`,
+        );
       }
 
       if (PARTS.has('cpu')) {
         log(`  CPU: ${S.cpuRequests} requests (closed loop, ${S.closedConcurrency} in flight) per Node target`);
         out.cpu = {};
-        for (const [n, pid] of [['proxy', proxy.pid], ['nest', nest.pid], ['gateway', gateway.pid]]) {
+        for (const [n, pid] of [
+          ['proxy', proxy.pid],
+          ['nest', nest.pid],
+          ['gateway', gateway.pid],
+        ]) {
           const c0 = lib.processCpuMs(pid);
           const r = await lib.closedLoop(targets[n], { count: S.cpuRequests, concurrency: S.closedConcurrency });
           out.cpu[n] = { msPerRequest: (lib.processCpuMs(pid) - c0) / S.cpuRequests, rps: r.rps };
           noFailures(`CPU pass ${n}`, r);
-          log(`    ${n}: ${out.cpu[n].msPerRequest.toFixed(3)} ms CPU per request (${r.rps.toFixed(0)} req/s closed loop)`);
+          log(
+            `    ${n}: ${out.cpu[n].msPerRequest.toFixed(3)} ms CPU per request (${r.rps.toFixed(0)} req/s closed loop)`,
+          );
         }
       }
 
@@ -227,7 +320,9 @@ module.exports = {
         // peak of the second half over the peak of the first.
         out.rss = { before: lib.processRssMb(gateway.pid) };
         out.rss.samples = [out.rss.before];
-        log(`  RSS: ${S.rssRequests} requests (closed loop) — gateway RSS before ${out.rss.before.toFixed(1)} MiB, sampled every 250 ms`);
+        log(
+          `  RSS: ${S.rssRequests} requests (closed loop) — gateway RSS before ${out.rss.before.toFixed(1)} MiB, sampled every 250 ms`,
+        );
         const sampler = setInterval(() => out.rss.samples.push(lib.processRssMb(gateway.pid)), 250);
         let r;
         try {
@@ -248,7 +343,9 @@ module.exports = {
       }
 
       if (PARTS.has('capacity')) {
-        log(`  capacity: ${S.capacityDuration} s per step at ${S.capacityRates.join(', ')} req/s until added p99 ≥ ${T.capacityP99} ms or errors`);
+        log(
+          `  capacity: ${S.capacityDuration} s per step at ${S.capacityRates.join(', ')} req/s until added p99 ≥ ${T.capacityP99} ms or errors`,
+        );
         out.capacity = { best: 0, steps: [] };
         for (const rate of S.capacityRates) {
           // a step that misses is measured once more (the bench shares its CPUs: one stall of another
@@ -257,10 +354,19 @@ module.exports = {
           for (let attempt = 1; attempt <= 2 && !pass; attempt++) {
             const d = await lib.openLoop(targets.direct, { rate, duration: S.capacityDuration });
             const g = await lib.openLoop(targets.gateway, { rate, duration: S.capacityDuration });
-            const step = { rate, attempt, addedP50: g.p50 - d.p50, addedP99: g.p99 - d.p99, failed: g.failed, rps: g.rps };
+            const step = {
+              rate,
+              attempt,
+              addedP50: g.p50 - d.p50,
+              addedP99: g.p99 - d.p99,
+              failed: g.failed,
+              rps: g.rps,
+            };
             out.capacity.steps.push(step);
             pass = g.failed === 0 && step.addedP99 < T.capacityP99;
-            log(`    ${rate} req/s${attempt > 1 ? ' (again)' : ''}: added p50 ${fmt(step.addedP50)} ms, p99 ${fmt(step.addedP99)} ms, ${g.failed} failed → ${pass ? 'sustained' : 'NOT sustained'}`);
+            log(
+              `    ${rate} req/s${attempt > 1 ? ' (again)' : ''}: added p50 ${fmt(step.addedP50)} ms, p99 ${fmt(step.addedP99)} ms, ${g.failed} failed → ${pass ? 'sustained' : 'NOT sustained'}`,
+            );
           }
           if (!pass) break;
           out.capacity.best = rate;
@@ -320,7 +426,9 @@ module.exports = {
         const g99 = o.rate.gateway.p99 - d.p99;
         const ratio50 = vsProxy(g50, pr50);
         const ratio99 = vsProxy(g99, pr99);
-        lines.push(`${b}: ${S.rate} rps added p50 ${fmt(g50)} ms = ${ratio50.toFixed(2)}× proxy's ${fmt(pr50)} → ${verdict(ratio50 <= T.ratio)} (≤ ${T.ratio}×); added p99 ${fmt(g99)} ms = ${ratio99.toFixed(2)}× proxy's ${fmt(pr99)} → ${verdict(ratio99 <= T.ratio)} (≤ ${T.ratio}×)`);
+        lines.push(
+          `${b}: ${S.rate} rps added p50 ${fmt(g50)} ms = ${ratio50.toFixed(2)}× proxy's ${fmt(pr50)} → ${verdict(ratio50 <= T.ratio)} (≤ ${T.ratio}×); added p99 ${fmt(g99)} ms = ${ratio99.toFixed(2)}× proxy's ${fmt(pr99)} → ${verdict(ratio99 <= T.ratio)} (≤ ${T.ratio}×)`,
+        );
         const n50 = o.rate.nest.p50 - d.p50;
         const n99 = o.rate.nest.p99 - d.p99;
         lines.push(
@@ -334,9 +442,14 @@ module.exports = {
       }
       if (o.capacity) {
         const want = T.capacity[r.backend.name] ?? T.capacity.postgres;
-        lines.push(`${b}: capacity ${o.capacity.best} req/s with added p99 < ${T.capacityP99} ms → ${verdict(o.capacity.best >= want)} (≥ ${want})`);
+        lines.push(
+          `${b}: capacity ${o.capacity.best} req/s with added p99 < ${T.capacityP99} ms → ${verdict(o.capacity.best >= want)} (≥ ${want})`,
+        );
       }
-      if (o.cpu) lines.push(`${b}: gateway CPU ${o.cpu.gateway.msPerRequest.toFixed(3)} ms/request (proxy ${o.cpu.proxy.msPerRequest.toFixed(3)}, Nest floor ${o.cpu.nest.msPerRequest.toFixed(3)}) → ${verdict(o.cpu.gateway.msPerRequest <= T.cpuMs)} (≤ ${T.cpuMs} ms)`);
+      if (o.cpu)
+        lines.push(
+          `${b}: gateway CPU ${o.cpu.gateway.msPerRequest.toFixed(3)} ms/request (proxy ${o.cpu.proxy.msPerRequest.toFixed(3)}, Nest floor ${o.cpu.nest.msPerRequest.toFixed(3)}) → ${verdict(o.cpu.gateway.msPerRequest <= T.cpuMs)} (≤ ${T.cpuMs} ms)`,
+        );
       if (o.rss) {
         const g = (o.rss.secondPeak - o.rss.firstPeak) / o.rss.firstPeak;
         lines.push(
@@ -346,7 +459,9 @@ module.exports = {
       }
       if (o.stream) {
         const a = o.stream.gateway.ttfb.p50 - o.stream.direct.ttfb.p50;
-        lines.push(`${b}: streaming TTFB added p50 ${fmt(a)} ms (p99 ${fmt(o.stream.gateway.ttfb.p99 - o.stream.direct.ttfb.p99)}) at ${S.streams} concurrent streams → ${verdict(a <= T.ttfbAdded)} (≤ ${T.ttfbAdded} ms)`);
+        lines.push(
+          `${b}: streaming TTFB added p50 ${fmt(a)} ms (p99 ${fmt(o.stream.gateway.ttfb.p99 - o.stream.direct.ttfb.p99)}) at ${S.streams} concurrent streams → ${verdict(a <= T.ttfbAdded)} (≤ ${T.ttfbAdded} ms)`,
+        );
       }
     }
     log('');

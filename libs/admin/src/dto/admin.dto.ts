@@ -4,11 +4,20 @@ import { IsInt, IsNotEmpty, IsNumber, IsOptional, IsString, Max, MaxLength, Min 
 
 export class CreateTeamDto {
   @ApiProperty({ description: 'Workspace name', example: 'search-team', maxLength: 200 })
-  @IsString() @IsNotEmpty() @MaxLength(200)
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
   name: string;
 
-  @ApiPropertyOptional({ description: 'Opening balance in RUB (recorded as a top-up in the ledger)', example: 1000, default: 0 })
-  @IsOptional() @IsNumber({ maxDecimalPlaces: 6, allowNaN: false, allowInfinity: false }) @Min(0) @Max(1_000_000_000)
+  @ApiPropertyOptional({
+    description: 'Opening balance in RUB (recorded as a top-up in the ledger)',
+    example: 1000,
+    default: 0,
+  })
+  @IsOptional()
+  @IsNumber({ maxDecimalPlaces: 6, allowNaN: false, allowInfinity: false })
+  @Min(0)
+  @Max(1_000_000_000)
   balance_rub?: number;
 }
 
@@ -25,13 +34,16 @@ export class TeamDetailsDto extends TeamDto {
 
 export class CreateApiKeyDto {
   @ApiPropertyOptional({ description: 'A label for the key', example: 'backend-prod', maxLength: 200 })
-  @IsOptional() @IsString() @MaxLength(200)
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
   name?: string;
 }
 
 export class CreatedApiKeyDto {
   @ApiProperty({ example: '6f1c1c53-8b0c-4c37-9d43-6a3e3f0f8e11' }) id: string;
-  @ApiProperty({ description: 'The key itself. Shown only in this response; store it now.', example: 'sk-Yh3…' }) api_key: string;
+  @ApiProperty({ description: 'The key itself. Shown only in this response; store it now.', example: 'sk-Yh3…' })
+  api_key: string;
   @ApiProperty({ description: 'Display prefix (safe to show in lists)', example: 'sk-Yh3kq9Zx' }) prefix: string;
   @ApiProperty({ nullable: true, example: 'backend-prod' }) name: string | null;
   @ApiProperty({ example: '2026-11-21T10:00:00.000Z' }) created_at: string;
@@ -39,74 +51,157 @@ export class CreatedApiKeyDto {
 
 export class TopUpDto {
   @ApiProperty({ description: 'Amount in RUB (> 0, at most 6 decimals)', example: 500 })
-  @IsNumber({ maxDecimalPlaces: 6, allowNaN: false, allowInfinity: false }) @Min(0.000001) @Max(1_000_000_000)
+  @IsNumber({ maxDecimalPlaces: 6, allowNaN: false, allowInfinity: false })
+  @Min(0.000001)
+  @Max(1_000_000_000)
   amount_rub: number;
 
-  @ApiPropertyOptional({ description: 'Idempotency reference (e.g. payment id): a repeated reference is not applied twice', example: 'invoice-2026-0042', maxLength: 200 })
-  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(200)
+  @ApiPropertyOptional({
+    description: 'Idempotency reference (e.g. payment id): a repeated reference is not applied twice',
+    example: 'invoice-2026-0042',
+    maxLength: 200,
+  })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
   reference?: string;
 }
 
 export class TopUpResultDto {
   @ApiProperty({ example: 1500 }) balance_rub: number;
-  @ApiProperty({ description: 'false when the reference was already applied (nothing changed)', example: true }) applied: boolean;
+  @ApiProperty({ description: 'false when the reference was already applied (nothing changed)', example: true })
+  applied: boolean;
 }
 
 export class TeamListQueryDto {
   @ApiPropertyOptional({ description: 'Teams per page (1–500)', default: 100, example: 100 })
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(500)
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(500)
   limit?: number;
 
-  @ApiPropertyOptional({ description: 'Cursor: the `next_after` of the previous page (teams come in id order)', example: '1b4e28ba-2fa1-11d2-883f-0016d3cca427' })
-  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(36)
+  @ApiPropertyOptional({
+    description: 'Cursor: the `next_after` of the previous page (teams come in id order)',
+    example: '1b4e28ba-2fa1-11d2-883f-0016d3cca427',
+  })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(36)
   after?: string;
 }
 
 export class TeamLimitsDto extends TeamDetailsDto {
-  @ApiProperty({ nullable: true, description: "Team requests per minute (null: DEFAULT_TEAM_RPM_LIMIT, unset = unlimited)", example: 600 }) rpm_limit: number | null;
-  @ApiProperty({ nullable: true, description: 'Team tokens per minute (null: DEFAULT_TEAM_TPM_LIMIT, unset = unlimited)', example: null }) tpm_limit: number | null;
+  @ApiProperty({
+    nullable: true,
+    description: 'Team requests per minute (null: DEFAULT_TEAM_RPM_LIMIT, unset = unlimited)',
+    example: 600,
+  })
+  rpm_limit: number | null;
+  @ApiProperty({
+    nullable: true,
+    description: 'Team tokens per minute (null: DEFAULT_TEAM_TPM_LIMIT, unset = unlimited)',
+    example: null,
+  })
+  tpm_limit: number | null;
 }
 
 export class TeamListDto {
   @ApiProperty({ example: 'list' }) object: 'list';
   @ApiProperty({ type: [TeamLimitsDto] }) data: TeamLimitsDto[];
   @ApiProperty({ example: false }) has_more: boolean;
-  @ApiProperty({ nullable: true, description: 'Pass as `after` for the next page', example: null }) next_after: string | null;
+  @ApiProperty({ nullable: true, description: 'Pass as `after` for the next page', example: null }) next_after:
+    string | null;
 }
 
 export class UpdateTeamDto {
   @ApiPropertyOptional({ description: 'Workspace name', example: 'search-team', maxLength: 200 })
-  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(200)
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
   name?: string;
 
-  @ApiPropertyOptional({ nullable: true, description: 'Requests per minute for the whole team; null removes it (the env default applies)', example: 600 })
-  @IsOptional() @IsInt() @Min(1) @Max(10_000_000)
+  @ApiPropertyOptional({
+    nullable: true,
+    description: 'Requests per minute for the whole team; null removes it (the env default applies)',
+    example: 600,
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(10_000_000)
   rpm_limit?: number | null;
 
-  @ApiPropertyOptional({ nullable: true, description: 'Tokens per minute for the whole team; null removes it (the env default applies)', example: 200000 })
-  @IsOptional() @IsInt() @Min(1) @Max(1_000_000_000)
+  @ApiPropertyOptional({
+    nullable: true,
+    description: 'Tokens per minute for the whole team; null removes it (the env default applies)',
+    example: 200000,
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000_000)
   tpm_limit?: number | null;
 }
 
 export class UpdateApiKeyDto {
-  @ApiPropertyOptional({ nullable: true, description: 'A label for the key; null clears it', example: 'backend-prod', maxLength: 200 })
-  @IsOptional() @IsString() @MaxLength(200)
+  @ApiPropertyOptional({
+    nullable: true,
+    description: 'A label for the key; null clears it',
+    example: 'backend-prod',
+    maxLength: 200,
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
   name?: string | null;
 
-  @ApiPropertyOptional({ nullable: true, description: 'Requests per minute for this key; null removes it (DEFAULT_KEY_RPM_LIMIT applies, unset = unlimited)', example: 60 })
-  @IsOptional() @IsInt() @Min(1) @Max(10_000_000)
+  @ApiPropertyOptional({
+    nullable: true,
+    description: 'Requests per minute for this key; null removes it (DEFAULT_KEY_RPM_LIMIT applies, unset = unlimited)',
+    example: 60,
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(10_000_000)
   rpm_limit?: number | null;
 
-  @ApiPropertyOptional({ nullable: true, description: 'Tokens per minute for this key (prompt counted at admission, completion at settle); null removes it', example: 100000 })
-  @IsOptional() @IsInt() @Min(1) @Max(1_000_000_000)
+  @ApiPropertyOptional({
+    nullable: true,
+    description: 'Tokens per minute for this key (prompt counted at admission, completion at settle); null removes it',
+    example: 100000,
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000_000)
   tpm_limit?: number | null;
 
-  @ApiPropertyOptional({ nullable: true, description: 'RUB this key may spend per UTC day (holds of requests in flight count); null removes the cap', example: 50 })
-  @IsOptional() @IsNumber({ maxDecimalPlaces: 6, allowNaN: false, allowInfinity: false }) @Min(0.000001) @Max(1_000_000_000)
+  @ApiPropertyOptional({
+    nullable: true,
+    description: 'RUB this key may spend per UTC day (holds of requests in flight count); null removes the cap',
+    example: 50,
+  })
+  @IsOptional()
+  @IsNumber({ maxDecimalPlaces: 6, allowNaN: false, allowInfinity: false })
+  @Min(0.000001)
+  @Max(1_000_000_000)
   budget_rub_per_day?: number | null;
 
-  @ApiPropertyOptional({ nullable: true, description: 'RUB this key may spend per UTC calendar month; null removes the cap', example: 1000 })
-  @IsOptional() @IsNumber({ maxDecimalPlaces: 6, allowNaN: false, allowInfinity: false }) @Min(0.000001) @Max(1_000_000_000)
+  @ApiPropertyOptional({
+    nullable: true,
+    description: 'RUB this key may spend per UTC calendar month; null removes the cap',
+    example: 1000,
+  })
+  @IsOptional()
+  @IsNumber({ maxDecimalPlaces: 6, allowNaN: false, allowInfinity: false })
+  @Min(0.000001)
+  @Max(1_000_000_000)
   budget_rub_per_month?: number | null;
 }
 
@@ -116,15 +211,25 @@ export class ApiKeyDto {
   @ApiProperty({ description: 'Display prefix', example: 'sk-Yh3kq9Zx' }) prefix: string;
   @ApiProperty({ nullable: true, example: 'backend-prod' }) name: string | null;
   @ApiProperty({ example: '2026-11-21T10:00:00.000Z' }) created_at: string;
-  @ApiProperty({ nullable: true, description: 'Updated at most once a minute per key and replica', example: '2026-11-22T08:15:00.000Z' }) last_used_at: string | null;
+  @ApiProperty({
+    nullable: true,
+    description: 'Updated at most once a minute per key and replica',
+    example: '2026-11-22T08:15:00.000Z',
+  })
+  last_used_at: string | null;
   @ApiProperty({ example: false }) revoked: boolean;
   @ApiProperty({ nullable: true, example: null }) revoked_at: string | null;
-  @ApiProperty({ nullable: true, description: 'Requests per minute set on the key (null: the default)', example: 60 }) rpm_limit: number | null;
-  @ApiProperty({ nullable: true, description: 'Tokens per minute set on the key (null: the default)', example: null }) tpm_limit: number | null;
-  @ApiProperty({ nullable: true, description: 'RUB per UTC day (null: no cap)', example: 50 }) budget_rub_per_day: number | null;
-  @ApiProperty({ nullable: true, description: 'RUB per UTC month (null: no cap)', example: null }) budget_rub_per_month: number | null;
+  @ApiProperty({ nullable: true, description: 'Requests per minute set on the key (null: the default)', example: 60 })
+  rpm_limit: number | null;
+  @ApiProperty({ nullable: true, description: 'Tokens per minute set on the key (null: the default)', example: null })
+  tpm_limit: number | null;
+  @ApiProperty({ nullable: true, description: 'RUB per UTC day (null: no cap)', example: 50 }) budget_rub_per_day:
+    number | null;
+  @ApiProperty({ nullable: true, description: 'RUB per UTC month (null: no cap)', example: null })
+  budget_rub_per_month: number | null;
   @ApiProperty({ description: 'RUB charged to this key since 00:00 UTC today', example: 1.25 }) spent_rub_today: number;
-  @ApiProperty({ description: 'RUB charged to this key since the 1st of this month (UTC)', example: 12.5 }) spent_rub_this_month: number;
+  @ApiProperty({ description: 'RUB charged to this key since the 1st of this month (UTC)', example: 12.5 })
+  spent_rub_this_month: number;
 }
 
 export class ApiKeyListDto {

@@ -11,11 +11,14 @@ export class ApiKeyEntity {
   @Column({ name: 'key_hash', type: 'varchar', length: 64 }) keyHash: string;
   @Column({ name: 'created_at', type: 'bigint', transformer: bigintNumber }) createdAt: number;
   @Column({ name: 'revoked_at', type: 'bigint', nullable: true, transformer: bigintNumber }) revokedAt: number | null;
-  @Column({ name: 'last_used_at', type: 'bigint', nullable: true, transformer: bigintNumber }) lastUsedAt: number | null;
+  @Column({ name: 'last_used_at', type: 'bigint', nullable: true, transformer: bigintNumber }) lastUsedAt:
+    number | null;
   /** requests / tokens per minute; null = the env default (DEFAULT_KEY_RPM_LIMIT / DEFAULT_KEY_TPM_LIMIT) */
   @Column({ name: 'rpm_limit', type: 'integer', nullable: true }) rpmLimit?: number | null;
   @Column({ name: 'tpm_limit', type: 'integer', nullable: true }) tpmLimit?: number | null;
   /** µRUB spend caps per UTC day / month; null = none */
-  @Column({ name: 'budget_day_micro', type: 'bigint', nullable: true, transformer: bigintNumber }) budgetDayMicro?: number | null;
-  @Column({ name: 'budget_month_micro', type: 'bigint', nullable: true, transformer: bigintNumber }) budgetMonthMicro?: number | null;
+  @Column({ name: 'budget_day_micro', type: 'bigint', nullable: true, transformer: bigintNumber }) budgetDayMicro?:
+    number | null;
+  @Column({ name: 'budget_month_micro', type: 'bigint', nullable: true, transformer: bigintNumber }) budgetMonthMicro?:
+    number | null;
 }

@@ -6,17 +6,29 @@ export class BalanceResponseDto {
   @ApiProperty({ description: 'Team workspace id', example: '1b4e28ba-2fa1-11d2-883f-0016d3cca427' }) team_id: string;
   @ApiProperty({ description: 'Current balance in RUB', example: 1250.5 }) balance_rub: number;
   @ApiProperty({ description: 'RUB held by requests in flight (not yet charged)', example: 0.42 }) reserved_rub: number;
-  @ApiProperty({ description: 'Balance minus holds: what new requests can use', example: 1250.08 }) available_rub: number;
+  @ApiProperty({ description: 'Balance minus holds: what new requests can use', example: 1250.08 })
+  available_rub: number;
   @ApiProperty({ description: 'Always RUB', example: 'RUB' }) currency: 'RUB';
 }
 
 export class UsageQueryDto {
   @ApiPropertyOptional({ description: 'Entries per page (1–500)', default: 50, example: 50 })
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(500)
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(500)
   limit?: number;
 
-  @ApiPropertyOptional({ description: 'Cursor: return entries with id lower than this (use the last id of the previous page)', example: 1042 })
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(Number.MAX_SAFE_INTEGER)
+  @ApiPropertyOptional({
+    description: 'Cursor: return entries with id lower than this (use the last id of the previous page)',
+    example: 1042,
+  })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(Number.MAX_SAFE_INTEGER)
   before?: number;
 }
 
@@ -30,7 +42,8 @@ export class UsageEntryDto {
   @ApiProperty({ example: 120 }) prompt_tokens: number;
   @ApiProperty({ example: 48 }) completion_tokens: number;
   @ApiProperty({ example: 168 }) total_tokens: number;
-  @ApiProperty({ description: 'Balance change in RUB: negative for charges, positive for top-ups', example: -0.0312 }) amount_rub: number;
+  @ApiProperty({ description: 'Balance change in RUB: negative for charges, positive for top-ups', example: -0.0312 })
+  amount_rub: number;
   @ApiProperty({ description: 'Balance right after this entry', example: 1250.5 }) balance_after_rub: number;
   @ApiProperty({ example: '2026-11-21T10:00:00.000Z' }) created_at: string;
 }
@@ -39,28 +52,49 @@ export class UsageResponseDto {
   @ApiProperty({ example: 'list' }) object: 'list';
   @ApiProperty({ type: [UsageEntryDto] }) data: UsageEntryDto[];
   @ApiProperty({ description: 'More entries exist before the last one', example: false }) has_more: boolean;
-  @ApiProperty({ nullable: true, description: 'Pass as `before` to get the next page', example: null }) next_before: number | null;
+  @ApiProperty({ nullable: true, description: 'Pass as `before` to get the next page', example: null }) next_before:
+    number | null;
 }
 
 export const SUMMARY_GROUPS = ['model', 'day', 'key', 'endpoint'] as const;
 export type SummaryGroupBy = (typeof SUMMARY_GROUPS)[number];
 
 export class UsageSummaryQueryDto {
-  @ApiPropertyOptional({ description: 'Start of the range, inclusive (ISO 8601; default: `to` minus 30 days)', example: '2026-11-01T00:00:00Z' })
-  @IsOptional() @IsISO8601({ strict: true }) @MaxLength(40)
+  @ApiPropertyOptional({
+    description: 'Start of the range, inclusive (ISO 8601; default: `to` minus 30 days)',
+    example: '2026-11-01T00:00:00Z',
+  })
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  @MaxLength(40)
   from?: string;
 
-  @ApiPropertyOptional({ description: 'End of the range, exclusive (ISO 8601; default: now). At most 366 days after `from`.', example: '2026-12-01T00:00:00Z' })
-  @IsOptional() @IsISO8601({ strict: true }) @MaxLength(40)
+  @ApiPropertyOptional({
+    description: 'End of the range, exclusive (ISO 8601; default: now). At most 366 days after `from`.',
+    example: '2026-12-01T00:00:00Z',
+  })
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  @MaxLength(40)
   to?: string;
 
-  @ApiPropertyOptional({ description: 'How to group charges: by model, by UTC day, by API key id or by endpoint', enum: SUMMARY_GROUPS, default: 'model', example: 'model' })
-  @IsOptional() @IsIn(SUMMARY_GROUPS)
+  @ApiPropertyOptional({
+    description: 'How to group charges: by model, by UTC day, by API key id or by endpoint',
+    enum: SUMMARY_GROUPS,
+    default: 'model',
+    example: 'model',
+  })
+  @IsOptional()
+  @IsIn(SUMMARY_GROUPS)
   group_by?: SummaryGroupBy;
 }
 
 export class UsageSummaryGroupDto {
-  @ApiProperty({ nullable: true, description: 'The group: model key, UTC day (YYYY-MM-DD), API key id or endpoint (null: charges without one)', example: 'local' })
+  @ApiProperty({
+    nullable: true,
+    description: 'The group: model key, UTC day (YYYY-MM-DD), API key id or endpoint (null: charges without one)',
+    example: 'local',
+  })
   group: string | null;
   @ApiProperty({ description: 'Charged requests (ledger charges)', example: 12 }) requests: number;
   @ApiProperty({ example: 1440 }) prompt_tokens: number;
@@ -76,5 +110,6 @@ export class UsageSummaryResponseDto {
   @ApiProperty({ example: '2026-12-01T00:00:00.000Z' }) to: string;
   @ApiProperty({ enum: SUMMARY_GROUPS, example: 'model' }) group_by: SummaryGroupBy;
   @ApiProperty({ type: [UsageSummaryGroupDto] }) data: UsageSummaryGroupDto[];
-  @ApiProperty({ type: UsageSummaryGroupDto, description: 'All groups together (group is null)' }) total: UsageSummaryGroupDto;
+  @ApiProperty({ type: UsageSummaryGroupDto, description: 'All groups together (group is null)' })
+  total: UsageSummaryGroupDto;
 }

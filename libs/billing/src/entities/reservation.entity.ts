@@ -11,7 +11,8 @@ export class ReservationEntity {
   @Column({ name: 'request_id', type: 'varchar', length: 128 }) requestId: string;
   @Column({ name: 'amount_micro', type: 'bigint', transformer: bigintNumber }) amountMicro: number;
   @Column({ type: 'varchar', length: 16 }) status: ReservationStatus;
-  @Column({ name: 'charged_micro', type: 'bigint', nullable: true, transformer: bigintNumber }) chargedMicro: number | null;
+  @Column({ name: 'charged_micro', type: 'bigint', nullable: true, transformer: bigintNumber }) chargedMicro:
+    number | null;
   @Column({ name: 'created_at', type: 'bigint', transformer: bigintNumber }) createdAt: number;
   @Column({ name: 'expires_at', type: 'bigint', transformer: bigintNumber }) expiresAt: number;
   @Column({ name: 'api_key_id', type: 'varchar', length: 36, nullable: true }) apiKeyId?: string | null;

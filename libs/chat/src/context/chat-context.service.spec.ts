@@ -30,7 +30,12 @@ class FakeKnowledge {
   chunks: FakeChunk[] = [];
   searches: { store: string; input: SearchInput }[] = [];
   async requireStore(teamId: string, id: string) {
-    if (teamId !== 'team-a' || !this.stores.has(id)) throw ApiError.notFound(`No such knowledge base (vector store): ${id}`, 'vector_store_not_found', 'vector_store_id');
+    if (teamId !== 'team-a' || !this.stores.has(id))
+      throw ApiError.notFound(
+        `No such knowledge base (vector store): ${id}`,
+        'vector_store_not_found',
+        'vector_store_id',
+      );
     return { id, teamId };
   }
   async searchableStore(teamId: string, id: string) {
@@ -46,7 +51,11 @@ class FakeKnowledge {
       .filter((c) => c.store === store.id && c.score >= input.threshold)
       .sort((a, b) => b.score - a.score)
       .slice(0, input.topK)
-      .map((c, i) => ({ chunk: { id: i, page: 1, text: c.text }, document: { id: c.doc, title: `${c.doc}.pdf`, filename: `${c.doc}.pdf`, url: null }, score: c.score }));
+      .map((c, i) => ({
+        chunk: { id: i, page: 1, text: c.text },
+        document: { id: c.doc, title: `${c.doc}.pdf`, filename: `${c.doc}.pdf`, url: null },
+        score: c.score,
+      }));
     return { hits, queryTokens: 5, costMicro: 7, elapsedMs: 0, engineMs: 0 };
   }
 }
@@ -57,14 +66,36 @@ class FakeRerank {
   calls: RerankInput[] = [];
   async rerank(_caller: Caller, input: RerankInput) {
     this.calls.push(input);
-    const results = input.parsed.items.map((it, i) => ({ rank: i + 1, id: it.id, data: it.data, metadata: {}, similarity_score: this.scores.get(it.data) ?? 0.5, similarity_percentage: '' }));
-    return { ranked: { results, total_documents: results.length, filtered_documents: results.length, returned_documents: results.length }, chargedMicro: 11 };
+    const results = input.parsed.items.map((it, i) => ({
+      rank: i + 1,
+      id: it.id,
+      data: it.data,
+      metadata: {},
+      similarity_score: this.scores.get(it.data) ?? 0.5,
+      similarity_percentage: '',
+    }));
+    return {
+      ranked: {
+        results,
+        total_documents: results.length,
+        filtered_documents: results.length,
+        returned_documents: results.length,
+      },
+      chargedMicro: 11,
+    };
   }
 }
 
 const caller: Caller = { teamId: 'team-a', apiKeyId: 'key-1' } as Caller;
 const model = (over: Partial<ModelEntry> = {}): ModelEntry =>
-  ({ key: 'm', context_window: 32768, max_output_tokens: 1024, supports_images: false, full_context: false, ...over }) as ModelEntry;
+  ({
+    key: 'm',
+    context_window: 32768,
+    max_output_tokens: 1024,
+    supports_images: false,
+    full_context: false,
+    ...over,
+  }) as ModelEntry;
 
 function project(over: Partial<ProjectContext> = {}): ProjectContext {
   return {
@@ -89,14 +120,32 @@ describe('ChatContextService', () => {
   let rerank: FakeRerank;
   let service: ChatContextService;
   const tokens = new TokenCounter('o200k_base');
-  const req = (over: Partial<ContextRequest> = {}): ContextRequest => ({ caller, requestId: 'r1', endpoint: '/api/v1/chat', model: model(), pdfs: [], query: 'what is the launch date?', promptTokens: 20, maxOutputTokens: 1024, requestImages: 0, ...over });
+  const req = (over: Partial<ContextRequest> = {}): ContextRequest => ({
+    caller,
+    requestId: 'r1',
+    endpoint: '/api/v1/chat',
+    model: model(),
+    pdfs: [],
+    query: 'what is the launch date?',
+    promptTokens: 20,
+    maxOutputTokens: 1024,
+    requestImages: 0,
+    ...over,
+  });
 
   beforeEach(() => {
     projects = new InMemoryProjects();
     knowledge = new FakeKnowledge();
     rerank = new FakeRerank();
     const parser = { chunk: () => [] } as unknown as DocumentParser;
-    service = new ChatContextService(knowledge as unknown as KnowledgeService, knowledge as unknown as KbSearchService, rerank as unknown as RerankService, parser, { chat: tokens } as unknown as TokenizerService, projects);
+    service = new ChatContextService(
+      knowledge as unknown as KnowledgeService,
+      knowledge as unknown as KbSearchService,
+      rerank as unknown as RerankService,
+      parser,
+      { chat: tokens } as unknown as TokenizerService,
+      projects,
+    );
   });
 
   it('no project, knowledge base or PDF → no context at all', async () => {
@@ -105,28 +154,68 @@ describe('ChatContextService', () => {
 
   it('unknown project, another team’s project, or no projects provider → 404 project_not_found', async () => {
     projects.byTeam.set('team-b/prj_1', project());
-    await expect(service.assemble(req({ projectId: 'prj_1' }))).rejects.toMatchObject({ status: 404, code: 'project_not_found', param: 'project_id' });
-    const bare = new ChatContextService(knowledge as unknown as KnowledgeService, knowledge as unknown as KbSearchService, rerank as unknown as RerankService, {} as DocumentParser, { chat: tokens } as unknown as TokenizerService);
-    await expect(bare.assemble(req({ projectId: 'prj_1' }))).rejects.toMatchObject({ status: 404, code: 'project_not_found' });
+    await expect(service.assemble(req({ projectId: 'prj_1' }))).rejects.toMatchObject({
+      status: 404,
+      code: 'project_not_found',
+      param: 'project_id',
+    });
+    const bare = new ChatContextService(
+      knowledge as unknown as KnowledgeService,
+      knowledge as unknown as KbSearchService,
+      rerank as unknown as RerankService,
+      {} as DocumentParser,
+      { chat: tokens } as unknown as TokenizerService,
+    );
+    await expect(bare.assemble(req({ projectId: 'prj_1' }))).rejects.toMatchObject({
+      status: 404,
+      code: 'project_not_found',
+    });
   });
 
   it('unknown knowledge_base_id → 404 knowledge_base_not_found', async () => {
-    await expect(service.assemble(req({ knowledgeBaseId: 'vs_nope' }))).rejects.toMatchObject({ status: 404, code: 'knowledge_base_not_found', param: 'knowledge_base_id' });
+    await expect(service.assemble(req({ knowledgeBaseId: 'vs_nope' }))).rejects.toMatchObject({
+      status: 404,
+      code: 'knowledge_base_not_found',
+      param: 'knowledge_base_id',
+    });
   });
 
   it('full mode: materials in full while they fit; the one that does not fit falls back to retrieval over that document only', async () => {
     projects.byTeam.set('team-a/prj_1', project({ mode: 'big_docs_mode' }));
     knowledge.texts.set('vs_project/doc_old', 'The launch date is 4 May.');
     knowledge.texts.set('vs_project/doc_big', 'filler text. '.repeat(20_000));
-    knowledge.chunks.push({ store: 'vs_project', doc: 'doc_big', text: 'Big page fragment about the launch date.', score: 0.6 });
+    knowledge.chunks.push({
+      store: 'vs_project',
+      doc: 'doc_big',
+      text: 'Big page fragment about the launch date.',
+      score: 0.6,
+    });
     knowledge.chunks.push({ store: 'vs_project', doc: 'doc_old', text: 'already given in full', score: 0.9 });
     const ctx = (await service.assemble(req({ projectId: 'prj_1' })))!;
     expect(ctx.info.mode).toBe('full');
     expect(ctx.info.materials_full).toEqual(['mat_old']);
     expect(ctx.info.fragments).toBe(1);
     expect(ctx.sources).toEqual([
-      { n: 1, material_id: 'mat_old', kind: 'file', title: 'old.pdf', page: null, url: null, score: null, document_id: 'doc_old' },
-      { n: 2, material_id: 'mat_big', kind: 'link', title: 'Big page', page: 1, url: 'https://x.example/big', score: 0.5, document_id: 'doc_big' },
+      {
+        n: 1,
+        material_id: 'mat_old',
+        kind: 'file',
+        title: 'old.pdf',
+        page: null,
+        url: null,
+        score: null,
+        document_id: 'doc_old',
+      },
+      {
+        n: 2,
+        material_id: 'mat_big',
+        kind: 'link',
+        title: 'Big page',
+        page: 1,
+        url: 'https://x.example/big',
+        score: 0.5,
+        document_id: 'doc_big',
+      },
     ]);
     expect(ctx.message).toContain('<source id="1" title="old.pdf">\nThe launch date is 4 May.\n</source>');
     expect(ctx.message).not.toContain('already given in full');
@@ -146,11 +235,18 @@ describe('ChatContextService', () => {
   });
 
   it('RAG: project store at 0.3, knowledge bases at 0.1, 30 candidates, reranked, best top_k kept', async () => {
-    projects.byTeam.set('team-a/prj_1', project({ knowledgeBaseIds: ['vs_kb'], rag: { top_k: 15, rerank: true, file_threshold: 0.3, kb_threshold: 0.1 } }));
+    projects.byTeam.set(
+      'team-a/prj_1',
+      project({
+        knowledgeBaseIds: ['vs_kb'],
+        rag: { top_k: 15, rerank: true, file_threshold: 0.3, kb_threshold: 0.1 },
+      }),
+    );
     knowledge.chunks.push({ store: 'vs_project', doc: 'doc_old', text: 'project 0.2 (below 0.3)', score: 0.2 });
     knowledge.chunks.push({ store: 'vs_project', doc: 'doc_old', text: 'project 0.35', score: 0.35 });
     knowledge.chunks.push({ store: 'vs_kb', doc: 'kbdoc', text: 'kb 0.2 (above 0.1)', score: 0.2 });
-    for (let i = 0; i < 40; i++) knowledge.chunks.push({ store: 'vs_kb', doc: 'kbdoc', text: `kb filler ${i}`, score: 0.11 });
+    for (let i = 0; i < 40; i++)
+      knowledge.chunks.push({ store: 'vs_kb', doc: 'kbdoc', text: `kb filler ${i}`, score: 0.11 });
     rerank.scores.set('kb 0.2 (above 0.1)', 0.9);
     rerank.scores.set('project 0.35', 0.8);
     const ctx = (await service.assemble(req({ projectId: 'prj_1' })))!;
@@ -171,7 +267,8 @@ describe('ChatContextService', () => {
   });
 
   it('knowledge_base_id alone: default settings (top_k 15, threshold 0.1, rerank on)', async () => {
-    for (let i = 0; i < 20; i++) knowledge.chunks.push({ store: 'vs_kb', doc: 'kbdoc', text: `fact ${i}`, score: 0.15 });
+    for (let i = 0; i < 20; i++)
+      knowledge.chunks.push({ store: 'vs_kb', doc: 'kbdoc', text: `fact ${i}`, score: 0.15 });
     const ctx = (await service.assemble(req({ knowledgeBaseId: 'vs_kb', model: model({ full_context: true }) })))!;
     expect(knowledge.searches[0].input.threshold).toBe(0.1);
     expect(rerank.calls).toHaveLength(1);
@@ -183,28 +280,68 @@ describe('ChatContextService', () => {
     knowledge.chunks.push({ store: 'vs_kb', doc: 'kbdoc', text: 'small fact', score: 0.4 });
     rerank.scores.set('word '.repeat(5000), 0.9);
     rerank.scores.set('small fact', 0.3);
-    const ctx = (await service.assemble(req({ knowledgeBaseId: 'vs_kb', model: model({ context_window: 4096, max_output_tokens: 512 }), maxOutputTokens: 512 })))!;
+    const ctx = (await service.assemble(
+      req({
+        knowledgeBaseId: 'vs_kb',
+        model: model({ context_window: 4096, max_output_tokens: 512 }),
+        maxOutputTokens: 512,
+      }),
+    ))!;
     expect(ctx.sources.map((s) => s.score)).toEqual([0.3]);
     expect(ctx.info.notes.join(' ')).toMatch(/1 relevant fragment\(s\) did not fit/);
   });
 
   it('project images: none to a model without image input (said so); otherwise up to 20 with the request’s own', async () => {
-    const images = Array.from({ length: 3 }, (_, i) => ({ materialId: `img${i}`, title: `i${i}.png`, mime: 'image/png', bytes: Buffer.from([i]) }));
+    const images = Array.from({ length: 3 }, (_, i) => ({
+      materialId: `img${i}`,
+      title: `i${i}.png`,
+      mime: 'image/png',
+      bytes: Buffer.from([i]),
+    }));
     projects.byTeam.set('team-a/prj_1', project({ materials: [], images }));
     const blind = (await service.assemble(req({ projectId: 'prj_1' })))!;
     expect(blind.imageUrls).toEqual([]);
     expect(blind.info).toMatchObject({ images: 0, images_skipped: 3 });
     expect(blind.info.notes.join(' ')).toMatch(/does not accept images/);
-    const vision = (await service.assemble(req({ projectId: 'prj_1', model: model({ supports_images: true }), requestImages: 18 })))!;
+    const vision = (await service.assemble(
+      req({ projectId: 'prj_1', model: model({ supports_images: true }), requestImages: 18 }),
+    ))!;
     expect(vision.imageUrls).toEqual(['data:image/png;base64,AA==', 'data:image/png;base64,AQ==']);
     expect(vision.info).toMatchObject({ images: 2, images_skipped: 1 });
-    const msgs = withContext([{ role: 'system', content: 'be brief' }, { role: 'user', content: 'q' }], vision);
-    expect(msgs[1].content).toEqual([{ type: 'text', text: 'q' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AA==' } }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AQ==' } }]);
+    const msgs = withContext(
+      [
+        { role: 'system', content: 'be brief' },
+        { role: 'user', content: 'q' },
+      ],
+      vision,
+    );
+    expect(msgs[1].content).toEqual([
+      { type: 'text', text: 'q' },
+      { type: 'image_url', image_url: { url: 'data:image/png;base64,AA==' } },
+      { type: 'image_url', image_url: { url: 'data:image/png;base64,AQ==' } },
+    ]);
   });
 
   it('the context message goes after the caller’s system turns, before the conversation', () => {
-    const ctx = { message: 'CTX', imageUrls: [], sources: [], info: {} as never, retrievalMicro: 0, elapsedMs: 0, searchMs: 0, rerankMs: 0 };
-    const out = withContext([{ role: 'system', content: 'S' }, { role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }, { role: 'user', content: 'c' }], ctx);
+    const ctx = {
+      message: 'CTX',
+      imageUrls: [],
+      sources: [],
+      info: {} as never,
+      retrievalMicro: 0,
+      elapsedMs: 0,
+      searchMs: 0,
+      rerankMs: 0,
+    };
+    const out = withContext(
+      [
+        { role: 'system', content: 'S' },
+        { role: 'user', content: 'a' },
+        { role: 'assistant', content: 'b' },
+        { role: 'user', content: 'c' },
+      ],
+      ctx,
+    );
     expect(out.map((m) => m.content)).toEqual(['S', 'CTX', 'a', 'b', 'c']);
   });
 });

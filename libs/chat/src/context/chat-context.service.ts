@@ -9,7 +9,18 @@ import { ModelEntry, TokenizerService } from '@app/providers';
 import type { ChatMessage, ContentPart } from '@app/providers';
 import { RerankService } from '@app/rerank';
 import { MAX_FILE_BYTES, MAX_IMAGES } from '../image-inliner';
-import { chooseContextMode, contextBudget, contextMessage, ContextMode, fillInOrder, formatSource, greedyFill, RequestedMode, SourceLabel, topK } from './context-plan';
+import {
+  chooseContextMode,
+  contextBudget,
+  contextMessage,
+  ContextMode,
+  fillInOrder,
+  formatSource,
+  greedyFill,
+  RequestedMode,
+  SourceLabel,
+  topK,
+} from './context-plan';
 import type { UrlPdf } from './file-urls';
 
 /** knowledge_base_id (or file_urls PDFs) without a project: spec 4.1 rule 6 defaults. */
@@ -141,11 +152,17 @@ export class ChatContextService implements OnModuleInit {
     const teamId = req.caller.teamId;
     const notes: string[] = [];
     const project = req.projectId !== undefined ? await this.loadProject(teamId, req.projectId) : null;
-    const kbIds = [...new Set([...(req.knowledgeBaseId !== undefined ? [req.knowledgeBaseId] : []), ...(project?.knowledgeBaseIds ?? [])])];
+    const kbIds = [
+      ...new Set([
+        ...(req.knowledgeBaseId !== undefined ? [req.knowledgeBaseId] : []),
+        ...(project?.knowledgeBaseIds ?? []),
+      ]),
+    ];
     const kbStores: Awaited<ReturnType<KnowledgeService['requireStore']>>[] = [];
     for (const id of kbIds) {
       const store = await this.knowledge.requireStore(teamId, id).catch((err: unknown) => {
-        if (id === req.knowledgeBaseId) throw ApiError.notFound(`Knowledge base '${id}' not found.`, 'knowledge_base_not_found', 'knowledge_base_id');
+        if (id === req.knowledgeBaseId)
+          throw ApiError.notFound(`Knowledge base '${id}' not found.`, 'knowledge_base_not_found', 'knowledge_base_id');
         if (err instanceof ApiError && err.status === 404) return null;
         throw err;
       });
@@ -156,8 +173,19 @@ export class ChatContextService implements OnModuleInit {
     const projectStore = project ? await this.knowledge.searchableStore(teamId, project.storeId) : null;
     const rag = project?.rag ?? DEFAULT_RAG;
     const hasDocuments = (project?.materials.length ?? 0) > 0 || req.pdfs.length > 0;
-    const mode: ContextMode = hasDocuments || project ? chooseContextMode({ requestMode: req.mode, projectMode: project?.mode, modelFullContext: req.model.full_context }) : 'rag';
-    const budget = contextBudget({ contextWindow: req.model.context_window, maxOutputTokens: req.maxOutputTokens, promptTokens: req.promptTokens });
+    const mode: ContextMode =
+      hasDocuments || project
+        ? chooseContextMode({
+            requestMode: req.mode,
+            projectMode: project?.mode,
+            modelFullContext: req.model.full_context,
+          })
+        : 'rag';
+    const budget = contextBudget({
+      contextWindow: req.model.context_window,
+      maxOutputTokens: req.maxOutputTokens,
+      promptTokens: req.promptTokens,
+    });
     let left = budget;
     let retrievalMicro = 0;
     let searchMs = 0;
@@ -172,15 +200,33 @@ export class ChatContextService implements OnModuleInit {
       for (const m of project?.materials ?? []) {
         const { text } = await this.knowledge.chunkedText(project!.storeId, m.documentId);
         if (!text.trim()) continue;
-        docs.push(this.piece({ title: m.title, page: null, url: m.url }, text, null, { kind: m.kind, materialId: m.id, documentId: m.documentId, fullKey: m.id }));
+        docs.push(
+          this.piece({ title: m.title, page: null, url: m.url }, text, null, {
+            kind: m.kind,
+            materialId: m.id,
+            documentId: m.documentId,
+            fullKey: m.id,
+          }),
+        );
       }
-      for (const p of req.pdfs) docs.push(this.piece({ title: p.title, page: null, url: urlLabel(p.url) }, p.doc.pages.map((x) => x.text).join('\n\n'), null, { kind: 'file_url', materialId: null, documentId: null, fullKey: p.url }));
+      for (const p of req.pdfs)
+        docs.push(
+          this.piece(
+            { title: p.title, page: null, url: urlLabel(p.url) },
+            p.doc.pages.map((x) => x.text).join('\n\n'),
+            null,
+            { kind: 'file_url', materialId: null, documentId: null, fullKey: p.url },
+          ),
+        );
       const fit = fillInOrder(docs, left);
       full.push(...fit.kept);
       left -= fit.used;
       remainderDocs = new Set(fit.rest.filter((d) => d.documentId !== null).map((d) => d.documentId!));
       remainderPdfs = req.pdfs.filter((p) => fit.rest.some((d) => d.fullKey === p.url));
-      if (fit.rest.length) notes.push(`${fit.rest.length} material(s) did not fit the context budget in full; relevant fragments of them were retrieved instead: ${fit.rest.map((d) => d.label.title).join(', ')}.`);
+      if (fit.rest.length)
+        notes.push(
+          `${fit.rest.length} material(s) did not fit the context budget in full; relevant fragments of them were retrieved instead: ${fit.rest.map((d) => d.label.title).join(', ')}.`,
+        );
     }
 
     // ── retrieved fragments (rule 6) ─────────────────────────────────────────────────────────
@@ -190,8 +236,24 @@ export class ChatContextService implements OnModuleInit {
     if (query && (wantsProjectSearch || kbStores.length || remainderPdfs.length)) {
       const searchStart = performance.now();
       // the stores are searched concurrently; each search bills its own query embedding
-      const projectSearch = wantsProjectSearch ? this.search.search(req.caller, projectStore!, { queries: [query], topK: MAX_CANDIDATES, threshold: rag.file_threshold, filter: null }, req.requestId, req.endpoint) : null;
-      const kbSearches = kbStores.map((store) => this.search.search(req.caller, store, { queries: [query], topK: MAX_CANDIDATES, threshold: rag.kb_threshold, filter: null }, req.requestId, req.endpoint));
+      const projectSearch = wantsProjectSearch
+        ? this.search.search(
+            req.caller,
+            projectStore!,
+            { queries: [query], topK: MAX_CANDIDATES, threshold: rag.file_threshold, filter: null },
+            req.requestId,
+            req.endpoint,
+          )
+        : null;
+      const kbSearches = kbStores.map((store) =>
+        this.search.search(
+          req.caller,
+          store,
+          { queries: [query], topK: MAX_CANDIDATES, threshold: rag.kb_threshold, filter: null },
+          req.requestId,
+          req.endpoint,
+        ),
+      );
       const [projectOut, ...kbOuts] = await Promise.all([projectSearch, ...kbSearches]);
       if (projectOut) {
         retrievalMicro += projectOut.costMicro;
@@ -199,19 +261,35 @@ export class ChatContextService implements OnModuleInit {
         for (const h of projectOut.hits) {
           if (remainderDocs !== null && !remainderDocs.has(h.document.id)) continue;
           const m = byDoc.get(h.document.id);
-          candidates.push(this.hitPiece(h, { kind: m?.kind ?? 'file', materialId: m?.id ?? null, title: m?.title, url: m?.url, origin: 'project' }));
+          candidates.push(
+            this.hitPiece(h, {
+              kind: m?.kind ?? 'file',
+              materialId: m?.id ?? null,
+              title: m?.title,
+              url: m?.url,
+              origin: 'project',
+            }),
+          );
         }
       }
       kbOuts.forEach((out, i) => {
         retrievalMicro += out!.costMicro;
-        for (const h of out!.hits) candidates.push(this.hitPiece(h, { kind: 'knowledge_base', materialId: kbStores[i].id, origin: 'kb' }));
+        for (const h of out!.hits)
+          candidates.push(this.hitPiece(h, { kind: 'knowledge_base', materialId: kbStores[i].id, origin: 'kb' }));
       });
       searchMs = performance.now() - searchStart;
       const pool = topK(candidates, MAX_CANDIDATES);
       const pdfChunks: Piece[] = [];
       for (const p of remainderPdfs) {
         for (const c of this.parser.chunk(p.doc, AUTO_CHUNKING)) {
-          pdfChunks.push(this.piece({ title: p.title, page: c.page, url: urlLabel(p.url) }, c.text, Number.NEGATIVE_INFINITY, { kind: 'file_url', materialId: null, documentId: null, origin: 'pdf' }));
+          pdfChunks.push(
+            this.piece({ title: p.title, page: c.page, url: urlLabel(p.url) }, c.text, Number.NEGATIVE_INFINITY, {
+              kind: 'file_url',
+              materialId: null,
+              documentId: null,
+              origin: 'pdf',
+            }),
+          );
         }
       }
       // rerank the pool with the rerank engine (its per-key embedding cache included); PDF chunks
@@ -221,7 +299,19 @@ export class ChatContextService implements OnModuleInit {
         const rerankStart = performance.now();
         const out = await this.rerank.rerank(
           req.caller,
-          { query, parsed: { form: 'documents', items: toScore.map((c, i) => ({ id: String(i), data: c.text, metadata: {} })) }, size: 'small', threshold: -1, topK: toScore.length, caching: true, columns: {}, endpoint: req.endpoint },
+          {
+            query,
+            parsed: {
+              form: 'documents',
+              items: toScore.map((c, i) => ({ id: String(i), data: c.text, metadata: {} })),
+            },
+            size: 'small',
+            threshold: -1,
+            topK: toScore.length,
+            caching: true,
+            columns: {},
+            endpoint: req.endpoint,
+          },
           req.requestId,
         );
         retrievalMicro += out.chargedMicro;
@@ -247,17 +337,26 @@ export class ChatContextService implements OnModuleInit {
     if (projectImages.length) {
       if (!req.model.supports_images) {
         imagesSkipped = projectImages.length;
-        notes.push(`The model ${req.model.key} does not accept images: ${projectImages.length} project image(s) were not sent.`);
+        notes.push(
+          `The model ${req.model.key} does not accept images: ${projectImages.length} project image(s) were not sent.`,
+        );
       } else {
         const slots = Math.max(0, MAX_IMAGES - req.requestImages);
         for (const img of projectImages) {
-          if (img.bytes.length > MAX_FILE_BYTES || !VISION_TYPES.includes(img.mime.toLowerCase()) || imageUrls.length >= slots) {
+          if (
+            img.bytes.length > MAX_FILE_BYTES ||
+            !VISION_TYPES.includes(img.mime.toLowerCase()) ||
+            imageUrls.length >= slots
+          ) {
             imagesSkipped++;
             continue;
           }
           imageUrls.push(`data:${img.mime};base64,${img.bytes.toString('base64')}`);
         }
-        if (imagesSkipped) notes.push(`${imagesSkipped} project image(s) were not sent (at most ${MAX_IMAGES} images per request, each ≤ 10 MB, png/jpeg/gif/webp).`);
+        if (imagesSkipped)
+          notes.push(
+            `${imagesSkipped} project image(s) were not sent (at most ${MAX_IMAGES} images per request, each ≤ 10 MB, png/jpeg/gif/webp).`,
+          );
       }
     }
 
@@ -277,7 +376,16 @@ export class ChatContextService implements OnModuleInit {
       document_id: p.documentId,
     }));
     const elapsedMs = performance.now() - started;
-    this.log.debug({ requestId: req.requestId, mode, full: full.length, fragments: candidates.length, contextMs: Math.round(elapsedMs * 10) / 10 }, 'chat context assembled');
+    this.log.debug(
+      {
+        requestId: req.requestId,
+        mode,
+        full: full.length,
+        fragments: candidates.length,
+        contextMs: Math.round(elapsedMs * 10) / 10,
+      },
+      'chat context assembled',
+    );
     return {
       message,
       imageUrls,
@@ -309,16 +417,29 @@ export class ChatContextService implements OnModuleInit {
     return this.tokenizers.chat.count(text);
   }
 
-  private piece(label: SourceLabel, text: string, score: number | null, meta: Pick<Piece, 'kind' | 'materialId' | 'documentId' | 'fullKey' | 'origin'>): Piece {
+  private piece(
+    label: SourceLabel,
+    text: string,
+    score: number | null,
+    meta: Pick<Piece, 'kind' | 'materialId' | 'documentId' | 'fullKey' | 'origin'>,
+  ): Piece {
     // full documents are measured as formatted; fragments after rerank (only the kept ones)
     const tokens = score === null ? this.tokens(formatSource(99, label, text)) : 0;
     return { label, text, tokens, score: score ?? 0, ...meta };
   }
 
-  private hitPiece(h: SearchHit, m: { kind: SourceKind; materialId: string | null; title?: string; url?: string | null; origin: Piece['origin'] }): Piece {
+  private hitPiece(
+    h: SearchHit,
+    m: { kind: SourceKind; materialId: string | null; title?: string; url?: string | null; origin: Piece['origin'] },
+  ): Piece {
     const title = m.title ?? h.document.title ?? h.document.filename;
     const url = m.url !== undefined ? m.url : h.document.url;
-    return this.piece({ title, page: h.chunk.page, url }, h.chunk.text, h.score, { kind: m.kind, materialId: m.materialId, documentId: h.document.id, origin: m.origin });
+    return this.piece({ title, page: h.chunk.page, url }, h.chunk.text, h.score, {
+      kind: m.kind,
+      materialId: m.materialId,
+      documentId: h.document.id,
+      origin: m.origin,
+    });
   }
 }
 
@@ -343,7 +464,8 @@ export function withContext(messages: ChatMessage[], ctx: AssembledContext | nul
     });
     if (last >= 0) {
       const m = out[last];
-      const parts: ContentPart[] = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : [...(m.content ?? [])];
+      const parts: ContentPart[] =
+        typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : [...(m.content ?? [])];
       for (const url of ctx.imageUrls) parts.push({ type: 'image_url', image_url: { url } });
       out[last] = { ...m, content: parts };
     }

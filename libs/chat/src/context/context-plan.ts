@@ -16,7 +16,11 @@ export const FULL_CONTEXT_MODES: readonly RequestedMode[] = ['big_docs_mode', 'c
  * when the model is flagged `full_context` in the catalog (the Gemini 2.5 line, and `local`).
  * A request `mode: "default"` does not switch a full_context model to RAG: the flag is the model's.
  */
-export function chooseContextMode(input: { requestMode?: RequestedMode | null; projectMode?: RequestedMode | null; modelFullContext: boolean }): ContextMode {
+export function chooseContextMode(input: {
+  requestMode?: RequestedMode | null;
+  projectMode?: RequestedMode | null;
+  modelFullContext: boolean;
+}): ContextMode {
   const mode = input.requestMode ?? input.projectMode ?? 'default';
   return input.modelFullContext || FULL_CONTEXT_MODES.includes(mode) ? 'full' : 'rag';
 }
@@ -37,7 +41,10 @@ export function safetyMargin(contextWindow: number): number {
  *   − safety margin (5 % of the window, ≥ 256). Never negative.
  */
 export function contextBudget(input: { contextWindow: number; maxOutputTokens: number; promptTokens: number }): number {
-  return Math.max(0, input.contextWindow - input.maxOutputTokens - input.promptTokens - safetyMargin(input.contextWindow));
+  return Math.max(
+    0,
+    input.contextWindow - input.maxOutputTokens - input.promptTokens - safetyMargin(input.contextWindow),
+  );
 }
 
 export interface Sized {
@@ -52,7 +59,11 @@ export interface Scored extends Sized {
  * Greedy by score: best first, each piece kept when it still fits the remaining budget (a piece
  * too big is skipped and smaller ones after it may still fit). Ties keep the input order.
  */
-export function greedyFill<T extends Scored>(items: readonly T[], budget: number, limit = Number.POSITIVE_INFINITY): { kept: T[]; dropped: T[]; used: number } {
+export function greedyFill<T extends Scored>(
+  items: readonly T[],
+  budget: number,
+  limit = Number.POSITIVE_INFINITY,
+): { kept: T[]; dropped: T[]; used: number } {
   const order = items.map((item, i) => ({ item, i })).sort((a, b) => b.item.score - a.item.score || a.i - b.i);
   const kept: T[] = [];
   const dropped: T[] = [];
@@ -72,7 +83,10 @@ export function greedyFill<T extends Scored>(items: readonly T[], budget: number
  * Full documents in their given order (oldest material first): each one goes in whole when it
  * fits what is left of the budget; the rest is returned for retrieval (never cut silently).
  */
-export function fillInOrder<T extends Sized>(items: readonly T[], budget: number): { kept: T[]; rest: T[]; used: number } {
+export function fillInOrder<T extends Sized>(
+  items: readonly T[],
+  budget: number,
+): { kept: T[]; rest: T[]; used: number } {
   const kept: T[] = [];
   const rest: T[] = [];
   let used = 0;
@@ -98,15 +112,17 @@ export function topK<T extends { score: number }>(items: readonly T[], k: number
 
 /** XML attribute escaping (&, <, >, ", ') plus control characters as spaces. */
 export function escapeAttribute(value: string): string {
-  return value
-    // eslint-disable-next-line no-control-regex -- control characters are exactly what is replaced
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, ' ')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&apos;')
-    .replace(/\r?\n|\r/g, ' ');
+  return (
+    value
+      // eslint-disable-next-line no-control-regex -- control characters are exactly what is replaced
+      .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, ' ')
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/"/g, '&quot;')
+      .replace(/'/g, '&apos;')
+      .replace(/\r?\n|\r/g, ' ')
+  );
 }
 
 /** A closing tag inside the text would end the source early: it is defused, nothing else changes. */

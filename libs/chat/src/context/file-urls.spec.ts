@@ -25,17 +25,31 @@ class FakeParser {
 
 function resolver(table: Record<string, SafeFetchResult>) {
   const fetcher = new FakeFetcher(table);
-  return { fetcher, r: new FileUrlResolver(fetcher as unknown as SafeFetcher, new FakeParser() as unknown as DocumentParser) };
+  return {
+    fetcher,
+    r: new FileUrlResolver(fetcher as unknown as SafeFetcher, new FakeParser() as unknown as DocumentParser),
+  };
 }
 
 describe('FileUrlResolver', () => {
   it('detects PDF by content: an extension-less URL with %PDF- is a PDF, an image type becomes a data: URL, image-named URLs are not fetched', async () => {
     const { r, fetcher } = resolver({
-      'https://a.example/report': { bytes: PDF, contentType: 'application/octet-stream', finalUrl: 'https://a.example/report' },
+      'https://a.example/report': {
+        bytes: PDF,
+        contentType: 'application/octet-stream',
+        finalUrl: 'https://a.example/report',
+      },
       'https://a.example/pic': { bytes: Buffer.from([1, 2]), contentType: 'image/png; charset=binary', finalUrl: '' },
     });
-    const out = await r.resolve(['https://a.example/report', 'https://a.example/x.png', 'https://a.example/pic', 'data:image/gif;base64,R0lG']);
-    expect(out.pdfs.map((p) => [p.param, p.url, p.title, p.doc.pages[0].text])).toEqual([['file_urls[0]', 'https://a.example/report', 'report', 'Fact.']]);
+    const out = await r.resolve([
+      'https://a.example/report',
+      'https://a.example/x.png',
+      'https://a.example/pic',
+      'data:image/gif;base64,R0lG',
+    ]);
+    expect(out.pdfs.map((p) => [p.param, p.url, p.title, p.doc.pages[0].text])).toEqual([
+      ['file_urls[0]', 'https://a.example/report', 'report', 'Fact.'],
+    ]);
     expect(out.images).toEqual(['https://a.example/x.png', 'data:image/png;base64,AQI=', 'data:image/gif;base64,R0lG']);
     expect(fetcher.fetched).toEqual(['https://a.example/report', 'https://a.example/pic']);
   });
@@ -43,16 +57,34 @@ describe('FileUrlResolver', () => {
   it('a .pdf name that is not a PDF and not an image → 400 file_url_unsupported_type; a PDF without text → 400 no_text_layer', async () => {
     const { r } = resolver({
       'https://a.example/fake.pdf': { bytes: Buffer.from('<html>'), contentType: 'text/html', finalUrl: '' },
-      'https://a.example/scan.pdf': { bytes: Buffer.from('%PDF-1.4 notext'), contentType: 'application/pdf', finalUrl: '' },
+      'https://a.example/scan.pdf': {
+        bytes: Buffer.from('%PDF-1.4 notext'),
+        contentType: 'application/pdf',
+        finalUrl: '',
+      },
     });
-    await expect(r.resolve(['https://a.example/fake.pdf'])).rejects.toMatchObject({ status: 400, code: 'file_url_unsupported_type', param: 'file_urls[0]' });
-    await expect(r.resolve(['https://a.example/x.png', 'https://a.example/scan.pdf'])).rejects.toMatchObject({ status: 400, code: 'no_text_layer', param: 'file_urls[1]' });
+    await expect(r.resolve(['https://a.example/fake.pdf'])).rejects.toMatchObject({
+      status: 400,
+      code: 'file_url_unsupported_type',
+      param: 'file_urls[0]',
+    });
+    await expect(r.resolve(['https://a.example/x.png', 'https://a.example/scan.pdf'])).rejects.toMatchObject({
+      status: 400,
+      code: 'no_text_layer',
+      param: 'file_urls[1]',
+    });
   });
 
   it('limits: more than 10 PDF-named URLs or 20 image-named URLs → 413 before any fetch; other schemes → 400', async () => {
     const { r, fetcher } = resolver({});
-    await expect(r.resolve(Array.from({ length: 11 }, (_, i) => `https://a.example/${i}.pdf`))).rejects.toMatchObject({ status: 413, param: 'file_urls' });
-    await expect(r.resolve(Array.from({ length: 21 }, (_, i) => `https://a.example/${i}.jpg`))).rejects.toMatchObject({ status: 413, param: 'file_urls' });
+    await expect(r.resolve(Array.from({ length: 11 }, (_, i) => `https://a.example/${i}.pdf`))).rejects.toMatchObject({
+      status: 413,
+      param: 'file_urls',
+    });
+    await expect(r.resolve(Array.from({ length: 21 }, (_, i) => `https://a.example/${i}.jpg`))).rejects.toMatchObject({
+      status: 413,
+      param: 'file_urls',
+    });
     await expect(r.resolve(['ftp://a.example/x.pdf'])).rejects.toMatchObject({ status: 400, param: 'file_urls[0]' });
     expect(fetcher.fetched).toEqual([]);
   });

@@ -40,13 +40,23 @@ export class FileUrlResolver {
 
   async resolve(urls: readonly string[]): Promise<ResolvedFileUrls> {
     urls.forEach((u, i) => {
-      if (!/^(https?:\/\/|data:(image\/|application\/pdf))/i.test(u)) throw ApiError.badRequest(`file_urls[${i}] must be an http(s) URL, a data:image/… or a data:application/pdf URL.`, `file_urls[${i}]`);
+      if (!/^(https?:\/\/|data:(image\/|application\/pdf))/i.test(u))
+        throw ApiError.badRequest(
+          `file_urls[${i}] must be an http(s) URL, a data:image/… or a data:application/pdf URL.`,
+          `file_urls[${i}]`,
+        );
     });
     // cheap limits first (by name), before anything is fetched
-    const namedPdfs = urls.filter((u) => /^data:application\/pdf/i.test(u) || (/^https?:/i.test(u) && PDF_EXTENSION.test(u))).length;
-    if (namedPdfs > MAX_PDFS) throw ApiError.tooLarge(`At most ${MAX_PDFS} PDF files per request (got ${namedPdfs}).`, 'file_urls');
-    const namedImages = urls.filter((u) => /^data:image\//i.test(u) || (/^https?:/i.test(u) && IMAGE_EXTENSION.test(u))).length;
-    if (namedImages > MAX_IMAGES) throw ApiError.tooLarge(`At most ${MAX_IMAGES} images per request (got ${namedImages}).`, 'file_urls');
+    const namedPdfs = urls.filter(
+      (u) => /^data:application\/pdf/i.test(u) || (/^https?:/i.test(u) && PDF_EXTENSION.test(u)),
+    ).length;
+    if (namedPdfs > MAX_PDFS)
+      throw ApiError.tooLarge(`At most ${MAX_PDFS} PDF files per request (got ${namedPdfs}).`, 'file_urls');
+    const namedImages = urls.filter(
+      (u) => /^data:image\//i.test(u) || (/^https?:/i.test(u) && IMAGE_EXTENSION.test(u)),
+    ).length;
+    if (namedImages > MAX_IMAGES)
+      throw ApiError.tooLarge(`At most ${MAX_IMAGES} images per request (got ${namedImages}).`, 'file_urls');
 
     const images: string[] = [];
     const pdfs: UrlPdf[] = [];
@@ -63,11 +73,17 @@ export class FileUrlResolver {
       } else if (IMAGE_TYPES.includes(type)) {
         images.push(`data:${type};base64,${got.bytes.toString('base64')}`);
       } else {
-        throw ApiError.badRequest(`${param} is neither a PDF nor an image (png, jpeg, gif, webp); got ${type || 'unknown content'}.`, param, 'file_url_unsupported_type');
+        throw ApiError.badRequest(
+          `${param} is neither a PDF nor an image (png, jpeg, gif, webp); got ${type || 'unknown content'}.`,
+          param,
+          'file_url_unsupported_type',
+        );
       }
     }
-    if (pdfs.length > MAX_PDFS) throw ApiError.tooLarge(`At most ${MAX_PDFS} PDF files per request (got ${pdfs.length}).`, 'file_urls');
-    if (images.length > MAX_IMAGES) throw ApiError.tooLarge(`At most ${MAX_IMAGES} images per request (got ${images.length}).`, 'file_urls');
+    if (pdfs.length > MAX_PDFS)
+      throw ApiError.tooLarge(`At most ${MAX_PDFS} PDF files per request (got ${pdfs.length}).`, 'file_urls');
+    if (images.length > MAX_IMAGES)
+      throw ApiError.tooLarge(`At most ${MAX_IMAGES} images per request (got ${images.length}).`, 'file_urls');
     return { images, pdfs };
   }
 

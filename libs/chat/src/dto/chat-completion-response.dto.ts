@@ -15,14 +15,21 @@ export class ToolCallDto {
 export class CompletionMessageDto {
   @ApiProperty({ example: 'assistant' }) role: 'assistant';
   @ApiProperty({ nullable: true, type: String, example: 'Paris is the capital of France.' }) content: string | null;
-  @ApiPropertyOptional({ nullable: true, type: String, description: 'Reasoning text of models that expose it', example: null }) reasoning_content?: string | null;
+  @ApiPropertyOptional({
+    nullable: true,
+    type: String,
+    description: 'Reasoning text of models that expose it',
+    example: null,
+  })
+  reasoning_content?: string | null;
   @ApiPropertyOptional({ type: [ToolCallDto] }) tool_calls?: ToolCallDto[];
 }
 
 export class CompletionChoiceDto {
   @ApiProperty({ example: 0 }) index: number;
   @ApiProperty({ type: CompletionMessageDto }) message: CompletionMessageDto;
-  @ApiProperty({ nullable: true, enum: ['stop', 'length', 'tool_calls', 'content_filter'], example: 'stop' }) finish_reason: string | null;
+  @ApiProperty({ nullable: true, enum: ['stop', 'length', 'tool_calls', 'content_filter'], example: 'stop' })
+  finish_reason: string | null;
 }
 
 export class CompletionUsageDto {
@@ -36,7 +43,8 @@ export class CompletionCostDto {
   @ApiProperty({ example: 0.00048 }) output_cost_rub: number;
   @ApiProperty({ nullable: true, type: Number, example: null }) image_cost_rub: number | null;
   @ApiProperty({ nullable: true, type: Number, example: null }) cache_cost_rub: number | null;
-  @ApiPropertyOptional({ description: 'With a context: query embeddings and rerank', example: 0.000004 }) retrieval_cost_rub?: number;
+  @ApiPropertyOptional({ description: 'With a context: query embeddings and rerank', example: 0.000004 })
+  retrieval_cost_rub?: number;
   @ApiProperty({ example: 0.00079 }) total_cost_rub: number;
   @ApiProperty({ example: 'RUB' }) currency: 'RUB';
 }
@@ -49,9 +57,15 @@ export class ChatCompletionResponseDto {
   @ApiProperty({ example: 'local' }) model: string;
   @ApiProperty({ type: [CompletionChoiceDto] }) choices: CompletionChoiceDto[];
   @ApiProperty({ type: CompletionUsageDto }) usage: CompletionUsageDto;
-  @ApiProperty({ type: CompletionCostDto, description: 'Gateway extension: what the ledger charged' }) cost: CompletionCostDto;
-  @ApiPropertyOptional({ type: [ChatSourceDto], description: 'Extension, with project_id / knowledge_base_id: the sources the model was given' }) sources?: ChatSourceDto[];
-  @ApiPropertyOptional({ type: ChatContextInfoDto, description: 'Extension, with a context: how it was built' }) context?: ChatContextInfoDto;
+  @ApiProperty({ type: CompletionCostDto, description: 'Gateway extension: what the ledger charged' })
+  cost: CompletionCostDto;
+  @ApiPropertyOptional({
+    type: [ChatSourceDto],
+    description: 'Extension, with project_id / knowledge_base_id: the sources the model was given',
+  })
+  sources?: ChatSourceDto[];
+  @ApiPropertyOptional({ type: ChatContextInfoDto, description: 'Extension, with a context: how it was built' })
+  context?: ChatContextInfoDto;
 }
 
 export class ChunkDeltaDto {
@@ -74,8 +88,20 @@ export class ChatCompletionChunkDto {
   @ApiProperty({ example: 1767225600 }) created: number;
   @ApiProperty({ example: 'local' }) model: string;
   @ApiProperty({ type: [ChunkChoiceDto] }) choices: ChunkChoiceDto[];
-  @ApiPropertyOptional({ type: CompletionUsageDto, nullable: true, description: 'On the last chunk with stream_options.include_usage' }) usage?: CompletionUsageDto | null;
-  @ApiPropertyOptional({ type: CompletionCostDto, description: 'On the usage chunk (gateway extension)' }) cost?: CompletionCostDto;
-  @ApiPropertyOptional({ type: [ChatSourceDto], description: 'With a context: on the last chunk before [DONE] (the usage chunk with include_usage, else an extra chunk with choices: [])' }) sources?: ChatSourceDto[];
-  @ApiPropertyOptional({ type: ChatContextInfoDto, description: 'With a context: on the same last chunk as sources' }) context?: ChatContextInfoDto;
+  @ApiPropertyOptional({
+    type: CompletionUsageDto,
+    nullable: true,
+    description: 'On the last chunk with stream_options.include_usage',
+  })
+  usage?: CompletionUsageDto | null;
+  @ApiPropertyOptional({ type: CompletionCostDto, description: 'On the usage chunk (gateway extension)' })
+  cost?: CompletionCostDto;
+  @ApiPropertyOptional({
+    type: [ChatSourceDto],
+    description:
+      'With a context: on the last chunk before [DONE] (the usage chunk with include_usage, else an extra chunk with choices: [])',
+  })
+  sources?: ChatSourceDto[];
+  @ApiPropertyOptional({ type: ChatContextInfoDto, description: 'With a context: on the same last chunk as sources' })
+  context?: ChatContextInfoDto;
 }

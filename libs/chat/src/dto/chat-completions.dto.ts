@@ -1,6 +1,21 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { CONTEXT_MODES, RequestedMode } from '../context/context-plan';
-import { Allow, ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsNumber, IsObject, IsOptional, IsString, Max, Min } from 'class-validator';
+import {
+  Allow,
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsNumber,
+  IsObject,
+  IsOptional,
+  IsString,
+  Max,
+  Min,
+} from 'class-validator';
 
 /**
  * POST /v1/chat/completions — the OpenAI chat-completions request. Scalar fields are validated
@@ -8,10 +23,14 @@ import { Allow, ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsN
  * completion-params.ts so that errors name the exact field (e.g. messages[2].content[0].image_url.url).
  */
 export class ChatCompletionRequestDto {
-  @ApiProperty({ example: 'local', description: 'A chat model key from GET /v1/models' }) @IsString() @IsNotEmpty() model: string;
+  @ApiProperty({ example: 'local', description: 'A chat model key from GET /v1/models' })
+  @IsString()
+  @IsNotEmpty()
+  model: string;
 
   @ApiProperty({
-    description: 'OpenAI messages: roles system, developer, user, assistant (with tool_calls), tool; content as a string or parts (text, image_url with http(s) or data: URL)',
+    description:
+      'OpenAI messages: roles system, developer, user, assistant (with tool_calls), tool; content as a string or parts (text, image_url with http(s) or data: URL)',
     example: [
       { role: 'system', content: 'Paris is the capital of France.' },
       { role: 'user', content: 'What is the capital of France?' },
@@ -19,29 +38,71 @@ export class ChatCompletionRequestDto {
     type: 'array',
     items: { type: 'object' },
   })
-  @IsArray() @ArrayMinSize(1)
+  @IsArray()
+  @ArrayMinSize(1)
   messages: unknown[];
 
   @ApiPropertyOptional({ example: 256 }) @IsOptional() @IsInt() @Min(1) max_tokens?: number;
   @ApiPropertyOptional({ example: 256 }) @IsOptional() @IsInt() @Min(1) max_completion_tokens?: number;
   @ApiPropertyOptional({ example: 0.7 }) @IsOptional() @IsNumber() @Min(0) @Max(2) temperature?: number;
   @ApiPropertyOptional({ example: 1 }) @IsOptional() @IsNumber() @Min(0) @Max(1) top_p?: number;
-  @ApiPropertyOptional({ description: 'string or up to 4 strings', oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }], example: ['\n\n\n'] }) @IsOptional() @Allow() stop?: unknown;
+  @ApiPropertyOptional({
+    description: 'string or up to 4 strings',
+    oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
+    example: ['\n\n\n'],
+  })
+  @IsOptional()
+  @Allow()
+  stop?: unknown;
   @ApiPropertyOptional({ example: 42 }) @IsOptional() @IsInt() seed?: number;
   @ApiPropertyOptional({ example: 'user-42' }) @IsOptional() @IsString() user?: string;
-  @ApiPropertyOptional({ description: 'Choices to generate (n > 1 only on models that support it)', example: 1 }) @IsOptional() @IsInt() @Min(1) @Max(8) n?: number;
+  @ApiPropertyOptional({ description: 'Choices to generate (n > 1 only on models that support it)', example: 1 })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(8)
+  n?: number;
   @ApiPropertyOptional({
     type: 'array',
     items: { type: 'object', additionalProperties: true },
     description:
       'Function tools (models with supports_tools; `local` has none, hence the empty example), e.g. [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}]',
     example: [],
-  }) @IsOptional() @IsArray() tools?: unknown[];
-  @ApiPropertyOptional({ description: '"none" | "auto" | "required" | {type:"function",function:{name}} (only with tools)', example: 'auto' }) @IsOptional() @Allow() tool_choice?: unknown;
-  @ApiPropertyOptional({ example: true, description: 'Only with tools' }) @IsOptional() @IsBoolean() parallel_tool_calls?: boolean;
-  @ApiPropertyOptional({ description: '{type:"text"} | {type:"json_object"} | {type:"json_schema", json_schema:{name, schema, strict}}', type: 'object', additionalProperties: true, example: { type: 'text' } }) @IsOptional() @IsObject() response_format?: unknown;
+  })
+  @IsOptional()
+  @IsArray()
+  tools?: unknown[];
+  @ApiPropertyOptional({
+    description: '"none" | "auto" | "required" | {type:"function",function:{name}} (only with tools)',
+    example: 'auto',
+  })
+  @IsOptional()
+  @Allow()
+  tool_choice?: unknown;
+  @ApiPropertyOptional({ example: true, description: 'Only with tools' })
+  @IsOptional()
+  @IsBoolean()
+  parallel_tool_calls?: boolean;
+  @ApiPropertyOptional({
+    description: '{type:"text"} | {type:"json_object"} | {type:"json_schema", json_schema:{name, schema, strict}}',
+    type: 'object',
+    additionalProperties: true,
+    example: { type: 'text' },
+  })
+  @IsOptional()
+  @IsObject()
+  response_format?: unknown;
   @ApiPropertyOptional({ default: false, example: false }) @IsOptional() @IsBoolean() stream?: boolean;
-  @ApiPropertyOptional({ description: '{include_usage: true} adds a final chunk with usage (and cost); only with stream: true', type: 'object', additionalProperties: true, nullable: true, example: null }) @IsOptional() @IsObject() stream_options?: { include_usage?: unknown } | null;
+  @ApiPropertyOptional({
+    description: '{include_usage: true} adds a final chunk with usage (and cost); only with stream: true',
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    example: null,
+  })
+  @IsOptional()
+  @IsObject()
+  stream_options?: { include_usage?: unknown } | null;
 
   // Gateway extensions (the OpenAI SDKs send unknown body fields unchanged: extra_body / spread)
   @ApiPropertyOptional({
@@ -50,19 +111,59 @@ export class ChatCompletionRequestDto {
       "Extension: model keys tried in order when the model fails with a retryable error (after its retries) or is unavailable; replaces the catalog's `fallbacks`. The answer's `model` and the `x-gateway-model` header name the model that served; the charge uses its prices.",
     example: ['local'],
   })
-  @IsOptional() @IsArray() @ArrayMaxSize(5) @IsString({ each: true }) @IsNotEmpty({ each: true })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(5)
+  @IsString({ each: true })
+  @IsNotEmpty({ each: true })
   fallbacks?: string[];
   // (context extensions: examples are null: an id only exists once created; null is the same as absent)
-  @ApiPropertyOptional({ type: String, nullable: true, example: null, description: 'Extension: project (prj_…) whose materials are added to the context; see README "Project context in chat"' }) @IsOptional() @IsString() @IsNotEmpty() project_id?: string | null;
-  @ApiPropertyOptional({ type: String, nullable: true, example: null, description: 'Extension: knowledge base (vector store id, vs_…) searched by RAG' }) @IsOptional() @IsString() @IsNotEmpty() knowledge_base_id?: string | null;
-  @ApiPropertyOptional({ enum: CONTEXT_MODES, nullable: true, example: null, description: "Extension: context mode for this request (default: the project's mode)" }) @IsOptional() @IsIn(CONTEXT_MODES as string[]) mode?: RequestedMode | null;
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: null,
+    description:
+      'Extension: project (prj_…) whose materials are added to the context; see README "Project context in chat"',
+  })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  project_id?: string | null;
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: null,
+    description: 'Extension: knowledge base (vector store id, vs_…) searched by RAG',
+  })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  knowledge_base_id?: string | null;
+  @ApiPropertyOptional({
+    enum: CONTEXT_MODES,
+    nullable: true,
+    example: null,
+    description: "Extension: context mode for this request (default: the project's mode)",
+  })
+  @IsOptional()
+  @IsIn(CONTEXT_MODES as string[])
+  mode?: RequestedMode | null;
 
   // Accepted for SDK compatibility and not forwarded (documented in the README)
   @ApiPropertyOptional({ example: 0 }) @IsOptional() @IsNumber() @Min(-2) @Max(2) presence_penalty?: number;
   @ApiPropertyOptional({ example: 0 }) @IsOptional() @IsNumber() @Min(-2) @Max(2) frequency_penalty?: number;
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'number' }, example: {} }) @IsOptional() @IsObject() logit_bias?: Record<string, number>;
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, example: { ticket: 'T-1' } }) @IsOptional() @IsObject() metadata?: Record<string, string>;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'number' }, example: {} })
+  @IsOptional()
+  @IsObject()
+  logit_bias?: Record<string, number>;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, example: { ticket: 'T-1' } })
+  @IsOptional()
+  @IsObject()
+  metadata?: Record<string, string>;
   @ApiPropertyOptional({ example: false }) @IsOptional() @IsBoolean() store?: boolean;
   @ApiPropertyOptional({ example: 'medium' }) @IsOptional() @IsString() reasoning_effort?: string;
-  @ApiPropertyOptional({ description: 'Not supported: true is rejected with 400', example: false }) @IsOptional() @IsBoolean() logprobs?: boolean;
+  @ApiPropertyOptional({ description: 'Not supported: true is rejected with 400', example: false })
+  @IsOptional()
+  @IsBoolean()
+  logprobs?: boolean;
 }

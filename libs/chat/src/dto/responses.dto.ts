@@ -1,5 +1,19 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Allow, ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsInt, IsNotEmpty, IsNumber, IsObject, IsOptional, IsString, Max, Min } from 'class-validator';
+import {
+  Allow,
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsDefined,
+  IsInt,
+  IsNotEmpty,
+  IsNumber,
+  IsObject,
+  IsOptional,
+  IsString,
+  Max,
+  Min,
+} from 'class-validator';
 import { CompletionCostDto } from './chat-completion-response.dto';
 
 /**
@@ -8,7 +22,10 @@ import { CompletionCostDto } from './chat-completion-response.dto';
  * responses-input.ts so that errors name the exact field (e.g. input[1].content[0].type).
  */
 export class ResponseCreateRequestDto {
-  @ApiProperty({ example: 'local', description: 'A chat model key from GET /v1/models' }) @IsString() @IsNotEmpty() model: string;
+  @ApiProperty({ example: 'local', description: 'A chat model key from GET /v1/models' })
+  @IsString()
+  @IsNotEmpty()
+  model: string;
 
   @ApiProperty({
     description:
@@ -20,8 +37,15 @@ export class ResponseCreateRequestDto {
   @Allow()
   input: unknown;
 
-  @ApiPropertyOptional({ description: 'A system message placed before the input', example: 'Be brief.' }) @IsOptional() @IsString() instructions?: string | null;
-  @ApiPropertyOptional({ example: 64, description: 'Upper bound of generated tokens' }) @IsOptional() @IsInt() @Min(1) max_output_tokens?: number | null;
+  @ApiPropertyOptional({ description: 'A system message placed before the input', example: 'Be brief.' })
+  @IsOptional()
+  @IsString()
+  instructions?: string | null;
+  @ApiPropertyOptional({ example: 64, description: 'Upper bound of generated tokens' })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  max_output_tokens?: number | null;
   @ApiPropertyOptional({ example: 0.7 }) @IsOptional() @IsNumber() @Min(0) @Max(2) temperature?: number | null;
   @ApiPropertyOptional({ example: 1 }) @IsOptional() @IsNumber() @Min(0) @Max(1) top_p?: number | null;
   @ApiPropertyOptional({
@@ -34,36 +58,97 @@ export class ResponseCreateRequestDto {
   @IsOptional()
   @IsArray()
   tools?: unknown[] | null;
-  @ApiPropertyOptional({ description: '"none" | "auto" | "required" | {type: "function", name}', example: 'auto' }) @IsOptional() @Allow() tool_choice?: unknown;
+  @ApiPropertyOptional({ description: '"none" | "auto" | "required" | {type: "function", name}', example: 'auto' })
+  @IsOptional()
+  @Allow()
+  tool_choice?: unknown;
   @ApiPropertyOptional({ example: true }) @IsOptional() @IsBoolean() parallel_tool_calls?: boolean | null;
-  @ApiPropertyOptional({ description: '{format: {type: "text"} | {type: "json_object"} | {type: "json_schema", name, schema, strict?}}', type: 'object', additionalProperties: true, example: { format: { type: 'text' } } })
+  @ApiPropertyOptional({
+    description: '{format: {type: "text"} | {type: "json_object"} | {type: "json_schema", name, schema, strict?}}',
+    type: 'object',
+    additionalProperties: true,
+    example: { format: { type: 'text' } },
+  })
   @IsOptional()
   @IsObject()
   text?: Record<string, unknown> | null;
-  @ApiPropertyOptional({ default: false, description: 'true: Server-Sent Events (response.created … response.completed)', example: false }) @IsOptional() @IsBoolean() stream?: boolean | null;
+  @ApiPropertyOptional({
+    default: false,
+    description: 'true: Server-Sent Events (response.created … response.completed)',
+    example: false,
+  })
+  @IsOptional()
+  @IsBoolean()
+  stream?: boolean | null;
   @ApiPropertyOptional({ example: 'user-42' }) @IsOptional() @IsString() user?: string | null;
   @ApiPropertyOptional({ example: 'user-42' }) @IsOptional() @IsString() safety_identifier?: string | null;
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, description: 'Echoed back on the response', example: { ticket: 'T-1' } })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    description: 'Echoed back on the response',
+    example: { ticket: 'T-1' },
+  })
   @IsOptional()
   @IsObject()
   metadata?: Record<string, string> | null;
 
   // Accepted for SDK compatibility (the Vercel AI SDK and openai-node send some of them); not forwarded
-  @ApiPropertyOptional({ description: 'Accepted; responses are never stored (the response says store: false)', example: false }) @IsOptional() @IsBoolean() store?: boolean | null;
-  @ApiPropertyOptional({ description: 'Not supported (no stored responses): a value is rejected with 400', example: null, nullable: true, type: String }) @IsOptional() @IsString() previous_response_id?: string | null;
-  @ApiPropertyOptional({ description: 'Not supported: true is rejected with 400', example: false }) @IsOptional() @IsBoolean() background?: boolean | null;
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Accepted and ignored', example: { effort: 'low' } }) @IsOptional() @IsObject() reasoning?: Record<string, unknown> | null;
-  @ApiPropertyOptional({ type: 'array', items: { type: 'string' }, description: 'Accepted and ignored', example: [] }) @IsOptional() @IsArray() include?: string[] | null;
-  @ApiPropertyOptional({ description: 'Accepted and ignored', example: 'disabled' }) @IsOptional() @IsString() truncation?: string | null;
-  @ApiPropertyOptional({ description: 'Accepted and ignored', example: 'auto' }) @IsOptional() @IsString() service_tier?: string | null;
-  @ApiPropertyOptional({ description: 'Accepted and ignored', example: 'docs-example' }) @IsOptional() @IsString() prompt_cache_key?: string | null;
+  @ApiPropertyOptional({
+    description: 'Accepted; responses are never stored (the response says store: false)',
+    example: false,
+  })
+  @IsOptional()
+  @IsBoolean()
+  store?: boolean | null;
+  @ApiPropertyOptional({
+    description: 'Not supported (no stored responses): a value is rejected with 400',
+    example: null,
+    nullable: true,
+    type: String,
+  })
+  @IsOptional()
+  @IsString()
+  previous_response_id?: string | null;
+  @ApiPropertyOptional({ description: 'Not supported: true is rejected with 400', example: false })
+  @IsOptional()
+  @IsBoolean()
+  background?: boolean | null;
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'Accepted and ignored',
+    example: { effort: 'low' },
+  })
+  @IsOptional()
+  @IsObject()
+  reasoning?: Record<string, unknown> | null;
+  @ApiPropertyOptional({ type: 'array', items: { type: 'string' }, description: 'Accepted and ignored', example: [] })
+  @IsOptional()
+  @IsArray()
+  include?: string[] | null;
+  @ApiPropertyOptional({ description: 'Accepted and ignored', example: 'disabled' })
+  @IsOptional()
+  @IsString()
+  truncation?: string | null;
+  @ApiPropertyOptional({ description: 'Accepted and ignored', example: 'auto' })
+  @IsOptional()
+  @IsString()
+  service_tier?: string | null;
+  @ApiPropertyOptional({ description: 'Accepted and ignored', example: 'docs-example' })
+  @IsOptional()
+  @IsString()
+  prompt_cache_key?: string | null;
   @ApiPropertyOptional({
     type: [String],
     description:
       "Extension: model keys tried in order when the model fails with a retryable error (after its retries) or is unavailable; replaces the catalog's `fallbacks`. The response's `model` and the `x-gateway-model` header name the model that served; the charge uses its prices.",
     example: ['local'],
   })
-  @IsOptional() @IsArray() @ArrayMaxSize(5) @IsString({ each: true }) @IsNotEmpty({ each: true })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(5)
+  @IsString({ each: true })
+  @IsNotEmpty({ each: true })
   fallbacks?: string[];
 }
 
@@ -83,7 +168,8 @@ export class ResponseOutputItemDto {
   @ApiPropertyOptional({ type: [ResponseOutputTextDto] }) content?: ResponseOutputTextDto[];
   @ApiPropertyOptional({ example: 'call_abc123', description: 'function_call items' }) call_id?: string;
   @ApiPropertyOptional({ example: 'get_weather', description: 'function_call items' }) name?: string;
-  @ApiPropertyOptional({ example: '{"city":"Paris"}', description: 'function_call items: JSON text' }) arguments?: string;
+  @ApiPropertyOptional({ example: '{"city":"Paris"}', description: 'function_call items: JSON text' })
+  arguments?: string;
 }
 
 export class ResponseInputTokensDetailsDto {
@@ -109,7 +195,14 @@ export class ResponseObjectDto {
   @ApiProperty({ example: 1767225600 }) created_at: number;
   @ApiProperty({ enum: ['completed', 'incomplete', 'in_progress', 'failed'], example: 'completed' }) status: string;
   @ApiProperty({ nullable: true, type: 'object', additionalProperties: true, example: null }) error: unknown;
-  @ApiProperty({ nullable: true, type: 'object', additionalProperties: true, example: null, description: '{reason: "max_output_tokens"} when the output was cut' }) incomplete_details: unknown;
+  @ApiProperty({
+    nullable: true,
+    type: 'object',
+    additionalProperties: true,
+    example: null,
+    description: '{reason: "max_output_tokens"} when the output was cut',
+  })
+  incomplete_details: unknown;
   @ApiProperty({ nullable: true, type: String, example: 'Be brief.' }) instructions: string | null;
   @ApiProperty({ nullable: true, type: Number, example: 64 }) max_output_tokens: number | null;
   @ApiProperty({ example: 'local' }) model: string;
@@ -121,9 +214,16 @@ export class ResponseObjectDto {
   @ApiProperty({ type: 'array', items: { type: 'object' }, example: [] }) tools: unknown[];
   @ApiProperty({ type: 'object', additionalProperties: true, example: { format: { type: 'text' } } }) text: unknown;
   @ApiProperty({ example: false }) store: boolean;
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' }, example: {} }) metadata: Record<string, string>;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' }, example: {} }) metadata: Record<
+    string,
+    string
+  >;
   @ApiProperty({ type: ResponseUsageDto, nullable: true }) usage: ResponseUsageDto | null;
-  @ApiPropertyOptional({ type: CompletionCostDto, description: 'Gateway extension: what the ledger charged (on the final object)' }) cost?: CompletionCostDto;
+  @ApiPropertyOptional({
+    type: CompletionCostDto,
+    description: 'Gateway extension: what the ledger charged (on the final object)',
+  })
+  cost?: CompletionCostDto;
 }
 
 /** One Responses streaming event (`event: <type>` + `data: {type, sequence_number, …}`). */
@@ -135,7 +235,8 @@ export class ResponseStreamEventDto {
   })
   type: string;
   @ApiProperty({ example: 4 }) sequence_number: number;
-  @ApiPropertyOptional({ type: ResponseObjectDto, description: 'response.created / in_progress / completed' }) response?: ResponseObjectDto;
+  @ApiPropertyOptional({ type: ResponseObjectDto, description: 'response.created / in_progress / completed' })
+  response?: ResponseObjectDto;
   @ApiPropertyOptional({ example: 0 }) output_index?: number;
   @ApiPropertyOptional({ example: 'msg_6f0c0a2b9d3e4c51a7b8c9d0e1f2a3b4' }) item_id?: string;
   @ApiPropertyOptional({ example: 0 }) content_index?: number;

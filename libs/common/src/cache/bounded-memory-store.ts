@@ -31,7 +31,11 @@ export class BoundedMemoryStore {
     readonly maxBytes: number,
     purgeEveryMs = 30_000,
   ) {
-    this.lru = new LRUCache<string, object>({ maxSize: Math.max(1, maxBytes), sizeCalculation: (v) => Math.max(1, approximateBytes(v)), maxEntrySize: Math.max(1, maxBytes) });
+    this.lru = new LRUCache<string, object>({
+      maxSize: Math.max(1, maxBytes),
+      sizeCalculation: (v) => Math.max(1, approximateBytes(v)),
+      maxEntrySize: Math.max(1, maxBytes),
+    });
     this.purger = setInterval(() => this.lru.purgeStale(), purgeEveryMs);
     this.purger.unref();
   }

@@ -2,7 +2,11 @@ import { Logger } from '@nestjs/common';
 import { createClient } from '@redis/client';
 
 function connect(url: string | undefined) {
-  return createClient({ url, socket: { connectTimeout: 1000, reconnectStrategy: (n: number) => Math.min(1000, 50 * 2 ** n) }, disableOfflineQueue: true });
+  return createClient({
+    url,
+    socket: { connectTimeout: 1000, reconnectStrategy: (n: number) => Math.min(1000, 50 * 2 ** n) },
+    disableOfflineQueue: true,
+  });
 }
 export type RedisClient = ReturnType<typeof connect>;
 
@@ -64,7 +68,8 @@ export class BoundedRedis {
 
   private redis(): Promise<RedisClient> {
     if (this.connecting && this.options.waitForFirstConnection) return this.connecting;
-    if (this.client) return this.client.isReady ? Promise.resolve(this.client) : Promise.reject(new Error('redis not ready'));
+    if (this.client)
+      return this.client.isReady ? Promise.resolve(this.client) : Promise.reject(new Error('redis not ready'));
     this.connecting ??= (async () => {
       const c = connect(this.url);
       c.on('error', () => undefined);

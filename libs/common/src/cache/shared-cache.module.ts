@@ -22,12 +22,19 @@ import { SharedCache } from './shared-cache';
           // in-process: values are kept by reference (no JSON round trip), so binary payloads such as
           // rerank embeddings (Buffer / Float32Array) cost no copy or decode on a hit
           // bounded in bytes and by TTL (an unbounded Map here once leaked every rerank embedding)
-          const memory = new Keyv({ store: new BoundedMemoryStore(config.memoryCacheBytes), namespace: config.redisKeyPrefix });
+          const memory = new Keyv({
+            store: new BoundedMemoryStore(config.memoryCacheBytes),
+            namespace: config.redisKeyPrefix,
+          });
           memory.serialize = undefined;
           memory.deserialize = undefined;
           return { stores: [memory] };
         }
-        const store = new KeyvRedis(config.redisUrl, { throwOnConnectError: false, throwOnErrors: true, connectionTimeout: 1000 });
+        const store = new KeyvRedis(config.redisUrl, {
+          throwOnConnectError: false,
+          throwOnErrors: true,
+          connectionTimeout: 1000,
+        });
         const keyv = new Keyv({ store, namespace: config.redisKeyPrefix, useKeyPrefix: false });
         keyv.on('error', () => undefined); // surfaced through SharedCache's guarded calls instead
         return { stores: [keyv] };

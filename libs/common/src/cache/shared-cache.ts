@@ -54,7 +54,8 @@ export class SharedCache {
 
   /** Bytes held by the in-process store (null with Redis): bounded by MEMORY_CACHE_MB. */
   memoryBytes(purgeExpired = false): number | null {
-    const keyv = (this.cache as unknown as { stores?: Array<{ store?: unknown; opts?: { store?: unknown } }> }).stores?.[0];
+    const keyv = (this.cache as unknown as { stores?: Array<{ store?: unknown; opts?: { store?: unknown } }> })
+      .stores?.[0];
     const store = keyv?.store ?? keyv?.opts?.store;
     if (!(store instanceof BoundedMemoryStore)) return null;
     if (purgeExpired) store.purgeStale();
@@ -73,7 +74,10 @@ export class SharedCache {
     let timer: NodeJS.Timeout | undefined;
     try {
       const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`cache ${name} timed out after ${SharedCache.OP_TIMEOUT_MS} ms`)), SharedCache.OP_TIMEOUT_MS);
+        timer = setTimeout(
+          () => reject(new Error(`cache ${name} timed out after ${SharedCache.OP_TIMEOUT_MS} ms`)),
+          SharedCache.OP_TIMEOUT_MS,
+        );
         timer.unref();
       });
       const result = await Promise.race([op(), timeout]);
@@ -84,7 +88,10 @@ export class SharedCache {
       const now = Date.now();
       if (now - this.lastWarnAt > 10_000) {
         this.lastWarnAt = now;
-        this.logger.warn({ err: err instanceof Error ? err.message : String(err), backend: this.backend }, 'shared cache unavailable; continuing without it');
+        this.logger.warn(
+          { err: err instanceof Error ? err.message : String(err), backend: this.backend },
+          'shared cache unavailable; continuing without it',
+        );
       }
       return undefined;
     } finally {

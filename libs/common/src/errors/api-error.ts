@@ -59,7 +59,8 @@ export class ApiError extends Error {
     return new ApiError(413, 'request_too_large', message, 'request_too_large', param);
   }
   static rateLimited(message: string, retryAfterSeconds?: number): ApiError {
-    const headers: Record<string, string> = retryAfterSeconds !== undefined ? { 'retry-after': String(Math.max(0, Math.ceil(retryAfterSeconds))) } : {};
+    const headers: Record<string, string> =
+      retryAfterSeconds !== undefined ? { 'retry-after': String(Math.max(0, Math.ceil(retryAfterSeconds))) } : {};
     return new ApiError(429, 'rate_limit_error', message, 'rate_limit_exceeded', null, headers);
   }
   static badGateway(message: string, code = 'upstream_error'): ApiError {

@@ -12,7 +12,11 @@ describe('logSafeError', () => {
     const text = JSON.stringify(safe);
     expect(text).not.toContain('secret-hash');
     expect(text).not.toContain('sk-live-abc');
-    expect(safe).toMatchObject({ type: 'QueryFailedError', code: '23505', message: 'duplicate key value violates unique constraint' });
+    expect(safe).toMatchObject({
+      type: 'QueryFailedError',
+      code: '23505',
+      message: 'duplicate key value violates unique constraint',
+    });
   });
   it('leaves other errors as they are', () => {
     const e = new Error('boom');

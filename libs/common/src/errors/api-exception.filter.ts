@@ -18,7 +18,8 @@ function allowedMethods(req: Request): string[] {
     // routes registered for every method (a catch-all) say nothing about this path
     if (!layer.route || layer.route.methods._all || Object.keys(layer.route.methods).length > 8) continue;
     try {
-      if (layer.match(req.path)) for (const m of Object.keys(layer.route.methods)) if (m !== '_all') methods.add(m.toUpperCase());
+      if (layer.match(req.path))
+        for (const m of Object.keys(layer.route.methods)) if (m !== '_all') methods.add(m.toUpperCase());
     } catch {
       /* an odd path: not ours */
     }
@@ -33,10 +34,24 @@ function allowedMethods(req: Request): string[] {
  */
 export function logSafeError(err: unknown): unknown {
   if (typeof err !== 'object' || err === null) return err;
-  const e = err as { name?: string; message?: string; stack?: string; code?: unknown; parameters?: unknown; driverError?: unknown; query?: unknown };
+  const e = err as {
+    name?: string;
+    message?: string;
+    stack?: string;
+    code?: unknown;
+    parameters?: unknown;
+    driverError?: unknown;
+    query?: unknown;
+  };
   if (e.parameters === undefined && e.driverError === undefined) return err;
   const driver = e.driverError as { code?: unknown; message?: string } | undefined;
-  return { type: e.name, message: e.message, code: e.code ?? driver?.code, query: typeof e.query === 'string' ? e.query.slice(0, 500) : undefined, stack: e.stack };
+  return {
+    type: e.name,
+    message: e.message,
+    code: e.code ?? driver?.code,
+    query: typeof e.query === 'string' ? e.query.slice(0, 500) : undefined,
+    stack: e.stack,
+  };
 }
 
 /** The single global filter: every error leaves the service as {"error":{message,type,code,param}}. */
@@ -49,17 +64,35 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const res = ctx.getResponse<Response>();
     const req = ctx.getRequest<Request>();
     let { error, unexpected } = toApiError(exception);
-    if (error.status === 404 && error.message.startsWith('Unknown route:') && req && (exception as { methodHint?: boolean }).methodHint !== false) {
+    if (
+      error.status === 404 &&
+      error.message.startsWith('Unknown route:') &&
+      req &&
+      (exception as { methodHint?: boolean }).methodHint !== false
+    ) {
       const allow = allowedMethods(req);
       if (allow.length > 0) {
-        error = new ApiError(405, 'invalid_request_error', `Method ${req.method} is not allowed on ${req.path}; allowed: ${allow.join(', ')}.`, 'method_not_allowed', null, { Allow: allow.join(', ') });
+        error = new ApiError(
+          405,
+          'invalid_request_error',
+          `Method ${req.method} is not allowed on ${req.path}; allowed: ${allow.join(', ')}.`,
+          'method_not_allowed',
+          null,
+          { Allow: allow.join(', ') },
+        );
         unexpected = false;
       }
     }
     if (unexpected) {
-      this.logger.error({ err: logSafeError(exception), requestId: req?.id, path: req?.originalUrl }, 'unhandled error');
+      this.logger.error(
+        { err: logSafeError(exception), requestId: req?.id, path: req?.originalUrl },
+        'unhandled error',
+      );
     } else if (error.logDetail) {
-      this.logger.warn({ requestId: req?.id, path: req?.originalUrl, status: error.status, detail: error.logDetail }, error.message);
+      this.logger.warn(
+        { requestId: req?.id, path: req?.originalUrl, status: error.status, detail: error.logDetail },
+        error.message,
+      );
     }
     const observed = requestContextOf(res);
     if (observed) observed.errorCode = error.code ?? error.type;

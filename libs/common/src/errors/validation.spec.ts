@@ -25,7 +25,9 @@ describe('createValidationPipe: rule lookups memoized per DTO class', () => {
   });
 
   it('still validates, strips unknown fields and names the failing field', async () => {
-    await expect(pipe.transform({ name: 'a', count: 2, extra: true }, meta)).resolves.toEqual(Object.assign(new ProbeDto(), { name: 'a', count: 2 }));
+    await expect(pipe.transform({ name: 'a', count: 2, extra: true }, meta)).resolves.toEqual(
+      Object.assign(new ProbeDto(), { name: 'a', count: 2 }),
+    );
     const err = (await pipe.transform({ name: 'a', count: 0 }, meta).catch((e: unknown) => e)) as ApiError;
     expect(err).toBeInstanceOf(ApiError);
     expect(err.status).toBe(400);
@@ -37,7 +39,9 @@ describe('createValidationPipe: rule lookups memoized per DTO class', () => {
       @IsString()
       late!: string;
     }
-    await expect(pipe.transform({ late: 5 }, { type: 'body', metatype: LateDto, data: '' })).rejects.toBeInstanceOf(ApiError);
+    await expect(pipe.transform({ late: 5 }, { type: 'body', metatype: LateDto, data: '' })).rejects.toBeInstanceOf(
+      ApiError,
+    );
   });
 
   it('a value of the wrong type is named as such, not by a range rule it also fails', async () => {

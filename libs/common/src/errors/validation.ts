@@ -3,7 +3,10 @@ import { getMetadataStorage } from 'class-validator';
 import { ApiError } from './api-error';
 
 /** Dotted path of the first failing field, e.g. "messages[1].role". */
-export function firstValidationProblem(errors: ValidationError[], parent = ''): { param: string; message: string } | null {
+export function firstValidationProblem(
+  errors: ValidationError[],
+  parent = '',
+): { param: string; message: string } | null {
   for (const e of errors) {
     const isIndex = /^\d+$/.test(e.property);
     const path = parent === '' ? e.property : isIndex ? `${parent}[${e.property}]` : `${parent}.${e.property}`;
@@ -36,7 +39,13 @@ function escapeRegex(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-type MetadataLookup = (target: unknown, schema: string, always: boolean, strictGroups: boolean, groups?: string[]) => unknown[];
+type MetadataLookup = (
+  target: unknown,
+  schema: string,
+  always: boolean,
+  strictGroups: boolean,
+  groups?: string[],
+) => unknown[];
 type Grouping = (metadata: unknown[]) => Record<string, unknown[]>;
 let memoized = false;
 
@@ -51,7 +60,11 @@ let memoized = false;
 export function memoizeValidationMetadata(): void {
   if (memoized) return;
   memoized = true;
-  const storage = getMetadataStorage() as unknown as { getTargetValidationMetadatas: MetadataLookup; groupByPropertyName: Grouping; addValidationMetadata: (m: unknown) => void };
+  const storage = getMetadataStorage() as unknown as {
+    getTargetValidationMetadatas: MetadataLookup;
+    groupByPropertyName: Grouping;
+    addValidationMetadata: (m: unknown) => void;
+  };
   const lookup = storage.getTargetValidationMetadatas.bind(storage);
   const group = storage.groupByPropertyName.bind(storage);
   const add = storage.addValidationMetadata.bind(storage);

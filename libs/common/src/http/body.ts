@@ -41,7 +41,12 @@ export function jsonBodyParsers(largeLimitBytes: number): RequestHandler {
     // a body that is neither JSON nor a multipart upload would be silently ignored: refuse it instead
     if (hasBody(req) && !req.is(['application/json', 'application/*+json', 'multipart/form-data'])) {
       return next(
-        new ApiError(415, 'invalid_request_error', `Unsupported content type "${req.headers['content-type'] ?? '(none)'}": send the body as JSON with "content-type: application/json" (file uploads: multipart/form-data).`, 'unsupported_media_type'),
+        new ApiError(
+          415,
+          'invalid_request_error',
+          `Unsupported content type "${req.headers['content-type'] ?? '(none)'}": send the body as JSON with "content-type: application/json" (file uploads: multipart/form-data).`,
+          'unsupported_media_type',
+        ),
       );
     }
     return (LARGE_BODY_ROUTES.some((p) => p.test(req.path)) ? large : small)(req, res, next);
@@ -60,14 +65,16 @@ function hasBody(req: Request): boolean {
  */
 export function rejectHostileInput(req: Request, _res: Response, next: NextFunction): void {
   // eslint-disable-next-line no-control-regex -- a NUL in the URL is exactly what is refused
-  if (/%00|\u0000/.test(req.originalUrl)) return next(ApiError.badRequest('The URL contains a NUL (\\u0000) character.', null, 'invalid_characters'));
+  if (/%00|\u0000/.test(req.originalUrl))
+    return next(ApiError.badRequest('The URL contains a NUL (\\u0000) character.', null, 'invalid_characters'));
   const problem = inspect(req.body, 'body') ?? inspect(req.query, 'query');
   next(problem ?? undefined);
 }
 
 function inspect(root: unknown, where: 'body' | 'query'): ApiError | null {
   if (Buffer.isBuffer(root)) return null; // raw bodies (webhooks) are checked by their handler
-  if (root === null || typeof root !== 'object') return typeof root === 'string' && root.includes('\u0000') ? nul(where === 'body' ? null : where) : null;
+  if (root === null || typeof root !== 'object')
+    return typeof root === 'string' && root.includes('\u0000') ? nul(where === 'body' ? null : where) : null;
   const stack: Array<{ v: unknown; depth: number; path: string }> = [{ v: root, depth: 1, path: '' }];
   while (stack.length > 0) {
     const { v, depth, path } = stack.pop()!;
@@ -76,18 +83,24 @@ function inspect(root: unknown, where: 'body' | 'query'): ApiError | null {
       continue;
     }
     if (v === null || typeof v !== 'object') continue;
-    if (depth > MAX_JSON_DEPTH) return ApiError.badRequest(`The JSON ${where} nests deeper than ${MAX_JSON_DEPTH} levels.`, null, 'invalid_json');
+    if (depth > MAX_JSON_DEPTH)
+      return ApiError.badRequest(`The JSON ${where} nests deeper than ${MAX_JSON_DEPTH} levels.`, null, 'invalid_json');
     if (Array.isArray(v)) v.forEach((x, i) => stack.push({ v: x, depth: depth + 1, path: `${path}[${i}]` }));
-    else for (const [k, x] of Object.entries(v)) {
-      if (k.includes('\u0000')) return nul(path || null);
-      stack.push({ v: x, depth: depth + 1, path: path ? `${path}.${k}` : k });
-    }
+    else
+      for (const [k, x] of Object.entries(v)) {
+        if (k.includes('\u0000')) return nul(path || null);
+        stack.push({ v: x, depth: depth + 1, path: path ? `${path}.${k}` : k });
+      }
   }
   return null;
 }
 
 function nul(param: string | null): ApiError {
-  return ApiError.badRequest(`${param ?? 'The request'} contains a NUL (\\u0000) character, which is not accepted.`, param, 'invalid_characters');
+  return ApiError.badRequest(
+    `${param ?? 'The request'} contains a NUL (\\u0000) character, which is not accepted.`,
+    param,
+    'invalid_characters',
+  );
 }
 
 /**
@@ -98,8 +111,17 @@ export function answerClientErrorsAsJson(server: Server): void {
   server.on('clientError', (err: Error & { code?: string }, socket: Socket) => {
     if (!socket.writable) return socket.destroy();
     const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
-    const e = tooLarge ? new ApiError(431, 'invalid_request_error', 'Request header fields too large (the limit is 16 KB in total).', 'headers_too_large') : ApiError.badRequest('Malformed HTTP request.', null, 'bad_request');
+    const e = tooLarge
+      ? new ApiError(
+          431,
+          'invalid_request_error',
+          'Request header fields too large (the limit is 16 KB in total).',
+          'headers_too_large',
+        )
+      : ApiError.badRequest('Malformed HTTP request.', null, 'bad_request');
     const body = JSON.stringify(errorBody(e));
-    socket.end(`HTTP/1.1 ${e.status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    socket.end(
+      `HTTP/1.1 ${e.status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
   });
 }

@@ -46,7 +46,9 @@ describe('LoggingModule', () => {
         done();
       },
     });
-    const moduleRef = await Test.createTestingModule({ imports: [ConfigModule.forRoot(config), LoggingModule.forRoot(), ProbeModule] })
+    const moduleRef = await Test.createTestingModule({
+      imports: [ConfigModule.forRoot(config), LoggingModule.forRoot(), ProbeModule],
+    })
       .overrideProvider(PINO_HTTP)
       .useValue(pinoHttp(pinoHttpOptions(config), sink))
       .compile();
@@ -60,15 +62,29 @@ describe('LoggingModule', () => {
   });
 
   it('binds the request (and its id) to every line written while handling the request', async () => {
-    const res = await request(app.getHttpServer()).get('/probe?sig=secret-signature').set('x-request-id', 'trace-42').set('authorization', 'Bearer sk-secret-value');
+    const res = await request(app.getHttpServer())
+      .get('/probe?sig=secret-signature')
+      .set('x-request-id', 'trace-42')
+      .set('authorization', 'Bearer sk-secret-value');
     expect(res.status).toBe(200);
     expect(res.headers['x-request-id']).toBe('trace-42');
 
     // pino-http's request logger: every line carries the serialized request, whose id is the request id
     const req = { id: 'trace-42', method: 'GET', url: '/probe' };
     expect(lines.find((l) => l.msg === 'plain message')).toMatchObject({ level: 30, req, context: 'Probe' });
-    expect(lines.find((l) => l.msg === 'slow query')).toMatchObject({ level: 40, req, context: 'Probe', sql: 'SELECT 1', timeMs: 7 });
-    expect(lines.find((l) => l.level === 50)).toMatchObject({ req, context: 'Probe', msg: 'boom', err: { message: 'boom', stack: expect.stringContaining('Error: boom') } });
+    expect(lines.find((l) => l.msg === 'slow query')).toMatchObject({
+      level: 40,
+      req,
+      context: 'Probe',
+      sql: 'SELECT 1',
+      timeMs: 7,
+    });
+    expect(lines.find((l) => l.level === 50)).toMatchObject({
+      req,
+      context: 'Probe',
+      msg: 'boom',
+      err: { message: 'boom', stack: expect.stringContaining('Error: boom') },
+    });
     expect(lines.find((l) => l.msg === 'request completed')).toBeUndefined();
     expect(lines).toHaveLength(3);
     expect(JSON.stringify(lines)).not.toContain('sk-secret-value');
@@ -95,6 +111,9 @@ describe('LoggingModule', () => {
     expect(outside).toMatchObject({ level: 30, context: 'Boot' });
     expect(outside).not.toHaveProperty('req');
     // Nest's exception handlers call error(message, stack): logged as an err carrying that stack
-    expect(lines.find((l) => l.level === 50)).toMatchObject({ context: 'Boot', err: { message: 'failed', stack: expect.stringContaining('at somewhere') } });
+    expect(lines.find((l) => l.level === 50)).toMatchObject({
+      context: 'Boot',
+      err: { message: 'failed', stack: expect.stringContaining('at somewhere') },
+    });
   });
 });

@@ -1,6 +1,15 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { DynamicModule, Inject, Injectable, LoggerService, MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
+import {
+  DynamicModule,
+  Inject,
+  Injectable,
+  LoggerService,
+  MiddlewareConsumer,
+  Module,
+  NestModule,
+  RequestMethod,
+} from '@nestjs/common';
 import { destination, type Logger as PinoLogger } from 'pino';
 import { pinoHttp, type HttpLogger, type Options } from 'pino-http';
 import { AppConfig } from '@app/config';
@@ -72,7 +81,13 @@ export class AppLogger implements LoggerService {
       if (message instanceof Error) fields.err = message;
       else Object.assign(fields, message);
       log(fields, ...params);
-    } else if (level === 'error' && typeof message === 'string' && params.length === 1 && typeof params[0] === 'string' && /\n\s*at /.test(params[0])) {
+    } else if (
+      level === 'error' &&
+      typeof message === 'string' &&
+      params.length === 1 &&
+      typeof params[0] === 'string' &&
+      /\n\s*at /.test(params[0])
+    ) {
       const err = new Error(message);
       err.stack = params[0];
       fields.err = err;
@@ -99,7 +114,14 @@ export class LoggingModule implements NestModule {
     return {
       module: LoggingModule,
       global: true,
-      providers: [{ provide: PINO_HTTP, inject: [AppConfig], useFactory: (config: AppConfig) => pinoHttp(pinoHttpOptions(config), stdoutDestination()) }, AppLogger],
+      providers: [
+        {
+          provide: PINO_HTTP,
+          inject: [AppConfig],
+          useFactory: (config: AppConfig) => pinoHttp(pinoHttpOptions(config), stdoutDestination()),
+        },
+        AppLogger,
+      ],
       exports: [PINO_HTTP, AppLogger],
     };
   }
@@ -137,10 +159,17 @@ function stdoutDestination(): ReturnType<typeof destination> {
 export function pinoHttpOptions(config: AppConfig): Options {
   return {
     level: config.logLevel,
-    redact: { paths: ['req.headers.authorization', 'req.headers["api-key"]', 'req.headers["x-api-key"]', 'req.headers.cookie'], censor: '[redacted]' },
+    redact: {
+      paths: ['req.headers.authorization', 'req.headers["api-key"]', 'req.headers["x-api-key"]', 'req.headers.cookie'],
+      censor: '[redacted]',
+    },
     serializers: {
       // the path only: query strings may carry signed-link signatures or whatever a client put there
-      req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: withoutQuery(req.url) }),
+      req: (req: { id: unknown; method: string; url: string }) => ({
+        id: req.id,
+        method: req.method,
+        url: withoutQuery(req.url),
+      }),
       res: (res: { statusCode: number }) => ({ status: res.statusCode }),
       err: serializeError,
     },

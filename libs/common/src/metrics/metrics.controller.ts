@@ -10,7 +10,10 @@ import { MetricsService } from './metrics.service';
 export const METRICS_SECURITY = 'metrics';
 
 function sameSecret(a: string, b: string): boolean {
-  return timingSafeEqual(createHash('sha256').update(a, 'utf8').digest(), createHash('sha256').update(b, 'utf8').digest());
+  return timingSafeEqual(
+    createHash('sha256').update(a, 'utf8').digest(),
+    createHash('sha256').update(b, 'utf8').digest(),
+  );
 }
 
 /** METRICS_TOKEN set → `Authorization: Bearer <METRICS_TOKEN>` required (constant-time compare); unset → open. */
@@ -23,7 +26,8 @@ export class MetricsTokenGuard implements CanActivate {
     if (!token) return true;
     const req = context.switchToHttp().getRequest<Request>();
     const m = /^\s*Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-    if (!m || !sameSecret(m[1], token)) throw ApiError.unauthorized('Invalid or missing metrics token.', 'invalid_metrics_token');
+    if (!m || !sameSecret(m[1], token))
+      throw ApiError.unauthorized('Invalid or missing metrics token.', 'invalid_metrics_token');
     return true;
   }
 }
@@ -41,10 +45,16 @@ export class MetricsController {
 
   @Get('metrics')
   @UseGuards(MetricsTokenGuard)
-  @ApiOperation({ summary: 'Prometheus metrics (text exposition format)', description: 'Open when METRICS_TOKEN is unset; otherwise `Authorization: Bearer <METRICS_TOKEN>`.' })
+  @ApiOperation({
+    summary: 'Prometheus metrics (text exposition format)',
+    description: 'Open when METRICS_TOKEN is unset; otherwise `Authorization: Bearer <METRICS_TOKEN>`.',
+  })
   @ApiBearerAuth(METRICS_SECURITY)
   @ApiProduces('text/plain')
-  @ApiOkResponse({ description: 'Every metric of this replica.', content: { 'text/plain': { schema: { type: 'string', example: EXAMPLE } } } })
+  @ApiOkResponse({
+    description: 'Every metric of this replica.',
+    content: { 'text/plain': { schema: { type: 'string', example: EXAMPLE } } },
+  })
   @ApiResponse({ status: 401, description: 'METRICS_TOKEN is set and the bearer token is missing or wrong.' })
   async scrape(@Res() res: Response): Promise<void> {
     const { contentType, body } = await this.metrics.exposition();

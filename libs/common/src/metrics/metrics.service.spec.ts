@@ -1,8 +1,14 @@
 import { MetricsService } from './metrics.service';
 
-async function series(m: MetricsService, name: string): Promise<{ labels: Record<string, string | number>; value: number }[]> {
+async function series(
+  m: MetricsService,
+  name: string,
+): Promise<{ labels: Record<string, string | number>; value: number }[]> {
   const all = await m.registry.getMetricsAsJSON();
-  return (all.find((x) => x.name === name)?.values ?? []) as { labels: Record<string, string | number>; value: number }[];
+  return (all.find((x) => x.name === name)?.values ?? []) as {
+    labels: Record<string, string | number>;
+    value: number;
+  }[];
 }
 
 describe('MetricsService', () => {
@@ -21,15 +27,32 @@ describe('MetricsService', () => {
 
   it('httpRequest: overhead = total − upstream, only for requests with upstream work', async () => {
     const m = new MetricsService();
-    m.httpRequest({ method: 'POST', route: '/v1/chat/completions', status: 200, totalSeconds: 1.25, upstreamSeconds: 1.2, hadUpstream: true });
-    m.httpRequest({ method: 'GET', route: '/api/v1/balance', status: 200, totalSeconds: 0.01, upstreamSeconds: 0, hadUpstream: false });
-    const sum = async (name: string) => (await series(m, name)).filter((s) => (s as { metricName?: string }).metricName === `${name}_sum`);
+    m.httpRequest({
+      method: 'POST',
+      route: '/v1/chat/completions',
+      status: 200,
+      totalSeconds: 1.25,
+      upstreamSeconds: 1.2,
+      hadUpstream: true,
+    });
+    m.httpRequest({
+      method: 'GET',
+      route: '/api/v1/balance',
+      status: 200,
+      totalSeconds: 0.01,
+      upstreamSeconds: 0,
+      hadUpstream: false,
+    });
+    const sum = async (name: string) =>
+      (await series(m, name)).filter((s) => (s as { metricName?: string }).metricName === `${name}_sum`);
     const overhead = await sum('gateway_overhead_duration_seconds');
     expect(overhead).toHaveLength(1);
     expect(overhead[0].labels).toEqual({ route: '/v1/chat/completions' });
     expect(overhead[0].value).toBeCloseTo(0.05, 9);
     expect((await sum('gateway_request_duration_seconds')).length).toBe(2);
-    expect(await series(m, 'gateway_http_requests_total')).toEqual(expect.arrayContaining([{ labels: { method: 'GET', route: '/api/v1/balance', status: '200' }, value: 1 }]));
+    expect(await series(m, 'gateway_http_requests_total')).toEqual(
+      expect.arrayContaining([{ labels: { method: 'GET', route: '/api/v1/balance', status: '200' }, value: 1 }]),
+    );
   });
 
   it('the ingestion gauge reads its source at most once per cache period and survives a failing source', async () => {
@@ -42,7 +65,9 @@ describe('MetricsService', () => {
     await m.exposition();
     await m.exposition();
     expect(calls).toBe(1);
-    expect(await series(m, 'gateway_ingestion_jobs')).toEqual(expect.arrayContaining([{ labels: { state: 'queued' }, value: 3 }]));
+    expect(await series(m, 'gateway_ingestion_jobs')).toEqual(
+      expect.arrayContaining([{ labels: { state: 'queued' }, value: 3 }]),
+    );
     const failing = new MetricsService();
     failing.observeIngestionJobs(() => Promise.reject(new Error('database down')));
     const out = await failing.exposition();

@@ -124,9 +124,15 @@ export class MetricsService implements OnModuleInit, OnModuleDestroy {
 
   private readonly routeOnlyLabels = new Map<string, Record<string, string>>();
   private readonly resultLabels = new Map<string, Record<string, string>>();
-  private readonly httpLabels = new Map<string, Map<string, Map<number, { method: string; route: string; status: string }>>>();
+  private readonly httpLabels = new Map<
+    string,
+    Map<string, Map<number, { method: string; route: string; status: string }>>
+  >();
   private readonly routeLabels = new Map<string, Map<string, { method: string; route: string }>>();
-  private readonly tokenLabels = new Map<string, { prompt: Record<string, string>; completion: Record<string, string>; model: Record<string, string> }>();
+  private readonly tokenLabels = new Map<
+    string,
+    { prompt: Record<string, string>; completion: Record<string, string>; model: Record<string, string> }
+  >();
 
   constructor() {
     const openReservations: Gauge = new Gauge({
@@ -272,9 +278,17 @@ export class MetricsService implements OnModuleInit, OnModuleDestroy {
     return l;
   }
 
-  private tokenLabel(model: string): { prompt: Record<string, string>; completion: Record<string, string>; model: Record<string, string> } {
+  private tokenLabel(model: string): {
+    prompt: Record<string, string>;
+    completion: Record<string, string>;
+    model: Record<string, string>;
+  } {
     let l = this.tokenLabels.get(model);
-    if (!l) this.tokenLabels.set(model, (l = { prompt: { model, type: 'prompt' }, completion: { model, type: 'completion' }, model: { model } }));
+    if (!l)
+      this.tokenLabels.set(
+        model,
+        (l = { prompt: { model, type: 'prompt' }, completion: { model, type: 'completion' }, model: { model } }),
+      );
     return l;
   }
 }

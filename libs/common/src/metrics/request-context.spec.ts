@@ -37,6 +37,13 @@ describe('RequestContexts', () => {
     ctx.addUpstream(2.5);
     ctx.addCharge('text-embedding-3-small', 10, 0, 2000);
     ctx.addCharge('gpt-4o-mini', 30, 7, 5000);
-    expect(ctx).toMatchObject({ upstreamMs: 15, upstreamCalls: 2, model: 'gpt-4o-mini', promptTokens: 40, completionTokens: 7, costMicro: 7000 });
+    expect(ctx).toMatchObject({
+      upstreamMs: 15,
+      upstreamCalls: 2,
+      model: 'gpt-4o-mini',
+      promptTokens: 40,
+      completionTokens: 7,
+      costMicro: 7000,
+    });
   });
 });

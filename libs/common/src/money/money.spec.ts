@@ -29,6 +29,12 @@ describe('money', () => {
 
   it('rounds a sum of parts once', () => {
     // 1 token at 0.4 RUB/1M three times: 3 × 0.4 µRUB = 1.2 µRUB → 1, whereas rounding each part gives 0
-    expect(exactCostMicro([{ tokens: 1, rubPer1M: 0.4 }, { tokens: 1, rubPer1M: 0.4 }, { tokens: 1, rubPer1M: 0.4 }]).totalMicro).toBe(1);
+    expect(
+      exactCostMicro([
+        { tokens: 1, rubPer1M: 0.4 },
+        { tokens: 1, rubPer1M: 0.4 },
+        { tokens: 1, rubPer1M: 0.4 },
+      ]).totalMicro,
+    ).toBe(1);
   });
 });

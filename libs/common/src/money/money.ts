@@ -51,8 +51,13 @@ export function tokenCostMicro(tokens: number, rubPer1M: number): number {
  * Sum of several token charges computed from one exact numerator and rounded ONCE, so that
  * total = round(Σ tokens_i × price_i / 1e6) and not the sum of separately rounded parts.
  */
-export function exactCostMicro(parts: { tokens: number; rubPer1M: number }[]): { totalMicro: number; partsExact: bigint[] } {
-  const partsExact = parts.map((p) => (p.tokens > 0 && p.rubPer1M > 0 ? BigInt(p.tokens) * BigInt(rubToMicro(p.rubPer1M)) : 0n));
+export function exactCostMicro(parts: { tokens: number; rubPer1M: number }[]): {
+  totalMicro: number;
+  partsExact: bigint[];
+} {
+  const partsExact = parts.map((p) =>
+    p.tokens > 0 && p.rubPer1M > 0 ? BigInt(p.tokens) * BigInt(rubToMicro(p.rubPer1M)) : 0n,
+  );
   const num = partsExact.reduce((a, b) => a + b, 0n);
   const q = num / 1_000_000n;
   const r = num % 1_000_000n;

@@ -297,11 +297,17 @@ describe('isForbiddenHostname / normalizeHostname', () => {
 describe('parseHttpUrl', () => {
   it.each<[string, { href: string; hostname: string; port: number; ipVersion: 0 | 4 | 6 }]>([
     ['http://example.com', { href: 'http://example.com/', hostname: 'example.com', port: 80, ipVersion: 0 }],
-    ['https://Example.com:8443/a?b=1#frag', { href: 'https://example.com:8443/a?b=1', hostname: 'example.com', port: 8443, ipVersion: 0 }],
+    [
+      'https://Example.com:8443/a?b=1#frag',
+      { href: 'https://example.com:8443/a?b=1', hostname: 'example.com', port: 8443, ipVersion: 0 },
+    ],
     ['HTTPS://example.com/x', { href: 'https://example.com/x', hostname: 'example.com', port: 443, ipVersion: 0 }],
     ['http://127.0.0.1:8080/x', { href: 'http://127.0.0.1:8080/x', hostname: '127.0.0.1', port: 8080, ipVersion: 4 }],
     ['http://[::1]/', { href: 'http://[::1]/', hostname: '::1', port: 80, ipVersion: 6 }],
-    ['http://[::ffff:127.0.0.1]/', { href: 'http://[::ffff:7f00:1]/', hostname: '::ffff:7f00:1', port: 80, ipVersion: 6 }],
+    [
+      'http://[::ffff:127.0.0.1]/',
+      { href: 'http://[::ffff:7f00:1]/', hostname: '::ffff:7f00:1', port: 80, ipVersion: 6 },
+    ],
     // legacy IPv4 spellings are canonicalized by the WHATWG parser
     ['http://0x7f.1/', { href: 'http://127.0.0.1/', hostname: '127.0.0.1', port: 80, ipVersion: 4 }],
     ['http://2130706433/', { href: 'http://127.0.0.1/', hostname: '127.0.0.1', port: 80, ipVersion: 4 }],

@@ -152,7 +152,7 @@ function cidr4(base: string, bits: number, reason: string): Cidr4 {
 function inCidr4(addr: number, base: number, bits: number): boolean {
   if (bits === 0) return true;
   const mask = bits === 32 ? 0xffffffff : (~0 << (32 - bits)) >>> 0;
-  return ((addr & mask) >>> 0) === ((base & mask) >>> 0);
+  return (addr & mask) >>> 0 === (base & mask) >>> 0;
 }
 
 /** Cloud instance-metadata endpoints (checked first so the reason is explicit). */

@@ -233,7 +233,8 @@ function tableResolver(table: Record<string, string[]>, calls: string[] = []): H
   return async (hostname) => {
     calls.push(hostname);
     const entries = table[hostname];
-    if (entries === undefined) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+    if (entries === undefined)
+      throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
     return entries.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
   };
 }
@@ -408,13 +409,23 @@ describe('SafeFetcher with 127.0.0.1 allow-listed (test server)', () => {
     expect(requests[1].headers.accept).toBe('image/*, application/pdf');
   });
 
-  it('sends the caller\'s method, headers and body on the first hop only; a redirect is a plain GET without them', async () => {
-    const result = await fetcher.fetch(`${base}/headers`, { maxBytes: 4096, method: 'POST', headers: { authorization: 'Bearer t0ken', 'x-api': '1' }, body: '{"q":1}' });
+  it("sends the caller's method, headers and body on the first hop only; a redirect is a plain GET without them", async () => {
+    const result = await fetcher.fetch(`${base}/headers`, {
+      maxBytes: 4096,
+      method: 'POST',
+      headers: { authorization: 'Bearer t0ken', 'x-api': '1' },
+      body: '{"q":1}',
+    });
     const headers = JSON.parse(result.bytes.toString('utf8')) as Record<string, string>;
     expect(requests[0].method).toBe('POST');
     expect(headers).toMatchObject({ authorization: 'Bearer t0ken', 'x-api': '1', 'content-length': '7' });
 
-    await fetcher.fetch(`${base}/redirect-relative`, { ...IMG, method: 'POST', headers: { authorization: 'Bearer t0ken' }, body: 'x' });
+    await fetcher.fetch(`${base}/redirect-relative`, {
+      ...IMG,
+      method: 'POST',
+      headers: { authorization: 'Bearer t0ken' },
+      body: 'x',
+    });
     expect(requests.slice(1).map((r) => [r.method, r.url, r.headers.authorization])).toEqual([
       ['POST', '/redirect-relative', 'Bearer t0ken'],
       ['GET', '/ok', undefined],
@@ -488,7 +499,10 @@ describe('SafeFetcher with 127.0.0.1 allow-listed (test server)', () => {
 
   it('aborts a body without Content-Length as soon as it passes the cap', async () => {
     const maxBytes = 64 * 1024;
-    const err = await expectFailure(fetcher.fetch(`${base}/big-chunked`, { maxBytes, accept: ['image/'] }), 'too_large');
+    const err = await expectFailure(
+      fetcher.fetch(`${base}/big-chunked`, { maxBytes, accept: ['image/'] }),
+      'too_large',
+    );
     expect(err.suggestedHttpStatus).toBe(413);
     expect(err.details.maxBytes).toBe(maxBytes);
     const state = streams['big-chunked'];
@@ -690,12 +704,14 @@ describe('SafeFetcher data: URLs', () => {
     await expectFailure(fetcher.fetch('data:;base64,AAAA', IMG), 'unsupported_type');
   });
 
-  it.each(['data:image/png;base64', 'data:image/png;base64,@@@@', 'data:image/png;base64,A', 'data:image/png;base64,AAA=A'])(
-    'refuses malformed %s',
-    async (url) => {
-      await expectFailure(fetcher.fetch(url, IMG), 'invalid_url');
-    },
-  );
+  it.each([
+    'data:image/png;base64',
+    'data:image/png;base64,@@@@',
+    'data:image/png;base64,A',
+    'data:image/png;base64,AAA=A',
+  ])('refuses malformed %s', async (url) => {
+    await expectFailure(fetcher.fetch(url, IMG), 'invalid_url');
+  });
 });
 
 // ---------------------------------------------------------------------------------------------

@@ -147,7 +147,7 @@ export class SafeFetcher {
     let hopUrl: string | undefined;
     try {
       let current = parseOrThrow(url);
-      for (let redirects = 0; ; ) {
+      for (let redirects = 0; ;) {
         hopUrl = current.url.href;
         const addresses = await deadline.race(this.vet(current));
         pins.set(current.hostname, addresses);
@@ -377,7 +377,11 @@ function classify(err: unknown, deadline: Deadline, maxBytes: number, url: strin
     case 'UND_ERR_BODY_TIMEOUT':
       return new SafeFetchError('timeout', 'Timed out fetching URL', { url, cause: err });
     case 'UND_ERR_RES_EXCEEDED_MAX_SIZE':
-      return new SafeFetchError('too_large', `Content exceeds the ${maxBytes}-byte limit`, { url, maxBytes, cause: err });
+      return new SafeFetchError('too_large', `Content exceeds the ${maxBytes}-byte limit`, {
+        url,
+        maxBytes,
+        cause: err,
+      });
     default:
       return new SafeFetchError('network', `Could not fetch URL${code ? ` (${code})` : ''}`, { url, cause: err });
   }

@@ -21,7 +21,10 @@ export class Foundation1732000000000 implements MigrationInterface {
           { name: 'created_at', type: 'bigint' },
           { name: 'updated_at', type: 'bigint' },
         ],
-        checks: [{ name: 'teams_balance_nonneg', expression: 'balance_micro >= 0' }, { name: 'teams_reserved_nonneg', expression: 'reserved_micro >= 0' }],
+        checks: [
+          { name: 'teams_balance_nonneg', expression: 'balance_micro >= 0' },
+          { name: 'teams_reserved_nonneg', expression: 'reserved_micro >= 0' },
+        ],
       }),
     );
 
@@ -41,7 +44,10 @@ export class Foundation1732000000000 implements MigrationInterface {
         indices: [{ name: 'api_keys_team', columnNames: ['team_id'] }],
       }),
     );
-    await q.createForeignKey('api_keys', new TableForeignKey({ columnNames: ['team_id'], referencedTableName: 'teams', referencedColumnNames: ['id'] }));
+    await q.createForeignKey(
+      'api_keys',
+      new TableForeignKey({ columnNames: ['team_id'], referencedTableName: 'teams', referencedColumnNames: ['id'] }),
+    );
 
     await q.createTable(
       new Table({
@@ -59,8 +65,14 @@ export class Foundation1732000000000 implements MigrationInterface {
         ],
       }),
     );
-    await q.createIndex('reservations', new TableIndex({ name: 'reservations_open_expiry', columnNames: ['status', 'expires_at'] }));
-    await q.createForeignKey('reservations', new TableForeignKey({ columnNames: ['team_id'], referencedTableName: 'teams', referencedColumnNames: ['id'] }));
+    await q.createIndex(
+      'reservations',
+      new TableIndex({ name: 'reservations_open_expiry', columnNames: ['status', 'expires_at'] }),
+    );
+    await q.createForeignKey(
+      'reservations',
+      new TableForeignKey({ columnNames: ['team_id'], referencedTableName: 'teams', referencedColumnNames: ['id'] }),
+    );
 
     await q.createTable(
       new Table({
@@ -88,7 +100,10 @@ export class Foundation1732000000000 implements MigrationInterface {
         ],
       }),
     );
-    await q.createForeignKey('ledger_entries', new TableForeignKey({ columnNames: ['team_id'], referencedTableName: 'teams', referencedColumnNames: ['id'] }));
+    await q.createForeignKey(
+      'ledger_entries',
+      new TableForeignKey({ columnNames: ['team_id'], referencedTableName: 'teams', referencedColumnNames: ['id'] }),
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

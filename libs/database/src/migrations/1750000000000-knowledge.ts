@@ -110,12 +110,20 @@ export class Knowledge1750000000000 implements MigrationInterface {
     if (driver === 'postgres') {
       const schema = (q.connection.options as { schema?: string }).schema;
       const table = schema ? `"${schema}"."kb_chunks"` : '"kb_chunks"';
-      await q.query(`ALTER TABLE ${table} ADD COLUMN tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', "text")) STORED`);
+      await q.query(
+        `ALTER TABLE ${table} ADD COLUMN tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', "text")) STORED`,
+      );
       await q.query(`CREATE INDEX kb_chunks_tsv ON ${table} USING GIN (tsv)`);
     } else {
-      await q.query(`CREATE VIRTUAL TABLE kb_chunks_fts USING fts5(text, content='kb_chunks', content_rowid='id', tokenize='unicode61 remove_diacritics 2')`);
-      await q.query(`CREATE TRIGGER kb_chunks_ai AFTER INSERT ON kb_chunks BEGIN INSERT INTO kb_chunks_fts(rowid, text) VALUES (new.id, new.text); END`);
-      await q.query(`CREATE TRIGGER kb_chunks_ad AFTER DELETE ON kb_chunks BEGIN INSERT INTO kb_chunks_fts(kb_chunks_fts, rowid, text) VALUES ('delete', old.id, old.text); END`);
+      await q.query(
+        `CREATE VIRTUAL TABLE kb_chunks_fts USING fts5(text, content='kb_chunks', content_rowid='id', tokenize='unicode61 remove_diacritics 2')`,
+      );
+      await q.query(
+        `CREATE TRIGGER kb_chunks_ai AFTER INSERT ON kb_chunks BEGIN INSERT INTO kb_chunks_fts(rowid, text) VALUES (new.id, new.text); END`,
+      );
+      await q.query(
+        `CREATE TRIGGER kb_chunks_ad AFTER DELETE ON kb_chunks BEGIN INSERT INTO kb_chunks_fts(kb_chunks_fts, rowid, text) VALUES ('delete', old.id, old.text); END`,
+      );
     }
 
     await q.createTable(
@@ -138,7 +146,10 @@ export class Knowledge1750000000000 implements MigrationInterface {
         indices: [{ name: 'ingest_jobs_status_run', columnNames: ['status', 'run_after'] }],
       }),
     );
-    await q.createIndex('ingest_jobs', new TableIndex({ name: 'ingest_jobs_doc', columnNames: ['vector_store_id', 'document_id'] }));
+    await q.createIndex(
+      'ingest_jobs',
+      new TableIndex({ name: 'ingest_jobs_doc', columnNames: ['vector_store_id', 'document_id'] }),
+    );
 
     await q.createTable(
       new Table({

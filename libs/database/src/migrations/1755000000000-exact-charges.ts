@@ -11,8 +11,14 @@ export class ExactCharges1755000000000 implements MigrationInterface {
 
   async up(q: QueryRunner): Promise<void> {
     await q.dropCheckConstraint('teams', 'teams_balance_nonneg');
-    await q.addColumn('ledger_entries', new TableColumn({ name: 'reservation_id', type: 'varchar', length: '36', isNullable: true }));
-    await q.createIndex('ledger_entries', new TableIndex({ name: 'ledger_entries_reservation', columnNames: ['reservation_id'], isUnique: true }));
+    await q.addColumn(
+      'ledger_entries',
+      new TableColumn({ name: 'reservation_id', type: 'varchar', length: '36', isNullable: true }),
+    );
+    await q.createIndex(
+      'ledger_entries',
+      new TableIndex({ name: 'ledger_entries_reservation', columnNames: ['reservation_id'], isUnique: true }),
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

@@ -38,8 +38,14 @@ export class Governance1765000000000 implements MigrationInterface {
         ],
       }),
     );
-    await q.createIndex('ledger_entries', new TableIndex({ name: 'ledger_team_created', columnNames: ['team_id', 'created_at'] }));
-    await q.createIndex('ledger_entries', new TableIndex({ name: 'ledger_key_created', columnNames: ['api_key_id', 'created_at'] }));
+    await q.createIndex(
+      'ledger_entries',
+      new TableIndex({ name: 'ledger_team_created', columnNames: ['team_id', 'created_at'] }),
+    );
+    await q.createIndex(
+      'ledger_entries',
+      new TableIndex({ name: 'ledger_key_created', columnNames: ['api_key_id', 'created_at'] }),
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {
@@ -48,6 +54,7 @@ export class Governance1765000000000 implements MigrationInterface {
     await q.dropTable('api_key_spend');
     for (const c of ['budget_month', 'budget_day', 'api_key_id']) await q.dropColumn('reservations', c);
     for (const c of ['tpm_limit', 'rpm_limit']) await q.dropColumn('teams', c);
-    for (const c of ['budget_month_micro', 'budget_day_micro', 'tpm_limit', 'rpm_limit']) await q.dropColumn('api_keys', c);
+    for (const c of ['budget_month_micro', 'budget_day_micro', 'tpm_limit', 'rpm_limit'])
+      await q.dropColumn('api_keys', c);
   }
 }

@@ -6,4 +6,11 @@ import { Projects1760000000000 } from './1760000000000-projects';
 import { Governance1765000000000 } from './1765000000000-governance';
 
 /** Ordered list of every migration; the same list runs on Postgres and SQLite. */
-export const migrations = [Foundation1732000000000, Images1745000000000, Knowledge1750000000000, ExactCharges1755000000000, Projects1760000000000, Governance1765000000000];
+export const migrations = [
+  Foundation1732000000000,
+  Images1745000000000,
+  Knowledge1750000000000,
+  ExactCharges1755000000000,
+  Projects1760000000000,
+  Governance1765000000000,
+];

@@ -3,19 +3,40 @@ import { Allow, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Min, ValidateIf }
 
 /** POST /v1/embeddings (OpenAI) and POST /api/v1/embeddings (REST). */
 export class EmbeddingsRequestDto {
-  @ApiProperty({ example: 'local-embedding-small', description: 'An embedding model key from GET /v1/models (local-embedding-small/-large work offline)' }) @IsString() @IsNotEmpty() model: string;
+  @ApiProperty({
+    example: 'local-embedding-small',
+    description: 'An embedding model key from GET /v1/models (local-embedding-small/-large work offline)',
+  })
+  @IsString()
+  @IsNotEmpty()
+  model: string;
 
-  @ApiProperty({ description: 'A string or an array of up to 2048 strings', oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }], example: ['first text', 'second text'] })
+  @ApiProperty({
+    description: 'A string or an array of up to 2048 strings',
+    oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
+    example: ['first text', 'second text'],
+  })
   @Allow()
   input: unknown;
 
-  @ApiPropertyOptional({ enum: ['float', 'base64'], default: 'float', example: 'float', description: 'base64 = little-endian float32 bytes' })
-  @IsOptional() @IsIn(['float', 'base64'])
+  @ApiPropertyOptional({
+    enum: ['float', 'base64'],
+    default: 'float',
+    example: 'float',
+    description: 'base64 = little-endian float32 bytes',
+  })
+  @IsOptional()
+  @IsIn(['float', 'base64'])
   encoding_format?: 'float' | 'base64';
 
-  @ApiPropertyOptional({ description: "Output dimensions (≤ the model's native size, where the model allows)", example: 512 })
+  @ApiPropertyOptional({
+    description: "Output dimensions (≤ the model's native size, where the model allows)",
+    example: 512,
+  })
   // null is not "absent" here: it would reach the provider
-  @ValidateIf((o: EmbeddingsRequestDto) => o.dimensions !== undefined) @IsInt() @Min(1)
+  @ValidateIf((o: EmbeddingsRequestDto) => o.dimensions !== undefined)
+  @IsInt()
+  @Min(1)
   dimensions?: number;
 
   @ApiPropertyOptional({ example: 'user-42' }) @IsOptional() @IsString() user?: string;
@@ -24,7 +45,11 @@ export class EmbeddingsRequestDto {
 export class EmbeddingItemDto {
   @ApiProperty({ example: 'embedding' }) object: 'embedding';
   @ApiProperty({ example: 0 }) index: number;
-  @ApiProperty({ oneOf: [{ type: 'array', items: { type: 'number' } }, { type: 'string' }], description: 'floats, or base64 with encoding_format=base64' }) embedding: number[] | string;
+  @ApiProperty({
+    oneOf: [{ type: 'array', items: { type: 'number' } }, { type: 'string' }],
+    description: 'floats, or base64 with encoding_format=base64',
+  })
+  embedding: number[] | string;
 }
 
 export class EmbeddingsUsageDto {

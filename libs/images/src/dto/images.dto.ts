@@ -3,44 +3,81 @@ import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } fr
 
 /** POST /v1/images/generations (OpenAI) and POST /api/v1/images/generations (REST): one body. */
 export class ImageGenerationRequestDto {
-  @ApiProperty({ example: 'local-image', description: 'An image model from GET /v1/models (local-image works offline; gpt-image-1, dall-e-3, gemini-2.5-flash-image need provider keys)' })
-  @IsString() @IsNotEmpty() @MaxLength(200)
+  @ApiProperty({
+    example: 'local-image',
+    description:
+      'An image model from GET /v1/models (local-image works offline; gpt-image-1, dall-e-3, gemini-2.5-flash-image need provider keys)',
+  })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
   model: string;
 
-  @ApiProperty({ example: 'A lighthouse on a cliff at dawn, watercolour', description: "Up to the model's max_prompt_chars" })
-  @IsString() @MaxLength(32_000)
+  @ApiProperty({
+    example: 'A lighthouse on a cliff at dawn, watercolour',
+    description: "Up to the model's max_prompt_chars",
+  })
+  @IsString()
+  @MaxLength(32_000)
   prompt: string;
 
-  @ApiPropertyOptional({ example: 1, default: 1, description: "Number of images (1 to the model's max_n; dall-e-3: 1)" })
-  @IsOptional() @IsInt() @Min(1) @Max(10)
+  @ApiPropertyOptional({
+    example: 1,
+    default: 1,
+    description: "Number of images (1 to the model's max_n; dall-e-3: 1)",
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(10)
   n?: number;
 
-  @ApiPropertyOptional({ example: '1024x1024', description: "One of the model's sizes (GET /v1/models/{id}), or auto where offered" })
-  @IsOptional() @IsString() @MaxLength(20)
+  @ApiPropertyOptional({
+    example: '1024x1024',
+    description: "One of the model's sizes (GET /v1/models/{id}), or auto where offered",
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(20)
   size?: string;
 
-  @ApiPropertyOptional({ example: 'low', description: 'low | medium | high | auto (GPT image, local-image); standard | hd (dall-e-3)' })
-  @IsOptional() @IsIn(['low', 'medium', 'high', 'auto', 'standard', 'hd'])
+  @ApiPropertyOptional({
+    example: 'low',
+    description: 'low | medium | high | auto (GPT image, local-image); standard | hd (dall-e-3)',
+  })
+  @IsOptional()
+  @IsIn(['low', 'medium', 'high', 'auto', 'standard', 'hd'])
   quality?: string;
 
   @ApiPropertyOptional({ enum: ['vivid', 'natural'], description: 'dall-e-3 only' })
-  @IsOptional() @IsIn(['vivid', 'natural'])
+  @IsOptional()
+  @IsIn(['vivid', 'natural'])
   style?: 'vivid' | 'natural';
 
   @ApiPropertyOptional({ enum: ['transparent', 'opaque', 'auto'], description: 'GPT image models only' })
-  @IsOptional() @IsIn(['transparent', 'opaque', 'auto'])
+  @IsOptional()
+  @IsIn(['transparent', 'opaque', 'auto'])
   background?: 'transparent' | 'opaque' | 'auto';
 
   @ApiPropertyOptional({ enum: ['png', 'jpeg', 'webp'], default: 'png' })
-  @IsOptional() @IsIn(['png', 'jpeg', 'webp'])
+  @IsOptional()
+  @IsIn(['png', 'jpeg', 'webp'])
   output_format?: 'png' | 'jpeg' | 'webp';
 
   @ApiPropertyOptional({ example: 80, description: '0–100, jpeg/webp only' })
-  @IsOptional() @IsInt() @Min(0) @Max(100)
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(100)
   output_compression?: number;
 
-  @ApiPropertyOptional({ enum: ['b64_json', 'url'], default: 'b64_json', description: 'url: the gateway stores the image and answers a signed link valid for IMAGE_URL_TTL_SECONDS (60 min)' })
-  @IsOptional() @IsIn(['b64_json', 'url'])
+  @ApiPropertyOptional({
+    enum: ['b64_json', 'url'],
+    default: 'b64_json',
+    description: 'url: the gateway stores the image and answers a signed link valid for IMAGE_URL_TTL_SECONDS (60 min)',
+  })
+  @IsOptional()
+  @IsIn(['b64_json', 'url'])
   response_format?: 'b64_json' | 'url';
 
   @ApiPropertyOptional({ example: 'user-42' }) @IsOptional() @IsString() @MaxLength(256) user?: string;
@@ -48,7 +85,11 @@ export class ImageGenerationRequestDto {
 
 export class GeneratedImageDto {
   @ApiPropertyOptional({ description: 'Base64 image bytes (response_format b64_json)' }) b64_json?: string;
-  @ApiPropertyOptional({ description: 'Signed link (response_format url)', example: 'http://localhost:3000/v1/images/files/img_0f3a…?expires=1767225600000&sig=…' }) url?: string;
+  @ApiPropertyOptional({
+    description: 'Signed link (response_format url)',
+    example: 'http://localhost:3000/v1/images/files/img_0f3a…?expires=1767225600000&sig=…',
+  })
+  url?: string;
   @ApiPropertyOptional({ description: "The provider's rewritten prompt, when it gives one" }) revised_prompt?: string;
 }
 
@@ -76,14 +117,20 @@ export class ImagesResponseDto {
   @ApiProperty({ example: '1024x1024' }) size: string;
   @ApiProperty({ example: 'medium' }) quality: string;
   @ApiProperty({ example: 'png' }) output_format: string;
-  @ApiPropertyOptional({ type: ImageUsageDto, description: 'Present when the provider reports token usage (GPT image, Gemini)' }) usage?: ImageUsageDto;
+  @ApiPropertyOptional({
+    type: ImageUsageDto,
+    description: 'Present when the provider reports token usage (GPT image, Gemini)',
+  })
+  usage?: ImageUsageDto;
   @ApiProperty({ type: ImageCostDto, description: 'Gateway extension' }) cost: ImageCostDto;
 }
 
 export class RestImageUsageDto {
   @ApiProperty({ example: 1 }) images: number;
-  @ApiProperty({ example: 0, description: 'Provider-reported input tokens (0 when priced per image)' }) input_tokens: number;
-  @ApiProperty({ example: 0, description: 'Provider-reported output tokens (0 when priced per image)' }) output_tokens: number;
+  @ApiProperty({ example: 0, description: 'Provider-reported input tokens (0 when priced per image)' })
+  input_tokens: number;
+  @ApiProperty({ example: 0, description: 'Provider-reported output tokens (0 when priced per image)' })
+  output_tokens: number;
 }
 
 export class RestImageCostDto {

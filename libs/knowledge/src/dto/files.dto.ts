@@ -6,8 +6,13 @@ export const FILE_PURPOSES = ['assistants', 'user_data', 'batch', 'fine-tune', '
 
 export class UploadFileDto {
   @ApiProperty({ type: 'string', format: 'binary', description: 'The file (≤ 10 MB)' }) file: unknown;
-  @ApiProperty({ enum: FILE_PURPOSES, example: 'assistants', description: 'assistants or user_data for knowledge bases' })
-  @IsString() @IsIn(FILE_PURPOSES)
+  @ApiProperty({
+    enum: FILE_PURPOSES,
+    example: 'assistants',
+    description: 'assistants or user_data for knowledge bases',
+  })
+  @IsString()
+  @IsIn(FILE_PURPOSES)
   purpose: string;
 }
 
@@ -24,20 +29,32 @@ export class FileObjectDto {
 }
 
 export class FileListQueryDto {
-  @ApiPropertyOptional({ description: 'Cursor: a file id; the page starts after it', example: 'file-6f1c2a9b0d3e4f5a6b7c8d9e' })
-  @IsOptional() @IsString() @Matches(/^file-[0-9a-f]{24}$/, { message: 'after must be a file id' })
+  @ApiPropertyOptional({
+    description: 'Cursor: a file id; the page starts after it',
+    example: 'file-6f1c2a9b0d3e4f5a6b7c8d9e',
+  })
+  @IsOptional()
+  @IsString()
+  @Matches(/^file-[0-9a-f]{24}$/, { message: 'after must be a file id' })
   after?: string;
 
   @ApiPropertyOptional({ description: '1–10000', default: 10000, example: 20 })
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(10_000)
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
   limit?: number;
 
   @ApiPropertyOptional({ enum: ['asc', 'desc'], default: 'desc' })
-  @IsOptional() @IsIn(['asc', 'desc'])
+  @IsOptional()
+  @IsIn(['asc', 'desc'])
   order?: 'asc' | 'desc';
 
   @ApiPropertyOptional({ enum: FILE_PURPOSES })
-  @IsOptional() @IsString() @MaxLength(32)
+  @IsOptional()
+  @IsString()
+  @MaxLength(32)
   purpose?: string;
 }
 

@@ -3,40 +3,82 @@ import { Allow, IsNumber, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLengt
 
 export class CreateKnowledgeBaseDto {
   @ApiProperty({ example: 'Support handbook' }) @IsString() @IsNotEmpty() @MaxLength(256) name: string;
-  @ApiPropertyOptional({ example: 'Policies and how-tos' }) @IsOptional() @IsString() @MaxLength(2000) description?: string;
+  @ApiPropertyOptional({ example: 'Policies and how-tos' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(2000)
+  description?: string;
   @ApiPropertyOptional({ example: { team: 'support' } }) @Allow() metadata?: unknown;
-  @ApiPropertyOptional({ example: 'local-embedding-small', description: 'Default: text-embedding-3-small with an OpenAI key, else local-embedding-small (1536 dims)' })
-  @IsOptional() @IsString() @MaxLength(200)
+  @ApiPropertyOptional({
+    example: 'local-embedding-small',
+    description: 'Default: text-embedding-3-small with an OpenAI key, else local-embedding-small (1536 dims)',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
   embedding_model?: string;
 }
 
 export class UpdateKnowledgeBaseDto {
-  @ApiPropertyOptional({ example: 'Support handbook v2' }) @IsOptional() @IsString() @IsNotEmpty() @MaxLength(256) name?: string;
-  @ApiPropertyOptional({ example: 'Policies, how-tos and FAQ' }) @IsOptional() @IsString() @MaxLength(2000) description?: string;
+  @ApiPropertyOptional({ example: 'Support handbook v2' })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(256)
+  name?: string;
+  @ApiPropertyOptional({ example: 'Policies, how-tos and FAQ' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(2000)
+  description?: string;
   @ApiPropertyOptional({ example: { team: 'support' } }) @Allow() metadata?: unknown;
 }
 
 export class TextDocumentDto {
   @ApiProperty({ example: 'password-reset.md' }) @IsString() @IsNotEmpty() @MaxLength(255) name: string;
-  @ApiProperty({ example: 'To reset your password open Settings → Security and choose "Reset".' }) @IsString() @MaxLength(10 * 1024 * 1024) text: string;
+  @ApiProperty({ example: 'To reset your password open Settings → Security and choose "Reset".' })
+  @IsString()
+  @MaxLength(10 * 1024 * 1024)
+  text: string;
   @ApiPropertyOptional({ example: { lang: 'en' } }) @Allow() metadata?: unknown;
 }
 
 export class UploadDocumentDto {
-  @ApiProperty({ type: 'string', format: 'binary', description: 'PDF, DOCX, HTML, Markdown/text, CSV or JSON (≤ 10 MB; type by content)' }) file: unknown;
-  @ApiPropertyOptional({ description: 'JSON object (string)', example: '{"lang":"en"}' }) @IsOptional() @IsString() @MaxLength(8192) metadata?: string;
+  @ApiProperty({
+    type: 'string',
+    format: 'binary',
+    description: 'PDF, DOCX, HTML, Markdown/text, CSV or JSON (≤ 10 MB; type by content)',
+  })
+  file: unknown;
+  @ApiPropertyOptional({ description: 'JSON object (string)', example: '{"lang":"en"}' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(8192)
+  metadata?: string;
 }
 
 export class LinkDto {
-  @ApiProperty({ example: 'https://example.com/help/passwords' }) @IsString() @IsNotEmpty() @MaxLength(4096) url: string;
+  @ApiProperty({ example: 'https://example.com/help/passwords' })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(4096)
+  url: string;
   @ApiPropertyOptional({ example: { lang: 'en' } }) @Allow() metadata?: unknown;
 }
 
 export class KnowledgeBaseSearchDto {
   @ApiProperty({ example: 'How do I reset my password?' }) @IsString() @IsNotEmpty() @MaxLength(32_000) query: string;
   @ApiPropertyOptional({ example: 10, default: 10 }) @IsOptional() @IsInt() @Min(1) @Max(100) top_k?: number;
-  @ApiPropertyOptional({ example: 0.1, default: 0.1 }) @IsOptional() @IsNumber() @Min(0) @Max(1) similarity_threshold?: number;
-  @ApiPropertyOptional({ description: 'Same grammar as OpenAI vector store search filters, over document metadata', example: { type: 'eq', key: 'lang', value: 'en' } })
+  @ApiPropertyOptional({ example: 0.1, default: 0.1 })
+  @IsOptional()
+  @IsNumber()
+  @Min(0)
+  @Max(1)
+  similarity_threshold?: number;
+  @ApiPropertyOptional({
+    description: 'Same grammar as OpenAI vector store search filters, over document metadata',
+    example: { type: 'eq', key: 'lang', value: 'en' },
+  })
   @Allow()
   filters?: unknown;
 }
@@ -82,7 +124,8 @@ export class KbDocumentDto {
   @ApiProperty({ nullable: true, type: String, example: 'Employee handbook' }) title: string | null;
   @ApiProperty({ nullable: true, type: String, example: null }) url: string | null;
   @ApiProperty({ nullable: true, type: String, example: null }) final_url: string | null;
-  @ApiProperty({ enum: ['queued', 'in_progress', 'completed', 'failed', 'cancelled'], example: 'completed' }) status: string;
+  @ApiProperty({ enum: ['queued', 'in_progress', 'completed', 'failed', 'cancelled'], example: 'completed' })
+  status: string;
   @ApiProperty({ type: DocumentErrorDto, nullable: true }) last_error: DocumentErrorDto | null;
   @ApiProperty({ example: 12 }) pages: number;
   @ApiProperty({ example: 5120 }) tokens: number;

@@ -1,45 +1,89 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { Allow, ArrayMaxSize, IsArray, IsIn, IsInt, IsNumber, IsOptional, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import {
+  Allow,
+  ArrayMaxSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
 
 const CHUNKING_EXAMPLE = { type: 'static', static: { max_chunk_size_tokens: 800, chunk_overlap_tokens: 400 } };
 
 export class PageQueryDto {
   @ApiPropertyOptional({ description: 'Cursor: an object id; the page starts after it' })
-  @IsOptional() @IsString() @MaxLength(64)
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
   after?: string;
 
   @ApiPropertyOptional({ description: '1–100', default: 20, example: 20 })
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(100)
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
   limit?: number;
 
   @ApiPropertyOptional({ enum: ['asc', 'desc'], default: 'desc' })
-  @IsOptional() @IsIn(['asc', 'desc'])
+  @IsOptional()
+  @IsIn(['asc', 'desc'])
   order?: 'asc' | 'desc';
 }
 
 export class VectorStoreFilesQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ enum: ['in_progress', 'completed', 'failed', 'cancelled'] })
-  @IsOptional() @IsIn(['in_progress', 'completed', 'failed', 'cancelled'])
+  @IsOptional()
+  @IsIn(['in_progress', 'completed', 'failed', 'cancelled'])
   filter?: 'in_progress' | 'completed' | 'failed' | 'cancelled';
 }
 
 export class CreateVectorStoreDto {
   @ApiPropertyOptional({ example: 'Support handbook' }) @IsOptional() @IsString() @MaxLength(256) name?: string;
-  @ApiPropertyOptional({ example: 'Policies and how-tos' }) @IsOptional() @IsString() @MaxLength(2000) description?: string;
-  @ApiPropertyOptional({ description: 'Up to 16 string pairs', example: { team: 'support' } }) @Allow() metadata?: unknown;
+  @ApiPropertyOptional({ example: 'Policies and how-tos' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(2000)
+  description?: string;
+  @ApiPropertyOptional({ description: 'Up to 16 string pairs', example: { team: 'support' } })
+  @Allow()
+  metadata?: unknown;
   @ApiPropertyOptional({ type: [String], description: 'Files to add at once', example: [] })
-  @IsOptional() @IsArray() @ArrayMaxSize(100) @IsString({ each: true })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @IsString({ each: true })
   file_ids?: string[];
-  @ApiPropertyOptional({ description: 'auto (800/400 tokens) or static', example: { type: 'auto' } }) @Allow() chunking_strategy?: unknown;
-  @ApiPropertyOptional({ description: 'Gateway extension: the embedding model (default text-embedding-3-small with an OpenAI key, else local-embedding-small)', example: 'local-embedding-small' })
-  @IsOptional() @IsString() @MaxLength(200)
+  @ApiPropertyOptional({ description: 'auto (800/400 tokens) or static', example: { type: 'auto' } })
+  @Allow()
+  chunking_strategy?: unknown;
+  @ApiPropertyOptional({
+    description:
+      'Gateway extension: the embedding model (default text-embedding-3-small with an OpenAI key, else local-embedding-small)',
+    example: 'local-embedding-small',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
   embedding_model?: string;
-  @ApiPropertyOptional({ description: 'Accepted for compatibility; knowledge bases do not expire', example: null }) @Allow() expires_after?: unknown;
+  @ApiPropertyOptional({ description: 'Accepted for compatibility; knowledge bases do not expire', example: null })
+  @Allow()
+  expires_after?: unknown;
 }
 
 export class UpdateVectorStoreDto {
-  @ApiPropertyOptional({ example: 'Support handbook v2', nullable: true }) @IsOptional() @IsString() @MaxLength(256) name?: string | null;
+  @ApiPropertyOptional({ example: 'Support handbook v2', nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(256)
+  name?: string | null;
   @ApiPropertyOptional({ example: { team: 'support' }, nullable: true }) @Allow() metadata?: unknown;
   @ApiPropertyOptional({ example: null }) @Allow() expires_after?: unknown;
 }
@@ -61,7 +105,8 @@ export class VectorStoreDto {
   @ApiProperty({ example: 123456 }) usage_bytes: number;
   @ApiProperty({ type: FileCountsDto }) file_counts: FileCountsDto;
   @ApiProperty({ enum: ['in_progress', 'completed'], example: 'completed' }) status: 'in_progress' | 'completed';
-  @ApiProperty({ nullable: true, type: Object, example: null, description: 'Knowledge bases do not expire' }) expires_after: null;
+  @ApiProperty({ nullable: true, type: Object, example: null, description: 'Knowledge bases do not expire' })
+  expires_after: null;
   @ApiProperty({ nullable: true, type: Number, example: null }) expires_at: number | null;
   @ApiProperty({ example: 1767225600 }) last_active_at: number;
   @ApiProperty({ nullable: true, type: Object, example: { team: 'support' } }) metadata: Record<string, string> | null;
@@ -83,7 +128,12 @@ export class DeletedDto {
 
 export class CreateVectorStoreFileDto {
   @ApiProperty({ example: 'file-6f1c2a9b0d3e4f5a6b7c8d9e' }) @IsString() @MaxLength(64) file_id: string;
-  @ApiPropertyOptional({ description: 'Up to 16 keys; string, number or boolean values (search filters use them)', example: { lang: 'en' } }) @Allow() attributes?: unknown;
+  @ApiPropertyOptional({
+    description: 'Up to 16 keys; string, number or boolean values (search filters use them)',
+    example: { lang: 'en' },
+  })
+  @Allow()
+  attributes?: unknown;
   @ApiPropertyOptional({ example: CHUNKING_EXAMPLE }) @Allow() chunking_strategy?: unknown;
 }
 
@@ -124,10 +174,17 @@ export class BatchFileDto {
 
 export class CreateFileBatchDto {
   @ApiPropertyOptional({ type: [String], example: ['file-6f1c2a9b0d3e4f5a6b7c8d9e'] })
-  @IsOptional() @IsArray() @ArrayMaxSize(500) @IsString({ each: true })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(500)
+  @IsString({ each: true })
   file_ids?: string[];
   @ApiPropertyOptional({ type: [BatchFileDto] })
-  @IsOptional() @IsArray() @ArrayMaxSize(500) @ValidateNested({ each: true }) @Type(() => BatchFileDto)
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(500)
+  @ValidateNested({ each: true })
+  @Type(() => BatchFileDto)
   files?: BatchFileDto[];
   @ApiPropertyOptional() @Allow() attributes?: unknown;
   @ApiPropertyOptional() @Allow() chunking_strategy?: unknown;
@@ -145,18 +202,35 @@ export class FileBatchDto {
 export class RankingOptionsDto {
   @ApiPropertyOptional({ example: 'auto' }) @IsOptional() @IsString() @MaxLength(64) ranker?: string;
   @ApiPropertyOptional({ example: 0.2, description: '0–1, applied to the final (cosine) score' })
-  @IsOptional() @IsNumber() @Min(0) @Max(1)
+  @IsOptional()
+  @IsNumber()
+  @Min(0)
+  @Max(1)
   score_threshold?: number;
 }
 
 export class VectorStoreSearchDto {
-  @ApiProperty({ oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }], example: 'How do I reset my password?' }) @Allow() query: unknown;
+  @ApiProperty({
+    oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
+    example: 'How do I reset my password?',
+  })
+  @Allow()
+  query: unknown;
   @ApiPropertyOptional({ example: 10, default: 10 }) @IsOptional() @IsInt() @Min(1) @Max(50) max_num_results?: number;
-  @ApiPropertyOptional({ description: 'Comparison {type: eq|ne|gt|gte|lt|lte|in|nin, key, value} or compound {type: and|or, filters}', example: { type: 'eq', key: 'lang', value: 'en' } })
+  @ApiPropertyOptional({
+    description: 'Comparison {type: eq|ne|gt|gte|lt|lte|in|nin, key, value} or compound {type: and|or, filters}',
+    example: { type: 'eq', key: 'lang', value: 'en' },
+  })
   @Allow()
   filters?: unknown;
-  @ApiPropertyOptional({ type: RankingOptionsDto }) @IsOptional() @ValidateNested() @Type(() => RankingOptionsDto) ranking_options?: RankingOptionsDto;
-  @ApiPropertyOptional({ description: 'Accepted; queries are not rewritten', example: false }) @Allow() rewrite_query?: unknown;
+  @ApiPropertyOptional({ type: RankingOptionsDto })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => RankingOptionsDto)
+  ranking_options?: RankingOptionsDto;
+  @ApiPropertyOptional({ description: 'Accepted; queries are not rewritten', example: false })
+  @Allow()
+  rewrite_query?: unknown;
 }
 
 export class SearchContentDto {
@@ -174,7 +248,11 @@ export class SearchResultDto {
 
 export class SearchPageDto {
   @ApiProperty({ example: 'vector_store.search_results.page' }) object: 'vector_store.search_results.page';
-  @ApiProperty({ oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }], example: 'How do I reset my password?' }) search_query: string | string[];
+  @ApiProperty({
+    oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
+    example: 'How do I reset my password?',
+  })
+  search_query: string | string[];
   @ApiProperty({ type: [SearchResultDto] }) data: SearchResultDto[];
   @ApiProperty({ example: false }) has_more: boolean;
   @ApiProperty({ nullable: true, type: String, example: null }) next_page: string | null;

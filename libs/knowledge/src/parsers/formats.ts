@@ -24,7 +24,13 @@ export async function extractPdf(bytes: Buffer): Promise<Pick<ExtractedDocument,
   const { getDocument } = await loadPdfJs();
   let doc;
   try {
-    doc = await getDocument({ data: new Uint8Array(bytes), isEvalSupported: false, disableFontFace: true, useSystemFonts: false, verbosity: 0 }).promise;
+    doc = await getDocument({
+      data: new Uint8Array(bytes),
+      isEvalSupported: false,
+      disableFontFace: true,
+      useSystemFonts: false,
+      verbosity: 0,
+    }).promise;
   } catch (err) {
     throw new ExtractionError('parse_error', `The PDF could not be read: ${(err as Error).message}`);
   }
@@ -39,11 +45,20 @@ export async function extractPdf(bytes: Buffer): Promise<Pick<ExtractedDocument,
         text += item.str;
         text += item.hasEOL ? '\n' : item.str.endsWith(' ') ? '' : ' ';
       }
-      pages.push({ page: n, text: text.replace(/[ \t]+\n/g, '\n').replace(/[ \t]{2,}/g, ' ').trim() });
+      pages.push({
+        page: n,
+        text: text
+          .replace(/[ \t]+\n/g, '\n')
+          .replace(/[ \t]{2,}/g, ' ')
+          .trim(),
+      });
       page.cleanup();
     }
     if (pages.every((p) => p.text === '')) {
-      throw new ExtractionError('no_text_layer', `The PDF has ${doc.numPages} page(s) but no text layer (a scan or images only); run OCR first.`);
+      throw new ExtractionError(
+        'no_text_layer',
+        `The PDF has ${doc.numPages} page(s) but no text layer (a scan or images only); run OCR first.`,
+      );
     }
     const meta = await doc.getMetadata().catch(() => null);
     const title = (meta?.info as { Title?: unknown } | undefined)?.Title;
@@ -70,7 +85,9 @@ export function extractHtml(html: string): Pick<ExtractedDocument, 'pages' | 'ti
   const pageTitle = document.querySelector('title')?.textContent?.trim() || undefined;
   // Readability mutates the document; it is ours to throw away
   const article = new Readability(document as unknown as ConstructorParameters<typeof Readability>[0]).parse();
-  const text = article?.content ? htmlToMarkdown(article.content) : (document.body?.textContent ?? '').replace(/\s+/g, ' ').trim();
+  const text = article?.content
+    ? htmlToMarkdown(article.content)
+    : (document.body?.textContent ?? '').replace(/\s+/g, ' ').trim();
   const title = article?.title?.trim() || pageTitle;
   return { pages: [{ page: 1, text }], ...(title ? { title } : {}) };
 }
@@ -95,5 +112,9 @@ export function looksLikeCsv(text: string): boolean {
   const rows = parsed.data;
   if (rows.length < 2 || parsed.errors.some((e) => e.type === 'Quotes')) return false;
   const width = rows[0].length;
-  return width >= 2 && rows.every((r) => r.length === width) && (parsed.meta.delimiter === ',' || parsed.meta.delimiter === ';' || parsed.meta.delimiter === '\t');
+  return (
+    width >= 2 &&
+    rows.every((r) => r.length === width) &&
+    (parsed.meta.delimiter === ',' || parsed.meta.delimiter === ';' || parsed.meta.delimiter === '\t')
+  );
 }

@@ -4,7 +4,8 @@ import { LibraryDocumentParser } from './library-document-parser';
 
 const tokens = new TokenCounter('cl100k_base');
 const parser = new LibraryDocumentParser({ embeddings: tokens } as never);
-const sniff = (s: string | Buffer, filename?: string) => parser.sniff(Buffer.isBuffer(s) ? s : Buffer.from(s), { filename });
+const sniff = (s: string | Buffer, filename?: string) =>
+  parser.sniff(Buffer.isBuffer(s) ? s : Buffer.from(s), { filename });
 
 describe('type sniffing by content', () => {
   it('text formats by what they hold, not by their name', async () => {
@@ -17,7 +18,9 @@ describe('type sniffing by content', () => {
   it('binary formats by magic number; unknown binary is unsupported', async () => {
     expect(await sniff(Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(64)]), 'x.txt')).toBe('pdf');
     expect(await sniff(Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex'), 'x.pdf')).toBe('image');
-    await expect(sniff(Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0, 0, 0]), 'x.md')).rejects.toMatchObject({ code: 'unsupported_file' });
+    await expect(sniff(Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0, 0, 0]), 'x.md')).rejects.toMatchObject({
+      code: 'unsupported_file',
+    });
     await expect(sniff(Buffer.from([0xff, 0xfe, 0x00, 0x41, 0x00]), 'x.md')).rejects.toBeInstanceOf(ExtractionError);
   });
 });
@@ -29,7 +32,8 @@ describe('extraction', () => {
     expect(doc.units).toEqual(['city: Paris; country: France', 'city: Oslo; country: Norway']);
   });
   it('HTML: the main content as Markdown, navigation dropped, title kept', async () => {
-    const html = '<html><head><title>Guide</title></head><body><nav>Menu | Login</nav><article><h2>Steps</h2><p>First open the lid carefully and then remove the filter cartridge before rinsing it in water.</p><p>Second, put the cartridge back and close the lid until it clicks.</p></article><footer>copyright</footer></body></html>';
+    const html =
+      '<html><head><title>Guide</title></head><body><nav>Menu | Login</nav><article><h2>Steps</h2><p>First open the lid carefully and then remove the filter cartridge before rinsing it in water.</p><p>Second, put the cartridge back and close the lid until it clicks.</p></article><footer>copyright</footer></body></html>';
     const doc = await parser.extract(Buffer.from(html), {});
     expect(doc.title).toBe('Guide');
     expect(doc.pages[0].text).toContain('## Steps');
@@ -41,7 +45,10 @@ describe('extraction', () => {
 describe('token chunking', () => {
   const text = Array.from({ length: 300 }, (_, i) => `word${i}`).join(' ');
   it('windows of max tokens overlapping by exactly the overlap', () => {
-    const chunks = parser.chunk({ kind: 'text', mime: 'text/plain', pages: [{ page: 1, text }] }, { type: 'static', maxTokens: 100, overlapTokens: 40 });
+    const chunks = parser.chunk(
+      { kind: 'text', mime: 'text/plain', pages: [{ page: 1, text }] },
+      { type: 'static', maxTokens: 100, overlapTokens: 40 },
+    );
     const ids = tokens.encode(text);
     expect(chunks.length).toBe(Math.ceil((ids.length - 100) / 60) + 1);
     expect(chunks.slice(0, -1).every((c) => c.tokens === 100)).toBe(true);
@@ -51,7 +58,17 @@ describe('token chunking', () => {
     expect(chunks[0].page).toBeNull();
   });
   it('PDF chunks keep their page and never span pages', () => {
-    const chunks = parser.chunk({ kind: 'pdf', mime: 'application/pdf', pages: [{ page: 1, text: 'alpha beta' }, { page: 2, text: 'gamma delta' }] }, { type: 'auto', maxTokens: 800, overlapTokens: 400 });
+    const chunks = parser.chunk(
+      {
+        kind: 'pdf',
+        mime: 'application/pdf',
+        pages: [
+          { page: 1, text: 'alpha beta' },
+          { page: 2, text: 'gamma delta' },
+        ],
+      },
+      { type: 'auto', maxTokens: 800, overlapTokens: 400 },
+    );
     expect(chunks.map((c) => [c.page, c.text])).toEqual([
       [1, 'alpha beta'],
       [2, 'gamma delta'],
@@ -59,7 +76,10 @@ describe('token chunking', () => {
   });
   it('CSV rows are grouped whole', () => {
     const units = Array.from({ length: 50 }, (_, i) => `id: ${i}; name: item number ${i}`);
-    const chunks = parser.chunk({ kind: 'csv', mime: 'text/csv', pages: [], units }, { type: 'static', maxTokens: 100, overlapTokens: 0 });
+    const chunks = parser.chunk(
+      { kind: 'csv', mime: 'text/csv', pages: [], units },
+      { type: 'static', maxTokens: 100, overlapTokens: 0 },
+    );
     expect(chunks.length).toBeGreaterThan(1);
     expect(chunks.every((c) => c.tokens <= 100)).toBe(true);
     expect(chunks.flatMap((c) => c.text.split('\n'))).toEqual(units);
@@ -67,11 +87,18 @@ describe('token chunking', () => {
 });
 
 describe('message-window chunking (chats)', () => {
-  const message = (i: number, lines = 1) => [`[2026-01-01T10:${String(i).padStart(2, '0')}:00] user${i}: message number ${i} about topic ${i}`, ...Array.from({ length: lines - 1 }, (_, k) => `  continuation ${k} of message ${i} with a few more words`)].join('\n');
+  const message = (i: number, lines = 1) =>
+    [
+      `[2026-01-01T10:${String(i).padStart(2, '0')}:00] user${i}: message number ${i} about topic ${i}`,
+      ...Array.from({ length: lines - 1 }, (_, k) => `  continuation ${k} of message ${i} with a few more words`),
+    ].join('\n');
 
   it('chunks hold whole messages: a message (with its indented lines) is never cut between chunks', () => {
     const msgs = Array.from({ length: 40 }, (_, i) => message(i, 1 + (i % 3)));
-    const chunks = parser.chunk({ kind: 'markdown', mime: 'text/markdown', pages: [{ page: 1, text: msgs.join('\n') }] }, { type: 'messages', maxTokens: 100, overlapTokens: 0 });
+    const chunks = parser.chunk(
+      { kind: 'markdown', mime: 'text/markdown', pages: [{ page: 1, text: msgs.join('\n') }] },
+      { type: 'messages', maxTokens: 100, overlapTokens: 0 },
+    );
     expect(chunks.length).toBeGreaterThan(3);
     const rebuilt = chunks.flatMap((c) => c.text.split(/\n(?=\S)/));
     expect(rebuilt).toEqual(msgs);
@@ -80,7 +107,13 @@ describe('message-window chunking (chats)', () => {
 
   it('windows are content-defined: dropping the oldest messages and appending new ones keeps the middle chunks', () => {
     const msgs = Array.from({ length: 200 }, (_, i) => message(i, 1));
-    const cut = (list: string[]) => parser.chunk({ kind: 'text', mime: 'text/plain', pages: [{ page: 1, text: list.join('\n') }] }, { type: 'messages', maxTokens: 800, overlapTokens: 0 }).map((c) => c.contentHash);
+    const cut = (list: string[]) =>
+      parser
+        .chunk(
+          { kind: 'text', mime: 'text/plain', pages: [{ page: 1, text: list.join('\n') }] },
+          { type: 'messages', maxTokens: 800, overlapTokens: 0 },
+        )
+        .map((c) => c.contentHash);
     const before = cut(msgs.slice(0, 150));
     const after = cut(msgs.slice(5, 155));
     const kept = before.filter((h) => after.includes(h)).length;
@@ -90,7 +123,10 @@ describe('message-window chunking (chats)', () => {
 
   it('only a message longer than the window is split', () => {
     const long = `[t] bob: ${'word '.repeat(300).trim()}`;
-    const chunks = parser.chunk({ kind: 'text', mime: 'text/plain', pages: [{ page: 1, text: [message(1), long, message(2)].join('\n') }] }, { type: 'messages', maxTokens: 100, overlapTokens: 0 });
+    const chunks = parser.chunk(
+      { kind: 'text', mime: 'text/plain', pages: [{ page: 1, text: [message(1), long, message(2)].join('\n') }] },
+      { type: 'messages', maxTokens: 100, overlapTokens: 0 },
+    );
     expect(chunks[0].text).toBe(message(1));
     expect(chunks[chunks.length - 1].text).toBe(message(2));
     expect(chunks.length).toBeGreaterThanOrEqual(5);

@@ -60,7 +60,8 @@ export class LibraryDocumentParser extends DocumentParser {
   }
 
   async sniff(bytes: Buffer, hint: { filename?: string; mime?: string }): Promise<ExtractedDocument['kind']> {
-    if (bytes.length > MAX_FILE_BYTES) throw new ExtractionError('file_too_large', `The file is ${bytes.length} bytes; files are limited to 10 MB.`);
+    if (bytes.length > MAX_FILE_BYTES)
+      throw new ExtractionError('file_too_large', `The file is ${bytes.length} bytes; files are limited to 10 MB.`);
     const { fileTypeFromBuffer } = await loadFileType();
     const detected = await fileTypeFromBuffer(bytes);
     if (detected) {
@@ -81,9 +82,14 @@ export class LibraryDocumentParser extends DocumentParser {
         /* not JSON: fall through */
       }
     }
-    if (/^(<!doctype html|<html[\s>]|<head[\s>]|<body[\s>])/i.test(head) || /<(html|body)[\s>][\s\S]*<\/(html|body)>/i.test(text.slice(0, 256 * 1024))) return 'html';
+    if (
+      /^(<!doctype html|<html[\s>]|<head[\s>]|<body[\s>])/i.test(head) ||
+      /<(html|body)[\s>][\s\S]*<\/(html|body)>/i.test(text.slice(0, 256 * 1024))
+    )
+      return 'html';
     if (looksLikeCsv(text) && !/\.(md|markdown)$/i.test(hint.filename ?? '')) return 'csv';
-    if (/\.(md|markdown)$/i.test(hint.filename ?? '') || hint.mime === 'text/markdown' || /^#{1,6} \S/m.test(head)) return 'markdown';
+    if (/\.(md|markdown)$/i.test(hint.filename ?? '') || hint.mime === 'text/markdown' || /^#{1,6} \S/m.test(head))
+      return 'markdown';
     return 'text';
   }
 
@@ -123,7 +129,8 @@ export class LibraryDocumentParser extends DocumentParser {
       if (t) out.push({ ordinal: out.length, page, text: t, tokens, contentHash: sha256(t) });
     };
     // chats: whole messages are the units, so a window never splits a message (unless one alone is too long)
-    const units = doc.units ?? (chunking.type === 'messages' ? doc.pages.flatMap((p) => splitMessages(p.text)) : undefined);
+    const units =
+      doc.units ?? (chunking.type === 'messages' ? doc.pages.flatMap((p) => splitMessages(p.text)) : undefined);
     if (units) {
       let group: string[] = [];
       let groupTokens = 0;
@@ -154,7 +161,12 @@ export class LibraryDocumentParser extends DocumentParser {
     return out;
   }
 
-  private windows(text: string, c: Chunking, page: number | null, push: (text: string, page: number | null, tokens: number) => void): void {
+  private windows(
+    text: string,
+    c: Chunking,
+    page: number | null,
+    push: (text: string, page: number | null, tokens: number) => void,
+  ): void {
     const ids = this.tokens.encode(text);
     if (ids.length === 0) return;
     const stride = c.maxTokens - c.overlapTokens;
@@ -166,6 +178,9 @@ export class LibraryDocumentParser extends DocumentParser {
   }
 
   private unsupported(what: string): ExtractionError {
-    return new ExtractionError('unsupported_file', `Unsupported file type (${what}): knowledge bases take PDF, DOCX, HTML, Markdown or plain text, CSV and JSON; images are stored but not indexed.`);
+    return new ExtractionError(
+      'unsupported_file',
+      `Unsupported file type (${what}): knowledge bases take PDF, DOCX, HTML, Markdown or plain text, CSV and JSON; images are stored but not indexed.`,
+    );
   }
 }

@@ -30,7 +30,9 @@ export class IntegrationSecrets {
   private key(): Promise<SecretBox> {
     if (this.config.integrationSecretKey) return Promise.resolve(new SecretBox(this.config.integrationSecretKey));
     if (!this.box) {
-      this.box = this.repo.secret('integration-secret-key', randomBytes(32).toString('base64'), this.clock.now()).then((s) => new SecretBox(s));
+      this.box = this.repo
+        .secret('integration-secret-key', randomBytes(32).toString('base64'), this.clock.now())
+        .then((s) => new SecretBox(s));
       this.box.catch(() => (this.box = null));
     }
     return this.box;

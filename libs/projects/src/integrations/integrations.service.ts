@@ -7,7 +7,13 @@ import { KnowledgeService, MAX_FILE_BYTES } from '@app/knowledge';
 import { CreateIntegrationDto, IntegrationDto, SyncResultDto, WebhookAckDto } from '../dto/projects.dto';
 import { ProjectIntegrationEntity } from '../entities/project.entities';
 import { renderTranscript } from '../messenger';
-import { apiResponseText, MAX_WEBHOOK_EVENT_BYTES, MAX_WEBHOOK_EVENTS, parseJsonPath, webhookEventMessage } from '../project-rules';
+import {
+  apiResponseText,
+  MAX_WEBHOOK_EVENT_BYTES,
+  MAX_WEBHOOK_EVENTS,
+  parseJsonPath,
+  webhookEventMessage,
+} from '../project-rules';
 import { ProjectsRepository } from '../projects.repository';
 import { projectNotFound, ProjectsService } from '../projects.service';
 import { IntegrationSecrets } from './integration-secrets';
@@ -91,13 +97,21 @@ export class IntegrationsService implements OnModuleInit, OnApplicationShutdown 
     if (dto.type === 'webhook') {
       const secret = newWebhookSecret();
       const row = { ...base, secretEnc: await this.secrets.seal(secret) };
-      const material = this.projects.newMaterial(p, 'webhook', dto.name, { integrationId: id, url: hookPath(id), ownsFile: 1 });
+      const material = this.projects.newMaterial(p, 'webhook', dto.name, {
+        integrationId: id,
+        url: hookPath(id),
+        ownsFile: 1,
+      });
       row.materialId = material.id;
       if (!(await this.repo.insertIntegration(row, material))) throw projectNotFound(p.id);
       return { ...this.toIntegration(row), secret };
     }
     const row = { ...base, ...(await this.externalSettings(dto)), nextRunAt: now };
-    const material = this.projects.newMaterial(p, 'external_api', dto.name, { integrationId: id, url: row.url, ownsFile: 1 });
+    const material = this.projects.newMaterial(p, 'external_api', dto.name, {
+      integrationId: id,
+      url: row.url,
+      ownsFile: 1,
+    });
     row.materialId = material.id;
     if (!(await this.repo.insertIntegration(row, material))) throw projectNotFound(p.id);
     setImmediate(() => void this.tick());
@@ -112,16 +126,21 @@ export class IntegrationsService implements OnModuleInit, OnApplicationShutdown 
     } catch {
       throw ApiError.badRequest('url must be an absolute http(s) URL.', 'url');
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw ApiError.badRequest('url must use http or https.', 'url');
-    if (url.username || url.password) throw ApiError.badRequest('url must not carry credentials (put them in headers).', 'url');
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw ApiError.badRequest('url must use http or https.', 'url');
+    if (url.username || url.password)
+      throw ApiError.badRequest('url must not carry credentials (put them in headers).', 'url');
     const headers: Record<string, string> = {};
     if (dto.headers !== undefined && dto.headers !== null) {
-      if (typeof dto.headers !== 'object' || Array.isArray(dto.headers)) throw ApiError.badRequest('headers must be an object of header names to string values.', 'headers');
+      if (typeof dto.headers !== 'object' || Array.isArray(dto.headers))
+        throw ApiError.badRequest('headers must be an object of header names to string values.', 'headers');
       const entries = Object.entries(dto.headers as Record<string, unknown>);
       if (entries.length > 32) throw ApiError.badRequest('headers may hold at most 32 headers.', 'headers');
       for (const [k, v] of entries) {
-        if (!HEADER_NAME.test(k)) throw ApiError.badRequest(`headers: "${k.slice(0, 64)}" is not a valid header name.`, 'headers');
-        if (typeof v !== 'string' || v.length > 8192 || /[\r\n\0]/.test(v)) throw ApiError.badRequest(`headers.${k} must be a single-line string (≤ 8192 characters).`, `headers.${k}`);
+        if (!HEADER_NAME.test(k))
+          throw ApiError.badRequest(`headers: "${k.slice(0, 64)}" is not a valid header name.`, 'headers');
+        if (typeof v !== 'string' || v.length > 8192 || /[\r\n\0]/.test(v))
+          throw ApiError.badRequest(`headers.${k} must be a single-line string (≤ 8192 characters).`, `headers.${k}`);
         headers[k.toLowerCase()] = v;
       }
     }
@@ -153,7 +172,14 @@ export class IntegrationsService implements OnModuleInit, OnApplicationShutdown 
   }
 
   toIntegration(i: ProjectIntegrationEntity): IntegrationDto {
-    const base = { id: i.id, object: 'project.integration' as const, type: i.type, name: i.name, material_id: i.materialId, created_at: Math.floor(i.createdAt / 1000) };
+    const base = {
+      id: i.id,
+      object: 'project.integration' as const,
+      type: i.type,
+      name: i.name,
+      material_id: i.materialId,
+      created_at: Math.floor(i.createdAt / 1000),
+    };
     if (i.type === 'webhook') return { ...base, url: hookPath(i.id), last_error: i.lastError };
     return {
       ...base,
@@ -171,21 +197,37 @@ export class IntegrationsService implements OnModuleInit, OnApplicationShutdown 
   // ── webhooks ───────────────────────────────────────────────────────────────────────────────────
 
   /** A delivery to /api/v1/hooks/{id}: verified by signature (no API key), stored once per webhook-id. */
-  async receive(integrationId: string, headers: { id?: string; timestamp?: string; signature?: string }, body: unknown): Promise<WebhookAckDto> {
+  async receive(
+    integrationId: string,
+    headers: { id?: string; timestamp?: string; signature?: string },
+    body: unknown,
+  ): Promise<WebhookAckDto> {
     const i = await this.repo.findIntegration(integrationId);
-    if (!i || i.type !== 'webhook' || !i.secretEnc) throw ApiError.notFound(`No such webhook: ${integrationId}`, 'not_found', null);
+    if (!i || i.type !== 'webhook' || !i.secretEnc)
+      throw ApiError.notFound(`No such webhook: ${integrationId}`, 'not_found', null);
     const raw = Buffer.isBuffer(body) ? body : Buffer.alloc(0);
-    if (raw.length > MAX_WEBHOOK_EVENT_BYTES) throw ApiError.tooLarge(`A webhook event is limited to ${MAX_WEBHOOK_EVENT_BYTES / 1024} KB.`);
-    const verdict = verifyWebhook(await this.secrets.open(i.secretEnc), headers, raw, Math.floor(this.clock.now() / 1000));
-    if (!verdict.ok) throw ApiError.unauthorized(`Webhook signature verification failed: ${verdict.reason}`, 'invalid_signature');
+    if (raw.length > MAX_WEBHOOK_EVENT_BYTES)
+      throw ApiError.tooLarge(`A webhook event is limited to ${MAX_WEBHOOK_EVENT_BYTES / 1024} KB.`);
+    const verdict = verifyWebhook(
+      await this.secrets.open(i.secretEnc),
+      headers,
+      raw,
+      Math.floor(this.clock.now() / 1000),
+    );
+    if (!verdict.ok)
+      throw ApiError.unauthorized(`Webhook signature verification failed: ${verdict.reason}`, 'invalid_signature');
     let payload: string;
     try {
       payload = new TextDecoder('utf-8', { fatal: true }).decode(raw);
     } catch {
       throw ApiError.badRequest('The webhook body must be UTF-8 text (JSON or plain text).', null);
     }
-    if (payload.includes('\u0000')) throw ApiError.badRequest('The webhook body contains a NUL character.', null, 'invalid_characters');
-    const added = await this.repo.addEvent({ integrationId: i.id, webhookId: headers.id!.slice(0, 256), receivedAt: this.clock.now(), payload }, MAX_WEBHOOK_EVENTS);
+    if (payload.includes('\u0000'))
+      throw ApiError.badRequest('The webhook body contains a NUL character.', null, 'invalid_characters');
+    const added = await this.repo.addEvent(
+      { integrationId: i.id, webhookId: headers.id!.slice(0, 256), receivedAt: this.clock.now(), payload },
+      MAX_WEBHOOK_EVENTS,
+    );
     if (!added) return { received: true, duplicate: true };
     await this.reindexWebhook(i);
     return { received: true, duplicate: false };
@@ -199,7 +241,12 @@ export class IntegrationsService implements OnModuleInit, OnApplicationShutdown 
   }
 
   /** Creates the integration's document with the first content, or replaces its text. */
-  private async writeText(i: ProjectIntegrationEntity, text: string, chunking: 'auto' | 'messages', filename = `${i.type}.md`): Promise<void> {
+  private async writeText(
+    i: ProjectIntegrationEntity,
+    text: string,
+    chunking: 'auto' | 'messages',
+    filename = `${i.type}.md`,
+  ): Promise<void> {
     const project = await this.projects.require(i.teamId, i.projectId);
     const material = await this.repo.findMaterial(project.id, i.materialId);
     if (!material) return;
@@ -207,7 +254,12 @@ export class IntegrationsService implements OnModuleInit, OnApplicationShutdown 
       await this.kb.replaceInternalText(i.teamId, project.storeId, material.documentId, text);
       return;
     }
-    const doc = await this.kb.addInternalDocument(i.teamId, project.storeId, { type: 'text', title: i.name, filename, text, chunking }, HOLDER);
+    const doc = await this.kb.addInternalDocument(
+      i.teamId,
+      project.storeId,
+      { type: 'text', title: i.name, filename, text, chunking },
+      HOLDER,
+    );
     if (!(await this.repo.setMaterialDocument(material.id, doc.id))) {
       // a concurrent delivery created the document first: keep that one
       await this.kb.deleteInternalDocument(i.teamId, project.storeId, doc.id, { deleteFile: true });
@@ -222,14 +274,28 @@ export class IntegrationsService implements OnModuleInit, OnApplicationShutdown 
   async sync(caller: Caller, projectId: string, integrationId: string): Promise<SyncResultDto> {
     const p = await this.projects.require(caller.teamId, projectId);
     const i = await this.repo.findIntegration(integrationId);
-    if (!i || i.projectId !== p.id) throw ApiError.notFound(`No such integration in ${p.id}: ${integrationId}`, 'not_found', 'integration_id');
-    if (i.type !== 'external_api') throw ApiError.badRequest('Only external_api integrations are synced; webhooks receive their events.', 'integration_id');
+    if (!i || i.projectId !== p.id)
+      throw ApiError.notFound(`No such integration in ${p.id}: ${integrationId}`, 'not_found', 'integration_id');
+    if (i.type !== 'external_api')
+      throw ApiError.badRequest(
+        'Only external_api integrations are synced; webhooks receive their events.',
+        'integration_id',
+      );
     if (!(await this.repo.claim(i.id, this.owner, this.clock.now(), LEASE_MS))) {
-      throw new ApiError(409, 'invalid_request_error', 'This integration is being fetched right now; try again in a moment.', 'sync_in_progress');
+      throw new ApiError(
+        409,
+        'invalid_request_error',
+        'This integration is being fetched right now; try again in a moment.',
+        'sync_in_progress',
+      );
     }
     const changed = await this.run(i.id);
     const after = (await this.repo.findIntegration(i.id))!;
-    return { integration: this.toIntegration(after), material: await this.projects.material(caller.teamId, p.id, after.materialId), changed };
+    return {
+      integration: this.toIntegration(after),
+      material: await this.projects.material(caller.teamId, p.id, after.materialId),
+      changed,
+    };
   }
 
   /** One scheduler pass: claim due integrations one at a time until none is due. */
@@ -258,21 +324,43 @@ export class IntegrationsService implements OnModuleInit, OnApplicationShutdown 
     const now = this.clock.now();
     const next = now + (i.intervalSeconds ?? DEFAULT_INTERVAL_SECONDS) * 1000;
     try {
-      const headers = i.headersEnc ? (JSON.parse(await this.secrets.open(i.headersEnc)) as Record<string, string>) : undefined;
-      const res = await this.fetcher.fetch(i.url, { maxBytes: MAX_FILE_BYTES, timeoutMs: FETCH_TIMEOUT_MS, method: i.method ?? 'GET', headers, body: i.body ?? undefined });
+      const headers = i.headersEnc
+        ? (JSON.parse(await this.secrets.open(i.headersEnc)) as Record<string, string>)
+        : undefined;
+      const res = await this.fetcher.fetch(i.url, {
+        maxBytes: MAX_FILE_BYTES,
+        timeoutMs: FETCH_TIMEOUT_MS,
+        method: i.method ?? 'GET',
+        headers,
+        body: i.body ?? undefined,
+      });
       const { text, json } = apiResponseText(res.bytes, i.jsonPath);
       if (text.trim() === '') throw new Error('The response holds no text.');
       const hash = createHash('sha256').update(text).digest('hex');
       const material = await this.repo.findMaterial(i.projectId, i.materialId);
       const unchanged = hash === i.contentHash && !!material?.documentId;
       if (!unchanged) await this.writeText(i, text, 'auto', json ? `${i.type}.json` : `${i.type}.txt`);
-      await this.repo.endLease(i.id, this.owner, { contentHash: hash, lastRunAt: now, lastError: null, nextRunAt: next });
+      await this.repo.endLease(i.id, this.owner, {
+        contentHash: hash,
+        lastRunAt: now,
+        lastError: null,
+        nextRunAt: next,
+      });
       this.log.log(`integration ${i.id}: fetched, ${unchanged ? 'unchanged' : 'indexed'}`);
       return !unchanged;
     } catch (err) {
-      const message = err instanceof SafeFetchError ? `The API could not be fetched: ${err.message}` : err instanceof ApiError ? err.message : (err as Error).message;
+      const message =
+        err instanceof SafeFetchError
+          ? `The API could not be fetched: ${err.message}`
+          : err instanceof ApiError
+            ? err.message
+            : (err as Error).message;
       this.log.warn(`integration ${i.id}: ${message}`);
-      await this.repo.endLease(i.id, this.owner, { lastRunAt: now, lastError: message.slice(0, 2000), nextRunAt: next });
+      await this.repo.endLease(i.id, this.owner, {
+        lastRunAt: now,
+        lastError: message.slice(0, 2000),
+        nextRunAt: next,
+      });
       return false;
     }
   }

@@ -19,7 +19,9 @@ describe('Standard Webhooks verification', () => {
   it('accepts a valid signature, also among several space-separated ones', () => {
     expect(verifyWebhook(secret, headers(), body, now)).toEqual({ ok: true });
     const good = signWebhook(secret, 'msg_1', now, body);
-    expect(verifyWebhook(secret, headers({ signature: `v1,${Buffer.alloc(32).toString('base64')} ${good}` }), body, now)).toEqual({ ok: true });
+    expect(
+      verifyWebhook(secret, headers({ signature: `v1,${Buffer.alloc(32).toString('base64')} ${good}` }), body, now),
+    ).toEqual({ ok: true });
   });
 
   it('matches the Standard Webhooks reference vector', () => {
@@ -30,7 +32,10 @@ describe('Standard Webhooks verification', () => {
   });
 
   it('refuses a stale (or future) timestamp beyond 5 minutes', () => {
-    expect(verifyWebhook(secret, headers({ timestamp: String(now - 301) }), body, now)).toMatchObject({ ok: false, reason: expect.stringMatching(/5 minutes/) });
+    expect(verifyWebhook(secret, headers({ timestamp: String(now - 301) }), body, now)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/5 minutes/),
+    });
     expect(verifyWebhook(secret, headers({ timestamp: String(now + 301) }), body, now).ok).toBe(false);
     expect(verifyWebhook(secret, headers({ timestamp: String(now - 299) }), body, now).ok).toBe(true);
   });
@@ -45,7 +50,10 @@ describe('Standard Webhooks verification', () => {
   });
 
   it('refuses missing headers', () => {
-    expect(verifyWebhook(secret, { id: 'x', timestamp: String(now) }, body, now)).toMatchObject({ ok: false, reason: expect.stringMatching(/required/) });
+    expect(verifyWebhook(secret, { id: 'x', timestamp: String(now) }, body, now)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/required/),
+    });
   });
 });
 

@@ -17,12 +17,15 @@ export class SecretBox {
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     const ct = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-    return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ct.toString('base64url')].join('.');
+    return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ct.toString('base64url')].join(
+      '.',
+    );
   }
 
   open(sealed: string): string {
     const [v, iv, tag, ct] = sealed.split('.');
-    if (v !== 'v1' || iv === undefined || tag === undefined || ct === undefined) throw new Error('Not a sealed secret.');
+    if (v !== 'v1' || iv === undefined || tag === undefined || ct === undefined)
+      throw new Error('Not a sealed secret.');
     const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
     decipher.setAuthTag(Buffer.from(tag, 'base64url'));
     return Buffer.concat([decipher.update(Buffer.from(ct, 'base64url')), decipher.final()]).toString('utf8');

@@ -28,9 +28,11 @@ export function verifyWebhook(
   nowSeconds: number,
 ): WebhookVerdict {
   const { id, timestamp, signature } = headers;
-  if (!id || !timestamp || !signature) return { ok: false, reason: 'webhook-id, webhook-timestamp and webhook-signature headers are required.' };
+  if (!id || !timestamp || !signature)
+    return { ok: false, reason: 'webhook-id, webhook-timestamp and webhook-signature headers are required.' };
   if (!/^\d{1,12}$/.test(timestamp)) return { ok: false, reason: 'webhook-timestamp must be Unix seconds.' };
-  if (Math.abs(nowSeconds - Number(timestamp)) > WEBHOOK_TOLERANCE_SECONDS) return { ok: false, reason: 'webhook-timestamp is more than 5 minutes away from the server time.' };
+  if (Math.abs(nowSeconds - Number(timestamp)) > WEBHOOK_TOLERANCE_SECONDS)
+    return { ok: false, reason: 'webhook-timestamp is more than 5 minutes away from the server time.' };
   const expected = Buffer.from(signWebhook(secret, id, timestamp, body).slice(3), 'base64');
   for (const part of signature.split(' ')) {
     const [version, sig] = part.split(',', 2);

@@ -25,7 +25,9 @@ export function renderTranscript(messages: ChatMessage[]): string {
   return messages
     .filter((m) => m.text.trim() !== '')
     .map((m) => {
-      const head = [m.ts ? `[${m.ts}]` : null, m.chat ? `#${m.chat}` : null, `${oneLine(m.author) || 'unknown'}:`].filter(Boolean).join(' ');
+      const head = [m.ts ? `[${m.ts}]` : null, m.chat ? `#${m.chat}` : null, `${oneLine(m.author) || 'unknown'}:`]
+        .filter(Boolean)
+        .join(' ');
       const lines = m.text.replace(/\r\n?/g, '\n').trim().split('\n');
       return [`${head} ${lines[0]}`, ...lines.slice(1).map((l) => `  ${l}`)].join('\n');
     })

@@ -27,7 +27,11 @@ describe('Telegram Desktop export', () => {
     const msgs = parseTelegramExport(read('telegram-single-chat.json'));
     expect(msgs).toEqual([
       { ts: '2026-01-10T09:01:12', author: 'Anna Petrova', text: 'The release is planned for Friday.' },
-      { ts: '2026-01-10T09:02:40', author: 'Boris Ivanov', text: 'Checklist is here: wiki (https://wiki.example.com/release)\nsecond line of the same message' },
+      {
+        ts: '2026-01-10T09:02:40',
+        author: 'Boris Ivanov',
+        text: 'Checklist is here: wiki (https://wiki.example.com/release)\nsecond line of the same message',
+      },
     ]);
   });
 
@@ -52,7 +56,11 @@ describe('WhatsApp export', () => {
     const msgs = parseWhatsAppExport(read('whatsapp-android-ddmmyyyy.txt'));
     expect(msgs).toEqual([
       { ts: '2025-12-31T22:16:00', author: 'Anna', text: 'Happy New Year everyone!' },
-      { ts: '2025-12-31T22:17:00', author: 'Boris', text: 'Thanks! The dinner is at 8.\nWe bring the cake.\n\nAnd the candles.' },
+      {
+        ts: '2025-12-31T22:17:00',
+        author: 'Boris',
+        text: 'Thanks! The dinner is at 8.\nWe bring the cake.\n\nAnd the candles.',
+      },
       { ts: '2026-01-13T18:40:00', author: 'Boris', text: 'See you on the 20th' },
     ]);
   });
@@ -81,15 +89,27 @@ describe('Slack export (.zip)', () => {
     const msgs = parseSlackExport(slackZip());
     expect(msgs).toEqual([
       { ts: '2026-01-05T08:03:20Z', author: 'anna.p', text: 'Thanks & noted', chat: 'general' },
-      { ts: '2026-01-05T08:05:00Z', author: 'Boris Ivanov', text: '@anna.p the invoice is in the billing portal (https://billing.example.com/inv/42)', chat: 'general' },
-      { ts: '2026-01-06T09:00:00Z', author: 'anna.p', text: 'Quarterly numbers:\n- revenue up\n- costs flat', chat: 'general' },
+      {
+        ts: '2026-01-05T08:05:00Z',
+        author: 'Boris Ivanov',
+        text: '@anna.p the invoice is in the billing portal (https://billing.example.com/inv/42)',
+        chat: 'general',
+      },
+      {
+        ts: '2026-01-06T09:00:00Z',
+        author: 'anna.p',
+        text: 'Quarterly numbers:\n- revenue up\n- costs flat',
+        chat: 'general',
+      },
       { ts: '2026-01-05T10:46:40Z', author: 'deploybot', text: 'Deployed v1.2.3', chat: 'random' },
     ]);
   });
 
   it('refuses a non-zip and a zip without channel files', () => {
     expect(() => parseSlackExport(Buffer.from('plain text'))).toThrow(/not a readable .zip/);
-    expect(() => parseSlackExport(Buffer.from(zipSync({ 'readme.txt': new Uint8Array([104, 105]) })))).toThrow(/no <channel>/);
+    expect(() => parseSlackExport(Buffer.from(zipSync({ 'readme.txt': new Uint8Array([104, 105]) })))).toThrow(
+      /no <channel>/,
+    );
   });
 });
 
@@ -101,6 +121,9 @@ describe('transcript rendering', () => {
       { ts: null, author: 'Erin', text: '   ' },
     ]);
     expect(text).toBe('[2026-01-02T09:06:30] Dave: OK\n  agenda:\n  - deploy\n#general Carol: fine');
-    expect(splitMessages(text)).toEqual(['[2026-01-02T09:06:30] Dave: OK\n  agenda:\n  - deploy', '#general Carol: fine']);
+    expect(splitMessages(text)).toEqual([
+      '[2026-01-02T09:06:30] Dave: OK\n  agenda:\n  - deploy',
+      '#general Carol: fine',
+    ]);
   });
 });

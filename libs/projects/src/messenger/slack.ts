@@ -22,7 +22,17 @@ interface SlackMessage {
 }
 
 /** Joins, leaves, topic and purpose changes are not conversation. */
-const SKIPPED_SUBTYPES = new Set(['channel_join', 'channel_leave', 'channel_topic', 'channel_purpose', 'channel_name', 'channel_archive', 'channel_unarchive', 'group_join', 'group_leave']);
+const SKIPPED_SUBTYPES = new Set([
+  'channel_join',
+  'channel_leave',
+  'channel_topic',
+  'channel_purpose',
+  'channel_name',
+  'channel_archive',
+  'channel_unarchive',
+  'group_join',
+  'group_leave',
+]);
 
 /**
  * A Slack workspace export (`.zip`, unpacked with fflate): `users.json` names the authors; every
@@ -37,7 +47,10 @@ export function parseSlackExport(zip: Buffer): ChatMessage[] {
       filter: (f) => {
         if (!f.name.endsWith('.json')) return false;
         total += f.originalSize;
-        if (total > MAX_UNZIPPED_BYTES) throw new ChatExportError(`The Slack export unpacks to more than ${MAX_UNZIPPED_BYTES / 1024 / 1024} MB of JSON.`);
+        if (total > MAX_UNZIPPED_BYTES)
+          throw new ChatExportError(
+            `The Slack export unpacks to more than ${MAX_UNZIPPED_BYTES / 1024 / 1024} MB of JSON.`,
+          );
         return true;
       },
     });
@@ -56,7 +69,8 @@ export function parseSlackExport(zip: Buffer): ChatMessage[] {
     .map((p) => ({ p, m: /(?:^|\/)([^/]+)\/(\d{4}-\d{2}-\d{2})\.json$/.exec(p) }))
     .filter((x): x is { p: string; m: RegExpExecArray } => x.m !== null)
     .sort((x, y) => (x.m[1] === y.m[1] ? x.m[2].localeCompare(y.m[2]) : x.m[1].localeCompare(y.m[1])));
-  if (days.length === 0) throw new ChatExportError('Not a Slack export: no <channel>/<YYYY-MM-DD>.json files in the zip.');
+  if (days.length === 0)
+    throw new ChatExportError('Not a Slack export: no <channel>/<YYYY-MM-DD>.json files in the zip.');
   const out: ChatMessage[] = [];
   for (const { p, m } of days) {
     const messages = readJson<SlackMessage[]>(files[p], p);
@@ -66,9 +80,21 @@ export function parseSlackExport(zip: Buffer): ChatMessage[] {
       if (msg?.type !== 'message' || (msg.subtype && SKIPPED_SUBTYPES.has(msg.subtype))) continue;
       const text = resolveMentions(msg.text ?? '', names);
       if (text.trim() === '') continue;
-      const author = (msg.user && names.get(msg.user)) || msg.user_profile?.display_name || msg.user_profile?.real_name || msg.username || msg.user || msg.bot_id || 'unknown';
+      const author =
+        (msg.user && names.get(msg.user)) ||
+        msg.user_profile?.display_name ||
+        msg.user_profile?.real_name ||
+        msg.username ||
+        msg.user ||
+        msg.bot_id ||
+        'unknown';
       const seconds = Number(msg.ts);
-      out.push({ ts: Number.isFinite(seconds) ? new Date(Math.floor(seconds * 1000)).toISOString().replace('.000Z', 'Z') : null, author, text, chat: m[1] });
+      out.push({
+        ts: Number.isFinite(seconds) ? new Date(Math.floor(seconds * 1000)).toISOString().replace('.000Z', 'Z') : null,
+        author,
+        text,
+        chat: m[1],
+      });
     }
   }
   return out;

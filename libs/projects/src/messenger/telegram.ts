@@ -29,13 +29,17 @@ export function parseTelegramExport(json: string): ChatMessage[] {
   try {
     root = JSON.parse(json.replace(/^\uFEFF/, ''));
   } catch {
-    throw new ChatExportError('The Telegram export is not valid JSON (expected Telegram Desktop\'s result.json).');
+    throw new ChatExportError("The Telegram export is not valid JSON (expected Telegram Desktop's result.json).");
   }
-  if (typeof root !== 'object' || root === null) throw new ChatExportError('The Telegram export must be a JSON object.');
+  if (typeof root !== 'object' || root === null)
+    throw new ChatExportError('The Telegram export must be a JSON object.');
   const r = root as { messages?: unknown; chats?: { list?: unknown }; left_chats?: { list?: unknown } };
   if (Array.isArray(r.messages)) return chatMessages(r as TgChat, undefined);
   const lists = [r.chats?.list, r.left_chats?.list].filter(Array.isArray) as TgChat[][];
-  if (lists.length === 0) throw new ChatExportError('Not a Telegram Desktop export: expected "messages" (one chat) or "chats.list" (full export).');
+  if (lists.length === 0)
+    throw new ChatExportError(
+      'Not a Telegram Desktop export: expected "messages" (one chat) or "chats.list" (full export).',
+    );
   return lists.flat().flatMap((chat) => chatMessages(chat, chat.name ?? `${chat.type ?? 'chat'}`));
 }
 
@@ -46,7 +50,12 @@ function chatMessages(chat: TgChat, name: string | undefined): ChatMessage[] {
     if (m?.type !== 'message') continue;
     const text = textOf(m.text);
     if (text.trim() === '') continue;
-    out.push({ ts: typeof m.date === 'string' ? m.date : null, author: m.from ?? 'unknown', text, ...(name !== undefined ? { chat: name } : {}) });
+    out.push({
+      ts: typeof m.date === 'string' ? m.date : null,
+      author: m.from ?? 'unknown',
+      text,
+      ...(name !== undefined ? { chat: name } : {}),
+    });
   }
   return out;
 }

@@ -10,7 +10,8 @@ import { ChatExportError, ChatMessage } from './chat-message';
  * previous one (multi-line messages). Lines with a time but no `author:` are system lines
  * (encryption notice, joins, group changes) and are skipped, as is `<Media omitted>`.
  */
-const LINE = /^\u200e?\[?(\d{1,2})[./-](\d{1,2})[./-](\d{2,4}),?\s+(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([AaPp]\.?\s?[Mm]\.?)?\]?\s*(?:-\s)?\s*(.*)$/;
+const LINE =
+  /^\u200e?\[?(\d{1,2})[./-](\d{1,2})[./-](\d{2,4}),?\s+(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([AaPp]\.?\s?[Mm]\.?)?\]?\s*(?:-\s)?\s*(.*)$/;
 
 interface Raw {
   a: number;
@@ -23,11 +24,16 @@ interface Raw {
 }
 
 export function parseWhatsAppExport(text: string): ChatMessage[] {
-  const lines = text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n').split('\n');
+  const lines = text
+    .replace(/^\uFEFF/, '')
+    .replace(/\r\n?/g, '\n')
+    .split('\n');
   const raws: { raw: Raw; lines: string[] }[] = [];
   let twelveHour = false;
   for (const line of lines) {
-    const m = LINE.exec(line.replace(/[\u200e\u200f\u202f\u00a0]/g, (c) => (c === '\u202f' || c === '\u00a0' ? ' ' : '')));
+    const m = LINE.exec(
+      line.replace(/[\u200e\u200f\u202f\u00a0]/g, (c) => (c === '\u202f' || c === '\u00a0' ? ' ' : '')),
+    );
     if (m) {
       let h = Number(m[4]);
       const ampm = m[7]?.replace(/[.\s]/g, '').toLowerCase();
@@ -36,7 +42,18 @@ export function parseWhatsAppExport(text: string): ChatMessage[] {
         if (ampm === 'pm' && h < 12) h += 12;
         if (ampm === 'am' && h === 12) h = 0;
       }
-      raws.push({ raw: { a: Number(m[1]), b: Number(m[2]), y: Number(m[3]), h, min: Number(m[5]), s: Number(m[6] ?? 0), rest: m[8] }, lines: [] });
+      raws.push({
+        raw: {
+          a: Number(m[1]),
+          b: Number(m[2]),
+          y: Number(m[3]),
+          h,
+          min: Number(m[5]),
+          s: Number(m[6] ?? 0),
+          rest: m[8],
+        },
+        lines: [],
+      });
     } else if (raws.length > 0) {
       raws[raws.length - 1].lines.push(line);
     }
@@ -52,7 +69,11 @@ export function parseWhatsAppExport(text: string): ChatMessage[] {
     if (body === '' || /^<(Media omitted|Медиа отсутствует)>$/.test(body) || body === '\u200eimage omitted') continue;
     const [day, month] = dayFirst ? [raw.a, raw.b] : [raw.b, raw.a];
     const year = raw.y < 100 ? 2000 + raw.y : raw.y;
-    out.push({ ts: `${year}-${pad(month)}-${pad(day)}T${pad(raw.h)}:${pad(raw.min)}:${pad(raw.s)}`, author, text: body });
+    out.push({
+      ts: `${year}-${pad(month)}-${pad(day)}T${pad(raw.h)}:${pad(raw.min)}:${pad(raw.s)}`,
+      author,
+      text: body,
+    });
   }
   return out;
 }

@@ -25,7 +25,11 @@ export interface AnthropicTool {
 export function jsonOutputTool(format: ResponseFormat | undefined): AnthropicTool | undefined {
   if (format === undefined || format.type === 'text') return undefined;
   if (format.type === 'json_object') {
-    return { name: JSON_OUTPUT_TOOL_NAME, description: 'Give your answer by calling this tool with the answer as a JSON object.', input_schema: { type: 'object' } };
+    return {
+      name: JSON_OUTPUT_TOOL_NAME,
+      description: 'Give your answer by calling this tool with the answer as a JSON object.',
+      input_schema: { type: 'object' },
+    };
   }
   const { name, description, schema } = format.json_schema;
   const purpose = description !== undefined && description !== '' ? ` ${description}` : '';

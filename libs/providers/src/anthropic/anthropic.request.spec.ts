@@ -5,16 +5,31 @@ import { buildAnthropicChatRequest, toAnthropicToolChoice } from './anthropic.re
 const conn: ProviderConnection = { apiKey: 'sk-ant-test', baseUrl: 'https://api.anthropic.com/', timeoutMs: 60000 };
 const weather: ToolDefinition = {
   type: 'function',
-  function: { name: 'get_weather', description: 'Current weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+  function: {
+    name: 'get_weather',
+    description: 'Current weather',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
 };
 const body = (req: CanonicalChatRequest) => buildAnthropicChatRequest(req, conn).body;
 
 describe('buildAnthropicChatRequest', () => {
   it('builds URL and headers', () => {
-    const request = buildAnthropicChatRequest({ model: 'claude-sonnet-4-20250514', messages: [{ role: 'user', content: 'hi' }] }, conn);
+    const request = buildAnthropicChatRequest(
+      { model: 'claude-sonnet-4-20250514', messages: [{ role: 'user', content: 'hi' }] },
+      conn,
+    );
     expect(request.url).toBe('https://api.anthropic.com/v1/messages');
-    expect(request.headers).toEqual({ 'content-type': 'application/json', 'x-api-key': 'sk-ant-test', 'anthropic-version': '2023-06-01' });
-    expect(request.body).toEqual({ model: 'claude-sonnet-4-20250514', max_tokens: 4096, messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] });
+    expect(request.headers).toEqual({
+      'content-type': 'application/json',
+      'x-api-key': 'sk-ant-test',
+      'anthropic-version': '2023-06-01',
+    });
+    expect(request.body).toEqual({
+      model: 'claude-sonnet-4-20250514',
+      max_tokens: 4096,
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+    });
   });
 
   it('hoists system/developer messages, merges same-role turns, maps images and the sampling fields', () => {
@@ -114,7 +129,13 @@ describe('buildAnthropicChatRequest', () => {
           ],
         },
       ],
-      tools: [{ name: 'get_weather', description: 'Current weather', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }],
+      tools: [
+        {
+          name: 'get_weather',
+          description: 'Current weather',
+          input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+        },
+      ],
       tool_choice: { type: 'any', disable_parallel_tool_use: true },
     });
   });
@@ -123,7 +144,10 @@ describe('buildAnthropicChatRequest', () => {
     expect(toAnthropicToolChoice('auto', undefined)).toEqual({ type: 'auto' });
     expect(toAnthropicToolChoice('required', undefined)).toEqual({ type: 'any' });
     expect(toAnthropicToolChoice('none', false)).toEqual({ type: 'none' });
-    expect(toAnthropicToolChoice({ type: 'function', function: { name: 'f' } }, undefined)).toEqual({ type: 'tool', name: 'f' });
+    expect(toAnthropicToolChoice({ type: 'function', function: { name: 'f' } }, undefined)).toEqual({
+      type: 'tool',
+      name: 'f',
+    });
     expect(toAnthropicToolChoice(undefined, false)).toEqual({ type: 'auto', disable_parallel_tool_use: true });
     expect(toAnthropicToolChoice(undefined, true)).toBeUndefined();
     expect(body({ model: 'c', messages: [{ role: 'user', content: 'x' }], tool_choice: 'auto' })).toEqual({
@@ -131,38 +155,71 @@ describe('buildAnthropicChatRequest', () => {
       max_tokens: 4096,
       messages: [{ role: 'user', content: [{ type: 'text', text: 'x' }] }],
     });
-    expect(body({ model: 'c', messages: [{ role: 'user', content: 'x' }], tools: [{ type: 'function', function: { name: 'ping' } }] }).tools).toEqual([
-      { name: 'ping', input_schema: { type: 'object', properties: {} } },
-    ]);
+    expect(
+      body({
+        model: 'c',
+        messages: [{ role: 'user', content: 'x' }],
+        tools: [{ type: 'function', function: { name: 'ping' } }],
+      }).tools,
+    ).toEqual([{ name: 'ping', input_schema: { type: 'object', properties: {} } }]);
   });
 
   it('implements json_object with a forced json_output tool', () => {
-    expect(body({ model: 'c', messages: [{ role: 'user', content: 'Give me a user' }], response_format: { type: 'json_object' } })).toEqual({
+    expect(
+      body({
+        model: 'c',
+        messages: [{ role: 'user', content: 'Give me a user' }],
+        response_format: { type: 'json_object' },
+      }),
+    ).toEqual({
       model: 'c',
       max_tokens: 4096,
       messages: [{ role: 'user', content: [{ type: 'text', text: 'Give me a user' }] }],
-      tools: [{ name: 'json_output', description: 'Give your answer by calling this tool with the answer as a JSON object.', input_schema: { type: 'object' } }],
+      tools: [
+        {
+          name: 'json_output',
+          description: 'Give your answer by calling this tool with the answer as a JSON object.',
+          input_schema: { type: 'object' },
+        },
+      ],
       tool_choice: { type: 'tool', name: 'json_output' },
     });
   });
 
   it('implements json_schema with the schema as the forced tool input, next to caller tools', () => {
-    const schema = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: false };
+    const schema = {
+      type: 'object',
+      properties: { name: { type: 'string' } },
+      required: ['name'],
+      additionalProperties: false,
+    };
     const req: CanonicalChatRequest = {
       model: 'c',
       messages: [{ role: 'user', content: 'x' }],
-      response_format: { type: 'json_schema', json_schema: { name: 'person', description: 'A person.', schema, strict: true } },
+      response_format: {
+        type: 'json_schema',
+        json_schema: { name: 'person', description: 'A person.', schema, strict: true },
+      },
     };
-    const jsonTool = { name: 'json_output', description: 'Give your answer by calling this tool with a JSON object matching the "person" schema. A person.', input_schema: schema };
+    const jsonTool = {
+      name: 'json_output',
+      description: 'Give your answer by calling this tool with a JSON object matching the "person" schema. A person.',
+      input_schema: schema,
+    };
     expect(body(req)).toMatchObject({ tools: [jsonTool], tool_choice: { type: 'tool', name: 'json_output' } });
     expect(body({ ...req, tools: [weather] })).toMatchObject({
       tools: [{ name: 'get_weather' }, jsonTool],
       tool_choice: { type: 'any', disable_parallel_tool_use: true },
     });
-    expect(body({ ...req, tools: [weather], tool_choice: { type: 'function', function: { name: 'get_weather' } } })).toMatchObject({
+    expect(
+      body({ ...req, tools: [weather], tool_choice: { type: 'function', function: { name: 'get_weather' } } }),
+    ).toMatchObject({
       tool_choice: { type: 'tool', name: 'get_weather', disable_parallel_tool_use: true },
     });
-    expect(body({ ...req, tools: [weather], tool_choice: 'none' })).toMatchObject({ tools: [{ name: 'get_weather' }, jsonTool], tool_choice: { type: 'tool', name: 'json_output' } });
+    expect(body({ ...req, tools: [weather], tool_choice: 'none' })).toMatchObject({
+      tools: [{ name: 'get_weather' }, jsonTool],
+      tool_choice: { type: 'tool', name: 'json_output' },
+    });
   });
 
   it('rejects what Anthropic cannot express', () => {
@@ -175,10 +232,30 @@ describe('buildAnthropicChatRequest', () => {
     });
     expect(
       thrownFields(() =>
-        body({ model: 'c', messages: [{ role: 'assistant', content: null, tool_calls: [{ id: 't', type: 'function', function: { name: 'f', arguments: '[1,2' } }] }] }),
+        body({
+          model: 'c',
+          messages: [
+            {
+              role: 'assistant',
+              content: null,
+              tool_calls: [{ id: 't', type: 'function', function: { name: 'f', arguments: '[1,2' } }],
+            },
+          ],
+        }),
       ),
-    ).toMatchObject({ kind: 'invalid_request', message: 'Tool call arguments must be a JSON object', param: 'messages[0].tool_calls[0].function.arguments' });
-    expect(thrownFields(() => body({ model: 'c', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'ftp://x/y.png' } }] }] }))).toMatchObject({
+    ).toMatchObject({
+      kind: 'invalid_request',
+      message: 'Tool call arguments must be a JSON object',
+      param: 'messages[0].tool_calls[0].function.arguments',
+    });
+    expect(
+      thrownFields(() =>
+        body({
+          model: 'c',
+          messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'ftp://x/y.png' } }] }],
+        }),
+      ),
+    ).toMatchObject({
       kind: 'invalid_request',
       param: 'messages[0].content[0]',
     });

@@ -1,5 +1,14 @@
 /** Canonical request → Anthropic Messages API `POST {baseUrl}/v1/messages`. */
-import { CanonicalChatRequest, ChatMessage, ImagePart, ProviderConnection, ProviderError, ToolCall, ToolChoice, ToolDefinition } from '../types';
+import {
+  CanonicalChatRequest,
+  ChatMessage,
+  ImagePart,
+  ProviderConnection,
+  ProviderError,
+  ToolCall,
+  ToolChoice,
+  ToolDefinition,
+} from '../types';
 import { isHttpUrl, joinUrl, parseDataUrl } from '../http/urls';
 import { contentText } from '../message-text';
 import { isRecord, parseJson } from '../http/wire-json';
@@ -28,7 +37,8 @@ export interface AnthropicToolResultBlock {
   tool_use_id: string;
   content: string | Array<AnthropicTextBlock | AnthropicImageBlock>;
 }
-export type AnthropicContentBlock = AnthropicTextBlock | AnthropicImageBlock | AnthropicToolUseBlock | AnthropicToolResultBlock;
+export type AnthropicContentBlock =
+  AnthropicTextBlock | AnthropicImageBlock | AnthropicToolUseBlock | AnthropicToolResultBlock;
 
 export interface AnthropicMessage {
   role: 'user' | 'assistant';
@@ -71,7 +81,10 @@ export function toAnthropicImage(part: ImagePart, param: string): AnthropicImage
   throw invalid('Image URLs must be data: URLs or http(s) URLs', param);
 }
 
-function toContentBlocks(content: ChatMessage['content'], param: string): Array<AnthropicTextBlock | AnthropicImageBlock> {
+function toContentBlocks(
+  content: ChatMessage['content'],
+  param: string,
+): Array<AnthropicTextBlock | AnthropicImageBlock> {
   if (content === null) return [];
   // Anthropic rejects empty text blocks
   if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
@@ -95,7 +108,12 @@ export function parseToolArguments(args: string, param: string): Record<string, 
 }
 
 function toToolUse(call: ToolCall, param: string): AnthropicToolUseBlock {
-  return { type: 'tool_use', id: call.id, name: call.function.name, input: parseToolArguments(call.function.arguments, param) };
+  return {
+    type: 'tool_use',
+    id: call.id,
+    name: call.function.name,
+    input: parseToolArguments(call.function.arguments, param),
+  };
 }
 
 function toAnthropicTurn(message: ChatMessage, i: number): AnthropicMessage | null {
@@ -107,12 +125,18 @@ function toAnthropicTurn(message: ChatMessage, i: number): AnthropicMessage | nu
       // images are not allowed in assistant turns: keep the text only
       const text = contentText(message.content);
       const content: AnthropicContentBlock[] = text === '' ? [] : [{ type: 'text', text }];
-      (message.tool_calls ?? []).forEach((call, j) => content.push(toToolUse(call, `${param}.tool_calls[${j}].function.arguments`)));
+      (message.tool_calls ?? []).forEach((call, j) =>
+        content.push(toToolUse(call, `${param}.tool_calls[${j}].function.arguments`)),
+      );
       return { role: 'assistant', content };
     }
     case 'tool': {
-      if (message.tool_call_id === undefined) throw invalid('Tool messages need a tool_call_id', `${param}.tool_call_id`);
-      const content = typeof message.content === 'string' || message.content === null ? (message.content ?? '') : toContentBlocks(message.content, `${param}.content`);
+      if (message.tool_call_id === undefined)
+        throw invalid('Tool messages need a tool_call_id', `${param}.tool_call_id`);
+      const content =
+        typeof message.content === 'string' || message.content === null
+          ? (message.content ?? '')
+          : toContentBlocks(message.content, `${param}.content`);
       return { role: 'user', content: [{ type: 'tool_result', tool_use_id: message.tool_call_id, content }] };
     }
     default:
@@ -135,7 +159,10 @@ export function toAnthropicMessages(messages: ChatMessage[]): AnthropicMessage[]
   });
   for (const turn of out) {
     if (turn.role !== 'user') continue;
-    turn.content = [...turn.content.filter((b) => b.type === 'tool_result'), ...turn.content.filter((b) => b.type !== 'tool_result')];
+    turn.content = [
+      ...turn.content.filter((b) => b.type === 'tool_result'),
+      ...turn.content.filter((b) => b.type !== 'tool_result'),
+    ];
   }
   return out;
 }
@@ -150,12 +177,18 @@ export function toAnthropicSystem(messages: ChatMessage[]): string | undefined {
 }
 
 export function toAnthropicTool(tool: ToolDefinition): AnthropicTool {
-  const out: AnthropicTool = { name: tool.function.name, input_schema: tool.function.parameters ?? { type: 'object', properties: {} } };
+  const out: AnthropicTool = {
+    name: tool.function.name,
+    input_schema: tool.function.parameters ?? { type: 'object', properties: {} },
+  };
   if (tool.function.description !== undefined) out.description = tool.function.description;
   return out;
 }
 
-export function toAnthropicToolChoice(choice: ToolChoice | undefined, parallel: boolean | undefined): AnthropicToolChoice | undefined {
+export function toAnthropicToolChoice(
+  choice: ToolChoice | undefined,
+  parallel: boolean | undefined,
+): AnthropicToolChoice | undefined {
   const disable = parallel === false ? { disable_parallel_tool_use: true } : {};
   if (choice === 'none') return { type: 'none' };
   if (choice === 'required') return { type: 'any', ...disable };
@@ -175,16 +208,24 @@ function toolsAndChoice(req: CanonicalChatRequest): Pick<AnthropicMessagesBody, 
   }
   const forced: AnthropicToolChoice = { type: 'tool', name: JSON_OUTPUT_TOOL_NAME };
   // tool_choice none: the caller's tools stay defined (history may hold tool_use blocks) but unused
-  if (userTools.length === 0 || req.tool_choice === 'none') return { tools: [...userTools, jsonTool], tool_choice: forced };
+  if (userTools.length === 0 || req.tool_choice === 'none')
+    return { tools: [...userTools, jsonTool], tool_choice: forced };
   if (typeof req.tool_choice === 'object') {
-    return { tools: [...userTools, jsonTool], tool_choice: { type: 'tool', name: req.tool_choice.function.name, disable_parallel_tool_use: true } };
+    return {
+      tools: [...userTools, jsonTool],
+      tool_choice: { type: 'tool', name: req.tool_choice.function.name, disable_parallel_tool_use: true },
+    };
   }
   return { tools: [...userTools, jsonTool], tool_choice: { type: 'any', disable_parallel_tool_use: true } };
 }
 
 export function buildAnthropicBody(req: CanonicalChatRequest): AnthropicMessagesBody {
   if (req.n !== undefined && req.n > 1) throw invalid('This model does not support n > 1', 'n');
-  const body: AnthropicMessagesBody = { model: req.model, max_tokens: req.max_tokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS, messages: toAnthropicMessages(req.messages) };
+  const body: AnthropicMessagesBody = {
+    model: req.model,
+    max_tokens: req.max_tokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
+    messages: toAnthropicMessages(req.messages),
+  };
   const system = toAnthropicSystem(req.messages);
   if (system !== undefined) body.system = system;
   // Anthropic's temperature range is 0..1 (OpenAI's is 0..2): clamp instead of failing
@@ -201,6 +242,9 @@ export function buildAnthropicBody(req: CanonicalChatRequest): AnthropicMessages
   return body;
 }
 
-export function buildAnthropicChatRequest(req: CanonicalChatRequest, conn: ProviderConnection): { url: string; headers: Record<string, string>; body: AnthropicMessagesBody } {
+export function buildAnthropicChatRequest(
+  req: CanonicalChatRequest,
+  conn: ProviderConnection,
+): { url: string; headers: Record<string, string>; body: AnthropicMessagesBody } {
   return { url: joinUrl(conn.baseUrl, 'v1/messages'), headers: anthropicHeaders(conn), body: buildAnthropicBody(req) };
 }

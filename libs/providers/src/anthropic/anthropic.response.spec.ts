@@ -14,8 +14,20 @@ describe('mapAnthropicChatResponse', () => {
       object: 'chat.completion',
       created,
       model: 'claude-sonnet',
-      choices: [{ index: 0, message: { role: 'assistant', content: 'Привет! Чем могу помочь?', reasoning_content: null }, finish_reason: 'stop' }],
-      usage: { prompt_tokens: 1233, completion_tokens: 14, total_tokens: 1247, cache_read_tokens: 1024, cache_write_tokens: 188 },
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: 'Привет! Чем могу помочь?', reasoning_content: null },
+          finish_reason: 'stop',
+        },
+      ],
+      usage: {
+        prompt_tokens: 1233,
+        completion_tokens: 14,
+        total_tokens: 1247,
+        cache_read_tokens: 1024,
+        cache_write_tokens: 188,
+      },
     });
   });
 
@@ -33,14 +45,28 @@ describe('mapAnthropicChatResponse', () => {
             content: "I'll check the weather in both cities.",
             reasoning_content: null,
             tool_calls: [
-              { id: 'toolu_01A09q90qw90lq917835lq9', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Moscow","unit":"celsius"}' } },
-              { id: 'toolu_01B7kLm3nP4qR5sT6uV7wX8y', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Kazan","unit":"celsius"}' } },
+              {
+                id: 'toolu_01A09q90qw90lq917835lq9',
+                type: 'function',
+                function: { name: 'get_weather', arguments: '{"city":"Moscow","unit":"celsius"}' },
+              },
+              {
+                id: 'toolu_01B7kLm3nP4qR5sT6uV7wX8y',
+                type: 'function',
+                function: { name: 'get_weather', arguments: '{"city":"Kazan","unit":"celsius"}' },
+              },
             ],
           },
           finish_reason: 'tool_calls',
         },
       ],
-      usage: { prompt_tokens: 512, completion_tokens: 103, total_tokens: 615, cache_read_tokens: 0, cache_write_tokens: 0 },
+      usage: {
+        prompt_tokens: 512,
+        completion_tokens: 103,
+        total_tokens: 615,
+        cache_read_tokens: 0,
+        cache_write_tokens: 0,
+      },
     });
   });
 
@@ -53,25 +79,58 @@ describe('mapAnthropicChatResponse', () => {
       choices: [
         {
           index: 0,
-          message: { role: 'assistant', content: '27 × 453 = 12 231.', reasoning_content: 'The user asks for 27 * 453. 27 * 453 = 12231.' },
+          message: {
+            role: 'assistant',
+            content: '27 × 453 = 12 231.',
+            reasoning_content: 'The user asks for 27 * 453. 27 * 453 = 12231.',
+          },
           finish_reason: 'length',
         },
       ],
-      usage: { prompt_tokens: 45, completion_tokens: 2048, total_tokens: 2093, cache_read_tokens: 0, cache_write_tokens: 0 },
+      usage: {
+        prompt_tokens: 45,
+        completion_tokens: 2048,
+        total_tokens: 2093,
+        cache_read_tokens: 0,
+        cache_write_tokens: 0,
+      },
     });
   });
 
   it('turns the JSON-mode tool call back into JSON content with finish_reason stop', () => {
     const response = mapAnthropicChatResponse(readJsonFixture(__dirname, 'message-json-mode.json'), 'claude-haiku');
     expect(response.choices).toEqual([
-      { index: 0, message: { role: 'assistant', content: '{"name":"Анна","age":31,"tags":["admin","ops"]}', reasoning_content: null }, finish_reason: 'stop' },
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: '{"name":"Анна","age":31,"tags":["admin","ops"]}',
+          reasoning_content: null,
+        },
+        finish_reason: 'stop',
+      },
     ]);
-    expect(response.usage).toEqual({ prompt_tokens: 402, completion_tokens: 58, total_tokens: 460, cache_read_tokens: 0, cache_write_tokens: 0 });
+    expect(response.usage).toEqual({
+      prompt_tokens: 402,
+      completion_tokens: 58,
+      total_tokens: 460,
+      cache_read_tokens: 0,
+      cache_write_tokens: 0,
+    });
   });
 
   it('maps refusal to content_filter and a missing usage to null', () => {
-    const response = mapAnthropicChatResponse({ id: 'msg_x', type: 'message', content: [], stop_reason: 'refusal' }, 'c');
-    expect(response.choices).toEqual([{ index: 0, message: { role: 'assistant', content: null, reasoning_content: null }, finish_reason: 'content_filter' }]);
+    const response = mapAnthropicChatResponse(
+      { id: 'msg_x', type: 'message', content: [], stop_reason: 'refusal' },
+      'c',
+    );
+    expect(response.choices).toEqual([
+      {
+        index: 0,
+        message: { role: 'assistant', content: null, reasoning_content: null },
+        finish_reason: 'content_filter',
+      },
+    ]);
     expect(response.usage).toBeNull();
   });
 

@@ -54,7 +54,8 @@ export function mapAnthropicStopReason(raw: unknown, callerToolUsed: boolean): F
 }
 
 export function mapAnthropicChatResponse(body: unknown, requestedModel: string): CanonicalChatResponse {
-  if (!isRecord(body) || !Array.isArray(body.content)) throw new ProviderError('upstream', 'Upstream returned a message without content');
+  if (!isRecord(body) || !Array.isArray(body.content))
+    throw new ProviderError('upstream', 'Upstream returned a message without content');
   let text = '';
   let reasoning = '';
   let jsonOutput: string | undefined;
@@ -74,7 +75,11 @@ export function mapAnthropicChatResponse(body: unknown, requestedModel: string):
   }
   // JSON mode: the forced tool's input is the answer (any preamble text would break JSON.parse)
   const content = jsonOutput ?? (text === '' ? null : text);
-  const message: CanonicalChatResponse['choices'][number]['message'] = { role: 'assistant', content, reasoning_content: reasoning === '' ? null : reasoning };
+  const message: CanonicalChatResponse['choices'][number]['message'] = {
+    role: 'assistant',
+    content,
+    reasoning_content: reasoning === '' ? null : reasoning,
+  };
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   return {
     id: asString(body.id) ?? '',

@@ -9,8 +9,14 @@ const created = NOW / 1000;
 function chunkFactory(id: string, model: string) {
   const base = { id, object: 'chat.completion.chunk' as const, created, model };
   return {
-    delta: (delta: CanonicalChunkChoice['delta']): CanonicalChatChunk => ({ ...base, choices: [{ index: 0, delta, finish_reason: null }] }),
-    finish: (finish_reason: CanonicalChunkChoice['finish_reason']): CanonicalChatChunk => ({ ...base, choices: [{ index: 0, delta: {}, finish_reason }] }),
+    delta: (delta: CanonicalChunkChoice['delta']): CanonicalChatChunk => ({
+      ...base,
+      choices: [{ index: 0, delta, finish_reason: null }],
+    }),
+    finish: (finish_reason: CanonicalChunkChoice['finish_reason']): CanonicalChatChunk => ({
+      ...base,
+      choices: [{ index: 0, delta: {}, finish_reason }],
+    }),
     usage: (usage: NonNullable<CanonicalChatChunk['usage']>): CanonicalChatChunk => ({ ...base, choices: [], usage }),
   };
 }
@@ -28,7 +34,13 @@ describe('Anthropic stream mapping', () => {
       c.delta({ content: 'Привет' }),
       c.delta({ content: '! Чем могу помочь?' }),
       c.finish('stop'),
-      c.usage({ prompt_tokens: 1233, completion_tokens: 14, total_tokens: 1247, cache_read_tokens: 1024, cache_write_tokens: 188 }),
+      c.usage({
+        prompt_tokens: 1233,
+        completion_tokens: 14,
+        total_tokens: 1247,
+        cache_read_tokens: 1024,
+        cache_write_tokens: 188,
+      }),
     ]);
   });
 
@@ -37,13 +49,37 @@ describe('Anthropic stream mapping', () => {
     expect(replay('stream-tool-use.sse', 'claude-sonnet')).toEqual([
       c.delta({ role: 'assistant', content: '' }),
       c.delta({ content: 'Checking.' }),
-      c.delta({ tool_calls: [{ index: 0, id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6', type: 'function', function: { name: 'get_weather', arguments: '' } }] }),
+      c.delta({
+        tool_calls: [
+          {
+            index: 0,
+            id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6',
+            type: 'function',
+            function: { name: 'get_weather', arguments: '' },
+          },
+        ],
+      }),
       c.delta({ tool_calls: [{ index: 0, function: { arguments: '{"city": "Mos' } }] }),
       c.delta({ tool_calls: [{ index: 0, function: { arguments: 'cow"}' } }] }),
-      c.delta({ tool_calls: [{ index: 1, id: 'toolu_01Vb2Lq8rTz4yH5wN6mK7pX9', type: 'function', function: { name: 'get_time', arguments: '' } }] }),
+      c.delta({
+        tool_calls: [
+          {
+            index: 1,
+            id: 'toolu_01Vb2Lq8rTz4yH5wN6mK7pX9',
+            type: 'function',
+            function: { name: 'get_time', arguments: '' },
+          },
+        ],
+      }),
       c.delta({ tool_calls: [{ index: 1, function: { arguments: '{}' } }] }),
       c.finish('tool_calls'),
-      c.usage({ prompt_tokens: 472, completion_tokens: 89, total_tokens: 561, cache_read_tokens: 0, cache_write_tokens: 0 }),
+      c.usage({
+        prompt_tokens: 472,
+        completion_tokens: 89,
+        total_tokens: 561,
+        cache_read_tokens: 0,
+        cache_write_tokens: 0,
+      }),
     ]);
   });
 
@@ -55,7 +91,13 @@ describe('Anthropic stream mapping', () => {
       c.delta({ reasoning_content: ' 27*53=1431, total 12231.' }),
       c.delta({ content: '27 × 453 = 12 231.' }),
       c.finish('stop'),
-      c.usage({ prompt_tokens: 36, completion_tokens: 112, total_tokens: 148, cache_read_tokens: 0, cache_write_tokens: 0 }),
+      c.usage({
+        prompt_tokens: 36,
+        completion_tokens: 112,
+        total_tokens: 148,
+        cache_read_tokens: 0,
+        cache_write_tokens: 0,
+      }),
     ]);
   });
 
@@ -66,7 +108,13 @@ describe('Anthropic stream mapping', () => {
       c.delta({ content: '{"name": "Анна", ' }),
       c.delta({ content: '"age": 31}' }),
       c.finish('stop'),
-      c.usage({ prompt_tokens: 402, completion_tokens: 58, total_tokens: 460, cache_read_tokens: 0, cache_write_tokens: 0 }),
+      c.usage({
+        prompt_tokens: 402,
+        completion_tokens: 58,
+        total_tokens: 460,
+        cache_read_tokens: 0,
+        cache_write_tokens: 0,
+      }),
     ]);
   });
 
@@ -74,7 +122,10 @@ describe('Anthropic stream mapping', () => {
     const events = readSseFixture(__dirname, 'stream-overloaded.sse');
     const state = createAnthropicStreamState('claude-opus');
     const c = chunkFactory('msg_01Ov3rL0adEdX9y8z7w6v5u4', 'claude-opus');
-    expect(events.slice(0, 3).flatMap((e) => mapAnthropicStreamEvent(e, state))).toEqual([c.delta({ role: 'assistant', content: '' }), c.delta({ content: 'Once upon' })]);
+    expect(events.slice(0, 3).flatMap((e) => mapAnthropicStreamEvent(e, state))).toEqual([
+      c.delta({ role: 'assistant', content: '' }),
+      c.delta({ content: 'Once upon' }),
+    ]);
     expect(thrownFields(() => mapAnthropicStreamEvent(events[3], state))).toEqual({
       kind: 'upstream',
       message: 'Overloaded',
@@ -82,22 +133,37 @@ describe('Anthropic stream mapping', () => {
       retryAfterSeconds: undefined,
       param: undefined,
     });
-    expect(thrownFields(() => mapAnthropicStreamEvent({ event: 'error', data: '{"type":"error","error":{"type":"rate_limit_error","message":"Slow down"}}' }, state)).kind).toBe(
-      'rate_limited',
-    );
+    expect(
+      thrownFields(() =>
+        mapAnthropicStreamEvent(
+          { event: 'error', data: '{"type":"error","error":{"type":"rate_limit_error","message":"Slow down"}}' },
+          state,
+        ),
+      ).kind,
+    ).toBe('rate_limited');
   });
 
   it('throws ProviderError(upstream) on an unreadable event', () => {
-    expect(thrownFields(() => mapAnthropicStreamEvent({ event: 'message_start', data: '{"type":' }, createAnthropicStreamState('c'))).message).toBe(
-      'Upstream sent an unreadable stream event',
-    );
+    expect(
+      thrownFields(() =>
+        mapAnthropicStreamEvent({ event: 'message_start', data: '{"type":' }, createAnthropicStreamState('c')),
+      ).message,
+    ).toBe('Upstream sent an unreadable stream event');
   });
 
   it('flush: usage when message_stop is missing after a finish, error when the stream was cut mid-answer', () => {
     const events = readSseFixture(__dirname, 'stream-text.sse');
     const complete = createAnthropicStreamState('c');
     events.slice(0, -1).forEach((e) => mapAnthropicStreamEvent(e, complete));
-    expect(flushAnthropicStream(complete)).toEqual([chunkFactory('msg_01HCDu5LRGeP2o7s2xGmxyx8', 'c').usage({ prompt_tokens: 1233, completion_tokens: 14, total_tokens: 1247, cache_read_tokens: 1024, cache_write_tokens: 188 })]);
+    expect(flushAnthropicStream(complete)).toEqual([
+      chunkFactory('msg_01HCDu5LRGeP2o7s2xGmxyx8', 'c').usage({
+        prompt_tokens: 1233,
+        completion_tokens: 14,
+        total_tokens: 1247,
+        cache_read_tokens: 1024,
+        cache_write_tokens: 188,
+      }),
+    ]);
     expect(flushAnthropicStream(complete)).toEqual([]);
 
     const cut = createAnthropicStreamState('c');

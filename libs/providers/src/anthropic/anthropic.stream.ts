@@ -16,7 +16,12 @@ import { CanonicalChatChunk, CanonicalChunkChoice, FinishReason, ProviderError, 
 import { asCount, asNumber, asRecord, asString, isRecord, JsonRecord, parseJson } from '../http/wire-json';
 import { mapAnthropicStreamError } from './anthropic.errors';
 import { JSON_OUTPUT_TOOL_NAME } from './anthropic.json-mode';
-import { AnthropicUsageCounts, mapAnthropicStopReason, readAnthropicUsage, toCanonicalUsage } from './anthropic.response';
+import {
+  AnthropicUsageCounts,
+  mapAnthropicStopReason,
+  readAnthropicUsage,
+  toCanonicalUsage,
+} from './anthropic.response';
 
 type BlockInfo = { kind: 'text' | 'thinking' | 'json' | 'other' } | { kind: 'tool'; toolIndex: number };
 
@@ -48,7 +53,13 @@ export function createAnthropicStreamState(requestedModel: string): AnthropicStr
 }
 
 function chunk(state: AnthropicStreamState, choices: CanonicalChunkChoice[]): CanonicalChatChunk {
-  return { id: state.id, object: 'chat.completion.chunk', created: state.created, model: state.requestedModel, choices };
+  return {
+    id: state.id,
+    object: 'chat.completion.chunk',
+    created: state.created,
+    model: state.requestedModel,
+    choices,
+  };
 }
 
 function deltaChunk(state: AnthropicStreamState, delta: CanonicalChunkChoice['delta']): CanonicalChatChunk[] {
@@ -90,7 +101,11 @@ function onBlockStart(payload: JsonRecord, state: AnthropicStreamState): Canonic
       }
       const toolIndex = state.nextToolIndex++;
       state.blocks.set(index, { kind: 'tool', toolIndex });
-      return deltaChunk(state, { tool_calls: [{ index: toolIndex, id: asString(block.id) ?? '', type: 'function', function: { name, arguments: '' } }] });
+      return deltaChunk(state, {
+        tool_calls: [
+          { index: toolIndex, id: asString(block.id) ?? '', type: 'function', function: { name, arguments: '' } },
+        ],
+      });
     }
     default:
       state.blocks.set(index, { kind: 'other' });
@@ -114,7 +129,8 @@ function onBlockDelta(payload: JsonRecord, state: AnthropicStreamState): Canonic
       const json = asString(delta.partial_json) ?? '';
       if (json === '' || block === undefined) return [];
       if (block.kind === 'json') return deltaChunk(state, { content: json });
-      if (block.kind === 'tool') return deltaChunk(state, { tool_calls: [{ index: block.toolIndex, function: { arguments: json } }] });
+      if (block.kind === 'tool')
+        return deltaChunk(state, { tool_calls: [{ index: block.toolIndex, function: { arguments: json } }] });
       return [];
     }
     default:
@@ -129,7 +145,8 @@ function onMessageDelta(payload: JsonRecord, state: AnthropicStreamState): Canon
     if (usage.output_tokens !== undefined) state.usage.output = asCount(usage.output_tokens);
     if (usage.input_tokens !== undefined) state.usage.input = asCount(usage.input_tokens);
     if (usage.cache_read_input_tokens !== undefined) state.usage.cacheRead = asCount(usage.cache_read_input_tokens);
-    if (usage.cache_creation_input_tokens !== undefined) state.usage.cacheWrite = asCount(usage.cache_creation_input_tokens);
+    if (usage.cache_creation_input_tokens !== undefined)
+      state.usage.cacheWrite = asCount(usage.cache_creation_input_tokens);
   }
   const stopReason = asRecord(payload.delta)?.stop_reason;
   if (stopReason === undefined || stopReason === null) return [];
@@ -139,7 +156,8 @@ function onMessageDelta(payload: JsonRecord, state: AnthropicStreamState): Canon
 
 export function mapAnthropicStreamEvent(event: SseEvent, state: AnthropicStreamState): CanonicalChatChunk[] {
   const parsed = parseJson(event.data);
-  if (!parsed.ok || !isRecord(parsed.value)) throw new ProviderError('upstream', 'Upstream sent an unreadable stream event');
+  if (!parsed.ok || !isRecord(parsed.value))
+    throw new ProviderError('upstream', 'Upstream sent an unreadable stream event');
   const payload = parsed.value;
   switch (asString(payload.type) ?? event.event) {
     case 'message_start':

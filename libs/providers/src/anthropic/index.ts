@@ -2,7 +2,12 @@ import { ChatAdapter } from '../types';
 import { mapAnthropicError } from './anthropic.errors';
 import { buildAnthropicChatRequest } from './anthropic.request';
 import { mapAnthropicChatResponse } from './anthropic.response';
-import { AnthropicStreamState, createAnthropicStreamState, flushAnthropicStream, mapAnthropicStreamEvent } from './anthropic.stream';
+import {
+  AnthropicStreamState,
+  createAnthropicStreamState,
+  flushAnthropicStream,
+  mapAnthropicStreamEvent,
+} from './anthropic.stream';
 
 /** Anthropic Messages API (`POST {baseUrl}/v1/messages`). */
 export const anthropicAdapter: ChatAdapter<AnthropicStreamState> = {

@@ -40,7 +40,12 @@ describe('model catalog', () => {
       ].join('\n'),
     );
     const models = new Map(loadCatalog(file, PROVIDERS).map((m) => [m.key, m]));
-    expect(models.get('my-vllm')).toMatchObject({ kind: 'chat', context_window: 8192, max_output_tokens: 4096, pricing: { input_rub_per_1m: 5, output_rub_per_1m: 10, cache_read_rub_per_1m: null } });
+    expect(models.get('my-vllm')).toMatchObject({
+      kind: 'chat',
+      context_window: 8192,
+      max_output_tokens: 4096,
+      pricing: { input_rub_per_1m: 5, output_rub_per_1m: 10, cache_read_rub_per_1m: null },
+    });
     expect(models.get('gpt-4o')?.pricing).toMatchObject({ input_rub_per_1m: 999, output_rub_per_1m: 1000 });
     expect(models.has('gpt-4o-mini')).toBe(false);
   });
@@ -48,10 +53,38 @@ describe('model catalog', () => {
   it('rejects bad entries with a message naming the entry and field', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cat-'));
     const file = join(dir, 'bad.json');
-    writeFileSync(file, JSON.stringify({ models: [{ key: 'x', provider: 'openai', upstream_model: 'x', kind: 'chat', context_window: -1, pricing: { input_rub_per_1m: 1 } }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        models: [
+          {
+            key: 'x',
+            provider: 'openai',
+            upstream_model: 'x',
+            kind: 'chat',
+            context_window: -1,
+            pricing: { input_rub_per_1m: 1 },
+          },
+        ],
+      }),
+    );
     expect(() => loadCatalog(file)).toThrow(CatalogError);
     expect(() => loadCatalog(file)).toThrow(/models\[0\] \(x\): "context_window" must be >= 1/);
-    writeFileSync(file, JSON.stringify({ models: [{ key: 'y', provider: 'nope', upstream_model: 'y', kind: 'chat', context_window: 10, pricing: { input_rub_per_1m: 1 } }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        models: [
+          {
+            key: 'y',
+            provider: 'nope',
+            upstream_model: 'y',
+            kind: 'chat',
+            context_window: 10,
+            pricing: { input_rub_per_1m: 1 },
+          },
+        ],
+      }),
+    );
     expect(() => loadCatalog(file, PROVIDERS)).toThrow(/unknown provider "nope"/);
   });
 

@@ -88,7 +88,12 @@ export class CatalogError extends Error {
 
 type Raw = Record<string, unknown>;
 
-function num(raw: Raw, field: string, where: string, opts: { nullable?: boolean; min?: number; integer?: boolean; def?: number | null } = {}): number | null {
+function num(
+  raw: Raw,
+  field: string,
+  where: string,
+  opts: { nullable?: boolean; min?: number; integer?: boolean; def?: number | null } = {},
+): number | null {
   const v = raw[field];
   if (v === undefined) {
     if (opts.def !== undefined) return opts.def;
@@ -115,7 +120,8 @@ function bool(raw: Raw, field: string, def: boolean): boolean {
 function strList(raw: Raw, field: string, where: string, def?: string[]): string[] {
   const v = raw[field];
   if (v === undefined && def) return def;
-  if (!Array.isArray(v) || v.length === 0 || !v.every((x) => typeof x === 'string' && x !== '')) throw new CatalogError(`${where}: "${field}" must be a non-empty list of strings`);
+  if (!Array.isArray(v) || v.length === 0 || !v.every((x) => typeof x === 'string' && x !== ''))
+    throw new CatalogError(`${where}: "${field}" must be a non-empty list of strings`);
   return v as string[];
 }
 
@@ -126,11 +132,14 @@ export function pricedQualities(qualities: string[]): string[] {
 }
 
 function parseImageSpec(raw: unknown, at: string): ImageModelSpec {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new CatalogError(`${at}: image models need an "image" object`);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new CatalogError(`${at}: image models need an "image" object`);
   const r = raw as Raw;
   const where = `${at} image`;
   const sizes = strList(r, 'sizes', where);
-  for (const s of sizes) if (s !== 'auto' && !/^\d{2,5}x\d{2,5}$/.test(s)) throw new CatalogError(`${where}: size "${s}" must be WIDTHxHEIGHT or auto`);
+  for (const s of sizes)
+    if (s !== 'auto' && !/^\d{2,5}x\d{2,5}$/.test(s))
+      throw new CatalogError(`${where}: size "${s}" must be WIDTHxHEIGHT or auto`);
   const qualities = strList(r, 'qualities', where);
   const table = r.per_image_rub;
   if (typeof table !== 'object' || table === null) throw new CatalogError(`${where}: "per_image_rub" is required`);
@@ -138,7 +147,8 @@ function parseImageSpec(raw: unknown, at: string): ImageModelSpec {
   const priced = pricedQualities(qualities);
   for (const size of sizes.filter((s) => s !== 'auto')) {
     const row = (table as Raw)[size];
-    if (typeof row !== 'object' || row === null) throw new CatalogError(`${where}: per_image_rub has no row for size ${size}`);
+    if (typeof row !== 'object' || row === null)
+      throw new CatalogError(`${where}: per_image_rub has no row for size ${size}`);
     perImage[size] = {};
     for (const q of priced) perImage[size][q] = num(row as Raw, q, `${where} per_image_rub ${size}`) as number;
   }
@@ -163,31 +173,41 @@ function parseImageSpec(raw: unknown, at: string): ImageModelSpec {
 
 function str(raw: Raw, field: string, where: string): string {
   const v = raw[field];
-  if (typeof v !== 'string' || v.trim() === '') throw new CatalogError(`${where}: "${field}" must be a non-empty string`);
+  if (typeof v !== 'string' || v.trim() === '')
+    throw new CatalogError(`${where}: "${field}" must be a non-empty string`);
   return v;
 }
 
 /** Validates one raw entry (from the built-in file or MODELS_FILE). */
 export function parseModelEntry(raw: unknown, where: string): ModelEntry {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new CatalogError(`${where}: must be an object`);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new CatalogError(`${where}: must be an object`);
   const r = raw as Raw;
   const key = str(r, 'key', where);
   const at = `${where} (${key})`;
   const kind = str(r, 'kind', at);
-  if (kind !== 'chat' && kind !== 'embedding' && kind !== 'image') throw new CatalogError(`${at}: "kind" must be chat, embedding or image`);
+  if (kind !== 'chat' && kind !== 'embedding' && kind !== 'image')
+    throw new CatalogError(`${at}: "kind" must be chat, embedding or image`);
   const p = r.pricing;
   if (typeof p !== 'object' || p === null) throw new CatalogError(`${at}: "pricing" is required`);
   const pr = p as Raw;
   const contextWindow = num(r, 'context_window', at, { min: 1, integer: true }) as number;
   const imageRub = num(pr, 'image_rub', `${at} pricing`, { nullable: true });
-  if (kind === 'image' && imageRub !== null) throw new CatalogError(`${at}: image models price generated images in "image.per_image_rub"; pricing.image_rub (a chat fee per input image) must be null`);
+  if (kind === 'image' && imageRub !== null)
+    throw new CatalogError(
+      `${at}: image models price generated images in "image.per_image_rub"; pricing.image_rub (a chat fee per input image) must be null`,
+    );
   return {
     key,
     provider: str(r, 'provider', at),
     upstream_model: str(r, 'upstream_model', at),
     kind,
     context_window: contextWindow,
-    max_output_tokens: num(r, 'max_output_tokens', at, { min: 1, integer: true, def: Math.min(4096, contextWindow) }) as number,
+    max_output_tokens: num(r, 'max_output_tokens', at, {
+      min: 1,
+      integer: true,
+      def: Math.min(4096, contextWindow),
+    }) as number,
     supports_images: bool(r, 'supports_images', false),
     supports_tools: bool(r, 'supports_tools', false),
     supports_json: bool(r, 'supports_json', kind === 'chat'),
@@ -208,7 +228,8 @@ export function parseModelEntry(raw: unknown, where: string): ModelEntry {
 }
 
 function fallbackList(v: unknown, key: string, at: string): string[] {
-  if (!Array.isArray(v) || !v.every((x) => typeof x === 'string' && x !== '')) throw new CatalogError(`${at}: "fallbacks" must be a list of model keys`);
+  if (!Array.isArray(v) || !v.every((x) => typeof x === 'string' && x !== ''))
+    throw new CatalogError(`${at}: "fallbacks" must be a list of model keys`);
   if (v.includes(key)) throw new CatalogError(`${at}: "fallbacks" must not name the model itself`);
   return [...new Set(v as string[])];
 }
@@ -220,7 +241,8 @@ function parseDeployments(v: unknown, at: string): DeploymentSpec[] {
   const seen = new Set<string>();
   return v.map((raw: unknown, i) => {
     const where = `${at} deployments[${i}]`;
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new CatalogError(`${where}: must be an object`);
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+      throw new CatalogError(`${where}: must be an object`);
     const d = raw as Raw;
     const optStr = (field: string): string | null => {
       if (d[field] === undefined || d[field] === null) return null;
@@ -230,16 +252,28 @@ function parseDeployments(v: unknown, at: string): DeploymentSpec[] {
     if (seen.has(id)) throw new CatalogError(`${where}: duplicate id "${id}"`);
     seen.add(id);
     const baseUrl = optStr('base_url');
-    if (baseUrl !== null && !/^https?:\/\/[^\s]+$/.test(baseUrl)) throw new CatalogError(`${where}: "base_url" must be an http(s) URL`);
+    if (baseUrl !== null && !/^https?:\/\/[^\s]+$/.test(baseUrl))
+      throw new CatalogError(`${where}: "base_url" must be an http(s) URL`);
     const baseUrlEnv = optStr('base_url_env');
     const apiKeyEnv = optStr('api_key_env');
-    for (const [field, name] of [['base_url_env', baseUrlEnv], ['api_key_env', apiKeyEnv]] as const) {
-      if (name !== null && !ENV_NAME.test(name)) throw new CatalogError(`${where}: "${field}" must be an upper-case environment variable name`);
+    for (const [field, name] of [
+      ['base_url_env', baseUrlEnv],
+      ['api_key_env', apiKeyEnv],
+    ] as const) {
+      if (name !== null && !ENV_NAME.test(name))
+        throw new CatalogError(`${where}: "${field}" must be an upper-case environment variable name`);
     }
-    if (baseUrl !== null && baseUrlEnv !== null) throw new CatalogError(`${where}: give "base_url" or "base_url_env", not both`);
+    if (baseUrl !== null && baseUrlEnv !== null)
+      throw new CatalogError(`${where}: give "base_url" or "base_url_env", not both`);
     const weight = num(d, 'weight', where, { def: 1 }) as number;
     if (!(weight > 0)) throw new CatalogError(`${where}: "weight" must be > 0`);
-    return { id, base_url: baseUrl?.replace(/\/+$/, '') ?? null, base_url_env: baseUrlEnv, api_key_env: apiKeyEnv, weight };
+    return {
+      id,
+      base_url: baseUrl?.replace(/\/+$/, '') ?? null,
+      base_url_env: baseUrlEnv,
+      api_key_env: apiKeyEnv,
+      weight,
+    };
   });
 }
 
@@ -249,7 +283,8 @@ function checkFallbacks(models: Map<string, ModelEntry>): void {
     for (const f of e.fallbacks) {
       const target = models.get(f);
       if (!target) throw new CatalogError(`model ${e.key}: fallback "${f}" is not in the catalog`);
-      if (target.kind !== e.kind) throw new CatalogError(`model ${e.key}: fallback "${f}" is a ${target.kind} model, not ${e.kind}`);
+      if (target.kind !== e.kind)
+        throw new CatalogError(`model ${e.key}: fallback "${f}" is a ${target.kind} model, not ${e.kind}`);
     }
   }
 }
@@ -279,7 +314,9 @@ export function loadCatalog(modelsFile?: string, knownProviders?: string[]): Mod
       }
       // an override may give only the fields it changes
       const base = typeof r?.key === 'string' ? byKey.get(r.key) : undefined;
-      const merged = base ? { ...base, ...r, pricing: { ...base.pricing, ...((r.pricing as Raw | undefined) ?? {}) } } : raw;
+      const merged = base
+        ? { ...base, ...r, pricing: { ...base.pricing, ...((r.pricing as Raw | undefined) ?? {}) } }
+        : raw;
       const e = parseModelEntry(merged, where);
       byKey.set(e.key, e);
     });
@@ -287,9 +324,15 @@ export function loadCatalog(modelsFile?: string, knownProviders?: string[]): Mod
   checkFallbacks(byKey);
   if (knownProviders) {
     for (const e of byKey.values()) {
-      if (!knownProviders.includes(e.provider)) throw new CatalogError(`model ${e.key}: unknown provider "${e.provider}" (known: ${knownProviders.join(', ')})`);
+      if (!knownProviders.includes(e.provider))
+        throw new CatalogError(
+          `model ${e.key}: unknown provider "${e.provider}" (known: ${knownProviders.join(', ')})`,
+        );
       // deployments replace a provider's connection settings: only definitions with env vars have them
-      if (e.deployments && !findProviderDefinition(e.provider)?.env) throw new CatalogError(`model ${e.key}: the ${e.provider} provider has no deployments (it has no connection settings)`);
+      if (e.deployments && !findProviderDefinition(e.provider)?.env)
+        throw new CatalogError(
+          `model ${e.key}: the ${e.provider} provider has no deployments (it has no connection settings)`,
+        );
     }
   }
   return [...byKey.values()];

@@ -17,7 +17,13 @@ export class ModelPricingDto {
   @ApiProperty({ example: 60 }) output_rub_per_1m: number;
   @ApiProperty({ nullable: true, type: Number, example: 7.5 }) cache_read_rub_per_1m: number | null;
   @ApiProperty({ nullable: true, type: Number, example: null }) cache_write_rub_per_1m: number | null;
-  @ApiProperty({ nullable: true, type: Number, description: 'Chat models: fee per INPUT image. Always null for image models (see `image.per_image_rub`).', example: 0.1 }) image_rub: number | null;
+  @ApiProperty({
+    nullable: true,
+    type: Number,
+    description: 'Chat models: fee per INPUT image. Always null for image models (see `image.per_image_rub`).',
+    example: 0.1,
+  })
+  image_rub: number | null;
 }
 
 export class ImageModelOptionsDto {
@@ -29,9 +35,18 @@ export class ImageModelOptionsDto {
   @ApiProperty({ example: 32000 }) max_prompt_chars: number;
   @ApiProperty({ example: 'auto' }) default_size: string;
   @ApiProperty({ example: 'auto' }) default_quality: string;
-  @ApiProperty({ description: 'true: charged by provider-reported tokens (pricing.*_rub_per_1m), the table is the fallback and the reservation basis', example: true }) token_priced: boolean;
+  @ApiProperty({
+    description:
+      'true: charged by provider-reported tokens (pricing.*_rub_per_1m), the table is the fallback and the reservation basis',
+    example: true,
+  })
+  token_priced: boolean;
   @ApiProperty({ example: 1000 }) image_input_rub_per_1m: number;
-  @ApiProperty({ description: 'RUB per generated image by size, then quality', example: { '1024x1024': { low: 1.088, medium: 4.224, high: 16.64 } } }) per_image_rub: Record<string, Record<string, number>>;
+  @ApiProperty({
+    description: 'RUB per generated image by size, then quality',
+    example: { '1024x1024': { low: 1.088, medium: 4.224, high: 16.64 } },
+  })
+  per_image_rub: Record<string, Record<string, number>>;
 }
 
 export class CatalogModelDto {
@@ -40,13 +55,21 @@ export class CatalogModelDto {
   @ApiProperty({ enum: ['chat', 'embedding', 'image'], example: 'chat' }) kind: string;
   @ApiProperty({ example: 128000 }) context_window: number;
   @ApiProperty({ nullable: true, type: Number, example: 16384 }) max_output_tokens: number | null;
-  @ApiProperty({ nullable: true, type: Number, description: 'Embedding models only', example: null }) dimensions: number | null;
+  @ApiProperty({ nullable: true, type: Number, description: 'Embedding models only', example: null }) dimensions:
+    number | null;
   @ApiProperty({ example: true }) supports_images: boolean;
   @ApiProperty({ example: true }) supports_tools: boolean;
-  @ApiProperty({ description: 'Receives project documents in full instead of RAG fragments', example: false }) full_context: boolean;
-  @ApiProperty({ description: 'false when the provider has no credentials configured', example: true }) available: boolean;
+  @ApiProperty({ description: 'Receives project documents in full instead of RAG fragments', example: false })
+  full_context: boolean;
+  @ApiProperty({ description: 'false when the provider has no credentials configured', example: true })
+  available: boolean;
   @ApiProperty({ type: ModelPricingDto }) pricing: ModelPricingDto;
-  @ApiProperty({ type: ImageModelOptionsDto, nullable: true, description: 'Image models: options and per-image prices; null otherwise' }) image: ImageModelOptionsDto | null;
+  @ApiProperty({
+    type: ImageModelOptionsDto,
+    nullable: true,
+    description: 'Image models: options and per-image prices; null otherwise',
+  })
+  image: ImageModelOptionsDto | null;
 }
 
 export class CatalogModelsDto {

@@ -23,13 +23,24 @@ describe('mapGeminiError', () => {
   });
 
   it('400 API_KEY_INVALID and 403 → auth', () => {
-    expect(errorFields(mapGeminiError(400, body('error-api-key-invalid.json'), {}))).toMatchObject({ kind: 'auth', message: 'API key not valid. Please pass a valid API key.' });
-    expect(mapGeminiError(403, '{"error":{"code":403,"message":"Permission denied","status":"PERMISSION_DENIED"}}', {}).kind).toBe('auth');
+    expect(errorFields(mapGeminiError(400, body('error-api-key-invalid.json'), {}))).toMatchObject({
+      kind: 'auth',
+      message: 'API key not valid. Please pass a valid API key.',
+    });
+    expect(
+      mapGeminiError(403, '{"error":{"code":403,"message":"Permission denied","status":"PERMISSION_DENIED"}}', {}).kind,
+    ).toBe('auth');
   });
 
   it('429 → rate_limited with the RetryInfo delay, or Retry-After when sent', () => {
-    expect(errorFields(mapGeminiError(429, body('error-resource-exhausted.json'), {}))).toMatchObject({ kind: 'rate_limited', upstreamStatus: 429, retryAfterSeconds: 41 });
-    expect(mapGeminiError(429, body('error-resource-exhausted.json'), { 'retry-after': '5' }).retryAfterSeconds).toBe(5);
+    expect(errorFields(mapGeminiError(429, body('error-resource-exhausted.json'), {}))).toMatchObject({
+      kind: 'rate_limited',
+      upstreamStatus: 429,
+      retryAfterSeconds: 41,
+    });
+    expect(mapGeminiError(429, body('error-resource-exhausted.json'), { 'retry-after': '5' }).retryAfterSeconds).toBe(
+      5,
+    );
   });
 
   it('reads the array form used by stream endpoints; 503 → upstream', () => {
@@ -43,13 +54,20 @@ describe('mapGeminiError', () => {
   });
 
   it('504 → timeout; unparsable bodies still get a message', () => {
-    expect(errorFields(mapGeminiError(504, 'upstream request timeout', {}))).toMatchObject({ kind: 'timeout', message: 'Upstream returned HTTP 504: upstream request timeout' });
+    expect(errorFields(mapGeminiError(504, 'upstream request timeout', {}))).toMatchObject({
+      kind: 'timeout',
+      message: 'Upstream returned HTTP 504: upstream request timeout',
+    });
   });
 });
 
 describe('mapGeminiStreamError', () => {
   it('uses the embedded code for the kind', () => {
-    expect(errorFields(mapGeminiStreamError({ error: { code: 500, message: 'An internal error has occurred.', status: 'INTERNAL' } }))).toEqual({
+    expect(
+      errorFields(
+        mapGeminiStreamError({ error: { code: 500, message: 'An internal error has occurred.', status: 'INTERNAL' } }),
+      ),
+    ).toEqual({
       kind: 'upstream',
       message: 'An internal error has occurred.',
       upstreamStatus: 500,

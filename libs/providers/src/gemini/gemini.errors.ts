@@ -1,6 +1,11 @@
 /** Gemini error bodies `{error:{code,message,status,details}}` (an array of them on stream endpoints) → ProviderError. */
 import { ProviderError } from '../types';
-import { errorKindForStatus, fallbackErrorMessage, parseDurationSeconds, providerErrorFor } from '../http/upstream-errors';
+import {
+  errorKindForStatus,
+  fallbackErrorMessage,
+  parseDurationSeconds,
+  providerErrorFor,
+} from '../http/upstream-errors';
 import { asArray, asNumber, asRecord, asString, JsonRecord, parseJson } from '../http/wire-json';
 
 export interface GeminiErrorInfo {

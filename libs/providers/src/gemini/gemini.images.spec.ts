@@ -4,18 +4,30 @@ import { buildGeminiImageRequest, combineGeminiImages, mapGeminiImageResponse } 
 import { ImageGenerationRequest } from '../images/image-types';
 
 const conn = { apiKey: 'g', baseUrl: 'https://generativelanguage.googleapis.com', timeoutMs: 1 };
-const req: ImageGenerationRequest = { model: 'gemini-2.5-flash-image', prompt: 'a fox', n: 2, size: '1344x768', quality: 'auto', output_format: 'png' };
+const req: ImageGenerationRequest = {
+  model: 'gemini-2.5-flash-image',
+  prompt: 'a fox',
+  n: 2,
+  size: '1344x768',
+  quality: 'auto',
+  output_format: 'png',
+};
 
 describe('buildGeminiImageRequest', () => {
   it('asks for image output with the aspect ratio of the size', () => {
     expect(buildGeminiImageRequest(req, conn)).toEqual({
       url: 'https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash-image:generateContent',
       headers: { 'content-type': 'application/json', 'x-goog-api-key': 'g' },
-      body: { contents: [{ role: 'user', parts: [{ text: 'a fox' }] }], generationConfig: { responseModalities: ['IMAGE'], imageConfig: { aspectRatio: '16:9' } } },
+      body: {
+        contents: [{ role: 'user', parts: [{ text: 'a fox' }] }],
+        generationConfig: { responseModalities: ['IMAGE'], imageConfig: { aspectRatio: '16:9' } },
+      },
     });
   });
   it('auto size leaves the ratio to the model; unknown sizes are refused', () => {
-    expect(buildGeminiImageRequest({ ...req, size: 'auto' }, conn).body.generationConfig).toEqual({ responseModalities: ['IMAGE'] });
+    expect(buildGeminiImageRequest({ ...req, size: 'auto' }, conn).body.generationConfig).toEqual({
+      responseModalities: ['IMAGE'],
+    });
     expect(() => buildGeminiImageRequest({ ...req, size: '1000x1000' }, conn)).toThrow(ProviderError);
   });
 });

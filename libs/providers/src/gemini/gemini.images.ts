@@ -30,14 +30,24 @@ export interface GeminiImageBody {
 
 export function buildGeminiImageBody(req: ImageGenerationRequest): GeminiImageBody {
   const aspectRatio = req.size === 'auto' ? undefined : GEMINI_ASPECT_BY_SIZE[req.size];
-  if (req.size !== 'auto' && !aspectRatio) throw new ProviderError('invalid_request', `size ${req.size} is not available for ${req.model}`, undefined, undefined, 'size');
+  if (req.size !== 'auto' && !aspectRatio)
+    throw new ProviderError(
+      'invalid_request',
+      `size ${req.size} is not available for ${req.model}`,
+      undefined,
+      undefined,
+      'size',
+    );
   return {
     contents: [{ role: 'user', parts: [{ text: req.prompt }] }],
     generationConfig: { responseModalities: ['IMAGE'], ...(aspectRatio ? { imageConfig: { aspectRatio } } : {}) },
   };
 }
 
-export function buildGeminiImageRequest(req: ImageGenerationRequest, conn: ProviderConnection): { url: string; headers: Record<string, string>; body: GeminiImageBody } {
+export function buildGeminiImageRequest(
+  req: ImageGenerationRequest,
+  conn: ProviderConnection,
+): { url: string; headers: Record<string, string>; body: GeminiImageBody } {
   return {
     url: geminiChatUrl(conn.baseUrl, req.model, false),
     headers: { 'content-type': 'application/json', 'x-goog-api-key': conn.apiKey },
@@ -46,15 +56,27 @@ export function buildGeminiImageRequest(req: ImageGenerationRequest, conn: Provi
 }
 
 /** One generateContent answer → its image (inlineData) and usage. */
-export function mapGeminiImageResponse(body: unknown): { b64: string; mime: string; text?: string; usage: ImageUsage | null } {
+export function mapGeminiImageResponse(body: unknown): {
+  b64: string;
+  mime: string;
+  text?: string;
+  usage: ImageUsage | null;
+} {
   if (!isRecord(body)) throw new ProviderError('upstream', 'Upstream returned a malformed generateContent body');
   const candidate = asRecord(asArray(body.candidates)[0]);
   const parts = asArray(asRecord(candidate?.content)?.parts).map(asRecord);
   const image = parts.find((p) => asRecord(p?.inlineData) && typeof asRecord(p?.inlineData)?.data === 'string');
   if (!image) {
-    const reason = typeof candidate?.finishReason === 'string' ? candidate.finishReason : asRecord(body.promptFeedback)?.blockReason;
+    const reason =
+      typeof candidate?.finishReason === 'string' ? candidate.finishReason : asRecord(body.promptFeedback)?.blockReason;
     if (reason === 'SAFETY' || reason === 'PROHIBITED_CONTENT' || reason === 'IMAGE_SAFETY' || reason === 'BLOCKLIST') {
-      throw new ProviderError('invalid_request', `The provider refused to generate this image (${String(reason)})`, undefined, undefined, 'prompt');
+      throw new ProviderError(
+        'invalid_request',
+        `The provider refused to generate this image (${String(reason)})`,
+        undefined,
+        undefined,
+        'prompt',
+      );
     }
     throw new ProviderError('upstream', 'Upstream answered without an image');
   }
@@ -67,7 +89,9 @@ export function mapGeminiImageResponse(body: unknown): { b64: string; mime: stri
   let usage: ImageUsage | null = null;
   if (meta) {
     const promptDetails = asArray(meta.promptTokensDetails).map(asRecord);
-    const imageIn = promptDetails.filter((d) => d?.modality === 'IMAGE').reduce((s, d) => s + asCount(d?.tokenCount), 0);
+    const imageIn = promptDetails
+      .filter((d) => d?.modality === 'IMAGE')
+      .reduce((s, d) => s + asCount(d?.tokenCount), 0);
     const promptTokens = asCount(meta.promptTokenCount);
     usage = {
       text_input_tokens: Math.max(0, promptTokens - imageIn),
@@ -75,11 +99,19 @@ export function mapGeminiImageResponse(body: unknown): { b64: string; mime: stri
       output_tokens: asCount(meta.candidatesTokenCount) + asCount(meta.thoughtsTokenCount),
     };
   }
-  return { b64: inline.data as string, mime: typeof inline.mimeType === 'string' ? inline.mimeType : 'image/png', ...(text ? { text } : {}), usage };
+  return {
+    b64: inline.data as string,
+    mime: typeof inline.mimeType === 'string' ? inline.mimeType : 'image/png',
+    ...(text ? { text } : {}),
+    usage,
+  };
 }
 
 /** Combine the n single-image answers into one canonical result. */
-export function combineGeminiImages(answers: ReturnType<typeof mapGeminiImageResponse>[], req: ImageGenerationRequest): ImageGenerationResult {
+export function combineGeminiImages(
+  answers: ReturnType<typeof mapGeminiImageResponse>[],
+  req: ImageGenerationRequest,
+): ImageGenerationResult {
   const withUsage = answers.filter((a) => a.usage);
   const usage =
     withUsage.length === answers.length && answers.length > 0

@@ -17,7 +17,9 @@ export class GeminiImageProvider extends JsonProviderCall implements ImageProvid
 
   async generate(req: ImageGenerationRequest, signal?: AbortSignal): Promise<ImageGenerationResult> {
     const request = buildGeminiImageRequest(req, this.conn);
-    const answers = await Promise.all(Array.from({ length: req.n }, async () => mapGeminiImageResponse(await this.post(request, signal))));
+    const answers = await Promise.all(
+      Array.from({ length: req.n }, async () => mapGeminiImageResponse(await this.post(request, signal))),
+    );
     return combineGeminiImages(answers, req);
   }
 }

@@ -2,7 +2,11 @@ import { CanonicalChatRequest, ProviderConnection } from '../types';
 import { thrownFields } from '../http/testing/fixtures';
 import { buildGeminiChatRequest, guessMimeType, toFunctionResponse, toGeminiToolConfig } from './gemini.request';
 
-const conn: ProviderConnection = { apiKey: 'AIza-test', baseUrl: 'https://generativelanguage.googleapis.com', timeoutMs: 60000 };
+const conn: ProviderConnection = {
+  apiKey: 'AIza-test',
+  baseUrl: 'https://generativelanguage.googleapis.com',
+  timeoutMs: 60000,
+};
 
 describe('buildGeminiChatRequest', () => {
   it('targets generateContent, or streamGenerateContent with alt=sse, with the API key header', () => {
@@ -63,14 +67,31 @@ describe('buildGeminiChatRequest', () => {
         { role: 'user', parts: [{ text: 'Sure?' }] },
       ],
       systemInstruction: { parts: [{ text: 'Be terse.' }, { text: 'Answer in Russian.' }] },
-      generationConfig: { maxOutputTokens: 500, temperature: 0.3, topP: 0.95, stopSequences: ['###'], seed: 42, candidateCount: 2, responseMimeType: 'application/json' },
+      generationConfig: {
+        maxOutputTokens: 500,
+        temperature: 0.3,
+        topP: 0.95,
+        stopSequences: ['###'],
+        seed: 42,
+        candidateCount: 2,
+        responseMimeType: 'application/json',
+      },
     });
   });
 
   it('maps json_schema to responseJsonSchema', () => {
-    const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
+    const schema = {
+      type: 'object',
+      properties: { city: { type: 'string' } },
+      required: ['city'],
+      additionalProperties: false,
+    };
     const body = buildGeminiChatRequest(
-      { model: 'g', messages: [{ role: 'user', content: 'x' }], response_format: { type: 'json_schema', json_schema: { name: 'place', schema, strict: true } } },
+      {
+        model: 'g',
+        messages: [{ role: 'user', content: 'x' }],
+        response_format: { type: 'json_schema', json_schema: { name: 'place', schema, strict: true } },
+      },
       conn,
     ).body;
     expect(body.generationConfig).toEqual({ responseMimeType: 'application/json', responseJsonSchema: schema });
@@ -88,8 +109,16 @@ describe('buildGeminiChatRequest', () => {
               role: 'assistant',
               content: null,
               tool_calls: [
-                { id: 'call_0_get_weather', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Moscow"}' } },
-                { id: 'toolu_foreign', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Kazan"}' } },
+                {
+                  id: 'call_0_get_weather',
+                  type: 'function',
+                  function: { name: 'get_weather', arguments: '{"city":"Moscow"}' },
+                },
+                {
+                  id: 'toolu_foreign',
+                  type: 'function',
+                  function: { name: 'get_weather', arguments: '{"city":"Kazan"}' },
+                },
               ],
             },
             { role: 'tool', tool_call_id: 'call_0_get_weather', content: '{"temp":3}' },
@@ -111,7 +140,10 @@ describe('buildGeminiChatRequest', () => {
         {
           role: 'model',
           parts: [
-            { functionCall: { name: 'get_weather', args: { city: 'Moscow' } }, thoughtSignature: 'skip_thought_signature_validator' },
+            {
+              functionCall: { name: 'get_weather', args: { city: 'Moscow' } },
+              thoughtSignature: 'skip_thought_signature_validator',
+            },
             { functionCall: { name: 'get_weather', args: { city: 'Kazan' } } },
           ],
         },
@@ -124,7 +156,14 @@ describe('buildGeminiChatRequest', () => {
           ],
         },
       ],
-      tools: [{ functionDeclarations: [{ name: 'get_weather', description: 'Weather now', parametersJsonSchema: params }, { name: 'get_time' }] }],
+      tools: [
+        {
+          functionDeclarations: [
+            { name: 'get_weather', description: 'Weather now', parametersJsonSchema: params },
+            { name: 'get_time' },
+          ],
+        },
+      ],
       toolConfig: { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['get_weather'] } },
     });
   });
@@ -149,7 +188,11 @@ describe('buildGeminiChatRequest', () => {
   });
 
   it('rejects a tool result whose call cannot be found', () => {
-    expect(thrownFields(() => buildGeminiChatRequest({ model: 'g', messages: [{ role: 'tool', tool_call_id: 'abc', content: 'x' }] }, conn))).toEqual({
+    expect(
+      thrownFields(() =>
+        buildGeminiChatRequest({ model: 'g', messages: [{ role: 'tool', tool_call_id: 'abc', content: 'x' }] }, conn),
+      ),
+    ).toEqual({
       kind: 'invalid_request',
       message: 'Cannot find the tool call this tool message answers',
       upstreamStatus: undefined,

@@ -1,5 +1,13 @@
 /** Canonical request → Gemini `POST {baseUrl}/v1beta/models/{model}:generateContent` (or `:streamGenerateContent?alt=sse`). */
-import { CanonicalChatRequest, ChatMessage, ImagePart, ProviderConnection, ProviderError, ToolChoice, ToolDefinition } from '../types';
+import {
+  CanonicalChatRequest,
+  ChatMessage,
+  ImagePart,
+  ProviderConnection,
+  ProviderError,
+  ToolChoice,
+  ToolDefinition,
+} from '../types';
 import { isHttpUrl, joinUrl, parseDataUrl } from '../http/urls';
 import { contentText } from '../message-text';
 import { isRecord, parseJson } from '../http/wire-json';
@@ -127,7 +135,12 @@ function toModelParts(message: ChatMessage, param: string): GeminiPart[] {
   const text = contentText(message.content);
   const parts: GeminiPart[] = text === '' ? [] : [{ text }];
   (message.tool_calls ?? []).forEach((call, j) => {
-    const part: GeminiFunctionCallPart = { functionCall: { name: call.function.name, args: parseArgs(call.function.arguments, `${param}.tool_calls[${j}].function.arguments`) } };
+    const part: GeminiFunctionCallPart = {
+      functionCall: {
+        name: call.function.name,
+        args: parseArgs(call.function.arguments, `${param}.tool_calls[${j}].function.arguments`),
+      },
+    };
     if (j === 0) part.thoughtSignature = GEMINI_DUMMY_THOUGHT_SIGNATURE;
     parts.push(part);
   });
@@ -150,7 +163,8 @@ export function toGeminiContents(messages: ChatMessage[]): GeminiContent[] {
         break;
       case 'tool': {
         const name = toolNames.get(i);
-        if (name === undefined) throw invalid('Cannot find the tool call this tool message answers', `${param}.tool_call_id`);
+        if (name === undefined)
+          throw invalid('Cannot find the tool call this tool message answers', `${param}.tool_call_id`);
         turn = { role: 'user', parts: [{ functionResponse: { name, response: toFunctionResponse(message.content) } }] };
         break;
       }
@@ -203,7 +217,8 @@ export function toGeminiGenerationConfig(req: CanonicalChatRequest): GeminiGener
   const format = req.response_format;
   if (format !== undefined && format.type !== 'text') {
     config.responseMimeType = 'application/json';
-    if (format.type === 'json_schema' && format.json_schema.schema !== undefined) config.responseJsonSchema = format.json_schema.schema;
+    if (format.type === 'json_schema' && format.json_schema.schema !== undefined)
+      config.responseJsonSchema = format.json_schema.schema;
   }
   return Object.keys(config).length > 0 ? config : undefined;
 }
@@ -228,7 +243,10 @@ export function geminiChatUrl(baseUrl: string, model: string, stream: boolean): 
   return joinUrl(baseUrl, `v1beta/models/${id}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`);
 }
 
-export function buildGeminiChatRequest(req: CanonicalChatRequest, conn: ProviderConnection): { url: string; headers: Record<string, string>; body: GeminiRequestBody } {
+export function buildGeminiChatRequest(
+  req: CanonicalChatRequest,
+  conn: ProviderConnection,
+): { url: string; headers: Record<string, string>; body: GeminiRequestBody } {
   return {
     url: geminiChatUrl(conn.baseUrl, req.model, req.stream === true),
     headers: { 'content-type': 'application/json', 'x-goog-api-key': conn.apiKey },

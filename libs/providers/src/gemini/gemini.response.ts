@@ -1,6 +1,13 @@
 /** Gemini GenerateContentResponse → canonical response (plus the candidate / usage readers the stream shares). */
 import { randomUUID } from 'node:crypto';
-import { CanonicalChatResponse, CanonicalChoice, CanonicalUsage, FinishReason, ProviderError, ToolCall } from '../types';
+import {
+  CanonicalChatResponse,
+  CanonicalChoice,
+  CanonicalUsage,
+  FinishReason,
+  ProviderError,
+  ToolCall,
+} from '../types';
 import { asArray, asCount, asNumber, asRecord, asString, isRecord, JsonRecord } from '../http/wire-json';
 import { geminiToolCallId } from './gemini.tool-ids';
 
@@ -25,7 +32,14 @@ export function mapGeminiUsage(raw: unknown): CanonicalUsage | null {
   return out;
 }
 
-const CONTENT_FILTER_REASONS = new Set(['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY']);
+const CONTENT_FILTER_REASONS = new Set([
+  'SAFETY',
+  'RECITATION',
+  'BLOCKLIST',
+  'PROHIBITED_CONTENT',
+  'SPII',
+  'IMAGE_SAFETY',
+]);
 
 /** STOP → stop (tool_calls when the candidate called functions), MAX_TOKENS → length, safety family → content_filter. */
 export function mapGeminiFinishReason(raw: unknown, calledTools: boolean): FinishReason {
@@ -74,7 +88,11 @@ function mapCandidate(raw: unknown, position: number): CanonicalChoice {
     reasoning_content: parts.reasoning === '' ? null : parts.reasoning,
   };
   if (parts.toolCalls.length > 0) message.tool_calls = parts.toolCalls;
-  return { index: asNumber(candidate.index) ?? position, message, finish_reason: mapGeminiFinishReason(candidate.finishReason, parts.toolCalls.length > 0) };
+  return {
+    index: asNumber(candidate.index) ?? position,
+    message,
+    finish_reason: mapGeminiFinishReason(candidate.finishReason, parts.toolCalls.length > 0),
+  };
 }
 
 /** A prompt blocked before generation (`promptFeedback.blockReason`, no candidates). */
@@ -91,7 +109,14 @@ export function mapGeminiChatResponse(body: unknown, requestedModel: string): Ca
   const candidates = asArray(body.candidates);
   let choices: CanonicalChoice[];
   if (candidates.length > 0) choices = candidates.map(mapCandidate);
-  else if (promptBlockReason(body) !== undefined) choices = [{ index: 0, message: { role: 'assistant', content: null, reasoning_content: null }, finish_reason: 'content_filter' }];
+  else if (promptBlockReason(body) !== undefined)
+    choices = [
+      {
+        index: 0,
+        message: { role: 'assistant', content: null, reasoning_content: null },
+        finish_reason: 'content_filter',
+      },
+    ];
   else throw new ProviderError('upstream', 'Upstream returned no candidates');
   return {
     id: geminiResponseId(body) ?? `chatcmpl-${randomUUID()}`,

@@ -8,7 +8,13 @@
 import { CanonicalChatChunk, CanonicalChunkChoice, CanonicalUsage, ProviderError, SseEvent } from '../types';
 import { asArray, asNumber, asRecord, isRecord, JsonRecord, parseJson } from '../http/wire-json';
 import { mapGeminiStreamError } from './gemini.errors';
-import { geminiResponseId, mapGeminiFinishReason, mapGeminiUsage, promptBlockReason, readCandidateParts } from './gemini.response';
+import {
+  geminiResponseId,
+  mapGeminiFinishReason,
+  mapGeminiUsage,
+  promptBlockReason,
+  readCandidateParts,
+} from './gemini.response';
 
 interface CandidateStreamState {
   roleSent: boolean;
@@ -27,7 +33,15 @@ export interface GeminiStreamState {
 }
 
 export function createGeminiStreamState(requestedModel: string): GeminiStreamState {
-  return { requestedModel, created: Math.floor(Date.now() / 1000), id: '', candidates: new Map(), usage: null, finished: false, usageEmitted: false };
+  return {
+    requestedModel,
+    created: Math.floor(Date.now() / 1000),
+    id: '',
+    candidates: new Map(),
+    usage: null,
+    finished: false,
+    usageEmitted: false,
+  };
 }
 
 function candidateState(state: GeminiStreamState, index: number): CandidateStreamState {
@@ -39,7 +53,11 @@ function candidateState(state: GeminiStreamState, index: number): CandidateStrea
   return candidate;
 }
 
-function mapCandidateDelta(raw: JsonRecord, position: number, state: GeminiStreamState): CanonicalChunkChoice | undefined {
+function mapCandidateDelta(
+  raw: JsonRecord,
+  position: number,
+  state: GeminiStreamState,
+): CanonicalChunkChoice | undefined {
   const index = asNumber(raw.index) ?? position;
   const candidate = candidateState(state, index);
   const parts = readCandidateParts(raw, candidate.toolCalls);
@@ -47,7 +65,12 @@ function mapCandidateDelta(raw: JsonRecord, position: number, state: GeminiStrea
   if (parts.reasoning !== '') delta.reasoning_content = parts.reasoning;
   if (parts.text !== '') delta.content = parts.text;
   if (parts.toolCalls.length > 0) {
-    delta.tool_calls = parts.toolCalls.map((call, i) => ({ index: candidate.toolCalls + i, id: call.id, type: 'function', function: { name: call.function.name, arguments: call.function.arguments } }));
+    delta.tool_calls = parts.toolCalls.map((call, i) => ({
+      index: candidate.toolCalls + i,
+      id: call.id,
+      type: 'function',
+      function: { name: call.function.name, arguments: call.function.arguments },
+    }));
     candidate.toolCalls += parts.toolCalls.length;
   }
   const finish = mapGeminiFinishReason(raw.finishReason, candidate.toolCalls > 0);
@@ -62,7 +85,8 @@ function mapCandidateDelta(raw: JsonRecord, position: number, state: GeminiStrea
 
 export function mapGeminiStreamEvent(event: SseEvent, state: GeminiStreamState): CanonicalChatChunk[] {
   const parsed = parseJson(event.data);
-  if (!parsed.ok || (!isRecord(parsed.value) && !Array.isArray(parsed.value))) throw new ProviderError('upstream', 'Upstream sent an unreadable stream chunk');
+  if (!parsed.ok || (!isRecord(parsed.value) && !Array.isArray(parsed.value)))
+    throw new ProviderError('upstream', 'Upstream sent an unreadable stream chunk');
   const payload = parsed.value;
   if (!isRecord(payload) || payload.error !== undefined) throw mapGeminiStreamError(payload);
 
@@ -82,7 +106,9 @@ export function mapGeminiStreamEvent(event: SseEvent, state: GeminiStreamState):
     choices.push({ index: 0, delta: roleSent ? {} : { role: 'assistant' }, finish_reason: 'content_filter' });
   }
   if (choices.length === 0) return [];
-  return [{ id: state.id, object: 'chat.completion.chunk', created: state.created, model: state.requestedModel, choices }];
+  return [
+    { id: state.id, object: 'chat.completion.chunk', created: state.created, model: state.requestedModel, choices },
+  ];
 }
 
 /** End of body: the usage chunk; a stream that never reported a finishReason was cut off. */
@@ -90,5 +116,14 @@ export function flushGeminiStream(state: GeminiStreamState): CanonicalChatChunk[
   if (!state.finished) throw new ProviderError('upstream', 'Upstream stream ended before a finishReason');
   if (state.usageEmitted || state.usage === null) return [];
   state.usageEmitted = true;
-  return [{ id: state.id, object: 'chat.completion.chunk', created: state.created, model: state.requestedModel, choices: [], usage: state.usage }];
+  return [
+    {
+      id: state.id,
+      object: 'chat.completion.chunk',
+      created: state.created,
+      model: state.requestedModel,
+      choices: [],
+      usage: state.usage,
+    },
+  ];
 }

@@ -48,7 +48,12 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
   throw new Error('expected a rejection');
 }
 
-function expectProviderError(error: unknown, kind: ProviderError['kind'], message: RegExp | string, status?: number): void {
+function expectProviderError(
+  error: unknown,
+  kind: ProviderError['kind'],
+  message: RegExp | string,
+  status?: number,
+): void {
   expect(error).toBeInstanceOf(ProviderError);
   const e = error as ProviderError;
   expect(e.kind).toBe(kind);
@@ -81,8 +86,18 @@ describe('ProviderHttpClient', () => {
         res.writeHead(200, { 'Content-Type': 'application/json', 'X-Request-Id': 'req_1' });
         res.end('{"ok":true,"n":[1,2]}');
       });
-      const result = await client.postJson(server.url, { authorization: 'Bearer sk-test' }, { model: 'm', messages: [] }, { timeoutMs: 2000 });
-      expect(seen).toEqual({ method: 'POST', auth: 'Bearer sk-test', type: 'application/json', body: '{"model":"m","messages":[]}' });
+      const result = await client.postJson(
+        server.url,
+        { authorization: 'Bearer sk-test' },
+        { model: 'm', messages: [] },
+        { timeoutMs: 2000 },
+      );
+      expect(seen).toEqual({
+        method: 'POST',
+        auth: 'Bearer sk-test',
+        type: 'application/json',
+        body: '{"model":"m","messages":[]}',
+      });
       expect(result.status).toBe(200);
       expect(result.json).toEqual({ ok: true, n: [1, 2] });
       expect(result.headers['x-request-id']).toBe('req_1');
@@ -156,7 +171,9 @@ describe('ProviderHttpClient', () => {
 
     it('rejects at once when the signal is already aborted', async () => {
       server = await startServer((_req, res) => res.end('{}'));
-      const error = await rejection(client.postJson(server.url, {}, {}, { timeoutMs: 5000, signal: AbortSignal.abort() }));
+      const error = await rejection(
+        client.postJson(server.url, {}, {}, { timeoutMs: 5000, signal: AbortSignal.abort() }),
+      );
       expect(error).toBeInstanceOf(ProviderAbortError);
     });
   });

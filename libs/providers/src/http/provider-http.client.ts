@@ -72,7 +72,12 @@ export class ProviderHttpClient {
   /** The client owns `agent`: close() closes it. */
   constructor(private readonly agent: Agent = createProviderAgent()) {}
 
-  async postJson(url: string, headers: Record<string, string>, body: unknown, options: ProviderRequestOptions): Promise<ProviderJsonResponse> {
+  async postJson(
+    url: string,
+    headers: Record<string, string>,
+    body: unknown,
+    options: ProviderRequestOptions,
+  ): Promise<ProviderJsonResponse> {
     const guard = new RequestGuard(options.timeoutMs, options.signal);
     try {
       guard.arm('response');
@@ -100,7 +105,12 @@ export class ProviderHttpClient {
    * status. The caller must iterate the result to the end, break out of it, or abort its signal:
    * any of these releases the connection.
    */
-  async postStream(url: string, headers: Record<string, string>, body: unknown, options: ProviderRequestOptions): Promise<AsyncIterable<SseEvent>> {
+  async postStream(
+    url: string,
+    headers: Record<string, string>,
+    body: unknown,
+    options: ProviderRequestOptions,
+  ): Promise<AsyncIterable<SseEvent>> {
     const guard = new RequestGuard(options.timeoutMs, options.signal);
     let response: Dispatcher.ResponseData;
     try {
@@ -131,7 +141,13 @@ export class ProviderHttpClient {
     return this.close();
   }
 
-  private send(url: string, headers: Record<string, string>, body: unknown, guard: RequestGuard, accept: string): Promise<Dispatcher.ResponseData> {
+  private send(
+    url: string,
+    headers: Record<string, string>,
+    body: unknown,
+    guard: RequestGuard,
+    accept: string,
+  ): Promise<Dispatcher.ResponseData> {
     return request(url, {
       method: 'POST',
       dispatcher: this.agent,
@@ -171,7 +187,12 @@ function ignoreError(): void {
   // intentionally empty
 }
 
-function mapNonSuccess(options: ProviderRequestOptions, status: number, text: string, headers: Record<string, string>): ProviderError {
+function mapNonSuccess(
+  options: ProviderRequestOptions,
+  status: number,
+  text: string,
+  headers: Record<string, string>,
+): ProviderError {
   const bodyText = text.length > MAX_ERROR_BODY_CHARS ? text.slice(0, MAX_ERROR_BODY_CHARS) : text;
   if (options.mapError) return options.mapError(status, bodyText, headers);
   return new ProviderError(errorKindForStatus(status), fallbackErrorMessage(status, bodyText), status);
@@ -236,17 +257,28 @@ class RequestGuard {
   translate(error: unknown, context: string): Error {
     if (this.abortedBy === 'caller') return new ProviderAbortError(this.callerSignal?.reason);
     if (this.abortedBy === 'timeout') {
-      return new ProviderError('timeout', `Upstream did not answer within ${this.timeoutMs} ms (waiting for ${this.phase})`);
+      return new ProviderError(
+        'timeout',
+        `Upstream did not answer within ${this.timeoutMs} ms (waiting for ${this.phase})`,
+      );
     }
     if (error instanceof ProviderError) return error;
     const code = errorCode(error);
-    if (code === 'UND_ERR_CONNECT_TIMEOUT') return new ProviderConnectionError('timeout', `Upstream timed out (${code})`);
+    if (code === 'UND_ERR_CONNECT_TIMEOUT')
+      return new ProviderConnectionError('timeout', `Upstream timed out (${code})`);
     if (code !== undefined && UNDICI_TIMEOUT_CODES.has(code)) {
       return new ProviderError('timeout', `Upstream timed out (${code})`);
     }
     const detail = error instanceof Error ? error.message : String(error);
     // the client learns that the connection failed, not where it went (addresses stay in the logs)
-    return new ProviderConnectionError('upstream', `${context}: the provider could not be reached${code !== undefined ? ` (${code})` : ''}`, undefined, undefined, undefined, `${context}: ${code ?? ''} ${detail}`.trim());
+    return new ProviderConnectionError(
+      'upstream',
+      `${context}: the provider could not be reached${code !== undefined ? ` (${code})` : ''}`,
+      undefined,
+      undefined,
+      undefined,
+      `${context}: ${code ?? ''} ${detail}`.trim(),
+    );
   }
 
   private abort(by: 'caller' | 'timeout'): void {

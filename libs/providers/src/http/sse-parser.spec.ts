@@ -14,19 +14,30 @@ describe('SseParser', () => {
   });
 
   it('handles CRLF and lone CR line endings', () => {
-    expect(parseSseText('data: one\r\n\r\ndata: two\r\rdata: three\n\n')).toEqual([{ data: 'one' }, { data: 'two' }, { data: 'three' }]);
+    expect(parseSseText('data: one\r\n\r\ndata: two\r\rdata: three\n\n')).toEqual([
+      { data: 'one' },
+      { data: 'two' },
+      { data: 'three' },
+    ]);
   });
 
   it('joins multi-line data with \\n and keeps empty data lines', () => {
-    expect(parseSseText('data: line 1\ndata:line 2\ndata\ndata:  indented\n\n')).toEqual([{ data: 'line 1\nline 2\n\n indented' }]);
+    expect(parseSseText('data: line 1\ndata:line 2\ndata\ndata:  indented\n\n')).toEqual([
+      { data: 'line 1\nline 2\n\n indented' },
+    ]);
   });
 
   it('ignores comments, retry and unknown fields, and blank-line-only blocks', () => {
-    expect(parseSseText(': keep-alive\n\n: OPENROUTER PROCESSING\nretry: 3000\nfoo: bar\n\nevent: ping\n\ndata: x\n\n')).toEqual([{ data: 'x' }]);
+    expect(
+      parseSseText(': keep-alive\n\n: OPENROUTER PROCESSING\nretry: 3000\nfoo: bar\n\nevent: ping\n\ndata: x\n\n'),
+    ).toEqual([{ data: 'x' }]);
   });
 
   it('does not leak event type or id into the next event', () => {
-    expect(parseSseText('event: a\nid: 1\ndata: 1\n\ndata: 2\n\n')).toEqual([{ event: 'a', id: '1', data: '1' }, { data: '2' }]);
+    expect(parseSseText('event: a\nid: 1\ndata: 1\n\ndata: 2\n\n')).toEqual([
+      { event: 'a', id: '1', data: '1' },
+      { data: '2' },
+    ]);
   });
 
   it('keeps colons in values and treats a line without colon as a field name', () => {

@@ -16,7 +16,8 @@ export class SseParser {
   private ready: SseEvent[] = [];
   private started = false;
   private readonly parser: EventSourceParser = createParser({
-    onEvent: (e) => this.ready.push({ data: e.data, ...(e.event ? { event: e.event } : {}), ...(e.id ? { id: e.id } : {}) }),
+    onEvent: (e) =>
+      this.ready.push({ data: e.data, ...(e.event ? { event: e.event } : {}), ...(e.id ? { id: e.id } : {}) }),
   });
 
   /** Feed raw bytes (or already decoded text); returns the events completed by this input. */

@@ -44,7 +44,10 @@ export function headerValue(headers: Record<string, string>, name: string): stri
  * Retry delay in whole seconds from `retry-after-ms` (preferred, more precise) or `retry-after`
  * (delta-seconds or an HTTP date). Undefined when neither is present or readable.
  */
-export function parseRetryAfterSeconds(headers: Record<string, string>, nowMs: number = Date.now()): number | undefined {
+export function parseRetryAfterSeconds(
+  headers: Record<string, string>,
+  nowMs: number = Date.now(),
+): number | undefined {
   const ms = headerValue(headers, 'retry-after-ms');
   if (ms !== undefined && /^\s*\d+(\.\d+)?\s*$/.test(ms)) {
     return Math.ceil(Number(ms) / 1000);
@@ -90,6 +93,9 @@ export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 409, 429, 5
  */
 export function providerErrorFor(details: ProviderErrorDetails): ProviderError {
   const kind = details.kind ?? errorKindForStatus(details.status);
-  const retryAfter = kind === 'rate_limited' || RETRYABLE_STATUSES.has(details.status) ? (parseRetryAfterSeconds(details.headers) ?? details.retryAfterSeconds) : undefined;
+  const retryAfter =
+    kind === 'rate_limited' || RETRYABLE_STATUSES.has(details.status)
+      ? (parseRetryAfterSeconds(details.headers) ?? details.retryAfterSeconds)
+      : undefined;
   return new ProviderError(kind, details.message, details.status, retryAfter, details.param ?? null);
 }

@@ -45,7 +45,11 @@ export interface ImageGenerationResult {
   output_format: ImageOutputFormat;
 }
 
-export const OUTPUT_MIME: Record<ImageOutputFormat, string> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' };
+export const OUTPUT_MIME: Record<ImageOutputFormat, string> = {
+  png: 'image/png',
+  jpeg: 'image/jpeg',
+  webp: 'image/webp',
+};
 
 /** "1024x1536" → {width: 1024, height: 1536}; null when not of that form */
 export function parseSize(size: string): { width: number; height: number } | null {

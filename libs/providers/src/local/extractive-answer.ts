@@ -122,7 +122,11 @@ function identity(text: string): string {
   return normalizeForLexicalMatch(text).replace(/\s+/gu, ' ').trim();
 }
 
-export function answerExtractively(input: ExtractiveAnswerInput, embedder: PassageEmbedder, tokenizer: PassageTokenizer): ExtractiveAnswer {
+export function answerExtractively(
+  input: ExtractiveAnswerInput,
+  embedder: PassageEmbedder,
+  tokenizer: PassageTokenizer,
+): ExtractiveAnswer {
   const budget = input.maxTokens === undefined ? DEFAULT_MAX_TOKENS : Math.floor(input.maxTokens);
   if (!(budget > 0)) return { text: '', truncated: true, passages: 0 };
 

@@ -9,10 +9,56 @@ import { LexicalEmbedder } from './lexical-embedder';
 export { LexicalEmbedder };
 
 const VOCABULARY = [
-  'the', 'invoice', 'payment', 'was', 'sent', 'to', 'customer', 'yesterday', 'report', 'quarterly', 'revenue', 'growth',
-  'model', 'gateway', 'request', 'token', 'limit', 'cache', 'document', 'search', 'answer', 'question', 'project', 'team',
-  'счёт', 'оплата', 'клиент', 'вчера', 'отчёт', 'выручка', 'рост', 'модель', 'запрос', 'документы', 'поиск', 'ответ',
-  'вопрос', 'проект', 'команда', 'баланс', 'рублей', 'договор', 'поставка', 'склад', '2024', '15', 'и', 'в', 'на', 'по',
+  'the',
+  'invoice',
+  'payment',
+  'was',
+  'sent',
+  'to',
+  'customer',
+  'yesterday',
+  'report',
+  'quarterly',
+  'revenue',
+  'growth',
+  'model',
+  'gateway',
+  'request',
+  'token',
+  'limit',
+  'cache',
+  'document',
+  'search',
+  'answer',
+  'question',
+  'project',
+  'team',
+  'счёт',
+  'оплата',
+  'клиент',
+  'вчера',
+  'отчёт',
+  'выручка',
+  'рост',
+  'модель',
+  'запрос',
+  'документы',
+  'поиск',
+  'ответ',
+  'вопрос',
+  'проект',
+  'команда',
+  'баланс',
+  'рублей',
+  'договор',
+  'поставка',
+  'склад',
+  '2024',
+  '15',
+  'и',
+  'в',
+  'на',
+  'по',
 ];
 
 export interface LexicalEmbedderBenchResult {
@@ -39,12 +85,21 @@ export function benchSentences(n: number): string[] {
   return sentences;
 }
 
-export function benchLexicalEmbedder(embedder: LexicalEmbedder, n = 50_000, dimensions = 1536): LexicalEmbedderBenchResult {
+export function benchLexicalEmbedder(
+  embedder: LexicalEmbedder,
+  n = 50_000,
+  dimensions = 1536,
+): LexicalEmbedderBenchResult {
   const sentences = benchSentences(n);
   // warm-up so the JIT has compiled the hot loops
   embedder.embedMany(sentences.slice(0, Math.min(2000, n)), dimensions);
   const started = performance.now();
   embedder.embedMany(sentences, dimensions);
   const elapsedMs = performance.now() - started;
-  return { sentences: n, dimensions, elapsedMs, perSecond: elapsedMs > 0 ? Math.round((n * 1000) / elapsedMs) : Number.POSITIVE_INFINITY };
+  return {
+    sentences: n,
+    dimensions,
+    elapsedMs,
+    perSecond: elapsedMs > 0 ? Math.round((n * 1000) / elapsedMs) : Number.POSITIVE_INFINITY,
+  };
 }

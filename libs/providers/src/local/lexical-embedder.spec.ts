@@ -17,7 +17,8 @@ function digest(v: Float32Array): string {
 
 describe('LexicalEmbedder', () => {
   const embedder = new LexicalEmbedder();
-  const cos = (a: string, b: string, dims = 1536): number => cosineSimilarity(embedder.embed(a, dims), embedder.embed(b, dims));
+  const cos = (a: string, b: string, dims = 1536): number =>
+    cosineSimilarity(embedder.embed(a, dims), embedder.embed(b, dims));
 
   it.each([1, 7, 256, 1536, 3072])('returns exactly %i dimensions', (dims) => {
     const v = embedder.embed('hello world', dims);
@@ -48,7 +49,13 @@ describe('LexicalEmbedder', () => {
   });
 
   it('produces unit vectors', () => {
-    for (const text of ['a', 'hello world', 'Съешь же ещё этих мягких французских булок', 'x '.repeat(500), benchSentences(1)[0]]) {
+    for (const text of [
+      'a',
+      'hello world',
+      'Съешь же ещё этих мягких французских булок',
+      'x '.repeat(500),
+      benchSentences(1)[0],
+    ]) {
       for (const dims of [1, 16, 1536, 3072]) {
         expect(norm(embedder.embed(text, dims))).toBeCloseTo(1, 5);
       }
@@ -61,12 +68,15 @@ describe('LexicalEmbedder', () => {
     expect(v.some((x) => x < 0)).toBe(true);
   });
 
-  it.each(['', '   ', '!!! ... ??? —', '\n\t', '😀🎉'])('text without words (%p) gives the zero vector and cosine 0', (text) => {
-    const v = embedder.embed(text, 64);
-    expect(v.every((x) => x === 0)).toBe(true);
-    expect(cosineSimilarity(v, embedder.embed('hello', 64))).toBe(0);
-    expect(cosineSimilarity(v, v)).toBe(0);
-  });
+  it.each(['', '   ', '!!! ... ??? —', '\n\t', '😀🎉'])(
+    'text without words (%p) gives the zero vector and cosine 0',
+    (text) => {
+      const v = embedder.embed(text, 64);
+      expect(v.every((x) => x === 0)).toBe(true);
+      expect(cosineSimilarity(v, embedder.embed('hello', 64))).toBe(0);
+      expect(cosineSimilarity(v, v)).toBe(0);
+    },
+  );
 
   it('identical texts have cosine 1; case, width (NFKC) and ё/е do not matter', () => {
     expect(cos('Hello world', 'Hello world')).toBeCloseTo(1, 6);

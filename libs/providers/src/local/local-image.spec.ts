@@ -1,7 +1,14 @@
 import { PNG } from 'pngjs';
 import { generateLocalImages } from './local-image';
 
-const base = { model: 'local-image', prompt: 'a red fox in snow', n: 2, size: '256x256', quality: 'low', output_format: 'png' as const };
+const base = {
+  model: 'local-image',
+  prompt: 'a red fox in snow',
+  n: 2,
+  size: '256x256',
+  quality: 'low',
+  output_format: 'png' as const,
+};
 
 describe('local-image generator', () => {
   it('returns n valid PNGs of the requested size', () => {

@@ -19,7 +19,10 @@ export function generateLocalImages(req: ImageGenerationRequest): ImageGeneratio
   const images = [];
   for (let i = 0; i < req.n; i++) {
     const seed = createHash('sha256').update(`${req.prompt}\u0000${size}\u0000${quality}\u0000${i}`).digest();
-    images.push({ b64: renderPattern(dims.width, dims.height, seed, LOCAL_IMAGE_DETAIL[quality] ?? 6).toString('base64'), mime: 'image/png' });
+    images.push({
+      b64: renderPattern(dims.width, dims.height, seed, LOCAL_IMAGE_DETAIL[quality] ?? 6).toString('base64'),
+      mime: 'image/png',
+    });
   }
   return { images, usage: null, size, quality, output_format: 'png' };
 }
@@ -43,12 +46,21 @@ export function renderPattern(width: number, height: number, seed: Buffer, detai
     state >>>= 0;
     return state / 0x100000000;
   };
-  const colour = (): [number, number, number] => [Math.floor(rand() * 256), Math.floor(rand() * 256), Math.floor(rand() * 256)];
+  const colour = (): [number, number, number] => [
+    Math.floor(rand() * 256),
+    Math.floor(rand() * 256),
+    Math.floor(rand() * 256),
+  ];
   const top = colour();
   const bottom = colour();
   const discs: Disc[] = [];
   for (let k = 0; k < detail; k++) {
-    discs.push({ x: rand() * width, y: rand() * height, r: (0.05 + rand() * 0.25) * Math.min(width, height), c: colour() });
+    discs.push({
+      x: rand() * width,
+      y: rand() * height,
+      r: (0.05 + rand() * 0.25) * Math.min(width, height),
+      c: colour(),
+    });
   }
   const bandPeriod = 8 + Math.floor(rand() * 56);
   const png = new PNG({ width, height });

@@ -2,7 +2,13 @@ import { ChatProvider, EmbeddingProvider } from '../chat-provider';
 import { ImageProvider } from '../images/image-providers';
 import { ImageGenerationRequest, ImageGenerationResult } from '../images/image-types';
 import type { ProviderAdapters } from '../provider-adapters';
-import { CanonicalChatChunk, CanonicalChatRequest, CanonicalChatResponse, CanonicalEmbeddingRequest, CanonicalEmbeddingResponse } from '../types';
+import {
+  CanonicalChatChunk,
+  CanonicalChatRequest,
+  CanonicalChatResponse,
+  CanonicalEmbeddingRequest,
+  CanonicalEmbeddingResponse,
+} from '../types';
 import { contentText } from '../message-text';
 import { answerExtractively } from './extractive-answer';
 import { LexicalEmbedder } from './lexical-embedder';
@@ -33,8 +39,16 @@ export class LocalChatProvider implements ChatProvider {
       object: 'chat.completion',
       created: Math.floor(Date.now() / 1000),
       model: req.model,
-      choices: [{ index: 0, message: { role: 'assistant', content: text, reasoning_content: null }, finish_reason: finish }],
-      usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, cache_read_tokens: 0, cache_write_tokens: 0 },
+      choices: [
+        { index: 0, message: { role: 'assistant', content: text, reasoning_content: null }, finish_reason: finish },
+      ],
+      usage: {
+        prompt_tokens: prompt,
+        completion_tokens: completion,
+        total_tokens: prompt + completion,
+        cache_read_tokens: 0,
+        cache_write_tokens: 0,
+      },
     };
   }
 
@@ -44,7 +58,10 @@ export class LocalChatProvider implements ChatProvider {
     const base = { id: full.id, object: 'chat.completion.chunk' as const, created: full.created, model: full.model };
     const pieces = text.match(/\S+\s*|\s+/g) ?? [];
     return (async function* () {
-      yield { ...base, choices: [{ index: 0, delta: { role: 'assistant' as const, content: '' }, finish_reason: null }] };
+      yield {
+        ...base,
+        choices: [{ index: 0, delta: { role: 'assistant' as const, content: '' }, finish_reason: null }],
+      };
       for (const piece of pieces) {
         if (signal?.aborted) return;
         yield { ...base, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] };
@@ -67,8 +84,14 @@ export class LocalChatProvider implements ChatProvider {
       if (m.role === 'user') lastUser = i;
     });
     const prompt = lastUser >= 0 ? contentText(turns[lastUser].content) : '';
-    const history = turns.filter((_, i) => i !== lastUser).map((m) => ({ role: m.role, content: contentText(m.content) }));
-    const out = answerExtractively({ system: system || undefined, messages: history, prompt, maxTokens: req.max_tokens }, this.embedder, this.tokens);
+    const history = turns
+      .filter((_, i) => i !== lastUser)
+      .map((m) => ({ role: m.role, content: contentText(m.content) }));
+    const out = answerExtractively(
+      { system: system || undefined, messages: history, prompt, maxTokens: req.max_tokens },
+      this.embedder,
+      this.tokens,
+    );
     return { text: out.text, finish: out.truncated ? 'length' : 'stop' };
   }
 }
@@ -100,6 +123,7 @@ export class LocalImageProvider implements ImageProvider {
 export const localProvider: ProviderAdapters = {
   type: 'local',
   chat: (ctx) => new LocalChatProvider(ctx.embedder, ctx.tokenizers.chat),
-  embeddings: (ctx, model) => new LocalEmbeddingProvider(ctx.embedder, ctx.tokenizers.embeddings, model.dimensions ?? 1536),
+  embeddings: (ctx, model) =>
+    new LocalEmbeddingProvider(ctx.embedder, ctx.tokenizers.embeddings, model.dimensions ?? 1536),
   images: () => new LocalImageProvider(),
 };

@@ -17,8 +17,56 @@ function prng(seed: number): () => number {
 }
 
 const ALPHABET = [
-  'a', 'b', 'e', 'x', 'Q', 'Z', 'th', 'ing', ' ', ' ', ' ', '  ', '\n', '\r\n', '\t', '0', '7', '42', '.', ',', '!', '?', "'s", "'", '"',
-  '-', '—', '(', ')', '{', '}', '=', '_', '/', 'к', 'о', 'т', 'Ж', 'ё', 'ы', 'щ', 'и', 'é', 'ß', '中', '文', '😀', '👍🏽', '\u0301', '<|endoftext|>',
+  'a',
+  'b',
+  'e',
+  'x',
+  'Q',
+  'Z',
+  'th',
+  'ing',
+  ' ',
+  ' ',
+  ' ',
+  '  ',
+  '\n',
+  '\r\n',
+  '\t',
+  '0',
+  '7',
+  '42',
+  '.',
+  ',',
+  '!',
+  '?',
+  "'s",
+  "'",
+  '"',
+  '-',
+  '—',
+  '(',
+  ')',
+  '{',
+  '}',
+  '=',
+  '_',
+  '/',
+  'к',
+  'о',
+  'т',
+  'Ж',
+  'ё',
+  'ы',
+  'щ',
+  'и',
+  'é',
+  'ß',
+  '中',
+  '文',
+  '😀',
+  '👍🏽',
+  '\u0301',
+  '<|endoftext|>',
 ];
 
 function randomText(rand: () => number, length: number): string {
@@ -133,7 +181,9 @@ describe('TokenCounter', () => {
     it('empty list costs only the priming tokens; null content counts 0; name adds 1 + its tokens', () => {
       expect(o200k.countChat([])).toBe(3);
       expect(o200k.countChat([{ role: 'assistant', content: null }])).toBe(3 + 1 + 3);
-      expect(o200k.countChat([{ role: 'user', content: 'hi', name: 'bob' }])).toBe(3 + 1 + 1 + 1 + o200k.count('bob') + 3);
+      expect(o200k.countChat([{ role: 'user', content: 'hi', name: 'bob' }])).toBe(
+        3 + 1 + 1 + 1 + o200k.count('bob') + 3,
+      );
     });
   });
 

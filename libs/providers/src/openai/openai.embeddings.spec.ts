@@ -7,7 +7,12 @@ const vector1 = [-0.20000000298023224, 0.30000001192092896, 0, 0.5, 0.125, -0.87
 
 describe('buildEmbeddingRequest', () => {
   it('asks for base64 vectors and passes dimensions', () => {
-    expect(buildEmbeddingRequest({ model: 'text-embedding-3-small', input: ['a', 'b'], dimensions: 8 }, { apiKey: 'k', baseUrl: 'https://api.openai.com/v1', timeoutMs: 1 })).toEqual({
+    expect(
+      buildEmbeddingRequest(
+        { model: 'text-embedding-3-small', input: ['a', 'b'], dimensions: 8 },
+        { apiKey: 'k', baseUrl: 'https://api.openai.com/v1', timeoutMs: 1 },
+      ),
+    ).toEqual({
       url: 'https://api.openai.com/v1/embeddings',
       headers: { 'content-type': 'application/json', authorization: 'Bearer k' },
       body: { model: 'text-embedding-3-small', input: ['a', 'b'], encoding_format: 'base64', dimensions: 8 },
@@ -15,7 +20,9 @@ describe('buildEmbeddingRequest', () => {
   });
 
   it('omits dimensions when not given', () => {
-    expect(buildEmbeddingRequest({ model: 'm', input: ['a'] }, { apiKey: 'k', baseUrl: 'http://h/v1', timeoutMs: 1 }).body).toEqual({ model: 'm', input: ['a'], encoding_format: 'base64' });
+    expect(
+      buildEmbeddingRequest({ model: 'm', input: ['a'] }, { apiKey: 'k', baseUrl: 'http://h/v1', timeoutMs: 1 }).body,
+    ).toEqual({ model: 'm', input: ['a'], encoding_format: 'base64' });
   });
 });
 
@@ -38,7 +45,9 @@ describe('mapEmbeddingResponse', () => {
   });
 
   it('rejects malformed bodies with ProviderError(upstream)', () => {
-    expect(() => mapEmbeddingResponse({})).toThrow(new ProviderError('upstream', 'Upstream returned an embeddings body without data'));
+    expect(() => mapEmbeddingResponse({})).toThrow(
+      new ProviderError('upstream', 'Upstream returned an embeddings body without data'),
+    );
     expect(() => mapEmbeddingResponse({ data: [{ index: 0, embedding: 'AAA' }] })).toThrow(ProviderError);
     expect(() => mapEmbeddingResponse({ data: [{ index: 0, embedding: { x: 1 } }] })).toThrow(
       new ProviderError('upstream', 'Upstream embedding is neither base64 nor a number array'),

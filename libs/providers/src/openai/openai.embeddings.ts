@@ -20,7 +20,8 @@ export function buildEmbeddingRequest(req: CanonicalEmbeddingRequest, conn: Prov
 /** base64 of little-endian float32 values → Float32Array (independent of host endianness and alignment). */
 export function decodeBase64Float32(base64: string): Float32Array {
   const bytes = Buffer.from(base64, 'base64');
-  if (bytes.length % 4 !== 0) throw new ProviderError('upstream', 'Upstream embedding is not a whole number of float32 values');
+  if (bytes.length % 4 !== 0)
+    throw new ProviderError('upstream', 'Upstream embedding is not a whole number of float32 values');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const out = new Float32Array(bytes.length / 4);
   for (let i = 0; i < out.length; i++) out[i] = view.getFloat32(i * 4, true);
@@ -34,7 +35,8 @@ function decodeVector(raw: unknown): Float32Array {
 }
 
 export function mapEmbeddingResponse(body: unknown): CanonicalEmbeddingResponse {
-  if (!isRecord(body) || !Array.isArray(body.data)) throw new ProviderError('upstream', 'Upstream returned an embeddings body without data');
+  if (!isRecord(body) || !Array.isArray(body.data))
+    throw new ProviderError('upstream', 'Upstream returned an embeddings body without data');
   const items = asArray(body.data).map((raw, position) => {
     const item = asRecord(raw);
     if (!item) throw new ProviderError('upstream', 'Upstream returned a malformed embedding item');

@@ -5,7 +5,13 @@ import { mapOpenAiError } from './openai.errors';
 const body = (name: string) => readFixtureText(__dirname, name);
 
 function fields(error: ProviderError) {
-  return { kind: error.kind, message: error.message, upstreamStatus: error.upstreamStatus, retryAfterSeconds: error.retryAfterSeconds, param: error.param };
+  return {
+    kind: error.kind,
+    message: error.message,
+    upstreamStatus: error.upstreamStatus,
+    retryAfterSeconds: error.retryAfterSeconds,
+    param: error.param,
+  };
 }
 
 describe('mapOpenAiError', () => {
@@ -59,7 +65,15 @@ describe('mapOpenAiError', () => {
   it('408/504 → timeout, 5xx → upstream', () => {
     expect(mapOpenAiError(408, '', {}).kind).toBe('timeout');
     expect(mapOpenAiError(504, '', {}).kind).toBe('timeout');
-    expect(fields(mapOpenAiError(500, '{"error":{"message":"The server had an error while processing your request. Sorry about that!","type":"server_error"}}', {}))).toEqual({
+    expect(
+      fields(
+        mapOpenAiError(
+          500,
+          '{"error":{"message":"The server had an error while processing your request. Sorry about that!","type":"server_error"}}',
+          {},
+        ),
+      ),
+    ).toEqual({
       kind: 'upstream',
       message: 'The server had an error while processing your request. Sorry about that!',
       upstreamStatus: 500,

@@ -24,5 +24,10 @@ export function readOpenAiError(body: string): OpenAiErrorInfo | undefined {
 
 export function mapOpenAiError(status: number, body: string, headers: Record<string, string>): ProviderError {
   const info = readOpenAiError(body);
-  return providerErrorFor({ status, headers, message: info?.message ?? fallbackErrorMessage(status, body), param: info?.param ?? null });
+  return providerErrorFor({
+    status,
+    headers,
+    message: info?.message ?? fallbackErrorMessage(status, body),
+    param: info?.param ?? null,
+  });
 }

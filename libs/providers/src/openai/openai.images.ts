@@ -36,13 +36,18 @@ export function buildOpenAiImageBody(req: ImageGenerationRequest): OpenAiImageBo
   } else {
     body.output_format = req.output_format;
     if (req.background) body.background = req.background;
-    if (req.output_compression !== undefined && req.output_format !== 'png') body.output_compression = req.output_compression;
+    if (req.output_compression !== undefined && req.output_format !== 'png')
+      body.output_compression = req.output_compression;
   }
   return body;
 }
 
 export function buildOpenAiImageRequest(req: ImageGenerationRequest, conn: ProviderConnection): UpstreamHttpRequest {
-  return { url: joinUrl(conn.baseUrl, 'images/generations'), headers: openAiHeaders(conn), body: buildOpenAiImageBody(req) };
+  return {
+    url: joinUrl(conn.baseUrl, 'images/generations'),
+    headers: openAiHeaders(conn),
+    body: buildOpenAiImageBody(req),
+  };
 }
 
 function outputFormat(raw: unknown, fallback: ImageOutputFormat): ImageOutputFormat {
@@ -50,11 +55,13 @@ function outputFormat(raw: unknown, fallback: ImageOutputFormat): ImageOutputFor
 }
 
 export function mapOpenAiImageResponse(body: unknown, req: ImageGenerationRequest): ImageGenerationResult {
-  if (!isRecord(body) || !Array.isArray(body.data)) throw new ProviderError('upstream', 'Upstream returned an images body without data');
+  if (!isRecord(body) || !Array.isArray(body.data))
+    throw new ProviderError('upstream', 'Upstream returned an images body without data');
   const format = outputFormat(body.output_format, isDallE(req.model) ? 'png' : req.output_format);
   const images = asArray(body.data).map((raw) => {
     const item = asRecord(raw);
-    if (!item || typeof item.b64_json !== 'string' || item.b64_json === '') throw new ProviderError('upstream', 'Upstream returned an image without b64_json data');
+    if (!item || typeof item.b64_json !== 'string' || item.b64_json === '')
+      throw new ProviderError('upstream', 'Upstream returned an image without b64_json data');
     return {
       b64: item.b64_json,
       mime: OUTPUT_MIME[format],

@@ -29,7 +29,16 @@ const full: CanonicalChatRequest = {
   seed: 7,
   user: 'team-1:user-9',
   n: 2,
-  tools: [{ type: 'function', function: { name: 'lookup', description: 'Search', parameters: { type: 'object', properties: { q: { type: 'string' } } } } }],
+  tools: [
+    {
+      type: 'function',
+      function: {
+        name: 'lookup',
+        description: 'Search',
+        parameters: { type: 'object', properties: { q: { type: 'string' } } },
+      },
+    },
+  ],
   tool_choice: 'auto',
   parallel_tool_calls: false,
   response_format: { type: 'json_object' },
@@ -51,7 +60,11 @@ describe('buildOpenAiChatRequest', () => {
               { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'low' } },
             ],
           },
-          { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{"q":"cat"}' } }] },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{"q":"cat"}' } }],
+          },
           { role: 'tool', content: '{"found":true}', tool_call_id: 'call_1' },
         ],
         max_tokens: 256,
@@ -70,7 +83,11 @@ describe('buildOpenAiChatRequest', () => {
   });
 
   it('asks for usage on streams', () => {
-    const req: CanonicalChatRequest = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], stream: true };
+    const req: CanonicalChatRequest = {
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: true,
+    };
     expect(buildOpenAiChatRequest(req, openai).body).toEqual({
       model: 'gpt-4o-mini',
       messages: [{ role: 'user', content: 'hi' }],
@@ -80,14 +97,31 @@ describe('buildOpenAiChatRequest', () => {
   });
 
   it('sends max_completion_tokens to api.openai.com (reasoning models reject max_tokens)', () => {
-    const req: CanonicalChatRequest = { model: 'gpt-5-mini', messages: [{ role: 'user', content: 'hi' }], max_tokens: 100 };
-    expect(buildOpenAiChatRequest(req, openai).body).toEqual({ model: 'gpt-5-mini', messages: [{ role: 'user', content: 'hi' }], max_completion_tokens: 100 });
+    const req: CanonicalChatRequest = {
+      model: 'gpt-5-mini',
+      messages: [{ role: 'user', content: 'hi' }],
+      max_tokens: 100,
+    };
+    expect(buildOpenAiChatRequest(req, openai).body).toEqual({
+      model: 'gpt-5-mini',
+      messages: [{ role: 'user', content: 'hi' }],
+      max_completion_tokens: 100,
+    });
   });
 
   it('drops tool_choice and parallel_tool_calls when there are no tools, and extra message fields', () => {
     const message = { role: 'user' as const, content: 'hi', reasoning_content: 'leak' };
-    const req: CanonicalChatRequest = { model: 'm', messages: [message], tool_choice: 'none', parallel_tool_calls: true, stream: false };
-    expect(buildOpenAiChatRequest(req, deepseek).body).toEqual({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
+    const req: CanonicalChatRequest = {
+      model: 'm',
+      messages: [message],
+      tool_choice: 'none',
+      parallel_tool_calls: true,
+      stream: false,
+    };
+    expect(buildOpenAiChatRequest(req, deepseek).body).toEqual({
+      model: 'm',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
   });
 
   it('omits Authorization for a keyless local server', () => {

@@ -78,5 +78,9 @@ export function buildOpenAiChatBody(req: CanonicalChatRequest, conn: ProviderCon
 }
 
 export function buildOpenAiChatRequest(req: CanonicalChatRequest, conn: ProviderConnection): UpstreamHttpRequest {
-  return { url: joinUrl(conn.baseUrl, 'chat/completions'), headers: openAiHeaders(conn), body: buildOpenAiChatBody(req, conn) };
+  return {
+    url: joinUrl(conn.baseUrl, 'chat/completions'),
+    headers: openAiHeaders(conn),
+    body: buildOpenAiChatBody(req, conn),
+  };
 }

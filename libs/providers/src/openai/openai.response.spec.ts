@@ -18,7 +18,14 @@ describe('mapOpenAiChatResponse', () => {
           finish_reason: 'stop',
         },
       ],
-      usage: { prompt_tokens: 1315, completion_tokens: 9, total_tokens: 1324, cache_read_tokens: 1152, cache_write_tokens: 0, reasoning_tokens: 0 },
+      usage: {
+        prompt_tokens: 1315,
+        completion_tokens: 9,
+        total_tokens: 1324,
+        cache_read_tokens: 1152,
+        cache_write_tokens: 0,
+        reasoning_tokens: 0,
+      },
     });
   });
 
@@ -36,14 +43,29 @@ describe('mapOpenAiChatResponse', () => {
             content: null,
             reasoning_content: null,
             tool_calls: [
-              { id: 'call_Qm2wY0V6yPzJ1cN8dE4rT7uK', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Moscow","unit":"celsius"}' } },
-              { id: 'call_8bH3kL9sX2vN5mQ1wE7rT4yU', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Kazan","unit":"celsius"}' } },
+              {
+                id: 'call_Qm2wY0V6yPzJ1cN8dE4rT7uK',
+                type: 'function',
+                function: { name: 'get_weather', arguments: '{"city":"Moscow","unit":"celsius"}' },
+              },
+              {
+                id: 'call_8bH3kL9sX2vN5mQ1wE7rT4yU',
+                type: 'function',
+                function: { name: 'get_weather', arguments: '{"city":"Kazan","unit":"celsius"}' },
+              },
             ],
           },
           finish_reason: 'tool_calls',
         },
       ],
-      usage: { prompt_tokens: 82, completion_tokens: 51, total_tokens: 133, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 },
+      usage: {
+        prompt_tokens: 82,
+        completion_tokens: 51,
+        total_tokens: 133,
+        cache_read_tokens: 0,
+        cache_write_tokens: 0,
+        reasoning_tokens: 0,
+      },
     });
   });
 
@@ -64,14 +86,33 @@ describe('mapOpenAiChatResponse', () => {
           finish_reason: 'stop',
         },
       ],
-      usage: { prompt_tokens: 22, completion_tokens: 96, total_tokens: 118, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 81 },
+      usage: {
+        prompt_tokens: 22,
+        completion_tokens: 96,
+        total_tokens: 118,
+        cache_read_tokens: 0,
+        cache_write_tokens: 0,
+        reasoning_tokens: 81,
+      },
     });
   });
 
   it("reads DeepSeek's prompt_cache_hit_tokens as cache reads and maps finish_reason length", () => {
     const response = mapOpenAiChatResponse(fixture('deepseek-chat-cache-hit.json'), 'deepseek-v3');
-    expect(response.choices).toEqual([{ index: 0, message: { role: 'assistant', content: 'Готово.', reasoning_content: null }, finish_reason: 'length' }]);
-    expect(response.usage).toEqual({ prompt_tokens: 1540, completion_tokens: 4, total_tokens: 1544, cache_read_tokens: 1536, cache_write_tokens: 0 });
+    expect(response.choices).toEqual([
+      {
+        index: 0,
+        message: { role: 'assistant', content: 'Готово.', reasoning_content: null },
+        finish_reason: 'length',
+      },
+    ]);
+    expect(response.usage).toEqual({
+      prompt_tokens: 1540,
+      completion_tokens: 4,
+      total_tokens: 1544,
+      cache_read_tokens: 1536,
+      cache_write_tokens: 0,
+    });
   });
 
   it("maps OpenRouter's reasoning field to reasoning_content", () => {
@@ -80,8 +121,21 @@ describe('mapOpenAiChatResponse', () => {
       object: 'chat.completion',
       created: 1754043620,
       model: 'gemini-flash',
-      choices: [{ index: 0, message: { role: 'assistant', content: 'Ответ: 42.', reasoning_content: '**Считаю**\n\n6 × 7 = 42.' }, finish_reason: 'stop' }],
-      usage: { prompt_tokens: 14, completion_tokens: 61, total_tokens: 75, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 55 },
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: 'Ответ: 42.', reasoning_content: '**Считаю**\n\n6 × 7 = 42.' },
+          finish_reason: 'stop',
+        },
+      ],
+      usage: {
+        prompt_tokens: 14,
+        completion_tokens: 61,
+        total_tokens: 75,
+        cache_read_tokens: 0,
+        cache_write_tokens: 0,
+        reasoning_tokens: 55,
+      },
     });
   });
 
@@ -96,15 +150,34 @@ describe('mapOpenAiChatResponse', () => {
   });
 
   it('keeps a refusal', () => {
-    const body = { id: 'x', created: 1, choices: [{ index: 0, message: { role: 'assistant', content: null, refusal: "I can't help with that." }, finish_reason: 'stop' }] };
-    expect(mapOpenAiChatResponse(body, 'm').choices[0].message).toEqual({ role: 'assistant', content: null, reasoning_content: null, refusal: "I can't help with that." });
+    const body = {
+      id: 'x',
+      created: 1,
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: null, refusal: "I can't help with that." },
+          finish_reason: 'stop',
+        },
+      ],
+    };
+    expect(mapOpenAiChatResponse(body, 'm').choices[0].message).toEqual({
+      role: 'assistant',
+      content: null,
+      reasoning_content: null,
+      refusal: "I can't help with that.",
+    });
     expect(mapOpenAiChatResponse(body, 'm').usage).toBeNull();
   });
 
   it('throws ProviderError(upstream) on a body without choices or with an embedded error', () => {
-    expect(() => mapOpenAiChatResponse({ object: 'list' }, 'm')).toThrow(new ProviderError('upstream', 'Upstream returned a chat completion without choices'));
+    expect(() => mapOpenAiChatResponse({ object: 'list' }, 'm')).toThrow(
+      new ProviderError('upstream', 'Upstream returned a chat completion without choices'),
+    );
     expect(() => mapOpenAiChatResponse('nope', 'm')).toThrow(ProviderError);
-    expect(() => mapOpenAiChatResponse({ error: { message: 'No endpoints found', code: 404 } }, 'm')).toThrow(new ProviderError('upstream', 'No endpoints found'));
+    expect(() => mapOpenAiChatResponse({ error: { message: 'No endpoints found', code: 404 } }, 'm')).toThrow(
+      new ProviderError('upstream', 'No endpoints found'),
+    );
   });
 });
 
@@ -115,7 +188,9 @@ describe('mapOpenAiUsage', () => {
   });
 
   it('tolerates null detail objects (vLLM)', () => {
-    expect(mapOpenAiUsage({ prompt_tokens: 5, completion_tokens: 2, total_tokens: 7, prompt_tokens_details: null })).toEqual({
+    expect(
+      mapOpenAiUsage({ prompt_tokens: 5, completion_tokens: 2, total_tokens: 7, prompt_tokens_details: null }),
+    ).toEqual({
       prompt_tokens: 5,
       completion_tokens: 2,
       total_tokens: 7,

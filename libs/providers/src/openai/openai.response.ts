@@ -1,5 +1,12 @@
 /** OpenAI-compatible chat-completion JSON → canonical response (and the shared usage / field readers). */
-import { CanonicalChatResponse, CanonicalChoice, CanonicalUsage, FinishReason, ProviderError, ToolCall } from '../types';
+import {
+  CanonicalChatResponse,
+  CanonicalChoice,
+  CanonicalUsage,
+  FinishReason,
+  ProviderError,
+  ToolCall,
+} from '../types';
 import { asArray, asCount, asNumber, asRecord, asString, isRecord, JsonRecord } from '../http/wire-json';
 
 /**
@@ -64,7 +71,11 @@ export function mapOpenAiToolCalls(raw: unknown): ToolCall[] {
     const fn = asRecord(call?.function);
     const name = asString(fn?.name);
     if (!call || !fn || name === undefined) continue;
-    calls.push({ id: asString(call.id) ?? '', type: 'function', function: { name, arguments: argumentsText(fn.arguments) } });
+    calls.push({
+      id: asString(call.id) ?? '',
+      type: 'function',
+      function: { name, arguments: argumentsText(fn.arguments) },
+    });
   }
   return calls;
 }

@@ -47,7 +47,11 @@ function mapChunkChoice(raw: unknown, position: number): CanonicalChunkChoice | 
   const choice = asRecord(raw);
   if (!choice) return undefined;
   const delta = asRecord(choice.delta) ?? {};
-  const out: CanonicalChunkChoice = { index: asNumber(choice.index) ?? position, delta: {}, finish_reason: mapOpenAiFinishReason(choice.finish_reason) };
+  const out: CanonicalChunkChoice = {
+    index: asNumber(choice.index) ?? position,
+    delta: {},
+    finish_reason: mapOpenAiFinishReason(choice.finish_reason),
+  };
   if (delta.role === 'assistant') out.delta.role = 'assistant';
   const content = asString(delta.content);
   if (content !== undefined) out.delta.content = content;
@@ -66,12 +70,18 @@ export function mapOpenAiStreamEvent(event: SseEvent, state: OpenAiStreamState):
     return [];
   }
   const parsed = parseJson(data);
-  if (!parsed.ok || !isRecord(parsed.value)) throw new ProviderError('upstream', 'Upstream sent an unreadable stream chunk');
+  if (!parsed.ok || !isRecord(parsed.value))
+    throw new ProviderError('upstream', 'Upstream sent an unreadable stream chunk');
   const chunk = parsed.value;
   const embedded = embeddedOpenAiError(chunk);
   if (embedded !== undefined) throw new ProviderError('upstream', embedded);
 
-  const base = { id: asString(chunk.id) ?? '', object: 'chat.completion.chunk' as const, created: asNumber(chunk.created) ?? state.created, model: state.requestedModel };
+  const base = {
+    id: asString(chunk.id) ?? '',
+    object: 'chat.completion.chunk' as const,
+    created: asNumber(chunk.created) ?? state.created,
+    model: state.requestedModel,
+  };
   const out: CanonicalChatChunk[] = [];
   const choices = asArray(chunk.choices)
     .map(mapChunkChoice)

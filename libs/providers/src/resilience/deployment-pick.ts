@@ -9,7 +9,11 @@ export interface Weighted {
  * them (a request is never refused only because every deployment failed recently).
  * `random` returns [0, 1).
  */
-export function pickDeployment<T extends Weighted>(deployments: readonly T[], cooling: ReadonlySet<string>, random: () => number = Math.random): T {
+export function pickDeployment<T extends Weighted>(
+  deployments: readonly T[],
+  cooling: ReadonlySet<string>,
+  random: () => number = Math.random,
+): T {
   if (deployments.length === 0) throw new Error('pickDeployment: no deployments');
   const warm = deployments.filter((d) => !cooling.has(d.id));
   const pool = warm.length > 0 ? warm : deployments;

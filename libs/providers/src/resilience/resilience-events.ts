@@ -3,7 +3,16 @@ import { Injectable, Logger } from '@nestjs/common';
 /** What the resilience layer did, for metrics and logs (issue 13 → /metrics counts retries, fallbacks). */
 export type ResilienceEvent =
   /** a retryable failure of `model` on `deployment`; another attempt follows after `delayMs` */
-  | { type: 'retry'; model: string; provider: string; deployment: string; retry: number; delayMs: number; status: number | null; requestId?: string }
+  | {
+      type: 'retry';
+      model: string;
+      provider: string;
+      deployment: string;
+      retry: number;
+      delayMs: number;
+      status: number | null;
+      requestId?: string;
+    }
   /** `from` failed (after its retries) or is unavailable; `to` is tried next */
   | { type: 'fallback'; from: string; to: string; reason: 'failed' | 'unavailable'; requestId?: string }
   /** `deployment` of `model` failed and is skipped for `ms` (when another is available) */

@@ -4,7 +4,8 @@ import { ProviderError } from '../types';
 import { backoffDelayMs, isRetryableError, retryDelayMs } from './retry-policy';
 
 const S = { baseDelayMs: 100, maxDelayMs: 1_000, retryAfterMaxMs: 5_000 };
-const status = (s: number, headers: Record<string, string> = {}) => providerErrorFor({ status: s, message: 'x', headers });
+const status = (s: number, headers: Record<string, string> = {}) =>
+  providerErrorFor({ status: s, message: 'x', headers });
 
 describe('retry classification', () => {
   it.each([408, 409, 429, 500, 502, 503, 504, 529])('HTTP %i is retryable', (s) => {
@@ -16,9 +17,20 @@ describe('retry classification', () => {
   });
 
   it('connection failures are retryable; unreadable bodies, the own deadline, aborts and other errors are not', () => {
-    expect(isRetryableError(new ProviderConnectionError('upstream', 'Upstream request failed: the provider could not be reached (ECONNRESET)'))).toBe(true);
-    expect(isRetryableError(new ProviderConnectionError('timeout', 'Upstream timed out (UND_ERR_CONNECT_TIMEOUT)'))).toBe(true);
-    expect(isRetryableError(new ProviderError('upstream', 'Upstream returned an unparsable JSON body', 200))).toBe(false);
+    expect(
+      isRetryableError(
+        new ProviderConnectionError(
+          'upstream',
+          'Upstream request failed: the provider could not be reached (ECONNRESET)',
+        ),
+      ),
+    ).toBe(true);
+    expect(
+      isRetryableError(new ProviderConnectionError('timeout', 'Upstream timed out (UND_ERR_CONNECT_TIMEOUT)')),
+    ).toBe(true);
+    expect(isRetryableError(new ProviderError('upstream', 'Upstream returned an unparsable JSON body', 200))).toBe(
+      false,
+    );
     expect(isRetryableError(new ProviderError('timeout', 'Upstream did not answer within 300 ms'))).toBe(false);
     expect(isRetryableError(new ProviderError('upstream', 'stream ended early'))).toBe(false);
     expect(isRetryableError(new ProviderAbortError())).toBe(false);

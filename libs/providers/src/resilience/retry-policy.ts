@@ -26,13 +26,22 @@ export function isRetryableError(err: unknown): boolean {
 }
 
 /** Full jitter: uniform in [0, min(max, base × 2^retry)], whole ms. `random` returns [0, 1). */
-export function backoffDelayMs(retry: number, s: Pick<BackoffSettings, 'baseDelayMs' | 'maxDelayMs'>, random: () => number = Math.random): number {
+export function backoffDelayMs(
+  retry: number,
+  s: Pick<BackoffSettings, 'baseDelayMs' | 'maxDelayMs'>,
+  random: () => number = Math.random,
+): number {
   const ceiling = Math.min(s.maxDelayMs, s.baseDelayMs * 2 ** Math.max(0, retry));
   return Math.floor(Math.min(0.999999, Math.max(0, random())) * (ceiling + 1));
 }
 
 /** The wait before retry `retry` (0-based) after `err`: the provider's Retry-After (capped) when it gave one, else backoff. */
-export function retryDelayMs(err: unknown, retry: number, s: BackoffSettings, random: () => number = Math.random): number {
+export function retryDelayMs(
+  err: unknown,
+  retry: number,
+  s: BackoffSettings,
+  random: () => number = Math.random,
+): number {
   const hinted = err instanceof ProviderError ? err.retryAfterSeconds : undefined;
   if (hinted !== undefined && Number.isFinite(hinted) && hinted >= 0) return Math.min(hinted * 1000, s.retryAfterMaxMs);
   return backoffDelayMs(retry, s, random);

@@ -28,11 +28,16 @@ class MemoryCooldowns {
 }
 
 const model = (key: string): ModelEntry => ({ key, provider: 'openai' }) as ModelEntry;
-const http = (status: number, headers: Record<string, string> = {}) => providerErrorFor({ status, message: `HTTP ${status}`, headers });
+const http = (status: number, headers: Record<string, string> = {}) =>
+  providerErrorFor({ status, message: `HTTP ${status}`, headers });
 const provider = {} as ChatProvider;
 
 describe('UpstreamRouter', () => {
-  const config = AppConfig.fromEnv({ RETRY_BASE_DELAY_MS: '100', RETRY_MAX_DELAY_MS: '1000', RETRY_AFTER_MAX_MS: '5000' });
+  const config = AppConfig.fromEnv({
+    RETRY_BASE_DELAY_MS: '100',
+    RETRY_MAX_DELAY_MS: '1000',
+    RETRY_AFTER_MAX_MS: '5000',
+  });
   let deployments: Record<string, ChatDeployment[] | Error>;
   let retries: number;
   let sleeper: RecordingSleeper;
@@ -99,14 +104,18 @@ describe('UpstreamRouter', () => {
 
   it('a 400 is thrown at once, never retried or handed to a fallback', async () => {
     const s = script(http(400));
-    await expect(router.run([{ model: model('a') }, { model: model('b') }], s.fn)).rejects.toMatchObject({ upstreamStatus: 400 });
+    await expect(router.run([{ model: model('a') }, { model: model('b') }], s.fn)).rejects.toMatchObject({
+      upstreamStatus: 400,
+    });
     expect(s.calls).toEqual(['a']);
     expect(sleeper.delays).toEqual([]);
   });
 
   it('nothing is retried once committed (bytes went to the client)', async () => {
     const s = script(new ProviderConnectionError('upstream', 'Upstream stream broke'));
-    await expect(router.run([{ model: model('a') }, { model: model('b') }], s.fn, { committed: () => true })).rejects.toBeInstanceOf(ProviderConnectionError);
+    await expect(
+      router.run([{ model: model('a') }, { model: model('b') }], s.fn, { committed: () => true }),
+    ).rejects.toBeInstanceOf(ProviderConnectionError);
     expect(s.calls).toEqual(['a']);
   });
 
@@ -126,7 +135,9 @@ describe('UpstreamRouter', () => {
     const s = script();
     const out = await router.run([{ model: model('a') }, { model: model('b') }], s.fn);
     expect(out.result).toBe('served by b');
-    expect(events).toContainEqual(expect.objectContaining({ type: 'fallback', from: 'a', to: 'b', reason: 'unavailable' }));
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'fallback', from: 'a', to: 'b', reason: 'unavailable' }),
+    );
   });
 
   it('a failing deployment cools down and the retry goes to the other one; later calls skip it', async () => {
@@ -167,18 +178,24 @@ describe('UpstreamRouter', () => {
     expect(cooldowns.cold.has('m:bad-key')).toBe(true);
 
     const s = script(http(401));
-    await expect(router.run([{ model: model('single') }, { model: model('other') }], s.fn)).rejects.toMatchObject({ upstreamStatus: 401 });
+    await expect(router.run([{ model: model('single') }, { model: model('other') }], s.fn)).rejects.toMatchObject({
+      upstreamStatus: 401,
+    });
     expect(s.calls).toEqual(['single']);
   });
 
   it('metrics: one upstream error per failed attempt, one retry per retry, one fallback per move; an abort counts nothing', async () => {
     const value = async (name: string, labels: Record<string, string>): Promise<number> => {
       const m = await metrics.registry.getSingleMetric(name)!.get();
-      return m.values.filter((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x)).reduce((a, v) => a + v.value, 0);
+      return m.values
+        .filter((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x))
+        .reduce((a, v) => a + v.value, 0);
     };
     retries = 1;
     const s = script(http(500), http(503), http(400));
-    await expect(router.run([{ model: model('a') }, { model: model('b') }], s.fn)).rejects.toMatchObject({ upstreamStatus: 400 });
+    await expect(router.run([{ model: model('a') }, { model: model('b') }], s.fn)).rejects.toMatchObject({
+      upstreamStatus: 400,
+    });
     expect(await value('gateway_upstream_errors_total', { provider: 'openai', model: 'a', kind: 'upstream' })).toBe(2);
     expect(await value('gateway_upstream_errors_total', { model: 'b', kind: 'invalid_request' })).toBe(1);
     expect(await value('gateway_upstream_retries_total', { model: 'a' })).toBe(1);
@@ -187,10 +204,14 @@ describe('UpstreamRouter', () => {
 
     const ac = new AbortController();
     ac.abort();
-    await expect(router.run([{ model: model('c') }], script(http(500)).fn, { signal: ac.signal })).rejects.toMatchObject({ upstreamStatus: 500 });
+    await expect(
+      router.run([{ model: model('c') }], script(http(500)).fn, { signal: ac.signal }),
+    ).rejects.toMatchObject({ upstreamStatus: 500 });
     expect(await value('gateway_upstream_errors_total', { model: 'c' })).toBe(0);
 
-    await expect(router.retry(model('e'), script(http(503), http(503), http(503)).fn.bind(null, { model: model('e') }))).rejects.toMatchObject({ upstreamStatus: 503 });
+    await expect(
+      router.retry(model('e'), script(http(503), http(503), http(503)).fn.bind(null, { model: model('e') })),
+    ).rejects.toMatchObject({ upstreamStatus: 503 });
     expect(await value('gateway_upstream_errors_total', { model: 'e' })).toBe(2);
     expect(await value('gateway_upstream_retries_total', { model: 'e' })).toBe(1);
   });

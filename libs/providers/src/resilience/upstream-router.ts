@@ -68,9 +68,19 @@ export class UpstreamRouter {
     private readonly metrics: MetricsService = new MetricsService(),
   ) {}
 
-  async run<C extends { model: ModelEntry }, T>(candidates: readonly C[], attempt: (candidate: C, provider: ChatProvider) => Promise<T>, opts: RouteOptions<C> = {}): Promise<{ result: T } & RouteProgress<C>> {
+  async run<C extends { model: ModelEntry }, T>(
+    candidates: readonly C[],
+    attempt: (candidate: C, provider: ChatProvider) => Promise<T>,
+    opts: RouteOptions<C> = {},
+  ): Promise<{ result: T } & RouteProgress<C>> {
     if (candidates.length === 0) throw new Error('UpstreamRouter.run: no candidates');
-    const progress: RouteProgress<C> = opts.progress ?? { candidate: candidates[0], deployment: '', attempts: 0, retries: 0, fallbacks: 0 };
+    const progress: RouteProgress<C> = opts.progress ?? {
+      candidate: candidates[0],
+      deployment: '',
+      attempts: 0,
+      retries: 0,
+      fallbacks: 0,
+    };
     progress.candidate = candidates[0];
     let lastError: unknown;
     for (let ci = 0; ci < candidates.length; ci++) {
@@ -108,7 +118,12 @@ export class UpstreamRouter {
           if (deployments.length > 1) {
             failedHere.add(deployment.id);
             await this.cooldowns.coolDown(candidate.model.key, deployment.id);
-            this.events.emit({ type: 'cooldown', model: candidate.model.key, deployment: deployment.id, ms: this.cooldowns.cooldownMs });
+            this.events.emit({
+              type: 'cooldown',
+              model: candidate.model.key,
+              deployment: deployment.id,
+              ms: this.cooldowns.cooldownMs,
+            });
           }
           if (rejectedKey && !isRetryableError(err)) {
             if (failedHere.size >= deployments.length) throw err;
@@ -117,7 +132,16 @@ export class UpstreamRouter {
           }
           if (retry >= maxRetries) break;
           const delayMs = retryDelayMs(err, retry, this.backoff, this.random);
-          this.events.emit({ type: 'retry', model: candidate.model.key, provider: candidate.model.provider, deployment: deployment.id, retry: retry + 1, delayMs, status: err instanceof ProviderError ? (err.upstreamStatus ?? null) : null, requestId: opts.requestId });
+          this.events.emit({
+            type: 'retry',
+            model: candidate.model.key,
+            provider: candidate.model.provider,
+            deployment: deployment.id,
+            retry: retry + 1,
+            delayMs,
+            status: err instanceof ProviderError ? (err.upstreamStatus ?? null) : null,
+            requestId: opts.requestId,
+          });
           progress.retries++;
           this.metrics.upstreamRetry(candidate.model.provider, candidate.model.key);
           await this.sleeper.sleep(delayMs, opts.signal);
@@ -135,7 +159,11 @@ export class UpstreamRouter {
    * batches, image generations): a retryable failure is retried up to the provider's
    * <PROVIDER>_MAX_RETRIES after the same backoff; anything else is thrown at once.
    */
-  async retry<T>(model: ModelEntry, call: () => Promise<T>, opts: { signal?: AbortSignal; requestId?: string } = {}): Promise<T> {
+  async retry<T>(
+    model: ModelEntry,
+    call: () => Promise<T>,
+    opts: { signal?: AbortSignal; requestId?: string } = {},
+  ): Promise<T> {
     const maxRetries = this.registry.maxRetries(model);
     for (let retry = 0; ; retry++) {
       try {
@@ -145,7 +173,16 @@ export class UpstreamRouter {
         this.failed(model, err);
         if (retry >= maxRetries || !isRetryableError(err)) throw err;
         const delayMs = retryDelayMs(err, retry, this.backoff, this.random);
-        this.events.emit({ type: 'retry', model: model.key, provider: model.provider, deployment: 'default', retry: retry + 1, delayMs, status: err instanceof ProviderError ? (err.upstreamStatus ?? null) : null, requestId: opts.requestId });
+        this.events.emit({
+          type: 'retry',
+          model: model.key,
+          provider: model.provider,
+          deployment: 'default',
+          retry: retry + 1,
+          delayMs,
+          status: err instanceof ProviderError ? (err.upstreamStatus ?? null) : null,
+          requestId: opts.requestId,
+        });
         this.metrics.upstreamRetry(model.provider, model.key);
         await this.sleeper.sleep(delayMs, opts.signal);
         if (opts.signal?.aborted) throw err;
@@ -158,7 +195,13 @@ export class UpstreamRouter {
     return { baseDelayMs: r.retryBaseDelayMs, maxDelayMs: r.retryMaxDelayMs, retryAfterMaxMs: r.retryAfterMaxMs };
   }
 
-  private fallback(progress: RouteProgress<unknown>, from: { model: ModelEntry }, to: { model: ModelEntry }, reason: 'failed' | 'unavailable', requestId?: string): void {
+  private fallback(
+    progress: RouteProgress<unknown>,
+    from: { model: ModelEntry },
+    to: { model: ModelEntry },
+    reason: 'failed' | 'unavailable',
+    requestId?: string,
+  ): void {
     progress.fallbacks++;
     this.metrics.fallback(from.model.key, to.model.key);
     this.events.emit({ type: 'fallback', from: from.model.key, to: to.model.key, reason, requestId });
@@ -170,9 +213,16 @@ export class UpstreamRouter {
     if (kind) this.metrics.upstreamError(model.provider, model.key, kind);
   }
 
-  private async pick(model: ModelEntry, deployments: ChatDeployment[], failedHere: ReadonlySet<string>): Promise<ChatDeployment> {
+  private async pick(
+    model: ModelEntry,
+    deployments: ChatDeployment[],
+    failedHere: ReadonlySet<string>,
+  ): Promise<ChatDeployment> {
     if (deployments.length === 1) return deployments[0];
-    const cooling = await this.cooldowns.cooling(model.key, deployments.map((d) => d.id));
+    const cooling = await this.cooldowns.cooling(
+      model.key,
+      deployments.map((d) => d.id),
+    );
     for (const id of failedHere) cooling.add(id);
     return pickDeployment(deployments, cooling, this.random);
   }

@@ -7,7 +7,8 @@ export class CohereDocumentDto {
 export class CohereResultDto {
   @ApiProperty({ example: 1, description: 'Position of the document in the request' }) index: number;
   @ApiProperty({ example: 0.8123 }) relevance_score: number;
-  @ApiPropertyOptional({ type: CohereDocumentDto, description: 'With return_documents: true' }) document?: CohereDocumentDto;
+  @ApiPropertyOptional({ type: CohereDocumentDto, description: 'With return_documents: true' })
+  document?: CohereDocumentDto;
 }
 
 export class CohereApiVersionDto {

@@ -21,28 +21,58 @@ export class RerankRequestDto {
   @Allow()
   content: unknown;
 
-  @ApiPropertyOptional({ enum: ['small', 'large'], default: 'small', description: 'small = 1536 dimensions, large = 3072' })
-  @IsOptional() @IsIn(['small', 'large'])
+  @ApiPropertyOptional({
+    enum: ['small', 'large'],
+    default: 'small',
+    description: 'small = 1536 dimensions, large = 3072',
+  })
+  @IsOptional()
+  @IsIn(['small', 'large'])
   model?: 'small' | 'large';
 
-  @ApiPropertyOptional({ default: 0, minimum: 0, maximum: 1, description: 'Drop documents scoring below this cosine similarity' })
-  @IsOptional() @IsNumber() @Min(0) @Max(1)
+  @ApiPropertyOptional({
+    default: 0,
+    minimum: 0,
+    maximum: 1,
+    description: 'Drop documents scoring below this cosine similarity',
+  })
+  @IsOptional()
+  @IsNumber()
+  @Min(0)
+  @Max(1)
   similarity_threshold?: number;
 
   @ApiPropertyOptional({ default: 10, minimum: 1, maximum: RERANK_LIMITS.maxTopK })
-  @IsOptional() @IsInt() @Min(1) @Max(RERANK_LIMITS.maxTopK)
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(RERANK_LIMITS.maxTopK)
   top_k?: number;
 
   @ApiPropertyOptional({ default: true, description: 'Use the per-API-key embedding cache (12 h)' })
-  @IsOptional() @IsBoolean()
+  @IsOptional()
+  @IsBoolean()
   caching?: boolean;
 
-  @ApiPropertyOptional({ type: String, nullable: true, example: null, description: 'Tables only (content is an array of flat rows): column whose value is embedded and returned as data, e.g. "text"' })
-  @IsOptional() @IsString()
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: null,
+    description:
+      'Tables only (content is an array of flat rows): column whose value is embedded and returned as data, e.g. "text"',
+  })
+  @IsOptional()
+  @IsString()
   column_to_embed?: string | null;
 
-  @ApiPropertyOptional({ type: String, nullable: true, example: null, description: 'Tables only: column holding row ids, e.g. "id"' })
-  @IsOptional() @IsString()
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: null,
+    description: 'Tables only: column holding row ids, e.g. "id"',
+  })
+  @IsOptional()
+  @IsString()
   column_id?: string | null;
 }
 
@@ -50,29 +80,44 @@ export class RerankResultDto {
   @ApiProperty({ example: 1 }) rank: number;
   @ApiProperty({ example: 'doc-1' }) id: string;
   @ApiProperty({ example: 'To reset your password open Settings → Security.' }) data: string;
-  @ApiProperty({ type: 'object', additionalProperties: true, example: { lang: 'en' } }) metadata: Record<string, unknown>;
+  @ApiProperty({ type: 'object', additionalProperties: true, example: { lang: 'en' } }) metadata: Record<
+    string,
+    unknown
+  >;
   @ApiProperty({ example: 0.8734 }) similarity_score: number;
   @ApiProperty({ example: '87.3%' }) similarity_percentage: string;
 }
 
 export class RerankModelInfoDto {
   @ApiProperty({ example: 'small' }) model: string;
-  @ApiProperty({ description: 'Catalog key of the embedding model used (text-embedding-3-* or the local lexical embedder)', example: 'text-embedding-3-small' }) embedding_model: string;
+  @ApiProperty({
+    description: 'Catalog key of the embedding model used (text-embedding-3-* or the local lexical embedder)',
+    example: 'text-embedding-3-small',
+  })
+  embedding_model: string;
   @ApiProperty({ example: 1536 }) dimensions: number;
 }
 
 export class RerankCacheInfoDto {
   @ApiProperty({ example: false }) from_cache: boolean;
   @ApiProperty({ example: false }) cache_hit: boolean;
-  @ApiProperty({ description: 'Document tokens embedded in this request (0 on a hit)', example: 154 }) tokens_used: number;
-  @ApiProperty({ description: 'Document tokens now held in the cache (miss) or saved by it (hit)', example: 154 }) cached_tokens: number;
+  @ApiProperty({ description: 'Document tokens embedded in this request (0 on a hit)', example: 154 })
+  tokens_used: number;
+  @ApiProperty({ description: 'Document tokens now held in the cache (miss) or saved by it (hit)', example: 154 })
+  cached_tokens: number;
   @ApiProperty({ example: true }) cache_enabled: boolean;
-  @ApiProperty({ enum: ['hit', 'stored', 'disabled', 'unavailable'], description: 'Extension: what the cache did', example: 'stored' }) cache_status: string;
+  @ApiProperty({
+    enum: ['hit', 'stored', 'disabled', 'unavailable'],
+    description: 'Extension: what the cache did',
+    example: 'stored',
+  })
+  cache_status: string;
 }
 
 export class RerankUsageDto {
   @ApiProperty({ example: 9 }) query_tokens: number;
-  @ApiProperty({ description: 'Document tokens embedded in this request (0 on a cache hit)', example: 154 }) document_tokens: number;
+  @ApiProperty({ description: 'Document tokens embedded in this request (0 on a cache hit)', example: 154 })
+  document_tokens: number;
   @ApiProperty({ example: 163 }) total_tokens: number;
   @ApiProperty({ description: 'Charged to the balance', example: 0.0326 }) cost_rub: number;
 }
@@ -109,7 +154,8 @@ export class CacheStatsDto {
   @ApiProperty({ description: 'RUB not charged thanks to hits', example: 3.64 }) rub_saved: number;
   @ApiProperty({ nullable: true, type: String, example: '2026-11-21T22:00:00.000Z' }) oldest_expiry: string | null;
   @ApiProperty({ nullable: true, type: String, example: '2026-11-21T23:30:00.000Z' }) newest_expiry: string | null;
-  @ApiProperty({ description: 'Entry lifetime in seconds (RERANK_CACHE_TTL_SECONDS)', example: 43200 }) ttl_seconds: number;
+  @ApiProperty({ description: 'Entry lifetime in seconds (RERANK_CACHE_TTL_SECONDS)', example: 43200 })
+  ttl_seconds: number;
   @ApiProperty({ enum: ['redis', 'memory'], example: 'redis' }) backend: string;
 }
 

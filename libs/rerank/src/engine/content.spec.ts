@@ -25,7 +25,9 @@ describe('parseRerankContent', () => {
     });
 
     it('short text is one chunk', () => {
-      expect(parseRerankContent('Привет').items).toEqual([{ id: 'chunk-0', data: 'Привет', metadata: { chunk_index: 0, start: 0, end: 6 } }]);
+      expect(parseRerankContent('Привет').items).toEqual([
+        { id: 'chunk-0', data: 'Привет', metadata: { chunk_index: 0, start: 0, end: 6 } },
+      ]);
     });
 
     it.each(['', '   \n\t'])('rejects empty/blank text %p', (text) => {
@@ -66,13 +68,19 @@ describe('parseRerankContent', () => {
     });
 
     it('rejects an element without data, naming it', () => {
-      const err = formError([{ data: 'ok', metadata: {} }, { id: '2', metadata: {} }]);
+      const err = formError([
+        { data: 'ok', metadata: {} },
+        { id: '2', metadata: {} },
+      ]);
       expect(err.param).toBe('content[1]');
       expect(err.message).toMatch(/content\[1\].*data/);
     });
 
     it('rejects non-string data', () => {
-      const err = formError([{ data: 'ok', metadata: {} }, { data: 5, metadata: {} }]);
+      const err = formError([
+        { data: 'ok', metadata: {} },
+        { data: 5, metadata: {} },
+      ]);
       expect(err.param).toBe('content[1]');
       expect(err.message).toMatch(/"data" must be a string/);
       // flat, but shaped like documents: validated as documents, not silently read as a table
@@ -82,13 +90,21 @@ describe('parseRerankContent', () => {
     });
 
     it('rejects an id that is neither string nor number', () => {
-      const err = formError([{ data: 'ok', metadata: {} }, { id: { x: 1 }, data: 'y' }]);
+      const err = formError([
+        { data: 'ok', metadata: {} },
+        { id: { x: 1 }, data: 'y' },
+      ]);
       expect(err.param).toBe('content[1]');
       expect(err.message).toMatch(/"id" must be a string or a number/);
     });
 
     it('rejects metadata that is not an object', () => {
-      expect(formError([{ data: 'ok', metadata: {} }, { data: 'y', metadata: [1] }]).message).toMatch(/"metadata" must be an object/);
+      expect(
+        formError([
+          { data: 'ok', metadata: {} },
+          { data: 'y', metadata: [1] },
+        ]).message,
+      ).toMatch(/"metadata" must be an object/);
       expect(formError([{ data: 'ok', metadata: 'x' }]).param).toBe('content[0]');
     });
 
@@ -101,10 +117,13 @@ describe('parseRerankContent', () => {
       expect(err.message).toMatch(/unexpected key "title"/);
     });
 
-    it.each<[keyof TableColumnOptions]>([['column_to_embed'], ['column_id']])('rejects %s with documents that are not flat rows', (param) => {
-      const err = formError([{ id: '1', data: 'a', metadata: { k: 1 } }], { [param]: 'data' });
-      expect(err.param).toBe(param);
-    });
+    it.each<[keyof TableColumnOptions]>([['column_to_embed'], ['column_id']])(
+      'rejects %s with documents that are not flat rows',
+      (param) => {
+        const err = formError([{ id: '1', data: 'a', metadata: { k: 1 } }], { [param]: 'data' });
+        expect(err.param).toBe(param);
+      },
+    );
   });
 
   describe('form errors', () => {
@@ -118,17 +137,24 @@ describe('parseRerankContent', () => {
       expect(err.message).toMatch(/empty/);
     });
 
-    it.each([['a string', ['doc one', 'doc two']], ['null', [{ data: 'x' }, null]], ['an array', [{ data: 'x' }, [1]]]])(
-      'rejects an element that is %s, naming its index',
-      (_kind, content) => {
-        const err = formError(content);
-        expect(err.param).toBe(`content[${(content as unknown[]).findIndex((e) => typeof e !== 'object' || e === null || Array.isArray(e))}]`);
-        expect(err.message).toMatch(/must be an object/);
-      },
-    );
+    it.each([
+      ['a string', ['doc one', 'doc two']],
+      ['null', [{ data: 'x' }, null]],
+      ['an array', [{ data: 'x' }, [1]]],
+    ])('rejects an element that is %s, naming its index', (_kind, content) => {
+      const err = formError(content);
+      expect(err.param).toBe(
+        `content[${(content as unknown[]).findIndex((e) => typeof e !== 'object' || e === null || Array.isArray(e))}]`,
+      );
+      expect(err.message).toMatch(/must be an object/);
+    });
 
     it('rejects a table with a nested value, naming the row', () => {
-      const err = formError([{ a: 1, b: 'x' }, { a: 2, b: 'y' }, { a: 3, b: { nested: true } }]);
+      const err = formError([
+        { a: 1, b: 'x' },
+        { a: 2, b: 'y' },
+        { a: 3, b: { nested: true } },
+      ]);
       expect(err.param).toBe('content[2]');
       expect(err.message).toMatch(/column "b" must be a string, number, boolean or null/);
     });
@@ -168,8 +194,16 @@ describe('parseRerankContent', () => {
     it('rule 2: only column_id → data = other columns as "key: value; …", metadata = other columns', () => {
       const parsed = parseRerankContent(rows, { column_id: 'sku' });
       expect(parsed.items).toEqual([
-        { id: 'A-1', data: 'title: Red chair; price: 10; in_stock: true; note: ', metadata: { title: 'Red chair', price: 10, in_stock: true, note: null } },
-        { id: 'B-2', data: 'title: Blue table; price: 25.5; in_stock: false; note: sale', metadata: { title: 'Blue table', price: 25.5, in_stock: false, note: 'sale' } },
+        {
+          id: 'A-1',
+          data: 'title: Red chair; price: 10; in_stock: true; note: ',
+          metadata: { title: 'Red chair', price: 10, in_stock: true, note: null },
+        },
+        {
+          id: 'B-2',
+          data: 'title: Blue table; price: 25.5; in_stock: false; note: sale',
+          metadata: { title: 'Blue table', price: 25.5, in_stock: false, note: 'sale' },
+        },
       ]);
     });
 
@@ -208,29 +242,56 @@ describe('parseRerankContent', () => {
 
     it('flat rows with keys beyond id/data/metadata are a table without options', () => {
       expect(parseRerankContent([{ id: 1, data: 'x', title: 't' }]).form).toBe('table');
-      expect(parseRerankContent([{ id: 1, data: 'x', title: 't' }, { id: 2, data: 'y' }]).form).toBe('table');
+      expect(
+        parseRerankContent([
+          { id: 1, data: 'x', title: 't' },
+          { id: 2, data: 'y' },
+        ]).form,
+      ).toBe('table');
     });
 
     it('a first element shaped like a document makes it documents: a later flat element with other keys is an error on it', () => {
-      const typo = formError([{ id: 'a', data: 'x' }, { id: 'b', text: 'y' }]);
+      const typo = formError([
+        { id: 'a', data: 'x' },
+        { id: 'b', text: 'y' },
+      ]);
       expect(typo.param).toBe('content[1]');
       expect(typo.message).toMatch(/unexpected key "text"/);
       expect(formError([{ data: 'x' }, { data: 'y' }, { sku: 'c', title: 'z' }]).param).toBe('content[2]');
       // with column options the same flat array is a table
-      expect(parseRerankContent([{ id: 'a', data: 'x' }, { id: 'b', text: 'y' }], { column_id: 'id' }).form).toBe('table');
+      expect(
+        parseRerankContent(
+          [
+            { id: 'a', data: 'x' },
+            { id: 'b', text: 'y' },
+          ],
+          { column_id: 'id' },
+        ).form,
+      ).toBe('table');
     });
 
-    it.each<[keyof TableColumnOptions]>([['column_to_embed'], ['column_id']])('%s naming a column no row has → error on that parameter', (param) => {
-      const err = formError(rows, { [param]: 'colour' });
-      expect(err.param).toBe(param);
-      expect(err.message).toMatch(/"colour" is not a column/);
-    });
+    it.each<[keyof TableColumnOptions]>([['column_to_embed'], ['column_id']])(
+      '%s naming a column no row has → error on that parameter',
+      (param) => {
+        const err = formError(rows, { [param]: 'colour' });
+        expect(err.param).toBe(param);
+        expect(err.message).toMatch(/"colour" is not a column/);
+      },
+    );
 
     it('a row missing the column (absent or null) → error naming the row', () => {
       const err = formError([{ sku: 'A', title: 'x' }, { sku: 'B' }], { column_to_embed: 'title' });
       expect(err.param).toBe('content[1]');
       expect(err.message).toMatch(/no value in column "title"/);
-      expect(formError([{ sku: 'A', title: 'x' }, { sku: null, title: 'y' }], { column_id: 'sku' }).param).toBe('content[1]');
+      expect(
+        formError(
+          [
+            { sku: 'A', title: 'x' },
+            { sku: null, title: 'y' },
+          ],
+          { column_id: 'sku' },
+        ).param,
+      ).toBe('content[1]');
     });
 
     it('keeps the row key order in the text and treats "__proto__" as an ordinary column', () => {

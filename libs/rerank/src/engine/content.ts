@@ -86,7 +86,8 @@ function isCell(value: unknown): value is CellValue {
 function pick(source: Record<string, unknown>, keep: (key: string) => boolean): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(source)) {
-    if (keep(key)) Object.defineProperty(out, key, { value: source[key], enumerable: true, writable: true, configurable: true });
+    if (keep(key))
+      Object.defineProperty(out, key, { value: source[key], enumerable: true, writable: true, configurable: true });
   }
   return out;
 }
@@ -117,9 +118,11 @@ function documentProblem(element: Record<string, unknown>): string | null {
   if (typeof element.data !== 'string') return `"data" must be a string, got ${kindOf(element.data)}`;
   if ('id' in element) {
     const id = element.id;
-    if (!(typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)))) return `"id" must be a string or a number, got ${kindOf(id)}`;
+    if (!(typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id))))
+      return `"id" must be a string or a number, got ${kindOf(id)}`;
   }
-  if ('metadata' in element && !isPlainObject(element.metadata)) return `"metadata" must be an object, got ${kindOf(element.metadata)}`;
+  if ('metadata' in element && !isPlainObject(element.metadata))
+    return `"metadata" must be an object, got ${kindOf(element.metadata)}`;
   return null;
 }
 
@@ -128,7 +131,8 @@ function rowProblem(element: Record<string, unknown>): string | null {
   const keys = Object.keys(element);
   if (keys.length === 0) return 'a table row must have at least one column';
   for (const key of keys) {
-    if (!isCell(element[key])) return `column "${key}" must be a string, number, boolean or null in a table row, got ${kindOf(element[key])}`;
+    if (!isCell(element[key]))
+      return `column "${key}" must be a string, number, boolean or null in a table row, got ${kindOf(element[key])}`;
   }
   return null;
 }
@@ -157,7 +161,10 @@ export function parseRerankContent(content: unknown, options: TableColumnOptions
   const elements: Record<string, unknown>[] = [];
   content.forEach((element: unknown, i) => {
     if (!isPlainObject(element)) {
-      throw new ContentFormError(`content[${i}]`, `content[${i}] must be an object (a document {id, data, metadata} or a table row), got ${kindOf(element)}`);
+      throw new ContentFormError(
+        `content[${i}]`,
+        `content[${i}] must be an object (a document {id, data, metadata} or a table row), got ${kindOf(element)}`,
+      );
     }
     elements.push(element);
   });
@@ -181,12 +188,18 @@ export function parseRerankContent(content: unknown, options: TableColumnOptions
   const problemOf = intendedDocuments ? documentProblem : rowProblem;
   const at = elements.findIndex((e) => problemOf(e) !== null);
   const form = intendedDocuments ? 'documents (like content[0])' : 'flat table rows (like content[0])';
-  throw new ContentFormError(`content[${at}]`, `content[${at}]: ${problemOf(elements[at])}; all elements must be ${form}`);
+  throw new ContentFormError(
+    `content[${at}]`,
+    `content[${at}]: ${problemOf(elements[at])}; all elements must be ${form}`,
+  );
 }
 
 function rejectColumns(options: TableColumnOptions, form: string): void {
   if (given(options.column_to_embed)) {
-    throw new ContentFormError('column_to_embed', `column_to_embed applies to tabular content only, but content is ${form}`);
+    throw new ContentFormError(
+      'column_to_embed',
+      `column_to_embed applies to tabular content only, but content is ${form}`,
+    );
   }
   if (given(options.column_id)) {
     throw new ContentFormError('column_id', `column_id applies to tabular content only, but content is ${form}`);

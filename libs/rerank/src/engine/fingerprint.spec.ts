@@ -93,7 +93,11 @@ describe('fingerprintContent', () => {
   });
 
   it('handles large content with long strings (buffer flushes)', () => {
-    const big = Array.from({ length: 2000 }, (_, i) => ({ id: String(i), data: 'Съешь же ещё '.repeat(20) + i, metadata: { k: 'v'.repeat(100) } }));
+    const big = Array.from({ length: 2000 }, (_, i) => ({
+      id: String(i),
+      data: 'Съешь же ещё '.repeat(20) + i,
+      metadata: { k: 'v'.repeat(100) },
+    }));
     const huge = [{ data: 'z'.repeat(200_000) }, { data: 'y' }];
     expect(fp(big)).toBe(fp(big.map((x) => ({ ...x }))));
     expect(fp(huge)).not.toBe(fp([{ data: 'z'.repeat(199_999) }, { data: 'zy' }]));

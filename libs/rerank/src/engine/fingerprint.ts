@@ -108,7 +108,11 @@ class CanonicalWriter {
 }
 
 /** SHA-256 (hex) over the full canonical content; see the module comment. */
-export function fingerprintContent(content: ParsedContent, dimensions: number, options: TableColumnOptions = {}): string {
+export function fingerprintContent(
+  content: ParsedContent,
+  dimensions: number,
+  options: TableColumnOptions = {},
+): string {
   const hash = createHash('sha256');
   const w = new CanonicalWriter(hash);
   w.string(FINGERPRINT_VERSION);

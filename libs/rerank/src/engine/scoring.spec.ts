@@ -62,13 +62,23 @@ describe('roundScore / formatPercentage', () => {
 describe('rankResults', () => {
   it('orders best first with ranks from 1 and fills every field', () => {
     const docs = items(3);
-    const out = rankResults(docs, QUERY, [vectorWithScore(0.2), vectorWithScore(0.9), vectorWithScore(0.5)], { threshold: 0, topK: 10 });
+    const out = rankResults(docs, QUERY, [vectorWithScore(0.2), vectorWithScore(0.9), vectorWithScore(0.5)], {
+      threshold: 0,
+      topK: 10,
+    });
     expect(out.results.map((r) => [r.rank, r.id])).toEqual([
       [1, 'd1'],
       [2, 'd2'],
       [3, 'd0'],
     ]);
-    expect(out.results[0]).toEqual({ rank: 1, id: 'd1', data: 'doc 1', metadata: { i: 1 }, similarity_score: 0.9, similarity_percentage: '90.0%' });
+    expect(out.results[0]).toEqual({
+      rank: 1,
+      id: 'd1',
+      data: 'doc 1',
+      metadata: { i: 1 },
+      similarity_score: 0.9,
+      similarity_percentage: '90.0%',
+    });
     expect(out).toMatchObject({ total_documents: 3, filtered_documents: 3, returned_documents: 3 });
   });
 
@@ -80,7 +90,12 @@ describe('rankResults', () => {
   });
 
   it('keeps score == threshold; default 0.0 drops negatives but keeps zero vectors', () => {
-    const vectors = [Float32Array.from([-1, 0]), new Float32Array(2), Float32Array.from([0, 1]), Float32Array.from([1, 0])];
+    const vectors = [
+      Float32Array.from([-1, 0]),
+      new Float32Array(2),
+      Float32Array.from([0, 1]),
+      Float32Array.from([1, 0]),
+    ];
     const out = rankResults(items(4), QUERY, vectors, { threshold: 0, topK: 10 });
     expect(out.results.map((r) => [r.id, r.similarity_score])).toEqual([
       ['d3', 1],
@@ -93,7 +108,10 @@ describe('rankResults', () => {
   });
 
   it('reports negative scores as they are when the threshold allows them', () => {
-    const out = rankResults(items(2), QUERY, [Float32Array.from([-1, 1]), Float32Array.from([1, 1])], { threshold: -1, topK: 10 });
+    const out = rankResults(items(2), QUERY, [Float32Array.from([-1, 1]), Float32Array.from([1, 1])], {
+      threshold: -1,
+      topK: 10,
+    });
     expect(out.results[1].similarity_score).toBe(-0.7071);
     expect(out.results[1].similarity_percentage).toBe('-70.7%');
   });
@@ -123,7 +141,12 @@ describe('rankResults', () => {
   });
 
   it('handles no documents and rejects a vector count mismatch', () => {
-    expect(rankResults([], QUERY, [], { threshold: 0, topK: 10 })).toEqual({ results: [], total_documents: 0, filtered_documents: 0, returned_documents: 0 });
+    expect(rankResults([], QUERY, [], { threshold: 0, topK: 10 })).toEqual({
+      results: [],
+      total_documents: 0,
+      filtered_documents: 0,
+      returned_documents: 0,
+    });
     expect(() => rankResults(items(2), QUERY, [QUERY], { threshold: 0, topK: 10 })).toThrow(RangeError);
   });
 

@@ -39,7 +39,12 @@ export interface RankedResults {
   returned_documents: number;
 }
 
-export function rankResults(items: readonly RerankItem[], queryVector: Float32Array, documentVectors: readonly Float32Array[], options: RankOptions): RankedResults {
+export function rankResults(
+  items: readonly RerankItem[],
+  queryVector: Float32Array,
+  documentVectors: readonly Float32Array[],
+  options: RankOptions,
+): RankedResults {
   if (documentVectors.length !== items.length) {
     throw new RangeError(`got ${documentVectors.length} vectors for ${items.length} documents`);
   }
@@ -63,5 +68,10 @@ export function rankResults(items: readonly RerankItem[], queryVector: Float32Ar
       similarity_percentage: formatPercentage(score),
     });
   }
-  return { results, total_documents: items.length, filtered_documents: kept.length, returned_documents: results.length };
+  return {
+    results,
+    total_documents: items.length,
+    filtered_documents: kept.length,
+    returned_documents: results.length,
+  };
 }

@@ -23,7 +23,11 @@ export function readSseFixture(dir: string, name: string, sliceBytes = 7): SseEv
 }
 
 /** Map every event of a transcript through an adapter, then flush: the chunks a client would see. */
-export function replayStream<S>(adapter: ChatAdapter<S>, events: SseEvent[], requestedModel: string): CanonicalChatChunk[] {
+export function replayStream<S>(
+  adapter: ChatAdapter<S>,
+  events: SseEvent[],
+  requestedModel: string,
+): CanonicalChatChunk[] {
   const state = adapter.createStreamState(requestedModel);
   const chunks = events.flatMap((event) => adapter.mapStreamEvent(event, state));
   return [...chunks, ...(adapter.flush ? adapter.flush(state) : [])];
@@ -39,7 +43,13 @@ export interface ProviderErrorFields {
 
 export function errorFields(error: unknown): ProviderErrorFields {
   if (!(error instanceof ProviderError)) throw new Error(`expected a ProviderError, got ${String(error)}`);
-  return { kind: error.kind, message: error.message, upstreamStatus: error.upstreamStatus, retryAfterSeconds: error.retryAfterSeconds, param: error.param };
+  return {
+    kind: error.kind,
+    message: error.message,
+    upstreamStatus: error.upstreamStatus,
+    retryAfterSeconds: error.retryAfterSeconds,
+    param: error.param,
+  };
 }
 
 /** Run fn, expect it to throw a ProviderError, return its fields for an exact comparison. */
