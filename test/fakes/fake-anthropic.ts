@@ -1,5 +1,6 @@
 /**
- * Fake Anthropic upstream (test-only): POST /v1/messages (JSON + SSE with `event:` lines), GET /v1/models.
+ * Fake Anthropic upstream (test-only): POST /v1/messages (JSON + SSE with `event:` lines),
+ * POST /v1/messages/count_tokens (`fakeTokenCount` of the input text), GET /v1/models.
  * Checks `x-api-key` and `anthropic-version`; errors are `{"type":"error","error":{"type","message"},"request_id"}`.
  */
 import { createHash } from 'node:crypto';
@@ -23,6 +24,7 @@ import {
   asArray,
   asObject,
   asString,
+  fakeTokenCount,
   resolveAnswer,
   splitText,
   textOfContent,
@@ -171,7 +173,9 @@ export class FakeAnthropic extends ScriptedFake {
     const requestId = `req_${this.nextId()}`;
     const isMessages = rec.method === 'POST' && rec.path === '/v1/messages';
     const isModels = rec.method === 'GET' && rec.path === '/v1/models';
-    if (!isMessages && !isModels) return ex.send(anthropicError(404, 'not_found_error', 'Not Found', requestId));
+    const isCount = rec.method === 'POST' && rec.path === '/v1/messages/count_tokens';
+    if (!isMessages && !isModels && !isCount)
+      return ex.send(anthropicError(404, 'not_found_error', 'Not Found', requestId));
 
     const key = asString(rec.headers['x-api-key']);
     if (!key) return ex.send(anthropicError(401, 'authentication_error', 'x-api-key header is required', requestId));
@@ -205,6 +209,12 @@ export class FakeAnthropic extends ScriptedFake {
           requestId,
         ),
       );
+    if (isCount) {
+      if (typeof rec.body.model !== 'string' || !asArray(rec.body.messages))
+        return ex.send(anthropicError(400, 'invalid_request_error', 'model and messages are required', requestId));
+      const text = [anthropicInputText(rec.body), JSON.stringify(rec.body.tools ?? '')].join(' ');
+      return ex.send(jsonReply(200, { input_tokens: fakeTokenCount(text) }, { 'request-id': requestId }));
+    }
     const invalid = validate(rec.body);
     if (invalid) return ex.send(anthropicError(400, 'invalid_request_error', invalid, requestId));
     const body = rec.body;

@@ -46,6 +46,10 @@ export function setupApp(app: NestExpressApplication): INestApplication {
       { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Authorization: api-key <API_KEY>' },
       SECURITY.authorizationApiKey,
     )
+    .addApiKey(
+      { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'x-api-key: <API_KEY>' },
+      SECURITY.xApiKey,
+    )
     .addBearerAuth(
       { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <ADMIN_TOKEN>' },
       SECURITY.admin,

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { ApiError, ensureRequestId, errorBody, requestContextOf } from '@app/common';
+import { ApiError, ensureRequestId, errorResponseFor, requestContextOf } from '@app/common';
 import { AppConfig } from '@app/config';
 import { secretsEqual } from './api-key.crypto';
 import { extractApiKey } from './api-key.header';
@@ -43,6 +43,7 @@ function refuse(req: Request & { id?: unknown }, res: Response, err: ApiError): 
   if (ctx) ctx.errorCode = err.code ?? err.type;
   // the body was never read: close the connection instead of draining it
   res.setHeader('connection', 'close');
-  res.status(err.status).json(errorBody(err));
+  const { status, body } = errorResponseFor(req.path, err, req.id === undefined ? undefined : String(req.id));
+  res.status(status).json(body);
   res.on('finish', () => req.socket.destroySoon?.());
 }

@@ -61,6 +61,8 @@ export const SECURITY = {
   apiKeyHeader: 'api-key',
   bearer: 'bearer',
   authorizationApiKey: 'authorization-api-key',
+  /** the Anthropic SDKs' form (x-api-key: <API_KEY>) */
+  xApiKey: 'x-api-key',
   admin: 'admin',
 } as const;
 

@@ -15,20 +15,26 @@ export interface ChatCost {
 /**
  * prompt_tokens includes cache reads and writes (normalised by the adapters), so the input price
  * applies to the uncached part only; cache reads and writes are charged at their own prices (the
- * input price when the catalog has none). Reasoning tokens are part of completion_tokens.
+ * input price when the catalog has none; 1-hour writes at the 1-hour price, else the write price).
+ * Reasoning tokens are part of completion_tokens.
  */
 export function computeChatCost(usage: CanonicalUsage, pricing: ModelPricing, images: number): ChatCost {
   const cacheRead = Math.max(0, usage.cache_read_tokens);
   const cacheWrite = Math.max(0, usage.cache_write_tokens);
+  // 1-hour cache writes have their own price; the rest of the writes are 5-minute ones
+  const cacheWrite1h = Math.min(cacheWrite, Math.max(0, usage.cache_write_1h_tokens ?? 0));
+  const cacheWrite5m = cacheWrite - cacheWrite1h;
   const uncached = Math.max(0, usage.prompt_tokens - cacheRead - cacheWrite);
   const readPrice = pricing.cache_read_rub_per_1m ?? pricing.input_rub_per_1m;
   const writePrice = pricing.cache_write_rub_per_1m ?? pricing.input_rub_per_1m;
+  const write1hPrice = pricing.cache_write_1h_rub_per_1m ?? writePrice;
   const perImage = pricing.image_rub ?? 0;
   const parts = [
     { tokens: uncached, rubPer1M: pricing.input_rub_per_1m },
     { tokens: usage.completion_tokens, rubPer1M: pricing.output_rub_per_1m },
     { tokens: cacheRead, rubPer1M: readPrice },
-    { tokens: cacheWrite, rubPer1M: writePrice },
+    { tokens: cacheWrite5m, rubPer1M: writePrice },
+    { tokens: cacheWrite1h, rubPer1M: write1hPrice },
     // an image fee is a per-image price: express it as 1M "tokens" per image at image_rub per 1M
     { tokens: images * 1_000_000, rubPer1M: perImage },
   ];
@@ -40,7 +46,9 @@ export function computeChatCost(usage: CanonicalUsage, pricing: ModelPricing, im
     imageMicro: images > 0 ? tokenCostMicro(images * 1_000_000, perImage) : null,
     cacheMicro:
       hasCachePricing || cacheRead + cacheWrite > 0
-        ? tokenCostMicro(cacheRead, readPrice) + tokenCostMicro(cacheWrite, writePrice)
+        ? tokenCostMicro(cacheRead, readPrice) +
+          tokenCostMicro(cacheWrite5m, writePrice) +
+          tokenCostMicro(cacheWrite1h, write1hPrice)
         : null,
     totalMicro,
   };
@@ -59,6 +67,7 @@ export function worstCaseMicro(
   const inputSide = Math.max(
     pricing.input_rub_per_1m,
     pricing.cache_write_rub_per_1m ?? 0,
+    pricing.cache_write_1h_rub_per_1m ?? 0,
     pricing.cache_read_rub_per_1m ?? 0,
   );
   return exactCostMicro([

@@ -9,6 +9,8 @@ import { FileUrlResolver } from './context/file-urls';
 import { ChatController } from './chat.controller';
 import { ChatService } from './chat.service';
 import { CompletionsController } from './completions.controller';
+import { MessagesController } from './anthropic/messages.controller';
+import { MessagesService } from './anthropic/messages.service';
 import { CompletionsService } from './completions.service';
 import { ImageInliner } from './image-inliner';
 import { ResponsesController } from './responses.controller';
@@ -17,7 +19,7 @@ import { RestChatService } from './rest-chat.service';
 
 @Module({
   imports: [AuthModule, BillingModule, ProvidersModule, KnowledgeModule, RerankModule],
-  controllers: [ChatController, CompletionsController, ResponsesController],
+  controllers: [ChatController, CompletionsController, ResponsesController, MessagesController],
   providers: [
     ImageInliner,
     FileUrlResolver,
@@ -26,6 +28,7 @@ import { RestChatService } from './rest-chat.service';
     RestChatService,
     CompletionsService,
     ResponsesService,
+    MessagesService,
   ],
   exports: [ChatService],
 })

@@ -8,6 +8,7 @@ import {
   CanonicalChatResponse,
   CanonicalUsage,
   ChatMessage,
+  ChatProvider,
   isProviderAbortError,
   ModelCatalogService,
   ModelEntry,
@@ -64,6 +65,17 @@ export interface PreparedChat {
   images: number;
   /** the worst case, held when the call starts: the dearest candidate's */
   holdMicro: number;
+  /** how each attempt calls its upstream, when not with the candidate's canonical request */
+  upstream?: UpstreamCall;
+}
+
+/**
+ * An endpoint's own way to call a candidate's upstream (e.g. a wire format passed through
+ * natively). Results keep the canonical shape, so usage, accounting and billing stay the same.
+ */
+export interface UpstreamCall {
+  complete(c: ChatCandidate, provider: ChatProvider, signal: AbortSignal): Promise<CanonicalChatResponse>;
+  stream(c: ChatCandidate, provider: ChatProvider, signal: AbortSignal): Promise<AsyncIterable<CanonicalChatChunk>>;
 }
 
 /** How the call was routed (issue 13), for headers, logs and metrics. */
@@ -334,7 +346,9 @@ export class ChatService {
           const routed = await this.router.run(
             prep.candidates,
             async (c, provider) => {
-              const r = await provider.complete(c.request, signal);
+              const r = prep.upstream
+                ? await prep.upstream.complete(c, provider, signal)
+                : await provider.complete(c.request, signal);
               validate?.(r, c.model);
               return r;
             },
@@ -415,12 +429,15 @@ export class ChatService {
               // a failed attempt forwarded nothing: start from a clean slate
               usage = null;
               meta = null;
-              const iterable = await provider.stream(c.request, signal);
+              const iterable = prep.upstream
+                ? await prep.upstream.stream(c, provider, signal)
+                : await provider.stream(c.request, signal);
               try {
                 for await (const chunk of iterable) {
                   meta ??= { id: chunk.id, created: chunk.created };
                   if (chunk.usage) usage = chunk.usage;
-                  if (chunk.choices.length === 0) continue;
+                  // usage-only chunks stay inside; chunks carrying upstream events are relayed
+                  if (chunk.choices.length === 0 && !chunk.passthrough?.length) continue;
                   for (const ch of chunk.choices) {
                     text += ch.delta.content ?? '';
                     reasoning += ch.delta.reasoning_content ?? '';
@@ -589,6 +606,7 @@ export class ChatService {
           ...cost,
           cache_read_tokens: usage.cache_read_tokens,
           cache_write_tokens: usage.cache_write_tokens,
+          ...(usage.cache_write_1h_tokens ? { cache_write_1h_tokens: usage.cache_write_1h_tokens } : {}),
           images: prep.images,
           usage_estimated: estimated,
           ...routed,

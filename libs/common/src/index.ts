@@ -1,4 +1,5 @@
 export * from './errors/api-error';
+export * from './errors/anthropic-error';
 export * from './errors/error-mapping';
 export * from './errors/database-errors';
 export * from './errors/api-exception.filter';

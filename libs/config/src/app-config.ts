@@ -69,6 +69,10 @@ export class AppConfig {
   get modelsFile(): string | undefined {
     return this.env.modelsFile;
   }
+  /** MODEL_ALIASES: requested model name → catalog key */
+  get modelAliases(): Readonly<Record<string, string>> {
+    return this.env.modelAliases;
+  }
   get rerankCacheTtlMs(): number {
     return this.env.rerankCacheTtlSeconds * 1000;
   }

@@ -107,6 +107,8 @@ export interface EnvConfig {
   authCacheTtlSeconds: number;
   shutdownGraceMs: number;
   modelsFile?: string;
+  /** MODEL_ALIASES: requested model name → catalog key */
+  modelAliases: Record<string, string>;
   rerankCacheTtlSeconds: number;
   rerankNearCacheMb: number;
   publicBaseUrl: string | undefined;
@@ -184,6 +186,25 @@ function catalogVariables(env: Env): Record<string, string> {
   return out;
 }
 
+/**
+ * MODEL_ALIASES: comma-separated `name=catalog-key` pairs, for clients that ask for model names the
+ * catalog lacks (e.g. `claude-sonnet-4-5-20250929=claude-sonnet-4`). Whether each key exists is
+ * checked against the catalog at start.
+ */
+function modelAliases(env: Env): Record<string, string> {
+  const raw = str(env, 'MODEL_ALIASES');
+  const out: Record<string, string> = {};
+  if (raw === undefined) return out;
+  for (const pair of raw.split(',').map((p) => p.trim())) {
+    if (pair === '') continue;
+    const m = /^([^=\s]+)\s*=\s*([^=\s]+)$/.exec(pair);
+    if (!m) throw new ConfigError(`MODEL_ALIASES must be comma-separated name=model pairs, got "${pair}"`);
+    if (Object.prototype.hasOwnProperty.call(out, m[1])) throw new ConfigError(`MODEL_ALIASES names "${m[1]}" twice`);
+    out[m[1]] = m[2];
+  }
+  return out;
+}
+
 export function parseEnv(env: Env): EnvConfig {
   const logLevel = (str(env, 'LOG_LEVEL') ?? 'info').toLowerCase();
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
@@ -231,6 +252,7 @@ export function parseEnv(env: Env): EnvConfig {
     authCacheTtlSeconds: int(env, 'AUTH_CACHE_TTL_SECONDS', 5, 0, 5),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 25_000, 0, 600_000),
     modelsFile: str(env, 'MODELS_FILE'),
+    modelAliases: modelAliases(env),
     rerankCacheTtlSeconds: int(env, 'RERANK_CACHE_TTL_SECONDS', 43_200, 1, 30 * 86_400),
     rerankNearCacheMb: int(env, 'RERANK_NEAR_CACHE_MB', 256, 0, 65_536),
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']),

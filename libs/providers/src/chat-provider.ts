@@ -14,6 +14,29 @@ export interface ChatProvider {
   complete(req: CanonicalChatRequest, signal?: AbortSignal): Promise<CanonicalChatResponse>;
   /** Resolves once the upstream accepted the request (errors before the first byte reject here). */
   stream(req: CanonicalChatRequest, signal?: AbortSignal): Promise<AsyncIterable<CanonicalChatChunk>>;
+  /** Present when the upstream speaks the Anthropic Messages API itself (bodies pass through natively). */
+  readonly messagesApi?: MessagesApi;
+}
+
+/**
+ * The Anthropic Messages API of an upstream that speaks it: the caller's body (with the upstream
+ * model id) goes out as is; `headers` are the caller's `anthropic-version` / `anthropic-beta`.
+ * Responses carry the upstream body (`passthrough`) beside its canonical reading; stream chunks
+ * carry the upstream events.
+ */
+export interface MessagesApi {
+  create(
+    body: Record<string, unknown>,
+    headers: Record<string, string>,
+    signal?: AbortSignal,
+  ): Promise<CanonicalChatResponse>;
+  stream(
+    body: Record<string, unknown>,
+    headers: Record<string, string>,
+    signal?: AbortSignal,
+  ): Promise<AsyncIterable<CanonicalChatChunk>>;
+  /** The provider's own count of the prompt's input tokens (free of charge upstream). */
+  countTokens(body: Record<string, unknown>, headers: Record<string, string>, signal?: AbortSignal): Promise<number>;
 }
 
 export interface EmbeddingProvider {

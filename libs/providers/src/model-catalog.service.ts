@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '@app/common';
 import { AppConfig } from '@app/config';
-import { loadCatalog, ModelEntry, ModelKind } from './catalog/model-catalog';
+import { CatalogError, loadCatalog, ModelEntry, ModelKind } from './catalog/model-catalog';
 import { PROVIDER_NAMES } from './provider-definitions';
 import { ProviderRegistry } from './provider-registry';
 
-/** The model catalog (built-in + MODELS_FILE), validated once at start. */
+/** The model catalog (built-in + MODELS_FILE) and MODEL_ALIASES, validated once at start. */
 @Injectable()
 export class ModelCatalogService {
   private readonly models: ModelEntry[];
@@ -17,19 +17,28 @@ export class ModelCatalogService {
   ) {
     this.models = loadCatalog(config.modelsFile, [...PROVIDER_NAMES]);
     this.byKey = new Map(this.models.map((m) => [m.key, m]));
+    // an alias answers to its model's entry; a catalog key always wins over an alias of the same name
+    for (const [alias, key] of Object.entries(config.modelAliases)) {
+      const target = this.byKey.get(key);
+      if (!target) throw new CatalogError(`MODEL_ALIASES: "${alias}" names "${key}", which is not in the catalog`);
+      if (!this.byKey.has(alias)) this.aliases.set(alias, target);
+    }
   }
+
+  private readonly aliases = new Map<string, ModelEntry>();
 
   list(): ModelEntry[] {
     return this.models;
   }
 
+  /** The entry of a catalog key or of a MODEL_ALIASES name. */
   find(key: string): ModelEntry | undefined {
-    return this.byKey.get(key);
+    return this.byKey.get(key) ?? this.aliases.get(key);
   }
 
   /** The entry for `key` of the given kind; 404 model_not_found otherwise (param "model"). */
   require(key: string, kind: ModelKind): ModelEntry {
-    const m = this.byKey.get(key);
+    const m = this.find(key);
     if (!m)
       throw ApiError.notFound(
         `The model '${key}' does not exist. GET /v1/models lists the available models.`,

@@ -1,29 +1,72 @@
-import { Controller, Get, Param } from '@nestjs/common';
+import { Controller, Get, Headers, Param } from '@nestjs/common';
 import { ApiError } from '@app/common';
-import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import {
+  ApiExtraModels,
+  ApiHeader,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import { ApiKeyAuth } from '@app/auth';
 import { ModelCatalogService } from './model-catalog.service';
-import { CatalogModelsDto, OpenAiModelDto, OpenAiModelListDto } from './dto/models.dto';
+import {
+  AnthropicModelDto,
+  AnthropicModelListDto,
+  CatalogModelsDto,
+  OpenAiModelDto,
+  OpenAiModelListDto,
+} from './dto/models.dto';
 import { ModelEntry } from './catalog/model-catalog';
 
+const ANTHROPIC_VERSION_HEADER = {
+  name: 'anthropic-version',
+  required: false,
+  description: "When present (Anthropic SDKs send it), the answer is in Anthropic's model list shape",
+};
+
 @ApiTags('Models')
+@ApiExtraModels(OpenAiModelListDto, AnthropicModelListDto, OpenAiModelDto, AnthropicModelDto)
 @ApiKeyAuth()
 @Controller()
 export class ModelsController {
   constructor(private readonly catalog: ModelCatalogService) {}
 
   @Get('v1/models')
-  @ApiOperation({ summary: 'Models in the OpenAI list shape (chat, embedding and image models)' })
-  @ApiOkResponse({ type: OpenAiModelListDto })
-  openAiList(): OpenAiModelListDto {
+  @ApiOperation({
+    summary:
+      'Models in the OpenAI list shape (chat, embedding and image models); with anthropic-version, the chat models in the Anthropic shape',
+  })
+  @ApiHeader(ANTHROPIC_VERSION_HEADER)
+  @ApiOkResponse({
+    schema: { oneOf: [{ $ref: getSchemaPath(OpenAiModelListDto) }, { $ref: getSchemaPath(AnthropicModelListDto) }] },
+  })
+  openAiList(@Headers('anthropic-version') anthropicVersion?: string): OpenAiModelListDto | AnthropicModelListDto {
+    if (anthropicVersion) {
+      const data = this.catalog
+        .list()
+        .filter((m) => m.kind === 'chat')
+        .map((m) => this.anthropicModel(m));
+      return { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null };
+    }
     return { object: 'list', data: this.catalog.list().map((m) => this.openAiModel(m)) };
   }
 
   @Get('v1/models/:id')
-  @ApiOperation({ summary: 'One model in the OpenAI shape (what openai.models.retrieve calls)' })
+  @ApiOperation({
+    summary:
+      'One model in the OpenAI shape (what openai.models.retrieve calls); with anthropic-version, the Anthropic shape',
+  })
   @ApiParam({ name: 'id', example: 'local' })
-  @ApiOkResponse({ type: OpenAiModelDto })
-  openAiModelById(@Param('id') id: string): OpenAiModelDto {
+  @ApiHeader(ANTHROPIC_VERSION_HEADER)
+  @ApiOkResponse({
+    schema: { oneOf: [{ $ref: getSchemaPath(OpenAiModelDto) }, { $ref: getSchemaPath(AnthropicModelDto) }] },
+  })
+  openAiModelById(
+    @Param('id') id: string,
+    @Headers('anthropic-version') anthropicVersion?: string,
+  ): OpenAiModelDto | AnthropicModelDto {
     const m = this.catalog.find(id);
     if (!m)
       throw ApiError.notFound(
@@ -31,7 +74,11 @@ export class ModelsController {
         'model_not_found',
         'model',
       );
-    return this.openAiModel(m);
+    return anthropicVersion ? this.anthropicModel(m) : this.openAiModel(m);
+  }
+
+  private anthropicModel(m: ModelEntry): AnthropicModelDto {
+    return { type: 'model', id: m.key, display_name: m.key, created_at: '2023-11-14T22:13:20Z' };
   }
 
   private openAiModel(m: ModelEntry): OpenAiModelDto {
@@ -54,7 +101,7 @@ export class ModelsController {
         supports_tools: m.supports_tools,
         full_context: m.full_context,
         available: this.catalog.isAvailable(m),
-        pricing: { ...m.pricing },
+        pricing: { ...m.pricing, cache_write_1h_rub_per_1m: m.pricing.cache_write_1h_rub_per_1m ?? null },
         image: m.image ? { ...m.image } : null,
       })),
     };

@@ -34,9 +34,11 @@ export function providerErrorToApiError(err: unknown, model: ModelEntry): ApiErr
       return ApiError.badGateway(`${who} rejected the gateway's credentials.`, 'upstream_auth_error');
     default:
       // what the provider said (or where the connection went) is for the logs; the caller learns which provider failed
-      return ApiError.badGateway(`${who} is unavailable: ${publicReason(err)}`).withLogDetail(
-        err.detail ?? err.message,
-      );
+      // code upstream_overloaded: the provider said it is overloaded (Anthropic's 529) — still a 502 here
+      return ApiError.badGateway(
+        `${who} is unavailable: ${publicReason(err)}`,
+        err.upstreamStatus === 529 ? 'upstream_overloaded' : 'upstream_error',
+      ).withLogDetail(err.detail ?? err.message);
   }
 }
 

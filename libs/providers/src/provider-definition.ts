@@ -20,6 +20,8 @@ export interface ProviderCapabilities {
   chat: boolean;
   embeddings: boolean;
   images: boolean;
+  /** the upstream speaks the Anthropic Messages API: /v1/messages bodies and events pass through natively */
+  messagesApi?: boolean;
 }
 
 export interface ProviderDefinition {

@@ -110,6 +110,11 @@ export class ProviderRegistry {
     return sameHttpsOrigin(this.config.provider(d.name).baseUrl, d.env.defaultBaseUrl);
   }
 
+  /** Does the model's upstream speak the Anthropic Messages API (so /v1/messages passes bodies through natively)? */
+  speaksMessagesApi(model: ModelEntry): boolean {
+    return findProviderDefinition(model.provider)?.capabilities.messagesApi === true;
+  }
+
   needsInlineImages(model: ModelEntry): boolean {
     const d = findProviderDefinition(model.provider);
     if (!d) return false;

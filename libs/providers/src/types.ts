@@ -81,6 +81,8 @@ export interface CanonicalUsage {
   cache_read_tokens: number;
   /** tokens written to the provider-side prompt cache (subset of prompt_tokens) */
   cache_write_tokens: number;
+  /** of cache_write_tokens, those written with a 1-hour lifetime (priced apart; the rest is the 5-minute cache) */
+  cache_write_1h_tokens?: number;
   /** reasoning tokens (subset of completion_tokens), when the provider reports them */
   reasoning_tokens?: number;
 }
@@ -106,6 +108,8 @@ export interface CanonicalChatResponse {
   choices: CanonicalChoice[];
   /** null only when the provider reported nothing (the gateway then counts with the tokenizer) */
   usage: CanonicalUsage | null;
+  /** the upstream's own response body, when the call went to an upstream speaking the caller's wire format */
+  passthrough?: unknown;
 }
 
 export interface ToolCallDelta {
@@ -134,6 +138,11 @@ export interface CanonicalChatChunk {
   choices: CanonicalChunkChoice[];
   /** present on the chunk(s) that carry usage (usually the last) */
   usage?: CanonicalUsage | null;
+  /**
+   * The upstream's own SSE events this chunk was read from, when the call went to an upstream
+   * speaking the caller's wire format (relayed unchanged; the canonical fields serve accounting).
+   */
+  passthrough?: SseEvent[];
 }
 
 /** Embeddings: canonical request/response (OpenAI shape), vectors always decoded to Float32Array. */

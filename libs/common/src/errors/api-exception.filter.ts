@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { ApiError, errorBody } from './api-error';
+import { ApiError } from './api-error';
+import { errorResponseFor } from './anthropic-error';
 import { toApiError } from './error-mapping';
 import { requestContextOf } from '../metrics/request-context';
 
@@ -54,7 +55,10 @@ export function logSafeError(err: unknown): unknown {
   };
 }
 
-/** The single global filter: every error leaves the service as {"error":{message,type,code,param}}. */
+/**
+ * The single global filter: every error leaves the service as {"error":{message,type,code,param}}
+ * (on the Anthropic-compatible `/v1/messages` paths: {"type":"error","error":{type,message}}).
+ */
 @Catch()
 export class ApiExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
@@ -102,6 +106,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
       return;
     }
     for (const [k, v] of Object.entries(error.headers)) res.setHeader(k, v);
-    res.status(error.status).json(errorBody(error));
+    // the Anthropic-compatible paths answer in Anthropic's error shape
+    const { status, body } = errorResponseFor(req?.path, error, req?.id === undefined ? undefined : String(req.id));
+    res.status(status).json(body);
   }
 }

@@ -9,6 +9,7 @@ const LARGE_BODY_ROUTES = [
   /^\/api\/v1\/chat$/,
   /^\/v1\/chat\/completions$/,
   /^\/v1\/responses$/,
+  /^\/v1\/messages(\/count_tokens)?$/,
   /^\/(api\/)?v1\/embeddings$/,
   /^\/api\/v1\/rerank$/,
   /^\/v[12]\/rerank$/,

@@ -5,7 +5,7 @@ export const ANTHROPIC: ProviderDefinition = {
   name: 'anthropic',
   type: 'anthropic',
   env: { prefix: 'ANTHROPIC', defaultBaseUrl: 'https://api.anthropic.com' },
-  capabilities: { chat: true, embeddings: false, images: false },
+  capabilities: { chat: true, embeddings: false, images: false, messagesApi: true },
   inlineImages: true,
   exactTokens: 'never',
 };

@@ -1,9 +1,22 @@
 /** The anthropic adapter family: chat over the Messages API. */
 import { HttpChatProvider } from '../chat-provider';
 import type { ProviderAdapters } from '../provider-adapters';
+import type { ProviderHttpClient } from '../http/provider-http.client';
+import type { ProviderConnection } from '../types';
+import { AnthropicMessagesClient } from './anthropic.native';
 import { anthropicAdapter } from './index';
+
+/** Canonical chat through the adapter, plus the Messages API natively (for callers that speak it). */
+class AnthropicChatProvider extends HttpChatProvider {
+  readonly messagesApi: AnthropicMessagesClient;
+
+  constructor(conn: ProviderConnection, http: ProviderHttpClient) {
+    super(anthropicAdapter, conn, http);
+    this.messagesApi = new AnthropicMessagesClient(conn, http);
+  }
+}
 
 export const anthropicProvider: ProviderAdapters = {
   type: 'anthropic',
-  chat: (ctx) => new HttpChatProvider(anthropicAdapter, ctx.connection(), ctx.http),
+  chat: (ctx) => new AnthropicChatProvider(ctx.connection(), ctx.http),
 };

@@ -7,29 +7,37 @@ export interface AnthropicUsageCounts {
   input: number;
   cacheRead: number;
   cacheWrite: number;
+  /** of cacheWrite, the tokens written to the 1-hour cache (`cache_creation.ephemeral_1h_input_tokens`) */
+  cacheWrite1h?: number;
   output: number;
 }
 
 export function readAnthropicUsage(raw: unknown): AnthropicUsageCounts {
   const usage = asRecord(raw);
-  return {
+  const byTtl = asRecord(usage?.cache_creation);
+  const counts: AnthropicUsageCounts = {
     input: asCount(usage?.input_tokens),
     cacheRead: asCount(usage?.cache_read_input_tokens),
     cacheWrite: asCount(usage?.cache_creation_input_tokens),
     output: asCount(usage?.output_tokens),
   };
+  const oneHour = asCount(byTtl?.ephemeral_1h_input_tokens);
+  if (oneHour > 0) counts.cacheWrite1h = Math.min(oneHour, counts.cacheWrite);
+  return counts;
 }
 
 /** Anthropic's input_tokens excludes cache reads and writes; canonical prompt_tokens includes them. */
 export function toCanonicalUsage(counts: AnthropicUsageCounts): CanonicalUsage {
   const prompt = counts.input + counts.cacheRead + counts.cacheWrite;
-  return {
+  const usage: CanonicalUsage = {
     prompt_tokens: prompt,
     completion_tokens: counts.output,
     total_tokens: prompt + counts.output,
     cache_read_tokens: counts.cacheRead,
     cache_write_tokens: counts.cacheWrite,
   };
+  if (counts.cacheWrite1h) usage.cache_write_1h_tokens = counts.cacheWrite1h;
+  return usage;
 }
 
 /**

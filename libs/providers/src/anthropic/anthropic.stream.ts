@@ -147,6 +147,13 @@ function onMessageDelta(payload: JsonRecord, state: AnthropicStreamState): Canon
     if (usage.cache_read_input_tokens !== undefined) state.usage.cacheRead = asCount(usage.cache_read_input_tokens);
     if (usage.cache_creation_input_tokens !== undefined)
       state.usage.cacheWrite = asCount(usage.cache_creation_input_tokens);
+    if (usage.cache_creation !== undefined) {
+      const oneHour = readAnthropicUsage({
+        ...usage,
+        cache_creation_input_tokens: state.usage.cacheWrite,
+      }).cacheWrite1h;
+      state.usage.cacheWrite1h = oneHour;
+    }
   }
   const stopReason = asRecord(payload.delta)?.stop_reason;
   if (stopReason === undefined || stopReason === null) return [];

@@ -25,3 +25,4 @@ export * from './anthropic.request';
 export * from './anthropic.response';
 export * from './anthropic.stream';
 export * from './anthropic.errors';
+export * from './anthropic.native';

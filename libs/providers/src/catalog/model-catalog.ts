@@ -9,7 +9,10 @@ export interface ModelPricing {
   input_rub_per_1m: number;
   output_rub_per_1m: number;
   cache_read_rub_per_1m: number | null;
+  /** cache writes of the default (5-minute) lifetime */
   cache_write_rub_per_1m: number | null;
+  /** cache writes with a 1-hour lifetime (Anthropic `cache_control.ttl: "1h"`); null: the 5-minute price */
+  cache_write_1h_rub_per_1m?: number | null;
   /** per image: chat models → per input image handled; image models → per generated image */
   image_rub: number | null;
 }
@@ -219,6 +222,7 @@ export function parseModelEntry(raw: unknown, where: string): ModelEntry {
       output_rub_per_1m: num(pr, 'output_rub_per_1m', `${at} pricing`, { def: 0 }) as number,
       cache_read_rub_per_1m: num(pr, 'cache_read_rub_per_1m', `${at} pricing`, { nullable: true }),
       cache_write_rub_per_1m: num(pr, 'cache_write_rub_per_1m', `${at} pricing`, { nullable: true }),
+      cache_write_1h_rub_per_1m: num(pr, 'cache_write_1h_rub_per_1m', `${at} pricing`, { nullable: true }),
       image_rub: imageRub,
     },
     image: kind === 'image' ? parseImageSpec(r.image, at) : null,

@@ -12,11 +12,40 @@ export class OpenAiModelListDto {
   @ApiProperty({ type: [OpenAiModelDto] }) data: OpenAiModelDto[];
 }
 
+export class AnthropicModelDto {
+  @ApiProperty({ example: 'model' }) type: 'model';
+  @ApiProperty({ example: 'claude-sonnet-4', description: 'Catalog key, usable as `model` on /v1/messages' })
+  id: string;
+  @ApiProperty({ example: 'claude-sonnet-4' }) display_name: string;
+  @ApiProperty({ example: '2023-11-14T22:13:20Z' }) created_at: string;
+}
+
+/** GET /v1/models with the anthropic-version header: Anthropic's list shape (chat models). */
+export class AnthropicModelListDto {
+  @ApiProperty({ type: [AnthropicModelDto] }) data: AnthropicModelDto[];
+  @ApiProperty({ example: false }) has_more: boolean;
+  @ApiProperty({ nullable: true, type: String, example: 'gpt-4o' }) first_id: string | null;
+  @ApiProperty({ nullable: true, type: String, example: 'local' }) last_id: string | null;
+}
+
 export class ModelPricingDto {
   @ApiProperty({ example: 15 }) input_rub_per_1m: number;
   @ApiProperty({ example: 60 }) output_rub_per_1m: number;
   @ApiProperty({ nullable: true, type: Number, example: 7.5 }) cache_read_rub_per_1m: number | null;
-  @ApiProperty({ nullable: true, type: Number, example: null }) cache_write_rub_per_1m: number | null;
+  @ApiProperty({
+    nullable: true,
+    type: Number,
+    description: 'Cache writes with the default 5-minute lifetime',
+    example: null,
+  })
+  cache_write_rub_per_1m: number | null;
+  @ApiProperty({
+    nullable: true,
+    type: Number,
+    description: 'Cache writes with a 1-hour lifetime (Anthropic cache_control ttl "1h"); null: the 5-minute price',
+    example: null,
+  })
+  cache_write_1h_rub_per_1m: number | null;
   @ApiProperty({
     nullable: true,
     type: Number,

@@ -1,0 +1,216 @@
+import { Injectable } from '@nestjs/common';
+import { anthropicErrorBody, ApiError, toApiError } from '@app/common';
+import type { Caller } from '@app/auth';
+import {
+  CanonicalChatChunk,
+  CanonicalChatResponse,
+  ChatProvider,
+  ModelCatalogService,
+  ProviderRegistry,
+  providerErrorToApiError,
+  SseEvent as UpstreamEvent,
+} from '@app/providers';
+import { ChatCandidate, ChatService, IMAGE_TOKEN_ESTIMATE, PreparedChat, UpstreamCall } from '../chat.service';
+import { CostRubDto, costToRub } from '../chat-cost';
+import type { EventStream, SseEvent } from '../event-stream';
+import { imageParts } from '../messages';
+import { MessagesRequest, readMessagesRequest, translationProblem } from './messages-request';
+import { AnthropicStreamTranslator, toAnthropicMessage } from './messages-response';
+
+const ENDPOINT = '/v1/messages';
+
+type Json = Record<string, unknown>;
+
+/** The client's Anthropic headers that travel to an Anthropic upstream (never its credentials). */
+export interface AnthropicClientHeaders {
+  'anthropic-version'?: string;
+  'anthropic-beta'?: string;
+}
+
+export interface PreparedMessages {
+  prep: PreparedChat;
+  request: MessagesRequest;
+}
+
+/**
+ * POST /v1/messages and /v1/messages/count_tokens: the Anthropic Messages API on the chat pipeline
+ * (holds, exact charges, rate limits, retries and fallbacks as on /v1/chat/completions). Models
+ * whose upstream speaks the Messages API get the client's body as sent (model id swapped) and
+ * answer with the upstream's own body / events; every other model gets the canonical reading of
+ * the request and answers are translated back. A `cost` member is added to the message (and, when
+ * streaming, to message_delta).
+ */
+@Injectable()
+export class MessagesService {
+  constructor(
+    private readonly chat: ChatService,
+    private readonly catalog: ModelCatalogService,
+    private readonly registry: ProviderRegistry,
+  ) {}
+
+  async prepare(
+    caller: Caller,
+    body: Json,
+    headers: AnthropicClientHeaders,
+    requestId: string,
+  ): Promise<PreparedMessages> {
+    const request = readMessagesRequest(body, body.max_tokens as number);
+    const model = this.catalog.require(String(body.model), 'chat');
+    if (!this.registry.speaksMessagesApi(model)) {
+      const problem = translationProblem(request, model.key);
+      if (problem) throw problem;
+    }
+    const prep = await this.chat.prepare({
+      caller,
+      requestId,
+      endpoint: ENDPOINT,
+      modelKey: model.key,
+      messages: request.messages,
+      params: request.params,
+      imageParam: 'messages',
+    });
+    // a fallback that would need the translation but cannot take the request is left out
+    const candidates = prep.candidates.filter(
+      (c, i) =>
+        i === 0 || this.registry.speaksMessagesApi(c.model) || translationProblem(request, c.model.key) === null,
+    );
+    const runnable = candidates.filter((c) => this.registry.isAvailable(c.model));
+    const holdMicro = runnable.length ? Math.max(...runnable.map((c) => c.holdMicro)) : prep.holdMicro;
+    return {
+      prep: { ...prep, candidates, holdMicro, upstream: this.upstreamCall(body, headers) },
+      request,
+    };
+  }
+
+  /** The attempt of one candidate: natively through its Messages API, else the canonical request. */
+  private upstreamCall(body: Json, headers: AnthropicClientHeaders): UpstreamCall {
+    const forward: Record<string, string> = {};
+    if (headers['anthropic-version']) forward['anthropic-version'] = headers['anthropic-version'];
+    if (headers['anthropic-beta']) forward['anthropic-beta'] = headers['anthropic-beta'];
+    const nativeBody = (c: ChatCandidate): Json => ({ ...body, model: c.model.upstream_model });
+    const native = (c: ChatCandidate, provider: ChatProvider) =>
+      this.registry.speaksMessagesApi(c.model) ? provider.messagesApi : undefined;
+    return {
+      complete: (c, provider, signal): Promise<CanonicalChatResponse> => {
+        const api = native(c, provider);
+        return api ? api.create(nativeBody(c), forward, signal) : provider.complete(c.request, signal);
+      },
+      stream: (c, provider, signal): Promise<AsyncIterable<CanonicalChatChunk>> => {
+        const api = native(c, provider);
+        return api ? api.stream(nativeBody(c), forward, signal) : provider.stream(c.request, signal);
+      },
+    };
+  }
+
+  async complete(
+    { prep }: PreparedMessages,
+    signal: AbortSignal,
+  ): Promise<{ body: Json; cost: CostRubDto; servedModel: string }> {
+    const out = await this.chat.complete(prep, signal);
+    const cost = costToRub(out.cost, out.chargedMicro);
+    const passthrough = out.response.passthrough;
+    const message =
+      passthrough !== undefined && typeof passthrough === 'object' && passthrough !== null
+        ? (passthrough as Json)
+        : toAnthropicMessage(out.response, out.servedModel.key, out.usage);
+    return { body: { ...message, cost }, cost, servedModel: out.servedModel.key };
+  }
+
+  /**
+   * The stream in Anthropic's event sequence. Events of a native upstream are relayed as they
+   * came, but for message_delta and message_stop, held until the charge is settled so that
+   * message_delta can carry `cost`. After a failure mid-stream: one `error` event.
+   */
+  stream({ prep }: PreparedMessages, signal: AbortSignal): EventStream<SseEvent> {
+    const headers: Record<string, string> = {};
+    const translator = new AnthropicStreamTranslator(prep.model.key, prep.promptTokens);
+    const held: UpstreamEvent[] = [];
+    let native = false;
+    const events = this.chat.relay<SseEvent>(prep, signal, {
+      *chunk(chunk) {
+        headers['x-gateway-model'] ??= chunk.model;
+        if (!chunk.passthrough) {
+          yield* translator.chunk(chunk);
+          return;
+        }
+        native = true;
+        for (const e of chunk.passthrough) {
+          const name = e.event ?? eventType(e.data);
+          if (name === 'message_delta' || name === 'message_stop') held.push(e);
+          else yield { event: name, data: e.data };
+        }
+      },
+      *error(err) {
+        yield { event: 'error', data: anthropicErrorBody(toApiError(err).error) };
+      },
+      *end(out) {
+        headers['x-gateway-model'] ??= out.servedModel.key;
+        const cost = costToRub(out.cost, out.chargedMicro);
+        if (!native) {
+          yield* translator.end(out.usage, { cost });
+          return;
+        }
+        for (const e of held) {
+          const name = e.event ?? eventType(e.data);
+          yield { event: name, data: name === 'message_delta' ? withCost(e.data, cost) : e.data };
+        }
+      },
+    });
+    return { headers, events };
+  }
+
+  /**
+   * Input tokens of a request, never charged: the provider's own count for a model whose upstream
+   * speaks the Messages API (its free counting endpoint), else the gateway's tokenizer (exact for
+   * models billed with it, an estimate for the others).
+   */
+  async countTokens(
+    body: Json,
+    headers: AnthropicClientHeaders,
+    signal: AbortSignal,
+  ): Promise<{ input_tokens: number }> {
+    const request = readMessagesRequest(body, undefined);
+    const model = this.catalog.require(String(body.model), 'chat');
+    if (this.registry.speaksMessagesApi(model)) {
+      const provider = this.registry.chatDeployments(model)[0].provider;
+      if (provider.messagesApi) {
+        const forward: Record<string, string> = {};
+        if (headers['anthropic-version']) forward['anthropic-version'] = headers['anthropic-version'];
+        if (headers['anthropic-beta']) forward['anthropic-beta'] = headers['anthropic-beta'];
+        try {
+          const counted = await provider.messagesApi.countTokens(
+            { ...body, model: model.upstream_model },
+            forward,
+            signal,
+          );
+          return { input_tokens: counted };
+        } catch (err) {
+          throw providerErrorToApiError(err, model);
+        }
+      }
+    }
+    const problem = this.registry.speaksMessagesApi(model) ? null : translationProblem(request, model.key);
+    if (problem) throw problem;
+    const images = imageParts(request.messages).length;
+    return { input_tokens: this.chat.countPrompt(request.messages, request.params) + images * IMAGE_TOKEN_ESTIMATE };
+  }
+}
+
+function eventType(data: string): string {
+  try {
+    const v = JSON.parse(data) as { type?: unknown };
+    return typeof v.type === 'string' ? v.type : 'message';
+  } catch {
+    return 'message';
+  }
+}
+
+/** message_delta with the gateway's `cost` member added (the upstream's bytes otherwise kept). */
+function withCost(data: string, cost: CostRubDto): string {
+  try {
+    const v = JSON.parse(data) as Json;
+    return JSON.stringify({ ...v, cost });
+  } catch {
+    throw new ApiError(502, 'upstream_error', 'Upstream sent an unreadable message_delta event.', 'upstream_error');
+  }
+}
