@@ -15,6 +15,8 @@ export interface Pricing {
   output: number;
   cacheRead: number | null;
   cacheWrite: number | null;
+  /** 1-hour cache writes (null: the 5-minute price) */
+  cacheWrite1h?: number | null;
   image: number | null;
 }
 
@@ -23,7 +25,7 @@ export const PRICES = {
   'gpt-4o': { input: 250, output: 1000, cacheRead: 125, cacheWrite: null, image: 0.1 },
   'deepseek-chat': { input: 27, output: 110, cacheRead: 7, cacheWrite: null, image: null },
   'deepseek-reasoner': { input: 55, output: 219, cacheRead: 14, cacheWrite: null, image: null },
-  'claude-sonnet-4': { input: 300, output: 1500, cacheRead: 30, cacheWrite: 375, image: 0.1 },
+  'claude-sonnet-4': { input: 300, output: 1500, cacheRead: 30, cacheWrite: 375, cacheWrite1h: 600, image: 0.1 },
   'gemini-2.5-flash': { input: 30, output: 250, cacheRead: 7.5, cacheWrite: null, image: 0.1 },
   local: { input: 1, output: 2, cacheRead: null, cacheWrite: null, image: null },
 } satisfies Record<string, Pricing>;

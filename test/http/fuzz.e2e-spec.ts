@@ -241,13 +241,20 @@ describe(`fuzz: hostile requests across every operation (${backendKind()})`, () 
             parsed = undefined;
           }
           const e = parsed?.error;
-          const ok =
-            !!e &&
-            typeof e.message === 'string' &&
-            typeof e.type === 'string' &&
-            'code' in e &&
-            'param' in e &&
-            Object.keys(parsed!).length === 1;
+          // the Anthropic-compatible paths answer in Anthropic's shape: {type: "error", error: {type, message}, request_id}
+          const anthropicShape = /^\/v1\/messages(\/|$)/.test(path);
+          const ok = anthropicShape
+            ? !!e &&
+              (parsed as { type?: unknown }).type === 'error' &&
+              typeof e.message === 'string' &&
+              typeof e.type === 'string' &&
+              Object.keys(e).length === 2
+            : !!e &&
+              typeof e.message === 'string' &&
+              typeof e.type === 'string' &&
+              'code' in e &&
+              'param' in e &&
+              Object.keys(parsed!).length === 1;
           if (!ok) failures.push(`not in the error shape: ${where}`);
           if (res.status >= 400 && res.status !== 402 && res.status !== 404 && fake.requests.length !== upstreamBefore)
             failures.push(`upstream called for a ${res.status}: ${where}`);

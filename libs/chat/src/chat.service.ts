@@ -43,6 +43,11 @@ export interface ChatCallInput {
   params: ChatParams;
   /** param name used in errors about images (e.g. "file_urls" or "messages") */
   imageParam: string;
+  /**
+   * Models whose upstream gets the caller's own body (see UpstreamCall), not the canonical request:
+   * their images are not fetched and inlined.
+   */
+  sendsOwnBody?: (model: ModelEntry) => boolean;
 }
 
 /** One model the call may be served by, with its own upstream request. */
@@ -215,7 +220,7 @@ export class ChatService {
 
     const inlined = new Map<boolean, ChatMessage[]>();
     const messagesFor = async (m: ModelEntry): Promise<ChatMessage[]> => {
-      if (!imgs.length || !this.registry.isAvailable(m)) return input.messages;
+      if (!imgs.length || !this.registry.isAvailable(m) || input.sendsOwnBody?.(m)) return input.messages;
       const inline = this.registry.needsInlineImages(m);
       if (!inlined.has(inline))
         inlined.set(inline, await this.images.prepare(input.messages, inline, input.imageParam));

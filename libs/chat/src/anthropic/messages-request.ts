@@ -259,10 +259,11 @@ function toolChoice(raw: Json | undefined): Pick<ChatParams, 'tool_choice' | 'pa
   }
 }
 
+/** enabled: Anthropic's budget rules; other types (disabled, adaptive, …) pass to Claude and mean nothing to other models. */
 function checkThinking(raw: Json | undefined, maxTokens: number | undefined): void {
   if (raw === undefined) return;
-  if (raw.type === 'disabled') return;
-  if (raw.type !== 'enabled') throw bad('type must be "enabled" or "disabled"', 'thinking.type');
+  if (typeof raw.type !== 'string') throw bad('Field required', 'thinking.type');
+  if (raw.type !== 'enabled') return;
   const budget = raw.budget_tokens;
   if (typeof budget !== 'number' || !Number.isInteger(budget) || budget < 1024)
     throw bad('must be an integer ≥ 1024', 'thinking.budget_tokens');

@@ -1,4 +1,4 @@
-import { Body, Controller, Headers, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import {
   ApiBody,
   ApiExtraModels,
@@ -23,7 +23,10 @@ import {
 import { AnthropicClientHeaders, MessagesService } from './messages.service';
 
 /** The client's anthropic-version / anthropic-beta headers (forwarded to Anthropic upstreams). */
-function anthropicHeaders(version: string | undefined, beta: string | undefined): AnthropicClientHeaders {
+function anthropicHeaders(req: Request): AnthropicClientHeaders {
+  const one = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v.join(',') : v);
+  const version = one(req.headers['anthropic-version']);
+  const beta = one(req.headers['anthropic-beta']);
   return {
     ...(version ? { 'anthropic-version': version } : {}),
     ...(beta ? { 'anthropic-beta': beta } : {}),
@@ -39,9 +42,15 @@ const ERRORS = { type: MessagesErrorDto };
 @ApiHeader({
   name: 'anthropic-version',
   required: false,
+  example: '2023-06-01',
   description: 'Accepted (e.g. 2023-06-01); forwarded to Anthropic upstreams',
 })
-@ApiHeader({ name: 'anthropic-beta', required: false, description: 'Forwarded unchanged to Anthropic upstreams' })
+@ApiHeader({
+  name: 'anthropic-beta',
+  required: false,
+  example: 'prompt-caching-2024-07-31',
+  description: 'Forwarded unchanged to Anthropic upstreams',
+})
 @ApiResponse({ status: 400, description: 'invalid_request_error', ...ERRORS })
 @ApiResponse({ status: 402, description: 'billing_error: the balance does not cover the worst-case cost', ...ERRORS })
 @ApiResponse({ status: 404, description: 'not_found_error: unknown model', ...ERRORS })
@@ -58,7 +67,36 @@ export class MessagesController {
     description:
       'Works with Claude Code and the official Anthropic SDKs (base URL = <gateway>, key in x-api-key or Authorization: Bearer). Claude models get the body as sent; other models are translated. The message carries an extra `cost` object and the `x-gateway-cost-rub` / `x-gateway-model` headers; streams carry `cost` on message_delta. Errors: {"type":"error","error":{"type","message"}}.',
   })
-  @ApiBody({ type: MessagesRequestDto })
+  @ApiBody({
+    type: MessagesRequestDto,
+    examples: {
+      local: {
+        summary: 'The offline local model (translated)',
+        value: {
+          model: 'local',
+          max_tokens: 256,
+          system: 'You are terse.',
+          messages: [{ role: 'user', content: 'Hello' }],
+        },
+      },
+      claude: {
+        summary: 'A Claude model (passed through natively) with a cached system prompt and a tool',
+        value: {
+          model: 'claude-sonnet-4',
+          max_tokens: 1024,
+          system: [{ type: 'text', text: 'You are a weather bot.', cache_control: { type: 'ephemeral', ttl: '1h' } }],
+          tools: [
+            {
+              name: 'get_weather',
+              description: 'Current weather',
+              input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+            },
+          ],
+          messages: [{ role: 'user', content: 'Weather in Paris?' }],
+        },
+      },
+    },
+  })
   @ApiOkResponse({
     description: 'A message; with stream: true an SSE stream of the Messages API events',
     headers: {
@@ -75,13 +113,11 @@ export class MessagesController {
     @Body() dto: MessagesRequestDto,
     @Req() req: Request,
     @Res() res: Response,
-    @Headers('anthropic-version') version?: string,
-    @Headers('anthropic-beta') beta?: string,
   ): Promise<void> {
     const signal = clientAbortSignal(res);
     // the body as the client sent it (the DTO checked it; undeclared fields still pass to Claude)
     const body = req.body as Record<string, unknown>;
-    const prepared = await this.messages.prepare(caller, body, anthropicHeaders(version, beta), String(req.id));
+    const prepared = await this.messages.prepare(caller, body, anthropicHeaders(req), String(req.id));
     res.setHeader('request-id', String(req.id));
     if (!dto.stream) {
       const { body: message, cost, servedModel } = await this.messages.complete(prepared, signal);
@@ -100,17 +136,16 @@ export class MessagesController {
     description:
       "Claude models: the provider's own count (its free counting endpoint); other models: the gateway's tokenizer.",
   })
-  @ApiBody({ type: CountTokensRequestDto })
+  @ApiBody({
+    type: CountTokensRequestDto,
+    examples: {
+      local: { value: { model: 'local', system: 'You are terse.', messages: [{ role: 'user', content: 'Hello' }] } },
+    },
+  })
   @ApiOkResponse({ type: CountTokensResponseDto })
-  async countTokens(
-    @Body() _dto: CountTokensRequestDto,
-    @Req() req: Request,
-    @Res() res: Response,
-    @Headers('anthropic-version') version?: string,
-    @Headers('anthropic-beta') beta?: string,
-  ): Promise<void> {
+  async countTokens(@Body() _dto: CountTokensRequestDto, @Req() req: Request, @Res() res: Response): Promise<void> {
     const body = req.body as Record<string, unknown>;
-    const counted = await this.messages.countTokens(body, anthropicHeaders(version, beta), clientAbortSignal(res));
+    const counted = await this.messages.countTokens(body, anthropicHeaders(req), clientAbortSignal(res));
     res.setHeader('request-id', String(req.id));
     res.status(200).json(counted);
   }

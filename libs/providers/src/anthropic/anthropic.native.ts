@@ -99,7 +99,7 @@ export class AnthropicMessagesClient implements MessagesApi {
     const res = await this.http.postJson(
       joinUrl(this.conn.baseUrl, 'v1/messages'),
       nativeAnthropicHeaders(this.conn, headers),
-      { ...body, stream: false },
+      body,
       { timeoutMs: this.conn.timeoutMs, signal, mapError: mapAnthropicError },
     );
     const model = String(body.model);
@@ -114,7 +114,7 @@ export class AnthropicMessagesClient implements MessagesApi {
     const events = await this.http.postStream(
       joinUrl(this.conn.baseUrl, 'v1/messages'),
       nativeAnthropicHeaders(this.conn, headers),
-      { ...body, stream: true },
+      body.stream === true ? body : { ...body, stream: true },
       { timeoutMs: this.conn.timeoutMs, signal, mapError: mapAnthropicError },
     );
     return nativeAnthropicChunks(events, String(body.model));

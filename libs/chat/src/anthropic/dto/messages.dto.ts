@@ -22,8 +22,8 @@ import {
  */
 export class MessagesRequestDto {
   @ApiProperty({
-    example: 'claude-sonnet-4',
-    description: 'A chat model key from GET /v1/models, or a MODEL_ALIASES name',
+    example: 'local',
+    description: 'A chat model key from GET /v1/models (e.g. claude-sonnet-4), or a MODEL_ALIASES name',
   })
   @IsString()
   @IsNotEmpty()
@@ -126,7 +126,7 @@ export class MessagesRequestDto {
 
 /** POST /v1/messages/count_tokens: the Messages request without max_tokens. */
 export class CountTokensRequestDto {
-  @ApiProperty({ example: 'claude-sonnet-4' })
+  @ApiProperty({ example: 'local', description: 'A chat model key (e.g. claude-sonnet-4) or a MODEL_ALIASES name' })
   @IsString()
   @IsNotEmpty()
   model: string;
