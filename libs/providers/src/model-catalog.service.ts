@@ -18,7 +18,7 @@ export class ModelCatalogService {
     this.models = loadCatalog(config.modelsFile, [...PROVIDER_NAMES]);
     this.byKey = new Map(this.models.map((m) => [m.key, m]));
     // an alias answers to its model's entry; a catalog key always wins over an alias of the same name
-    for (const [alias, key] of Object.entries(config.modelAliases)) {
+    for (const [alias, key] of Object.entries(config.modelAliases ?? {})) {
       const target = this.byKey.get(key);
       if (!target) throw new CatalogError(`MODEL_ALIASES: "${alias}" names "${key}", which is not in the catalog`);
       if (!this.byKey.has(alias)) this.aliases.set(alias, target);

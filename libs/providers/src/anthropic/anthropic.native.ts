@@ -44,11 +44,14 @@ export async function* nativeAnthropicChunks(
 ): AsyncGenerator<CanonicalChatChunk, void, undefined> {
   const state = createAnthropicStreamState(model);
   let held: SseEvent[] = [];
+  let content = false;
   for await (const event of events) {
     const mapped = mapAnthropicStreamEvent(event, state);
     held.push(event);
     const type = event.event ?? typeOf(event.data);
-    if (OPENING_EVENTS.has(type) && !mapped.some((c) => c.usage)) continue;
+    // once content flowed, every event (pings in long pauses too) goes on at once
+    if (!content && OPENING_EVENTS.has(type) && !mapped.some((c) => c.usage)) continue;
+    content = true;
     yield merge(state.id, state.created, model, mapped, held);
     held = [];
   }
