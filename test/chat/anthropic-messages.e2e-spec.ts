@@ -6,7 +6,8 @@
  * prices, countTokens, models.list, and each error kind raising the SDK's class. A recorded
  * Claude-Code-shaped request goes to Anthropic byte-for-byte and works translated for gpt-4o.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import request from 'supertest';
@@ -55,6 +56,11 @@ describe(`Anthropic SDK → gateway /v1/messages (${backendKind()})`, () => {
   let client: Anthropic;
   let wallet: Wallet;
 
+  // claude-3-5-haiku falls back to gpt-4o-mini (a translated fallback of a native model)
+  const catalogDir = mkdtempSync(join(tmpdir(), 'gw-messages-'));
+  const modelsFile = join(catalogDir, 'models.yaml');
+  writeFileSync(modelsFile, 'models:\n  - key: claude-3-5-haiku\n    fallbacks: [gpt-4o-mini]\n');
+
   beforeAll(async () => {
     anthropic = await FakeAnthropic.start({ apiKey: UPSTREAM_KEYS.anthropic });
     openai = await FakeOpenAI.start({ apiKey: UPSTREAM_KEYS.openai });
@@ -65,6 +71,7 @@ describe(`Anthropic SDK → gateway /v1/messages (${backendKind()})`, () => {
         RETRY_BASE_DELAY_MS: '0',
         RETRY_MAX_DELAY_MS: '0',
         BODY_LIMIT_MB: '2',
+        MODELS_FILE: modelsFile,
       },
     });
     admin = new AdminClient(t.url);
@@ -84,6 +91,7 @@ describe(`Anthropic SDK → gateway /v1/messages (${backendKind()})`, () => {
   afterAll(async () => {
     await t?.close();
     await Promise.all([anthropic?.close(), openai?.close()]);
+    rmSync(catalogDir, { recursive: true, force: true });
   });
 
   describe('Claude models: native pass-through', () => {
@@ -350,6 +358,26 @@ describe(`Anthropic SDK → gateway /v1/messages (${backendKind()})`, () => {
       expect(msg.content).toEqual([{ type: 'text', text: 'after retry' }]);
       expect(anthropic.requestsTo('/v1/messages')).toHaveLength(2);
       await wallet.expectCharged(expectedCost(PRICES['claude-sonnet-4'], { prompt: 5, completion: 2 }).total_cost_rub);
+    });
+
+    it('a Claude model that keeps failing falls back to its catalog fallback, translated; charged at its prices', async () => {
+      anthropic.enqueue(...Array.from({ length: 3 }, () => ({ fault: faults.http(500) })));
+      openai.enqueue({ text: 'From the fallback.', usage: { input: 12, output: 4 } });
+      const { data, response } = await client.messages
+        .create({ model: 'claude-3-5-haiku', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] })
+        .withResponse();
+      expect(data).toMatchObject({
+        type: 'message',
+        model: 'gpt-4o-mini',
+        content: [{ type: 'text', text: 'From the fallback.' }],
+        stop_reason: 'end_turn',
+      });
+      expect(response.headers.get('x-gateway-model')).toBe('gpt-4o-mini');
+      expect(anthropic.requestsTo('/v1/messages')).toHaveLength(3);
+      expect(openai.lastRequest?.body).toMatchObject({ model: 'gpt-4o-mini', max_tokens: 64 });
+      await wallet.expectCharged(expectedCost(PRICES['gpt-4o-mini'], { prompt: 12, completion: 4 }).total_cost_rub, {
+        model: 'gpt-4o-mini',
+      });
     });
 
     it('a stream cut after content: an error event ends the stream, the delivered tokens are charged', async () => {

@@ -76,9 +76,20 @@ describe('parseEnv', () => {
     [{ ANTHROPIC_MAX_RETRIES: '-1' }, /ANTHROPIC_MAX_RETRIES must be between 0 and 10/],
     [{ GEMINI_MAX_RETRIES: 'two' }, /GEMINI_MAX_RETRIES must be an integer/],
     [{ DEPLOYMENT_COOLDOWN_SECONDS: '1.5' }, /DEPLOYMENT_COOLDOWN_SECONDS must be an integer/],
+    [{ MODEL_ALIASES: 'claude-latest' }, /MODEL_ALIASES must be comma-separated name=model pairs/],
+    [{ MODEL_ALIASES: 'a=b,a=c' }, /MODEL_ALIASES names "a" twice/],
   ])('fails fast on %j', (env, message) => {
     expect(() => parseEnv(env)).toThrow(ConfigError);
     expect(() => parseEnv(env)).toThrow(message);
+  });
+
+  it('MODEL_ALIASES: name=catalog-key pairs, blanks around them ignored; unset = none', () => {
+    expect(parseEnv({}).modelAliases).toEqual({});
+    expect(
+      parseEnv({
+        MODEL_ALIASES: ' claude-sonnet-4-20250514=claude-sonnet-4 , claude-3-5-haiku-latest = claude-3-5-haiku,',
+      }).modelAliases,
+    ).toEqual({ 'claude-sonnet-4-20250514': 'claude-sonnet-4', 'claude-3-5-haiku-latest': 'claude-3-5-haiku' });
   });
 
   it('resilience: <PROVIDER>_MAX_RETRIES per provider (default 2), backoff and cooldown settings', () => {

@@ -44,19 +44,21 @@ export async function* nativeAnthropicChunks(
 ): AsyncGenerator<CanonicalChatChunk, void, undefined> {
   const state = createAnthropicStreamState(model);
   let held: SseEvent[] = [];
+  let read: CanonicalChatChunk[] = [];
   let content = false;
   for await (const event of events) {
-    const mapped = mapAnthropicStreamEvent(event, state);
+    read.push(...mapAnthropicStreamEvent(event, state));
     held.push(event);
     const type = event.event ?? typeOf(event.data);
     // once content flowed, every event (pings in long pauses too) goes on at once
-    if (!content && OPENING_EVENTS.has(type) && !mapped.some((c) => c.usage)) continue;
+    if (!content && OPENING_EVENTS.has(type) && !read.some((c) => c.usage)) continue;
     content = true;
-    yield merge(state.id, state.created, model, mapped, held);
+    yield merge(state.id, state.created, model, read, held);
     held = [];
+    read = [];
   }
-  const trailing = flushAnthropicStream(state);
-  if (held.length > 0 || trailing.length > 0) yield merge(state.id, state.created, model, trailing, held);
+  read.push(...flushAnthropicStream(state));
+  if (held.length > 0 || read.length > 0) yield merge(state.id, state.created, model, read, held);
 }
 
 function merge(
