@@ -99,6 +99,8 @@ async function main() {
           BOOTSTRAP_BALANCE_RUB: '1000000',
           OPENAI_API_KEY: UPSTREAM_KEY,
           OPENAI_BASE_URL: `${upstream.url}/v1`,
+          ANTHROPIC_API_KEY: UPSTREAM_KEY,
+          ANTHROPIC_BASE_URL: upstream.url,
           LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'info', // the normal config: one access-log line per request
           SHUTDOWN_GRACE_MS: '2000',
         });

@@ -6,6 +6,8 @@
  *                                stream of STREAM_CHUNKS content chunks STREAM_GAP_MS apart (the first
  *                                at once), then a `choices: []` usage chunk and `[DONE]`
  *   POST /v1/embeddings        → deterministic hashed bag-of-words vectors (float or base64)
+ *   POST /v1/messages          → (Anthropic Messages API, key in x-api-key) a fixed message with the
+ *                                same usage
  *   GET  /v1/models            → a one-model list
  *
  * Run as a child process (`node scripts/bench/fake-upstream.js`): it listens on 127.0.0.1 with a
@@ -72,6 +74,24 @@ function completionBody(model) {
   });
 }
 
+function messageBody(model) {
+  return JSON.stringify({
+    id: 'msg_bench',
+    type: 'message',
+    role: 'assistant',
+    model,
+    content: [{ type: 'text', text: 'Hello! This is the bench upstream.' }],
+    stop_reason: 'end_turn',
+    stop_sequence: null,
+    usage: {
+      input_tokens: USAGE.prompt_tokens,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+      output_tokens: USAGE.completion_tokens,
+    },
+  });
+}
+
 /** A unit vector of `dims` from the words of `text` (feature hashing): same text → same vector. */
 function embedText(text, dims) {
   const v = new Float32Array(dims);
@@ -121,6 +141,30 @@ function createFakeUpstream() {
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
+      if (req.method === 'POST' && req.url === '/v1/messages') {
+        if (req.headers['x-api-key'] !== API_KEY)
+          return send(
+            res,
+            401,
+            JSON.stringify({ type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } }),
+          );
+        let model = 'claude-sonnet-4-20250514';
+        try {
+          model = JSON.parse(Buffer.concat(chunks).toString('utf8')).model || model;
+        } catch {
+          return send(
+            res,
+            400,
+            JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: 'invalid JSON' } }),
+          );
+        }
+        let body = cache.get(`messages:${model}`);
+        if (body === undefined) {
+          body = messageBody(model);
+          cache.set(`messages:${model}`, body);
+        }
+        return send(res, 200, body);
+      }
       if (req.headers.authorization !== `Bearer ${API_KEY}`) {
         return send(
           res,
