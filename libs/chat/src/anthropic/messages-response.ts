@@ -105,7 +105,7 @@ export class AnthropicStreamTranslator {
   private finish: FinishReason = null;
 
   constructor(
-    private readonly model: string,
+    private model: string,
     private readonly promptTokens: number,
   ) {}
 
@@ -113,6 +113,8 @@ export class AnthropicStreamTranslator {
     const out: AnthropicEvent[] = [];
     if (!this.started) {
       this.started = true;
+      // the model that serves (a fallback's key when the requested model failed before any output)
+      if (c.model) this.model = c.model;
       out.push(
         ev({
           type: 'message_start',
