@@ -34,7 +34,7 @@ export function setupApp(app: NestExpressApplication): INestApplication {
     .setTitle('Model gateway')
     .setDescription(
       'One API for chat, embeddings, rerank and project retrieval across providers, priced in RUB and charged to the team balance. ' +
-        'Errors always have the shape {"error":{"message","type","code","param"}}.',
+        'Errors have the shape {"error":{"message","type","code","param"}} — on the Anthropic-compatible /v1/messages paths Anthropic\'s {"type":"error","error":{"type","message"}}.',
     )
     .setVersion('1')
     .addApiKey(

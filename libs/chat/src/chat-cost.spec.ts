@@ -19,33 +19,19 @@ const mini: ModelPricing = {
 describe('chat cost', () => {
   it('1-hour cache writes at their own price, the rest of the writes at the 5-minute price', () => {
     // 100 uncached + 300 read + 200 written (150 of them for 1 h); 10 output
-    const c = computeChatCost(
-      {
-        prompt_tokens: 600,
-        completion_tokens: 10,
-        total_tokens: 610,
-        cache_read_tokens: 300,
-        cache_write_tokens: 200,
-        cache_write_1h_tokens: 150,
-      },
-      { ...claude, cache_write_1h_rub_per_1m: 600 },
-      0,
-    );
+    const usage = {
+      prompt_tokens: 600,
+      completion_tokens: 10,
+      total_tokens: 610,
+      cache_read_tokens: 300,
+      cache_write_tokens: 200,
+      cache_write_1h_tokens: 150,
+    };
+    const c = computeChatCost(usage, { ...claude, cache_write_1h_rub_per_1m: 600 }, 0);
     // 30 000 + 9 000 + 50×375 = 18 750 + 150×600 = 90 000 + 15 000 (µRUB)
     expect(c).toMatchObject({ inputMicro: 30_000, outputMicro: 15_000, cacheMicro: 117_750, totalMicro: 162_750 });
     // without a 1-hour price every write is priced at the 5-minute one
-    const flat = computeChatCost(
-      {
-        prompt_tokens: 600,
-        completion_tokens: 10,
-        total_tokens: 610,
-        cache_read_tokens: 300,
-        cache_write_tokens: 200,
-        cache_write_1h_tokens: 150,
-      },
-      claude,
-      0,
-    );
+    const flat = computeChatCost(usage, claude, 0);
     expect(flat.cacheMicro).toBe(9_000 + 75_000);
     // the hold takes the dearest input-side price, the 1-hour write price included
     expect(worstCaseMicro(1000, 0, { ...claude, cache_write_1h_rub_per_1m: 600 }, 0)).toBe(600_000);

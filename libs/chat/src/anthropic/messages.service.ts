@@ -88,9 +88,7 @@ export class MessagesService {
 
   /** The attempt of one candidate: natively through its Messages API, else the canonical request. */
   private upstreamCall(body: Json, headers: AnthropicClientHeaders): UpstreamCall {
-    const forward: Record<string, string> = {};
-    if (headers['anthropic-version']) forward['anthropic-version'] = headers['anthropic-version'];
-    if (headers['anthropic-beta']) forward['anthropic-beta'] = headers['anthropic-beta'];
+    const forward = forwarded(headers);
     const nativeBody = (c: ChatCandidate): Json => ({ ...body, model: c.model.upstream_model });
     const native = (c: ChatCandidate, provider: ChatProvider) =>
       this.registry.speaksMessagesApi(c.model) ? provider.messagesApi : undefined;
@@ -178,13 +176,10 @@ export class MessagesService {
     if (this.registry.speaksMessagesApi(model)) {
       const provider = this.registry.chatDeployments(model)[0].provider;
       if (provider.messagesApi) {
-        const forward: Record<string, string> = {};
-        if (headers['anthropic-version']) forward['anthropic-version'] = headers['anthropic-version'];
-        if (headers['anthropic-beta']) forward['anthropic-beta'] = headers['anthropic-beta'];
         try {
           const counted = await provider.messagesApi.countTokens(
             { ...body, model: model.upstream_model },
-            forward,
+            forwarded(headers),
             signal,
           );
           return { input_tokens: counted };
@@ -198,6 +193,14 @@ export class MessagesService {
     const images = imageParts(request.messages).length;
     return { input_tokens: this.chat.countPrompt(request.messages, request.params) + images * IMAGE_TOKEN_ESTIMATE };
   }
+}
+
+/** The headers an Anthropic upstream gets from the client: anthropic-version and anthropic-beta, when sent. */
+function forwarded(headers: AnthropicClientHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (headers['anthropic-version']) out['anthropic-version'] = headers['anthropic-version'];
+  if (headers['anthropic-beta']) out['anthropic-beta'] = headers['anthropic-beta'];
+  return out;
 }
 
 function eventType(data: string): string {
