@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import request from 'supertest';
 import { FakeAnthropic, FakeOpenAI, faults, pngBytes } from '../fakes';
+import { MessagesService } from '@app/chat';
 import { AdminClient } from '../support/admin-client';
 import { createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
@@ -575,6 +576,39 @@ describe(`Anthropic SDK → gateway /v1/messages (${backendKind()})`, () => {
         },
         cost: expectedCost(PRICES['gpt-4o-mini'], { prompt: 8, completion: 2 }),
       });
+    });
+
+    it('a translated stream: ping keep-alives in long pauses; a failure mid-stream ends it with an error event, delivered tokens charged', async () => {
+      const service = t.get(MessagesService);
+      service.pingIntervalMs = 40;
+      try {
+        openai.enqueue({
+          text: 'alpha beta gamma delta epsilon',
+          chunkSize: 6,
+          chunkDelayMs: 120,
+          usage: { input: 10, output: 5 },
+          fault: faults.streamError({ afterChunks: 3 }),
+        });
+        const raw = await postSse(
+          `${t.url}/v1/messages`,
+          { 'x-api-key': apiKey },
+          { model: 'gpt-4o-mini', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'greek' }] },
+        );
+        const names = raw.messages.map((m) => m.event);
+        expect(names.slice(0, 2)).toEqual(['message_start', 'ping']);
+        expect(names.filter((n) => n === 'ping').length).toBeGreaterThan(2);
+        expect(names[names.length - 1]).toBe('error');
+        expect(names).not.toContain('message_stop');
+        expect(JSON.parse(raw.messages[raw.messages.length - 1].data)).toEqual({
+          type: 'error',
+          error: { type: 'api_error', message: expect.stringContaining('openai') },
+        });
+        const charged = await charges(t.url, apiKey);
+        expect(charged).toHaveLength(1);
+        expect(charged[0].completion_tokens).toBeGreaterThan(0);
+      } finally {
+        service.pingIntervalMs = 10_000;
+      }
     });
 
     it('what only Claude can take (a PDF, a server tool, top_k) → 400 before any upstream call, nothing charged', async () => {

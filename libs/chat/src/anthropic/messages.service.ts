@@ -42,6 +42,9 @@ export interface PreparedMessages {
  */
 @Injectable()
 export class MessagesService {
+  /** a `ping` event after this long without one, once a stream started (Anthropic's keep-alive) */
+  pingIntervalMs = 10_000;
+
   constructor(
     private readonly chat: ChatService,
     private readonly catalog: ModelCatalogService,
@@ -158,7 +161,7 @@ export class MessagesService {
         }
       },
     });
-    return { headers, events };
+    return { headers, events: withPings(events, this.pingIntervalMs) };
   }
 
   /**
@@ -193,6 +196,45 @@ export class MessagesService {
     const images = imageParts(request.messages).length;
     return { input_tokens: this.chat.countPrompt(request.messages, request.params) + images * IMAGE_TOKEN_ESTIMATE };
   }
+}
+
+/**
+ * `ping` events while the next event keeps the client waiting (a long silence before a reasoning
+ * model answers), only once the stream started: before the first event a failure is still an
+ * ordinary HTTP error. Stopping the iteration stops the source (which aborts the upstream).
+ */
+export async function* withPings(
+  source: AsyncIterable<SseEvent>,
+  intervalMs: number,
+): AsyncGenerator<SseEvent, void, undefined> {
+  const it = source[Symbol.asyncIterator]();
+  let started = false;
+  try {
+    let next = settled(it.next());
+    for (;;) {
+      let timer: NodeJS.Timeout | undefined;
+      const tick = new Promise<'ping'>((resolve) => {
+        if (started) timer = setTimeout(() => resolve('ping'), intervalMs);
+      });
+      const r = await Promise.race([next, tick]).finally(() => clearTimeout(timer));
+      if (r === 'ping') {
+        yield { event: 'ping', data: { type: 'ping' } };
+        continue;
+      }
+      if (r.done) return;
+      started = true;
+      next = settled(it.next());
+      yield r.value;
+    }
+  } finally {
+    await it.return?.();
+  }
+}
+
+/** The same promise, marked as handled: a read left pending when the consumer stops must not surface as unhandled. */
+function settled<T>(p: Promise<T>): Promise<T> {
+  p.catch(() => undefined);
+  return p;
 }
 
 /** The headers an Anthropic upstream gets from the client: anthropic-version and anthropic-beta, when sent. */
