@@ -731,6 +731,11 @@ describe(`Anthropic SDK → gateway /v1/messages (${backendKind()})`, () => {
       }
       expect(ids).toEqual(expect.arrayContaining(['claude-sonnet-4', 'gpt-4o-mini', 'local']));
       expect(ids).not.toContain('text-embedding-3-small');
+      // one model; an alias answers with its catalog entry
+      expect(await client.models.retrieve('claude-3-5-sonnet-latest')).toMatchObject({
+        type: 'model',
+        id: 'claude-sonnet-4',
+      });
       const openAiShape = await request(t.url).get('/v1/models').set('authorization', `Bearer ${apiKey}`);
       expect(openAiShape.body.object).toBe('list');
     });
