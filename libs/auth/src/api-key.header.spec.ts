@@ -10,6 +10,8 @@ describe('extractApiKey', () => {
     [{ authorization: 'api-key sk-abc' }, 'sk-abc'],
     [{ authorization: 'Api-Key sk-abc' }, 'sk-abc'],
     [{ 'api-key': 'sk-first', authorization: 'Bearer sk-second' }, 'sk-first'],
+    [{ 'x-api-key': 'sk-anthropic-style' }, 'sk-anthropic-style'],
+    [{ 'x-api-key': ' ', authorization: 'Bearer sk-abc' }, 'sk-abc'],
     [{ authorization: 'Basic dXNlcjpwYXNz' }, null],
     [{ authorization: 'Bearer' }, null],
     [{ authorization: 'Bearer a b' }, null],
