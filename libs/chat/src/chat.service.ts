@@ -48,6 +48,8 @@ export interface ChatCallInput {
    * their images are not fetched and inlined.
    */
   sendsOwnBody?: (model: ModelEntry) => boolean;
+  /** Models for which a max_tokens above their output cap is lowered to the cap instead of refused. */
+  capsMaxTokens?: (model: ModelEntry) => boolean;
 }
 
 /** One model the call may be served by, with its own upstream request. */
@@ -146,7 +148,9 @@ export class ChatService {
    * the requested model's capabilities, image count). Callers that do billed work before the call
    * (context retrieval) run it first so that a request the pipeline would refuse charges nothing.
    */
-  check(input: Pick<ChatCallInput, 'modelKey' | 'fallbacks' | 'messages' | 'params' | 'imageParam'>): {
+  check(
+    input: Pick<ChatCallInput, 'modelKey' | 'fallbacks' | 'messages' | 'params' | 'imageParam' | 'capsMaxTokens'>,
+  ): {
     model: ModelEntry;
     fallbacks: ModelEntry[];
   } {
@@ -176,7 +180,7 @@ export class ChatService {
         'json_not_supported',
       );
     }
-    if (p.max_tokens !== undefined && p.max_tokens > model.max_output_tokens) {
+    if (p.max_tokens !== undefined && p.max_tokens > model.max_output_tokens && !input.capsMaxTokens?.(model)) {
       throw ApiError.badRequest(
         `max_tokens is too large: ${p.max_tokens}. The model '${model.key}' supports at most ${model.max_output_tokens} completion tokens.`,
         'max_tokens',
@@ -315,7 +319,7 @@ export class ChatService {
         'context_length_exceeded',
       );
     }
-    if (p.max_tokens !== undefined && p.max_tokens > model.max_output_tokens) {
+    if (p.max_tokens !== undefined && p.max_tokens > model.max_output_tokens && !input.capsMaxTokens?.(model)) {
       throw ApiError.badRequest(
         `max_tokens is too large: ${p.max_tokens}. The model '${model.key}' supports at most ${model.max_output_tokens} completion tokens.`,
         'max_tokens',
@@ -323,7 +327,9 @@ export class ChatService {
       );
     }
     const maxOutput =
-      p.max_tokens ?? Math.max(1, Math.min(model.max_output_tokens, model.context_window - promptTokens));
+      p.max_tokens !== undefined
+        ? Math.min(p.max_tokens, model.max_output_tokens)
+        : Math.max(1, Math.min(model.max_output_tokens, model.context_window - promptTokens));
     const holdTokens =
       this.pricing.holdTokens(promptTokens, { exact: this.registry.countsTokensExactly(model), text: promptText }) +
       images * IMAGE_TOKEN_ESTIMATE;

@@ -62,9 +62,6 @@ export class MessagesService {
     if (!this.registry.speaksMessagesApi(model)) {
       const problem = translationProblem(request, model.key);
       if (problem) throw problem;
-      // Anthropic clients size max_tokens for Claude (Claude Code: 32000): a translated model gets its own cap
-      const asked = request.params.max_tokens;
-      if (asked !== undefined && asked > model.max_output_tokens) request.params.max_tokens = model.max_output_tokens;
     }
     const prep = await this.chat.prepare({
       caller,
@@ -75,6 +72,8 @@ export class MessagesService {
       params: request.params,
       imageParam: 'messages',
       sendsOwnBody: (m) => this.registry.speaksMessagesApi(m),
+      // Anthropic clients size max_tokens for Claude (Claude Code: 32000): a translated model gets its own cap
+      capsMaxTokens: (m) => !this.registry.speaksMessagesApi(m),
     });
     // a fallback that would need the translation but cannot take the request is left out
     const candidates = prep.candidates.filter(
