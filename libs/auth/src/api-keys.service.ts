@@ -161,7 +161,7 @@ export class ApiKeysService {
   async authenticate(apiKey: string | null): Promise<Caller> {
     if (!apiKey)
       throw ApiError.unauthorized(
-        'Missing API key. Send it as "api-key: <key>", "Authorization: Bearer <key>" or "Authorization: api-key <key>".',
+        'Missing API key. Send it as "api-key: <key>", "Authorization: Bearer <key>", "Authorization: api-key <key>" or "x-api-key: <key>".',
         'missing_api_key',
       );
     const hash = hashApiKey(apiKey);
