@@ -381,6 +381,24 @@ describe(`Anthropic SDK → gateway /v1/messages (${backendKind()})`, () => {
       });
     });
 
+    it('streaming: a Claude stream that fails before any content falls back to a translated stream', async () => {
+      anthropic.enqueue(...Array.from({ length: 3 }, () => ({ fault: faults.http(529) })));
+      openai.enqueue({ text: 'Fallback stream.', usage: { input: 9, output: 3 } });
+      const final = await client.messages
+        .stream({ model: 'claude-3-5-haiku', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] })
+        .finalMessage();
+      expect(final).toMatchObject({
+        model: 'gpt-4o-mini',
+        content: [{ type: 'text', text: 'Fallback stream.' }],
+        stop_reason: 'end_turn',
+        usage: { input_tokens: 9, output_tokens: 3 },
+      });
+      expect(anthropic.requestsTo('/v1/messages')).toHaveLength(3);
+      await wallet.expectCharged(expectedCost(PRICES['gpt-4o-mini'], { prompt: 9, completion: 3 }).total_cost_rub, {
+        model: 'gpt-4o-mini',
+      });
+    });
+
     it('a stream cut after content: an error event ends the stream, the delivered tokens are charged', async () => {
       anthropic.enqueue({
         text: 'one two three four five six seven eight',
