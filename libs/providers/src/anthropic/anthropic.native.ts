@@ -101,14 +101,8 @@ export class AnthropicMessagesClient implements MessagesApi {
     headers: Record<string, string>,
     signal?: AbortSignal,
   ): Promise<CanonicalChatResponse> {
-    const res = await this.http.postJson(
-      joinUrl(this.conn.baseUrl, 'v1/messages'),
-      nativeAnthropicHeaders(this.conn, headers),
-      body,
-      { timeoutMs: this.conn.timeoutMs, signal, mapError: mapAnthropicError },
-    );
-    const model = String(body.model);
-    return { ...mapAnthropicChatResponse(res.json, model), passthrough: res.json };
+    const json = await this.postJson('v1/messages', body, headers, signal);
+    return { ...mapAnthropicChatResponse(json, String(body.model)), passthrough: json };
   }
 
   async stream(
@@ -130,14 +124,27 @@ export class AnthropicMessagesClient implements MessagesApi {
     headers: Record<string, string>,
     signal?: AbortSignal,
   ): Promise<number> {
-    const res = await this.http.postJson(
-      joinUrl(this.conn.baseUrl, 'v1/messages/count_tokens'),
-      nativeAnthropicHeaders(this.conn, headers),
-      body,
-      { timeoutMs: this.conn.timeoutMs, signal, mapError: mapAnthropicError },
-    );
-    const counted = asRecord(res.json)?.input_tokens;
+    const counted = asRecord(await this.postJson('v1/messages/count_tokens', body, headers, signal))?.input_tokens;
     if (typeof counted !== 'number') throw new ProviderError('upstream', 'Upstream returned no input_tokens count');
     return asCount(counted);
+  }
+
+  private async postJson(
+    path: string,
+    body: Record<string, unknown>,
+    headers: Record<string, string>,
+    signal?: AbortSignal,
+  ): Promise<unknown> {
+    const res = await this.http.postJson(
+      joinUrl(this.conn.baseUrl, path),
+      nativeAnthropicHeaders(this.conn, headers),
+      body,
+      {
+        timeoutMs: this.conn.timeoutMs,
+        signal,
+        mapError: mapAnthropicError,
+      },
+    );
+    return res.json;
   }
 }
