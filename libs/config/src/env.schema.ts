@@ -1,7 +1,7 @@
 /**
  * The one environment schema. Every variable the service reads is declared here, validated once at
  * boot (fail fast with a message naming the variable) and exposed through AppConfig's typed getters.
- * The README's configuration table mirrors this list.
+ * docs/configuration.md lists every variable of this schema.
  */
 
 import { ENV_PROVIDERS, ProviderEnvSpec } from '@app/providers/provider-definitions';

@@ -113,7 +113,7 @@ interface Piece {
 
 /**
  * Builds the context of a chat request from a project (through the ProjectContextSource port),
- * knowledge bases and PDFs from file_urls (spec 4.1 rules 3–7). See README "Project context in chat".
+ * knowledge bases and PDFs from file_urls; the rules are in docs/api.md "Project context in chat".
  */
 @Injectable()
 export class ChatContextService implements OnModuleInit {
