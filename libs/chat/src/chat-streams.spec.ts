@@ -1,5 +1,5 @@
 /**
- * Issue 8, item 4: streaming services yield events and only the controller writes SSE. These specs
+ * Streaming services yield events and only the controller writes SSE. These specs
  * consume the services' event streams directly — no HTTP, no SseWriter — against a scripted
  * provider and the in-memory money path: the events and their order, the headers known before the
  * first event, in-band errors, and a consumer that stops early (upstream aborted, delivered tokens

@@ -66,7 +66,7 @@ export interface PreparedChat {
   holdMicro: number;
 }
 
-/** How the call was routed (issue 13), for headers, logs and metrics. */
+/** How the call was routed (retries, fallbacks, deployment), for headers, logs and metrics. */
 export interface ChatRouting {
   /** upstream attempts, all models together */
   attempts: number;

@@ -77,7 +77,7 @@ export interface ProviderEnv {
   maxRetries: number;
 }
 
-/** Retry backoff and deployment cooldown (issue 13); per-provider retry counts live in ProviderEnv. */
+/** Retry backoff and deployment cooldown; per-provider retry counts live in ProviderEnv. */
 export interface ResilienceEnv {
   /** first backoff step; attempt k waits a random time in [0, min(max, base × 2^k)] (full jitter) */
   retryBaseDelayMs: number;

@@ -1,5 +1,5 @@
 /**
- * Bench section: the tokenizer decision (issue 8 item 7). Counts and time of three o200k / cl100k
+ * Bench section: the tokenizer decision (docs/decisions/tokenizer-own-bpe.md). Counts and time of three o200k / cl100k
  * tokenizers on the recorded provider fixtures, README, code, a multilingual sample and pathological
  * inputs (20,000 repeated characters — the classic quadratic case of naive BPE merging):
  *   - own BPE: the gateway's BytePairEncoder (libs/providers/src/local/bpe.ts on js-tiktoken's rank
@@ -10,7 +10,7 @@
  * Identical counts are required; the printed times (and load time / heap of the rank tables) decide.
  * Runs once (not per backend). Alone: `node --expose-gc scripts/bench/sections/40-tokenizer.js`.
  *
- * Decision (issue 8 item 7, 2026-11-23, 2 shared cores under load): own BPE kept. Identical counts
+ * Decision (2026-11-23, 2 shared cores under load): own BPE kept. Identical counts
  * on all 56 texts in both encodings; fixtures+README+code+multilingual total o200k: own 91 ms, gpt-tokenizer 224 ms
  * (131 ms warm), js-tiktoken 680 ms; 20,000 × "🙂" o200k: own 0.27 s, gpt-tokenizer 49 s (its
  * merging is quadratic on a long piece, like js-tiktoken's).

@@ -84,7 +84,7 @@ export interface ProviderErrorDetails {
   kind?: ProviderErrorKind;
 }
 
-/** Statuses worth another attempt (the gateway's retries, issue 13); 529 is Anthropic's "overloaded". */
+/** Statuses worth another attempt by the gateway's retries; 529 is Anthropic's "overloaded". */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 409, 429, 500, 502, 503, 504, 529]);
 
 /**

@@ -37,7 +37,7 @@ export interface RouteOptions<C> {
 }
 
 /**
- * Runs one upstream call with the resilience rules of issue 13:
+ * Runs one upstream call with the resilience rules:
  * - each candidate model (the requested one, then its fallbacks) is tried in order;
  * - within a candidate, a retryable failure is retried up to <PROVIDER>_MAX_RETRIES times after a
  *   backoff (full jitter, or the provider's Retry-After capped at RETRY_AFTER_MAX_MS) slept through
