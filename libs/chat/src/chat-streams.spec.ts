@@ -34,6 +34,7 @@ import { pullFrom, SseEvent } from './event-stream';
 import { ImageInliner } from './image-inliner';
 import { ResponsesService } from './responses.service';
 import { RestChatService } from './rest-chat.service';
+import { ENV_PROVIDERS } from '@app/providers';
 
 const PRICE = { input: 15, output: 60 }; // gpt-4o-mini, µRUB per token
 
@@ -117,7 +118,7 @@ class StreamingProvider implements ChatProvider {
 }
 
 describe('streaming services yield events (no HTTP)', () => {
-  const config = AppConfig.fromEnv({ OPENAI_API_KEY: 'x' });
+  const config = AppConfig.load(ENV_PROVIDERS, { OPENAI_API_KEY: 'x' });
   const tokens = new TokenCounter('o200k_base');
   const caller: Caller = { teamId: 't', apiKeyId: 'k', keyPrefix: 'sk-' } as Caller;
   let provider: StreamingProvider;

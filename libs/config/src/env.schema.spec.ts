@@ -1,4 +1,13 @@
-import { ConfigError, parseEnv } from './env.schema';
+import { ConfigError, parseEnv as parseServiceEnv, ProviderEnvDeclaration } from './env.schema';
+
+/** Provider declarations as the provider definitions (libs/providers) hand them to the configuration. */
+const PROVIDERS: ProviderEnvDeclaration[] = [
+  { name: 'openai', env: { prefix: 'OPENAI', defaultBaseUrl: 'https://api.openai.com/v1' } },
+  { name: 'deepseek', env: { prefix: 'DEEPSEEK', defaultBaseUrl: 'https://api.deepseek.com/v1' } },
+  { name: 'anthropic', env: { prefix: 'ANTHROPIC', defaultBaseUrl: 'https://api.anthropic.com' } },
+  { name: 'gemini', env: { prefix: 'GEMINI', defaultBaseUrl: 'https://generativelanguage.googleapis.com' } },
+];
+const parseEnv = (env: Record<string, string | undefined>) => parseServiceEnv(env, PROVIDERS);
 
 describe('parseEnv', () => {
   it('applies documented defaults on an empty environment', () => {

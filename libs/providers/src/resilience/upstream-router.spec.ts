@@ -8,6 +8,7 @@ import { ChatDeployment, ProviderRegistry } from '../provider-registry';
 import { DeploymentCooldowns } from './deployment-cooldowns';
 import { ResilienceEvent, ResilienceEvents } from './resilience-events';
 import { UpstreamRouter } from './upstream-router';
+import { ENV_PROVIDERS } from '../provider-definitions';
 
 class RecordingSleeper extends Sleeper {
   delays: number[] = [];
@@ -33,7 +34,7 @@ const http = (status: number, headers: Record<string, string> = {}) =>
 const provider = {} as ChatProvider;
 
 describe('UpstreamRouter', () => {
-  const config = AppConfig.fromEnv({
+  const config = AppConfig.load(ENV_PROVIDERS, {
     RETRY_BASE_DELAY_MS: '100',
     RETRY_MAX_DELAY_MS: '1000',
     RETRY_AFTER_MAX_MS: '5000',
