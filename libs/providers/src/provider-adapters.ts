@@ -8,7 +8,7 @@ import { ModelEntry } from './catalog/model-catalog';
 import { ProviderHttpClient } from './http/provider-http.client';
 import { ImageProvider } from './images/image-providers';
 import { LexicalEmbedder } from './local/lexical-embedder';
-import { TokenizerService } from './tokenizer.service';
+import { TokenizerService } from './tokenizer/tokenizer.service';
 import { ProviderConnection } from './types';
 
 export interface ProviderFactoryContext {

@@ -5,12 +5,12 @@ import { HttpChatProvider } from './chat-provider';
 import { ProviderHttpClient } from './http/provider-http.client';
 import { LexicalEmbedder } from './local/lexical-embedder';
 import { LocalChatProvider, LocalEmbeddingProvider, LocalImageProvider } from './local/local.providers';
-import { TokenCounter } from './local/tokenizer';
+import { TokenCounter } from './tokenizer/token-counter';
 import { OpenAiEmbeddingProvider, OpenAiImageProvider } from './openai/openai.provider';
 import { GeminiImageProvider } from './gemini/gemini.provider';
 import { ENV_PROVIDERS, PROVIDER_DEFINITIONS } from './provider-definitions';
 import { ProviderRegistry } from './provider-registry';
-import { TokenizerService } from './tokenizer.service';
+import { TokenizerService } from './tokenizer/tokenizer.service';
 
 const model = (provider: string, key = `${provider}-model`): ModelEntry =>
   ({ key, provider, upstream_model: key, kind: 'chat', dimensions: 64 }) as unknown as ModelEntry;

@@ -9,7 +9,7 @@ import { ImageProvider } from './images/image-providers';
 import { LexicalEmbedder } from './local/lexical-embedder';
 import { ProviderAdapters, ProviderFactoryContext } from './provider-adapters';
 import { findProviderDefinition, PROVIDER_DEFINITIONS, ProviderDefinition } from './provider-definitions';
-import { TokenizerService } from './tokenizer.service';
+import { TokenizerService } from './tokenizer/tokenizer.service';
 
 /** One callable upstream of a model: the provider's own connection, or one of the catalog's `deployments`. */
 export interface ChatDeployment {

@@ -2,12 +2,12 @@ import { Module } from '@nestjs/common';
 import { AuthModule } from '@app/auth';
 import { ProviderHttpClient } from './http/provider-http.client';
 import { LexicalEmbedder } from './local/lexical-embedder';
-import { TokenCounter } from './local/tokenizer';
+import { TokenCounter } from './tokenizer/token-counter';
 import { ModelCatalogService } from './model-catalog.service';
 import { ModelsController } from './models.controller';
 import { ProviderRegistry } from './provider-registry';
 import { DeploymentCooldowns, ResilienceEvents, UpstreamRouter } from './resilience';
-import { TokenizerService } from './tokenizer.service';
+import { TokenizerService } from './tokenizer/tokenizer.service';
 
 @Module({
   imports: [AuthModule],

@@ -13,7 +13,7 @@ import { contentText } from '../message-text';
 import { answerExtractively } from './extractive-answer';
 import { LexicalEmbedder } from './lexical-embedder';
 import { generateLocalImages } from './local-image';
-import { TokenCounter } from './tokenizer';
+import { TokenCounter } from '../tokenizer/token-counter';
 
 /** A line that is only a `<source …>` or `</source>` tag (chat context format). */
 const SOURCE_TAG_LINE = /^[ \t]*<\/?source\b[^>\n]*>[ \t]*$/gim;
