@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError, MetricsService, Sleeper } from '@app/common';
+import { ApiError, MetricsService, Random, Sleeper } from '@app/common';
 import { AppConfig } from '@app/config';
 import { ModelEntry } from '../catalog/model-catalog';
 import { ChatProvider } from '../chat-provider';
@@ -56,8 +56,8 @@ export interface RouteOptions<C> {
  */
 @Injectable()
 export class UpstreamRouter {
-  /** [0, 1) source for jitter and weighted picks (tests may replace it) */
-  random: () => number = Math.random;
+  /** [0, 1) draws for jitter and weighted picks, from the injected Random */
+  private readonly random: () => number;
 
   constructor(
     private readonly registry: ProviderRegistry,
@@ -66,7 +66,10 @@ export class UpstreamRouter {
     private readonly events: ResilienceEvents,
     private readonly config: AppConfig,
     private readonly metrics: MetricsService = new MetricsService(),
-  ) {}
+    rng: Random = new Random(),
+  ) {
+    this.random = () => rng.next();
+  }
 
   async run<C extends { model: ModelEntry }, T>(
     candidates: readonly C[],
