@@ -1,3 +1,4 @@
+import { Clock } from '@app/common';
 import { ProviderHttpClient, UpstreamErrorMapper } from './http/provider-http.client';
 import {
   CanonicalChatChunk,
@@ -26,6 +27,7 @@ export class HttpChatProvider implements ChatProvider {
     private readonly adapter: ChatAdapter,
     private readonly conn: ProviderConnection,
     private readonly http: ProviderHttpClient,
+    private readonly clock: Clock,
   ) {}
 
   async complete(req: CanonicalChatRequest, signal?: AbortSignal): Promise<CanonicalChatResponse> {
@@ -35,7 +37,7 @@ export class HttpChatProvider implements ChatProvider {
       signal,
       mapError: (s, b, h) => this.adapter.mapError(s, b, h),
     });
-    return this.adapter.mapChatResponse(res.json, req.model);
+    return this.adapter.mapChatResponse(res.json, req.model, this.clock.now());
   }
 
   async stream(req: CanonicalChatRequest, signal?: AbortSignal): Promise<AsyncIterable<CanonicalChatChunk>> {
@@ -46,8 +48,9 @@ export class HttpChatProvider implements ChatProvider {
       mapError: (s, b, h) => this.adapter.mapError(s, b, h),
     });
     const adapter = this.adapter;
+    const nowMs = this.clock.now();
     return (async function* () {
-      const state = adapter.createStreamState(req.model);
+      const state = adapter.createStreamState(req.model, nowMs);
       for await (const event of events) {
         for (const chunk of adapter.mapStreamEvent(event, state)) yield chunk;
       }

@@ -195,10 +195,13 @@ export interface ChatAdapter<TStreamState = unknown> {
     req: CanonicalChatRequest,
     conn: ProviderConnection,
   ): { url: string; headers: Record<string, string>; body: unknown };
-  /** Map a complete upstream JSON response to the canonical response. Throws ProviderError('upstream') on a body it cannot read. */
-  mapChatResponse(body: unknown, requestedModel: string): CanonicalChatResponse;
-  /** Fresh per-stream state. */
-  createStreamState(requestedModel: string): TStreamState;
+  /**
+   * Map a complete upstream JSON response to the canonical response; `nowMs` (the gateway's clock)
+   * dates a response the provider does not date. Throws ProviderError('upstream') on a body it cannot read.
+   */
+  mapChatResponse(body: unknown, requestedModel: string, nowMs: number): CanonicalChatResponse;
+  /** Fresh per-stream state; `nowMs` (the gateway's clock) dates chunks the provider does not date. */
+  createStreamState(requestedModel: string, nowMs: number): TStreamState;
   /** Map one SSE event to zero or more canonical chunks. Throws ProviderError('upstream') on an event it cannot read or an in-stream error event. */
   mapStreamEvent(event: SseEvent, state: TStreamState): CanonicalChatChunk[];
   /**

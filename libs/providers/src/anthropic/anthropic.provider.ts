@@ -5,5 +5,5 @@ import { anthropicAdapter } from './index';
 
 export const anthropicProvider: ProviderAdapters = {
   type: 'anthropic',
-  chat: (ctx) => new HttpChatProvider(anthropicAdapter, ctx.connection(), ctx.http),
+  chat: (ctx) => new HttpChatProvider(anthropicAdapter, ctx.connection(), ctx.http, ctx.clock),
 };
