@@ -35,7 +35,7 @@ export class HttpChatProvider implements ChatProvider {
     const res = await this.http.postJson(url, headers, body, {
       timeoutMs: this.conn.timeoutMs,
       signal,
-      mapError: (s, b, h) => this.adapter.mapError(s, b, h),
+      mapError: (s, b, h, now) => this.adapter.mapError(s, b, h, now),
     });
     return this.adapter.mapChatResponse(res.json, req.model, this.clock.now());
   }
@@ -45,7 +45,7 @@ export class HttpChatProvider implements ChatProvider {
     const events = await this.http.postStream(url, headers, body, {
       timeoutMs: this.conn.timeoutMs,
       signal,
-      mapError: (s, b, h) => this.adapter.mapError(s, b, h),
+      mapError: (s, b, h, now) => this.adapter.mapError(s, b, h, now),
     });
     const adapter = this.adapter;
     const nowMs = this.clock.now();

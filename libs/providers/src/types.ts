@@ -210,6 +210,6 @@ export interface ChatAdapter<TStreamState = unknown> {
    * ProviderError('upstream') when the stream ended before the provider's completion marker.
    */
   flush?(state: TStreamState): CanonicalChatChunk[];
-  /** Map a non-2xx upstream answer to a ProviderError. */
-  mapError(status: number, body: string, headers: Record<string, string>): ProviderError;
+  /** Map a non-2xx upstream answer to a ProviderError; `nowMs` is the gateway's clock when it arrived. */
+  mapError(status: number, body: string, headers: Record<string, string>, nowMs: number): ProviderError;
 }
