@@ -10,6 +10,21 @@ const PROVIDERS: ProviderEnvDeclaration[] = [
 const parseEnv = (env: Record<string, string | undefined>) => parseServiceEnv(env, PROVIDERS);
 
 describe('parseEnv', () => {
+  it('reads the variables of the providers it is given, and only those', () => {
+    expect(parseServiceEnv({ OPENAI_API_KEY: 'k' }).providers).toEqual({});
+    const c = parseServiceEnv({ OPENAI_API_KEY: 'k', ACME_API_KEY: 'a', ACME_TIMEOUT_MS: '500' }, [
+      { name: 'acme', env: { prefix: 'ACME', defaultBaseUrl: 'https://api.acme.test/v1', defaultMaxRetries: 4 } },
+    ]);
+    expect(c.providers).toEqual({
+      acme: { apiKey: 'a', baseUrl: 'https://api.acme.test/v1', timeoutMs: 500, inlineImages: false, maxRetries: 4 },
+    });
+    expect(() =>
+      parseServiceEnv({ ACME_TIMEOUT_MS: 'soon' }, [
+        { name: 'acme', env: { prefix: 'ACME', defaultBaseUrl: 'https://x' } },
+      ]),
+    ).toThrow('ACME_TIMEOUT_MS must be an integer');
+  });
+
   it('applies documented defaults on an empty environment', () => {
     const c = parseEnv({});
     expect(c.port).toBe(3000);
