@@ -11,7 +11,7 @@
  * table per section; a comparison `{ ratio, addedP50, addedP99, serialAddedP50?, serialAddedP99?,
  * meetsTarget, target }` (or `note` instead of a target) adds a gateway-vs-direct line per backend. A section may also export
  * `report(results, lib, log)`: called once at the end with its `{ backend, ...run() }` results of
- * every backend, for a summary of its own (05-overhead.js prints the issue-14 table there).
+ * every backend, for a summary of its own (05-overhead.js prints the overhead table there).
  *
  * Settings (env): BENCH_RATE (500 req/s), BENCH_CONNECTIONS (20), BENCH_DURATION (10 s),
  * BENCH_WARMUP (3 s), BENCH_LOG_LEVEL (the gateway's LOG_LEVEL, default info: access log on), BENCH_LOW_RATE (50 req/s on 1 connection, 0 = skip that serial pass), BENCH_LOW_DURATION (4 s), BENCH_BACKENDS ("sqlite,postgres"), BENCH_SECTIONS (comma-separated names;

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Rerank bench (issue #4): POST /api/v1/rerank with 1,000 documents × 1536 dimensions against the
+ * Rerank bench: POST /api/v1/rerank with 1,000 documents × 1536 dimensions against the
  * BUILT gateway (dist/apps/api/src/main.js, a child process) in front of a minimal inline
  * OpenAI-compatible embeddings upstream (plain node:http in this process: deterministic base64
  * float32 vectors, usage = whitespace word counts).
@@ -33,7 +33,7 @@ const DIMS = 1536;
 const COLD_RUNS = Number(process.env.BENCH_RERANK_COLD_RUNS || 8);
 const HIT_RUNS = Number(process.env.BENCH_RERANK_HIT_RUNS || 20);
 const TARGET_HIT_SERVER_MS = 15;
-const PRICE_SMALL_MICRO_PER_TOKEN = 200; // spec 8: 200 RUB per 1M tokens
+const PRICE_SMALL_MICRO_PER_TOKEN = 200; // the catalog price of text-embedding-3-small: 200 RUB per 1M tokens
 const UPSTREAM_KEY = 'sk-bench-embeddings-upstream';
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 const API_KEY = 'sk-bench-rerank-bootstrap-key-0000000000';

@@ -1,5 +1,5 @@
 /**
- * Issue 7 item 6 (and the durable half of item 4): Postgres restarts under the service (a private
+ * A database outage, and the durable billing spool: Postgres restarts under the service (a private
  * server, never the shared one). Requests during the outage answer 503 `service_unavailable` with
  * Retry-After; a charge whose settle hit the outage is spooled to disk and applied once the
  * database is back (nothing free, nothing twice); a hold whose release hit the outage is released

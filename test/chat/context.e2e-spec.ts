@@ -1,5 +1,5 @@
 /**
- * Issue 10 (chat side): knowledge_base_id and PDFs in file_urls in chat, on both endpoints.
+ * Chat context without a project: knowledge_base_id and PDFs in file_urls in chat, on both endpoints.
  * The offline `local` model answers from a knowledge-base PDF and `sources` names it; a PDF served
  * by a local server under a public-looking name (injected resolver) joins the context; a
  * full_context model (Gemini 2.5 on the fake) receives the PDF's full text; prompt_tokens grows by
@@ -92,7 +92,7 @@ describe(`chat with knowledge bases and PDFs (${backendKind()})`, () => {
     expect(res.body.context).toMatchObject({ mode: 'rag', materials_full: [], fragments: res.body.sources.length });
     expect(res.headers['server-timing']).toMatch(/^context;dur=\d+(\.\d)?/);
 
-    // rule 7: prompt_tokens includes the context (its message plus the chat format's per-message overhead)
+    // prompt_tokens includes the context (its message plus the chat format's per-message overhead)
     const grew = res.body.usage.prompt_tokens - plain.body.usage.prompt_tokens;
     expect(grew).toBeGreaterThanOrEqual(res.body.context.tokens);
     expect(grew).toBeLessThanOrEqual(res.body.context.tokens + 8);

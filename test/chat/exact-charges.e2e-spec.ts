@@ -1,5 +1,5 @@
 /**
- * Issue 7 item 3: the charge is always what the provider reports (tokens × price), also when the
+ * The charge is always what the provider reports (tokens × price), also when the
  * provider counts far more tokens than the gateway's tokenizer did. The excess over the hold comes
  * from the balance, which may go below zero by at most that excess; the team is then refused (402)
  * until topped up. Reservations pad more where the gateway's tokenizer under-counts (Anthropic).

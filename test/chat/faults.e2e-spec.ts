@@ -264,7 +264,7 @@ describe(`upstream faults and client disconnects (${backendKind()})`, () => {
         for await (const c of stream) text += c.choices[0]?.delta.content ?? '';
       })().catch((e: unknown) => e);
       expect(err).toBeInstanceOf(OpenAI.APIError);
-      // issue 7 item 10: the upstream's own text stays in the logs; the client learns which provider failed
+      // the upstream's own text stays in the logs; the client learns which provider failed
       expect(String(err instanceof Error ? err.message : err)).toContain('openai (gpt-4o-mini) is unavailable');
       expect(String(err instanceof Error ? err.message : err)).not.toContain(
         'The server had an error processing your request.',

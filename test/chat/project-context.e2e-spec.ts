@@ -1,5 +1,5 @@
 /**
- * Issue 10: project_id in chat, with the real projects module behind the ProjectContextSource port.
+ * project_id in chat, with the real projects module behind the ProjectContextSource port.
  *  - the offline `local` model (full_context): a project holding a PDF and an attached chat; a
  *    question answered only by one of them is answered with its sentence and `sources` names it,
  *    on both endpoints; another team's project → 404 project_not_found;

@@ -1,5 +1,5 @@
 /**
- * Resilience (issue 13) against fault-injecting fakes: retries with backoff (slept through a
+ * Resilience against fault-injecting fakes: retries with backoff (slept through a
  * recording Sleeper, so nothing waits), Retry-After honoured up to RETRY_AFTER_MAX_MS, no retry of
  * a 400 or after the first chunk reached the client, fallbacks (catalog and request) served and
  * charged at the SERVED model's prices, holds that cover the dearest candidate, and weighted

@@ -1,5 +1,5 @@
 /**
- * POST /api/v1/chat over raw HTTP (spec 2.1 / 2.2): the exact response shape, the message order
+ * POST /api/v1/chat over raw HTTP: the exact response shape, the message order
  * sent upstream, validation (roles, images, limits), JSON mode, unknown ids, unavailable models,
  * the 402 reservation check and the streaming extension — with balance and ledger checks.
  */

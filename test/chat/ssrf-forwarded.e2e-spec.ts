@@ -1,5 +1,5 @@
 /**
- * Issue 7 item 5: SSRF by proxy. Image URLs that OpenAI-type providers would fetch themselves
+ * SSRF by proxy. Image URLs that OpenAI-type providers would fetch themselves
  * (a self-hosted vLLM / Ollama behind OPENAI_BASE_URL would fetch them from inside the network) pass
  * the same address policy as the URLs the gateway fetches: the hostname is resolved and EVERY
  * address must be public. Otherwise 400 naming the part, and the upstream is never called.

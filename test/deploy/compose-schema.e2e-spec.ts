@@ -1,5 +1,5 @@
 /**
- * docker-compose.yml is a valid Compose file (issue 12). No Docker engine runs here, so the file is
+ * docker-compose.yml is a valid Compose file. No Docker engine runs here, so the file is
  * checked against the Compose Specification JSON schema — the copy shipped by the maintained
  * `dclint` package (schemas/compose.schema.json, from the compose-spec project) — with ajv.
  */
@@ -56,7 +56,7 @@ describe('docker-compose.yml against the Compose Specification schema', () => {
     expect(validate(wrongType)).toBe(false);
   });
 
-  it('declares the services the README documents (postgres, redis, api, lb) with restart policies', () => {
+  it('declares the services docs/operations.md documents (postgres, redis, api, lb) with restart policies', () => {
     expect(Object.keys(compose.services).sort()).toEqual(['api', 'lb', 'postgres', 'redis']);
     for (const [name, svc] of Object.entries(compose.services))
       expect({ name, restart: svc.restart }).toEqual({ name, restart: expect.any(String) });

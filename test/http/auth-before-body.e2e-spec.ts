@@ -1,5 +1,5 @@
 /**
- * Issue 7 item 2: the key is checked from the headers before any body byte is read, and bodies are
+ * The key is checked from the headers before any body byte is read, and bodies are
  * limited per route (chat with images needs more than admin or knowledge-base CRUD).
  */
 import { request as httpRequest } from 'node:http';

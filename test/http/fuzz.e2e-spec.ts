@@ -1,5 +1,5 @@
 /**
- * Fuzz suite (issue 7): a few thousand generated bad requests across every operation in /docs-json
+ * Fuzz suite: a few thousand generated bad requests across every operation in /docs-json
  * — wrong types, nulls, huge numbers, NUL bytes, unicode, deep nesting, arrays for objects, missing
  * fields, malformed JSON, hostile path ids and query values, with and without credentials.
  * Asserted: no answer is 5xx, every non-2xx answer is in the error shape, and a request refused

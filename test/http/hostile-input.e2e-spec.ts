@@ -1,5 +1,5 @@
 /**
- * Issue 7 item 9: hostile input answers 400 (or 431) in the error shape, before any upstream call —
+ * Hostile input answers 400 (or 431) in the error shape, before any upstream call —
  * on SQLite and on Postgres (where NUL characters used to reach the database and answer 500).
  */
 import { connect } from 'node:net';

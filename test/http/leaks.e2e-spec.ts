@@ -1,5 +1,5 @@
 /**
- * Issue 7 item 10: nothing internal in client messages (an unreachable upstream's address stays in
+ * Nothing internal in client messages (an unreachable upstream's address stays in
  * the logs), and /v1/rerank reports its cost like every other endpoint.
  */
 import { createServer } from 'node:net';

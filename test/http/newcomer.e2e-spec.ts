@@ -1,4 +1,4 @@
-/** Issue 12 (part): what SDKs call first — openai.models.retrieve — and the process stopping on SIGTERM. */
+/** The first minutes of a newcomer: what SDKs call first — openai.models.retrieve — and the process stopping on SIGTERM. */
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtempSync, rmSync } from 'node:fs';

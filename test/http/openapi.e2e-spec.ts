@@ -1,4 +1,4 @@
-/** Issue 8: /docs-json documents a response schema for every 2xx answer that has a body. */
+/** /docs-json documents a response schema for every 2xx answer that has a body. */
 import { createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
 

@@ -1,9 +1,11 @@
 /**
- * The README runs (issue 12): every ```bash block from "Quick start" to the end of "Endpoints"
- * carries a marker comment on the line before it —
- *   <!-- readme-test: server -->  how the server is started (`npm ci`, then `… npm start`)
- *   <!-- readme-test: run -->     executed, verbatim, in document order, in ONE bash session
- *   <!-- readme-test: skip (…) --> a paid variation (needs a provider key): not executed
+ * The documentation runs: every ```bash block of README.md and of docs/*.md carries a marker comment
+ * on the line before it —
+ *   <!-- readme-test: server -->  how the server is started (`npm ci`, then `… npm start`; exactly one, in README.md)
+ *   <!-- readme-test: run -->     executed, verbatim, in ONE bash session: README.md first, then docs/*.md
+ *                                 in file-name order, each file's blocks in document order
+ *   <!-- readme-test: skip (…) --> a variation that cannot run here (a provider key, your own files,
+ *                                 a Docker engine, the test suite itself): not executed
  * — and an unmarked block fails this suite, so a new example is either tested or explicitly skipped.
  *
  * The server is the built app (`npm ci` and the build are CI's job; `npm start` = build + this)
@@ -12,7 +14,7 @@
  * fail on any HTTP error status (`--fail-with-body`) and runs with `set -euo pipefail`.
  */
 import { ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,30 +24,48 @@ const ROOT = join(__dirname, '../..');
 const MAIN = join(ROOT, 'dist/apps/api/src/main.js');
 
 interface Block {
+  /** the document, relative to the repository root */
+  file: string;
   line: number;
   marker: 'server' | 'run' | 'skip';
   code: string;
 }
 
-/** The bash blocks between "## Quick start" and the section after "## Endpoints", with their markers. */
-export function readmeBlocks(readme: string): { blocks: Block[]; unmarked: number[] } {
-  const lines = readme.split('\n');
-  const from = lines.findIndex((l) => l.startsWith('## Quick start'));
-  const endpoints = lines.findIndex((l) => l.startsWith('## Endpoints'));
-  if (from < 0 || endpoints < 0) throw new Error('README has no "## Quick start" or "## Endpoints" section');
-  let to = lines.findIndex((l, i) => i > endpoints && l.startsWith('## '));
-  if (to < 0) to = lines.length;
+/** The documents whose blocks run, in execution order: README.md, then docs/*.md by file name. */
+export function documentFiles(root = ROOT): string[] {
+  const docs = readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/${f}`);
+  return ['README.md', ...docs];
+}
+
+/** Every bash block of one document, with its marker; `unmarked` lists the lines of blocks without one. */
+export function markedBlocks(text: string, file: string): { blocks: Block[]; unmarked: number[] } {
+  const lines = text.split('\n');
   const blocks: Block[] = [];
   const unmarked: number[] = [];
-  for (let i = from; i < to; i++) {
+  for (let i = 0; i < lines.length; i++) {
     if (lines[i].trim() !== '```bash') continue;
     const end = lines.findIndex((l, j) => j > i && l.trim() === '```');
     let prev = i - 1;
-    while (prev > from && lines[prev].trim() === '') prev--;
-    const m = /^<!-- readme-test: (server|run|skip)\b.*-->$/.exec(lines[prev].trim());
+    while (prev > 0 && lines[prev].trim() === '') prev--;
+    const m = prev >= 0 ? /^<!-- readme-test: (server|run|skip)\b.*-->$/.exec(lines[prev].trim()) : null;
     if (!m) unmarked.push(i + 1);
-    else blocks.push({ line: i + 1, marker: m[1] as Block['marker'], code: lines.slice(i + 1, end).join('\n') });
+    else blocks.push({ file, line: i + 1, marker: m[1] as Block['marker'], code: lines.slice(i + 1, end).join('\n') });
     i = end;
+  }
+  return { blocks, unmarked };
+}
+
+/** The blocks of README.md and docs/*.md in execution order, and every unmarked block as `file:line`. */
+export function documentBlocks(root = ROOT): { blocks: Block[]; unmarked: string[] } {
+  const blocks: Block[] = [];
+  const unmarked: string[] = [];
+  for (const file of documentFiles(root)) {
+    const r = markedBlocks(readFileSync(join(root, file), 'utf8'), file);
+    blocks.push(...r.blocks);
+    unmarked.push(...r.unmarked.map((l) => `${file}:${l}`));
   }
   return { blocks, unmarked };
 }
@@ -62,7 +82,7 @@ function serverEnv(block: Block): Record<string, string> {
     const m = /^((?:[A-Z_][A-Z0-9_]*=\S+\s+)*)npm start$/.exec(line);
     if (!m)
       throw new Error(
-        `README line ${block.line}: the server block may only hold "npm ci" and "[VAR=value …] npm start", got: ${line}`,
+        `${block.file}:${block.line}: the server block may only hold "npm ci" and "[VAR=value …] npm start", got: ${line}`,
       );
     for (const pair of m[1].trim().split(/\s+/).filter(Boolean)) {
       const eq = pair.indexOf('=');
@@ -70,7 +90,7 @@ function serverEnv(block: Block): Record<string, string> {
     }
     started = true;
   }
-  if (!started) throw new Error(`README line ${block.line}: the server block has no npm start`);
+  if (!started) throw new Error(`${block.file}:${block.line}: the server block has no npm start`);
   return env;
 }
 
@@ -113,18 +133,23 @@ function runBash(
   });
 }
 
-describe('README blocks are marked', () => {
-  it('every bash block of Quick start … Endpoints is marked server, run or skip; exactly one server block', () => {
-    const { blocks, unmarked } = readmeBlocks(readFileSync(join(ROOT, 'README.md'), 'utf8'));
-    expect(unmarked.map((l) => `README.md:${l} has no <!-- readme-test: … --> marker`)).toEqual([]);
-    expect(blocks.filter((b) => b.marker === 'server')).toHaveLength(1);
+describe('README and docs blocks are marked', () => {
+  it('every bash block of README.md and docs/*.md is marked server, run or skip; exactly one server block, in README.md', () => {
+    const { blocks, unmarked } = documentBlocks();
+    expect(unmarked.map((at) => `${at} has no <!-- readme-test: … --> marker`)).toEqual([]);
+    const servers = blocks.filter((b) => b.marker === 'server');
+    expect(servers).toHaveLength(1);
+    expect(servers[0].file).toBe('README.md');
     expect(blocks.filter((b) => b.marker === 'run').length).toBeGreaterThanOrEqual(8);
+    // the tour and the endpoint guide both run
+    expect(blocks.some((b) => b.marker === 'run' && b.file === 'README.md')).toBe(true);
+    expect(blocks.some((b) => b.marker === 'run' && b.file === 'docs/api.md')).toBe(true);
   });
 });
 
 // The README describes the embedded default (SQLite + in-process cache); the built app is needed.
 const runnable = backendKind() === 'embedded' && existsSync(MAIN);
-(runnable ? describe : describe.skip)('the README runs verbatim on a fresh npm start (embedded default)', () => {
+(runnable ? describe : describe.skip)('README and docs run verbatim on a fresh npm start (embedded default)', () => {
   let proc: ChildProcess | undefined;
   let dataDir: string;
   let log = '';
@@ -139,7 +164,7 @@ const runnable = backendKind() === 'embedded' && existsSync(MAIN);
   });
 
   it('every runnable block succeeds in one shell, in order (curl fails on any HTTP error)', async () => {
-    const { blocks } = readmeBlocks(readFileSync(join(ROOT, 'README.md'), 'utf8'));
+    const { blocks } = documentBlocks();
     const server = blocks.find((b) => b.marker === 'server')!;
     const port = await freePort();
     const url = `http://localhost:${port}`;
@@ -175,7 +200,7 @@ const runnable = backendKind() === 'embedded' && existsSync(MAIN);
       'set -euo pipefail',
       'curl() { command curl --fail-with-body --show-error "$@"; }',
       ...run.map(
-        (b) => `echo; echo "### README.md:${b.line}"\n${b.code.replaceAll('localhost:3000', `localhost:${port}`)}`,
+        (b) => `echo; echo "### ${b.file}:${b.line}"\n${b.code.replaceAll('localhost:3000', `localhost:${port}`)}`,
       ),
       // for the checks below: the key the admin flow revoked
       'echo; echo "REVOKED_KEY=${TEAM_KEY:-}"',
@@ -184,7 +209,7 @@ const runnable = backendKind() === 'embedded' && existsSync(MAIN);
     if (process.env.README_TEST_ECHO) process.stdout.write(r.stdout);
     if (r.code !== 0)
       throw new Error(
-        `README blocks failed (exit ${r.code}).\n--- stdout ---\n${r.stdout.slice(-6000)}\n--- stderr ---\n${r.stderr.slice(-4000)}\n--- server ---\n${log.slice(-3000)}`,
+        `README/docs blocks failed (exit ${r.code}).\n--- stdout ---\n${r.stdout.slice(-6000)}\n--- stderr ---\n${r.stderr.slice(-4000)}\n--- server ---\n${log.slice(-3000)}`,
       );
 
     // the answers are the real ones (not error bodies that happened to be 2xx)

@@ -1,5 +1,5 @@
 /**
- * Every example in /docs works (issue 12): for each operation listed in /docs-json this suite
+ * Every example in /docs works: for each operation listed in /docs-json this suite
  * sends what Swagger UI's "Try it out" sends — the request body sampled from the schema the way
  * Swagger UI does it (an `example` wins, then `default`, then the first enum value, otherwise a
  * type placeholder such as "string", 0, true or {"additionalProp1": {}}), and the parameters'

@@ -46,7 +46,7 @@ describe(`billing core on ${backendKind()}`, () => {
     }
     expect(await billing.balance(team.id)).toEqual({ balanceMicro: rubToMicro(50), reservedMicro: rubToMicro(50) });
 
-    // settle all concurrently at varying actual costs, some above the reservation (charged in full: issue 7 item 3)
+    // settle all concurrently at varying actual costs, some above the reservation (charged in full: the charge is what the provider reports)
     const reservations = ok.map(
       (r) => (r as PromiseFulfilledResult<Awaited<ReturnType<BillingService['reserve']>>>).value,
     );

@@ -5,7 +5,7 @@ import { createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
 
 /**
- * Group commit of billing writes (issue 14): concurrent holds and settles share transactions, each
+ * Group commit of billing writes: concurrent holds and settles share transactions, each
  * caller resumes only once its unit is committed, and a unit that fails is rolled back alone.
  */
 describe(`group commit on ${backendKind()}`, () => {

@@ -1,5 +1,5 @@
 /**
- * Issue 13 (observability): ONE access-log line per request, read from the service's own pino output
+ * Observability: ONE access-log line per request, read from the service's own pino output
  * (its pino-http instance, PINO_HTTP, built with the service's options onto an in-memory stream). A charged chat carries team, key
  * prefix, model, tokens, cost and upstream time; client errors carry their code and no stack; the
  * prompt, the completion and the API key appear in no line at all.

@@ -1,5 +1,5 @@
 /**
- * Issue 13 (observability): GET /metrics in the Prometheus text format, parsed the way a Prometheus
+ * Observability: GET /metrics in the Prometheus text format, parsed the way a Prometheus
  * server reads it. Each case scrapes before and after driving the gateway and checks that exactly
  * the right series moved by exactly the right amounts.
  */

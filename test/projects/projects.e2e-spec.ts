@@ -1,5 +1,5 @@
 /**
- * Projects end to end (issue 10): a project gathers a PDF, an image, a link from a local server, an
+ * Projects end to end: a project gathers a PDF, an image, a link from a local server, an
  * attached knowledge base, an attached chat, a Telegram export, signed webhook events and a
  * scheduled external API; every text material reaches completed with tokens through knowledge's
  * ingestion; a refused address fails its material; another team sees 404; the project's store
@@ -557,7 +557,7 @@ describe(`projects on ${backendKind()}`, () => {
     );
   });
 
-  it('spec 8 limits: at most 100 links and 100 documents per project (409 beyond)', async () => {
+  it('limits: at most 100 links and 100 documents per project (409 beyond)', async () => {
     const p = (await me().post('/api/v1/projects').send({ name: 'Limits' })).body.id as string;
     const inBatches = async (make: (i: number) => Promise<{ status: number }>) => {
       for (let i = 0; i < 100; i += 10)

@@ -175,7 +175,7 @@ describe(`Cohere-compatible rerank with the cohere-ai SDK on ${backendKind()}`, 
         billed_units: { search_units: 1, input_tokens: fakeTokenCount(QUERY) + tokens(DOCUMENTS.slice(2)) },
       },
       usage: { total_tokens: fakeTokenCount(QUERY) + tokens(DOCUMENTS.slice(2)) },
-      // the gateway's cost extension (issue 7 item 10): what the ledger charged
+      // the gateway's cost extension: what the ledger charged
       cost: { total_cost_rub: costRub(fakeTokenCount(QUERY) + tokens(DOCUMENTS.slice(2))), currency: 'RUB' },
     });
     expect(res.headers['x-gateway-cost-rub']).toBe(String(costRub(fakeTokenCount(QUERY) + tokens(DOCUMENTS.slice(2)))));

@@ -1,7 +1,7 @@
 /**
  * POST /api/v1/rerank over HTTP against the fake OpenAI embeddings upstream (whose vectors are a
  * pure function of the text): exact scores, ranks and counts, exact provider-reported tokens,
- * exact cost and balance movement, the three content forms with table rules 1–3, the upstream
+ * exact cost and balance movement, the three content forms with the table column rules, the upstream
  * calls (query alone, documents batched, base64, dimensions), validation errors and limits, and
  * the local lexical embedder when no provider key is configured.
  */
@@ -335,7 +335,7 @@ describe(`rerank over HTTP (fake OpenAI embeddings) on ${backendKind()}`, () => 
     ];
     const query = 'red shoes';
 
-    it('rule 1: column_to_embed + column_id → data = that column, id = the id column, metadata = the rest', async () => {
+    it('column_to_embed + column_id → data = that column, id = the id column, metadata = the rest', async () => {
       const res = await rerank(t.url, apiKey, {
         query,
         content: ROWS,
@@ -363,7 +363,7 @@ describe(`rerank over HTTP (fake OpenAI embeddings) on ${backendKind()}`, () => 
       expect(res.body.usage.document_tokens).toBe(9);
     });
 
-    it('rule 2: only column_id → data = "key: value; …" of the other columns, metadata = the other columns', async () => {
+    it('only column_id → data = "key: value; …" of the other columns, metadata = the other columns', async () => {
       const res = await rerank(t.url, apiKey, { query, content: ROWS, column_id: 'sku', caching: false });
       expect(res.status).toBe(200);
       const texts = [
@@ -381,7 +381,7 @@ describe(`rerank over HTTP (fake OpenAI embeddings) on ${backendKind()}`, () => 
       expect(res.body.usage.document_tokens).toBe(tokens(texts));
     });
 
-    it('rule 3: neither → id = row index, data = the whole row as text, metadata = the row', async () => {
+    it('neither column option → id = row index, data = the whole row as text, metadata = the row', async () => {
       const res = await rerank(t.url, apiKey, { query, content: ROWS, caching: false });
       expect(res.status).toBe(200);
       const texts = [

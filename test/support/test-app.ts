@@ -7,6 +7,7 @@ import { AppConfig } from '@app/config';
 import { AppModule } from '../../apps/api/src/app.module';
 import { setupApp } from '../../apps/api/src/setup-app';
 import { createTestBackend, TestBackend } from './test-env';
+import { ENV_PROVIDERS } from '@app/providers';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -42,7 +43,7 @@ export async function createTestApp(
 ): Promise<TestApp> {
   const shared = opts.shareBackendWith?.backend;
   const backend = shared ? { ...shared, cleanup: async () => undefined } : await createTestBackend();
-  const config = AppConfig.fromEnv({
+  const config = AppConfig.load(ENV_PROVIDERS, {
     LOG_LEVEL: process.env.GW_TEST_LOG_LEVEL ?? 'silent',
     ADMIN_TOKEN,
     ...backend.env,

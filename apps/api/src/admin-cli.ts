@@ -6,6 +6,7 @@ import { AppConfig, ConfigError } from '@app/config';
 import { ApiKeysService } from '@app/auth';
 import { BillingService, TeamsService } from '@app/billing';
 import { AdminService } from '@app/admin';
+import { ENV_PROVIDERS } from '@app/providers';
 import { AppModule } from './app.module';
 
 const USAGE = `usage: npm run admin -- <command>
@@ -49,7 +50,7 @@ async function main(argv: string[]): Promise<number> {
     ['month-budget', values['month-budget']],
   ] as const)
     rub(v, name);
-  AppConfig.fromEnv(); // fail fast on a bad environment, before the database is opened
+  AppConfig.load(ENV_PROVIDERS); // fail fast on a bad environment, before the database is opened
   const app = await NestFactory.createApplicationContext(AppModule, { logger: false });
   try {
     const out = await run(app, [a, b, c, d], values);

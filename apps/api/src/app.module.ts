@@ -5,7 +5,7 @@ import { DatabaseModule } from '@app/database';
 import { AuthModule } from '@app/auth';
 import { BillingModule } from '@app/billing';
 import { AdminModule } from '@app/admin';
-import { ProvidersModule } from '@app/providers';
+import { ENV_PROVIDERS, ProvidersModule } from '@app/providers';
 import { ChatModule } from '@app/chat';
 import { RerankModule } from '@app/rerank';
 import { EmbeddingsModule } from '@app/embeddings';
@@ -17,7 +17,7 @@ import { HealthController } from './health.controller';
 /** Wires the libs together; nothing else. */
 @Module({
   imports: [
-    ConfigModule.forRoot(),
+    ConfigModule.forRoot({ providers: ENV_PROVIDERS }),
     ClockModule,
     NetModule,
     LoggingModule.forRoot(),

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { AppConfig, ConfigError } from '@app/config';
-import { TokenizerService } from '@app/providers';
+import { ENV_PROVIDERS, TokenizerService } from '@app/providers';
 import { BootstrapService } from '@app/admin';
 import { AppModule } from './app.module';
 import { setupApp } from './setup-app';
@@ -10,7 +10,7 @@ import { setupApp } from './setup-app';
 async function bootstrap(): Promise<void> {
   let config: AppConfig;
   try {
-    config = AppConfig.fromEnv();
+    config = AppConfig.load(ENV_PROVIDERS);
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`configuration error: ${err.message}\n`);

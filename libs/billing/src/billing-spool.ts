@@ -9,7 +9,9 @@ import {
   renameSync,
   writeSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { join, resolve } from 'node:path';
+import { AppConfig } from '@app/config';
 import type { ChargeRecord } from './billing.repository';
 
 /** A settle or release the database could not take when it happened. */
@@ -30,6 +32,22 @@ export class BillingSpool {
   constructor(readonly dir: string) {
     this.file = join(dir, 'pending.ndjson');
     this.rejected = join(dir, 'rejected.ndjson');
+  }
+
+  /**
+   * The spool of a configuration: `DATA_DIR/billing-spool/<db>`, one per database (a data dir may
+   * serve several, e.g. tests against several Postgres schemas) — `sqlite`, or a hash of the
+   * Postgres URL and schema.
+   */
+  static forConfig(config: AppConfig): BillingSpool {
+    const key =
+      config.databaseKind === 'postgres'
+        ? createHash('sha256')
+            .update(`${config.databaseUrl}|${config.databaseSchema ?? ''}`)
+            .digest('hex')
+            .slice(0, 16)
+        : 'sqlite';
+    return new BillingSpool(join(resolve(config.dataDir), 'billing-spool', key));
   }
 
   append(record: SpoolRecord): void {

@@ -4,6 +4,8 @@ import { AuthModule } from '@app/auth';
 import { BillingController } from './billing.controller';
 import { BillingRepository } from './billing.repository';
 import { BillingService } from './billing.service';
+import { BillingSpool } from './billing-spool';
+import { AppConfig } from '@app/config';
 import { PricingService } from './pricing.service';
 import { LedgerEntryEntity } from './entities/ledger-entry.entity';
 import { ReservationEntity } from './entities/reservation.entity';
@@ -20,7 +22,15 @@ import { UsageSummaryService } from './usage-summary.service';
     GovernanceModule,
   ],
   controllers: [BillingController],
-  providers: [BillingRepository, BillingService, TeamsService, PricingService, UsageSummaryService],
+  providers: [
+    BillingRepository,
+    BillingService,
+    TeamsService,
+    PricingService,
+    UsageSummaryService,
+    // the durable outbox of billing writes, under DATA_DIR (one per database)
+    { provide: BillingSpool, useFactory: (config: AppConfig) => BillingSpool.forConfig(config), inject: [AppConfig] },
+  ],
   exports: [BillingService, TeamsService, PricingService, UsageSummaryService],
 })
 export class BillingModule {}

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, EntityManager, EntityTarget, LessThan, MoreThan, Repository } from 'typeorm';
-import { PgGroupCommit, SqliteGroupCommit, TransactionRunner } from '@app/database';
+import { DataSource, EntityManager, LessThan, MoreThan, Repository } from 'typeorm';
+import { PgGroupCommit, RawSql, SqliteGroupCommit, SqlRow, TransactionRunner } from '@app/database';
 import { LedgerEntryEntity } from './entities/ledger-entry.entity';
 import { ReservationEntity } from './entities/reservation.entity';
 import { TeamEntity } from './entities/team.entity';
@@ -55,7 +55,7 @@ export type SettleOutcome =
   | { ok: false; status: string | null };
 export type TopUpOutcome = { applied: boolean; balanceMicro: number } | null;
 
-type Row = Record<string, unknown>;
+type Row = SqlRow;
 
 /**
  * The only class in billing that touches the database. Every multi-table write is one method
@@ -75,11 +75,12 @@ type Row = Record<string, unknown>;
  */
 @Injectable()
 export class BillingRepository {
+  private readonly sql: RawSql;
   private readonly pg: boolean;
   private readonly T: { teams: string; reservations: string; ledger: string; spend: string };
 
   constructor(
-    @InjectDataSource() private readonly ds: DataSource,
+    @InjectDataSource() ds: DataSource,
     private readonly tx: TransactionRunner,
     @InjectRepository(TeamEntity) private readonly teams: Repository<TeamEntity>,
     @InjectRepository(ReservationEntity) private readonly reservations: Repository<ReservationEntity>,
@@ -88,40 +89,14 @@ export class BillingRepository {
     private readonly sqliteBatch: SqliteGroupCommit,
     private readonly pgBatch: PgGroupCommit,
   ) {
-    this.pg = ds.options.type === 'postgres';
-    const table = (e: EntityTarget<object>) =>
-      ds
-        .getMetadata(e)
-        .tablePath.split('.')
-        .map((p) => ds.driver.escape(p))
-        .join('.');
+    this.sql = new RawSql(ds);
+    this.pg = this.sql.pg;
     this.T = {
-      teams: table(TeamEntity),
-      reservations: table(ReservationEntity),
-      ledger: table(LedgerEntryEntity),
-      spend: table(ApiKeySpendEntity),
+      teams: this.sql.table(TeamEntity),
+      reservations: this.sql.table(ReservationEntity),
+      ledger: this.sql.table(LedgerEntryEntity),
+      spend: this.sql.table(ApiKeySpendEntity),
     };
-  }
-
-  /** One statement; `$n` placeholders (rewritten to `?` in order for SQLite). */
-  private async exec(sql: string, params: unknown[], m?: EntityManager): Promise<{ rows: Row[]; affected: number }> {
-    let text = sql;
-    let args = params;
-    if (!this.pg) {
-      args = [];
-      text = sql.replace(/\$(\d+)(::\w+)?/g, (_, n: string) => {
-        args.push(params[Number(n) - 1]);
-        return '?';
-      });
-    }
-    const qr = m?.queryRunner ?? this.ds.createQueryRunner();
-    try {
-      const r = await qr.query(text, args, true);
-      const rows = Array.isArray(r.records) ? (r.records as Row[]) : [];
-      return { rows, affected: r.affected ?? rows.length };
-    } finally {
-      if (!m?.queryRunner) await qr.release();
-    }
   }
 
   findTeam(id: string): Promise<TeamEntity | null> {
@@ -226,7 +201,7 @@ export class BillingRepository {
       await this.tx.run(async (m) => {
         // the team row first, then the key's counters: the order settle and release lock them in
         // (Postgres runs their counter update last), so concurrent holds and settles cannot deadlock
-        const held = await this.exec(
+        const held = await this.sql.exec(
           `UPDATE ${teams} SET reserved_micro = reserved_micro + $2, updated_at = $3 WHERE id = $1 AND balance_micro - reserved_micro >= $2`,
           [r.teamId, r.amountMicro, r.now],
           m,
@@ -234,14 +209,14 @@ export class BillingRepository {
         if (held.affected !== 1) throw new Refused(null);
         for (const b of r.budgets) {
           const hold = () =>
-            this.exec(
+            this.sql.exec(
               `UPDATE ${spend} SET held_micro = held_micro + $3 WHERE api_key_id = $1 AND period = $2 AND spent_micro + held_micro + $3 <= $4`,
               [r.apiKeyId, b.period, r.amountMicro, b.capMicro],
               m,
             );
           if ((await hold()).affected === 1) continue;
           let row = (
-            await this.exec(
+            await this.sql.exec(
               `SELECT spent_micro, held_micro FROM ${spend} WHERE api_key_id = $1 AND period = $2`,
               [r.apiKeyId, b.period],
               m,
@@ -251,7 +226,7 @@ export class BillingRepository {
             await this.seedSpend(r.apiKeyId, b, m);
             if ((await hold()).affected === 1) continue;
             row = (
-              await this.exec(
+              await this.sql.exec(
                 `SELECT spent_micro, held_micro FROM ${spend} WHERE api_key_id = $1 AND period = $2`,
                 [r.apiKeyId, b.period],
                 m,
@@ -264,7 +239,7 @@ export class BillingRepository {
             heldMicro: Number(row?.held_micro ?? 0),
           });
         }
-        await this.exec(
+        await this.sql.exec(
           `INSERT INTO ${reservations} (id, team_id, request_id, amount_micro, status, charged_micro, created_at, expires_at, closed_at, api_key_id, budget_day, budget_month)
            VALUES ($1, $2, $3, $4, 'open', NULL, $5, $6, NULL, $7, $8, $9)`,
           [r.id, r.teamId, r.requestId, r.amountMicro, r.now, r.expiresAt, r.apiKeyId, day, month],
@@ -282,7 +257,7 @@ export class BillingRepository {
   /** The period's counter row, its spend read from the ledger (a concurrent seed of the same row wins). */
   private async seedSpend(apiKeyId: string, b: BudgetPeriod, m: EntityManager): Promise<void> {
     const { ledger, spend } = this.T;
-    await this.exec(
+    await this.sql.exec(
       `INSERT INTO ${spend} (api_key_id, period, spent_micro, held_micro)
        SELECT $1::varchar, $2::varchar, COALESCE(-SUM(amount_micro), 0), 0 FROM ${ledger} WHERE api_key_id = $1::varchar AND kind = 'charge' AND created_at >= $3::bigint AND created_at < $4::bigint
        ON CONFLICT (api_key_id, period) DO NOTHING`,
@@ -299,12 +274,12 @@ export class BillingRepository {
     const { ledger, spend } = this.T;
     await this.tx.run(async (m) => {
       const keep = current.map((b) => b.period);
-      const rows = (await this.exec(`SELECT period FROM ${spend} WHERE api_key_id = $1`, [apiKeyId], m)).rows;
+      const rows = (await this.sql.exec(`SELECT period FROM ${spend} WHERE api_key_id = $1`, [apiKeyId], m)).rows;
       for (const row of rows)
         if (!keep.includes(String(row.period)))
-          await this.exec(`DELETE FROM ${spend} WHERE api_key_id = $1 AND period = $2`, [apiKeyId, row.period], m);
+          await this.sql.exec(`DELETE FROM ${spend} WHERE api_key_id = $1 AND period = $2`, [apiKeyId, row.period], m);
       for (const b of current) {
-        await this.exec(
+        await this.sql.exec(
           `UPDATE ${spend} SET spent_micro = (SELECT COALESCE(-SUM(amount_micro), 0) FROM ${ledger} WHERE api_key_id = $1 AND kind = 'charge' AND created_at >= $3 AND created_at < $4)
            WHERE api_key_id = $1 AND period = $2`,
           [apiKeyId, b.period, b.start, b.end],
@@ -328,7 +303,7 @@ export class BillingRepository {
     const out: number[] = [];
     for (const t of since) {
       const r = (
-        await this.exec(
+        await this.sql.exec(
           `SELECT COALESCE(-SUM(amount_micro), 0) AS spent FROM ${this.T.ledger} WHERE api_key_id = $1 AND kind = 'charge' AND created_at >= $2`,
           [apiKeyId, t],
         )
@@ -342,7 +317,7 @@ export class BillingRepository {
   async summary(teamId: string, from: number, to: number, groupBy: SummaryGroup): Promise<SummaryRow[]> {
     const expr = { model: 'model', endpoint: 'endpoint', key: 'api_key_id', day: 'created_at / 86400000' }[groupBy];
     const rows = (
-      await this.exec(
+      await this.sql.exec(
         `SELECT ${expr} AS grp, COUNT(*) AS requests, COALESCE(SUM(prompt_tokens), 0) AS prompt_tokens, COALESCE(SUM(completion_tokens), 0) AS completion_tokens,
                 COALESCE(SUM(total_tokens), 0) AS total_tokens, COALESCE(-SUM(amount_micro), 0) AS spent_micro
          FROM ${this.T.ledger} WHERE team_id = $1 AND kind = 'charge' AND created_at >= $2 AND created_at < $3

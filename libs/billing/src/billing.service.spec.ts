@@ -5,6 +5,7 @@ import { ApiError, Clock } from '@app/common';
 import { AppConfig } from '@app/config';
 import { BillingRepository, ChargeRecord, ReserveOutcome, SettleOutcome, TopUpOutcome } from './billing.repository';
 import { BillingService } from './billing.service';
+import { BillingSpool } from './billing-spool';
 import { TeamEntity } from './entities/team.entity';
 
 /** In-memory stand-in for the repository: the same rules, no database (unit tier). */
@@ -159,6 +160,24 @@ describe('BillingService (unit, in-memory repository)', () => {
     await expect(billing.reserve('t1', 0, 'free')).rejects.toMatchObject({ status: 402 });
     await billing.topUp('t1', 400_000, null);
     expect((await billing.reserve('t1', 0, 'free')).amountMicro).toBe(0);
+  });
+
+  it('spools to the BillingSpool it is given (injected), not to one of its own', async () => {
+    const spool = new BillingSpool(mkdtempSync(join(tmpdir(), 'billing-spool-')));
+    const own = new BillingService(
+      repo as unknown as BillingRepository,
+      clock,
+      AppConfig.fromEnv({ RESERVATION_TTL_SECONDS: '60', DATA_DIR: join(dataDir, String(Math.random())) }),
+      undefined,
+      undefined,
+      undefined,
+      spool,
+    );
+    const r = await own.reserve('t1', 100_000, 'x');
+    repo.down = true;
+    await own.release(r);
+    expect(spool.read()).toEqual([{ op: 'release', reservationId: r.id, at: clock.now() }]);
+    expect(own.stats().spoolPending).toBe(1);
   });
 
   it('database away: settles and releases are spooled to disk and applied when it returns, once', async () => {

@@ -1,6 +1,4 @@
 import { Injectable, Logger, OnApplicationShutdown, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
-import { createHash } from 'node:crypto';
-import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import {
   ApiError,
@@ -100,16 +98,10 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
     private readonly metrics: MetricsService = new MetricsService(),
     private readonly requests: RequestContexts = new RequestContexts(),
     @Optional() private readonly rateLimits?: RateLimitService,
+    // injected by BillingModule; a detached instance uses the spool of its configuration
+    @Optional() spool?: BillingSpool,
   ) {
-    // one spool per database (a data dir may serve tests against several)
-    const key =
-      config.databaseKind === 'postgres'
-        ? createHash('sha256')
-            .update(`${config.databaseUrl}|${config.databaseSchema ?? ''}`)
-            .digest('hex')
-            .slice(0, 16)
-        : 'sqlite';
-    this.spool = new BillingSpool(join(resolve(config.dataDir), 'billing-spool', key));
+    this.spool = spool ?? BillingSpool.forConfig(config);
   }
 
   onModuleInit(): void {

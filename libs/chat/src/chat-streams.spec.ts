@@ -1,5 +1,5 @@
 /**
- * Issue 8, item 4: streaming services yield events and only the controller writes SSE. These specs
+ * Streaming services yield events and only the controller writes SSE. These specs
  * consume the services' event streams directly — no HTTP, no SseWriter — against a scripted
  * provider and the in-memory money path: the events and their order, the headers known before the
  * first event, in-band errors, and a consumer that stops early (upstream aborted, delivered tokens
@@ -34,6 +34,7 @@ import { pullFrom, SseEvent } from './event-stream';
 import { ImageInliner } from './image-inliner';
 import { ResponsesService } from './responses.service';
 import { RestChatService } from './rest-chat.service';
+import { ENV_PROVIDERS } from '@app/providers';
 
 const PRICE = { input: 15, output: 60 }; // gpt-4o-mini, µRUB per token
 
@@ -117,7 +118,7 @@ class StreamingProvider implements ChatProvider {
 }
 
 describe('streaming services yield events (no HTTP)', () => {
-  const config = AppConfig.fromEnv({ OPENAI_API_KEY: 'x' });
+  const config = AppConfig.load(ENV_PROVIDERS, { OPENAI_API_KEY: 'x' });
   const tokens = new TokenCounter('o200k_base');
   const caller: Caller = { teamId: 't', apiKeyId: 'k', keyPrefix: 'sk-' } as Caller;
   let provider: StreamingProvider;

@@ -16,7 +16,7 @@ export class ChatController {
   @Post()
   @HttpCode(200)
   @ApiOperation({
-    summary: 'Chat (REST, spec 2.1/2.2)',
+    summary: 'Chat (REST)',
     description:
       'With `stream: true` the answer is Server-Sent Events: `event: reasoning` {reasoning}, `event: delta` {text}, then `event: done` with the full response object (usage, cost), or `event: error` {error}.',
   })

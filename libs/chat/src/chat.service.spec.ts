@@ -18,6 +18,7 @@ import {
 import { Sleeper } from '@app/common';
 import { ChatService } from './chat.service';
 import { ImageInliner } from './image-inliner';
+import { ENV_PROVIDERS } from '@app/providers';
 
 /** The money path as an in-memory fake: records holds and charges, same contract as BillingService.meter. */
 class FakeBilling {
@@ -86,7 +87,7 @@ class FakeProvider implements ChatProvider {
 }
 
 describe('ChatService (unit: fake provider, in-memory money path)', () => {
-  const config = AppConfig.fromEnv({ ANTHROPIC_API_KEY: 'x', OPENAI_API_KEY: 'x' });
+  const config = AppConfig.load(ENV_PROVIDERS, { ANTHROPIC_API_KEY: 'x', OPENAI_API_KEY: 'x' });
   const tokens = new TokenCounter('o200k_base');
   let provider: FakeProvider;
   let billing: FakeBilling;

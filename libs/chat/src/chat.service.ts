@@ -1,5 +1,5 @@
-import { Injectable, Logger } from '@nestjs/common';
-import { ApiError } from '@app/common';
+import { Injectable, Logger, Optional } from '@nestjs/common';
+import { ApiError, Clock } from '@app/common';
 import type { Caller } from '@app/auth';
 import { BillingService, MeteredCharge, PricingService } from '@app/billing';
 import {
@@ -85,7 +85,7 @@ export interface UpstreamCall {
   stream(c: ChatCandidate, provider: ChatProvider, signal: AbortSignal): Promise<AsyncIterable<CanonicalChatChunk>>;
 }
 
-/** How the call was routed (issue 13), for headers, logs and metrics. */
+/** How the call was routed (retries, fallbacks, deployment), for headers, logs and metrics. */
 export interface ChatRouting {
   /** upstream attempts, all models together */
   attempts: number;
@@ -141,6 +141,7 @@ export class ChatService {
     private readonly images: ImageInliner,
     private readonly tokenizers: TokenizerService,
     private readonly router: UpstreamRouter,
+    @Optional() private readonly clock: Clock = new Clock(),
   ) {}
 
   /**
@@ -510,7 +511,7 @@ export class ChatService {
     const response: CanonicalChatResponse = {
       id: m?.id ?? `chatcmpl-${prep.input.requestId}`,
       object: 'chat.completion',
-      created: m?.created ?? Math.floor(Date.now() / 1000),
+      created: m?.created ?? Math.floor(this.clock.now() / 1000),
       model: served.key,
       choices: [],
       usage: finalUsage!,

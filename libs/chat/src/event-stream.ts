@@ -1,5 +1,5 @@
 /**
- * Streaming answers as data (issue 8): a streaming service returns an EventStream — typed events
+ * Streaming answers as data: a streaming service returns an EventStream — typed events
  * plus the response headers — and the controller alone writes them as Server-Sent Events
  * (SseWriter.pipe). Services and their tests never touch HTTP.
  */

@@ -98,7 +98,7 @@ export function messageText(m: ChatMessage): string {
   return parts.join('\n');
 }
 
-/** REST request (spec 2.1) → canonical messages: system_prompt, then messages, then prompt (+ images) as the last user turn. */
+/** REST request → canonical messages: system_prompt, then messages, then prompt (+ images) as the last user turn. */
 export function buildRestMessages(input: {
   prompt: string;
   system_prompt?: string;

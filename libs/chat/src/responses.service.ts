@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
-import { ApiError, ErrorBody, errorBody, toApiError } from '@app/common';
+import { Injectable, Optional } from '@nestjs/common';
+import { ApiError, Clock, ErrorBody, errorBody, toApiError } from '@app/common';
 import type { Caller } from '@app/auth';
 import type { CanonicalChatChunk, CanonicalUsage, FinishReason, ToolCall } from '@app/providers';
 import { ChatService, PreparedChat, StreamOutcome } from './chat.service';
@@ -85,7 +85,10 @@ export function toResponsesUsage(u: CanonicalUsage): ResponsesUsage {
  */
 @Injectable()
 export class ResponsesService {
-  constructor(private readonly chat: ChatService) {}
+  constructor(
+    private readonly chat: ChatService,
+    @Optional() private readonly clock: Clock = new Clock(),
+  ) {}
 
   async prepare(caller: Caller, dto: ResponseCreateRequestDto, requestId: string): Promise<PreparedResponse> {
     const messages = responsesMessages(dto);
@@ -107,7 +110,7 @@ export class ResponsesService {
     return {
       chat,
       id: hexId('resp'),
-      createdAt: Math.floor(Date.now() / 1000),
+      createdAt: Math.floor(this.clock.now() / 1000),
       echo: {
         instructions: dto.instructions ?? null,
         max_output_tokens: dto.max_output_tokens ?? null,

@@ -37,7 +37,7 @@ interface RestPrepared {
   ctx: AssembledContext | null;
 }
 
-/** POST /api/v1/chat: spec request (2.1) → context (project, knowledge base, PDFs) → chat pipeline → spec response (2.2). */
+/** POST /api/v1/chat: REST request → context (project, knowledge base, PDFs) → chat pipeline → REST response. */
 @Injectable()
 export class RestChatService {
   constructor(

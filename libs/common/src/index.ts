@@ -7,6 +7,7 @@ export * from './errors/validation';
 export * from './money/money';
 export * from './clock';
 export * from './sleeper';
+export * from './random';
 export * from './clock.module';
 export * from './ids';
 export * from './http/logging.module';

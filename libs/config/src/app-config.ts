@@ -1,13 +1,22 @@
 import { Injectable } from '@nestjs/common';
-import { EnvConfig, LogLevel, parseEnv, ProviderEnv, ResilienceEnv } from './env.schema';
+import { EnvConfig, LogLevel, parseEnv, ProviderEnv, ProviderEnvDeclaration, ResilienceEnv } from './env.schema';
 
 /** Typed, validated configuration. Built once at boot from the environment (or from overrides in tests). */
 @Injectable()
 export class AppConfig {
   constructor(private readonly env: EnvConfig) {}
 
+  /** The configuration without provider settings (for code that reaches no provider). */
   static fromEnv(env: Record<string, string | undefined> = process.env): AppConfig {
     return new AppConfig(parseEnv(env));
+  }
+
+  /** The whole configuration: the service's variables and those of every provider in `providers`. */
+  static load(
+    providers: readonly ProviderEnvDeclaration[],
+    env: Record<string, string | undefined> = process.env,
+  ): AppConfig {
+    return new AppConfig(parseEnv(env, providers));
   }
 
   get port(): number {

@@ -1,6 +1,30 @@
-import { ConfigError, parseEnv } from './env.schema';
+import { ConfigError, parseEnv as parseServiceEnv, ProviderEnvDeclaration } from './env.schema';
+
+/** Provider declarations as the provider definitions (libs/providers) hand them to the configuration. */
+const PROVIDERS: ProviderEnvDeclaration[] = [
+  { name: 'openai', env: { prefix: 'OPENAI', defaultBaseUrl: 'https://api.openai.com/v1' } },
+  { name: 'deepseek', env: { prefix: 'DEEPSEEK', defaultBaseUrl: 'https://api.deepseek.com/v1' } },
+  { name: 'anthropic', env: { prefix: 'ANTHROPIC', defaultBaseUrl: 'https://api.anthropic.com' } },
+  { name: 'gemini', env: { prefix: 'GEMINI', defaultBaseUrl: 'https://generativelanguage.googleapis.com' } },
+];
+const parseEnv = (env: Record<string, string | undefined>) => parseServiceEnv(env, PROVIDERS);
 
 describe('parseEnv', () => {
+  it('reads the variables of the providers it is given, and only those', () => {
+    expect(parseServiceEnv({ OPENAI_API_KEY: 'k' }).providers).toEqual({});
+    const c = parseServiceEnv({ OPENAI_API_KEY: 'k', ACME_API_KEY: 'a', ACME_TIMEOUT_MS: '500' }, [
+      { name: 'acme', env: { prefix: 'ACME', defaultBaseUrl: 'https://api.acme.test/v1', defaultMaxRetries: 4 } },
+    ]);
+    expect(c.providers).toEqual({
+      acme: { apiKey: 'a', baseUrl: 'https://api.acme.test/v1', timeoutMs: 500, inlineImages: false, maxRetries: 4 },
+    });
+    expect(() =>
+      parseServiceEnv({ ACME_TIMEOUT_MS: 'soon' }, [
+        { name: 'acme', env: { prefix: 'ACME', defaultBaseUrl: 'https://x' } },
+      ]),
+    ).toThrow('ACME_TIMEOUT_MS must be an integer');
+  });
+
   it('applies documented defaults on an empty environment', () => {
     const c = parseEnv({});
     expect(c.port).toBe(3000);

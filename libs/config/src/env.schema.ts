@@ -1,10 +1,25 @@
 /**
  * The one environment schema. Every variable the service reads is declared here, validated once at
  * boot (fail fast with a message naming the variable) and exposed through AppConfig's typed getters.
- * The README's configuration table mirrors this list.
+ * docs/configuration.md lists every variable of this schema.
  */
 
-import { ENV_PROVIDERS, ProviderEnvSpec } from '@app/providers/provider-definitions';
+/**
+ * The <PREFIX>_* variables of one provider: `<PREFIX>_API_KEY`, `_BASE_URL`, `_TIMEOUT_MS`,
+ * `_INLINE_IMAGES`, `_MAX_RETRIES`. The provider definitions (libs/providers) carry one each; the
+ * composition root hands them to `parseEnv` / `AppConfig.load`, so configuration depends on no
+ * feature library.
+ */
+export interface ProviderEnvDeclaration {
+  /** the provider's name (the catalog's `provider` value) */
+  name: string;
+  env: {
+    prefix: string;
+    defaultBaseUrl: string;
+    /** retries of a retryable upstream failure when <PREFIX>_MAX_RETRIES is unset */
+    defaultMaxRetries?: number;
+  };
+}
 
 /** <PREFIX>_MAX_RETRIES when neither the variable nor the definition says otherwise. */
 export const DEFAULT_MAX_RETRIES = 2;
@@ -77,7 +92,7 @@ export interface ProviderEnv {
   maxRetries: number;
 }
 
-/** Retry backoff and deployment cooldown (issue 13); per-provider retry counts live in ProviderEnv. */
+/** Retry backoff and deployment cooldown; per-provider retry counts live in ProviderEnv. */
 export interface ResilienceEnv {
   /** first backoff step; attempt k waits a random time in [0, min(max, base × 2^k)] (full jitter) */
   retryBaseDelayMs: number;
@@ -124,7 +139,7 @@ export interface EnvConfig {
   resilience: ResilienceEnv;
   /** every variable of the environment, for names the model catalog references (deployments' api_key_env / base_url_env) */
   catalogVariables: Record<string, string>;
-  /** by provider name, one entry per provider definition with env vars (libs/providers/src/provider-definitions.ts) */
+  /** by provider name, one entry per declaration given to parseEnv (the provider definitions with env vars) */
   providers: Record<string, ProviderEnv>;
   /** requests / tokens per minute when the key or team sets none; undefined = unlimited */
   defaultKeyRpmLimit?: number;
@@ -133,8 +148,8 @@ export interface EnvConfig {
   defaultTeamTpmLimit?: number;
 }
 
-/** The <PREFIX>_* variables of one provider definition (libs/providers/src/<name>/<name>.definition.ts). */
-function provider(env: Env, spec: ProviderEnvSpec, defaultTimeoutMs: number): ProviderEnv {
+/** The <PREFIX>_* variables of one provider declaration. */
+function provider(env: Env, spec: ProviderEnvDeclaration['env'], defaultTimeoutMs: number): ProviderEnv {
   const { prefix, defaultBaseUrl } = spec;
   return {
     apiKey: str(env, `${prefix}_API_KEY`),
@@ -169,8 +184,12 @@ function imageUrlSecret(env: Env): string | undefined {
  * A hold must outlive the longest request: the slowest provider's timeout plus the shutdown grace
  * (a request may be finishing while the replica drains), plus 30 s of margin.
  */
-function defaultReservationTtlSeconds(env: Env, providerTimeoutMs: number): number {
-  const timeouts = ENV_PROVIDERS.map((d) => int(env, `${d.env.prefix}_TIMEOUT_MS`, providerTimeoutMs, 100, 3_600_000));
+function defaultReservationTtlSeconds(
+  env: Env,
+  providers: readonly ProviderEnvDeclaration[],
+  providerTimeoutMs: number,
+): number {
+  const timeouts = providers.map((d) => int(env, `${d.env.prefix}_TIMEOUT_MS`, providerTimeoutMs, 100, 3_600_000));
   const grace = int(env, 'SHUTDOWN_GRACE_MS', 25_000, 0, 600_000);
   return Math.ceil((Math.max(providerTimeoutMs, ...timeouts) + grace) / 1000) + 30;
 }
@@ -205,7 +224,8 @@ function modelAliases(env: Env): Record<string, string> {
   return out;
 }
 
-export function parseEnv(env: Env): EnvConfig {
+/** Validates `env`; `providers` declares the provider variables to read (none: no provider settings). */
+export function parseEnv(env: Env, providers: readonly ProviderEnvDeclaration[] = []): EnvConfig {
   const logLevel = (str(env, 'LOG_LEVEL') ?? 'info').toLowerCase();
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
@@ -245,7 +265,7 @@ export function parseEnv(env: Env): EnvConfig {
     reservationTtlSeconds: int(
       env,
       'RESERVATION_TTL_SECONDS',
-      defaultReservationTtlSeconds(env, providerTimeout),
+      defaultReservationTtlSeconds(env, providers, providerTimeout),
       10,
       86_400,
     ),
@@ -272,7 +292,7 @@ export function parseEnv(env: Env): EnvConfig {
       deploymentCooldownMs: int(env, 'DEPLOYMENT_COOLDOWN_SECONDS', 30, 0, 86_400) * 1000,
     },
     catalogVariables: catalogVariables(env),
-    providers: Object.fromEntries(ENV_PROVIDERS.map((d) => [d.name, provider(env, d.env, providerTimeout)])),
+    providers: Object.fromEntries(providers.map((d) => [d.name, provider(env, d.env, providerTimeout)])),
     defaultKeyRpmLimit: optionalInt(env, 'DEFAULT_KEY_RPM_LIMIT', 1, 10_000_000),
     defaultKeyTpmLimit: optionalInt(env, 'DEFAULT_KEY_TPM_LIMIT', 1, 1_000_000_000),
     defaultTeamRpmLimit: optionalInt(env, 'DEFAULT_TEAM_RPM_LIMIT', 1, 10_000_000),

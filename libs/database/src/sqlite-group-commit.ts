@@ -63,7 +63,7 @@ export class SqliteGroupCommit {
       return { rows: [], affected: p.stmt.run(...args).changes };
     },
   };
-  /** how many units ran and in how many commits (for the README numbers and tests) */
+  /** how many units ran and in how many commits (for the performance figures and tests) */
   readonly stats = { units: 0, commits: 0 };
 
   constructor(

@@ -470,7 +470,7 @@ export class KnowledgeService {
 
   /**
    * Adds a document to an internal store (queued for ingestion like any knowledge-base document).
-   * Limits as for knowledge bases (spec 8: 100 documents, 100 links); `holder` names the owner in the 409.
+   * Limits as for knowledge bases (100 documents, 100 links); `holder` names the owner in the 409.
    */
   async addInternalDocument(
     teamId: string,

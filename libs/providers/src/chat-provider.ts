@@ -1,3 +1,4 @@
+import { Clock } from '@app/common';
 import { ProviderHttpClient, UpstreamErrorMapper } from './http/provider-http.client';
 import {
   CanonicalChatChunk,
@@ -49,6 +50,7 @@ export class HttpChatProvider implements ChatProvider {
     private readonly adapter: ChatAdapter,
     private readonly conn: ProviderConnection,
     private readonly http: ProviderHttpClient,
+    private readonly clock: Clock,
   ) {}
 
   async complete(req: CanonicalChatRequest, signal?: AbortSignal): Promise<CanonicalChatResponse> {
@@ -56,9 +58,9 @@ export class HttpChatProvider implements ChatProvider {
     const res = await this.http.postJson(url, headers, body, {
       timeoutMs: this.conn.timeoutMs,
       signal,
-      mapError: (s, b, h) => this.adapter.mapError(s, b, h),
+      mapError: (s, b, h, now) => this.adapter.mapError(s, b, h, now),
     });
-    return this.adapter.mapChatResponse(res.json, req.model);
+    return this.adapter.mapChatResponse(res.json, req.model, this.clock.now());
   }
 
   async stream(req: CanonicalChatRequest, signal?: AbortSignal): Promise<AsyncIterable<CanonicalChatChunk>> {
@@ -66,11 +68,12 @@ export class HttpChatProvider implements ChatProvider {
     const events = await this.http.postStream(url, headers, body, {
       timeoutMs: this.conn.timeoutMs,
       signal,
-      mapError: (s, b, h) => this.adapter.mapError(s, b, h),
+      mapError: (s, b, h, now) => this.adapter.mapError(s, b, h, now),
     });
     const adapter = this.adapter;
+    const nowMs = this.clock.now();
     return (async function* () {
-      const state = adapter.createStreamState(req.model);
+      const state = adapter.createStreamState(req.model, nowMs);
       for await (const event of events) {
         for (const chunk of adapter.mapStreamEvent(event, state)) yield chunk;
       }

@@ -3,12 +3,13 @@
  * a definition names its family by `type`. Factories get the shared, injected dependencies and a
  * lazy connection (only definitions with env vars have one; `local` never asks for it).
  */
+import { Clock } from '@app/common';
 import { ChatProvider, EmbeddingProvider } from './chat-provider';
 import { ModelEntry } from './catalog/model-catalog';
 import { ProviderHttpClient } from './http/provider-http.client';
 import { ImageProvider } from './images/image-providers';
 import { LexicalEmbedder } from './local/lexical-embedder';
-import { TokenizerService } from './tokenizer.service';
+import { TokenizerService } from './tokenizer/tokenizer.service';
 import { ProviderConnection } from './types';
 
 export interface ProviderFactoryContext {
@@ -17,6 +18,8 @@ export interface ProviderFactoryContext {
   http: ProviderHttpClient;
   tokenizers: TokenizerService;
   embedder: LexicalEmbedder;
+  /** the gateway's clock (dates responses the provider does not date) */
+  clock: Clock;
 }
 
 export interface ProviderAdapters {

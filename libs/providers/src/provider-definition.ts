@@ -1,7 +1,7 @@
 /**
  * A provider as data: which adapter family serves it, which environment variables configure it and
- * what it can do. Dependency-free on purpose — libs/config builds the provider part of the env
- * schema from the same definitions (provider-definitions.ts), so nothing here may import code.
+ * what it can do. Data only, on purpose: the configuration reads the provider variables these
+ * definitions declare (provider-definitions.ts → AppConfig.load), before any service exists.
  */
 
 /**

@@ -1,6 +1,7 @@
 /**
- * Every provider the catalog can route to. Dependency-free (data files only): libs/config imports
- * this list to declare the <PREFIX>_* variables, the registry looks definitions up here.
+ * Every provider the catalog can route to. Dependency-free (data files only): the app hands
+ * ENV_PROVIDERS to the configuration (AppConfig.load), which then reads their <PREFIX>_* variables;
+ * the registry looks definitions up here.
  *
  * An OpenAI-compatible provider is one more definition (`type: 'openai'`, its env prefix and
  * default base URL) listed below, plus its models in catalog/models.json.

@@ -5,12 +5,12 @@ import { HttpChatProvider } from './chat-provider';
 import { ProviderHttpClient } from './http/provider-http.client';
 import { LexicalEmbedder } from './local/lexical-embedder';
 import { LocalChatProvider, LocalEmbeddingProvider, LocalImageProvider } from './local/local.providers';
-import { TokenCounter } from './local/tokenizer';
+import { TokenCounter } from './tokenizer/token-counter';
 import { OpenAiEmbeddingProvider, OpenAiImageProvider } from './openai/openai.provider';
 import { GeminiImageProvider } from './gemini/gemini.provider';
 import { ENV_PROVIDERS, PROVIDER_DEFINITIONS } from './provider-definitions';
 import { ProviderRegistry } from './provider-registry';
-import { TokenizerService } from './tokenizer.service';
+import { TokenizerService } from './tokenizer/tokenizer.service';
 
 const model = (provider: string, key = `${provider}-model`): ModelEntry =>
   ({ key, provider, upstream_model: key, kind: 'chat', dimensions: 64 }) as unknown as ModelEntry;
@@ -19,18 +19,18 @@ describe('ProviderRegistry (a lookup over the provider definitions)', () => {
   const http = new ProviderHttpClient();
   const tokenizers = new TokenizerService(new TokenCounter('o200k_base'), new TokenCounter('cl100k_base'));
   const registry = (env: Record<string, string> = {}) =>
-    new ProviderRegistry(AppConfig.fromEnv(env), http, tokenizers, new LexicalEmbedder());
+    new ProviderRegistry(AppConfig.load(ENV_PROVIDERS, env), http, tokenizers, new LexicalEmbedder());
   const allKeys = Object.fromEntries(ENV_PROVIDERS.map((d) => [`${d.env.prefix}_API_KEY`, 'k']));
 
   afterAll(() => http.close());
 
   it('the env schema declares every definition with env vars, defaults from the definition', () => {
-    const config = AppConfig.fromEnv({});
+    const config = AppConfig.load(ENV_PROVIDERS);
     expect(config.providerNames.sort()).toEqual(ENV_PROVIDERS.map((d) => d.name).sort());
     for (const d of ENV_PROVIDERS) expect(config.provider(d.name).baseUrl).toBe(d.env.defaultBaseUrl);
-    expect(AppConfig.fromEnv({ DEEPSEEK_BASE_URL: 'http://127.0.0.1:9/v1/' }).provider('deepseek').baseUrl).toBe(
-      'http://127.0.0.1:9/v1',
-    );
+    expect(
+      AppConfig.load(ENV_PROVIDERS, { DEEPSEEK_BASE_URL: 'http://127.0.0.1:9/v1/' }).provider('deepseek').baseUrl,
+    ).toBe('http://127.0.0.1:9/v1');
   });
 
   it('names the missing <PREFIX>_API_KEY; local needs none', () => {

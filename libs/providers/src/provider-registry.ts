@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError } from '@app/common';
+import { ApiError, Clock } from '@app/common';
 import { AppConfig } from '@app/config';
 import { ADAPTER_FAMILIES } from './adapter-families';
 import { DeploymentSpec, ModelEntry } from './catalog/model-catalog';
@@ -9,7 +9,7 @@ import { ImageProvider } from './images/image-providers';
 import { LexicalEmbedder } from './local/lexical-embedder';
 import { ProviderAdapters, ProviderFactoryContext } from './provider-adapters';
 import { findProviderDefinition, PROVIDER_DEFINITIONS, ProviderDefinition } from './provider-definitions';
-import { TokenizerService } from './tokenizer.service';
+import { TokenizerService } from './tokenizer/tokenizer.service';
 
 /** One callable upstream of a model: the provider's own connection, or one of the catalog's `deployments`. */
 export interface ChatDeployment {
@@ -32,6 +32,7 @@ export class ProviderRegistry {
     private readonly http: ProviderHttpClient,
     private readonly tokenizers: TokenizerService,
     private readonly embedder: LexicalEmbedder,
+    private readonly clock: Clock = new Clock(),
   ) {
     for (const d of PROVIDER_DEFINITIONS) {
       if (!ADAPTER_FAMILIES[d.type]) throw new Error(`Provider "${d.name}": no adapter family "${d.type}"`);
@@ -171,6 +172,7 @@ export class ProviderRegistry {
       http: this.http,
       tokenizers: this.tokenizers,
       embedder: this.embedder,
+      clock: this.clock,
       connection() {
         if (!d.env) throw new Error(`Provider "${d.name}" has no connection settings`);
         const p = config.provider(d.name);

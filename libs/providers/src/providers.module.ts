@@ -1,13 +1,14 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '@app/auth';
+import { Clock } from '@app/common';
 import { ProviderHttpClient } from './http/provider-http.client';
 import { LexicalEmbedder } from './local/lexical-embedder';
-import { TokenCounter } from './local/tokenizer';
+import { TokenCounter } from './tokenizer/token-counter';
 import { ModelCatalogService } from './model-catalog.service';
 import { ModelsController } from './models.controller';
 import { ProviderRegistry } from './provider-registry';
 import { DeploymentCooldowns, ResilienceEvents, UpstreamRouter } from './resilience';
-import { TokenizerService } from './tokenizer.service';
+import { TokenizerService } from './tokenizer/tokenizer.service';
 
 @Module({
   imports: [AuthModule],
@@ -15,7 +16,11 @@ import { TokenizerService } from './tokenizer.service';
   providers: [
     ProviderRegistry,
     ModelCatalogService,
-    { provide: ProviderHttpClient, useFactory: () => new ProviderHttpClient() },
+    {
+      provide: ProviderHttpClient,
+      useFactory: (clock: Clock) => new ProviderHttpClient(undefined, clock),
+      inject: [Clock],
+    },
     {
       provide: TokenizerService,
       useFactory: () => new TokenizerService(new TokenCounter('o200k_base'), new TokenCounter('cl100k_base')),

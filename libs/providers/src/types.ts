@@ -204,10 +204,13 @@ export interface ChatAdapter<TStreamState = unknown> {
     req: CanonicalChatRequest,
     conn: ProviderConnection,
   ): { url: string; headers: Record<string, string>; body: unknown };
-  /** Map a complete upstream JSON response to the canonical response. Throws ProviderError('upstream') on a body it cannot read. */
-  mapChatResponse(body: unknown, requestedModel: string): CanonicalChatResponse;
-  /** Fresh per-stream state. */
-  createStreamState(requestedModel: string): TStreamState;
+  /**
+   * Map a complete upstream JSON response to the canonical response; `nowMs` (the gateway's clock)
+   * dates a response the provider does not date. Throws ProviderError('upstream') on a body it cannot read.
+   */
+  mapChatResponse(body: unknown, requestedModel: string, nowMs: number): CanonicalChatResponse;
+  /** Fresh per-stream state; `nowMs` (the gateway's clock) dates chunks the provider does not date. */
+  createStreamState(requestedModel: string, nowMs: number): TStreamState;
   /** Map one SSE event to zero or more canonical chunks. Throws ProviderError('upstream') on an event it cannot read or an in-stream error event. */
   mapStreamEvent(event: SseEvent, state: TStreamState): CanonicalChatChunk[];
   /**
@@ -216,6 +219,6 @@ export interface ChatAdapter<TStreamState = unknown> {
    * ProviderError('upstream') when the stream ended before the provider's completion marker.
    */
   flush?(state: TStreamState): CanonicalChatChunk[];
-  /** Map a non-2xx upstream answer to a ProviderError. */
-  mapError(status: number, body: string, headers: Record<string, string>): ProviderError;
+  /** Map a non-2xx upstream answer to a ProviderError; `nowMs` is the gateway's clock when it arrived. */
+  mapError(status: number, body: string, headers: Record<string, string>, nowMs: number): ProviderError;
 }

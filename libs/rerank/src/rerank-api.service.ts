@@ -9,7 +9,7 @@ import { RerankService } from './rerank.service';
 
 /**
  * The rerank endpoints' rules (defaults, Cohere document validation, response assembly and timing),
- * so the controllers only translate HTTP: /api/v1/rerank (spec 2.3/2.4), /v1/rerank (Cohere/Jina),
+ * so the controllers only translate HTTP: /api/v1/rerank (REST), /v1/rerank (Cohere/Jina),
  * cache statistics.
  */
 @Injectable()

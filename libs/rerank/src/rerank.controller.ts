@@ -18,7 +18,7 @@ export class RerankController {
   @Post()
   @HttpCode(200)
   @ApiOperation({
-    summary: 'Rerank documents, chunks of a text, or table rows by cosine similarity to a query (spec 2.3/2.4)',
+    summary: 'Rerank documents, chunks of a text, or table rows by cosine similarity to a query',
   })
   @ApiBody({ type: RerankRequestDto })
   @ApiOkResponse({ type: RerankResponseDto })

@@ -8,6 +8,7 @@ import { parseRerankContent } from './engine';
 import { MemoryRerankCacheIndex } from './rerank-cache.index';
 import { RerankCacheStore } from './rerank-cache.store';
 import { RerankService } from './rerank.service';
+import { ENV_PROVIDERS } from '@app/providers';
 
 class FakeBilling {
   charges: number[] = [];
@@ -37,7 +38,7 @@ class MapCache {
 }
 
 describe('RerankService (unit: local embedder, in-memory cache and money path)', () => {
-  const config = AppConfig.fromEnv({});
+  const config = AppConfig.load(ENV_PROVIDERS);
   const embedder = new LexicalEmbedder();
   const tokens = new TokenCounter('cl100k_base');
   let calls: string[][];

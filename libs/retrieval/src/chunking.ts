@@ -1,5 +1,5 @@
 /**
- * Plain-text chunking for rerank (spec 2.3 / 4.2 rule 3 / 8: 1000 characters, 200 overlap).
+ * Plain-text chunking for rerank: 1000 characters with 200 of overlap (docs/decisions/rerank-text-chunks.md).
  *
  * Windows of `size` characters start at 0, size − overlap, 2·(size − overlap), … (0, 800, 1600, …
  * by default) and chunking stops at the first window that reaches the end of the text, so the last

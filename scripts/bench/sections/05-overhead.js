@@ -1,5 +1,5 @@
 /**
- * Bench section (issue 14): the latency and CPU the gateway adds, measured OPEN-LOOP side by side
+ * Bench section: the latency and CPU the gateway adds, measured OPEN-LOOP side by side
  * with the upstream called directly, with a bare Node proxy (scripts/bench/bare-proxy.js, one
  * undici pool, nothing else) — the floor any Node gateway pays on this machine — and with the Nest
  * floor (scripts/bench/nest-floor.js: the gateway's required stack — Nest on Express, a
@@ -26,7 +26,7 @@
  *      same rate as reference; the highest rate whose added p99 stays < 50 ms with no errors (a
  *      step that misses is measured once more before the search stops).
  * "added" = the target's percentile minus the direct call's same percentile measured in the same
- * run. The summary (printed at the end) is the issue's table plus ratios vs the bare proxy and the
+ * run. The summary (printed at the end) is the overhead table (docs/performance.md) plus ratios vs the bare proxy and the
  * target verdicts (reported, never enforced — only errors and billing fail the bench).
  *
  * Env: BENCH_OVERHEAD_QUICK=1 shortens everything (500 sequential, 4 s, 5,000 CPU / 10,000 RSS
@@ -35,7 +35,7 @@
  * BENCH_OVERHEAD_CPU_REQUESTS (20000), BENCH_OVERHEAD_RSS_REQUESTS (100000), BENCH_OVERHEAD_STREAMS
  * (100), BENCH_OVERHEAD_STREAM_ROUNDS (5), BENCH_OVERHEAD_CAPACITY_RATES (comma list),
  * BENCH_OVERHEAD_CAPACITY_DURATION (5 s), BENCH_OVERHEAD_RATE_WARMUP (2 s at the rate per target before
- * any measurement; the issue's method). Diagnostics: after the 500 req/s run the gateway's own
+ * any measurement). Diagnostics: after the 500 req/s run the gateway's own
  * view is printed (event-loop delay, GC pauses, requests over 10 / 25 ms by its clock, from /metrics),
  * and the load generator's own event-loop delay per target (its stalls would count as latency);
  * BENCH_CHILD_OUTPUT_DIR=<dir> keeps every child's output (access log lines carry total_ms and
@@ -81,7 +81,7 @@ const PARTS = new Set(
   (process.env.BENCH_OVERHEAD_PARTS || 'seq,rate,stream,cpu,rss,capacity').split(',').map((s) => s.trim()),
 );
 
-/** issue 14 targets */
+/** overhead targets (docs/performance.md) */
 const T = {
   ratio: 2,
   seqAddedP50: 1,
@@ -152,8 +152,7 @@ const fmt = (x) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
 
 module.exports = {
   name: 'overhead',
-  title:
-    'Gateway overhead (issue 14): open-loop POST /v1/chat/completions vs direct, a bare Node proxy and the Nest floor',
+  title: 'Gateway overhead: open-loop POST /v1/chat/completions vs direct, a bare Node proxy and the Nest floor',
 
   /** @param {import('../../bench').BenchContext} ctx */
   async run(ctx) {
@@ -381,7 +380,7 @@ module.exports = {
     return { rows: rows.map((r) => ({ ...r, rps: Number.isFinite(r.rps) ? r.rps : NaN })), checks, overhead: out };
   },
 
-  /** The issue-14 table across backends, ratios vs the bare proxy of the same run, verdicts. */
+  /** The overhead table across backends, ratios vs the bare proxy of the same run, verdicts. */
   report(results, lib, log) {
     const lines = [];
     const verdict = (ok) => (ok ? 'meets' : 'MISSES');

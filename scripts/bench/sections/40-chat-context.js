@@ -1,5 +1,5 @@
 /**
- * Bench section: chat with 100 documents on the RAG path (issue 10), once as a knowledge base and
+ * Bench section: chat with 100 documents on the RAG path, once as a knowledge base and
  * once as the file materials of a project. A knowledge base of 100 text documents (local embedder,
  * default chunking) is built and the same files are attached to a project; then
  * POST /api/v1/chat with knowledge_base_id (then project_id) and model gpt-4o-mini (the fake upstream) is called

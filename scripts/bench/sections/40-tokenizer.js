@@ -1,8 +1,8 @@
 /**
- * Bench section: the tokenizer decision (issue 8 item 7). Counts and time of three o200k / cl100k
+ * Bench section: the tokenizer decision (docs/decisions/tokenizer-own-bpe.md). Counts and time of three o200k / cl100k
  * tokenizers on the recorded provider fixtures, README, code, a multilingual sample and pathological
  * inputs (20,000 repeated characters — the classic quadratic case of naive BPE merging):
- *   - own BPE: the gateway's BytePairEncoder (libs/providers/src/local/bpe.ts on js-tiktoken's rank
+ *   - own BPE: the gateway's BytePairEncoder (libs/providers/src/tokenizer/bpe.ts on js-tiktoken's rank
  *     tables, what TokenCounter runs on), transpiled in memory from the source,
  *   - js-tiktoken (naive merging; the pathological inputs are timed on 2,000 characters only),
  *   - gpt-tokenizer 4 (a devDependency, only for this comparison), timed with its merge cache
@@ -10,7 +10,7 @@
  * Identical counts are required; the printed times (and load time / heap of the rank tables) decide.
  * Runs once (not per backend). Alone: `node --expose-gc scripts/bench/sections/40-tokenizer.js`.
  *
- * Decision (issue 8 item 7, 2026-11-23, 2 shared cores under load): own BPE kept. Identical counts
+ * Decision (2026-11-23, 2 shared cores under load): own BPE kept. Identical counts
  * on all 56 texts in both encodings; fixtures+README+code+multilingual total o200k: own 91 ms, gpt-tokenizer 224 ms
  * (131 ms warm), js-tiktoken 680 ms; 20,000 × "🙂" o200k: own 0.27 s, gpt-tokenizer 49 s (its
  * merging is quadratic on a long piece, like js-tiktoken's).
@@ -63,12 +63,12 @@ function load(fn) {
 
 /** The own BytePairEncoder class, transpiled from the source (the file has no imports). */
 function ownBpe() {
-  const source = fs.readFileSync(path.join(ROOT, 'libs/providers/src/local/bpe.ts'), 'utf8');
+  const source = fs.readFileSync(path.join(ROOT, 'libs/providers/src/tokenizer/bpe.ts'), 'utf8');
   const ts = require('typescript');
   const js = ts.transpileModule(source, {
     compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 },
   }).outputText;
-  const m = new Module(path.join(ROOT, 'libs/providers/src/local/bpe.own.js'));
+  const m = new Module(path.join(ROOT, 'libs/providers/src/tokenizer/bpe.own.js'));
   m.filename = m.id;
   m.paths = Module._nodeModulePaths(ROOT);
   m._compile(js, m.filename);

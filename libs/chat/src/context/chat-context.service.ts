@@ -23,9 +23,9 @@ import {
 } from './context-plan';
 import type { UrlPdf } from './file-urls';
 
-/** knowledge_base_id (or file_urls PDFs) without a project: spec 4.1 rule 6 defaults. */
+/** knowledge_base_id (or file_urls PDFs) without a project: the defaults of a project's RAG settings. */
 export const DEFAULT_RAG: ProjectRagSettings = { top_k: 15, rerank: true, file_threshold: 0.3, kb_threshold: 0.1 };
-/** Candidates gathered before rerank (spec 4.1 rule 6: "up to 30"). */
+/** Candidates gathered per store, and in total, before rerank. */
 export const MAX_CANDIDATES = 30;
 /** Image types every vision provider takes (as the image inliner checks them). */
 const VISION_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
@@ -113,7 +113,7 @@ interface Piece {
 
 /**
  * Builds the context of a chat request from a project (through the ProjectContextSource port),
- * knowledge bases and PDFs from file_urls (spec 4.1 rules 3–7). See README "Project context in chat".
+ * knowledge bases and PDFs from file_urls; the rules are in docs/api.md "Project context in chat".
  */
 @Injectable()
 export class ChatContextService implements OnModuleInit {
@@ -191,7 +191,7 @@ export class ChatContextService implements OnModuleInit {
     let searchMs = 0;
     let rerankMs = 0;
 
-    // ── full documents (rule 5) ──────────────────────────────────────────────────────────────
+    // ── full documents ──────────────────────────────────────────────────────────────────────
     const full: Piece[] = [];
     let remainderDocs: Set<string> | null = null; // null: search the whole project store
     let remainderPdfs = req.pdfs;
@@ -229,7 +229,7 @@ export class ChatContextService implements OnModuleInit {
         );
     }
 
-    // ── retrieved fragments (rule 6) ─────────────────────────────────────────────────────────
+    // ── retrieved fragments ─────────────────────────────────────────────────────────────────
     const query = req.query.trim();
     const candidates: Piece[] = [];
     const wantsProjectSearch = projectStore !== null && (remainderDocs === null || remainderDocs.size > 0);
@@ -330,7 +330,7 @@ export class ChatContextService implements OnModuleInit {
       notes.push('The request has no text to search with; no fragments were retrieved.');
     }
 
-    // ── images among project files (rule 3) ──────────────────────────────────────────────────
+    // ── images among project files ──────────────────────────────────────────────────────────
     const imageUrls: string[] = [];
     let imagesSkipped = 0;
     const projectImages = project?.images ?? [];

@@ -1,5 +1,5 @@
 /**
- * Pure rules of chat context assembly (spec 4.1 rules 5–7): which path a request takes (full
+ * Pure rules of chat context assembly: which path a request takes (full
  * documents or retrieved fragments), the token budget the context may use, greedy filling, and the
  * `<source>` format the model cites from. No I/O here; ChatContextService does the fetching.
  */
@@ -8,7 +8,7 @@ export type ContextMode = 'full' | 'rag';
 /** Project modes (and the request-level `mode` extension); the port's ProjectMode. */
 export type RequestedMode = 'default' | 'big_docs_mode' | 'code_mode' | 'data_analysis_mode';
 export const CONTEXT_MODES: readonly RequestedMode[] = ['default', 'big_docs_mode', 'code_mode', 'data_analysis_mode'];
-/** Modes that receive document content in full, without RAG (spec 4.1 rule 5). */
+/** Modes that receive document content in full, without RAG. */
 export const FULL_CONTEXT_MODES: readonly RequestedMode[] = ['big_docs_mode', 'code_mode', 'data_analysis_mode'];
 
 /**

@@ -23,7 +23,7 @@ export interface ResolvedFileUrls {
 }
 
 /**
- * file_urls → images and PDFs (spec 8: ≤ 10 PDFs and ≤ 20 images, ≤ 10 MB each).
+ * file_urls → images and PDFs (≤ 10 PDFs and ≤ 20 images per request, ≤ 10 MB each).
  *
  * Kind by content, not by name: a URL with an image extension or a data:image/… URL goes the image
  * path unchanged (fetched or vetted later by ImageInliner); every other URL is fetched here through

@@ -123,7 +123,7 @@ export class ChatCompletionRequestDto {
     nullable: true,
     example: null,
     description:
-      'Extension: project (prj_…) whose materials are added to the context; see README "Project context in chat"',
+      'Extension: project (prj_…) whose materials are added to the context; see docs/api.md "Project context in chat"',
   })
   @IsOptional()
   @IsString()
@@ -149,7 +149,7 @@ export class ChatCompletionRequestDto {
   @IsIn(CONTEXT_MODES as string[])
   mode?: RequestedMode | null;
 
-  // Accepted for SDK compatibility and not forwarded (documented in the README)
+  // Accepted for SDK compatibility and not forwarded (docs/decisions/chat-completions-parameters.md)
   @ApiPropertyOptional({ example: 0 }) @IsOptional() @IsNumber() @Min(-2) @Max(2) presence_penalty?: number;
   @ApiPropertyOptional({ example: 0 }) @IsOptional() @IsNumber() @Min(-2) @Max(2) frequency_penalty?: number;
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'number' }, example: {} })

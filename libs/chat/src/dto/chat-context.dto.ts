@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 
-/** One `<source id="n">` the model was given (spec 4.1 rules 3–6, gateway extension). */
+/** One `<source id="n">` the model was given: a full material or a retrieved fragment (gateway extension). */
 export class ChatSourceDto {
   @ApiProperty({ example: 1, description: 'The number the model cites as [n]' }) n: number;
   @ApiProperty({

@@ -31,7 +31,7 @@ export class ChatTurnDto {
   content: string;
 }
 
-/** POST /api/v1/chat — spec 2.1, plus the optional extensions documented in the README. */
+/** POST /api/v1/chat: the REST chat request, plus the optional extensions documented in docs/api.md (defaults: docs/decisions/chat-rest-defaults.md). */
 export class ChatRequestDto {
   @ApiProperty({
     description: "The user's text (sent as the last user turn)",

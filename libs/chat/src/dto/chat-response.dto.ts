@@ -56,7 +56,7 @@ export class ChatModelInfoDto {
   @ApiProperty({ example: true }) supports_images: boolean;
 }
 
-/** POST /api/v1/chat response — spec 2.2. */
+/** POST /api/v1/chat response: text, reasoning, usage, cost and the model's facts. */
 export class ChatResponseDto {
   @ApiProperty({ type: ChatResponseTextDto }) response: ChatResponseTextDto;
   @ApiProperty({ type: ChatUsageDto }) usage: ChatUsageDto;

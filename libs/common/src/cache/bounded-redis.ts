@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { createClient } from '@redis/client';
+import { Clock } from '../clock';
 
 function connect(url: string | undefined) {
   return createClient({
@@ -16,6 +17,8 @@ export interface BoundedRedisOptions {
   /** logs "<what> unavailable…" at most every 10 s while Redis cannot answer */
   logger: Logger;
   what: string;
+  /** time for the log throttle (default: the system clock) */
+  clock?: Clock;
   /**
    * Calls made while the first connection is being made wait for it (bounded by timeoutMs) instead of
    * failing at once: for stores where a null answer changes a decision (rate limits fail open).
@@ -28,6 +31,8 @@ export interface BoundedRedisOptions {
  * answers null when Redis cannot answer (the caller then degrades: no cache hit, no shared limit).
  * Connects lazily once; @redis/client reconnects by itself after an outage. No offline queue.
  */
+const SYSTEM_CLOCK = new Clock();
+
 export class BoundedRedis {
   private client: RedisClient | null = null;
   private connecting: Promise<RedisClient> | null = null;
@@ -50,8 +55,9 @@ export class BoundedRedis {
         }),
       ]);
     } catch (err) {
-      if (Date.now() - this.lastWarnAt > 10_000) {
-        this.lastWarnAt = Date.now();
+      const now = (this.options.clock ?? SYSTEM_CLOCK).now();
+      if (now - this.lastWarnAt > 10_000) {
+        this.lastWarnAt = now;
         this.options.logger.warn(`${this.options.what} unavailable: ${(err as Error).message}`);
       }
       return null;

@@ -2,6 +2,7 @@ import { CACHE_MANAGER } from '@nestjs/cache-manager';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Cache } from 'cache-manager';
 import { AppConfig } from '@app/config';
+import { Clock } from '../clock';
 import { BoundedMemoryStore } from './bounded-memory-store';
 
 /**
@@ -19,6 +20,7 @@ export class SharedCache {
   constructor(
     @Inject(CACHE_MANAGER) private readonly cache: Cache,
     private readonly config: AppConfig,
+    private readonly clock: Clock,
   ) {}
 
   /** 'redis' or 'memory' */
@@ -85,7 +87,7 @@ export class SharedCache {
       return result;
     } catch (err) {
       this.lastOk = false;
-      const now = Date.now();
+      const now = this.clock.now();
       if (now - this.lastWarnAt > 10_000) {
         this.lastWarnAt = now;
         this.logger.warn(

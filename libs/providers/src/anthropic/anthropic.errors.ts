@@ -36,10 +36,15 @@ export function anthropicErrorKind(type: string | undefined): ProviderErrorKind 
   }
 }
 
-export function mapAnthropicError(status: number, body: string, headers: Record<string, string>): ProviderError {
+export function mapAnthropicError(
+  status: number,
+  body: string,
+  headers: Record<string, string>,
+  nowMs?: number,
+): ProviderError {
   const parsed = parseJson(body);
   const info = parsed.ok ? readAnthropicError(parsed.value) : undefined;
-  return providerErrorFor({ status, headers, message: info?.message ?? fallbackErrorMessage(status, body) });
+  return providerErrorFor({ status, headers, nowMs, message: info?.message ?? fallbackErrorMessage(status, body) });
 }
 
 /** `event: error` payload → ProviderError (the HTTP status was already 200). */

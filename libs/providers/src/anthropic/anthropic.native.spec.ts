@@ -10,7 +10,7 @@ async function collect(events: SseEvent[]) {
     for (const e of events) yield e;
   }
   const out = [];
-  for await (const c of nativeAnthropicChunks(source(), 'claude-x')) out.push(c);
+  for await (const c of nativeAnthropicChunks(source(), 'claude-x', 0)) out.push(c);
   return out;
 }
 

@@ -4,6 +4,7 @@
  * unchanged. The canonical mapping of the same body / events rides along for usage and for counting
  * what was delivered, so new block and event types pass through without the gateway knowing them.
  */
+import type { Clock } from '@app/common';
 import type { MessagesApi } from '../chat-provider';
 import { ProviderHttpClient } from '../http/provider-http.client';
 import { joinUrl } from '../http/urls';
@@ -41,8 +42,9 @@ export function nativeAnthropicHeaders(
 export async function* nativeAnthropicChunks(
   events: AsyncIterable<SseEvent>,
   model: string,
+  nowMs: number,
 ): AsyncGenerator<CanonicalChatChunk, void, undefined> {
-  const state = createAnthropicStreamState(model);
+  const state = createAnthropicStreamState(model, nowMs);
   let held: SseEvent[] = [];
   let read: CanonicalChatChunk[] = [];
   let content = false;
@@ -94,6 +96,7 @@ export class AnthropicMessagesClient implements MessagesApi {
   constructor(
     private readonly conn: ProviderConnection,
     private readonly http: ProviderHttpClient,
+    private readonly clock: Clock,
   ) {}
 
   async create(
@@ -102,7 +105,7 @@ export class AnthropicMessagesClient implements MessagesApi {
     signal?: AbortSignal,
   ): Promise<CanonicalChatResponse> {
     const json = await this.postJson('v1/messages', body, headers, signal);
-    return { ...mapAnthropicChatResponse(json, String(body.model)), passthrough: json };
+    return { ...mapAnthropicChatResponse(json, String(body.model), this.clock.now()), passthrough: json };
   }
 
   async stream(
@@ -116,7 +119,7 @@ export class AnthropicMessagesClient implements MessagesApi {
       body.stream === true ? body : { ...body, stream: true },
       { timeoutMs: this.conn.timeoutMs, signal, mapError: mapAnthropicError },
     );
-    return nativeAnthropicChunks(events, String(body.model));
+    return nativeAnthropicChunks(events, String(body.model), this.clock.now());
   }
 
   async countTokens(

@@ -5,11 +5,8 @@ const NOW = Date.parse('2025-08-01T12:00:00Z');
 const created = NOW / 1000;
 
 describe('mapAnthropicChatResponse', () => {
-  beforeEach(() => jest.useFakeTimers({ now: NOW }));
-  afterEach(() => jest.useRealTimers());
-
   it('concatenates text blocks and counts cache tokens into prompt_tokens', () => {
-    expect(mapAnthropicChatResponse(readJsonFixture(__dirname, 'message-text.json'), 'claude-sonnet')).toEqual({
+    expect(mapAnthropicChatResponse(readJsonFixture(__dirname, 'message-text.json'), 'claude-sonnet', NOW)).toEqual({
       id: 'msg_01XFDUDYJgAACzvnptvVoYEL',
       object: 'chat.completion',
       created,
@@ -32,46 +29,48 @@ describe('mapAnthropicChatResponse', () => {
   });
 
   it('maps tool_use blocks to tool calls', () => {
-    expect(mapAnthropicChatResponse(readJsonFixture(__dirname, 'message-tool-use.json'), 'claude-sonnet')).toEqual({
-      id: 'msg_01Aq9w938a90dw8q',
-      object: 'chat.completion',
-      created,
-      model: 'claude-sonnet',
-      choices: [
-        {
-          index: 0,
-          message: {
-            role: 'assistant',
-            content: "I'll check the weather in both cities.",
-            reasoning_content: null,
-            tool_calls: [
-              {
-                id: 'toolu_01A09q90qw90lq917835lq9',
-                type: 'function',
-                function: { name: 'get_weather', arguments: '{"city":"Moscow","unit":"celsius"}' },
-              },
-              {
-                id: 'toolu_01B7kLm3nP4qR5sT6uV7wX8y',
-                type: 'function',
-                function: { name: 'get_weather', arguments: '{"city":"Kazan","unit":"celsius"}' },
-              },
-            ],
+    expect(mapAnthropicChatResponse(readJsonFixture(__dirname, 'message-tool-use.json'), 'claude-sonnet', NOW)).toEqual(
+      {
+        id: 'msg_01Aq9w938a90dw8q',
+        object: 'chat.completion',
+        created,
+        model: 'claude-sonnet',
+        choices: [
+          {
+            index: 0,
+            message: {
+              role: 'assistant',
+              content: "I'll check the weather in both cities.",
+              reasoning_content: null,
+              tool_calls: [
+                {
+                  id: 'toolu_01A09q90qw90lq917835lq9',
+                  type: 'function',
+                  function: { name: 'get_weather', arguments: '{"city":"Moscow","unit":"celsius"}' },
+                },
+                {
+                  id: 'toolu_01B7kLm3nP4qR5sT6uV7wX8y',
+                  type: 'function',
+                  function: { name: 'get_weather', arguments: '{"city":"Kazan","unit":"celsius"}' },
+                },
+              ],
+            },
+            finish_reason: 'tool_calls',
           },
-          finish_reason: 'tool_calls',
+        ],
+        usage: {
+          prompt_tokens: 512,
+          completion_tokens: 103,
+          total_tokens: 615,
+          cache_read_tokens: 0,
+          cache_write_tokens: 0,
         },
-      ],
-      usage: {
-        prompt_tokens: 512,
-        completion_tokens: 103,
-        total_tokens: 615,
-        cache_read_tokens: 0,
-        cache_write_tokens: 0,
       },
-    });
+    );
   });
 
   it('maps thinking to reasoning_content, skips redacted thinking, max_tokens → length', () => {
-    expect(mapAnthropicChatResponse(readJsonFixture(__dirname, 'message-thinking.json'), 'claude-3.7')).toEqual({
+    expect(mapAnthropicChatResponse(readJsonFixture(__dirname, 'message-thinking.json'), 'claude-3.7', NOW)).toEqual({
       id: 'msg_01Ttk3S8VhQGbVCCBjMuS2Fo',
       object: 'chat.completion',
       created,
@@ -98,7 +97,11 @@ describe('mapAnthropicChatResponse', () => {
   });
 
   it('turns the JSON-mode tool call back into JSON content with finish_reason stop', () => {
-    const response = mapAnthropicChatResponse(readJsonFixture(__dirname, 'message-json-mode.json'), 'claude-haiku');
+    const response = mapAnthropicChatResponse(
+      readJsonFixture(__dirname, 'message-json-mode.json'),
+      'claude-haiku',
+      NOW,
+    );
     expect(response.choices).toEqual([
       {
         index: 0,
@@ -123,6 +126,7 @@ describe('mapAnthropicChatResponse', () => {
     const response = mapAnthropicChatResponse(
       { id: 'msg_x', type: 'message', content: [], stop_reason: 'refusal' },
       'c',
+      NOW,
     );
     expect(response.choices).toEqual([
       {
@@ -135,7 +139,7 @@ describe('mapAnthropicChatResponse', () => {
   });
 
   it('throws ProviderError(upstream) on an unreadable body', () => {
-    expect(thrownFields(() => mapAnthropicChatResponse({ type: 'message' }, 'c'))).toEqual({
+    expect(thrownFields(() => mapAnthropicChatResponse({ type: 'message' }, 'c', NOW))).toEqual({
       kind: 'upstream',
       message: 'Upstream returned a message without content',
       upstreamStatus: undefined,

@@ -61,7 +61,7 @@ export function mapAnthropicStopReason(raw: unknown, callerToolUsed: boolean): F
   }
 }
 
-export function mapAnthropicChatResponse(body: unknown, requestedModel: string): CanonicalChatResponse {
+export function mapAnthropicChatResponse(body: unknown, requestedModel: string, nowMs: number): CanonicalChatResponse {
   if (!isRecord(body) || !Array.isArray(body.content))
     throw new ProviderError('upstream', 'Upstream returned a message without content');
   let text = '';
@@ -92,7 +92,7 @@ export function mapAnthropicChatResponse(body: unknown, requestedModel: string):
   return {
     id: asString(body.id) ?? '',
     object: 'chat.completion',
-    created: Math.floor(Date.now() / 1000),
+    created: Math.floor(nowMs / 1000),
     model: requestedModel,
     choices: [{ index: 0, message, finish_reason: mapAnthropicStopReason(body.stop_reason, toolCalls.length > 0) }],
     usage: body.usage === undefined ? null : toCanonicalUsage(readAnthropicUsage(body.usage)),

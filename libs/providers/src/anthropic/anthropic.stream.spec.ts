@@ -21,12 +21,10 @@ function chunkFactory(id: string, model: string) {
   };
 }
 
-const replay = (name: string, model: string) => replayStream(anthropicAdapter, readSseFixture(__dirname, name), model);
+const replay = (name: string, model: string) =>
+  replayStream(anthropicAdapter, readSseFixture(__dirname, name), model, NOW);
 
 describe('Anthropic stream mapping', () => {
-  beforeEach(() => jest.useFakeTimers({ now: NOW }));
-  afterEach(() => jest.useRealTimers());
-
   it('maps a text stream: role first, text deltas, finish, then combined usage', () => {
     const c = chunkFactory('msg_01HCDu5LRGeP2o7s2xGmxyx8', 'claude-sonnet');
     expect(replay('stream-text.sse', 'claude-sonnet')).toEqual([
@@ -120,7 +118,7 @@ describe('Anthropic stream mapping', () => {
 
   it('throws ProviderError on an in-stream error event', () => {
     const events = readSseFixture(__dirname, 'stream-overloaded.sse');
-    const state = createAnthropicStreamState('claude-opus');
+    const state = createAnthropicStreamState('claude-opus', NOW);
     const c = chunkFactory('msg_01Ov3rL0adEdX9y8z7w6v5u4', 'claude-opus');
     expect(events.slice(0, 3).flatMap((e) => mapAnthropicStreamEvent(e, state))).toEqual([
       c.delta({ role: 'assistant', content: '' }),
@@ -146,14 +144,14 @@ describe('Anthropic stream mapping', () => {
   it('throws ProviderError(upstream) on an unreadable event', () => {
     expect(
       thrownFields(() =>
-        mapAnthropicStreamEvent({ event: 'message_start', data: '{"type":' }, createAnthropicStreamState('c')),
+        mapAnthropicStreamEvent({ event: 'message_start', data: '{"type":' }, createAnthropicStreamState('c', NOW)),
       ).message,
     ).toBe('Upstream sent an unreadable stream event');
   });
 
   it('flush: usage when message_stop is missing after a finish, error when the stream was cut mid-answer', () => {
     const events = readSseFixture(__dirname, 'stream-text.sse');
-    const complete = createAnthropicStreamState('c');
+    const complete = createAnthropicStreamState('c', NOW);
     events.slice(0, -1).forEach((e) => mapAnthropicStreamEvent(e, complete));
     expect(flushAnthropicStream(complete)).toEqual([
       chunkFactory('msg_01HCDu5LRGeP2o7s2xGmxyx8', 'c').usage({
@@ -166,7 +164,7 @@ describe('Anthropic stream mapping', () => {
     ]);
     expect(flushAnthropicStream(complete)).toEqual([]);
 
-    const cut = createAnthropicStreamState('c');
+    const cut = createAnthropicStreamState('c', NOW);
     events.slice(0, 4).forEach((e) => mapAnthropicStreamEvent(e, cut));
     expect(thrownFields(() => flushAnthropicStream(cut)).message).toBe('Upstream stream ended before message_stop');
   });

@@ -38,10 +38,10 @@ export interface AnthropicStreamState {
   usageEmitted: boolean;
 }
 
-export function createAnthropicStreamState(requestedModel: string): AnthropicStreamState {
+export function createAnthropicStreamState(requestedModel: string, nowMs: number): AnthropicStreamState {
   return {
     requestedModel,
-    created: Math.floor(Date.now() / 1000),
+    created: Math.floor(nowMs / 1000),
     id: '',
     blocks: new Map(),
     nextToolIndex: 0,

@@ -31,7 +31,7 @@ export interface ModelEntry {
   supports_json: boolean;
   /** n > 1 supported by the upstream */
   supports_n: boolean;
-  /** receives project documents in full instead of RAG fragments (spec 4.1 rule 5) */
+  /** receives project documents in full instead of RAG fragments (like the full-context project modes) */
   full_context: boolean;
   /** embedding models */
   dimensions: number | null;

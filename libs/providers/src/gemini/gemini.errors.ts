@@ -46,13 +46,19 @@ function isApiKeyError(info: GeminiErrorInfo): boolean {
   return reason === 'API_KEY_INVALID' || reason === 'API_KEY_SERVICE_BLOCKED';
 }
 
-export function mapGeminiError(status: number, body: string, headers: Record<string, string>): ProviderError {
+export function mapGeminiError(
+  status: number,
+  body: string,
+  headers: Record<string, string>,
+  nowMs?: number,
+): ProviderError {
   const parsed = parseJson(body);
   const info = parsed.ok ? readGeminiError(parsed.value) : undefined;
-  if (!info) return providerErrorFor({ status, headers, message: fallbackErrorMessage(status, body) });
+  if (!info) return providerErrorFor({ status, headers, nowMs, message: fallbackErrorMessage(status, body) });
   return providerErrorFor({
     status,
     headers,
+    nowMs,
     message: info.message,
     retryAfterSeconds: geminiRetryDelaySeconds(info),
     kind: isApiKeyError(info) ? 'auth' : undefined,

@@ -26,6 +26,6 @@ export class GeminiImageProvider extends JsonProviderCall implements ImageProvid
 
 export const geminiProvider: ProviderAdapters = {
   type: 'gemini',
-  chat: (ctx) => new HttpChatProvider(geminiAdapter, ctx.connection(), ctx.http),
+  chat: (ctx) => new HttpChatProvider(geminiAdapter, ctx.connection(), ctx.http, ctx.clock),
   images: (ctx) => new GeminiImageProvider(ctx.connection(), ctx.http),
 };

@@ -5,11 +5,10 @@ const NOW = Date.parse('2025-08-01T12:00:00Z');
 const created = NOW / 1000;
 
 describe('mapGeminiChatResponse', () => {
-  beforeEach(() => jest.useFakeTimers({ now: NOW }));
-  afterEach(() => jest.useRealTimers());
-
   it('joins text parts and maps usage (thoughts count as completion, cached content as cache reads)', () => {
-    expect(mapGeminiChatResponse(readJsonFixture(__dirname, 'generate-content-text.json'), 'gemini-flash')).toEqual({
+    expect(
+      mapGeminiChatResponse(readJsonFixture(__dirname, 'generate-content-text.json'), 'gemini-flash', NOW),
+    ).toEqual({
       id: 'mKaMaPXxLoSKz7IPg6jx-Ac',
       object: 'chat.completion',
       created,
@@ -34,7 +33,7 @@ describe('mapGeminiChatResponse', () => {
 
   it('maps function calls to tool calls with deterministic ids and finish_reason tool_calls', () => {
     expect(
-      mapGeminiChatResponse(readJsonFixture(__dirname, 'generate-content-function-call.json'), 'gemini-flash'),
+      mapGeminiChatResponse(readJsonFixture(__dirname, 'generate-content-function-call.json'), 'gemini-flash', NOW),
     ).toEqual({
       id: '3qOMaN7dEsWlz7IPqZHl0QE',
       object: 'chat.completion',
@@ -71,7 +70,9 @@ describe('mapGeminiChatResponse', () => {
   });
 
   it('maps thought parts to reasoning_content, several candidates to choices, MAX_TOKENS to length', () => {
-    expect(mapGeminiChatResponse(readJsonFixture(__dirname, 'generate-content-thoughts.json'), 'gemini-pro')).toEqual({
+    expect(
+      mapGeminiChatResponse(readJsonFixture(__dirname, 'generate-content-thoughts.json'), 'gemini-pro', NOW),
+    ).toEqual({
       id: 'GqWMaL3FKPGNz7IP0pKK-Qk',
       object: 'chat.completion',
       created,
@@ -100,7 +101,7 @@ describe('mapGeminiChatResponse', () => {
   });
 
   it('maps a blocked prompt and a SAFETY stop to content_filter', () => {
-    expect(mapGeminiChatResponse(readJsonFixture(__dirname, 'generate-content-blocked.json'), 'g')).toEqual({
+    expect(mapGeminiChatResponse(readJsonFixture(__dirname, 'generate-content-blocked.json'), 'g', NOW)).toEqual({
       id: 'Y6aMaJD0A7-Kz7IPhvPSqAs',
       object: 'chat.completion',
       created,
@@ -114,20 +115,22 @@ describe('mapGeminiChatResponse', () => {
       ],
       usage: { prompt_tokens: 18, completion_tokens: 0, total_tokens: 18, cache_read_tokens: 0, cache_write_tokens: 0 },
     });
-    expect(mapGeminiChatResponse(readJsonFixture(__dirname, 'generate-content-safety.json'), 'g').choices).toEqual([
-      {
-        index: 0,
-        message: { role: 'assistant', content: null, reasoning_content: null },
-        finish_reason: 'content_filter',
-      },
-    ]);
+    expect(mapGeminiChatResponse(readJsonFixture(__dirname, 'generate-content-safety.json'), 'g', NOW).choices).toEqual(
+      [
+        {
+          index: 0,
+          message: { role: 'assistant', content: null, reasoning_content: null },
+          finish_reason: 'content_filter',
+        },
+      ],
+    );
   });
 
   it('throws ProviderError(upstream) on a body without candidates', () => {
-    expect(thrownFields(() => mapGeminiChatResponse({ usageMetadata: {} }, 'g'))).toMatchObject({
+    expect(thrownFields(() => mapGeminiChatResponse({ usageMetadata: {} }, 'g', NOW))).toMatchObject({
       kind: 'upstream',
       message: 'Upstream returned no candidates',
     });
-    expect(thrownFields(() => mapGeminiChatResponse([], 'g'))).toMatchObject({ kind: 'upstream' });
+    expect(thrownFields(() => mapGeminiChatResponse([], 'g', NOW))).toMatchObject({ kind: 'upstream' });
   });
 });

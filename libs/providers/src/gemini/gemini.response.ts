@@ -104,7 +104,7 @@ export function geminiResponseId(body: JsonRecord): string | undefined {
   return asString(body.responseId);
 }
 
-export function mapGeminiChatResponse(body: unknown, requestedModel: string): CanonicalChatResponse {
+export function mapGeminiChatResponse(body: unknown, requestedModel: string, nowMs: number): CanonicalChatResponse {
   if (!isRecord(body)) throw new ProviderError('upstream', 'Upstream returned an unreadable generateContent body');
   const candidates = asArray(body.candidates);
   let choices: CanonicalChoice[];
@@ -121,7 +121,7 @@ export function mapGeminiChatResponse(body: unknown, requestedModel: string): Ca
   return {
     id: geminiResponseId(body) ?? `chatcmpl-${randomUUID()}`,
     object: 'chat.completion',
-    created: Math.floor(Date.now() / 1000),
+    created: Math.floor(nowMs / 1000),
     model: requestedModel,
     choices,
     usage: mapGeminiUsage(body.usageMetadata),

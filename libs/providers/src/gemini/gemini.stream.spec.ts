@@ -6,7 +6,8 @@ import { createGeminiStreamState, flushGeminiStream, mapGeminiStreamEvent } from
 const NOW = Date.parse('2025-08-01T12:00:00Z');
 const created = NOW / 1000;
 
-const replay = (name: string, model: string) => replayStream(geminiAdapter, readSseFixture(__dirname, name), model);
+const replay = (name: string, model: string) =>
+  replayStream(geminiAdapter, readSseFixture(__dirname, name), model, NOW);
 
 function chunk(
   id: string,
@@ -17,9 +18,6 @@ function chunk(
 }
 
 describe('Gemini stream mapping', () => {
-  beforeEach(() => jest.useFakeTimers({ now: NOW }));
-  afterEach(() => jest.useRealTimers());
-
   it('maps text fragments (CRLF-framed), then emits the last usage on a final choices: [] chunk', () => {
     const c = (rest: Pick<CanonicalChatChunk, 'choices'> & Partial<CanonicalChatChunk>) =>
       chunk('s6mMaKPxJ9KHz7IP1p3u0Qw', 'gemini-flash', rest);
@@ -113,7 +111,7 @@ describe('Gemini stream mapping', () => {
   });
 
   it('numbers tool calls across fragments of one candidate', () => {
-    const state = createGeminiStreamState('g');
+    const state = createGeminiStreamState('g', NOW);
     const fragment = (name: string, finish?: string) => ({
       data: JSON.stringify({
         candidates: [
@@ -145,7 +143,7 @@ describe('Gemini stream mapping', () => {
   });
 
   it('maps a blocked prompt to a content_filter finish', () => {
-    const state = createGeminiStreamState('g');
+    const state = createGeminiStreamState('g', NOW);
     expect(
       mapGeminiStreamEvent(
         {
@@ -166,7 +164,7 @@ describe('Gemini stream mapping', () => {
   });
 
   it('throws ProviderError on an in-stream error, an unreadable chunk, or a stream without finishReason', () => {
-    const state = createGeminiStreamState('g');
+    const state = createGeminiStreamState('g', NOW);
     expect(
       thrownFields(() =>
         mapGeminiStreamEvent(
@@ -185,7 +183,7 @@ describe('Gemini stream mapping', () => {
       'Upstream sent an unreadable stream chunk',
     );
 
-    const cut = createGeminiStreamState('g');
+    const cut = createGeminiStreamState('g', NOW);
     readSseFixture(__dirname, 'stream-truncated.sse').forEach((e) => mapGeminiStreamEvent(e, cut));
     expect(thrownFields(() => flushGeminiStream(cut))).toMatchObject({
       kind: 'upstream',

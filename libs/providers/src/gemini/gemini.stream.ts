@@ -32,10 +32,10 @@ export interface GeminiStreamState {
   usageEmitted: boolean;
 }
 
-export function createGeminiStreamState(requestedModel: string): GeminiStreamState {
+export function createGeminiStreamState(requestedModel: string, nowMs: number): GeminiStreamState {
   return {
     requestedModel,
-    created: Math.floor(Date.now() / 1000),
+    created: Math.floor(nowMs / 1000),
     id: '',
     candidates: new Map(),
     usage: null,

@@ -1,5 +1,7 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
+import { Clock } from '@app/common';
+import { mapOpenAiError } from '../openai/openai.errors';
 import { ProviderError, SseEvent } from '../types';
 import { isProviderAbortError, ProviderAbortError, ProviderHttpClient } from './provider-http.client';
 
@@ -111,6 +113,24 @@ describe('ProviderHttpClient', () => {
       });
       const error = await rejection(client.postJson(server.url, {}, {}, { timeoutMs: 2000, mapError }));
       expectProviderError(error, 'invalid_request', 'mapped 500: {"error":{"message":"boom"}} (req_9)', 500);
+    });
+
+    it("hands mapError the gateway's clock, which reads an HTTP-date Retry-After", async () => {
+      const at = Date.parse('2025-08-01T12:00:00Z');
+      const clocked = new ProviderHttpClient(undefined, { now: () => at } as Clock);
+      server = await startServer((_req, res) => {
+        res.writeHead(429, { 'retry-after': 'Fri, 01 Aug 2025 12:00:30 GMT' });
+        res.end('{"error":{"message":"slow down"}}');
+      });
+      try {
+        const error = await rejection(
+          clocked.postJson(server.url, {}, {}, { timeoutMs: 2000, mapError: mapOpenAiError }),
+        );
+        expect(error).toBeInstanceOf(ProviderError);
+        expect((error as ProviderError).retryAfterSeconds).toBe(30);
+      } finally {
+        await clocked.close();
+      }
     });
 
     it('maps a non-2xx answer by status when no mapError is given', async () => {

@@ -11,13 +11,20 @@
  * - `ProviderAbortError` (name "AbortError") when the caller's signal aborts; the upstream request
  *   is cancelled at once.
  */
+import { Clock } from '@app/common';
 import { Agent, Dispatcher, request } from 'undici';
 import { ProviderError, SseEvent } from '../types';
 import { SseParser } from './sse-parser';
 import { errorKindForStatus, fallbackErrorMessage } from './upstream-errors';
 import { parseJson } from './wire-json';
 
-export type UpstreamErrorMapper = (status: number, body: string, headers: Record<string, string>) => ProviderError;
+/** `nowMs`: the gateway's clock when the answer arrived (for an HTTP-date Retry-After). */
+export type UpstreamErrorMapper = (
+  status: number,
+  body: string,
+  headers: Record<string, string>,
+  nowMs: number,
+) => ProviderError;
 
 export interface ProviderRequestOptions {
   /** see the failure contract above for what the deadline covers; 0 or Infinity disables it */
@@ -70,7 +77,10 @@ const MAX_ERROR_BODY_CHARS = 64 * 1024;
  */
 export class ProviderHttpClient {
   /** The client owns `agent`: close() closes it. */
-  constructor(private readonly agent: Agent = createProviderAgent()) {}
+  constructor(
+    private readonly agent: Agent = createProviderAgent(),
+    private readonly clock: Clock = new Clock(),
+  ) {}
 
   async postJson(
     url: string,
@@ -85,7 +95,7 @@ export class ProviderHttpClient {
       const responseHeaders = flattenHeaders(response.headers);
       const text = await response.body.text();
       if (response.statusCode < 200 || response.statusCode > 299) {
-        throw mapNonSuccess(options, response.statusCode, text, responseHeaders);
+        throw mapNonSuccess(options, response.statusCode, text, responseHeaders, this.clock.now());
       }
       const parsed = parseJson(text);
       if (!parsed.ok) {
@@ -119,7 +129,7 @@ export class ProviderHttpClient {
       if (response.statusCode < 200 || response.statusCode > 299) {
         const responseHeaders = flattenHeaders(response.headers);
         const text = await response.body.text();
-        throw mapNonSuccess(options, response.statusCode, text, responseHeaders);
+        throw mapNonSuccess(options, response.statusCode, text, responseHeaders, this.clock.now());
       }
       guard.disarm();
     } catch (error) {
@@ -192,9 +202,10 @@ function mapNonSuccess(
   status: number,
   text: string,
   headers: Record<string, string>,
+  nowMs: number,
 ): ProviderError {
   const bodyText = text.length > MAX_ERROR_BODY_CHARS ? text.slice(0, MAX_ERROR_BODY_CHARS) : text;
-  if (options.mapError) return options.mapError(status, bodyText, headers);
+  if (options.mapError) return options.mapError(status, bodyText, headers, nowMs);
   return new ProviderError(errorKindForStatus(status), fallbackErrorMessage(status, bodyText), status);
 }
 

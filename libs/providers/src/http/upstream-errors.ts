@@ -42,12 +42,10 @@ export function headerValue(headers: Record<string, string>, name: string): stri
 
 /**
  * Retry delay in whole seconds from `retry-after-ms` (preferred, more precise) or `retry-after`
- * (delta-seconds or an HTTP date). Undefined when neither is present or readable.
+ * (delta-seconds, or an HTTP date read against `nowMs`, the gateway's clock — without it a date is
+ * not read). Undefined when neither is present or readable.
  */
-export function parseRetryAfterSeconds(
-  headers: Record<string, string>,
-  nowMs: number = Date.now(),
-): number | undefined {
+export function parseRetryAfterSeconds(headers: Record<string, string>, nowMs?: number): number | undefined {
   const ms = headerValue(headers, 'retry-after-ms');
   if (ms !== undefined && /^\s*\d+(\.\d+)?\s*$/.test(ms)) {
     return Math.ceil(Number(ms) / 1000);
@@ -56,7 +54,7 @@ export function parseRetryAfterSeconds(
   if (value === undefined || value === '') return undefined;
   if (/^\d+(\.\d+)?$/.test(value)) return Math.ceil(Number(value));
   const at = Date.parse(value);
-  if (Number.isNaN(at)) return undefined;
+  if (Number.isNaN(at) || nowMs === undefined) return undefined;
   return Math.max(0, Math.ceil((at - nowMs) / 1000));
 }
 
@@ -82,9 +80,11 @@ export interface ProviderErrorDetails {
   retryAfterSeconds?: number;
   /** override the status-derived kind (e.g. Anthropic's error.type says more than the status) */
   kind?: ProviderErrorKind;
+  /** the gateway's clock when the answer arrived (reads an HTTP-date Retry-After) */
+  nowMs?: number;
 }
 
-/** Statuses worth another attempt (the gateway's retries, issue 13); 529 is Anthropic's "overloaded". */
+/** Statuses worth another attempt by the gateway's retries; 529 is Anthropic's "overloaded". */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 409, 429, 500, 502, 503, 504, 529]);
 
 /**
@@ -95,7 +95,7 @@ export function providerErrorFor(details: ProviderErrorDetails): ProviderError {
   const kind = details.kind ?? errorKindForStatus(details.status);
   const retryAfter =
     kind === 'rate_limited' || RETRYABLE_STATUSES.has(details.status)
-      ? (parseRetryAfterSeconds(details.headers) ?? details.retryAfterSeconds)
+      ? (parseRetryAfterSeconds(details.headers, details.nowMs) ?? details.retryAfterSeconds)
       : undefined;
   return new ProviderError(kind, details.message, details.status, retryAfter, details.param ?? null);
 }

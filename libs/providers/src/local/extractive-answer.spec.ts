@@ -7,7 +7,7 @@ import {
   type PassageTokenizer,
 } from './extractive-answer';
 import { LexicalEmbedder } from './lexical-embedder';
-import { TokenCounter } from './tokenizer';
+import { TokenCounter } from '../tokenizer/token-counter';
 
 describe('answerExtractively', () => {
   const embedder = new LexicalEmbedder();

@@ -1,3 +1,4 @@
+import { Clock } from '@app/common';
 import { ChatProvider, EmbeddingProvider } from '../chat-provider';
 import { ImageProvider } from '../images/image-providers';
 import { ImageGenerationRequest, ImageGenerationResult } from '../images/image-types';
@@ -13,7 +14,7 @@ import { contentText } from '../message-text';
 import { answerExtractively } from './extractive-answer';
 import { LexicalEmbedder } from './lexical-embedder';
 import { generateLocalImages } from './local-image';
-import { TokenCounter } from './tokenizer';
+import { TokenCounter } from '../tokenizer/token-counter';
 
 /** A line that is only a `<source …>` or `</source>` tag (chat context format). */
 const SOURCE_TAG_LINE = /^[ \t]*<\/?source\b[^>\n]*>[ \t]*$/gim;
@@ -28,16 +29,18 @@ export class LocalChatProvider implements ChatProvider {
   constructor(
     private readonly embedder: LexicalEmbedder,
     private readonly tokens: TokenCounter,
+    private readonly clock: Clock,
   ) {}
 
   async complete(req: CanonicalChatRequest): Promise<CanonicalChatResponse> {
     const { text, finish } = this.answer(req);
     const prompt = this.tokens.countChat(req.messages.map((m) => ({ role: m.role, content: contentText(m.content) })));
     const completion = this.tokens.count(text);
+    const now = this.clock.now();
     return {
-      id: `chatcmpl-local-${Date.now().toString(36)}`,
+      id: `chatcmpl-local-${now.toString(36)}`,
       object: 'chat.completion',
-      created: Math.floor(Date.now() / 1000),
+      created: Math.floor(now / 1000),
       model: req.model,
       choices: [
         { index: 0, message: { role: 'assistant', content: text, reasoning_content: null }, finish_reason: finish },
@@ -122,7 +125,7 @@ export class LocalImageProvider implements ImageProvider {
 /** The local family: no connection, the shared embedder and tokenizers. */
 export const localProvider: ProviderAdapters = {
   type: 'local',
-  chat: (ctx) => new LocalChatProvider(ctx.embedder, ctx.tokenizers.chat),
+  chat: (ctx) => new LocalChatProvider(ctx.embedder, ctx.tokenizers.chat, ctx.clock),
   embeddings: (ctx, model) =>
     new LocalEmbeddingProvider(ctx.embedder, ctx.tokenizers.embeddings, model.dimensions ?? 1536),
   images: () => new LocalImageProvider(),

@@ -54,12 +54,10 @@ describe('mapOpenAiError', () => {
   });
 
   it('429 with an HTTP-date Retry-After', () => {
-    jest.useFakeTimers({ now: Date.parse('2025-08-01T12:00:00Z') });
-    try {
-      expect(mapOpenAiError(429, '{}', { 'retry-after': 'Fri, 01 Aug 2025 12:00:30 GMT' }).retryAfterSeconds).toBe(30);
-    } finally {
-      jest.useRealTimers();
-    }
+    const now = Date.parse('2025-08-01T12:00:00Z'); // the gateway's clock when the answer arrived
+    expect(mapOpenAiError(429, '{}', { 'retry-after': 'Fri, 01 Aug 2025 12:00:30 GMT' }, now).retryAfterSeconds).toBe(
+      30,
+    );
   });
 
   it('408/504 → timeout, 5xx → upstream', () => {

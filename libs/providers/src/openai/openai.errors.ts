@@ -22,11 +22,17 @@ export function readOpenAiError(body: string): OpenAiErrorInfo | undefined {
   return { message, param: asString(error?.param) ?? asString(root.param) ?? null };
 }
 
-export function mapOpenAiError(status: number, body: string, headers: Record<string, string>): ProviderError {
+export function mapOpenAiError(
+  status: number,
+  body: string,
+  headers: Record<string, string>,
+  nowMs?: number,
+): ProviderError {
   const info = readOpenAiError(body);
   return providerErrorFor({
     status,
     headers,
+    nowMs,
     message: info?.message ?? fallbackErrorMessage(status, body),
     param: info?.param ?? null,
   });

@@ -34,7 +34,7 @@ export class OpenAiImageProvider extends JsonProviderCall implements ImageProvid
 
 export const openaiProvider: ProviderAdapters = {
   type: 'openai',
-  chat: (ctx) => new HttpChatProvider(openaiAdapter, ctx.connection(), ctx.http),
+  chat: (ctx) => new HttpChatProvider(openaiAdapter, ctx.connection(), ctx.http, ctx.clock),
   embeddings: (ctx) => new OpenAiEmbeddingProvider(ctx.connection(), ctx.http),
   images: (ctx) => new OpenAiImageProvider(ctx.connection(), ctx.http),
 };

@@ -2,11 +2,14 @@ import { ProviderError } from '../types';
 import { readJsonFixture } from '../http/testing/fixtures';
 import { mapOpenAiChatResponse, mapOpenAiUsage } from './openai.response';
 
+/** the gateway's clock at the call (dates what the provider does not) */
+const NOW = Date.parse('2025-08-01T12:00:00Z');
+
 const fixture = (name: string) => readJsonFixture(__dirname, name);
 
 describe('mapOpenAiChatResponse', () => {
   it('maps a plain OpenAI completion with cached prompt tokens', () => {
-    expect(mapOpenAiChatResponse(fixture('chat-completion.json'), 'gpt-4o-mini')).toEqual({
+    expect(mapOpenAiChatResponse(fixture('chat-completion.json'), 'gpt-4o-mini', NOW)).toEqual({
       id: 'chatcmpl-BzV1k0m9XnIuRkS5Zt3hUxFQeYqvT',
       object: 'chat.completion',
       created: 1754043200,
@@ -30,7 +33,7 @@ describe('mapOpenAiChatResponse', () => {
   });
 
   it('maps parallel tool calls', () => {
-    expect(mapOpenAiChatResponse(fixture('chat-completion-tool-calls.json'), 'gpt-4.1')).toEqual({
+    expect(mapOpenAiChatResponse(fixture('chat-completion-tool-calls.json'), 'gpt-4.1', NOW)).toEqual({
       id: 'chatcmpl-BzV3QvO2m8b1yJw7lJk4T0cHq9sAa',
       object: 'chat.completion',
       created: 1754043301,
@@ -70,7 +73,7 @@ describe('mapOpenAiChatResponse', () => {
   });
 
   it("maps DeepSeek's reasoning_content and reasoning token count", () => {
-    expect(mapOpenAiChatResponse(fixture('deepseek-reasoner.json'), 'deepseek-r1')).toEqual({
+    expect(mapOpenAiChatResponse(fixture('deepseek-reasoner.json'), 'deepseek-r1', NOW)).toEqual({
       id: '5f1d9c1e-2b7a-4d0e-9a43-7c1b2f8e6d10',
       object: 'chat.completion',
       created: 1754043410,
@@ -98,7 +101,7 @@ describe('mapOpenAiChatResponse', () => {
   });
 
   it("reads DeepSeek's prompt_cache_hit_tokens as cache reads and maps finish_reason length", () => {
-    const response = mapOpenAiChatResponse(fixture('deepseek-chat-cache-hit.json'), 'deepseek-v3');
+    const response = mapOpenAiChatResponse(fixture('deepseek-chat-cache-hit.json'), 'deepseek-v3', NOW);
     expect(response.choices).toEqual([
       {
         index: 0,
@@ -116,7 +119,7 @@ describe('mapOpenAiChatResponse', () => {
   });
 
   it("maps OpenRouter's reasoning field to reasoning_content", () => {
-    expect(mapOpenAiChatResponse(fixture('openrouter-reasoning.json'), 'gemini-flash')).toEqual({
+    expect(mapOpenAiChatResponse(fixture('openrouter-reasoning.json'), 'gemini-flash', NOW)).toEqual({
       id: 'gen-1754043620-hT6Lq0wK3nVb8XcYzR2s',
       object: 'chat.completion',
       created: 1754043620,
@@ -140,7 +143,7 @@ describe('mapOpenAiChatResponse', () => {
   });
 
   it('maps a minimal Ollama usage block', () => {
-    expect(mapOpenAiChatResponse(fixture('ollama-no-usage-details.json'), 'qwen').usage).toEqual({
+    expect(mapOpenAiChatResponse(fixture('ollama-no-usage-details.json'), 'qwen', NOW).usage).toEqual({
       prompt_tokens: 30,
       completion_tokens: 3,
       total_tokens: 33,
@@ -161,21 +164,21 @@ describe('mapOpenAiChatResponse', () => {
         },
       ],
     };
-    expect(mapOpenAiChatResponse(body, 'm').choices[0].message).toEqual({
+    expect(mapOpenAiChatResponse(body, 'm', NOW).choices[0].message).toEqual({
       role: 'assistant',
       content: null,
       reasoning_content: null,
       refusal: "I can't help with that.",
     });
-    expect(mapOpenAiChatResponse(body, 'm').usage).toBeNull();
+    expect(mapOpenAiChatResponse(body, 'm', NOW).usage).toBeNull();
   });
 
   it('throws ProviderError(upstream) on a body without choices or with an embedded error', () => {
-    expect(() => mapOpenAiChatResponse({ object: 'list' }, 'm')).toThrow(
+    expect(() => mapOpenAiChatResponse({ object: 'list' }, 'm', NOW)).toThrow(
       new ProviderError('upstream', 'Upstream returned a chat completion without choices'),
     );
-    expect(() => mapOpenAiChatResponse('nope', 'm')).toThrow(ProviderError);
-    expect(() => mapOpenAiChatResponse({ error: { message: 'No endpoints found', code: 404 } }, 'm')).toThrow(
+    expect(() => mapOpenAiChatResponse('nope', 'm', NOW)).toThrow(ProviderError);
+    expect(() => mapOpenAiChatResponse({ error: { message: 'No endpoints found', code: 404 } }, 'm', NOW)).toThrow(
       new ProviderError('upstream', 'No endpoints found'),
     );
   });

@@ -104,7 +104,7 @@ export function embeddedOpenAiError(body: JsonRecord): string | undefined {
   return asString(error?.message) ?? asString(body.error) ?? 'Upstream reported an error';
 }
 
-export function mapOpenAiChatResponse(body: unknown, requestedModel: string): CanonicalChatResponse {
+export function mapOpenAiChatResponse(body: unknown, requestedModel: string, nowMs: number): CanonicalChatResponse {
   const embedded = isRecord(body) ? embeddedOpenAiError(body) : undefined;
   if (embedded !== undefined) throw new ProviderError('upstream', embedded);
   if (!isRecord(body) || !Array.isArray(body.choices)) {
@@ -113,7 +113,7 @@ export function mapOpenAiChatResponse(body: unknown, requestedModel: string): Ca
   return {
     id: asString(body.id) ?? '',
     object: 'chat.completion',
-    created: asNumber(body.created) ?? Math.floor(Date.now() / 1000),
+    created: asNumber(body.created) ?? Math.floor(nowMs / 1000),
     model: requestedModel,
     choices: body.choices.map(mapChoice),
     usage: mapOpenAiUsage(body.usage),

@@ -3,7 +3,11 @@ import { readSseFixture, replayStream } from '../http/testing/fixtures';
 import { openaiAdapter } from './index';
 import { createOpenAiStreamState, flushOpenAiStream, mapOpenAiStreamEvent } from './openai.stream';
 
-const replay = (name: string, model: string) => replayStream(openaiAdapter, readSseFixture(__dirname, name), model);
+/** the gateway's clock at the call (dates what the provider does not) */
+const NOW = Date.parse('2025-08-01T12:00:00Z');
+
+const replay = (name: string, model: string) =>
+  replayStream(openaiAdapter, readSseFixture(__dirname, name), model, NOW);
 
 function chunk(
   id: string,
@@ -167,7 +171,7 @@ describe('OpenAI stream mapping', () => {
 
   it('throws ProviderError(upstream) on an in-stream error chunk', () => {
     const events = readSseFixture(__dirname, 'stream-openrouter-error.sse');
-    const state = createOpenAiStreamState('gpt-4o');
+    const state = createOpenAiStreamState('gpt-4o', NOW);
     expect(mapOpenAiStreamEvent(events[0], state)).toEqual([
       chunk('gen-1754044200-Pq4wE8rT1yU5iO9pA3sD', 1754044200, 'gpt-4o', {
         choices: [{ index: 0, delta: { role: 'assistant', content: 'Partial' }, finish_reason: null }],
@@ -179,13 +183,13 @@ describe('OpenAI stream mapping', () => {
   });
 
   it('throws ProviderError(upstream) on an unreadable chunk', () => {
-    expect(() => mapOpenAiStreamEvent({ data: '{"id":' }, createOpenAiStreamState('m'))).toThrow(
+    expect(() => mapOpenAiStreamEvent({ data: '{"id":' }, createOpenAiStreamState('m', NOW))).toThrow(
       new ProviderError('upstream', 'Upstream sent an unreadable stream chunk'),
     );
   });
 
   it('ignores events after [DONE] and empty data', () => {
-    const state = createOpenAiStreamState('m');
+    const state = createOpenAiStreamState('m', NOW);
     expect(mapOpenAiStreamEvent({ data: '' }, state)).toEqual([]);
     expect(mapOpenAiStreamEvent({ data: '[DONE]' }, state)).toEqual([]);
     expect(mapOpenAiStreamEvent({ data: '{"choices":[{"index":0,"delta":{"content":"late"}}]}' }, state)).toEqual([]);
@@ -193,14 +197,14 @@ describe('OpenAI stream mapping', () => {
   });
 
   it('flush accepts a stream that finished without [DONE] but rejects one cut off mid-answer', () => {
-    const finished = createOpenAiStreamState('m');
+    const finished = createOpenAiStreamState('m', NOW);
     mapOpenAiStreamEvent(
       { data: '{"id":"a","created":1,"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}' },
       finished,
     );
     expect(flushOpenAiStream(finished)).toEqual([]);
 
-    const cut = createOpenAiStreamState('m');
+    const cut = createOpenAiStreamState('m', NOW);
     mapOpenAiStreamEvent(
       { data: '{"id":"a","created":1,"choices":[{"index":0,"delta":{"content":"Hel"},"finish_reason":null}]}' },
       cut,

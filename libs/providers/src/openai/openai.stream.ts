@@ -17,8 +17,8 @@ export interface OpenAiStreamState {
   finished: boolean;
 }
 
-export function createOpenAiStreamState(requestedModel: string): OpenAiStreamState {
-  return { requestedModel, created: Math.floor(Date.now() / 1000), done: false, finished: false };
+export function createOpenAiStreamState(requestedModel: string, nowMs: number): OpenAiStreamState {
+  return { requestedModel, created: Math.floor(nowMs / 1000), done: false, finished: false };
 }
 
 function mapToolCallDeltas(raw: unknown): ToolCallDelta[] {

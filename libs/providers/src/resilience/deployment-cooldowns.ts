@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { SharedCache } from '@app/common';
+import { Clock, SharedCache } from '@app/common';
 import { AppConfig } from '@app/config';
 
 /**
@@ -12,6 +12,7 @@ export class DeploymentCooldowns {
   constructor(
     private readonly cache: SharedCache,
     private readonly config: AppConfig,
+    private readonly clock: Clock,
   ) {}
 
   get cooldownMs(): number {
@@ -26,7 +27,7 @@ export class DeploymentCooldowns {
 
   async coolDown(modelKey: string, id: string): Promise<void> {
     if (this.cooldownMs <= 0) return;
-    await this.cache.set(this.key(modelKey, id), Date.now(), this.cooldownMs);
+    await this.cache.set(this.key(modelKey, id), this.clock.now(), this.cooldownMs);
   }
 
   private key(modelKey: string, id: string): string {

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 
-/** What the resilience layer did, for metrics and logs (issue 13 → /metrics counts retries, fallbacks). */
+/** What the resilience layer did, for metrics and logs (/metrics counts retries and fallbacks from these). */
 export type ResilienceEvent =
   /** a retryable failure of `model` on `deployment`; another attempt follows after `delayMs` */
   | {

@@ -1,5 +1,5 @@
 /**
- * Pure retry rules (issue 13): which upstream failures are worth another attempt, and how long to
+ * Pure retry rules: which upstream failures are worth another attempt, and how long to
  * wait before it (exponential backoff with full jitter, or the provider's Retry-After up to a cap).
  */
 import { ProviderConnectionError } from '../http/provider-http.client';

@@ -1,4 +1,4 @@
-import { ApiError, MetricsService, Sleeper } from '@app/common';
+import { ApiError, MetricsService, Random, Sleeper } from '@app/common';
 import { AppConfig } from '@app/config';
 import { ModelEntry } from '../catalog/model-catalog';
 import { ChatProvider } from '../chat-provider';
@@ -8,6 +8,17 @@ import { ChatDeployment, ProviderRegistry } from '../provider-registry';
 import { DeploymentCooldowns } from './deployment-cooldowns';
 import { ResilienceEvent, ResilienceEvents } from './resilience-events';
 import { UpstreamRouter } from './upstream-router';
+import { ENV_PROVIDERS } from '../provider-definitions';
+
+/** The same draw every time: jitter at half its range, deployment picks by the midpoint. */
+class FixedRandom extends Random {
+  constructor(private readonly value: number) {
+    super();
+  }
+  override next(): number {
+    return this.value;
+  }
+}
 
 class RecordingSleeper extends Sleeper {
   delays: number[] = [];
@@ -33,7 +44,7 @@ const http = (status: number, headers: Record<string, string> = {}) =>
 const provider = {} as ChatProvider;
 
 describe('UpstreamRouter', () => {
-  const config = AppConfig.fromEnv({
+  const config = AppConfig.load(ENV_PROVIDERS, {
     RETRY_BASE_DELAY_MS: '100',
     RETRY_MAX_DELAY_MS: '1000',
     RETRY_AFTER_MAX_MS: '5000',
@@ -63,8 +74,15 @@ describe('UpstreamRouter', () => {
     const bus = new ResilienceEvents();
     bus.subscribe((e) => events.push(e));
     metrics = new MetricsService();
-    router = new UpstreamRouter(registry, cooldowns as unknown as DeploymentCooldowns, sleeper, bus, config, metrics);
-    router.random = () => 0.5;
+    router = new UpstreamRouter(
+      registry,
+      cooldowns as unknown as DeploymentCooldowns,
+      sleeper,
+      bus,
+      config,
+      metrics,
+      new FixedRandom(0.5),
+    );
   });
 
   /** An attempt function that fails with the scripted errors in order, then answers with the model key. */

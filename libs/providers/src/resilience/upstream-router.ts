@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError, MetricsService, Sleeper } from '@app/common';
+import { ApiError, MetricsService, Random, Sleeper } from '@app/common';
 import { AppConfig } from '@app/config';
 import { ModelEntry } from '../catalog/model-catalog';
 import { ChatProvider } from '../chat-provider';
@@ -37,7 +37,7 @@ export interface RouteOptions<C> {
 }
 
 /**
- * Runs one upstream call with the resilience rules of issue 13:
+ * Runs one upstream call with the resilience rules:
  * - each candidate model (the requested one, then its fallbacks) is tried in order;
  * - within a candidate, a retryable failure is retried up to <PROVIDER>_MAX_RETRIES times after a
  *   backoff (full jitter, or the provider's Retry-After capped at RETRY_AFTER_MAX_MS) slept through
@@ -56,8 +56,8 @@ export interface RouteOptions<C> {
  */
 @Injectable()
 export class UpstreamRouter {
-  /** [0, 1) source for jitter and weighted picks (tests may replace it) */
-  random: () => number = Math.random;
+  /** [0, 1) draws for jitter and weighted picks, from the injected Random */
+  private readonly random: () => number;
 
   constructor(
     private readonly registry: ProviderRegistry,
@@ -66,7 +66,10 @@ export class UpstreamRouter {
     private readonly events: ResilienceEvents,
     private readonly config: AppConfig,
     private readonly metrics: MetricsService = new MetricsService(),
-  ) {}
+    rng: Random = new Random(),
+  ) {
+    this.random = () => rng.next();
+  }
 
   async run<C extends { model: ModelEntry }, T>(
     candidates: readonly C[],

@@ -3,7 +3,7 @@ import { Allow, IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, Max, Min
 
 export const RERANK_LIMITS = { maxItems: 10_000, maxTextBytes: 20 * 1024 * 1024, maxTopK: 1000 } as const;
 
-/** POST /api/v1/rerank — spec 2.3. */
+/** POST /api/v1/rerank: a query and documents, text or table rows to order by similarity. */
 export class RerankRequestDto {
   @ApiProperty({ description: 'Search query (non-empty)', example: 'how do I reset my password?' })
   @IsString()
@@ -130,7 +130,7 @@ export class RerankParametersDto {
   @ApiProperty({ nullable: true, type: String, example: null }) column_id: string | null;
 }
 
-/** spec 2.4 */
+/** POST /api/v1/rerank answer: the kept results best first, with usage, cost and cache info. */
 export class RerankResponseDto {
   @ApiProperty({ example: 'how do I reset my password?' }) query: string;
   @ApiProperty({ type: [RerankResultDto] }) results: RerankResultDto[];

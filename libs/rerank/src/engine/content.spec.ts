@@ -182,7 +182,7 @@ describe('parseRerankContent', () => {
       { sku: 'B-2', title: 'Blue table', price: 25.5, in_stock: false, note: 'sale' },
     ];
 
-    it('rule 1: column_to_embed + column_id → data, id, metadata = remaining columns', () => {
+    it('column_to_embed + column_id → data, id, metadata = remaining columns', () => {
       const parsed = parseRerankContent(rows, { column_to_embed: 'title', column_id: 'sku' });
       expect(parsed.form).toBe('table');
       expect(parsed.items).toEqual([
@@ -191,7 +191,7 @@ describe('parseRerankContent', () => {
       ]);
     });
 
-    it('rule 2: only column_id → data = other columns as "key: value; …", metadata = other columns', () => {
+    it('only column_id → data = other columns as "key: value; …", metadata = other columns', () => {
       const parsed = parseRerankContent(rows, { column_id: 'sku' });
       expect(parsed.items).toEqual([
         {
@@ -207,7 +207,7 @@ describe('parseRerankContent', () => {
       ]);
     });
 
-    it('rule 3: neither → id = row index, data = whole row as text, metadata = the row', () => {
+    it('neither column option → id = row index, data = whole row as text, metadata = the row', () => {
       const parsed = parseRerankContent(rows);
       expect(parsed.items).toEqual([
         { id: '0', data: 'sku: A-1; title: Red chair; price: 10; in_stock: true; note: ', metadata: rows[0] },
@@ -216,7 +216,7 @@ describe('parseRerankContent', () => {
       expect(parsed.form === 'table' && parsed.rows).toEqual(rows);
     });
 
-    it('rule 4: only column_to_embed → id = row index, data = that column, metadata = other columns', () => {
+    it('only column_to_embed → id = row index, data = that column, metadata = other columns', () => {
       const parsed = parseRerankContent(rows, { column_to_embed: 'title' });
       expect(parsed.items).toEqual([
         { id: '0', data: 'Red chair', metadata: { sku: 'A-1', price: 10, in_stock: true, note: null } },

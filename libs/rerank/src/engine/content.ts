@@ -1,5 +1,6 @@
 /**
- * Recognises the form of rerank `content` (spec 2.3) and normalises it to items to embed.
+ * Recognises the form of rerank `content` (text, documents or a table; docs/decisions/rerank-content-forms.md)
+ * and normalises it to items to embed.
  *
  * Forms:
  *   - text       a non-blank string → chunks (see ./chunking): id `chunk-<index>` (0-based),
@@ -235,15 +236,15 @@ function parseTable(rows: TableRow[], options: TableColumnOptions): ParsedConten
   const items = rows.map((row, index): RerankItem => {
     const id = idColumn !== null ? cellText(row[idColumn]) : String(index);
     if (embedColumn !== null) {
-      // rules 1 and 4
+      // column_to_embed given: that column is the data, column_id (else the row index) the id
       return { id, data: cellText(row[embedColumn]), metadata: pick(row, (k) => k !== embedColumn && k !== idColumn) };
     }
     if (idColumn !== null) {
-      // rule 2
+      // only column_id: the other columns are the data, as "key: value; …"
       const keep = (k: string): boolean => k !== idColumn;
       return { id, data: rowText(row, keep), metadata: pick(row, keep) };
     }
-    // rule 3
+    // neither: the row index is the id, the whole row the data
     return { id, data: rowText(row), metadata: pick(row, () => true) };
   });
   return { form: 'table', rows, items };

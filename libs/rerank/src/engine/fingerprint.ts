@@ -1,11 +1,11 @@
 /**
- * Content fingerprint for the rerank embedding cache key (spec 3).
+ * Content fingerprint for the rerank embedding cache key (docs/decisions/rerank-fingerprint.md).
  *
  * STRICTER THAN THE SPEC on purpose: the spec samples the content (text: first and last 200
  * characters; documents: first 2 and last 2, id + first 100 characters of data; table: dimensions
  * + first/last 2 rows), so a change in the middle would hit a stale entry and return embeddings
  * of other text. Here the SHA-256 covers the FULL canonical content, which still satisfies every
- * transition in spec 3 (content text, order, structure, id or data changed → new fingerprint).
+ * change the specification lists (content text, order, structure, id or data changed → new fingerprint).
  * Cost: one pass over the content, far cheaper than embedding it.
  *
  * What is hashed, in order (format version "rerank-content-fp/v1"):

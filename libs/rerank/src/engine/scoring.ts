@@ -1,5 +1,5 @@
 /**
- * Cosine scoring and result assembly for rerank (spec 2.4, 4.2 rules 1–2).
+ * Cosine scoring and result assembly for rerank (docs/decisions/rerank-scores.md).
  *
  * - Scores are raw cosine similarities in [-1, 1] (clamped against rounding drift); negative
  *   scores are reported as they are, never clamped to 0.

@@ -27,8 +27,9 @@ export function replayStream<S>(
   adapter: ChatAdapter<S>,
   events: SseEvent[],
   requestedModel: string,
+  nowMs: number,
 ): CanonicalChatChunk[] {
-  const state = adapter.createStreamState(requestedModel);
+  const state = adapter.createStreamState(requestedModel, nowMs);
   const chunks = events.flatMap((event) => adapter.mapStreamEvent(event, state));
   return [...chunks, ...(adapter.flush ? adapter.flush(state) : [])];
 }

@@ -1,4 +1,4 @@
-import { TokenCounter } from './local/tokenizer';
+import { TokenCounter } from './token-counter';
 
 /**
  * The gateway's two token counters as one injectable (built by ProvidersModule's factory):

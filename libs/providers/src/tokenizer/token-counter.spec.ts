@@ -2,7 +2,7 @@ import { Tiktoken } from 'js-tiktoken/lite';
 import cl100kBase from 'js-tiktoken/ranks/cl100k_base';
 import o200kBase from 'js-tiktoken/ranks/o200k_base';
 import { trimIncompleteUtf8 } from './bpe';
-import { TOKENS_PER_MESSAGE, TOKENS_REPLY_PRIMING, TokenCounter } from './tokenizer';
+import { TOKENS_PER_MESSAGE, TOKENS_REPLY_PRIMING, TokenCounter } from './token-counter';
 
 /** Deterministic PRNG (mulberry32) so fuzz cases are the same on every run. */
 function prng(seed: number): () => number {
