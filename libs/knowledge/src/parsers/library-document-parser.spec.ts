@@ -1,9 +1,13 @@
+import { ParserPool } from '@app/common';
+import { AppConfig } from '@app/config';
 import { TokenCounter } from '@app/providers';
 import { ExtractionError } from '../document-parser';
 import { LibraryDocumentParser } from './library-document-parser';
 
 const tokens = new TokenCounter('cl100k_base');
-const parser = new LibraryDocumentParser({ embeddings: tokens } as never);
+const pool = new ParserPool(AppConfig.fromEnv({}));
+const parser = new LibraryDocumentParser({ embeddings: tokens } as never, pool);
+afterAll(() => pool.onApplicationShutdown());
 const sniff = (s: string | Buffer, filename?: string) =>
   parser.sniff(Buffer.isBuffer(s) ? s : Buffer.from(s), { filename });
 

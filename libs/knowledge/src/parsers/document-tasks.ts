@@ -1,0 +1,50 @@
+/**
+ * The document parsing that runs inside a parser worker (see ParserPool): type sniffing and text
+ * extraction of untrusted bytes. Only relative and library imports, so a worker loads no more than
+ * the parsers themselves.
+ */
+import { ExtractedDocument } from '../document-parser';
+import { extractCsv, extractDocx, extractHtml, extractJson, extractPdf } from './formats';
+import { sniffKind, DOCX_MIME, utf8 } from './sniff';
+
+const MIME_OF: Record<ExtractedDocument['kind'], string> = {
+  pdf: 'application/pdf',
+  docx: DOCX_MIME,
+  html: 'text/html',
+  markdown: 'text/markdown',
+  text: 'text/plain',
+  csv: 'text/csv',
+  json: 'application/json',
+  image: 'image/*',
+};
+
+export function sniffDocument(bytes: Buffer, hint: { filename?: string; mime?: string }) {
+  return sniffKind(bytes, hint);
+}
+
+export async function extractDocument(
+  bytes: Buffer,
+  hint: { filename?: string; mime?: string },
+): Promise<ExtractedDocument> {
+  const kind = await sniffKind(bytes, hint);
+  const base = { kind, mime: MIME_OF[kind] };
+  switch (kind) {
+    case 'image':
+      return { ...base, pages: [] };
+    case 'pdf':
+      return { ...base, ...(await extractPdf(bytes)) };
+    case 'docx':
+      return { ...base, ...(await extractDocx(bytes)) };
+    case 'html':
+      return { ...base, ...extractHtml(utf8(bytes)!) };
+    case 'csv':
+      return { ...base, ...extractCsv(utf8(bytes)!) };
+    case 'json':
+      return { ...base, ...extractJson(utf8(bytes)!) };
+    default: {
+      const text = utf8(bytes)!;
+      const heading = kind === 'markdown' ? /^# (.+)$/m.exec(text)?.[1]?.trim() : undefined;
+      return { ...base, pages: [{ page: 1, text }], ...(heading ? { title: heading } : {}) };
+    }
+  }
+}
