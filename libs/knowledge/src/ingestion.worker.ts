@@ -18,6 +18,11 @@ import { encodeVector } from '@app/retrieval';
 const LEASE_MS = 60_000;
 const MAX_ATTEMPTS = 5;
 const LINK_TIMEOUT_MS = 15_000;
+/**
+ * Parser runs of one document that may end unfinished (parser stopped for memory or time, or the
+ * replica died meanwhile) before the document fails with parse_limit_exceeded: one retry.
+ */
+const MAX_PARSE_RUNS = 2;
 
 /** A failure that retrying cannot fix: the document fails with this code. */
 class PermanentFailure extends Error {
@@ -164,7 +169,7 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
       this.log.log(`ingest ${doc.vectorStoreId}/${doc.id}: link unchanged, kept ${doc.chunkCount} chunks`);
       return;
     }
-    const extracted = await this.parser.extract(bytes, { filename, mime });
+    const extracted = await this.extract(job, bytes, { filename, mime });
     const title = extracted.title ?? doc.title ?? filename;
     if (extracted.kind === 'image') {
       await this.repo.swapChunks(
@@ -219,6 +224,40 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
     this.log.log(
       `ingest ${doc.vectorStoreId}/${doc.id}: ${ok ? 'completed' : 'dropped (document deleted meanwhile)'} in ${this.clock.now() - started} ms`,
     );
+  }
+
+  /**
+   * The parser run, counted durably before it starts and cleared when it finishes, so a document
+   * that stops its parser (or kills its replica) is parsed at most MAX_PARSE_RUNS times in all —
+   * also when the job is claimed again after a restart or by another replica.
+   */
+  private async extract(
+    job: IngestJobEntity,
+    bytes: Buffer,
+    hint: { filename: string; mime: string },
+  ): Promise<ExtractedDocument> {
+    const id = Number(job.id);
+    const unfinished = job.parseRuns ?? 0;
+    if (unfinished >= MAX_PARSE_RUNS)
+      throw new PermanentFailure(
+        'parse_limit_exceeded',
+        `The document's parser did not finish in ${unfinished} runs (stopped for memory or time, or its replica stopped); it is not parsed again.`,
+      );
+    await this.repo.startParseRun(id);
+    try {
+      const extracted = await this.parser.extract(bytes, hint);
+      await this.repo.endParseRun(id);
+      return extracted;
+    } catch (err) {
+      if (err instanceof ExtractionError && err.retryable) {
+        // stopped for memory or time: once more (the limit may have been hit under load), then for good
+        if (unfinished + 1 >= MAX_PARSE_RUNS) throw new PermanentFailure(err.code, err.message);
+        throw new Error(err.message);
+      }
+      // the parser finished (an ordinary parse error) or never ran (shutdown): the run does not count
+      if (!(err instanceof ExtractionError)) await this.repo.endParseRun(id).catch(() => undefined);
+      throw err;
+    }
   }
 
   /** Chunks of an unchanged document, re-inserted as they are (the swap is the one place that writes chunks). */
