@@ -34,7 +34,9 @@ interface Slot {
 
 interface WorkerReply {
   id: number;
-  ok: boolean;
+  /** the task's module is loaded (the first task of a worker loads the parsers): its wall time starts */
+  loaded?: boolean;
+  ok?: boolean;
   value?: unknown;
   error?: { name: string; message: string; code?: string; reason?: string };
 }
@@ -122,6 +124,13 @@ export class ParserPool implements OnApplicationShutdown {
   private start(slot: Slot, job: Job): void {
     slot.job = job;
     slot.worker.ref();
+    this.arm(slot);
+    slot.worker.postMessage({ id: job.id, module: job.task.module, fn: job.task.fn, args: job.args });
+  }
+
+  /** (Re)starts the task's wall-time limit. */
+  private arm(slot: Slot): void {
+    if (slot.timer) clearTimeout(slot.timer);
     slot.timer = setTimeout(() => {
       this.fail(
         slot,
@@ -131,7 +140,6 @@ export class ParserPool implements OnApplicationShutdown {
         ),
       );
     }, this.config.parserTimeoutMs);
-    slot.worker.postMessage({ id: job.id, module: job.task.module, fn: job.task.fn, args: job.args });
   }
 
   private spawn(): Slot {
@@ -173,6 +181,11 @@ export class ParserPool implements OnApplicationShutdown {
   private onReply(slot: Slot, reply: WorkerReply): void {
     const job = slot.job;
     if (slot.dead || !job || reply.id !== job.id) return;
+    if (reply.loaded) {
+      // loading the parsers (once per worker) does not count against the document's wall time
+      this.arm(slot);
+      return;
+    }
     if (slot.timer) clearTimeout(slot.timer);
     slot.timer = null;
     slot.job = null;

@@ -1,6 +1,7 @@
 /**
  * Entry of a parser worker thread. It runs one task at a time: `require(module)[fn](...args)`, and
- * posts back the result or the error (name, message, code). Byte arguments arrive as Uint8Array
+ * posts back that the module is loaded (and its optional `ready()` resolved), then the result or
+ * the error (name, message, code). Byte arguments arrive as Uint8Array
  * (structured clone drops the Buffer class) and are handed to the task as Buffers again.
  */
 import { parentPort } from 'node:worker_threads';
@@ -22,6 +23,10 @@ parentPort?.on('message', (msg: TaskMessage) => {
       const mod = require(msg.module) as Record<string, (...args: unknown[]) => unknown>;
       const fn = mod[msg.fn];
       if (typeof fn !== 'function') throw new Error(`${msg.module} exports no function ${msg.fn}`);
+      // a module may load its libraries once per worker (`ready`), before any document's wall time starts
+      if (typeof mod.ready === 'function') await mod.ready();
+      // the task's code is loaded: its wall time starts now
+      parentPort!.postMessage({ id: msg.id, loaded: true });
       const value = await fn(...msg.args.map(asBuffer));
       parentPort!.postMessage({ id: msg.id, ok: true, value });
     } catch (err) {

@@ -4,8 +4,8 @@
  * the parsers themselves.
  */
 import { ExtractedDocument } from '../document-parser';
-import { extractCsv, extractDocx, extractHtml, extractJson, extractPdf } from './formats';
-import { sniffKind, DOCX_MIME, utf8 } from './sniff';
+import { extractCsv, extractDocx, extractHtml, extractJson, extractPdf, loadPdfJs } from './formats';
+import { DOCX_MIME, loadFileType, sniffKind, utf8 } from './sniff';
 
 const MIME_OF: Record<ExtractedDocument['kind'], string> = {
   pdf: 'application/pdf',
@@ -17,6 +17,11 @@ const MIME_OF: Record<ExtractedDocument['kind'], string> = {
   json: 'application/json',
   image: 'image/*',
 };
+
+/** The ES-module parsers, loaded once when a worker starts (not during a document's wall time). */
+export async function ready(): Promise<void> {
+  await Promise.all([loadFileType(), loadPdfJs()]);
+}
 
 export function sniffDocument(bytes: Buffer, hint: { filename?: string; mime?: string }) {
   return sniffKind(bytes, hint);

@@ -12,7 +12,7 @@ interface FileTypeModule {
 }
 const FILE_TYPE = 'file-type/core';
 let fileType: Promise<FileTypeModule> | null = null;
-const loadFileType = (): Promise<FileTypeModule> => (fileType ??= import(FILE_TYPE) as Promise<FileTypeModule>);
+export const loadFileType = (): Promise<FileTypeModule> => (fileType ??= import(FILE_TYPE) as Promise<FileTypeModule>);
 
 export const DOCX_MIME = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 const IMAGE_MIMES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
