@@ -43,12 +43,13 @@ export class ExtractionError extends Error {
 /**
  * Turns bytes into text and chunks (type sniffing by content, maintained parsers per format,
  * token-based chunking). An abstract class so it is the DI token. `sniff` and `extract` read
- * untrusted bytes: they run in a parser worker, off the event loop, within memory and time limits;
- * a document past a limit fails with ExtractionError('parse_limit_exceeded').
+ * untrusted bytes and `chunk` tokenizes what they produce: all run in a parser worker, off the event
+ * loop, within memory and time limits; a document past a limit fails with
+ * ExtractionError('parse_limit_exceeded').
  */
 export abstract class DocumentParser {
   /** Type by content; throws ExtractionError('unsupported_file') for anything not ingestible or storable. */
   abstract sniff(bytes: Buffer, hint: { filename?: string; mime?: string }): Promise<ExtractedDocument['kind']>;
   abstract extract(bytes: Buffer, hint: { filename?: string; mime?: string }): Promise<ExtractedDocument>;
-  abstract chunk(doc: ExtractedDocument, chunking: Chunking): DocumentChunk[];
+  abstract chunk(doc: ExtractedDocument, chunking: Chunking): Promise<DocumentChunk[]>;
 }

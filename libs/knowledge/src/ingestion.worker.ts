@@ -6,12 +6,12 @@ import { AppConfig } from '@app/config';
 import { BillingService, PricingService } from '@app/billing';
 import { ModelCatalogService } from '@app/providers';
 import { EmbeddingsService } from '@app/embeddings';
-import { DocumentParser, ExtractedDocument, ExtractionError } from './document-parser';
+import { DocumentChunk, DocumentParser, ExtractedDocument, ExtractionError } from './document-parser';
 import { IngestJobEntity, KbDocumentEntity } from './entities/knowledge.entities';
 import { FilesRepository } from './files.repository';
 import { MAX_FILE_BYTES } from './files.service';
 import { IngestionSignal } from './ingestion-signal';
-import { decodeChunking } from './kb-rules';
+import { Chunking, decodeChunking } from './kb-rules';
 import { KnowledgeRepository, NewChunk } from './knowledge.repository';
 import { encodeVector } from '@app/retrieval';
 
@@ -169,7 +169,7 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
       this.log.log(`ingest ${doc.vectorStoreId}/${doc.id}: link unchanged, kept ${doc.chunkCount} chunks`);
       return;
     }
-    const extracted = await this.extract(job, bytes, { filename, mime });
+    const { extracted, chunks } = await this.parse(job, bytes, { filename, mime }, decodeChunking(doc.chunking));
     const title = extracted.title ?? doc.title ?? filename;
     if (extracted.kind === 'image') {
       await this.repo.swapChunks(
@@ -192,7 +192,6 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
       this.log.log(`ingest ${doc.vectorStoreId}/${doc.id}: image stored (not embedded)`);
       return;
     }
-    const chunks = this.parser.chunk(extracted, decodeChunking(doc.chunking));
     if (chunks.length === 0) throw new ExtractionError('empty_document', 'The document holds no text to index.');
     this.log.log(
       `ingest ${doc.vectorStoreId}/${doc.id}: ${extracted.kind}, ${extracted.pages.length} page(s), ${chunks.length} chunk(s)`,
@@ -227,15 +226,17 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
-   * The parser run, counted durably before it starts and cleared when it finishes, so a document
-   * that stops its parser (or kills its replica) is parsed at most MAX_PARSE_RUNS times in all —
-   * also when the job is claimed again after a restart or by another replica.
+   * The parser run (extraction, then chunking unless it is an image), counted durably before it
+   * starts and cleared when it finishes, so a document that stops its parser (or kills its
+   * replica) is parsed at most MAX_PARSE_RUNS times in all — also when the job is claimed again
+   * after a restart or by another replica.
    */
-  private async extract(
+  private async parse(
     job: IngestJobEntity,
     bytes: Buffer,
     hint: { filename: string; mime: string },
-  ): Promise<ExtractedDocument> {
+    chunking: Chunking,
+  ): Promise<{ extracted: ExtractedDocument; chunks: DocumentChunk[] }> {
     const id = Number(job.id);
     const unfinished = job.parseRuns ?? 0;
     if (unfinished >= MAX_PARSE_RUNS)
@@ -246,8 +247,9 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
     await this.repo.startParseRun(id);
     try {
       const extracted = await this.parser.extract(bytes, hint);
+      const chunks = extracted.kind === 'image' ? [] : await this.parser.chunk(extracted, chunking);
       await this.repo.endParseRun(id);
-      return extracted;
+      return { extracted, chunks };
     } catch (err) {
       if (err instanceof ExtractionError && err.retryable) {
         // stopped for memory or time: once more (the limit may have been hit under load), then for good

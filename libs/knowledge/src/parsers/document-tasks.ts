@@ -1,9 +1,12 @@
 /**
- * The document parsing that runs inside a parser worker (see ParserPool): type sniffing and text
- * extraction of untrusted bytes. Only relative and library imports, so a worker loads no more than
+ * The document parsing that runs inside a parser worker (see ParserPool): type sniffing, text
+ * extraction of untrusted bytes, and token chunking of the text. Only relative and library imports, so a worker loads no more than
  * the parsers themselves.
  */
-import { ExtractedDocument } from '../document-parser';
+import { TokenCounter, TokenEncodingName } from '@app/providers/local/tokenizer';
+import type { Chunking } from '../kb-rules';
+import { DocumentChunk, ExtractedDocument } from '../document-parser';
+import { chunkDocumentText } from './chunking';
 import { extractCsv, extractDocx, extractHtml, extractJson, extractPdf, loadPdfJs } from './formats';
 import { DOCX_MIME, loadFileType, sniffKind, utf8 } from './sniff';
 
@@ -52,4 +55,16 @@ export async function extractDocument(
       return { ...base, pages: [{ page: 1, text }], ...(heading ? { title: heading } : {}) };
     }
   }
+}
+
+const counters = new Map<TokenEncodingName, TokenCounter>();
+
+export function chunkDocument(
+  doc: ExtractedDocument,
+  chunking: Chunking,
+  encoding: TokenEncodingName,
+): DocumentChunk[] {
+  let tokens = counters.get(encoding);
+  if (!tokens) counters.set(encoding, (tokens = new TokenCounter(encoding)));
+  return chunkDocumentText(doc, chunking, tokens);
 }
