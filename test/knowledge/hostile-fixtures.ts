@@ -11,18 +11,13 @@ const MiB = 1024 * 1024;
 const FINAL_EMPTY_BLOCK = Buffer.from([0x03, 0x00]);
 
 /** Raw deflate of `prefix + block × copies + suffix`, and the inflated length. */
-function deflateBomb(
-  prefix: Buffer,
-  block: Buffer,
-  copies: number,
-  suffix: Buffer,
-): { data: Buffer; size: number; parts: Buffer[] } {
+function deflateBomb(prefix: Buffer, block: Buffer, copies: number, suffix: Buffer): { data: Buffer; size: number } {
   const flush = { finishFlush: constants.Z_FULL_FLUSH, level: 9 };
   const head = deflateRawSync(prefix, flush);
   const seg = deflateRawSync(block, flush);
   const tail = deflateRawSync(suffix, flush);
   const data = Buffer.concat([head, ...Array.from({ length: copies }, () => seg), tail, FINAL_EMPTY_BLOCK]);
-  return { data, size: prefix.length + block.length * copies + suffix.length, parts: [prefix, block, suffix] };
+  return { data, size: prefix.length + block.length * copies + suffix.length };
 }
 
 const ADLER_BASE = 65521;
@@ -109,15 +104,10 @@ export function docxBomb(mib = 2048): Buffer {
     `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="${W}"><w:body><w:p><w:r><w:t>`,
   );
   const suffix = Buffer.from('</w:t></w:r></w:p></w:body></w:document>');
-  const bomb = deflateBomb(prefix, Buffer.alloc(MiB, 'A'), mib, suffix);
-  let crc = crc32(prefix);
-  const block = Buffer.alloc(MiB, 'A');
-  for (let i = 0; i < mib; i++) crc = crc32(block, crc);
-  crc = crc32(suffix, crc);
   return zip([
     { name: '[Content_Types].xml', method: 0, data: contentTypes, size: contentTypes.length, crc: crc32(contentTypes) },
     { name: '_rels/.rels', method: 0, data: rels, size: rels.length, crc: crc32(rels) },
-    { name: 'word/document.xml', method: 8, data: bomb.data, size: bomb.size, crc },
+    bombMember('word/document.xml', prefix, mib, suffix),
   ]);
 }
 
@@ -125,12 +115,16 @@ export function docxBomb(mib = 2048): Buffer {
 export function slackBomb(mib = 1024): Buffer {
   const prefix = Buffer.from('[{"type":"message","user":"U1","ts":"1700000000.000100","text":"');
   const suffix = Buffer.from('"}]');
-  const bomb = deflateBomb(prefix, Buffer.alloc(MiB, 'A'), mib, suffix);
-  let crc = crc32(prefix);
+  return zip([bombMember('general/2026-01-15.json', prefix, mib, suffix)]);
+}
+
+/** A deflated zip member holding `prefix + 'A' × mib MiB + suffix`, with its real CRC-32 and size. */
+function bombMember(name: string, prefix: Buffer, mib: number, suffix: Buffer): ZipMember {
   const block = Buffer.alloc(MiB, 'A');
+  const bomb = deflateBomb(prefix, block, mib, suffix);
+  let crc = crc32(prefix);
   for (let i = 0; i < mib; i++) crc = crc32(block, crc);
-  crc = crc32(suffix, crc);
-  return zip([{ name: 'general/2026-01-15.json', method: 8, data: bomb.data, size: bomb.size, crc }]);
+  return { name, method: 8, data: bomb.data, size: bomb.size, crc: crc32(suffix, crc) };
 }
 
 interface ZipMember {
