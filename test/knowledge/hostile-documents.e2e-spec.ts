@@ -12,6 +12,7 @@ import OpenAI, { toFile } from 'openai';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { IngestJobEntity } from '@app/knowledge/entities/knowledge.entities';
+import { Wallet } from '../chat/chat-helpers';
 import { AdminClient } from '../support/admin-client';
 import { createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
@@ -127,6 +128,7 @@ describe(`hostile documents on ${backendKind()}`, () => {
   });
 
   it('a PDF bomb in a chat’s file_urls → 400 parse_limit_exceeded before any upstream call, nothing charged', async () => {
+    const wallet = await new Wallet(t.url, apiKey).snapshot();
     const res = await request(t.url)
       .post('/api/v1/chat')
       .set('api-key', apiKey)
@@ -138,8 +140,7 @@ describe(`hostile documents on ${backendKind()}`, () => {
       });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: 'parse_limit_exceeded', param: 'file_urls[0]' });
-    const usage = await request(t.url).get('/api/v1/usage').set('api-key', apiKey);
-    if (usage.status === 200) expect(JSON.stringify(usage.body)).not.toMatch(/"endpoint":"chat/);
+    await wallet.expectUntouched();
   });
 
   it('a Slack export whose channel JSON inflates to 1 GiB → 400 parse_limit_exceeded', async () => {
