@@ -21,9 +21,17 @@ import { deepHtml, deepJson, docxBomb, pdfBomb, slackBomb } from './hostile-fixt
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Runs `work` while calling GET /health every 50 ms; the latency of every call, and what `work` returned. */
-async function whileProbingHealth<T>(url: string, work: () => Promise<T>): Promise<{ result: T; latencies: number[] }> {
+/**
+ * Runs `work` while calling GET /health every 50 ms: what `work` returned, the latency of every call,
+ * and how far the process's resident memory (workers included) rose above where it started.
+ */
+async function whileProbingHealth<T>(
+  url: string,
+  work: () => Promise<T>,
+): Promise<{ result: T; latencies: number[]; rssRise: number }> {
   const latencies: number[] = [];
+  const rssBefore = process.memoryUsage.rss();
+  let rssPeak = rssBefore;
   let running = true;
   const loop = (async () => {
     while (running) {
@@ -32,6 +40,7 @@ async function whileProbingHealth<T>(url: string, work: () => Promise<T>): Promi
       await res.arrayBuffer();
       if (res.status !== 200) throw new Error(`/health answered ${res.status}`);
       latencies.push(performance.now() - t0);
+      rssPeak = Math.max(rssPeak, process.memoryUsage.rss());
       await sleep(50);
     }
   })();
@@ -40,7 +49,7 @@ async function whileProbingHealth<T>(url: string, work: () => Promise<T>): Promi
     const result = await work();
     running = false;
     await loop; // a /health failure fails the test
-    return { result, latencies };
+    return { result, latencies, rssRise: rssPeak - rssBefore };
   } finally {
     running = false;
     await loop.catch(() => undefined);
@@ -77,7 +86,11 @@ describe(`hostile documents on ${backendKind()}`, () => {
       ),
     );
     const started = Date.now();
-    const { result: results, latencies } = await whileProbingHealth(t.url, () =>
+    const {
+      result: results,
+      latencies,
+      rssRise,
+    } = await whileProbingHealth(t.url, () =>
       Promise.all(
         files.map((f) => client.vectorStores.files.createAndPoll(store.id, { file_id: f.id }, { pollIntervalMs: 100 })),
       ),
@@ -94,6 +107,8 @@ describe(`hostile documents on ${backendKind()}`, () => {
     expect(Date.now() - started).toBeLessThan(20_000);
     expect(latencies.length).toBeGreaterThan(0);
     expect(Math.max(...latencies)).toBeLessThan(1000);
+    // nothing inflated into memory: 3 GiB of decompressed content left the process well under 1 GiB higher
+    expect(rssRise).toBeLessThan(1024 * 1024 * 1024);
 
     // the process and its parser workers are fine: ordinary documents parse exactly as before
     const pdf = await pdfWithPages([['The harbour opens at dawn and closes at dusk.']], 'Harbour');
