@@ -122,6 +122,69 @@ describe('checkPdfStreams', () => {
   });
 });
 
+describe('checkPdfStreams: filter chains', () => {
+  const stream = (dict: string, data: Buffer) =>
+    Buffer.concat([Buffer.from(`4 0 obj\n<< ${dict} >>\nstream\n`), data, Buffer.from('\nendstream\nendobj\n')]);
+  const zlibBomb = (mib: number) => Buffer.concat([Buffer.from([0x78, 0xda]), bomb(mib)]);
+  const ascii85 = (buf: Buffer): Buffer => {
+    let out = '';
+    for (let i = 0; i < buf.length; i += 4) {
+      const chunk = Buffer.concat([buf.subarray(i, i + 4), Buffer.alloc(4)]).subarray(0, 4);
+      let n = chunk.readUInt32BE(0);
+      const digits: string[] = [];
+      for (let k = 0; k < 5; k++) {
+        digits.unshift(String.fromCharCode(33 + (n % 85)));
+        n = Math.floor(n / 85);
+      }
+      out += digits.slice(0, Math.min(4, buf.length - i) + 1).join('');
+    }
+    return Buffer.from(`${out}~>`);
+  };
+  /** 9-bit LZW codes (clear first, end last), packed most significant bit first. */
+  const lzw9 = (codes: number[]): Buffer => {
+    const bits = [256, ...codes, 257].map((c) => c.toString(2).padStart(9, '0')).join('');
+    const padded = bits.padEnd(Math.ceil(bits.length / 8) * 8, '0');
+    return Buffer.from(
+      Array.from({ length: padded.length / 8 }, (_, i) => parseInt(padded.slice(i * 8, i * 8 + 8), 2)),
+    );
+  };
+
+  it('a Flate bomb wrapped in ASCIIHex or ASCII85 is still inflated under the bounds', () => {
+    const hex = Buffer.from(`${zlibBomb(1024).toString('hex')}>`);
+    expect(limitOf(() => checkPdfStreams(stream('/Filter [/ASCIIHexDecode /FlateDecode]', hex), budget())).reason).toBe(
+      'ratio',
+    );
+    const a85 = ascii85(zlibBomb(1024));
+    expect(limitOf(() => checkPdfStreams(stream('/Filter [/A85 /Fl]', a85), budget())).reason).toBe('ratio');
+    // and an ordinary wrapped stream passes with its exact size counted
+    const b = budget();
+    checkPdfStreams(stream('/Filter [/ASCII85Decode /FlateDecode]', ascii85(deflateSync('BT (Hello) Tj ET'))), b);
+    expect(b.inflatedBytes).toBe('BT (Hello) Tj ET'.length);
+  });
+
+  it('RunLength output is counted (a run of 128 per 2 bytes) and bounded', () => {
+    const b = budget();
+    checkPdfStreams(stream('/Filter /RunLengthDecode', Buffer.from([2, 65, 66, 67, 129, 88, 128])), b);
+    expect(b.inflatedBytes).toBe(3 + 128);
+    const runs = Buffer.alloc(2 * 20_000, Buffer.from([129, 65]));
+    expect(limitOf(() => checkPdfStreams(stream('/Filter /RL', runs), budget({ maxInflatedBytes: MiB }))).reason).toBe(
+      'inflated_size',
+    );
+  });
+
+  it('LZW output is counted from the codes (literal, then growing KwKwK entries) and bounded', () => {
+    const b = budget();
+    // A, then entries 258 = AA, 259 = AAA, 260 = AAAA: 1 + 2 + 3 + 4 bytes
+    checkPdfStreams(stream('/Filter /LZWDecode', lzw9([65, 258, 259, 260])), b);
+    expect(b.inflatedBytes).toBe(10);
+    const growing = lzw9([65, ...Array.from({ length: 250 }, (_, i) => 258 + i)]);
+    expect(
+      limitOf(() => checkPdfStreams(stream('/Filter /LZWDecode', growing), budget({ maxInflatedBytes: 10_000 })))
+        .reason,
+    ).toBe('inflated_size');
+  });
+});
+
 describe('nesting bounds', () => {
   it('JSON: arrays and objects deeper than the bound; brackets inside strings do not count', () => {
     assertJsonDepth(JSON.stringify({ a: [[[{ b: '[[[[[[[[[[[[' }]]] }), 5);

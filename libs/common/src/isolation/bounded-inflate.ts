@@ -175,11 +175,27 @@ function findEndOfCentralDirectory(zip: Uint8Array, view: DataView): number {
   throw new ZipFormatError('Not a zip archive (no end of central directory).');
 }
 
+/** PDF stream filters by full and abbreviated (inline-image) name. */
+const PDF_FILTERS: Record<string, 'flate' | 'lzw' | 'rl' | 'ahx' | 'a85'> = {
+  FlateDecode: 'flate',
+  Fl: 'flate',
+  LZWDecode: 'lzw',
+  LZW: 'lzw',
+  RunLengthDecode: 'rl',
+  RL: 'rl',
+  ASCIIHexDecode: 'ahx',
+  AHx: 'ahx',
+  ASCII85Decode: 'a85',
+  A85: 'a85',
+};
+
 /**
- * The Flate streams of a PDF that a text extractor decodes (content, fonts, object and xref
- * streams; image XObjects are skipped: text extraction never decodes them), inflated under the
- * budget. PDF streams are `<<dict>> stream EOL … endstream`; the dict's `/Length` may be indirect or
- * wrong, so the data is taken up to the next `endstream`.
+ * The streams of a PDF that a text extractor decodes (content, fonts, object and xref streams;
+ * image XObjects are skipped: text extraction never decodes them), decoded through their filter
+ * chain under the budget: ASCII filters (which only shrink) are undone, Flate is inflated in
+ * bounded steps, RunLength and LZW output is counted without being produced. PDF streams are
+ * `<<dict>> stream EOL … endstream`; the dict's `/Length` may be indirect or wrong, so the data is
+ * taken up to the next `endstream`.
  */
 export function checkPdfStreams(pdf: Buffer, budget: InflateBudget): void {
   let pos = 0;
@@ -199,10 +215,119 @@ export function checkPdfStreams(pdf: Buffer, budget: InflateBudget): void {
     const dict = pdf.toString('latin1', Math.max(0, keyword - 4096), keyword);
     const open = dict.lastIndexOf(' obj');
     const header = open >= 0 ? dict.slice(open) : dict;
-    if (!/\/(FlateDecode|Fl)\b/.test(header) || /\/Subtype\s*\/Image\b/.test(header)) continue;
+    if (/\/Subtype\s*\/Image\b/.test(header)) continue;
+    const chain = [
+      ...header.matchAll(/\/(FlateDecode|Fl|LZWDecode|LZW|RunLengthDecode|RL|ASCIIHexDecode|AHx|ASCII85Decode|A85)\b/g),
+    ].map((m) => PDF_FILTERS[m[1]]);
+    if (!chain.some((f) => f === 'flate' || f === 'lzw' || f === 'rl')) continue;
     budget.entry();
-    const data = pdf.subarray(start, stop);
-    const zlib = data.length >= 2 && (data[0] & 0x0f) === 8 && ((data[0] << 8) | data[1]) % 31 === 0;
-    inflateBounded(data, budget, { zlib });
+    const earlyChange = /\/EarlyChange\s+0\b/.test(header) ? 0 : 1;
+    decodeChain(pdf.subarray(start, stop), chain, budget, earlyChange);
+  }
+}
+
+function decodeChain(data: Uint8Array, chain: string[], budget: InflateBudget, earlyChange: number): void {
+  for (const [i, filter] of chain.entries()) {
+    const last = i === chain.length - 1;
+    if (filter === 'ahx') data = asciiHexDecode(data);
+    else if (filter === 'a85') data = ascii85Decode(data);
+    else if (filter === 'flate') {
+      const zlib = data.length >= 2 && (data[0] & 0x0f) === 8 && ((data[0] << 8) | data[1]) % 31 === 0;
+      const r = inflateBounded(data, budget, { zlib, keep: !last });
+      if (!r.complete && !last) return;
+      data = r.bytes;
+    } else if (filter === 'rl') {
+      const r = runLengthDecode(data, budget, !last);
+      if (!r) return;
+      data = r;
+    } else {
+      // LZW: counted; what follows an LZW stage (rare) is bounded by time only
+      lzwCount(data, budget, earlyChange);
+      return;
+    }
+  }
+}
+
+function asciiHexDecode(data: Uint8Array): Uint8Array {
+  const text = Buffer.from(data).toString('latin1');
+  const end = text.indexOf('>');
+  const hex = (end < 0 ? text : text.slice(0, end)).replace(/[^0-9a-fA-F]/g, '');
+  return Buffer.from(hex.length % 2 ? `${hex}0` : hex, 'hex');
+}
+
+function ascii85Decode(data: Uint8Array): Uint8Array {
+  const out: number[] = [];
+  let group: number[] = [];
+  for (let i = 0; i < data.length; i++) {
+    const c = data[i];
+    if (c === 0x7e) break; // ~> ends the data
+    if (c === 0x7a && group.length === 0) {
+      out.push(0, 0, 0, 0); // z: four zero bytes
+      continue;
+    }
+    if (c < 0x21 || c > 0x75) continue; // white space (and anything else outside the alphabet)
+    group.push(c - 33);
+    if (group.length === 5) {
+      const n = group.reduce((acc, d) => acc * 85 + d, 0);
+      out.push((n >>> 24) & 255, (n >>> 16) & 255, (n >>> 8) & 255, n & 255);
+      group = [];
+    }
+  }
+  if (group.length > 1) {
+    const size = group.length - 1;
+    while (group.length < 5) group.push(84);
+    const n = group.reduce((acc, d) => acc * 85 + d, 0);
+    out.push(...[(n >>> 24) & 255, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].slice(0, size));
+  }
+  return Uint8Array.from(out);
+}
+
+/** RunLength (at most 128× its input): counted under the budget; produced only when `keep`. */
+function runLengthDecode(data: Uint8Array, budget: InflateBudget, keep: boolean): Uint8Array | null {
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for (let i = 0; i < data.length;) {
+    const n = data[i++];
+    if (n === 128) break;
+    const run = n < 128 ? data.subarray(i, i + n + 1) : Buffer.alloc(257 - n, data[i] ?? 0);
+    i += n < 128 ? n + 1 : 1;
+    size += run.length;
+    budget.add(run.length, size, i);
+    if (keep) parts.push(run);
+  }
+  return keep ? concat(parts, size) : null;
+}
+
+/** LZW (PDF's variant: 9–12-bit codes, 256 clear, 257 end): output length counted, nothing produced. */
+function lzwCount(data: Uint8Array, budget: InflateBudget, earlyChange: number): void {
+  const lens = new Uint32Array(4096);
+  let next = 258;
+  let width = 9;
+  let prevLen = 0;
+  let size = 0;
+  let bits = 0;
+  let acc = 0;
+  for (let i = 0; i < data.length; i++) {
+    acc = ((acc << 8) | data[i]) >>> 0;
+    bits += 8;
+    while (bits >= width) {
+      const code = (acc >>> (bits - width)) & ((1 << width) - 1);
+      bits -= width;
+      acc &= (1 << bits) - 1;
+      if (code === 256) {
+        next = 258;
+        width = 9;
+        prevLen = 0;
+        continue;
+      }
+      if (code === 257) return;
+      const len = code < 256 ? 1 : code < next ? lens[code] : code === next && prevLen > 0 ? prevLen + 1 : 0;
+      if (len === 0) return; // not a valid code here: the stream ends (as a decoder would stop)
+      if (prevLen > 0 && next < 4096) lens[next++] = prevLen + 1;
+      if (next + earlyChange >= 1 << width && width < 12) width++;
+      prevLen = len;
+      size += len;
+      budget.add(len, size, i + 1);
+    }
   }
 }

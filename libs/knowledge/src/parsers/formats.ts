@@ -2,8 +2,8 @@
  * Format parsers, each a maintained library: PDF text per page (pdfjs-dist, legacy build), DOCX
  * (mammoth → HTML → turndown Markdown), HTML main content (@mozilla/readability over linkedom →
  * turndown), CSV (papaparse, one unit per row with the header repeated), JSON (pretty-printed).
- * They run in a parser worker; before a library sees the bytes, the compressed parts are inflated
- * once under bounds (PDF Flate streams, the DOCX zip) and HTML and JSON nesting is bounded.
+ * They run in a parser worker; before a library sees the bytes, the compressed parts are decoded
+ * once under bounds (PDF streams, the DOCX zip) and HTML and JSON nesting is bounded.
  */
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
@@ -23,8 +23,8 @@ import { ExtractedDocument, ExtractionError } from '../document-parser';
 const MiB = 1024 * 1024;
 
 /**
- * Flate streams of one PDF that text extraction decodes: 256 MiB inflated in all, a stream past
- * 1 MiB at most 1000× its compressed size (page content of text compresses ~5–20×).
+ * Streams of one PDF that text extraction decodes (Flate, LZW, RunLength): 256 MiB decoded in all,
+ * a stream past 1 MiB at most 1000× its encoded size (page content of text compresses ~5–20×).
  */
 export const PDF_INFLATE_LIMITS: InflateLimits = {
   maxInflatedBytes: 256 * MiB,
