@@ -20,3 +20,4 @@ export * from './net';
 export * from './net/net.module';
 export * from './http/log-serializers';
 export * from './metrics';
+export * from './isolation';

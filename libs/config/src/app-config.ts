@@ -103,6 +103,18 @@ export class AppConfig {
   get ingestPollMs(): number {
     return this.env.ingestPollMs;
   }
+  /** Worker threads that parse untrusted documents (PDF, DOCX, HTML, CSV, JSON, chat exports) */
+  get parserWorkers(): number {
+    return this.env.parserWorkers;
+  }
+  /** V8 heap limit of one parser worker */
+  get parserMemoryMb(): number {
+    return this.env.parserMemoryMb;
+  }
+  /** Wall time one document's parsing may take before its worker is stopped */
+  get parserTimeoutMs(): number {
+    return this.env.parserTimeoutMs;
+  }
   get kbVectorCacheBytes(): number {
     return this.env.kbVectorCacheMb * 1024 * 1024;
   }

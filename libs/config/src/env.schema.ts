@@ -131,6 +131,9 @@ export interface EnvConfig {
   imageUrlTtlSeconds: number;
   ingestConcurrency: number;
   ingestPollMs: number;
+  parserWorkers: number;
+  parserMemoryMb: number;
+  parserTimeoutMs: number;
   kbVectorCacheMb: number;
   memoryCacheMb: number;
   devWorkspace: boolean;
@@ -280,6 +283,9 @@ export function parseEnv(env: Env, providers: readonly ProviderEnvDeclaration[] 
     imageUrlTtlSeconds: int(env, 'IMAGE_URL_TTL_SECONDS', 3600, 60, 7 * 86_400),
     ingestConcurrency: int(env, 'INGEST_CONCURRENCY', 2, 0, 64),
     ingestPollMs: int(env, 'INGEST_POLL_MS', 1000, 50, 60_000),
+    parserWorkers: int(env, 'PARSER_WORKERS', 2, 1, 32),
+    parserMemoryMb: int(env, 'PARSER_MEMORY_MB', 512, 64, 16_384),
+    parserTimeoutMs: int(env, 'PARSER_TIMEOUT_MS', 60_000, 100, 3_600_000),
     kbVectorCacheMb: int(env, 'KB_VECTOR_CACHE_MB', 256, 0, 65_536),
     memoryCacheMb: int(env, 'MEMORY_CACHE_MB', 256, 1, 65_536),
     devWorkspace: bool(env, 'DEV_WORKSPACE', true),

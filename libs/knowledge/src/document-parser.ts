@@ -1,4 +1,4 @@
-import { Chunking } from './kb-rules';
+import type { Chunking } from './kb-rules';
 
 /** What a parser extracted from a document: text per page (PDF) or one page; CSV rows as units. */
 export interface ExtractedDocument {
@@ -21,8 +21,19 @@ export interface DocumentChunk {
 /** A document that cannot be ingested, with the `last_error.code` it reports. */
 export class ExtractionError extends Error {
   constructor(
-    readonly code: 'unsupported_file' | 'no_text_layer' | 'file_too_large' | 'parse_error' | 'empty_document',
+    readonly code:
+      | 'unsupported_file'
+      | 'no_text_layer'
+      | 'file_too_large'
+      | 'parse_error'
+      | 'empty_document'
+      | 'parse_limit_exceeded',
     message: string,
+    /**
+     * parse_limit_exceeded only: the parser was stopped for memory or time (which load can cause)
+     * rather than by a bound the same bytes always cross
+     */
+    readonly retryable = false,
   ) {
     super(message);
     this.name = 'ExtractionError';
@@ -31,11 +42,14 @@ export class ExtractionError extends Error {
 
 /**
  * Turns bytes into text and chunks (type sniffing by content, maintained parsers per format,
- * token-based chunking). An abstract class so it is the DI token.
+ * token-based chunking). An abstract class so it is the DI token. `sniff` and `extract` read
+ * untrusted bytes and `chunk` tokenizes what they produce: all run in a parser worker, off the event
+ * loop, within memory and time limits; a document past a limit fails with
+ * ExtractionError('parse_limit_exceeded').
  */
 export abstract class DocumentParser {
   /** Type by content; throws ExtractionError('unsupported_file') for anything not ingestible or storable. */
   abstract sniff(bytes: Buffer, hint: { filename?: string; mime?: string }): Promise<ExtractedDocument['kind']>;
   abstract extract(bytes: Buffer, hint: { filename?: string; mime?: string }): Promise<ExtractedDocument>;
-  abstract chunk(doc: ExtractedDocument, chunking: Chunking): DocumentChunk[];
+  abstract chunk(doc: ExtractedDocument, chunking: Chunking): Promise<DocumentChunk[]>;
 }

@@ -6,18 +6,23 @@ import { AppConfig } from '@app/config';
 import { BillingService, PricingService } from '@app/billing';
 import { ModelCatalogService } from '@app/providers';
 import { EmbeddingsService } from '@app/embeddings';
-import { DocumentParser, ExtractedDocument, ExtractionError } from './document-parser';
+import { DocumentChunk, DocumentParser, ExtractedDocument, ExtractionError } from './document-parser';
 import { IngestJobEntity, KbDocumentEntity } from './entities/knowledge.entities';
 import { FilesRepository } from './files.repository';
 import { MAX_FILE_BYTES } from './files.service';
 import { IngestionSignal } from './ingestion-signal';
-import { decodeChunking } from './kb-rules';
+import { Chunking, decodeChunking } from './kb-rules';
 import { KnowledgeRepository, NewChunk } from './knowledge.repository';
 import { encodeVector } from '@app/retrieval';
 
 const LEASE_MS = 60_000;
 const MAX_ATTEMPTS = 5;
 const LINK_TIMEOUT_MS = 15_000;
+/**
+ * Parser runs of one document that may end unfinished (parser stopped for memory or time, or the
+ * replica died meanwhile) before the document fails with parse_limit_exceeded: one retry.
+ */
+const MAX_PARSE_RUNS = 2;
 
 /** A failure that retrying cannot fix: the document fails with this code. */
 class PermanentFailure extends Error {
@@ -164,7 +169,7 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
       this.log.log(`ingest ${doc.vectorStoreId}/${doc.id}: link unchanged, kept ${doc.chunkCount} chunks`);
       return;
     }
-    const extracted = await this.parser.extract(bytes, { filename, mime });
+    const { extracted, chunks } = await this.parse(job, bytes, { filename, mime }, decodeChunking(doc.chunking));
     const title = extracted.title ?? doc.title ?? filename;
     if (extracted.kind === 'image') {
       await this.repo.swapChunks(
@@ -187,7 +192,6 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
       this.log.log(`ingest ${doc.vectorStoreId}/${doc.id}: image stored (not embedded)`);
       return;
     }
-    const chunks = this.parser.chunk(extracted, decodeChunking(doc.chunking));
     if (chunks.length === 0) throw new ExtractionError('empty_document', 'The document holds no text to index.');
     this.log.log(
       `ingest ${doc.vectorStoreId}/${doc.id}: ${extracted.kind}, ${extracted.pages.length} page(s), ${chunks.length} chunk(s)`,
@@ -219,6 +223,43 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
     this.log.log(
       `ingest ${doc.vectorStoreId}/${doc.id}: ${ok ? 'completed' : 'dropped (document deleted meanwhile)'} in ${this.clock.now() - started} ms`,
     );
+  }
+
+  /**
+   * The parser run (extraction, then chunking unless it is an image), counted durably before it
+   * starts and cleared when it finishes, so a document that stops its parser (or kills its
+   * replica) is parsed at most MAX_PARSE_RUNS times in all — also when the job is claimed again
+   * after a restart or by another replica.
+   */
+  private async parse(
+    job: IngestJobEntity,
+    bytes: Buffer,
+    hint: { filename: string; mime: string },
+    chunking: Chunking,
+  ): Promise<{ extracted: ExtractedDocument; chunks: DocumentChunk[] }> {
+    const id = Number(job.id);
+    const unfinished = job.parseRuns ?? 0;
+    if (unfinished >= MAX_PARSE_RUNS)
+      throw new PermanentFailure(
+        'parse_limit_exceeded',
+        `The document's parser did not finish in ${unfinished} runs (stopped for memory or time, or its replica stopped); it is not parsed again.`,
+      );
+    await this.repo.startParseRun(id);
+    try {
+      const extracted = await this.parser.extract(bytes, hint);
+      const chunks = extracted.kind === 'image' ? [] : await this.parser.chunk(extracted, chunking);
+      await this.repo.endParseRun(id);
+      return { extracted, chunks };
+    } catch (err) {
+      if (err instanceof ExtractionError && err.retryable) {
+        // stopped for memory or time: once more (the limit may have been hit under load), then for good
+        if (unfinished + 1 >= MAX_PARSE_RUNS) throw new PermanentFailure(err.code, err.message);
+        throw new Error(err.message);
+      }
+      // the parser finished (an ordinary parse error) or never ran (shutdown): the run does not count
+      if (!(err instanceof ExtractionError)) await this.repo.endParseRun(id).catch(() => undefined);
+      throw err;
+    }
   }
 
   /** Chunks of an unchanged document, re-inserted as they are (the swap is the one place that writes chunks). */

@@ -61,16 +61,7 @@ export function decodeChunking(s: string): Chunking {
   return m ? { type: 'static', maxTokens: Number(m[1]), overlapTokens: Number(m[2]) } : AUTO_CHUNKING;
 }
 
-/**
- * The messages of a chat transcript: each starts at column 0; its continuation lines are indented
- * (see `MESSAGE_CHUNKING`). Blank lines between messages are dropped.
- */
-export function splitMessages(text: string): string[] {
-  return text
-    .split(/\n(?=\S)/)
-    .map((m) => m.replace(/\s+$/, ''))
-    .filter((m) => m.trim() !== '');
-}
+export { splitMessages } from './parsers/chunking';
 
 /** The wire form OpenAI returns on a vector store file (auto is reported as its static values). */
 export function chunkingObject(c: Chunking): {

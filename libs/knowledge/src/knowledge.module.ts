@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { IsolationModule } from '@app/common';
 import { AuthModule } from '@app/auth';
 import { BillingModule } from '@app/billing';
 import { ProvidersModule } from '@app/providers';
@@ -43,6 +44,7 @@ import { VectorStoresController } from './vector-stores.controller';
     ProvidersModule,
     EmbeddingsModule,
     GovernanceModule,
+    IsolationModule,
   ],
   controllers: [FilesController, VectorStoresController, KnowledgeBasesController],
   providers: [

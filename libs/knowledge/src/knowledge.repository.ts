@@ -52,6 +52,9 @@ const EMPTY_STATUS = (): Record<DocumentStatus, number> => ({
 const EMPTY_KIND = (): Record<DocumentKind, number> => ({ file: 0, text: 0, link: 0 });
 
 /** Knowledge bases, their documents and chunks, batches and the ingestion queue. */
+/** A job as it is queued (no unfinished parser runs yet: the column's default). */
+export type NewIngestJob = Omit<IngestJobEntity, 'id' | 'parseRuns'>;
+
 @Injectable()
 export class KnowledgeRepository {
   private readonly sql: RawSql;
@@ -163,7 +166,7 @@ export class KnowledgeRepository {
    */
   addDocument(
     doc: Omit<KbDocumentEntity, 'seq'>,
-    job: Omit<IngestJobEntity, 'id'>,
+    job: NewIngestJob,
     limit: number,
   ): Promise<'added' | 'limit' | 'exists' | 'gone'> {
     return this.tx.run(async (m) => {
@@ -236,7 +239,7 @@ export class KnowledgeRepository {
   }
 
   /** Queue the document again (link refresh); false when a job for it is already pending. */
-  requeue(doc: KbDocumentEntity, job: Omit<IngestJobEntity, 'id'>): Promise<boolean> {
+  requeue(doc: KbDocumentEntity, job: NewIngestJob): Promise<boolean> {
     return this.tx.run(async (m) => {
       if (!(await this.lockStore(m, doc.vectorStoreId))) return false;
       const pending = await m.countBy(IngestJobEntity, {
@@ -423,7 +426,7 @@ export class KnowledgeRepository {
     const { rows } = await this.sql.exec(
       `UPDATE ${this.T.jobs} SET status = 'in_progress', lease_owner = $1, lease_until = $2, attempts = attempts + 1, updated_at = $3
        WHERE id = (SELECT id FROM ${this.T.jobs} WHERE (status = 'queued' AND run_after <= $3) OR (status = 'in_progress' AND lease_until < $3) ORDER BY id LIMIT 1 ${lock})
-       RETURNING id, vector_store_id, document_id, team_id, attempts`,
+       RETURNING id, vector_store_id, document_id, team_id, attempts, parse_runs`,
       [owner, now + leaseMs, now],
     );
     const r = rows[0];
@@ -434,7 +437,18 @@ export class KnowledgeRepository {
       documentId: String(r.document_id),
       teamId: String(r.team_id),
       attempts: Number(r.attempts),
+      parseRuns: Number(r.parse_runs),
     } as IngestJobEntity;
+  }
+
+  /** Counts a parser run of the job's document before it starts (durable: a replica may die during it). */
+  async startParseRun(jobId: number): Promise<void> {
+    await this.jobs.increment({ id: jobId }, 'parseRuns', 1);
+  }
+
+  /** The parser run finished (with text or an ordinary parse error): no unfinished runs. */
+  async endParseRun(jobId: number): Promise<void> {
+    await this.jobs.update({ id: jobId }, { parseRuns: 0 });
   }
 
   async extendLease(jobId: number, owner: string, until: number): Promise<void> {

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { IsolationModule } from '@app/common';
 import { AuthModule } from '@app/auth';
 import { KnowledgeModule } from '@app/knowledge';
 import {
@@ -23,6 +24,7 @@ import { WebhooksController } from './webhooks.controller';
     TypeOrmModule.forFeature([ProjectEntity, ProjectMaterialEntity, ProjectIntegrationEntity, WebhookEventEntity]),
     AuthModule,
     KnowledgeModule,
+    IsolationModule,
   ],
   controllers: [ProjectsController, WebhooksController],
   providers: [

@@ -1,19 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { ApiError, Clock } from '@app/common';
+import { join } from 'node:path';
+import { ApiError, Clock, ParseLimitError, ParserPool, ParserTask, ParserTaskError } from '@app/common';
 import type { Caller } from '@app/auth';
 import { KnowledgeService, UploadedBytes } from '@app/knowledge';
 import type { KbDocumentEntity } from '@app/knowledge/entities/knowledge.entities';
 import { AttachChatDto, CreateProjectDto, MaterialDto, ProjectDto, UpdateProjectDto } from './dto/projects.dto';
 import { ProjectEntity, ProjectIntegrationEntity, ProjectMaterialEntity } from './entities/project.entities';
-import {
-  ChatExportError,
-  ChatMessage,
-  parseSlackExport,
-  parseTelegramExport,
-  parseWhatsAppExport,
-  renderTranscript,
-} from './messenger';
+import { ChatMessage, renderTranscript } from './messenger';
 import type { MaterialKind } from './project-context.port';
 import { DEFAULT_RAG, imageMime, mergeRag, parseRag } from './project-rules';
 import { ProjectsRepository } from './projects.repository';
@@ -24,6 +18,8 @@ export const newMaterialId = (): string => `mat_${randomBytes(12).toString('hex'
 const KINDS: MaterialKind[] = ['file', 'link', 'knowledge_base', 'chat', 'messenger_chat', 'webhook', 'external_api'];
 const seconds = (ms: number): number => Math.floor(ms / 1000);
 const HOLDER = 'A project';
+/** Chat exports are parsed in a parser worker (messenger/export-tasks.ts). */
+const CHAT_EXPORT_TASK: ParserTask = { module: join(__dirname, 'messenger', 'export-tasks'), fn: 'parseChatExport' };
 /** 404 for a project id the team does not have (or a project deleted while the request ran). */
 export const projectNotFound = (id: string): ApiError =>
   ApiError.notFound(`No such project: ${id}`, 'project_not_found', 'project_id');
@@ -39,6 +35,7 @@ export class ProjectsService {
     private readonly repo: ProjectsRepository,
     private readonly kb: KnowledgeService,
     private readonly clock: Clock,
+    private readonly parsers: ParserPool,
   ) {}
 
   // ── projects ───────────────────────────────────────────────────────────────────────────────────
@@ -234,14 +231,11 @@ export class ProjectsService {
       throw ApiError.badRequest('A multipart field "file" with the export is required.', 'file');
     let messages: ChatMessage[];
     try {
-      messages =
-        format === 'slack'
-          ? parseSlackExport(upload.buffer)
-          : format === 'telegram'
-            ? parseTelegramExport(upload.buffer.toString('utf8'))
-            : parseWhatsAppExport(upload.buffer.toString('utf8'));
+      messages = await this.parsers.run<ChatMessage[]>(CHAT_EXPORT_TASK, format, upload.buffer);
     } catch (err) {
-      if (err instanceof ChatExportError) throw ApiError.badRequest(err.message, 'file', 'invalid_export');
+      if (err instanceof ParseLimitError) throw ApiError.badRequest(err.message, 'file', 'parse_limit_exceeded');
+      if (err instanceof ParserTaskError && err.errorName === 'ChatExportError')
+        throw ApiError.badRequest(err.message, 'file', 'invalid_export');
       throw err;
     }
     if (messages.length === 0)

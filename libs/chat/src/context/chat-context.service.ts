@@ -281,7 +281,7 @@ export class ChatContextService implements OnModuleInit {
       const pool = topK(candidates, MAX_CANDIDATES);
       const pdfChunks: Piece[] = [];
       for (const p of remainderPdfs) {
-        for (const c of this.parser.chunk(p.doc, AUTO_CHUNKING)) {
+        for (const c of await this.parser.chunk(p.doc, AUTO_CHUNKING)) {
           pdfChunks.push(
             this.piece({ title: p.title, page: c.page, url: urlLabel(p.url) }, c.text, Number.NEGATIVE_INFINITY, {
               kind: 'file_url',

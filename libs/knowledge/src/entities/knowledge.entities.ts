@@ -80,6 +80,8 @@ export class IngestJobEntity {
   @Column({ name: 'team_id', type: 'varchar', length: 36 }) teamId: string;
   @Column({ type: 'varchar', length: 16 }) status: JobStatus;
   @Column({ type: 'integer', default: 0 }) attempts: number;
+  /** parser runs of this job's document that did not finish (stopped for memory or time, or the replica died) */
+  @Column({ name: 'parse_runs', type: 'integer', default: 0 }) parseRuns: number;
   @Column({ name: 'run_after', type: 'bigint', transformer: bigintNumber }) runAfter: number;
   @Column({ name: 'lease_owner', type: 'varchar', length: 64, nullable: true }) leaseOwner: string | null;
   @Column({ name: 'lease_until', type: 'bigint', nullable: true, transformer: bigintNumber }) leaseUntil: number | null;

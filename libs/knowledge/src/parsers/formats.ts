@@ -2,17 +2,51 @@
  * Format parsers, each a maintained library: PDF text per page (pdfjs-dist, legacy build), DOCX
  * (mammoth → HTML → turndown Markdown), HTML main content (@mozilla/readability over linkedom →
  * turndown), CSV (papaparse, one unit per row with the header repeated), JSON (pretty-printed).
+ * They run in a parser worker; before a library sees the bytes, the compressed parts are decoded
+ * once under bounds (PDF streams, the DOCX zip) and HTML and JSON nesting is bounded.
  */
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
 import mammoth from 'mammoth';
 import Papa from 'papaparse';
 import TurndownService from 'turndown';
+import {
+  checkPdfStreams,
+  InflateBudget,
+  InflateLimits,
+  unzipBounded,
+  ZipFormatError,
+} from '@app/common/isolation/bounded-inflate';
+import { assertHtmlDepth, assertJsonDepth } from '@app/common/isolation/nesting';
 import { ExtractedDocument, ExtractionError } from '../document-parser';
+
+const MiB = 1024 * 1024;
+
+/**
+ * Streams of one PDF that text extraction decodes (Flate, LZW, RunLength): 256 MiB decoded in all,
+ * a stream past 1 MiB at most 1000× its encoded size (page content of text compresses ~5–20×).
+ */
+export const PDF_INFLATE_LIMITS: InflateLimits = {
+  maxInflatedBytes: 256 * MiB,
+  maxRatio: 1000,
+  ratioFloorBytes: MiB,
+  maxEntries: 100_000,
+};
+
+/** A DOCX zip: 128 MiB inflated in all, a member past 1 MiB at most 200× (WordprocessingML ~5–20×), 10 000 members. */
+export const DOCX_INFLATE_LIMITS: InflateLimits = {
+  maxInflatedBytes: 128 * MiB,
+  maxRatio: 200,
+  ratioFloorBytes: MiB,
+  maxEntries: 10_000,
+};
+
+/** Element nesting of HTML (as Blink's tree builder caps it) and array/object nesting of JSON. */
+export const MAX_NESTING_DEPTH = 512;
 
 type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
 let pdfjs: Promise<PdfJs> | null = null;
-const loadPdfJs = (): Promise<PdfJs> => (pdfjs ??= import('pdfjs-dist/legacy/build/pdf.mjs'));
+export const loadPdfJs = (): Promise<PdfJs> => (pdfjs ??= import('pdfjs-dist/legacy/build/pdf.mjs'));
 
 const turndown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' });
 
@@ -21,6 +55,7 @@ export function htmlToMarkdown(html: string): string {
 }
 
 export async function extractPdf(bytes: Buffer): Promise<Pick<ExtractedDocument, 'pages' | 'title'>> {
+  checkPdfStreams(bytes, new InflateBudget(PDF_INFLATE_LIMITS, 'PDF'));
   const { getDocument } = await loadPdfJs();
   let doc;
   try {
@@ -69,18 +104,27 @@ export async function extractPdf(bytes: Buffer): Promise<Pick<ExtractedDocument,
 }
 
 export async function extractDocx(bytes: Buffer): Promise<Pick<ExtractedDocument, 'pages' | 'title'>> {
+  try {
+    unzipBounded(bytes, new InflateBudget(DOCX_INFLATE_LIMITS, 'DOCX'), () => false);
+  } catch (err) {
+    if (err instanceof ZipFormatError)
+      throw new ExtractionError('parse_error', `The DOCX could not be read: ${err.message}`);
+    throw err;
+  }
   let html: string;
   try {
     html = (await mammoth.convertToHtml({ buffer: bytes })).value;
   } catch (err) {
     throw new ExtractionError('parse_error', `The DOCX could not be read: ${(err as Error).message}`);
   }
+  assertHtmlDepth(html, MAX_NESTING_DEPTH);
   const text = htmlToMarkdown(html);
   const heading = /^#{1,3} (.+)$/m.exec(text)?.[1];
   return { pages: [{ page: 1, text }], ...(heading ? { title: heading.trim() } : {}) };
 }
 
 export function extractHtml(html: string): Pick<ExtractedDocument, 'pages' | 'title'> {
+  assertHtmlDepth(html, MAX_NESTING_DEPTH);
   const { document } = parseHTML(html);
   const pageTitle = document.querySelector('title')?.textContent?.trim() || undefined;
   // Readability mutates the document; it is ours to throw away
@@ -90,6 +134,11 @@ export function extractHtml(html: string): Pick<ExtractedDocument, 'pages' | 'ti
     : (document.body?.textContent ?? '').replace(/\s+/g, ' ').trim();
   const title = article?.title?.trim() || pageTitle;
   return { pages: [{ page: 1, text }], ...(title ? { title } : {}) };
+}
+
+export function extractJson(text: string): Pick<ExtractedDocument, 'pages'> {
+  assertJsonDepth(text, MAX_NESTING_DEPTH);
+  return { pages: [{ page: 1, text: JSON.stringify(JSON.parse(text), null, 2) }] };
 }
 
 /** CSV: every row becomes "column: value; column2: value2" — a unit that never loses its header. */

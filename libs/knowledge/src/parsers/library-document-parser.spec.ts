@@ -1,9 +1,13 @@
+import { ParserPool } from '@app/common';
+import { AppConfig } from '@app/config';
 import { TokenCounter } from '@app/providers';
 import { ExtractionError } from '../document-parser';
 import { LibraryDocumentParser } from './library-document-parser';
 
 const tokens = new TokenCounter('cl100k_base');
-const parser = new LibraryDocumentParser({ embeddings: tokens } as never);
+const pool = new ParserPool(AppConfig.fromEnv({}));
+const parser = new LibraryDocumentParser({ embeddings: tokens } as never, pool);
+afterAll(() => pool.onApplicationShutdown());
 const sniff = (s: string | Buffer, filename?: string) =>
   parser.sniff(Buffer.isBuffer(s) ? s : Buffer.from(s), { filename });
 
@@ -44,8 +48,8 @@ describe('extraction', () => {
 
 describe('token chunking', () => {
   const text = Array.from({ length: 300 }, (_, i) => `word${i}`).join(' ');
-  it('windows of max tokens overlapping by exactly the overlap', () => {
-    const chunks = parser.chunk(
+  it('windows of max tokens overlapping by exactly the overlap', async () => {
+    const chunks = await parser.chunk(
       { kind: 'text', mime: 'text/plain', pages: [{ page: 1, text }] },
       { type: 'static', maxTokens: 100, overlapTokens: 40 },
     );
@@ -57,8 +61,8 @@ describe('token chunking', () => {
     expect(chunks[0].contentHash).toMatch(/^[0-9a-f]{64}$/);
     expect(chunks[0].page).toBeNull();
   });
-  it('PDF chunks keep their page and never span pages', () => {
-    const chunks = parser.chunk(
+  it('PDF chunks keep their page and never span pages', async () => {
+    const chunks = await parser.chunk(
       {
         kind: 'pdf',
         mime: 'application/pdf',
@@ -74,9 +78,9 @@ describe('token chunking', () => {
       [2, 'gamma delta'],
     ]);
   });
-  it('CSV rows are grouped whole', () => {
+  it('CSV rows are grouped whole', async () => {
     const units = Array.from({ length: 50 }, (_, i) => `id: ${i}; name: item number ${i}`);
-    const chunks = parser.chunk(
+    const chunks = await parser.chunk(
       { kind: 'csv', mime: 'text/csv', pages: [], units },
       { type: 'static', maxTokens: 100, overlapTokens: 0 },
     );
@@ -93,9 +97,9 @@ describe('message-window chunking (chats)', () => {
       ...Array.from({ length: lines - 1 }, (_, k) => `  continuation ${k} of message ${i} with a few more words`),
     ].join('\n');
 
-  it('chunks hold whole messages: a message (with its indented lines) is never cut between chunks', () => {
+  it('chunks hold whole messages: a message (with its indented lines) is never cut between chunks', async () => {
     const msgs = Array.from({ length: 40 }, (_, i) => message(i, 1 + (i % 3)));
-    const chunks = parser.chunk(
+    const chunks = await parser.chunk(
       { kind: 'markdown', mime: 'text/markdown', pages: [{ page: 1, text: msgs.join('\n') }] },
       { type: 'messages', maxTokens: 100, overlapTokens: 0 },
     );
@@ -105,25 +109,25 @@ describe('message-window chunking (chats)', () => {
     for (const c of chunks) expect(c.tokens).toBeLessThanOrEqual(100);
   });
 
-  it('windows are content-defined: dropping the oldest messages and appending new ones keeps the middle chunks', () => {
+  it('windows are content-defined: dropping the oldest messages and appending new ones keeps the middle chunks', async () => {
     const msgs = Array.from({ length: 200 }, (_, i) => message(i, 1));
-    const cut = (list: string[]) =>
-      parser
-        .chunk(
+    const cut = async (list: string[]) =>
+      (
+        await parser.chunk(
           { kind: 'text', mime: 'text/plain', pages: [{ page: 1, text: list.join('\n') }] },
           { type: 'messages', maxTokens: 800, overlapTokens: 0 },
         )
-        .map((c) => c.contentHash);
-    const before = cut(msgs.slice(0, 150));
-    const after = cut(msgs.slice(5, 155));
+      ).map((c) => c.contentHash);
+    const before = await cut(msgs.slice(0, 150));
+    const after = await cut(msgs.slice(5, 155));
     const kept = before.filter((h) => after.includes(h)).length;
     expect(before.length).toBeGreaterThan(5);
     expect(kept).toBeGreaterThanOrEqual(before.length - 3);
   });
 
-  it('only a message longer than the window is split', () => {
+  it('only a message longer than the window is split', async () => {
     const long = `[t] bob: ${'word '.repeat(300).trim()}`;
-    const chunks = parser.chunk(
+    const chunks = await parser.chunk(
       { kind: 'text', mime: 'text/plain', pages: [{ page: 1, text: [message(1), long, message(2)].join('\n') }] },
       { type: 'messages', maxTokens: 100, overlapTokens: 0 },
     );

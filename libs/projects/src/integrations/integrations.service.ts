@@ -1,19 +1,22 @@
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { ApiError, Clock, SafeFetcher, SafeFetchError } from '@app/common';
+import { join } from 'node:path';
+import {
+  ApiError,
+  Clock,
+  ParseLimitError,
+  ParserPool,
+  ParserTask,
+  ParserTaskError,
+  SafeFetcher,
+  SafeFetchError,
+} from '@app/common';
 import { AppConfig } from '@app/config';
 import type { Caller } from '@app/auth';
 import { KnowledgeService, MAX_FILE_BYTES } from '@app/knowledge';
 import { CreateIntegrationDto, IntegrationDto, SyncResultDto, WebhookAckDto } from '../dto/projects.dto';
 import { ProjectIntegrationEntity } from '../entities/project.entities';
-import { renderTranscript } from '../messenger';
-import {
-  apiResponseText,
-  MAX_WEBHOOK_EVENT_BYTES,
-  MAX_WEBHOOK_EVENTS,
-  parseJsonPath,
-  webhookEventMessage,
-} from '../project-rules';
+import { MAX_WEBHOOK_EVENT_BYTES, MAX_WEBHOOK_EVENTS, parseJsonPath } from '../project-rules';
 import { ProjectsRepository } from '../projects.repository';
 import { projectNotFound, ProjectsService } from '../projects.service';
 import { IntegrationSecrets } from './integration-secrets';
@@ -27,6 +30,16 @@ const DEFAULT_INTERVAL_SECONDS = 3600;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/;
 const seconds = (ms: number | null): number | null => (ms === null ? null : Math.floor(ms / 1000));
 const HOLDER = 'A project';
+/** API responses and webhook transcripts become text in a parser worker (content-tasks.ts). */
+const CONTENT_TASKS = join(__dirname, 'content-tasks');
+const RESPONSE_TEXT_TASK: ParserTask = { module: CONTENT_TASKS, fn: 'responseText' };
+const WEBHOOK_TRANSCRIPT_TASK: ParserTask = { module: CONTENT_TASKS, fn: 'webhookTranscript' };
+
+/** A worker's failure as the error the integration records (the task's own message, or the limit). */
+function contentError(err: unknown): unknown {
+  if (err instanceof ParseLimitError || err instanceof ParserTaskError) return new Error(err.message);
+  return err;
+}
 
 /**
  * API integrations of projects. Webhooks: Standard Webhooks signatures, each event (≤ 256 KB) a
@@ -52,6 +65,7 @@ export class IntegrationsService implements OnModuleInit, OnApplicationShutdown 
     private readonly fetcher: SafeFetcher,
     private readonly config: AppConfig,
     private readonly clock: Clock,
+    private readonly parsers: ParserPool,
   ) {}
 
   onModuleInit(): void {
@@ -235,7 +249,20 @@ export class IntegrationsService implements OnModuleInit, OnApplicationShutdown 
 
   private async reindexWebhook(i: ProjectIntegrationEntity): Promise<void> {
     const events = await this.repo.eventsOf(i.id);
-    const text = renderTranscript(events.map((e) => webhookEventMessage(e.receivedAt, e.webhookId, e.payload)));
+    let text: string;
+    try {
+      text = await this.parsers.run<string>(
+        WEBHOOK_TRANSCRIPT_TASK,
+        events.map((e) => ({ receivedAt: e.receivedAt, webhookId: e.webhookId, payload: e.payload })),
+      );
+    } catch (err) {
+      // the event is stored; the transcript is rebuilt with the next event
+      if (err instanceof ParseLimitError) {
+        this.log.warn(`integration ${i.id}: webhook transcript not rebuilt: ${err.message}`);
+        return;
+      }
+      throw contentError(err);
+    }
     if (text.trim() === '') return;
     await this.writeText(i, text, 'messages');
   }
@@ -334,7 +361,9 @@ export class IntegrationsService implements OnModuleInit, OnApplicationShutdown 
         headers,
         body: i.body ?? undefined,
       });
-      const { text, json } = apiResponseText(res.bytes, i.jsonPath);
+      const { text, json } = await this.parsers
+        .run<{ text: string; json: boolean }>(RESPONSE_TEXT_TASK, res.bytes, i.jsonPath)
+        .catch((err: unknown) => Promise.reject(contentError(err)));
       if (text.trim() === '') throw new Error('The response holds no text.');
       const hash = createHash('sha256').update(text).digest('hex');
       const material = await this.repo.findMaterial(i.projectId, i.materialId);

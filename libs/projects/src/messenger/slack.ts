@@ -1,8 +1,19 @@
-import { strFromU8, unzipSync } from 'fflate';
+import { strFromU8 } from 'fflate';
+import { InflateBudget, InflateLimits, unzipBounded, ZipFormatError } from '@app/common/isolation/bounded-inflate';
 import { ChatExportError, ChatMessage } from './chat-message';
 
-/** Uncompressed bytes read from one export at most (a zip bomb stops here). */
-const MAX_UNZIPPED_BYTES = 100 * 1024 * 1024;
+const MiB = 1024 * 1024;
+
+/**
+ * One export inflates to at most 100 MiB (counted while inflating: a zip bomb stops there), a member
+ * past 1 MiB at most 200× its compressed size (Slack's JSON compresses ~10×), 100 000 members.
+ */
+export const SLACK_INFLATE_LIMITS: InflateLimits = {
+  maxInflatedBytes: 100 * MiB,
+  maxRatio: 200,
+  ratioFloorBytes: MiB,
+  maxEntries: 100_000,
+};
 
 interface SlackUser {
   id?: string;
@@ -40,23 +51,17 @@ const SKIPPED_SUBTYPES = new Set([
  * `<url|label>` their label and URL. Channels and days in name order, messages by `ts`.
  */
 export function parseSlackExport(zip: Buffer): ChatMessage[] {
-  let total = 0;
-  let files: Record<string, Uint8Array>;
+  const files: Record<string, Uint8Array> = {};
   try {
-    files = unzipSync(new Uint8Array(zip.buffer, zip.byteOffset, zip.byteLength), {
-      filter: (f) => {
-        if (!f.name.endsWith('.json')) return false;
-        total += f.originalSize;
-        if (total > MAX_UNZIPPED_BYTES)
-          throw new ChatExportError(
-            `The Slack export unpacks to more than ${MAX_UNZIPPED_BYTES / 1024 / 1024} MB of JSON.`,
-          );
-        return true;
-      },
-    });
+    const entries = unzipBounded(
+      new Uint8Array(zip.buffer, zip.byteOffset, zip.byteLength),
+      new InflateBudget(SLACK_INFLATE_LIMITS, 'Slack export'),
+      (name) => name.endsWith('.json'),
+    );
+    for (const e of entries) if (e.bytes) files[e.name] = e.bytes;
   } catch (err) {
-    if (err instanceof ChatExportError) throw err;
-    throw new ChatExportError('The Slack export is not a readable .zip file.');
+    if (err instanceof ZipFormatError) throw new ChatExportError('The Slack export is not a readable .zip file.');
+    throw err;
   }
   const names = new Map<string, string>();
   const usersFile = Object.keys(files).find((p) => p === 'users.json' || p.endsWith('/users.json'));

@@ -1,0 +1,3 @@
+export * from './parse-limit';
+export * from './parser-pool';
+export * from './isolation.module';

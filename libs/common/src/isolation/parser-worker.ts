@@ -1,0 +1,47 @@
+/**
+ * Entry of a parser worker thread. It runs one task at a time: `require(module)[fn](...args)`, and
+ * posts back that the module is loaded (and its optional `ready()` resolved), then the result or
+ * the error (name, message, code). Byte arguments arrive as Uint8Array
+ * (structured clone drops the Buffer class) and are handed to the task as Buffers again.
+ */
+import { parentPort } from 'node:worker_threads';
+
+interface TaskMessage {
+  id: number;
+  module: string;
+  fn: string;
+  args: unknown[];
+}
+
+const asBuffer = (v: unknown): unknown =>
+  v instanceof Uint8Array && !Buffer.isBuffer(v) ? Buffer.from(v.buffer, v.byteOffset, v.byteLength) : v;
+
+parentPort?.on('message', (msg: TaskMessage) => {
+  void (async () => {
+    try {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const mod = require(msg.module) as Record<string, (...args: unknown[]) => unknown>;
+      const fn = mod[msg.fn];
+      if (typeof fn !== 'function') throw new Error(`${msg.module} exports no function ${msg.fn}`);
+      // a module may load its libraries once per worker (`ready`), before any document's wall time starts
+      if (typeof mod.ready === 'function') await mod.ready();
+      // the task's code is loaded: its wall time starts now
+      parentPort!.postMessage({ id: msg.id, loaded: true });
+      const value = await fn(...msg.args.map(asBuffer));
+      parentPort!.postMessage({ id: msg.id, ok: true, value });
+    } catch (err) {
+      const e = (err instanceof Error ? err : new Error(String(err))) as Error & { code?: unknown; reason?: unknown };
+      const stackOverflow = e instanceof RangeError && /call stack/i.test(e.message);
+      parentPort!.postMessage({
+        id: msg.id,
+        ok: false,
+        error: {
+          name: stackOverflow ? 'StackOverflow' : e.name,
+          message: e.message,
+          code: typeof e.code === 'string' ? e.code : undefined,
+          reason: typeof e.reason === 'string' ? e.reason : undefined,
+        },
+      });
+    }
+  })();
+});

@@ -1,0 +1,70 @@
+/**
+ * The document parsing that runs inside a parser worker (see ParserPool): type sniffing, text
+ * extraction of untrusted bytes, and token chunking of the text. Only relative and library imports, so a worker loads no more than
+ * the parsers themselves.
+ */
+import { TokenCounter, TokenEncodingName } from '@app/providers/tokenizer/token-counter';
+import type { Chunking } from '../kb-rules';
+import { DocumentChunk, ExtractedDocument } from '../document-parser';
+import { chunkDocumentText } from './chunking';
+import { extractCsv, extractDocx, extractHtml, extractJson, extractPdf, loadPdfJs } from './formats';
+import { DOCX_MIME, loadFileType, sniffKind, utf8 } from './sniff';
+
+const MIME_OF: Record<ExtractedDocument['kind'], string> = {
+  pdf: 'application/pdf',
+  docx: DOCX_MIME,
+  html: 'text/html',
+  markdown: 'text/markdown',
+  text: 'text/plain',
+  csv: 'text/csv',
+  json: 'application/json',
+  image: 'image/*',
+};
+
+/** The ES-module parsers, loaded once when a worker starts (not during a document's wall time). */
+export async function ready(): Promise<void> {
+  await Promise.all([loadFileType(), loadPdfJs()]);
+}
+
+export function sniffDocument(bytes: Buffer, hint: { filename?: string; mime?: string }) {
+  return sniffKind(bytes, hint);
+}
+
+export async function extractDocument(
+  bytes: Buffer,
+  hint: { filename?: string; mime?: string },
+): Promise<ExtractedDocument> {
+  const kind = await sniffKind(bytes, hint);
+  const base = { kind, mime: MIME_OF[kind] };
+  switch (kind) {
+    case 'image':
+      return { ...base, pages: [] };
+    case 'pdf':
+      return { ...base, ...(await extractPdf(bytes)) };
+    case 'docx':
+      return { ...base, ...(await extractDocx(bytes)) };
+    case 'html':
+      return { ...base, ...extractHtml(utf8(bytes)!) };
+    case 'csv':
+      return { ...base, ...extractCsv(utf8(bytes)!) };
+    case 'json':
+      return { ...base, ...extractJson(utf8(bytes)!) };
+    default: {
+      const text = utf8(bytes)!;
+      const heading = kind === 'markdown' ? /^# (.+)$/m.exec(text)?.[1]?.trim() : undefined;
+      return { ...base, pages: [{ page: 1, text }], ...(heading ? { title: heading } : {}) };
+    }
+  }
+}
+
+const counters = new Map<TokenEncodingName, TokenCounter>();
+
+export function chunkDocument(
+  doc: ExtractedDocument,
+  chunking: Chunking,
+  encoding: TokenEncodingName,
+): DocumentChunk[] {
+  let tokens = counters.get(encoding);
+  if (!tokens) counters.set(encoding, (tokens = new TokenCounter(encoding)));
+  return chunkDocumentText(doc, chunking, tokens);
+}
