@@ -110,7 +110,7 @@ export class KnowledgeService {
       );
     for (const id of fileIds) {
       const file = await this.files.require(caller.teamId, id);
-      await this.assertIngestible((await this.files.bytes(caller.teamId, id))!, file.filename, file.mime);
+      await this.assertIngestible(await this.files.requireBytes(caller.teamId, id), file.filename, file.mime);
     }
     const now = this.clock.now();
     const store: Omit<VectorStoreEntity, 'seq'> = {
@@ -197,8 +197,8 @@ export class KnowledgeService {
   ): Promise<KbDocumentEntity> {
     const store = await this.requireStore(caller.teamId, storeId);
     const file = await this.files.require(caller.teamId, input.file_id);
-    const bytes = await this.files.bytes(caller.teamId, file.id);
-    await this.assertIngestible(bytes!, file.filename, file.mime);
+    const bytes = await this.files.requireBytes(caller.teamId, file.id);
+    await this.assertIngestible(bytes, file.filename, file.mime);
     const attributes = parseAttributes(input.attributes, 'attributes');
     const chunking = parseChunkingStrategy(input.chunking_strategy);
     return this.attach(caller.teamId, store.id, {
@@ -364,7 +364,7 @@ export class KnowledgeService {
       this.log.log(`knowledge: queued ${d.kind} ${d.fileId} for ${storeId}`);
       this.signal.nudge();
     }
-    return (await this.repo.findDocument(teamId, storeId, d.fileId))!;
+    return this.readBack(teamId, storeId, d.fileId);
   }
 
   private async assertIngestible(bytes: Buffer, filename: string, mime: string): Promise<void> {
@@ -374,6 +374,16 @@ export class KnowledgeService {
       if (err instanceof ExtractionError) throw ApiError.badRequest(err.message, 'file', err.code);
       throw err;
     }
+  }
+
+  /**
+   * A document read back after a write: a concurrent delete (of the document or its store) can remove
+   * it between the two, and the caller then gets the 404 it would have got a moment later.
+   */
+  private async readBack(teamId: string, storeId: string, docId: string): Promise<KbDocumentEntity> {
+    const doc = await this.repo.findDocument(teamId, storeId, docId);
+    if (!doc) throw ApiError.notFound(`No such document in ${storeId}: ${docId}`, 'file_not_found', 'file_id');
+    return doc;
   }
 
   async requireDocument(teamId: string, storeId: string, docId: string): Promise<KbDocumentEntity> {
@@ -426,7 +436,7 @@ export class KnowledgeService {
       attributes: a ? JSON.stringify(a) : null,
       updatedAt: this.clock.now(),
     });
-    return (await this.repo.findDocument(caller.teamId, storeId, docId))!;
+    return this.readBack(caller.teamId, storeId, docId);
   }
 
   // ── internal (project-owned) stores ──────────────────────────────────────────────────────────────
@@ -450,7 +460,10 @@ export class KnowledgeService {
       internal: 1,
     };
     await this.repo.insertStore(store);
-    return (await this.repo.findStore(teamId, store.id))!;
+    const created = await this.repo.findStore(teamId, store.id);
+    // deleted by its owner between the insert and this read
+    if (!created) throw ApiError.notFound(`No such project store: ${store.id}`, 'not_found', null);
+    return created;
   }
 
   /** An internal store of the team (for its owner: the project, and chat searching project materials). */
@@ -483,7 +496,7 @@ export class KnowledgeService {
     switch (src.type) {
       case 'file': {
         const file = await this.files.require(teamId, src.fileId);
-        await this.assertIngestible((await this.files.bytes(teamId, file.id))!, file.filename, file.mime);
+        await this.assertIngestible(await this.files.requireBytes(teamId, file.id), file.filename, file.mime);
         return this.attach(
           teamId,
           storeId,
@@ -543,7 +556,7 @@ export class KnowledgeService {
     await this.files.replaceBytes(teamId, docId, file.filename, 'text/markdown', Buffer.from(text, 'utf8'));
     await this.repo.requeue(doc, this.job(doc, this.clock.now()));
     this.signal.nudge();
-    return (await this.repo.findDocument(teamId, storeId, docId))!;
+    return this.readBack(teamId, storeId, docId);
   }
 
   /** Queue an internal document again (a link is fetched again; unchanged content is not re-embedded). */
@@ -551,7 +564,7 @@ export class KnowledgeService {
     const doc = await this.requireInternalDocument(teamId, storeId, docId);
     await this.repo.requeue(doc, this.job(doc, this.clock.now()));
     this.signal.nudge();
-    return (await this.repo.findDocument(teamId, storeId, docId))!;
+    return this.readBack(teamId, storeId, docId);
   }
 
   /** Deletes the document (chunks, jobs) and, with `deleteFile`, the file holding its bytes. */
