@@ -66,18 +66,39 @@ export class CompletionsService {
       promptTokens: this.chat.countPrompt(messages, params),
       maxOutputTokens: Math.min(params.max_tokens ?? model.max_output_tokens, model.max_output_tokens),
       requestImages: imageParts(messages).length,
+      openHold: (bound) =>
+        this.chat.openRequestHold(
+          {
+            caller,
+            requestId,
+            endpoint: ENDPOINT,
+            modelKey: dto.model,
+            fallbacks,
+            messages,
+            params,
+            imageParam: 'messages',
+          },
+          bound,
+        ),
     });
     if (ctx) Object.assign(timings, { contextMs: ctx.elapsedMs, searchMs: ctx.searchMs, rerankMs: ctx.rerankMs });
-    const prep = await this.chat.prepare({
-      caller,
-      requestId,
-      endpoint: ENDPOINT,
-      modelKey: dto.model,
-      fallbacks,
-      messages: withContext(messages, ctx),
-      params,
-      imageParam: 'messages',
-    });
+    const prep = await this.chat
+      .prepare({
+        caller,
+        requestId,
+        endpoint: ENDPOINT,
+        modelKey: dto.model,
+        fallbacks,
+        messages: withContext(messages, ctx),
+        params,
+        imageParam: 'messages',
+        within: ctx?.hold,
+      })
+      .catch(async (err: unknown) => {
+        // refused after the retrieval (e.g. the context made the messages too long): release the rest
+        await ctx?.hold?.close();
+        throw err;
+      });
     return { prep, ctx };
   }
 

@@ -150,18 +150,39 @@ export class RestChatService {
       promptTokens: this.chat.countPrompt(base, params),
       maxOutputTokens: Math.min(body.max_tokens ?? model.max_output_tokens, model.max_output_tokens),
       requestImages: files.images.length,
+      openHold: (bound) =>
+        this.chat.openRequestHold(
+          {
+            caller,
+            requestId,
+            endpoint: ENDPOINT,
+            modelKey: body.model,
+            fallbacks,
+            messages: base,
+            params,
+            imageParam: 'file_urls',
+          },
+          bound,
+        ),
     });
     if (ctx) Object.assign(timings, { contextMs: ctx.elapsedMs, searchMs: ctx.searchMs, rerankMs: ctx.rerankMs });
-    const prep = await this.chat.prepare({
-      caller,
-      requestId,
-      endpoint: ENDPOINT,
-      modelKey: body.model,
-      fallbacks,
-      messages: withContext(base, ctx),
-      params,
-      imageParam: 'file_urls',
-    });
+    const prep = await this.chat
+      .prepare({
+        caller,
+        requestId,
+        endpoint: ENDPOINT,
+        modelKey: body.model,
+        fallbacks,
+        messages: withContext(base, ctx),
+        params,
+        imageParam: 'file_urls',
+        within: ctx?.hold,
+      })
+      .catch(async (err: unknown) => {
+        // refused after the retrieval (e.g. the context made the messages too long): release the rest
+        await ctx?.hold?.close();
+        throw err;
+      });
     return { prep, ctx };
   }
 
