@@ -83,8 +83,8 @@ export class ApiKeysService implements OnModuleInit {
     private readonly bus: ClusterBus,
   ) {}
 
-  async onModuleInit(): Promise<void> {
-    await this.bus.subscribe(ApiKeysService.FORGET_CHANNEL, (hash) => this.local.delete(hash));
+  onModuleInit(): void {
+    this.bus.subscribe(ApiKeysService.FORGET_CHANNEL, (hash) => this.local.delete(hash));
   }
 
   async create(teamId: string, name: string | null): Promise<CreatedApiKey> {

@@ -53,8 +53,8 @@ export class AuthThrottle implements OnModuleInit, OnApplicationShutdown {
       : null;
   }
 
-  async onModuleInit(): Promise<void> {
-    await this.bus.subscribe(AuthThrottle.CHANNEL, (message) => {
+  onModuleInit(): void {
+    this.bus.subscribe(AuthThrottle.CHANNEL, (message) => {
       const { address, retryMs } = JSON.parse(message) as { address: string; retryMs: number };
       this.block(address, this.clock.now() + retryMs);
     });

@@ -110,8 +110,14 @@ function declaredNullable(cls: Ctor, property: string): boolean | undefined {
   return meta?.nullable;
 }
 
+const declaredByClass = new WeakMap<Ctor, Set<string>>();
+
+/** The body fields a DTO declares (Swagger or class-validator), computed once per class. */
 function declaredProperties(cls: Ctor): Set<string> {
-  const names = new Set<string>();
+  let names = declaredByClass.get(cls);
+  if (names) return names;
+  names = new Set<string>();
+  declaredByClass.set(cls, names);
   const swagger = Reflect.getMetadata(SWAGGER_PROPERTIES, cls.prototype as object) as string[] | undefined;
   for (const n of swagger ?? []) names.add(n.replace(/^:/, ''));
   for (const m of getMetadataStorage().getTargetValidationMetadatas(cls, '', false, false)) names.add(m.propertyName);
