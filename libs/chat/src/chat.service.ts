@@ -177,6 +177,16 @@ export class ChatService {
    * fallback that cannot take the request.
    */
   async prepare(input: ChatCallInput): Promise<PreparedChat> {
+    try {
+      return await this.plans(input);
+    } catch (err) {
+      // refused after its retrieval (e.g. the context made the messages too long): release the rest
+      await input.within?.close();
+      throw err;
+    }
+  }
+
+  private async plans(input: ChatCallInput): Promise<PreparedChat> {
     const { model, fallbacks: fallbackModels } = this.check(input);
     const primaryMissing = this.registry.isAvailable(model) ? null : () => this.registry.chat(model);
     const p = input.params;

@@ -82,23 +82,17 @@ export class CompletionsService {
         ),
     });
     if (ctx) Object.assign(timings, { contextMs: ctx.elapsedMs, searchMs: ctx.searchMs, rerankMs: ctx.rerankMs });
-    const prep = await this.chat
-      .prepare({
-        caller,
-        requestId,
-        endpoint: ENDPOINT,
-        modelKey: dto.model,
-        fallbacks,
-        messages: withContext(messages, ctx),
-        params,
-        imageParam: 'messages',
-        within: ctx?.hold,
-      })
-      .catch(async (err: unknown) => {
-        // refused after the retrieval (e.g. the context made the messages too long): release the rest
-        await ctx?.hold?.close();
-        throw err;
-      });
+    const prep = await this.chat.prepare({
+      caller,
+      requestId,
+      endpoint: ENDPOINT,
+      modelKey: dto.model,
+      fallbacks,
+      messages: withContext(messages, ctx),
+      params,
+      imageParam: 'messages',
+      within: ctx?.hold,
+    });
     return { prep, ctx };
   }
 

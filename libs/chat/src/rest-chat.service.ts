@@ -166,23 +166,17 @@ export class RestChatService {
         ),
     });
     if (ctx) Object.assign(timings, { contextMs: ctx.elapsedMs, searchMs: ctx.searchMs, rerankMs: ctx.rerankMs });
-    const prep = await this.chat
-      .prepare({
-        caller,
-        requestId,
-        endpoint: ENDPOINT,
-        modelKey: body.model,
-        fallbacks,
-        messages: withContext(base, ctx),
-        params,
-        imageParam: 'file_urls',
-        within: ctx?.hold,
-      })
-      .catch(async (err: unknown) => {
-        // refused after the retrieval (e.g. the context made the messages too long): release the rest
-        await ctx?.hold?.close();
-        throw err;
-      });
+    const prep = await this.chat.prepare({
+      caller,
+      requestId,
+      endpoint: ENDPOINT,
+      modelKey: body.model,
+      fallbacks,
+      messages: withContext(base, ctx),
+      params,
+      imageParam: 'file_urls',
+      within: ctx?.hold,
+    });
     return { prep, ctx };
   }
 

@@ -48,6 +48,18 @@ export interface NewDocumentFile {
   chunking_strategy?: unknown;
 }
 
+/** A document about to be attached to a store. */
+interface NewDocument {
+  fileId: string;
+  kind: DocumentKind;
+  attributes: Attributes | null;
+  chunking: Chunking;
+  batchId: string | null;
+  url?: string;
+  title?: string;
+  filename?: string;
+}
+
 /** What a project-owned (internal) store takes as a document. */
 export type InternalSource =
   | { type: 'file'; fileId: string }
@@ -313,16 +325,7 @@ export class KnowledgeService {
   private async attach(
     teamId: string,
     storeId: string,
-    d: {
-      fileId: string;
-      kind: DocumentKind;
-      attributes: Attributes | null;
-      chunking: Chunking;
-      batchId: string | null;
-      url?: string;
-      title?: string;
-      filename?: string;
-    },
+    d: NewDocument,
     holder = 'A knowledge base',
   ): Promise<KbDocumentEntity> {
     const now = this.clock.now();
@@ -346,21 +349,7 @@ export class KnowledgeService {
     return this.readBack(teamId, storeId, d.fileId);
   }
 
-  private newDocument(
-    teamId: string,
-    storeId: string,
-    d: {
-      fileId: string;
-      kind: DocumentKind;
-      attributes: Attributes | null;
-      chunking: Chunking;
-      batchId: string | null;
-      url?: string;
-      title?: string;
-      filename?: string;
-    },
-    now: number,
-  ): Omit<KbDocumentEntity, 'seq'> {
+  private newDocument(teamId: string, storeId: string, d: NewDocument, now: number): Omit<KbDocumentEntity, 'seq'> {
     return {
       id: d.fileId,
       vectorStoreId: storeId,
