@@ -10,7 +10,7 @@ import { FakeAnthropic, faults } from '../fakes';
 import { AdminClient } from '../support/admin-client';
 import { createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
-import { charges, getBalance, providerEnv, UPSTREAM_KEYS } from './chat-helpers';
+import { charges, getBalance, LedgerEntry, providerEnv, UPSTREAM_KEYS } from './chat-helpers';
 
 const FACT = 'The secret launch codename is BLUE HERON and it ships in May.';
 
@@ -82,6 +82,21 @@ describe(`RAG chat: one hold for retrieval and answer (${backendKind()})`, () =>
         ...body,
       });
 
+  /** Every charge of the team (the usage API pages by 100). */
+  async function allCharges(): Promise<LedgerEntry[]> {
+    const out: LedgerEntry[] = [];
+    let before: string | null = null;
+    do {
+      const res: request.Response = await request(t.url)
+        .get(`/api/v1/usage?limit=100${before ? `&before=${before}` : ''}`)
+        .set('api-key', apiKey);
+      expect(res.status).toBe(200);
+      out.push(...(res.body.data as LedgerEntry[]).filter((e) => e.kind === 'charge'));
+      before = res.body.has_more ? String(res.body.next_before) : null;
+    } while (before);
+    return out;
+  }
+
   it('30 concurrent RAG chats the balance cannot cover → 30 × 402, nothing charged, nothing held', async () => {
     const before = await getBalance(t.url, apiKey);
     const chargesBefore = (await charges(t.url, apiKey)).length;
@@ -120,15 +135,43 @@ describe(`RAG chat: one hold for retrieval and answer (${backendKind()})`, () =>
     expect(Math.round(res.body.cost.total_cost_rub * 1e6)).toBe(total);
   });
 
+  it('mixed drain: 40 concurrent RAG chats on a balance that covers a few — every refused request has no charge at all', async () => {
+    await admin.topUp(teamId, 300);
+    // answers take a while and each holds 90 RUB (max_tokens 60000), so the holds of admitted
+    // requests overlap and the balance runs short for some
+    anthropic.setDefault({ text: 'BLUE HERON', delayMs: 400 });
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        (i % 2
+          ? completions({ knowledge_base_id: storeId, max_tokens: 60_000 })
+          : rest({ knowledge_base_id: storeId, max_tokens: 60_000 })
+        ).set('x-request-id', `drain-${i}`),
+      ),
+    );
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(0);
+    expect(statuses.filter((s) => s === 402).length).toBeGreaterThan(0);
+    expect(statuses.every((s) => s === 200 || s === 402)).toBe(true);
+    const byRequest = new Map<string, string[]>();
+    for (const c of await allCharges())
+      if (c.request_id) byRequest.set(c.request_id, [...(byRequest.get(c.request_id) ?? []), c.model ?? '']);
+    results.forEach((r, i) => {
+      const models = (byRequest.get(`drain-${i}`) ?? []).sort();
+      if (r.status === 402) expect(models).toEqual([]);
+      else expect(models).toEqual(['claude-sonnet-4', 'local-embedding-small', 'rerank-small']);
+    });
+    expect((await getBalance(t.url, apiKey)).reserved_rub).toBe(0);
+  });
+
   it('the answer fails after retrieval → only the retrieval is charged, nothing stays held', async () => {
     anthropic.enqueue({ fault: faults.http(400, { message: 'bad request upstream' }) });
-    const chargesBefore = (await charges(t.url, apiKey)).length;
+    const chargesBefore = (await allCharges()).length;
     const before = await getBalance(t.url, apiKey);
     const res = await completions({ knowledge_base_id: storeId });
     expect(res.status).toBeGreaterThanOrEqual(400);
     const after = await getBalance(t.url, apiKey);
     expect(after.reserved_rub).toBe(0);
-    const all = await charges(t.url, apiKey);
+    const all = await allCharges();
     const newCharges = all.slice(0, all.length - chargesBefore);
     expect(newCharges.map((c) => c.model).sort()).toEqual(['local-embedding-small', 'rerank-small']);
     const total = newCharges.reduce((s, c) => s - Math.round(c.amount_rub * 1e6), 0);
