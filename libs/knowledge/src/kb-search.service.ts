@@ -58,6 +58,11 @@ export class KbSearchService {
     this.cache = new VectorIndexCache(config.kbVectorCacheBytes);
   }
 
+  /** The largest fragment (chunk, in tokens) a search of these stores can return. */
+  maxChunkTokens(stores: VectorStoreEntity[]): Promise<number> {
+    return this.repo.maxChunkTokens(stores.map((s) => s.id));
+  }
+
   /** What a search of `store` for `queries` holds (its query embeddings' worst case), µRUB. */
   holdMicro(store: VectorStoreEntity, queries: string[]): number {
     const model = this.catalog.require(store.embeddingModel, 'embedding');

@@ -221,6 +221,17 @@ export class KnowledgeRepository {
     });
   }
 
+  /** The largest chunk (in tokens) held by any of the stores; 0 when they hold none. */
+  async maxChunkTokens(vectorStoreIds: string[]): Promise<number> {
+    if (vectorStoreIds.length === 0) return 0;
+    const row = await this.chunks
+      .createQueryBuilder('c')
+      .select('MAX(c.tokens)', 'max')
+      .where('c.vector_store_id IN (:...ids)', { ids: vectorStoreIds })
+      .getRawOne<{ max: number | string | null }>();
+    return Number(row?.max ?? 0);
+  }
+
   /** Which of `ids` are documents of the store already. */
   async existingDocumentIds(vectorStoreId: string, ids: string[]): Promise<Set<string>> {
     const out = new Set<string>();

@@ -28,8 +28,10 @@ import type { UrlPdf } from './file-urls';
 export const DEFAULT_RAG: ProjectRagSettings = { top_k: 15, rerank: true, file_threshold: 0.3, kb_threshold: 0.1 };
 /** Candidates gathered before rerank (spec 4.1 rule 6: "up to 30"). */
 export const MAX_CANDIDATES = 30;
-/** The largest fragment a store holds (static chunking's maximum, 4096 tokens) with its source label. */
-const MAX_FRAGMENT_TOKENS = 4096 + 512;
+/** The largest chunk a store can hold (static chunking's maximum). */
+const MAX_CHUNK_TOKENS = 4096;
+/** A fragment's source label in the context (title ≤ 512 characters, page, URL), in tokens. */
+const LABEL_TOKENS = 600;
 /** Image types every vision provider takes (as the image inliner checks them). */
 const VISION_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
 
@@ -277,14 +279,23 @@ export class ChatContextService implements OnModuleInit {
       }
     // the whole request's worst case is held before the first paid step (query embeddings, rerank,
     // then the answer): a request the balance cannot cover is refused before anything is charged
-    const hold =
-      retrieves && req.openHold
-        ? await req.openHold({
-            retrievalMicro: this.retrievalBound(query, projectStore, wantsProjectSearch, kbStores, rag, pdfChunks),
-            contextTokens: budget - left + Math.min(left, rag.top_k * MAX_FRAGMENT_TOKENS),
-            images: project?.images.length ?? 0,
-          })
-        : null;
+    let hold: RequestHold | null = null;
+    if (retrieves && req.openHold) {
+      const searched = [...(wantsProjectSearch && projectStore ? [projectStore] : []), ...kbStores];
+      // the largest fragment a search can return (its store's largest chunk; 10 % for the chat
+      // tokenizer counting differently) or PDF chunk, with its source label
+      const chunk = Math.min(
+        MAX_CHUNK_TOKENS,
+        Math.ceil(
+          1.1 * Math.max(await this.search.maxChunkTokens(searched), ...pdfChunks.map((c) => this.tokens(c.text))),
+        ),
+      );
+      hold = await req.openHold({
+        retrievalMicro: this.retrievalBound(query, searched, chunk, rag, pdfChunks),
+        contextTokens: budget - left + Math.min(left, rag.top_k * (chunk + LABEL_TOKENS)),
+        images: project?.images.length ?? 0,
+      });
+    }
     taken.hold = hold;
     if (retrieves) {
       const searchStart = performance.now();
@@ -453,21 +464,19 @@ export class ChatContextService implements OnModuleInit {
 
   /**
    * The worst case of the retrieval's paid steps: each store's query embedding, and the rerank of
-   * the candidate pool (at most MAX_CANDIDATES fragments of at most MAX_FRAGMENT_TOKENS) with the
-   * PDF chunks of file_urls.
+   * the candidate pool (at most MAX_CANDIDATES fragments of at most `chunk` tokens) with the PDF
+   * chunks of file_urls.
    */
   private retrievalBound(
     query: string,
-    projectStore: Parameters<KbSearchService['holdMicro']>[0] | null,
-    searchesProject: boolean,
-    kbStores: Parameters<KbSearchService['holdMicro']>[0][],
+    searched: Parameters<KbSearchService['holdMicro']>[0][],
+    chunk: number,
     rag: ProjectRagSettings,
     pdfChunks: Piece[],
   ): number {
     let micro = 0;
-    if (searchesProject && projectStore) micro += this.search.holdMicro(projectStore, [query]);
-    for (const store of kbStores) micro += this.search.holdMicro(store, [query]);
-    const pool = rag.rerank ? MAX_CANDIDATES * MAX_FRAGMENT_TOKENS : 0;
+    for (const store of searched) micro += this.search.holdMicro(store, [query]);
+    const pool = rag.rerank ? MAX_CANDIDATES * chunk : 0;
     if (pool > 0 || pdfChunks.length > 0)
       micro += this.rerank.holdMicro('small', this.rerank.countTokens([query, ...pdfChunks.map((c) => c.text)]) + pool);
     return micro;
