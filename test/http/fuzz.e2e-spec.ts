@@ -150,7 +150,9 @@ describe(`fuzz: hostile requests across every operation (${backendKind()})`, () 
 
   beforeAll(async () => {
     fake = await FakeOpenAI.start({ apiKey: FAKE_OPENAI_KEY });
-    t = await createTestApp({ env: { ...openAiEnv(fake), INGEST_CONCURRENCY: '0' } });
+    // every request comes from one address and ~7 % carry a wrong key: without AUTH_FAILURE_LIMIT=0
+    // the authentication throttle would answer the rest 429 and nothing else would be exercised
+    t = await createTestApp({ env: { ...openAiEnv(fake), INGEST_CONCURRENCY: '0', AUTH_FAILURE_LIMIT: '0' } });
     ({ apiKey } = await new AdminClient(t.url).teamWithKey(1000, 'fuzz'));
     doc = (await (await fetch(`${t.url}/docs-json`)).json()) as typeof doc;
     ops = [];

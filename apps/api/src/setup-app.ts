@@ -12,7 +12,7 @@ import {
   RequestObserver,
 } from '@app/common';
 import { AppConfig } from '@app/config';
-import { ApiKeysService, authBeforeBody, SECURITY } from '@app/auth';
+import { ApiKeysService, authBeforeBody, AuthThrottle, SECURITY } from '@app/auth';
 
 /** Everything main.ts applies to the app, shared with the e2e tests so they test the real thing. */
 export function setupApp(app: NestExpressApplication): INestApplication {
@@ -21,7 +21,9 @@ export function setupApp(app: NestExpressApplication): INestApplication {
   // order matters: request id + metrics + access log first (they see every request, refused ones too),
   // then authenticate from the headers, then read and parse the body, then refuse hostile input
   app.use(app.get(RequestObserver).middleware());
-  app.use(authBeforeBody(app.get(ApiKeysService), config));
+  // the client address of the auth throttle (and req.ip): X-Forwarded-For only from trusted proxies
+  if (config.trustProxy !== undefined) app.set('trust proxy', config.trustProxy);
+  app.use(authBeforeBody(app.get(ApiKeysService), config, app.get(AuthThrottle)));
   app.use(jsonBodyParsers(config.bodyLimitBytes));
   app.use(rejectHostileInput);
   answerClientErrorsAsJson(app.getHttpServer());

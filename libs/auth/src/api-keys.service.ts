@@ -1,5 +1,5 @@
-import { Injectable, Logger } from '@nestjs/common';
-import { ApiError, Clock, newId, SharedCache } from '@app/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { ApiError, Clock, ClusterBus, newId, SharedCache } from '@app/common';
 import { AppConfig } from '@app/config';
 import { displayPrefix, generateApiKey, hashApiKey } from './api-key.crypto';
 import { ApiKeysRepository } from './api-keys.repository';
@@ -61,12 +61,14 @@ type CachedLookup = { caller: Caller } | { revoked: true } | { unknown: true };
  * Key lookups are cached in two layers so a request does not hit the database for auth:
  *  1. in-process, for AUTH_CACHE_TTL_SECONDS (≤ 5 s);
  *  2. Redis (when configured), for SHARED_TTL_MS, deleted on revocation.
- * Revocation therefore takes effect on every replica within AUTH_CACHE_TTL_SECONDS (5 s default):
- * the revoking replica drops both layers at once, the others' local entries expire and the next
- * read finds the shared entry gone and reads the database.
+ * A revocation (or a change of a key's limits) drops both layers on the replica that made it and is
+ * announced on the cluster bus (Redis pub/sub), so every other replica drops its in-process entry
+ * as soon as the message arrives (milliseconds); the next read finds the shared entry gone and reads
+ * the database. AUTH_CACHE_TTL_SECONDS still bounds it should a message be lost (Redis outage).
  */
 @Injectable()
-export class ApiKeysService {
+export class ApiKeysService implements OnModuleInit {
+  static readonly FORGET_CHANNEL = 'auth-key-changed';
   static readonly SHARED_TTL_MS = 60_000;
   static readonly TOUCH_EVERY_MS = 60_000;
   private readonly logger = new Logger('ApiKeys');
@@ -78,7 +80,12 @@ export class ApiKeysService {
     private readonly cache: SharedCache,
     private readonly clock: Clock,
     private readonly config: AppConfig,
+    private readonly bus: ClusterBus,
   ) {}
+
+  onModuleInit(): void {
+    this.bus.subscribe(ApiKeysService.FORGET_CHANNEL, (hash) => this.local.delete(hash));
+  }
 
   async create(teamId: string, name: string | null): Promise<CreatedApiKey> {
     const apiKey = generateApiKey();
@@ -122,8 +129,7 @@ export class ApiKeysService {
   async revoke(id: string): Promise<void> {
     const key = await this.repo.revoke(id, this.clock.now());
     if (!key) throw ApiError.notFound(`API key ${id} not found.`, 'api_key_not_found', 'id');
-    this.local.delete(key.keyHash);
-    await this.cache.del(this.sharedKey(key.keyHash));
+    await this.forget(key.keyHash);
   }
 
   async listByTeam(teamId: string): Promise<ApiKeyView[]> {
@@ -137,8 +143,8 @@ export class ApiKeysService {
   }
 
   /**
-   * Changes a key's name, limits or budgets (null clears). Cached lookups are dropped here and in
-   * Redis; other replicas' in-process entries expire within AUTH_CACHE_TTL_SECONDS.
+   * Changes a key's name, limits or budgets (null clears). Cached lookups are dropped here, in Redis
+   * and on the other replicas (see forget).
    */
   async update(id: string, patch: ApiKeyPatch): Promise<ApiKeyView> {
     const key = await this.repo.update(id, patch);
@@ -152,9 +158,11 @@ export class ApiKeysService {
     for (const key of await this.repo.listByTeam(teamId)) await this.forget(key.keyHash);
   }
 
+  /** Drops the cached lookups of a key here, in Redis and (through the bus) on every other replica. */
   private async forget(hash: string): Promise<void> {
     this.local.delete(hash);
     await this.cache.del(this.sharedKey(hash));
+    await this.bus.publish(ApiKeysService.FORGET_CHANNEL, hash);
   }
 
   /** Resolves the caller or throws 401. */

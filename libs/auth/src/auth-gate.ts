@@ -1,9 +1,8 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError, ensureRequestId, errorResponseFor, requestContextOf } from '@app/common';
 import { AppConfig } from '@app/config';
-import { secretsEqual } from './api-key.crypto';
-import { extractApiKey } from './api-key.header';
 import { ApiKeysService, Caller } from './api-keys.service';
+import { authenticateKey, AuthThrottle, checkAdminToken } from './auth-throttle';
 
 /** Routes that carry a body but are not API-key routes (the admin API checks its own token here). */
 const PUBLIC_WITH_BODY = [/^\/api\/v1\/hooks\//];
@@ -16,23 +15,22 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * so unauthenticated callers cannot make the server buffer or parse anything. The resolved caller
  * is kept on the request (ApiKeyGuard reuses it). Lookups are the cached ones of ApiKeysService.
  */
-export function authBeforeBody(keys: ApiKeysService, config: AppConfig) {
+export function authBeforeBody(keys: ApiKeysService, config: AppConfig, throttle: AuthThrottle) {
   return (req: Request & { caller?: Caller }, res: Response, next: NextFunction): void => {
     const path = req.path;
     if (!BODY_METHODS.has(req.method) || PUBLIC_WITH_BODY.some((p) => p.test(path))) return next();
+    const refused = (err: unknown) =>
+      err instanceof ApiError && (err.status === 401 || err.status === 429) ? refuse(req, res, err) : next(err);
     if (ADMIN.test(path)) {
       const token = config.adminToken;
-      const m = /^\s*Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-      if (!token || (m && secretsEqual(m[1], token))) return next(); // no token: the admin API answers 404 itself
-      return refuse(req, res, ApiError.unauthorized('Invalid or missing admin token.', 'invalid_admin_token'));
+      if (!token) return next(); // no token: the admin API answers 404 itself
+      checkAdminToken(req, token, throttle).then(() => next(), refused);
+      return;
     }
-    keys.authenticate(extractApiKey(req.headers)).then(
-      (caller) => {
-        req.caller = caller;
-        next();
-      },
-      (err: unknown) => (err instanceof ApiError && err.status === 401 ? refuse(req, res, err) : next(err)),
-    );
+    authenticateKey(req, keys, throttle).then((caller) => {
+      req.caller = caller;
+      next();
+    }, refused);
   };
 }
 
@@ -43,6 +41,7 @@ function refuse(req: Request & { id?: unknown }, res: Response, err: ApiError): 
   if (ctx) ctx.errorCode = err.code ?? err.type;
   // the body was never read: close the connection instead of draining it
   res.setHeader('connection', 'close');
+  for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
   const { status, body } = errorResponseFor(req.path, err, req.id === undefined ? undefined : String(req.id));
   res.status(status).json(body);
   res.on('finish', () => req.socket.destroySoon?.());

@@ -10,9 +10,8 @@ import { ApiResponse, ApiSecurity } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { ApiError } from '@app/common';
 import { AppConfig } from '@app/config';
-import { secretsEqual } from './api-key.crypto';
-import { extractApiKey } from './api-key.header';
 import { ApiKeysService, Caller } from './api-keys.service';
+import { authenticateKey, AuthThrottle, checkAdminToken } from './auth-throttle';
 
 interface RequestWithCaller extends Request {
   caller?: Caller;
@@ -21,12 +20,15 @@ interface RequestWithCaller extends Request {
 /** Resolves the API key (any of the three header forms) and attaches the Caller to the request. */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
-  constructor(private readonly keys: ApiKeysService) {}
+  constructor(
+    private readonly keys: ApiKeysService,
+    private readonly throttle: AuthThrottle,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<RequestWithCaller>();
     // resolved already by the auth gate (routes with a body) — otherwise here
-    req.caller ??= await this.keys.authenticate(extractApiKey(req.headers));
+    req.caller ??= await authenticateKey(req, this.keys, this.throttle);
     return true;
   }
 }
@@ -34,17 +36,18 @@ export class ApiKeyGuard implements CanActivate {
 /** Admin API: Bearer ADMIN_TOKEN (constant-time compare). Unset ADMIN_TOKEN → the admin API answers 404. */
 @Injectable()
 export class AdminGuard implements CanActivate {
-  constructor(private readonly config: AppConfig) {}
+  constructor(
+    private readonly config: AppConfig,
+    private readonly throttle: AuthThrottle,
+  ) {}
 
-  canActivate(context: ExecutionContext): boolean {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<Request>();
     const token = this.config.adminToken;
     // disabled: every admin route is unknown, whatever the method (no 405 hinting at the methods it has)
     if (!token)
       throw Object.assign(ApiError.notFound(`Unknown route: ${req.method} ${req.path}`), { methodHint: false });
-    const m = /^\s*Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-    if (!m || !secretsEqual(m[1], token))
-      throw ApiError.unauthorized('Invalid or missing admin token.', 'invalid_admin_token');
+    await checkAdminToken(req, token, this.throttle);
     return true;
   }
 }

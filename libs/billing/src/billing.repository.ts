@@ -431,6 +431,30 @@ export class BillingRepository {
     };
   }
 
+  /**
+   * Moves `amountMicro` of an open hold into a new hold of the same team, key budgets and request,
+   * in one transaction: the team's and the key's held sums do not change, so no other request can
+   * take the money in between. False (nothing written) when the parent is closed or holds less.
+   */
+  async split(parentId: string, child: { id: string; amountMicro: number; now: number }): Promise<boolean> {
+    const { reservations } = this.T;
+    return this.tx.run(async (m) => {
+      const moved = await this.sql.exec(
+        `UPDATE ${reservations} SET amount_micro = amount_micro - $2::bigint WHERE id = $1 AND status = 'open' AND amount_micro >= $2::bigint`,
+        [parentId, child.amountMicro],
+        m,
+      );
+      if (moved.affected !== 1) return false;
+      await this.sql.exec(
+        `INSERT INTO ${reservations} (id, team_id, request_id, amount_micro, status, charged_micro, created_at, expires_at, closed_at, api_key_id, budget_day, budget_month)
+         SELECT $2, team_id, request_id, $3::bigint, 'open', NULL, $4::bigint, expires_at, NULL, api_key_id, budget_day, budget_month FROM ${reservations} WHERE id = $1`,
+        [parentId, child.id, child.amountMicro, child.now],
+        m,
+      );
+      return true;
+    });
+  }
+
   /** Pushes the expiry of holds still in flight on this replica (long streams outlive the TTL). */
   async extend(ids: string[], expiresAt: number): Promise<void> {
     if (ids.length === 0) return;

@@ -36,6 +36,20 @@ export interface ChargeDetails {
   breakdown?: Record<string, unknown>;
 }
 
+/**
+ * One hold for a request made of several charged steps (a RAG chat: query embeddings, rerank, then
+ * the answer), taken before the first of them runs. Each step's meter() takes its own hold out of
+ * it instead of the balance (`MeterSpec.within`), so a request the balance cannot cover is refused
+ * before anything is paid; what is left is released by the last step or by `close`.
+ */
+export interface RequestHold {
+  readonly reservation: Reservation;
+  /** what is still held for the steps to come (µRUB) */
+  readonly remainingMicro: number;
+  /** Releases what is left; later steps then hold from the balance. Safe to call twice. */
+  close(): Promise<void>;
+}
+
 /** The key a hold is taken for, with its budgets (µRUB per UTC day / month; null = none). */
 export interface KeyBudget {
   apiKeyId: string;
@@ -84,6 +98,8 @@ export interface LedgerView {
 export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicationShutdown {
   private readonly logger = new Logger('Billing');
   private readonly inFlight = new Map<string, Reservation>();
+  /** request holds opened here, with the function that books what a step took out of them */
+  private readonly requestHolds = new WeakMap<RequestHold, (amountMicro: number) => void>();
   private sweeper?: NodeJS.Timeout;
   private replayer?: NodeJS.Timeout;
   private replaying: Promise<void> | null = null;
@@ -313,7 +329,9 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
     used: { tokens: number },
   ): Promise<{ result: T; charged: SettledCharge | null }> {
     const tokensOf = (d: ChargeDetails) => d.totalTokens ?? d.promptTokens + d.completionTokens;
-    const hold = await this.reserve(spec.teamId, spec.holdMicro, spec.requestId, key);
+    const hold = spec.within
+      ? await this.takeFrom(spec.within.hold, spec.holdMicro, spec.within.last === true)
+      : await this.reserve(spec.teamId, spec.holdMicro, spec.requestId, key);
     const ctx = this.requests.get(spec.requestId);
     let result: T;
     const started = performance.now();
@@ -351,6 +369,84 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
     const charged = await this.settle(hold, charge.costMicro, charge.details);
     this.observe(spec.requestId, charge, charged);
     return { result, charged };
+  }
+
+  /**
+   * Holds `holdMicro` — the worst case of every charged step of one request — before any of them
+   * runs (402 / key budget refusal like reserve, nothing charged). Pass the result as
+   * `MeterSpec.within` to each step; the step marked `last` releases what is left once its own hold
+   * is taken. A hold nobody closes (the request ended before its last step) expires with the
+   * reservation TTL like any abandoned hold.
+   */
+  async openRequestHold(spec: {
+    teamId: string;
+    requestId: string;
+    caller?: Caller;
+    holdMicro: number;
+  }): Promise<RequestHold> {
+    const caller = spec.caller?.teamId === spec.teamId ? spec.caller : undefined;
+    const key: KeyBudget | undefined = caller
+      ? {
+          apiKeyId: caller.apiKeyId,
+          dayMicro: caller.limits?.budgetDayMicro ?? null,
+          monthMicro: caller.limits?.budgetMonthMicro ?? null,
+        }
+      : undefined;
+    const reservation = await this.reserve(spec.teamId, spec.holdMicro, spec.requestId, key);
+    // the parent is not kept alive by the sweeper: only the holds of running steps are
+    this.inFlight.delete(reservation.id);
+    let remaining = reservation.amountMicro;
+    let closed = false;
+    const hold = {
+      reservation,
+      get remainingMicro() {
+        return closed ? 0 : remaining;
+      },
+      take: (amount: number) => {
+        remaining -= amount;
+      },
+      close: async () => {
+        if (closed) return;
+        closed = true;
+        await this.release(reservation).catch((err: unknown) =>
+          this.logger.error({ err, reservationId: reservation.id }, 'release of a request hold failed'),
+        );
+      },
+    };
+    this.requestHolds.set(hold, hold.take);
+    return hold;
+  }
+
+  /**
+   * A step's hold taken out of the request's hold (no balance check: the money is already held).
+   * Should the step need more than is left (the request's worst case was exceeded), it holds what is
+   * left and its settle charges the exact cost anyway, as for any provider count above its hold.
+   */
+  private async takeFrom(parent: RequestHold, holdMicro: number, last: boolean): Promise<Reservation> {
+    const take = this.requestHolds.get(parent);
+    const amountMicro = Math.min(Math.max(0, Math.ceil(holdMicro)), parent.remainingMicro);
+    if (amountMicro < holdMicro)
+      this.logger.warn(
+        { requestId: parent.reservation.requestId, neededMicro: holdMicro, leftMicro: parent.remainingMicro },
+        "a step's hold exceeds what its request still holds",
+      );
+    const child: Reservation = {
+      id: newId(),
+      teamId: parent.reservation.teamId,
+      requestId: parent.reservation.requestId,
+      amountMicro,
+    };
+    if (!take || !(await this.repo.split(parent.reservation.id, { ...child, now: this.clock.now() }))) {
+      // closed (or released by the sweeper): the step holds from the balance like any other
+      return this.reserve(child.teamId, holdMicro, child.requestId);
+    }
+    take(amountMicro);
+    this.inFlight.set(child.id, child);
+    if (last) {
+      this.requestHolds.delete(parent);
+      await parent.close();
+    }
+    return child;
   }
 
   /** A settled charge in the metrics (tokens and RUB by model) and in the request's access-log line. */
@@ -518,6 +614,11 @@ export interface MeterSpec<T> {
   holdMicro: number;
   /** tokens known before the call (the prompt), counted against tokens-per-minute limits at admission; the rest is added at settle */
   estimatedTokens?: number;
+  /**
+   * The request's hold (openRequestHold) this step's hold is taken out of, instead of the balance;
+   * `last` releases what is left of it once this step's hold is taken (the answer of a RAG chat).
+   */
+  within?: { hold: RequestHold; last?: boolean };
   run: () => Promise<T>;
   /** the exact charge for a finished run; null charges nothing (the hold is released) */
   charge: (result: T) => MeteredCharge | null;

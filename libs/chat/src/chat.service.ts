@@ -1,7 +1,7 @@
 import { Injectable, Logger, Optional } from '@nestjs/common';
 import { ApiError, Clock } from '@app/common';
 import type { Caller } from '@app/auth';
-import { BillingService, MeteredCharge, PricingService } from '@app/billing';
+import { BillingService, MeteredCharge, PricingService, RequestHold } from '@app/billing';
 import {
   CanonicalChatChunk,
   CanonicalChatRequest,
@@ -50,6 +50,8 @@ export interface ChatCallInput {
   sendsOwnBody?: (model: ModelEntry) => boolean;
   /** Models for which a max_tokens above their output cap is lowered to the cap instead of refused. */
   capsMaxTokens?: (model: ModelEntry) => boolean;
+  /** the request's hold taken before its retrieval (the answer's hold is taken out of it) */
+  within?: RequestHold | null;
 }
 
 /** One model the call may be served by, with its own upstream request. */
@@ -197,6 +199,16 @@ export class ChatService {
    * fallback that cannot take the request.
    */
   async prepare(input: ChatCallInput): Promise<PreparedChat> {
+    try {
+      return await this.plans(input);
+    } catch (err) {
+      // refused after its retrieval (e.g. the context made the messages too long): release the rest
+      await input.within?.close();
+      throw err;
+    }
+  }
+
+  private async plans(input: ChatCallInput): Promise<PreparedChat> {
     const { model, fallbacks: fallbackModels } = this.check(input);
     const primaryMissing = this.registry.isAvailable(model) ? null : () => this.registry.chat(model);
     const p = input.params;
@@ -254,6 +266,37 @@ export class ChatService {
       // the dearest model that may actually run
       holdMicro: Math.max(...candidates.filter((c) => this.registry.isAvailable(c.model)).map((c) => c.holdMicro)),
     };
+  }
+
+  /**
+   * Holds, before a context is retrieved, the retrieval's worst case plus the answer's: the request's
+   * messages with up to `contextTokens` more prompt tokens and `images` more images, on the dearest
+   * model that may serve it, with the output cap the messages alone would get.
+   */
+  openRequestHold(
+    input: ChatCallInput,
+    bound: { retrievalMicro: number; contextTokens: number; images: number },
+  ): Promise<RequestHold> {
+    const { model, fallbacks } = this.check(input);
+    const p = input.params;
+    const images = imageParts(input.messages).length + bound.images;
+    const base = this.countPrompt(input.messages, p);
+    const text = input.messages.map((m) => messageText(m)).join('\n') + (p.tools ? JSON.stringify(p.tools) : '');
+    let answerMicro = 0;
+    for (const m of [model, ...fallbacks]) {
+      const maxOutput = p.max_tokens ?? Math.max(1, Math.min(m.max_output_tokens, m.context_window - base));
+      const prompt = Math.min(m.context_window, base + bound.contextTokens);
+      const holdTokens =
+        this.pricing.holdTokens(prompt, { exact: this.registry.countsTokensExactly(m), text }) +
+        images * IMAGE_TOKEN_ESTIMATE;
+      answerMicro = Math.max(answerMicro, worstCaseMicro(holdTokens, maxOutput * (p.n ?? 1), m.pricing, images));
+    }
+    return this.billing.openRequestHold({
+      teamId: input.caller.teamId,
+      requestId: input.requestId,
+      caller: input.caller,
+      holdMicro: bound.retrievalMicro + answerMicro,
+    });
   }
 
   /** Prompt tokens of messages and tools as the pipeline counts them (o200k; images counted apart). */
@@ -353,6 +396,8 @@ export class ChatService {
       requestId: prep.input.requestId,
       holdMicro: prep.holdMicro,
       estimatedTokens: prep.promptTokens,
+      // the answer is the request's last paid step: what its hold leaves of the request's is released
+      within: prep.input.within ? { hold: prep.input.within, last: true } : undefined,
       run: async () => {
         try {
           const routed = await this.router.run(
@@ -433,6 +478,8 @@ export class ChatService {
       requestId: prep.input.requestId,
       holdMicro: prep.holdMicro,
       estimatedTokens: prep.promptTokens,
+      // the answer is the request's last paid step: what its hold leaves of the request's is released
+      within: prep.input.within ? { hold: prep.input.within, last: true } : undefined,
       run: async () => {
         try {
           await this.router.run(

@@ -66,6 +66,20 @@ export class CompletionsService {
       promptTokens: this.chat.countPrompt(messages, params),
       maxOutputTokens: Math.min(params.max_tokens ?? model.max_output_tokens, model.max_output_tokens),
       requestImages: imageParts(messages).length,
+      openHold: (bound) =>
+        this.chat.openRequestHold(
+          {
+            caller,
+            requestId,
+            endpoint: ENDPOINT,
+            modelKey: dto.model,
+            fallbacks,
+            messages,
+            params,
+            imageParam: 'messages',
+          },
+          bound,
+        ),
     });
     if (ctx) Object.assign(timings, { contextMs: ctx.elapsedMs, searchMs: ctx.searchMs, rerankMs: ctx.rerankMs });
     const prep = await this.chat.prepare({
@@ -77,6 +91,7 @@ export class CompletionsService {
       messages: withContext(messages, ctx),
       params,
       imageParam: 'messages',
+      within: ctx?.hold,
     });
     return { prep, ctx };
   }

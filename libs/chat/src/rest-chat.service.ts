@@ -150,6 +150,20 @@ export class RestChatService {
       promptTokens: this.chat.countPrompt(base, params),
       maxOutputTokens: Math.min(body.max_tokens ?? model.max_output_tokens, model.max_output_tokens),
       requestImages: files.images.length,
+      openHold: (bound) =>
+        this.chat.openRequestHold(
+          {
+            caller,
+            requestId,
+            endpoint: ENDPOINT,
+            modelKey: body.model,
+            fallbacks,
+            messages: base,
+            params,
+            imageParam: 'file_urls',
+          },
+          bound,
+        ),
     });
     if (ctx) Object.assign(timings, { contextMs: ctx.elapsedMs, searchMs: ctx.searchMs, rerankMs: ctx.rerankMs });
     const prep = await this.chat.prepare({
@@ -161,6 +175,7 @@ export class RestChatService {
       messages: withContext(base, ctx),
       params,
       imageParam: 'file_urls',
+      within: ctx?.hold,
     });
     return { prep, ctx };
   }

@@ -16,6 +16,7 @@ export * from './cache/shared-cache';
 export * from './cache/bounded-memory-store';
 export * from './cache/shared-cache.module';
 export * from './cache/bounded-redis';
+export * from './cache/cluster-bus';
 export * from './net';
 export * from './net/net.module';
 export * from './http/log-serializers';

@@ -69,6 +69,16 @@ export class AppConfig {
   get reservationTtlMs(): number {
     return this.env.reservationTtlSeconds * 1000;
   }
+  get authFailureLimit(): number {
+    return this.env.authFailureLimit;
+  }
+  get authFailureWindowMs(): number {
+    return this.env.authFailureWindowSeconds * 1000;
+  }
+  /** Express's `trust proxy` value (undefined: the socket address is the client's) */
+  get trustProxy(): boolean | number | string | undefined {
+    return this.env.trustProxy;
+  }
   get authCacheTtlMs(): number {
     return this.env.authCacheTtlSeconds * 1000;
   }

@@ -141,4 +141,16 @@ describe('parseEnv', () => {
     expect(c.catalogVariables.VLLM_EU_KEY).toBe('k');
     expect(c.catalogVariables.lower_case).toBeUndefined();
   });
+
+  it('authentication throttle and TRUST_PROXY: defaults, values, refusals', () => {
+    const d = parseEnv({});
+    expect([d.authFailureLimit, d.authFailureWindowSeconds, d.trustProxy]).toEqual([20, 60, undefined]);
+    const c = parseEnv({ AUTH_FAILURE_LIMIT: '0', AUTH_FAILURE_WINDOW_SECONDS: '300', TRUST_PROXY: 'true' });
+    expect([c.authFailureLimit, c.authFailureWindowSeconds, c.trustProxy]).toEqual([0, 300, true]);
+    expect(parseEnv({ TRUST_PROXY: 'false' }).trustProxy).toBeUndefined();
+    expect(parseEnv({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(parseEnv({ TRUST_PROXY: 'loopback, 10.0.0.0/8' }).trustProxy).toBe('loopback,10.0.0.0/8');
+    expect(() => parseEnv({ TRUST_PROXY: 'yes please' })).toThrow(ConfigError);
+    expect(() => parseEnv({ AUTH_FAILURE_WINDOW_SECONDS: '0' })).toThrow(ConfigError);
+  });
 });

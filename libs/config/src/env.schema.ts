@@ -82,6 +82,24 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   return raw.replace(/\/+$/, '');
 }
 
+/**
+ * TRUST_PROXY: unset or "false" → the socket's address is the client's; "true" → the left-most
+ * X-Forwarded-For entry; a number → that many proxy hops are trusted; otherwise a comma-separated list
+ * of addresses, subnets or Express's names (loopback, linklocal, uniquelocal) of the trusted proxies.
+ */
+function trustProxy(env: Env): boolean | number | string | undefined {
+  const raw = str(env, 'TRUST_PROXY');
+  if (raw === undefined || raw === 'false') return undefined;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) return int(env, 'TRUST_PROXY', 0, 0, 100);
+  const parts = raw.split(',').map((p) => p.trim());
+  if (parts.some((p) => !/^[0-9a-fA-F:./]+$/.test(p) && !['loopback', 'linklocal', 'uniquelocal'].includes(p)))
+    throw new ConfigError(
+      `TRUST_PROXY must be true, false, a hop count or a comma-separated list of addresses/subnets, got "${raw}"`,
+    );
+  return parts.join(',');
+}
+
 export interface ProviderEnv {
   apiKey?: string;
   baseUrl: string;
@@ -120,6 +138,11 @@ export interface EnvConfig {
   bodyLimitMb: number;
   reservationTtlSeconds: number;
   authCacheTtlSeconds: number;
+  /** failed authentications (API key or admin token) per client address per window before 429; 0 = off */
+  authFailureLimit: number;
+  authFailureWindowSeconds: number;
+  /** Express's `trust proxy`: which proxies' X-Forwarded-For names the client address (undefined = none) */
+  trustProxy?: boolean | number | string;
   shutdownGraceMs: number;
   modelsFile?: string;
   /** MODEL_ALIASES: requested model name → catalog key */
@@ -273,6 +296,9 @@ export function parseEnv(env: Env, providers: readonly ProviderEnvDeclaration[] 
       86_400,
     ),
     authCacheTtlSeconds: int(env, 'AUTH_CACHE_TTL_SECONDS', 5, 0, 5),
+    authFailureLimit: int(env, 'AUTH_FAILURE_LIMIT', 20, 0, 1_000_000),
+    authFailureWindowSeconds: int(env, 'AUTH_FAILURE_WINDOW_SECONDS', 60, 1, 86_400),
+    trustProxy: trustProxy(env),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 25_000, 0, 600_000),
     modelsFile: str(env, 'MODELS_FILE'),
     modelAliases: modelAliases(env),

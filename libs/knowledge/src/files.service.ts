@@ -118,6 +118,13 @@ export class FilesService {
     return this.files.content(teamId, id);
   }
 
+  /** The file's bytes; 404 when it is gone (deleted since it was looked up). */
+  async requireBytes(teamId: string, id: string): Promise<Buffer> {
+    const bytes = await this.files.content(teamId, id);
+    if (!bytes) throw ApiError.notFound(`No such file: ${id}`, 'file_not_found', 'file_id');
+    return bytes;
+  }
+
   /** Deletes the team's file if it exists (files a project created for its materials). */
   async remove(teamId: string, id: string): Promise<void> {
     await this.files.delete(teamId, id);

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { ApiError, Clock } from '@app/common';
 import type { Caller } from '@app/auth';
 import { AppConfig } from '@app/config';
-import { BillingService, PricingService } from '@app/billing';
+import { BillingService, PricingService, RequestHold } from '@app/billing';
 import { ModelCatalogService } from '@app/providers';
 import { EmbeddingsService } from '@app/embeddings';
 import { KbChunkEntity, KbDocumentEntity, VectorStoreEntity } from './entities/knowledge.entities';
@@ -58,12 +58,28 @@ export class KbSearchService {
     this.cache = new VectorIndexCache(config.kbVectorCacheBytes);
   }
 
+  /** The largest fragment (chunk, in tokens) a search of these stores can return. */
+  maxChunkTokens(stores: VectorStoreEntity[]): Promise<number> {
+    return this.repo.maxChunkTokens(stores.map((s) => s.id));
+  }
+
+  /** What a search of `store` for `queries` holds (its query embeddings' worst case), µRUB. */
+  holdMicro(store: VectorStoreEntity, queries: string[]): number {
+    const model = this.catalog.require(store.embeddingModel, 'embedding');
+    const counts = this.embeddings.countTokens(queries.map((q) => q.trim()).filter(Boolean));
+    return this.pricing.inputHoldMicro(
+      model.pricing,
+      counts.reduce((a, b) => a + b, 0),
+    );
+  }
+
   async search(
     caller: Caller,
     store: VectorStoreEntity,
     input: SearchInput,
     requestId: string,
     endpoint: string,
+    within?: RequestHold,
   ): Promise<SearchOutcome> {
     const started = performance.now();
     const model = this.catalog.require(store.embeddingModel, 'embedding');
@@ -78,6 +94,7 @@ export class KbSearchService {
         model.pricing,
         counts.reduce((a, b) => a + b, 0),
       ),
+      within: within ? { hold: within } : undefined,
       run: () =>
         this.embeddings.embed(
           model,

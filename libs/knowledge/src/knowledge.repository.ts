@@ -182,6 +182,73 @@ export class KnowledgeRepository {
   }
 
   /**
+   * Adds a file batch and all its documents with their jobs in one transaction, or nothing: the
+   * store row is locked first, documents already in the store are left as they are, and when the new
+   * ones would take the store past `limit` (files and texts together) nothing is written.
+   */
+  addBatch(
+    batch: FileBatchEntity,
+    entries: Array<{ doc: Omit<KbDocumentEntity, 'seq'>; job: NewIngestJob }>,
+    limit: number,
+  ): Promise<{ outcome: 'added' | 'gone' } | { outcome: 'limit'; count: number; adding: number }> {
+    return this.tx.run(async (m) => {
+      if (!(await this.lockStore(m, batch.vectorStoreId))) return { outcome: 'gone' as const };
+      const ids = entries.map((e) => e.doc.id);
+      const present = new Set<string>();
+      for (let i = 0; i < ids.length; i += 200) {
+        const rows = await m.find(KbDocumentEntity, {
+          select: { id: true },
+          where: { vectorStoreId: batch.vectorStoreId, id: In(ids.slice(i, i + 200)) },
+        });
+        for (const r of rows) present.add(r.id);
+      }
+      const fresh = entries.filter((e) => !present.has(e.doc.id));
+      const count = await m.countBy(KbDocumentEntity, {
+        vectorStoreId: batch.vectorStoreId,
+        kind: In(['file', 'text'] as DocumentKind[]),
+      });
+      if (count + fresh.length > limit) return { outcome: 'limit' as const, count, adding: fresh.length };
+      await m.insert(FileBatchEntity, batch);
+      for (let i = 0; i < fresh.length; i += 50) {
+        const part = fresh.slice(i, i + 50);
+        await m.insert(
+          KbDocumentEntity,
+          part.map((e) => e.doc),
+        );
+        await m.insert(
+          IngestJobEntity,
+          part.map((e) => e.job),
+        );
+      }
+      return { outcome: 'added' as const };
+    });
+  }
+
+  /** The largest chunk (in tokens) held by any of the stores; 0 when they hold none. */
+  async maxChunkTokens(vectorStoreIds: string[]): Promise<number> {
+    if (vectorStoreIds.length === 0) return 0;
+    const row = await this.chunks
+      .createQueryBuilder('c')
+      .select('MAX(c.tokens)', 'max')
+      .where('c.vector_store_id IN (:...ids)', { ids: vectorStoreIds })
+      .getRawOne<{ max: number | string | null }>();
+    return Number(row?.max ?? 0);
+  }
+
+  /** Which of `ids` are documents of the store already. */
+  async existingDocumentIds(vectorStoreId: string, ids: string[]): Promise<Set<string>> {
+    const out = new Set<string>();
+    for (let i = 0; i < ids.length; i += 200) {
+      const rows = await this.docs.find({
+        select: { id: true },
+        where: { vectorStoreId, id: In(ids.slice(i, i + 200)) },
+      });
+      for (const r of rows) out.add(r.id);
+    }
+    return out;
+  }
+
+  /**
    * The lock order of every write transaction under a store: the store row first, then its rows.
    * Deleting the store takes that row first too, so it and a chunk swap, a failed job, a requeue, a
    * batch cancel or a document delete queue behind each other instead of deadlocking on Postgres

@@ -11,6 +11,7 @@ import {
   KbDocumentEntity,
   VectorStoreEntity,
 } from './entities/knowledge.entities';
+import type { FileRow } from './files.repository';
 import { FilesService, newFileId, UploadedBytes } from './files.service';
 import { IngestionSignal } from './ingestion-signal';
 import {
@@ -45,6 +46,18 @@ export interface NewDocumentFile {
   file_id: string;
   attributes?: unknown;
   chunking_strategy?: unknown;
+}
+
+/** A document about to be attached to a store. */
+interface NewDocument {
+  fileId: string;
+  kind: DocumentKind;
+  attributes: Attributes | null;
+  chunking: Chunking;
+  batchId: string | null;
+  url?: string;
+  title?: string;
+  filename?: string;
 }
 
 /** What a project-owned (internal) store takes as a document. */
@@ -110,7 +123,7 @@ export class KnowledgeService {
       );
     for (const id of fileIds) {
       const file = await this.files.require(caller.teamId, id);
-      await this.assertIngestible((await this.files.bytes(caller.teamId, id))!, file.filename, file.mime);
+      await this.assertIngestible(await this.files.requireBytes(caller.teamId, id), file.filename, file.mime);
     }
     const now = this.clock.now();
     const store: Omit<VectorStoreEntity, 'seq'> = {
@@ -197,8 +210,8 @@ export class KnowledgeService {
   ): Promise<KbDocumentEntity> {
     const store = await this.requireStore(caller.teamId, storeId);
     const file = await this.files.require(caller.teamId, input.file_id);
-    const bytes = await this.files.bytes(caller.teamId, file.id);
-    await this.assertIngestible(bytes!, file.filename, file.mime);
+    const bytes = await this.files.requireBytes(caller.teamId, file.id);
+    await this.assertIngestible(bytes, file.filename, file.mime);
     const attributes = parseAttributes(input.attributes, 'attributes');
     const chunking = parseChunkingStrategy(input.chunking_strategy);
     return this.attach(caller.teamId, store.id, {
@@ -312,20 +325,32 @@ export class KnowledgeService {
   private async attach(
     teamId: string,
     storeId: string,
-    d: {
-      fileId: string;
-      kind: DocumentKind;
-      attributes: Attributes | null;
-      chunking: Chunking;
-      batchId: string | null;
-      url?: string;
-      title?: string;
-      filename?: string;
-    },
+    d: NewDocument,
     holder = 'A knowledge base',
   ): Promise<KbDocumentEntity> {
     const now = this.clock.now();
-    const doc: Omit<KbDocumentEntity, 'seq'> = {
+    const doc = this.newDocument(teamId, storeId, d, now);
+    const outcome = await this.repo.addDocument(doc, this.job(doc, now), d.kind === 'link' ? MAX_LINKS : MAX_DOCUMENTS);
+    if (outcome === 'gone') throw this.storeNotFound(storeId);
+    if (outcome === 'limit') {
+      throw new ApiError(
+        409,
+        'invalid_request_error',
+        d.kind === 'link'
+          ? `${holder} holds at most ${MAX_LINKS} links.`
+          : `${holder} holds at most ${MAX_DOCUMENTS} documents.`,
+        d.kind === 'link' ? 'too_many_links' : 'too_many_documents',
+      );
+    }
+    if (outcome === 'added') {
+      this.log.log(`knowledge: queued ${d.kind} ${d.fileId} for ${storeId}`);
+      this.signal.nudge();
+    }
+    return this.readBack(teamId, storeId, d.fileId);
+  }
+
+  private newDocument(teamId: string, storeId: string, d: NewDocument, now: number): Omit<KbDocumentEntity, 'seq'> {
+    return {
       id: d.fileId,
       vectorStoreId: storeId,
       teamId,
@@ -348,23 +373,6 @@ export class KnowledgeService {
       createdAt: now,
       updatedAt: now,
     };
-    const outcome = await this.repo.addDocument(doc, this.job(doc, now), d.kind === 'link' ? MAX_LINKS : MAX_DOCUMENTS);
-    if (outcome === 'gone') throw this.storeNotFound(storeId);
-    if (outcome === 'limit') {
-      throw new ApiError(
-        409,
-        'invalid_request_error',
-        d.kind === 'link'
-          ? `${holder} holds at most ${MAX_LINKS} links.`
-          : `${holder} holds at most ${MAX_DOCUMENTS} documents.`,
-        d.kind === 'link' ? 'too_many_links' : 'too_many_documents',
-      );
-    }
-    if (outcome === 'added') {
-      this.log.log(`knowledge: queued ${d.kind} ${d.fileId} for ${storeId}`);
-      this.signal.nudge();
-    }
-    return (await this.repo.findDocument(teamId, storeId, d.fileId))!;
   }
 
   private async assertIngestible(bytes: Buffer, filename: string, mime: string): Promise<void> {
@@ -374,6 +382,16 @@ export class KnowledgeService {
       if (err instanceof ExtractionError) throw ApiError.badRequest(err.message, 'file', err.code);
       throw err;
     }
+  }
+
+  /**
+   * A document read back after a write: a concurrent delete (of the document or its store) can remove
+   * it between the two, and the caller then gets the 404 it would have got a moment later.
+   */
+  private async readBack(teamId: string, storeId: string, docId: string): Promise<KbDocumentEntity> {
+    const doc = await this.repo.findDocument(teamId, storeId, docId);
+    if (!doc) throw ApiError.notFound(`No such document in ${storeId}: ${docId}`, 'file_not_found', 'file_id');
+    return doc;
   }
 
   async requireDocument(teamId: string, storeId: string, docId: string): Promise<KbDocumentEntity> {
@@ -426,7 +444,7 @@ export class KnowledgeService {
       attributes: a ? JSON.stringify(a) : null,
       updatedAt: this.clock.now(),
     });
-    return (await this.repo.findDocument(caller.teamId, storeId, docId))!;
+    return this.readBack(caller.teamId, storeId, docId);
   }
 
   // ── internal (project-owned) stores ──────────────────────────────────────────────────────────────
@@ -450,7 +468,10 @@ export class KnowledgeService {
       internal: 1,
     };
     await this.repo.insertStore(store);
-    return (await this.repo.findStore(teamId, store.id))!;
+    const created = await this.repo.findStore(teamId, store.id);
+    // deleted by its owner between the insert and this read
+    if (!created) throw ApiError.notFound(`No such project store: ${store.id}`, 'not_found', null);
+    return created;
   }
 
   /** An internal store of the team (for its owner: the project, and chat searching project materials). */
@@ -483,7 +504,7 @@ export class KnowledgeService {
     switch (src.type) {
       case 'file': {
         const file = await this.files.require(teamId, src.fileId);
-        await this.assertIngestible((await this.files.bytes(teamId, file.id))!, file.filename, file.mime);
+        await this.assertIngestible(await this.files.requireBytes(teamId, file.id), file.filename, file.mime);
         return this.attach(
           teamId,
           storeId,
@@ -543,7 +564,7 @@ export class KnowledgeService {
     await this.files.replaceBytes(teamId, docId, file.filename, 'text/markdown', Buffer.from(text, 'utf8'));
     await this.repo.requeue(doc, this.job(doc, this.clock.now()));
     this.signal.nudge();
-    return (await this.repo.findDocument(teamId, storeId, docId))!;
+    return this.readBack(teamId, storeId, docId);
   }
 
   /** Queue an internal document again (a link is fetched again; unchanged content is not re-embedded). */
@@ -551,7 +572,7 @@ export class KnowledgeService {
     const doc = await this.requireInternalDocument(teamId, storeId, docId);
     await this.repo.requeue(doc, this.job(doc, this.clock.now()));
     this.signal.nudge();
-    return (await this.repo.findDocument(teamId, storeId, docId))!;
+    return this.readBack(teamId, storeId, docId);
   }
 
   /** Deletes the document (chunks, jobs) and, with `deleteFile`, the file holding its bytes. */
@@ -599,12 +620,19 @@ export class KnowledgeService {
 
   // ── batches ────────────────────────────────────────────────────────────────────────────────────
 
+  /**
+   * A file batch is all or nothing: every file, attribute, chunking strategy and the store's document
+   * limit is checked before anything is attached, and the documents are then added in one transaction
+   * that checks the limit again under the store's lock. A refused batch attaches, ingests and charges
+   * nothing. Files already in the store stay as they are (and do not count again).
+   */
   async createBatch(
     caller: Caller,
     storeId: string,
     input: { file_ids?: string[]; files?: NewDocumentFile[]; attributes?: unknown; chunking_strategy?: unknown },
   ): Promise<{ batch: FileBatchEntity; counts: Record<DocumentStatus, number> }> {
     await this.requireStore(caller.teamId, storeId);
+    const listed = input.files ? 'files' : 'file_ids';
     const items: NewDocumentFile[] =
       input.files ??
       (input.file_ids ?? []).map((file_id) => ({
@@ -613,25 +641,73 @@ export class KnowledgeService {
         chunking_strategy: input.chunking_strategy,
       }));
     if (items.length === 0) throw ApiError.badRequest('file_ids (or files) must list at least one file.', 'file_ids');
-    if (items.length > 500) throw ApiError.badRequest('A batch holds at most 500 files.', 'file_ids');
-    // validate everything before writing anything
+    if (items.length > 500) throw ApiError.badRequest('A batch holds at most 500 files.', listed);
+    const planned = new Map<string, { file: FileRow; attributes: Attributes | null; chunking: Chunking }>();
     for (const [i, it] of items.entries()) {
+      const at = input.files ? `files[${i}].` : '';
       if (typeof it?.file_id !== 'string')
         throw ApiError.badRequest(`files[${i}].file_id is required.`, `files[${i}].file_id`);
-      await this.files.require(caller.teamId, it.file_id);
-      parseAttributes(it.attributes, `files[${i}].attributes`);
-      parseChunkingStrategy(it.chunking_strategy, `files[${i}].chunking_strategy`);
+      const file = await this.files.require(caller.teamId, it.file_id);
+      const attributes = parseAttributes(it.attributes, `${at}attributes`);
+      const chunking = parseChunkingStrategy(it.chunking_strategy, `${at}chunking_strategy`);
+      if (!planned.has(file.id)) planned.set(file.id, { file, attributes, chunking });
     }
+    const present = await this.repo.existingDocumentIds(storeId, [...planned.keys()]);
+    const fresh = [...planned.values()].filter((p) => !present.has(p.file.id));
+    const stats = (await this.repo.storeStats([storeId])).get(storeId)!;
+    const held = stats.byKind.file + stats.byKind.text;
+    if (held + fresh.length > MAX_DOCUMENTS) throw this.batchTooLarge(held, fresh.length, listed);
+    for (const p of fresh)
+      await this.assertIngestible(
+        await this.files.requireBytes(caller.teamId, p.file.id),
+        p.file.filename,
+        p.file.mime,
+      );
+
+    const now = this.clock.now();
     const batch: FileBatchEntity = {
       id: newBatchId(),
       vectorStoreId: storeId,
       teamId: caller.teamId,
       cancelled: 0,
-      createdAt: this.clock.now(),
+      createdAt: now,
     };
-    await this.repo.insertBatch(batch);
-    for (const it of items) await this.addFile(caller, storeId, it, batch.id);
+    const entries = fresh.map((p) => {
+      const doc = this.newDocument(
+        caller.teamId,
+        storeId,
+        {
+          fileId: p.file.id,
+          kind: 'file',
+          attributes: p.attributes,
+          chunking: p.chunking,
+          batchId: batch.id,
+          title: p.file.filename,
+          filename: p.file.filename,
+        },
+        now,
+      );
+      return { doc, job: this.job(doc, now) };
+    });
+    const added = await this.repo.addBatch(batch, entries, MAX_DOCUMENTS);
+    if (added.outcome === 'gone') throw this.storeNotFound(storeId);
+    // documents added by a concurrent request since the check above
+    if (added.outcome === 'limit') throw this.batchTooLarge(added.count, added.adding, listed);
+    if (entries.length > 0) {
+      this.log.log(`knowledge: queued batch ${batch.id} (${entries.length} files) for ${storeId}`);
+      this.signal.nudge();
+    }
     return { batch, counts: await this.repo.batchCounts(batch.id) };
+  }
+
+  private batchTooLarge(held: number, adding: number, param: string): ApiError {
+    return new ApiError(
+      409,
+      'invalid_request_error',
+      `A knowledge base holds at most ${MAX_DOCUMENTS} documents: it has ${held} and the batch adds ${adding}. Nothing was attached.`,
+      'too_many_documents',
+      param,
+    );
   }
 
   async cancelBatch(

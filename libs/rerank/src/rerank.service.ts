@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ApiError, MetricsService } from '@app/common';
 import type { Caller } from '@app/auth';
-import { BillingService, PricingService } from '@app/billing';
+import { BillingService, PricingService, RequestHold } from '@app/billing';
 import { ModelCatalogService, ModelEntry } from '@app/providers';
 import {
   ContentFormError,
@@ -33,6 +33,8 @@ export interface RerankInput {
   caching: boolean;
   columns: TableColumnOptions;
   endpoint: string;
+  /** the request's hold this rerank's hold is taken out of (a RAG chat), instead of the balance */
+  within?: RequestHold;
 }
 
 export interface RerankOutcome {
@@ -98,6 +100,16 @@ export class RerankService {
     return this.catalog.require(LOCAL_MODEL[size], 'embedding');
   }
 
+  /** What a rerank of `tokens` (query and documents, as counted) holds at most, µRUB. */
+  holdMicro(size: RerankSize, tokens: number): number {
+    return this.pricing.inputHoldMicro(this.embeddingModelFor(size).pricing, tokens);
+  }
+
+  /** Tokens of texts as the rerank counts them. */
+  countTokens(texts: string[]): number {
+    return this.embeddings.countTokens(texts).reduce((a, b) => a + b, 0);
+  }
+
   async rerank(caller: Caller, input: RerankInput, requestId: string, signal?: AbortSignal): Promise<RerankOutcome> {
     if (input.query.trim() === '') throw ApiError.badRequest('query must not be empty.', 'query');
     const model = this.embeddingModelFor(input.size);
@@ -125,6 +137,7 @@ export class RerankService {
       caller,
       requestId,
       holdMicro: this.pricing.inputHoldMicro(model.pricing, estimate),
+      within: input.within ? { hold: input.within } : undefined,
       run: async () => {
         const q = await this.embeddings.embed(model, [input.query], dims, signal);
         let documentTokens = 0;

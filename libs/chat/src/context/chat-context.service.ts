@@ -7,6 +7,7 @@ import type { SearchHit } from '@app/knowledge';
 import { ContextMaterial, ProjectContext, ProjectContextSource, ProjectRagSettings } from '@app/projects';
 import { ModelEntry, TokenizerService } from '@app/providers';
 import type { ChatMessage, ContentPart } from '@app/providers';
+import type { RequestHold } from '@app/billing';
 import { RerankService } from '@app/rerank';
 import { MAX_FILE_BYTES, MAX_IMAGES } from '../image-inliner';
 import {
@@ -27,6 +28,10 @@ import type { UrlPdf } from './file-urls';
 export const DEFAULT_RAG: ProjectRagSettings = { top_k: 15, rerank: true, file_threshold: 0.3, kb_threshold: 0.1 };
 /** Candidates gathered per store, and in total, before rerank. */
 export const MAX_CANDIDATES = 30;
+/** The largest chunk a store can hold (static chunking's maximum). */
+const MAX_CHUNK_TOKENS = 4096;
+/** A fragment's source label in the context (title ≤ 512 characters, page, URL), in tokens. */
+const LABEL_TOKENS = 600;
 /** Image types every vision provider takes (as the image inliner checks them). */
 const VISION_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
 
@@ -46,6 +51,12 @@ export interface ContextRequest {
   maxOutputTokens: number;
   /** images the request itself carries (they count toward the 20-image limit first) */
   requestImages: number;
+  /**
+   * Takes the request's hold before the first paid retrieval step: the retrieval's worst case plus
+   * the answer's with a context of at most `contextTokens` and `images` project images. Without it
+   * each step holds from the balance on its own.
+   */
+  openHold?: (bound: { retrievalMicro: number; contextTokens: number; images: number }) => Promise<RequestHold>;
 }
 
 export type SourceKind = ContextMaterial['kind'] | 'knowledge_base' | 'file_url';
@@ -91,6 +102,8 @@ export interface AssembledContext {
   info: ChatContextInfo;
   /** what the query embeddings and the rerank charged (separate ledger entries) */
   retrievalMicro: number;
+  /** the request's hold taken before retrieval (the answer takes its hold out of it), if any */
+  hold?: RequestHold | null;
   /** server time spent assembling the context, and its search (with query embeddings) and rerank parts */
   elapsedMs: number;
   searchMs: number;
@@ -145,8 +158,24 @@ export class ChatContextService implements OnModuleInit {
     }
   }
 
-  /** null when the request asks for no context (no project, knowledge base or PDF). */
+  /**
+   * null when the request asks for no context (no project, knowledge base or PDF). A request hold
+   * taken for the retrieval (ContextRequest.openHold) is released here when the assembly fails.
+   */
   async assemble(req: ContextRequest): Promise<AssembledContext | null> {
+    const taken: { hold: RequestHold | null } = { hold: null };
+    try {
+      return await this.assembleHolding(req, taken);
+    } catch (err) {
+      await taken.hold?.close();
+      throw err;
+    }
+  }
+
+  private async assembleHolding(
+    req: ContextRequest,
+    taken: { hold: RequestHold | null },
+  ): Promise<AssembledContext | null> {
     if (req.projectId === undefined && req.knowledgeBaseId === undefined && req.pdfs.length === 0) return null;
     const started = performance.now();
     const teamId = req.caller.teamId;
@@ -233,7 +262,42 @@ export class ChatContextService implements OnModuleInit {
     const query = req.query.trim();
     const candidates: Piece[] = [];
     const wantsProjectSearch = projectStore !== null && (remainderDocs === null || remainderDocs.size > 0);
-    if (query && (wantsProjectSearch || kbStores.length || remainderPdfs.length)) {
+    const retrieves = query !== '' && (wantsProjectSearch || kbStores.length > 0 || remainderPdfs.length > 0);
+    const pdfChunks: Piece[] = [];
+    if (retrieves)
+      for (const p of remainderPdfs) {
+        for (const c of await this.parser.chunk(p.doc, AUTO_CHUNKING)) {
+          pdfChunks.push(
+            this.piece({ title: p.title, page: c.page, url: urlLabel(p.url) }, c.text, Number.NEGATIVE_INFINITY, {
+              kind: 'file_url',
+              materialId: null,
+              documentId: null,
+              origin: 'pdf',
+            }),
+          );
+        }
+      }
+    // the whole request's worst case is held before the first paid step (query embeddings, rerank,
+    // then the answer): a request the balance cannot cover is refused before anything is charged
+    let hold: RequestHold | null = null;
+    if (retrieves && req.openHold) {
+      const searched = [...(wantsProjectSearch && projectStore ? [projectStore] : []), ...kbStores];
+      // the largest fragment a search can return (its store's largest chunk; 10 % for the chat
+      // tokenizer counting differently) or PDF chunk, with its source label
+      const chunk = Math.min(
+        MAX_CHUNK_TOKENS,
+        Math.ceil(
+          1.1 * Math.max(await this.search.maxChunkTokens(searched), ...pdfChunks.map((c) => this.tokens(c.text))),
+        ),
+      );
+      hold = await req.openHold({
+        retrievalMicro: this.retrievalBound(query, searched, chunk, rag, pdfChunks),
+        contextTokens: budget - left + Math.min(left, rag.top_k * (chunk + LABEL_TOKENS)),
+        images: project?.images.length ?? 0,
+      });
+    }
+    taken.hold = hold;
+    if (retrieves) {
       const searchStart = performance.now();
       // the stores are searched concurrently; each search bills its own query embedding
       const projectSearch = wantsProjectSearch
@@ -243,6 +307,7 @@ export class ChatContextService implements OnModuleInit {
             { queries: [query], topK: MAX_CANDIDATES, threshold: rag.file_threshold, filter: null },
             req.requestId,
             req.endpoint,
+            hold ?? undefined,
           )
         : null;
       const kbSearches = kbStores.map((store) =>
@@ -252,6 +317,7 @@ export class ChatContextService implements OnModuleInit {
           { queries: [query], topK: MAX_CANDIDATES, threshold: rag.kb_threshold, filter: null },
           req.requestId,
           req.endpoint,
+          hold ?? undefined,
         ),
       );
       const [projectOut, ...kbOuts] = await Promise.all([projectSearch, ...kbSearches]);
@@ -279,19 +345,6 @@ export class ChatContextService implements OnModuleInit {
       });
       searchMs = performance.now() - searchStart;
       const pool = topK(candidates, MAX_CANDIDATES);
-      const pdfChunks: Piece[] = [];
-      for (const p of remainderPdfs) {
-        for (const c of await this.parser.chunk(p.doc, AUTO_CHUNKING)) {
-          pdfChunks.push(
-            this.piece({ title: p.title, page: c.page, url: urlLabel(p.url) }, c.text, Number.NEGATIVE_INFINITY, {
-              kind: 'file_url',
-              materialId: null,
-              documentId: null,
-              origin: 'pdf',
-            }),
-          );
-        }
-      }
       // rerank the pool with the rerank engine (its per-key embedding cache included); PDF chunks
       // from file_urls have no index, so the engine scores them in any case
       const toScore = rag.rerank ? [...pool, ...pdfChunks] : pdfChunks;
@@ -311,6 +364,7 @@ export class ChatContextService implements OnModuleInit {
             caching: true,
             columns: {},
             endpoint: req.endpoint,
+            within: hold ?? undefined,
           },
           req.requestId,
         );
@@ -401,10 +455,31 @@ export class ChatContextService implements OnModuleInit {
         notes,
       },
       retrievalMicro,
+      hold,
       elapsedMs,
       searchMs,
       rerankMs,
     };
+  }
+
+  /**
+   * The worst case of the retrieval's paid steps: each store's query embedding, and the rerank of
+   * the candidate pool (at most MAX_CANDIDATES fragments of at most `chunk` tokens) with the PDF
+   * chunks of file_urls.
+   */
+  private retrievalBound(
+    query: string,
+    searched: Parameters<KbSearchService['holdMicro']>[0][],
+    chunk: number,
+    rag: ProjectRagSettings,
+    pdfChunks: Piece[],
+  ): number {
+    let micro = 0;
+    for (const store of searched) micro += this.search.holdMicro(store, [query]);
+    const pool = rag.rerank ? MAX_CANDIDATES * chunk : 0;
+    if (pool > 0 || pdfChunks.length > 0)
+      micro += this.rerank.holdMicro('small', this.rerank.countTokens([query, ...pdfChunks.map((c) => c.text)]) + pool);
+    return micro;
   }
 
   private async loadProject(teamId: string, projectId: string): Promise<ProjectContext> {

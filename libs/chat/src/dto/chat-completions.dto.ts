@@ -42,11 +42,12 @@ export class ChatCompletionRequestDto {
   @ArrayMinSize(1)
   messages: unknown[];
 
-  @ApiPropertyOptional({ example: 256 }) @IsOptional() @IsInt() @Min(1) max_tokens?: number;
-  @ApiPropertyOptional({ example: 256 }) @IsOptional() @IsInt() @Min(1) max_completion_tokens?: number;
-  @ApiPropertyOptional({ example: 0.7 }) @IsOptional() @IsNumber() @Min(0) @Max(2) temperature?: number;
-  @ApiPropertyOptional({ example: 1 }) @IsOptional() @IsNumber() @Min(0) @Max(1) top_p?: number;
+  @ApiPropertyOptional({ nullable: true, example: 256 }) @IsOptional() @IsInt() @Min(1) max_tokens?: number;
+  @ApiPropertyOptional({ nullable: true, example: 256 }) @IsOptional() @IsInt() @Min(1) max_completion_tokens?: number;
+  @ApiPropertyOptional({ nullable: true, example: 0.7 }) @IsOptional() @IsNumber() @Min(0) @Max(2) temperature?: number;
+  @ApiPropertyOptional({ nullable: true, example: 1 }) @IsOptional() @IsNumber() @Min(0) @Max(1) top_p?: number;
   @ApiPropertyOptional({
+    nullable: true,
     description: 'string or up to 4 strings',
     oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
     example: ['\n\n\n'],
@@ -54,9 +55,13 @@ export class ChatCompletionRequestDto {
   @IsOptional()
   @Allow()
   stop?: unknown;
-  @ApiPropertyOptional({ example: 42 }) @IsOptional() @IsInt() seed?: number;
+  @ApiPropertyOptional({ nullable: true, example: 42 }) @IsOptional() @IsInt() seed?: number;
   @ApiPropertyOptional({ example: 'user-42' }) @IsOptional() @IsString() user?: string;
-  @ApiPropertyOptional({ description: 'Choices to generate (n > 1 only on models that support it)', example: 1 })
+  @ApiPropertyOptional({
+    nullable: true,
+    description: 'Choices to generate (n > 1 only on models that support it)',
+    example: 1,
+  })
   @IsOptional()
   @IsInt()
   @Min(1)
@@ -92,7 +97,7 @@ export class ChatCompletionRequestDto {
   @IsOptional()
   @IsObject()
   response_format?: unknown;
-  @ApiPropertyOptional({ default: false, example: false }) @IsOptional() @IsBoolean() stream?: boolean;
+  @ApiPropertyOptional({ nullable: true, default: false, example: false }) @IsOptional() @IsBoolean() stream?: boolean;
   @ApiPropertyOptional({
     description: '{include_usage: true} adds a final chunk with usage (and cost); only with stream: true',
     type: 'object',
@@ -150,19 +155,34 @@ export class ChatCompletionRequestDto {
   mode?: RequestedMode | null;
 
   // Accepted for SDK compatibility and not forwarded (docs/decisions/chat-completions-parameters.md)
-  @ApiPropertyOptional({ example: 0 }) @IsOptional() @IsNumber() @Min(-2) @Max(2) presence_penalty?: number;
-  @ApiPropertyOptional({ example: 0 }) @IsOptional() @IsNumber() @Min(-2) @Max(2) frequency_penalty?: number;
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'number' }, example: {} })
+  @ApiPropertyOptional({ nullable: true, example: 0 })
+  @IsOptional()
+  @IsNumber()
+  @Min(-2)
+  @Max(2)
+  presence_penalty?: number;
+  @ApiPropertyOptional({ nullable: true, example: 0 })
+  @IsOptional()
+  @IsNumber()
+  @Min(-2)
+  @Max(2)
+  frequency_penalty?: number;
+  @ApiPropertyOptional({ nullable: true, type: 'object', additionalProperties: { type: 'number' }, example: {} })
   @IsOptional()
   @IsObject()
   logit_bias?: Record<string, number>;
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, example: { ticket: 'T-1' } })
+  @ApiPropertyOptional({
+    nullable: true,
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    example: { ticket: 'T-1' },
+  })
   @IsOptional()
   @IsObject()
   metadata?: Record<string, string>;
-  @ApiPropertyOptional({ example: false }) @IsOptional() @IsBoolean() store?: boolean;
-  @ApiPropertyOptional({ example: 'medium' }) @IsOptional() @IsString() reasoning_effort?: string;
-  @ApiPropertyOptional({ description: 'Not supported: true is rejected with 400', example: false })
+  @ApiPropertyOptional({ nullable: true, example: false }) @IsOptional() @IsBoolean() store?: boolean;
+  @ApiPropertyOptional({ nullable: true, example: 'medium' }) @IsOptional() @IsString() reasoning_effort?: string;
+  @ApiPropertyOptional({ nullable: true, description: 'Not supported: true is rejected with 400', example: false })
   @IsOptional()
   @IsBoolean()
   logprobs?: boolean;

@@ -37,17 +37,22 @@ export class ResponseCreateRequestDto {
   @Allow()
   input: unknown;
 
-  @ApiPropertyOptional({ description: 'A system message placed before the input', example: 'Be brief.' })
+  @ApiPropertyOptional({
+    nullable: true,
+    description: 'A system message placed before the input',
+    example: 'Be brief.',
+  })
   @IsOptional()
   @IsString()
   instructions?: string | null;
-  @ApiPropertyOptional({ example: 64, description: 'Upper bound of generated tokens' })
+  @ApiPropertyOptional({ nullable: true, example: 64, description: 'Upper bound of generated tokens' })
   @IsOptional()
   @IsInt()
   @Min(1)
   max_output_tokens?: number | null;
-  @ApiPropertyOptional({ example: 0.7 }) @IsOptional() @IsNumber() @Min(0) @Max(2) temperature?: number | null;
-  @ApiPropertyOptional({ example: 1 }) @IsOptional() @IsNumber() @Min(0) @Max(1) top_p?: number | null;
+  @ApiPropertyOptional({ nullable: true, example: 0.7 }) @IsOptional() @IsNumber() @Min(0) @Max(2) temperature?:
+    number | null;
+  @ApiPropertyOptional({ nullable: true, example: 1 }) @IsOptional() @IsNumber() @Min(0) @Max(1) top_p?: number | null;
   @ApiPropertyOptional({
     description:
       'Function tools, e.g. [{"type": "function", "name": "get_weather", "description": "Current weather for a city", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}] — on models with tool support (`local` has none, so the example is empty)',
@@ -62,7 +67,8 @@ export class ResponseCreateRequestDto {
   @IsOptional()
   @Allow()
   tool_choice?: unknown;
-  @ApiPropertyOptional({ example: true }) @IsOptional() @IsBoolean() parallel_tool_calls?: boolean | null;
+  @ApiPropertyOptional({ nullable: true, example: true }) @IsOptional() @IsBoolean() parallel_tool_calls?:
+    boolean | null;
   @ApiPropertyOptional({
     description: '{format: {type: "text"} | {type: "json_object"} | {type: "json_schema", name, schema, strict?}}',
     type: 'object',
@@ -73,6 +79,7 @@ export class ResponseCreateRequestDto {
   @IsObject()
   text?: Record<string, unknown> | null;
   @ApiPropertyOptional({
+    nullable: true,
     default: false,
     description: 'true: Server-Sent Events (response.created … response.completed)',
     example: false,
@@ -83,6 +90,7 @@ export class ResponseCreateRequestDto {
   @ApiPropertyOptional({ example: 'user-42' }) @IsOptional() @IsString() user?: string | null;
   @ApiPropertyOptional({ example: 'user-42' }) @IsOptional() @IsString() safety_identifier?: string | null;
   @ApiPropertyOptional({
+    nullable: true,
     type: 'object',
     additionalProperties: { type: 'string' },
     description: 'Echoed back on the response',
@@ -94,6 +102,7 @@ export class ResponseCreateRequestDto {
 
   // Accepted for SDK compatibility (the Vercel AI SDK and openai-node send some of them); not forwarded
   @ApiPropertyOptional({
+    nullable: true,
     description: 'Accepted; responses are never stored (the response says store: false)',
     example: false,
   })
@@ -109,11 +118,12 @@ export class ResponseCreateRequestDto {
   @IsOptional()
   @IsString()
   previous_response_id?: string | null;
-  @ApiPropertyOptional({ description: 'Not supported: true is rejected with 400', example: false })
+  @ApiPropertyOptional({ nullable: true, description: 'Not supported: true is rejected with 400', example: false })
   @IsOptional()
   @IsBoolean()
   background?: boolean | null;
   @ApiPropertyOptional({
+    nullable: true,
     type: 'object',
     additionalProperties: true,
     description: 'Accepted and ignored',
@@ -122,15 +132,21 @@ export class ResponseCreateRequestDto {
   @IsOptional()
   @IsObject()
   reasoning?: Record<string, unknown> | null;
-  @ApiPropertyOptional({ type: 'array', items: { type: 'string' }, description: 'Accepted and ignored', example: [] })
+  @ApiPropertyOptional({
+    nullable: true,
+    type: 'array',
+    items: { type: 'string' },
+    description: 'Accepted and ignored',
+    example: [],
+  })
   @IsOptional()
   @IsArray()
   include?: string[] | null;
-  @ApiPropertyOptional({ description: 'Accepted and ignored', example: 'disabled' })
+  @ApiPropertyOptional({ nullable: true, description: 'Accepted and ignored', example: 'disabled' })
   @IsOptional()
   @IsString()
   truncation?: string | null;
-  @ApiPropertyOptional({ description: 'Accepted and ignored', example: 'auto' })
+  @ApiPropertyOptional({ nullable: true, description: 'Accepted and ignored', example: 'auto' })
   @IsOptional()
   @IsString()
   service_tier?: string | null;

@@ -4,6 +4,7 @@ import KeyvRedis from '@keyv/redis';
 import { Keyv } from 'keyv';
 import { AppConfig } from '@app/config';
 import { BoundedMemoryStore } from './bounded-memory-store';
+import { ClusterBus } from './cluster-bus';
 import { SharedCache } from './shared-cache';
 
 /**
@@ -41,7 +42,7 @@ import { SharedCache } from './shared-cache';
       },
     }),
   ],
-  providers: [SharedCache],
-  exports: [SharedCache],
+  providers: [SharedCache, ClusterBus],
+  exports: [SharedCache, ClusterBus],
 })
 export class SharedCacheModule {}

@@ -1,4 +1,6 @@
-import { IsInt, IsString, Min } from 'class-validator';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Min, ValidateNested } from 'class-validator';
 import { getMetadataStorage } from 'class-validator';
 import { ApiError } from './api-error';
 import { createValidationPipe } from './validation';
@@ -50,5 +52,29 @@ describe('createValidationPipe: rule lookups memoized per DTO class', () => {
     expect(err.message).toBe('count must be an integer number');
     const range = (await pipe.transform({ name: 'a', count: 0 }, meta).catch((e: unknown) => e)) as ApiError;
     expect(range.message).toBe('count must not be less than 1');
+  });
+
+  it('null in a field not declared nullable → 400 naming it (nested and array items too); declared nullable passes', async () => {
+    class InnerDto {
+      @IsString() id!: string;
+    }
+    class OuterDto {
+      @ApiPropertyOptional() @IsOptional() @IsString() name?: string;
+      @ApiPropertyOptional({ nullable: true }) @IsOptional() @IsString() label?: string | null;
+      @ApiPropertyOptional({ type: [InnerDto] })
+      @IsOptional()
+      @ValidateNested({ each: true })
+      @Type(() => InnerDto)
+      items?: InnerDto[];
+    }
+    const outer = { type: 'body' as const, metatype: OuterDto, data: '' };
+    const fail = async (body: unknown) => (await pipe.transform(body, outer).catch((e: unknown) => e)) as ApiError;
+    expect(await fail({ name: null })).toMatchObject({ status: 400, param: 'name', code: 'invalid_value' });
+    expect((await fail({ name: null })).message).toBe('name must not be null.');
+    expect(await fail({ items: [{ id: 'a' }, { id: null }] })).toMatchObject({ param: 'items[1].id' });
+    expect(await fail({ items: [null] })).toMatchObject({ param: 'items[0]' });
+    await expect(pipe.transform({ label: null, unknown: null }, outer)).resolves.toEqual(
+      Object.assign(new OuterDto(), { label: null }),
+    );
   });
 });

@@ -1,4 +1,5 @@
-import { ValidationError, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
+import type { MetadataStorage as TransformerMetadata } from 'class-transformer/types/MetadataStorage';
 import { getMetadataStorage } from 'class-validator';
 import { ApiError } from './api-error';
 
@@ -90,10 +91,98 @@ export function memoizeValidationMetadata(): void {
   };
 }
 
+// class-transformer keeps its @Type metadata here (the path @nestjs/mapped-types reads it from too)
+type TransformerStorage = { defaultMetadataStorage: TransformerMetadata };
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const transformerStorage = require('class-transformer/cjs/storage') as TransformerStorage;
+const transformerMetadata = transformerStorage.defaultMetadataStorage;
+
+/** Where @nestjs/swagger's @ApiProperty keeps a property's options, and the list of documented properties. */
+const SWAGGER_PROPERTY = 'swagger/apiModelProperties';
+const SWAGGER_PROPERTIES = 'swagger/apiModelPropertiesArray';
+
+type Ctor = abstract new (...args: never[]) => unknown;
+
+/** Swagger's `nullable: true` on a body field: the declaration that null is a meaningful value there. */
+function declaredNullable(cls: Ctor, property: string): boolean | undefined {
+  const meta = Reflect.getMetadata(SWAGGER_PROPERTY, cls.prototype as object, property) as
+    { nullable?: boolean } | undefined;
+  return meta?.nullable;
+}
+
+const declaredByClass = new WeakMap<Ctor, Set<string>>();
+
+/** The body fields a DTO declares (Swagger or class-validator), computed once per class. */
+function declaredProperties(cls: Ctor): Set<string> {
+  let names = declaredByClass.get(cls);
+  if (names) return names;
+  names = new Set<string>();
+  declaredByClass.set(cls, names);
+  const swagger = Reflect.getMetadata(SWAGGER_PROPERTIES, cls.prototype as object) as string[] | undefined;
+  for (const n of swagger ?? []) names.add(n.replace(/^:/, ''));
+  for (const m of getMetadataStorage().getTargetValidationMetadatas(cls, '', false, false)) names.add(m.propertyName);
+  return names;
+}
+
+/** The DTO class a nested field is transformed into (class-transformer's @Type), if any. */
+function nestedClass(cls: Ctor, property: string): Ctor | undefined {
+  const meta = transformerMetadata.findTypeMetadata(cls as unknown as new () => unknown, property);
+  if (!meta || meta.options?.discriminator) return undefined;
+  const t = meta.typeFunction() as unknown;
+  return typeof t === 'function' && t !== Object && t !== String && t !== Number && t !== Boolean
+    ? (t as Ctor)
+    : undefined;
+}
+
+/**
+ * The first field of a request body that is null although its DTO does not declare it nullable
+ * (`@ApiProperty({ nullable: true })`). `@IsOptional()` lets null through every rule, so without this
+ * a `{"name": null}` reaches the service and the database's NOT NULL constraint (a 500); here it is a
+ * 400 naming the field. Nested DTOs (class-transformer's `@Type`) are checked the same way; fields the
+ * DTO does not declare are left to the whitelist.
+ */
+export function firstForbiddenNull(value: unknown, cls: Ctor, parent = ''): string | null {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
+  const declared = declaredProperties(cls);
+  for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+    if (!declared.has(key)) continue;
+    const path = parent === '' ? key : `${parent}.${key}`;
+    if (v === null) {
+      if (declaredNullable(cls, key)) continue;
+      return path;
+    }
+    const inner = typeof v === 'object' ? nestedClass(cls, key) : undefined;
+    if (!inner) continue;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        if (v[i] === null) return `${path}[${i}]`;
+        const found = firstForbiddenNull(v[i], inner, `${path}[${i}]`);
+        if (found) return found;
+      }
+    } else {
+      const found = firstForbiddenNull(v, inner, path);
+      if (found) return found;
+    }
+  }
+  return null;
+}
+
+/** ValidationPipe that first refuses null in body fields not declared nullable (see firstForbiddenNull). */
+class GatewayValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const cls = metadata.metatype as Ctor | undefined;
+    if (metadata.type === 'body' && cls && this.toValidate(metadata)) {
+      const param = firstForbiddenNull(value, cls);
+      if (param) throw ApiError.badRequest(`${param} must not be null.`, param, 'invalid_value');
+    }
+    return super.transform(value, metadata);
+  }
+}
+
 /** The global ValidationPipe: whitelist + transform, errors as 400 with `param` naming the field. */
 export function createValidationPipe(): ValidationPipe {
   memoizeValidationMetadata();
-  return new ValidationPipe({
+  return new GatewayValidationPipe({
     whitelist: true,
     transform: true,
     forbidUnknownValues: false,

@@ -4,6 +4,7 @@ import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } fr
 /** POST /v1/images/generations (OpenAI) and POST /api/v1/images/generations (REST): one body. */
 export class ImageGenerationRequestDto {
   @ApiProperty({
+    nullable: true,
     example: 'local-image',
     description:
       'An image model from GET /v1/models (local-image works offline; gpt-image-1, dall-e-3, gemini-2.5-flash-image need provider keys)',
@@ -22,6 +23,7 @@ export class ImageGenerationRequestDto {
   prompt: string;
 
   @ApiPropertyOptional({
+    nullable: true,
     example: 1,
     default: 1,
     description: "Number of images (1 to the model's max_n; dall-e-3: 1)",
@@ -33,6 +35,7 @@ export class ImageGenerationRequestDto {
   n?: number;
 
   @ApiPropertyOptional({
+    nullable: true,
     example: '1024x1024',
     description: "One of the model's sizes (GET /v1/models/{id}), or auto where offered",
   })
@@ -42,6 +45,7 @@ export class ImageGenerationRequestDto {
   size?: string;
 
   @ApiPropertyOptional({
+    nullable: true,
     example: 'low',
     description: 'low | medium | high | auto (GPT image, local-image); standard | hd (dall-e-3)',
   })
@@ -49,22 +53,26 @@ export class ImageGenerationRequestDto {
   @IsIn(['low', 'medium', 'high', 'auto', 'standard', 'hd'])
   quality?: string;
 
-  @ApiPropertyOptional({ enum: ['vivid', 'natural'], description: 'dall-e-3 only' })
+  @ApiPropertyOptional({ nullable: true, enum: ['vivid', 'natural'], description: 'dall-e-3 only' })
   @IsOptional()
   @IsIn(['vivid', 'natural'])
   style?: 'vivid' | 'natural';
 
-  @ApiPropertyOptional({ enum: ['transparent', 'opaque', 'auto'], description: 'GPT image models only' })
+  @ApiPropertyOptional({
+    nullable: true,
+    enum: ['transparent', 'opaque', 'auto'],
+    description: 'GPT image models only',
+  })
   @IsOptional()
   @IsIn(['transparent', 'opaque', 'auto'])
   background?: 'transparent' | 'opaque' | 'auto';
 
-  @ApiPropertyOptional({ enum: ['png', 'jpeg', 'webp'], default: 'png' })
+  @ApiPropertyOptional({ nullable: true, enum: ['png', 'jpeg', 'webp'], default: 'png' })
   @IsOptional()
   @IsIn(['png', 'jpeg', 'webp'])
   output_format?: 'png' | 'jpeg' | 'webp';
 
-  @ApiPropertyOptional({ example: 80, description: '0–100, jpeg/webp only' })
+  @ApiPropertyOptional({ nullable: true, example: 80, description: '0–100, jpeg/webp only' })
   @IsOptional()
   @IsInt()
   @Min(0)
@@ -72,6 +80,7 @@ export class ImageGenerationRequestDto {
   output_compression?: number;
 
   @ApiPropertyOptional({
+    nullable: true,
     enum: ['b64_json', 'url'],
     default: 'b64_json',
     description: 'url: the gateway stores the image and answers a signed link valid for IMAGE_URL_TTL_SECONDS (60 min)',

@@ -52,7 +52,7 @@ export class CreateVectorStoreDto {
   @IsString()
   @MaxLength(2000)
   description?: string;
-  @ApiPropertyOptional({ description: 'Up to 16 string pairs', example: { team: 'support' } })
+  @ApiPropertyOptional({ nullable: true, description: 'Up to 16 string pairs', example: { team: 'support' } })
   @Allow()
   metadata?: unknown;
   @ApiPropertyOptional({ type: [String], description: 'Files to add at once', example: [] })
@@ -73,7 +73,11 @@ export class CreateVectorStoreDto {
   @IsString()
   @MaxLength(200)
   embedding_model?: string;
-  @ApiPropertyOptional({ description: 'Accepted for compatibility; knowledge bases do not expire', example: null })
+  @ApiPropertyOptional({
+    nullable: true,
+    description: 'Accepted for compatibility; knowledge bases do not expire',
+    example: null,
+  })
   @Allow()
   expires_after?: unknown;
 }
@@ -85,7 +89,7 @@ export class UpdateVectorStoreDto {
   @MaxLength(256)
   name?: string | null;
   @ApiPropertyOptional({ example: { team: 'support' }, nullable: true }) @Allow() metadata?: unknown;
-  @ApiPropertyOptional({ example: null }) @Allow() expires_after?: unknown;
+  @ApiPropertyOptional({ nullable: true, example: null }) @Allow() expires_after?: unknown;
 }
 
 export class FileCountsDto {
@@ -129,6 +133,7 @@ export class DeletedDto {
 export class CreateVectorStoreFileDto {
   @ApiProperty({ example: 'file-6f1c2a9b0d3e4f5a6b7c8d9e' }) @IsString() @MaxLength(64) file_id: string;
   @ApiPropertyOptional({
+    nullable: true,
     description: 'Up to 16 keys; string, number or boolean values (search filters use them)',
     example: { lang: 'en' },
   })
@@ -168,7 +173,7 @@ export class VectorStoreFileListDto {
 
 export class BatchFileDto {
   @ApiProperty({ example: 'file-6f1c2a9b0d3e4f5a6b7c8d9e' }) @IsString() @MaxLength(64) file_id: string;
-  @ApiPropertyOptional() @Allow() attributes?: unknown;
+  @ApiPropertyOptional({ nullable: true }) @Allow() attributes?: unknown;
   @ApiPropertyOptional() @Allow() chunking_strategy?: unknown;
 }
 
@@ -186,7 +191,7 @@ export class CreateFileBatchDto {
   @ValidateNested({ each: true })
   @Type(() => BatchFileDto)
   files?: BatchFileDto[];
-  @ApiPropertyOptional() @Allow() attributes?: unknown;
+  @ApiPropertyOptional({ nullable: true }) @Allow() attributes?: unknown;
   @ApiPropertyOptional() @Allow() chunking_strategy?: unknown;
 }
 

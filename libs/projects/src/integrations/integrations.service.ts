@@ -317,7 +317,10 @@ export class IntegrationsService implements OnModuleInit, OnApplicationShutdown 
       );
     }
     const changed = await this.run(i.id);
-    const after = (await this.repo.findIntegration(i.id))!;
+    const after = await this.repo.findIntegration(i.id);
+    // deleted (with its project) while it was being fetched
+    if (!after)
+      throw ApiError.notFound(`No such integration in ${p.id}: ${integrationId}`, 'not_found', 'integration_id');
     return {
       integration: this.toIntegration(after),
       material: await this.projects.material(caller.teamId, p.id, after.materialId),
