@@ -130,11 +130,15 @@ describe(`null for a non-nullable body field → 400 with param (${backendKind()
     const wrong: string[] = [];
     for (const c of cases) {
       const res = await send(c);
+      // the Anthropic Messages path answers in Anthropic's error shape, which has no param or code:
+      // there the message names the field
+      const anthropic = c.path.startsWith('/v1/messages');
       const ok =
         res.status === 400 &&
-        res.body?.error?.param === c.param &&
-        res.body?.error?.code === 'invalid_value' &&
-        res.body?.error?.type === 'invalid_request_error';
+        res.body?.error?.type === 'invalid_request_error' &&
+        (anthropic
+          ? res.body?.type === 'error' && res.body.error.message === `${c.param} must not be null.`
+          : res.body?.error?.param === c.param && res.body?.error?.code === 'invalid_value');
       if (!ok) wrong.push(`${c.method.toUpperCase()} ${c.path} ${c.param}: ${res.status} ${JSON.stringify(res.body)}`);
     }
     expect(wrong).toEqual([]);
