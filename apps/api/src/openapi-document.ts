@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { METRICS_SECURITY } from '@app/common';
+import { DocumentBuilder, OpenAPIObject, OperationObject, SwaggerModule } from '@nestjs/swagger';
+import { ErrorResponseDto, METRICS_SECURITY } from '@app/common';
 import { SECURITY } from '@app/auth';
 
 /**
@@ -38,5 +38,58 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       METRICS_SECURITY,
     )
     .build();
-  return SwaggerModule.createDocument(app, info);
+  const document = SwaggerModule.createDocument(app, info, { extraModels: [ErrorResponseDto] });
+  declareErrorResponses(document);
+  return document;
+}
+
+const ERROR_SCHEMA = { $ref: `#/components/schemas/${ErrorResponseDto.name}` };
+
+/** Error answers every operation of a kind can give, whatever its controller declares. */
+const GENERIC_ERRORS: { status: string; description: string; applies: (op: OperationObject) => boolean }[] = [
+  {
+    status: '400',
+    description: 'Invalid request: the message names the problem and `param` the field',
+    applies: (op) => Boolean(op.requestBody) || (op.parameters ?? []).some((p) => 'in' in p && p.in !== 'header'),
+  },
+  {
+    status: '401',
+    description: 'Missing, unknown or revoked API key',
+    applies: (op) => (op.security ?? []).length > 0,
+  },
+  {
+    status: '404',
+    description: 'The resource does not exist or belongs to another team',
+    applies: (op) => (op.parameters ?? []).some((p) => 'in' in p && p.in === 'path'),
+  },
+  { status: '413', description: 'Request body too large', applies: (op) => Boolean(op.requestBody) },
+  { status: '500', description: 'Internal error (logged with the request id; no detail is sent)', applies: () => true },
+  {
+    status: '503',
+    description: 'The database cannot be reached right now (Retry-After)',
+    applies: (op) => (op.security ?? []).length > 0,
+  },
+];
+
+/**
+ * Every operation declares its error answers with the one error schema: those its controller
+ * declares (a description only, or a schema of its own such as /ready's), plus the generic ones
+ * that follow from its shape — 400 with a body or parameters, 404 with a path parameter, 413 with a
+ * body, 401/503 when it authenticates, 500 everywhere.
+ */
+function declareErrorResponses(document: OpenAPIObject): void {
+  for (const item of Object.values(document.paths)) {
+    for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
+      const op = item[method];
+      if (!op) continue;
+      for (const g of GENERIC_ERRORS) {
+        if (!op.responses[g.status] && g.applies(op)) op.responses[g.status] = { description: g.description };
+      }
+      for (const [status, response] of Object.entries(op.responses)) {
+        if (!response || /^[2-3]/.test(status) || '$ref' in response || response.content) continue;
+        response.content = { 'application/json': { schema: ERROR_SCHEMA } };
+      }
+      op.responses = Object.fromEntries(Object.entries(op.responses).sort(([a], [b]) => a.localeCompare(b)));
+    }
+  }
 }

@@ -6,6 +6,7 @@ import { ChatTimings, RestChatService, serverTiming } from './rest-chat.service'
 import { ChatRequestDto } from './dto/chat-request.dto';
 import { ChatResponseDto } from './dto/chat-response.dto';
 import { clientAbortSignal, SseWriter } from './sse-writer';
+import { ApiChargedErrors } from '@app/common';
 
 @ApiTags('Chat')
 @ApiKeyAuth()
@@ -50,7 +51,7 @@ export class ChatController {
     },
   })
   @ApiProduces('application/json', 'text/event-stream')
-  @ApiResponse({ status: 402, description: 'Balance does not cover the worst-case cost' })
+  @ApiChargedErrors()
   @ApiResponse({ status: 503, description: 'Model unavailable (provider credentials not configured)' })
   async chat(
     @CurrentCaller() caller: Caller,

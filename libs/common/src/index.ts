@@ -3,6 +3,7 @@ export * from './errors/error-mapping';
 export * from './errors/database-errors';
 export * from './errors/api-exception.filter';
 export * from './errors/validation';
+export * from './errors/error-response.dto';
 export * from './money/money';
 export * from './clock';
 export * from './sleeper';

@@ -26,7 +26,7 @@ import {
 import type { Request, Response } from 'express';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
-import { ApiError, firstValidationProblem, microToRub } from '@app/common';
+import { ApiChargedErrors, ApiError, firstValidationProblem, microToRub } from '@app/common';
 import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
 import {
   CreateKnowledgeBaseDto,
@@ -71,6 +71,7 @@ export class KnowledgeBasesController {
   }
 
   @Get()
+  @ApiOperation({ summary: "The team's knowledge bases (cursor pages)" })
   @ApiOkResponse({ type: KnowledgeBaseListDto })
   async list(@CurrentCaller() caller: Caller, @Query() q: PageQueryDto): Promise<KnowledgeBaseListDto> {
     const { views, hasMore } = await this.kb.listStores(caller, q);
@@ -78,6 +79,7 @@ export class KnowledgeBasesController {
   }
 
   @Get(':id')
+  @ApiOperation({ summary: 'Retrieve a knowledge base' })
   @ApiParam(ID)
   @ApiOkResponse({ type: KnowledgeBaseDto })
   async get(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<KnowledgeBaseDto> {
@@ -85,6 +87,7 @@ export class KnowledgeBasesController {
   }
 
   @Patch(':id')
+  @ApiOperation({ summary: 'Rename a knowledge base or change its description / metadata' })
   @ApiParam(ID)
   @ApiOkResponse({ type: KnowledgeBaseDto })
   async update(
@@ -96,6 +99,7 @@ export class KnowledgeBasesController {
   }
 
   @Delete(':id')
+  @ApiOperation({ summary: 'Delete a knowledge base with its documents and chunks' })
   @ApiParam(ID)
   @ApiOkResponse({ schema: { example: { id: 'vs_1a2b3c4d5e6f7a8b9c0d1e2f', deleted: true } } })
   async delete(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<{ id: string; deleted: true }> {
@@ -147,6 +151,7 @@ export class KnowledgeBasesController {
   }
 
   @Get(':id/documents')
+  @ApiOperation({ summary: "The knowledge base's documents with their ingestion status (cursor pages)" })
   @ApiParam(ID)
   @ApiOkResponse({ type: KbDocumentListDto })
   async documents(
@@ -159,6 +164,7 @@ export class KnowledgeBasesController {
   }
 
   @Get(':id/documents/:doc_id')
+  @ApiOperation({ summary: 'Retrieve a document with its ingestion status' })
   @ApiParam(ID)
   @ApiParam({ name: 'doc_id', example: 'file-6f1c2a9b0d3e4f5a6b7c8d9e' })
   @ApiOkResponse({ type: KbDocumentDto })
@@ -171,6 +177,7 @@ export class KnowledgeBasesController {
   }
 
   @Delete(':id/documents/:doc_id')
+  @ApiOperation({ summary: 'Delete a document and its chunks' })
   @ApiParam(ID)
   @ApiParam({ name: 'doc_id', example: 'file-6f1c2a9b0d3e4f5a6b7c8d9e' })
   @ApiOkResponse({ schema: { example: { id: 'file-6f1c2a9b0d3e4f5a6b7c8d9e', deleted: true } } })
@@ -213,6 +220,7 @@ export class KnowledgeBasesController {
   }
 
   @Post(':id/search')
+  @ApiChargedErrors()
   @HttpCode(200)
   @ApiParam(ID)
   @ApiOperation({

@@ -85,6 +85,7 @@ export class ProjectsController {
   }
 
   @Get(':id')
+  @ApiOperation({ summary: 'Retrieve a project' })
   @ApiParam(ID)
   @ApiOkResponse({ type: ProjectDto })
   get(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<ProjectDto> {
@@ -92,6 +93,7 @@ export class ProjectsController {
   }
 
   @Patch(':id')
+  @ApiOperation({ summary: "Change a project's name, description, instructions or mode" })
   @ApiParam(ID)
   @ApiOkResponse({ type: ProjectDto })
   update(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() dto: UpdateProjectDto): Promise<ProjectDto> {
@@ -118,6 +120,7 @@ export class ProjectsController {
   }
 
   @Get(':id/materials/:material_id')
+  @ApiOperation({ summary: 'Retrieve a material with its ingestion status' })
   @ApiParam(ID)
   @ApiParam(MATERIAL_ID)
   @ApiOkResponse({ type: MaterialDto })
@@ -130,6 +133,7 @@ export class ProjectsController {
   }
 
   @Delete(':id/materials/:material_id')
+  @ApiOperation({ summary: 'Delete a material and its chunks' })
   @ApiParam(ID)
   @ApiParam(MATERIAL_ID)
   @ApiOkResponse({ type: MaterialDeletedDto })

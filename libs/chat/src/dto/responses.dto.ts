@@ -37,17 +37,18 @@ export class ResponseCreateRequestDto {
   @Allow()
   input: unknown;
 
-  @ApiPropertyOptional({ description: 'A system message placed before the input', example: 'Be brief.' })
+  @ApiPropertyOptional({ type: String, description: 'A system message placed before the input', example: 'Be brief.' })
   @IsOptional()
   @IsString()
   instructions?: string | null;
-  @ApiPropertyOptional({ example: 64, description: 'Upper bound of generated tokens' })
+  @ApiPropertyOptional({ type: Number, example: 64, description: 'Upper bound of generated tokens' })
   @IsOptional()
   @IsInt()
   @Min(1)
   max_output_tokens?: number | null;
-  @ApiPropertyOptional({ example: 0.7 }) @IsOptional() @IsNumber() @Min(0) @Max(2) temperature?: number | null;
-  @ApiPropertyOptional({ example: 1 }) @IsOptional() @IsNumber() @Min(0) @Max(1) top_p?: number | null;
+  @ApiPropertyOptional({ type: Number, example: 0.7 }) @IsOptional() @IsNumber() @Min(0) @Max(2) temperature?:
+    number | null;
+  @ApiPropertyOptional({ type: Number, example: 1 }) @IsOptional() @IsNumber() @Min(0) @Max(1) top_p?: number | null;
   @ApiPropertyOptional({
     description:
       'Function tools, e.g. [{"type": "function", "name": "get_weather", "description": "Current weather for a city", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}] — on models with tool support (`local` has none, so the example is empty)',
@@ -58,11 +59,19 @@ export class ResponseCreateRequestDto {
   @IsOptional()
   @IsArray()
   tools?: unknown[] | null;
-  @ApiPropertyOptional({ description: '"none" | "auto" | "required" | {type: "function", name}', example: 'auto' })
+  @ApiPropertyOptional({
+    oneOf: [
+      { type: 'string', enum: ['none', 'auto', 'required'] },
+      { type: 'object', additionalProperties: true },
+    ],
+    description: '"none" | "auto" | "required" | {type: "function", name}',
+    example: 'auto',
+  })
   @IsOptional()
   @Allow()
   tool_choice?: unknown;
-  @ApiPropertyOptional({ example: true }) @IsOptional() @IsBoolean() parallel_tool_calls?: boolean | null;
+  @ApiPropertyOptional({ type: Boolean, example: true }) @IsOptional() @IsBoolean() parallel_tool_calls?:
+    boolean | null;
   @ApiPropertyOptional({
     description: '{format: {type: "text"} | {type: "json_object"} | {type: "json_schema", name, schema, strict?}}',
     type: 'object',
@@ -73,6 +82,7 @@ export class ResponseCreateRequestDto {
   @IsObject()
   text?: Record<string, unknown> | null;
   @ApiPropertyOptional({
+    type: Boolean,
     default: false,
     description: 'true: Server-Sent Events (response.created … response.completed)',
     example: false,
@@ -80,8 +90,9 @@ export class ResponseCreateRequestDto {
   @IsOptional()
   @IsBoolean()
   stream?: boolean | null;
-  @ApiPropertyOptional({ example: 'user-42' }) @IsOptional() @IsString() user?: string | null;
-  @ApiPropertyOptional({ example: 'user-42' }) @IsOptional() @IsString() safety_identifier?: string | null;
+  @ApiPropertyOptional({ type: String, example: 'user-42' }) @IsOptional() @IsString() user?: string | null;
+  @ApiPropertyOptional({ type: String, example: 'user-42' }) @IsOptional() @IsString() safety_identifier?:
+    string | null;
   @ApiPropertyOptional({
     type: 'object',
     additionalProperties: { type: 'string' },
@@ -94,6 +105,7 @@ export class ResponseCreateRequestDto {
 
   // Accepted for SDK compatibility (the Vercel AI SDK and openai-node send some of them); not forwarded
   @ApiPropertyOptional({
+    type: Boolean,
     description: 'Accepted; responses are never stored (the response says store: false)',
     example: false,
   })
@@ -109,7 +121,7 @@ export class ResponseCreateRequestDto {
   @IsOptional()
   @IsString()
   previous_response_id?: string | null;
-  @ApiPropertyOptional({ description: 'Not supported: true is rejected with 400', example: false })
+  @ApiPropertyOptional({ type: Boolean, description: 'Not supported: true is rejected with 400', example: false })
   @IsOptional()
   @IsBoolean()
   background?: boolean | null;
@@ -126,15 +138,15 @@ export class ResponseCreateRequestDto {
   @IsOptional()
   @IsArray()
   include?: string[] | null;
-  @ApiPropertyOptional({ description: 'Accepted and ignored', example: 'disabled' })
+  @ApiPropertyOptional({ type: String, description: 'Accepted and ignored', example: 'disabled' })
   @IsOptional()
   @IsString()
   truncation?: string | null;
-  @ApiPropertyOptional({ description: 'Accepted and ignored', example: 'auto' })
+  @ApiPropertyOptional({ type: String, description: 'Accepted and ignored', example: 'auto' })
   @IsOptional()
   @IsString()
   service_tier?: string | null;
-  @ApiPropertyOptional({ description: 'Accepted and ignored', example: 'docs-example' })
+  @ApiPropertyOptional({ type: String, description: 'Accepted and ignored', example: 'docs-example' })
   @IsOptional()
   @IsString()
   prompt_cache_key?: string | null;
@@ -210,7 +222,12 @@ export class ResponseObjectDto {
   @ApiProperty({ example: true }) parallel_tool_calls: boolean;
   @ApiProperty({ nullable: true, type: Number, example: 0.7 }) temperature: number | null;
   @ApiProperty({ nullable: true, type: Number, example: 1 }) top_p: number | null;
-  @ApiProperty({ example: 'auto', description: 'As requested' }) tool_choice: unknown;
+  @ApiProperty({
+    oneOf: [{ type: 'string' }, { type: 'object', additionalProperties: true }],
+    example: 'auto',
+    description: 'As requested',
+  })
+  tool_choice: unknown;
   @ApiProperty({ type: 'array', items: { type: 'object' }, example: [] }) tools: unknown[];
   @ApiProperty({ type: 'object', additionalProperties: true, example: { format: { type: 'text' } } }) text: unknown;
   @ApiProperty({ example: false }) store: boolean;

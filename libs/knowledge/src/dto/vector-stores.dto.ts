@@ -79,7 +79,7 @@ export class CreateVectorStoreDto {
 }
 
 export class UpdateVectorStoreDto {
-  @ApiPropertyOptional({ example: 'Support handbook v2', nullable: true })
+  @ApiPropertyOptional({ type: String, example: 'Support handbook v2', nullable: true })
   @IsOptional()
   @IsString()
   @MaxLength(256)
@@ -228,7 +228,7 @@ export class VectorStoreSearchDto {
   @ValidateNested()
   @Type(() => RankingOptionsDto)
   ranking_options?: RankingOptionsDto;
-  @ApiPropertyOptional({ description: 'Accepted; queries are not rewritten', example: false })
+  @ApiPropertyOptional({ type: Boolean, description: 'Accepted; queries are not rewritten', example: false })
   @Allow()
   rewrite_query?: unknown;
 }
