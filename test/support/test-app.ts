@@ -7,6 +7,7 @@ import { AppConfig } from '@app/config';
 import { AppModule } from '../../apps/api/src/app.module';
 import { setupApp } from '../../apps/api/src/setup-app';
 import { createTestBackend, TestBackend } from './test-env';
+import { responseContractRecorder } from './response-contract';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -55,6 +56,7 @@ export async function createTestApp(
   for (const o of opts.overrides ?? []) builder = builder.overrideProvider(o.provide).useValue(o.useValue);
   const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>({ bufferLogs: true, bodyParser: false });
+  app.use(responseContractRecorder()); // first: it sees every answer (test/support/response-contract.ts)
   setupApp(app);
   await app.listen(0, '127.0.0.1');
   const address = app.getHttpServer().address();

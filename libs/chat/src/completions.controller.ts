@@ -7,7 +7,7 @@ import { CompletionsService } from './completions.service';
 import { ChatTimings, serverTiming } from './rest-chat.service';
 import { ChatCompletionRequestDto } from './dto/chat-completions.dto';
 import { clientAbortSignal, SseWriter } from './sse-writer';
-import { ApiChargedErrors } from '@app/common';
+import { ApiChargedErrors, ErrorResponseDto } from '@app/common';
 
 @ApiExtraModels(ChatCompletionResponseDto, ChatCompletionChunkDto)
 @ApiTags('OpenAI-compatible')
@@ -35,7 +35,10 @@ export class CompletionsController {
     },
     content: {
       'application/json': { schema: { $ref: getSchemaPath(ChatCompletionResponseDto) } },
-      'text/event-stream': { schema: { $ref: getSchemaPath(ChatCompletionChunkDto) } },
+      // each event's data: a chunk, or one error object after a failure mid-stream
+      'text/event-stream': {
+        schema: { oneOf: [{ $ref: getSchemaPath(ChatCompletionChunkDto) }, { $ref: getSchemaPath(ErrorResponseDto) }] },
+      },
     },
   })
   @ApiChargedErrors()

@@ -5,6 +5,7 @@ export * from './errors/api-exception.filter';
 export * from './errors/validation';
 export * from './errors/error-response.dto';
 export * from './money/money';
+export * from './money/cost-breakdown.dto';
 export * from './clock';
 export * from './sleeper';
 export * from './clock.module';

@@ -18,6 +18,8 @@ import {
   ApiConsumes,
   ApiExtraModels,
   ApiOkResponse,
+  ApiAcceptedResponse,
+  ApiCreatedResponse,
   ApiOperation,
   ApiParam,
   ApiTags,
@@ -40,6 +42,7 @@ import {
   TextDocumentDto,
   UpdateKnowledgeBaseDto,
   UploadDocumentDto,
+  KbDeletedDto,
 } from './dto/knowledge-bases.dto';
 import { PageQueryDto } from './dto/vector-stores.dto';
 import { uploadInterceptor } from './files.controller';
@@ -65,7 +68,7 @@ export class KnowledgeBasesController {
   @Post()
   @HttpCode(201)
   @ApiOperation({ summary: 'Create a knowledge base' })
-  @ApiOkResponse({ type: KnowledgeBaseDto })
+  @ApiCreatedResponse({ type: KnowledgeBaseDto })
   async create(@CurrentCaller() caller: Caller, @Body() dto: CreateKnowledgeBaseDto): Promise<KnowledgeBaseDto> {
     return toKnowledgeBase(await this.kb.createStore(caller, dto));
   }
@@ -101,8 +104,8 @@ export class KnowledgeBasesController {
   @Delete(':id')
   @ApiOperation({ summary: 'Delete a knowledge base with its documents and chunks' })
   @ApiParam(ID)
-  @ApiOkResponse({ schema: { example: { id: 'vs_1a2b3c4d5e6f7a8b9c0d1e2f', deleted: true } } })
-  async delete(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<{ id: string; deleted: true }> {
+  @ApiOkResponse({ type: KbDeletedDto })
+  async delete(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<KbDeletedDto> {
     await this.kb.deleteStore(caller, id);
     return { id, deleted: true };
   }
@@ -120,7 +123,7 @@ export class KnowledgeBasesController {
     summary:
       'Add a document: multipart `file` (+ `metadata` JSON string), or JSON `{name, text, metadata}`. Ingested asynchronously (202).',
   })
-  @ApiOkResponse({ type: KbDocumentDto })
+  @ApiAcceptedResponse({ type: KbDocumentDto })
   async addDocument(
     @CurrentCaller() caller: Caller,
     @Param('id') id: string,
@@ -180,12 +183,12 @@ export class KnowledgeBasesController {
   @ApiOperation({ summary: 'Delete a document and its chunks' })
   @ApiParam(ID)
   @ApiParam({ name: 'doc_id', example: 'file-6f1c2a9b0d3e4f5a6b7c8d9e' })
-  @ApiOkResponse({ schema: { example: { id: 'file-6f1c2a9b0d3e4f5a6b7c8d9e', deleted: true } } })
+  @ApiOkResponse({ type: KbDeletedDto })
   async deleteDocument(
     @CurrentCaller() caller: Caller,
     @Param('id') id: string,
     @Param('doc_id') docId: string,
-  ): Promise<{ id: string; deleted: true }> {
+  ): Promise<KbDeletedDto> {
     await this.kb.deleteDocument(caller, id, docId);
     return { id: docId, deleted: true };
   }
@@ -195,7 +198,7 @@ export class KnowledgeBasesController {
   @HttpCode(202)
   @ApiParam(ID)
   @ApiOperation({ summary: 'Add a web link (fetched through the SSRF guard, parsed, embedded asynchronously)' })
-  @ApiOkResponse({ type: KbDocumentDto })
+  @ApiAcceptedResponse({ type: KbDocumentDto })
   async addLink(
     @CurrentCaller() caller: Caller,
     @Param('id') id: string,
@@ -210,7 +213,7 @@ export class KnowledgeBasesController {
   @ApiParam(ID)
   @ApiParam({ name: 'link_id', example: 'file-6f1c2a9b0d3e4f5a6b7c8d9e' })
   @ApiOperation({ summary: 'Fetch the link again; unchanged content is not re-embedded' })
-  @ApiOkResponse({ type: KbDocumentDto })
+  @ApiAcceptedResponse({ type: KbDocumentDto })
   async refresh(
     @CurrentCaller() caller: Caller,
     @Param('id') id: string,

@@ -18,6 +18,8 @@ import {
   ApiConsumes,
   ApiExtraModels,
   ApiOkResponse,
+  ApiAcceptedResponse,
+  ApiCreatedResponse,
   ApiOperation,
   ApiParam,
   ApiTags,
@@ -72,7 +74,7 @@ export class ProjectsController {
   @ApiOperation({
     summary: 'Create a project (RAG defaults: top_k 15, rerank true, file_threshold 0.3, kb_threshold 0.1)',
   })
-  @ApiOkResponse({ type: ProjectDto })
+  @ApiCreatedResponse({ type: ProjectDto })
   create(@CurrentCaller() caller: Caller, @Body() dto: CreateProjectDto): Promise<ProjectDto> {
     return this.projects.create(caller, dto);
   }
@@ -153,7 +155,7 @@ export class ProjectsController {
   @ApiOperation({
     summary: 'Fetch a link again (unchanged content is not re-embedded) or re-run the ingestion of a text material',
   })
-  @ApiOkResponse({ type: MaterialDto })
+  @ApiAcceptedResponse({ type: MaterialDto })
   refresh(
     @CurrentCaller() caller: Caller,
     @Param('id') id: string,
@@ -172,7 +174,7 @@ export class ProjectsController {
     summary:
       'Add a file: multipart `file`, or JSON `{file_id}` of an uploaded /v1/files id. Documents are ingested asynchronously; images are stored for vision models.',
   })
-  @ApiOkResponse({ type: MaterialDto })
+  @ApiAcceptedResponse({ type: MaterialDto })
   async addFile(
     @CurrentCaller() caller: Caller,
     @Param('id') id: string,
@@ -192,7 +194,7 @@ export class ProjectsController {
     summary:
       'Add a web link (fetched through the SSRF guard and parsed asynchronously; a refused address fails the material)',
   })
-  @ApiOkResponse({ type: MaterialDto })
+  @ApiAcceptedResponse({ type: MaterialDto })
   addLink(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() dto: AddLinkDto): Promise<MaterialDto> {
     return this.projects.addLink(caller, id, dto.url);
   }
@@ -203,7 +205,7 @@ export class ProjectsController {
   @ApiOperation({
     summary: 'Attach a knowledge base of the team (many-to-many; attaching twice returns the same material)',
   })
-  @ApiOkResponse({ type: MaterialDto })
+  @ApiCreatedResponse({ type: MaterialDto })
   attachKb(
     @CurrentCaller() caller: Caller,
     @Param('id') id: string,
@@ -232,7 +234,7 @@ export class ProjectsController {
   @ApiOperation({
     summary: 'Attach a chat `{title, messages: [{role, content, created_at?}]}`; indexed in windows of whole messages',
   })
-  @ApiOkResponse({ type: MaterialDto })
+  @ApiAcceptedResponse({ type: MaterialDto })
   attachChat(
     @CurrentCaller() caller: Caller,
     @Param('id') id: string,
@@ -250,7 +252,7 @@ export class ProjectsController {
   @ApiOperation({
     summary: 'Import a messaging-app export: Telegram Desktop result.json, WhatsApp .txt, or Slack export .zip',
   })
-  @ApiOkResponse({ type: MaterialDto })
+  @ApiAcceptedResponse({ type: MaterialDto })
   async messengerChat(
     @CurrentCaller() caller: Caller,
     @Param('id') id: string,
@@ -268,7 +270,7 @@ export class ProjectsController {
     summary:
       'Add an integration: `{type:"webhook", name}` returns the hook URL and its signing secret (shown once); `{type:"external_api", name, url, method, headers, body?, json_path?, interval_seconds ≥ 300}` is fetched on a schedule',
   })
-  @ApiOkResponse({ type: IntegrationDto })
+  @ApiCreatedResponse({ type: IntegrationDto })
   addIntegration(
     @CurrentCaller() caller: Caller,
     @Param('id') id: string,

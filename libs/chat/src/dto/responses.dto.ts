@@ -14,7 +14,7 @@ import {
   Max,
   Min,
 } from 'class-validator';
-import { CompletionCostDto } from './chat-completion-response.dto';
+import { CostBreakdownDto } from '@app/common';
 
 /**
  * POST /v1/responses — the OpenAI Responses request, text only, on the chat pipeline. Scalars are
@@ -200,6 +200,11 @@ export class ResponseUsageDto {
   @ApiProperty({ example: 29 }) total_tokens: number;
 }
 
+export class ResponseReasoningDto {
+  @ApiProperty({ type: String, nullable: true, example: null }) effort: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null }) summary: string | null;
+}
+
 /** The `response` object (non-stream answer, and the payload of response.created / response.completed). */
 export class ResponseObjectDto {
   @ApiProperty({ example: 'resp_6f0c0a2b9d3e4c51a7b8c9d0e1f2a3b4' }) id: string;
@@ -231,16 +236,29 @@ export class ResponseObjectDto {
   @ApiProperty({ type: 'array', items: { type: 'object' }, example: [] }) tools: unknown[];
   @ApiProperty({ type: 'object', additionalProperties: true, example: { format: { type: 'text' } } }) text: unknown;
   @ApiProperty({ example: false }) store: boolean;
+  @ApiProperty({ example: false, description: 'Background mode is not supported: always false' }) background: boolean;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Not supported: always null',
+    example: null,
+  })
+  previous_response_id: string | null;
+  @ApiProperty({ type: ResponseReasoningDto }) reasoning: ResponseReasoningDto;
+  @ApiProperty({ example: 'default' }) service_tier: string;
+  @ApiProperty({ enum: ['auto', 'disabled'], example: 'disabled' }) truncation: string;
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'As requested', example: 'user-42' })
+  user?: string | null;
   @ApiProperty({ type: 'object', additionalProperties: { type: 'string' }, example: {} }) metadata: Record<
     string,
     string
   >;
   @ApiProperty({ type: ResponseUsageDto, nullable: true }) usage: ResponseUsageDto | null;
   @ApiPropertyOptional({
-    type: CompletionCostDto,
+    type: CostBreakdownDto,
     description: 'Gateway extension: what the ledger charged (on the final object)',
   })
-  cost?: CompletionCostDto;
+  cost?: CostBreakdownDto;
 }
 
 /** One Responses streaming event (`event: <type>` + `data: {type, sequence_number, …}`). */
@@ -257,5 +275,27 @@ export class ResponseStreamEventDto {
   @ApiPropertyOptional({ example: 0 }) output_index?: number;
   @ApiPropertyOptional({ example: 'msg_6f0c0a2b9d3e4c51a7b8c9d0e1f2a3b4' }) item_id?: string;
   @ApiPropertyOptional({ example: 0 }) content_index?: number;
-  @ApiPropertyOptional({ example: 'Hel' }) delta?: string;
+  @ApiPropertyOptional({ example: 'Hel', description: 'output_text.delta, function_call_arguments.delta' })
+  delta?: string;
+  @ApiPropertyOptional({ type: ResponseOutputItemDto, description: 'output_item.added / output_item.done' })
+  item?: ResponseOutputItemDto;
+  @ApiPropertyOptional({ type: ResponseOutputTextDto, description: 'content_part.added / content_part.done' })
+  part?: ResponseOutputTextDto;
+  @ApiPropertyOptional({ example: 'Hello!', description: 'output_text.done: the whole text' }) text?: string;
+  @ApiPropertyOptional({ example: '{"city":"Paris"}', description: 'function_call_arguments.done' })
+  arguments?: string;
+  @ApiPropertyOptional({ example: 'get_weather', description: 'function_call_arguments.done: the function' })
+  name?: string;
+  @ApiPropertyOptional({ type: 'array', items: { type: 'object' }, example: [], description: 'output_text events' })
+  logprobs?: unknown[];
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: 'upstream_error',
+    description: 'error: the error code',
+  })
+  code?: string | null;
+  @ApiPropertyOptional({ example: 'The provider failed.', description: 'error: what went wrong' }) message?: string;
+  @ApiPropertyOptional({ type: String, nullable: true, example: null, description: 'error: the field at fault' })
+  param?: string | null;
 }
