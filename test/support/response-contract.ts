@@ -171,7 +171,7 @@ export function responseContractRecorder(): (req: Request, res: Response, next: 
   const contract = shared;
   return (req, res, next) => {
     const method = req.method;
-    const path = req.originalUrl.split('?')[0];
+    const path = (req.originalUrl ?? req.url).split('?')[0];
     let mode: 'json' | 'sse' | 'skip' | undefined;
     let target: { validate: ValidateFunction; where: string } | undefined;
     const chunks: Buffer[] = [];
