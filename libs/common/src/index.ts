@@ -12,6 +12,7 @@ export * from './clock.module';
 export * from './ids';
 export * from './http/logging.module';
 export * from './http/body';
+export * from './http/multipart-or-json';
 export * from './cache/shared-cache';
 export * from './cache/bounded-memory-store';
 export * from './cache/shared-cache.module';

@@ -26,9 +26,7 @@ import {
   getSchemaPath,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { plainToInstance } from 'class-transformer';
-import { validate } from 'class-validator';
-import { ApiChargedErrors, ApiError, firstValidationProblem, microToRub } from '@app/common';
+import { ApiChargedErrors, ApiError, microToRub, MultipartOrJsonBody, ShapedBody } from '@app/common';
 import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
 import {
   CreateKnowledgeBaseDto,
@@ -128,29 +126,23 @@ export class KnowledgeBasesController {
     @CurrentCaller() caller: Caller,
     @Param('id') id: string,
     @UploadedFile() file: UploadedBytes | undefined,
-    @Body() body: Record<string, unknown>,
-    @Req() req: Request,
+    @MultipartOrJsonBody({
+      multipart: UploadDocumentDto,
+      json: TextDocumentDto,
+      shape: 'The body must be a JSON object {name, text, metadata} (or multipart with a file).',
+    })
+    input: ShapedBody<UploadDocumentDto, TextDocumentDto>,
   ): Promise<KbDocumentDto> {
-    if (req.is('multipart/form-data')) {
-      let metadata: unknown;
-      if (typeof body.metadata === 'string' && body.metadata !== '') {
-        try {
-          metadata = JSON.parse(body.metadata);
-        } catch {
-          throw ApiError.badRequest('metadata must be a JSON object string.', 'metadata');
-        }
+    if (input.kind === 'json') return toDocument(await this.kb.addText(caller, id, input.body));
+    let metadata: unknown;
+    if (typeof input.body.metadata === 'string' && input.body.metadata !== '') {
+      try {
+        metadata = JSON.parse(input.body.metadata);
+      } catch {
+        throw ApiError.badRequest('metadata must be a JSON object string.', 'metadata');
       }
-      return toDocument(await this.kb.addUpload(caller, id, file, metadata));
     }
-    if (typeof body !== 'object' || body === null || Array.isArray(body))
-      throw ApiError.badRequest(
-        'The body must be a JSON object {name, text, metadata} (or multipart with a file).',
-        null,
-      );
-    const text = plainToInstance(TextDocumentDto, body);
-    const problem = firstValidationProblem(await validate(text, { whitelist: true }));
-    if (problem) throw ApiError.badRequest(problem.message, problem.param);
-    return toDocument(await this.kb.addText(caller, id, text));
+    return toDocument(await this.kb.addUpload(caller, id, file, metadata));
   }
 
   @Get(':id/documents')

@@ -8,7 +8,6 @@ import {
   Patch,
   Post,
   Query,
-  Req,
   UploadedFile,
   UseInterceptors,
 } from '@nestjs/common';
@@ -25,10 +24,7 @@ import {
   ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
-import type { Request } from 'express';
-import { plainToInstance } from 'class-transformer';
-import { validate } from 'class-validator';
-import { ApiError, firstValidationProblem } from '@app/common';
+import { MultipartOrJsonBody, ShapedBody } from '@app/common';
 import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
 import { MAX_FILE_BYTES, PageQueryDto, UploadedBytes } from '@app/knowledge';
 import {
@@ -179,12 +175,15 @@ export class ProjectsController {
     @CurrentCaller() caller: Caller,
     @Param('id') id: string,
     @UploadedFile() file: UploadedBytes | undefined,
-    @Body() body: Record<string, unknown>,
-    @Req() req: Request,
+    @MultipartOrJsonBody({
+      multipart: null,
+      json: AddFileDto,
+      shape: 'The body must be JSON {file_id} (or multipart with a file).',
+    })
+    input: ShapedBody<object, AddFileDto>,
   ): Promise<MaterialDto> {
-    if (req.is('multipart/form-data')) return this.projects.addUpload(caller, id, file);
-    const dto = await validated(AddFileDto, body, 'The body must be JSON {file_id} (or multipart with a file).');
-    return this.projects.addFileId(caller, id, dto.file_id);
+    if (input.kind === 'multipart') return this.projects.addUpload(caller, id, file);
+    return this.projects.addFileId(caller, id, input.body.file_id);
   }
 
   @Post(':id/links')
@@ -257,10 +256,14 @@ export class ProjectsController {
     @CurrentCaller() caller: Caller,
     @Param('id') id: string,
     @UploadedFile() file: UploadedBytes | undefined,
-    @Body() body: Record<string, unknown>,
+    @MultipartOrJsonBody({
+      multipart: MessengerChatUploadDto,
+      json: MessengerChatUploadDto,
+      shape: 'The body must be multipart with `file` and `format`.',
+    })
+    input: ShapedBody<MessengerChatUploadDto, MessengerChatUploadDto>,
   ): Promise<MaterialDto> {
-    const dto = await validated(MessengerChatUploadDto, body, 'The body must be multipart with `file` and `format`.');
-    return this.projects.addMessengerChat(caller, id, dto.format, file, dto.title);
+    return this.projects.addMessengerChat(caller, id, input.body.format, file, input.body.title);
   }
 
   @Post(':id/integrations')
@@ -292,12 +295,4 @@ export class ProjectsController {
   ): Promise<SyncResultDto> {
     return this.integrations.sync(caller, id, integrationId);
   }
-}
-
-async function validated<T extends object>(cls: new () => T, body: unknown, shape: string): Promise<T> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw ApiError.badRequest(shape, null);
-  const dto = plainToInstance(cls, body);
-  const problem = firstValidationProblem(await validate(dto, { whitelist: true }));
-  if (problem) throw ApiError.badRequest(problem.message, problem.param);
-  return dto;
 }
