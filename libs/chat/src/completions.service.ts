@@ -7,6 +7,7 @@ import { ChatService, PreparedChat } from './chat.service';
 import { CostRubDto, costToRub } from './chat-cost';
 import { completionParams } from './completion-params';
 import { ChatCompletionRequestDto } from './dto/chat-completions.dto';
+import { ChatCompletionResponseDto } from './dto/chat-completion-response.dto';
 import { imageParts, normalizeCompletionMessages } from './messages';
 import { AssembledContext, ChatContextService, withContext } from './context/chat-context.service';
 import type { ChatTimings } from './rest-chat.service';
@@ -84,7 +85,7 @@ export class CompletionsService {
   async complete(
     { prep, ctx }: PreparedCompletion,
     signal: AbortSignal,
-  ): Promise<{ body: Record<string, unknown>; cost: CostRubDto; servedModel: string }> {
+  ): Promise<{ body: ChatCompletionResponseDto; cost: CostRubDto; servedModel: string }> {
     const out = await this.chat.complete(prep, signal);
     const cost = costToRub(out.cost, out.chargedMicro, ctx?.retrievalMicro);
     return {
@@ -151,7 +152,7 @@ export class CompletionsService {
   }
 }
 
-function contextFields(ctx: AssembledContext | null): Record<string, unknown> {
+function contextFields(ctx: AssembledContext | null): Pick<ChatCompletionResponseDto, 'sources' | 'context'> {
   return ctx ? { sources: ctx.sources, context: ctx.info } : {};
 }
 
@@ -162,7 +163,9 @@ function lastUserText(messages: ChatMessage[]): string {
   return '';
 }
 
-function toOpenAiResponse(r: CanonicalChatResponse): Record<string, unknown> {
+function toOpenAiResponse(
+  r: CanonicalChatResponse,
+): Omit<ChatCompletionResponseDto, 'usage' | 'cost' | 'sources' | 'context'> {
   return {
     id: r.id,
     object: 'chat.completion',
@@ -171,7 +174,7 @@ function toOpenAiResponse(r: CanonicalChatResponse): Record<string, unknown> {
     choices: r.choices.map((c) => ({
       index: c.index,
       message: {
-        role: 'assistant',
+        role: 'assistant' as const,
         content: c.message.content,
         refusal: c.message.refusal ?? null,
         ...(c.message.tool_calls?.length ? { tool_calls: c.message.tool_calls } : {}),

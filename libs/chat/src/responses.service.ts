@@ -5,7 +5,7 @@ import type { Caller } from '@app/auth';
 import type { CanonicalChatChunk, CanonicalUsage, FinishReason, ToolCall } from '@app/providers';
 import { ChatService, PreparedChat, StreamOutcome } from './chat.service';
 import { CostRubDto, costToRub } from './chat-cost';
-import type { ResponseCreateRequestDto } from './dto/responses.dto';
+import type { ResponseCreateRequestDto, ResponseObjectDto } from './dto/responses.dto';
 import { responsesMessages, responsesParams } from './responses-input';
 import type { EventStream } from './event-stream';
 
@@ -126,7 +126,7 @@ export class ResponsesService {
   async complete(
     prep: PreparedResponse,
     signal: AbortSignal,
-  ): Promise<{ body: Record<string, unknown>; cost: CostRubDto; servedModel: string }> {
+  ): Promise<{ body: ResponseObjectDto; cost: CostRubDto; servedModel: string }> {
     const out = await this.chat.complete(prep.chat, signal);
     const choice = out.response.choices[0];
     const incomplete = choice?.finish_reason === 'length';
@@ -230,7 +230,7 @@ function responseObject(
   output: OutputItem[],
   usage: ResponsesUsage | null,
   error: unknown = null,
-): Record<string, unknown> {
+): Omit<ResponseObjectDto, 'cost'> {
   const e = prep.echo;
   return {
     id: prep.id,
