@@ -7,7 +7,7 @@ import { ChatService, PreparedChat } from './chat.service';
 import { CostRubDto, costToRub } from './chat-cost';
 import { completionParams } from './completion-params';
 import { ChatCompletionRequestDto } from './dto/chat-completions.dto';
-import { ChatCompletionResponseDto } from './dto/chat-completion-response.dto';
+import { ChatCompletionChunkDto, ChatCompletionResponseDto } from './dto/chat-completion-response.dto';
 import { imageParts, normalizeCompletionMessages } from './messages';
 import { AssembledContext, ChatContextService, withContext } from './context/chat-context.service';
 import type { ChatTimings } from './rest-chat.service';
@@ -28,7 +28,7 @@ export interface OpenAiUsage {
  * objects, the final usage / context chunk, `[DONE]` — or, after a failure mid-stream, one
  * `{"error": …}` line instead of the rest.
  */
-export type CompletionsStreamEvent = { data: Record<string, unknown> } | { data: '[DONE]' } | { data: ErrorBody };
+export type CompletionsStreamEvent = { data: ChatCompletionChunkDto } | { data: '[DONE]' } | { data: ErrorBody };
 
 export interface PreparedCompletion {
   prep: PreparedChat;
@@ -120,14 +120,17 @@ export class CompletionsService {
     return this.chat.relay<CompletionsStreamEvent>(prep, signal, {
       *chunk(chunk) {
         headers['x-gateway-model'] = chunk.model;
-        yield { data: includeUsage ? { ...chunk, usage: null } : { ...chunk } };
+        // relayed chunks carry no usage (the chat service keeps it for the charge); with include_usage
+        // every chunk says usage: null until the usage chunk
+        const { usage: _kept, ...fields } = chunk;
+        yield { data: includeUsage ? { ...fields, usage: null } : fields };
       },
       *error(err) {
         yield { data: errorBody(toApiError(err).error) };
       },
       *end(out) {
         headers['x-gateway-model'] ??= out.servedModel.key;
-        const head = {
+        const head: ChatCompletionChunkDto = {
           id: out.response.id,
           object: 'chat.completion.chunk',
           created: out.response.created,
