@@ -5,7 +5,7 @@ import type { Caller } from '@app/auth';
 import type { CanonicalChatChunk, CanonicalUsage, FinishReason, ToolCall } from '@app/providers';
 import { ChatService, PreparedChat, StreamOutcome } from './chat.service';
 import { CostRubDto, costToRub } from './chat-cost';
-import type { ResponseCreateRequestDto, ResponseObjectDto } from './dto/responses.dto';
+import type { ResponseCreateRequestDto, ResponseObjectDto, ResponseStreamEventDto } from './dto/responses.dto';
 import { responsesMessages, responsesParams } from './responses-input';
 import type { EventStream } from './event-stream';
 
@@ -49,7 +49,7 @@ interface ResponseEcho {
 /** One Responses stream event: `event: <type>`, data `{type, sequence_number, …}`. */
 export interface ResponsesStreamEvent {
   event: string;
-  data: { type: string; sequence_number: number } & Record<string, unknown>;
+  data: ResponseStreamEventDto;
 }
 
 export interface PreparedResponse {
@@ -466,7 +466,7 @@ export class ResponseEventStream {
     };
   }
 
-  private emit(type: string, payload: Record<string, unknown>): void {
+  private emit(type: string, payload: Omit<ResponseStreamEventDto, 'type' | 'sequence_number'>): void {
     this.out.push({ event: type, data: { type, sequence_number: this.seq++, ...payload } });
   }
 }
