@@ -253,7 +253,8 @@ export class ResponseObjectDto {
     string,
     string
   >;
-  @ApiProperty({ type: ResponseUsageDto, nullable: true }) usage: ResponseUsageDto | null;
+  @ApiPropertyOptional({ type: ResponseUsageDto, nullable: true, description: 'Token usage, once known' })
+  usage?: ResponseUsageDto | null;
   @ApiPropertyOptional({
     type: CostBreakdownDto,
     description: 'Gateway extension: what the ledger charged (on the final object)',
