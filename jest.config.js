@@ -94,6 +94,12 @@ module.exports = {
       displayName: 'medium',
       testMatch: ['<rootDir>/libs/**/*.medium.spec.ts', '<rootDir>/test/medium/**/*.spec.ts'],
     },
-    { ...base, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'] },
+    {
+      ...base,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      // every 2xx body and stream event an in-test app sends is checked against docs/openapi.json
+      setupFilesAfterEnv: ['<rootDir>/test/support/contract-setup.ts'],
+    },
   ],
 };

@@ -8,6 +8,7 @@ import { AppModule } from '../../apps/api/src/app.module';
 import { setupApp } from '../../apps/api/src/setup-app';
 import { createTestBackend, TestBackend } from './test-env';
 import { ENV_PROVIDERS } from '@app/providers';
+import { responseContractRecorder } from './response-contract';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -56,6 +57,7 @@ export async function createTestApp(
   for (const o of opts.overrides ?? []) builder = builder.overrideProvider(o.provide).useValue(o.useValue);
   const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>({ bufferLogs: true, bodyParser: false });
+  app.use(responseContractRecorder()); // first: it sees every answer (test/support/response-contract.ts)
   setupApp(app);
   await app.listen(0, '127.0.0.1');
   const address = app.getHttpServer().address();

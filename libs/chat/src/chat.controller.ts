@@ -1,11 +1,20 @@
 import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiExtraModels,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
 import { ChatTimings, RestChatService, serverTiming } from './rest-chat.service';
 import { ChatRequestDto } from './dto/chat-request.dto';
-import { ChatResponseDto } from './dto/chat-response.dto';
+import { ChatResponseDto, ChatStreamDeltaDto, ChatStreamReasoningDto } from './dto/chat-response.dto';
 import { clientAbortSignal, SseWriter } from './sse-writer';
+import { ApiChargedErrors, ErrorResponseDto } from '@app/common';
 
 @ApiTags('Chat')
 @ApiKeyAuth()
@@ -40,8 +49,19 @@ export class ChatController {
       },
     },
   })
+  @ApiExtraModels(ChatResponseDto, ChatStreamDeltaDto, ChatStreamReasoningDto, ErrorResponseDto)
   @ApiOkResponse({
-    type: ChatResponseDto,
+    content: {
+      'application/json': { schema: { $ref: getSchemaPath(ChatResponseDto) } },
+      // each event's data: delta {text}, reasoning {reasoning}, done (the response object), error {error}
+      'text/event-stream': {
+        schema: {
+          oneOf: [ChatStreamDeltaDto, ChatStreamReasoningDto, ChatResponseDto, ErrorResponseDto].map((m) => ({
+            $ref: getSchemaPath(m),
+          })),
+        },
+      },
+    },
     headers: {
       'x-gateway-model': {
         description: 'The model that served the answer (the requested one, or a fallback)',
@@ -49,8 +69,7 @@ export class ChatController {
       },
     },
   })
-  @ApiProduces('application/json', 'text/event-stream')
-  @ApiResponse({ status: 402, description: 'Balance does not cover the worst-case cost' })
+  @ApiChargedErrors()
   @ApiResponse({ status: 503, description: 'Model unavailable (provider credentials not configured)' })
   async chat(
     @CurrentCaller() caller: Caller,

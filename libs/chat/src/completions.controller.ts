@@ -1,13 +1,5 @@
 import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
-import {
-  ApiBody,
-  ApiExtraModels,
-  ApiOkResponse,
-  ApiOperation,
-  ApiResponse,
-  ApiTags,
-  getSchemaPath,
-} from '@nestjs/swagger';
+import { ApiBody, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { ChatCompletionChunkDto, ChatCompletionResponseDto } from './dto/chat-completion-response.dto';
 import type { Request, Response } from 'express';
 import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
@@ -15,6 +7,7 @@ import { CompletionsService } from './completions.service';
 import { ChatTimings, serverTiming } from './rest-chat.service';
 import { ChatCompletionRequestDto } from './dto/chat-completions.dto';
 import { clientAbortSignal, SseWriter } from './sse-writer';
+import { ApiChargedErrors, ErrorResponseDto } from '@app/common';
 
 @ApiExtraModels(ChatCompletionResponseDto, ChatCompletionChunkDto)
 @ApiTags('OpenAI-compatible')
@@ -42,10 +35,13 @@ export class CompletionsController {
     },
     content: {
       'application/json': { schema: { $ref: getSchemaPath(ChatCompletionResponseDto) } },
-      'text/event-stream': { schema: { $ref: getSchemaPath(ChatCompletionChunkDto) } },
+      // each event's data: a chunk, or one error object after a failure mid-stream
+      'text/event-stream': {
+        schema: { oneOf: [{ $ref: getSchemaPath(ChatCompletionChunkDto) }, { $ref: getSchemaPath(ErrorResponseDto) }] },
+      },
     },
   })
-  @ApiResponse({ status: 402, description: 'Balance does not cover the worst-case cost' })
+  @ApiChargedErrors()
   async create(
     @CurrentCaller() caller: Caller,
     @Body() dto: ChatCompletionRequestDto,

@@ -7,6 +7,7 @@ import { ChatService, PreparedChat } from './chat.service';
 import { CostRubDto, costToRub } from './chat-cost';
 import { completionParams } from './completion-params';
 import { ChatCompletionRequestDto } from './dto/chat-completions.dto';
+import { ChatCompletionChunkDto, ChatCompletionResponseDto } from './dto/chat-completion-response.dto';
 import { imageParts, normalizeCompletionMessages } from './messages';
 import { AssembledContext, ChatContextService, withContext } from './context/chat-context.service';
 import type { ChatTimings } from './rest-chat.service';
@@ -27,7 +28,7 @@ export interface OpenAiUsage {
  * objects, the final usage / context chunk, `[DONE]` — or, after a failure mid-stream, one
  * `{"error": …}` line instead of the rest.
  */
-export type CompletionsStreamEvent = { data: Record<string, unknown> } | { data: '[DONE]' } | { data: ErrorBody };
+export type CompletionsStreamEvent = { data: ChatCompletionChunkDto } | { data: '[DONE]' } | { data: ErrorBody };
 
 export interface PreparedCompletion {
   prep: PreparedChat;
@@ -99,7 +100,7 @@ export class CompletionsService {
   async complete(
     { prep, ctx }: PreparedCompletion,
     signal: AbortSignal,
-  ): Promise<{ body: Record<string, unknown>; cost: CostRubDto; servedModel: string }> {
+  ): Promise<{ body: ChatCompletionResponseDto; cost: CostRubDto; servedModel: string }> {
     const out = await this.chat.complete(prep, signal);
     const cost = costToRub(out.cost, out.chargedMicro, ctx?.retrievalMicro);
     return {
@@ -134,14 +135,17 @@ export class CompletionsService {
     return this.chat.relay<CompletionsStreamEvent>(prep, signal, {
       *chunk(chunk) {
         headers['x-gateway-model'] = chunk.model;
-        yield { data: includeUsage ? { ...chunk, usage: null } : { ...chunk } };
+        // relayed chunks carry no usage (the chat service keeps it for the charge); with include_usage
+        // every chunk says usage: null until the usage chunk
+        const { usage: _kept, ...fields } = chunk;
+        yield { data: includeUsage ? { ...fields, usage: null } : fields };
       },
       *error(err) {
         yield { data: errorBody(toApiError(err).error) };
       },
       *end(out) {
         headers['x-gateway-model'] ??= out.servedModel.key;
-        const head = {
+        const head: ChatCompletionChunkDto = {
           id: out.response.id,
           object: 'chat.completion.chunk',
           created: out.response.created,
@@ -166,7 +170,7 @@ export class CompletionsService {
   }
 }
 
-function contextFields(ctx: AssembledContext | null): Record<string, unknown> {
+function contextFields(ctx: AssembledContext | null): Pick<ChatCompletionResponseDto, 'sources' | 'context'> {
   return ctx ? { sources: ctx.sources, context: ctx.info } : {};
 }
 
@@ -177,7 +181,9 @@ function lastUserText(messages: ChatMessage[]): string {
   return '';
 }
 
-function toOpenAiResponse(r: CanonicalChatResponse): Record<string, unknown> {
+function toOpenAiResponse(
+  r: CanonicalChatResponse,
+): Omit<ChatCompletionResponseDto, 'usage' | 'cost' | 'sources' | 'context'> {
   return {
     id: r.id,
     object: 'chat.completion',
@@ -186,7 +192,7 @@ function toOpenAiResponse(r: CanonicalChatResponse): Record<string, unknown> {
     choices: r.choices.map((c) => ({
       index: c.index,
       message: {
-        role: 'assistant',
+        role: 'assistant' as const,
         content: c.message.content,
         refusal: c.message.refusal ?? null,
         ...(c.message.tool_calls?.length ? { tool_calls: c.message.tool_calls } : {}),

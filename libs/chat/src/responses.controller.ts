@@ -1,18 +1,11 @@
 import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
-import {
-  ApiBody,
-  ApiExtraModels,
-  ApiOkResponse,
-  ApiOperation,
-  ApiResponse,
-  ApiTags,
-  getSchemaPath,
-} from '@nestjs/swagger';
+import { ApiBody, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
 import { ResponseCreateRequestDto, ResponseObjectDto, ResponseStreamEventDto } from './dto/responses.dto';
 import { ResponsesService } from './responses.service';
 import { clientAbortSignal, SseWriter } from './sse-writer';
+import { ApiChargedErrors } from '@app/common';
 
 @ApiExtraModels(ResponseObjectDto, ResponseStreamEventDto)
 @ApiTags('OpenAI-compatible')
@@ -56,7 +49,7 @@ export class ResponsesController {
       'text/event-stream': { schema: { $ref: getSchemaPath(ResponseStreamEventDto) } },
     },
   })
-  @ApiResponse({ status: 402, description: 'Balance does not cover the worst-case cost' })
+  @ApiChargedErrors()
   async create(
     @CurrentCaller() caller: Caller,
     @Body() dto: ResponseCreateRequestDto,

@@ -5,7 +5,7 @@ import type { Caller } from '@app/auth';
 import type { CanonicalChatChunk, CanonicalUsage, FinishReason, ToolCall } from '@app/providers';
 import { ChatService, PreparedChat, StreamOutcome } from './chat.service';
 import { CostRubDto, costToRub } from './chat-cost';
-import type { ResponseCreateRequestDto } from './dto/responses.dto';
+import type { ResponseCreateRequestDto, ResponseObjectDto, ResponseStreamEventDto } from './dto/responses.dto';
 import { responsesMessages, responsesParams } from './responses-input';
 import type { EventStream } from './event-stream';
 
@@ -49,7 +49,7 @@ interface ResponseEcho {
 /** One Responses stream event: `event: <type>`, data `{type, sequence_number, …}`. */
 export interface ResponsesStreamEvent {
   event: string;
-  data: { type: string; sequence_number: number } & Record<string, unknown>;
+  data: ResponseStreamEventDto;
 }
 
 export interface PreparedResponse {
@@ -129,7 +129,7 @@ export class ResponsesService {
   async complete(
     prep: PreparedResponse,
     signal: AbortSignal,
-  ): Promise<{ body: Record<string, unknown>; cost: CostRubDto; servedModel: string }> {
+  ): Promise<{ body: ResponseObjectDto; cost: CostRubDto; servedModel: string }> {
     const out = await this.chat.complete(prep.chat, signal);
     const choice = out.response.choices[0];
     const incomplete = choice?.finish_reason === 'length';
@@ -233,7 +233,7 @@ function responseObject(
   output: OutputItem[],
   usage: ResponsesUsage | null,
   error: unknown = null,
-): Record<string, unknown> {
+): Omit<ResponseObjectDto, 'cost'> {
   const e = prep.echo;
   return {
     id: prep.id,
@@ -469,7 +469,7 @@ export class ResponseEventStream {
     };
   }
 
-  private emit(type: string, payload: Record<string, unknown>): void {
+  private emit(type: string, payload: Omit<ResponseStreamEventDto, 'type' | 'sequence_number'>): void {
     this.out.push({ event: type, data: { type, sequence_number: this.seq++, ...payload } });
   }
 }

@@ -4,6 +4,7 @@ import type { Request, Response } from 'express';
 import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
 import { EmbeddingsRequestDto, EmbeddingsResponseDto } from './dto/embeddings.dto';
 import { EmbeddingsApiService } from './embeddings-api.service';
+import { ApiChargedErrors } from '@app/common';
 
 @ApiTags('Embeddings')
 @ApiKeyAuth()
@@ -12,6 +13,7 @@ export class EmbeddingsController {
   constructor(private readonly api: EmbeddingsApiService) {}
 
   @Post('v1/embeddings')
+  @ApiChargedErrors()
   @HttpCode(200)
   @ApiOperation({ summary: 'Embeddings (OpenAI-compatible; the openai SDK works unchanged)' })
   @ApiBody({ type: EmbeddingsRequestDto })
@@ -28,6 +30,7 @@ export class EmbeddingsController {
   }
 
   @Post('api/v1/embeddings')
+  @ApiChargedErrors()
   @HttpCode(200)
   @ApiOperation({ summary: 'Embeddings (REST, api-key header): same body and answer as /v1/embeddings' })
   @ApiBody({ type: EmbeddingsRequestDto })

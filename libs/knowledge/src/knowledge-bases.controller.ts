@@ -18,15 +18,15 @@ import {
   ApiConsumes,
   ApiExtraModels,
   ApiOkResponse,
+  ApiAcceptedResponse,
+  ApiCreatedResponse,
   ApiOperation,
   ApiParam,
   ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { plainToInstance } from 'class-transformer';
-import { validate } from 'class-validator';
-import { ApiError, firstValidationProblem, microToRub } from '@app/common';
+import { ApiChargedErrors, ApiError, microToRub, MultipartOrJsonBody, ShapedBody } from '@app/common';
 import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
 import {
   CreateKnowledgeBaseDto,
@@ -40,6 +40,7 @@ import {
   TextDocumentDto,
   UpdateKnowledgeBaseDto,
   UploadDocumentDto,
+  KbDeletedDto,
 } from './dto/knowledge-bases.dto';
 import { PageQueryDto } from './dto/vector-stores.dto';
 import { uploadInterceptor } from './files.controller';
@@ -65,12 +66,13 @@ export class KnowledgeBasesController {
   @Post()
   @HttpCode(201)
   @ApiOperation({ summary: 'Create a knowledge base' })
-  @ApiOkResponse({ type: KnowledgeBaseDto })
+  @ApiCreatedResponse({ type: KnowledgeBaseDto })
   async create(@CurrentCaller() caller: Caller, @Body() dto: CreateKnowledgeBaseDto): Promise<KnowledgeBaseDto> {
     return toKnowledgeBase(await this.kb.createStore(caller, dto));
   }
 
   @Get()
+  @ApiOperation({ summary: "The team's knowledge bases (cursor pages)" })
   @ApiOkResponse({ type: KnowledgeBaseListDto })
   async list(@CurrentCaller() caller: Caller, @Query() q: PageQueryDto): Promise<KnowledgeBaseListDto> {
     const { views, hasMore } = await this.kb.listStores(caller, q);
@@ -78,6 +80,7 @@ export class KnowledgeBasesController {
   }
 
   @Get(':id')
+  @ApiOperation({ summary: 'Retrieve a knowledge base' })
   @ApiParam(ID)
   @ApiOkResponse({ type: KnowledgeBaseDto })
   async get(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<KnowledgeBaseDto> {
@@ -85,6 +88,7 @@ export class KnowledgeBasesController {
   }
 
   @Patch(':id')
+  @ApiOperation({ summary: 'Rename a knowledge base or change its description / metadata' })
   @ApiParam(ID)
   @ApiOkResponse({ type: KnowledgeBaseDto })
   async update(
@@ -96,9 +100,10 @@ export class KnowledgeBasesController {
   }
 
   @Delete(':id')
+  @ApiOperation({ summary: 'Delete a knowledge base with its documents and chunks' })
   @ApiParam(ID)
-  @ApiOkResponse({ schema: { example: { id: 'vs_1a2b3c4d5e6f7a8b9c0d1e2f', deleted: true } } })
-  async delete(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<{ id: string; deleted: true }> {
+  @ApiOkResponse({ type: KbDeletedDto })
+  async delete(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<KbDeletedDto> {
     await this.kb.deleteStore(caller, id);
     return { id, deleted: true };
   }
@@ -116,37 +121,32 @@ export class KnowledgeBasesController {
     summary:
       'Add a document: multipart `file` (+ `metadata` JSON string), or JSON `{name, text, metadata}`. Ingested asynchronously (202).',
   })
-  @ApiOkResponse({ type: KbDocumentDto })
+  @ApiAcceptedResponse({ type: KbDocumentDto })
   async addDocument(
     @CurrentCaller() caller: Caller,
     @Param('id') id: string,
     @UploadedFile() file: UploadedBytes | undefined,
-    @Body() body: Record<string, unknown>,
-    @Req() req: Request,
+    @MultipartOrJsonBody({
+      multipart: UploadDocumentDto,
+      json: TextDocumentDto,
+      shape: 'The body must be a JSON object {name, text, metadata} (or multipart with a file).',
+    })
+    input: ShapedBody<UploadDocumentDto, TextDocumentDto>,
   ): Promise<KbDocumentDto> {
-    if (req.is('multipart/form-data')) {
-      let metadata: unknown;
-      if (typeof body.metadata === 'string' && body.metadata !== '') {
-        try {
-          metadata = JSON.parse(body.metadata);
-        } catch {
-          throw ApiError.badRequest('metadata must be a JSON object string.', 'metadata');
-        }
+    if (input.kind === 'json') return toDocument(await this.kb.addText(caller, id, input.body));
+    let metadata: unknown;
+    if (typeof input.body.metadata === 'string' && input.body.metadata !== '') {
+      try {
+        metadata = JSON.parse(input.body.metadata);
+      } catch {
+        throw ApiError.badRequest('metadata must be a JSON object string.', 'metadata');
       }
-      return toDocument(await this.kb.addUpload(caller, id, file, metadata));
     }
-    if (typeof body !== 'object' || body === null || Array.isArray(body))
-      throw ApiError.badRequest(
-        'The body must be a JSON object {name, text, metadata} (or multipart with a file).',
-        null,
-      );
-    const text = plainToInstance(TextDocumentDto, body);
-    const problem = firstValidationProblem(await validate(text, { whitelist: true }));
-    if (problem) throw ApiError.badRequest(problem.message, problem.param);
-    return toDocument(await this.kb.addText(caller, id, text));
+    return toDocument(await this.kb.addUpload(caller, id, file, metadata));
   }
 
   @Get(':id/documents')
+  @ApiOperation({ summary: "The knowledge base's documents with their ingestion status (cursor pages)" })
   @ApiParam(ID)
   @ApiOkResponse({ type: KbDocumentListDto })
   async documents(
@@ -159,6 +159,7 @@ export class KnowledgeBasesController {
   }
 
   @Get(':id/documents/:doc_id')
+  @ApiOperation({ summary: 'Retrieve a document with its ingestion status' })
   @ApiParam(ID)
   @ApiParam({ name: 'doc_id', example: 'file-6f1c2a9b0d3e4f5a6b7c8d9e' })
   @ApiOkResponse({ type: KbDocumentDto })
@@ -171,14 +172,15 @@ export class KnowledgeBasesController {
   }
 
   @Delete(':id/documents/:doc_id')
+  @ApiOperation({ summary: 'Delete a document and its chunks' })
   @ApiParam(ID)
   @ApiParam({ name: 'doc_id', example: 'file-6f1c2a9b0d3e4f5a6b7c8d9e' })
-  @ApiOkResponse({ schema: { example: { id: 'file-6f1c2a9b0d3e4f5a6b7c8d9e', deleted: true } } })
+  @ApiOkResponse({ type: KbDeletedDto })
   async deleteDocument(
     @CurrentCaller() caller: Caller,
     @Param('id') id: string,
     @Param('doc_id') docId: string,
-  ): Promise<{ id: string; deleted: true }> {
+  ): Promise<KbDeletedDto> {
     await this.kb.deleteDocument(caller, id, docId);
     return { id: docId, deleted: true };
   }
@@ -188,7 +190,7 @@ export class KnowledgeBasesController {
   @HttpCode(202)
   @ApiParam(ID)
   @ApiOperation({ summary: 'Add a web link (fetched through the SSRF guard, parsed, embedded asynchronously)' })
-  @ApiOkResponse({ type: KbDocumentDto })
+  @ApiAcceptedResponse({ type: KbDocumentDto })
   async addLink(
     @CurrentCaller() caller: Caller,
     @Param('id') id: string,
@@ -203,7 +205,7 @@ export class KnowledgeBasesController {
   @ApiParam(ID)
   @ApiParam({ name: 'link_id', example: 'file-6f1c2a9b0d3e4f5a6b7c8d9e' })
   @ApiOperation({ summary: 'Fetch the link again; unchanged content is not re-embedded' })
-  @ApiOkResponse({ type: KbDocumentDto })
+  @ApiAcceptedResponse({ type: KbDocumentDto })
   async refresh(
     @CurrentCaller() caller: Caller,
     @Param('id') id: string,
@@ -213,6 +215,7 @@ export class KnowledgeBasesController {
   }
 
   @Post(':id/search')
+  @ApiChargedErrors()
   @HttpCode(200)
   @ApiParam(ID)
   @ApiOperation({

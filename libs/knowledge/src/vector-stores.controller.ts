@@ -23,6 +23,7 @@ import { KnowledgeApiService } from './knowledge-api.service';
 import { KnowledgeService } from './knowledge.service';
 import { toBatch, toPage, toVectorStore, toVectorStoreFile } from './knowledge.presenter';
 import { RateLimited } from '@app/governance';
+import { ApiChargedErrors } from '@app/common';
 
 /** How long the openai SDK's *AndPoll helpers wait between polls (the `openai-poll-after-ms` header). */
 const POLL_AFTER_MS = '250';
@@ -55,6 +56,7 @@ export class VectorStoresController {
   }
 
   @Get(':vector_store_id')
+  @ApiOperation({ summary: 'Retrieve a vector store' })
   @ApiParam(ID)
   @ApiOkResponse({ type: VectorStoreDto })
   async get(@CurrentCaller() caller: Caller, @Param('vector_store_id') id: string): Promise<VectorStoreDto> {
@@ -75,6 +77,7 @@ export class VectorStoresController {
   }
 
   @Delete(':vector_store_id')
+  @ApiOperation({ summary: 'Delete a vector store with its file links and chunks (the files stay)' })
   @ApiParam(ID)
   @ApiOkResponse({ type: DeletedDto })
   async delete(@CurrentCaller() caller: Caller, @Param('vector_store_id') id: string): Promise<DeletedDto> {
@@ -97,6 +100,7 @@ export class VectorStoresController {
   }
 
   @Get(':vector_store_id/files')
+  @ApiOperation({ summary: "The vector store's files (cursor pages, optional status filter)" })
   @ApiParam(ID)
   @ApiOkResponse({ type: VectorStoreFileListDto })
   async listFiles(
@@ -108,6 +112,7 @@ export class VectorStoresController {
   }
 
   @Get(':vector_store_id/files/:file_id')
+  @ApiOperation({ summary: 'Retrieve a vector store file with its ingestion status' })
   @ApiParam(ID)
   @ApiParam({ name: 'file_id', example: 'file-6f1c2a9b0d3e4f5a6b7c8d9e' })
   @ApiOkResponse({ type: VectorStoreFileDto })
@@ -151,6 +156,7 @@ export class VectorStoresController {
   }
 
   @Post(':vector_store_id/file_batches')
+  @ApiOperation({ summary: 'Add several files at once (ingested asynchronously)' })
   @RateLimited()
   @HttpCode(200)
   @ApiParam(ID)
@@ -174,6 +180,7 @@ export class VectorStoresController {
   }
 
   @Get(':vector_store_id/file_batches/:batch_id')
+  @ApiOperation({ summary: 'Retrieve a file batch with its file counts' })
   @ApiParam(ID)
   @ApiParam({ name: 'batch_id', example: 'vsfb_1a2b3c4d5e6f7a8b9c0d1e2f' })
   @ApiOkResponse({ type: FileBatchDto })
@@ -189,6 +196,7 @@ export class VectorStoresController {
   }
 
   @Post(':vector_store_id/file_batches/:batch_id/cancel')
+  @ApiOperation({ summary: "Cancel the batch's files that have not finished ingestion" })
   @HttpCode(200)
   @ApiParam(ID)
   @ApiParam({ name: 'batch_id', example: 'vsfb_1a2b3c4d5e6f7a8b9c0d1e2f' })
@@ -203,6 +211,7 @@ export class VectorStoresController {
   }
 
   @Get(':vector_store_id/file_batches/:batch_id/files')
+  @ApiOperation({ summary: 'The files of a batch (cursor pages, optional status filter)' })
   @ApiParam(ID)
   @ApiParam({ name: 'batch_id', example: 'vsfb_1a2b3c4d5e6f7a8b9c0d1e2f' })
   @ApiOkResponse({ type: VectorStoreFileListDto })
@@ -216,6 +225,7 @@ export class VectorStoresController {
   }
 
   @Post(':vector_store_id/search')
+  @ApiChargedErrors()
   @HttpCode(200)
   @ApiParam(ID)
   @ApiOperation({

@@ -8,7 +8,6 @@ import {
   Patch,
   Post,
   Query,
-  Req,
   UploadedFile,
   UseInterceptors,
 } from '@nestjs/common';
@@ -18,15 +17,14 @@ import {
   ApiConsumes,
   ApiExtraModels,
   ApiOkResponse,
+  ApiAcceptedResponse,
+  ApiCreatedResponse,
   ApiOperation,
   ApiParam,
   ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
-import type { Request } from 'express';
-import { plainToInstance } from 'class-transformer';
-import { validate } from 'class-validator';
-import { ApiError, firstValidationProblem } from '@app/common';
+import { MultipartOrJsonBody, ShapedBody } from '@app/common';
 import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
 import { MAX_FILE_BYTES, PageQueryDto, UploadedBytes } from '@app/knowledge';
 import {
@@ -72,7 +70,7 @@ export class ProjectsController {
   @ApiOperation({
     summary: 'Create a project (RAG defaults: top_k 15, rerank true, file_threshold 0.3, kb_threshold 0.1)',
   })
-  @ApiOkResponse({ type: ProjectDto })
+  @ApiCreatedResponse({ type: ProjectDto })
   create(@CurrentCaller() caller: Caller, @Body() dto: CreateProjectDto): Promise<ProjectDto> {
     return this.projects.create(caller, dto);
   }
@@ -85,6 +83,7 @@ export class ProjectsController {
   }
 
   @Get(':id')
+  @ApiOperation({ summary: 'Retrieve a project' })
   @ApiParam(ID)
   @ApiOkResponse({ type: ProjectDto })
   get(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<ProjectDto> {
@@ -92,6 +91,7 @@ export class ProjectsController {
   }
 
   @Patch(':id')
+  @ApiOperation({ summary: "Change a project's name, description, instructions or mode" })
   @ApiParam(ID)
   @ApiOkResponse({ type: ProjectDto })
   update(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() dto: UpdateProjectDto): Promise<ProjectDto> {
@@ -118,6 +118,7 @@ export class ProjectsController {
   }
 
   @Get(':id/materials/:material_id')
+  @ApiOperation({ summary: 'Retrieve a material with its ingestion status' })
   @ApiParam(ID)
   @ApiParam(MATERIAL_ID)
   @ApiOkResponse({ type: MaterialDto })
@@ -130,6 +131,7 @@ export class ProjectsController {
   }
 
   @Delete(':id/materials/:material_id')
+  @ApiOperation({ summary: 'Delete a material and its chunks' })
   @ApiParam(ID)
   @ApiParam(MATERIAL_ID)
   @ApiOkResponse({ type: MaterialDeletedDto })
@@ -149,7 +151,7 @@ export class ProjectsController {
   @ApiOperation({
     summary: 'Fetch a link again (unchanged content is not re-embedded) or re-run the ingestion of a text material',
   })
-  @ApiOkResponse({ type: MaterialDto })
+  @ApiAcceptedResponse({ type: MaterialDto })
   refresh(
     @CurrentCaller() caller: Caller,
     @Param('id') id: string,
@@ -168,17 +170,20 @@ export class ProjectsController {
     summary:
       'Add a file: multipart `file`, or JSON `{file_id}` of an uploaded /v1/files id. Documents are ingested asynchronously; images are stored for vision models.',
   })
-  @ApiOkResponse({ type: MaterialDto })
+  @ApiAcceptedResponse({ type: MaterialDto })
   async addFile(
     @CurrentCaller() caller: Caller,
     @Param('id') id: string,
     @UploadedFile() file: UploadedBytes | undefined,
-    @Body() body: Record<string, unknown>,
-    @Req() req: Request,
+    @MultipartOrJsonBody({
+      multipart: null,
+      json: AddFileDto,
+      shape: 'The body must be JSON {file_id} (or multipart with a file).',
+    })
+    input: ShapedBody<object, AddFileDto>,
   ): Promise<MaterialDto> {
-    if (req.is('multipart/form-data')) return this.projects.addUpload(caller, id, file);
-    const dto = await validated(AddFileDto, body, 'The body must be JSON {file_id} (or multipart with a file).');
-    return this.projects.addFileId(caller, id, dto.file_id);
+    if (input.kind === 'multipart') return this.projects.addUpload(caller, id, file);
+    return this.projects.addFileId(caller, id, input.body.file_id);
   }
 
   @Post(':id/links')
@@ -188,7 +193,7 @@ export class ProjectsController {
     summary:
       'Add a web link (fetched through the SSRF guard and parsed asynchronously; a refused address fails the material)',
   })
-  @ApiOkResponse({ type: MaterialDto })
+  @ApiAcceptedResponse({ type: MaterialDto })
   addLink(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() dto: AddLinkDto): Promise<MaterialDto> {
     return this.projects.addLink(caller, id, dto.url);
   }
@@ -199,7 +204,7 @@ export class ProjectsController {
   @ApiOperation({
     summary: 'Attach a knowledge base of the team (many-to-many; attaching twice returns the same material)',
   })
-  @ApiOkResponse({ type: MaterialDto })
+  @ApiCreatedResponse({ type: MaterialDto })
   attachKb(
     @CurrentCaller() caller: Caller,
     @Param('id') id: string,
@@ -228,7 +233,7 @@ export class ProjectsController {
   @ApiOperation({
     summary: 'Attach a chat `{title, messages: [{role, content, created_at?}]}`; indexed in windows of whole messages',
   })
-  @ApiOkResponse({ type: MaterialDto })
+  @ApiAcceptedResponse({ type: MaterialDto })
   attachChat(
     @CurrentCaller() caller: Caller,
     @Param('id') id: string,
@@ -246,15 +251,19 @@ export class ProjectsController {
   @ApiOperation({
     summary: 'Import a messaging-app export: Telegram Desktop result.json, WhatsApp .txt, or Slack export .zip',
   })
-  @ApiOkResponse({ type: MaterialDto })
+  @ApiAcceptedResponse({ type: MaterialDto })
   async messengerChat(
     @CurrentCaller() caller: Caller,
     @Param('id') id: string,
     @UploadedFile() file: UploadedBytes | undefined,
-    @Body() body: Record<string, unknown>,
+    @MultipartOrJsonBody({
+      multipart: MessengerChatUploadDto,
+      json: MessengerChatUploadDto,
+      shape: 'The body must be multipart with `file` and `format`.',
+    })
+    input: ShapedBody<MessengerChatUploadDto, MessengerChatUploadDto>,
   ): Promise<MaterialDto> {
-    const dto = await validated(MessengerChatUploadDto, body, 'The body must be multipart with `file` and `format`.');
-    return this.projects.addMessengerChat(caller, id, dto.format, file, dto.title);
+    return this.projects.addMessengerChat(caller, id, input.body.format, file, input.body.title);
   }
 
   @Post(':id/integrations')
@@ -264,7 +273,7 @@ export class ProjectsController {
     summary:
       'Add an integration: `{type:"webhook", name}` returns the hook URL and its signing secret (shown once); `{type:"external_api", name, url, method, headers, body?, json_path?, interval_seconds ≥ 300}` is fetched on a schedule',
   })
-  @ApiOkResponse({ type: IntegrationDto })
+  @ApiCreatedResponse({ type: IntegrationDto })
   addIntegration(
     @CurrentCaller() caller: Caller,
     @Param('id') id: string,
@@ -286,12 +295,4 @@ export class ProjectsController {
   ): Promise<SyncResultDto> {
     return this.integrations.sync(caller, id, integrationId);
   }
-}
-
-async function validated<T extends object>(cls: new () => T, body: unknown, shape: string): Promise<T> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw ApiError.badRequest(shape, null);
-  const dto = plainToInstance(cls, body);
-  const problem = firstValidationProblem(await validate(dto, { whitelist: true }));
-  if (problem) throw ApiError.badRequest(problem.message, problem.param);
-  return dto;
 }

@@ -5,6 +5,7 @@ import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
 import { CohereRerankRequestDto } from './dto/cohere-rerank.dto';
 import { CohereRerankResponseDto } from './dto/cohere-rerank-response.dto';
 import { RerankApiService } from './rerank-api.service';
+import { ApiChargedErrors } from '@app/common';
 
 /** Cohere (v1 and v2 paths) / Jina compatible rerank on the same engine, cache and billing. */
 @ApiTags('OpenAI-compatible')
@@ -14,6 +15,7 @@ export class CohereRerankController {
   constructor(private readonly api: RerankApiService) {}
 
   @Post(['v1/rerank', 'v2/rerank'])
+  @ApiChargedErrors()
   @HttpCode(200)
   @ApiOperation({ summary: 'Rerank (Cohere/Jina-compatible): {model, query, documents, top_n, return_documents}' })
   @ApiBody({ type: CohereRerankRequestDto })

@@ -5,6 +5,7 @@ import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
 import { CacheClearedDto, CacheStatsDto, RerankRequestDto, RerankResponseDto } from './dto/rerank.dto';
 import { RerankApiService } from './rerank-api.service';
 import { RerankService } from './rerank.service';
+import { ApiChargedErrors } from '@app/common';
 
 @ApiTags('Rerank')
 @ApiKeyAuth()
@@ -16,6 +17,7 @@ export class RerankController {
   ) {}
 
   @Post()
+  @ApiChargedErrors()
   @HttpCode(200)
   @ApiOperation({
     summary: 'Rerank documents, chunks of a text, or table rows by cosine similarity to a query',

@@ -45,7 +45,7 @@ export class CreatedApiKeyDto {
   @ApiProperty({ description: 'The key itself. Shown only in this response; store it now.', example: 'sk-Yh3…' })
   api_key: string;
   @ApiProperty({ description: 'Display prefix (safe to show in lists)', example: 'sk-Yh3kq9Zx' }) prefix: string;
-  @ApiProperty({ nullable: true, example: 'backend-prod' }) name: string | null;
+  @ApiProperty({ type: String, nullable: true, example: 'backend-prod' }) name: string | null;
   @ApiProperty({ example: '2026-11-21T10:00:00.000Z' }) created_at: string;
 }
 
@@ -96,12 +96,14 @@ export class TeamListQueryDto {
 
 export class TeamLimitsDto extends TeamDetailsDto {
   @ApiProperty({
+    type: Number,
     nullable: true,
     description: 'Team requests per minute (null: DEFAULT_TEAM_RPM_LIMIT, unset = unlimited)',
     example: 600,
   })
   rpm_limit: number | null;
   @ApiProperty({
+    type: Number,
     nullable: true,
     description: 'Team tokens per minute (null: DEFAULT_TEAM_TPM_LIMIT, unset = unlimited)',
     example: null,
@@ -113,8 +115,8 @@ export class TeamListDto {
   @ApiProperty({ example: 'list' }) object: 'list';
   @ApiProperty({ type: [TeamLimitsDto] }) data: TeamLimitsDto[];
   @ApiProperty({ example: false }) has_more: boolean;
-  @ApiProperty({ nullable: true, description: 'Pass as `after` for the next page', example: null }) next_after:
-    string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Pass as `after` for the next page', example: null })
+  next_after: string | null;
 }
 
 export class UpdateTeamDto {
@@ -126,6 +128,7 @@ export class UpdateTeamDto {
   name?: string;
 
   @ApiPropertyOptional({
+    type: Number,
     nullable: true,
     description: 'Requests per minute for the whole team; null removes it (the env default applies)',
     example: 600,
@@ -137,6 +140,7 @@ export class UpdateTeamDto {
   rpm_limit?: number | null;
 
   @ApiPropertyOptional({
+    type: Number,
     nullable: true,
     description: 'Tokens per minute for the whole team; null removes it (the env default applies)',
     example: 200000,
@@ -150,6 +154,7 @@ export class UpdateTeamDto {
 
 export class UpdateApiKeyDto {
   @ApiPropertyOptional({
+    type: String,
     nullable: true,
     description: 'A label for the key; null clears it',
     example: 'backend-prod',
@@ -161,6 +166,7 @@ export class UpdateApiKeyDto {
   name?: string | null;
 
   @ApiPropertyOptional({
+    type: Number,
     nullable: true,
     description: 'Requests per minute for this key; null removes it (DEFAULT_KEY_RPM_LIMIT applies, unset = unlimited)',
     example: 60,
@@ -172,6 +178,7 @@ export class UpdateApiKeyDto {
   rpm_limit?: number | null;
 
   @ApiPropertyOptional({
+    type: Number,
     nullable: true,
     description: 'Tokens per minute for this key (prompt counted at admission, completion at settle); null removes it',
     example: 100000,
@@ -183,6 +190,7 @@ export class UpdateApiKeyDto {
   tpm_limit?: number | null;
 
   @ApiPropertyOptional({
+    type: Number,
     nullable: true,
     description: 'RUB this key may spend per UTC day (holds of requests in flight count); null removes the cap',
     example: 50,
@@ -194,6 +202,7 @@ export class UpdateApiKeyDto {
   budget_rub_per_day?: number | null;
 
   @ApiPropertyOptional({
+    type: Number,
     nullable: true,
     description: 'RUB this key may spend per UTC calendar month; null removes the cap',
     example: 1000,
@@ -209,23 +218,34 @@ export class ApiKeyDto {
   @ApiProperty({ example: '6f1c1c53-8b0c-4c37-9d43-6a3e3f0f8e11' }) id: string;
   @ApiProperty({ example: '1b4e28ba-2fa1-11d2-883f-0016d3cca427' }) team_id: string;
   @ApiProperty({ description: 'Display prefix', example: 'sk-Yh3kq9Zx' }) prefix: string;
-  @ApiProperty({ nullable: true, example: 'backend-prod' }) name: string | null;
+  @ApiProperty({ type: String, nullable: true, example: 'backend-prod' }) name: string | null;
   @ApiProperty({ example: '2026-11-21T10:00:00.000Z' }) created_at: string;
   @ApiProperty({
+    type: String,
     nullable: true,
     description: 'Updated at most once a minute per key and replica',
     example: '2026-11-22T08:15:00.000Z',
   })
   last_used_at: string | null;
   @ApiProperty({ example: false }) revoked: boolean;
-  @ApiProperty({ nullable: true, example: null }) revoked_at: string | null;
-  @ApiProperty({ nullable: true, description: 'Requests per minute set on the key (null: the default)', example: 60 })
+  @ApiProperty({ type: String, nullable: true, example: null }) revoked_at: string | null;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'Requests per minute set on the key (null: the default)',
+    example: 60,
+  })
   rpm_limit: number | null;
-  @ApiProperty({ nullable: true, description: 'Tokens per minute set on the key (null: the default)', example: null })
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'Tokens per minute set on the key (null: the default)',
+    example: null,
+  })
   tpm_limit: number | null;
-  @ApiProperty({ nullable: true, description: 'RUB per UTC day (null: no cap)', example: 50 }) budget_rub_per_day:
-    number | null;
-  @ApiProperty({ nullable: true, description: 'RUB per UTC month (null: no cap)', example: null })
+  @ApiProperty({ type: Number, nullable: true, description: 'RUB per UTC day (null: no cap)', example: 50 })
+  budget_rub_per_day: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'RUB per UTC month (null: no cap)', example: null })
   budget_rub_per_month: number | null;
   @ApiProperty({ description: 'RUB charged to this key since 00:00 UTC today', example: 1.25 }) spent_rub_today: number;
   @ApiProperty({ description: 'RUB charged to this key since the 1st of this month (UTC)', example: 12.5 })

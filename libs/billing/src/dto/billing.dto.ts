@@ -35,10 +35,11 @@ export class UsageQueryDto {
 export class UsageEntryDto {
   @ApiProperty({ example: 1043 }) id: number;
   @ApiProperty({ enum: ['charge', 'top_up'], example: 'charge' }) kind: string;
-  @ApiProperty({ nullable: true, example: 'req_7f3a…' }) request_id: string | null;
-  @ApiProperty({ nullable: true, description: 'Top-up reference', example: null }) reference: string | null;
-  @ApiProperty({ nullable: true, example: '/v1/chat/completions' }) endpoint: string | null;
-  @ApiProperty({ nullable: true, example: 'gpt-4o-mini' }) model: string | null;
+  @ApiProperty({ type: String, nullable: true, example: 'req_7f3a…' }) request_id: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Top-up reference', example: null }) reference:
+    string | null;
+  @ApiProperty({ type: String, nullable: true, example: '/v1/chat/completions' }) endpoint: string | null;
+  @ApiProperty({ type: String, nullable: true, example: 'gpt-4o-mini' }) model: string | null;
   @ApiProperty({ example: 120 }) prompt_tokens: number;
   @ApiProperty({ example: 48 }) completion_tokens: number;
   @ApiProperty({ example: 168 }) total_tokens: number;
@@ -52,8 +53,8 @@ export class UsageResponseDto {
   @ApiProperty({ example: 'list' }) object: 'list';
   @ApiProperty({ type: [UsageEntryDto] }) data: UsageEntryDto[];
   @ApiProperty({ description: 'More entries exist before the last one', example: false }) has_more: boolean;
-  @ApiProperty({ nullable: true, description: 'Pass as `before` to get the next page', example: null }) next_before:
-    number | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'Pass as `before` to get the next page', example: null })
+  next_before: number | null;
 }
 
 export const SUMMARY_GROUPS = ['model', 'day', 'key', 'endpoint'] as const;
@@ -91,6 +92,7 @@ export class UsageSummaryQueryDto {
 
 export class UsageSummaryGroupDto {
   @ApiProperty({
+    type: String,
     nullable: true,
     description: 'The group: model key, UTC day (YYYY-MM-DD), API key id or endpoint (null: charges without one)',
     example: 'local',

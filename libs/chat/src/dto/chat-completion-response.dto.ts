@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ChatContextInfoDto, ChatSourceDto } from './chat-context.dto';
+import { CostBreakdownDto } from '@app/common';
 
 export class ToolCallFunctionDto {
   @ApiProperty({ example: 'get_weather' }) name: string;
@@ -22,31 +23,45 @@ export class CompletionMessageDto {
     example: null,
   })
   reasoning_content?: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'The refusal message when the model refused, else null',
+    example: null,
+  })
+  refusal: string | null;
   @ApiPropertyOptional({ type: [ToolCallDto] }) tool_calls?: ToolCallDto[];
 }
 
 export class CompletionChoiceDto {
   @ApiProperty({ example: 0 }) index: number;
   @ApiProperty({ type: CompletionMessageDto }) message: CompletionMessageDto;
+  @ApiProperty({
+    type: 'object',
+    nullable: true,
+    additionalProperties: true,
+    description: 'Log probabilities are not returned: always null',
+    example: null,
+  })
+  logprobs: Record<string, unknown> | null;
   @ApiProperty({ nullable: true, enum: ['stop', 'length', 'tool_calls', 'content_filter'], example: 'stop' })
   finish_reason: string | null;
+}
+
+export class PromptTokensDetailsDto {
+  @ApiProperty({ description: 'Prompt tokens read from the provider-side cache', example: 0 }) cached_tokens: number;
+}
+
+export class CompletionTokensDetailsDto {
+  @ApiProperty({ description: 'Completion tokens spent on reasoning', example: 0 }) reasoning_tokens: number;
 }
 
 export class CompletionUsageDto {
   @ApiProperty({ example: 21 }) prompt_tokens: number;
   @ApiProperty({ example: 8 }) completion_tokens: number;
   @ApiProperty({ example: 29 }) total_tokens: number;
-}
-
-export class CompletionCostDto {
-  @ApiProperty({ example: 0.00031 }) input_cost_rub: number;
-  @ApiProperty({ example: 0.00048 }) output_cost_rub: number;
-  @ApiProperty({ nullable: true, type: Number, example: null }) image_cost_rub: number | null;
-  @ApiProperty({ nullable: true, type: Number, example: null }) cache_cost_rub: number | null;
-  @ApiPropertyOptional({ description: 'With a context: query embeddings and rerank', example: 0.000004 })
-  retrieval_cost_rub?: number;
-  @ApiProperty({ example: 0.00079 }) total_cost_rub: number;
-  @ApiProperty({ example: 'RUB' }) currency: 'RUB';
+  @ApiProperty({ type: PromptTokensDetailsDto }) prompt_tokens_details: PromptTokensDetailsDto;
+  @ApiProperty({ type: CompletionTokensDetailsDto }) completion_tokens_details: CompletionTokensDetailsDto;
 }
 
 /** `chat.completion` (non-stream answer of POST /v1/chat/completions) with the gateway's `cost`. */
@@ -56,9 +71,16 @@ export class ChatCompletionResponseDto {
   @ApiProperty({ example: 1767225600 }) created: number;
   @ApiProperty({ example: 'local' }) model: string;
   @ApiProperty({ type: [CompletionChoiceDto] }) choices: CompletionChoiceDto[];
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description: 'The backend configuration fingerprint (not reported by the gateway)',
+    example: null,
+  })
+  system_fingerprint?: string | null;
   @ApiProperty({ type: CompletionUsageDto }) usage: CompletionUsageDto;
-  @ApiProperty({ type: CompletionCostDto, description: 'Gateway extension: what the ledger charged' })
-  cost: CompletionCostDto;
+  @ApiProperty({ type: CostBreakdownDto, description: 'Gateway extension: what the ledger charged' })
+  cost: CostBreakdownDto;
   @ApiPropertyOptional({
     type: [ChatSourceDto],
     description: 'Extension, with project_id / knowledge_base_id: the sources the model was given',
@@ -68,11 +90,25 @@ export class ChatCompletionResponseDto {
   context?: ChatContextInfoDto;
 }
 
+export class ToolCallFunctionDeltaDto {
+  @ApiPropertyOptional({ example: 'get_weather', description: 'On the first delta of a call' }) name?: string;
+  @ApiPropertyOptional({ example: '{"city":', description: 'The next piece of the JSON arguments' })
+  arguments?: string;
+}
+
+/** A piece of a tool call in a stream: the first names it (id, type, function.name), the rest add arguments. */
+export class ToolCallDeltaDto {
+  @ApiProperty({ example: 0, description: 'Which tool call of the choice this piece belongs to' }) index: number;
+  @ApiPropertyOptional({ example: 'call_abc123' }) id?: string;
+  @ApiPropertyOptional({ example: 'function' }) type?: 'function';
+  @ApiPropertyOptional({ type: ToolCallFunctionDeltaDto }) function?: ToolCallFunctionDeltaDto;
+}
+
 export class ChunkDeltaDto {
   @ApiPropertyOptional({ example: 'assistant' }) role?: 'assistant';
   @ApiPropertyOptional({ nullable: true, type: String, example: 'Paris' }) content?: string | null;
   @ApiPropertyOptional({ nullable: true, type: String, example: null }) reasoning_content?: string | null;
-  @ApiPropertyOptional({ type: [ToolCallDto] }) tool_calls?: ToolCallDto[];
+  @ApiPropertyOptional({ type: [ToolCallDeltaDto] }) tool_calls?: ToolCallDeltaDto[];
 }
 
 export class ChunkChoiceDto {
@@ -94,8 +130,8 @@ export class ChatCompletionChunkDto {
     description: 'On the last chunk with stream_options.include_usage',
   })
   usage?: CompletionUsageDto | null;
-  @ApiPropertyOptional({ type: CompletionCostDto, description: 'On the usage chunk (gateway extension)' })
-  cost?: CompletionCostDto;
+  @ApiPropertyOptional({ type: CostBreakdownDto, description: 'On the usage chunk (gateway extension)' })
+  cost?: CostBreakdownDto;
   @ApiPropertyOptional({
     type: [ChatSourceDto],
     description:

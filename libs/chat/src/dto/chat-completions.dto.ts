@@ -78,6 +78,10 @@ export class ChatCompletionRequestDto {
   @IsArray()
   tools?: unknown[];
   @ApiPropertyOptional({
+    oneOf: [
+      { type: 'string', enum: ['none', 'auto', 'required'] },
+      { type: 'object', additionalProperties: true },
+    ],
     description: '"none" | "auto" | "required" | {type:"function",function:{name}} (only with tools)',
     example: 'auto',
   })

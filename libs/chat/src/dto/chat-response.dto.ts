@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ChatContextInfoDto, ChatSourceDto } from './chat-context.dto';
+import { CostBreakdownDto } from '@app/common';
 
 export class ChatResponseTextDto {
   @ApiProperty({ example: 'RAG combines retrieval with generation…' }) text: string;
@@ -32,24 +33,6 @@ export class ChatUsageDto {
   cache_write_tokens: number | null;
 }
 
-export class ChatCostDto {
-  @ApiProperty({ example: 0.0018 }) input_cost_rub: number;
-  @ApiProperty({ example: 0.00288 }) output_cost_rub: number;
-  @ApiProperty({ nullable: true, type: Number, example: null }) image_cost_rub: number | null;
-  @ApiProperty({ nullable: true, type: Number, example: null }) cache_cost_rub: number | null;
-  @ApiPropertyOptional({
-    description: 'With project_id / knowledge_base_id / PDFs: query embeddings and rerank (their own ledger entries)',
-    example: 0.000004,
-  })
-  retrieval_cost_rub?: number;
-  @ApiProperty({
-    description: 'Charged to the balance (the ledger amounts: the chat, plus retrieval when present)',
-    example: 0.00468,
-  })
-  total_cost_rub: number;
-  @ApiProperty({ example: 'RUB' }) currency: 'RUB';
-}
-
 export class ChatModelInfoDto {
   @ApiProperty({ example: 'gpt-4o-mini' }) model: string;
   @ApiProperty({ example: 128000 }) context_window: number;
@@ -60,7 +43,7 @@ export class ChatModelInfoDto {
 export class ChatResponseDto {
   @ApiProperty({ type: ChatResponseTextDto }) response: ChatResponseTextDto;
   @ApiProperty({ type: ChatUsageDto }) usage: ChatUsageDto;
-  @ApiProperty({ type: ChatCostDto }) cost: ChatCostDto;
+  @ApiProperty({ type: CostBreakdownDto }) cost: CostBreakdownDto;
   @ApiProperty({ type: ChatModelInfoDto }) model: ChatModelInfoDto;
   @ApiProperty({ example: false }) has_reasoning: boolean;
   @ApiPropertyOptional({
@@ -70,4 +53,14 @@ export class ChatResponseDto {
   sources?: ChatSourceDto[];
   @ApiPropertyOptional({ type: ChatContextInfoDto, description: 'Extension, with a context: how it was built' })
   context?: ChatContextInfoDto;
+}
+
+/** `event: delta` of the REST chat stream: the next piece of the answer. */
+export class ChatStreamDeltaDto {
+  @ApiProperty({ example: 'RAG combines' }) text: string;
+}
+
+/** `event: reasoning` of the REST chat stream: the next piece of the reasoning (some models only). */
+export class ChatStreamReasoningDto {
+  @ApiProperty({ example: 'The user asks about…' }) reasoning: string;
 }

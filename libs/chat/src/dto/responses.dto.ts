@@ -14,7 +14,7 @@ import {
   Max,
   Min,
 } from 'class-validator';
-import { CompletionCostDto } from './chat-completion-response.dto';
+import { CostBreakdownDto } from '@app/common';
 
 /**
  * POST /v1/responses — the OpenAI Responses request, text only, on the chat pipeline. Scalars are
@@ -38,6 +38,7 @@ export class ResponseCreateRequestDto {
   input: unknown;
 
   @ApiPropertyOptional({
+    type: String,
     nullable: true,
     description: 'A system message placed before the input',
     example: 'Be brief.',
@@ -45,14 +46,19 @@ export class ResponseCreateRequestDto {
   @IsOptional()
   @IsString()
   instructions?: string | null;
-  @ApiPropertyOptional({ nullable: true, example: 64, description: 'Upper bound of generated tokens' })
+  @ApiPropertyOptional({ type: Number, nullable: true, example: 64, description: 'Upper bound of generated tokens' })
   @IsOptional()
   @IsInt()
   @Min(1)
   max_output_tokens?: number | null;
-  @ApiPropertyOptional({ nullable: true, example: 0.7 }) @IsOptional() @IsNumber() @Min(0) @Max(2) temperature?:
+  @ApiPropertyOptional({ type: Number, nullable: true, example: 0.7 })
+  @IsOptional()
+  @IsNumber()
+  @Min(0)
+  @Max(2)
+  temperature?: number | null;
+  @ApiPropertyOptional({ type: Number, nullable: true, example: 1 }) @IsOptional() @IsNumber() @Min(0) @Max(1) top_p?:
     number | null;
-  @ApiPropertyOptional({ nullable: true, example: 1 }) @IsOptional() @IsNumber() @Min(0) @Max(1) top_p?: number | null;
   @ApiPropertyOptional({
     description:
       'Function tools, e.g. [{"type": "function", "name": "get_weather", "description": "Current weather for a city", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}] — on models with tool support (`local` has none, so the example is empty)',
@@ -63,12 +69,21 @@ export class ResponseCreateRequestDto {
   @IsOptional()
   @IsArray()
   tools?: unknown[] | null;
-  @ApiPropertyOptional({ description: '"none" | "auto" | "required" | {type: "function", name}', example: 'auto' })
+  @ApiPropertyOptional({
+    oneOf: [
+      { type: 'string', enum: ['none', 'auto', 'required'] },
+      { type: 'object', additionalProperties: true },
+    ],
+    description: '"none" | "auto" | "required" | {type: "function", name}',
+    example: 'auto',
+  })
   @IsOptional()
   @Allow()
   tool_choice?: unknown;
-  @ApiPropertyOptional({ nullable: true, example: true }) @IsOptional() @IsBoolean() parallel_tool_calls?:
-    boolean | null;
+  @ApiPropertyOptional({ type: Boolean, nullable: true, example: true })
+  @IsOptional()
+  @IsBoolean()
+  parallel_tool_calls?: boolean | null;
   @ApiPropertyOptional({
     description: '{format: {type: "text"} | {type: "json_object"} | {type: "json_schema", name, schema, strict?}}',
     type: 'object',
@@ -79,6 +94,7 @@ export class ResponseCreateRequestDto {
   @IsObject()
   text?: Record<string, unknown> | null;
   @ApiPropertyOptional({
+    type: Boolean,
     nullable: true,
     default: false,
     description: 'true: Server-Sent Events (response.created … response.completed)',
@@ -87,8 +103,9 @@ export class ResponseCreateRequestDto {
   @IsOptional()
   @IsBoolean()
   stream?: boolean | null;
-  @ApiPropertyOptional({ example: 'user-42' }) @IsOptional() @IsString() user?: string | null;
-  @ApiPropertyOptional({ example: 'user-42' }) @IsOptional() @IsString() safety_identifier?: string | null;
+  @ApiPropertyOptional({ type: String, example: 'user-42' }) @IsOptional() @IsString() user?: string | null;
+  @ApiPropertyOptional({ type: String, example: 'user-42' }) @IsOptional() @IsString() safety_identifier?:
+    string | null;
   @ApiPropertyOptional({
     nullable: true,
     type: 'object',
@@ -102,6 +119,7 @@ export class ResponseCreateRequestDto {
 
   // Accepted for SDK compatibility (the Vercel AI SDK and openai-node send some of them); not forwarded
   @ApiPropertyOptional({
+    type: Boolean,
     nullable: true,
     description: 'Accepted; responses are never stored (the response says store: false)',
     example: false,
@@ -118,7 +136,12 @@ export class ResponseCreateRequestDto {
   @IsOptional()
   @IsString()
   previous_response_id?: string | null;
-  @ApiPropertyOptional({ nullable: true, description: 'Not supported: true is rejected with 400', example: false })
+  @ApiPropertyOptional({
+    type: Boolean,
+    nullable: true,
+    description: 'Not supported: true is rejected with 400',
+    example: false,
+  })
   @IsOptional()
   @IsBoolean()
   background?: boolean | null;
@@ -142,15 +165,15 @@ export class ResponseCreateRequestDto {
   @IsOptional()
   @IsArray()
   include?: string[] | null;
-  @ApiPropertyOptional({ nullable: true, description: 'Accepted and ignored', example: 'disabled' })
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'Accepted and ignored', example: 'disabled' })
   @IsOptional()
   @IsString()
   truncation?: string | null;
-  @ApiPropertyOptional({ nullable: true, description: 'Accepted and ignored', example: 'auto' })
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'Accepted and ignored', example: 'auto' })
   @IsOptional()
   @IsString()
   service_tier?: string | null;
-  @ApiPropertyOptional({ description: 'Accepted and ignored', example: 'docs-example' })
+  @ApiPropertyOptional({ type: String, description: 'Accepted and ignored', example: 'docs-example' })
   @IsOptional()
   @IsString()
   prompt_cache_key?: string | null;
@@ -204,6 +227,11 @@ export class ResponseUsageDto {
   @ApiProperty({ example: 29 }) total_tokens: number;
 }
 
+export class ResponseReasoningDto {
+  @ApiProperty({ type: String, nullable: true, example: null }) effort: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null }) summary: string | null;
+}
+
 /** The `response` object (non-stream answer, and the payload of response.created / response.completed). */
 export class ResponseObjectDto {
   @ApiProperty({ example: 'resp_6f0c0a2b9d3e4c51a7b8c9d0e1f2a3b4' }) id: string;
@@ -226,20 +254,39 @@ export class ResponseObjectDto {
   @ApiProperty({ example: true }) parallel_tool_calls: boolean;
   @ApiProperty({ nullable: true, type: Number, example: 0.7 }) temperature: number | null;
   @ApiProperty({ nullable: true, type: Number, example: 1 }) top_p: number | null;
-  @ApiProperty({ example: 'auto', description: 'As requested' }) tool_choice: unknown;
+  @ApiProperty({
+    oneOf: [{ type: 'string' }, { type: 'object', additionalProperties: true }],
+    example: 'auto',
+    description: 'As requested',
+  })
+  tool_choice: unknown;
   @ApiProperty({ type: 'array', items: { type: 'object' }, example: [] }) tools: unknown[];
   @ApiProperty({ type: 'object', additionalProperties: true, example: { format: { type: 'text' } } }) text: unknown;
   @ApiProperty({ example: false }) store: boolean;
+  @ApiProperty({ example: false, description: 'Background mode is not supported: always false' }) background: boolean;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Not supported: always null',
+    example: null,
+  })
+  previous_response_id: string | null;
+  @ApiProperty({ type: ResponseReasoningDto }) reasoning: ResponseReasoningDto;
+  @ApiProperty({ example: 'default' }) service_tier: string;
+  @ApiProperty({ enum: ['auto', 'disabled'], example: 'disabled' }) truncation: string;
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'As requested', example: 'user-42' })
+  user?: string | null;
   @ApiProperty({ type: 'object', additionalProperties: { type: 'string' }, example: {} }) metadata: Record<
     string,
     string
   >;
-  @ApiProperty({ type: ResponseUsageDto, nullable: true }) usage: ResponseUsageDto | null;
+  @ApiPropertyOptional({ type: ResponseUsageDto, nullable: true, description: 'Token usage, once known' })
+  usage?: ResponseUsageDto | null;
   @ApiPropertyOptional({
-    type: CompletionCostDto,
+    type: CostBreakdownDto,
     description: 'Gateway extension: what the ledger charged (on the final object)',
   })
-  cost?: CompletionCostDto;
+  cost?: CostBreakdownDto;
 }
 
 /** One Responses streaming event (`event: <type>` + `data: {type, sequence_number, …}`). */
@@ -256,5 +303,27 @@ export class ResponseStreamEventDto {
   @ApiPropertyOptional({ example: 0 }) output_index?: number;
   @ApiPropertyOptional({ example: 'msg_6f0c0a2b9d3e4c51a7b8c9d0e1f2a3b4' }) item_id?: string;
   @ApiPropertyOptional({ example: 0 }) content_index?: number;
-  @ApiPropertyOptional({ example: 'Hel' }) delta?: string;
+  @ApiPropertyOptional({ example: 'Hel', description: 'output_text.delta, function_call_arguments.delta' })
+  delta?: string;
+  @ApiPropertyOptional({ type: ResponseOutputItemDto, description: 'output_item.added / output_item.done' })
+  item?: ResponseOutputItemDto;
+  @ApiPropertyOptional({ type: ResponseOutputTextDto, description: 'content_part.added / content_part.done' })
+  part?: ResponseOutputTextDto;
+  @ApiPropertyOptional({ example: 'Hello!', description: 'output_text.done: the whole text' }) text?: string;
+  @ApiPropertyOptional({ example: '{"city":"Paris"}', description: 'function_call_arguments.done' })
+  arguments?: string;
+  @ApiPropertyOptional({ example: 'get_weather', description: 'function_call_arguments.done: the function' })
+  name?: string;
+  @ApiPropertyOptional({ type: 'array', items: { type: 'object' }, example: [], description: 'output_text events' })
+  logprobs?: unknown[];
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: 'upstream_error',
+    description: 'error: the error code',
+  })
+  code?: string | null;
+  @ApiPropertyOptional({ example: 'The provider failed.', description: 'error: what went wrong' }) message?: string;
+  @ApiPropertyOptional({ type: String, nullable: true, example: null, description: 'error: the field at fault' })
+  param?: string | null;
 }

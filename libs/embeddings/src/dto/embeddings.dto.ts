@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Min, ValidateIf } from 'class-validator';
+import { CostBreakdownDto } from '@app/common';
 
 /** POST /v1/embeddings (OpenAI) and POST /api/v1/embeddings (REST). */
 export class EmbeddingsRequestDto {
@@ -57,15 +58,10 @@ export class EmbeddingsUsageDto {
   @ApiProperty({ example: 8 }) total_tokens: number;
 }
 
-export class EmbeddingsCostDto {
-  @ApiProperty({ example: 0.0016 }) total_cost_rub: number;
-  @ApiProperty({ example: 'RUB' }) currency: 'RUB';
-}
-
 export class EmbeddingsResponseDto {
   @ApiProperty({ example: 'list' }) object: 'list';
   @ApiProperty({ type: [EmbeddingItemDto] }) data: EmbeddingItemDto[];
   @ApiProperty({ example: 'text-embedding-3-small' }) model: string;
   @ApiProperty({ type: EmbeddingsUsageDto }) usage: EmbeddingsUsageDto;
-  @ApiProperty({ type: EmbeddingsCostDto, description: 'Gateway extension' }) cost: EmbeddingsCostDto;
+  @ApiProperty({ type: CostBreakdownDto, description: 'Gateway extension' }) cost: CostBreakdownDto;
 }

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { CostBreakdownDto } from '@app/common';
 
 /** POST /v1/images/generations (OpenAI) and POST /api/v1/images/generations (REST): one body. */
 export class ImageGenerationRequestDto {
@@ -114,11 +115,6 @@ export class ImageUsageDto {
   @ApiProperty({ example: 284 }) total_tokens: number;
 }
 
-export class ImageCostDto {
-  @ApiProperty({ example: 0.02 }) total_cost_rub: number;
-  @ApiProperty({ example: 'RUB' }) currency: 'RUB';
-}
-
 /** OpenAI's images response plus the gateway's `cost`. */
 export class ImagesResponseDto {
   @ApiProperty({ example: 1767225600 }) created: number;
@@ -131,7 +127,7 @@ export class ImagesResponseDto {
     description: 'Present when the provider reports token usage (GPT image, Gemini)',
   })
   usage?: ImageUsageDto;
-  @ApiProperty({ type: ImageCostDto, description: 'Gateway extension' }) cost: ImageCostDto;
+  @ApiProperty({ type: CostBreakdownDto, description: 'Gateway extension' }) cost: CostBreakdownDto;
 }
 
 export class RestImageUsageDto {
@@ -140,13 +136,6 @@ export class RestImageUsageDto {
   input_tokens: number;
   @ApiProperty({ example: 0, description: 'Provider-reported output tokens (0 when priced per image)' })
   output_tokens: number;
-}
-
-export class RestImageCostDto {
-  @ApiProperty({ example: 0.02, description: 'Generated images' }) image_cost_rub: number;
-  @ApiProperty({ example: 0, description: 'Prompt (token-priced models)' }) input_cost_rub: number;
-  @ApiProperty({ example: 0.02 }) total_cost_rub: number;
-  @ApiProperty({ example: 'RUB' }) currency: 'RUB';
 }
 
 export class RestImageModelDto {
@@ -158,6 +147,6 @@ export class RestImageModelDto {
 export class RestImagesResponseDto {
   @ApiProperty({ type: [GeneratedImageDto] }) images: GeneratedImageDto[];
   @ApiProperty({ type: RestImageUsageDto }) usage: RestImageUsageDto;
-  @ApiProperty({ type: RestImageCostDto }) cost: RestImageCostDto;
+  @ApiProperty({ type: CostBreakdownDto }) cost: CostBreakdownDto;
   @ApiProperty({ type: RestImageModelDto }) model: RestImageModelDto;
 }

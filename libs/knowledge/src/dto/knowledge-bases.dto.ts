@@ -167,3 +167,12 @@ export class KbSearchResponseDto {
   @ApiProperty({ type: KbSearchUsageDto }) usage: KbSearchUsageDto;
   @ApiProperty({ example: 0.012 }) processing_time_seconds: number;
 }
+
+export class KbDeletedDto {
+  @ApiProperty({
+    description: 'The id of the deleted knowledge base or document',
+    example: 'vs_1a2b3c4d5e6f7a8b9c0d1e2f',
+  })
+  id: string;
+  @ApiProperty({ example: true }) deleted: true;
+}

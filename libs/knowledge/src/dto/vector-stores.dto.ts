@@ -83,7 +83,7 @@ export class CreateVectorStoreDto {
 }
 
 export class UpdateVectorStoreDto {
-  @ApiPropertyOptional({ example: 'Support handbook v2', nullable: true })
+  @ApiPropertyOptional({ type: String, example: 'Support handbook v2', nullable: true })
   @IsOptional()
   @IsString()
   @MaxLength(256)
@@ -100,6 +100,12 @@ export class FileCountsDto {
   @ApiProperty({ example: 3 }) total: number;
 }
 
+/** The expiration policy of a vector store (OpenAI's shape). */
+export class VectorStoreExpiryDto {
+  @ApiProperty({ enum: ['last_active_at'], example: 'last_active_at' }) anchor: 'last_active_at';
+  @ApiProperty({ description: 'Days after the anchor time', example: 7 }) days: number;
+}
+
 export class VectorStoreDto {
   @ApiProperty({ example: 'vs_1a2b3c4d5e6f7a8b9c0d1e2f' }) id: string;
   @ApiProperty({ example: 'vector_store' }) object: 'vector_store';
@@ -109,9 +115,14 @@ export class VectorStoreDto {
   @ApiProperty({ example: 123456 }) usage_bytes: number;
   @ApiProperty({ type: FileCountsDto }) file_counts: FileCountsDto;
   @ApiProperty({ enum: ['in_progress', 'completed'], example: 'completed' }) status: 'in_progress' | 'completed';
-  @ApiProperty({ nullable: true, type: Object, example: null, description: 'Knowledge bases do not expire' })
-  expires_after: null;
-  @ApiProperty({ nullable: true, type: Number, example: null }) expires_at: number | null;
+  @ApiPropertyOptional({
+    type: VectorStoreExpiryDto,
+    nullable: true,
+    example: null,
+    description: 'Knowledge bases do not expire',
+  })
+  expires_after?: VectorStoreExpiryDto | null;
+  @ApiPropertyOptional({ nullable: true, type: Number, example: null }) expires_at?: number | null;
   @ApiProperty({ example: 1767225600 }) last_active_at: number;
   @ApiProperty({ nullable: true, type: Object, example: { team: 'support' } }) metadata: Record<string, string> | null;
 }
@@ -233,7 +244,7 @@ export class VectorStoreSearchDto {
   @ValidateNested()
   @Type(() => RankingOptionsDto)
   ranking_options?: RankingOptionsDto;
-  @ApiPropertyOptional({ description: 'Accepted; queries are not rewritten', example: false })
+  @ApiPropertyOptional({ type: Boolean, description: 'Accepted; queries are not rewritten', example: false })
   @Allow()
   rewrite_query?: unknown;
 }

@@ -293,6 +293,7 @@ export class CreateIntegrationDto {
   @Allow()
   headers?: unknown;
   @ApiPropertyOptional({
+    oneOf: [{ type: 'string' }, { type: 'object', additionalProperties: true }, { type: 'array', items: {} }],
     description: 'external_api, POST: the request body (a string, or JSON sent as application/json)',
     example: '{"query":"status"}',
   })

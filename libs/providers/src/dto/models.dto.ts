@@ -72,6 +72,8 @@ export class ImageModelOptionsDto {
   token_priced: boolean;
   @ApiProperty({ example: 1000 }) image_input_rub_per_1m: number;
   @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'object', additionalProperties: { type: 'number' } },
     description: 'RUB per generated image by size, then quality',
     example: { '1024x1024': { low: 1.088, medium: 4.224, high: 16.64 } },
   })

@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { CostBreakdownDto } from '@app/common';
 
 export class CohereDocumentDto {
   @ApiProperty({ example: 'Washington, D.C. is the capital.' }) text: string;
@@ -29,11 +30,6 @@ export class CohereUsageDto {
   @ApiProperty({ example: 42 }) total_tokens: number;
 }
 
-export class CohereCostDto {
-  @ApiProperty({ example: 0.0084 }) total_cost_rub: number;
-  @ApiProperty({ example: 'RUB' }) currency: 'RUB';
-}
-
 /** Cohere / Jina rerank answer (POST /v1/rerank, /v2/rerank) plus the gateway's `cost`. */
 export class CohereRerankResponseDto {
   @ApiProperty({ example: 'req_0f3a9c1e' }) id: string;
@@ -41,5 +37,6 @@ export class CohereRerankResponseDto {
   @ApiProperty({ type: [CohereResultDto] }) results: CohereResultDto[];
   @ApiProperty({ type: CohereMetaDto }) meta: CohereMetaDto;
   @ApiProperty({ type: CohereUsageDto }) usage: CohereUsageDto;
-  @ApiProperty({ type: CohereCostDto, description: 'Gateway extension: what the ledger charged' }) cost: CohereCostDto;
+  @ApiProperty({ type: CostBreakdownDto, description: 'Gateway extension: what the ledger charged' })
+  cost: CostBreakdownDto;
 }
