@@ -12,7 +12,8 @@ import {
   RequestObserver,
 } from '@app/common';
 import { AppConfig } from '@app/config';
-import { ApiKeysService, authBeforeBody, SECURITY } from '@app/auth';
+import { ApiKeysService, authBeforeBody, CSRF_HEADER, SECURITY, SESSION_COOKIE } from '@app/auth';
+import { AccountsService, sessionMiddleware } from '@app/accounts';
 
 /** Everything main.ts applies to the app, shared with the e2e tests so they test the real thing. */
 export function setupApp(app: NestExpressApplication): INestApplication {
@@ -20,7 +21,9 @@ export function setupApp(app: NestExpressApplication): INestApplication {
   app.useLogger(app.get(AppLogger));
   // order matters: request id + metrics + access log first (they see every request, refused ones too),
   // then authenticate from the headers, then read and parse the body, then refuse hostile input
+  app.set('trust proxy', config.trustProxy);
   app.use(app.get(RequestObserver).middleware());
+  app.use(sessionMiddleware(app.get(AccountsService)));
   app.use(authBeforeBody(app.get(ApiKeysService), config));
   app.use(jsonBodyParsers(config.bodyLimitBytes));
   app.use(rejectHostileInput);
@@ -49,6 +52,26 @@ export function setupApp(app: NestExpressApplication): INestApplication {
     .addBearerAuth(
       { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <ADMIN_TOKEN>' },
       SECURITY.admin,
+    )
+    .addCookieAuth(
+      SESSION_COOKIE,
+      {
+        type: 'apiKey',
+        in: 'cookie',
+        name: SESSION_COOKIE,
+        description: 'The session cookie set by POST /api/v1/auth/login (HttpOnly, SameSite=Lax)',
+      },
+      SECURITY.session,
+    )
+    .addApiKey(
+      {
+        type: 'apiKey',
+        in: 'header',
+        name: CSRF_HEADER,
+        description:
+          'With the session cookie, every state-changing request carries the csrf_token of sign-in (or GET /api/v1/auth/me); else 403 csrf_failed',
+      },
+      SECURITY.csrf,
     )
     .addBearerAuth(
       {
