@@ -93,6 +93,7 @@ export class CreateUserDto {
 
   @ApiPropertyOptional({
     description: 'Initial password; when absent one is generated and returned once',
+    example: 'a long enough passphrase',
     minLength: PASSWORD_MIN,
     maxLength: 200,
   })

@@ -79,7 +79,12 @@ export class AcceptInvitationDto {
   @MaxLength(200)
   name?: string;
 
-  @ApiPropertyOptional({ description: 'Required for a new user', minLength: PASSWORD_MIN, maxLength: 200 })
+  @ApiPropertyOptional({
+    description: 'Required for a new user',
+    example: 'correct horse battery staple',
+    minLength: PASSWORD_MIN,
+    maxLength: 200,
+  })
   @IsOptional()
   @IsString()
   @MinLength(PASSWORD_MIN)
