@@ -1,5 +1,5 @@
 import { Controller, Get, Req, Res } from '@nestjs/common';
-import { ApiFoundResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { parse } from 'cookie';
 import { AppConfig } from '@app/config';
@@ -10,7 +10,12 @@ import { OidcService } from './oidc.service';
 const PENDING_COOKIE = 'gw_oidc';
 const PENDING_PATH = '/api/v1/auth/oidc';
 
-@ApiTags('Accounts')
+/**
+ * Browser navigations, not API calls (the console links to /login; the identity provider redirects to
+ * /callback): answered with redirects, so they are left out of the OpenAPI document and described in
+ * docs/accounts.md.
+ */
+@ApiExcludeController()
 @Controller('api/v1/auth/oidc')
 export class OidcController {
   constructor(
@@ -19,10 +24,6 @@ export class OidcController {
   ) {}
 
   @Get('login')
-  @ApiOperation({
-    summary: 'Single sign-on: redirects to the identity provider (authorization code flow with PKCE, state and nonce)',
-  })
-  @ApiFoundResponse({ description: 'Redirect to the identity provider (404 sso_not_configured without OIDC_ISSUER)' })
   async login(@Req() req: Request, @Res() res: Response): Promise<void> {
     const { url, pendingId } = await this.oidc.begin();
     res.cookie(PENDING_COOKIE, pendingId, {
@@ -36,10 +37,6 @@ export class OidcController {
   }
 
   @Get('callback')
-  @ApiOperation({
-    summary: 'Single sign-on callback: opens the session and redirects to the console (400 sso_failed on a bad state)',
-  })
-  @ApiFoundResponse({ description: 'Signed in: redirect to OIDC_POST_LOGIN_URL with the session cookie' })
   async callback(@Req() req: Request, @Res() res: Response): Promise<void> {
     const pendingId = parse(req.headers.cookie ?? '')[PENDING_COOKIE];
     const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';

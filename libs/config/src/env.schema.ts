@@ -270,8 +270,9 @@ function roleMapping(env: Env): OidcRoleMapping[] {
 }
 
 function oidc(env: Env): OidcEnv | undefined {
-  const issuer = url(env, 'OIDC_ISSUER', ['http:', 'https:']);
-  if (issuer === undefined) return undefined;
+  if (url(env, 'OIDC_ISSUER', ['http:', 'https:']) === undefined) return undefined;
+  // kept exactly as given: the discovery document's `issuer` must match it character for character
+  const issuer = str(env, 'OIDC_ISSUER') as string;
   const parsed = new URL(issuer);
   // the issuer is operator configuration fetched directly: TLS required except on loopback (development, tests)
   if (parsed.protocol === 'http:' && !LOOPBACK_HOSTS.has(parsed.hostname))
