@@ -316,6 +316,23 @@ describe(`accounts: API key expiry and model allowlist, invitations, audit log o
     expect((await as(t.url, k).get('/api/v1/audit-log')).status).toBe(400);
   });
 
+  it('project changes are recorded with the session user or the API key as the actor', async () => {
+    const p = await as(t.url, owner).post('/api/v1/projects').set('x-team-id', teamId).send({ name: 'audited' });
+    expect(p.status).toBe(201);
+    const key = (await admin(request(t.url).post(`/api/v1/admin/teams/${teamId}/api-keys`)).send({})).body;
+    expect((await request(t.url).delete(`/api/v1/projects/${p.body.id}`).set('api-key', key.api_key)).status).toBe(200);
+    const log = await admin(request(t.url).get(`/api/v1/audit-log?target=${p.body.id}`));
+    expect(log.body.data).toEqual([
+      expect.objectContaining({ action: 'project.delete', actor_type: 'api_key', actor_id: key.id, team_id: teamId }),
+      expect.objectContaining({
+        action: 'project.create',
+        actor_type: 'user',
+        actor_id: owner.userId,
+        team_id: teamId,
+      }),
+    ]);
+  });
+
   it('records older than AUDIT_RETENTION_DAYS (365) are deleted by the hourly sweep', async () => {
     const before = (await admin(request(t.url).get('/api/v1/audit-log?limit=1000'))).body.data.length;
     expect(before).toBeGreaterThan(0);
