@@ -91,6 +91,7 @@ export class AccountsService {
         'password_login_disabled',
       );
     const opened = await this.sessions.open(user, 'password', actor);
+    user.lastLoginAt = opened.session.createdAt;
     return { state: await this.state(user, opened.session), opened };
   }
 
