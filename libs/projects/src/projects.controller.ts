@@ -307,12 +307,23 @@ export class ProjectsController {
       'Add an integration: `{type:"webhook", name}` returns the hook URL and its signing secret (shown once); `{type:"external_api", name, url, method, headers, body?, json_path?, interval_seconds ≥ 300}` is fetched on a schedule',
   })
   @ApiOkResponse({ type: IntegrationDto })
-  addIntegration(
+  async addIntegration(
     @CurrentCaller() caller: Caller,
     @Param('id') id: string,
     @Body() dto: CreateIntegrationDto,
+    @Req() req: Request,
   ): Promise<IntegrationDto> {
-    return this.integrations.create(caller, id, dto);
+    const integration = await this.integrations.create(caller, id, dto);
+    // type, name and URL only: headers and the signing secret never reach the audit log
+    await this.audit.write({
+      actor: callerActor(req, caller),
+      teamId: caller.teamId,
+      action: 'integration.create',
+      targetType: 'integration',
+      targetId: integration.id,
+      after: { project_id: id, type: dto.type, name: dto.name, url: dto.url ?? null },
+    });
+    return integration;
   }
 
   @Post(':id/integrations/:integration_id/sync')
