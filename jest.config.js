@@ -22,6 +22,7 @@ for (const lib of [
   'admin',
   'projects',
   'governance',
+  'accounts',
 ]) {
   moduleNameMapper[`^@app/${lib}$`] = `<rootDir>/libs/${lib}/src`;
   moduleNameMapper[`^@app/${lib}/(.*)$`] = `<rootDir>/libs/${lib}/src/$1`;
@@ -71,6 +72,10 @@ const esmPackages = [
   'cssomnom',
   'html-escaper',
   '@borewit',
+  'openid-client',
+  'oauth4webapi',
+  'jose',
+  'oidc-provider',
 ];
 const base = {
   rootDir: __dirname,

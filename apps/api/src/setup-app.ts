@@ -11,7 +11,8 @@ import {
   RequestObserver,
 } from '@app/common';
 import { AppConfig } from '@app/config';
-import { ApiKeysService, authBeforeBody, AuthThrottle, SECURITY } from '@app/auth';
+import { ApiKeysService, authBeforeBody, AuthThrottle } from '@app/auth';
+import { AccountsService, sessionMiddleware } from '@app/accounts';
 import { buildOpenApiDocument } from './openapi-document';
 
 /** Everything main.ts applies to the app, shared with the e2e tests so they test the real thing. */
@@ -23,6 +24,7 @@ export function setupApp(app: NestExpressApplication): INestApplication {
   app.use(app.get(RequestObserver).middleware());
   // the client address of the auth throttle (and req.ip): X-Forwarded-For only from trusted proxies
   if (config.trustProxy !== undefined) app.set('trust proxy', config.trustProxy);
+  app.use(sessionMiddleware(app.get(AccountsService)));
   app.use(authBeforeBody(app.get(ApiKeysService), config, app.get(AuthThrottle)));
   app.use(jsonBodyParsers(config.bodyLimitBytes));
   app.use(rejectHostileInput);

@@ -5,3 +5,4 @@ export * from './api-key.header';
 export * from './guards';
 export * from './auth-gate';
 export * from './auth-throttle';
+export * from './principal';

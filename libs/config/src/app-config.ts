@@ -1,5 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { EnvConfig, LogLevel, parseEnv, ProviderEnv, ProviderEnvDeclaration, ResilienceEnv } from './env.schema';
+import {
+  AccountsEnv,
+  EnvConfig,
+  LogLevel,
+  parseEnv,
+  ProviderEnv,
+  ProviderEnvDeclaration,
+  ResilienceEnv,
+} from './env.schema';
 
 /** Typed, validated configuration. Built once at boot from the environment (or from overrides in tests). */
 @Injectable()
@@ -160,6 +168,10 @@ export class AppConfig {
   }
   get defaultTeamTpmLimit(): number | undefined {
     return this.env.defaultTeamTpmLimit;
+  }
+  /** users, sessions, sign-in throttling, invitations, audit log */
+  get accounts(): AccountsEnv {
+    return this.env.accounts;
   }
   get resilience(): ResilienceEnv {
     return this.env.resilience;

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { IsolationModule } from '@app/common';
 import { AuthModule } from '@app/auth';
+import { AuditModule } from '@app/accounts/audit';
 import { BillingModule } from '@app/billing';
 import { ProvidersModule } from '@app/providers';
 import { EmbeddingsModule } from '@app/embeddings';
@@ -45,6 +46,7 @@ import { VectorStoresController } from './vector-stores.controller';
     EmbeddingsModule,
     GovernanceModule,
     IsolationModule,
+    AuditModule,
   ],
   controllers: [FilesController, VectorStoresController, KnowledgeBasesController],
   providers: [

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { IsolationModule } from '@app/common';
 import { AuthModule } from '@app/auth';
+import { AuditModule } from '@app/accounts/audit';
 import { KnowledgeModule } from '@app/knowledge';
 import {
   ProjectEntity,
@@ -25,6 +26,7 @@ import { WebhooksController } from './webhooks.controller';
     AuthModule,
     KnowledgeModule,
     IsolationModule,
+    AuditModule,
   ],
   controllers: [ProjectsController, WebhooksController],
   providers: [

@@ -9,7 +9,7 @@ import {
   ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
-import { ApiKeyAuth } from '@app/auth';
+import { AllowSession, ApiKeyAuth } from '@app/auth';
 import { ModelCatalogService } from './model-catalog.service';
 import {
   AnthropicModelDto,
@@ -29,6 +29,7 @@ const ANTHROPIC_VERSION_HEADER = {
 @ApiTags('Models')
 @ApiExtraModels(OpenAiModelListDto, AnthropicModelListDto, OpenAiModelDto, AnthropicModelDto)
 @ApiKeyAuth()
+@AllowSession()
 @Controller()
 export class ModelsController {
   constructor(private readonly catalog: ModelCatalogService) {}
