@@ -180,7 +180,6 @@ function toOpenAiResponse(r: CanonicalChatResponse): Record<string, unknown> {
       logprobs: null,
       finish_reason: c.finish_reason,
     })),
-    system_fingerprint: null,
   };
 }
 

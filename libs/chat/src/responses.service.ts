@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { ApiError, ErrorBody, errorBody, toApiError } from '@app/common';
 import type { Caller } from '@app/auth';
-import type { CanonicalChatChunk, CanonicalUsage, FinishReason, ToolCall } from '@app/providers';
+import type { CanonicalChatChunk, CanonicalUsage, FinishReason, ToolCall, ToolDefinition } from '@app/providers';
 import { ChatService, PreparedChat, StreamOutcome } from './chat.service';
 import { CostRubDto, costToRub } from './chat-cost';
 import type { ResponseCreateRequestDto } from './dto/responses.dto';
@@ -13,7 +13,7 @@ const ENDPOINT = '/v1/responses';
 
 export interface ResponsesUsage {
   input_tokens: number;
-  input_tokens_details: { cached_tokens: number };
+  input_tokens_details: { cached_tokens: number; cache_write_tokens: number };
   output_tokens: number;
   output_tokens_details: { reasoning_tokens: number };
   total_tokens: number;
@@ -70,7 +70,7 @@ function outputText(text: string): OutputText {
 export function toResponsesUsage(u: CanonicalUsage): ResponsesUsage {
   return {
     input_tokens: u.prompt_tokens,
-    input_tokens_details: { cached_tokens: u.cache_read_tokens },
+    input_tokens_details: { cached_tokens: u.cache_read_tokens, cache_write_tokens: u.cache_write_tokens },
     output_tokens: u.completion_tokens,
     output_tokens_details: { reasoning_tokens: u.reasoning_tokens ?? 0 },
     total_tokens: u.prompt_tokens + u.completion_tokens,
@@ -114,7 +114,7 @@ export class ResponsesService {
         temperature: dto.temperature ?? null,
         top_p: dto.top_p ?? null,
         tool_choice: dto.tool_choice ?? 'auto',
-        tools: dto.tools ?? [],
+        tools: echoTools(params.tools),
         text: dto.text ?? { format: { type: 'text' } },
         parallel_tool_calls: dto.parallel_tool_calls ?? true,
         metadata: dto.metadata ?? {},
@@ -211,6 +211,20 @@ export class ResponsesService {
   }
 }
 
+/**
+ * The tools as the response object names them (OpenAI's FunctionTool: name, description,
+ * parameters and strict always present; strict is false unless the request asked for it).
+ */
+function echoTools(tools: ToolDefinition[] | undefined): unknown[] {
+  return (tools ?? []).map((t) => ({
+    type: 'function',
+    name: t.function.name,
+    description: t.function.description ?? null,
+    parameters: t.function.parameters ?? null,
+    strict: t.function.strict ?? false,
+  }));
+}
+
 /** The pipeline names chat-completions fields; a Responses client sent max_output_tokens and input. */
 function renameParam(err: unknown): unknown {
   if (!(err instanceof ApiError)) return err;
@@ -220,6 +234,17 @@ function renameParam(err: unknown): unknown {
     .replace(/^max_tokens\b/, 'max_output_tokens')
     .replace(/the messages use/, 'the input uses');
   return new ApiError(err.status, err.type, message, err.code, param, err.headers);
+}
+
+/**
+ * `response.error.code` takes OpenAI's ResponseErrorCode values only: a rate limit (429, ours or the
+ * upstream's) is rate_limit_exceeded; every other failure after the stream started is server_error.
+ * The `error` event before it keeps the gateway's own code.
+ */
+export function responseErrorCode(error: ErrorBody['error']): 'rate_limit_exceeded' | 'server_error' {
+  return error.type === 'rate_limit_error' || error.code === 'rate_limit_exceeded'
+    ? 'rate_limit_exceeded'
+    : 'server_error';
 }
 
 /** `model`: the catalog key of the model that serves (the requested one, or a fallback). */
@@ -255,8 +280,9 @@ function responseObject(
     tools: e.tools,
     top_p: e.top_p,
     truncation: 'disabled',
-    usage,
-    user: e.user,
+    // members without a value are left out: the schema has no null for usage (before the end) or user
+    ...(usage ? { usage } : {}),
+    ...(e.user !== null ? { user: e.user } : {}),
     metadata: e.metadata,
   };
 }
@@ -389,7 +415,7 @@ export class ResponseEventStream {
     this.emit('error', { code: error.code, message: error.message, param: error.param });
     this.emit('response.failed', {
       response: responseObject(this.prep, this.model, 'failed', this.output(), null, {
-        code: error.code ?? error.type,
+        code: responseErrorCode(error),
         message: error.message,
       }),
     });
