@@ -89,7 +89,7 @@ describe(`POST /v1/responses (${backendKind()})`, () => {
 
       const usage = data.usage!;
       expect(usage.total_tokens).toBe(usage.input_tokens + usage.output_tokens);
-      expect(usage.input_tokens_details).toEqual({ cached_tokens: 0 });
+      expect(usage.input_tokens_details).toEqual({ cached_tokens: 0, cache_write_tokens: 0 });
       expect(usage.output_tokens_details).toEqual({ reasoning_tokens: 0 });
       const cost = expectedCost(PRICES.local, { prompt: usage.input_tokens, completion: usage.output_tokens });
       expect(costOf(data)).toEqual(cost);
@@ -235,7 +235,7 @@ describe(`POST /v1/responses (${backendKind()})`, () => {
       expect(data.output_text).toBe('Hello there, friend!');
       expect(data.usage).toEqual({
         input_tokens: 42,
-        input_tokens_details: { cached_tokens: 10 },
+        input_tokens_details: { cached_tokens: 10, cache_write_tokens: 0 },
         output_tokens: 7,
         output_tokens_details: { reasoning_tokens: 0 },
         total_tokens: 49,
