@@ -2,10 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { ErrorBody, errorBody, toApiError } from '@app/common';
 import type { Caller } from '@app/auth';
 import { contentText } from '@app/providers';
-import type { CanonicalChatResponse, CanonicalUsage, ChatMessage } from '@app/providers';
+import type { CanonicalChatChunk, CanonicalChatResponse, CanonicalUsage, ChatMessage } from '@app/providers';
 import { ChatService, PreparedChat } from './chat.service';
 import { CostRubDto, costToRub } from './chat-cost';
-import { completionParams } from './completion-params';
+import { completionParams, usesLegacyFunctions } from './completion-params';
 import { ChatCompletionRequestDto } from './dto/chat-completions.dto';
 import { imageParts, normalizeCompletionMessages } from './messages';
 import { AssembledContext, ChatContextService, withContext } from './context/chat-context.service';
@@ -32,6 +32,8 @@ export type CompletionsStreamEvent = { data: Record<string, unknown> } | { data:
 export interface PreparedCompletion {
   prep: PreparedChat;
   ctx: AssembledContext | null;
+  /** the request used the deprecated functions / function_call: the answer uses function_call too */
+  legacyFunctions?: boolean;
 }
 
 /** POST /v1/chat/completions: OpenAI wire format in and out, with an extra `cost` object (and `sources`/`context` with a context). */
@@ -78,17 +80,22 @@ export class CompletionsService {
       params,
       imageParam: 'messages',
     });
-    return { prep, ctx };
+    return { prep, ctx, legacyFunctions: usesLegacyFunctions(dto) };
   }
 
   async complete(
-    { prep, ctx }: PreparedCompletion,
+    { prep, ctx, legacyFunctions }: PreparedCompletion,
     signal: AbortSignal,
   ): Promise<{ body: Record<string, unknown>; cost: CostRubDto; servedModel: string }> {
     const out = await this.chat.complete(prep, signal);
     const cost = costToRub(out.cost, out.chargedMicro, ctx?.retrievalMicro);
     return {
-      body: { ...toOpenAiResponse(out.response), usage: toOpenAiUsage(out.usage), cost, ...contextFields(ctx) },
+      body: {
+        ...toOpenAiResponse(out.response, legacyFunctions === true),
+        usage: toOpenAiUsage(out.usage),
+        cost,
+        ...contextFields(ctx),
+      },
       cost,
       servedModel: out.servedModel.key,
     };
@@ -101,12 +108,12 @@ export class CompletionsService {
    * model) is set before the first event.
    */
   stream(
-    { prep, ctx }: PreparedCompletion,
+    { prep, ctx, legacyFunctions }: PreparedCompletion,
     signal: AbortSignal,
     includeUsage: boolean,
   ): EventStream<CompletionsStreamEvent> {
     const headers: Record<string, string> = {};
-    return { headers, events: this.events(prep, ctx, signal, includeUsage, headers) };
+    return { headers, events: this.events(prep, ctx, signal, includeUsage, headers, legacyFunctions === true) };
   }
 
   private events(
@@ -115,11 +122,13 @@ export class CompletionsService {
     signal: AbortSignal,
     includeUsage: boolean,
     headers: Record<string, string>,
+    legacy: boolean,
   ): AsyncGenerator<CompletionsStreamEvent, void, undefined> {
     return this.chat.relay<CompletionsStreamEvent>(prep, signal, {
       *chunk(chunk) {
         headers['x-gateway-model'] = chunk.model;
-        yield { data: includeUsage ? { ...chunk, usage: null } : { ...chunk } };
+        const out = legacy ? legacyChunk(chunk) : { ...chunk };
+        yield { data: includeUsage ? { ...out, usage: null } : out };
       },
       *error(err) {
         yield { data: errorBody(toApiError(err).error) };
@@ -162,24 +171,57 @@ function lastUserText(messages: ChatMessage[]): string {
   return '';
 }
 
-function toOpenAiResponse(r: CanonicalChatResponse): Record<string, unknown> {
+/**
+ * With the deprecated functions, the (single) call is `message.function_call` and the finish
+ * reason `function_call`, as OpenAI answers such requests.
+ */
+function toOpenAiResponse(r: CanonicalChatResponse, legacy = false): Record<string, unknown> {
   return {
     id: r.id,
     object: 'chat.completion',
     created: r.created,
     model: r.model,
-    choices: r.choices.map((c) => ({
-      index: c.index,
-      message: {
-        role: 'assistant',
-        content: c.message.content,
-        refusal: c.message.refusal ?? null,
-        ...(c.message.tool_calls?.length ? { tool_calls: c.message.tool_calls } : {}),
-        ...(c.message.reasoning_content ? { reasoning_content: c.message.reasoning_content } : {}),
-      },
-      logprobs: null,
-      finish_reason: c.finish_reason,
-    })),
+    choices: r.choices.map((c) => {
+      const calls = c.message.tool_calls ?? [];
+      const call = legacy && calls.length ? { function_call: { ...calls[0].function } } : {};
+      return {
+        index: c.index,
+        message: {
+          role: 'assistant',
+          content: c.message.content,
+          refusal: c.message.refusal ?? null,
+          ...(!legacy && calls.length ? { tool_calls: calls } : {}),
+          ...call,
+          ...(c.message.reasoning_content ? { reasoning_content: c.message.reasoning_content } : {}),
+        },
+        logprobs: null,
+        finish_reason: legacy && c.finish_reason === 'tool_calls' ? 'function_call' : c.finish_reason,
+      };
+    }),
+  };
+}
+
+/** A stream chunk for a functions request: tool-call deltas of the first call as `delta.function_call`. */
+function legacyChunk(chunk: CanonicalChatChunk): Record<string, unknown> {
+  return {
+    ...chunk,
+    choices: chunk.choices.map((c) => {
+      const { tool_calls: calls, ...delta } = c.delta;
+      const first = (calls ?? []).filter((t) => t.index === 0);
+      const fn = first.length
+        ? {
+            function_call: {
+              ...(first[0].function?.name ? { name: first[0].function.name } : {}),
+              arguments: first.map((t) => t.function?.arguments ?? '').join(''),
+            },
+          }
+        : {};
+      return {
+        ...c,
+        delta: { ...delta, ...fn },
+        finish_reason: c.finish_reason === 'tool_calls' ? 'function_call' : c.finish_reason,
+      };
+    }),
   };
 }
 

@@ -79,6 +79,23 @@ export class ChatCompletionRequestDto {
   @IsOptional()
   @Allow()
   tool_choice?: unknown;
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'object', additionalProperties: true },
+    description:
+      'Deprecated form of tools: [{name, description?, parameters?}]; the answer then carries message.function_call (finish_reason "function_call")',
+    example: [],
+  })
+  @IsOptional()
+  @IsArray()
+  functions?: unknown[] | null;
+  @ApiPropertyOptional({
+    description: 'Deprecated form of tool_choice (with functions): "none" | "auto" | {name}',
+    example: 'auto',
+  })
+  @IsOptional()
+  @Allow()
+  function_call?: unknown;
   @ApiPropertyOptional({ example: true, description: 'Only with tools' })
   @IsOptional()
   @IsBoolean()
