@@ -159,7 +159,8 @@ describe('streaming services yield events (no HTTP)', () => {
   });
 
   const noContext = { assemble: async () => null } as unknown as ChatContextService;
-  const completions = () => new CompletionsService(chat, noContext);
+  const noFiles = { resolve: async () => ({ images: [], pdfs: [] }) } as unknown as FileUrlResolver;
+  const completions = () => new CompletionsService(chat, noContext, noFiles);
   const completionDto = (extra: Partial<ChatCompletionRequestDto> = {}) =>
     ({
       model: 'gpt-4o-mini',

@@ -1,8 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { ErrorBody, errorBody, toApiError } from '@app/common';
+import { ApiError, ErrorBody, errorBody, toApiError } from '@app/common';
 import type { Caller } from '@app/auth';
 import { contentText } from '@app/providers';
-import type { CanonicalChatChunk, CanonicalChatResponse, CanonicalUsage, ChatMessage } from '@app/providers';
+import type {
+  CanonicalChatChunk,
+  CanonicalChatResponse,
+  CanonicalUsage,
+  ChatMessage,
+  ContentPart,
+} from '@app/providers';
 import { ChatService, PreparedChat } from './chat.service';
 import { CostRubDto, costToRub } from './chat-cost';
 import { completionParams, usesLegacyFunctions } from './completion-params';
@@ -11,6 +17,7 @@ import { imageParts, normalizeCompletionMessages } from './messages';
 import { AssembledContext, ChatContextService, withContext } from './context/chat-context.service';
 import type { ChatTimings } from './rest-chat.service';
 import { EventStream } from './event-stream';
+import { FileUrlResolver, ResolvedFileUrls } from './context/file-urls';
 
 const ENDPOINT = '/v1/chat/completions';
 
@@ -42,6 +49,7 @@ export class CompletionsService {
   constructor(
     private readonly chat: ChatService,
     private readonly context: ChatContextService,
+    private readonly files: FileUrlResolver,
   ) {}
 
   async prepare(
@@ -50,10 +58,24 @@ export class CompletionsService {
     requestId: string,
     timings: ChatTimings = {},
   ): Promise<PreparedCompletion> {
-    const messages = normalizeCompletionMessages(dto.messages);
+    const given = normalizeCompletionMessages(dto.messages);
     const params = completionParams(dto);
     const fallbacks = dto.fallbacks;
-    const { model } = this.chat.check({ modelKey: dto.model, fallbacks, messages, params, imageParam: 'messages' });
+    // file_urls as on /api/v1/chat: the model is checked before anything is fetched; images join
+    // the last user message, PDF text joins the context
+    let files: ResolvedFileUrls = { images: [], pdfs: [] };
+    if (dto.file_urls?.length) {
+      this.chat.check({ modelKey: dto.model, fallbacks, messages: given, params, imageParam: 'messages' });
+      files = await this.files.resolve(dto.file_urls);
+    }
+    const messages = withFileImages(given, files.images);
+    const { model } = this.chat.check({
+      modelKey: dto.model,
+      fallbacks,
+      messages,
+      params,
+      imageParam: files.images.length ? 'file_urls' : 'messages',
+    });
     // the context is sized for the requested model (a fallback that cannot take it is left out)
     const ctx = await this.context.assemble({
       caller,
@@ -63,7 +85,7 @@ export class CompletionsService {
       projectId: dto.project_id ?? undefined,
       knowledgeBaseId: dto.knowledge_base_id ?? undefined,
       mode: dto.mode ?? undefined,
-      pdfs: [],
+      pdfs: files.pdfs,
       query: lastUserText(messages),
       promptTokens: this.chat.countPrompt(messages, params),
       maxOutputTokens: Math.min(params.max_tokens ?? model.max_output_tokens, model.max_output_tokens),
@@ -78,7 +100,7 @@ export class CompletionsService {
       fallbacks,
       messages: withContext(messages, ctx),
       params,
-      imageParam: 'messages',
+      imageParam: files.images.length ? 'file_urls' : 'messages',
     });
     return { prep, ctx, legacyFunctions: usesLegacyFunctions(dto) };
   }
@@ -162,6 +184,18 @@ export class CompletionsService {
 
 function contextFields(ctx: AssembledContext | null): Record<string, unknown> {
   return ctx ? { sources: ctx.sources, context: ctx.info } : {};
+}
+
+/** Images from file_urls, appended to the last user message as image_url parts. */
+function withFileImages(messages: ChatMessage[], images: string[]): ChatMessage[] {
+  if (images.length === 0) return messages;
+  const at = messages.map((m) => m.role).lastIndexOf('user');
+  if (at < 0) throw ApiError.badRequest('file_urls needs a user message to attach the images to.', 'file_urls');
+  const m = messages[at];
+  const text: ContentPart[] =
+    typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : [...(m.content ?? [])];
+  const parts = [...text, ...images.map((url): ContentPart => ({ type: 'image_url', image_url: { url } }))];
+  return messages.map((x, i) => (i === at ? { ...x, content: parts } : x));
 }
 
 /** The search query of an OpenAI request: the text of the last user message. */

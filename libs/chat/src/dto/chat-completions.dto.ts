@@ -125,6 +125,17 @@ export class ChatCompletionRequestDto {
   @ApiPropertyOptional({
     type: [String],
     description:
+      'Extension, as on /api/v1/chat: image and PDF URLs (http(s), data:image/… or data:application/pdf); images join the last user message (models with supports_images), PDF text joins the context; at most 20 images and 10 PDFs, each ≤ 10 MB; a URL that cannot be fetched is a 400 naming it',
+    example: [],
+  })
+  // no array-size cap here: the service answers 413 beyond 20 images / 10 PDFs (the body limit bounds the array)
+  @IsOptional()
+  @IsArray()
+  @IsString({ each: true })
+  file_urls?: string[];
+  @ApiPropertyOptional({
+    type: [String],
+    description:
       "Extension: model keys tried in order when the model fails with a retryable error (after its retries) or is unavailable; replaces the catalog's `fallbacks`. The answer's `model` and the `x-gateway-model` header name the model that served; the charge uses its prices.",
     example: ['local'],
   })
