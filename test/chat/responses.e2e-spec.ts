@@ -462,10 +462,11 @@ describe(`POST /v1/responses (${backendKind()})`, () => {
     const cases: [string, Record<string, unknown>, string | null][] = [
       ['input missing', { model: 'gpt-4o-mini' }, 'input'],
       [
-        'image input',
+        // (user messages take input_image: test/conformance/responses-contract.e2e-spec.ts)
+        'image input in an assistant message',
         {
           model: 'gpt-4o-mini',
-          input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'https://example.com/a.png' }] }],
+          input: [{ role: 'assistant', content: [{ type: 'input_image', image_url: 'https://example.com/a.png' }] }],
         },
         'input[0].content[0].type',
       ],

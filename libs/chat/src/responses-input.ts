@@ -1,5 +1,5 @@
 import { ApiError } from '@app/common';
-import type { ChatMessage, ResponseFormat, ToolChoice, ToolDefinition } from '@app/providers';
+import type { ChatMessage, ContentPart, ResponseFormat, ToolChoice, ToolDefinition } from '@app/providers';
 import type { ChatParams } from './chat.service';
 import type { ResponseCreateRequestDto } from './dto/responses.dto';
 
@@ -89,13 +89,35 @@ function requireString(v: unknown, param: string, allowEmpty = false): string {
   return v;
 }
 
-function messageContent(content: unknown, at: string, role: string): string {
+function messageContent(content: unknown, at: string, role: string): string | ContentPart[] {
   if (content === undefined || content === null) throw bad(`${at} is required.`, at);
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) throw bad(`${at} must be a string or an array of content parts.`, at);
-  return content
-    .map((p, k) => (role === 'assistant' ? outputText(p, `${at}[${k}]`) : inputText(p, `${at}[${k}]`)))
-    .join('\n');
+  if (role === 'assistant') return content.map((p, k) => outputText(p, `${at}[${k}]`)).join('\n');
+  // images as chat takes them: user messages only, as image_url parts (vetted and inlined later)
+  if (role === 'user' && content.some((p) => isRecord(p) && p.type === 'input_image'))
+    return content.map((p, k) => inputPart(p, `${at}[${k}]`));
+  return content.map((p, k) => inputText(p, `${at}[${k}]`)).join('\n');
+}
+
+/** An input_text or input_image part of a user message. */
+function inputPart(p: unknown, at: string): ContentPart {
+  if (isRecord(p) && p.type === 'input_image') {
+    if (p.file_id !== undefined && p.file_id !== null)
+      throw bad(
+        `${at}.file_id is not supported: send the image as image_url (an http(s) or data: URL).`,
+        `${at}.file_id`,
+        'unsupported_value',
+      );
+    const url = p.image_url;
+    if (typeof url !== 'string' || !/^(https?:\/\/|data:image\/)/i.test(url))
+      throw bad(`${at}.image_url must be an http(s) URL or a data:image/… URL.`, `${at}.image_url`);
+    const detail = p.detail;
+    if (detail !== undefined && detail !== null && detail !== 'auto' && detail !== 'low' && detail !== 'high')
+      throw bad(`${at}.detail must be auto, low or high.`, `${at}.detail`);
+    return { type: 'image_url', image_url: typeof detail === 'string' ? { url, detail } : { url } };
+  }
+  return { type: 'text', text: inputText(p, at) };
 }
 
 function inputText(p: unknown, at: string): string {
@@ -105,7 +127,7 @@ function inputText(p: unknown, at: string): string {
     return p.text;
   }
   throw bad(
-    `${at}.type "${String(p.type)}" is not supported: this endpoint takes text only (input_text).`,
+    `${at}.type "${String(p.type)}" is not supported (input_text; input_image in user messages).`,
     `${at}.type`,
     'unsupported_value',
   );
@@ -198,6 +220,19 @@ export function responsesParams(dto: ResponseCreateRequestDto): ChatParams {
       'unsupported_value',
     );
   if (dto.background) throw bad('background responses are not supported.', 'background', 'unsupported_value');
+  // named so that they are never silently ignored: a client relying on them learns it at once
+  if (dto.conversation !== undefined && dto.conversation !== null)
+    throw bad(
+      'conversation is not supported: chain responses with previous_response_id, or send the conversation in input.',
+      'conversation',
+      'unsupported_value',
+    );
+  if (dto.prompt !== undefined && dto.prompt !== null)
+    throw bad(
+      'prompt (reusable prompt templates) is not supported: send instructions and input.',
+      'prompt',
+      'unsupported_value',
+    );
   const tools = responsesTools(dto.tools ?? undefined);
   const toolChoice = responsesToolChoice(dto.tool_choice);
   return {

@@ -114,6 +114,23 @@ export class ResponseCreateRequestDto {
   @IsBoolean()
   background?: boolean | null;
   @ApiPropertyOptional({
+    description: 'Not supported (conversations): a value is rejected with 400',
+    nullable: true,
+    example: null,
+    oneOf: [{ type: 'string' }, { type: 'object', additionalProperties: true }],
+  })
+  @Allow()
+  conversation?: unknown;
+  @ApiPropertyOptional({
+    description: 'Not supported (prompt templates): a value is rejected with 400',
+    nullable: true,
+    type: 'object',
+    additionalProperties: true,
+    example: null,
+  })
+  @Allow()
+  prompt?: unknown;
+  @ApiPropertyOptional({
     type: 'object',
     additionalProperties: true,
     description: 'Accepted and ignored',
