@@ -79,7 +79,8 @@ describe(`POST /v1/responses (${backendKind()})`, () => {
       expect(data.model).toBe('local');
       expect(data.instructions).toBe(CONTEXT);
       expect(data.max_output_tokens).toBe(64);
-      expect((data as { store?: boolean }).store).toBe(false);
+      // stored by default, as in OpenAI's API (test/conformance/stored-responses.e2e-spec.ts)
+      expect((data as { store?: boolean }).store).toBe(true);
       expect(data.output).toHaveLength(1);
       const item = data.output[0];
       if (item.type !== 'message') throw new Error(`expected a message, got ${item.type}`);

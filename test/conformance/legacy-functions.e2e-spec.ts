@@ -28,6 +28,7 @@ describe(`legacy functions / function_call (${backendKind()})`, () => {
   let client: OpenAI;
 
   beforeAll(async () => {
+    spec.compile('CreateChatCompletionResponse', 'CreateChatCompletionStreamResponse'); // before any SDK connection opens (compiling takes seconds)
     openai = await FakeOpenAI.start({ apiKey: UPSTREAM_KEYS.openai });
     t = await createTestApp({ env: { ...providerEnv({ openai }), OPENAI_MAX_RETRIES: '0' } });
     ({ apiKey } = await new AdminClient(t.url).teamWithKey(100));

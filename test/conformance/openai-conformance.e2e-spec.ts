@@ -36,6 +36,12 @@ describe(`OpenAI response conformance (${backendKind()})`, () => {
   let client: OpenAI;
 
   beforeAll(async () => {
+    spec.compile(
+      'CreateChatCompletionResponse',
+      'CreateChatCompletionStreamResponse',
+      'Response',
+      'ResponseStreamEvent',
+    ); // before any SDK connection opens (compiling takes seconds)
     openai = await FakeOpenAI.start({ apiKey: UPSTREAM_KEYS.openai });
     t = await createTestApp({ env: { ...providerEnv({ openai }), OPENAI_MAX_RETRIES: '0', INGEST_POLL_MS: '100' } });
     ({ apiKey } = await new AdminClient(t.url).teamWithKey(100));

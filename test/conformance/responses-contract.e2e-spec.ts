@@ -20,6 +20,7 @@ describe(`/v1/responses request contract (${backendKind()})`, () => {
   let client: OpenAI;
 
   beforeAll(async () => {
+    spec.compile('Response'); // before any SDK connection opens (compiling takes seconds)
     openai = await FakeOpenAI.start({ apiKey: UPSTREAM_KEYS.openai });
     t = await createTestApp({ env: { ...providerEnv({ openai }), OPENAI_MAX_RETRIES: '0' } });
     ({ apiKey } = await new AdminClient(t.url).teamWithKey(100));

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { ApiError } from '@app/common';
 import type { ChatMessage, ContentPart, ResponseFormat, ToolChoice, ToolDefinition } from '@app/providers';
 import type { ChatParams } from './chat.service';
@@ -72,7 +73,7 @@ function addItem(out: ChatMessage[], item: unknown, at: string): void {
   }
   if (type === 'item_reference')
     throw bad(
-      `${at}: item references need stored responses, which this gateway does not keep; send the items themselves.`,
+      `${at}: item references are not supported; continue a stored response with previous_response_id, or send the items themselves.`,
       `${at}.type`,
       'unsupported_value',
     );
@@ -213,12 +214,6 @@ export function responsesFormat(text: unknown): ResponseFormat | undefined {
 
 /** Generation parameters of a Responses request, in the canonical form. */
 export function responsesParams(dto: ResponseCreateRequestDto): ChatParams {
-  if (dto.previous_response_id)
-    throw bad(
-      'previous_response_id is not supported: this gateway does not store responses; send the conversation in input.',
-      'previous_response_id',
-      'unsupported_value',
-    );
   if (dto.background) throw bad('background responses are not supported.', 'background', 'unsupported_value');
   // named so that they are never silently ignored: a client relying on them learns it at once
   if (dto.conversation !== undefined && dto.conversation !== null)
@@ -246,4 +241,39 @@ export function responsesParams(dto: ResponseCreateRequestDto): ChatParams {
     parallel_tool_calls: tools ? (dto.parallel_tool_calls ?? undefined) : undefined,
     response_format: responsesFormat(dto.text),
   };
+}
+
+/**
+ * The input as GET /v1/responses/{id}/input_items lists it: OpenAI items with ids (a string input
+ * is one user message). Called after responsesMessages has validated the input.
+ */
+export function responseInputItems(input: unknown): Record<string, unknown>[] {
+  const id = (prefix: string) => `${prefix}_${randomUUID().replace(/-/g, '')}`;
+  const list = typeof input === 'string' ? [{ role: 'user', content: input }] : (input as Record<string, unknown>[]);
+  return list.map((item) => {
+    const type = item.type ?? 'message';
+    if (type === 'function_call')
+      return {
+        id: id('fc'),
+        type,
+        status: 'completed',
+        call_id: item.call_id,
+        name: item.name,
+        arguments: item.arguments,
+      };
+    if (type === 'function_call_output')
+      return { id: id('fco'), type, status: 'completed', call_id: item.call_id, output: item.output };
+    const role = item.role as string;
+    const assistant = role === 'assistant';
+    const parts =
+      typeof item.content === 'string'
+        ? [{ type: 'input_text', text: item.content }]
+        : (item.content as Record<string, unknown>[]);
+    const content = parts.map((p) => {
+      if (assistant) return { type: 'output_text', text: p.text ?? p.refusal ?? '', annotations: [], logprobs: [] };
+      if (p.type === 'input_image') return { type: 'input_image', image_url: p.image_url, detail: p.detail ?? 'auto' };
+      return { type: 'input_text', text: p.text };
+    });
+    return { id: id('msg'), type: 'message', role, status: 'completed', content };
+  });
 }

@@ -1,15 +1,26 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
-import { ApiError, ErrorBody, errorBody, toApiError } from '@app/common';
+import { Injectable, Logger } from '@nestjs/common';
+import { ApiError, Clock, ErrorBody, errorBody, toApiError } from '@app/common';
 import type { Caller } from '@app/auth';
-import type { CanonicalChatChunk, CanonicalUsage, FinishReason, ToolCall, ToolDefinition } from '@app/providers';
+import type {
+  CanonicalChatChunk,
+  CanonicalUsage,
+  ChatMessage,
+  FinishReason,
+  ToolCall,
+  ToolDefinition,
+} from '@app/providers';
 import { ChatService, PreparedChat, StreamOutcome } from './chat.service';
 import { CostRubDto, costToRub } from './chat-cost';
 import type { ResponseCreateRequestDto } from './dto/responses.dto';
-import { responsesMessages, responsesParams } from './responses-input';
+import { responseInputItems, responsesMessages, responsesParams } from './responses-input';
+import { ResponsesRepository } from './responses.repository';
 import type { EventStream } from './event-stream';
 
 const ENDPOINT = '/v1/responses';
+
+/** How long a stored response (store: true, the default) is kept: 30 days, as OpenAI keeps them. */
+export const RESPONSE_RETENTION_MS = 30 * 86_400_000;
 
 export interface ResponsesUsage {
   input_tokens: number;
@@ -44,6 +55,8 @@ interface ResponseEcho {
   parallel_tool_calls: boolean;
   metadata: Record<string, string>;
   user: string | null;
+  store: boolean;
+  previous_response_id: string | null;
 }
 
 /** One Responses stream event: `event: <type>`, data `{type, sequence_number, …}`. */
@@ -57,6 +70,11 @@ export interface PreparedResponse {
   id: string;
   createdAt: number;
   echo: ResponseEcho;
+  teamId: string;
+  /** the input items as GET /v1/responses/{id}/input_items lists them */
+  inputItems: Record<string, unknown>[];
+  /** the conversation this answer continues: the previous response's, then this input (no instructions) */
+  history: ChatMessage[];
 }
 
 function hexId(prefix: string): string {
@@ -81,15 +99,39 @@ export function toResponsesUsage(u: CanonicalUsage): ResponsesUsage {
  * POST /v1/responses (OpenAI Responses API, text and function tools) on the shared chat pipeline:
  * the input becomes a canonical chat request, ChatService does model checks, the reservation, the
  * provider call and the exact charge, and this service maps the result to `response` objects and
- * the Responses event stream. Nothing is stored (store: false; previous_response_id is refused).
+ * the Responses event stream. Answers are stored per team (store, default true) for
+ * RESPONSE_RETENTION_MS: GET, DELETE, input_items, and previous_response_id to continue them.
  */
 @Injectable()
 export class ResponsesService {
-  constructor(private readonly chat: ChatService) {}
+  private readonly log = new Logger(ResponsesService.name);
+
+  constructor(
+    private readonly chat: ChatService,
+    private readonly repo: ResponsesRepository,
+    private readonly clock: Clock,
+  ) {}
 
   async prepare(caller: Caller, dto: ResponseCreateRequestDto, requestId: string): Promise<PreparedResponse> {
-    const messages = responsesMessages(dto);
+    const input = responsesMessages({ input: dto.input });
     const params = responsesParams(dto);
+    const inputItems = responseInputItems(dto.input);
+    // previous_response_id continues a stored conversation of the team (its instructions are not
+    // carried over, as in OpenAI's API); an unknown, deleted or expired id is a 404 before any charge
+    let previous: ChatMessage[] = [];
+    if (dto.previous_response_id) {
+      const row = await this.repo.find(caller.teamId, dto.previous_response_id, this.clock.now());
+      if (!row)
+        throw ApiError.notFound(
+          `No stored response ${dto.previous_response_id} (unknown, deleted, expired, or stored with store: false).`,
+          'response_not_found',
+          'previous_response_id',
+        );
+      previous = JSON.parse(row.conversation) as ChatMessage[];
+    }
+    const history = [...previous, ...input];
+    const instructions = dto.instructions ? [{ role: 'system' as const, content: dto.instructions }] : [];
+    const messages: ChatMessage[] = [...instructions, ...history];
     const chat = await this.chat
       .prepare({
         caller,
@@ -107,7 +149,10 @@ export class ResponsesService {
     return {
       chat,
       id: hexId('resp'),
-      createdAt: Math.floor(Date.now() / 1000),
+      createdAt: Math.floor(this.clock.now() / 1000),
+      teamId: caller.teamId,
+      inputItems,
+      history,
       echo: {
         instructions: dto.instructions ?? null,
         max_output_tokens: dto.max_output_tokens ?? null,
@@ -119,8 +164,73 @@ export class ResponsesService {
         parallel_tool_calls: dto.parallel_tool_calls ?? true,
         metadata: dto.metadata ?? {},
         user: dto.user ?? null,
+        // OpenAI stores responses unless told not to
+        store: dto.store ?? true,
+        previous_response_id: dto.previous_response_id ?? null,
       },
     };
+  }
+
+  /** GET /v1/responses/{id}: the stored response object of the team. */
+  async retrieve(caller: Caller, id: string): Promise<Record<string, unknown>> {
+    const row = await this.repo.find(caller.teamId, id, this.clock.now());
+    if (!row) throw notFound(id);
+    return JSON.parse(row.body) as Record<string, unknown>;
+  }
+
+  /** DELETE /v1/responses/{id}. */
+  async remove(caller: Caller, id: string): Promise<{ id: string; object: 'response'; deleted: true }> {
+    if (!(await this.repo.delete(caller.teamId, id, this.clock.now()))) throw notFound(id);
+    return { id, object: 'response', deleted: true };
+  }
+
+  /** GET /v1/responses/{id}/input_items: a cursor page of the stored input items. */
+  async inputItems(
+    caller: Caller,
+    id: string,
+    q: { after?: string; limit?: number; order?: 'asc' | 'desc' },
+  ): Promise<Record<string, unknown>> {
+    const row = await this.repo.find(caller.teamId, id, this.clock.now());
+    if (!row) throw notFound(id);
+    let items = JSON.parse(row.inputItems) as { id: string }[];
+    if ((q.order ?? 'desc') === 'desc') items = items.reverse();
+    if (q.after !== undefined) {
+      const at = items.findIndex((i) => i.id === q.after);
+      if (at < 0) throw ApiError.badRequest(`after: no input item ${q.after} in ${id}.`, 'after', 'invalid_value');
+      items = items.slice(at + 1);
+    }
+    const limit = q.limit ?? 20;
+    const data = items.slice(0, limit);
+    return {
+      object: 'list',
+      data,
+      first_id: data[0]?.id ?? null,
+      last_id: data[data.length - 1]?.id ?? null,
+      has_more: items.length > limit,
+    };
+  }
+
+  /**
+   * Keeps an answered response (store: true) for RESPONSE_RETENTION_MS. The answer is already
+   * delivered and charged, so a failure to store is logged, not turned into an error.
+   */
+  private async save(prep: PreparedResponse, body: Record<string, unknown>, output: OutputItem[]): Promise<void> {
+    if (!prep.echo.store) return;
+    const now = this.clock.now();
+    try {
+      await this.repo.purgeExpired(now);
+      await this.repo.insert({
+        id: prep.id,
+        teamId: prep.teamId,
+        createdAt: now,
+        expiresAt: now + RESPONSE_RETENTION_MS,
+        body: JSON.stringify(body),
+        inputItems: JSON.stringify(prep.inputItems),
+        conversation: JSON.stringify([...prep.history, assistantTurn(output)]),
+      });
+    } catch (err) {
+      this.log.error(`could not store response ${prep.id}: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
 
   async complete(
@@ -152,20 +262,18 @@ export class ResponsesService {
       });
     const cost = costToRub(out.cost, out.chargedMicro);
     const servedModel = out.servedModel.key;
-    return {
-      body: {
-        ...responseObject(
-          prep,
-          servedModel,
-          incomplete ? 'incomplete' : 'completed',
-          output,
-          toResponsesUsage(out.usage),
-        ),
-        cost,
-      },
+    const body = {
+      ...responseObject(
+        prep,
+        servedModel,
+        incomplete ? 'incomplete' : 'completed',
+        output,
+        toResponsesUsage(out.usage),
+      ),
       cost,
-      servedModel,
     };
+    await this.save(prep, body, output);
+    return { body, cost, servedModel };
   }
 
   /**
@@ -207,6 +315,9 @@ export class ResponsesService {
       out.servedModel.key,
     );
     headers['x-gateway-model'] = events.servedModel;
+    // stored before the last event, so a GET right after the stream finds it
+    const final = batch[batch.length - 1].data.response as Record<string, unknown> & { output: OutputItem[] };
+    await this.save(prep, final, final.output);
     yield* batch;
   }
 }
@@ -223,6 +334,26 @@ function echoTools(tools: ToolDefinition[] | undefined): unknown[] {
     parameters: t.function.parameters ?? null,
     strict: t.function.strict ?? false,
   }));
+}
+
+function notFound(id: string): ApiError {
+  return ApiError.notFound(`No stored response ${id}.`, 'response_not_found', 'response_id');
+}
+
+/** The answer as the next turn of the conversation: its text and its function calls. */
+function assistantTurn(output: OutputItem[]): ChatMessage {
+  const text = output
+    .filter((o) => o.type === 'message')
+    .flatMap((o) => o.content.map((c) => c.text))
+    .join('');
+  const calls: ToolCall[] = output
+    .filter((o) => o.type === 'function_call')
+    .map((o) => ({ id: o.call_id, type: 'function', function: { name: o.name, arguments: o.arguments } }));
+  return {
+    role: 'assistant',
+    content: text === '' && calls.length ? null : text,
+    ...(calls.length ? { tool_calls: calls } : {}),
+  };
 }
 
 /** The pipeline names chat-completions fields; a Responses client sent max_output_tokens and input. */
@@ -270,10 +401,10 @@ function responseObject(
     model,
     output,
     parallel_tool_calls: e.parallel_tool_calls,
-    previous_response_id: null,
+    previous_response_id: e.previous_response_id,
     reasoning: { effort: null, summary: null },
     service_tier: 'default',
-    store: false,
+    store: e.store,
     temperature: e.temperature,
     text: e.text,
     tool_choice: e.tool_choice,

@@ -83,15 +83,17 @@ export class ChatCompletionRequestDto {
     type: 'array',
     items: { type: 'object', additionalProperties: true },
     description:
-      'Deprecated form of tools: [{name, description?, parameters?}]; the answer then carries message.function_call (finish_reason "function_call")',
-    example: [],
+      'Deprecated form of tools: [{name, description?, parameters?}]; the answer then carries message.function_call (finish_reason "function_call"). Not with tools / tool_choice.',
+    nullable: true,
+    example: null,
   })
   @IsOptional()
   @IsArray()
   functions?: unknown[] | null;
   @ApiPropertyOptional({
     description: 'Deprecated form of tool_choice (with functions): "none" | "auto" | {name}',
-    example: 'auto',
+    nullable: true,
+    example: null,
   })
   @IsOptional()
   @Allow()

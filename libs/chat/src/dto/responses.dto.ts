@@ -1,10 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
 import {
   Allow,
   ArrayMaxSize,
   IsArray,
   IsBoolean,
   IsDefined,
+  IsIn,
   IsInt,
   IsNotEmpty,
   IsNumber,
@@ -12,6 +14,7 @@ import {
   IsOptional,
   IsString,
   Max,
+  MaxLength,
   Min,
 } from 'class-validator';
 import { CompletionCostDto } from './chat-completion-response.dto';
@@ -94,14 +97,16 @@ export class ResponseCreateRequestDto {
 
   // Accepted for SDK compatibility (the Vercel AI SDK and openai-node send some of them); not forwarded
   @ApiPropertyOptional({
-    description: 'Accepted; responses are never stored (the response says store: false)',
+    description:
+      'Default true: the response is kept for 30 days for GET /v1/responses/{id}, input_items and previous_response_id; false keeps nothing',
     example: false,
   })
   @IsOptional()
   @IsBoolean()
   store?: boolean | null;
   @ApiPropertyOptional({
-    description: 'Not supported (no stored responses): a value is rejected with 400',
+    description:
+      'A stored response of the team to continue: its conversation (input and output, not its instructions) comes before this input',
     example: null,
     nullable: true,
     type: String,
@@ -258,4 +263,55 @@ export class ResponseStreamEventDto {
   @ApiPropertyOptional({ example: 'msg_6f0c0a2b9d3e4c51a7b8c9d0e1f2a3b4' }) item_id?: string;
   @ApiPropertyOptional({ example: 0 }) content_index?: number;
   @ApiPropertyOptional({ example: 'Hel' }) delta?: string;
+}
+
+export class InputItemsQueryDto {
+  @ApiPropertyOptional({ description: 'Cursor: an item id; the page starts after it' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  after?: string;
+
+  @ApiPropertyOptional({ description: '1–100', default: 20, example: 20 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit?: number;
+
+  @ApiPropertyOptional({ enum: ['asc', 'desc'], default: 'desc' })
+  @IsOptional()
+  @IsIn(['asc', 'desc'])
+  order?: 'asc' | 'desc';
+}
+
+export class ResponseDeletedDto {
+  @ApiProperty({ example: 'resp_6f0c0a2b9d3e4c51a7b8c9d0e1f2a3b4' }) id: string;
+  @ApiProperty({ example: 'response' }) object: 'response';
+  @ApiProperty({ example: true }) deleted: true;
+}
+
+export class ResponseInputItemListDto {
+  @ApiProperty({ example: 'list' }) object: 'list';
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'object', additionalProperties: true },
+    description: 'Input items: message, function_call, function_call_output (each with an id)',
+    example: [
+      {
+        id: 'msg_6f0c0a2b9d3e4c51a7b8c9d0e1f2a3b4',
+        type: 'message',
+        role: 'user',
+        status: 'completed',
+        content: [{ type: 'input_text', text: 'Say hello.' }],
+      },
+    ],
+  })
+  data: Record<string, unknown>[];
+  @ApiProperty({ nullable: true, type: String, example: 'msg_6f0c0a2b9d3e4c51a7b8c9d0e1f2a3b4' }) first_id:
+    string | null;
+  @ApiProperty({ nullable: true, type: String, example: 'msg_6f0c0a2b9d3e4c51a7b8c9d0e1f2a3b4' }) last_id:
+    string | null;
+  @ApiProperty({ example: false }) has_more: boolean;
 }

@@ -5,6 +5,7 @@ import { ExactCharges1755000000000 } from './1755000000000-exact-charges';
 import { Projects1760000000000 } from './1760000000000-projects';
 import { Governance1765000000000 } from './1765000000000-governance';
 import { VectorStoreExpiry1795625738288 } from './1795625738288-vector-store-expiry';
+import { StoredResponses1795627137807 } from './1795627137807-stored-responses';
 
 /** Ordered list of every migration; the same list runs on Postgres and SQLite. */
 export const migrations = [
@@ -15,4 +16,5 @@ export const migrations = [
   Projects1760000000000,
   Governance1765000000000,
   VectorStoreExpiry1795625738288,
+  StoredResponses1795627137807,
 ];
