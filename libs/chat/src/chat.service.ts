@@ -19,6 +19,7 @@ import {
   ToolCall,
   UpstreamRouter,
 } from '@app/providers';
+import { assertControls, ChatControl } from './chat-controls';
 import { ChatCost, computeChatCost, worstCaseMicro } from './chat-cost';
 import { pullFrom } from './event-stream';
 import { ImageInliner, MAX_IMAGES } from './image-inliner';
@@ -42,6 +43,8 @@ export interface ChatCallInput {
   params: ChatParams;
   /** param name used in errors about images (e.g. "file_urls" or "messages") */
   imageParam: string;
+  /** the request's name of a control (the Responses API says reasoning.effort, text.verbosity …) */
+  controlParam?: (c: ChatControl) => string;
 }
 
 /** One model the call may be served by, with its own upstream request. */
@@ -129,7 +132,7 @@ export class ChatService {
    * the requested model's capabilities, image count). Callers that do billed work before the call
    * (context retrieval) run it first so that a request the pipeline would refuse charges nothing.
    */
-  check(input: Pick<ChatCallInput, 'modelKey' | 'fallbacks' | 'messages' | 'params' | 'imageParam'>): {
+  check(input: Pick<ChatCallInput, 'modelKey' | 'fallbacks' | 'messages' | 'params' | 'imageParam' | 'controlParam'>): {
     model: ModelEntry;
     fallbacks: ModelEntry[];
   } {
@@ -152,6 +155,7 @@ export class ChatService {
       throw ApiError.badRequest(`The model '${model.key}' does not support tools.`, 'tools', 'tools_not_supported');
     if ((p.n ?? 1) > 1 && !model.supports_n)
       throw ApiError.badRequest(`The model '${model.key}' does not support n > 1.`, 'n', 'n_not_supported');
+    assertControls(model, p, input.controlParam);
     if (p.response_format && p.response_format.type !== 'text' && !model.supports_json) {
       throw ApiError.badRequest(
         `The model '${model.key}' does not support structured output.`,
@@ -284,6 +288,7 @@ export class ChatService {
       throw ApiError.badRequest(`The model '${model.key}' does not support tools.`, 'tools', 'tools_not_supported');
     if ((p.n ?? 1) > 1 && !model.supports_n)
       throw ApiError.badRequest(`The model '${model.key}' does not support n > 1.`, 'n', 'n_not_supported');
+    assertControls(model, p, input.controlParam);
     if (p.response_format && p.response_format.type !== 'text' && !model.supports_json) {
       throw ApiError.badRequest(
         `The model '${model.key}' does not support structured output.`,

@@ -13,7 +13,6 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 
 /** OpenAI request fields → canonical ChatParams, with errors that name the field. */
 export function completionParams(dto: ChatCompletionRequestDto): ChatParams {
-  if (dto.logprobs) throw bad('logprobs is not supported by this gateway.', 'logprobs');
   if (dto.stream_options !== undefined && dto.stream_options !== null && !dto.stream)
     throw bad('stream_options is only allowed when stream is true.', 'stream_options');
   const legacy = legacyFunctions(dto);
@@ -34,6 +33,15 @@ export function completionParams(dto: ChatCompletionRequestDto): ChatParams {
     // the deprecated function calling answers with one function_call at most
     parallel_tool_calls: withTools ? (legacy ? false : dto.parallel_tool_calls) : undefined,
     response_format: responseFormat(dto.response_format),
+    frequency_penalty: dto.frequency_penalty,
+    presence_penalty: dto.presence_penalty,
+    logit_bias: logitBias(dto.logit_bias),
+    logprobs: dto.logprobs,
+    top_logprobs: dto.top_logprobs,
+    reasoning_effort: dto.reasoning_effort ?? undefined,
+    service_tier: dto.service_tier,
+    prediction: prediction(dto.prediction),
+    verbosity: dto.verbosity ?? undefined,
   };
 }
 
@@ -71,6 +79,25 @@ function legacyFunctions(
     choice = { type: 'function', function: { name: fc.name } };
   } else throw bad('function_call must be "none", "auto" or {name}.', 'function_call');
   return { tools: list, choice };
+}
+
+function logitBias(v: Record<string, number> | undefined): Record<string, number> | undefined {
+  if (v === undefined) return undefined;
+  for (const [k, b] of Object.entries(v)) {
+    if (!/^\d+$/.test(k)) throw bad(`logit_bias keys must be token ids; got "${k}".`, 'logit_bias');
+    if (typeof b !== 'number' || b < -100 || b > 100)
+      throw bad(`logit_bias["${k}"] must be a number from -100 to 100.`, `logit_bias.${k}`);
+  }
+  return v;
+}
+
+function prediction(v: Record<string, unknown> | null | undefined): Record<string, unknown> | undefined {
+  if (v === undefined || v === null) return undefined;
+  const c = v.content;
+  const parts = Array.isArray(c) && c.every((p) => isRecord(p) && p.type === 'text' && typeof p.text === 'string');
+  if (v.type !== 'content' || (typeof c !== 'string' && !parts))
+    throw bad('prediction must be {type: "content", content: string or text parts}.', 'prediction');
+  return { type: 'content', content: c };
 }
 
 function stop(v: unknown): string | string[] | undefined {

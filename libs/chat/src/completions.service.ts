@@ -228,7 +228,7 @@ function toOpenAiResponse(r: CanonicalChatResponse, legacy = false): Record<stri
           ...call,
           ...(c.message.reasoning_content ? { reasoning_content: c.message.reasoning_content } : {}),
         },
-        logprobs: null,
+        logprobs: c.logprobs ?? null,
         finish_reason: legacy && c.finish_reason === 'tool_calls' ? 'function_call' : c.finish_reason,
       };
     }),

@@ -240,6 +240,7 @@ export function responsesParams(dto: ResponseCreateRequestDto): ChatParams {
     tool_choice: tools ? toolChoice : undefined,
     parallel_tool_calls: tools ? (dto.parallel_tool_calls ?? undefined) : undefined,
     response_format: responsesFormat(dto.text),
+    ...responsesControls(dto),
   };
 }
 
@@ -276,4 +277,51 @@ export function responseInputItems(input: unknown): Record<string, unknown>[] {
     });
     return { id: id('msg'), type: 'message', role, status: 'completed', content };
   });
+}
+
+/**
+ * The Responses API's names of the chat controls: reasoning.effort, service_tier, text.verbosity
+ * and top_logprobs (which asks for logprobs). Which models honour them is checked by the pipeline.
+ */
+function responsesControls(dto: ResponseCreateRequestDto): Partial<ChatParams> {
+  const out: Partial<ChatParams> = {};
+  const r = dto.reasoning;
+  if (r !== undefined && r !== null) {
+    const effort = r.effort;
+    if (effort !== undefined && effort !== null) {
+      if (effort !== 'minimal' && effort !== 'low' && effort !== 'medium' && effort !== 'high')
+        throw bad('reasoning.effort must be minimal, low, medium or high.', 'reasoning.effort');
+      out.reasoning_effort = effort;
+    }
+    if (r.summary !== undefined && r.summary !== null)
+      throw bad(
+        'reasoning.summary is not supported: no reasoning summaries are produced.',
+        'reasoning.summary',
+        'unsupported_value',
+      );
+  }
+  if (dto.service_tier !== undefined && dto.service_tier !== null) {
+    if (!['auto', 'default', 'flex', 'scale', 'priority'].includes(dto.service_tier))
+      throw bad('service_tier must be auto, default, flex, scale or priority.', 'service_tier');
+    out.service_tier = dto.service_tier;
+  }
+  const text = dto.text;
+  if (isRecord(text) && text.verbosity !== undefined && text.verbosity !== null) {
+    if (text.verbosity !== 'low' && text.verbosity !== 'medium' && text.verbosity !== 'high')
+      throw bad('text.verbosity must be low, medium or high.', 'text.verbosity');
+    out.verbosity = text.verbosity;
+  }
+  if (dto.top_logprobs !== undefined && dto.top_logprobs !== null) {
+    out.logprobs = true;
+    out.top_logprobs = dto.top_logprobs;
+  }
+  return out;
+}
+
+/** The Responses request's field for a control (for errors). */
+export function responsesControlParam(c: string): string {
+  if (c === 'reasoning_effort') return 'reasoning.effort';
+  if (c === 'verbosity') return 'text.verbosity';
+  if (c === 'logprobs') return 'top_logprobs';
+  return c;
 }

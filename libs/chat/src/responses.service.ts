@@ -13,7 +13,7 @@ import type {
 import { ChatService, PreparedChat, StreamOutcome } from './chat.service';
 import { CostRubDto, costToRub } from './chat-cost';
 import type { ResponseCreateRequestDto } from './dto/responses.dto';
-import { responseInputItems, responsesMessages, responsesParams } from './responses-input';
+import { responseInputItems, responsesControlParam, responsesMessages, responsesParams } from './responses-input';
 import { ResponsesRepository } from './responses.repository';
 import type { EventStream } from './event-stream';
 
@@ -57,6 +57,8 @@ interface ResponseEcho {
   user: string | null;
   store: boolean;
   previous_response_id: string | null;
+  effort: string | null;
+  service_tier: string;
 }
 
 /** One Responses stream event: `event: <type>`, data `{type, sequence_number, …}`. */
@@ -81,8 +83,14 @@ function hexId(prefix: string): string {
   return `${prefix}_${randomUUID().replace(/-/g, '')}`;
 }
 
-function outputText(text: string): OutputText {
-  return { type: 'output_text', text, annotations: [], logprobs: [] };
+/** `logprobs`: the chat answer's logprobs.content (same token entries), with top_logprobs. */
+function outputText(text: string, logprobs: unknown[] = []): OutputText {
+  return { type: 'output_text', text, annotations: [], logprobs };
+}
+
+function logprobsOf(choice: { logprobs?: unknown } | undefined): unknown[] {
+  const content = (choice?.logprobs as { content?: unknown } | undefined)?.content;
+  return Array.isArray(content) ? content : [];
 }
 
 export function toResponsesUsage(u: CanonicalUsage): ResponsesUsage {
@@ -142,6 +150,7 @@ export class ResponsesService {
         messages,
         params,
         imageParam: 'input',
+        controlParam: responsesControlParam,
       })
       .catch((err: unknown) => {
         throw renameParam(err);
@@ -167,6 +176,8 @@ export class ResponsesService {
         // OpenAI stores responses unless told not to
         store: dto.store ?? true,
         previous_response_id: dto.previous_response_id ?? null,
+        effort: params.reasoning_effort ?? null,
+        service_tier: params.service_tier && params.service_tier !== 'auto' ? params.service_tier : 'default',
       },
     };
   }
@@ -249,7 +260,7 @@ export class ResponsesService {
         type: 'message',
         status: incomplete ? 'incomplete' : 'completed',
         role: 'assistant',
-        content: [outputText(text)],
+        content: [outputText(text, logprobsOf(choice))],
       });
     for (const c of calls)
       output.push({
@@ -402,8 +413,8 @@ function responseObject(
     output,
     parallel_tool_calls: e.parallel_tool_calls,
     previous_response_id: e.previous_response_id,
-    reasoning: { effort: null, summary: null },
-    service_tier: 'default',
+    reasoning: { effort: e.effort, summary: null },
+    service_tier: e.service_tier,
     store: e.store,
     temperature: e.temperature,
     text: e.text,

@@ -179,10 +179,26 @@ export class ChatCompletionRequestDto {
   @IsIn(CONTEXT_MODES as string[])
   mode?: RequestedMode | null;
 
-  // Accepted for SDK compatibility and not forwarded (documented in the README)
-  @ApiPropertyOptional({ example: 0 }) @IsOptional() @IsNumber() @Min(-2) @Max(2) presence_penalty?: number;
-  @ApiPropertyOptional({ example: 0 }) @IsOptional() @IsNumber() @Min(-2) @Max(2) frequency_penalty?: number;
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'number' }, example: {} })
+  // Controls: forwarded to models that honour them, translated where an equivalent exists, else
+  // refused with 400 (neutral values always pass); see docs/openai-compatibility.md
+  @ApiPropertyOptional({ example: 0, description: 'OpenAI, DeepSeek chat, Gemini; 0 everywhere' })
+  @IsOptional()
+  @IsNumber()
+  @Min(-2)
+  @Max(2)
+  presence_penalty?: number;
+  @ApiPropertyOptional({ example: 0, description: 'OpenAI, DeepSeek chat, Gemini; 0 everywhere' })
+  @IsOptional()
+  @IsNumber()
+  @Min(-2)
+  @Max(2)
+  frequency_penalty?: number;
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'number' },
+    example: {},
+    description: 'Token id → bias (-100…100); OpenAI models',
+  })
   @IsOptional()
   @IsObject()
   logit_bias?: Record<string, number>;
@@ -191,9 +207,51 @@ export class ChatCompletionRequestDto {
   @IsObject()
   metadata?: Record<string, string>;
   @ApiPropertyOptional({ example: false }) @IsOptional() @IsBoolean() store?: boolean;
-  @ApiPropertyOptional({ example: 'medium' }) @IsOptional() @IsString() reasoning_effort?: string;
-  @ApiPropertyOptional({ description: 'Not supported: true is rejected with 400', example: false })
+  @ApiPropertyOptional({
+    enum: ['minimal', 'low', 'medium', 'high'],
+    nullable: true,
+    example: null,
+    description:
+      'OpenAI reasoning models; Claude: extended thinking with a budget (1024 / 2048 / 8192 / 24576 tokens); Gemini: thinkingConfig budget (128 / 1024 / 8192 / 24576)',
+  })
+  @IsOptional()
+  @IsIn(['minimal', 'low', 'medium', 'high'])
+  reasoning_effort?: 'minimal' | 'low' | 'medium' | 'high' | null;
+  @ApiPropertyOptional({ example: false, description: 'Token log probabilities (OpenAI, DeepSeek chat)' })
   @IsOptional()
   @IsBoolean()
   logprobs?: boolean;
+  @ApiPropertyOptional({ example: 2, description: '0–20 alternatives per token; with logprobs: true' })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(20)
+  top_logprobs?: number;
+  @ApiPropertyOptional({
+    enum: ['auto', 'default', 'flex', 'scale', 'priority'],
+    example: 'auto',
+    description: 'OpenAI models ("auto" everywhere)',
+  })
+  @IsOptional()
+  @IsIn(['auto', 'default', 'flex', 'scale', 'priority'])
+  service_tier?: string;
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    example: null,
+    description: 'Predicted output {type: "content", content} (OpenAI gpt-4o / gpt-4.1 models)',
+  })
+  @IsOptional()
+  @IsObject()
+  prediction?: Record<string, unknown> | null;
+  @ApiPropertyOptional({
+    enum: ['low', 'medium', 'high'],
+    nullable: true,
+    example: null,
+    description: 'Answer length (OpenAI gpt-5 models)',
+  })
+  @IsOptional()
+  @IsIn(['low', 'medium', 'high'])
+  verbosity?: 'low' | 'medium' | 'high' | null;
 }

@@ -138,12 +138,25 @@ export class ResponseCreateRequestDto {
   @ApiPropertyOptional({
     type: 'object',
     additionalProperties: true,
-    description: 'Accepted and ignored',
-    example: { effort: 'low' },
+    description:
+      '{effort: minimal | low | medium | high}: as reasoning_effort of chat completions (OpenAI reasoning models; Claude and Gemini thinking budgets); refused with 400 by other models. summary is not supported.',
+    example: null,
+    nullable: true,
   })
   @IsOptional()
   @IsObject()
   reasoning?: Record<string, unknown> | null;
+  @ApiPropertyOptional({
+    example: null,
+    nullable: true,
+    type: Number,
+    description: '0–20: token log probabilities with this many alternatives (OpenAI, DeepSeek chat)',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(20)
+  top_logprobs?: number | null;
   @ApiPropertyOptional({ type: 'array', items: { type: 'string' }, description: 'Accepted and ignored', example: [] })
   @IsOptional()
   @IsArray()
@@ -152,7 +165,10 @@ export class ResponseCreateRequestDto {
   @IsOptional()
   @IsString()
   truncation?: string | null;
-  @ApiPropertyOptional({ description: 'Accepted and ignored', example: 'auto' })
+  @ApiPropertyOptional({
+    description: 'As service_tier of chat completions (OpenAI models; "auto" everywhere)',
+    example: 'auto',
+  })
   @IsOptional()
   @IsString()
   service_tier?: string | null;

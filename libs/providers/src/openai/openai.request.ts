@@ -51,6 +51,18 @@ export function toOpenAiMessage(message: ChatMessage): ChatMessage {
   return out;
 }
 
+const OPENAI_CONTROLS = [
+  'frequency_penalty',
+  'presence_penalty',
+  'logit_bias',
+  'logprobs',
+  'top_logprobs',
+  'reasoning_effort',
+  'service_tier',
+  'prediction',
+  'verbosity',
+] as const;
+
 export function buildOpenAiChatBody(req: CanonicalChatRequest, conn: ProviderConnection): OpenAiChatBody {
   const body: OpenAiChatBody = { model: req.model, messages: req.messages.map(toOpenAiMessage) };
   if (req.max_tokens !== undefined) {
@@ -70,6 +82,8 @@ export function buildOpenAiChatBody(req: CanonicalChatRequest, conn: ProviderCon
     if (req.parallel_tool_calls !== undefined) body.parallel_tool_calls = req.parallel_tool_calls;
   }
   if (req.response_format !== undefined) body.response_format = req.response_format;
+  // controls the pipeline let through for this model are OpenAI's own fields
+  for (const key of OPENAI_CONTROLS) if (req[key] !== undefined) Object.assign(body, { [key]: req[key] });
   if (req.stream === true) {
     body.stream = true;
     body.stream_options = { include_usage: true };
