@@ -37,7 +37,7 @@ export function completionParams(dto: ChatCompletionRequestDto): ChatParams {
     presence_penalty: dto.presence_penalty,
     logit_bias: logitBias(dto.logit_bias),
     logprobs: dto.logprobs,
-    top_logprobs: dto.top_logprobs,
+    top_logprobs: dto.top_logprobs ?? undefined,
     reasoning_effort: dto.reasoning_effort ?? undefined,
     service_tier: dto.service_tier,
     prediction: prediction(dto.prediction),

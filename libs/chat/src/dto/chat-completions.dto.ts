@@ -221,12 +221,17 @@ export class ChatCompletionRequestDto {
   @IsOptional()
   @IsBoolean()
   logprobs?: boolean;
-  @ApiPropertyOptional({ example: 2, description: '0–20 alternatives per token; with logprobs: true' })
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    example: null,
+    description: '0–20 alternatives per token; with logprobs: true',
+  })
   @IsOptional()
   @IsInt()
   @Min(0)
   @Max(20)
-  top_logprobs?: number;
+  top_logprobs?: number | null;
   @ApiPropertyOptional({
     enum: ['auto', 'default', 'flex', 'scale', 'priority'],
     example: 'auto',
