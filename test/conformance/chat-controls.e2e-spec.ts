@@ -13,10 +13,12 @@ import { AdminClient } from '../support/admin-client';
 import { createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
 import { providerEnv, UPSTREAM_KEYS } from '../chat/chat-helpers';
+import { Conformance } from './openai-schema';
 
 type Json = Record<string, unknown>;
 
 describe(`chat controls (${backendKind()})`, () => {
+  const spec = new Conformance();
   let openai: FakeOpenAI;
   let anthropic: FakeAnthropic;
   let gemini: FakeGemini;
@@ -24,6 +26,7 @@ describe(`chat controls (${backendKind()})`, () => {
   let apiKey: string;
 
   beforeAll(async () => {
+    spec.compile('CreateChatCompletionResponse', 'Response');
     [openai, anthropic, gemini] = await Promise.all([
       FakeOpenAI.start({ apiKey: UPSTREAM_KEYS.openai }),
       FakeAnthropic.start({ apiKey: UPSTREAM_KEYS.anthropic }),
@@ -79,6 +82,28 @@ describe(`chat controls (${backendKind()})`, () => {
     expect(r.status).toBe(200);
     expect(openai.lastRequest?.body).toMatchObject({ logprobs: true, top_logprobs: 3, service_tier: 'flex' });
     expect(r.body.service_tier).toBe('flex');
+  });
+
+  it('logprobs: the upstream token log probabilities reach the answer (chat choice, Responses output_text)', async () => {
+    const LOGPROBS = {
+      content: [
+        {
+          token: 'Hi',
+          logprob: -0.01,
+          bytes: [72, 105],
+          top_logprobs: [{ token: 'Hi', logprob: -0.01, bytes: [72, 105] }],
+        },
+      ],
+      refusal: null,
+    };
+    openai.enqueue({ text: 'Hi', logprobs: LOGPROBS });
+    const c = await chat({ model: 'gpt-4o-mini', logprobs: true, top_logprobs: 1 });
+    expect(c.body.choices[0].logprobs).toEqual(LOGPROBS);
+    expect(spec.check('chat with logprobs', 'CreateChatCompletionResponse', c.body)).toEqual([]);
+    openai.enqueue({ text: 'Hi', logprobs: LOGPROBS });
+    const r = await responses({ model: 'gpt-4o-mini', top_logprobs: 1 });
+    expect(r.body.output[0].content[0].logprobs).toEqual(LOGPROBS.content);
+    expect(spec.check('response with logprobs', 'Response', r.body)).toEqual([]);
   });
 
   it('reasoning_effort → Claude extended thinking (budget below max_tokens), on both endpoints', async () => {

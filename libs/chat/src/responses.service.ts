@@ -433,6 +433,8 @@ interface OpenMessage {
   outputIndex: number;
   id: string;
   text: string;
+  /** token log probabilities so far (with top_logprobs) */
+  logprobs: unknown[];
 }
 
 interface OpenCall {
@@ -487,12 +489,14 @@ export class ResponseEventStream {
     if (text !== '') {
       const m = this.openMessage();
       m.text += text;
+      const logprobs = logprobsOf(choice);
+      m.logprobs.push(...logprobs);
       this.emit('response.output_text.delta', {
         item_id: m.id,
         output_index: m.outputIndex,
         content_index: 0,
         delta: text,
-        logprobs: [],
+        logprobs,
       });
     }
     for (const t of choice.delta.tool_calls ?? []) {
@@ -584,7 +588,7 @@ export class ResponseEventStream {
 
   private openMessage(): OpenMessage {
     if (this.message) return this.message;
-    const m: OpenMessage = { outputIndex: this.nextIndex++, id: hexId('msg'), text: '' };
+    const m: OpenMessage = { outputIndex: this.nextIndex++, id: hexId('msg'), text: '', logprobs: [] };
     this.message = m;
     this.emit('response.output_item.added', {
       output_index: m.outputIndex,
@@ -603,13 +607,13 @@ export class ResponseEventStream {
     const m = this.message;
     if (!m) return;
     this.message = null;
-    const part = outputText(m.text);
+    const part = outputText(m.text, m.logprobs);
     this.emit('response.output_text.done', {
       item_id: m.id,
       output_index: m.outputIndex,
       content_index: 0,
       text: m.text,
-      logprobs: [],
+      logprobs: m.logprobs,
     });
     this.emit('response.content_part.done', { item_id: m.id, output_index: m.outputIndex, content_index: 0, part });
     const item: OutputItem = {
