@@ -5,14 +5,14 @@
  * tool results, and conflicting or unknown names refused with a 400 before any upstream call.
  * Bodies and chunks are validated against OpenAI's schemas.
  */
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import request from 'supertest';
-import { FakeOpenAI } from '../fakes';
-import { AdminClient } from '../support/admin-client';
-import { createTestApp, TestApp } from '../support/test-app';
+import type { FakeOpenAI } from '../fakes';
+import type { TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
-import { UPSTREAM_KEYS, parseSse, providerEnv } from '../chat/chat-helpers';
+import { parseSse } from '../chat/chat-helpers';
 import { Conformance } from './openai-schema';
+import { OpenAiGateway } from './openai-gateway';
 
 const GET_WEATHER = {
   name: 'get_weather',
@@ -22,6 +22,7 @@ const GET_WEATHER = {
 
 describe(`legacy functions / function_call (${backendKind()})`, () => {
   const spec = new Conformance();
+  let gw: OpenAiGateway;
   let openai: FakeOpenAI;
   let t: TestApp;
   let apiKey: string;
@@ -29,15 +30,12 @@ describe(`legacy functions / function_call (${backendKind()})`, () => {
 
   beforeAll(async () => {
     spec.compile('CreateChatCompletionResponse', 'CreateChatCompletionStreamResponse'); // before any SDK connection opens (compiling takes seconds)
-    openai = await FakeOpenAI.start({ apiKey: UPSTREAM_KEYS.openai });
-    t = await createTestApp({ env: { ...providerEnv({ openai }), OPENAI_MAX_RETRIES: '0' } });
-    ({ apiKey } = await new AdminClient(t.url).teamWithKey(100));
-    client = new OpenAI({ baseURL: `${t.url}/v1`, apiKey, maxRetries: 0 });
+    gw = await OpenAiGateway.start();
+    ({ openai, t, apiKey, client } = gw);
   });
   afterEach(() => openai.reset());
   afterAll(async () => {
-    await t?.close();
-    await openai?.close();
+    await gw?.close();
   });
 
   it('non-stream: tools upstream, message.function_call back', async () => {

@@ -3,17 +3,18 @@
  * messages; a model without image support answers 400), and `conversation` / `prompt` are refused
  * with a 400 naming the field instead of being silently ignored.
  */
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import request from 'supertest';
-import { FakeOpenAI, pngBytes } from '../fakes';
-import { AdminClient } from '../support/admin-client';
-import { createTestApp, TestApp } from '../support/test-app';
+import { pngBytes } from '../fakes';
+import type { FakeOpenAI } from '../fakes';
+import type { TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
-import { providerEnv, UPSTREAM_KEYS } from '../chat/chat-helpers';
 import { Conformance } from './openai-schema';
+import { OpenAiGateway } from './openai-gateway';
 
 describe(`/v1/responses request contract (${backendKind()})`, () => {
   const spec = new Conformance();
+  let gw: OpenAiGateway;
   let openai: FakeOpenAI;
   let t: TestApp;
   let apiKey: string;
@@ -21,15 +22,12 @@ describe(`/v1/responses request contract (${backendKind()})`, () => {
 
   beforeAll(async () => {
     spec.compile('Response'); // before any SDK connection opens (compiling takes seconds)
-    openai = await FakeOpenAI.start({ apiKey: UPSTREAM_KEYS.openai });
-    t = await createTestApp({ env: { ...providerEnv({ openai }), OPENAI_MAX_RETRIES: '0' } });
-    ({ apiKey } = await new AdminClient(t.url).teamWithKey(100));
-    client = new OpenAI({ baseURL: `${t.url}/v1`, apiKey, maxRetries: 0 });
+    gw = await OpenAiGateway.start();
+    ({ openai, t, apiKey, client } = gw);
   });
   afterEach(() => openai.reset());
   afterAll(async () => {
-    await t?.close();
-    await openai?.close();
+    await gw?.close();
   });
 
   const post = (body: Record<string, unknown>) =>

@@ -5,21 +5,23 @@
  * not the earlier instructions; function calls answered by function_call_output); store: false
  * keeps nothing; another team's ids, deleted and expired responses answer 404 — before any charge.
  */
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import request from 'supertest';
-import { FakeOpenAI } from '../fakes';
-import { AdminClient } from '../support/admin-client';
+import type { FakeOpenAI } from '../fakes';
+import type { AdminClient } from '../support/admin-client';
 import { ManualClock } from '../support/manual-clock';
-import { createTestApp, TestApp } from '../support/test-app';
+import type { TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
-import { parseSse, providerEnv, UPSTREAM_KEYS, Wallet } from '../chat/chat-helpers';
+import { parseSse, Wallet } from '../chat/chat-helpers';
 import { Conformance } from './openai-schema';
+import { OpenAiGateway } from './openai-gateway';
 
 type Json = Record<string, unknown>;
 
 describe(`stored responses (${backendKind()})`, () => {
   const spec = new Conformance();
   const clock = new ManualClock();
+  let gw: OpenAiGateway;
   let openai: FakeOpenAI;
   let t: TestApp;
   let admin: AdminClient;
@@ -27,19 +29,13 @@ describe(`stored responses (${backendKind()})`, () => {
   let client: OpenAI;
 
   beforeAll(async () => {
-    // compiling the large schemas takes seconds: done first, so that no SDK connection idles past
-    // the server's keep-alive timeout while a test compiles one
     spec.compile('Response', 'ResponseItemList');
-    openai = await FakeOpenAI.start({ apiKey: UPSTREAM_KEYS.openai });
-    t = await createTestApp({ env: { ...providerEnv({ openai }), OPENAI_MAX_RETRIES: '0' }, clock });
-    admin = new AdminClient(t.url);
-    ({ apiKey } = await admin.teamWithKey(100));
-    client = new OpenAI({ baseURL: `${t.url}/v1`, apiKey, maxRetries: 0 });
+    gw = await OpenAiGateway.start({ clock });
+    ({ openai, t, apiKey, client, admin } = gw);
   });
   afterEach(() => openai.reset());
   afterAll(async () => {
-    await t?.close();
-    await openai?.close();
+    await gw?.close();
   });
 
   const get = (path: string, key = apiKey) => request(t.url).get(path).set('Authorization', `Bearer ${key}`);

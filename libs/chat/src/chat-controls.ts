@@ -1,5 +1,5 @@
 import { ApiError } from '@app/common';
-import type { ModelEntry } from '@app/providers';
+import { CHAT_CONTROLS, ChatControl, ModelEntry } from '@app/providers';
 import type { ChatParams } from './chat.service';
 
 /**
@@ -10,29 +10,6 @@ import type { ChatParams } from './chat.service';
  * for a model that cannot honour it — never silently dropped. A neutral value (a 0 penalty, an
  * empty logit_bias, logprobs false, service_tier "auto") asks for nothing and always passes.
  */
-export type ChatControl =
-  | 'frequency_penalty'
-  | 'presence_penalty'
-  | 'logit_bias'
-  | 'logprobs'
-  | 'top_logprobs'
-  | 'reasoning_effort'
-  | 'service_tier'
-  | 'prediction'
-  | 'verbosity';
-
-const ALL: ChatControl[] = [
-  'frequency_penalty',
-  'presence_penalty',
-  'logit_bias',
-  'logprobs',
-  'top_logprobs',
-  'reasoning_effort',
-  'service_tier',
-  'prediction',
-  'verbosity',
-];
-
 /** OpenAI reasoning models (o-series, gpt-5): reasoning_effort, not the sampling controls. */
 const OPENAI_REASONING = /^(o\d|gpt-5)/;
 
@@ -85,7 +62,7 @@ function asked(p: ChatParams, c: ChatControl): boolean {
 
 /** The controls the request asks for. */
 export function askedControls(p: ChatParams): ChatControl[] {
-  return ALL.filter((c) => asked(p, c));
+  return CHAT_CONTROLS.filter((c) => asked(p, c));
 }
 
 /**

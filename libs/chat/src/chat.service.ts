@@ -7,6 +7,7 @@ import {
   CanonicalChatRequest,
   CanonicalChatResponse,
   CanonicalUsage,
+  ChatControl,
   ChatMessage,
   isProviderAbortError,
   ModelCatalogService,
@@ -19,7 +20,7 @@ import {
   ToolCall,
   UpstreamRouter,
 } from '@app/providers';
-import { assertControls, ChatControl } from './chat-controls';
+import { assertControls } from './chat-controls';
 import { ChatCost, computeChatCost, worstCaseMicro } from './chat-cost';
 import { pullFrom } from './event-stream';
 import { ImageInliner, MAX_IMAGES } from './image-inliner';

@@ -85,6 +85,21 @@ export interface CanonicalChatRequest {
 
 export type ReasoningEffort = 'minimal' | 'low' | 'medium' | 'high';
 
+/** The sampling and output controls of a chat request (named as OpenAI names them). */
+export const CHAT_CONTROLS = [
+  'frequency_penalty',
+  'presence_penalty',
+  'logit_bias',
+  'logprobs',
+  'top_logprobs',
+  'reasoning_effort',
+  'service_tier',
+  'prediction',
+  'verbosity',
+] as const;
+
+export type ChatControl = (typeof CHAT_CONTROLS)[number];
+
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | null;
 
 /** Usage normalised across providers. prompt_tokens INCLUDES cache read/write tokens. */

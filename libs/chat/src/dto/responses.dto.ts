@@ -1,12 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import {
   Allow,
   ArrayMaxSize,
   IsArray,
   IsBoolean,
   IsDefined,
-  IsIn,
   IsInt,
   IsNotEmpty,
   IsNumber,
@@ -14,9 +12,9 @@ import {
   IsOptional,
   IsString,
   Max,
-  MaxLength,
   Min,
 } from 'class-validator';
+import { PageQueryDto } from '@app/knowledge';
 import { CompletionCostDto } from './chat-completion-response.dto';
 
 /**
@@ -281,26 +279,8 @@ export class ResponseStreamEventDto {
   @ApiPropertyOptional({ example: 'Hel' }) delta?: string;
 }
 
-export class InputItemsQueryDto {
-  @ApiPropertyOptional({ description: 'Cursor: an item id; the page starts after it' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(64)
-  after?: string;
-
-  @ApiPropertyOptional({ description: '1–100', default: 20, example: 20 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit?: number;
-
-  @ApiPropertyOptional({ enum: ['asc', 'desc'], default: 'desc' })
-  @IsOptional()
-  @IsIn(['asc', 'desc'])
-  order?: 'asc' | 'desc';
-}
+/** after (an item id), limit 1–100, order (default desc) — the cursor page of every /v1 list. */
+export class InputItemsQueryDto extends PageQueryDto {}
 
 export class ResponseDeletedDto {
   @ApiProperty({ example: 'resp_6f0c0a2b9d3e4c51a7b8c9d0e1f2a3b4' }) id: string;

@@ -1,5 +1,5 @@
 /** Canonical request → OpenAI-compatible `POST {baseUrl}/chat/completions` (OpenAI, DeepSeek, OpenRouter, vLLM, Ollama). */
-import { CanonicalChatRequest, ChatMessage, ProviderConnection } from '../types';
+import { CanonicalChatRequest, CHAT_CONTROLS, ChatMessage, ProviderConnection } from '../types';
 import { joinUrl } from '../http/urls';
 
 export interface UpstreamHttpRequest {
@@ -51,18 +51,6 @@ export function toOpenAiMessage(message: ChatMessage): ChatMessage {
   return out;
 }
 
-const OPENAI_CONTROLS = [
-  'frequency_penalty',
-  'presence_penalty',
-  'logit_bias',
-  'logprobs',
-  'top_logprobs',
-  'reasoning_effort',
-  'service_tier',
-  'prediction',
-  'verbosity',
-] as const;
-
 export function buildOpenAiChatBody(req: CanonicalChatRequest, conn: ProviderConnection): OpenAiChatBody {
   const body: OpenAiChatBody = { model: req.model, messages: req.messages.map(toOpenAiMessage) };
   if (req.max_tokens !== undefined) {
@@ -83,7 +71,7 @@ export function buildOpenAiChatBody(req: CanonicalChatRequest, conn: ProviderCon
   }
   if (req.response_format !== undefined) body.response_format = req.response_format;
   // controls the pipeline let through for this model are OpenAI's own fields
-  for (const key of OPENAI_CONTROLS) if (req[key] !== undefined) Object.assign(body, { [key]: req[key] });
+  for (const key of CHAT_CONTROLS) if (req[key] !== undefined) Object.assign(body, { [key]: req[key] });
   if (req.stream === true) {
     body.stream = true;
     body.stream_options = { include_usage: true };
