@@ -79,7 +79,8 @@ describe(`POST /v1/responses (${backendKind()})`, () => {
       expect(data.model).toBe('local');
       expect(data.instructions).toBe(CONTEXT);
       expect(data.max_output_tokens).toBe(64);
-      expect((data as { store?: boolean }).store).toBe(false);
+      // stored by default, as in OpenAI's API (test/conformance/stored-responses.e2e-spec.ts)
+      expect((data as { store?: boolean }).store).toBe(true);
       expect(data.output).toHaveLength(1);
       const item = data.output[0];
       if (item.type !== 'message') throw new Error(`expected a message, got ${item.type}`);
@@ -89,7 +90,7 @@ describe(`POST /v1/responses (${backendKind()})`, () => {
 
       const usage = data.usage!;
       expect(usage.total_tokens).toBe(usage.input_tokens + usage.output_tokens);
-      expect(usage.input_tokens_details).toEqual({ cached_tokens: 0 });
+      expect(usage.input_tokens_details).toEqual({ cached_tokens: 0, cache_write_tokens: 0 });
       expect(usage.output_tokens_details).toEqual({ reasoning_tokens: 0 });
       const cost = expectedCost(PRICES.local, { prompt: usage.input_tokens, completion: usage.output_tokens });
       expect(costOf(data)).toEqual(cost);
@@ -235,7 +236,7 @@ describe(`POST /v1/responses (${backendKind()})`, () => {
       expect(data.output_text).toBe('Hello there, friend!');
       expect(data.usage).toEqual({
         input_tokens: 42,
-        input_tokens_details: { cached_tokens: 10 },
+        input_tokens_details: { cached_tokens: 10, cache_write_tokens: 0 },
         output_tokens: 7,
         output_tokens_details: { reasoning_tokens: 0 },
         total_tokens: 49,
@@ -462,10 +463,11 @@ describe(`POST /v1/responses (${backendKind()})`, () => {
     const cases: [string, Record<string, unknown>, string | null][] = [
       ['input missing', { model: 'gpt-4o-mini' }, 'input'],
       [
-        'image input',
+        // (user messages take input_image: test/conformance/responses-contract.e2e-spec.ts)
+        'image input in an assistant message',
         {
           model: 'gpt-4o-mini',
-          input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'https://example.com/a.png' }] }],
+          input: [{ role: 'assistant', content: [{ type: 'input_image', image_url: 'https://example.com/a.png' }] }],
         },
         'input[0].content[0].type',
       ],

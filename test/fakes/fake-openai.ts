@@ -395,6 +395,7 @@ export class FakeOpenAI extends ScriptedFake {
       model: scenario.model ?? model,
       finish: openAiFinish(answer.finish, scenario.rawFinish),
       usage: hasRawUsage ? scenario.rawUsage : answer.usage ? openAiUsage(answer.usage) : undefined,
+      logprobs: scenario.logprobs ?? null,
     };
     const plan: Plan = stream
       ? {
@@ -612,6 +613,8 @@ interface ResponseMeta {
   model: string;
   finish: string;
   usage: unknown;
+  /** the choice's logprobs object (non-stream answers), null by default */
+  logprobs: unknown;
 }
 
 function modelObject(id: string): JsonObject {
@@ -649,7 +652,7 @@ function completionBody(a: ResolvedAnswer, meta: ResponseMeta, n: number): JsonO
   const choices = Array.from({ length: n }, (_, index) => ({
     index,
     message,
-    logprobs: null,
+    logprobs: meta.logprobs,
     finish_reason: meta.finish,
   }));
   return {

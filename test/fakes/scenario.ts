@@ -136,6 +136,8 @@ export interface ChatScenario {
   finish?: FinishKind;
   /** provider-native finish value used verbatim (e.g. 'stop_sequence', 'RECITATION') */
   rawFinish?: string;
+  /** OpenAI: the `logprobs` object of each choice of a non-stream answer (default null) */
+  logprobs?: JsonObject;
   /**
    * Exact usage. Default: input = fakeTokenCount(all input text), output computed by `defaultUsage`.
    * null: the response carries no usage at all (OpenAI stream: no usage chunk even with include_usage).

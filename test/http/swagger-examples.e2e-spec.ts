@@ -260,6 +260,11 @@ const FLOW: Record<string, FlowEntry> = {
     params: { id: 'project', kb_id: 'knowledge_base' },
   },
   'DELETE /api/v1/projects/{id}': { order: 92, params: { id: 'project' } },
+
+  'POST /v1/responses': { order: 6, capture: (a) => ({ response: id(a) }) },
+  'GET /v1/responses/{response_id}': { params: { response_id: 'response' } },
+  'GET /v1/responses/{response_id}/input_items': { params: { response_id: 'response' } },
+  'DELETE /v1/responses/{response_id}': { order: 94, params: { response_id: 'response' } },
 };
 
 /** Path parameters named like this take the captured id of the same resource unless FLOW says otherwise. */

@@ -6,7 +6,7 @@
  * billed before the iteration ends).
  */
 import { AppConfig } from '@app/config';
-import { ApiError, Sleeper } from '@app/common';
+import { ApiError, Clock, Sleeper } from '@app/common';
 import type { Caller } from '@app/auth';
 import { BillingService, MeterSpec, PricingService } from '@app/billing';
 import {
@@ -33,6 +33,7 @@ import { ResponseCreateRequestDto } from './dto/responses.dto';
 import { pullFrom, SseEvent } from './event-stream';
 import { ImageInliner } from './image-inliner';
 import { ResponsesService } from './responses.service';
+import { ResponsesRepository } from './responses.repository';
 import { RestChatService } from './rest-chat.service';
 import { ENV_PROVIDERS } from '@app/providers';
 
@@ -160,7 +161,8 @@ describe('streaming services yield events (no HTTP)', () => {
   });
 
   const noContext = { assemble: async () => null } as unknown as ChatContextService;
-  const completions = () => new CompletionsService(chat, noContext);
+  const noFiles = { resolve: async () => ({ images: [], pdfs: [] }) } as unknown as FileUrlResolver;
+  const completions = () => new CompletionsService(chat, noContext, noFiles);
   const completionDto = (extra: Partial<ChatCompletionRequestDto> = {}) =>
     ({
       model: 'gpt-4o-mini',
@@ -287,7 +289,15 @@ describe('streaming services yield events (no HTTP)', () => {
   });
 
   it('/v1/responses: the Responses event sequence with increasing sequence numbers, the served model in every response object', async () => {
-    const responses = new ResponsesService(chat);
+    const responses = new ResponsesService(
+      chat,
+      {
+        find: async () => null,
+        purgeExpired: async () => {},
+        insert: async () => {},
+      } as unknown as ResponsesRepository,
+      new Clock(),
+    );
     const prep = await responses.prepare(
       caller,
       { model: 'gpt-4o-mini', input: 'hi', stream: true } as ResponseCreateRequestDto,

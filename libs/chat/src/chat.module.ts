@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthModule } from '@app/auth';
 import { BillingModule } from '@app/billing';
 import { ProvidersModule } from '@app/providers';
@@ -15,10 +16,19 @@ import { CompletionsService } from './completions.service';
 import { ImageInliner } from './image-inliner';
 import { ResponsesController } from './responses.controller';
 import { ResponsesService } from './responses.service';
+import { ResponsesRepository } from './responses.repository';
+import { StoredResponseEntity } from './entities/stored-response.entity';
 import { RestChatService } from './rest-chat.service';
 
 @Module({
-  imports: [AuthModule, BillingModule, ProvidersModule, KnowledgeModule, RerankModule],
+  imports: [
+    TypeOrmModule.forFeature([StoredResponseEntity]),
+    AuthModule,
+    BillingModule,
+    ProvidersModule,
+    KnowledgeModule,
+    RerankModule,
+  ],
   controllers: [ChatController, CompletionsController, ResponsesController, MessagesController],
   providers: [
     ImageInliner,
@@ -29,6 +39,7 @@ import { RestChatService } from './rest-chat.service';
     CompletionsService,
     ResponsesService,
     MessagesService,
+    ResponsesRepository,
   ],
   exports: [ChatService],
 })

@@ -7,6 +7,7 @@ import {
   CanonicalChatRequest,
   CanonicalChatResponse,
   CanonicalUsage,
+  ChatControl,
   ChatMessage,
   ChatProvider,
   isProviderAbortError,
@@ -20,6 +21,7 @@ import {
   ToolCall,
   UpstreamRouter,
 } from '@app/providers';
+import { assertControls } from './chat-controls';
 import { ChatCost, computeChatCost, worstCaseMicro } from './chat-cost';
 import { pullFrom } from './event-stream';
 import { ImageInliner, MAX_IMAGES } from './image-inliner';
@@ -52,6 +54,8 @@ export interface ChatCallInput {
   capsMaxTokens?: (model: ModelEntry) => boolean;
   /** the request's hold taken before its retrieval (the answer's hold is taken out of it) */
   within?: RequestHold | null;
+  /** the request's name of a control (the Responses API says reasoning.effort, text.verbosity …) */
+  controlParam?: (c: ChatControl) => string;
 }
 
 /** One model the call may be served by, with its own upstream request. */
@@ -152,7 +156,10 @@ export class ChatService {
    * (context retrieval) run it first so that a request the pipeline would refuse charges nothing.
    */
   check(
-    input: Pick<ChatCallInput, 'modelKey' | 'fallbacks' | 'messages' | 'params' | 'imageParam' | 'capsMaxTokens'> & {
+    input: Pick<
+      ChatCallInput,
+      'modelKey' | 'fallbacks' | 'messages' | 'params' | 'imageParam' | 'capsMaxTokens' | 'controlParam'
+    > & {
       caller?: Caller;
     },
   ): {
@@ -185,6 +192,7 @@ export class ChatService {
       throw ApiError.badRequest(`The model '${model.key}' does not support tools.`, 'tools', 'tools_not_supported');
     if ((p.n ?? 1) > 1 && !model.supports_n)
       throw ApiError.badRequest(`The model '${model.key}' does not support n > 1.`, 'n', 'n_not_supported');
+    assertControls(model, p, input.controlParam);
     if (p.response_format && p.response_format.type !== 'text' && !model.supports_json) {
       throw ApiError.badRequest(
         `The model '${model.key}' does not support structured output.`,
@@ -358,6 +366,7 @@ export class ChatService {
       throw ApiError.badRequest(`The model '${model.key}' does not support tools.`, 'tools', 'tools_not_supported');
     if ((p.n ?? 1) > 1 && !model.supports_n)
       throw ApiError.badRequest(`The model '${model.key}' does not support n > 1.`, 'n', 'n_not_supported');
+    assertControls(model, p, input.controlParam);
     if (p.response_format && p.response_format.type !== 'text' && !model.supports_json) {
       throw ApiError.badRequest(
         `The model '${model.key}' does not support structured output.`,

@@ -13,11 +13,11 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 
 /** OpenAI request fields → canonical ChatParams, with errors that name the field. */
 export function completionParams(dto: ChatCompletionRequestDto): ChatParams {
-  if (dto.logprobs) throw bad('logprobs is not supported by this gateway.', 'logprobs');
   if (dto.stream_options !== undefined && dto.stream_options !== null && !dto.stream)
     throw bad('stream_options is only allowed when stream is true.', 'stream_options');
-  const toolList = tools(dto.tools);
-  const choice = toolChoice(dto.tool_choice);
+  const legacy = legacyFunctions(dto);
+  const toolList = legacy ? legacy.tools : tools(dto.tools);
+  const choice = legacy ? legacy.choice : toolChoice(dto.tool_choice);
   // tool_choice and parallel_tool_calls mean nothing without tools (and upstreams refuse them then)
   const withTools = toolList !== undefined && toolList.length > 0;
   return {
@@ -30,9 +30,74 @@ export function completionParams(dto: ChatCompletionRequestDto): ChatParams {
     n: dto.n,
     tools: withTools ? toolList : undefined,
     tool_choice: withTools ? choice : undefined,
-    parallel_tool_calls: withTools ? dto.parallel_tool_calls : undefined,
+    // the deprecated function calling answers with one function_call at most
+    parallel_tool_calls: withTools ? (legacy ? false : dto.parallel_tool_calls) : undefined,
     response_format: responseFormat(dto.response_format),
+    frequency_penalty: dto.frequency_penalty,
+    presence_penalty: dto.presence_penalty,
+    logit_bias: logitBias(dto.logit_bias),
+    logprobs: dto.logprobs,
+    top_logprobs: dto.top_logprobs ?? undefined,
+    reasoning_effort: dto.reasoning_effort ?? undefined,
+    service_tier: dto.service_tier,
+    prediction: prediction(dto.prediction),
+    verbosity: dto.verbosity ?? undefined,
   };
+}
+
+/** Whether the request uses the deprecated `functions` / `function_call` (then the answer does too). */
+export function usesLegacyFunctions(dto: Pick<ChatCompletionRequestDto, 'functions' | 'function_call'>): boolean {
+  return (
+    (dto.functions !== undefined && dto.functions !== null) ||
+    (dto.function_call !== undefined && dto.function_call !== null)
+  );
+}
+
+/**
+ * The deprecated `functions` ([{name, description?, parameters?}]) and `function_call` ("none" |
+ * "auto" | {name}) as tools and tool_choice. Mixing them with tools / tool_choice is refused.
+ */
+function legacyFunctions(
+  dto: ChatCompletionRequestDto,
+): { tools: ToolDefinition[] | undefined; choice: ToolChoice | undefined } | null {
+  if (!usesLegacyFunctions(dto)) return null;
+  if (dto.tools !== undefined || (dto.tool_choice !== undefined && dto.tool_choice !== null))
+    throw bad('Use either functions / function_call or tools / tool_choice, not both.', 'functions');
+  const fns = dto.functions ?? undefined;
+  if (fns !== undefined && !Array.isArray(fns)) throw bad('functions must be an array.', 'functions');
+  const list = fns?.map((f, i) => {
+    if (!isRecord(f)) throw bad(`functions[${i}] must be {name, description?, parameters?}.`, `functions[${i}]`);
+    return functionTool(f, `functions[${i}]`);
+  });
+  const fc = dto.function_call ?? undefined;
+  let choice: ToolChoice | undefined;
+  if (fc === undefined) choice = undefined;
+  else if (fc === 'none' || fc === 'auto') choice = fc;
+  else if (isRecord(fc) && typeof fc.name === 'string') {
+    if (!list?.some((t) => t.function.name === fc.name))
+      throw bad(`function_call names ${fc.name}, which is not in functions.`, 'function_call');
+    choice = { type: 'function', function: { name: fc.name } };
+  } else throw bad('function_call must be "none", "auto" or {name}.', 'function_call');
+  return { tools: list, choice };
+}
+
+function logitBias(v: Record<string, number> | undefined): Record<string, number> | undefined {
+  if (v === undefined) return undefined;
+  for (const [k, b] of Object.entries(v)) {
+    if (!/^\d+$/.test(k)) throw bad(`logit_bias keys must be token ids; got "${k}".`, 'logit_bias');
+    if (typeof b !== 'number' || b < -100 || b > 100)
+      throw bad(`logit_bias["${k}"] must be a number from -100 to 100.`, `logit_bias.${k}`);
+  }
+  return v;
+}
+
+function prediction(v: Record<string, unknown> | null | undefined): Record<string, unknown> | undefined {
+  if (v === undefined || v === null) return undefined;
+  const c = v.content;
+  const parts = Array.isArray(c) && c.every((p) => isRecord(p) && p.type === 'text' && typeof p.text === 'string');
+  if (v.type !== 'content' || (typeof c !== 'string' && !parts))
+    throw bad('prediction must be {type: "content", content: string or text parts}.', 'prediction');
+  return { type: 'content', content: c };
 }
 
 function stop(v: unknown): string | string[] | undefined {
@@ -48,23 +113,27 @@ function tools(v: unknown[] | undefined): ToolDefinition[] | undefined {
     const at = `tools[${i}]`;
     if (!isRecord(t) || t.type !== 'function' || !isRecord(t.function))
       throw bad(`${at} must be {type: "function", function: {name, description?, parameters?}}.`, at);
-    const f = t.function;
-    if (typeof f.name !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/.test(f.name))
-      throw bad(`${at}.function.name must match ^[a-zA-Z0-9_-]{1,64}$.`, `${at}.function.name`);
-    if (f.description !== undefined && typeof f.description !== 'string')
-      throw bad(`${at}.function.description must be a string.`, `${at}.function.description`);
-    if (f.parameters !== undefined && !isRecord(f.parameters))
-      throw bad(`${at}.function.parameters must be a JSON Schema object.`, `${at}.function.parameters`);
-    return {
-      type: 'function',
-      function: {
-        name: f.name,
-        ...(f.description !== undefined ? { description: f.description as string } : {}),
-        ...(f.parameters !== undefined ? { parameters: f.parameters as Record<string, unknown> } : {}),
-        ...(typeof f.strict === 'boolean' ? { strict: f.strict } : {}),
-      },
-    };
+    return functionTool(t.function, `${at}.function`);
   });
+}
+
+/** One function definition ({name, description?, parameters?, strict?}) found at `at`. */
+function functionTool(f: Record<string, unknown>, at: string): ToolDefinition {
+  if (typeof f.name !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/.test(f.name))
+    throw bad(`${at}.name must match ^[a-zA-Z0-9_-]{1,64}$.`, `${at}.name`);
+  if (f.description !== undefined && typeof f.description !== 'string')
+    throw bad(`${at}.description must be a string.`, `${at}.description`);
+  if (f.parameters !== undefined && !isRecord(f.parameters))
+    throw bad(`${at}.parameters must be a JSON Schema object.`, `${at}.parameters`);
+  return {
+    type: 'function',
+    function: {
+      name: f.name,
+      ...(f.description !== undefined ? { description: f.description as string } : {}),
+      ...(f.parameters !== undefined ? { parameters: f.parameters as Record<string, unknown> } : {}),
+      ...(typeof f.strict === 'boolean' ? { strict: f.strict } : {}),
+    },
+  };
 }
 
 function toolChoice(v: unknown): ToolChoice | undefined {

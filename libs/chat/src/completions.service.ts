@@ -1,17 +1,24 @@
 import { Injectable } from '@nestjs/common';
-import { ErrorBody, errorBody, toApiError } from '@app/common';
+import { ApiError, ErrorBody, errorBody, toApiError } from '@app/common';
 import type { Caller } from '@app/auth';
 import { contentText } from '@app/providers';
-import type { CanonicalChatResponse, CanonicalUsage, ChatMessage } from '@app/providers';
+import type {
+  CanonicalChatChunk,
+  CanonicalChatResponse,
+  CanonicalUsage,
+  ChatMessage,
+  ContentPart,
+} from '@app/providers';
 import { ChatService, PreparedChat } from './chat.service';
 import { CostRubDto, costToRub } from './chat-cost';
-import { completionParams } from './completion-params';
+import { completionParams, usesLegacyFunctions } from './completion-params';
 import { ChatCompletionRequestDto } from './dto/chat-completions.dto';
 import { ChatCompletionChunkDto, ChatCompletionResponseDto } from './dto/chat-completion-response.dto';
 import { imageParts, normalizeCompletionMessages } from './messages';
 import { AssembledContext, ChatContextService, withContext } from './context/chat-context.service';
 import type { ChatTimings } from './rest-chat.service';
 import { EventStream } from './event-stream';
+import { FileUrlResolver, ResolvedFileUrls } from './context/file-urls';
 
 const ENDPOINT = '/v1/chat/completions';
 
@@ -33,6 +40,8 @@ export type CompletionsStreamEvent = { data: ChatCompletionChunkDto } | { data: 
 export interface PreparedCompletion {
   prep: PreparedChat;
   ctx: AssembledContext | null;
+  /** the request used the deprecated functions / function_call: the answer uses function_call too */
+  legacyFunctions?: boolean;
 }
 
 /** POST /v1/chat/completions: OpenAI wire format in and out, with an extra `cost` object (and `sources`/`context` with a context). */
@@ -41,6 +50,7 @@ export class CompletionsService {
   constructor(
     private readonly chat: ChatService,
     private readonly context: ChatContextService,
+    private readonly files: FileUrlResolver,
   ) {}
 
   async prepare(
@@ -49,16 +59,24 @@ export class CompletionsService {
     requestId: string,
     timings: ChatTimings = {},
   ): Promise<PreparedCompletion> {
-    const messages = normalizeCompletionMessages(dto.messages);
+    const given = normalizeCompletionMessages(dto.messages);
     const params = completionParams(dto);
     const fallbacks = dto.fallbacks;
+    // file_urls as on /api/v1/chat: the model is checked before anything is fetched; images join
+    // the last user message, PDF text joins the context
+    let files: ResolvedFileUrls = { images: [], pdfs: [] };
+    if (dto.file_urls?.length) {
+      this.chat.check({ caller, modelKey: dto.model, fallbacks, messages: given, params, imageParam: 'messages' });
+      files = await this.files.resolve(dto.file_urls);
+    }
+    const messages = withFileImages(given, files.images);
     const { model } = this.chat.check({
       caller,
       modelKey: dto.model,
       fallbacks,
       messages,
       params,
-      imageParam: 'messages',
+      imageParam: files.images.length ? 'file_urls' : 'messages',
     });
     // the context is sized for the requested model (a fallback that cannot take it is left out)
     const ctx = await this.context.assemble({
@@ -69,7 +87,7 @@ export class CompletionsService {
       projectId: dto.project_id ?? undefined,
       knowledgeBaseId: dto.knowledge_base_id ?? undefined,
       mode: dto.mode ?? undefined,
-      pdfs: [],
+      pdfs: files.pdfs,
       query: lastUserText(messages),
       promptTokens: this.chat.countPrompt(messages, params),
       maxOutputTokens: Math.min(params.max_tokens ?? model.max_output_tokens, model.max_output_tokens),
@@ -98,20 +116,25 @@ export class CompletionsService {
       fallbacks,
       messages: withContext(messages, ctx),
       params,
-      imageParam: 'messages',
+      imageParam: files.images.length ? 'file_urls' : 'messages',
       within: ctx?.hold,
     });
-    return { prep, ctx };
+    return { prep, ctx, legacyFunctions: usesLegacyFunctions(dto) };
   }
 
   async complete(
-    { prep, ctx }: PreparedCompletion,
+    { prep, ctx, legacyFunctions }: PreparedCompletion,
     signal: AbortSignal,
   ): Promise<{ body: ChatCompletionResponseDto; cost: CostRubDto; servedModel: string }> {
     const out = await this.chat.complete(prep, signal);
     const cost = costToRub(out.cost, out.chargedMicro, ctx?.retrievalMicro);
     return {
-      body: { ...toOpenAiResponse(out.response), usage: toOpenAiUsage(out.usage), cost, ...contextFields(ctx) },
+      body: {
+        ...toOpenAiResponse(out.response, legacyFunctions === true),
+        usage: toOpenAiUsage(out.usage),
+        cost,
+        ...contextFields(ctx),
+      },
       cost,
       servedModel: out.servedModel.key,
     };
@@ -124,12 +147,12 @@ export class CompletionsService {
    * model) is set before the first event.
    */
   stream(
-    { prep, ctx }: PreparedCompletion,
+    { prep, ctx, legacyFunctions }: PreparedCompletion,
     signal: AbortSignal,
     includeUsage: boolean,
   ): EventStream<CompletionsStreamEvent> {
     const headers: Record<string, string> = {};
-    return { headers, events: this.events(prep, ctx, signal, includeUsage, headers) };
+    return { headers, events: this.events(prep, ctx, signal, includeUsage, headers, legacyFunctions === true) };
   }
 
   private events(
@@ -138,13 +161,14 @@ export class CompletionsService {
     signal: AbortSignal,
     includeUsage: boolean,
     headers: Record<string, string>,
+    legacy: boolean,
   ): AsyncGenerator<CompletionsStreamEvent, void, undefined> {
     return this.chat.relay<CompletionsStreamEvent>(prep, signal, {
       *chunk(chunk) {
         headers['x-gateway-model'] = chunk.model;
         // relayed chunks carry no usage (the chat service keeps it for the charge); with include_usage
         // every chunk says usage: null until the usage chunk
-        const { usage: _kept, ...fields } = chunk;
+        const { usage: _kept, ...fields } = legacy ? legacyChunk(chunk) : (chunk as ChatCompletionChunkDto);
         yield { data: includeUsage ? { ...fields, usage: null } : fields };
       },
       *error(err) {
@@ -181,6 +205,18 @@ function contextFields(ctx: AssembledContext | null): Pick<ChatCompletionRespons
   return ctx ? { sources: ctx.sources, context: ctx.info } : {};
 }
 
+/** Images from file_urls, appended to the last user message as image_url parts. */
+function withFileImages(messages: ChatMessage[], images: string[]): ChatMessage[] {
+  if (images.length === 0) return messages;
+  const at = messages.map((m) => m.role).lastIndexOf('user');
+  if (at < 0) throw ApiError.badRequest('file_urls needs a user message to attach the images to.', 'file_urls');
+  const m = messages[at];
+  const text: ContentPart[] =
+    typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : [...(m.content ?? [])];
+  const parts = [...text, ...images.map((url): ContentPart => ({ type: 'image_url', image_url: { url } }))];
+  return messages.map((x, i) => (i === at ? { ...x, content: parts } : x));
+}
+
 /** The search query of an OpenAI request: the text of the last user message. */
 function lastUserText(messages: ChatMessage[]): string {
   for (let i = messages.length - 1; i >= 0; i--)
@@ -188,27 +224,60 @@ function lastUserText(messages: ChatMessage[]): string {
   return '';
 }
 
+/**
+ * With the deprecated functions, the (single) call is `message.function_call` and the finish
+ * reason `function_call`, as OpenAI answers such requests.
+ */
 function toOpenAiResponse(
   r: CanonicalChatResponse,
+  legacy = false,
 ): Omit<ChatCompletionResponseDto, 'usage' | 'cost' | 'sources' | 'context'> {
   return {
     id: r.id,
     object: 'chat.completion',
     created: r.created,
     model: r.model,
-    choices: r.choices.map((c) => ({
-      index: c.index,
-      message: {
-        role: 'assistant' as const,
-        content: c.message.content,
-        refusal: c.message.refusal ?? null,
-        ...(c.message.tool_calls?.length ? { tool_calls: c.message.tool_calls } : {}),
-        ...(c.message.reasoning_content ? { reasoning_content: c.message.reasoning_content } : {}),
-      },
-      logprobs: null,
-      finish_reason: c.finish_reason,
-    })),
-    system_fingerprint: null,
+    choices: r.choices.map((c) => {
+      const calls = c.message.tool_calls ?? [];
+      const call = legacy && calls.length ? { function_call: { ...calls[0].function } } : {};
+      return {
+        index: c.index,
+        message: {
+          role: 'assistant',
+          content: c.message.content,
+          refusal: c.message.refusal ?? null,
+          ...(!legacy && calls.length ? { tool_calls: calls } : {}),
+          ...call,
+          ...(c.message.reasoning_content ? { reasoning_content: c.message.reasoning_content } : {}),
+        },
+        logprobs: (c.logprobs ?? null) as Record<string, unknown> | null,
+        finish_reason: legacy && c.finish_reason === 'tool_calls' ? 'function_call' : c.finish_reason,
+      };
+    }),
+  };
+}
+
+/** A stream chunk for a functions request: tool-call deltas of the first call as `delta.function_call`. */
+function legacyChunk(chunk: CanonicalChatChunk): ChatCompletionChunkDto {
+  return <ChatCompletionChunkDto>{
+    ...chunk,
+    choices: chunk.choices.map((c) => {
+      const { tool_calls: calls, ...delta } = c.delta;
+      const first = (calls ?? []).filter((t) => t.index === 0);
+      const fn = first.length
+        ? {
+            function_call: {
+              ...(first[0].function?.name ? { name: first[0].function.name } : {}),
+              arguments: first.map((t) => t.function?.arguments ?? '').join(''),
+            },
+          }
+        : {};
+      return {
+        ...c,
+        delta: { ...delta, ...fn },
+        finish_reason: c.finish_reason === 'tool_calls' ? 'function_call' : c.finish_reason,
+      };
+    }),
   };
 }
 

@@ -2,6 +2,7 @@ import { ApiError } from '@app/common';
 import { contentText } from '@app/providers';
 import type { ChatMessage, ContentPart, ToolCall } from '@app/providers';
 
+/** (`function` messages are turned into `tool` messages before this check: see legacyMessage) */
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool']);
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -15,14 +16,48 @@ function bad(message: string, param: string): ApiError {
 /** Validates OpenAI chat-completions `messages` and returns canonical messages. Errors name the exact field. */
 export function normalizeCompletionMessages(raw: unknown): ChatMessage[] {
   if (!Array.isArray(raw) || raw.length === 0) throw bad('messages must be a non-empty array.', 'messages');
-  return raw.map((m, i) => normalizeMessage(m, `messages[${i}]`));
+  const legacy = { lastCallId: null as string | null };
+  return raw.map((m, i) => normalizeMessage(legacyMessage(m, `messages[${i}]`, legacy), `messages[${i}]`));
+}
+
+/**
+ * The deprecated function-calling turns, as tool turns: an assistant `function_call` becomes one
+ * tool call (id `call_fn_<n>`), and a `function` message (the result, named by `name`) answers
+ * the latest of them. Other messages pass unchanged.
+ */
+function legacyMessage(m: unknown, at: string, state: { lastCallId: string | null }): unknown {
+  if (!isRecord(m)) return m;
+  if (m.role === 'assistant' && m.function_call !== undefined && m.function_call !== null) {
+    const fc = m.function_call;
+    if (!isRecord(fc) || typeof fc.name !== 'string' || typeof fc.arguments !== 'string')
+      throw bad(`${at}.function_call must be {name, arguments (a JSON string)}.`, `${at}.function_call`);
+    if (m.tool_calls !== undefined && m.tool_calls !== null)
+      throw bad(`${at}: use either function_call or tool_calls, not both.`, `${at}.function_call`);
+    state.lastCallId = `call_fn_${at.replace(/\D/g, '')}`;
+    const { function_call: _fc, ...rest } = m;
+    void _fc;
+    return {
+      ...rest,
+      tool_calls: [{ id: state.lastCallId, type: 'function', function: { name: fc.name, arguments: fc.arguments } }],
+    };
+  }
+  if (m.role === 'function') {
+    if (typeof m.name !== 'string' || m.name === '')
+      throw bad(`${at}.name (the function's name) is required for function messages.`, `${at}.name`);
+    if (state.lastCallId === null)
+      throw bad(`${at}: a function message must follow an assistant message with function_call.`, `${at}.role`);
+    const { name: _name, ...rest } = m;
+    void _name;
+    return { ...rest, role: 'tool', tool_call_id: state.lastCallId };
+  }
+  return m;
 }
 
 function normalizeMessage(m: unknown, at: string): ChatMessage {
   if (!isRecord(m)) throw bad(`${at} must be an object.`, at);
   const role = m.role;
   if (typeof role !== 'string' || !ROLES.has(role))
-    throw bad(`${at}.role must be one of system, developer, user, assistant, tool.`, `${at}.role`);
+    throw bad(`${at}.role must be one of system, developer, user, assistant, tool, function.`, `${at}.role`);
   const out: ChatMessage = {
     role: role as ChatMessage['role'],
     content: normalizeContent(m.content, `${at}.content`, role),

@@ -1,5 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { ApiError } from '@app/common';
-import type { ChatMessage, ResponseFormat, ToolChoice, ToolDefinition } from '@app/providers';
+import type { ChatMessage, ContentPart, ResponseFormat, ToolChoice, ToolDefinition } from '@app/providers';
 import type { ChatParams } from './chat.service';
 import type { ResponseCreateRequestDto } from './dto/responses.dto';
 
@@ -72,7 +73,7 @@ function addItem(out: ChatMessage[], item: unknown, at: string): void {
   }
   if (type === 'item_reference')
     throw bad(
-      `${at}: item references need stored responses, which this gateway does not keep; send the items themselves.`,
+      `${at}: item references are not supported; continue a stored response with previous_response_id, or send the items themselves.`,
       `${at}.type`,
       'unsupported_value',
     );
@@ -89,13 +90,35 @@ function requireString(v: unknown, param: string, allowEmpty = false): string {
   return v;
 }
 
-function messageContent(content: unknown, at: string, role: string): string {
+function messageContent(content: unknown, at: string, role: string): string | ContentPart[] {
   if (content === undefined || content === null) throw bad(`${at} is required.`, at);
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) throw bad(`${at} must be a string or an array of content parts.`, at);
-  return content
-    .map((p, k) => (role === 'assistant' ? outputText(p, `${at}[${k}]`) : inputText(p, `${at}[${k}]`)))
-    .join('\n');
+  if (role === 'assistant') return content.map((p, k) => outputText(p, `${at}[${k}]`)).join('\n');
+  // images as chat takes them: user messages only, as image_url parts (vetted and inlined later)
+  if (role === 'user' && content.some((p) => isRecord(p) && p.type === 'input_image'))
+    return content.map((p, k) => inputPart(p, `${at}[${k}]`));
+  return content.map((p, k) => inputText(p, `${at}[${k}]`)).join('\n');
+}
+
+/** An input_text or input_image part of a user message. */
+function inputPart(p: unknown, at: string): ContentPart {
+  if (isRecord(p) && p.type === 'input_image') {
+    if (p.file_id !== undefined && p.file_id !== null)
+      throw bad(
+        `${at}.file_id is not supported: send the image as image_url (an http(s) or data: URL).`,
+        `${at}.file_id`,
+        'unsupported_value',
+      );
+    const url = p.image_url;
+    if (typeof url !== 'string' || !/^(https?:\/\/|data:image\/)/i.test(url))
+      throw bad(`${at}.image_url must be an http(s) URL or a data:image/… URL.`, `${at}.image_url`);
+    const detail = p.detail;
+    if (detail !== undefined && detail !== null && detail !== 'auto' && detail !== 'low' && detail !== 'high')
+      throw bad(`${at}.detail must be auto, low or high.`, `${at}.detail`);
+    return { type: 'image_url', image_url: typeof detail === 'string' ? { url, detail } : { url } };
+  }
+  return { type: 'text', text: inputText(p, at) };
 }
 
 function inputText(p: unknown, at: string): string {
@@ -105,7 +128,7 @@ function inputText(p: unknown, at: string): string {
     return p.text;
   }
   throw bad(
-    `${at}.type "${String(p.type)}" is not supported: this endpoint takes text only (input_text).`,
+    `${at}.type "${String(p.type)}" is not supported (input_text; input_image in user messages).`,
     `${at}.type`,
     'unsupported_value',
   );
@@ -191,13 +214,20 @@ export function responsesFormat(text: unknown): ResponseFormat | undefined {
 
 /** Generation parameters of a Responses request, in the canonical form. */
 export function responsesParams(dto: ResponseCreateRequestDto): ChatParams {
-  if (dto.previous_response_id)
+  if (dto.background) throw bad('background responses are not supported.', 'background', 'unsupported_value');
+  // named so that they are never silently ignored: a client relying on them learns it at once
+  if (dto.conversation !== undefined && dto.conversation !== null)
     throw bad(
-      'previous_response_id is not supported: this gateway does not store responses; send the conversation in input.',
-      'previous_response_id',
+      'conversation is not supported: chain responses with previous_response_id, or send the conversation in input.',
+      'conversation',
       'unsupported_value',
     );
-  if (dto.background) throw bad('background responses are not supported.', 'background', 'unsupported_value');
+  if (dto.prompt !== undefined && dto.prompt !== null)
+    throw bad(
+      'prompt (reusable prompt templates) is not supported: send instructions and input.',
+      'prompt',
+      'unsupported_value',
+    );
   const tools = responsesTools(dto.tools ?? undefined);
   const toolChoice = responsesToolChoice(dto.tool_choice);
   return {
@@ -210,5 +240,88 @@ export function responsesParams(dto: ResponseCreateRequestDto): ChatParams {
     tool_choice: tools ? toolChoice : undefined,
     parallel_tool_calls: tools ? (dto.parallel_tool_calls ?? undefined) : undefined,
     response_format: responsesFormat(dto.text),
+    ...responsesControls(dto),
   };
+}
+
+/**
+ * The input as GET /v1/responses/{id}/input_items lists it: OpenAI items with ids (a string input
+ * is one user message). Called after responsesMessages has validated the input.
+ */
+export function responseInputItems(input: unknown): Record<string, unknown>[] {
+  const id = (prefix: string) => `${prefix}_${randomUUID().replace(/-/g, '')}`;
+  const list = typeof input === 'string' ? [{ role: 'user', content: input }] : (input as Record<string, unknown>[]);
+  return list.map((item) => {
+    const type = item.type ?? 'message';
+    if (type === 'function_call')
+      return {
+        id: id('fc'),
+        type,
+        status: 'completed',
+        call_id: item.call_id,
+        name: item.name,
+        arguments: item.arguments,
+      };
+    if (type === 'function_call_output')
+      return { id: id('fco'), type, status: 'completed', call_id: item.call_id, output: item.output };
+    const role = item.role as string;
+    const assistant = role === 'assistant';
+    const parts =
+      typeof item.content === 'string'
+        ? [{ type: 'input_text', text: item.content }]
+        : (item.content as Record<string, unknown>[]);
+    const content = parts.map((p) => {
+      if (assistant) return { type: 'output_text', text: p.text ?? p.refusal ?? '', annotations: [], logprobs: [] };
+      if (p.type === 'input_image') return { type: 'input_image', image_url: p.image_url, detail: p.detail ?? 'auto' };
+      return { type: 'input_text', text: p.text };
+    });
+    return { id: id('msg'), type: 'message', role, status: 'completed', content };
+  });
+}
+
+/**
+ * The Responses API's names of the chat controls: reasoning.effort, service_tier, text.verbosity
+ * and top_logprobs (which asks for logprobs). Which models honour them is checked by the pipeline.
+ */
+function responsesControls(dto: ResponseCreateRequestDto): Partial<ChatParams> {
+  const out: Partial<ChatParams> = {};
+  const r = dto.reasoning;
+  if (r !== undefined && r !== null) {
+    const effort = r.effort;
+    if (effort !== undefined && effort !== null) {
+      if (effort !== 'minimal' && effort !== 'low' && effort !== 'medium' && effort !== 'high')
+        throw bad('reasoning.effort must be minimal, low, medium or high.', 'reasoning.effort');
+      out.reasoning_effort = effort;
+    }
+    if (r.summary !== undefined && r.summary !== null)
+      throw bad(
+        'reasoning.summary is not supported: no reasoning summaries are produced.',
+        'reasoning.summary',
+        'unsupported_value',
+      );
+  }
+  if (dto.service_tier !== undefined && dto.service_tier !== null) {
+    if (!['auto', 'default', 'flex', 'scale', 'priority'].includes(dto.service_tier))
+      throw bad('service_tier must be auto, default, flex, scale or priority.', 'service_tier');
+    out.service_tier = dto.service_tier;
+  }
+  const text = dto.text;
+  if (isRecord(text) && text.verbosity !== undefined && text.verbosity !== null) {
+    if (text.verbosity !== 'low' && text.verbosity !== 'medium' && text.verbosity !== 'high')
+      throw bad('text.verbosity must be low, medium or high.', 'text.verbosity');
+    out.verbosity = text.verbosity;
+  }
+  if (dto.top_logprobs !== undefined && dto.top_logprobs !== null) {
+    out.logprobs = true;
+    out.top_logprobs = dto.top_logprobs;
+  }
+  return out;
+}
+
+/** The Responses request's field for a control (for errors). */
+export function responsesControlParam(c: string): string {
+  if (c === 'reasoning_effort') return 'reasoning.effort';
+  if (c === 'verbosity') return 'text.verbosity';
+  if (c === 'logprobs') return 'top_logprobs';
+  return c;
 }

@@ -1,8 +1,24 @@
-import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
-import { ApiBody, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import {
+  ApiBody,
+  ApiExtraModels,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiResponse,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
-import { ResponseCreateRequestDto, ResponseObjectDto, ResponseStreamEventDto } from './dto/responses.dto';
+import {
+  InputItemsQueryDto,
+  ResponseCreateRequestDto,
+  ResponseDeletedDto,
+  ResponseInputItemListDto,
+  ResponseObjectDto,
+  ResponseStreamEventDto,
+} from './dto/responses.dto';
 import { ResponsesService } from './responses.service';
 import { clientAbortSignal, SseWriter } from './sse-writer';
 import { ApiChargedErrors } from '@app/common';
@@ -19,7 +35,7 @@ export class ResponsesController {
   @ApiOperation({
     summary: 'Responses (OpenAI Responses API, text and function tools)',
     description:
-      'The OpenAI Responses API on the same pipeline and billing as /v1/chat/completions: works with `client.responses.create` of the OpenAI SDKs and the Vercel AI SDK OpenAI provider (baseURL = <gateway>/v1). Text input only; nothing is stored (store: false, previous_response_id refused). Non-streaming answers carry `cost` and the `x-gateway-cost-rub` header; with stream: true the final response.completed event carries usage and cost.',
+      'The OpenAI Responses API on the same pipeline and billing as /v1/chat/completions: works with `client.responses.create` of the OpenAI SDKs and the Vercel AI SDK OpenAI provider (baseURL = <gateway>/v1). Text and image input; answers are stored for 30 days unless store: false (GET, DELETE, input_items, previous_response_id). Non-streaming answers carry `cost` and the `x-gateway-cost-rub` header; with stream: true the final response.completed event carries usage and cost.',
   })
   @ApiBody({
     type: ResponseCreateRequestDto,
@@ -66,5 +82,36 @@ export class ResponsesController {
       return;
     }
     await SseWriter.pipe(res, this.responses.stream(prep, signal));
+  }
+
+  @Get(':response_id')
+  @ApiOperation({ summary: 'A stored response of the team (store: true, kept 30 days)' })
+  @ApiParam({ name: 'response_id', example: 'resp_6f0c0a2b9d3e4c51a7b8c9d0e1f2a3b4' })
+  @ApiOkResponse({ type: ResponseObjectDto })
+  @ApiResponse({ status: 404, description: 'Unknown, deleted or expired (response_not_found)' })
+  retrieve(@CurrentCaller() caller: Caller, @Param('response_id') id: string): Promise<Record<string, unknown>> {
+    return this.responses.retrieve(caller, id);
+  }
+
+  @Delete(':response_id')
+  @ApiOperation({ summary: 'Deletes a stored response' })
+  @ApiParam({ name: 'response_id', example: 'resp_6f0c0a2b9d3e4c51a7b8c9d0e1f2a3b4' })
+  @ApiOkResponse({ type: ResponseDeletedDto })
+  @ApiResponse({ status: 404, description: 'Unknown, deleted or expired (response_not_found)' })
+  remove(@CurrentCaller() caller: Caller, @Param('response_id') id: string): Promise<ResponseDeletedDto> {
+    return this.responses.remove(caller, id);
+  }
+
+  @Get(':response_id/input_items')
+  @ApiOperation({ summary: 'The input items of a stored response (cursor pages: after, limit, order)' })
+  @ApiParam({ name: 'response_id', example: 'resp_6f0c0a2b9d3e4c51a7b8c9d0e1f2a3b4' })
+  @ApiOkResponse({ type: ResponseInputItemListDto })
+  @ApiResponse({ status: 404, description: 'Unknown, deleted or expired (response_not_found)' })
+  inputItems(
+    @CurrentCaller() caller: Caller,
+    @Param('response_id') id: string,
+    @Query() q: InputItemsQueryDto,
+  ): Promise<Record<string, unknown>> {
+    return this.responses.inputItems(caller, id, q);
   }
 }

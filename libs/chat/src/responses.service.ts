@@ -1,19 +1,30 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, Optional } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { ApiError, Clock, ErrorBody, errorBody, toApiError } from '@app/common';
 import type { Caller } from '@app/auth';
-import type { CanonicalChatChunk, CanonicalUsage, FinishReason, ToolCall } from '@app/providers';
+import type {
+  CanonicalChatChunk,
+  CanonicalUsage,
+  ChatMessage,
+  FinishReason,
+  ToolCall,
+  ToolDefinition,
+} from '@app/providers';
 import { ChatService, PreparedChat, StreamOutcome } from './chat.service';
 import { CostRubDto, costToRub } from './chat-cost';
 import type { ResponseCreateRequestDto, ResponseObjectDto, ResponseStreamEventDto } from './dto/responses.dto';
-import { responsesMessages, responsesParams } from './responses-input';
+import { responseInputItems, responsesControlParam, responsesMessages, responsesParams } from './responses-input';
+import { ResponsesRepository } from './responses.repository';
 import type { EventStream } from './event-stream';
 
 const ENDPOINT = '/v1/responses';
 
+/** How long a stored response (store: true, the default) is kept: 30 days, as OpenAI keeps them. */
+export const RESPONSE_RETENTION_MS = 30 * 86_400_000;
+
 export interface ResponsesUsage {
   input_tokens: number;
-  input_tokens_details: { cached_tokens: number };
+  input_tokens_details: { cached_tokens: number; cache_write_tokens: number };
   output_tokens: number;
   output_tokens_details: { reasoning_tokens: number };
   total_tokens: number;
@@ -44,6 +55,10 @@ interface ResponseEcho {
   parallel_tool_calls: boolean;
   metadata: Record<string, string>;
   user: string | null;
+  store: boolean;
+  previous_response_id: string | null;
+  effort: string | null;
+  service_tier: string;
 }
 
 /** One Responses stream event: `event: <type>`, data `{type, sequence_number, …}`. */
@@ -57,20 +72,31 @@ export interface PreparedResponse {
   id: string;
   createdAt: number;
   echo: ResponseEcho;
+  teamId: string;
+  /** the input items as GET /v1/responses/{id}/input_items lists them */
+  inputItems: Record<string, unknown>[];
+  /** the conversation this answer continues: the previous response's, then this input (no instructions) */
+  history: ChatMessage[];
 }
 
 function hexId(prefix: string): string {
   return `${prefix}_${randomUUID().replace(/-/g, '')}`;
 }
 
-function outputText(text: string): OutputText {
-  return { type: 'output_text', text, annotations: [], logprobs: [] };
+/** `logprobs`: the chat answer's logprobs.content (same token entries), with top_logprobs. */
+function outputText(text: string, logprobs: unknown[] = []): OutputText {
+  return { type: 'output_text', text, annotations: [], logprobs };
+}
+
+function logprobsOf(choice: { logprobs?: unknown } | undefined): unknown[] {
+  const content = (choice?.logprobs as { content?: unknown } | undefined)?.content;
+  return Array.isArray(content) ? content : [];
 }
 
 export function toResponsesUsage(u: CanonicalUsage): ResponsesUsage {
   return {
     input_tokens: u.prompt_tokens,
-    input_tokens_details: { cached_tokens: u.cache_read_tokens },
+    input_tokens_details: { cached_tokens: u.cache_read_tokens, cache_write_tokens: u.cache_write_tokens },
     output_tokens: u.completion_tokens,
     output_tokens_details: { reasoning_tokens: u.reasoning_tokens ?? 0 },
     total_tokens: u.prompt_tokens + u.completion_tokens,
@@ -81,18 +107,39 @@ export function toResponsesUsage(u: CanonicalUsage): ResponsesUsage {
  * POST /v1/responses (OpenAI Responses API, text and function tools) on the shared chat pipeline:
  * the input becomes a canonical chat request, ChatService does model checks, the reservation, the
  * provider call and the exact charge, and this service maps the result to `response` objects and
- * the Responses event stream. Nothing is stored (store: false; previous_response_id is refused).
+ * the Responses event stream. Answers are stored per team (store, default true) for
+ * RESPONSE_RETENTION_MS: GET, DELETE, input_items, and previous_response_id to continue them.
  */
 @Injectable()
 export class ResponsesService {
+  private readonly log = new Logger(ResponsesService.name);
+
   constructor(
     private readonly chat: ChatService,
-    @Optional() private readonly clock: Clock = new Clock(),
+    private readonly repo: ResponsesRepository,
+    private readonly clock: Clock,
   ) {}
 
   async prepare(caller: Caller, dto: ResponseCreateRequestDto, requestId: string): Promise<PreparedResponse> {
-    const messages = responsesMessages(dto);
+    const input = responsesMessages({ input: dto.input });
     const params = responsesParams(dto);
+    const inputItems = responseInputItems(dto.input);
+    // previous_response_id continues a stored conversation of the team (its instructions are not
+    // carried over, as in OpenAI's API); an unknown, deleted or expired id is a 404 before any charge
+    let previous: ChatMessage[] = [];
+    if (dto.previous_response_id) {
+      const row = await this.repo.find(caller.teamId, dto.previous_response_id, this.clock.now());
+      if (!row)
+        throw ApiError.notFound(
+          `No stored response ${dto.previous_response_id} (unknown, deleted, expired, or stored with store: false).`,
+          'response_not_found',
+          'previous_response_id',
+        );
+      previous = JSON.parse(row.conversation) as ChatMessage[];
+    }
+    const history = [...previous, ...input];
+    const instructions = dto.instructions ? [{ role: 'system' as const, content: dto.instructions }] : [];
+    const messages: ChatMessage[] = [...instructions, ...history];
     const chat = await this.chat
       .prepare({
         caller,
@@ -103,6 +150,7 @@ export class ResponsesService {
         messages,
         params,
         imageParam: 'input',
+        controlParam: responsesControlParam,
       })
       .catch((err: unknown) => {
         throw renameParam(err);
@@ -111,19 +159,89 @@ export class ResponsesService {
       chat,
       id: hexId('resp'),
       createdAt: Math.floor(this.clock.now() / 1000),
+      teamId: caller.teamId,
+      inputItems,
+      history,
       echo: {
         instructions: dto.instructions ?? null,
         max_output_tokens: dto.max_output_tokens ?? null,
         temperature: dto.temperature ?? null,
         top_p: dto.top_p ?? null,
         tool_choice: dto.tool_choice ?? 'auto',
-        tools: dto.tools ?? [],
+        tools: echoTools(params.tools),
         text: dto.text ?? { format: { type: 'text' } },
         parallel_tool_calls: dto.parallel_tool_calls ?? true,
         metadata: dto.metadata ?? {},
         user: dto.user ?? null,
+        // OpenAI stores responses unless told not to
+        store: dto.store ?? true,
+        previous_response_id: dto.previous_response_id ?? null,
+        effort: params.reasoning_effort ?? null,
+        service_tier: params.service_tier && params.service_tier !== 'auto' ? params.service_tier : 'default',
       },
     };
+  }
+
+  /** GET /v1/responses/{id}: the stored response object of the team. */
+  async retrieve(caller: Caller, id: string): Promise<Record<string, unknown>> {
+    const row = await this.repo.find(caller.teamId, id, this.clock.now());
+    if (!row) throw notFound(id);
+    return JSON.parse(row.body) as Record<string, unknown>;
+  }
+
+  /** DELETE /v1/responses/{id}. */
+  async remove(caller: Caller, id: string): Promise<{ id: string; object: 'response'; deleted: true }> {
+    if (!(await this.repo.delete(caller.teamId, id, this.clock.now()))) throw notFound(id);
+    return { id, object: 'response', deleted: true };
+  }
+
+  /** GET /v1/responses/{id}/input_items: a cursor page of the stored input items. */
+  async inputItems(
+    caller: Caller,
+    id: string,
+    q: { after?: string; limit?: number; order?: 'asc' | 'desc' },
+  ): Promise<Record<string, unknown>> {
+    const row = await this.repo.find(caller.teamId, id, this.clock.now());
+    if (!row) throw notFound(id);
+    let items = JSON.parse(row.inputItems) as { id: string }[];
+    if ((q.order ?? 'desc') === 'desc') items = items.reverse();
+    if (q.after !== undefined) {
+      const at = items.findIndex((i) => i.id === q.after);
+      if (at < 0) throw ApiError.badRequest(`after: no input item ${q.after} in ${id}.`, 'after', 'invalid_value');
+      items = items.slice(at + 1);
+    }
+    const limit = q.limit ?? 20;
+    const data = items.slice(0, limit);
+    return {
+      object: 'list',
+      data,
+      first_id: data[0]?.id ?? null,
+      last_id: data[data.length - 1]?.id ?? null,
+      has_more: items.length > limit,
+    };
+  }
+
+  /**
+   * Keeps an answered response (store: true) for RESPONSE_RETENTION_MS. The answer is already
+   * delivered and charged, so a failure to store is logged, not turned into an error.
+   */
+  private async save(prep: PreparedResponse, body: Record<string, unknown>, output: OutputItem[]): Promise<void> {
+    if (!prep.echo.store) return;
+    const now = this.clock.now();
+    try {
+      await this.repo.purgeExpired(now);
+      await this.repo.insert({
+        id: prep.id,
+        teamId: prep.teamId,
+        createdAt: now,
+        expiresAt: now + RESPONSE_RETENTION_MS,
+        body: JSON.stringify(body),
+        inputItems: JSON.stringify(prep.inputItems),
+        conversation: JSON.stringify([...prep.history, assistantTurn(output)]),
+      });
+    } catch (err) {
+      this.log.error(`could not store response ${prep.id}: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
 
   async complete(
@@ -142,7 +260,7 @@ export class ResponsesService {
         type: 'message',
         status: incomplete ? 'incomplete' : 'completed',
         role: 'assistant',
-        content: [outputText(text)],
+        content: [outputText(text, logprobsOf(choice))],
       });
     for (const c of calls)
       output.push({
@@ -155,20 +273,18 @@ export class ResponsesService {
       });
     const cost = costToRub(out.cost, out.chargedMicro);
     const servedModel = out.servedModel.key;
-    return {
-      body: {
-        ...responseObject(
-          prep,
-          servedModel,
-          incomplete ? 'incomplete' : 'completed',
-          output,
-          toResponsesUsage(out.usage),
-        ),
-        cost,
-      },
+    const body = {
+      ...responseObject(
+        prep,
+        servedModel,
+        incomplete ? 'incomplete' : 'completed',
+        output,
+        toResponsesUsage(out.usage),
+      ),
       cost,
-      servedModel,
     };
+    await this.save(prep, body, output);
+    return { body, cost, servedModel };
   }
 
   /**
@@ -210,8 +326,47 @@ export class ResponsesService {
       out.servedModel.key,
     );
     headers['x-gateway-model'] = events.servedModel;
+    // stored before the last event, so a GET right after the stream finds it
+    const final = batch[batch.length - 1].data.response as unknown as Record<string, unknown> & {
+      output: OutputItem[];
+    };
+    await this.save(prep, final, final.output);
     yield* batch;
   }
+}
+
+/**
+ * The tools as the response object names them (OpenAI's FunctionTool: name, description,
+ * parameters and strict always present; strict is false unless the request asked for it).
+ */
+function echoTools(tools: ToolDefinition[] | undefined): unknown[] {
+  return (tools ?? []).map((t) => ({
+    type: 'function',
+    name: t.function.name,
+    description: t.function.description ?? null,
+    parameters: t.function.parameters ?? null,
+    strict: t.function.strict ?? false,
+  }));
+}
+
+function notFound(id: string): ApiError {
+  return ApiError.notFound(`No stored response ${id}.`, 'response_not_found', 'response_id');
+}
+
+/** The answer as the next turn of the conversation: its text and its function calls. */
+function assistantTurn(output: OutputItem[]): ChatMessage {
+  const text = output
+    .filter((o) => o.type === 'message')
+    .flatMap((o) => o.content.map((c) => c.text))
+    .join('');
+  const calls: ToolCall[] = output
+    .filter((o) => o.type === 'function_call')
+    .map((o) => ({ id: o.call_id, type: 'function', function: { name: o.name, arguments: o.arguments } }));
+  return {
+    role: 'assistant',
+    content: text === '' && calls.length ? null : text,
+    ...(calls.length ? { tool_calls: calls } : {}),
+  };
 }
 
 /** The pipeline names chat-completions fields; a Responses client sent max_output_tokens and input. */
@@ -223,6 +378,17 @@ function renameParam(err: unknown): unknown {
     .replace(/^max_tokens\b/, 'max_output_tokens')
     .replace(/the messages use/, 'the input uses');
   return new ApiError(err.status, err.type, message, err.code, param, err.headers);
+}
+
+/**
+ * `response.error.code` takes OpenAI's ResponseErrorCode values only: a rate limit (429, ours or the
+ * upstream's) is rate_limit_exceeded; every other failure after the stream started is server_error.
+ * The `error` event before it keeps the gateway's own code.
+ */
+export function responseErrorCode(error: ErrorBody['error']): 'rate_limit_exceeded' | 'server_error' {
+  return error.type === 'rate_limit_error' || error.code === 'rate_limit_exceeded'
+    ? 'rate_limit_exceeded'
+    : 'server_error';
 }
 
 /** `model`: the catalog key of the model that serves (the requested one, or a fallback). */
@@ -248,18 +414,19 @@ function responseObject(
     model,
     output,
     parallel_tool_calls: e.parallel_tool_calls,
-    previous_response_id: null,
-    reasoning: { effort: null, summary: null },
-    service_tier: 'default',
-    store: false,
+    previous_response_id: e.previous_response_id,
+    reasoning: { effort: e.effort, summary: null },
+    service_tier: e.service_tier,
+    store: e.store,
     temperature: e.temperature,
     text: e.text,
     tool_choice: e.tool_choice,
     tools: e.tools,
     top_p: e.top_p,
     truncation: 'disabled',
-    usage,
-    user: e.user,
+    // members without a value are left out: the schema has no null for usage (before the end) or user
+    ...(usage ? { usage } : {}),
+    ...(e.user !== null ? { user: e.user } : {}),
     metadata: e.metadata,
   };
 }
@@ -268,6 +435,8 @@ interface OpenMessage {
   outputIndex: number;
   id: string;
   text: string;
+  /** token log probabilities so far (with top_logprobs) */
+  logprobs: unknown[];
 }
 
 interface OpenCall {
@@ -322,12 +491,14 @@ export class ResponseEventStream {
     if (text !== '') {
       const m = this.openMessage();
       m.text += text;
+      const logprobs = logprobsOf(choice);
+      m.logprobs.push(...logprobs);
       this.emit('response.output_text.delta', {
         item_id: m.id,
         output_index: m.outputIndex,
         content_index: 0,
         delta: text,
-        logprobs: [],
+        logprobs,
       });
     }
     for (const t of choice.delta.tool_calls ?? []) {
@@ -392,7 +563,7 @@ export class ResponseEventStream {
     this.emit('error', { code: error.code, message: error.message, param: error.param });
     this.emit('response.failed', {
       response: responseObject(this.prep, this.model, 'failed', this.output(), null, {
-        code: error.code ?? error.type,
+        code: responseErrorCode(error),
         message: error.message,
       }),
     });
@@ -419,7 +590,7 @@ export class ResponseEventStream {
 
   private openMessage(): OpenMessage {
     if (this.message) return this.message;
-    const m: OpenMessage = { outputIndex: this.nextIndex++, id: hexId('msg'), text: '' };
+    const m: OpenMessage = { outputIndex: this.nextIndex++, id: hexId('msg'), text: '', logprobs: [] };
     this.message = m;
     this.emit('response.output_item.added', {
       output_index: m.outputIndex,
@@ -438,13 +609,13 @@ export class ResponseEventStream {
     const m = this.message;
     if (!m) return;
     this.message = null;
-    const part = outputText(m.text);
+    const part = outputText(m.text, m.logprobs);
     this.emit('response.output_text.done', {
       item_id: m.id,
       output_index: m.outputIndex,
       content_index: 0,
       text: m.text,
-      logprobs: [],
+      logprobs: m.logprobs,
     });
     this.emit('response.content_part.done', { item_id: m.id, output_index: m.outputIndex, content_index: 0, part });
     const item: OutputItem = {

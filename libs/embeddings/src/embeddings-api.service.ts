@@ -27,7 +27,7 @@ export class EmbeddingsApiService {
   ): Promise<EmbeddingsResponseDto> {
     const model = this.catalog.require(dto.model, 'embedding');
     assertModelAllowed(caller, model.key);
-    const inputs = normalizeInput(dto.input);
+    const inputs = normalizeInput(dto.input, (tokens) => this.embeddings.decodeTokens(tokens));
     const native = model.dimensions ?? 1536;
     if (dto.dimensions !== undefined && dto.dimensions > native) {
       throw ApiError.badRequest(`dimensions must be at most ${native} for ${model.key}.`, 'dimensions');
@@ -77,15 +77,39 @@ export class EmbeddingsApiService {
   }
 }
 
-function normalizeInput(input: unknown): string[] {
+const isTokenId = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
+
+/**
+ * OpenAI's four input forms: a string, an array of strings, an array of token ids (one input) or
+ * an array of token-id arrays. Token ids are cl100k_base (the encoding of OpenAI's embedding
+ * models) and are decoded to their text, so every provider (and the local embedders) takes them.
+ */
+function normalizeInput(input: unknown, decode: (tokens: number[]) => string): string[] {
+  const invalid = 'input must be a non-empty string, array of strings, array of token ids or array of token-id arrays.';
+  if (Array.isArray(input) && input.length > 0 && input.every(isTokenId)) input = [input];
   const list = typeof input === 'string' ? [input] : input;
-  if (!Array.isArray(list) || list.length === 0)
-    throw ApiError.badRequest('input must be a non-empty string or a non-empty array of strings.', 'input');
+  if (!Array.isArray(list) || list.length === 0) throw ApiError.badRequest(invalid, 'input');
   if (list.length > MAX_EMBEDDING_INPUTS)
     throw ApiError.badRequest(`input may hold at most ${MAX_EMBEDDING_INPUTS} items.`, 'input');
+  const tokenForm = Array.isArray(list[0]);
   return list.map((s, i) => {
+    if (tokenForm) {
+      if (!Array.isArray(s) || s.length === 0)
+        throw ApiError.badRequest(
+          `input[${i}] must be a non-empty array of token ids, like the other items.`,
+          `input[${i}]`,
+        );
+      const bad = s.findIndex((t) => !isTokenId(t));
+      if (bad >= 0)
+        throw ApiError.badRequest(`input[${i}][${bad}] must be a token id (an integer ≥ 0).`, `input[${i}][${bad}]`);
+      try {
+        return decode(s as number[]);
+      } catch {
+        throw ApiError.badRequest(`input[${i}] holds a token id that is not in cl100k_base.`, `input[${i}]`);
+      }
+    }
     if (typeof s !== 'string')
-      throw ApiError.badRequest(`input[${i}] must be a string (token arrays are not supported).`, `input[${i}]`);
+      throw ApiError.badRequest(`input[${i}] must be a string, like the other items.`, `input[${i}]`);
     if (s === '') throw ApiError.badRequest(`input[${i}] must not be empty.`, `input[${i}]`);
     return s;
   });

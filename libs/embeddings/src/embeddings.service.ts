@@ -81,6 +81,11 @@ export class EmbeddingsService {
     return texts.map((t) => this.tokenizers.embeddings.count(t));
   }
 
+  /** Text of cl100k_base token ids (the text-embedding-3 encoding); RangeError on an unknown id. */
+  decodeTokens(tokens: readonly number[]): string {
+    return this.tokenizers.embeddings.decode(tokens);
+  }
+
   truncate(text: string, maxTokens: number): string {
     return this.tokenizers.embeddings.truncate(text, maxTokens);
   }

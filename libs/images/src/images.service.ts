@@ -36,6 +36,10 @@ const SWEEP_MS = 10 * 60_000;
  * → settle the exact cost (release on any failure before it). Stored images are served only
  * through HMAC-signed links that expire.
  */
+/** The values OpenAI's ImagesResponse allows for quality and output_format. */
+const IMAGE_QUALITIES = ['low', 'medium', 'high'];
+const IMAGE_FORMATS = ['png', 'webp', 'jpeg'];
+
 @Injectable()
 export class ImagesService implements OnModuleInit, OnModuleDestroy {
   private readonly log = new Logger(ImagesService.name);
@@ -144,8 +148,10 @@ export class ImagesService implements OnModuleInit, OnModuleDestroy {
         ...(img.revised_prompt ? { revised_prompt: img.revised_prompt } : {}),
       })),
       size: g.result.size,
-      quality: g.result.quality,
-      output_format: g.result.output_format,
+      // OpenAI's answer names quality and format only with its own values (gpt-image-1's):
+      // dall-e-3's "standard" / "hd" are left out
+      ...(IMAGE_QUALITIES.includes(g.result.quality) ? { quality: g.result.quality } : {}),
+      ...(IMAGE_FORMATS.includes(g.result.output_format) ? { output_format: g.result.output_format } : {}),
       ...(u
         ? {
             usage: {

@@ -38,8 +38,6 @@ export function toFileObject(row: FileRow): FileObjectDto {
     filename: row.filename,
     purpose: row.purpose,
     status: 'processed',
-    expires_at: null,
-    status_details: null,
   };
 }
 

@@ -103,7 +103,7 @@ export class KnowledgeApiService {
     endpoint: string,
   ): Promise<SearchOutcome> {
     const filter = parseFilter(filters);
-    const store = await this.kb.requireStore(caller.teamId, storeId);
+    const store = await this.kb.useStore(caller.teamId, storeId);
     return this.search.search(caller, store, { ...input, filter }, requestId, endpoint);
   }
 }

@@ -4,7 +4,7 @@ import { microToRub } from '@app/common';
 import { formatPercentage, roundScore } from '@app/retrieval';
 import { chunkingObject, decodeChunking } from './kb-rules';
 import type { SearchHit, SearchOutcome } from './kb-search.service';
-import type { StoreView } from './knowledge.service';
+import { expiryTime, isExpired, StoreView } from './knowledge.service';
 import {
   FileBatchDto,
   FileCountsDto,
@@ -42,9 +42,12 @@ export function toVectorStore(v: StoreView): VectorStoreDto {
     description: v.store.description,
     usage_bytes: v.stats.usageBytes,
     file_counts: counts,
-    status: counts.in_progress > 0 ? 'in_progress' : 'completed',
-    expires_after: null,
-    expires_at: null,
+    status: isExpired(v.store, v.now) ? 'expired' : counts.in_progress > 0 ? 'in_progress' : 'completed',
+    // OpenAI's schema has no null for expires_after: a store that never expires leaves it out
+    ...(v.store.expiresAfterDays !== null
+      ? { expires_after: { anchor: 'last_active_at' as const, days: v.store.expiresAfterDays } }
+      : {}),
+    expires_at: seconds(expiryTime(v.store) ?? 0) || null,
     last_active_at: seconds(v.store.lastActiveAt),
     metadata: json(v.store.metadata),
   };
@@ -86,7 +89,8 @@ export function toBatch(b: FileBatchEntity, byStatus: Record<DocumentStatus, num
 export function toSearchPage(query: string | string[], hits: SearchHit[]): SearchPageDto {
   return {
     object: 'vector_store.search_results.page',
-    search_query: query,
+    // OpenAI's search page always echoes the query as a list
+    search_query: typeof query === 'string' ? [query] : query,
     data: hits.map((h) => ({
       file_id: h.document.id,
       filename: h.document.filename,

@@ -79,8 +79,13 @@ export class KnowledgeRepository {
 
   // ── knowledge bases ────────────────────────────────────────────────────────────────────────────
 
-  async insertStore(row: Omit<VectorStoreEntity, 'seq' | 'internal'> & { internal?: number }): Promise<void> {
-    await this.stores.insert({ internal: 0, ...row });
+  async insertStore(
+    row: Omit<VectorStoreEntity, 'seq' | 'internal' | 'expiresAfterDays'> & {
+      internal?: number;
+      expiresAfterDays?: number | null;
+    },
+  ): Promise<void> {
+    await this.stores.insert({ internal: 0, expiresAfterDays: null, ...row });
   }
 
   findStore(teamId: string, id: string): Promise<VectorStoreEntity | null> {
@@ -103,7 +108,7 @@ export class KnowledgeRepository {
   async updateStore(
     teamId: string,
     id: string,
-    patch: Partial<Pick<VectorStoreEntity, 'name' | 'metadata' | 'description' | 'lastActiveAt'>>,
+    patch: Partial<Pick<VectorStoreEntity, 'name' | 'metadata' | 'description' | 'lastActiveAt' | 'expiresAfterDays'>>,
   ): Promise<VectorStoreEntity | null> {
     if (Object.keys(patch).length > 0) await this.stores.update({ teamId, id }, patch);
     return this.findStore(teamId, id);

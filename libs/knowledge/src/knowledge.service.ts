@@ -40,6 +40,7 @@ export interface NewStore {
   embedding_model?: string;
   file_ids?: string[];
   chunking_strategy?: unknown;
+  expires_after?: unknown;
 }
 
 export interface NewDocumentFile {
@@ -71,6 +72,8 @@ export type InternalSource =
 export interface StoreView {
   store: VectorStoreEntity;
   stats: StoreStats;
+  /** the time of the read (ms): whether the store has expired */
+  now: number;
 }
 
 /**
@@ -114,6 +117,7 @@ export class KnowledgeService {
         'model_unavailable',
       );
     const metadata = parseAttributes(input.metadata, 'metadata', { stringsOnly: true });
+    const expiresAfterDays = parseExpiresAfter(input.expires_after) ?? null;
     parseChunkingStrategy(input.chunking_strategy);
     const fileIds = input.file_ids ?? [];
     if (fileIds.length > MAX_DOCUMENTS)
@@ -137,6 +141,7 @@ export class KnowledgeService {
       revision: 0,
       createdAt: now,
       lastActiveAt: now,
+      expiresAfterDays,
       internal: 0,
     };
     await this.repo.insertStore(store);
@@ -148,7 +153,7 @@ export class KnowledgeService {
   async view(teamId: string, id: string): Promise<StoreView> {
     const store = await this.requireStore(teamId, id);
     const stats = (await this.repo.storeStats([id])).get(id)!;
-    return { store, stats };
+    return { store, stats, now: this.clock.now() };
   }
 
   async listStores(
@@ -159,16 +164,21 @@ export class KnowledgeService {
     const rows = await this.repo.listStores(caller.teamId, { after: q.after, limit, order: q.order ?? 'desc' });
     const page = rows.slice(0, limit);
     const stats = await this.repo.storeStats(page.map((s) => s.id));
-    return { views: page.map((store) => ({ store, stats: stats.get(store.id)! })), hasMore: rows.length > limit };
+    const now = this.clock.now();
+    return { views: page.map((store) => ({ store, stats: stats.get(store.id)!, now })), hasMore: rows.length > limit };
   }
 
   async updateStore(
     caller: Caller,
     id: string,
-    patch: { name?: string | null; description?: string | null; metadata?: unknown },
+    patch: { name?: string | null; description?: string | null; metadata?: unknown; expires_after?: unknown },
   ): Promise<StoreView> {
-    await this.requireStore(caller.teamId, id);
+    const store = await this.requireStore(caller.teamId, id);
+    const expiresAfterDays = parseExpiresAfter(patch.expires_after);
+    // an expired store stays expired: only its deletion (or reading it) is left
+    if (isExpired(store, this.clock.now())) throw expiredStore(id);
     const set: Partial<VectorStoreEntity> = { lastActiveAt: this.clock.now() };
+    if (expiresAfterDays !== undefined) set.expiresAfterDays = expiresAfterDays;
     if (patch.name !== undefined) set.name = patch.name;
     if (patch.description !== undefined) set.description = patch.description;
     if (patch.metadata !== undefined) {
@@ -191,6 +201,18 @@ export class KnowledgeService {
     return store;
   }
 
+  /**
+   * A knowledge base about to be used (documents added, searched): an expired one is refused with
+   * 400 vector_store_expired; otherwise its last_active_at moves to now (which restarts its expiry).
+   */
+  async useStore(teamId: string, id: string): Promise<VectorStoreEntity> {
+    const store = await this.requireStore(teamId, id);
+    const now = this.clock.now();
+    if (isExpired(store, now)) throw expiredStore(id);
+    await this.repo.updateStore(teamId, id, { lastActiveAt: now });
+    return { ...store, lastActiveAt: now };
+  }
+
   private storeNotFound(id: string): ApiError {
     return ApiError.notFound(
       `No such knowledge base (vector store): ${id}`,
@@ -208,7 +230,7 @@ export class KnowledgeService {
     input: NewDocumentFile,
     batchId: string | null = null,
   ): Promise<KbDocumentEntity> {
-    const store = await this.requireStore(caller.teamId, storeId);
+    const store = await this.useStore(caller.teamId, storeId);
     const file = await this.files.require(caller.teamId, input.file_id);
     const bytes = await this.files.requireBytes(caller.teamId, file.id);
     await this.assertIngestible(bytes, file.filename, file.mime);
@@ -465,6 +487,7 @@ export class KnowledgeService {
       revision: 0,
       createdAt: now,
       lastActiveAt: now,
+      expiresAfterDays: null,
       internal: 1,
     };
     await this.repo.insertStore(store);
@@ -631,7 +654,7 @@ export class KnowledgeService {
     storeId: string,
     input: { file_ids?: string[]; files?: NewDocumentFile[]; attributes?: unknown; chunking_strategy?: unknown },
   ): Promise<{ batch: FileBatchEntity; counts: Record<DocumentStatus, number> }> {
-    await this.requireStore(caller.teamId, storeId);
+    await this.useStore(caller.teamId, storeId);
     const listed = input.files ? 'files' : 'file_ids';
     const items: NewDocumentFile[] =
       input.files ??
@@ -758,4 +781,46 @@ function parseLinkUrl(raw: string): URL {
     throw ApiError.badRequest('url must use http or https.', 'url');
   if (url.username || url.password) throw ApiError.badRequest('url must not carry credentials.', 'url');
   return url;
+}
+
+/** Whether a store with expires_after has gone `days` without activity. */
+export function isExpired(store: Pick<VectorStoreEntity, 'expiresAfterDays' | 'lastActiveAt'>, now: number): boolean {
+  return store.expiresAfterDays !== null && now >= expiryTime(store)!;
+}
+
+/** When the store expires (ms), or null when it never does. */
+export function expiryTime(store: Pick<VectorStoreEntity, 'expiresAfterDays' | 'lastActiveAt'>): number | null {
+  return store.expiresAfterDays === null ? null : store.lastActiveAt + store.expiresAfterDays * 86_400_000;
+}
+
+function expiredStore(id: string): ApiError {
+  return ApiError.badRequest(
+    `The vector store ${id} has expired (expires_after); create a new one.`,
+    'vector_store_id',
+    'vector_store_expired',
+  );
+}
+
+/**
+ * OpenAI `expires_after`: {anchor: "last_active_at", days: 1…365}. undefined = not given, null =
+ * never expires (also how an update removes it).
+ */
+export function parseExpiresAfter(v: unknown): number | null | undefined {
+  if (v === undefined) return undefined;
+  if (v === null) return null;
+  const o = v as Record<string, unknown>;
+  if (typeof v !== 'object' || Array.isArray(v) || o.anchor !== 'last_active_at')
+    throw ApiError.badRequest(
+      'expires_after must be {anchor: "last_active_at", days: 1…365}.',
+      'expires_after.anchor',
+      'invalid_value',
+    );
+  const days = o.days;
+  if (typeof days !== 'number' || !Number.isInteger(days) || days < 1 || days > 365)
+    throw ApiError.badRequest(
+      'expires_after.days must be an integer from 1 to 365.',
+      'expires_after.days',
+      'invalid_value',
+    );
+  return days;
 }

@@ -68,7 +68,37 @@ export interface CanonicalChatRequest {
   parallel_tool_calls?: boolean;
   response_format?: ResponseFormat;
   stream?: boolean;
+  // sampling and output controls: each adapter forwards or translates the ones its provider
+  // honours; the chat pipeline refuses the others before any call (see chat-controls.ts)
+  frequency_penalty?: number;
+  presence_penalty?: number;
+  logit_bias?: Record<string, number>;
+  /** token log probabilities in the answer (top_logprobs alternatives per token) */
+  logprobs?: boolean;
+  top_logprobs?: number;
+  reasoning_effort?: ReasoningEffort;
+  service_tier?: string;
+  /** predicted output (OpenAI): {type: "content", content} */
+  prediction?: Record<string, unknown>;
+  verbosity?: 'low' | 'medium' | 'high';
 }
+
+export type ReasoningEffort = 'minimal' | 'low' | 'medium' | 'high';
+
+/** The sampling and output controls of a chat request (named as OpenAI names them). */
+export const CHAT_CONTROLS = [
+  'frequency_penalty',
+  'presence_penalty',
+  'logit_bias',
+  'logprobs',
+  'top_logprobs',
+  'reasoning_effort',
+  'service_tier',
+  'prediction',
+  'verbosity',
+] as const;
+
+export type ChatControl = (typeof CHAT_CONTROLS)[number];
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | null;
 
@@ -98,6 +128,8 @@ export interface CanonicalChoice {
     refusal?: string | null;
   };
   finish_reason: FinishReason;
+  /** token log probabilities, as the provider answered them (with logprobs) */
+  logprobs?: unknown;
 }
 
 export interface CanonicalChatResponse {
@@ -128,6 +160,8 @@ export interface CanonicalChunkChoice {
     tool_calls?: ToolCallDelta[];
   };
   finish_reason: FinishReason;
+  /** token log probabilities of this delta (with logprobs) */
+  logprobs?: unknown;
 }
 
 export interface CanonicalChatChunk {

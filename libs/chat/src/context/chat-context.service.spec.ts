@@ -38,6 +38,9 @@ class FakeKnowledge {
       );
     return { id, teamId };
   }
+  async useStore(teamId: string, id: string) {
+    return this.requireStore(teamId, id);
+  }
   async searchableStore(teamId: string, id: string) {
     return teamId === 'team-a' && this.stores.has(id) ? { id, teamId } : null;
   }

@@ -187,15 +187,28 @@ export class ChatContextService implements OnModuleInit {
         ...(project?.knowledgeBaseIds ?? []),
       ]),
     ];
-    const kbStores: Awaited<ReturnType<KnowledgeService['requireStore']>>[] = [];
+    const kbStores: Awaited<ReturnType<KnowledgeService['useStore']>>[] = [];
     for (const id of kbIds) {
-      const store = await this.knowledge.requireStore(teamId, id).catch((err: unknown) => {
-        if (id === req.knowledgeBaseId)
+      let expired = false;
+      // searching a knowledge base is activity on it (its expires_after restarts); an expired one
+      // named by the request is refused, one attached to the project is skipped with a note
+      const store = await this.knowledge.useStore(teamId, id).catch((err: unknown) => {
+        const isExpired = err instanceof ApiError && err.code === 'vector_store_expired';
+        if (id === req.knowledgeBaseId) {
+          if (isExpired)
+            throw ApiError.badRequest(
+              `Knowledge base '${id}' has expired (expires_after).`,
+              'knowledge_base_id',
+              'vector_store_expired',
+            );
           throw ApiError.notFound(`Knowledge base '${id}' not found.`, 'knowledge_base_not_found', 'knowledge_base_id');
-        if (err instanceof ApiError && err.status === 404) return null;
+        }
+        expired = isExpired;
+        if (isExpired || (err instanceof ApiError && err.status === 404)) return null;
         throw err;
       });
       if (store) kbStores.push(store);
+      else if (expired) notes.push(`Attached knowledge base ${id} has expired; it was skipped.`);
       else notes.push(`Attached knowledge base ${id} no longer exists; it was skipped.`);
     }
     // the project's own store (internal: the knowledge-base APIs do not serve it)

@@ -31,6 +31,11 @@ export class CompletionMessageDto {
   })
   refusal: string | null;
   @ApiPropertyOptional({ type: [ToolCallDto] }) tool_calls?: ToolCallDto[];
+  @ApiPropertyOptional({
+    type: ToolCallFunctionDto,
+    description: 'With the deprecated `functions`: the (single) call, instead of tool_calls',
+  })
+  function_call?: ToolCallFunctionDto;
 }
 
 export class CompletionChoiceDto {
@@ -40,11 +45,15 @@ export class CompletionChoiceDto {
     type: 'object',
     nullable: true,
     additionalProperties: true,
-    description: 'Log probabilities are not returned: always null',
+    description: 'Token log probabilities when `logprobs` was asked and the model gives them, else null',
     example: null,
   })
   logprobs: Record<string, unknown> | null;
-  @ApiProperty({ nullable: true, enum: ['stop', 'length', 'tool_calls', 'content_filter'], example: 'stop' })
+  @ApiProperty({
+    nullable: true,
+    enum: ['stop', 'length', 'tool_calls', 'content_filter', 'function_call'],
+    example: 'stop',
+  })
   finish_reason: string | null;
 }
 
@@ -109,11 +118,24 @@ export class ChunkDeltaDto {
   @ApiPropertyOptional({ nullable: true, type: String, example: 'Paris' }) content?: string | null;
   @ApiPropertyOptional({ nullable: true, type: String, example: null }) reasoning_content?: string | null;
   @ApiPropertyOptional({ type: [ToolCallDeltaDto] }) tool_calls?: ToolCallDeltaDto[];
+  @ApiPropertyOptional({
+    type: ToolCallFunctionDeltaDto,
+    description: 'With the deprecated `functions`: a piece of the (single) call',
+  })
+  function_call?: ToolCallFunctionDeltaDto;
 }
 
 export class ChunkChoiceDto {
   @ApiProperty({ example: 0 }) index: number;
   @ApiProperty({ type: ChunkDeltaDto }) delta: ChunkDeltaDto;
+  @ApiPropertyOptional({
+    type: 'object',
+    nullable: true,
+    additionalProperties: true,
+    description: 'Token log probabilities of this piece, when asked and given',
+    example: null,
+  })
+  logprobs?: Record<string, unknown> | null;
   @ApiProperty({ nullable: true, type: String, example: null }) finish_reason: string | null;
 }
 

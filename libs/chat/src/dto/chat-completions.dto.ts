@@ -88,6 +88,25 @@ export class ChatCompletionRequestDto {
   @IsOptional()
   @Allow()
   tool_choice?: unknown;
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'object', additionalProperties: true },
+    description:
+      'Deprecated form of tools: [{name, description?, parameters?}]; the answer then carries message.function_call (finish_reason "function_call"). Not with tools / tool_choice.',
+    nullable: true,
+    example: null,
+  })
+  @IsOptional()
+  @IsArray()
+  functions?: unknown[] | null;
+  @ApiPropertyOptional({
+    description: 'Deprecated form of tool_choice (with functions): "none" | "auto" | {name}',
+    nullable: true,
+    example: null,
+  })
+  @IsOptional()
+  @Allow()
+  function_call?: unknown;
   @ApiPropertyOptional({ example: true, description: 'Only with tools' })
   @IsOptional()
   @IsBoolean()
@@ -114,6 +133,17 @@ export class ChatCompletionRequestDto {
   stream_options?: { include_usage?: unknown } | null;
 
   // Gateway extensions (the OpenAI SDKs send unknown body fields unchanged: extra_body / spread)
+  @ApiPropertyOptional({
+    type: [String],
+    description:
+      'Extension, as on /api/v1/chat: image and PDF URLs (http(s), data:image/… or data:application/pdf); images join the last user message (models with supports_images), PDF text joins the context; at most 20 images and 10 PDFs, each ≤ 10 MB; a URL that cannot be fetched is a 400 naming it',
+    example: [],
+  })
+  // no array-size cap here: the service answers 413 beyond 20 images / 10 PDFs (the body limit bounds the array)
+  @IsOptional()
+  @IsArray()
+  @IsString({ each: true })
+  file_urls?: string[];
   @ApiPropertyOptional({
     type: [String],
     description:
@@ -158,20 +188,27 @@ export class ChatCompletionRequestDto {
   @IsIn(CONTEXT_MODES as string[])
   mode?: RequestedMode | null;
 
-  // Accepted for SDK compatibility and not forwarded (docs/decisions/chat-completions-parameters.md)
-  @ApiPropertyOptional({ nullable: true, example: 0 })
+  // Controls: forwarded to models that honour them, translated where an equivalent exists, else
+  // refused with 400 (neutral values always pass); see docs/openai-compatibility.md
+  @ApiPropertyOptional({ nullable: true, example: 0, description: 'OpenAI, DeepSeek chat, Gemini; 0 everywhere' })
   @IsOptional()
   @IsNumber()
   @Min(-2)
   @Max(2)
   presence_penalty?: number;
-  @ApiPropertyOptional({ nullable: true, example: 0 })
+  @ApiPropertyOptional({ nullable: true, example: 0, description: 'OpenAI, DeepSeek chat, Gemini; 0 everywhere' })
   @IsOptional()
   @IsNumber()
   @Min(-2)
   @Max(2)
   frequency_penalty?: number;
-  @ApiPropertyOptional({ nullable: true, type: 'object', additionalProperties: { type: 'number' }, example: {} })
+  @ApiPropertyOptional({
+    nullable: true,
+    type: 'object',
+    additionalProperties: { type: 'number' },
+    example: {},
+    description: 'Token id → bias (-100…100); OpenAI models',
+  })
   @IsOptional()
   @IsObject()
   logit_bias?: Record<string, number>;
@@ -185,9 +222,60 @@ export class ChatCompletionRequestDto {
   @IsObject()
   metadata?: Record<string, string>;
   @ApiPropertyOptional({ nullable: true, example: false }) @IsOptional() @IsBoolean() store?: boolean;
-  @ApiPropertyOptional({ nullable: true, example: 'medium' }) @IsOptional() @IsString() reasoning_effort?: string;
-  @ApiPropertyOptional({ nullable: true, description: 'Not supported: true is rejected with 400', example: false })
+  @ApiPropertyOptional({
+    enum: ['minimal', 'low', 'medium', 'high'],
+    nullable: true,
+    example: null,
+    description:
+      'OpenAI reasoning models; Claude: extended thinking with a budget (1024 / 2048 / 8192 / 24576 tokens); Gemini: thinkingConfig budget (128 / 1024 / 8192 / 24576)',
+  })
+  @IsOptional()
+  @IsIn(['minimal', 'low', 'medium', 'high'])
+  reasoning_effort?: 'minimal' | 'low' | 'medium' | 'high' | null;
+  @ApiPropertyOptional({
+    nullable: true,
+    example: false,
+    description: 'Token log probabilities (OpenAI, DeepSeek chat)',
+  })
   @IsOptional()
   @IsBoolean()
   logprobs?: boolean;
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    example: null,
+    description: '0–20 alternatives per token; with logprobs: true',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(20)
+  top_logprobs?: number | null;
+  @ApiPropertyOptional({
+    enum: ['auto', 'default', 'flex', 'scale', 'priority'],
+    example: 'auto',
+    description: 'OpenAI models ("auto" everywhere)',
+  })
+  @IsOptional()
+  @IsIn(['auto', 'default', 'flex', 'scale', 'priority'])
+  service_tier?: string;
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    example: null,
+    description: 'Predicted output {type: "content", content} (OpenAI gpt-4o / gpt-4.1 models)',
+  })
+  @IsOptional()
+  @IsObject()
+  prediction?: Record<string, unknown> | null;
+  @ApiPropertyOptional({
+    enum: ['low', 'medium', 'high'],
+    nullable: true,
+    example: null,
+    description: 'Answer length (OpenAI gpt-5 models)',
+  })
+  @IsOptional()
+  @IsIn(['low', 'medium', 'high'])
+  verbosity?: 'low' | 'medium' | 'high' | null;
 }

@@ -15,6 +15,7 @@ import {
   Min,
 } from 'class-validator';
 import { CostBreakdownDto } from '@app/common';
+import { PageQueryDto } from '@app/knowledge';
 
 /**
  * POST /v1/responses — the OpenAI Responses request, text only, on the chat pipeline. Scalars are
@@ -121,14 +122,16 @@ export class ResponseCreateRequestDto {
   @ApiPropertyOptional({
     type: Boolean,
     nullable: true,
-    description: 'Accepted; responses are never stored (the response says store: false)',
+    description:
+      'Default true: the response is kept for 30 days for GET /v1/responses/{id}, input_items and previous_response_id; false keeps nothing',
     example: false,
   })
   @IsOptional()
   @IsBoolean()
   store?: boolean | null;
   @ApiPropertyOptional({
-    description: 'Not supported (no stored responses): a value is rejected with 400',
+    description:
+      'A stored response of the team to continue: its conversation (input and output, not its instructions) comes before this input',
     example: null,
     nullable: true,
     type: String,
@@ -146,15 +149,44 @@ export class ResponseCreateRequestDto {
   @IsBoolean()
   background?: boolean | null;
   @ApiPropertyOptional({
+    description: 'Not supported (conversations): a value is rejected with 400',
+    nullable: true,
+    example: null,
+    oneOf: [{ type: 'string' }, { type: 'object', additionalProperties: true }],
+  })
+  @Allow()
+  conversation?: unknown;
+  @ApiPropertyOptional({
+    description: 'Not supported (prompt templates): a value is rejected with 400',
     nullable: true,
     type: 'object',
     additionalProperties: true,
-    description: 'Accepted and ignored',
-    example: { effort: 'low' },
+    example: null,
+  })
+  @Allow()
+  prompt?: unknown;
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description:
+      '{effort: minimal | low | medium | high}: as reasoning_effort of chat completions (OpenAI reasoning models; Claude and Gemini thinking budgets); refused with 400 by other models. summary is not supported.',
+    example: null,
+    nullable: true,
   })
   @IsOptional()
   @IsObject()
   reasoning?: Record<string, unknown> | null;
+  @ApiPropertyOptional({
+    example: null,
+    nullable: true,
+    type: Number,
+    description: '0–20: token log probabilities with this many alternatives (OpenAI, DeepSeek chat)',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(20)
+  top_logprobs?: number | null;
   @ApiPropertyOptional({
     nullable: true,
     type: 'array',
@@ -169,7 +201,12 @@ export class ResponseCreateRequestDto {
   @IsOptional()
   @IsString()
   truncation?: string | null;
-  @ApiPropertyOptional({ type: String, nullable: true, description: 'Accepted and ignored', example: 'auto' })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description: 'As service_tier of chat completions (OpenAI models; "auto" everywhere)',
+    example: 'auto',
+  })
   @IsOptional()
   @IsString()
   service_tier?: string | null;
@@ -326,4 +363,37 @@ export class ResponseStreamEventDto {
   @ApiPropertyOptional({ example: 'The provider failed.', description: 'error: what went wrong' }) message?: string;
   @ApiPropertyOptional({ type: String, nullable: true, example: null, description: 'error: the field at fault' })
   param?: string | null;
+}
+
+/** after (an item id), limit 1–100, order (default desc) — the cursor page of every /v1 list. */
+export class InputItemsQueryDto extends PageQueryDto {}
+
+export class ResponseDeletedDto {
+  @ApiProperty({ example: 'resp_6f0c0a2b9d3e4c51a7b8c9d0e1f2a3b4' }) id: string;
+  @ApiProperty({ example: 'response' }) object: 'response';
+  @ApiProperty({ example: true }) deleted: true;
+}
+
+export class ResponseInputItemListDto {
+  @ApiProperty({ example: 'list' }) object: 'list';
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'object', additionalProperties: true },
+    description: 'Input items: message, function_call, function_call_output (each with an id)',
+    example: [
+      {
+        id: 'msg_6f0c0a2b9d3e4c51a7b8c9d0e1f2a3b4',
+        type: 'message',
+        role: 'user',
+        status: 'completed',
+        content: [{ type: 'input_text', text: 'Say hello.' }],
+      },
+    ],
+  })
+  data: Record<string, unknown>[];
+  @ApiProperty({ nullable: true, type: String, example: 'msg_6f0c0a2b9d3e4c51a7b8c9d0e1f2a3b4' }) first_id:
+    string | null;
+  @ApiProperty({ nullable: true, type: String, example: 'msg_6f0c0a2b9d3e4c51a7b8c9d0e1f2a3b4' }) last_id:
+    string | null;
+  @ApiProperty({ example: false }) has_more: boolean;
 }

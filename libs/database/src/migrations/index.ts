@@ -6,6 +6,8 @@ import { Projects1760000000000 } from './1760000000000-projects';
 import { Governance1765000000000 } from './1765000000000-governance';
 import { Accounts1795625253943 } from './1795625253943-accounts';
 import { IngestParseRuns1795625733761 } from './1795625733761-ingest-parse-runs';
+import { VectorStoreExpiry1795625738288 } from './1795625738288-vector-store-expiry';
+import { StoredResponses1795627137807 } from './1795627137807-stored-responses';
 
 /** Ordered list of every migration; the same list runs on Postgres and SQLite. */
 export const migrations = [
@@ -17,4 +19,6 @@ export const migrations = [
   Governance1765000000000,
   Accounts1795625253943,
   IngestParseRuns1795625733761,
+  VectorStoreExpiry1795625738288,
+  StoredResponses1795627137807,
 ];

@@ -13,8 +13,14 @@ export class EmbeddingsRequestDto {
   model: string;
 
   @ApiProperty({
-    description: 'A string or an array of up to 2048 strings',
-    oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
+    description:
+      'A string, an array of up to 2048 strings, an array of token ids (cl100k_base) or an array of up to 2048 token-id arrays',
+    oneOf: [
+      { type: 'string' },
+      { type: 'array', items: { type: 'string' } },
+      { type: 'array', items: { type: 'integer' } },
+      { type: 'array', items: { type: 'array', items: { type: 'integer' } } },
+    ],
     example: ['first text', 'second text'],
   })
   @Allow()

@@ -120,8 +120,13 @@ export class ImagesResponseDto {
   @ApiProperty({ example: 1767225600 }) created: number;
   @ApiProperty({ type: [GeneratedImageDto] }) data: GeneratedImageDto[];
   @ApiProperty({ example: '1024x1024' }) size: string;
-  @ApiProperty({ example: 'medium' }) quality: string;
-  @ApiProperty({ example: 'png' }) output_format: string;
+  @ApiPropertyOptional({
+    enum: ['low', 'medium', 'high'],
+    example: 'medium',
+    description: 'Absent when the model used another quality (dall-e-3: standard, hd)',
+  })
+  quality?: string;
+  @ApiPropertyOptional({ enum: ['png', 'webp', 'jpeg'], example: 'png' }) output_format?: string;
   @ApiPropertyOptional({
     type: ImageUsageDto,
     description: 'Present when the provider reports token usage (GPT image, Gemini)',

@@ -24,8 +24,6 @@ export class FileObjectDto {
   @ApiProperty({ example: 'handbook.pdf' }) filename: string;
   @ApiProperty({ example: 'assistants' }) purpose: string;
   @ApiProperty({ example: 'processed' }) status: 'processed';
-  @ApiPropertyOptional({ nullable: true, type: Number, example: null }) expires_at?: number | null;
-  @ApiPropertyOptional({ nullable: true, type: String, example: null }) status_details?: string | null;
 }
 
 export class FileListQueryDto {

@@ -75,8 +75,9 @@ export class CreateVectorStoreDto {
   embedding_model?: string;
   @ApiPropertyOptional({
     nullable: true,
-    description: 'Accepted for compatibility; knowledge bases do not expire',
-    example: null,
+    description:
+      'The store expires after `days` without activity (adding documents, searching, updating); an expired store answers 400 vector_store_expired to further use',
+    example: { anchor: 'last_active_at', days: 30 },
   })
   @Allow()
   expires_after?: unknown;
@@ -89,7 +90,18 @@ export class UpdateVectorStoreDto {
   @MaxLength(256)
   name?: string | null;
   @ApiPropertyOptional({ example: { team: 'support' }, nullable: true }) @Allow() metadata?: unknown;
-  @ApiPropertyOptional({ nullable: true, example: null }) @Allow() expires_after?: unknown;
+  @ApiPropertyOptional({
+    example: { anchor: 'last_active_at', days: 30 },
+    nullable: true,
+    description: 'null: the store no longer expires',
+  })
+  @Allow()
+  expires_after?: unknown;
+}
+
+export class ExpiresAfterDto {
+  @ApiProperty({ example: 'last_active_at' }) anchor: 'last_active_at';
+  @ApiProperty({ example: 30 }) days: number;
 }
 
 export class FileCountsDto {
@@ -114,15 +126,14 @@ export class VectorStoreDto {
   @ApiProperty({ nullable: true, type: String, example: null }) description: string | null;
   @ApiProperty({ example: 123456 }) usage_bytes: number;
   @ApiProperty({ type: FileCountsDto }) file_counts: FileCountsDto;
-  @ApiProperty({ enum: ['in_progress', 'completed'], example: 'completed' }) status: 'in_progress' | 'completed';
+  @ApiProperty({ enum: ['expired', 'in_progress', 'completed'], example: 'completed' })
+  status: 'expired' | 'in_progress' | 'completed';
   @ApiPropertyOptional({
-    type: VectorStoreExpiryDto,
-    nullable: true,
-    example: null,
-    description: 'Knowledge bases do not expire',
+    type: ExpiresAfterDto,
+    description: 'Present when the store expires after a period without activity',
   })
-  expires_after?: VectorStoreExpiryDto | null;
-  @ApiPropertyOptional({ nullable: true, type: Number, example: null }) expires_at?: number | null;
+  expires_after?: ExpiresAfterDto;
+  @ApiProperty({ nullable: true, type: Number, example: null }) expires_at: number | null;
   @ApiProperty({ example: 1767225600 }) last_active_at: number;
   @ApiProperty({ nullable: true, type: Object, example: { team: 'support' } }) metadata: Record<string, string> | null;
 }
@@ -264,11 +275,8 @@ export class SearchResultDto {
 
 export class SearchPageDto {
   @ApiProperty({ example: 'vector_store.search_results.page' }) object: 'vector_store.search_results.page';
-  @ApiProperty({
-    oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
-    example: 'How do I reset my password?',
-  })
-  search_query: string | string[];
+  @ApiProperty({ type: [String], example: ['How do I reset my password?'], description: 'The query, as a list' })
+  search_query: string[];
   @ApiProperty({ type: [SearchResultDto] }) data: SearchResultDto[];
   @ApiProperty({ example: false }) has_more: boolean;
   @ApiProperty({ nullable: true, type: String, example: null }) next_page: string | null;

@@ -16,6 +16,8 @@ export class VectorStoreEntity {
   @Column({ type: 'integer', default: 0 }) revision: number;
   @Column({ name: 'created_at', type: 'bigint', transformer: bigintNumber }) createdAt: number;
   @Column({ name: 'last_active_at', type: 'bigint', transformer: bigintNumber }) lastActiveAt: number;
+  /** OpenAI expires_after (anchor last_active_at): days of inactivity until the store expires; null = never */
+  @Column({ name: 'expires_after_days', type: 'integer', nullable: true }) expiresAfterDays: number | null;
   /** 1 = owned by a project (its materials): never listed or served by the knowledge-base / vector-store APIs */
   @Column({ type: 'integer', default: 0 }) internal: number;
 }

@@ -1,6 +1,7 @@
 /** Canonical request → Anthropic Messages API `POST {baseUrl}/v1/messages`. */
 import {
   CanonicalChatRequest,
+  ReasoningEffort,
   ChatMessage,
   ImagePart,
   ProviderConnection,
@@ -17,6 +18,14 @@ import { AnthropicTool, JSON_OUTPUT_TOOL_NAME, jsonOutputTool } from './anthropi
 export const ANTHROPIC_VERSION = '2023-06-01';
 /** Anthropic requires max_tokens; used when the caller supplied none. */
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
+
+/** Thinking budget (tokens) per OpenAI reasoning_effort. */
+export const ANTHROPIC_THINKING_BUDGET: Record<ReasoningEffort, number> = {
+  minimal: 1024,
+  low: 2048,
+  medium: 8192,
+  high: 24576,
+};
 
 export interface AnthropicTextBlock {
   type: 'text';
@@ -56,6 +65,7 @@ export interface AnthropicMessagesBody {
   system?: string;
   messages: AnthropicMessage[];
   temperature?: number;
+  thinking?: { type: 'enabled'; budget_tokens: number };
   top_p?: number;
   stop_sequences?: string[];
   tools?: AnthropicTool[];
@@ -236,6 +246,12 @@ export function buildAnthropicBody(req: CanonicalChatRequest): AnthropicMessages
     if (stops.length > 0) body.stop_sequences = stops;
   }
   Object.assign(body, toolsAndChoice(req));
+  // reasoning_effort → extended thinking with a token budget below max_tokens (≥ 1024, Anthropic's minimum)
+  if (req.reasoning_effort !== undefined)
+    body.thinking = {
+      type: 'enabled',
+      budget_tokens: Math.max(1024, Math.min(ANTHROPIC_THINKING_BUDGET[req.reasoning_effort], body.max_tokens - 1)),
+    };
   if (req.user !== undefined) body.metadata = { user_id: req.user };
   if (req.stream === true) body.stream = true;
   // seed and n=1 have no Anthropic counterpart and are dropped

@@ -1,6 +1,7 @@
 /** Canonical request → Gemini `POST {baseUrl}/v1beta/models/{model}:generateContent` (or `:streamGenerateContent?alt=sse`). */
 import {
   CanonicalChatRequest,
+  ReasoningEffort,
   ChatMessage,
   ImagePart,
   ProviderConnection,
@@ -50,7 +51,18 @@ export interface GeminiGenerationConfig {
   candidateCount?: number;
   responseMimeType?: string;
   responseJsonSchema?: Record<string, unknown>;
+  presencePenalty?: number;
+  frequencyPenalty?: number;
+  thinkingConfig?: { thinkingBudget: number };
 }
+
+/** Thinking budget (tokens) per OpenAI reasoning_effort (Gemini 2.5 thinkingConfig). */
+export const GEMINI_THINKING_BUDGET: Record<ReasoningEffort, number> = {
+  minimal: 128,
+  low: 1024,
+  medium: 8192,
+  high: 24576,
+};
 
 export interface GeminiRequestBody {
   contents: GeminiContent[];
@@ -214,6 +226,10 @@ export function toGeminiGenerationConfig(req: CanonicalChatRequest): GeminiGener
   }
   if (req.seed !== undefined) config.seed = req.seed;
   if (req.n !== undefined) config.candidateCount = req.n;
+  if (req.presence_penalty !== undefined) config.presencePenalty = req.presence_penalty;
+  if (req.frequency_penalty !== undefined) config.frequencyPenalty = req.frequency_penalty;
+  if (req.reasoning_effort !== undefined)
+    config.thinkingConfig = { thinkingBudget: GEMINI_THINKING_BUDGET[req.reasoning_effort] };
   const format = req.response_format;
   if (format !== undefined && format.type !== 'text') {
     config.responseMimeType = 'application/json';

@@ -1,5 +1,5 @@
 /** Canonical request → OpenAI-compatible `POST {baseUrl}/chat/completions` (OpenAI, DeepSeek, OpenRouter, vLLM, Ollama). */
-import { CanonicalChatRequest, ChatMessage, ProviderConnection } from '../types';
+import { CanonicalChatRequest, CHAT_CONTROLS, ChatMessage, ProviderConnection } from '../types';
 import { joinUrl } from '../http/urls';
 
 export interface UpstreamHttpRequest {
@@ -70,6 +70,8 @@ export function buildOpenAiChatBody(req: CanonicalChatRequest, conn: ProviderCon
     if (req.parallel_tool_calls !== undefined) body.parallel_tool_calls = req.parallel_tool_calls;
   }
   if (req.response_format !== undefined) body.response_format = req.response_format;
+  // controls the pipeline let through for this model are OpenAI's own fields
+  for (const key of CHAT_CONTROLS) if (req[key] !== undefined) Object.assign(body, { [key]: req[key] });
   if (req.stream === true) {
     body.stream = true;
     body.stream_options = { include_usage: true };

@@ -94,6 +94,7 @@ function mapChoice(raw: unknown, position: number): CanonicalChoice {
   if (toolCalls.length > 0) out.message.tool_calls = toolCalls;
   const refusal = asString(message.refusal);
   if (refusal !== undefined) out.message.refusal = refusal;
+  if (isRecord(choice.logprobs)) out.logprobs = choice.logprobs;
   return out;
 }
 

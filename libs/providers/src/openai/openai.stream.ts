@@ -59,6 +59,7 @@ function mapChunkChoice(raw: unknown, position: number): CanonicalChunkChoice | 
   if (reasoning !== undefined) out.delta.reasoning_content = reasoning;
   const toolCalls = mapToolCallDeltas(delta.tool_calls);
   if (toolCalls.length > 0) out.delta.tool_calls = toolCalls;
+  if (asRecord(choice.logprobs)) out.logprobs = choice.logprobs;
   return out;
 }
 
