@@ -1,18 +1,18 @@
 import { INestApplication } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import {
   answerClientErrorsAsJson,
   ApiExceptionFilter,
   AppLogger,
   createValidationPipe,
   jsonBodyParsers,
-  METRICS_SECURITY,
   rejectHostileInput,
   RequestObserver,
 } from '@app/common';
 import { AppConfig } from '@app/config';
-import { ApiKeysService, authBeforeBody, SECURITY } from '@app/auth';
+import { ApiKeysService, authBeforeBody } from '@app/auth';
+import { buildOpenApiDocument } from './openapi-document';
 
 /** Everything main.ts applies to the app, shared with the e2e tests so they test the real thing. */
 export function setupApp(app: NestExpressApplication): INestApplication {
@@ -30,36 +30,7 @@ export function setupApp(app: NestExpressApplication): INestApplication {
   app.disable('x-powered-by');
   app.set('etag', false);
 
-  const doc = new DocumentBuilder()
-    .setTitle('Model gateway')
-    .setDescription(
-      'One API for chat, embeddings, rerank and project retrieval across providers, priced in RUB and charged to the team balance. ' +
-        'Errors always have the shape {"error":{"message","type","code","param"}}.',
-    )
-    .setVersion('1')
-    .addApiKey(
-      { type: 'apiKey', in: 'header', name: 'api-key', description: 'api-key: <API_KEY>' },
-      SECURITY.apiKeyHeader,
-    )
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API_KEY>' }, SECURITY.bearer)
-    .addApiKey(
-      { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Authorization: api-key <API_KEY>' },
-      SECURITY.authorizationApiKey,
-    )
-    .addBearerAuth(
-      { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <ADMIN_TOKEN>' },
-      SECURITY.admin,
-    )
-    .addBearerAuth(
-      {
-        type: 'http',
-        scheme: 'bearer',
-        description: 'Authorization: Bearer <METRICS_TOKEN> (only when METRICS_TOKEN is set)',
-      },
-      METRICS_SECURITY,
-    )
-    .build();
-  const document = SwaggerModule.createDocument(app, doc);
+  const document = buildOpenApiDocument(app);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
   return app;
 }
