@@ -42,7 +42,7 @@ const auth: Middleware = {
   },
 };
 
-export const api = createClient<paths>({ baseUrl: '', credentials: 'same-origin' });
+export const api = createClient<paths>({ baseUrl: globalThis.location?.origin ?? '', credentials: 'same-origin' });
 api.use(auth);
 
 /** The gateway's error shape: {"error":{"message","type","code","param"}}. */

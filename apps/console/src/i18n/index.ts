@@ -19,6 +19,7 @@ void i18n.use(initReactI18next).init({
   lng: initialLanguage(),
   fallbackLng: 'en',
   interpolation: { escapeValue: false },
+  showSupportNotice: false,
 });
 
 i18n.on('languageChanged', (lng) => {
