@@ -100,13 +100,14 @@ export function CopyValue({ value, label }: { value: string; label: string }) {
 }
 
 export function Snippet({ code, label }: { code: string; label: string }) {
+  const { t } = useTranslation();
   return (
     <Stack gap={4}>
       <Group justify="space-between">
         <Text size="sm" fw={600}>
           {label}
         </Text>
-        <CopyValue value={code} label={label} />
+        <CopyValue value={code} label={t('common.copyNamed', { name: label })} />
       </Group>
       <Code block aria-label={label}>
         {code}

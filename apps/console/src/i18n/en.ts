@@ -6,6 +6,7 @@ export const en = {
     confirm: 'Confirm',
     copied: 'Copied',
     copy: 'Copy',
+    copyNamed: 'Copy {{name}}',
     created: 'Created',
     delete: 'Delete',
     dismiss: 'Dismiss',
@@ -72,6 +73,7 @@ export const en = {
     noSpendHint: 'Create an API key and send a first request: its cost shows up here.',
     toKeys: 'Go to API keys',
     topKeys: 'Top keys (30 days)',
+    noKey: 'without a key (ingestion, internal)',
     noKeysUsage: 'No key has spent anything in the last 30 days.',
   },
   keys: {

@@ -8,6 +8,7 @@ export const ru: Dictionary = {
     confirm: 'Подтвердить',
     copied: 'Скопировано',
     copy: 'Копировать',
+    copyNamed: 'Копировать: {{name}}',
     created: 'Создан',
     delete: 'Удалить',
     dismiss: 'Скрыть',
@@ -74,6 +75,7 @@ export const ru: Dictionary = {
     noSpendHint: 'Создайте API-ключ и отправьте первый запрос — его стоимость появится здесь.',
     toKeys: 'К API-ключам',
     topKeys: 'Ключи с наибольшим расходом (30 дней)',
+    noKey: 'без ключа (индексация, служебное)',
     noKeysUsage: 'За 30 дней ни один ключ ничего не потратил.',
   },
   keys: {

@@ -119,7 +119,7 @@ export function OverviewPage() {
             <Table.Tbody>
               {topKeys.map((k) => (
                 <Table.Tr key={String(k.group)}>
-                  <Table.Td>{(k.group as string | null) ?? '—'}</Table.Td>
+                  <Table.Td>{(k.group as unknown as string | null) ?? t('overview.noKey')}</Table.Td>
                   <Table.Td>{formatNumber(k.requests, lang)}</Table.Td>
                   <Table.Td>{formatNumber(k.total_tokens, lang)}</Table.Td>
                   <Table.Td>{formatRub(k.amount_rub, lang)}</Table.Td>

@@ -14,6 +14,7 @@ export default function SpendChart({ rows, models }: { rows: Record<string, stri
       dataKey="day"
       type="stacked"
       withLegend
+      yAxisProps={{ width: 96 }}
       aria-label={t('overview.chartLabel')}
       valueFormatter={(v) => formatRub(v, i18n.language)}
       series={models.map((m, i) => ({ name: m, color: COLORS[i % COLORS.length] }))}

@@ -32,7 +32,7 @@ describe('Settings → API requests', () => {
     expect(search.textContent).toContain(`${base}/api/v1/knowledge-bases/vs_abc/search`);
     // every snippet has its own copy button
     for (const name of ['curl: POST /api/v1/chat', 'Python (openai SDK)', 'TypeScript (openai SDK)']) {
-      expect(within(document.body).getByRole('button', { name })).toBeInTheDocument();
+      expect(within(document.body).getByRole('button', { name: `Copy ${name}` })).toBeInTheDocument();
     }
   });
 

@@ -17,6 +17,8 @@ export default function SummaryChart({ groups }: { groups: SummaryGroup[] }) {
       dataKey="group"
       aria-label={t('usage.chart')}
       valueFormatter={(v) => formatRub(v, i18n.language)}
+      yAxisProps={{ width: 96 }}
+      maxBarWidth={56}
       series={[{ name: 'amount', label: t('usage.amount'), color: 'blue.6' }]}
     />
   );
