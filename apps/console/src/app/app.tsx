@@ -19,6 +19,8 @@ const KnowledgeBasesPage = page(() => import('../features/knowledge/knowledge-pa
 const UsagePage = page(() => import('../features/usage/usage-page'), 'UsagePage');
 const ModelsPage = page(() => import('../features/models/models-page'), 'ModelsPage');
 const OperatorPage = page(() => import('../features/operator/operator-page'), 'OperatorPage');
+const MembersPage = page(() => import('../features/members/members-page'), 'MembersPage');
+const AuditPage = page(() => import('../features/audit/audit-page'), 'AuditPage');
 
 export const theme = createTheme({
   primaryColor: 'blue',
@@ -34,7 +36,7 @@ function Home() {
 }
 
 const router = createBrowserRouter([
-  { path: '/invite/:token', element: <AcceptInvitationPage /> },
+  { path: '/invitations/:token', element: <AcceptInvitationPage /> },
   {
     path: '/',
     element: <Gate />,
@@ -48,6 +50,8 @@ const router = createBrowserRouter([
       { path: 'usage', element: <UsagePage /> },
       { path: 'models', element: <ModelsPage /> },
       { path: 'operator', element: <OperatorPage /> },
+      { path: 'members', element: <MembersPage /> },
+      { path: 'audit-log', element: <AuditPage /> },
       { path: '*', element: <Navigate to="/" replace /> },
     ],
   },

@@ -31,7 +31,7 @@ export function parseSession(body: unknown): SessionInfo | null {
       id: str(user.id) ?? '',
       email: str(user.email)!,
       name: str(user.name),
-      isOperator: user.is_operator === true || user.role === 'operator',
+      isOperator: user.operator === true,
     },
     memberships: list
       .filter((m) => str(m.team_id))

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { useNavigate, useParams } from 'react-router';
+import { useParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { Button, Center, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
 import { acceptInvitation } from '../../auth/session-api';
@@ -8,7 +8,6 @@ import { ErrorAlert } from '../../components/common';
 export function AcceptInvitationPage() {
   const { t } = useTranslation();
   const { token = '' } = useParams();
-  const navigate = useNavigate();
   const [name, setName] = useState('');
   const [password, setPassword] = useState('');
   const [busy, setBusy] = useState(false);
@@ -36,7 +35,7 @@ export function AcceptInvitationPage() {
         {done ? (
           <Stack>
             <Text>{t('invite.done')}</Text>
-            <Button onClick={() => navigate('/')}>{t('invite.toSignIn')}</Button>
+            <Button onClick={() => window.location.assign('/')}>{t('invite.toSignIn')}</Button>
           </Stack>
         ) : (
           <form onSubmit={submit}>

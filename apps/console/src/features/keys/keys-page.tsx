@@ -2,25 +2,10 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, Stack } from '@mantine/core';
-import { ApiRequestError, authHeaders, type ApiErrorBody } from '../../api/client';
+import { accountsFetch as teamFetch } from '../../api/accounts-fetch';
 import { useAuth, usePermissions } from '../../auth/auth-context';
 import { ErrorAlert, PageHeader } from '../../components/common';
 import { CreateKeyForm, KeysTable, NewKeySecret, type ApiKey, type CreatedKey } from './keys-table';
-
-/** The team's keys through the accounts capability (session + x-team-id). */
-async function teamFetch<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(path, {
-    method,
-    credentials: 'same-origin',
-    headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...authHeaders(method) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  if (!res.ok) {
-    const err = (await res.json().catch(() => null)) as ApiErrorBody | null;
-    throw new ApiRequestError(err?.error?.message ?? `${res.status} ${res.statusText}`, res.status);
-  }
-  return (res.status === 204 ? undefined : await res.json()) as T;
-}
 
 export function KeysPage() {
   const { t } = useTranslation();

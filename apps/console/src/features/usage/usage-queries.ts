@@ -1,31 +1,64 @@
 import { useQuery } from '@tanstack/react-query';
+import { accountsFetch } from '../../api/accounts-fetch';
 import { api, unwrap } from '../../api/client';
 import type { components } from '../../api/schema';
+import { useAuth } from '../../auth/auth-context';
 
 export type UsageEntry = components['schemas']['UsageEntryDto'];
 export type SummaryGroup = components['schemas']['UsageSummaryGroupDto'];
 
+type Balance = components['schemas']['BalanceResponseDto'];
+type UsagePage = components['schemas']['UsageResponseDto'];
+type Summary = components['schemas']['UsageSummaryResponseDto'];
+
+/**
+ * With a session the team's money endpoints are /api/v1/teams/{team_id}/… (same bodies); with an API
+ * key they are the key's own /api/v1/balance, /usage, /usage/summary.
+ */
+function useTeamBase(): string | null {
+  const auth = useAuth();
+  return auth.mode === 'session' && auth.teamId ? `/api/v1/teams/${auth.teamId}` : null;
+}
+
 export function useBalance() {
-  return useQuery({ queryKey: ['balance'], queryFn: async () => unwrap(await api.GET('/api/v1/balance')) });
+  const team = useTeamBase();
+  return useQuery({
+    queryKey: ['balance', team],
+    queryFn: async () =>
+      team ? accountsFetch<Balance>('GET', `${team}/balance`) : unwrap(await api.GET('/api/v1/balance')),
+  });
 }
 
 export function useUsageSummary(groupBy: 'model' | 'day' | 'key' | 'endpoint', from: string, to: string) {
+  const team = useTeamBase();
   return useQuery({
-    queryKey: ['usage-summary', groupBy, from, to],
+    queryKey: ['usage-summary', team, groupBy, from, to],
     queryFn: async () =>
-      unwrap(await api.GET('/api/v1/usage/summary', { params: { query: { group_by: groupBy, from, to } } })),
+      team
+        ? accountsFetch<Summary>('GET', `${team}/usage/summary?${new URLSearchParams({ group_by: groupBy, from, to })}`)
+        : unwrap(await api.GET('/api/v1/usage/summary', { params: { query: { group_by: groupBy, from, to } } })),
   });
+}
+
+async function usagePage(team: string | null, before: number | undefined): Promise<UsagePage> {
+  if (team) {
+    const q = new URLSearchParams({ limit: '500' });
+    if (before !== undefined) q.set('before', String(before));
+    return accountsFetch<UsagePage>('GET', `${team}/ledger?${q}`);
+  }
+  return unwrap(await api.GET('/api/v1/usage', { params: { query: { limit: 500, before } } }));
 }
 
 /** Ledger entries newer than `since`, newest first (pages of 500, at most `maxPages`). */
 export function useLedger(since: string, maxPages = 10) {
+  const team = useTeamBase();
   return useQuery({
-    queryKey: ['ledger', since, maxPages],
+    queryKey: ['ledger', team, since, maxPages],
     queryFn: async () => {
       const out: UsageEntry[] = [];
       let before: number | undefined;
       for (let page = 0; page < maxPages; page++) {
-        const res = unwrap(await api.GET('/api/v1/usage', { params: { query: { limit: 500, before } } }));
+        const res = await usagePage(team, before);
         const entries = res.data as UsageEntry[];
         for (const e of entries) if (e.created_at >= since) out.push(e);
         const last = entries[entries.length - 1];
