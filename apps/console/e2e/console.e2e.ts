@@ -176,6 +176,12 @@ describe('console in Chromium', () => {
       .setInputFiles({ name: 'handbook.pdf', mimeType: 'application/pdf', buffer: file });
     const row = page.getByRole('row').filter({ hasText: 'handbook.pdf' });
     await row.getByText('completed').waitFor({ timeout: 60_000 });
+    // a webhook integration: its URL and signing secret are shown once
+    await page.getByLabel('Integration name').fill('CRM events');
+    await page.getByRole('button', { name: 'Add integration' }).click();
+    expect(await page.getByTestId('webhook-secret').textContent()).toMatch(/^whsec_/);
+    expect(await page.getByTestId('webhook-url').textContent()).toMatch(new RegExp(`^${gw.url}/api/v1/hooks/`));
+    await page.getByRole('row').filter({ hasText: 'CRM events' }).waitFor();
     await shot(page, 'project-materials-en');
 
     await page.getByRole('tab', { name: 'Settings' }).click();
