@@ -22,6 +22,7 @@ for (const lib of [
   'admin',
   'projects',
   'governance',
+  'accounts',
 ]) {
   moduleNameMapper[`^@app/${lib}$`] = `<rootDir>/libs/${lib}/src`;
   moduleNameMapper[`^@app/${lib}/(.*)$`] = `<rootDir>/libs/${lib}/src/$1`;

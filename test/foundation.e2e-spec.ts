@@ -50,6 +50,8 @@ describe(`foundation over HTTP on ${backendKind()}`, () => {
       prefix: key.body.api_key.slice(0, 11),
       name: 'backend',
       created_at: expect.any(String),
+      expires_at: null,
+      allowed_models: [],
     });
 
     const top = await admin(request(t.url).post(`/api/v1/admin/teams/${team.body.id}/top-ups`)).send({

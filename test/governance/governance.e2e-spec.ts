@@ -432,6 +432,9 @@ describe(`governance on ${backendKind()}`, () => {
       budget_rub_per_month: 20,
       spent_rub_today: 0,
       spent_rub_this_month: 0,
+      created_by: null,
+      expires_at: null,
+      allowed_models: [],
     });
     // absent fields stay, null removes
     const cleared = await patchKey(k.id, { tpm_limit: null, budget_rub_per_month: null });

@@ -116,6 +116,10 @@ const TELEGRAM_EXPORT = JSON.stringify({
 const NOT_EXECUTED: Record<string, string> = {
   'POST /api/v1/projects/{id}/integrations/{integration_id}/sync':
     'needs an external API reachable through the SSRF guard (test/projects/projects.e2e-spec.ts serves one)',
+  'DELETE /api/v1/auth/sessions/{id}':
+    "would end a session other than the suite's only one (test/accounts/auth.e2e-spec.ts ends one)",
+  'DELETE /api/v1/teams/{team_id}/invitations/{id}':
+    "the suite's only invitation is accepted first (test/accounts/keys-invitations-audit.e2e-spec.ts revokes one)",
 };
 
 const id = (a: Answer): string => String(a.body.id);
@@ -135,6 +139,35 @@ const FLOW: Record<string, FlowEntry> = {
   'GET /api/v1/admin/api-keys/{id}': { params: { id: 'api_key' } },
   'PATCH /api/v1/admin/api-keys/{id}': { params: { id: 'api_key' } },
   'DELETE /api/v1/admin/api-keys/{id}': { order: 99, params: { id: 'api_key' } },
+
+  // people: the bootstrap operator (the login example's credentials) signs in first; session-only
+  // operations then carry its cookie and CSRF token
+  'POST /api/v1/auth/login': {
+    order: 0,
+    capture: (a) => ({
+      cookie: a.headers
+        .getSetCookie()
+        .find((c) => c.startsWith('gw_session='))!
+        .split(';')[0],
+      csrf: String(a.body.csrf_token),
+      me: String((a.body.user as { id: string }).id),
+    }),
+  },
+  'POST /api/v1/auth/password': { order: 80 },
+  'POST /api/v1/auth/logout': { order: 100 },
+  'POST /api/v1/admin/users': { order: 3, capture: (a) => ({ user: id(a) }) },
+  'GET /api/v1/admin/users/{id}': { params: { id: 'user' } },
+  'PATCH /api/v1/admin/users/{id}': { params: { id: 'user' } },
+  'POST /api/v1/teams/{team_id}/invitations': {
+    order: 20,
+    capture: (a) => ({ invitation: id(a), invitation_token: String(a.body.token) }),
+  },
+  'POST /api/v1/invitations/{token}/accept': { order: 30, params: { token: 'invitation_token' } },
+  'PATCH /api/v1/teams/{team_id}/members/{user_id}': { params: { user_id: 'me' } },
+  'DELETE /api/v1/teams/{team_id}/members/{user_id}': { order: 90, params: { user_id: 'me' } },
+  'POST /api/v1/teams/{team_id}/api-keys': { order: 20, capture: (a) => ({ team_api_key: id(a) }) },
+  'PATCH /api/v1/teams/{team_id}/api-keys/{key_id}': { params: { key_id: 'team_api_key' } },
+  'DELETE /api/v1/teams/{team_id}/api-keys/{key_id}': { order: 95, params: { key_id: 'team_api_key' } },
 
   'POST /v1/images/generations': {
     order: 5,
@@ -231,6 +264,7 @@ const FLOW: Record<string, FlowEntry> = {
 
 /** Path parameters named like this take the captured id of the same resource unless FLOW says otherwise. */
 const PARAM_DEFAULTS: [RegExp, string, string][] = [
+  [/^\/api\/v1\/teams\/\{team_id\}/, 'team_id', 'team'],
   [/^\/v1\/vector_stores\/\{vector_store_id\}/, 'vector_store_id', 'vector_store'],
   [/^\/v1\/vector_stores\/\{vector_store_id\}\/files\/\{file_id\}/, 'file_id', 'file'],
   [/^\/v1\/vector_stores\/\{vector_store_id\}\/file_batches\/\{batch_id\}/, 'batch_id', 'file_batch'],
@@ -336,7 +370,15 @@ describe(`every Swagger example works (${backendKind()})`, () => {
   let doc: Doc;
 
   beforeAll(async () => {
-    t = await createTestApp({ env: { BOOTSTRAP_API_KEY: BOOTSTRAP_KEY, BOOTSTRAP_BALANCE_RUB: '1000' } });
+    t = await createTestApp({
+      env: {
+        BOOTSTRAP_API_KEY: BOOTSTRAP_KEY,
+        BOOTSTRAP_BALANCE_RUB: '1000',
+        // the sign-in example's credentials
+        BOOTSTRAP_OPERATOR_EMAIL: 'ada@example.com',
+        BOOTSTRAP_OPERATOR_PASSWORD: 'correct horse battery staple',
+      },
+    });
     doc = (await (await fetch(`${t.url}/docs-json`)).json()) as Doc;
   });
   afterAll(() => t?.close());
@@ -419,7 +461,11 @@ describe(`every Swagger example works (${backendKind()})`, () => {
     }
     const schemes = (call.op.security ?? []).flatMap((s) => Object.keys(s));
     if (schemes.includes('admin')) headers.authorization = `Bearer ${ADMIN_TOKEN}`;
-    else if (schemes.length) headers['api-key'] = BOOTSTRAP_KEY;
+    else if (schemes.includes('api-key')) headers['api-key'] = BOOTSTRAP_KEY;
+    else if (schemes.includes('session') && captured.cookie) {
+      headers.cookie = captured.cookie;
+      headers['x-csrf-token'] = captured.csrf;
+    } else if (schemes.length) headers['api-key'] = BOOTSTRAP_KEY;
 
     let body: RequestInit['body'];
     if (call.media) {

@@ -6,6 +6,7 @@ import { AppConfig, ConfigError } from '@app/config';
 import { ApiKeysService } from '@app/auth';
 import { BillingService, TeamsService } from '@app/billing';
 import { AdminService } from '@app/admin';
+import { AccountsService, CLI_ACTOR } from '@app/accounts';
 import { AppModule } from './app.module';
 
 const USAGE = `usage: npm run admin -- <command>
@@ -15,6 +16,8 @@ const USAGE = `usage: npm run admin -- <command>
   keys limits <key-id> [--rpm N] [--tpm N] [--day-budget RUB] [--month-budget RUB]
                                                set a key's rate limits / RUB budgets ("none" removes one); no option: show them
   teams limits <team-id> [--rpm N] [--tpm N]   set a team's rate limits ("none" removes one); no option: show them
+  user create <email> [--name <name>] [--operator] [--team <team-id> --role <role>]
+                                               create a user; its generated password is printed once
 Uses the same configuration (DATABASE_URL / DATA_DIR …), services and database as the server.`;
 
 /** The admin CLI: the same services and database as the server, without HTTP. Prints JSON. */
@@ -30,6 +33,9 @@ async function main(argv: string[]): Promise<number> {
       tpm: { type: 'string' },
       'day-budget': { type: 'string' },
       'month-budget': { type: 'string' },
+      operator: { type: 'boolean' },
+      team: { type: 'string' },
+      role: { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -71,8 +77,26 @@ async function run(
     tpm?: string;
     'day-budget'?: string;
     'month-budget'?: string;
+    operator?: boolean;
+    team?: string;
+    role?: string;
   },
 ): Promise<unknown> {
+  if (a === 'user' && b === 'create' && c) {
+    const roles = ['viewer', 'member', 'admin', 'owner'] as const;
+    const role = roles.find((r) => r === opts.role);
+    if ((opts.team === undefined) !== (opts.role === undefined) || (opts.role !== undefined && !role))
+      throw new UsageError('--team and --role go together; --role is one of viewer, member, admin, owner');
+    if (opts.team) await app.get(TeamsService).get(opts.team);
+    if (!/^[^\s@]+@[^\s@]+$/.test(c)) throw new UsageError(`not an e-mail address: ${c}`);
+    return app
+      .get(AccountsService)
+      .createUser(
+        { email: c, name: opts.name, operator: opts.operator === true },
+        CLI_ACTOR,
+        opts.team && role ? { teamId: opts.team, role } : null,
+      );
+  }
   if (a === 'teams' && b === 'create' && c) {
     const team = await app.get(TeamsService).create(c, opts.balance ? rubToMicro(opts.balance) : 0);
     return { id: team.id, name: team.name, balance_rub: microToRub(team.balanceMicro) };

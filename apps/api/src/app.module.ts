@@ -12,6 +12,7 @@ import { EmbeddingsModule } from '@app/embeddings';
 import { ImagesModule } from '@app/images';
 import { KnowledgeModule } from '@app/knowledge';
 import { ProjectsModule } from '@app/projects';
+import { AccountsModule } from '@app/accounts';
 import { HealthController } from './health.controller';
 
 /** Wires the libs together; nothing else. */
@@ -34,6 +35,7 @@ import { HealthController } from './health.controller';
     ImagesModule,
     KnowledgeModule,
     ProjectsModule,
+    AccountsModule,
   ],
   controllers: [HealthController],
 })

@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { AppConfig, ConfigError } from '@app/config';
 import { TokenizerService } from '@app/providers';
-import { BootstrapService } from '@app/admin';
+import { AccountsBootstrapService } from '@app/accounts';
 import { AppModule } from './app.module';
 import { setupApp } from './setup-app';
 import { consoleAssets, loadConsoleAssets } from './console-assets';
@@ -32,7 +32,7 @@ async function bootstrap(): Promise<void> {
   process.stdout.write(
     `model gateway listening on http://${config.host}:${config.port} (docs at /docs${assets ? ', console at /' : ''})\n`,
   );
-  await app.get(BootstrapService).firstRun(); // embedded default, no key anywhere: a dev workspace and its key, printed once
+  await app.get(AccountsBootstrapService).firstRun(); // embedded default, no key anywhere: a dev workspace, its key and an operator, printed once
 
   // Graceful shutdown: stop accepting, let in-flight requests finish (streams included) for up to
   // SHUTDOWN_GRACE_MS, then cut what is left (their handlers abort upstream calls and settle what was

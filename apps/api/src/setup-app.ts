@@ -12,6 +12,7 @@ import {
 } from '@app/common';
 import { AppConfig } from '@app/config';
 import { ApiKeysService, authBeforeBody } from '@app/auth';
+import { AccountsService, sessionMiddleware } from '@app/accounts';
 import { buildOpenApiDocument } from './openapi-document';
 
 /** Everything main.ts applies to the app, shared with the e2e tests so they test the real thing. */
@@ -20,7 +21,9 @@ export function setupApp(app: NestExpressApplication): INestApplication {
   app.useLogger(app.get(AppLogger));
   // order matters: request id + metrics + access log first (they see every request, refused ones too),
   // then authenticate from the headers, then read and parse the body, then refuse hostile input
+  app.set('trust proxy', config.trustProxy);
   app.use(app.get(RequestObserver).middleware());
+  app.use(sessionMiddleware(app.get(AccountsService)));
   app.use(authBeforeBody(app.get(ApiKeysService), config));
   app.use(jsonBodyParsers(config.bodyLimitBytes));
   app.use(rejectHostileInput);

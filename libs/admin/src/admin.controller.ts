@@ -1,4 +1,6 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post, Query, Req } from '@nestjs/common';
+import type { Request } from 'express';
+import { actorOf } from '@app/accounts/audit';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiError } from '@app/common';
 import { AdminAuth } from '@app/auth';
@@ -31,8 +33,8 @@ export class AdminController {
   @Post('teams')
   @ApiOperation({ summary: 'Create a team workspace' })
   @ApiCreatedResponse({ type: TeamDto })
-  createTeam(@Body() body: CreateTeamDto): Promise<TeamDto> {
-    return this.admin.createTeam(body.name, body.balance_rub ?? 0);
+  createTeam(@Body() body: CreateTeamDto, @Req() req: Request): Promise<TeamDto> {
+    return this.admin.createTeam(body.name, body.balance_rub ?? 0, actorOf(req));
   }
 
   @Get('teams')
@@ -52,8 +54,8 @@ export class AdminController {
   @Patch('teams/:id')
   @ApiOperation({ summary: 'Rename a team or set its rate limits (null removes a limit)' })
   @ApiOkResponse({ type: TeamLimitsDto })
-  updateTeam(@Param('id', uuid) id: string, @Body() body: UpdateTeamDto): Promise<TeamLimitsDto> {
-    return this.admin.updateTeam(id, body);
+  updateTeam(@Param('id', uuid) id: string, @Body() body: UpdateTeamDto, @Req() req: Request): Promise<TeamLimitsDto> {
+    return this.admin.updateTeam(id, body, actorOf(req));
   }
 
   @Get('teams/:id/api-keys')
@@ -82,30 +84,40 @@ export class AdminController {
   @Patch('api-keys/:id')
   @ApiOperation({ summary: 'Rename an API key or set its rate limits and RUB budgets (null removes one)' })
   @ApiOkResponse({ type: ApiKeyDto })
-  updateKey(@Param('id', uuid) id: string, @Body() body: UpdateApiKeyDto): Promise<ApiKeyDto> {
-    return this.admin.updateKey(id, body);
+  updateKey(@Param('id', uuid) id: string, @Body() body: UpdateApiKeyDto, @Req() req: Request): Promise<ApiKeyDto> {
+    return this.admin.updateKey(id, body, actorOf(req));
   }
 
   @Post('teams/:id/api-keys')
   @ApiOperation({ summary: 'Issue an API key for a team (the key is shown once)' })
   @ApiCreatedResponse({ type: CreatedApiKeyDto })
-  createKey(@Param('id', uuid) id: string, @Body() body: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
-    return this.admin.createKey(id, body.name ?? null);
+  createKey(
+    @Param('id', uuid) id: string,
+    @Body() body: CreateApiKeyDto,
+    @Req() req: Request,
+  ): Promise<CreatedApiKeyDto> {
+    const actor = actorOf(req);
+    return this.admin.createKey(id, body.name ?? null, {
+      createdBy: actor.type === 'user' ? actor.id : null,
+      expiresAt: body.expires_at ?? null,
+      allowedModels: body.allowed_models,
+      actor,
+    });
   }
 
   @Delete('api-keys/:id')
   @HttpCode(204)
   @ApiOperation({ summary: 'Revoke an API key (effective on every replica within 5 s)' })
   @ApiNoContentResponse({ description: 'Revoked' })
-  async revokeKey(@Param('id', uuid) id: string): Promise<void> {
-    await this.admin.revokeKey(id);
+  async revokeKey(@Param('id', uuid) id: string, @Req() req: Request): Promise<void> {
+    await this.admin.revokeKey(id, actorOf(req));
   }
 
   @Post('teams/:id/top-ups')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Add funds to a team balance (idempotent by reference)' })
+  @ApiOperation({ summary: 'Add funds to a team balance (idempotent by reference), with an optional note' })
   @ApiOkResponse({ type: TopUpResultDto })
-  topUp(@Param('id', uuid) id: string, @Body() body: TopUpDto): Promise<TopUpResultDto> {
-    return this.admin.topUp(id, body.amount_rub, body.reference ?? null);
+  topUp(@Param('id', uuid) id: string, @Body() body: TopUpDto, @Req() req: Request): Promise<TopUpResultDto> {
+    return this.admin.topUp(id, body.amount_rub, body.reference ?? null, body.note ?? null, actorOf(req));
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError, microToRub, rubToMicro } from '@app/common';
+import { ApiError, Clock, microToRub, rubToMicro } from '@app/common';
 import { ApiKeyPatch, ApiKeysService, ApiKeyView } from '@app/auth';
+import { Actor, AuditTrail } from '@app/accounts/audit';
 import {
   BillingService,
   TeamPatch,
@@ -30,11 +31,23 @@ export class AdminService {
     private readonly keys: ApiKeysService,
     private readonly billing: BillingService,
     private readonly summaries: UsageSummaryService,
+    private readonly clock: Clock,
+    private readonly audit: AuditTrail,
   ) {}
 
-  async createTeam(name: string, balanceRub: number): Promise<TeamDto> {
+  async createTeam(name: string, balanceRub: number, actor?: Actor): Promise<TeamDto> {
     const team = await this.teams.create(name, rubToMicro(balanceRub));
-    return { id: team.id, name: team.name, balance_rub: microToRub(team.balanceMicro) };
+    const out = { id: team.id, name: team.name, balance_rub: microToRub(team.balanceMicro) };
+    if (actor)
+      await this.audit.write({
+        actor,
+        teamId: team.id,
+        action: 'team.create',
+        targetType: 'team',
+        targetId: team.id,
+        after: out,
+      });
+    return out;
   }
 
   async getTeam(id: string): Promise<TeamLimitsDto> {
@@ -52,25 +65,60 @@ export class AdminService {
   }
 
   /** Name and limits of a team; the cached lookups of its keys are dropped so the limits apply (other replicas: within AUTH_CACHE_TTL_SECONDS). */
-  async updateTeam(id: string, body: UpdateTeamDto): Promise<TeamLimitsDto> {
+  async updateTeam(id: string, body: UpdateTeamDto, actor?: Actor): Promise<TeamLimitsDto> {
     if (body.name === null) throw ApiError.badRequest('name cannot be null.', 'name', 'invalid_value');
     const patch: TeamPatch = { name: body.name, rpmLimit: body.rpm_limit, tpmLimit: body.tpm_limit };
+    const before = actor ? teamView(await this.teams.get(id)) : undefined;
     const team = await this.teams.update(id, patch);
     if (body.rpm_limit !== undefined || body.tpm_limit !== undefined) await this.keys.forgetTeam(id);
-    return teamView(team);
+    const after = teamView(team);
+    if (actor)
+      await this.audit.write({
+        actor,
+        teamId: id,
+        action: 'team.update',
+        targetType: 'team',
+        targetId: id,
+        before,
+        after,
+      });
+    return after;
   }
 
-  async createKey(teamId: string, name: string | null): Promise<CreatedApiKeyDto> {
+  async createKey(
+    teamId: string,
+    name: string | null,
+    opts: { createdBy?: string | null; expiresAt?: string | null; allowedModels?: string[]; actor?: Actor } = {},
+  ): Promise<CreatedApiKeyDto> {
     if (!(await this.teams.exists(teamId)))
       throw ApiError.notFound(`Team ${teamId} not found.`, 'team_not_found', 'id');
-    const k = await this.keys.create(teamId, name);
-    return {
+    const expiresAt = opts.expiresAt ? Date.parse(opts.expiresAt) : null;
+    if (expiresAt !== null && expiresAt <= this.clock.now())
+      throw ApiError.badRequest('expires_at must be in the future.', 'expires_at', 'invalid_value');
+    const k = await this.keys.create(teamId, name, {
+      createdBy: opts.createdBy ?? null,
+      expiresAt,
+      allowedModels: opts.allowedModels,
+    });
+    const out = {
       id: k.id,
       api_key: k.apiKey,
       prefix: k.prefix,
       name: k.name,
       created_at: new Date(k.createdAt).toISOString(),
+      expires_at: k.expiresAt === null ? null : new Date(k.expiresAt).toISOString(),
+      allowed_models: k.allowedModels,
     };
+    if (opts.actor)
+      await this.audit.write({
+        actor: opts.actor,
+        teamId,
+        action: 'api_key.create',
+        targetType: 'api_key',
+        targetId: k.id,
+        after: { ...out, api_key: undefined },
+      });
+    return out;
   }
 
   async listKeys(teamId: string): Promise<ApiKeyListDto> {
@@ -84,7 +132,8 @@ export class AdminService {
    * Name, rate limits and budgets of a key (null removes one). A budget change recomputes the
    * key's spend counters of the current day/month from the ledger.
    */
-  async updateKey(id: string, body: UpdateApiKeyDto): Promise<ApiKeyDto> {
+  async updateKey(id: string, body: UpdateApiKeyDto, actor?: Actor): Promise<ApiKeyDto> {
+    const before = actor ? await this.getKey(id) : undefined;
     const micro = (rub: number | null | undefined) =>
       rub === undefined ? undefined : rub === null ? null : rubToMicro(rub);
     const patch: ApiKeyPatch = {
@@ -93,6 +142,9 @@ export class AdminService {
       tpmLimit: body.tpm_limit,
       budgetDayMicro: micro(body.budget_rub_per_day),
       budgetMonthMicro: micro(body.budget_rub_per_month),
+      expiresAt:
+        body.expires_at === undefined ? undefined : body.expires_at === null ? null : Date.parse(body.expires_at),
+      allowedModels: body.allowed_models,
     };
     const key = await this.keys.update(id, patch);
     if (body.budget_rub_per_day !== undefined || body.budget_rub_per_month !== undefined) {
@@ -102,19 +154,68 @@ export class AdminService {
         monthMicro: key.budgetMonthMicro,
       });
     }
-    return this.keyView(key);
+    const after = await this.keyView(key);
+    if (actor)
+      await this.audit.write({
+        actor,
+        teamId: key.teamId,
+        action: 'api_key.update',
+        targetType: 'api_key',
+        targetId: id,
+        before,
+        after,
+      });
+    return after;
   }
 
   async getKey(id: string): Promise<ApiKeyDto> {
     return this.keyView(await this.keys.get(id));
   }
 
-  revokeKey(id: string): Promise<void> {
-    return this.keys.revoke(id);
+  async revokeKey(id: string, actor?: Actor): Promise<void> {
+    const key = await this.keys.get(id);
+    await this.keys.revoke(id);
+    if (actor && key.revokedAt === null)
+      await this.audit.write({
+        actor,
+        teamId: key.teamId,
+        action: 'api_key.revoke',
+        targetType: 'api_key',
+        targetId: id,
+        before: { revoked: false },
+        after: { revoked: true },
+      });
   }
 
-  async topUp(teamId: string, amountRub: number, reference: string | null): Promise<TopUpResultDto> {
-    const r = await this.billing.topUp(teamId, rubToMicro(amountRub), reference);
+  /**
+   * Adds funds. The note and the actor are kept in the ledger entry's details, and the audit record
+   * (`team.top_up`) is written in the top-up's transaction.
+   */
+  async topUp(
+    teamId: string,
+    amountRub: number,
+    reference: string | null,
+    note: string | null = null,
+    actor?: Actor,
+  ): Promise<TopUpResultDto> {
+    const details =
+      note !== null || actor
+        ? JSON.stringify({ note, actor: actor ? { type: actor.type, id: actor.id } : null })
+        : null;
+    const r = await this.billing.topUp(teamId, rubToMicro(amountRub), reference, {
+      details,
+      within: actor
+        ? (m, balanceMicro) =>
+            this.audit.writeIn(m, {
+              actor,
+              teamId,
+              action: 'team.top_up',
+              targetType: 'team',
+              targetId: teamId,
+              after: { amount_rub: amountRub, reference, note, balance_rub: microToRub(balanceMicro) },
+            })
+        : undefined,
+    });
     return { balance_rub: microToRub(r.balanceMicro), applied: r.applied };
   }
 
@@ -142,6 +243,9 @@ export class AdminService {
       budget_rub_per_month: k.budgetMonthMicro === null ? null : microToRub(k.budgetMonthMicro),
       spent_rub_today: microToRub(spend.dayMicro),
       spent_rub_this_month: microToRub(spend.monthMicro),
+      created_by: k.createdBy,
+      expires_at: iso(k.expiresAt),
+      allowed_models: k.allowedModels,
     };
   }
 }

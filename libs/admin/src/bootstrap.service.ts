@@ -14,6 +14,7 @@ import { BillingService, TeamsService } from '@app/billing';
 @Injectable()
 export class BootstrapService implements OnApplicationBootstrap {
   private readonly logger = new Logger('Bootstrap');
+  private workspace: Promise<string | null> | null = null;
 
   constructor(
     private readonly config: AppConfig,
@@ -23,32 +24,49 @@ export class BootstrapService implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    await this.bootstrapWorkspace();
+  }
+
+  /**
+   * The id of the bootstrap workspace ("default", of BOOTSTRAP_API_KEY) once it exists, or null when
+   * none is configured. Runs once per process; other start-up steps (the bootstrap operator) await it.
+   */
+  bootstrapWorkspace(): Promise<string | null> {
+    this.workspace ??= this.ensureWorkspace();
+    return this.workspace;
+  }
+
+  private async ensureWorkspace(): Promise<string | null> {
     const key = this.config.bootstrapApiKey;
     if (!key && !this.config.adminToken && !(this.config.databaseKind === 'sqlite' && this.config.devWorkspace)) {
       this.logger.warn(
         'Neither BOOTSTRAP_API_KEY nor ADMIN_TOKEN is set: no API key can be issued. Set BOOTSTRAP_API_KEY (and BOOTSTRAP_BALANCE_RUB) or ADMIN_TOKEN.',
       );
     }
-    if (!key || (await this.keys.existsByKey(key))) return;
+    if (!key) return null;
     const teamId = uuidFromHash(createHash('sha256').update(`bootstrap:${key}`).digest('hex'));
+    if (await this.keys.existsByKey(key)) return teamId;
     await this.teams.ensure(teamId, 'default');
     const micro = rubToMicro(this.config.bootstrapBalanceRub);
     if (micro > 0) await this.billing.topUp(teamId, micro, 'bootstrap-opening-balance');
     await this.keys.ensure(teamId, key, 'bootstrap');
     this.logger.log(`bootstrap workspace "default" (${teamId}) ready with the configured API key`);
+    return teamId;
   }
 
   /**
    * First run of the embedded default (SQLite, no key in the database, neither BOOTSTRAP_API_KEY nor
    * ADMIN_TOKEN): a development workspace with a key and a small balance, the key printed once.
-   * Never on Postgres; DEV_WORKSPACE=false turns it off.
+   * Never on Postgres; DEV_WORKSPACE=false turns it off. `more(teamId)` adds lines to the banner
+   * (the first operator's sign-in).
    */
-  async firstRun(): Promise<boolean> {
+  async firstRun(more?: (teamId: string) => Promise<string[]>): Promise<boolean> {
     if (this.config.bootstrapApiKey || this.config.adminToken) return false;
     if (this.config.databaseKind !== 'sqlite' || !this.config.devWorkspace || (await this.keys.count()) > 0)
       return false;
     const team = await this.teams.create('dev', rubToMicro(DEV_WORKSPACE_BALANCE_RUB));
     const key = await this.keys.create(team.id, 'dev');
+    const extra = more ? await more(team.id) : [];
     const port = this.config.port;
     const banner = [
       '',
@@ -58,6 +76,7 @@ export class BootstrapService implements OnApplicationBootstrap {
       `   Balance: ${DEV_WORKSPACE_BALANCE_RUB} RUB. This key is shown once; keep it.`,
       `   Try:  curl -s localhost:${port}/api/v1/chat -H 'api-key: ${key.apiKey}' -H 'content-type: application/json' \\`,
       `           -d '{"model":"local","user_id":"u1","prompt":"What is the capital of France?","system_prompt":"Paris is the capital of France."}'`,
+      ...extra,
       ' Turn this off with DEV_WORKSPACE=false (or set BOOTSTRAP_API_KEY / ADMIN_TOKEN).',
       '================================================================================',
       '',

@@ -34,7 +34,12 @@ export class ApiKeysRepository {
   /** Sets the given columns (undefined = unchanged, null = cleared); null when the key does not exist. */
   async update(
     id: string,
-    patch: Partial<Pick<ApiKeyEntity, 'name' | 'rpmLimit' | 'tpmLimit' | 'budgetDayMicro' | 'budgetMonthMicro'>>,
+    patch: Partial<
+      Pick<
+        ApiKeyEntity,
+        'name' | 'rpmLimit' | 'tpmLimit' | 'budgetDayMicro' | 'budgetMonthMicro' | 'expiresAt' | 'allowedModels'
+      >
+    >,
   ): Promise<ApiKeyEntity | null> {
     const set = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
     if (Object.keys(set).length > 0) await this.keys.update({ id }, set);

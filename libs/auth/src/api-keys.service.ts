@@ -12,6 +12,28 @@ export interface Caller {
   keyPrefix: string;
   /** rate limits and budgets stored on the key and its team (null = none set; absent in entries cached before governance) */
   limits?: CallerLimits;
+  /** the models the key may call (absent or empty = all) */
+  allowedModels?: string[];
+  /** set when a signed-in session acts for the team instead of an API key */
+  userId?: string;
+}
+
+/** 403 model_not_allowed when the caller's key restricts models and `modelKey` is not among them. */
+export function assertModelAllowed(caller: Caller, modelKey: string, param = 'model'): void {
+  const allowed = caller.allowedModels;
+  if (!allowed || allowed.length === 0 || allowed.includes(modelKey)) return;
+  throw new ApiError(
+    403,
+    'permission_error',
+    `This API key may not use the model '${modelKey}' (allowed: ${allowed.join(', ')}).`,
+    'model_not_allowed',
+    param,
+  );
+}
+
+/** True when the caller may use `modelKey` (no restriction, or listed). */
+export function modelAllowed(caller: Caller, modelKey: string): boolean {
+  return !caller.allowedModels || caller.allowedModels.length === 0 || caller.allowedModels.includes(modelKey);
 }
 
 /** Stored on the key (rpm/tpm/budgets) and on its team (team rpm/tpm); null = not set (the env default applies to rpm/tpm). */
@@ -37,6 +59,10 @@ export interface ApiKeyView {
   tpmLimit: number | null;
   budgetDayMicro: number | null;
   budgetMonthMicro: number | null;
+  createdBy: string | null;
+  expiresAt: number | null;
+  /** empty = every model */
+  allowedModels: string[];
 }
 
 export type ApiKeyPatch = Partial<{
@@ -45,7 +71,17 @@ export type ApiKeyPatch = Partial<{
   tpmLimit: number | null;
   budgetDayMicro: number | null;
   budgetMonthMicro: number | null;
+  expiresAt: number | null;
+  /** null or [] = every model */
+  allowedModels: string[] | null;
 }>;
+
+/** Optional properties of a new key. */
+export interface NewKeyOptions {
+  createdBy?: string | null;
+  expiresAt?: number | null;
+  allowedModels?: string[] | null;
+}
 
 export interface CreatedApiKey {
   id: string;
@@ -53,9 +89,12 @@ export interface CreatedApiKey {
   prefix: string;
   name: string | null;
   createdAt: number;
+  createdBy: string | null;
+  expiresAt: number | null;
+  allowedModels: string[];
 }
 
-type CachedLookup = { caller: Caller } | { revoked: true } | { unknown: true };
+type CachedLookup = { caller: Caller; expiresAt?: number | null } | { revoked: true } | { unknown: true };
 
 /**
  * Key lookups are cached in two layers so a request does not hit the database for auth:
@@ -80,8 +119,9 @@ export class ApiKeysService {
     private readonly config: AppConfig,
   ) {}
 
-  async create(teamId: string, name: string | null): Promise<CreatedApiKey> {
+  async create(teamId: string, name: string | null, opts: NewKeyOptions = {}): Promise<CreatedApiKey> {
     const apiKey = generateApiKey();
+    const models = opts.allowedModels && opts.allowedModels.length > 0 ? [...new Set(opts.allowedModels)] : [];
     const entity: ApiKeyEntity = {
       id: newId(),
       teamId,
@@ -91,9 +131,21 @@ export class ApiKeysService {
       createdAt: this.clock.now(),
       revokedAt: null,
       lastUsedAt: null,
+      createdBy: opts.createdBy ?? null,
+      expiresAt: opts.expiresAt ?? null,
+      allowedModels: models.length > 0 ? JSON.stringify(models) : null,
     };
     await this.repo.insert(entity);
-    return { id: entity.id, apiKey, prefix: entity.prefix, name, createdAt: entity.createdAt };
+    return {
+      id: entity.id,
+      apiKey,
+      prefix: entity.prefix,
+      name,
+      createdAt: entity.createdAt,
+      createdBy: entity.createdBy ?? null,
+      expiresAt: entity.expiresAt ?? null,
+      allowedModels: models,
+    };
   }
 
   /** Registers a caller-chosen key (BOOTSTRAP_API_KEY) for a team; idempotent. */
@@ -141,7 +193,14 @@ export class ApiKeysService {
    * Redis; other replicas' in-process entries expire within AUTH_CACHE_TTL_SECONDS.
    */
   async update(id: string, patch: ApiKeyPatch): Promise<ApiKeyView> {
-    const key = await this.repo.update(id, patch);
+    const { allowedModels, ...rest } = patch;
+    const models =
+      allowedModels === undefined
+        ? undefined
+        : allowedModels === null || allowedModels.length === 0
+          ? null
+          : JSON.stringify([...new Set(allowedModels)]);
+    const key = await this.repo.update(id, { ...rest, allowedModels: models });
     if (!key) throw ApiError.notFound(`API key ${id} not found.`, 'api_key_not_found', 'id');
     await this.forget(key.keyHash);
     return toView(key);
@@ -167,6 +226,8 @@ export class ApiKeysService {
     const hash = hashApiKey(apiKey);
     const lookup = await this.lookup(hash);
     if ('caller' in lookup) {
+      if (lookup.expiresAt != null && this.clock.now() >= lookup.expiresAt)
+        throw ApiError.unauthorized('This API key has expired.', 'key_expired');
       this.touch(lookup.caller.apiKeyId);
       return lookup.caller;
     }
@@ -203,7 +264,9 @@ export class ApiKeysService {
                     budgetDayMicro: row.budgetDayMicro ?? null,
                     budgetMonthMicro: row.budgetMonthMicro ?? null,
                   },
+                  allowedModels: parseModels(row.allowedModels),
                 },
+                expiresAt: row.expiresAt ?? null,
               };
       if (shared && !('unknown' in value))
         await this.cache.set(this.sharedKey(hash), value, ApiKeysService.SHARED_TTL_MS);
@@ -243,5 +306,14 @@ function toView(k: ApiKeyEntity): ApiKeyView {
     tpmLimit: k.tpmLimit ?? null,
     budgetDayMicro: k.budgetDayMicro ?? null,
     budgetMonthMicro: k.budgetMonthMicro ?? null,
+    createdBy: k.createdBy ?? null,
+    expiresAt: k.expiresAt ?? null,
+    allowedModels: parseModels(k.allowedModels),
   };
+}
+
+function parseModels(raw: string | null | undefined): string[] {
+  if (!raw) return [];
+  const v: unknown = JSON.parse(raw);
+  return Array.isArray(v) ? v.filter((m): m is string => typeof m === 'string') : [];
 }

@@ -4,11 +4,21 @@ import { AppConfig } from '@app/config';
 import { secretsEqual } from './api-key.crypto';
 import { extractApiKey } from './api-key.header';
 import { ApiKeysService, Caller } from './api-keys.service';
+import { sessionOf } from './principal';
 
-/** Routes that carry a body but are not API-key routes (the admin API checks its own token here). */
-const PUBLIC_WITH_BODY = [/^\/api\/v1\/hooks\//];
+/** Routes that carry a body but need no credential (the admin API checks its own token here). */
+const PUBLIC_WITH_BODY = [/^\/api\/v1\/hooks\//, /^\/api\/v1\/auth\/login$/, /^\/api\/v1\/invitations\/[^/]+\/accept$/];
 const ADMIN = /^\/api\/v1\/admin(\/|$)/;
+/** a signed-in session only */
+const SESSION_ONLY = /^\/api\/v1\/auth\//;
+/** a session or the operator token */
+const PEOPLE_API = /^\/api\/v1\/(teams|audit-log)(\/|$)/;
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+function adminTokenMatches(req: Request, token: string | undefined): boolean {
+  const m = /^\s*Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+  return !!token && !!m && secretsEqual(m[1], token);
+}
 
 /**
  * Authenticates from the headers BEFORE any body byte is read: a request with a body and no valid
@@ -20,6 +30,14 @@ export function authBeforeBody(keys: ApiKeysService, config: AppConfig) {
   return (req: Request & { caller?: Caller }, res: Response, next: NextFunction): void => {
     const path = req.path;
     if (!BODY_METHODS.has(req.method) || PUBLIC_WITH_BODY.some((p) => p.test(path))) return next();
+    // a live session (resolved from the cookie, CSRF checked, before this gate): the route's guard
+    // decides what it may do
+    if (sessionOf(req)) return next();
+    if (SESSION_ONLY.test(path)) return refuse(req, res, ApiError.unauthorized('Not signed in.', 'not_authenticated'));
+    if (PEOPLE_API.test(path)) {
+      if (adminTokenMatches(req, config.adminToken)) return next();
+      return refuse(req, res, ApiError.unauthorized('Not signed in (or invalid operator token).', 'not_authenticated'));
+    }
     if (ADMIN.test(path)) {
       const token = config.adminToken;
       const m = /^\s*Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
@@ -34,6 +52,11 @@ export function authBeforeBody(keys: ApiKeysService, config: AppConfig) {
       (err: unknown) => (err instanceof ApiError && err.status === 401 ? refuse(req, res, err) : next(err)),
     );
   };
+}
+
+/** Answers `err` before the body is read and closes the connection (the body is never drained). */
+export function refuseBeforeBody(req: Request, res: Response, err: ApiError): void {
+  refuse(req, res, err);
 }
 
 function refuse(req: Request & { id?: unknown }, res: Response, err: ApiError): void {

@@ -4,40 +4,96 @@ import {
   createParamDecorator,
   ExecutionContext,
   Injectable,
+  SetMetadata,
   UseGuards,
 } from '@nestjs/common';
-import { ApiResponse, ApiSecurity } from '@nestjs/swagger';
+import { Reflector } from '@nestjs/core';
+import { ApiHeader, ApiResponse, ApiSecurity } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { ApiError } from '@app/common';
 import { AppConfig } from '@app/config';
 import { secretsEqual } from './api-key.crypto';
 import { extractApiKey } from './api-key.header';
 import { ApiKeysService, Caller } from './api-keys.service';
+import { roleAtLeast, SessionPrincipal, sessionOf, TEAM_HEADER, TeamRole } from './principal';
 
 interface RequestWithCaller extends Request {
   caller?: Caller;
 }
 
-/** Resolves the API key (any of the three header forms) and attaches the Caller to the request. */
+const SESSION_ROLE = 'gw:session-role';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Resolves the API key (any of the three header forms) and attaches the Caller to the request.
+ * Routes marked with AllowSession() also accept a signed-in session: the team is the `x-team-id`
+ * header (or `team_id` query parameter), and the session's role in it must reach the route's role
+ * (reads: viewer, writes: member, unless the route names another). Operators reach every team.
+ */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
-  constructor(private readonly keys: ApiKeysService) {}
+  constructor(
+    private readonly keys: ApiKeysService,
+    private readonly reflector: Reflector,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<RequestWithCaller>();
-    // resolved already by the auth gate (routes with a body) — otherwise here
-    req.caller ??= await this.keys.authenticate(extractApiKey(req.headers));
+    if (req.caller) return true; // resolved already by the auth gate (routes with a body)
+    const session = sessionOf(req);
+    const sessionRole = this.reflector.getAllAndOverride<TeamRole | 'read-write' | undefined>(SESSION_ROLE, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    if (session && sessionRole) {
+      const needed: TeamRole =
+        sessionRole === 'read-write' ? (['GET', 'HEAD'].includes(req.method) ? 'viewer' : 'member') : sessionRole;
+      req.caller = sessionCaller(session, teamOfRequest(req), needed);
+      return true;
+    }
+    req.caller = await this.keys.authenticate(extractApiKey(req.headers));
     return true;
   }
 }
 
-/** Admin API: Bearer ADMIN_TOKEN (constant-time compare). Unset ADMIN_TOKEN → the admin API answers 404. */
+function teamOfRequest(req: Request): string {
+  const header = req.headers[TEAM_HEADER];
+  const fromHeader = Array.isArray(header) ? header[0] : header;
+  const fromQuery = typeof req.query?.team_id === 'string' ? req.query.team_id : undefined;
+  const team = (fromHeader ?? fromQuery ?? '').trim();
+  if (!team)
+    throw ApiError.badRequest(
+      `A signed-in request must name its team in the ${TEAM_HEADER} header (or the team_id query parameter).`,
+      TEAM_HEADER,
+      'team_required',
+    );
+  if (!UUID.test(team)) throw ApiError.notFound(`Team ${team} not found.`, 'team_not_found', TEAM_HEADER);
+  return team.toLowerCase();
+}
+
+/** The Caller a session acts as in `teamId`, or 404 (not a member) / 403 (role too weak). */
+export function sessionCaller(session: SessionPrincipal, teamId: string, needed: TeamRole): Caller {
+  const role = session.roles[teamId];
+  if (!session.operator) {
+    if (!role) throw ApiError.notFound(`Team ${teamId} not found.`, 'team_not_found', TEAM_HEADER);
+    if (!roleAtLeast(role, needed))
+      throw ApiError.forbidden(`This needs the ${needed} role in the team (yours: ${role}).`, 'insufficient_role');
+  }
+  // charges made with a session (e.g. a knowledge-base search) are attributed to the user
+  return { teamId, apiKeyId: session.userId, keyPrefix: 'session', userId: session.userId };
+}
+
+/**
+ * Admin API: Bearer ADMIN_TOKEN (constant-time compare) or an operator's session. Unset ADMIN_TOKEN
+ * and no operator session → the admin API answers 404.
+ */
 @Injectable()
 export class AdminGuard implements CanActivate {
   constructor(private readonly config: AppConfig) {}
 
   canActivate(context: ExecutionContext): boolean {
     const req = context.switchToHttp().getRequest<Request>();
+    if (sessionOf(req)?.operator) return true;
     const token = this.config.adminToken;
     // disabled: every admin route is unknown, whatever the method (no 405 hinting at the methods it has)
     if (!token)
@@ -62,7 +118,28 @@ export const SECURITY = {
   bearer: 'bearer',
   authorizationApiKey: 'authorization-api-key',
   admin: 'admin',
+  session: 'session',
+  csrf: 'csrf',
 } as const;
+
+/**
+ * Lets a signed-in session reach an API-key route (see ApiKeyGuard): `role` is what the route
+ * needs; without it reads need viewer and writes member. Documents the cookie, CSRF header and
+ * x-team-id header in Swagger.
+ */
+export function AllowSession(role?: TeamRole): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    SetMetadata(SESSION_ROLE, role ?? 'read-write'),
+    ApiSecurity(SECURITY.session),
+    ApiSecurity(SECURITY.csrf),
+    ApiHeader({
+      name: TEAM_HEADER,
+      required: false,
+      description:
+        'With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key.',
+    }),
+  );
+}
 
 /** Guard + Swagger docs for endpoints authenticated with an API key. */
 export function ApiKeyAuth(): MethodDecorator & ClassDecorator {
@@ -79,7 +156,8 @@ export function AdminAuth(): MethodDecorator & ClassDecorator {
   return applyDecorators(
     UseGuards(AdminGuard),
     ApiSecurity(SECURITY.admin),
-    ApiResponse({ status: 401, description: 'Invalid or missing admin token.' }),
+    ApiSecurity(SECURITY.session),
+    ApiResponse({ status: 401, description: 'Invalid or missing admin token (or no operator session).' }),
     ApiResponse({ status: 404, description: 'Admin API disabled (ADMIN_TOKEN unset).' }),
   );
 }

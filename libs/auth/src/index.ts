@@ -4,3 +4,4 @@ export * from './api-key.crypto';
 export * from './api-key.header';
 export * from './guards';
 export * from './auth-gate';
+export * from './principal';

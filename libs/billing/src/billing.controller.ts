@@ -1,6 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
+import { AllowSession, ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
 import { BillingService } from './billing.service';
 import {
   BalanceResponseDto,
@@ -13,6 +13,7 @@ import { UsageSummaryService } from './usage-summary.service';
 
 @ApiTags('Billing')
 @ApiKeyAuth()
+@AllowSession()
 @Controller('api/v1')
 export class BillingController {
   constructor(

@@ -519,15 +519,26 @@ export class BillingRepository {
     return this.reservations.findOneBy({ id });
   }
 
-  /** Idempotent by (team, reference): a repeated reference changes nothing. null when the team does not exist. */
-  topUp(teamId: string, amountMicro: number, reference: string | null, now: number): Promise<TopUpOutcome> {
+  /**
+   * Idempotent by (team, reference): a repeated reference changes nothing. null when the team does
+   * not exist. `extra.details` is stored with the ledger entry; `extra.within` runs in the same
+   * transaction once the top-up is applied (e.g. its audit record).
+   */
+  topUp(
+    teamId: string,
+    amountMicro: number,
+    reference: string | null,
+    now: number,
+    extra: TopUpExtra = {},
+  ): Promise<TopUpOutcome> {
     return this.tx
       .run(async (m) => {
         const team = await m.findOneBy(TeamEntity, { id: teamId });
         if (!team) return null;
         if (reference !== null && (await m.findOneBy(LedgerEntryEntity, { teamId, reference })))
           return { applied: false, balanceMicro: team.balanceMicro };
-        const balanceMicro = await this.applyTopUp(m, teamId, amountMicro, reference, now);
+        const balanceMicro = await this.applyTopUp(m, teamId, amountMicro, reference, now, extra.details ?? null);
+        await extra.within?.(m, balanceMicro);
         return { applied: true, balanceMicro };
       })
       .catch(async (err: unknown) => {
@@ -546,6 +557,7 @@ export class BillingRepository {
     amountMicro: number,
     reference: string | null,
     now: number,
+    details: string | null = null,
   ): Promise<number> {
     await m
       .createQueryBuilder()
@@ -567,7 +579,7 @@ export class BillingRepository {
       totalTokens: 0,
       amountMicro,
       balanceAfterMicro: team.balanceMicro,
-      details: null,
+      details,
       createdAt: now,
     });
     return team.balanceMicro;
@@ -585,6 +597,14 @@ export class BillingRepository {
   listLedgerAscending(teamId: string): Promise<LedgerEntryEntity[]> {
     return this.ledger.find({ where: { teamId }, order: { id: 'ASC' } });
   }
+}
+
+/** What a top-up may carry besides its amount. */
+export interface TopUpExtra {
+  /** JSON stored in the ledger entry's details (e.g. the note and who made it) */
+  details?: string | null;
+  /** runs inside the top-up's transaction after it is applied */
+  within?: (m: EntityManager, balanceMicro: number) => Promise<void>;
 }
 
 function isUniqueViolation(err: unknown): boolean {

@@ -14,7 +14,7 @@ import {
 import type { Caller } from '@app/auth';
 import { COUNTED_FLAG, limitSubject, RateLimitService, RateTicket } from '@app/governance';
 import { AppConfig } from '@app/config';
-import { BillingRepository, BudgetPeriod, ChargeRecord } from './billing.repository';
+import { BillingRepository, TopUpExtra, BudgetPeriod, ChargeRecord } from './billing.repository';
 import { BillingSpool, SpoolRecord } from './billing-spool';
 import { BalanceResponseDto, UsageResponseDto } from './dto/billing.dto';
 import { LedgerEntryEntity } from './entities/ledger-entry.entity';
@@ -428,8 +428,9 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
     teamId: string,
     amountMicro: number,
     reference: string | null,
+    extra: TopUpExtra = {},
   ): Promise<{ applied: boolean; balanceMicro: number }> {
-    const out = await this.repo.topUp(teamId, amountMicro, reference, this.clock.now());
+    const out = await this.repo.topUp(teamId, amountMicro, reference, this.clock.now(), extra);
     if (!out) throw ApiError.notFound(`Team ${teamId} not found.`, 'team_not_found');
     return out;
   }

@@ -4,3 +4,4 @@ export * from './teams.service';
 export * from './pricing.service';
 export * from './usage-summary.service';
 export * from './dto/billing.dto';
+export type { TopUpExtra } from './billing.repository';

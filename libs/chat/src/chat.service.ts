@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ApiError } from '@app/common';
-import type { Caller } from '@app/auth';
+import { assertModelAllowed, modelAllowed, type Caller } from '@app/auth';
 import { BillingService, MeteredCharge, PricingService } from '@app/billing';
 import {
   CanonicalChatChunk,
@@ -129,12 +129,21 @@ export class ChatService {
    * the requested model's capabilities, image count). Callers that do billed work before the call
    * (context retrieval) run it first so that a request the pipeline would refuse charges nothing.
    */
-  check(input: Pick<ChatCallInput, 'modelKey' | 'fallbacks' | 'messages' | 'params' | 'imageParam'>): {
+  check(
+    input: Pick<ChatCallInput, 'modelKey' | 'fallbacks' | 'messages' | 'params' | 'imageParam'> & { caller?: Caller },
+  ): {
     model: ModelEntry;
     fallbacks: ModelEntry[];
   } {
     const model = this.catalog.require(input.modelKey, 'chat');
-    const fallbacks = this.fallbackModels(model, input.fallbacks);
+    // a key restricted to some models: the requested one and any fallback named in the request must be
+    // among them; the catalog's own fallbacks outside the list are skipped
+    if (input.caller) {
+      assertModelAllowed(input.caller, model.key);
+      for (const f of input.fallbacks ?? []) assertModelAllowed(input.caller, f, 'fallbacks');
+    }
+    const caller = input.caller;
+    const fallbacks = this.fallbackModels(model, input.fallbacks).filter((f) => !caller || modelAllowed(caller, f.key));
     // 503 when the provider has no credentials — unless a fallback can serve
     if (!this.registry.isAvailable(model) && !fallbacks.some((f) => this.registry.isAvailable(f)))
       this.registry.chat(model);

@@ -51,7 +51,14 @@ export class CompletionsService {
     const messages = normalizeCompletionMessages(dto.messages);
     const params = completionParams(dto);
     const fallbacks = dto.fallbacks;
-    const { model } = this.chat.check({ modelKey: dto.model, fallbacks, messages, params, imageParam: 'messages' });
+    const { model } = this.chat.check({
+      caller,
+      modelKey: dto.model,
+      fallbacks,
+      messages,
+      params,
+      imageParam: 'messages',
+    });
     // the context is sized for the requested model (a fallback that cannot take it is left out)
     const ctx = await this.context.assemble({
       caller,

@@ -120,7 +120,7 @@ export class RestChatService {
       response_format: body.response_format_json ? { type: 'json_object' } : undefined,
     };
     const fallbacks = body.fallbacks;
-    this.chat.check({ modelKey: body.model, fallbacks, messages: [], params, imageParam: 'file_urls' }); // before anything is fetched
+    this.chat.check({ caller, modelKey: body.model, fallbacks, messages: [], params, imageParam: 'file_urls' }); // before anything is fetched
     const files = await this.files.resolve(body.file_urls ?? []);
     const base = buildRestMessages({
       prompt: body.prompt,
@@ -130,6 +130,7 @@ export class RestChatService {
       json: body.response_format_json === true,
     });
     const { model } = this.chat.check({
+      caller,
       modelKey: body.model,
       fallbacks,
       messages: base,

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EnvConfig, LogLevel, parseEnv, ProviderEnv, ResilienceEnv } from './env.schema';
+import { AccountsEnv, EnvConfig, LogLevel, parseEnv, ProviderEnv, ResilienceEnv, TrustProxy } from './env.schema';
 
 /** Typed, validated configuration. Built once at boot from the environment (or from overrides in tests). */
 @Injectable()
@@ -125,6 +125,14 @@ export class AppConfig {
   }
   get defaultTeamTpmLimit(): number | undefined {
     return this.env.defaultTeamTpmLimit;
+  }
+  /** express "trust proxy" (TRUST_PROXY): which forwarded headers decide the client address and TLS */
+  get trustProxy(): TrustProxy {
+    return this.env.trustProxy;
+  }
+  /** users, sessions, sign-in throttling, invitations, audit log */
+  get accounts(): AccountsEnv {
+    return this.env.accounts;
   }
   get resilience(): ResilienceEnv {
     return this.env.resilience;

@@ -88,6 +88,27 @@ export interface ResilienceEnv {
   deploymentCooldownMs: number;
 }
 
+/** Users, sessions, sign-in throttling, invitations, audit log, SSO. */
+export interface AccountsEnv {
+  bootstrapOperatorEmail?: string;
+  bootstrapOperatorPassword?: string;
+  /** a session unused this long ends */
+  sessionIdleTimeoutMs: number;
+  /** a session ends this long after sign-in, however active */
+  sessionMaxAgeMs: number;
+  /** failed sign-ins per account / per client address within the window before 429 */
+  loginMaxFailuresPerAccount: number;
+  loginMaxFailuresPerIp: number;
+  loginThrottleWindowMs: number;
+  invitationTtlMs: number;
+  auditRetentionMs: number;
+  smtpUrl?: string;
+  mailFrom?: string;
+}
+
+/** express "trust proxy": false (default), true, a hop count, or a list of addresses / CIDRs / presets. */
+export type TrustProxy = boolean | number | string;
+
 export interface EnvConfig {
   port: number;
   host: string;
@@ -129,6 +150,8 @@ export interface EnvConfig {
   defaultKeyTpmLimit?: number;
   defaultTeamRpmLimit?: number;
   defaultTeamTpmLimit?: number;
+  trustProxy: TrustProxy;
+  accounts: AccountsEnv;
 }
 
 /** The <PREFIX>_* variables of one provider definition (libs/providers/src/<name>/<name>.definition.ts). */
@@ -182,6 +205,49 @@ function catalogVariables(env: Env): Record<string, string> {
     if (v !== undefined) out[name] = v;
   }
   return out;
+}
+
+function trustProxy(env: Env): TrustProxy {
+  const raw = str(env, 'TRUST_PROXY');
+  if (raw === undefined || /^(0|false|no|off)$/i.test(raw)) return false;
+  if (/^(true|yes|on)$/i.test(raw)) return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  if (!/^[0-9a-fA-F.:/,\sa-z]+$/.test(raw))
+    throw new ConfigError(
+      `TRUST_PROXY must be true, false, a hop count or a comma-separated list of addresses/CIDRs, got "${raw}"`,
+    );
+  return raw;
+}
+
+function email(env: Env, name: string): string | undefined {
+  const v = str(env, name);
+  if (v !== undefined && !/^[^\s@]+@[^\s@]+$/.test(v)) throw new ConfigError(`${name} must be an e-mail address`);
+  return v?.toLowerCase();
+}
+
+function accounts(env: Env): AccountsEnv {
+  const bootstrapOperatorEmail = email(env, 'BOOTSTRAP_OPERATOR_EMAIL');
+  const bootstrapOperatorPassword = str(env, 'BOOTSTRAP_OPERATOR_PASSWORD');
+  if ((bootstrapOperatorEmail === undefined) !== (bootstrapOperatorPassword === undefined))
+    throw new ConfigError('BOOTSTRAP_OPERATOR_EMAIL and BOOTSTRAP_OPERATOR_PASSWORD must be set together');
+  if (bootstrapOperatorPassword !== undefined && bootstrapOperatorPassword.length < 12)
+    throw new ConfigError('BOOTSTRAP_OPERATOR_PASSWORD must be at least 12 characters');
+  const smtpUrl = url(env, 'SMTP_URL', ['smtp:', 'smtps:']);
+  const mailFrom = str(env, 'MAIL_FROM');
+  if (smtpUrl && !mailFrom) throw new ConfigError('MAIL_FROM must be set when SMTP_URL is set');
+  return {
+    bootstrapOperatorEmail,
+    bootstrapOperatorPassword,
+    sessionIdleTimeoutMs: int(env, 'SESSION_IDLE_TIMEOUT_MINUTES', 720, 1, 525_600) * 60_000,
+    sessionMaxAgeMs: int(env, 'SESSION_MAX_AGE_HOURS', 168, 1, 8_760) * 3_600_000,
+    loginMaxFailuresPerAccount: int(env, 'LOGIN_MAX_FAILURES_PER_ACCOUNT', 10, 1, 1_000_000),
+    loginMaxFailuresPerIp: int(env, 'LOGIN_MAX_FAILURES_PER_IP', 50, 1, 1_000_000),
+    loginThrottleWindowMs: int(env, 'LOGIN_THROTTLE_WINDOW_MINUTES', 15, 1, 1_440) * 60_000,
+    invitationTtlMs: int(env, 'INVITATION_TTL_HOURS', 168, 1, 8_760) * 3_600_000,
+    auditRetentionMs: int(env, 'AUDIT_RETENTION_DAYS', 365, 1, 36_500) * 86_400_000,
+    smtpUrl,
+    mailFrom,
+  };
 }
 
 export function parseEnv(env: Env): EnvConfig {
@@ -255,5 +321,7 @@ export function parseEnv(env: Env): EnvConfig {
     defaultKeyTpmLimit: optionalInt(env, 'DEFAULT_KEY_TPM_LIMIT', 1, 1_000_000_000),
     defaultTeamRpmLimit: optionalInt(env, 'DEFAULT_TEAM_RPM_LIMIT', 1, 10_000_000),
     defaultTeamTpmLimit: optionalInt(env, 'DEFAULT_TEAM_TPM_LIMIT', 1, 1_000_000_000),
+    trustProxy: trustProxy(env),
+    accounts: accounts(env),
   };
 }

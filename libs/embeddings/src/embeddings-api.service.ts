@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError, microToRub } from '@app/common';
-import type { Caller } from '@app/auth';
+import { assertModelAllowed, type Caller } from '@app/auth';
 import { BillingService, PricingService } from '@app/billing';
 import { ModelCatalogService } from '@app/providers';
 import { EmbeddingsRequestDto, EmbeddingsResponseDto } from './dto/embeddings.dto';
@@ -26,6 +26,7 @@ export class EmbeddingsApiService {
     signal?: AbortSignal,
   ): Promise<EmbeddingsResponseDto> {
     const model = this.catalog.require(dto.model, 'embedding');
+    assertModelAllowed(caller, model.key);
     const inputs = normalizeInput(dto.input);
     const native = model.dimensions ?? 1536;
     if (dto.dimensions !== undefined && dto.dimensions > native) {

@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { ApiError, Clock, microToRub } from '@app/common';
 import { AppConfig } from '@app/config';
-import type { Caller } from '@app/auth';
+import { assertModelAllowed, type Caller } from '@app/auth';
 import { BillingService } from '@app/billing';
 import {
   ImageGenerationResult,
@@ -72,6 +72,7 @@ export class ImagesService implements OnModuleInit, OnModuleDestroy {
     baseUrl: string,
   ): Promise<ImageGeneration> {
     const model = this.catalog.require(dto.model, 'image');
+    assertModelAllowed(caller, model.key);
     const req = resolveImageRequest(model, dto);
     const provider = this.registry.images(model);
     const { result: g, charged } = await this.billing.meter({

@@ -14,7 +14,7 @@ import {
 import { FileInterceptor } from '@nestjs/platform-express';
 import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
+import { AllowSession, ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
 import { FileDeletedDto, FileListDto, FileListQueryDto, FileObjectDto, UploadFileDto } from './dto/files.dto';
 import { FilesService, MAX_FILE_BYTES, UploadedBytes } from './files.service';
 
@@ -24,6 +24,7 @@ export const uploadInterceptor = () =>
 
 @ApiTags('Files')
 @ApiKeyAuth()
+@AllowSession()
 @Controller('v1/files')
 export class FilesController {
   constructor(private readonly files: FilesService) {}

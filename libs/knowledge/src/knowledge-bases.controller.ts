@@ -27,7 +27,7 @@ import type { Request, Response } from 'express';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { ApiError, firstValidationProblem, microToRub } from '@app/common';
-import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
+import { AllowSession, ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
 import {
   CreateKnowledgeBaseDto,
   KbDocumentDto,
@@ -55,6 +55,7 @@ const ID = { name: 'id', example: 'vs_1a2b3c4d5e6f7a8b9c0d1e2f' };
 @ApiTags('Knowledge bases')
 @ApiExtraModels(UploadDocumentDto, TextDocumentDto)
 @ApiKeyAuth()
+@AllowSession()
 @Controller('api/v1/knowledge-bases')
 export class KnowledgeBasesController {
   constructor(

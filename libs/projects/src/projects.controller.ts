@@ -27,7 +27,7 @@ import type { Request } from 'express';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { ApiError, firstValidationProblem } from '@app/common';
-import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
+import { AllowSession, ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
 import { MAX_FILE_BYTES, PageQueryDto, UploadedBytes } from '@app/knowledge';
 import {
   AddFileDto,
@@ -60,6 +60,7 @@ const upload = () =>
 @ApiTags('Projects')
 @ApiExtraModels(ProjectFileUploadDto, AddFileDto)
 @ApiKeyAuth()
+@AllowSession()
 @Controller('api/v1/projects')
 export class ProjectsController {
   constructor(
@@ -258,6 +259,7 @@ export class ProjectsController {
   }
 
   @Post(':id/integrations')
+  @AllowSession('admin')
   @HttpCode(201)
   @ApiParam(ID)
   @ApiOperation({
@@ -274,6 +276,7 @@ export class ProjectsController {
   }
 
   @Post(':id/integrations/:integration_id/sync')
+  @AllowSession('admin')
   @HttpCode(200)
   @ApiParam(ID)
   @ApiParam({ name: 'integration_id', example: 'int_1a2b3c4d5e6f7a8b9c0d1e2f' })

@@ -1,13 +1,14 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiError } from '@app/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { ApiKeyAuth } from '@app/auth';
+import { AllowSession, ApiKeyAuth } from '@app/auth';
 import { ModelCatalogService } from './model-catalog.service';
 import { CatalogModelsDto, OpenAiModelDto, OpenAiModelListDto } from './dto/models.dto';
 import { ModelEntry } from './catalog/model-catalog';
 
 @ApiTags('Models')
 @ApiKeyAuth()
+@AllowSession()
 @Controller()
 export class ModelsController {
   constructor(private readonly catalog: ModelCatalogService) {}

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ApiError, MetricsService } from '@app/common';
-import type { Caller } from '@app/auth';
+import { assertModelAllowed, modelAllowed, type Caller } from '@app/auth';
 import { BillingService, PricingService } from '@app/billing';
 import { ModelCatalogService, ModelEntry } from '@app/providers';
 import {
@@ -101,6 +101,8 @@ export class RerankService {
   async rerank(caller: Caller, input: RerankInput, requestId: string, signal?: AbortSignal): Promise<RerankOutcome> {
     if (input.query.trim() === '') throw ApiError.badRequest('query must not be empty.', 'query');
     const model = this.embeddingModelFor(input.size);
+    // the allowlist names rerank models by their size ("small", "large") or by the embedding model's key
+    if (!modelAllowed(caller, input.size)) assertModelAllowed(caller, model.key);
     const dims = model.dimensions ?? RERANK_DIMENSIONS[input.size];
     const queryCount = this.embeddings.countTokens([input.query])[0];
     if (queryCount > model.context_window) {

@@ -207,7 +207,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Add funds to a team balance (idempotent by reference) */
+        /** Add funds to a team balance (idempotent by reference), with an optional note */
         post: operations["AdminController_topUp"];
         delete?: never;
         options?: never;
@@ -1055,6 +1055,393 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with e-mail and password: sets the session cookie (a new session every time)
+         * @description Failed attempts are throttled per account and per client address (429 with Retry-After). Unknown e-mail and wrong password get the same 401 invalid_credentials.
+         */
+        post: operations["AuthController_login"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign out: ends this session and clears the cookie */
+        post: operations["AuthController_logout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in user, their teams and the CSRF token */
+        get: operations["AuthController_me"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Change the password (ends the user's other sessions) */
+        post: operations["AuthController_password"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in user's sessions */
+        get: operations["AuthController_sessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** End one of your sessions (e.g. a lost device) */
+        delete: operations["AuthController_revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/teams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** My teams with my role (operators: every team) */
+        get: operations["TeamsController_mine"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/teams/{team_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A team: balance, limits */
+        get: operations["TeamsController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Team settings (admin): rename */
+        patch: operations["TeamsController_update"];
+        trace?: never;
+    };
+    "/api/v1/teams/{team_id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Members and their roles */
+        get: operations["TeamsController_members"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/teams/{team_id}/members/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a member (admin), or leave the team (yourself). The last owner cannot leave. */
+        delete: operations["TeamsController_remove"];
+        options?: never;
+        head?: never;
+        /** Change a member's role (admin; the owner role is granted or taken by an owner: that transfers ownership) */
+        patch: operations["TeamsController_setRole"];
+        trace?: never;
+    };
+    "/api/v1/teams/{team_id}/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Invitations of the team (pending, accepted, revoked, expired) */
+        get: operations["TeamsController_invitations"];
+        put?: never;
+        /** Invite someone by e-mail with a role (e-mailed when SMTP is configured) */
+        post: operations["TeamsController_invite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/teams/{team_id}/invitations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a pending invitation */
+        delete: operations["TeamsController_revokeInvitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/teams/{team_id}/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The team's API keys (never the secrets) */
+        get: operations["TeamsController_keys"];
+        put?: never;
+        /** Issue an API key (member; shown once), optionally with an expiry and a model allowlist */
+        post: operations["TeamsController_createKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/teams/{team_id}/api-keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a key: your own (member) or any of the team (admin) */
+        delete: operations["TeamsController_revokeKey"];
+        options?: never;
+        head?: never;
+        /** Set limits, budgets, model allowlist or expiry of any key of the team (admin) */
+        patch: operations["TeamsController_updateKey"];
+        trace?: never;
+    };
+    "/api/v1/teams/{team_id}/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The team's balance */
+        get: operations["TeamsController_balance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/teams/{team_id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The team's usage entries, newest first (as GET /api/v1/usage) */
+        get: operations["TeamsController_usage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/teams/{team_id}/usage/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The team's usage grouped by model, UTC day, API key or endpoint */
+        get: operations["TeamsController_usageSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/teams/{team_id}/ledger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The team's ledger (charges and top-ups), newest first, cursor `before` */
+        get: operations["TeamsController_ledger"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invitations/{token}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation
+         * @description Signed in: joins with your account. Otherwise creates your account from {name, password} (the invited e-mail) and signs you in. One use; 410 invitation_invalid once used, revoked or expired.
+         */
+        post: operations["InvitationsController_accept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List users (id order, cursor pagination with `after`) */
+        get: operations["UsersAdminController_list"];
+        put?: never;
+        /** Create a user (optionally an operator); a generated password is returned once */
+        post: operations["UsersAdminController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a user */
+        get: operations["UsersAdminController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Rename, disable / enable a user, or grant / withdraw operator rights */
+        patch: operations["UsersAdminController_update"];
+        trace?: never;
+    };
+    "/api/v1/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The audit log, newest first (operators: every team; team admins and owners: their team with team_id) */
+        get: operations["AuditController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1333,6 +1720,21 @@ export interface components {
              * @example 12.5
              */
             spent_rub_this_month: number;
+            /**
+             * @description The user who created the key (null: admin API, CLI)
+             * @example null
+             */
+            created_by: Record<string, never> | null;
+            /**
+             * @description When the key stops working (null: never)
+             * @example null
+             */
+            expires_at: Record<string, never> | null;
+            /**
+             * @description Models the key may call; empty = all
+             * @example []
+             */
+            allowed_models: string[];
         };
         ApiKeyListDto: {
             /** @example list */
@@ -1365,6 +1767,18 @@ export interface components {
              * @example 1000
              */
             budget_rub_per_month?: Record<string, never> | null;
+            /**
+             * @description When the key stops working (ISO 8601); null: never
+             * @example 2027-01-01T00:00:00.000Z
+             */
+            expires_at?: Record<string, never> | null;
+            /**
+             * @description Model keys the key may call; null or [] = all
+             * @example [
+             *       "gpt-4o-mini"
+             *     ]
+             */
+            allowed_models?: string[] | null;
         };
         CreateApiKeyDto: {
             /**
@@ -1372,6 +1786,19 @@ export interface components {
              * @example backend-prod
              */
             name?: string;
+            /**
+             * @description When the key stops working (ISO 8601, in the future); then it answers 401 key_expired
+             * @example 2027-01-01T00:00:00.000Z
+             */
+            expires_at?: Record<string, never> | null;
+            /**
+             * @description Model keys the key may call; empty or absent = all. Others answer 403 model_not_allowed.
+             * @example [
+             *       "gpt-4o-mini",
+             *       "local-embedding-small"
+             *     ]
+             */
+            allowed_models?: string[];
         };
         CreatedApiKeyDto: {
             /** @example 6f1c1c53-8b0c-4c37-9d43-6a3e3f0f8e11 */
@@ -1390,6 +1817,10 @@ export interface components {
             name: Record<string, never> | null;
             /** @example 2026-11-21T10:00:00.000Z */
             created_at: string;
+            /** @example null */
+            expires_at: Record<string, never> | null;
+            /** @example [] */
+            allowed_models: string[];
         };
         TopUpDto: {
             /**
@@ -1402,6 +1833,11 @@ export interface components {
              * @example invoice-2026-0042
              */
             reference?: string;
+            /**
+             * @description Free-text note kept with the ledger entry and the audit record (with who made the top-up)
+             * @example Invoice 42 paid by bank transfer
+             */
+            note?: string;
         };
         TopUpResultDto: {
             /** @example 1500 */
@@ -3745,6 +4181,323 @@ export interface components {
              */
             duplicate: boolean;
         };
+        LoginDto: {
+            /** @example ada@example.com */
+            email: string;
+            /** @example correct horse battery staple */
+            password: string;
+        };
+        UserDto: {
+            /** @example 0f8fad5b-d9cb-469f-a165-70867728950e */
+            id: string;
+            /** @example ada@example.com */
+            email: string;
+            /** @example Ada Lovelace */
+            name: string;
+            /**
+             * @description Instance-wide administrator
+             * @example false
+             */
+            operator: boolean;
+            /** @example false */
+            disabled: boolean;
+            /** @example 2026-11-21T10:00:00.000Z */
+            created_at: string;
+            /** @example 2026-11-25T08:00:00.000Z */
+            last_login_at: Record<string, never> | null;
+        };
+        MembershipDto: {
+            /** @example 1b4e28ba-2fa1-11d2-883f-0016d3cca427 */
+            team_id: string;
+            /** @example search-team */
+            team_name: string;
+            /**
+             * @example admin
+             * @enum {string}
+             */
+            role: "viewer" | "member" | "admin" | "owner";
+        };
+        AuthStateDto: {
+            user: components["schemas"]["UserDto"];
+            memberships: components["schemas"]["MembershipDto"][];
+            /**
+             * @description Send it as the x-csrf-token header on every state-changing request made with the session cookie
+             * @example q1Jx0cJ8dJm1v2yPZKq6mJp0pQe3u9Zt
+             */
+            csrf_token: string;
+        };
+        ChangePasswordDto: {
+            /** @example correct horse battery staple */
+            current_password: string;
+            /** @example a much longer new passphrase */
+            new_password: string;
+        };
+        SessionDto: {
+            /** @example 5b1d9f0e-7c43-4b8e-9a3b-8b7d2c1e4f60 */
+            id: string;
+            /**
+             * @description The session of this request
+             * @example true
+             */
+            current: boolean;
+            /**
+             * @example password
+             * @enum {string}
+             */
+            via: "password" | "oidc" | "invitation";
+            /** @example 203.0.113.7 */
+            ip: Record<string, never> | null;
+            /** @example Mozilla/5.0 */
+            user_agent: Record<string, never> | null;
+            /** @example 2026-11-25T08:00:00.000Z */
+            created_at: string;
+            /** @example 2026-11-25T09:30:00.000Z */
+            last_seen_at: string;
+            /**
+             * @description Absolute end of the session
+             * @example 2026-12-02T08:00:00.000Z
+             */
+            expires_at: string;
+        };
+        SessionListDto: {
+            /** @example list */
+            object: string;
+            data: components["schemas"]["SessionDto"][];
+        };
+        MyTeamDto: {
+            /** @example 1b4e28ba-2fa1-11d2-883f-0016d3cca427 */
+            id: string;
+            /** @example search-team */
+            name: string;
+            /**
+             * @description Your role; "operator" when you reach the team as an operator without a membership
+             * @example admin
+             * @enum {string}
+             */
+            role: "viewer" | "member" | "admin" | "owner" | "operator";
+            /** @example 1000 */
+            balance_rub: number;
+        };
+        MyTeamListDto: {
+            /** @example list */
+            object: string;
+            data: components["schemas"]["MyTeamDto"][];
+        };
+        UpdateTeamSettingsDto: {
+            /** @example search-team */
+            name?: string;
+        };
+        MemberDto: {
+            /** @example 0f8fad5b-d9cb-469f-a165-70867728950e */
+            user_id: string;
+            /** @example ada@example.com */
+            email: string;
+            /** @example Ada Lovelace */
+            name: string;
+            /**
+             * @example member
+             * @enum {string}
+             */
+            role: "viewer" | "member" | "admin" | "owner";
+            /** @example 2026-11-21T10:00:00.000Z */
+            joined_at: string;
+        };
+        MemberListDto: {
+            /** @example list */
+            object: string;
+            data: components["schemas"]["MemberDto"][];
+        };
+        RoleDto: {
+            /**
+             * @example member
+             * @enum {string}
+             */
+            role: "viewer" | "member" | "admin" | "owner";
+        };
+        CreateInvitationDto: {
+            /** @example grace@example.com */
+            email: string;
+            /**
+             * @example member
+             * @enum {string}
+             */
+            role: "viewer" | "member" | "admin" | "owner";
+        };
+        CreatedInvitationDto: {
+            /** @example 7d444840-9dc0-11d1-b245-5ffdce74fad2 */
+            id: string;
+            /**
+             * @description One-use token (shown once)
+             * @example inv_3q2Yd…
+             */
+            token: string;
+            /**
+             * @description Where the invitee accepts (the console; PUBLIC_BASE_URL + /invitations/{token})
+             * @example https://gateway.example.com/invitations/inv_3q2Yd…
+             */
+            url: string;
+            /** @example 2026-12-02T10:00:00.000Z */
+            expires_at: string;
+        };
+        InvitationDto: {
+            /** @example 7d444840-9dc0-11d1-b245-5ffdce74fad2 */
+            id: string;
+            /** @example grace@example.com */
+            email: string;
+            /**
+             * @example member
+             * @enum {string}
+             */
+            role: "viewer" | "member" | "admin" | "owner";
+            /**
+             * @example pending
+             * @enum {string}
+             */
+            status: "pending" | "accepted" | "revoked" | "expired";
+            /** @example 2026-11-25T10:00:00.000Z */
+            created_at: string;
+            /** @example 2026-12-02T10:00:00.000Z */
+            expires_at: string;
+        };
+        InvitationListDto: {
+            /** @example list */
+            object: string;
+            data: components["schemas"]["InvitationDto"][];
+        };
+        AcceptInvitationDto: {
+            /**
+             * @description Required for a new user
+             * @example Grace Hopper
+             */
+            name?: string;
+            /**
+             * @description Required for a new user
+             * @example correct horse battery staple
+             */
+            password?: string;
+        };
+        AcceptedInvitationDto: {
+            /** @example 1b4e28ba-2fa1-11d2-883f-0016d3cca427 */
+            team_id: string;
+            /**
+             * @example member
+             * @enum {string}
+             */
+            role: "viewer" | "member" | "admin" | "owner";
+            /** @example 0f8fad5b-d9cb-469f-a165-70867728950e */
+            user_id: string;
+        };
+        UserListDto: {
+            /** @example list */
+            object: string;
+            data: components["schemas"]["UserDto"][];
+            /** @example false */
+            has_more: boolean;
+            /**
+             * @description Pass as `after` for the next page
+             * @example null
+             */
+            next_after: Record<string, never> | null;
+        };
+        CreateUserDto: {
+            /** @example grace@example.com */
+            email: string;
+            /** @example Grace Hopper */
+            name?: string;
+            /**
+             * @description Initial password; when absent one is generated and returned once
+             * @example a long enough passphrase
+             */
+            password?: string;
+            /**
+             * @description Make the user an operator
+             * @default false
+             */
+            operator?: boolean;
+        };
+        CreatedUserDto: {
+            /** @example 0f8fad5b-d9cb-469f-a165-70867728950e */
+            id: string;
+            /** @example ada@example.com */
+            email: string;
+            /** @example Ada Lovelace */
+            name: string;
+            /**
+             * @description Instance-wide administrator
+             * @example false
+             */
+            operator: boolean;
+            /** @example false */
+            disabled: boolean;
+            /** @example 2026-11-21T10:00:00.000Z */
+            created_at: string;
+            /** @example 2026-11-25T08:00:00.000Z */
+            last_login_at: Record<string, never> | null;
+            /** @description The generated password (only when none was given); shown once */
+            password?: string;
+        };
+        UpdateUserDto: {
+            /** @example Grace Hopper */
+            name?: string;
+            /**
+             * @description Grant or withdraw operator rights
+             * @example true
+             */
+            operator?: boolean;
+            /**
+             * @description A disabled user cannot sign in; their sessions end
+             * @example false
+             */
+            disabled?: boolean;
+        };
+        AuditEntryDto: {
+            /** @example 3d2c1b0a-1111-4222-8333-944455556666 */
+            id: string;
+            /** @example 2026-11-25T10:00:00.000Z */
+            at: string;
+            /**
+             * @example user
+             * @enum {string}
+             */
+            actor_type: "user" | "operator_token" | "cli" | "system" | "anonymous";
+            /**
+             * @description User id (failed sign-in: the e-mail tried)
+             * @example null
+             */
+            actor_id: Record<string, never> | null;
+            /** @example 203.0.113.7 */
+            ip: Record<string, never> | null;
+            /** @example Mozilla/5.0 */
+            user_agent: Record<string, never> | null;
+            /** @example 1b4e28ba-2fa1-11d2-883f-0016d3cca427 */
+            team_id: Record<string, never> | null;
+            /** @example api_key.create */
+            action: string;
+            /** @example api_key */
+            target_type: Record<string, never> | null;
+            /** @example 6f1c1c53-8b0c-4c37-9d43-6a3e3f0f8e11 */
+            target_id: Record<string, never> | null;
+            /**
+             * @description {before, after} with secrets redacted
+             * @example {
+             *       "before": null,
+             *       "after": {
+             *         "name": "backend-prod"
+             *       }
+             *     }
+             */
+            diff: Record<string, never> | null;
+        };
+        AuditListDto: {
+            /** @example list */
+            object: string;
+            data: components["schemas"]["AuditEntryDto"][];
+            /**
+             * @description Pass as `cursor` for the next (older) page
+             * @example null
+             */
+            next_cursor: Record<string, never> | null;
+        };
     };
     responses: never;
     parameters: never;
@@ -3831,7 +4584,10 @@ export interface operations {
     BillingController_balance: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3862,7 +4618,10 @@ export interface operations {
                 /** @description Cursor: return entries with id lower than this (use the last id of the previous page) */
                 before?: number;
             };
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3895,7 +4654,10 @@ export interface operations {
                 /** @description How to group charges: by model, by UTC day, by API key id or by endpoint */
                 group_by?: "model" | "day" | "key" | "endpoint";
             };
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3940,7 +4702,7 @@ export interface operations {
                     "application/json": components["schemas"]["TeamListDto"];
                 };
             };
-            /** @description Invalid or missing admin token. */
+            /** @description Invalid or missing admin token (or no operator session). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3977,7 +4739,7 @@ export interface operations {
                     "application/json": components["schemas"]["TeamDto"];
                 };
             };
-            /** @description Invalid or missing admin token. */
+            /** @description Invalid or missing admin token (or no operator session). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4012,7 +4774,7 @@ export interface operations {
                     "application/json": components["schemas"]["TeamLimitsDto"];
                 };
             };
-            /** @description Invalid or missing admin token. */
+            /** @description Invalid or missing admin token (or no operator session). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4051,7 +4813,7 @@ export interface operations {
                     "application/json": components["schemas"]["TeamLimitsDto"];
                 };
             };
-            /** @description Invalid or missing admin token. */
+            /** @description Invalid or missing admin token (or no operator session). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4086,7 +4848,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyListDto"];
                 };
             };
-            /** @description Invalid or missing admin token. */
+            /** @description Invalid or missing admin token (or no operator session). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4125,7 +4887,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedApiKeyDto"];
                 };
             };
-            /** @description Invalid or missing admin token. */
+            /** @description Invalid or missing admin token (or no operator session). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4167,7 +4929,7 @@ export interface operations {
                     "application/json": components["schemas"]["UsageSummaryResponseDto"];
                 };
             };
-            /** @description Invalid or missing admin token. */
+            /** @description Invalid or missing admin token (or no operator session). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4202,7 +4964,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyDto"];
                 };
             };
-            /** @description Invalid or missing admin token. */
+            /** @description Invalid or missing admin token (or no operator session). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4236,7 +4998,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid or missing admin token. */
+            /** @description Invalid or missing admin token (or no operator session). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4275,7 +5037,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyDto"];
                 };
             };
-            /** @description Invalid or missing admin token. */
+            /** @description Invalid or missing admin token (or no operator session). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4314,7 +5076,7 @@ export interface operations {
                     "application/json": components["schemas"]["TopUpResultDto"];
                 };
             };
-            /** @description Invalid or missing admin token. */
+            /** @description Invalid or missing admin token (or no operator session). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4333,7 +5095,10 @@ export interface operations {
     ModelsController_openAiList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4359,7 +5124,10 @@ export interface operations {
     ModelsController_openAiModelById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path: {
                 id: string;
             };
@@ -4387,7 +5155,10 @@ export interface operations {
     ModelsController_catalogList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4549,7 +5320,10 @@ export interface operations {
                 order?: "asc" | "desc";
                 purpose?: "assistants" | "user_data" | "batch" | "fine-tune" | "vision" | "evals";
             };
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4575,7 +5349,10 @@ export interface operations {
     FilesController_upload: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4605,7 +5382,10 @@ export interface operations {
     FilesController_get: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path: {
                 id: string;
             };
@@ -4633,7 +5413,10 @@ export interface operations {
     FilesController_delete: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path: {
                 id: string;
             };
@@ -4661,7 +5444,10 @@ export interface operations {
     FilesController_content: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path: {
                 id: string;
             };
@@ -5176,7 +5962,10 @@ export interface operations {
                 limit?: number;
                 order?: "asc" | "desc";
             };
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5202,7 +5991,10 @@ export interface operations {
     KnowledgeBasesController_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5232,7 +6024,10 @@ export interface operations {
     KnowledgeBasesController_get: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path: {
                 id: string;
             };
@@ -5260,7 +6055,10 @@ export interface operations {
     KnowledgeBasesController_delete: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path: {
                 id: string;
             };
@@ -5288,7 +6086,10 @@ export interface operations {
     KnowledgeBasesController_update: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path: {
                 id: string;
             };
@@ -5326,7 +6127,10 @@ export interface operations {
                 limit?: number;
                 order?: "asc" | "desc";
             };
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path: {
                 id: string;
             };
@@ -5354,7 +6158,10 @@ export interface operations {
     KnowledgeBasesController_addDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path: {
                 id: string;
             };
@@ -5394,7 +6201,10 @@ export interface operations {
     KnowledgeBasesController_document: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path: {
                 id: string;
                 doc_id: string;
@@ -5423,7 +6233,10 @@ export interface operations {
     KnowledgeBasesController_deleteDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path: {
                 id: string;
                 doc_id: string;
@@ -5452,7 +6265,10 @@ export interface operations {
     KnowledgeBasesController_addLink: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path: {
                 id: string;
             };
@@ -5491,7 +6307,10 @@ export interface operations {
     KnowledgeBasesController_refresh: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path: {
                 id: string;
                 link_id: string;
@@ -5527,7 +6346,10 @@ export interface operations {
     KnowledgeBasesController_searchKb: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path: {
                 id: string;
             };
@@ -5863,7 +6685,10 @@ export interface operations {
                 limit?: number;
                 order?: "asc" | "desc";
             };
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5889,7 +6714,10 @@ export interface operations {
     ProjectsController_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5919,7 +6747,10 @@ export interface operations {
     ProjectsController_get: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path: {
                 id: string;
             };
@@ -5947,7 +6778,10 @@ export interface operations {
     ProjectsController_delete: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path: {
                 id: string;
             };
@@ -5975,7 +6809,10 @@ export interface operations {
     ProjectsController_update: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path: {
                 id: string;
             };
@@ -6007,7 +6844,10 @@ export interface operations {
     ProjectsController_materials: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path: {
                 id: string;
             };
@@ -6035,7 +6875,10 @@ export interface operations {
     ProjectsController_material: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path: {
                 id: string;
                 material_id: string;
@@ -6064,7 +6907,10 @@ export interface operations {
     ProjectsController_deleteMaterial: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path: {
                 id: string;
                 material_id: string;
@@ -6093,7 +6939,10 @@ export interface operations {
     ProjectsController_refresh: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path: {
                 id: string;
                 material_id: string;
@@ -6122,7 +6971,10 @@ export interface operations {
     ProjectsController_addFile: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path: {
                 id: string;
             };
@@ -6155,7 +7007,10 @@ export interface operations {
     ProjectsController_addLink: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path: {
                 id: string;
             };
@@ -6187,7 +7042,10 @@ export interface operations {
     ProjectsController_attachKb: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path: {
                 id: string;
             };
@@ -6219,7 +7077,10 @@ export interface operations {
     ProjectsController_detachKb: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path: {
                 id: string;
                 kb_id: string;
@@ -6248,7 +7109,10 @@ export interface operations {
     ProjectsController_attachChat: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path: {
                 id: string;
             };
@@ -6280,7 +7144,10 @@ export interface operations {
     ProjectsController_messengerChat: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path: {
                 id: string;
             };
@@ -6312,7 +7179,10 @@ export interface operations {
     ProjectsController_addIntegration: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path: {
                 id: string;
             };
@@ -6344,7 +7214,10 @@ export interface operations {
     ProjectsController_sync: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path: {
                 id: string;
                 integration_id: string;
@@ -6400,6 +7273,1070 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["WebhookAckDto"];
                 };
+            };
+        };
+    };
+    AuthController_login: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LoginDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthStateDto"];
+                };
+            };
+            /** @description invalid_credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many failed attempts */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    AuthController_logout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    AuthController_me: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthStateDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    AuthController_password: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChangePasswordDto"];
+            };
+        };
+        responses: {
+            /** @description Changed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    AuthController_sessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionListDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    AuthController_revoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ended */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    TeamsController_mine: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MyTeamListDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    TeamsController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamLimitsDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    TeamsController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateTeamSettingsDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamLimitsDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    TeamsController_members: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberListDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    TeamsController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    TeamsController_setRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RoleDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    TeamsController_invitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationListDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    TeamsController_invite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateInvitationDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedInvitationDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    TeamsController_revokeInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    TeamsController_keys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyListDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    TeamsController_createKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateApiKeyDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedApiKeyDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    TeamsController_revokeKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    TeamsController_updateKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateApiKeyDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    TeamsController_balance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BalanceResponseDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    TeamsController_usage: {
+        parameters: {
+            query?: {
+                /** @description Entries per page (1–500) */
+                limit?: number;
+                /** @description Cursor: return entries with id lower than this (use the last id of the previous page) */
+                before?: number;
+            };
+            header?: never;
+            path: {
+                team_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageResponseDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    TeamsController_usageSummary: {
+        parameters: {
+            query?: {
+                /** @description Start of the range, inclusive (ISO 8601; default: `to` minus 30 days) */
+                from?: string;
+                /** @description End of the range, exclusive (ISO 8601; default: now). At most 366 days after `from`. */
+                to?: string;
+                /** @description How to group charges: by model, by UTC day, by API key id or by endpoint */
+                group_by?: "model" | "day" | "key" | "endpoint";
+            };
+            header?: never;
+            path: {
+                team_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageSummaryResponseDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    TeamsController_ledger: {
+        parameters: {
+            query?: {
+                /** @description Entries per page (1–500) */
+                limit?: number;
+                /** @description Cursor: return entries with id lower than this (use the last id of the previous page) */
+                before?: number;
+            };
+            header?: never;
+            path: {
+                team_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageResponseDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    InvitationsController_accept: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AcceptInvitationDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AcceptedInvitationDto"];
+                };
+            };
+        };
+    };
+    UsersAdminController_list: {
+        parameters: {
+            query?: {
+                /** @description Users per page (1–500) */
+                limit?: number;
+                /** @description Cursor: the `next_after` of the previous page */
+                after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserListDto"];
+                };
+            };
+            /** @description Invalid or missing admin token (or no operator session). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Admin API disabled (ADMIN_TOKEN unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    UsersAdminController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateUserDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedUserDto"];
+                };
+            };
+            /** @description Invalid or missing admin token (or no operator session). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Admin API disabled (ADMIN_TOKEN unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    UsersAdminController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserDto"];
+                };
+            };
+            /** @description Invalid or missing admin token (or no operator session). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Admin API disabled (ADMIN_TOKEN unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    UsersAdminController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateUserDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserDto"];
+                };
+            };
+            /** @description Invalid or missing admin token (or no operator session). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Admin API disabled (ADMIN_TOKEN unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    AuditController_list: {
+        parameters: {
+            query?: {
+                /** @description Only this team (required unless you are an operator) */
+                team_id?: string;
+                /** @description Actor id (a user id) */
+                actor?: string;
+                /** @description Action, e.g. api_key.create */
+                action?: string;
+                /** @description Target id (a key, user, team, invitation, session …) */
+                target?: string;
+                /** @description From this instant (ISO 8601, inclusive) */
+                from?: string;
+                /** @description Until this instant (ISO 8601, exclusive) */
+                to?: string;
+                /** @description Cursor: the `next_cursor` of the previous page */
+                cursor?: number;
+                /** @description Records per page (1–1000) */
+                limit?: number;
+                /** @description csv: one page as text/csv */
+                format?: "json" | "csv";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditListDto"];
+                    "text/csv": components["schemas"]["AuditListDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -1,6 +1,18 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsNotEmpty, IsNumber, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsDateString,
+  IsInt,
+  IsNotEmpty,
+  IsNumber,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
 
 export class CreateTeamDto {
   @ApiProperty({ description: 'Workspace name', example: 'search-team', maxLength: 200 })
@@ -38,6 +50,28 @@ export class CreateApiKeyDto {
   @IsString()
   @MaxLength(200)
   name?: string;
+
+  @ApiPropertyOptional({
+    nullable: true,
+    description: 'When the key stops working (ISO 8601, in the future); then it answers 401 key_expired',
+    example: '2027-01-01T00:00:00.000Z',
+  })
+  @IsOptional()
+  @IsDateString({ strict: true })
+  expires_at?: string | null;
+
+  @ApiPropertyOptional({
+    type: [String],
+    description: 'Model keys the key may call; empty or absent = all. Others answer 403 model_not_allowed.',
+    example: ['gpt-4o-mini', 'local-embedding-small'],
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(200)
+  @IsString({ each: true })
+  @IsNotEmpty({ each: true })
+  @MaxLength(200, { each: true })
+  allowed_models?: string[];
 }
 
 export class CreatedApiKeyDto {
@@ -47,6 +81,8 @@ export class CreatedApiKeyDto {
   @ApiProperty({ description: 'Display prefix (safe to show in lists)', example: 'sk-Yh3kq9Zx' }) prefix: string;
   @ApiProperty({ nullable: true, example: 'backend-prod' }) name: string | null;
   @ApiProperty({ example: '2026-11-21T10:00:00.000Z' }) created_at: string;
+  @ApiProperty({ nullable: true, example: null }) expires_at: string | null;
+  @ApiProperty({ type: [String], example: [] }) allowed_models: string[];
 }
 
 export class TopUpDto {
@@ -66,6 +102,16 @@ export class TopUpDto {
   @IsNotEmpty()
   @MaxLength(200)
   reference?: string;
+
+  @ApiPropertyOptional({
+    description: 'Free-text note kept with the ledger entry and the audit record (with who made the top-up)',
+    example: 'Invoice 42 paid by bank transfer',
+    maxLength: 500,
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  note?: string;
 }
 
 export class TopUpResultDto {
@@ -203,6 +249,29 @@ export class UpdateApiKeyDto {
   @Min(0.000001)
   @Max(1_000_000_000)
   budget_rub_per_month?: number | null;
+
+  @ApiPropertyOptional({
+    nullable: true,
+    description: 'When the key stops working (ISO 8601); null: never',
+    example: '2027-01-01T00:00:00.000Z',
+  })
+  @IsOptional()
+  @IsDateString({ strict: true })
+  expires_at?: string | null;
+
+  @ApiPropertyOptional({
+    nullable: true,
+    type: [String],
+    description: 'Model keys the key may call; null or [] = all',
+    example: ['gpt-4o-mini'],
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(200)
+  @IsString({ each: true })
+  @IsNotEmpty({ each: true })
+  @MaxLength(200, { each: true })
+  allowed_models?: string[] | null;
 }
 
 export class ApiKeyDto {
@@ -230,6 +299,12 @@ export class ApiKeyDto {
   @ApiProperty({ description: 'RUB charged to this key since 00:00 UTC today', example: 1.25 }) spent_rub_today: number;
   @ApiProperty({ description: 'RUB charged to this key since the 1st of this month (UTC)', example: 12.5 })
   spent_rub_this_month: number;
+  @ApiProperty({ nullable: true, description: 'The user who created the key (null: admin API, CLI)', example: null })
+  created_by: string | null;
+  @ApiProperty({ nullable: true, description: 'When the key stops working (null: never)', example: null })
+  expires_at: string | null;
+  @ApiProperty({ type: [String], description: 'Models the key may call; empty = all', example: [] })
+  allowed_models: string[];
 }
 
 export class ApiKeyListDto {

@@ -21,4 +21,10 @@ export class ApiKeyEntity {
     number | null;
   @Column({ name: 'budget_month_micro', type: 'bigint', nullable: true, transformer: bigintNumber }) budgetMonthMicro?:
     number | null;
+  /** the user who created the key (null: the admin API, the CLI or a bootstrap) */
+  @Column({ name: 'created_by', type: 'varchar', length: 36, nullable: true }) createdBy?: string | null;
+  /** epoch ms after which the key answers 401 key_expired; null = never */
+  @Column({ name: 'expires_at', type: 'bigint', nullable: true, transformer: bigintNumber }) expiresAt?: number | null;
+  /** JSON array of model keys the key may call; null or [] = all */
+  @Column({ name: 'allowed_models', type: 'text', nullable: true }) allowedModels?: string | null;
 }

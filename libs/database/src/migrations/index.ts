@@ -4,6 +4,7 @@ import { Knowledge1750000000000 } from './1750000000000-knowledge';
 import { ExactCharges1755000000000 } from './1755000000000-exact-charges';
 import { Projects1760000000000 } from './1760000000000-projects';
 import { Governance1765000000000 } from './1765000000000-governance';
+import { Accounts1795625253943 } from './1795625253943-accounts';
 
 /** Ordered list of every migration; the same list runs on Postgres and SQLite. */
 export const migrations = [
@@ -13,4 +14,5 @@ export const migrations = [
   ExactCharges1755000000000,
   Projects1760000000000,
   Governance1765000000000,
+  Accounts1795625253943,
 ];

@@ -1,0 +1,57 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AppConfig } from '@app/config';
+import { AuthModule } from '@app/auth';
+import { BillingModule } from '@app/billing';
+import { AdminModule } from '@app/admin';
+import { PrincipalGuard } from './access';
+import { AccountsBootstrapService } from './accounts-bootstrap.service';
+import { AccountsRepository } from './accounts.repository';
+import { AccountsService } from './accounts.service';
+import { AuditModule } from './audit';
+import { AuditController } from './audit.controller';
+import { AuthController } from './auth.controller';
+import { InvitationEntity } from './entities/invitation.entity';
+import { MembershipEntity } from './entities/membership.entity';
+import { SessionEntity } from './entities/session.entity';
+import { UserEntity } from './entities/user.entity';
+import { InvitationMailer } from './invitation-mailer';
+import { InvitationsController } from './invitations.controller';
+import { LoginThrottleStore, MemoryLoginThrottleStore, RedisLoginThrottleStore } from './login-throttle';
+import { PasswordHasher } from './password-hasher';
+import { SessionsService } from './sessions.service';
+import { TeamPeopleService } from './team-people.service';
+import { TeamsController } from './teams.controller';
+import { UsersAdminController } from './users-admin.controller';
+
+/** People: users, sessions, team roles, invitations and the audit log. */
+@Module({
+  imports: [
+    TypeOrmModule.forFeature([UserEntity, SessionEntity, MembershipEntity, InvitationEntity]),
+    AuthModule,
+    BillingModule,
+    AdminModule,
+    AuditModule,
+  ],
+  controllers: [AuthController, TeamsController, InvitationsController, UsersAdminController, AuditController],
+  providers: [
+    AccountsRepository,
+    AccountsService,
+    SessionsService,
+    PasswordHasher,
+    TeamPeopleService,
+    InvitationMailer,
+    PrincipalGuard,
+    AccountsBootstrapService,
+    {
+      provide: LoginThrottleStore,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) =>
+        config.redisUrl
+          ? new RedisLoginThrottleStore(config)
+          : new MemoryLoginThrottleStore(config.accounts.loginThrottleWindowMs),
+    },
+  ],
+  exports: [AccountsService, AccountsBootstrapService],
+})
+export class AccountsModule {}

@@ -1,0 +1,284 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager, In } from 'typeorm';
+import type { TeamRole } from '@app/auth';
+import { RawSql, TransactionRunner } from '@app/database';
+import { AuditRecord, AuditTrail } from './audit';
+import { InvitationEntity } from './entities/invitation.entity';
+import { MembershipEntity } from './entities/membership.entity';
+import { SessionEntity } from './entities/session.entity';
+import { UserEntity } from './entities/user.entity';
+
+/** A change that would leave a team without an owner. */
+export class LastOwnerError extends Error {}
+
+/**
+ * Users, sessions, memberships, invitations and the audit log. Every write that changes state takes
+ * the audit record it must leave and writes both in one transaction: the record exists exactly when
+ * the change does.
+ */
+@Injectable()
+export class AccountsRepository {
+  private readonly raw: RawSql;
+
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly tx: TransactionRunner,
+    private readonly trail: AuditTrail,
+  ) {
+    this.raw = new RawSql(ds);
+  }
+
+  private audit(m: EntityManager, r: AuditRecord, now: number): Promise<void> {
+    return this.trail.writeIn(m, r, now);
+  }
+
+  /** An event that changes nothing else (a failed sign-in). */
+  recordEvent(r: AuditRecord): Promise<void> {
+    return this.trail.write(r);
+  }
+
+  // ---- users ----
+
+  findUserByEmail(email: string): Promise<UserEntity | null> {
+    return this.ds.getRepository(UserEntity).findOneBy({ email: email.toLowerCase() });
+  }
+
+  findUserById(id: string): Promise<UserEntity | null> {
+    return this.ds.getRepository(UserEntity).findOneBy({ id });
+  }
+
+  findUsersByIds(ids: string[]): Promise<UserEntity[]> {
+    return ids.length === 0 ? Promise.resolve([]) : this.ds.getRepository(UserEntity).findBy({ id: In(ids) });
+  }
+
+  countUsers(): Promise<number> {
+    return this.ds.getRepository(UserEntity).count();
+  }
+
+  listUsers(limit: number, after?: string): Promise<UserEntity[]> {
+    const q = this.ds.getRepository(UserEntity).createQueryBuilder('u').orderBy('u.id', 'ASC').limit(limit);
+    if (after) q.where('u.id > :after', { after });
+    return q.getMany();
+  }
+
+  /** Inserts the user (and a membership) unless the e-mail is taken; false when it was. */
+  async createUser(
+    user: UserEntity,
+    membership: { teamId: string; role: TeamRole } | null,
+    audit: AuditRecord,
+    now: number,
+  ): Promise<boolean> {
+    return this.tx.run(async (m) => {
+      const r = await m.createQueryBuilder().insert().into(UserEntity).values(user).orIgnore().execute();
+      const inserted = (r.identifiers?.length ?? 0) > 0 && (await m.findOneBy(UserEntity, { id: user.id })) !== null;
+      if (!inserted) return false;
+      if (membership)
+        await m.insert(MembershipEntity, {
+          teamId: membership.teamId,
+          userId: user.id,
+          role: membership.role,
+          createdAt: now,
+        });
+      await this.audit(m, audit, now);
+      return true;
+    });
+  }
+
+  async updateUser(
+    id: string,
+    patch: Partial<Pick<UserEntity, 'name' | 'operator' | 'disabled' | 'passwordHash'>>,
+    audit: AuditRecord | null,
+    now: number,
+  ): Promise<UserEntity | null> {
+    return this.tx.run(async (m) => {
+      await m.update(UserEntity, { id }, patch);
+      const user = await m.findOneBy(UserEntity, { id });
+      if (!user) return null;
+      // a disabled user is signed out everywhere
+      if (patch.disabled === true) await m.delete(SessionEntity, { userId: id });
+      if (audit) await this.audit(m, audit, now);
+      return user;
+    });
+  }
+
+  /** New password; every other session of the user ends. */
+  async setPassword(
+    userId: string,
+    hash: string,
+    keepSessionId: string,
+    audit: AuditRecord,
+    now: number,
+  ): Promise<void> {
+    await this.tx.run(async (m) => {
+      await m.update(UserEntity, { id: userId }, { passwordHash: hash });
+      await m
+        .createQueryBuilder()
+        .delete()
+        .from(SessionEntity)
+        .where('user_id = :userId AND id <> :keep', { userId, keep: keepSessionId })
+        .execute();
+      await this.audit(m, audit, now);
+    });
+  }
+
+  // ---- sessions ----
+
+  async insertSession(s: SessionEntity, audit: AuditRecord): Promise<void> {
+    await this.tx.run(async (m) => {
+      await m.insert(SessionEntity, s);
+      await m.update(UserEntity, { id: s.userId }, { lastLoginAt: s.createdAt });
+      await this.audit(m, audit, s.createdAt);
+    });
+  }
+
+  findSessionByHash(tokenHash: string): Promise<SessionEntity | null> {
+    return this.ds.getRepository(SessionEntity).findOneBy({ tokenHash });
+  }
+
+  async touchSession(id: string, now: number): Promise<void> {
+    await this.ds.getRepository(SessionEntity).update({ id }, { lastSeenAt: now });
+  }
+
+  async deleteSession(id: string): Promise<void> {
+    await this.ds.getRepository(SessionEntity).delete({ id });
+  }
+
+  /** Ends one session of the user (with its audit record); false when the user has no such session. */
+  async deleteUserSession(userId: string, id: string, audit: AuditRecord, now: number): Promise<boolean> {
+    return this.tx.run(async (m) => {
+      const r = await m.delete(SessionEntity, { id, userId });
+      if (!r.affected) return false;
+      await this.audit(m, audit, now);
+      return true;
+    });
+  }
+
+  listSessions(userId: string): Promise<SessionEntity[]> {
+    return this.ds.getRepository(SessionEntity).find({ where: { userId }, order: { createdAt: 'DESC' } });
+  }
+
+  async deleteStaleSessions(now: number, idleMs: number): Promise<number> {
+    const r = await this.ds
+      .getRepository(SessionEntity)
+      .createQueryBuilder()
+      .delete()
+      .where('expires_at <= :now OR last_seen_at <= :idle', { now, idle: now - idleMs })
+      .execute();
+    return r.affected ?? 0;
+  }
+
+  // ---- memberships ----
+
+  membershipsOfUser(userId: string): Promise<MembershipEntity[]> {
+    return this.ds.getRepository(MembershipEntity).find({ where: { userId }, order: { createdAt: 'ASC' } });
+  }
+
+  membersOfTeam(teamId: string): Promise<MembershipEntity[]> {
+    return this.ds.getRepository(MembershipEntity).find({ where: { teamId }, order: { createdAt: 'ASC' } });
+  }
+
+  findMembership(teamId: string, userId: string): Promise<MembershipEntity | null> {
+    return this.ds.getRepository(MembershipEntity).findOneBy({ teamId, userId });
+  }
+
+  /**
+   * Adds the member or changes their role (null removes them). The team row is locked first so
+   * concurrent changes apply one after another; a change that would leave the team without an
+   * owner throws LastOwnerError and changes nothing.
+   */
+  async setMembership(
+    teamId: string,
+    userId: string,
+    role: TeamRole | null,
+    audit: (before: MembershipEntity | null) => AuditRecord,
+    now: number,
+  ): Promise<MembershipEntity | null> {
+    return this.tx.run(async (m) => {
+      await this.raw.lockRow(this.raw.table('teams'), teamId, m);
+      const before = await m.findOneBy(MembershipEntity, { teamId, userId });
+      if (before?.role === 'owner' && role !== 'owner') {
+        const owners = await m.countBy(MembershipEntity, { teamId, role: 'owner' });
+        if (owners <= 1) throw new LastOwnerError();
+      }
+      if (role === null) {
+        if (before) await m.delete(MembershipEntity, { teamId, userId });
+      } else if (before) {
+        await m.update(MembershipEntity, { teamId, userId }, { role });
+      } else {
+        await m.insert(MembershipEntity, { teamId, userId, role, createdAt: now });
+      }
+      await this.audit(m, audit(before), now);
+      return role === null ? null : m.findOneBy(MembershipEntity, { teamId, userId });
+    });
+  }
+
+  // ---- invitations ----
+
+  async insertInvitation(inv: InvitationEntity, audit: AuditRecord): Promise<void> {
+    await this.tx.run(async (m) => {
+      await m.insert(InvitationEntity, inv);
+      await this.audit(m, audit, inv.createdAt);
+    });
+  }
+
+  listInvitations(teamId: string): Promise<InvitationEntity[]> {
+    return this.ds.getRepository(InvitationEntity).find({ where: { teamId }, order: { createdAt: 'DESC' } });
+  }
+
+  findInvitationByHash(tokenHash: string): Promise<InvitationEntity | null> {
+    return this.ds.getRepository(InvitationEntity).findOneBy({ tokenHash });
+  }
+
+  /** Revokes a pending invitation of the team; null when there is none with that id. */
+  async revokeInvitation(
+    teamId: string,
+    id: string,
+    audit: AuditRecord,
+    now: number,
+  ): Promise<InvitationEntity | null> {
+    return this.tx.run(async (m) => {
+      const r = await m
+        .createQueryBuilder()
+        .update(InvitationEntity)
+        .set({ revokedAt: now })
+        .where('id = :id AND team_id = :teamId AND revoked_at IS NULL AND accepted_at IS NULL', { id, teamId })
+        .execute();
+      if (!r.affected) return null;
+      await this.audit(m, audit, now);
+      return m.findOneBy(InvitationEntity, { id });
+    });
+  }
+
+  /**
+   * Uses the invitation once: marks it accepted (only if still pending and unexpired), creates the
+   * user when `newUser` is given, and adds the membership (an existing member keeps the stronger
+   * role). False when the invitation was already used, revoked or expired meanwhile.
+   */
+  async acceptInvitation(
+    inv: InvitationEntity,
+    userId: string,
+    newUser: UserEntity | null,
+    audit: AuditRecord,
+    now: number,
+  ): Promise<boolean> {
+    return this.tx.run(async (m) => {
+      await this.raw.lockRow(this.raw.table('teams'), inv.teamId, m);
+      const r = await m
+        .createQueryBuilder()
+        .update(InvitationEntity)
+        .set({ acceptedAt: now, acceptedBy: userId })
+        .where('id = :id AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > :now', { id: inv.id, now })
+        .execute();
+      if (!r.affected) return false;
+      if (newUser) await m.insert(UserEntity, newUser);
+      const existing = await m.findOneBy(MembershipEntity, { teamId: inv.teamId, userId });
+      const order = ['viewer', 'member', 'admin', 'owner'];
+      if (!existing) await m.insert(MembershipEntity, { teamId: inv.teamId, userId, role: inv.role, createdAt: now });
+      else if (order.indexOf(inv.role) > order.indexOf(existing.role))
+        await m.update(MembershipEntity, { teamId: inv.teamId, userId }, { role: inv.role });
+      await this.audit(m, audit, now);
+      return true;
+    });
+  }
+}

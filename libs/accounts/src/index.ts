@@ -1,0 +1,6 @@
+export * from './accounts.module';
+export * from './accounts.service';
+export * from './accounts-bootstrap.service';
+export * from './session.middleware';
+export * from './audit';
+export * from './access';

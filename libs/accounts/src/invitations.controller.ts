@@ -1,0 +1,46 @@
+import { Body, Controller, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { SECURITY, sessionOf } from '@app/auth';
+import { AppConfig } from '@app/config';
+import { actorOf } from './audit';
+import { setSessionCookie } from './auth.controller';
+import { AcceptedInvitationDto, AcceptInvitationDto } from './dto/teams.dto';
+import { SessionsService } from './sessions.service';
+import { TeamPeopleService } from './team-people.service';
+
+@ApiTags('Teams')
+@Controller('api/v1/invitations')
+export class InvitationsController {
+  constructor(
+    private readonly people: TeamPeopleService,
+    private readonly sessions: SessionsService,
+    private readonly config: AppConfig,
+  ) {}
+
+  @Post(':token/accept')
+  @HttpCode(200)
+  @ApiSecurity(SECURITY.session)
+  @ApiSecurity(SECURITY.csrf)
+  @ApiOperation({
+    summary: 'Accept an invitation',
+    description:
+      'Signed in: joins with your account. Otherwise creates your account from {name, password} (the invited e-mail) and signs you in. One use; 410 invitation_invalid once used, revoked or expired.',
+  })
+  @ApiOkResponse({ type: AcceptedInvitationDto })
+  async accept(
+    @Param('token') token: string,
+    @Body() body: AcceptInvitationDto,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<AcceptedInvitationDto> {
+    const session = sessionOf(req);
+    const actor = actorOf(req);
+    const { result, newUser } = await this.people.accept(token, body, session?.userId ?? null, actor);
+    if (newUser) {
+      const opened = await this.sessions.open(newUser, 'invitation', actor);
+      setSessionCookie(res, req, opened.token, this.config.accounts.sessionMaxAgeMs);
+    }
+    return result;
+  }
+}
