@@ -126,7 +126,7 @@ export function AuthProvider({ children, initial }: { children: ReactNode; initi
   );
 
   const signOut = useCallback(async () => {
-    if (state.mode === 'session' && csrf) await logout(csrf).catch(() => undefined);
+    if (state.mode === 'session') await logout().catch(() => undefined);
     setCredential(null);
     setCsrf(null);
     queryClient.clear();

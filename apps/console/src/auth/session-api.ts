@@ -1,9 +1,9 @@
-import { ApiRequestError, type ApiErrorBody } from '../api/client';
+import { api, unwrap } from '../api/client';
+import type { components } from '../api/schema';
 
-/**
- * The sign-in endpoints of the accounts capability (session cookie + CSRF token). Their bodies are
- * read defensively: only the fields the console needs are taken, each checked at run time.
- */
+/** The accounts capability's sign-in endpoints: an HttpOnly session cookie plus a CSRF token. */
+export type AuthStateDto = components['schemas']['AuthStateDto'];
+
 export interface Membership {
   teamId: string;
   teamName: string;
@@ -15,80 +15,28 @@ export interface SessionInfo {
   csrfToken: string;
 }
 
-function str(v: unknown): string | undefined {
-  return typeof v === 'string' ? v : undefined;
-}
-
-export function parseSession(body: unknown): SessionInfo | null {
-  if (!body || typeof body !== 'object') return null;
-  const b = body as Record<string, unknown>;
-  const user = (b.user ?? {}) as Record<string, unknown>;
-  const csrfToken = str(b.csrf_token);
-  if (!csrfToken || !str(user.email)) return null;
-  const list = Array.isArray(b.memberships) ? (b.memberships as Record<string, unknown>[]) : [];
+export function toSession(s: AuthStateDto): SessionInfo {
   return {
-    user: {
-      id: str(user.id) ?? '',
-      email: str(user.email)!,
-      name: str(user.name),
-      isOperator: user.operator === true,
-    },
-    memberships: list
-      .filter((m) => str(m.team_id))
-      .map((m) => ({
-        teamId: str(m.team_id)!,
-        teamName: str(m.team_name) ?? str(m.team_id)!,
-        role: str(m.role) ?? 'viewer',
-      })),
-    csrfToken,
+    user: { id: s.user.id, email: s.user.email, name: s.user.name, isOperator: s.user.operator },
+    memberships: s.memberships.map((m) => ({ teamId: m.team_id, teamName: m.team_name, role: m.role })),
+    csrfToken: s.csrf_token,
   };
 }
 
-async function failure(res: Response): Promise<never> {
-  let message = `${res.status} ${res.statusText}`;
-  try {
-    const body = (await res.json()) as ApiErrorBody;
-    message = body.error?.message ?? message;
-  } catch {
-    // not JSON
-  }
-  throw new ApiRequestError(message, res.status);
-}
-
 export async function login(email: string, password: string): Promise<SessionInfo> {
-  const res = await fetch('/api/v1/auth/login', {
-    method: 'POST',
-    credentials: 'same-origin',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email, password }),
-  });
-  if (!res.ok) return failure(res);
-  const s = parseSession(await res.json());
-  if (!s) throw new ApiRequestError('Unexpected sign-in response', res.status);
-  return s;
+  return toSession(unwrap(await api.POST('/api/v1/auth/login', { body: { email, password } })));
 }
 
 /** The current session from its cookie, or null when there is none. */
 export async function me(): Promise<SessionInfo | null> {
-  const res = await fetch('/api/v1/auth/me', { credentials: 'same-origin' });
-  if (!res.ok) return null;
-  return parseSession(await res.json().catch(() => null));
+  const res = await api.GET('/api/v1/auth/me');
+  return res.response.ok && res.data ? toSession(res.data) : null;
 }
 
-export async function logout(csrfToken: string): Promise<void> {
-  await fetch('/api/v1/auth/logout', {
-    method: 'POST',
-    credentials: 'same-origin',
-    headers: { 'x-csrf-token': csrfToken },
-  });
+export async function logout(): Promise<void> {
+  await api.POST('/api/v1/auth/logout');
 }
 
-export async function acceptInvitation(token: string, body: { name?: string; password?: string }): Promise<void> {
-  const res = await fetch(`/api/v1/invitations/${encodeURIComponent(token)}/accept`, {
-    method: 'POST',
-    credentials: 'same-origin',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  if (!res.ok) return failure(res);
+export async function acceptInvitation(token: string, body: { name?: string; password?: string }) {
+  return unwrap(await api.POST('/api/v1/invitations/{token}/accept', { params: { path: { token } }, body }));
 }

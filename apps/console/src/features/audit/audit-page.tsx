@@ -2,22 +2,13 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useQuery } from '@tanstack/react-query';
 import { Group, Stack, Table, TextInput } from '@mantine/core';
-import { accountsFetch } from '../../api/accounts-fetch';
+import { api, unwrap } from '../../api/client';
+import type { components } from '../../api/schema';
 import { useAuth } from '../../auth/auth-context';
 import { EmptyState, ErrorAlert, LoadingRows, PageHeader } from '../../components/common';
 import { formatDate } from '../../i18n';
 
-interface AuditEntry {
-  id: string;
-  at: string;
-  actor_type: string;
-  actor_id: string | null;
-  ip: string | null;
-  team_id: string | null;
-  action: string;
-  target_type: string | null;
-  target_id: string | null;
-}
+type AuditEntry = components['schemas']['AuditEntryDto'];
 
 export function AuditPage() {
   const { t, i18n } = useTranslation();
@@ -26,17 +17,19 @@ export function AuditPage() {
   const [actor, setActor] = useState('');
   const [from, setFrom] = useState('');
   const [to, setTo] = useState('');
-  const query = new URLSearchParams({ limit: '200' });
-  if (auth.teamId && !auth.isOperator) query.set('team_id', auth.teamId);
-  if (action.trim()) query.set('action', action.trim());
-  if (actor.trim()) query.set('actor', actor.trim());
-  if (from) query.set('from', `${from}T00:00:00.000Z`);
-  if (to) query.set('to', `${to}T23:59:59.999Z`);
+  const query = {
+    limit: 200,
+    team_id: auth.teamId && !auth.isOperator ? auth.teamId : undefined,
+    action: action.trim() || undefined,
+    actor: actor.trim() || undefined,
+    from: from ? `${from}T00:00:00.000Z` : undefined,
+    to: to ? `${to}T23:59:59.999Z` : undefined,
+  };
   const log = useQuery({
-    queryKey: ['audit', query.toString()],
-    queryFn: () => accountsFetch<{ data: AuditEntry[] }>('GET', `/api/v1/audit-log?${query}`),
+    queryKey: ['audit', query],
+    queryFn: async () => unwrap(await api.GET('/api/v1/audit-log', { params: { query } })),
   });
-  const list = log.data?.data ?? [];
+  const list = (log.data?.data ?? []) as AuditEntry[];
   return (
     <Stack>
       <PageHeader title={t('audit.title')} description={t('audit.subtitle')} />
@@ -77,7 +70,7 @@ export function AuditPage() {
                   {e.actor_id ? ` · ${e.actor_id}` : ''}
                 </Table.Td>
                 <Table.Td>{e.target_type ? `${e.target_type} · ${e.target_id ?? ''}` : '—'}</Table.Td>
-                <Table.Td>{e.ip ?? '—'}</Table.Td>
+                <Table.Td>{(e.ip as unknown as string | null) ?? '—'}</Table.Td>
               </Table.Tr>
             ))}
           </Table.Tbody>

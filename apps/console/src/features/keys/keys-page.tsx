@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, Stack } from '@mantine/core';
-import { accountsFetch as teamFetch } from '../../api/accounts-fetch';
+import { api, unwrap } from '../../api/client';
 import { useAuth, usePermissions } from '../../auth/auth-context';
 import { ErrorAlert, PageHeader } from '../../components/common';
 import { CreateKeyForm, KeysTable, NewKeySecret, type ApiKey, type CreatedKey } from './keys-table';
@@ -13,22 +13,29 @@ export function KeysPage() {
   const can = usePermissions();
   const qc = useQueryClient();
   const [created, setCreated] = useState<CreatedKey | null>(null);
-  const base = `/api/v1/teams/${auth.teamId}/api-keys`;
+  const team_id = auth.teamId ?? '';
   const session = auth.mode === 'session';
   const keys = useQuery({
-    queryKey: ['keys', auth.teamId],
-    queryFn: () => teamFetch<{ data: ApiKey[] }>('GET', base),
-    enabled: session && !!auth.teamId,
+    queryKey: ['keys', team_id],
+    queryFn: async () => unwrap(await api.GET('/api/v1/teams/{team_id}/api-keys', { params: { path: { team_id } } })),
+    enabled: session && !!team_id,
   });
   const create = useMutation({
-    mutationFn: (name: string) => teamFetch<CreatedKey>('POST', base, name ? { name } : {}),
-    onSuccess: (k) => {
+    mutationFn: async (name: string) =>
+      unwrap(
+        await api.POST('/api/v1/teams/{team_id}/api-keys', {
+          params: { path: { team_id } },
+          body: name ? { name } : {},
+        }),
+      ),
+    onSuccess: (k: CreatedKey) => {
       setCreated(k);
       void qc.invalidateQueries({ queryKey: ['keys'] });
     },
   });
   const revoke = useMutation({
-    mutationFn: (id: string) => teamFetch<void>('DELETE', `${base}/${id}`),
+    mutationFn: async (key_id: string) =>
+      unwrap(await api.DELETE('/api/v1/teams/{team_id}/api-keys/{key_id}', { params: { path: { team_id, key_id } } })),
     onSuccess: () => qc.invalidateQueries({ queryKey: ['keys'] }),
   });
   return (
@@ -43,7 +50,7 @@ export function KeysPage() {
           )}
           <ErrorAlert error={keys.error ?? revoke.error} />
           <KeysTable
-            keys={keys.data?.data ?? []}
+            keys={(keys.data?.data ?? []) as ApiKey[]}
             loading={keys.isPending}
             canManage={can.canManageKeys}
             onRevoke={(id) => revoke.mutateAsync(id)}

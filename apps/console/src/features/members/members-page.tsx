@@ -2,51 +2,36 @@ import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, Button, Group, Select, Stack, Table, TextInput, Title } from '@mantine/core';
-import { accountsFetch } from '../../api/accounts-fetch';
+import { api, unwrap } from '../../api/client';
+import type { components } from '../../api/schema';
 import { useAuth, usePermissions } from '../../auth/auth-context';
 import { ConfirmAction, CopyValue, EmptyState, ErrorAlert, LoadingRows, PageHeader } from '../../components/common';
 import { formatDate } from '../../i18n';
 
-interface Member {
-  user_id: string;
-  email: string;
-  name: string;
-  role: string;
-  joined_at: string;
-}
-interface Invitation {
-  id: string;
-  email: string;
-  role: string;
-  status: string;
-  created_at: string;
-  expires_at: string;
-}
-interface CreatedInvitation {
-  id: string;
-  token: string;
-  url: string;
-  expires_at: string;
-}
+type Member = components['schemas']['MemberDto'];
+type Invitation = components['schemas']['InvitationDto'];
+type CreatedInvitation = components['schemas']['CreatedInvitationDto'];
+type Role = components['schemas']['RoleDto']['role'];
 
-const ROLES = ['owner', 'admin', 'member', 'viewer'];
+const ROLES: Role[] = ['owner', 'admin', 'member', 'viewer'];
 
 export function MembersPage() {
   const { t, i18n } = useTranslation();
   const auth = useAuth();
   const can = usePermissions();
   const qc = useQueryClient();
-  const base = `/api/v1/teams/${auth.teamId}`;
+  const team_id = auth.teamId ?? '';
   const [email, setEmail] = useState('');
-  const [role, setRole] = useState<string | null>('member');
+  const [role, setRole] = useState<Role>('member');
   const [link, setLink] = useState<CreatedInvitation | null>(null);
   const members = useQuery({
     queryKey: ['members', auth.teamId],
-    queryFn: () => accountsFetch<{ data: Member[] }>('GET', `${base}/members`),
+    queryFn: async () => unwrap(await api.GET('/api/v1/teams/{team_id}/members', { params: { path: { team_id } } })),
   });
   const invitations = useQuery({
     queryKey: ['invitations', auth.teamId],
-    queryFn: () => accountsFetch<{ data: Invitation[] }>('GET', `${base}/invitations`),
+    queryFn: async () =>
+      unwrap(await api.GET('/api/v1/teams/{team_id}/invitations', { params: { path: { team_id } } })),
     enabled: can.canManageMembers,
   });
   const refresh = () => {
@@ -54,29 +39,42 @@ export function MembersPage() {
     void qc.invalidateQueries({ queryKey: ['invitations'] });
   };
   const invite = useMutation({
-    mutationFn: () => accountsFetch<CreatedInvitation>('POST', `${base}/invitations`, { email: email.trim(), role }),
-    onSuccess: (inv) => {
+    mutationFn: async () =>
+      unwrap(
+        await api.POST('/api/v1/teams/{team_id}/invitations', {
+          params: { path: { team_id } },
+          body: { email: email.trim(), role },
+        }),
+      ),
+    onSuccess: (inv: CreatedInvitation) => {
       setLink(inv);
       setEmail('');
       refresh();
     },
   });
   const setMemberRole = useMutation({
-    mutationFn: (v: { userId: string; role: string }) =>
-      accountsFetch('PATCH', `${base}/members/${v.userId}`, { role: v.role }),
+    mutationFn: async (v: { userId: string; role: Role }) =>
+      unwrap(
+        await api.PATCH('/api/v1/teams/{team_id}/members/{user_id}', {
+          params: { path: { team_id, user_id: v.userId } },
+          body: { role: v.role },
+        }),
+      ),
     onSuccess: refresh,
   });
   const remove = useMutation({
-    mutationFn: (userId: string) => accountsFetch('DELETE', `${base}/members/${userId}`),
+    mutationFn: async (user_id: string) =>
+      unwrap(await api.DELETE('/api/v1/teams/{team_id}/members/{user_id}', { params: { path: { team_id, user_id } } })),
     onSuccess: refresh,
   });
   const revokeInvitation = useMutation({
-    mutationFn: (id: string) => accountsFetch('DELETE', `${base}/invitations/${id}`),
+    mutationFn: async (id: string) =>
+      unwrap(await api.DELETE('/api/v1/teams/{team_id}/invitations/{id}', { params: { path: { team_id, id } } })),
     onSuccess: refresh,
   });
   const roleOptions = ROLES.map((r) => ({ value: r, label: t(`roles.${r}`) }));
-  const list = members.data?.data ?? [];
-  const pending = (invitations.data?.data ?? []).filter((i) => i.status === 'pending');
+  const list = (members.data?.data ?? []) as Member[];
+  const pending = ((invitations.data?.data ?? []) as Invitation[]).filter((i) => i.status === 'pending');
   return (
     <Stack>
       <PageHeader title={t('members.title')} description={t('members.subtitle')} />
@@ -99,7 +97,7 @@ export function MembersPage() {
               label={t('members.role')}
               data={roleOptions}
               value={role}
-              onChange={setRole}
+              onChange={(v) => v && setRole(v)}
               allowDeselect={false}
               w={180}
             />
@@ -149,7 +147,7 @@ export function MembersPage() {
                       data={roleOptions}
                       value={m.role}
                       allowDeselect={false}
-                      onChange={(v) => v && setMemberRole.mutate({ userId: m.user_id, role: v })}
+                      onChange={(v) => v && setMemberRole.mutate({ userId: m.user_id, role: v as Role })}
                     />
                   ) : (
                     t(`roles.${m.role}`)

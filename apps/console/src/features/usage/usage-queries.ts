@@ -1,5 +1,4 @@
 import { useQuery } from '@tanstack/react-query';
-import { accountsFetch } from '../../api/accounts-fetch';
 import { api, unwrap } from '../../api/client';
 import type { components } from '../../api/schema';
 import { useAuth } from '../../auth/auth-context';
@@ -7,9 +6,7 @@ import { useAuth } from '../../auth/auth-context';
 export type UsageEntry = components['schemas']['UsageEntryDto'];
 export type SummaryGroup = components['schemas']['UsageSummaryGroupDto'];
 
-type Balance = components['schemas']['BalanceResponseDto'];
 type UsagePage = components['schemas']['UsageResponseDto'];
-type Summary = components['schemas']['UsageSummaryResponseDto'];
 
 /**
  * With a session the team's money endpoints are /api/v1/teams/{team_id}/… (same bodies); with an API
@@ -17,7 +14,7 @@ type Summary = components['schemas']['UsageSummaryResponseDto'];
  */
 function useTeamBase(): string | null {
   const auth = useAuth();
-  return auth.mode === 'session' && auth.teamId ? `/api/v1/teams/${auth.teamId}` : null;
+  return auth.mode === 'session' && auth.teamId ? auth.teamId : null;
 }
 
 export function useBalance() {
@@ -25,7 +22,11 @@ export function useBalance() {
   return useQuery({
     queryKey: ['balance', team],
     queryFn: async () =>
-      team ? accountsFetch<Balance>('GET', `${team}/balance`) : unwrap(await api.GET('/api/v1/balance')),
+      unwrap(
+        team
+          ? await api.GET('/api/v1/teams/{team_id}/balance', { params: { path: { team_id: team } } })
+          : await api.GET('/api/v1/balance'),
+      ),
   });
 }
 
@@ -34,19 +35,24 @@ export function useUsageSummary(groupBy: 'model' | 'day' | 'key' | 'endpoint', f
   return useQuery({
     queryKey: ['usage-summary', team, groupBy, from, to],
     queryFn: async () =>
-      team
-        ? accountsFetch<Summary>('GET', `${team}/usage/summary?${new URLSearchParams({ group_by: groupBy, from, to })}`)
-        : unwrap(await api.GET('/api/v1/usage/summary', { params: { query: { group_by: groupBy, from, to } } })),
+      unwrap(
+        team
+          ? await api.GET('/api/v1/teams/{team_id}/usage/summary', {
+              params: { path: { team_id: team }, query: { group_by: groupBy, from, to } },
+            })
+          : await api.GET('/api/v1/usage/summary', { params: { query: { group_by: groupBy, from, to } } }),
+      ),
   });
 }
 
 async function usagePage(team: string | null, before: number | undefined): Promise<UsagePage> {
-  if (team) {
-    const q = new URLSearchParams({ limit: '500' });
-    if (before !== undefined) q.set('before', String(before));
-    return accountsFetch<UsagePage>('GET', `${team}/ledger?${q}`);
-  }
-  return unwrap(await api.GET('/api/v1/usage', { params: { query: { limit: 500, before } } }));
+  return unwrap(
+    team
+      ? await api.GET('/api/v1/teams/{team_id}/ledger', {
+          params: { path: { team_id: team }, query: { limit: 500, before } },
+        })
+      : await api.GET('/api/v1/usage', { params: { query: { limit: 500, before } } }),
+  );
 }
 
 /** Ledger entries newer than `since`, newest first (pages of 500, at most `maxPages`). */
