@@ -7,11 +7,12 @@ export async function postStream(
   body: unknown,
   onEvent: (event: string, data: unknown) => void,
   signal?: AbortSignal,
+  headers?: Record<string, string>,
 ): Promise<void> {
   const res = await fetch(url, {
     method: 'POST',
     credentials: 'same-origin',
-    headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...authHeaders('POST') },
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...authHeaders('POST'), ...headers },
     body: JSON.stringify(body),
     signal,
   });

@@ -168,6 +168,8 @@ export const en = {
   },
   playground: {
     model: 'Model (input / output price)',
+    apiKey: 'API key to charge',
+    apiKeyHint: 'Chat requests are made with a team API key; it stays in this tab only.',
     system: 'System prompt',
     prompt: 'Your question',
     send: 'Send',

@@ -110,8 +110,8 @@ export function MembersPage() {
       {link && (
         <Alert color="teal" title={t('members.invited')} withCloseButton onClose={() => setLink(null)}>
           <Group>
-            <code data-testid="invitation-link">{link.url}</code>
-            <CopyValue value={link.url} label={t('members.copyLink')} />
+            <code data-testid="invitation-link">{new URL(link.url, window.location.origin).toString()}</code>
+            <CopyValue value={new URL(link.url, window.location.origin).toString()} label={t('members.copyLink')} />
           </Group>
         </Alert>
       )}
