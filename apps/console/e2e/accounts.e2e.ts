@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openSession, requireBuild, shot, startGateway, type Gateway } from './support';
+import { admin, launchBrowser, openSession, requireBuild, shot, startGateway, type Gateway } from './support';
 
 /**
  * The console with accounts, in Chromium against the real built server: the operator (created at
@@ -71,6 +71,25 @@ describe('console with accounts in Chromium', () => {
     await op.page.getByRole('button', { name: 'Create team' }).click();
     await op.page.getByRole('button', { name: 'Open team northwind' }).click();
     await op.page.getByRole('heading', { name: /northwind · RUB 300\.00/ }).waitFor();
+    // users: create one (its generated password shown once), make it an operator, disable it
+    await op.page.getByLabel(/^New user email/).fill('sam@example.com');
+    await op.page.getByRole('button', { name: 'Create user' }).click();
+    expect((await op.page.getByTestId('new-user-password').textContent())!.length).toBeGreaterThanOrEqual(12);
+    await op.page.getByRole('switch', { name: 'sam@example.com is an operator' }).click({ force: true });
+    await expect
+      .poll(() => op.page.getByRole('switch', { name: 'sam@example.com is an operator' }).isChecked())
+      .toBe(true);
+    await op.page.getByRole('switch', { name: 'sam@example.com is disabled' }).click({ force: true });
+    await expect
+      .poll(async () => {
+        const users = await admin<{ data: { email: string; operator: boolean; disabled: boolean }[] }>(
+          gw,
+          'GET',
+          '/api/v1/admin/users',
+        );
+        return users.data.find((u) => u.email === 'sam@example.com');
+      })
+      .toMatchObject({ operator: true, disabled: true });
     await shot(op.page, 'accounts-operator-en');
     await op.context.close();
 

@@ -287,6 +287,18 @@ export const en = {
     empty: 'No entries',
     emptyHint: 'Change the filters or the dates.',
   },
+  users: {
+    title: 'Users',
+    email: 'New user email',
+    operator: 'Operator',
+    operatorOf: '{{email}} is an operator',
+    disabled: 'Disabled',
+    disabledOf: '{{email}} is disabled',
+    create: 'Create user',
+    created: '{{email}} created: give them this password (shown once)',
+    copyPassword: 'Copy password',
+    lastLogin: 'Last sign-in',
+  },
   operator: {
     title: 'Operator',
     subtitle: 'Teams, balances and keys of the whole gateway.',

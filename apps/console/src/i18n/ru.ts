@@ -289,6 +289,18 @@ export const ru: Dictionary = {
     empty: 'Записей нет',
     emptyHint: 'Измените фильтры или даты.',
   },
+  users: {
+    title: 'Пользователи',
+    email: 'Почта нового пользователя',
+    operator: 'Оператор',
+    operatorOf: '{{email}} — оператор',
+    disabled: 'Отключён',
+    disabledOf: '{{email}} отключён',
+    create: 'Создать пользователя',
+    created: '{{email}} создан: передайте этот пароль (показывается один раз)',
+    copyPassword: 'Копировать пароль',
+    lastLogin: 'Последний вход',
+  },
   operator: {
     title: 'Оператор',
     subtitle: 'Команды, балансы и ключи всего шлюза.',

@@ -20,7 +20,9 @@ import { api, unwrap } from '../../api/client';
 import type { components } from '../../api/schema';
 import { CopyValue, EmptyState, ErrorAlert, LoadingRows, PageHeader } from '../../components/common';
 import { formatRub } from '../../i18n';
+import { useAuth } from '../../auth/auth-context';
 import { CreateKeyForm, KeysTable, NewKeySecret, type ApiKey, type CreatedKey } from '../keys/keys-table';
+import { UsersPanel } from './users-panel';
 
 function CreateTeamForm() {
   const { t } = useTranslation();
@@ -214,6 +216,7 @@ function TeamDetail({ teamId }: { teamId: string }) {
 
 export function OperatorPage() {
   const { t, i18n } = useTranslation();
+  const auth = useAuth();
   const [selected, setSelected] = useState<string | null>(null);
   const teams = useQuery({
     queryKey: ['admin-teams'],
@@ -255,6 +258,7 @@ export function OperatorPage() {
         </Table>
       )}
       {selected && <TeamDetail teamId={selected} />}
+      {auth.mode === 'session' && <UsersPanel />}
     </Stack>
   );
 }
