@@ -132,6 +132,7 @@ export async function openSession(
 export async function shot(page: Page, name: string): Promise<string> {
   mkdirSync(OUTPUT, { recursive: true });
   const path = join(OUTPUT, `${name}.png`);
+  await page.evaluate(() => window.scrollTo(0, 0)); // a full-page capture from the top keeps the header in place
   await page.waitForTimeout(300); // let charts finish their entry animation
   await page.screenshot({ path, fullPage: true });
   return path;

@@ -148,13 +148,14 @@ export function useAuth(): AuthApi {
 
 /** What the signed-in user may do in the current team; the server enforces the same rules. */
 export function usePermissions() {
-  const { role, mode, isOperator } = useAuth();
+  const { role, mode, isOperator, teamId } = useAuth();
   return {
     canWrite: role === 'owner' || role === 'admin' || role === 'member',
     canManageKeys: mode !== 'key' && (role === 'owner' || role === 'admin' || role === 'member' || mode === 'admin'),
     canManageMembers: role === 'owner' || role === 'admin',
     canSeeAudit: role === 'owner' || role === 'admin' || isOperator,
     isOperator,
-    hasTeam: mode === 'key' || mode === 'session',
+    // an operator who belongs to no team has the operator area only
+    hasTeam: mode === 'key' || (mode === 'session' && !!teamId),
   };
 }
