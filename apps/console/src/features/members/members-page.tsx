@@ -1,19 +1,15 @@
-import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Alert, Button, Group, Select, Stack, Table, TextInput, Title } from '@mantine/core';
+import { Select, Stack, Table, Title } from '@mantine/core';
 import { api, unwrap } from '../../api/client';
 import type { components } from '../../api/schema';
 import { useAuth, usePermissions } from '../../auth/auth-context';
-import { ConfirmAction, CopyValue, EmptyState, ErrorAlert, LoadingRows, PageHeader } from '../../components/common';
+import { ConfirmAction, EmptyState, ErrorAlert, LoadingRows, PageHeader } from '../../components/common';
+import { InviteForm, ROLES, type Role } from './invite-form';
 import { formatDate } from '../../i18n';
 
 type Member = components['schemas']['MemberDto'];
 type Invitation = components['schemas']['InvitationDto'];
-type CreatedInvitation = components['schemas']['CreatedInvitationDto'];
-type Role = components['schemas']['RoleDto']['role'];
-
-const ROLES: Role[] = ['owner', 'admin', 'member', 'viewer'];
 
 export function MembersPage() {
   const { t, i18n } = useTranslation();
@@ -21,9 +17,6 @@ export function MembersPage() {
   const can = usePermissions();
   const qc = useQueryClient();
   const team_id = auth.teamId ?? '';
-  const [email, setEmail] = useState('');
-  const [role, setRole] = useState<Role>('member');
-  const [link, setLink] = useState<CreatedInvitation | null>(null);
   const members = useQuery({
     queryKey: ['members', auth.teamId],
     queryFn: async () => unwrap(await api.GET('/api/v1/teams/{team_id}/members', { params: { path: { team_id } } })),
@@ -38,20 +31,6 @@ export function MembersPage() {
     void qc.invalidateQueries({ queryKey: ['members'] });
     void qc.invalidateQueries({ queryKey: ['invitations'] });
   };
-  const invite = useMutation({
-    mutationFn: async () =>
-      unwrap(
-        await api.POST('/api/v1/teams/{team_id}/invitations', {
-          params: { path: { team_id } },
-          body: { email: email.trim(), role },
-        }),
-      ),
-    onSuccess: (inv: CreatedInvitation) => {
-      setLink(inv);
-      setEmail('');
-      refresh();
-    },
-  });
   const setMemberRole = useMutation({
     mutationFn: async (v: { userId: string; role: Role }) =>
       unwrap(
@@ -78,46 +57,8 @@ export function MembersPage() {
   return (
     <Stack>
       <PageHeader title={t('members.title')} description={t('members.subtitle')} />
-      {can.canManageMembers && (
-        <form
-          onSubmit={(e: FormEvent) => {
-            e.preventDefault();
-            invite.mutate();
-          }}
-        >
-          <Group align="flex-end">
-            <TextInput
-              label={t('members.email')}
-              type="email"
-              required
-              value={email}
-              onChange={(e) => setEmail(e.currentTarget.value)}
-            />
-            <Select
-              label={t('members.role')}
-              data={roleOptions}
-              value={role}
-              onChange={(v) => v && setRole(v)}
-              allowDeselect={false}
-              w={180}
-            />
-            <Button type="submit" loading={invite.isPending} disabled={!email.trim()}>
-              {t('members.invite')}
-            </Button>
-          </Group>
-        </form>
-      )}
-      {link && (
-        <Alert color="teal" title={t('members.invited')} withCloseButton onClose={() => setLink(null)}>
-          <Group>
-            <code data-testid="invitation-link">{new URL(link.url, window.location.origin).toString()}</code>
-            <CopyValue value={new URL(link.url, window.location.origin).toString()} label={t('members.copyLink')} />
-          </Group>
-        </Alert>
-      )}
-      <ErrorAlert
-        error={invite.error ?? members.error ?? setMemberRole.error ?? remove.error ?? revokeInvitation.error}
-      />
+      {can.canManageMembers && <InviteForm teamId={team_id} onInvited={refresh} />}
+      <ErrorAlert error={members.error ?? setMemberRole.error ?? remove.error ?? revokeInvitation.error} />
       {members.isPending ? (
         <LoadingRows />
       ) : list.length === 0 ? (

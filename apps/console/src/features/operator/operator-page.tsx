@@ -1,24 +1,10 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import {
-  Alert,
-  Button,
-  Code,
-  Group,
-  NumberInput,
-  Paper,
-  Select,
-  Stack,
-  Table,
-  Text,
-  TextInput,
-  Title,
-  UnstyledButton,
-} from '@mantine/core';
+import { Button, Group, NumberInput, Paper, Stack, Table, Text, TextInput, Title, UnstyledButton } from '@mantine/core';
 import { api, unwrap } from '../../api/client';
-import type { components } from '../../api/schema';
-import { CopyValue, EmptyState, ErrorAlert, LoadingRows, PageHeader } from '../../components/common';
+import { EmptyState, ErrorAlert, LoadingRows, PageHeader } from '../../components/common';
+import { InviteForm } from '../members/invite-form';
 import { formatRub } from '../../i18n';
 import { useAuth } from '../../auth/auth-context';
 import { CreateKeyForm, KeysTable, NewKeySecret, type ApiKey, type CreatedKey } from '../keys/keys-table';
@@ -59,66 +45,6 @@ function CreateTeamForm() {
       </Group>
       <ErrorAlert error={create.error} />
     </form>
-  );
-}
-
-type Role = components['schemas']['RoleDto']['role'];
-
-/** Invites someone into a team by email (operators may do so in every team); the link is shown once. */
-export function InviteForm({ teamId }: { teamId: string }) {
-  const { t } = useTranslation();
-  const [email, setEmail] = useState('');
-  const [role, setRole] = useState<Role>('admin');
-  const invite = useMutation({
-    mutationFn: async () =>
-      unwrap(
-        await api.POST('/api/v1/teams/{team_id}/invitations', {
-          params: { path: { team_id: teamId } },
-          body: { email: email.trim(), role },
-        }),
-      ),
-    onSuccess: () => setEmail(''),
-  });
-  const link = invite.data ? new URL(invite.data.url, window.location.origin).toString() : null;
-  return (
-    <Stack gap="xs">
-      <form
-        onSubmit={(e: FormEvent) => {
-          e.preventDefault();
-          invite.mutate();
-        }}
-      >
-        <Group align="flex-end">
-          <TextInput
-            label={t('members.email')}
-            type="email"
-            required
-            value={email}
-            onChange={(e) => setEmail(e.currentTarget.value)}
-          />
-          <Select
-            label={t('members.role')}
-            w={180}
-            allowDeselect={false}
-            value={role}
-            onChange={(v) => v && setRole(v as Role)}
-            data={(['owner', 'admin', 'member', 'viewer'] as const).map((r) => ({ value: r, label: t(`roles.${r}`) }))}
-          />
-          <Button type="submit" variant="light" loading={invite.isPending} disabled={!email.trim()}>
-            {t('members.invite')}
-          </Button>
-        </Group>
-      </form>
-      <ErrorAlert error={invite.error} />
-      {link && (
-        <Alert color="teal" title={t('members.invited')}>
-          <Group>
-            <Code data-testid="invitation-link">{link}</Code>
-            <CopyValue value={link} label={t('members.copyLink')} />
-          </Group>
-        </Alert>
-      )}
-    </Stack>
   );
 }
 
@@ -196,7 +122,7 @@ function TeamDetail({ teamId }: { teamId: string }) {
         <Title order={3} size="h5">
           {t('members.title')}
         </Title>
-        <InviteForm teamId={teamId} />
+        <InviteForm teamId={teamId} defaultRole="admin" />
         <Title order={3} size="h5">
           {t('keys.title')}
         </Title>
