@@ -3,6 +3,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { json, server } from '../../test/setup';
 import { memberState, renderWithApp, viewerState } from '../../test/render';
+import type { AuthState } from '../../auth/auth-context';
 import { KeysPage } from './keys-page';
 
 const key = {
@@ -77,5 +78,38 @@ describe('API keys', () => {
     server.handle = () => json({ error: { message: 'You are not a member of this team.' } }, 403);
     renderWithApp(<KeysPage />, memberState);
     expect(await screen.findByRole('alert')).toHaveTextContent('You are not a member of this team.');
+  });
+
+  it("an admin edits a key's limits: empty fields remove a limit, numbers set it", async () => {
+    const admin: AuthState = {
+      ...memberState,
+      role: 'admin',
+      memberships: [{ teamId: 'team-1', teamName: 'Acme', role: 'admin' }],
+    };
+    server.handle = ({ method }) => (method === 'PATCH' ? json({ ...key, tpm_limit: 5000 }) : json({ data: [key] }));
+    renderWithApp(<KeysPage />, admin);
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole('button', { name: 'Limits' }));
+    const dialog = await screen.findByRole('dialog', { name: /Limits of sk-AbCdEf12/ });
+    expect(within(dialog).getByLabelText('Requests per minute')).toHaveValue('60');
+    await user.clear(within(dialog).getByLabelText('Requests per minute'));
+    await user.type(within(dialog).getByLabelText('Tokens per minute'), '5000');
+    await user.click(within(dialog).getByRole('button', { name: 'Save limits' }));
+    await waitFor(() => expect(server.calls.some((c) => c.method === 'PATCH')).toBe(true));
+    const patch = server.calls.find((c) => c.method === 'PATCH')!;
+    expect(patch.url).toContain('/api/v1/teams/team-1/api-keys/k1');
+    expect(JSON.parse(patch.body!)).toEqual({
+      rpm_limit: null,
+      tpm_limit: 5000,
+      budget_rub_per_day: 50,
+      budget_rub_per_month: null,
+    });
+  });
+
+  it('a member (not admin) gets no limits editor', async () => {
+    server.handle = () => json({ data: [key] });
+    renderWithApp(<KeysPage />, memberState);
+    await screen.findByRole('cell', { name: 'backend' });
+    expect(screen.queryByRole('button', { name: 'Limits' })).not.toBeInTheDocument();
   });
 });

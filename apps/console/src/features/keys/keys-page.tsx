@@ -3,9 +3,10 @@ import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, Stack } from '@mantine/core';
 import { api, unwrap } from '../../api/client';
+import type { components } from '../../api/schema';
 import { useAuth, usePermissions } from '../../auth/auth-context';
 import { ErrorAlert, PageHeader } from '../../components/common';
-import { CreateKeyForm, KeysTable, NewKeySecret, type ApiKey, type CreatedKey } from './keys-table';
+import { CreateKeyForm, KeysTable, NewKeySecret, type ApiKey, type CreatedKey, type KeyLimits } from './keys-table';
 
 export function KeysPage() {
   const { t } = useTranslation();
@@ -38,6 +39,13 @@ export function KeysPage() {
       unwrap(await api.DELETE('/api/v1/teams/{team_id}/api-keys/{key_id}', { params: { path: { team_id, key_id } } })),
     onSuccess: () => qc.invalidateQueries({ queryKey: ['keys'] }),
   });
+  const saveLimits = async (key_id: string, limits: KeyLimits) => {
+    const body = limits as unknown as components['schemas']['UpdateApiKeyDto'];
+    unwrap(
+      await api.PATCH('/api/v1/teams/{team_id}/api-keys/{key_id}', { params: { path: { team_id, key_id } }, body }),
+    );
+    await qc.invalidateQueries({ queryKey: ['keys'] });
+  };
   return (
     <Stack>
       <PageHeader title={t('keys.title')} description={t('keys.subtitle')} />
@@ -54,6 +62,7 @@ export function KeysPage() {
             loading={keys.isPending}
             canManage={can.canManageKeys}
             onRevoke={(id) => revoke.mutateAsync(id)}
+            onSaveLimits={can.canManageMembers ? saveLimits : undefined}
           />
         </>
       )}

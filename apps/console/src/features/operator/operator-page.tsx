@@ -7,7 +7,15 @@ import { EmptyState, ErrorAlert, LoadingRows, PageHeader } from '../../component
 import { InviteForm } from '../members/invite-form';
 import { formatRub } from '../../i18n';
 import { useAuth } from '../../auth/auth-context';
-import { CreateKeyForm, KeysTable, NewKeySecret, type ApiKey, type CreatedKey } from '../keys/keys-table';
+import type { components } from '../../api/schema';
+import {
+  CreateKeyForm,
+  KeysTable,
+  NewKeySecret,
+  type ApiKey,
+  type CreatedKey,
+  type KeyLimits,
+} from '../keys/keys-table';
 import { UsersPanel } from './users-panel';
 
 function CreateTeamForm() {
@@ -133,6 +141,11 @@ function TeamDetail({ teamId }: { teamId: string }) {
           loading={keys.isPending}
           canManage
           onRevoke={(id) => revoke.mutateAsync(id)}
+          onSaveLimits={async (id: string, limits: KeyLimits) => {
+            const body = limits as unknown as components['schemas']['UpdateApiKeyDto'];
+            unwrap(await api.PATCH('/api/v1/admin/api-keys/{id}', { params: { path: { id } }, body }));
+            await qc.invalidateQueries({ queryKey: ['admin-keys', teamId] });
+          }}
         />
         <NewKeySecret created={created} onClose={() => setCreated(null)} />
       </Stack>
