@@ -72,6 +72,10 @@ const esmPackages = [
   'cssomnom',
   'html-escaper',
   '@borewit',
+  'openid-client',
+  'oauth4webapi',
+  'jose',
+  'oidc-provider',
 ];
 const base = {
   rootDir: __dirname,

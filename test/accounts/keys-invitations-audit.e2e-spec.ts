@@ -316,6 +316,42 @@ describe(`accounts: API key expiry and model allowlist, invitations, audit log o
     expect((await as(t.url, k).get('/api/v1/audit-log')).status).toBe(400);
   });
 
+  it('project, integration and knowledge-base changes are recorded with the session user or the API key as the actor', async () => {
+    const p = await as(t.url, owner).post('/api/v1/projects').set('x-team-id', teamId).send({ name: 'audited' });
+    expect(p.status).toBe(201);
+    const hook = await as(t.url, owner)
+      .post(`/api/v1/projects/${p.body.id}/integrations`)
+      .set('x-team-id', teamId)
+      .send({ type: 'webhook', name: 'events' });
+    expect(hook.status).toBe(201);
+    const kb = await as(t.url, owner).post('/api/v1/knowledge-bases').set('x-team-id', teamId).send({ name: 'kb' });
+    expect(
+      (await as(t.url, owner).delete(`/api/v1/knowledge-bases/${kb.body.id}`).set('x-team-id', teamId)).status,
+    ).toBe(200);
+    const kbLog = await admin(request(t.url).get(`/api/v1/audit-log?target=${kb.body.id}`));
+    expect(kbLog.body.data.map((e: { action: string }) => e.action)).toEqual([
+      'knowledge_base.delete',
+      'knowledge_base.create',
+    ]);
+    const hookLog = await admin(
+      request(t.url).get(`/api/v1/audit-log?action=integration.create&target=${hook.body.id}`),
+    );
+    expect(hookLog.body.data).toHaveLength(1);
+    expect(JSON.stringify(hookLog.body)).not.toContain(String(hook.body.secret));
+    const key = (await admin(request(t.url).post(`/api/v1/admin/teams/${teamId}/api-keys`)).send({})).body;
+    expect((await request(t.url).delete(`/api/v1/projects/${p.body.id}`).set('api-key', key.api_key)).status).toBe(200);
+    const log = await admin(request(t.url).get(`/api/v1/audit-log?target=${p.body.id}`));
+    expect(log.body.data).toEqual([
+      expect.objectContaining({ action: 'project.delete', actor_type: 'api_key', actor_id: key.id, team_id: teamId }),
+      expect.objectContaining({
+        action: 'project.create',
+        actor_type: 'user',
+        actor_id: owner.userId,
+        team_id: teamId,
+      }),
+    ]);
+  });
+
   it('records older than AUDIT_RETENTION_DAYS (365) are deleted by the hourly sweep', async () => {
     const before = (await admin(request(t.url).get('/api/v1/audit-log?limit=1000'))).body.data.length;
     expect(before).toBeGreaterThan(0);

@@ -38,6 +38,8 @@ export async function createTestApp(
     clock?: Clock;
     shareBackendWith?: TestApp;
     overrides?: ProviderOverride[];
+    /** listen on this port (default: a free one) */
+    port?: number;
   } = {},
 ): Promise<TestApp> {
   const shared = opts.shareBackendWith?.backend;
@@ -56,7 +58,7 @@ export async function createTestApp(
   const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>({ bufferLogs: true, bodyParser: false });
   setupApp(app);
-  await app.listen(0, '127.0.0.1');
+  await app.listen(opts.port ?? 0, '127.0.0.1');
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : 0;
   let closed = false;

@@ -18,6 +18,8 @@ import { UserEntity } from './entities/user.entity';
 import { InvitationMailer } from './invitation-mailer';
 import { InvitationsController } from './invitations.controller';
 import { LoginThrottleStore, MemoryLoginThrottleStore, RedisLoginThrottleStore } from './login-throttle';
+import { OidcController } from './oidc.controller';
+import { OidcService } from './oidc.service';
 import { PasswordHasher } from './password-hasher';
 import { SessionsService } from './sessions.service';
 import { TeamPeopleService } from './team-people.service';
@@ -33,7 +35,14 @@ import { UsersAdminController } from './users-admin.controller';
     AdminModule,
     AuditModule,
   ],
-  controllers: [AuthController, TeamsController, InvitationsController, UsersAdminController, AuditController],
+  controllers: [
+    AuthController,
+    OidcController,
+    TeamsController,
+    InvitationsController,
+    UsersAdminController,
+    AuditController,
+  ],
   providers: [
     AccountsRepository,
     AccountsService,
@@ -43,6 +52,7 @@ import { UsersAdminController } from './users-admin.controller';
     InvitationMailer,
     PrincipalGuard,
     AccountsBootstrapService,
+    OidcService,
     {
       provide: LoginThrottleStore,
       inject: [AppConfig],

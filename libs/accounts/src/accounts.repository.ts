@@ -85,6 +85,29 @@ export class AccountsRepository {
     });
   }
 
+  /**
+   * Inserts a user with memberships in teams that exist (unknown team ids are skipped) and the audit
+   * record; null when the e-mail was taken meanwhile.
+   */
+  async createUserWithMemberships(
+    user: UserEntity,
+    memberships: { teamId: string; role: TeamRole }[],
+    audit: AuditRecord,
+    now: number,
+  ): Promise<UserEntity | null> {
+    return this.tx.run(async (m) => {
+      await m.createQueryBuilder().insert().into(UserEntity).values(user).orIgnore().execute();
+      if (!(await m.findOneBy(UserEntity, { id: user.id }))) return null;
+      for (const ms of memberships) {
+        if (!(await this.raw.lockRow(this.raw.table('teams'), ms.teamId, m))) continue;
+        if (await m.findOneBy(MembershipEntity, { teamId: ms.teamId, userId: user.id })) continue;
+        await m.insert(MembershipEntity, { teamId: ms.teamId, userId: user.id, role: ms.role, createdAt: now });
+      }
+      await this.audit(m, audit, now);
+      return user;
+    });
+  }
+
   async updateUser(
     id: string,
     patch: Partial<Pick<UserEntity, 'name' | 'operator' | 'disabled' | 'passwordHash'>>,

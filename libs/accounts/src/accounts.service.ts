@@ -85,7 +85,13 @@ export class AccountsService {
       throw ApiError.unauthorized('Invalid e-mail or password.', 'invalid_credentials');
     }
     await this.throttle.clear(accountKey);
+    if (cfg.oidcOnly && !user.operator)
+      throw ApiError.forbidden(
+        'Sign in with single sign-on; passwords are for operators only.',
+        'password_login_disabled',
+      );
     const opened = await this.sessions.open(user, 'password', actor);
+    user.lastLoginAt = opened.session.createdAt;
     return { state: await this.state(user, opened.session), opened };
   }
 

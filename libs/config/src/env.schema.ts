@@ -104,6 +104,30 @@ export interface AccountsEnv {
   auditRetentionMs: number;
   smtpUrl?: string;
   mailFrom?: string;
+  oidc?: OidcEnv;
+  /** password sign-in only for operators (OIDC_ONLY) */
+  oidcOnly: boolean;
+}
+
+/** One OIDC_ROLE_MAPPING entry: members of `group` get `role` in `teamId`. */
+export interface OidcRoleMapping {
+  group: string;
+  teamId: string;
+  role: 'viewer' | 'member' | 'admin' | 'owner';
+}
+
+/** OpenID Connect sign-in (authorization code flow with PKCE). */
+export interface OidcEnv {
+  issuer: string;
+  clientId: string;
+  clientSecret?: string;
+  redirectUri: string;
+  scopes: string;
+  autoProvision: boolean;
+  groupsClaim: string;
+  roleMapping: OidcRoleMapping[];
+  /** where the browser goes after a successful SSO sign-in */
+  postLoginUrl: string;
 }
 
 /** express "trust proxy": false (default), true, a hop count, or a list of addresses / CIDRs / presets. */
@@ -225,6 +249,51 @@ function email(env: Env, name: string): string | undefined {
   return v?.toLowerCase();
 }
 
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** OIDC_ROLE_MAPPING: `group=team_id:role` entries separated by commas or semicolons. */
+function roleMapping(env: Env): OidcRoleMapping[] {
+  const raw = str(env, 'OIDC_ROLE_MAPPING');
+  if (raw === undefined) return [];
+  return raw
+    .split(/[;,]/)
+    .map((e) => e.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const m = /^(.+)=([0-9a-fA-F-]{36}):(viewer|member|admin|owner)$/.exec(entry);
+      if (!m)
+        throw new ConfigError(
+          `OIDC_ROLE_MAPPING entries are group=team_id:role (role: viewer, member, admin or owner), got "${entry}"`,
+        );
+      return { group: m[1].trim(), teamId: m[2].toLowerCase(), role: m[3] as OidcRoleMapping['role'] };
+    });
+}
+
+function oidc(env: Env): OidcEnv | undefined {
+  if (url(env, 'OIDC_ISSUER', ['http:', 'https:']) === undefined) return undefined;
+  // kept exactly as given: the discovery document's `issuer` must match it character for character
+  const issuer = str(env, 'OIDC_ISSUER') as string;
+  const parsed = new URL(issuer);
+  // the issuer is operator configuration fetched directly: TLS required except on loopback (development, tests)
+  if (parsed.protocol === 'http:' && !LOOPBACK_HOSTS.has(parsed.hostname))
+    throw new ConfigError('OIDC_ISSUER must use https:// (http:// is accepted only on loopback addresses)');
+  const clientId = str(env, 'OIDC_CLIENT_ID');
+  const redirectUri = url(env, 'OIDC_REDIRECT_URI', ['http:', 'https:']);
+  if (!clientId || !redirectUri)
+    throw new ConfigError('OIDC_CLIENT_ID and OIDC_REDIRECT_URI must be set with OIDC_ISSUER');
+  return {
+    issuer,
+    clientId,
+    clientSecret: str(env, 'OIDC_CLIENT_SECRET'),
+    redirectUri,
+    scopes: str(env, 'OIDC_SCOPES') ?? 'openid email profile',
+    autoProvision: bool(env, 'OIDC_AUTO_PROVISION', false),
+    groupsClaim: str(env, 'OIDC_GROUPS_CLAIM') ?? 'groups',
+    roleMapping: roleMapping(env),
+    postLoginUrl: str(env, 'OIDC_POST_LOGIN_URL') ?? '/',
+  };
+}
+
 function accounts(env: Env): AccountsEnv {
   const bootstrapOperatorEmail = email(env, 'BOOTSTRAP_OPERATOR_EMAIL');
   const bootstrapOperatorPassword = str(env, 'BOOTSTRAP_OPERATOR_PASSWORD');
@@ -247,6 +316,8 @@ function accounts(env: Env): AccountsEnv {
     auditRetentionMs: int(env, 'AUDIT_RETENTION_DAYS', 365, 1, 36_500) * 86_400_000,
     smtpUrl,
     mailFrom,
+    oidc: oidc(env),
+    oidcOnly: bool(env, 'OIDC_ONLY', false),
   };
 }
 

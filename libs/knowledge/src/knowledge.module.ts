@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthModule } from '@app/auth';
+import { AuditModule } from '@app/accounts/audit';
 import { BillingModule } from '@app/billing';
 import { ProvidersModule } from '@app/providers';
 import { EmbeddingsModule } from '@app/embeddings';
@@ -43,6 +44,7 @@ import { VectorStoresController } from './vector-stores.controller';
     ProvidersModule,
     EmbeddingsModule,
     GovernanceModule,
+    AuditModule,
   ],
   controllers: [FilesController, VectorStoresController, KnowledgeBasesController],
   providers: [

@@ -50,6 +50,7 @@ import {
 } from './dto/projects.dto';
 import { IntegrationsService } from './integrations/integrations.service';
 import { ProjectsService } from './projects.service';
+import { AuditTrail, callerActor } from '@app/accounts/audit';
 
 const ID = { name: 'id', example: 'prj_1a2b3c4d5e6f7a8b9c0d1e2f' };
 const MATERIAL_ID = { name: 'material_id', example: 'mat_1a2b3c4d5e6f7a8b9c0d1e2f' };
@@ -66,6 +67,7 @@ export class ProjectsController {
   constructor(
     private readonly projects: ProjectsService,
     private readonly integrations: IntegrationsService,
+    private readonly audit: AuditTrail,
   ) {}
 
   @Post()
@@ -74,8 +76,21 @@ export class ProjectsController {
     summary: 'Create a project (RAG defaults: top_k 15, rerank true, file_threshold 0.3, kb_threshold 0.1)',
   })
   @ApiOkResponse({ type: ProjectDto })
-  create(@CurrentCaller() caller: Caller, @Body() dto: CreateProjectDto): Promise<ProjectDto> {
-    return this.projects.create(caller, dto);
+  async create(
+    @CurrentCaller() caller: Caller,
+    @Body() dto: CreateProjectDto,
+    @Req() req: Request,
+  ): Promise<ProjectDto> {
+    const project = await this.projects.create(caller, dto);
+    await this.audit.write({
+      actor: callerActor(req, caller),
+      teamId: caller.teamId,
+      action: 'project.create',
+      targetType: 'project',
+      targetId: project.id,
+      after: { name: dto.name },
+    });
+    return project;
   }
 
   @Get()
@@ -95,16 +110,41 @@ export class ProjectsController {
   @Patch(':id')
   @ApiParam(ID)
   @ApiOkResponse({ type: ProjectDto })
-  update(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body() dto: UpdateProjectDto): Promise<ProjectDto> {
-    return this.projects.update(caller, id, dto);
+  async update(
+    @CurrentCaller() caller: Caller,
+    @Param('id') id: string,
+    @Body() dto: UpdateProjectDto,
+    @Req() req: Request,
+  ): Promise<ProjectDto> {
+    const project = await this.projects.update(caller, id, dto);
+    await this.audit.write({
+      actor: callerActor(req, caller),
+      teamId: caller.teamId,
+      action: 'project.update',
+      targetType: 'project',
+      targetId: id,
+      after: dto,
+    });
+    return project;
   }
 
   @Delete(':id')
   @ApiParam(ID)
   @ApiOperation({ summary: 'Delete the project with its materials (attached knowledge bases are not deleted)' })
   @ApiOkResponse({ type: ProjectDeletedDto })
-  async delete(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<ProjectDeletedDto> {
+  async delete(
+    @CurrentCaller() caller: Caller,
+    @Param('id') id: string,
+    @Req() req: Request,
+  ): Promise<ProjectDeletedDto> {
     await this.projects.delete(caller, id);
+    await this.audit.write({
+      actor: callerActor(req, caller),
+      teamId: caller.teamId,
+      action: 'project.delete',
+      targetType: 'project',
+      targetId: id,
+    });
     return { id, deleted: true };
   }
 
@@ -267,12 +307,23 @@ export class ProjectsController {
       'Add an integration: `{type:"webhook", name}` returns the hook URL and its signing secret (shown once); `{type:"external_api", name, url, method, headers, body?, json_path?, interval_seconds ≥ 300}` is fetched on a schedule',
   })
   @ApiOkResponse({ type: IntegrationDto })
-  addIntegration(
+  async addIntegration(
     @CurrentCaller() caller: Caller,
     @Param('id') id: string,
     @Body() dto: CreateIntegrationDto,
+    @Req() req: Request,
   ): Promise<IntegrationDto> {
-    return this.integrations.create(caller, id, dto);
+    const integration = await this.integrations.create(caller, id, dto);
+    // type, name and URL only: headers and the signing secret never reach the audit log
+    await this.audit.write({
+      actor: callerActor(req, caller),
+      teamId: caller.teamId,
+      action: 'integration.create',
+      targetType: 'integration',
+      targetId: integration.id,
+      after: { project_id: id, type: dto.type, name: dto.name, url: dto.url ?? null },
+    });
+    return integration;
   }
 
   @Post(':id/integrations/:integration_id/sync')

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthModule } from '@app/auth';
+import { AuditModule } from '@app/accounts/audit';
 import { KnowledgeModule } from '@app/knowledge';
 import {
   ProjectEntity,
@@ -23,6 +24,7 @@ import { WebhooksController } from './webhooks.controller';
     TypeOrmModule.forFeature([ProjectEntity, ProjectMaterialEntity, ProjectIntegrationEntity, WebhookEventEntity]),
     AuthModule,
     KnowledgeModule,
+    AuditModule,
   ],
   controllers: [ProjectsController, WebhooksController],
   providers: [

@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import { sessionOf } from '@app/auth';
 
 /** Who made a change: a signed-in user, the operator token, the CLI, the system itself, or nobody yet (a failed sign-in). */
-export type ActorType = 'user' | 'operator_token' | 'cli' | 'system' | 'anonymous';
+export type ActorType = 'user' | 'operator_token' | 'api_key' | 'cli' | 'system' | 'anonymous';
 
 export interface Actor {
   type: ActorType;
@@ -50,6 +50,14 @@ export function actorOf(req: Request): Actor {
     ip: req.ip ?? null,
     userAgent: typeof ua === 'string' ? ua.slice(0, 500) : null,
   };
+}
+
+/** The actor of a product-API request: the signed-in user, or the API key that made it. */
+export function callerActor(req: Request, caller: { userId?: string; apiKeyId: string }): Actor {
+  const base = actorOf(req);
+  return caller.userId
+    ? { ...base, type: 'user', id: caller.userId }
+    : { ...base, type: 'api_key', id: caller.apiKeyId };
 }
 
 export const CLI_ACTOR: Actor = { type: 'cli', id: null, ip: null, userAgent: null };

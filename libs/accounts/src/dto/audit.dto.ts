@@ -88,7 +88,8 @@ export class AuditQueryDto {
 export class AuditEntryDto {
   @ApiProperty({ example: '3d2c1b0a-1111-4222-8333-944455556666' }) id: string;
   @ApiProperty({ example: '2026-11-25T10:00:00.000Z' }) at: string;
-  @ApiProperty({ enum: ['user', 'operator_token', 'cli', 'system', 'anonymous'], example: 'user' }) actor_type: string;
+  @ApiProperty({ enum: ['user', 'operator_token', 'api_key', 'cli', 'system', 'anonymous'], example: 'user' })
+  actor_type: string;
   @ApiProperty({ nullable: true, description: 'User id (failed sign-in: the e-mail tried)', example: null })
   actor_id: string | null;
   @ApiProperty({ nullable: true, example: '203.0.113.7' }) ip: string | null;
