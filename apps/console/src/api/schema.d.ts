@@ -4459,7 +4459,7 @@ export interface components {
              * @example user
              * @enum {string}
              */
-            actor_type: "user" | "operator_token" | "cli" | "system" | "anonymous";
+            actor_type: "user" | "operator_token" | "api_key" | "cli" | "system" | "anonymous";
             /**
              * @description User id (failed sign-in: the e-mail tried)
              * @example null
