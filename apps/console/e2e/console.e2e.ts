@@ -208,6 +208,34 @@ describe('console in Chromium', () => {
     await context.close();
   });
 
+  it('a knowledge base: create, upload with progress to completed, and the search tester ranks the chunk with its score and document', async () => {
+    const { page, context, errors } = await openSession(browser);
+    await signInWithKey(page, teamKey);
+    await page.getByRole('link', { name: 'Knowledge bases' }).click();
+    await page.getByText('No knowledge bases yet').waitFor();
+    await page.getByRole('button', { name: 'New knowledge base' }).first().click();
+    await page.getByRole('dialog').getByLabel('Name').fill('Policies');
+    await page.getByRole('dialog').getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('heading', { level: 2, name: 'Policies' }).waitFor();
+    await page.getByLabel('Choose files').setInputFiles({
+      name: 'travel.txt',
+      mimeType: 'text/plain',
+      buffer: Buffer.from('Travel policy. Economy class is required for flights under six hours.\n'),
+    });
+    await page.getByRole('table', { name: 'Documents' }).getByText('completed').waitFor({ timeout: 60_000 });
+    await page.getByLabel('Query').fill('Which class for short flights?');
+    await page.getByRole('button', { name: 'Search' }).click();
+    const results = page.getByRole('table', { name: 'Search results' });
+    await results.waitFor();
+    const first = results.getByRole('row').nth(1);
+    expect(await first.textContent()).toContain('travel.txt');
+    expect(await first.textContent()).toMatch(/0\.\d{3}/);
+    expect(await first.textContent()).toContain('Economy class');
+    await shot(page, 'knowledge-base-search-en');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('the playground streams an answer from the project with its sources, tokens and RUB cost', async () => {
     const { page, context, errors } = await openSession(browser);
     await signInWithKey(page, teamKey);

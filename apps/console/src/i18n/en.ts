@@ -211,6 +211,7 @@ export const en = {
     documents: 'Documents',
     document: 'Document',
     chunks: 'chunks',
+    chunksCol: 'Chunks',
     chunk: 'Chunk',
     noDocs: 'No documents',
     noDocsHint: 'Upload files to index them.',

@@ -213,6 +213,7 @@ export const ru: Dictionary = {
     documents: 'Документы',
     document: 'Документ',
     chunks: 'фрагментов',
+    chunksCol: 'Фрагменты',
     chunk: 'Фрагмент',
     noDocs: 'Документов нет',
     noDocsHint: 'Загрузите файлы, чтобы их проиндексировать.',

@@ -149,7 +149,7 @@ function KnowledgeBaseDetail({ kb }: { kb: KnowledgeBase }) {
               <Table.Tr>
                 <Table.Th>{t('kb.document')}</Table.Th>
                 <Table.Th>{t('materials.status')}</Table.Th>
-                <Table.Th>{t('kb.chunks')}</Table.Th>
+                <Table.Th>{t('kb.chunksCol')}</Table.Th>
                 <Table.Th>{t('common.created')}</Table.Th>
                 <Table.Th>{t('common.actions')}</Table.Th>
               </Table.Tr>
