@@ -21,7 +21,15 @@ export default tseslint.config(
   },
   prettier,
   {
-    files: ['libs/config/**/*.ts', 'test/**/*.ts', 'ormconfig.ts', 'scripts/**/*.ts', '**/*.spec.ts'],
+    files: [
+      'libs/config/**/*.ts',
+      'test/**/*.ts',
+      'ormconfig.ts',
+      'scripts/**/*.ts',
+      '**/*.spec.ts',
+      'apps/console/vite.config.ts',
+      'apps/console/e2e/**/*.ts',
+    ],
     rules: { 'no-restricted-syntax': 'off' },
   },
 );

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { join } from 'node:path';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { AppConfig, ConfigError } from '@app/config';
@@ -6,6 +7,7 @@ import { ENV_PROVIDERS, TokenizerService } from '@app/providers';
 import { AccountsBootstrapService } from '@app/accounts';
 import { AppModule } from './app.module';
 import { setupApp } from './setup-app';
+import { consoleAssets, loadConsoleAssets } from './console-assets';
 
 async function bootstrap(): Promise<void> {
   let config: AppConfig;
@@ -19,12 +21,17 @@ async function bootstrap(): Promise<void> {
     throw err;
   }
   const app = await NestFactory.create<NestExpressApplication>(AppModule, { bufferLogs: true, bodyParser: false });
+  // the web console (dist/console, built by `npm run build`) is answered before the API's middleware
+  const assets = loadConsoleAssets(join(__dirname, '..', '..', '..', 'console'));
+  if (assets) app.use(consoleAssets(assets));
   setupApp(app);
   app.get(TokenizerService).preload(); // parse the BPE rank tables now, not on the first request
   const server = app.getHttpServer();
   server.keepAliveTimeout = 65_000; // longer than typical load-balancer idle timeouts
   await app.listen(config.port, config.host);
-  process.stdout.write(`model gateway listening on http://${config.host}:${config.port} (docs at /docs)\n`);
+  process.stdout.write(
+    `model gateway listening on http://${config.host}:${config.port} (docs at /docs${assets ? ', console at /' : ''})\n`,
+  );
   await app.get(AccountsBootstrapService).firstRun(); // embedded default, no key anywhere: a dev workspace, its key and an operator, printed once
 
   // Graceful shutdown: stop accepting, let in-flight requests finish (streams included) for up to

@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, OperationObject, SwaggerModule } from '@nestjs/swagger';
 import { ErrorResponseDto, METRICS_SECURITY } from '@app/common';
-import { SECURITY } from '@app/auth';
+import { CSRF_HEADER, SECURITY, SESSION_COOKIE } from '@app/auth';
 
 /**
  * The gateway's OpenAPI document, built from the controllers' and DTOs' metadata only: no provider is
@@ -32,6 +32,26 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addBearerAuth(
       { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <ADMIN_TOKEN>' },
       SECURITY.admin,
+    )
+    .addCookieAuth(
+      SESSION_COOKIE,
+      {
+        type: 'apiKey',
+        in: 'cookie',
+        name: SESSION_COOKIE,
+        description: 'The session cookie set by POST /api/v1/auth/login (HttpOnly, SameSite=Lax)',
+      },
+      SECURITY.session,
+    )
+    .addApiKey(
+      {
+        type: 'apiKey',
+        in: 'header',
+        name: CSRF_HEADER,
+        description:
+          'With the session cookie, every state-changing request carries the csrf_token of sign-in (or GET /api/v1/auth/me); else 403 csrf_failed',
+      },
+      SECURITY.csrf,
     )
     .addBearerAuth(
       {

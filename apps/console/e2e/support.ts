@@ -1,0 +1,150 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+export const ROOT = resolve(__dirname, '../../..');
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** Screenshots of every flow land here (the test output). */
+export const OUTPUT = join(ROOT, 'test-results', 'console');
+export const ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdef';
+
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+export function requireBuild(): void {
+  if (!existsSync(CHROMIUM))
+    throw new Error(
+      `Chromium is missing at ${CHROMIUM}: install it (apt-get install -y chromium) or set CHROMIUM_PATH. The console's browser tests drive the system browser.`,
+    );
+  for (const f of ['dist/apps/api/src/main.js', 'dist/console/index.html'])
+    if (!existsSync(join(ROOT, f)))
+      throw new Error(`${f} is missing: run \`npm run build\` before the console's browser tests`);
+}
+
+function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const s = createServer();
+    s.once('error', fail);
+    s.listen(0, '127.0.0.1', () => {
+      const addr = s.address();
+      s.close(() => ok(typeof addr === 'object' && addr ? addr.port : 0));
+    });
+  });
+}
+
+export interface Gateway {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** The real built server (`node dist/apps/api/src/main.js`) on the embedded default, in a fresh DATA_DIR. */
+export async function startGateway(env: Record<string, string> = {}): Promise<Gateway> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'gw-console-e2e-'));
+  const port = await freePort();
+  const childEnv: Record<string, string> = { ...(process.env as Record<string, string>) };
+  for (const k of ['DATABASE_URL', 'REDIS_URL', 'DATABASE_SCHEMA', 'REDIS_KEY_PREFIX', 'BOOTSTRAP_API_KEY'])
+    delete childEnv[k];
+  Object.assign(childEnv, {
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    ADMIN_TOKEN,
+    LOG_LEVEL: 'warn',
+    DEV_WORKSPACE: 'false',
+    ...env,
+  });
+  const child: ChildProcess = spawn(process.execPath, [join(ROOT, 'dist/apps/api/src/main.js')], {
+    env: childEnv,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (d) => (stderr += String(d)));
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    if (child.exitCode !== null) throw new Error(`the gateway exited: ${stderr}`);
+    try {
+      if ((await fetch(`${url}/health`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (i > 240) throw new Error(`the gateway did not start in 60 s: ${stderr}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return {
+    url,
+    stop: async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+}
+
+export interface Session {
+  context: BrowserContext;
+  page: Page;
+  errors: string[];
+}
+
+/** A fresh browser context (own cookies and storage) in a given language and color scheme. */
+export async function openSession(
+  browser: Browser,
+  opts: { locale?: 'en' | 'ru'; colorScheme?: 'light' | 'dark' } = {},
+): Promise<Session> {
+  const context = await browser.newContext({
+    viewport: { width: 1280, height: 860 },
+    locale: opts.locale === 'ru' ? 'ru-RU' : 'en-US',
+    colorScheme: opts.colorScheme ?? 'light',
+    acceptDownloads: true,
+  });
+  await context.addInitScript(
+    ([lang, scheme]) => {
+      if (!localStorage.getItem('console.lang')) localStorage.setItem('console.lang', lang);
+      if (!localStorage.getItem('console.theme')) localStorage.setItem('console.theme', scheme);
+    },
+    [opts.locale ?? 'en', opts.colorScheme ?? 'light'],
+  );
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  // a Content-Security-Policy violation is a failure of the page
+  page.on('console', (m) => m.type() === 'error' && /Content Security Policy/i.test(m.text()) && errors.push(m.text()));
+  return { context, page, errors };
+}
+
+export async function shot(page: Page, name: string): Promise<string> {
+  mkdirSync(OUTPUT, { recursive: true });
+  const path = join(OUTPUT, `${name}.png`);
+  await page.evaluate(() => window.scrollTo(0, 0)); // a full-page capture from the top keeps the header in place
+  await page.waitForTimeout(300); // let charts finish their entry animation
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}
+
+/** Admin API calls of the test's own setup (the same ones the operator page makes). */
+export async function admin<T>(gw: Gateway, method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(`${gw.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}

@@ -1,0 +1,147 @@
+import { Suspense } from 'react';
+import { NavLink as RouterNavLink, Outlet, useLocation } from 'react-router';
+import { useTranslation } from 'react-i18next';
+import {
+  AppShell,
+  Burger,
+  Button,
+  Group,
+  NavLink,
+  SegmentedControl,
+  Select,
+  Text,
+  useComputedColorScheme,
+  useMantineColorScheme,
+} from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { useAuth, usePermissions } from '../auth/auth-context';
+import { LoadingRows } from '../components/common';
+
+export function LanguageSwitch() {
+  const { t, i18n } = useTranslation();
+  return (
+    <SegmentedControl
+      size="xs"
+      aria-label={t('layout.language')}
+      value={i18n.language.startsWith('ru') ? 'ru' : 'en'}
+      onChange={(v) => void i18n.changeLanguage(v)}
+      data={[
+        { value: 'en', label: 'EN' },
+        { value: 'ru', label: 'RU' },
+      ]}
+    />
+  );
+}
+
+export function ThemeSwitch() {
+  const { t } = useTranslation();
+  const { setColorScheme } = useMantineColorScheme();
+  const scheme = useComputedColorScheme('light');
+  return (
+    <Button
+      size="xs"
+      variant="default"
+      onClick={() => setColorScheme(scheme === 'dark' ? 'light' : 'dark')}
+      aria-label={scheme === 'dark' ? t('layout.lightTheme') : t('layout.darkTheme')}
+    >
+      {scheme === 'dark' ? '☀' : '☾'}
+    </Button>
+  );
+}
+
+function TeamSwitch() {
+  const { t } = useTranslation();
+  const auth = useAuth();
+  if (auth.mode !== 'session' || auth.memberships.length === 0) {
+    if (auth.mode === 'key')
+      return (
+        <Text size="sm" c="dimmed">
+          {t('layout.keyMode')}
+        </Text>
+      );
+    if (auth.mode === 'admin')
+      return (
+        <Text size="sm" c="dimmed">
+          {t('layout.operatorMode')}
+        </Text>
+      );
+    return null;
+  }
+  return (
+    <Select
+      size="xs"
+      w={200}
+      aria-label={t('layout.team')}
+      value={auth.teamId}
+      allowDeselect={false}
+      onChange={(v) => v && auth.switchTeam(v)}
+      data={auth.memberships.map((m) => ({ value: m.teamId, label: `${m.teamName} · ${t(`roles.${m.role}`)}` }))}
+    />
+  );
+}
+
+export function Layout() {
+  const { t } = useTranslation();
+  const auth = useAuth();
+  const can = usePermissions();
+  const [opened, { toggle, close }] = useDisclosure();
+  const location = useLocation();
+  const links = [
+    { to: '/', label: t('nav.overview'), show: can.hasTeam },
+    { to: '/keys', label: t('nav.keys'), show: can.hasTeam },
+    { to: '/projects', label: t('nav.projects'), show: can.hasTeam },
+    { to: '/knowledge-bases', label: t('nav.knowledgeBases'), show: can.hasTeam },
+    { to: '/usage', label: t('nav.usage'), show: can.hasTeam },
+    { to: '/models', label: t('nav.models'), show: can.hasTeam },
+    { to: '/members', label: t('nav.members'), show: auth.mode === 'session' && can.canManageMembers },
+    { to: '/audit-log', label: t('nav.audit'), show: auth.mode === 'session' && can.canSeeAudit },
+    { to: '/operator', label: t('nav.operator'), show: can.isOperator },
+  ].filter((l) => l.show);
+  return (
+    <AppShell
+      header={{ height: 56 }}
+      navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }}
+      padding="md"
+    >
+      <AppShell.Header>
+        <Group h="100%" px="md" justify="space-between" wrap="nowrap">
+          <Group gap="sm" wrap="nowrap">
+            <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label={t('layout.menu')} />
+            <Text fw={700}>{t('app.name')}</Text>
+          </Group>
+          <Group gap="sm" wrap="nowrap">
+            <TeamSwitch />
+            <LanguageSwitch />
+            <ThemeSwitch />
+            <Button size="xs" variant="subtle" onClick={() => void auth.signOut()}>
+              {t('layout.signOut')}
+            </Button>
+          </Group>
+        </Group>
+      </AppShell.Header>
+      <AppShell.Navbar p="xs" aria-label={t('layout.navigation')} component="nav">
+        {links.map((l) => (
+          <NavLink
+            key={l.to}
+            component={RouterNavLink}
+            to={l.to}
+            end={l.to === '/'}
+            label={l.label}
+            active={l.to === '/' ? location.pathname === '/' : location.pathname.startsWith(l.to)}
+            onClick={close}
+          />
+        ))}
+        {auth.email && (
+          <Text size="xs" c="dimmed" mt="auto" p="xs">
+            {auth.email}
+          </Text>
+        )}
+      </AppShell.Navbar>
+      <AppShell.Main>
+        <Suspense fallback={<LoadingRows rows={6} />}>
+          <Outlet />
+        </Suspense>
+      </AppShell.Main>
+    </AppShell>
+  );
+}

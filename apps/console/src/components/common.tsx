@@ -1,0 +1,160 @@
+import { useState, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import {
+  Alert,
+  Button,
+  Code,
+  CopyButton,
+  Group,
+  Modal,
+  Paper,
+  Skeleton,
+  Stack,
+  Text,
+  Title,
+  Tooltip,
+} from '@mantine/core';
+
+export function PageHeader({
+  title,
+  actions,
+  description,
+}: {
+  title: string;
+  actions?: ReactNode;
+  description?: string;
+}) {
+  return (
+    <Group justify="space-between" align="flex-start" mb="md">
+      <Stack gap={4}>
+        <Title order={1} size="h2">
+          {title}
+        </Title>
+        {description && (
+          <Text c="dimmed" size="sm">
+            {description}
+          </Text>
+        )}
+      </Stack>
+      {actions && <Group>{actions}</Group>}
+    </Group>
+  );
+}
+
+/** The server's own error message. */
+export function ErrorAlert({ error }: { error: unknown }) {
+  const { t } = useTranslation();
+  if (!error) return null;
+  const message = error instanceof Error ? error.message : String(error);
+  return (
+    <Alert color="red" title={t('common.error')} role="alert" mb="md">
+      {message}
+    </Alert>
+  );
+}
+
+export function EmptyState({ title, hint, action }: { title: string; hint: string; action?: ReactNode }) {
+  return (
+    <Paper withBorder p="xl" radius="md">
+      <Stack align="center" gap="xs">
+        <Text fw={600}>{title}</Text>
+        <Text c="dimmed" size="sm" ta="center">
+          {hint}
+        </Text>
+        {action}
+      </Stack>
+    </Paper>
+  );
+}
+
+export function LoadingRows({ rows = 4 }: { rows?: number }) {
+  const { t } = useTranslation();
+  return (
+    <Stack gap="xs" aria-busy="true" aria-label={t('common.loading')}>
+      {Array.from({ length: rows }, (_, i) => (
+        <Skeleton key={i} height={28} radius="sm" />
+      ))}
+    </Stack>
+  );
+}
+
+export function CopyValue({ value, label }: { value: string; label: string }) {
+  const { t } = useTranslation();
+  return (
+    <CopyButton value={value}>
+      {({ copied, copy }) => (
+        <Tooltip label={copied ? t('common.copied') : t('common.copy')} withArrow>
+          <Button
+            size="xs"
+            variant={copied ? 'filled' : 'light'}
+            color={copied ? 'teal' : undefined}
+            onClick={copy}
+            aria-label={label}
+          >
+            {copied ? t('common.copied') : t('common.copy')}
+          </Button>
+        </Tooltip>
+      )}
+    </CopyButton>
+  );
+}
+
+export function Snippet({ code, label }: { code: string; label: string }) {
+  const { t } = useTranslation();
+  return (
+    <Stack gap={4}>
+      <Group justify="space-between">
+        <Text size="sm" fw={600}>
+          {label}
+        </Text>
+        <CopyValue value={code} label={t('common.copyNamed', { name: label })} />
+      </Group>
+      <Code block aria-label={label}>
+        {code}
+      </Code>
+    </Stack>
+  );
+}
+
+/** A destructive action asks first. */
+export function ConfirmAction({
+  label,
+  title,
+  body,
+  onConfirm,
+  busy,
+}: {
+  label: string;
+  title: string;
+  body: string;
+  onConfirm: () => void | Promise<void>;
+  busy?: boolean;
+}) {
+  const { t } = useTranslation();
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      <Button size="xs" color="red" variant="light" onClick={() => setOpen(true)}>
+        {label}
+      </Button>
+      <Modal opened={open} onClose={() => setOpen(false)} title={title}>
+        <Text mb="md">{body}</Text>
+        <Group justify="flex-end">
+          <Button variant="default" onClick={() => setOpen(false)}>
+            {t('common.cancel')}
+          </Button>
+          <Button
+            color="red"
+            loading={busy}
+            onClick={async () => {
+              await onConfirm();
+              setOpen(false);
+            }}
+          >
+            {t('common.confirm')}
+          </Button>
+        </Group>
+      </Modal>
+    </>
+  );
+}

@@ -1,0 +1,61 @@
+import { useTranslation } from 'react-i18next';
+import { Badge, Group, Stack, Table } from '@mantine/core';
+import { ErrorAlert, LoadingRows, PageHeader } from '../../components/common';
+import { formatNumber, formatRub } from '../../i18n';
+import { useModels, type CatalogModel } from '../projects/project-queries';
+
+export function ModelsPage() {
+  const { t, i18n } = useTranslation();
+  const lang = i18n.language;
+  const models = useModels();
+  const list = (models.data?.data ?? []) as CatalogModel[];
+  return (
+    <Stack>
+      <PageHeader title={t('models.title')} description={t('models.subtitle')} />
+      <ErrorAlert error={models.error} />
+      {models.isPending ? (
+        <LoadingRows rows={8} />
+      ) : (
+        <Table striped aria-label={t('models.title')}>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>{t('models.model')}</Table.Th>
+              <Table.Th>{t('models.provider')}</Table.Th>
+              <Table.Th>{t('models.input')}</Table.Th>
+              <Table.Th>{t('models.output')}</Table.Th>
+              <Table.Th>{t('models.cache')}</Table.Th>
+              <Table.Th>{t('models.context')}</Table.Th>
+              <Table.Th>{t('models.capabilities')}</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {list.map((m) => (
+              <Table.Tr key={m.key} opacity={m.available ? 1 : 0.55}>
+                <Table.Td>{m.key}</Table.Td>
+                <Table.Td>{m.provider}</Table.Td>
+                <Table.Td>{formatRub(m.pricing.input_rub_per_1m, lang)}</Table.Td>
+                <Table.Td>{formatRub(m.pricing.output_rub_per_1m, lang)}</Table.Td>
+                <Table.Td>{formatRub(m.pricing.cache_read_rub_per_1m, lang)}</Table.Td>
+                <Table.Td>{formatNumber(m.context_window, lang)}</Table.Td>
+                <Table.Td>
+                  <Group gap={4}>
+                    <Badge size="xs" variant="outline">
+                      {t(`models.kind_${m.kind}`)}
+                    </Badge>
+                    {m.supports_images && <Badge size="xs">{t('models.images')}</Badge>}
+                    {m.supports_tools && <Badge size="xs">{t('models.tools')}</Badge>}
+                    {!m.available && (
+                      <Badge size="xs" color="gray">
+                        {t('models.unavailable')}
+                      </Badge>
+                    )}
+                  </Group>
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      )}
+    </Stack>
+  );
+}

@@ -1,0 +1,25 @@
+import { BarChart } from '@mantine/charts';
+import { useTranslation } from 'react-i18next';
+import { formatRub } from '../../i18n';
+import type { SummaryGroup } from './usage-queries';
+
+export default function SummaryChart({ groups }: { groups: SummaryGroup[] }) {
+  const { t, i18n } = useTranslation();
+  const data = groups.map((g) => ({
+    group: (g.group as string | null) ?? '—',
+    amount: g.amount_rub,
+    requests: g.requests,
+  }));
+  return (
+    <BarChart
+      h={240}
+      data={data}
+      dataKey="group"
+      aria-label={t('usage.chart')}
+      valueFormatter={(v) => formatRub(v, i18n.language)}
+      yAxisProps={{ width: 96 }}
+      maxBarWidth={56}
+      series={[{ name: 'amount', label: t('usage.amount'), color: 'blue.6' }]}
+    />
+  );
+}

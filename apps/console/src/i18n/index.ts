@@ -1,0 +1,56 @@
+import i18n from 'i18next';
+import { initReactI18next } from 'react-i18next';
+import { en } from './en';
+import { ru } from './ru';
+
+export const LANG_KEY = 'console.lang';
+export const LANGUAGES = ['en', 'ru'] as const;
+export type Lang = (typeof LANGUAGES)[number];
+
+function initialLanguage(): Lang {
+  const saved = typeof localStorage !== 'undefined' ? localStorage.getItem(LANG_KEY) : null;
+  if (saved === 'en' || saved === 'ru') return saved;
+  const nav = typeof navigator !== 'undefined' ? navigator.language : 'en';
+  return nav.toLowerCase().startsWith('ru') ? 'ru' : 'en';
+}
+
+void i18n.use(initReactI18next).init({
+  resources: { en: { translation: en }, ru: { translation: ru } },
+  lng: initialLanguage(),
+  fallbackLng: 'en',
+  interpolation: { escapeValue: false },
+  showSupportNotice: false,
+});
+
+i18n.on('languageChanged', (lng) => {
+  localStorage.setItem(LANG_KEY, lng);
+  document.documentElement.lang = lng;
+});
+document.documentElement.lang = i18n.language;
+
+export default i18n;
+
+/** RUB amounts per locale: "1 234,56 ₽" in Russian, "RUB 1,234.56" in English. */
+export function formatRub(value: number | null | undefined, lang = i18n.language, digits?: number): string {
+  if (value === null || value === undefined || Number.isNaN(value)) return '—';
+  const small = Math.abs(value) > 0 && Math.abs(value) < 0.01;
+  return new Intl.NumberFormat(lang === 'ru' ? 'ru-RU' : 'en-US', {
+    style: 'currency',
+    currency: 'RUB',
+    minimumFractionDigits: 2,
+    maximumFractionDigits: digits ?? (small ? 6 : 2),
+  }).format(value);
+}
+
+export function formatNumber(value: number | null | undefined, lang = i18n.language): string {
+  if (value === null || value === undefined) return '—';
+  return new Intl.NumberFormat(lang === 'ru' ? 'ru-RU' : 'en-US').format(value);
+}
+
+/** Dates from the API: ISO strings, or Unix seconds (the OpenAI-style objects). */
+export function formatDate(value: string | number | null | undefined, lang = i18n.language): string {
+  if (value === null || value === undefined || value === '') return '—';
+  return new Intl.DateTimeFormat(lang === 'ru' ? 'ru-RU' : 'en-GB', { dateStyle: 'medium', timeStyle: 'short' }).format(
+    new Date(typeof value === 'number' ? value * 1000 : value),
+  );
+}
