@@ -222,7 +222,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Models in the OpenAI list shape (chat, embedding and image models) */
+        /** Models in the OpenAI list shape (chat, embedding and image models); with anthropic-version, the chat models in the Anthropic shape */
         get: operations["ModelsController_openAiList"];
         put?: never;
         post?: never;
@@ -239,7 +239,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One model in the OpenAI shape (what openai.models.retrieve calls) */
+        /** One model in the OpenAI shape (what openai.models.retrieve calls); with anthropic-version, the Anthropic shape */
         get: operations["ModelsController_openAiModelById"];
         put?: never;
         post?: never;
@@ -276,7 +276,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Chat (REST, spec 2.1/2.2)
+         * Chat (REST)
          * @description With `stream: true` the answer is Server-Sent Events: `event: reasoning` {reasoning}, `event: delta` {text}, then `event: done` with the full response object (usage, cost), or `event: error` {error}.
          */
         post: operations["ChatController_chat"];
@@ -317,9 +317,84 @@ export interface paths {
         put?: never;
         /**
          * Responses (OpenAI Responses API, text and function tools)
-         * @description The OpenAI Responses API on the same pipeline and billing as /v1/chat/completions: works with `client.responses.create` of the OpenAI SDKs and the Vercel AI SDK OpenAI provider (baseURL = <gateway>/v1). Text input only; nothing is stored (store: false, previous_response_id refused). Non-streaming answers carry `cost` and the `x-gateway-cost-rub` header; with stream: true the final response.completed event carries usage and cost.
+         * @description The OpenAI Responses API on the same pipeline and billing as /v1/chat/completions: works with `client.responses.create` of the OpenAI SDKs and the Vercel AI SDK OpenAI provider (baseURL = <gateway>/v1). Text and image input; answers are stored for 30 days unless store: false (GET, DELETE, input_items, previous_response_id). Non-streaming answers carry `cost` and the `x-gateway-cost-rub` header; with stream: true the final response.completed event carries usage and cost.
          */
         post: operations["ResponsesController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/responses/{response_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A stored response of the team (store: true, kept 30 days) */
+        get: operations["ResponsesController_retrieve"];
+        put?: never;
+        post?: never;
+        /** Deletes a stored response */
+        delete: operations["ResponsesController_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/responses/{response_id}/input_items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The input items of a stored response (cursor pages: after, limit, order) */
+        get: operations["ResponsesController_inputItems"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Messages (Anthropic-compatible)
+         * @description Works with Claude Code and the official Anthropic SDKs (base URL = <gateway>, key in x-api-key or Authorization: Bearer). Claude models get the body as sent; other models are translated. The message carries an extra `cost` object and the `x-gateway-cost-rub` / `x-gateway-model` headers; streams carry `cost` on message_delta. Errors: {"type":"error","error":{"type","message"}}.
+         */
+        post: operations["MessagesController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/messages/count_tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Count input tokens (Anthropic-compatible), free of charge
+         * @description Claude models: the provider's own count (its free counting endpoint); other models: the gateway's tokenizer.
+         */
+        post: operations["MessagesController_countTokens"];
         delete?: never;
         options?: never;
         head?: never;
@@ -404,10 +479,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Retrieve a vector store */
         get: operations["VectorStoresController_get"];
         put?: never;
         /** Modify name / metadata */
         post: operations["VectorStoresController_update"];
+        /** Delete a vector store with its file links and chunks (the files stay) */
         delete: operations["VectorStoresController_delete"];
         options?: never;
         head?: never;
@@ -421,6 +498,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** The vector store's files (cursor pages, optional status filter) */
         get: operations["VectorStoresController_listFiles"];
         put?: never;
         /** Add a file (ingested asynchronously; poll its status) */
@@ -438,6 +516,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Retrieve a vector store file with its ingestion status */
         get: operations["VectorStoresController_getFile"];
         put?: never;
         /** Update a file's attributes */
@@ -458,6 +537,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Add several files at once (ingested asynchronously) */
         post: operations["VectorStoresController_createBatch"];
         delete?: never;
         options?: never;
@@ -472,6 +552,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Retrieve a file batch with its file counts */
         get: operations["VectorStoresController_getBatch"];
         put?: never;
         post?: never;
@@ -490,6 +571,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Cancel the batch's files that have not finished ingestion */
         post: operations["VectorStoresController_cancelBatch"];
         delete?: never;
         options?: never;
@@ -504,6 +586,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** The files of a batch (cursor pages, optional status filter) */
         get: operations["VectorStoresController_batchFiles"];
         put?: never;
         post?: never;
@@ -537,6 +620,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** The team's knowledge bases (cursor pages) */
         get: operations["KnowledgeBasesController_list"];
         put?: never;
         /** Create a knowledge base */
@@ -554,12 +638,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Retrieve a knowledge base */
         get: operations["KnowledgeBasesController_get"];
         put?: never;
         post?: never;
+        /** Delete a knowledge base with its documents and chunks */
         delete: operations["KnowledgeBasesController_delete"];
         options?: never;
         head?: never;
+        /** Rename a knowledge base or change its description / metadata */
         patch: operations["KnowledgeBasesController_update"];
         trace?: never;
     };
@@ -570,6 +657,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** The knowledge base's documents with their ingestion status (cursor pages) */
         get: operations["KnowledgeBasesController_documents"];
         put?: never;
         /** Add a document: multipart `file` (+ `metadata` JSON string), or JSON `{name, text, metadata}`. Ingested asynchronously (202). */
@@ -587,9 +675,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Retrieve a document with its ingestion status */
         get: operations["KnowledgeBasesController_document"];
         put?: never;
         post?: never;
+        /** Delete a document and its chunks */
         delete: operations["KnowledgeBasesController_deleteDocument"];
         options?: never;
         head?: never;
@@ -690,7 +780,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Rerank documents, chunks of a text, or table rows by cosine similarity to a query (spec 2.3/2.4) */
+        /** Rerank documents, chunks of a text, or table rows by cosine similarity to a query */
         post: operations["RerankController_rerankDocuments"];
         delete?: never;
         options?: never;
@@ -842,6 +932,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Retrieve a project */
         get: operations["ProjectsController_get"];
         put?: never;
         post?: never;
@@ -849,6 +940,7 @@ export interface paths {
         delete: operations["ProjectsController_delete"];
         options?: never;
         head?: never;
+        /** Change a project's name, description, instructions or mode */
         patch: operations["ProjectsController_update"];
         trace?: never;
     };
@@ -876,9 +968,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Retrieve a material with its ingestion status */
         get: operations["ProjectsController_material"];
         put?: never;
         post?: never;
+        /** Delete a material and its chunks */
         delete: operations["ProjectsController_deleteMaterial"];
         options?: never;
         head?: never;
@@ -1507,16 +1601,16 @@ export interface components {
              */
             kind: "charge" | "top_up";
             /** @example req_7f3a… */
-            request_id: Record<string, never> | null;
+            request_id: string | null;
             /**
              * @description Top-up reference
              * @example null
              */
-            reference: Record<string, never> | null;
+            reference: string | null;
             /** @example /v1/chat/completions */
-            endpoint: Record<string, never> | null;
+            endpoint: string | null;
             /** @example gpt-4o-mini */
-            model: Record<string, never> | null;
+            model: string | null;
             /** @example 120 */
             prompt_tokens: number;
             /** @example 48 */
@@ -1549,14 +1643,14 @@ export interface components {
              * @description Pass as `before` to get the next page
              * @example null
              */
-            next_before: Record<string, never> | null;
+            next_before: number | null;
         };
         UsageSummaryGroupDto: {
             /**
              * @description The group: model key, UTC day (YYYY-MM-DD), API key id or endpoint (null: charges without one)
              * @example local
              */
-            group: Record<string, never> | null;
+            group: string | null;
             /**
              * @description Charged requests (ledger charges)
              * @example 12
@@ -1631,12 +1725,12 @@ export interface components {
              * @description Team requests per minute (null: DEFAULT_TEAM_RPM_LIMIT, unset = unlimited)
              * @example 600
              */
-            rpm_limit: Record<string, never> | null;
+            rpm_limit: number | null;
             /**
              * @description Team tokens per minute (null: DEFAULT_TEAM_TPM_LIMIT, unset = unlimited)
              * @example null
              */
-            tpm_limit: Record<string, never> | null;
+            tpm_limit: number | null;
         };
         TeamListDto: {
             /** @example list */
@@ -1648,7 +1742,7 @@ export interface components {
              * @description Pass as `after` for the next page
              * @example null
              */
-            next_after: Record<string, never> | null;
+            next_after: string | null;
         };
         UpdateTeamDto: {
             /**
@@ -1660,12 +1754,12 @@ export interface components {
              * @description Requests per minute for the whole team; null removes it (the env default applies)
              * @example 600
              */
-            rpm_limit?: Record<string, never> | null;
+            rpm_limit?: number | null;
             /**
              * @description Tokens per minute for the whole team; null removes it (the env default applies)
              * @example 200000
              */
-            tpm_limit?: Record<string, never> | null;
+            tpm_limit?: number | null;
         };
         ApiKeyDto: {
             /** @example 6f1c1c53-8b0c-4c37-9d43-6a3e3f0f8e11 */
@@ -1678,38 +1772,38 @@ export interface components {
              */
             prefix: string;
             /** @example backend-prod */
-            name: Record<string, never> | null;
+            name: string | null;
             /** @example 2026-11-21T10:00:00.000Z */
             created_at: string;
             /**
              * @description Updated at most once a minute per key and replica
              * @example 2026-11-22T08:15:00.000Z
              */
-            last_used_at: Record<string, never> | null;
+            last_used_at: string | null;
             /** @example false */
             revoked: boolean;
             /** @example null */
-            revoked_at: Record<string, never> | null;
+            revoked_at: string | null;
             /**
              * @description Requests per minute set on the key (null: the default)
              * @example 60
              */
-            rpm_limit: Record<string, never> | null;
+            rpm_limit: number | null;
             /**
              * @description Tokens per minute set on the key (null: the default)
              * @example null
              */
-            tpm_limit: Record<string, never> | null;
+            tpm_limit: number | null;
             /**
              * @description RUB per UTC day (null: no cap)
              * @example 50
              */
-            budget_rub_per_day: Record<string, never> | null;
+            budget_rub_per_day: number | null;
             /**
              * @description RUB per UTC month (null: no cap)
              * @example null
              */
-            budget_rub_per_month: Record<string, never> | null;
+            budget_rub_per_month: number | null;
             /**
              * @description RUB charged to this key since 00:00 UTC today
              * @example 1.25
@@ -1746,27 +1840,27 @@ export interface components {
              * @description A label for the key; null clears it
              * @example backend-prod
              */
-            name?: Record<string, never> | null;
+            name?: string | null;
             /**
              * @description Requests per minute for this key; null removes it (DEFAULT_KEY_RPM_LIMIT applies, unset = unlimited)
              * @example 60
              */
-            rpm_limit?: Record<string, never> | null;
+            rpm_limit?: number | null;
             /**
              * @description Tokens per minute for this key (prompt counted at admission, completion at settle); null removes it
              * @example 100000
              */
-            tpm_limit?: Record<string, never> | null;
+            tpm_limit?: number | null;
             /**
              * @description RUB this key may spend per UTC day (holds of requests in flight count); null removes the cap
              * @example 50
              */
-            budget_rub_per_day?: Record<string, never> | null;
+            budget_rub_per_day?: number | null;
             /**
              * @description RUB this key may spend per UTC calendar month; null removes the cap
              * @example 1000
              */
-            budget_rub_per_month?: Record<string, never> | null;
+            budget_rub_per_month?: number | null;
             /**
              * @description When the key stops working (ISO 8601); null: never
              * @example 2027-01-01T00:00:00.000Z
@@ -1814,7 +1908,7 @@ export interface components {
              */
             prefix: string;
             /** @example backend-prod */
-            name: Record<string, never> | null;
+            name: string | null;
             /** @example 2026-11-21T10:00:00.000Z */
             created_at: string;
             /** @example null */
@@ -1866,6 +1960,28 @@ export interface components {
             object: string;
             data: components["schemas"]["OpenAiModelDto"][];
         };
+        AnthropicModelDto: {
+            /** @example model */
+            type: string;
+            /**
+             * @description Catalog key, usable as `model` on /v1/messages
+             * @example claude-sonnet-4
+             */
+            id: string;
+            /** @example claude-sonnet-4 */
+            display_name: string;
+            /** @example 2023-11-14T22:13:20Z */
+            created_at: string;
+        };
+        AnthropicModelListDto: {
+            data: components["schemas"]["AnthropicModelDto"][];
+            /** @example false */
+            has_more: boolean;
+            /** @example gpt-4o */
+            first_id: string | null;
+            /** @example local */
+            last_id: string | null;
+        };
         ModelPricingDto: {
             /** @example 15 */
             input_rub_per_1m: number;
@@ -1873,8 +1989,16 @@ export interface components {
             output_rub_per_1m: number;
             /** @example 7.5 */
             cache_read_rub_per_1m: number | null;
-            /** @example null */
+            /**
+             * @description Cache writes with the default 5-minute lifetime
+             * @example null
+             */
             cache_write_rub_per_1m: number | null;
+            /**
+             * @description Cache writes with a 1-hour lifetime (Anthropic cache_control ttl "1h"); null: the 5-minute price
+             * @example null
+             */
+            cache_write_1h_rub_per_1m: number | null;
             /**
              * @description Chat models: fee per INPUT image. Always null for image models (see `image.per_image_rub`).
              * @example 0.1
@@ -1938,7 +2062,11 @@ export interface components {
              *       }
              *     }
              */
-            per_image_rub: Record<string, never>;
+            per_image_rub: {
+                [key: string]: {
+                    [key: string]: number;
+                };
+            };
         };
         CatalogModelDto: {
             /** @example gpt-4o-mini */
@@ -1980,91 +2108,6 @@ export interface components {
         CatalogModelsDto: {
             data: components["schemas"]["CatalogModelDto"][];
         };
-        ChatTurnDto: {
-            /**
-             * @description Only user and assistant turns; put instructions in system_prompt
-             * @example user
-             * @enum {string}
-             */
-            role: "user" | "assistant";
-            /** @example What is RAG? */
-            content: string;
-        };
-        ChatRequestDto: {
-            /**
-             * @description The user's text (sent as the last user turn)
-             * @example Summarise the attached report in three bullet points.
-             */
-            prompt: string;
-            /**
-             * @description Model key (GET /api/v1/models)
-             * @example gpt-4o-mini
-             */
-            model: string;
-            /**
-             * @description Caller's user identifier (forwarded as the provider's `user`)
-             * @example user-42
-             */
-            user_id: string;
-            /**
-             * @description Role or context instruction (sent first, as the system turn)
-             * @example You are a concise analyst.
-             */
-            system_prompt?: string;
-            /**
-             * @description Image and PDF URLs (http(s), data:image/… or data:application/pdf): images go to models with supports_images, PDF text joins the context (kind by content); at most 20 images and 10 PDFs, each ≤ 10 MB
-             * @example [
-             *       "https://example.com/chart.png"
-             *     ]
-             */
-            file_urls?: string[];
-            /**
-             * @description When true, response.text is a JSON document serialised as a string
-             * @default false
-             * @example false
-             */
-            response_format_json?: boolean;
-            /**
-             * @description Project (prj_…) whose materials are added to the context; null is the same as absent
-             * @example null
-             */
-            project_id?: string | null;
-            /**
-             * @description Knowledge base (vector store id, vs_…) searched by RAG; null is the same as absent
-             * @example null
-             */
-            knowledge_base_id?: string | null;
-            /**
-             * @description Extension: context mode for this request (default: the project's mode). big_docs_mode, code_mode and data_analysis_mode give materials in full; default uses RAG unless the model is full_context
-             * @example null
-             * @enum {string|null}
-             */
-            mode?: "default" | "big_docs_mode" | "code_mode" | "data_analysis_mode" | null;
-            /** @description Earlier conversation turns (user/assistant), oldest first */
-            messages?: components["schemas"]["ChatTurnDto"][];
-            /**
-             * @description Extension: stream Server-Sent Events (events `delta`, `reasoning`, `done`, `error`)
-             * @default false
-             */
-            stream?: boolean;
-            /**
-             * @description Extension: output token cap (default: the model's output cap)
-             * @example 512
-             */
-            max_tokens?: number;
-            /**
-             * @description Extension: model keys tried in order when the model fails with a retryable error (after its retries) or is unavailable; replaces the catalog's `fallbacks`. `model.model` in the answer and the `x-gateway-model` header name the model that served; the charge uses its prices.
-             * @example [
-             *       "local"
-             *     ]
-             */
-            fallbacks?: string[];
-            /**
-             * @description Extension: sampling temperature 0–2
-             * @example 0.2
-             */
-            temperature?: number;
-        };
         ChatResponseTextDto: {
             /** @example RAG combines retrieval with generation… */
             text: string;
@@ -2092,27 +2135,42 @@ export interface components {
              */
             cache_write_tokens: number | null;
         };
-        ChatCostDto: {
-            /** @example 0.0018 */
-            input_cost_rub: number;
-            /** @example 0.00288 */
-            output_cost_rub: number;
-            /** @example null */
-            image_cost_rub: number | null;
-            /** @example null */
-            cache_cost_rub: number | null;
+        CostBreakdownDto: {
+            /**
+             * @description Input (prompt) tokens not served from a cache
+             * @example 0.00031
+             */
+            input_cost_rub?: number;
+            /**
+             * @description Generated (output) tokens
+             * @example 0.00048
+             */
+            output_cost_rub?: number;
+            /**
+             * @description Images: input images of a chat (null when there were none), or the generated images
+             * @example null
+             */
+            image_cost_rub?: number | null;
+            /**
+             * @description Provider-side cache reads and writes (null when the model has no cache prices)
+             * @example null
+             */
+            cache_cost_rub?: number | null;
             /**
              * @description With project_id / knowledge_base_id / PDFs: query embeddings and rerank (their own ledger entries)
              * @example 0.000004
              */
             retrieval_cost_rub?: number;
             /**
-             * @description Charged to the balance (the ledger amounts: the chat, plus retrieval when present)
-             * @example 0.00468
+             * @description Charged to the balance: the sum of the ledger entries
+             * @example 0.00079
              */
             total_cost_rub: number;
-            /** @example RUB */
-            currency: string;
+            /**
+             * @example RUB
+             * @enum {string}
+             */
+            currency: "RUB";
         };
         ChatModelInfoDto: {
             /** @example gpt-4o-mini */
@@ -2204,7 +2262,7 @@ export interface components {
         ChatResponseDto: {
             response: components["schemas"]["ChatResponseTextDto"];
             usage: components["schemas"]["ChatUsageDto"];
-            cost: components["schemas"]["ChatCostDto"];
+            cost: components["schemas"]["CostBreakdownDto"];
             model: components["schemas"]["ChatModelInfoDto"];
             /** @example false */
             has_reasoning: boolean;
@@ -2212,6 +2270,121 @@ export interface components {
             sources?: components["schemas"]["ChatSourceDto"][];
             /** @description Extension, with a context: how it was built */
             context?: components["schemas"]["ChatContextInfoDto"];
+        };
+        ChatStreamDeltaDto: {
+            /** @example RAG combines */
+            text: string;
+        };
+        ChatStreamReasoningDto: {
+            /** @example The user asks about… */
+            reasoning: string;
+        };
+        ErrorDetailDto: {
+            /** @example messages: must be a non-empty array */
+            message: string;
+            /**
+             * @example invalid_request_error
+             * @enum {string}
+             */
+            type: "invalid_request_error" | "authentication_error" | "permission_error" | "insufficient_quota" | "not_found_error" | "request_too_large" | "rate_limit_error" | "requests" | "tokens" | "api_error" | "upstream_error" | "service_unavailable" | "timeout_error";
+            /**
+             * @description Machine-readable reason
+             * @example invalid_request
+             */
+            code: string | null;
+            /**
+             * @description The request field at fault
+             * @example messages
+             */
+            param: string | null;
+        };
+        ErrorResponseDto: {
+            error: components["schemas"]["ErrorDetailDto"];
+        };
+        ChatTurnDto: {
+            /**
+             * @description Only user and assistant turns; put instructions in system_prompt
+             * @example user
+             * @enum {string}
+             */
+            role: "user" | "assistant";
+            /** @example What is RAG? */
+            content: string;
+        };
+        ChatRequestDto: {
+            /**
+             * @description The user's text (sent as the last user turn)
+             * @example Summarise the attached report in three bullet points.
+             */
+            prompt: string;
+            /**
+             * @description Model key (GET /api/v1/models)
+             * @example gpt-4o-mini
+             */
+            model: string;
+            /**
+             * @description Caller's user identifier (forwarded as the provider's `user`)
+             * @example user-42
+             */
+            user_id: string;
+            /**
+             * @description Role or context instruction (sent first, as the system turn)
+             * @example You are a concise analyst.
+             */
+            system_prompt?: string;
+            /**
+             * @description Image and PDF URLs (http(s), data:image/… or data:application/pdf): images go to models with supports_images, PDF text joins the context (kind by content); at most 20 images and 10 PDFs, each ≤ 10 MB
+             * @example [
+             *       "https://example.com/chart.png"
+             *     ]
+             */
+            file_urls?: string[];
+            /**
+             * @description When true, response.text is a JSON document serialised as a string
+             * @default false
+             * @example false
+             */
+            response_format_json?: boolean;
+            /**
+             * @description Project (prj_…) whose materials are added to the context; null is the same as absent
+             * @example null
+             */
+            project_id?: string | null;
+            /**
+             * @description Knowledge base (vector store id, vs_…) searched by RAG; null is the same as absent
+             * @example null
+             */
+            knowledge_base_id?: string | null;
+            /**
+             * @description Extension: context mode for this request (default: the project's mode). big_docs_mode, code_mode and data_analysis_mode give materials in full; default uses RAG unless the model is full_context
+             * @example null
+             * @enum {string|null}
+             */
+            mode?: "default" | "big_docs_mode" | "code_mode" | "data_analysis_mode" | null;
+            /** @description Earlier conversation turns (user/assistant), oldest first */
+            messages?: components["schemas"]["ChatTurnDto"][];
+            /**
+             * @description Extension: stream Server-Sent Events (events `delta`, `reasoning`, `done`, `error`)
+             * @default false
+             */
+            stream?: boolean;
+            /**
+             * @description Extension: output token cap (default: the model's output cap)
+             * @example 512
+             */
+            max_tokens?: number;
+            /**
+             * @description Extension: model keys tried in order when the model fails with a retryable error (after its retries) or is unavailable; replaces the catalog's `fallbacks`. `model.model` in the answer and the `x-gateway-model` header name the model that served; the charge uses its prices.
+             * @example [
+             *       "local"
+             *     ]
+             */
+            fallbacks?: string[];
+            /**
+             * @description Extension: sampling temperature 0–2
+             * @example 0.2
+             */
+            temperature?: number;
         };
         ToolCallFunctionDto: {
             /** @example get_weather */
@@ -2239,17 +2412,45 @@ export interface components {
              * @example null
              */
             reasoning_content?: string | null;
+            /**
+             * @description The refusal message when the model refused, else null
+             * @example null
+             */
+            refusal: string | null;
             tool_calls?: components["schemas"]["ToolCallDto"][];
+            /** @description With the deprecated `functions`: the (single) call, instead of tool_calls */
+            function_call?: components["schemas"]["ToolCallFunctionDto"];
         };
         CompletionChoiceDto: {
             /** @example 0 */
             index: number;
             message: components["schemas"]["CompletionMessageDto"];
             /**
+             * @description Token log probabilities when `logprobs` was asked and the model gives them, else null
+             * @example null
+             */
+            logprobs: {
+                [key: string]: unknown;
+            } | null;
+            /**
              * @example stop
              * @enum {string|null}
              */
-            finish_reason: "stop" | "length" | "tool_calls" | "content_filter" | null;
+            finish_reason: "stop" | "length" | "tool_calls" | "content_filter" | "function_call" | null;
+        };
+        PromptTokensDetailsDto: {
+            /**
+             * @description Prompt tokens read from the provider-side cache
+             * @example 0
+             */
+            cached_tokens: number;
+        };
+        CompletionTokensDetailsDto: {
+            /**
+             * @description Completion tokens spent on reasoning
+             * @example 0
+             */
+            reasoning_tokens: number;
         };
         CompletionUsageDto: {
             /** @example 21 */
@@ -2258,25 +2459,8 @@ export interface components {
             completion_tokens: number;
             /** @example 29 */
             total_tokens: number;
-        };
-        CompletionCostDto: {
-            /** @example 0.00031 */
-            input_cost_rub: number;
-            /** @example 0.00048 */
-            output_cost_rub: number;
-            /** @example null */
-            image_cost_rub: number | null;
-            /** @example null */
-            cache_cost_rub: number | null;
-            /**
-             * @description With a context: query embeddings and rerank
-             * @example 0.000004
-             */
-            retrieval_cost_rub?: number;
-            /** @example 0.00079 */
-            total_cost_rub: number;
-            /** @example RUB */
-            currency: string;
+            prompt_tokens_details: components["schemas"]["PromptTokensDetailsDto"];
+            completion_tokens_details: components["schemas"]["CompletionTokensDetailsDto"];
         };
         ChatCompletionResponseDto: {
             /** @example chatcmpl-req_0f3a */
@@ -2288,13 +2472,42 @@ export interface components {
             /** @example local */
             model: string;
             choices: components["schemas"]["CompletionChoiceDto"][];
+            /**
+             * @description The backend configuration fingerprint (not reported by the gateway)
+             * @example null
+             */
+            system_fingerprint?: string | null;
             usage: components["schemas"]["CompletionUsageDto"];
             /** @description Gateway extension: what the ledger charged */
-            cost: components["schemas"]["CompletionCostDto"];
+            cost: components["schemas"]["CostBreakdownDto"];
             /** @description Extension, with project_id / knowledge_base_id: the sources the model was given */
             sources?: components["schemas"]["ChatSourceDto"][];
             /** @description Extension, with a context: how it was built */
             context?: components["schemas"]["ChatContextInfoDto"];
+        };
+        ToolCallFunctionDeltaDto: {
+            /**
+             * @description On the first delta of a call
+             * @example get_weather
+             */
+            name?: string;
+            /**
+             * @description The next piece of the JSON arguments
+             * @example {"city":
+             */
+            arguments?: string;
+        };
+        ToolCallDeltaDto: {
+            /**
+             * @description Which tool call of the choice this piece belongs to
+             * @example 0
+             */
+            index: number;
+            /** @example call_abc123 */
+            id?: string;
+            /** @example function */
+            type?: string;
+            function?: components["schemas"]["ToolCallFunctionDeltaDto"];
         };
         ChunkDeltaDto: {
             /** @example assistant */
@@ -2303,12 +2516,21 @@ export interface components {
             content?: string | null;
             /** @example null */
             reasoning_content?: string | null;
-            tool_calls?: components["schemas"]["ToolCallDto"][];
+            tool_calls?: components["schemas"]["ToolCallDeltaDto"][];
+            /** @description With the deprecated `functions`: a piece of the (single) call */
+            function_call?: components["schemas"]["ToolCallFunctionDeltaDto"];
         };
         ChunkChoiceDto: {
             /** @example 0 */
             index: number;
             delta: components["schemas"]["ChunkDeltaDto"];
+            /**
+             * @description Token log probabilities of this piece, when asked and given
+             * @example null
+             */
+            logprobs?: {
+                [key: string]: unknown;
+            } | null;
             /** @example null */
             finish_reason: string | null;
         };
@@ -2325,7 +2547,7 @@ export interface components {
             /** @description On the last chunk with stream_options.include_usage */
             usage?: components["schemas"]["CompletionUsageDto"] | null;
             /** @description On the usage chunk (gateway extension) */
-            cost?: components["schemas"]["CompletionCostDto"];
+            cost?: components["schemas"]["CostBreakdownDto"];
             /** @description With a context: on the last chunk before [DONE] (the usage chunk with include_usage, else an extra chunk with choices: []) */
             sources?: components["schemas"]["ChatSourceDto"][];
             /** @description With a context: on the same last chunk as sources */
@@ -2352,29 +2574,29 @@ export interface components {
              */
             messages: Record<string, never>[];
             /** @example 256 */
-            max_tokens?: number;
+            max_tokens?: number | null;
             /** @example 256 */
-            max_completion_tokens?: number;
+            max_completion_tokens?: number | null;
             /** @example 0.7 */
-            temperature?: number;
+            temperature?: number | null;
             /** @example 1 */
-            top_p?: number;
+            top_p?: number | null;
             /**
              * @description string or up to 4 strings
              * @example [
              *       "\n\n\n"
              *     ]
              */
-            stop?: string | string[];
+            stop?: (string | string[]) | null;
             /** @example 42 */
-            seed?: number;
+            seed?: number | null;
             /** @example user-42 */
             user?: string;
             /**
              * @description Choices to generate (n > 1 only on models that support it)
              * @example 1
              */
-            n?: number;
+            n?: number | null;
             /**
              * @description Function tools (models with supports_tools; `local` has none, hence the empty example), e.g. [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}]
              * @example []
@@ -2386,7 +2608,21 @@ export interface components {
              * @description "none" | "auto" | "required" | {type:"function",function:{name}} (only with tools)
              * @example auto
              */
-            tool_choice?: Record<string, never>;
+            tool_choice?: ("none" | "auto" | "required") | {
+                [key: string]: unknown;
+            };
+            /**
+             * @description Deprecated form of tools: [{name, description?, parameters?}]; the answer then carries message.function_call (finish_reason "function_call"). Not with tools / tool_choice.
+             * @example null
+             */
+            functions?: {
+                [key: string]: unknown;
+            }[] | null;
+            /**
+             * @description Deprecated form of tool_choice (with functions): "none" | "auto" | {name}
+             * @example null
+             */
+            function_call?: Record<string, never> | null;
             /**
              * @description Only with tools
              * @example true
@@ -2405,7 +2641,7 @@ export interface components {
              * @default false
              * @example false
              */
-            stream?: boolean;
+            stream?: boolean | null;
             /**
              * @description {include_usage: true} adds a final chunk with usage (and cost); only with stream: true
              * @example null
@@ -2414,6 +2650,11 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             /**
+             * @description Extension, as on /api/v1/chat: image and PDF URLs (http(s), data:image/… or data:application/pdf); images join the last user message (models with supports_images), PDF text joins the context; at most 20 images and 10 PDFs, each ≤ 10 MB; a URL that cannot be fetched is a 400 naming it
+             * @example []
+             */
+            file_urls?: string[];
+            /**
              * @description Extension: model keys tried in order when the model fails with a retryable error (after its retries) or is unavailable; replaces the catalog's `fallbacks`. The answer's `model` and the `x-gateway-model` header name the model that served; the charge uses its prices.
              * @example [
              *       "local"
@@ -2421,7 +2662,7 @@ export interface components {
              */
             fallbacks?: string[];
             /**
-             * @description Extension: project (prj_…) whose materials are added to the context; see README "Project context in chat"
+             * @description Extension: project (prj_…) whose materials are added to the context; see docs/api.md "Project context in chat"
              * @example null
              */
             project_id?: string | null;
@@ -2436,14 +2677,23 @@ export interface components {
              * @enum {string|null}
              */
             mode?: "default" | "big_docs_mode" | "code_mode" | "data_analysis_mode" | null;
-            /** @example 0 */
-            presence_penalty?: number;
-            /** @example 0 */
-            frequency_penalty?: number;
-            /** @example {} */
+            /**
+             * @description OpenAI, DeepSeek chat, Gemini; 0 everywhere
+             * @example 0
+             */
+            presence_penalty?: number | null;
+            /**
+             * @description OpenAI, DeepSeek chat, Gemini; 0 everywhere
+             * @example 0
+             */
+            frequency_penalty?: number | null;
+            /**
+             * @description Token id → bias (-100…100); OpenAI models
+             * @example {}
+             */
             logit_bias?: {
                 [key: string]: number;
-            };
+            } | null;
             /**
              * @example {
              *       "ticket": "T-1"
@@ -2451,16 +2701,44 @@ export interface components {
              */
             metadata?: {
                 [key: string]: string;
-            };
+            } | null;
             /** @example false */
-            store?: boolean;
-            /** @example medium */
-            reasoning_effort?: string;
+            store?: boolean | null;
             /**
-             * @description Not supported: true is rejected with 400
+             * @description OpenAI reasoning models; Claude: extended thinking with a budget (1024 / 2048 / 8192 / 24576 tokens); Gemini: thinkingConfig budget (128 / 1024 / 8192 / 24576)
+             * @example null
+             * @enum {string|null}
+             */
+            reasoning_effort?: "minimal" | "low" | "medium" | "high" | null;
+            /**
+             * @description Token log probabilities (OpenAI, DeepSeek chat)
              * @example false
              */
-            logprobs?: boolean;
+            logprobs?: boolean | null;
+            /**
+             * @description 0–20 alternatives per token; with logprobs: true
+             * @example null
+             */
+            top_logprobs?: number | null;
+            /**
+             * @description OpenAI models ("auto" everywhere)
+             * @example auto
+             * @enum {string}
+             */
+            service_tier?: "auto" | "default" | "flex" | "scale" | "priority";
+            /**
+             * @description Predicted output {type: "content", content} (OpenAI gpt-4o / gpt-4.1 models)
+             * @example null
+             */
+            prediction?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @description Answer length (OpenAI gpt-5 models)
+             * @example null
+             * @enum {string|null}
+             */
+            verbosity?: "low" | "medium" | "high" | null;
         };
         ResponseOutputTextDto: {
             /** @example output_text */
@@ -2503,6 +2781,12 @@ export interface components {
              * @example {"city":"Paris"}
              */
             arguments?: string;
+        };
+        ResponseReasoningDto: {
+            /** @example null */
+            effort: string | null;
+            /** @example null */
+            summary: string | null;
         };
         ResponseInputTokensDetailsDto: {
             /** @example 0 */
@@ -2562,7 +2846,9 @@ export interface components {
              * @description As requested
              * @example auto
              */
-            tool_choice: Record<string, never>;
+            tool_choice: string | {
+                [key: string]: unknown;
+            };
             /** @example [] */
             tools: Record<string, never>[];
             /**
@@ -2577,13 +2863,37 @@ export interface components {
             };
             /** @example false */
             store: boolean;
+            /**
+             * @description Background mode is not supported: always false
+             * @example false
+             */
+            background: boolean;
+            /**
+             * @description Not supported: always null
+             * @example null
+             */
+            previous_response_id: string | null;
+            reasoning: components["schemas"]["ResponseReasoningDto"];
+            /** @example default */
+            service_tier: string;
+            /**
+             * @example disabled
+             * @enum {string}
+             */
+            truncation: "auto" | "disabled";
+            /**
+             * @description As requested
+             * @example user-42
+             */
+            user?: string | null;
             /** @example {} */
             metadata: {
                 [key: string]: string;
             };
-            usage: components["schemas"]["ResponseUsageDto"] | null;
+            /** @description Token usage, once known */
+            usage?: components["schemas"]["ResponseUsageDto"] | null;
             /** @description Gateway extension: what the ledger charged (on the final object) */
-            cost?: components["schemas"]["CompletionCostDto"];
+            cost?: components["schemas"]["CostBreakdownDto"];
         };
         ResponseStreamEventDto: {
             /**
@@ -2601,8 +2911,50 @@ export interface components {
             item_id?: string;
             /** @example 0 */
             content_index?: number;
-            /** @example Hel */
+            /**
+             * @description output_text.delta, function_call_arguments.delta
+             * @example Hel
+             */
             delta?: string;
+            /** @description output_item.added / output_item.done */
+            item?: components["schemas"]["ResponseOutputItemDto"];
+            /** @description content_part.added / content_part.done */
+            part?: components["schemas"]["ResponseOutputTextDto"];
+            /**
+             * @description output_text.done: the whole text
+             * @example Hello!
+             */
+            text?: string;
+            /**
+             * @description function_call_arguments.done
+             * @example {"city":"Paris"}
+             */
+            arguments?: string;
+            /**
+             * @description function_call_arguments.done: the function
+             * @example get_weather
+             */
+            name?: string;
+            /**
+             * @description output_text events
+             * @example []
+             */
+            logprobs?: Record<string, never>[];
+            /**
+             * @description error: the error code
+             * @example upstream_error
+             */
+            code?: string | null;
+            /**
+             * @description error: what went wrong
+             * @example The provider failed.
+             */
+            message?: string;
+            /**
+             * @description error: the field at fault
+             * @example null
+             */
+            param?: string | null;
         };
         ResponseCreateRequestDto: {
             /**
@@ -2621,16 +2973,16 @@ export interface components {
              * @description A system message placed before the input
              * @example Be brief.
              */
-            instructions?: Record<string, never>;
+            instructions?: string | null;
             /**
              * @description Upper bound of generated tokens
              * @example 64
              */
-            max_output_tokens?: Record<string, never>;
+            max_output_tokens?: number | null;
             /** @example 0.7 */
-            temperature?: Record<string, never>;
+            temperature?: number | null;
             /** @example 1 */
-            top_p?: Record<string, never>;
+            top_p?: number | null;
             /**
              * @description Function tools, e.g. [{"type": "function", "name": "get_weather", "description": "Current weather for a city", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}] — on models with tool support (`local` has none, so the example is empty)
              * @example []
@@ -2642,9 +2994,11 @@ export interface components {
              * @description "none" | "auto" | "required" | {type: "function", name}
              * @example auto
              */
-            tool_choice?: Record<string, never>;
+            tool_choice?: ("none" | "auto" | "required") | {
+                [key: string]: unknown;
+            };
             /** @example true */
-            parallel_tool_calls?: Record<string, never>;
+            parallel_tool_calls?: boolean | null;
             /**
              * @description {format: {type: "text"} | {type: "json_object"} | {type: "json_schema", name, schema, strict?}}
              * @example {
@@ -2661,11 +3015,11 @@ export interface components {
              * @default false
              * @example false
              */
-            stream?: Record<string, never>;
+            stream?: boolean | null;
             /** @example user-42 */
-            user?: Record<string, never>;
+            user?: string;
             /** @example user-42 */
-            safety_identifier?: Record<string, never>;
+            safety_identifier?: string;
             /**
              * @description Echoed back on the response
              * @example {
@@ -2674,14 +3028,14 @@ export interface components {
              */
             metadata?: {
                 [key: string]: string;
-            };
+            } | null;
             /**
-             * @description Accepted; responses are never stored (the response says store: false)
+             * @description Default true: the response is kept for 30 days for GET /v1/responses/{id}, input_items and previous_response_id; false keeps nothing
              * @example false
              */
-            store?: Record<string, never>;
+            store?: boolean | null;
             /**
-             * @description Not supported (no stored responses): a value is rejected with 400
+             * @description A stored response of the team to continue: its conversation (input and output, not its instructions) comes before this input
              * @example null
              */
             previous_response_id?: string | null;
@@ -2689,36 +3043,53 @@ export interface components {
              * @description Not supported: true is rejected with 400
              * @example false
              */
-            background?: Record<string, never>;
+            background?: boolean | null;
             /**
-             * @description Accepted and ignored
-             * @example {
-             *       "effort": "low"
-             *     }
+             * @description Not supported (conversations): a value is rejected with 400
+             * @example null
+             */
+            conversation?: (string | {
+                [key: string]: unknown;
+            }) | null;
+            /**
+             * @description Not supported (prompt templates): a value is rejected with 400
+             * @example null
+             */
+            prompt?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @description {effort: minimal | low | medium | high}: as reasoning_effort of chat completions (OpenAI reasoning models; Claude and Gemini thinking budgets); refused with 400 by other models. summary is not supported.
+             * @example null
              */
             reasoning?: {
                 [key: string]: unknown;
-            };
+            } | null;
+            /**
+             * @description 0–20: token log probabilities with this many alternatives (OpenAI, DeepSeek chat)
+             * @example null
+             */
+            top_logprobs?: number | null;
             /**
              * @description Accepted and ignored
              * @example []
              */
-            include?: string[];
+            include?: string[] | null;
             /**
              * @description Accepted and ignored
              * @example disabled
              */
-            truncation?: Record<string, never>;
+            truncation?: string | null;
             /**
-             * @description Accepted and ignored
+             * @description As service_tier of chat completions (OpenAI models; "auto" everywhere)
              * @example auto
              */
-            service_tier?: Record<string, never>;
+            service_tier?: string | null;
             /**
              * @description Accepted and ignored
              * @example docs-example
              */
-            prompt_cache_key?: Record<string, never>;
+            prompt_cache_key?: string;
             /**
              * @description Extension: model keys tried in order when the model fails with a retryable error (after its retries) or is unavailable; replaces the catalog's `fallbacks`. The response's `model` and the `x-gateway-model` header name the model that served; the charge uses its prices.
              * @example [
@@ -2726,6 +3097,261 @@ export interface components {
              *     ]
              */
             fallbacks?: string[];
+        };
+        ResponseDeletedDto: {
+            /** @example resp_6f0c0a2b9d3e4c51a7b8c9d0e1f2a3b4 */
+            id: string;
+            /** @example response */
+            object: string;
+            /** @example true */
+            deleted: boolean;
+        };
+        ResponseInputItemListDto: {
+            /** @example list */
+            object: string;
+            /**
+             * @description Input items: message, function_call, function_call_output (each with an id)
+             * @example [
+             *       {
+             *         "id": "msg_6f0c0a2b9d3e4c51a7b8c9d0e1f2a3b4",
+             *         "type": "message",
+             *         "role": "user",
+             *         "status": "completed",
+             *         "content": [
+             *           {
+             *             "type": "input_text",
+             *             "text": "Say hello."
+             *           }
+             *         ]
+             *       }
+             *     ]
+             */
+            data: {
+                [key: string]: unknown;
+            }[];
+            /** @example msg_6f0c0a2b9d3e4c51a7b8c9d0e1f2a3b4 */
+            first_id: string | null;
+            /** @example msg_6f0c0a2b9d3e4c51a7b8c9d0e1f2a3b4 */
+            last_id: string | null;
+            /** @example false */
+            has_more: boolean;
+        };
+        MessagesErrorDetailDto: {
+            /**
+             * @example invalid_request_error
+             * @enum {string}
+             */
+            type: "invalid_request_error" | "authentication_error" | "billing_error" | "permission_error" | "not_found_error" | "request_too_large" | "rate_limit_error" | "api_error" | "timeout_error" | "overloaded_error";
+            /** @example max_tokens: must not be less than 1 */
+            message: string;
+        };
+        MessagesErrorDto: {
+            /** @example error */
+            type: string;
+            error: components["schemas"]["MessagesErrorDetailDto"];
+            /** @example req_0123 */
+            request_id?: string;
+        };
+        MessagesCacheCreationDto: {
+            /** @example 0 */
+            ephemeral_5m_input_tokens: number;
+            /** @example 0 */
+            ephemeral_1h_input_tokens: number;
+        };
+        MessagesUsageDto: {
+            /**
+             * @description Input tokens not read from or written to the cache
+             * @example 12
+             */
+            input_tokens: number;
+            /** @example 30 */
+            output_tokens: number;
+            /** @example 0 */
+            cache_creation_input_tokens: number;
+            /** @example 0 */
+            cache_read_input_tokens: number;
+            cache_creation?: components["schemas"]["MessagesCacheCreationDto"];
+        };
+        MessagesCostDto: {
+            /** @example 0.0036 */
+            input_cost_rub: number;
+            /** @example 0.045 */
+            output_cost_rub: number;
+            /** @example null */
+            image_cost_rub: number | null;
+            /**
+             * @description Cache reads and writes (5 m and 1 h)
+             * @example 0
+             */
+            cache_cost_rub: number | null;
+            /**
+             * @description Charged to the team balance
+             * @example 0.0486
+             */
+            total_cost_rub: number;
+            /** @example RUB */
+            currency: string;
+        };
+        MessageResponseDto: {
+            /** @example msg_013Zva2CMHLNnXjNJJKqJ2EF */
+            id: string;
+            /** @example message */
+            type: string;
+            /** @example assistant */
+            role: string;
+            /**
+             * @description The model that answered
+             * @example claude-sonnet-4-20250514
+             */
+            model: string;
+            /**
+             * @description Content blocks: text, thinking (with signature), redacted_thinking, tool_use, …
+             * @example [
+             *       {
+             *         "type": "text",
+             *         "text": "Hi! How can I help?"
+             *       }
+             *     ]
+             */
+            content: Record<string, never>[];
+            /**
+             * @example end_turn
+             * @enum {string|null}
+             */
+            stop_reason: "end_turn" | "max_tokens" | "stop_sequence" | "tool_use" | "pause_turn" | "refusal" | null;
+            /** @example null */
+            stop_sequence: string | null;
+            usage: components["schemas"]["MessagesUsageDto"];
+            /** @description What the call cost (RUB), also in the x-gateway-cost-rub header */
+            cost: components["schemas"]["MessagesCostDto"];
+        };
+        MessagesRequestDto: {
+            /**
+             * @description A chat model key from GET /v1/models (e.g. claude-sonnet-4), or a MODEL_ALIASES name
+             * @example local
+             */
+            model: string;
+            /**
+             * @description Maximum tokens to generate
+             * @example 1024
+             */
+            max_tokens: number;
+            /**
+             * @description Turns of role user / assistant; content as a string or blocks: text, image (base64 / url), document (PDF base64 / url, plain text), tool_use, tool_result, thinking, redacted_thinking (any block may carry cache_control)
+             * @example [
+             *       {
+             *         "role": "user",
+             *         "content": "Hello, Claude"
+             *       }
+             *     ]
+             */
+            messages: Record<string, never>[];
+            /**
+             * @description System prompt: a string or text blocks (with cache_control)
+             * @example You are terse.
+             */
+            system?: string | Record<string, never>[];
+            /** @example 1 */
+            temperature?: number;
+            /** @example 0.9 */
+            top_p?: number;
+            /**
+             * @description Claude models only
+             * @example 40
+             */
+            top_k?: number;
+            /**
+             * @example [
+             *       "\n\nHuman:"
+             *     ]
+             */
+            stop_sequences?: string[];
+            /**
+             * @description Server-sent events in the Messages API event sequence
+             * @example false
+             */
+            stream?: boolean;
+            /**
+             * @description Custom tools {name, description, input_schema}; server tools (web_search, …) are passed to Claude models only
+             * @example [
+             *       {
+             *         "name": "get_weather",
+             *         "description": "Current weather",
+             *         "input_schema": {
+             *           "type": "object",
+             *           "properties": {
+             *             "city": {
+             *               "type": "string"
+             *             }
+             *           },
+             *           "required": [
+             *             "city"
+             *           ]
+             *         }
+             *       }
+             *     ]
+             */
+            tools?: Record<string, never>[];
+            /**
+             * @description {type: auto | any | none} or {type: tool, name}; disable_parallel_tool_use
+             * @example {
+             *       "type": "auto"
+             *     }
+             */
+            tool_choice?: Record<string, never>;
+            /**
+             * @description {type: enabled, budget_tokens (≥ 1024, < max_tokens)} or {type: disabled}
+             * @example {
+             *       "type": "enabled",
+             *       "budget_tokens": 2048
+             *     }
+             */
+            thinking?: Record<string, never>;
+            /**
+             * @description metadata.user_id is recorded as the end user
+             * @example {
+             *       "user_id": "user-42"
+             *     }
+             */
+            metadata?: Record<string, never>;
+        };
+        CountTokensRequestDto: {
+            /**
+             * @description A chat model key (e.g. claude-sonnet-4) or a MODEL_ALIASES name
+             * @example local
+             */
+            model: string;
+            /**
+             * @example [
+             *       {
+             *         "role": "user",
+             *         "content": "Hello, Claude"
+             *       }
+             *     ]
+             */
+            messages: Record<string, never>[];
+            system?: string | Record<string, never>[];
+            tools?: Record<string, never>[];
+            /**
+             * @example {
+             *       "type": "auto"
+             *     }
+             */
+            tool_choice?: Record<string, never>;
+            /**
+             * @example {
+             *       "type": "enabled",
+             *       "budget_tokens": 2048
+             *     }
+             */
+            thinking?: Record<string, never>;
+        };
+        CountTokensResponseDto: {
+            /**
+             * @description Input tokens of the request as the model counts them
+             * @example 14
+             */
+            input_tokens: number;
         };
         UploadFileDto: {
             /**
@@ -2758,10 +3384,6 @@ export interface components {
             purpose: string;
             /** @example processed */
             status: string;
-            /** @example null */
-            expires_at: number | null;
-            /** @example null */
-            status_details: string | null;
         };
         FileListDto: {
             /** @example list */
@@ -2793,7 +3415,7 @@ export interface components {
              *       "team": "support"
              *     }
              */
-            metadata?: Record<string, never>;
+            metadata?: Record<string, never> | null;
             /**
              * @description Files to add at once
              * @example []
@@ -2812,10 +3434,13 @@ export interface components {
              */
             embedding_model?: string;
             /**
-             * @description Accepted for compatibility; knowledge bases do not expire
-             * @example null
+             * @description The store expires after `days` without activity (adding documents, searching, updating); an expired store answers 400 vector_store_expired to further use
+             * @example {
+             *       "anchor": "last_active_at",
+             *       "days": 30
+             *     }
              */
-            expires_after?: Record<string, never>;
+            expires_after?: Record<string, never> | null;
         };
         FileCountsDto: {
             /** @example 0 */
@@ -2828,6 +3453,12 @@ export interface components {
             cancelled: number;
             /** @example 3 */
             total: number;
+        };
+        ExpiresAfterDto: {
+            /** @example last_active_at */
+            anchor: string;
+            /** @example 30 */
+            days: number;
         };
         VectorStoreDto: {
             /** @example vs_1a2b3c4d5e6f7a8b9c0d1e2f */
@@ -2847,12 +3478,9 @@ export interface components {
              * @example completed
              * @enum {string}
              */
-            status: "in_progress" | "completed";
-            /**
-             * @description Knowledge bases do not expire
-             * @example null
-             */
-            expires_after: Record<string, never> | null;
+            status: "expired" | "in_progress" | "completed";
+            /** @description Present when the store expires after a period without activity */
+            expires_after?: components["schemas"]["ExpiresAfterDto"];
             /** @example null */
             expires_at: number | null;
             /** @example 1767225600 */
@@ -2875,15 +3503,21 @@ export interface components {
         };
         UpdateVectorStoreDto: {
             /** @example Support handbook v2 */
-            name?: Record<string, never> | null;
+            name?: string | null;
             /**
              * @example {
              *       "team": "support"
              *     }
              */
             metadata?: Record<string, never> | null;
-            /** @example null */
-            expires_after?: Record<string, never>;
+            /**
+             * @description null: the store no longer expires
+             * @example {
+             *       "anchor": "last_active_at",
+             *       "days": 30
+             *     }
+             */
+            expires_after?: Record<string, never> | null;
         };
         DeletedDto: {
             /** @example vs_1a2b3c4d5e6f7a8b9c0d1e2f */
@@ -2902,7 +3536,7 @@ export interface components {
              *       "lang": "en"
              *     }
              */
-            attributes?: Record<string, never>;
+            attributes?: Record<string, never> | null;
             /**
              * @example {
              *       "type": "static",
@@ -2974,7 +3608,7 @@ export interface components {
         BatchFileDto: {
             /** @example file-6f1c2a9b0d3e4f5a6b7c8d9e */
             file_id: string;
-            attributes?: Record<string, never>;
+            attributes?: Record<string, never> | null;
             chunking_strategy?: Record<string, never>;
         };
         CreateFileBatchDto: {
@@ -2985,7 +3619,7 @@ export interface components {
              */
             file_ids?: string[];
             files?: components["schemas"]["BatchFileDto"][];
-            attributes?: Record<string, never>;
+            attributes?: Record<string, never> | null;
             chunking_strategy?: Record<string, never>;
         };
         FileBatchDto: {
@@ -3035,7 +3669,7 @@ export interface components {
              * @description Accepted; queries are not rewritten
              * @example false
              */
-            rewrite_query?: Record<string, never>;
+            rewrite_query?: boolean;
         };
         SearchContentDto: {
             /** @example text */
@@ -3061,8 +3695,13 @@ export interface components {
         SearchPageDto: {
             /** @example vector_store.search_results.page */
             object: string;
-            /** @example How do I reset my password? */
-            search_query: string | string[];
+            /**
+             * @description The query, as a list
+             * @example [
+             *       "How do I reset my password?"
+             *     ]
+             */
+            search_query: string[];
             data: components["schemas"]["SearchResultDto"][];
             /** @example false */
             has_more: boolean;
@@ -3172,6 +3811,15 @@ export interface components {
              *     }
              */
             metadata?: Record<string, never>;
+        };
+        KbDeletedDto: {
+            /**
+             * @description The id of the deleted knowledge base or document
+             * @example vs_1a2b3c4d5e6f7a8b9c0d1e2f
+             */
+            id: string;
+            /** @example true */
+            deleted: boolean;
         };
         DocumentErrorDto: {
             /** @example no_text_layer */
@@ -3305,13 +3953,13 @@ export interface components {
              */
             model: string;
             /**
-             * @description A string or an array of up to 2048 strings
+             * @description A string, an array of up to 2048 strings, an array of token ids (cl100k_base) or an array of up to 2048 token-id arrays
              * @example [
              *       "first text",
              *       "second text"
              *     ]
              */
-            input: string | string[];
+            input: string | string[] | number[] | number[][];
             /**
              * @description base64 = little-endian float32 bytes
              * @default float
@@ -3341,12 +3989,6 @@ export interface components {
             /** @example 8 */
             total_tokens: number;
         };
-        EmbeddingsCostDto: {
-            /** @example 0.0016 */
-            total_cost_rub: number;
-            /** @example RUB */
-            currency: string;
-        };
         EmbeddingsResponseDto: {
             /** @example list */
             object: string;
@@ -3355,7 +3997,7 @@ export interface components {
             model: string;
             usage: components["schemas"]["EmbeddingsUsageDto"];
             /** @description Gateway extension */
-            cost: components["schemas"]["EmbeddingsCostDto"];
+            cost: components["schemas"]["CostBreakdownDto"];
         };
         RerankRequestDto: {
             /**
@@ -3633,12 +4275,6 @@ export interface components {
             /** @example 42 */
             total_tokens: number;
         };
-        CohereCostDto: {
-            /** @example 0.0084 */
-            total_cost_rub: number;
-            /** @example RUB */
-            currency: string;
-        };
         CohereRerankResponseDto: {
             /** @example req_0f3a9c1e */
             id: string;
@@ -3648,14 +4284,14 @@ export interface components {
             meta: components["schemas"]["CohereMetaDto"];
             usage: components["schemas"]["CohereUsageDto"];
             /** @description Gateway extension: what the ledger charged */
-            cost: components["schemas"]["CohereCostDto"];
+            cost: components["schemas"]["CostBreakdownDto"];
         };
         ImageGenerationRequestDto: {
             /**
              * @description An image model from GET /v1/models (local-image works offline; gpt-image-1, dall-e-3, gemini-2.5-flash-image need provider keys)
              * @example local-image
              */
-            model: string;
+            model: string | null;
             /**
              * @description Up to the model's max_prompt_chars
              * @example A lighthouse on a cliff at dawn, watercolour
@@ -3666,43 +4302,43 @@ export interface components {
              * @default 1
              * @example 1
              */
-            n?: number;
+            n?: number | null;
             /**
              * @description One of the model's sizes (GET /v1/models/{id}), or auto where offered
              * @example 1024x1024
              */
-            size?: string;
+            size?: string | null;
             /**
              * @description low | medium | high | auto (GPT image, local-image); standard | hd (dall-e-3)
              * @example low
              */
-            quality?: string;
+            quality?: string | null;
             /**
              * @description dall-e-3 only
-             * @enum {string}
+             * @enum {string|null}
              */
-            style?: "vivid" | "natural";
+            style?: "vivid" | "natural" | null;
             /**
              * @description GPT image models only
-             * @enum {string}
+             * @enum {string|null}
              */
-            background?: "transparent" | "opaque" | "auto";
+            background?: "transparent" | "opaque" | "auto" | null;
             /**
              * @default png
-             * @enum {string}
+             * @enum {string|null}
              */
-            output_format?: "png" | "jpeg" | "webp";
+            output_format?: "png" | "jpeg" | "webp" | null;
             /**
              * @description 0–100, jpeg/webp only
              * @example 80
              */
-            output_compression?: number;
+            output_compression?: number | null;
             /**
              * @description url: the gateway stores the image and answers a signed link valid for IMAGE_URL_TTL_SECONDS (60 min)
              * @default b64_json
-             * @enum {string}
+             * @enum {string|null}
              */
-            response_format?: "b64_json" | "url";
+            response_format?: "b64_json" | "url" | null;
             /** @example user-42 */
             user?: string;
         };
@@ -3732,26 +4368,27 @@ export interface components {
             /** @example 284 */
             total_tokens: number;
         };
-        ImageCostDto: {
-            /** @example 0.02 */
-            total_cost_rub: number;
-            /** @example RUB */
-            currency: string;
-        };
         ImagesResponseDto: {
             /** @example 1767225600 */
             created: number;
             data: components["schemas"]["GeneratedImageDto"][];
             /** @example 1024x1024 */
             size: string;
-            /** @example medium */
-            quality: string;
-            /** @example png */
-            output_format: string;
+            /**
+             * @description Absent when the model used another quality (dall-e-3: standard, hd)
+             * @example medium
+             * @enum {string}
+             */
+            quality?: "low" | "medium" | "high";
+            /**
+             * @example png
+             * @enum {string}
+             */
+            output_format?: "png" | "webp" | "jpeg";
             /** @description Present when the provider reports token usage (GPT image, Gemini) */
             usage?: components["schemas"]["ImageUsageDto"];
             /** @description Gateway extension */
-            cost: components["schemas"]["ImageCostDto"];
+            cost: components["schemas"]["CostBreakdownDto"];
         };
         RestImageUsageDto: {
             /** @example 1 */
@@ -3766,22 +4403,6 @@ export interface components {
              * @example 0
              */
             output_tokens: number;
-        };
-        RestImageCostDto: {
-            /**
-             * @description Generated images
-             * @example 0.02
-             */
-            image_cost_rub: number;
-            /**
-             * @description Prompt (token-priced models)
-             * @example 0
-             */
-            input_cost_rub: number;
-            /** @example 0.02 */
-            total_cost_rub: number;
-            /** @example RUB */
-            currency: string;
         };
         RestImageModelDto: {
             /** @example local-image */
@@ -3808,7 +4429,7 @@ export interface components {
         RestImagesResponseDto: {
             images: components["schemas"]["GeneratedImageDto"][];
             usage: components["schemas"]["RestImageUsageDto"];
-            cost: components["schemas"]["RestImageCostDto"];
+            cost: components["schemas"]["CostBreakdownDto"];
             model: components["schemas"]["RestImageModelDto"];
         };
         ProjectFileUploadDto: {
@@ -4098,7 +4719,9 @@ export interface components {
              * @description external_api, POST: the request body (a string, or JSON sent as application/json)
              * @example {"query":"status"}
              */
-            body?: Record<string, never>;
+            body?: string | {
+                [key: string]: unknown;
+            } | unknown[];
             /**
              * @description external_api: the part of a JSON response to index, as a dotted path (`a.b[0].c`, optional leading `$.`)
              * @example data.items
@@ -4524,6 +5147,15 @@ export interface operations {
                     "application/json": components["schemas"]["HealthDto"];
                 };
             };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
         };
     };
     HealthController_ready: {
@@ -4541,6 +5173,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ReadinessDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description A dependency is down */
@@ -4577,7 +5218,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -4606,7 +5267,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -4635,12 +5316,41 @@ export interface operations {
                     "application/json": components["schemas"]["UsageResponseDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -4671,12 +5381,41 @@ export interface operations {
                     "application/json": components["schemas"]["UsageSummaryResponseDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -4702,19 +5441,50 @@ export interface operations {
                     "application/json": components["schemas"]["TeamListDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Invalid or missing admin token (or no operator session). */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description Admin API disabled (ADMIN_TOKEN unset). */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -4739,19 +5509,59 @@ export interface operations {
                     "application/json": components["schemas"]["TeamDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Invalid or missing admin token (or no operator session). */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description Admin API disabled (ADMIN_TOKEN unset). */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -4774,19 +5584,50 @@ export interface operations {
                     "application/json": components["schemas"]["TeamLimitsDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Invalid or missing admin token (or no operator session). */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description Admin API disabled (ADMIN_TOKEN unset). */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -4813,19 +5654,59 @@ export interface operations {
                     "application/json": components["schemas"]["TeamLimitsDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Invalid or missing admin token (or no operator session). */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description Admin API disabled (ADMIN_TOKEN unset). */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -4848,19 +5729,50 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyListDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Invalid or missing admin token (or no operator session). */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description Admin API disabled (ADMIN_TOKEN unset). */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -4887,19 +5799,59 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedApiKeyDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Invalid or missing admin token (or no operator session). */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description Admin API disabled (ADMIN_TOKEN unset). */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -4929,19 +5881,50 @@ export interface operations {
                     "application/json": components["schemas"]["UsageSummaryResponseDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Invalid or missing admin token (or no operator session). */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description Admin API disabled (ADMIN_TOKEN unset). */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -4964,19 +5947,50 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Invalid or missing admin token (or no operator session). */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description Admin API disabled (ADMIN_TOKEN unset). */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -4998,19 +6012,50 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Invalid or missing admin token (or no operator session). */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description Admin API disabled (ADMIN_TOKEN unset). */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -5037,19 +6082,59 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Invalid or missing admin token (or no operator session). */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description Admin API disabled (ADMIN_TOKEN unset). */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -5076,19 +6161,59 @@ export interface operations {
                     "application/json": components["schemas"]["TopUpResultDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Invalid or missing admin token (or no operator session). */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description Admin API disabled (ADMIN_TOKEN unset). */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -5098,6 +6223,8 @@ export interface operations {
             header?: {
                 /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
                 "x-team-id"?: string;
+                /** @description When present (Anthropic SDKs send it), the answer is in Anthropic's model list shape */
+                "anthropic-version"?: string;
             };
             path?: never;
             cookie?: never;
@@ -5109,7 +6236,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OpenAiModelListDto"];
+                    "application/json": components["schemas"]["OpenAiModelListDto"] | components["schemas"]["AnthropicModelListDto"];
                 };
             };
             /** @description Missing, unknown or revoked API key. */
@@ -5117,7 +6244,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -5127,6 +6274,8 @@ export interface operations {
             header?: {
                 /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
                 "x-team-id"?: string;
+                /** @description When present (Anthropic SDKs send it), the answer is in Anthropic's model list shape */
+                "anthropic-version"?: string;
             };
             path: {
                 id: string;
@@ -5140,7 +6289,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OpenAiModelDto"];
+                    "application/json": components["schemas"]["OpenAiModelDto"] | components["schemas"]["AnthropicModelDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description Missing, unknown or revoked API key. */
@@ -5148,7 +6306,36 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -5177,7 +6364,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -5202,7 +6409,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ChatResponseDto"];
-                    "text/event-stream": components["schemas"]["ChatResponseDto"];
+                    "text/event-stream": components["schemas"]["ChatStreamDeltaDto"] | components["schemas"]["ChatStreamReasoningDto"] | components["schemas"]["ChatResponseDto"] | components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description Missing, unknown or revoked API key. */
@@ -5210,21 +6426,76 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
-            /** @description Balance does not cover the worst-case cost */
+            /** @description The balance or the API key budget does not cover the worst-case cost */
             402: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
-            /** @description Model unavailable (provider credentials not configured) */
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Rate limit of the API key or team reached (Retry-After, x-ratelimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The provider failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /**
+             * @description Model unavailable (provider credentials not configured)
+             *
+             *     The provider or the database is unavailable
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The provider did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -5250,7 +6521,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ChatCompletionResponseDto"];
-                    "text/event-stream": components["schemas"]["ChatCompletionChunkDto"];
+                    "text/event-stream": components["schemas"]["ChatCompletionChunkDto"] | components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description Missing, unknown or revoked API key. */
@@ -5258,14 +6538,72 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
-            /** @description Balance does not cover the worst-case cost */
+            /** @description The balance or the API key budget does not cover the worst-case cost */
             402: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Rate limit of the API key or team reached (Retry-After, x-ratelimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The provider failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The provider or the database is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The provider did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -5294,19 +6632,514 @@ export interface operations {
                     "text/event-stream": components["schemas"]["ResponseStreamEventDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
-            /** @description Balance does not cover the worst-case cost */
+            /** @description The balance or the API key budget does not cover the worst-case cost */
             402: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Rate limit of the API key or team reached (Retry-After, x-ratelimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The provider failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The provider or the database is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The provider did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    ResponsesController_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                response_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResponseObjectDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unknown, deleted or expired (response_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    ResponsesController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                response_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResponseDeletedDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unknown, deleted or expired (response_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    ResponsesController_inputItems: {
+        parameters: {
+            query?: {
+                /** @description Cursor: an object id; the page starts after it */
+                after?: string;
+                /** @description 1–100 */
+                limit?: number;
+                order?: "asc" | "desc";
+            };
+            header?: never;
+            path: {
+                response_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResponseInputItemListDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unknown, deleted or expired (response_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    MessagesController_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Forwarded unchanged to Anthropic upstreams */
+                "anthropic-beta"?: string;
+                /** @description Accepted (e.g. 2023-06-01); forwarded to Anthropic upstreams */
+                "anthropic-version"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessagesRequestDto"];
+            };
+        };
+        responses: {
+            /** @description A message; with stream: true an SSE stream of the Messages API events */
+            200: {
+                headers: {
+                    /** @description What the call cost (RUB), non-streaming only */
+                    "x-gateway-cost-rub"?: string;
+                    /** @description The catalog model that served the answer */
+                    "x-gateway-model"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageResponseDto"];
+                    "text/event-stream": string;
+                };
+            };
+            /** @description invalid_request_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagesErrorDto"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description billing_error: the balance does not cover the worst-case cost */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagesErrorDto"];
+                };
+            };
+            /** @description not_found_error: unknown model */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagesErrorDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description rate_limit_error (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagesErrorDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description overloaded_error: the upstream is overloaded */
+            529: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagesErrorDto"];
+                };
+            };
+        };
+    };
+    MessagesController_countTokens: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Forwarded unchanged to Anthropic upstreams */
+                "anthropic-beta"?: string;
+                /** @description Accepted (e.g. 2023-06-01); forwarded to Anthropic upstreams */
+                "anthropic-version"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CountTokensRequestDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CountTokensResponseDto"];
+                };
+            };
+            /** @description invalid_request_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagesErrorDto"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description billing_error: the balance does not cover the worst-case cost */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagesErrorDto"];
+                };
+            };
+            /** @description not_found_error: unknown model */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagesErrorDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description rate_limit_error (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagesErrorDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description overloaded_error: the upstream is overloaded */
+            529: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagesErrorDto"];
+                };
             };
         };
     };
@@ -5337,12 +7170,41 @@ export interface operations {
                     "application/json": components["schemas"]["FileListDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -5370,12 +7232,50 @@ export interface operations {
                     "application/json": components["schemas"]["FileObjectDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -5401,12 +7301,50 @@ export interface operations {
                     "application/json": components["schemas"]["FileObjectDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -5432,12 +7370,50 @@ export interface operations {
                     "application/json": components["schemas"]["FileDeletedDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -5464,12 +7440,50 @@ export interface operations {
                     "application/octet-stream": string;
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -5496,12 +7510,41 @@ export interface operations {
                     "application/json": components["schemas"]["VectorStoreListDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -5526,12 +7569,50 @@ export interface operations {
                     "application/json": components["schemas"]["VectorStoreDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -5554,12 +7635,50 @@ export interface operations {
                     "application/json": components["schemas"]["VectorStoreDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -5586,12 +7705,59 @@ export interface operations {
                     "application/json": components["schemas"]["VectorStoreDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -5614,12 +7780,50 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -5649,12 +7853,50 @@ export interface operations {
                     "application/json": components["schemas"]["VectorStoreFileListDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -5681,19 +7923,68 @@ export interface operations {
                     "application/json": components["schemas"]["VectorStoreFileDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description Rate limit of the API key or team reached (Retry-After, x-ratelimit-* headers). */
             429: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -5717,12 +8008,50 @@ export interface operations {
                     "application/json": components["schemas"]["VectorStoreFileDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -5750,12 +8079,59 @@ export interface operations {
                     "application/json": components["schemas"]["VectorStoreFileDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -5779,12 +8155,50 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -5811,19 +8225,68 @@ export interface operations {
                     "application/json": components["schemas"]["FileBatchDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description Rate limit of the API key or team reached (Retry-After, x-ratelimit-* headers). */
             429: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -5847,12 +8310,50 @@ export interface operations {
                     "application/json": components["schemas"]["FileBatchDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -5876,12 +8377,50 @@ export interface operations {
                     "application/json": components["schemas"]["FileBatchDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -5912,12 +8451,50 @@ export interface operations {
                     "application/json": components["schemas"]["VectorStoreFileListDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -5944,12 +8521,95 @@ export interface operations {
                     "application/json": components["schemas"]["SearchPageDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The balance or the API key budget does not cover the worst-case cost */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Rate limit of the API key or team reached (Retry-After, x-ratelimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The provider failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The provider or the database is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The provider did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -5979,12 +8639,41 @@ export interface operations {
                     "application/json": components["schemas"]["KnowledgeBaseListDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -6004,7 +8693,7 @@ export interface operations {
             };
         };
         responses: {
-            200: {
+            201: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6012,12 +8701,50 @@ export interface operations {
                     "application/json": components["schemas"]["KnowledgeBaseDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -6043,12 +8770,50 @@ export interface operations {
                     "application/json": components["schemas"]["KnowledgeBaseDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -6071,7 +8836,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["KbDeletedDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description Missing, unknown or revoked API key. */
@@ -6079,7 +8853,36 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -6109,12 +8912,59 @@ export interface operations {
                     "application/json": components["schemas"]["KnowledgeBaseDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -6146,12 +8996,50 @@ export interface operations {
                     "application/json": components["schemas"]["KbDocumentListDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -6174,7 +9062,7 @@ export interface operations {
             };
         };
         responses: {
-            200: {
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6182,19 +9070,68 @@ export interface operations {
                     "application/json": components["schemas"]["KbDocumentDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description Rate limit of the API key or team reached (Retry-After, x-ratelimit-* headers). */
             429: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -6221,12 +9158,50 @@ export interface operations {
                     "application/json": components["schemas"]["KbDocumentDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -6250,7 +9225,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["KbDeletedDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description Missing, unknown or revoked API key. */
@@ -6258,7 +9242,36 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -6280,7 +9293,7 @@ export interface operations {
             };
         };
         responses: {
-            200: {
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6288,19 +9301,68 @@ export interface operations {
                     "application/json": components["schemas"]["KbDocumentDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description Rate limit of the API key or team reached (Retry-After, x-ratelimit-* headers). */
             429: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -6319,7 +9381,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: {
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6327,19 +9389,59 @@ export interface operations {
                     "application/json": components["schemas"]["KbDocumentDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description Rate limit of the API key or team reached (Retry-After, x-ratelimit-* headers). */
             429: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -6369,12 +9471,95 @@ export interface operations {
                     "application/json": components["schemas"]["KbSearchResponseDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The balance or the API key budget does not cover the worst-case cost */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Rate limit of the API key or team reached (Retry-After, x-ratelimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The provider failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The provider or the database is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The provider did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -6399,12 +9584,86 @@ export interface operations {
                     "application/json": components["schemas"]["EmbeddingsResponseDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The balance or the API key budget does not cover the worst-case cost */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Rate limit of the API key or team reached (Retry-After, x-ratelimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The provider failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The provider or the database is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The provider did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -6429,12 +9688,86 @@ export interface operations {
                     "application/json": components["schemas"]["EmbeddingsResponseDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The balance or the API key budget does not cover the worst-case cost */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Rate limit of the API key or team reached (Retry-After, x-ratelimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The provider failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The provider or the database is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The provider did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -6459,19 +9792,86 @@ export interface operations {
                     "application/json": components["schemas"]["RerankResponseDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The balance or the API key budget does not cover the worst-case cost */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description More than 10,000 documents/chunks or 20 MB of text */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Rate limit of the API key or team reached (Retry-After, x-ratelimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The provider failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The provider or the database is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The provider did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -6497,7 +9897,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -6523,7 +9943,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -6548,12 +9988,86 @@ export interface operations {
                     "application/json": components["schemas"]["CohereRerankResponseDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The balance or the API key budget does not cover the worst-case cost */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Rate limit of the API key or team reached (Retry-After, x-ratelimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The provider failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The provider or the database is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The provider did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -6578,12 +10092,86 @@ export interface operations {
                     "application/json": components["schemas"]["CohereRerankResponseDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The balance or the API key budget does not cover the worst-case cost */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Rate limit of the API key or team reached (Retry-After, x-ratelimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The provider failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The provider or the database is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The provider did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -6608,12 +10196,86 @@ export interface operations {
                     "application/json": components["schemas"]["ImagesResponseDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The balance or the API key budget does not cover the worst-case cost */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Rate limit of the API key or team reached (Retry-After, x-ratelimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The provider failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The provider or the database is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The provider did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -6638,12 +10300,86 @@ export interface operations {
                     "application/json": components["schemas"]["RestImagesResponseDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The balance or the API key budget does not cover the worst-case cost */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Rate limit of the API key or team reached (Retry-After, x-ratelimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The provider failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The provider or the database is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The provider did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -6674,6 +10410,33 @@ export interface operations {
                     "image/webp": string;
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
         };
     };
     ProjectsController_list: {
@@ -6702,12 +10465,41 @@ export interface operations {
                     "application/json": components["schemas"]["ProjectListDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -6727,7 +10519,7 @@ export interface operations {
             };
         };
         responses: {
-            200: {
+            201: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6735,12 +10527,50 @@ export interface operations {
                     "application/json": components["schemas"]["ProjectDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -6766,12 +10596,50 @@ export interface operations {
                     "application/json": components["schemas"]["ProjectDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -6797,12 +10665,50 @@ export interface operations {
                     "application/json": components["schemas"]["ProjectDeletedDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -6832,12 +10738,59 @@ export interface operations {
                     "application/json": components["schemas"]["ProjectDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -6863,12 +10816,50 @@ export interface operations {
                     "application/json": components["schemas"]["MaterialListDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -6895,12 +10886,50 @@ export interface operations {
                     "application/json": components["schemas"]["MaterialDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -6927,12 +10956,50 @@ export interface operations {
                     "application/json": components["schemas"]["MaterialDeletedDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -6951,7 +11018,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: {
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6959,12 +11026,50 @@ export interface operations {
                     "application/json": components["schemas"]["MaterialDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -6987,7 +11092,7 @@ export interface operations {
             };
         };
         responses: {
-            200: {
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6995,12 +11100,59 @@ export interface operations {
                     "application/json": components["schemas"]["MaterialDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -7022,7 +11174,7 @@ export interface operations {
             };
         };
         responses: {
-            200: {
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7030,12 +11182,59 @@ export interface operations {
                     "application/json": components["schemas"]["MaterialDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -7057,7 +11256,7 @@ export interface operations {
             };
         };
         responses: {
-            200: {
+            201: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7065,12 +11264,59 @@ export interface operations {
                     "application/json": components["schemas"]["MaterialDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -7097,12 +11343,50 @@ export interface operations {
                     "application/json": components["schemas"]["MaterialDeletedDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -7124,7 +11408,7 @@ export interface operations {
             };
         };
         responses: {
-            200: {
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7132,12 +11416,59 @@ export interface operations {
                     "application/json": components["schemas"]["MaterialDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -7159,7 +11490,7 @@ export interface operations {
             };
         };
         responses: {
-            200: {
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7167,12 +11498,59 @@ export interface operations {
                     "application/json": components["schemas"]["MaterialDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -7194,7 +11572,7 @@ export interface operations {
             };
         };
         responses: {
-            200: {
+            201: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7202,12 +11580,59 @@ export interface operations {
                     "application/json": components["schemas"]["IntegrationDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -7234,12 +11659,50 @@ export interface operations {
                     "application/json": components["schemas"]["SyncResultDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Missing, unknown or revoked API key. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -7274,6 +11737,42 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookAckDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
         };
     };
     AuthController_login: {
@@ -7297,19 +11796,50 @@ export interface operations {
                     "application/json": components["schemas"]["AuthStateDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description invalid_credentials */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description Too many failed attempts */
             429: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -7334,14 +11864,36 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -7367,14 +11919,36 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -7398,19 +11972,59 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Not signed in */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -7436,14 +12050,36 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -7465,19 +12101,59 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Not signed in */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -7503,14 +12179,36 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -7533,19 +12231,59 @@ export interface operations {
                     "application/json": components["schemas"]["TeamLimitsDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Not signed in */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -7572,19 +12310,68 @@ export interface operations {
                     "application/json": components["schemas"]["TeamLimitsDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Not signed in */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -7607,19 +12394,59 @@ export interface operations {
                     "application/json": components["schemas"]["MemberListDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Not signed in */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -7642,19 +12469,59 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Not signed in */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -7682,19 +12549,68 @@ export interface operations {
                     "application/json": components["schemas"]["MemberDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Not signed in */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -7717,19 +12633,59 @@ export interface operations {
                     "application/json": components["schemas"]["InvitationListDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Not signed in */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -7756,19 +12712,68 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedInvitationDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Not signed in */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -7791,19 +12796,59 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Not signed in */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -7826,19 +12871,59 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyListDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Not signed in */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -7865,19 +12950,68 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedApiKeyDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Not signed in */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -7900,19 +13034,59 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Not signed in */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -7940,19 +13114,68 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Not signed in */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -7975,19 +13198,59 @@ export interface operations {
                     "application/json": components["schemas"]["BalanceResponseDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Not signed in */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -8015,19 +13278,59 @@ export interface operations {
                     "application/json": components["schemas"]["UsageResponseDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Not signed in */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -8057,19 +13360,59 @@ export interface operations {
                     "application/json": components["schemas"]["UsageSummaryResponseDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Not signed in */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -8097,19 +13440,59 @@ export interface operations {
                     "application/json": components["schemas"]["UsageResponseDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Not signed in */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -8136,6 +13519,60 @@ export interface operations {
                     "application/json": components["schemas"]["AcceptedInvitationDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
         };
     };
     UsersAdminController_list: {
@@ -8160,19 +13597,50 @@ export interface operations {
                     "application/json": components["schemas"]["UserListDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Invalid or missing admin token (or no operator session). */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description Admin API disabled (ADMIN_TOKEN unset). */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -8197,19 +13665,59 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedUserDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Invalid or missing admin token (or no operator session). */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description Admin API disabled (ADMIN_TOKEN unset). */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -8232,19 +13740,50 @@ export interface operations {
                     "application/json": components["schemas"]["UserDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Invalid or missing admin token (or no operator session). */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description Admin API disabled (ADMIN_TOKEN unset). */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -8271,19 +13810,59 @@ export interface operations {
                     "application/json": components["schemas"]["UserDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Invalid or missing admin token (or no operator session). */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description Admin API disabled (ADMIN_TOKEN unset). */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
@@ -8324,19 +13903,50 @@ export interface operations {
                     "text/csv": components["schemas"]["AuditListDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Not signed in */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
             /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
             };
         };
     };
