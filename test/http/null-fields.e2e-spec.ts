@@ -8,6 +8,7 @@
  */
 import request from 'supertest';
 import { FakeOpenAI } from '../fakes';
+import { as, Browser, createUser, signIn } from '../accounts/accounts-helpers';
 import { AdminClient } from '../support/admin-client';
 import { ADMIN_TOKEN, createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
@@ -83,6 +84,7 @@ describe(`null for a non-nullable body field → 400 with param (${backendKind()
         // path parameters: ids of the right shape that need not exist (the body is checked first)
         const path = rawPath
           .replace('{teamId}', teamId)
+          .replace('{team_id}', teamId)
           .replace('{keyId}', keyId)
           .replace(/\{[^}]+\}/g, 'does-not-exist');
         collect(
@@ -99,8 +101,20 @@ describe(`null for a non-nullable body field → 400 with param (${backendKind()
     await fake?.close();
   });
 
-  const send = (c: Case) => {
-    const auth = c.path.startsWith('/api/v1/admin')
+  // the account routes take a signed-in session (cookie + CSRF), made once when first needed
+  let browser: Browser | undefined;
+  const send = async (c: Case) => {
+    if (c.path.startsWith('/api/v1/auth/') && c.path !== '/api/v1/auth/login') {
+      if (!browser) {
+        await createUser(t.url, 'nulls@example.com', 'null-fields-password');
+        browser = await signIn(t.url, 'nulls@example.com', 'null-fields-password');
+      }
+      return as(t.url, browser)
+        [c.method === 'put' ? 'patch' : c.method](c.path)
+        .send(c.body as object);
+    }
+    // the admin API and the people API (teams, audit log) take the operator token
+    const auth = /^\/api\/v1\/(admin|teams|audit-log)(\/|$)/.test(c.path)
       ? `Bearer ${ADMIN_TOKEN}`
       : c.path.startsWith('/v1/')
         ? `Bearer ${apiKey}`

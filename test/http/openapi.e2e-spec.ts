@@ -57,8 +57,11 @@ describe(`OpenAPI document (${backendKind()})`, () => {
       paths: Record<string, Record<string, FullOp>>;
     };
     const problems: string[] = [];
-    const errorSchema = { $ref: '#/components/schemas/ErrorResponseDto' };
     for (const [path, methods] of Object.entries(doc.paths)) {
+      // the Anthropic-compatible paths answer errors in Anthropic's shape
+      const errorSchema = {
+        $ref: `#/components/schemas/${path.startsWith('/v1/messages') ? 'MessagesErrorDto' : 'ErrorResponseDto'}`,
+      };
       for (const [method, op] of Object.entries(methods)) {
         const name = `${method.toUpperCase()} ${path}`;
         if (!op.summary?.trim()) problems.push(`${name}: no summary`);

@@ -87,6 +87,7 @@ describe(`api keys on ${backendKind()}`, () => {
   it('authenticate resolves the caller; revocation is immediate on this replica; unknown keys are 401', async () => {
     const { team, key } = await make.teamWithKey(1);
     await expect(keys.authenticate(key.apiKey)).resolves.toEqual({
+      allowedModels: [],
       teamId: team.id,
       apiKeyId: key.id,
       keyPrefix: key.prefix,

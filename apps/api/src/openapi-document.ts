@@ -64,10 +64,27 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .build();
   const document = SwaggerModule.createDocument(app, info, { extraModels: [ErrorResponseDto] });
   declareErrorResponses(document);
+  openPassThroughSchemas(document);
   return document;
 }
 
+/**
+ * Claude models answer /v1/messages with the upstream's own message, passed through so that members
+ * Anthropic adds later keep reaching the client: those schemas list the known members and admit others.
+ */
+const PASS_THROUGH_SCHEMAS = ['MessageResponseDto', 'MessagesUsageDto'];
+
+function openPassThroughSchemas(document: OpenAPIObject): void {
+  for (const name of PASS_THROUGH_SCHEMAS) {
+    const schema = document.components?.schemas?.[name];
+    if (schema && !('$ref' in schema)) schema.additionalProperties = true;
+  }
+}
+
 const ERROR_SCHEMA = { $ref: `#/components/schemas/${ErrorResponseDto.name}` };
+/** The Anthropic-compatible paths answer errors in Anthropic's shape. */
+const ANTHROPIC_PATHS = /^\/v1\/messages(\/|$)/;
+const ANTHROPIC_ERROR_SCHEMA = { $ref: '#/components/schemas/MessagesErrorDto' };
 
 /** Error answers every operation of a kind can give, whatever its controller declares. */
 const GENERIC_ERRORS: { status: string; description: string; applies: (op: OperationObject) => boolean }[] = [
@@ -102,7 +119,8 @@ const GENERIC_ERRORS: { status: string; description: string; applies: (op: Opera
  * body, 401/503 when it authenticates, 500 everywhere.
  */
 function declareErrorResponses(document: OpenAPIObject): void {
-  for (const item of Object.values(document.paths)) {
+  for (const [path, item] of Object.entries(document.paths)) {
+    const schema = ANTHROPIC_PATHS.test(path) ? ANTHROPIC_ERROR_SCHEMA : ERROR_SCHEMA;
     for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
       const op = item[method];
       if (!op) continue;
@@ -111,7 +129,7 @@ function declareErrorResponses(document: OpenAPIObject): void {
       }
       for (const [status, response] of Object.entries(op.responses)) {
         if (!response || /^[2-3]/.test(status) || '$ref' in response || response.content) continue;
-        response.content = { 'application/json': { schema: ERROR_SCHEMA } };
+        response.content = { 'application/json': { schema } };
       }
       op.responses = Object.fromEntries(Object.entries(op.responses).sort(([a], [b]) => a.localeCompare(b)));
     }

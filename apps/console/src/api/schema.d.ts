@@ -1818,12 +1818,12 @@ export interface components {
              * @description The user who created the key (null: admin API, CLI)
              * @example null
              */
-            created_by: Record<string, never> | null;
+            created_by: string | null;
             /**
              * @description When the key stops working (null: never)
              * @example null
              */
-            expires_at: Record<string, never> | null;
+            expires_at: string | null;
             /**
              * @description Models the key may call; empty = all
              * @example []
@@ -1865,7 +1865,7 @@ export interface components {
              * @description When the key stops working (ISO 8601); null: never
              * @example 2027-01-01T00:00:00.000Z
              */
-            expires_at?: Record<string, never> | null;
+            expires_at?: string | null;
             /**
              * @description Model keys the key may call; null or [] = all
              * @example [
@@ -1884,7 +1884,7 @@ export interface components {
              * @description When the key stops working (ISO 8601, in the future); then it answers 401 key_expired
              * @example 2027-01-01T00:00:00.000Z
              */
-            expires_at?: Record<string, never> | null;
+            expires_at?: string | null;
             /**
              * @description Model keys the key may call; empty or absent = all. Others answer 403 model_not_allowed.
              * @example [
@@ -1912,7 +1912,7 @@ export interface components {
             /** @example 2026-11-21T10:00:00.000Z */
             created_at: string;
             /** @example null */
-            expires_at: Record<string, never> | null;
+            expires_at: string | null;
             /** @example [] */
             allowed_models: string[];
         };
@@ -2791,6 +2791,11 @@ export interface components {
         ResponseInputTokensDetailsDto: {
             /** @example 0 */
             cached_tokens: number;
+            /**
+             * @description Input tokens written to the provider-side cache
+             * @example 0
+             */
+            cache_write_tokens: number;
         };
         ResponseOutputTokensDetailsDto: {
             /** @example 0 */
@@ -3021,7 +3026,7 @@ export interface components {
             /** @example user-42 */
             safety_identifier?: string;
             /**
-             * @description Echoed back on the response
+             * @description Echoed back on the response: at most 16 string values
              * @example {
              *       "ticket": "T-1"
              *     }
@@ -3171,6 +3176,13 @@ export interface components {
             /** @example 0 */
             cache_read_input_tokens: number;
             cache_creation?: components["schemas"]["MessagesCacheCreationDto"];
+            /**
+             * @description As the Anthropic upstream reports it
+             * @example standard
+             */
+            service_tier?: string;
+        } & {
+            [key: string]: unknown;
         };
         MessagesCostDto: {
             /** @example 0.0036 */
@@ -3224,6 +3236,8 @@ export interface components {
             usage: components["schemas"]["MessagesUsageDto"];
             /** @description What the call cost (RUB), also in the x-gateway-cost-rub header */
             cost: components["schemas"]["MessagesCostDto"];
+        } & {
+            [key: string]: unknown;
         };
         MessagesRequestDto: {
             /**
@@ -4827,7 +4841,7 @@ export interface components {
             /** @example 2026-11-21T10:00:00.000Z */
             created_at: string;
             /** @example 2026-11-25T08:00:00.000Z */
-            last_login_at: Record<string, never> | null;
+            last_login_at: string | null;
         };
         MembershipDto: {
             /** @example 1b4e28ba-2fa1-11d2-883f-0016d3cca427 */
@@ -4869,9 +4883,9 @@ export interface components {
              */
             via: "password" | "oidc" | "invitation";
             /** @example 203.0.113.7 */
-            ip: Record<string, never> | null;
+            ip: string | null;
             /** @example Mozilla/5.0 */
-            user_agent: Record<string, never> | null;
+            user_agent: string | null;
             /** @example 2026-11-25T08:00:00.000Z */
             created_at: string;
             /** @example 2026-11-25T09:30:00.000Z */
@@ -5020,7 +5034,7 @@ export interface components {
              * @description Pass as `after` for the next page
              * @example null
              */
-            next_after: Record<string, never> | null;
+            next_after: string | null;
         };
         CreateUserDto: {
             /** @example grace@example.com */
@@ -5055,7 +5069,7 @@ export interface components {
             /** @example 2026-11-21T10:00:00.000Z */
             created_at: string;
             /** @example 2026-11-25T08:00:00.000Z */
-            last_login_at: Record<string, never> | null;
+            last_login_at: string | null;
             /** @description The generated password (only when none was given); shown once */
             password?: string;
         };
@@ -5087,19 +5101,19 @@ export interface components {
              * @description User id (failed sign-in: the e-mail tried)
              * @example null
              */
-            actor_id: Record<string, never> | null;
+            actor_id: string | null;
             /** @example 203.0.113.7 */
-            ip: Record<string, never> | null;
+            ip: string | null;
             /** @example Mozilla/5.0 */
-            user_agent: Record<string, never> | null;
+            user_agent: string | null;
             /** @example 1b4e28ba-2fa1-11d2-883f-0016d3cca427 */
-            team_id: Record<string, never> | null;
+            team_id: string | null;
             /** @example api_key.create */
             action: string;
             /** @example api_key */
-            target_type: Record<string, never> | null;
+            target_type: string | null;
             /** @example 6f1c1c53-8b0c-4c37-9d43-6a3e3f0f8e11 */
-            target_id: Record<string, never> | null;
+            target_id: string | null;
             /**
              * @description {before, after} with secrets redacted
              * @example {
@@ -5119,7 +5133,7 @@ export interface components {
              * @description Pass as `cursor` for the next (older) page
              * @example null
              */
-            next_cursor: Record<string, never> | null;
+            next_cursor: number | null;
         };
     };
     responses: never;
@@ -6948,7 +6962,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MessageResponseDto"];
-                    "text/event-stream": string;
+                    "text/event-stream": {
+                        /** @enum {string} */
+                        type: "message_start" | "content_block_start" | "content_block_delta" | "content_block_stop" | "message_delta" | "message_stop" | "ping" | "error";
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
             /** @description invalid_request_error */
@@ -6966,7 +6985,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["MessagesErrorDto"];
                 };
             };
             /** @description billing_error: the balance does not cover the worst-case cost */
@@ -6993,7 +7012,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["MessagesErrorDto"];
                 };
             };
             /** @description rate_limit_error (Retry-After) */
@@ -7011,7 +7030,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["MessagesErrorDto"];
                 };
             };
             /** @description The database cannot be reached right now (Retry-After) */
@@ -7020,7 +7039,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["MessagesErrorDto"];
                 };
             };
             /** @description overloaded_error: the upstream is overloaded */
@@ -7075,7 +7094,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["MessagesErrorDto"];
                 };
             };
             /** @description billing_error: the balance does not cover the worst-case cost */
@@ -7102,7 +7121,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["MessagesErrorDto"];
                 };
             };
             /** @description rate_limit_error (Retry-After) */
@@ -7120,7 +7139,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["MessagesErrorDto"];
                 };
             };
             /** @description The database cannot be reached right now (Retry-After) */
@@ -7129,7 +7148,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["MessagesErrorDto"];
                 };
             };
             /** @description overloaded_error: the upstream is overloaded */

@@ -52,6 +52,7 @@ export class CreateApiKeyDto {
   name?: string;
 
   @ApiPropertyOptional({
+    type: String,
     nullable: true,
     description: 'When the key stops working (ISO 8601, in the future); then it answers 401 key_expired',
     example: '2027-01-01T00:00:00.000Z',
@@ -81,7 +82,7 @@ export class CreatedApiKeyDto {
   @ApiProperty({ description: 'Display prefix (safe to show in lists)', example: 'sk-Yh3kq9Zx' }) prefix: string;
   @ApiProperty({ type: String, nullable: true, example: 'backend-prod' }) name: string | null;
   @ApiProperty({ example: '2026-11-21T10:00:00.000Z' }) created_at: string;
-  @ApiProperty({ nullable: true, example: null }) expires_at: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null }) expires_at: string | null;
   @ApiProperty({ type: [String], example: [] }) allowed_models: string[];
 }
 
@@ -260,6 +261,7 @@ export class UpdateApiKeyDto {
   budget_rub_per_month?: number | null;
 
   @ApiPropertyOptional({
+    type: String,
     nullable: true,
     description: 'When the key stops working (ISO 8601); null: never',
     example: '2027-01-01T00:00:00.000Z',
@@ -319,9 +321,14 @@ export class ApiKeyDto {
   @ApiProperty({ description: 'RUB charged to this key since 00:00 UTC today', example: 1.25 }) spent_rub_today: number;
   @ApiProperty({ description: 'RUB charged to this key since the 1st of this month (UTC)', example: 12.5 })
   spent_rub_this_month: number;
-  @ApiProperty({ nullable: true, description: 'The user who created the key (null: admin API, CLI)', example: null })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'The user who created the key (null: admin API, CLI)',
+    example: null,
+  })
   created_by: string | null;
-  @ApiProperty({ nullable: true, description: 'When the key stops working (null: never)', example: null })
+  @ApiProperty({ type: String, nullable: true, description: 'When the key stops working (null: never)', example: null })
   expires_at: string | null;
   @ApiProperty({ type: [String], description: 'Models the key may call; empty = all', example: [] })
   allowed_models: string[];

@@ -105,7 +105,30 @@ export class MessagesController {
     },
     content: {
       'application/json': { schema: { $ref: getSchemaPath(MessageResponseDto) } },
-      'text/event-stream': { schema: { type: 'string' } },
+      'text/event-stream': {
+        schema: {
+          type: 'object',
+          description:
+            "One event of Anthropic's stream (the SSE `event:` name repeats `type`); Claude models relay the upstream's events as they are, so members beyond `type` follow Anthropic's event shapes",
+          required: ['type'],
+          properties: {
+            type: {
+              type: 'string',
+              enum: [
+                'message_start',
+                'content_block_start',
+                'content_block_delta',
+                'content_block_stop',
+                'message_delta',
+                'message_stop',
+                'ping',
+                'error',
+              ],
+            },
+          },
+          additionalProperties: true,
+        },
+      },
     },
   })
   async create(

@@ -58,6 +58,7 @@ export class ChatCompletionRequestDto {
   @ApiPropertyOptional({ nullable: true, example: 42 }) @IsOptional() @IsInt() seed?: number;
   @ApiPropertyOptional({ example: 'user-42' }) @IsOptional() @IsString() user?: string;
   @ApiPropertyOptional({
+    type: Number,
     nullable: true,
     description: 'Choices to generate (n > 1 only on models that support it)',
     example: 1,
@@ -190,13 +191,23 @@ export class ChatCompletionRequestDto {
 
   // Controls: forwarded to models that honour them, translated where an equivalent exists, else
   // refused with 400 (neutral values always pass); see docs/openai-compatibility.md
-  @ApiPropertyOptional({ nullable: true, example: 0, description: 'OpenAI, DeepSeek chat, Gemini; 0 everywhere' })
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    example: 0,
+    description: 'OpenAI, DeepSeek chat, Gemini; 0 everywhere',
+  })
   @IsOptional()
   @IsNumber()
   @Min(-2)
   @Max(2)
   presence_penalty?: number;
-  @ApiPropertyOptional({ nullable: true, example: 0, description: 'OpenAI, DeepSeek chat, Gemini; 0 everywhere' })
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    example: 0,
+    description: 'OpenAI, DeepSeek chat, Gemini; 0 everywhere',
+  })
   @IsOptional()
   @IsNumber()
   @Min(-2)
@@ -233,6 +244,7 @@ export class ChatCompletionRequestDto {
   @IsIn(['minimal', 'low', 'medium', 'high'])
   reasoning_effort?: 'minimal' | 'low' | 'medium' | 'high' | null;
   @ApiPropertyOptional({
+    type: Boolean,
     nullable: true,
     example: false,
     description: 'Token log probabilities (OpenAI, DeepSeek chat)',

@@ -13,6 +13,7 @@ import {
   IsString,
   Max,
   Min,
+  ValidateBy,
 } from 'class-validator';
 import { CostBreakdownDto } from '@app/common';
 import { PageQueryDto } from '@app/knowledge';
@@ -111,11 +112,22 @@ export class ResponseCreateRequestDto {
     nullable: true,
     type: 'object',
     additionalProperties: { type: 'string' },
-    description: 'Echoed back on the response',
+    description: 'Echoed back on the response: at most 16 string values',
     example: { ticket: 'T-1' },
   })
   @IsOptional()
   @IsObject()
+  @ValidateBy({
+    name: 'isStringMap',
+    validator: {
+      validate: (v: unknown) =>
+        typeof v === 'object' &&
+        v !== null &&
+        Object.keys(v).length <= 16 &&
+        Object.values(v).every((x) => typeof x === 'string' && x.length <= 512),
+      defaultMessage: () => 'metadata must be an object of at most 16 string values (each at most 512 characters)',
+    },
+  })
   metadata?: Record<string, string> | null;
 
   // Accepted for SDK compatibility (the Vercel AI SDK and openai-node send some of them); not forwarded
@@ -250,6 +262,8 @@ export class ResponseOutputItemDto {
 
 export class ResponseInputTokensDetailsDto {
   @ApiProperty({ example: 0 }) cached_tokens: number;
+  @ApiProperty({ example: 0, description: 'Input tokens written to the provider-side cache' })
+  cache_write_tokens: number;
 }
 
 export class ResponseOutputTokensDetailsDto {

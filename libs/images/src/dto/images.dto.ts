@@ -5,6 +5,7 @@ import { CostBreakdownDto } from '@app/common';
 /** POST /v1/images/generations (OpenAI) and POST /api/v1/images/generations (REST): one body. */
 export class ImageGenerationRequestDto {
   @ApiProperty({
+    type: String,
     nullable: true,
     example: 'local-image',
     description:
@@ -24,6 +25,7 @@ export class ImageGenerationRequestDto {
   prompt: string;
 
   @ApiPropertyOptional({
+    type: Number,
     nullable: true,
     example: 1,
     default: 1,
@@ -36,6 +38,7 @@ export class ImageGenerationRequestDto {
   n?: number;
 
   @ApiPropertyOptional({
+    type: String,
     nullable: true,
     example: '1024x1024',
     description: "One of the model's sizes (GET /v1/models/{id}), or auto where offered",
@@ -46,6 +49,7 @@ export class ImageGenerationRequestDto {
   size?: string;
 
   @ApiPropertyOptional({
+    type: String,
     nullable: true,
     example: 'low',
     description: 'low | medium | high | auto (GPT image, local-image); standard | hd (dall-e-3)',
@@ -73,7 +77,7 @@ export class ImageGenerationRequestDto {
   @IsIn(['png', 'jpeg', 'webp'])
   output_format?: 'png' | 'jpeg' | 'webp';
 
-  @ApiPropertyOptional({ nullable: true, example: 80, description: '0–100, jpeg/webp only' })
+  @ApiPropertyOptional({ type: Number, nullable: true, example: 80, description: '0–100, jpeg/webp only' })
   @IsOptional()
   @IsInt()
   @Min(0)

@@ -174,6 +174,8 @@ export class MessagesUsageDto {
   @ApiProperty({ example: 0 }) cache_creation_input_tokens: number;
   @ApiProperty({ example: 0 }) cache_read_input_tokens: number;
   @ApiPropertyOptional({ type: MessagesCacheCreationDto }) cache_creation?: MessagesCacheCreationDto;
+  @ApiPropertyOptional({ type: String, example: 'standard', description: 'As the Anthropic upstream reports it' })
+  service_tier?: string;
 }
 
 export class MessagesCostDto {
