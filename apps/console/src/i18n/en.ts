@@ -163,6 +163,17 @@ export const en = {
     webhook: 'webhook',
     external_api: 'external API',
   },
+  chats: {
+    formLabel: 'Attach a chat',
+    title: 'Chat title',
+    attach: 'Attach chat',
+    transcript: 'Conversation',
+    transcriptHint:
+      'One message per line as "role: text" (user: …, assistant: …), or a JSON array [{"role", "content", "created_at"}]',
+    emptyTranscript: 'Paste the conversation first.',
+    badJson: 'Not a JSON array of messages.',
+    noRole: 'The first line must start with a role, e.g. "user: …".',
+  },
   integrations: {
     type: 'Integration type',
     webhook: 'Webhook',

@@ -165,6 +165,17 @@ export const ru: Dictionary = {
     webhook: 'вебхук',
     external_api: 'внешний API',
   },
+  chats: {
+    formLabel: 'Прикрепить чат',
+    title: 'Название чата',
+    attach: 'Прикрепить чат',
+    transcript: 'Переписка',
+    transcriptHint:
+      'По сообщению в строке: «роль: текст» (user: …, assistant: …), или JSON-массив [{"role", "content", "created_at"}]',
+    emptyTranscript: 'Сначала вставьте переписку.',
+    badJson: 'Это не JSON-массив сообщений.',
+    noRole: 'Первая строка должна начинаться с роли, например «user: …».',
+  },
   integrations: {
     type: 'Тип интеграции',
     webhook: 'Вебхук',
