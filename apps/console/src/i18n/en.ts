@@ -82,7 +82,7 @@ export const en = {
     budgetDayOf: 'Daily budget used by {{name}}',
     budgetMonthOf: 'Monthly budget used by {{name}}',
     noCap: 'no cap',
-    noBudgets: 'No key has a daily or monthly budget.',
+    noBudgets: 'No key has a daily or monthly budget (a team admin sets them on the API keys page).',
   },
   keys: {
     title: 'API keys',

@@ -82,7 +82,7 @@ describe('Overview → budget use', () => {
   it('says so when no key has a budget, with a way to the keys page', async () => {
     overviewServer([key({})]);
     renderWithApp(<OverviewPage />, memberState);
-    expect(await screen.findByText(/No key has a daily or monthly budget\./)).toBeInTheDocument();
+    expect(await screen.findByText(/No key has a daily or monthly budget/)).toBeInTheDocument();
     expect(screen.queryByRole('table', { name: 'Budget use of keys (UTC)' })).not.toBeInTheDocument();
   });
 });

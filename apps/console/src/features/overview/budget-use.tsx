@@ -1,7 +1,6 @@
 import { useTranslation } from 'react-i18next';
-import { Link } from 'react-router';
 import { useQuery } from '@tanstack/react-query';
-import { Anchor, Code, Paper, Progress, Table, Text, Title } from '@mantine/core';
+import { Code, Paper, Progress, Table, Text, Title } from '@mantine/core';
 import { api, unwrap } from '../../api/client';
 import type { components } from '../../api/schema';
 import { useAuth } from '../../auth/auth-context';
@@ -47,6 +46,8 @@ export function BudgetUse() {
     queryKey: ['keys', team_id],
     queryFn: async () => unwrap(await api.GET('/api/v1/teams/{team_id}/api-keys', { params: { path: { team_id } } })),
     enabled: session,
+    // spend moves with every request: opening the overview always reads it afresh
+    staleTime: 0,
   });
   if (!session) return null;
   const capped = ((keys.data?.data ?? []) as ApiKey[]).filter(
@@ -63,10 +64,7 @@ export function BudgetUse() {
         <LoadingRows rows={2} />
       ) : capped.length === 0 ? (
         <Text c="dimmed" size="sm">
-          {t('overview.noBudgets')}{' '}
-          <Anchor component={Link} to="/keys" size="sm">
-            {t('overview.toKeys')}
-          </Anchor>
+          {t('overview.noBudgets')}
         </Text>
       ) : (
         <Table aria-label={t('overview.budgetUse')}>
