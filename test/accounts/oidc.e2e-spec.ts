@@ -157,6 +157,17 @@ describe(`accounts: OpenID Connect sign-in against an in-test provider on ${back
     return { res, authorize: new URL(start.headers.get('location')!), callback };
   };
 
+  it('GET /api/v1/auth/providers tells, without a session and without starting a flow, whether SSO is configured', async () => {
+    const without = await request(base.url).get('/api/v1/auth/providers');
+    expect(without.status).toBe(200);
+    expect(without.body).toEqual({ password: true, oidc: false });
+    const withSso = await request(t.url).get('/api/v1/auth/providers');
+    expect(withSso.status).toBe(200);
+    expect(withSso.body).toEqual({ password: true, oidc: true });
+    // nothing pending was opened: no cookie at all
+    expect(withSso.headers['set-cookie']).toBeUndefined();
+  });
+
   it('sends PKCE (S256), state and nonce; a new user is provisioned with the mapped team role and signed in', async () => {
     op.people.ann = { email: 'Ann@Corp.test', email_verified: true, name: 'Ann', groups: ['engineers'] };
     const { res, authorize } = await ssoLogin('ann');

@@ -150,6 +150,30 @@ describe('console with accounts in Chromium', () => {
       .filter({ hasText: '/v1/chat/completions' });
     await expect.poll(() => row.first().textContent(), { timeout: 15_000 }).toContain(expected);
     await shot(page, 'accounts-member-usage-en');
+
+    // a daily budget on the key (set by the operator): the overview shows the day's spend against it
+    const listed = await admin<{ data: { id: string; name: string | null; spent_rub_today: number }[] }>(
+      gw,
+      'GET',
+      `/api/v1/admin/teams/${teamId}/api-keys`,
+    );
+    const mine = listed.data.find((k) => k.name === 'mia-laptop')!;
+    expect(mine.spent_rub_today).toBeCloseTo(Math.abs(charge.amount_rub), 6);
+    await admin(gw, 'PATCH', `/api/v1/admin/api-keys/${mine.id}`, { budget_rub_per_day: 10 });
+    await page.getByRole('link', { name: 'Overview' }).click();
+    const budgets = page.getByRole('table', { name: 'Budget use of keys (UTC)' });
+    const budgetRow = budgets.getByRole('row').filter({ hasText: 'mia-laptop' });
+    await budgetRow.waitFor();
+    expect(await budgetRow.textContent()).toContain(
+      `of ${new Intl.NumberFormat('en-US', { style: 'currency', currency: 'RUB', minimumFractionDigits: 2 }).format(10)}`,
+    );
+    expect(await budgetRow.textContent()).toContain('no cap');
+    const bar = budgetRow.getByRole('progressbar', { name: 'Daily budget used by mia-laptop' });
+    expect(Number(await bar.getAttribute('aria-valuenow'))).toBeCloseTo(
+      Math.min(100, Math.round((Math.abs(charge.amount_rub) / 10) * 1000) / 10),
+      5,
+    );
+    await shot(page, 'accounts-member-overview-budgets-en');
     expect(errors).toEqual([]);
     await context.close();
   });

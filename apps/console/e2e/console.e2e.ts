@@ -182,6 +182,21 @@ describe('console in Chromium', () => {
     expect(await page.getByTestId('webhook-secret').textContent()).toMatch(/^whsec_/);
     expect(await page.getByTestId('webhook-url').textContent()).toMatch(new RegExp(`^${gw.url}/api/v1/hooks/`));
     await page.getByRole('row').filter({ hasText: 'CRM events' }).waitFor();
+    // a chat pasted as "role: text" lines becomes a chat material that is indexed to completed
+    await page.getByLabel('Chat title').fill('Reception chat');
+    await page
+      .getByLabel('Conversation')
+      .fill('user: Where do parcels go?\nassistant: Parcels for the Aurora office go to locker 7 in the lobby.');
+    await page.getByRole('button', { name: 'Attach chat' }).click();
+    const chatRow = page.getByRole('row').filter({ hasText: 'Reception chat' });
+    await chatRow.getByText('completed').waitFor({ timeout: 60_000 });
+    expect(await chatRow.textContent()).toContain('chat');
+    const materials = (await (
+      await fetch(`${gw.url}/api/v1/projects/${projectId}/materials`, { headers: { 'api-key': teamKey } })
+    ).json()) as { data: { kind: string; title: string | null; status: string }[] };
+    expect(materials.data).toContainEqual(
+      expect.objectContaining({ kind: 'chat', title: 'Reception chat', status: 'completed' }),
+    );
     await shot(page, 'project-materials-en');
 
     await page.getByRole('tab', { name: 'Settings' }).click();

@@ -13,7 +13,7 @@ import { AppConfig } from '@app/config';
 import { AccountsService } from './accounts.service';
 import { CurrentSession, SessionAuth } from './access';
 import { actorOf } from './audit';
-import { AuthStateDto, ChangePasswordDto, LoginDto, SessionListDto } from './dto/auth.dto';
+import { AuthProvidersDto, AuthStateDto, ChangePasswordDto, LoginDto, SessionListDto } from './dto/auth.dto';
 
 /** Cookie flags: HttpOnly, SameSite=Lax, Path=/, Secure when the request came over TLS (per TRUST_PROXY). */
 export function setSessionCookie(res: Response, req: Request, token: string, maxAgeMs: number): void {
@@ -37,6 +37,17 @@ export class AuthController {
     private readonly accounts: AccountsService,
     private readonly config: AppConfig,
   ) {}
+
+  @Get('providers')
+  @ApiOperation({
+    summary: 'The sign-in methods this server offers (public; starts nothing)',
+    description: 'Lets a sign-in page show "Sign in with SSO" only when OpenID Connect is configured.',
+  })
+  @ApiOkResponse({ type: AuthProvidersDto })
+  providers(): AuthProvidersDto {
+    const { oidc, oidcOnly } = this.config.accounts;
+    return { password: !oidcOnly, oidc: oidc !== undefined };
+  }
 
   @Post('login')
   @HttpCode(200)

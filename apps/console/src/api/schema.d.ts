@@ -1149,6 +1149,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The sign-in methods this server offers (public; starts nothing)
+         * @description Lets a sign-in page show "Sign in with SSO" only when OpenID Connect is configured.
+         */
+        get: operations["AuthController_providers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/login": {
         parameters: {
             query?: never;
@@ -4817,6 +4837,18 @@ export interface components {
              * @example false
              */
             duplicate: boolean;
+        };
+        AuthProvidersDto: {
+            /**
+             * @description E-mail and password sign-in is open to everyone (false under OIDC_ONLY: then only operators use it)
+             * @example true
+             */
+            password: boolean;
+            /**
+             * @description Single sign-on (OpenID Connect) is configured: GET /api/v1/auth/oidc/login starts it
+             * @example false
+             */
+            oidc: boolean;
         };
         LoginDto: {
             /** @example ada@example.com */
@@ -11781,6 +11813,34 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    AuthController_providers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthProvidersDto"];
                 };
             };
             /** @description Internal error (logged with the request id; no detail is sent) */

@@ -75,6 +75,14 @@ export const en = {
     topKeys: 'Top keys (30 days)',
     noKey: 'without a key (ingestion, internal)',
     noKeysUsage: 'No key has spent anything in the last 30 days.',
+    budgetUse: 'Budget use of keys (UTC)',
+    budgetDay: 'Today / daily budget',
+    budgetMonth: 'This month / monthly budget',
+    budgetOf: '{{spent}} of {{cap}} ({{pct}}%)',
+    budgetDayOf: 'Daily budget used by {{name}}',
+    budgetMonthOf: 'Monthly budget used by {{name}}',
+    noCap: 'no cap',
+    noBudgets: 'No key has a daily or monthly budget (a team admin sets them on the API keys page).',
   },
   keys: {
     title: 'API keys',
@@ -162,6 +170,17 @@ export const en = {
     messenger_chat: 'messenger chat',
     webhook: 'webhook',
     external_api: 'external API',
+  },
+  chats: {
+    formLabel: 'Attach a chat',
+    title: 'Chat title',
+    attach: 'Attach chat',
+    transcript: 'Conversation',
+    transcriptHint:
+      'One message per line as "role: text" (user: …, assistant: …), or a JSON array [{"role", "content", "created_at"}]',
+    emptyTranscript: 'Paste the conversation first.',
+    badJson: 'Not a JSON array of messages.',
+    noRole: 'The first line must start with a role, e.g. "user: …".',
   },
   integrations: {
     type: 'Integration type',

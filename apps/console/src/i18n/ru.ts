@@ -77,6 +77,15 @@ export const ru: Dictionary = {
     topKeys: 'Ключи с наибольшим расходом (30 дней)',
     noKey: 'без ключа (индексация, служебное)',
     noKeysUsage: 'За 30 дней ни один ключ ничего не потратил.',
+    budgetUse: 'Использование бюджетов ключей (UTC)',
+    budgetDay: 'Сегодня / дневной бюджет',
+    budgetMonth: 'Этот месяц / месячный бюджет',
+    budgetOf: '{{spent}} из {{cap}} ({{pct}}%)',
+    budgetDayOf: 'Дневной бюджет, использованный {{name}}',
+    budgetMonthOf: 'Месячный бюджет, использованный {{name}}',
+    noCap: 'без лимита',
+    noBudgets:
+      'Ни у одного ключа нет дневного или месячного бюджета (их задаёт администратор команды на странице API-ключей).',
   },
   keys: {
     title: 'API-ключи',
@@ -164,6 +173,17 @@ export const ru: Dictionary = {
     messenger_chat: 'чат мессенджера',
     webhook: 'вебхук',
     external_api: 'внешний API',
+  },
+  chats: {
+    formLabel: 'Прикрепить чат',
+    title: 'Название чата',
+    attach: 'Прикрепить чат',
+    transcript: 'Переписка',
+    transcriptHint:
+      'По сообщению в строке: «роль: текст» (user: …, assistant: …), или JSON-массив [{"role", "content", "created_at"}]',
+    emptyTranscript: 'Сначала вставьте переписку.',
+    badJson: 'Это не JSON-массив сообщений.',
+    noRole: 'Первая строка должна начинаться с роли, например «user: …».',
   },
   integrations: {
     type: 'Тип интеграции',

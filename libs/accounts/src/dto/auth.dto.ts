@@ -146,3 +146,17 @@ export class RoleDto {
   @IsIn(TEAM_ROLES as unknown as string[])
   role: TeamRole;
 }
+
+export class AuthProvidersDto {
+  @ApiProperty({
+    description: 'E-mail and password sign-in is open to everyone (false under OIDC_ONLY: then only operators use it)',
+    example: true,
+  })
+  password: boolean;
+
+  @ApiProperty({
+    description: 'Single sign-on (OpenID Connect) is configured: GET /api/v1/auth/oidc/login starts it',
+    example: false,
+  })
+  oidc: boolean;
+}

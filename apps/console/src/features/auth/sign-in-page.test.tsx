@@ -71,4 +71,26 @@ describe('Sign in', () => {
     await user.click(screen.getByRole('button', { name: 'Sign in' }));
     await waitFor(() => expect(screen.getByRole('alert')).toHaveTextContent('Invalid API key.'));
   });
+
+  it('offers "Sign in with SSO" only when the server lists OpenID Connect, without probing the flow', async () => {
+    server.handle = ({ path }) =>
+      path === '/api/v1/auth/providers'
+        ? json({ password: true, oidc: true })
+        : json({ error: { message: 'no session' } }, 401);
+    renderWithApp(<Probe />);
+    const sso = await screen.findByRole('link', { name: 'Sign in with SSO' });
+    expect(sso).toHaveAttribute('href', '/api/v1/auth/oidc/login');
+    expect(server.calls.some((c) => c.url.includes('/api/v1/auth/oidc/login'))).toBe(false);
+  });
+
+  it('shows no SSO button when OpenID Connect is not configured', async () => {
+    server.handle = ({ path }) =>
+      path === '/api/v1/auth/providers'
+        ? json({ password: true, oidc: false })
+        : json({ error: { message: 'no session' } }, 401);
+    renderWithApp(<Probe />);
+    await screen.findByLabelText(/^Email/);
+    await waitFor(() => expect(server.calls.some((c) => c.url.endsWith('/api/v1/auth/providers'))).toBe(true));
+    expect(screen.queryByRole('link', { name: 'Sign in with SSO' })).not.toBeInTheDocument();
+  });
 });

@@ -1,4 +1,5 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
+import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import {
   Anchor,
@@ -13,23 +14,20 @@ import {
   TextInput,
   Title,
 } from '@mantine/core';
+import { api, unwrap } from '../../api/client';
 import { useAuth } from '../../auth/auth-context';
 import { ErrorAlert } from '../../components/common';
 import { LanguageSwitch, ThemeSwitch } from '../../app/layout';
 
-/** Whether single sign-on is configured: its start endpoint redirects (404 when it is not). */
+/** Whether single sign-on is configured, from the server's public list of sign-in methods. */
 function useSsoAvailable(): boolean {
-  const [ok, setOk] = useState(false);
-  useEffect(() => {
-    let live = true;
-    fetch('/api/v1/auth/oidc/login', { redirect: 'manual', credentials: 'same-origin' })
-      .then((r) => live && setOk(r.type === 'opaqueredirect' || (r.status >= 300 && r.status < 400)))
-      .catch(() => undefined);
-    return () => {
-      live = false;
-    };
-  }, []);
-  return ok;
+  const providers = useQuery({
+    queryKey: ['auth-providers'],
+    queryFn: async () => unwrap(await api.GET('/api/v1/auth/providers')),
+    staleTime: Infinity,
+    retry: false,
+  });
+  return providers.data?.oidc === true;
 }
 
 function useSubmit(action: () => Promise<void>) {

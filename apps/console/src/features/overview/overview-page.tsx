@@ -15,6 +15,8 @@ import {
   useUsageSummary,
 } from '../usage/usage-queries';
 
+import { BudgetUse } from './budget-use';
+
 const SpendChart = lazy(() => import('./spend-chart'));
 
 function Stat({ label, value, loading }: { label: string; value: string; loading: boolean }) {
@@ -96,6 +98,7 @@ export function OverviewPage() {
           </Suspense>
         )}
       </Paper>
+      <BudgetUse />
       <Paper withBorder p="md" radius="md">
         <Title order={2} size="h4" mb="sm">
           {t('overview.topKeys')}

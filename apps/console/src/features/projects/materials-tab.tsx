@@ -7,6 +7,7 @@ import { uploadWithProgress } from '../../api/upload';
 import { usePermissions } from '../../auth/auth-context';
 import { ConfirmAction, EmptyState, ErrorAlert, LoadingRows } from '../../components/common';
 import { formatNumber } from '../../i18n';
+import { ChatForm } from './chat-form';
 import { IntegrationForm } from './integration-form';
 import { useMaterials, type Material } from './project-queries';
 
@@ -238,6 +239,7 @@ export function MaterialsTab({ projectId }: { projectId: string }) {
               </Button>
             </Group>
           </Group>
+          <ChatForm projectId={projectId} onAdded={refresh} />
           <IntegrationForm projectId={projectId} onAdded={refresh} />
           <ErrorAlert error={addLink.error ?? attach.error ?? retry.error ?? remove.error} />
         </>
