@@ -4372,8 +4372,12 @@ export interface components {
             /** @example 1767225600 */
             created: number;
             data: components["schemas"]["GeneratedImageDto"][];
-            /** @example 1024x1024 */
-            size: string;
+            /**
+             * @description Absent when the model made another size (256x256, 512x512; dall-e-3: 1792x1024, 1024x1792)
+             * @example 1024x1024
+             * @enum {string}
+             */
+            size?: "1024x1024" | "1024x1536" | "1536x1024";
             /**
              * @description Absent when the model used another quality (dall-e-3: standard, hd)
              * @example medium
