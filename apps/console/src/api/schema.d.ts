@@ -2791,6 +2791,11 @@ export interface components {
         ResponseInputTokensDetailsDto: {
             /** @example 0 */
             cached_tokens: number;
+            /**
+             * @description Input tokens written to the provider prompt cache (Claude)
+             * @example 0
+             */
+            cache_write_tokens: number;
         };
         ResponseOutputTokensDetailsDto: {
             /** @example 0 */

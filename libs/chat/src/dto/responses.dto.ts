@@ -250,6 +250,8 @@ export class ResponseOutputItemDto {
 
 export class ResponseInputTokensDetailsDto {
   @ApiProperty({ example: 0 }) cached_tokens: number;
+  @ApiProperty({ example: 0, description: 'Input tokens written to the provider prompt cache (Claude)' })
+  cache_write_tokens: number;
 }
 
 export class ResponseOutputTokensDetailsDto {
