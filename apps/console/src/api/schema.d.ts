@@ -2739,6 +2739,37 @@ export interface components {
              * @enum {string|null}
              */
             verbosity?: "low" | "medium" | "high" | null;
+            /**
+             * @description Stable end-user identifier: sent upstream as user (user wins when both are given)
+             * @example user-42
+             */
+            safety_identifier?: string;
+            /**
+             * @description A prompt-caching hint: accepted; it changes nothing in the answer or the price
+             * @example docs-example
+             */
+            prompt_cache_key?: string;
+            /**
+             * @description Output modalities: only ["text"]; audio output is a 400
+             * @example [
+             *       "text"
+             *     ]
+             */
+            modalities?: string[] | null;
+            /**
+             * @description Audio output parameters: not supported (a 400 unless null)
+             * @example null
+             */
+            audio?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @description Web search: not supported (a 400 unless null)
+             * @example null
+             */
+            web_search_options?: {
+                [key: string]: unknown;
+            } | null;
         };
         ResponseOutputTextDto: {
             /** @example output_text */
