@@ -77,18 +77,38 @@ describe(`unknown request members on /v1 (${backendKind()})`, () => {
     expect(openai.requests).toHaveLength(0);
   });
 
-  it('chat: safety_identifier is sent upstream as user; prompt_cache_key and modalities ["text"] are accepted', async () => {
+  it('chat: safety_identifier is sent upstream as user; the caching hints and modalities ["text"] are accepted', async () => {
     const res = await post('/v1/chat/completions', {
       model: 'gpt-4o-mini',
       messages: [{ role: 'user', content: 'Hello there' }],
       safety_identifier: 'end-user-7',
       prompt_cache_key: 'cache-1',
+      prompt_cache_retention: '24h',
       modalities: ['text'],
       audio: null,
       web_search_options: null,
     });
     expect(res.status).toBe(200);
     expect(openai.lastRequest?.body).toMatchObject({ user: 'end-user-7' });
+  });
+
+  it('responses: prompt_cache_retention is accepted as a caching hint, a value outside its enum is a 400 naming it', async () => {
+    const ok = await post('/v1/responses', {
+      model: 'gpt-4o-mini',
+      input: 'Hello there',
+      prompt_cache_key: 'cache-1',
+      prompt_cache_retention: 'in-memory',
+    });
+    expect(ok.status).toBe(200);
+    openai.reset();
+    const bad = await post('/v1/responses', {
+      model: 'gpt-4o-mini',
+      input: 'Hello there',
+      prompt_cache_retention: 'forever',
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatchObject({ type: 'invalid_request_error', param: 'prompt_cache_retention' });
+    expect(openai.requests).toHaveLength(0);
   });
 
   it.each([

@@ -2750,6 +2750,12 @@ export interface components {
              */
             prompt_cache_key?: string;
             /**
+             * @description A prompt-caching hint: accepted; it changes nothing in the answer or the price
+             * @example null
+             * @enum {string|null}
+             */
+            prompt_cache_retention?: "in-memory" | "24h" | null;
+            /**
              * @description Output modalities: only ["text"]; audio output is a 400
              * @example [
              *       "text"
@@ -3126,6 +3132,12 @@ export interface components {
              * @example docs-example
              */
             prompt_cache_key?: string;
+            /**
+             * @description Accepted and ignored (a caching hint)
+             * @example null
+             * @enum {string|null}
+             */
+            prompt_cache_retention?: "in-memory" | "24h" | null;
             /**
              * @description Extension: model keys tried in order when the model fails with a retryable error (after its retries) or is unavailable; replaces the catalog's `fallbacks`. The response's `model` and the `x-gateway-model` header name the model that served; the charge uses its prices.
              * @example [

@@ -295,6 +295,15 @@ export class ChatCompletionRequestDto {
   @IsString()
   prompt_cache_key?: string;
   @ApiPropertyOptional({
+    enum: ['in-memory', '24h'],
+    nullable: true,
+    example: null,
+    description: 'A prompt-caching hint: accepted; it changes nothing in the answer or the price',
+  })
+  @IsOptional()
+  @IsIn(['in-memory', '24h'])
+  prompt_cache_retention?: 'in-memory' | '24h' | null;
+  @ApiPropertyOptional({
     type: [String],
     nullable: true,
     example: ['text'],

@@ -5,6 +5,7 @@ import {
   IsArray,
   IsBoolean,
   IsDefined,
+  IsIn,
   IsInt,
   IsNotEmpty,
   IsNumber,
@@ -214,6 +215,15 @@ export class ResponseCreateRequestDto {
   @IsOptional()
   @IsString()
   prompt_cache_key?: string | null;
+  @ApiPropertyOptional({
+    enum: ['in-memory', '24h'],
+    nullable: true,
+    example: null,
+    description: 'Accepted and ignored (a caching hint)',
+  })
+  @IsOptional()
+  @IsIn(['in-memory', '24h'])
+  prompt_cache_retention?: 'in-memory' | '24h' | null;
   @ApiPropertyOptional({
     type: [String],
     description:
