@@ -3133,7 +3133,7 @@ export interface components {
              */
             prompt_cache_key?: string;
             /**
-             * @description Accepted and ignored (a caching hint)
+             * @description A prompt-caching hint: accepted; it changes nothing in the answer or the price
              * @example null
              * @enum {string|null}
              */

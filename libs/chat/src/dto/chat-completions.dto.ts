@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { CONTEXT_MODES, RequestedMode } from '../context/context-plan';
+import { PromptCacheRetention, PromptCacheRetentionValue } from './prompt-cache.dto';
 import {
   Allow,
   ArrayMaxSize,
@@ -294,15 +295,8 @@ export class ChatCompletionRequestDto {
   @IsOptional()
   @IsString()
   prompt_cache_key?: string;
-  @ApiPropertyOptional({
-    enum: ['in-memory', '24h'],
-    nullable: true,
-    example: null,
-    description: 'A prompt-caching hint: accepted; it changes nothing in the answer or the price',
-  })
-  @IsOptional()
-  @IsIn(['in-memory', '24h'])
-  prompt_cache_retention?: 'in-memory' | '24h' | null;
+  @PromptCacheRetention()
+  prompt_cache_retention?: PromptCacheRetentionValue | null;
   @ApiPropertyOptional({
     type: [String],
     nullable: true,

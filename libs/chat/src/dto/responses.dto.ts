@@ -5,7 +5,6 @@ import {
   IsArray,
   IsBoolean,
   IsDefined,
-  IsIn,
   IsInt,
   IsNotEmpty,
   IsNumber,
@@ -17,6 +16,7 @@ import {
 } from 'class-validator';
 import { CostBreakdownDto } from '@app/common';
 import { PageQueryDto } from '@app/knowledge';
+import { PromptCacheRetention, PromptCacheRetentionValue } from './prompt-cache.dto';
 
 /**
  * POST /v1/responses — the OpenAI Responses request, text only, on the chat pipeline. Scalars are
@@ -215,15 +215,8 @@ export class ResponseCreateRequestDto {
   @IsOptional()
   @IsString()
   prompt_cache_key?: string | null;
-  @ApiPropertyOptional({
-    enum: ['in-memory', '24h'],
-    nullable: true,
-    example: null,
-    description: 'Accepted and ignored (a caching hint)',
-  })
-  @IsOptional()
-  @IsIn(['in-memory', '24h'])
-  prompt_cache_retention?: 'in-memory' | '24h' | null;
+  @PromptCacheRetention()
+  prompt_cache_retention?: PromptCacheRetentionValue | null;
   @ApiPropertyOptional({
     type: [String],
     description:
