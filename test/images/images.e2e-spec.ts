@@ -54,7 +54,10 @@ describe(`image generation on ${backendKind()}`, () => {
     expect(res.data).toHaveLength(3);
     for (const img of res.data ?? []) expect(pngSize(img.b64_json!)).toEqual([256, 256]);
     expect(new Set(res.data!.map((d) => d.b64_json)).size).toBe(3);
-    expect(res).toMatchObject({ size: '256x256', quality: 'low', output_format: 'png' });
+    // 256x256 is outside OpenAI's response enum for size: the answer omits it; the size used shows
+    // in the pixels above and the price below (n × the low-quality 256x256 price)
+    expect(res).toMatchObject({ quality: 'low', output_format: 'png' });
+    expect(res).not.toHaveProperty('size');
     expect(res.usage).toBeUndefined();
     expect(response.headers.get('x-gateway-cost-rub')).toBe('0.03');
     expect((res as unknown as { cost: unknown }).cost).toEqual({ total_cost_rub: 0.03, currency: 'RUB' });
@@ -141,6 +144,7 @@ describe(`image generation on ${backendKind()}`, () => {
     });
     const input = fakeTokenCount(prompt);
     const output = GPT_IMAGE_OUTPUT_TOKENS['1536x1024'].low * 2;
+    expect(res).toMatchObject({ size: '1536x1024', quality: 'low' }); // within OpenAI's enums: echoed
     expect(res.usage).toEqual({
       input_tokens: input,
       input_tokens_details: { text_tokens: input, image_tokens: 0 },
@@ -179,6 +183,9 @@ describe(`image generation on ${backendKind()}`, () => {
       response_format: 'b64_json',
     });
     expect(res.data![0].revised_prompt).toBe('A detailed rendition of: a cat astronaut');
+    // 1792x1024 is outside OpenAI's response enum for size: omitted, like dall-e-3's quality
+    expect(res).not.toHaveProperty('size');
+    expect(res).not.toHaveProperty('quality');
     expect(toMicro(before) - toMicro(await admin.balance(apiKey))).toBe(DALLE3_1792_STANDARD);
   });
 

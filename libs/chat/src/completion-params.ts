@@ -15,6 +15,7 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 export function completionParams(dto: ChatCompletionRequestDto): ChatParams {
   if (dto.stream_options !== undefined && dto.stream_options !== null && !dto.stream)
     throw bad('stream_options is only allowed when stream is true.', 'stream_options');
+  refuseUnsupportedOutputs(dto);
   const legacy = legacyFunctions(dto);
   const toolList = legacy ? legacy.tools : tools(dto.tools);
   const choice = legacy ? legacy.choice : toolChoice(dto.tool_choice);
@@ -26,7 +27,8 @@ export function completionParams(dto: ChatCompletionRequestDto): ChatParams {
     top_p: dto.top_p,
     stop: stop(dto.stop),
     seed: dto.seed,
-    user: dto.user,
+    // safety_identifier is OpenAI's newer name for the same end-user identifier
+    user: dto.user ?? dto.safety_identifier,
     n: dto.n,
     tools: withTools ? toolList : undefined,
     tool_choice: withTools ? choice : undefined,
@@ -43,6 +45,22 @@ export function completionParams(dto: ChatCompletionRequestDto): ChatParams {
     prediction: prediction(dto.prediction),
     verbosity: dto.verbosity ?? undefined,
   };
+}
+
+/**
+ * Outputs the gateway cannot produce for any model (audio, web search) are a 400 naming the field
+ * rather than an answer that silently lacks them; `modalities: ["text"]` asks for nothing more.
+ */
+function refuseUnsupportedOutputs(dto: ChatCompletionRequestDto): void {
+  const unsupported = (param: string, what: string): ApiError =>
+    ApiError.badRequest(`${param}: ${what} is not supported.`, param, 'unsupported_parameter');
+  if (dto.modalities) {
+    const other = dto.modalities.find((m) => m !== 'text');
+    if (other !== undefined) throw unsupported('modalities', `the output modality '${other}'`);
+  }
+  if (dto.audio !== undefined && dto.audio !== null) throw unsupported('audio', 'audio output');
+  if (dto.web_search_options !== undefined && dto.web_search_options !== null)
+    throw unsupported('web_search_options', 'web search');
 }
 
 /** Whether the request uses the deprecated `functions` / `function_call` (then the answer does too). */

@@ -7,7 +7,7 @@ import { CompletionsService } from './completions.service';
 import { ChatTimings, serverTiming } from './rest-chat.service';
 import { ChatCompletionRequestDto } from './dto/chat-completions.dto';
 import { clientAbortSignal, SseWriter } from './sse-writer';
-import { ApiChargedErrors, ErrorResponseDto } from '@app/common';
+import { ApiChargedErrors, ErrorResponseDto, RefuseUnknownMembers } from '@app/common';
 
 @ApiExtraModels(ChatCompletionResponseDto, ChatCompletionChunkDto)
 @ApiTags('OpenAI-compatible')
@@ -17,6 +17,7 @@ export class CompletionsController {
   constructor(private readonly completions: CompletionsService) {}
 
   @Post()
+  @RefuseUnknownMembers(ChatCompletionRequestDto)
   @HttpCode(200)
   @ApiOperation({
     summary: 'Chat completions (OpenAI-compatible)',

@@ -21,7 +21,7 @@ import {
 } from './dto/responses.dto';
 import { ResponsesService } from './responses.service';
 import { clientAbortSignal, SseWriter } from './sse-writer';
-import { ApiChargedErrors } from '@app/common';
+import { ApiChargedErrors, RefuseUnknownMembers } from '@app/common';
 
 @ApiExtraModels(ResponseObjectDto, ResponseStreamEventDto)
 @ApiTags('OpenAI-compatible')
@@ -31,6 +31,7 @@ export class ResponsesController {
   constructor(private readonly responses: ResponsesService) {}
 
   @Post()
+  @RefuseUnknownMembers(ResponseCreateRequestDto)
   @HttpCode(200)
   @ApiOperation({
     summary: 'Responses (OpenAI Responses API, text and function tools)',

@@ -4,7 +4,7 @@ import type { Request, Response } from 'express';
 import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
 import { EmbeddingsRequestDto, EmbeddingsResponseDto } from './dto/embeddings.dto';
 import { EmbeddingsApiService } from './embeddings-api.service';
-import { ApiChargedErrors } from '@app/common';
+import { ApiChargedErrors, RefuseUnknownMembers } from '@app/common';
 
 @ApiTags('Embeddings')
 @ApiKeyAuth()
@@ -13,6 +13,7 @@ export class EmbeddingsController {
   constructor(private readonly api: EmbeddingsApiService) {}
 
   @Post('v1/embeddings')
+  @RefuseUnknownMembers(EmbeddingsRequestDto)
   @ApiChargedErrors()
   @HttpCode(200)
   @ApiOperation({ summary: 'Embeddings (OpenAI-compatible; the openai SDK works unchanged)' })

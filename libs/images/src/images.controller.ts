@@ -4,7 +4,7 @@ import type { Request, Response } from 'express';
 import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
 import { ImageGenerationRequestDto, ImagesResponseDto, RestImagesResponseDto } from './dto/images.dto';
 import { ImagesService } from './images.service';
-import { ApiChargedErrors } from '@app/common';
+import { ApiChargedErrors, RefuseUnknownMembers } from '@app/common';
 
 const baseUrlOf = (req: Request): string => `${req.protocol}://${req.get('host') ?? 'localhost'}`;
 
@@ -30,6 +30,7 @@ export class ImagesController {
   constructor(private readonly images: ImagesService) {}
 
   @Post('v1/images/generations')
+  @RefuseUnknownMembers(ImageGenerationRequestDto)
   @ApiChargedErrors()
   @ApiKeyAuth()
   @HttpCode(200)

@@ -36,7 +36,8 @@ const SWEEP_MS = 10 * 60_000;
  * → settle the exact cost (release on any failure before it). Stored images are served only
  * through HMAC-signed links that expire.
  */
-/** The values OpenAI's ImagesResponse allows for quality and output_format. */
+/** The values OpenAI's ImagesResponse allows for size, quality and output_format. */
+const IMAGE_SIZES = ['1024x1024', '1024x1536', '1536x1024'];
 const IMAGE_QUALITIES = ['low', 'medium', 'high'];
 const IMAGE_FORMATS = ['png', 'webp', 'jpeg'];
 
@@ -147,9 +148,9 @@ export class ImagesService implements OnModuleInit, OnModuleDestroy {
         ...(g.urls[i] ? { url: g.urls[i]! } : { b64_json: img.b64 }),
         ...(img.revised_prompt ? { revised_prompt: img.revised_prompt } : {}),
       })),
-      size: g.result.size,
-      // OpenAI's answer names quality and format only with its own values (gpt-image-1's):
-      // dall-e-3's "standard" / "hd" are left out
+      // OpenAI's answer names size, quality and format only with its own values (gpt-image-1's):
+      // other sizes (256x256, dall-e-3's 1792x1024) and dall-e-3's "standard" / "hd" are left out
+      ...(IMAGE_SIZES.includes(g.result.size) ? { size: g.result.size } : {}),
       ...(IMAGE_QUALITIES.includes(g.result.quality) ? { quality: g.result.quality } : {}),
       ...(IMAGE_FORMATS.includes(g.result.output_format) ? { output_format: g.result.output_format } : {}),
       ...(u

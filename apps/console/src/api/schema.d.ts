@@ -2759,6 +2759,43 @@ export interface components {
              * @enum {string|null}
              */
             verbosity?: "low" | "medium" | "high" | null;
+            /**
+             * @description Stable end-user identifier: sent upstream as user (user wins when both are given)
+             * @example user-42
+             */
+            safety_identifier?: string;
+            /**
+             * @description A prompt-caching hint: accepted; it changes nothing in the answer or the price
+             * @example docs-example
+             */
+            prompt_cache_key?: string;
+            /**
+             * @description A prompt-caching hint: accepted; it changes nothing in the answer or the price
+             * @example null
+             * @enum {string|null}
+             */
+            prompt_cache_retention?: "in-memory" | "24h" | null;
+            /**
+             * @description Output modalities: only ["text"]; audio output is a 400
+             * @example [
+             *       "text"
+             *     ]
+             */
+            modalities?: string[] | null;
+            /**
+             * @description Audio output parameters: not supported (a 400 unless null)
+             * @example null
+             */
+            audio?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @description Web search: not supported (a 400 unless null)
+             * @example null
+             */
+            web_search_options?: {
+                [key: string]: unknown;
+            } | null;
         };
         ResponseOutputTextDto: {
             /** @example output_text */
@@ -3115,6 +3152,12 @@ export interface components {
              * @example docs-example
              */
             prompt_cache_key?: string;
+            /**
+             * @description A prompt-caching hint: accepted; it changes nothing in the answer or the price
+             * @example null
+             * @enum {string|null}
+             */
+            prompt_cache_retention?: "in-memory" | "24h" | null;
             /**
              * @description Extension: model keys tried in order when the model fails with a retryable error (after its retries) or is unavailable; replaces the catalog's `fallbacks`. The response's `model` and the `x-gateway-model` header name the model that served; the charge uses its prices.
              * @example [
@@ -4406,8 +4449,12 @@ export interface components {
             /** @example 1767225600 */
             created: number;
             data: components["schemas"]["GeneratedImageDto"][];
-            /** @example 1024x1024 */
-            size: string;
+            /**
+             * @description Absent when the model made another size (256x256, 512x512; dall-e-3: 1792x1024, 1024x1792)
+             * @example 1024x1024
+             * @enum {string}
+             */
+            size?: "1024x1024" | "1024x1536" | "1536x1024";
             /**
              * @description Absent when the model used another quality (dall-e-3: standard, hd)
              * @example medium

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { CONTEXT_MODES, RequestedMode } from '../context/context-plan';
+import { PromptCacheRetention, PromptCacheRetentionValue } from './prompt-cache.dto';
 import {
   Allow,
   ArrayMaxSize,
@@ -290,4 +291,52 @@ export class ChatCompletionRequestDto {
   @IsOptional()
   @IsIn(['low', 'medium', 'high'])
   verbosity?: 'low' | 'medium' | 'high' | null;
+  @ApiPropertyOptional({
+    type: String,
+    example: 'user-42',
+    description: 'Stable end-user identifier: sent upstream as user (user wins when both are given)',
+  })
+  @IsOptional()
+  @IsString()
+  safety_identifier?: string;
+  @ApiPropertyOptional({
+    type: String,
+    example: 'docs-example',
+    description: 'A prompt-caching hint: accepted; it changes nothing in the answer or the price',
+  })
+  @IsOptional()
+  @IsString()
+  prompt_cache_key?: string;
+  @PromptCacheRetention()
+  prompt_cache_retention?: PromptCacheRetentionValue | null;
+  @ApiPropertyOptional({
+    type: [String],
+    nullable: true,
+    example: ['text'],
+    description: 'Output modalities: only ["text"]; audio output is a 400',
+  })
+  @IsOptional()
+  @IsArray()
+  @IsString({ each: true })
+  modalities?: string[] | null;
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    example: null,
+    description: 'Audio output parameters: not supported (a 400 unless null)',
+  })
+  @IsOptional()
+  @IsObject()
+  audio?: Record<string, unknown> | null;
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    example: null,
+    description: 'Web search: not supported (a 400 unless null)',
+  })
+  @IsOptional()
+  @IsObject()
+  web_search_options?: Record<string, unknown> | null;
 }

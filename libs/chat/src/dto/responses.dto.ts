@@ -17,6 +17,7 @@ import {
 } from 'class-validator';
 import { CostBreakdownDto } from '@app/common';
 import { PageQueryDto } from '@app/knowledge';
+import { PromptCacheRetention, PromptCacheRetentionValue } from './prompt-cache.dto';
 
 /**
  * POST /v1/responses — the OpenAI Responses request, text only, on the chat pipeline. Scalars are
@@ -226,6 +227,8 @@ export class ResponseCreateRequestDto {
   @IsOptional()
   @IsString()
   prompt_cache_key?: string | null;
+  @PromptCacheRetention()
+  prompt_cache_retention?: PromptCacheRetentionValue | null;
   @ApiPropertyOptional({
     type: [String],
     description:

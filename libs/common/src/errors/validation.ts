@@ -1,4 +1,14 @@
-import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
+import {
+  applyDecorators,
+  ArgumentMetadata,
+  CallHandler,
+  ExecutionContext,
+  NestInterceptor,
+  UseInterceptors,
+  ValidationError,
+  ValidationPipe,
+} from '@nestjs/common';
+import type { Observable } from 'rxjs';
 import type { MetadataStorage as TransformerMetadata } from 'class-transformer/types/MetadataStorage';
 import { getMetadataStorage } from 'class-validator';
 import { ApiError } from './api-error';
@@ -165,6 +175,36 @@ export function firstForbiddenNull(value: unknown, cls: Ctor, parent = ''): stri
     }
   }
   return null;
+}
+
+/** The first top-level member of a JSON body that its DTO does not declare (Swagger or class-validator). */
+export function firstUnknownMember(value: unknown, cls: Ctor): string | null {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
+  const declared = declaredProperties(cls);
+  return Object.keys(value as Record<string, unknown>).find((key) => !declared.has(key)) ?? null;
+}
+
+/**
+ * Refuses a body member the DTO does not declare with a 400 `unknown_parameter` naming it. The
+ * global ValidationPipe's whitelist would strip it silently, so a client misspelling a field or
+ * relying on one the gateway does not implement would get an answer that ignored it. Interceptors
+ * run before pipes, so this sees the body as the client sent it; it runs before any upstream call.
+ */
+class UnknownMembersInterceptor implements NestInterceptor {
+  constructor(private readonly cls: Ctor) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const body = context.switchToHttp().getRequest<{ body?: unknown }>().body;
+    const member = firstUnknownMember(body, this.cls);
+    if (member !== null)
+      throw ApiError.badRequest(`Unrecognized request argument supplied: ${member}`, member, 'unknown_parameter');
+    return next.handle();
+  }
+}
+
+/** Handler decorator: the JSON body may carry only the members `cls` declares (see UnknownMembersInterceptor). */
+export function RefuseUnknownMembers(cls: Ctor): MethodDecorator {
+  return applyDecorators(UseInterceptors(new UnknownMembersInterceptor(cls)));
 }
 
 /** ValidationPipe that first refuses null in body fields not declared nullable (see firstForbiddenNull). */

@@ -123,7 +123,12 @@ export class ImageUsageDto {
 export class ImagesResponseDto {
   @ApiProperty({ example: 1767225600 }) created: number;
   @ApiProperty({ type: [GeneratedImageDto] }) data: GeneratedImageDto[];
-  @ApiProperty({ example: '1024x1024' }) size: string;
+  @ApiPropertyOptional({
+    enum: ['1024x1024', '1024x1536', '1536x1024'],
+    example: '1024x1024',
+    description: 'Absent when the model made another size (256x256, 512x512; dall-e-3: 1792x1024, 1024x1792)',
+  })
+  size?: string;
   @ApiPropertyOptional({
     enum: ['low', 'medium', 'high'],
     example: 'medium',
