@@ -236,6 +236,50 @@ export class AccountsRepository {
     });
   }
 
+  /**
+   * Deletes a team, all or nothing: the team row (locked first) must hold no money and no open
+   * hold; then it is marked deleted, its keys revoked, its members removed and its pending
+   * invitations revoked, with the audit record. The row itself stays for the ledger history.
+   */
+  async deleteTeam(
+    teamId: string,
+    audit: (before: { name: string }) => AuditRecord,
+    now: number,
+  ): Promise<'deleted' | 'not_found' | 'has_balance' | 'has_holds'> {
+    return this.tx.run(async (m) => {
+      const teams = this.raw.table('teams');
+      await this.raw.lockRow(teams, teamId, m);
+      const { rows } = await this.raw.exec(
+        `SELECT name, balance_micro, reserved_micro FROM ${teams} WHERE id = $1 AND deleted_at IS NULL`,
+        [teamId],
+        m,
+      );
+      if (rows.length === 0) return 'not_found';
+      if (Number(rows[0].balance_micro) > 0) return 'has_balance';
+      const open = await this.raw.exec(
+        `SELECT id FROM ${this.raw.table('reservations')} WHERE team_id = $1 AND status = 'open'`,
+        [teamId],
+        m,
+      );
+      if (Number(rows[0].reserved_micro) > 0 || open.rows.length > 0) return 'has_holds';
+      await this.raw.exec(`UPDATE ${teams} SET deleted_at = $2, updated_at = $2 WHERE id = $1`, [teamId, now], m);
+      await this.raw.exec(
+        `UPDATE ${this.raw.table('api_keys')} SET revoked_at = $2 WHERE team_id = $1 AND revoked_at IS NULL`,
+        [teamId, now],
+        m,
+      );
+      await m.delete(MembershipEntity, { teamId });
+      await m
+        .createQueryBuilder()
+        .update(InvitationEntity)
+        .set({ revokedAt: now })
+        .where('team_id = :teamId AND revoked_at IS NULL AND accepted_at IS NULL', { teamId })
+        .execute();
+      await this.audit(m, audit({ name: String(rows[0].name) }), now);
+      return 'deleted';
+    });
+  }
+
   // ---- invitations ----
 
   async insertInvitation(inv: InvitationEntity, audit: AuditRecord): Promise<void> {

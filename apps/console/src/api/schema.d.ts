@@ -1282,7 +1282,8 @@ export interface paths {
         get: operations["TeamsController_get"];
         put?: never;
         post?: never;
-        delete?: never;
+        /** Delete the team (owner): its keys are revoked, members removed, pending invitations revoked; 409 while it has a positive balance or open holds */
+        delete: operations["TeamsController_deleteTeam"];
         options?: never;
         head?: never;
         /** Team settings (admin): rename */
@@ -1818,12 +1819,12 @@ export interface components {
              * @description The user who created the key (null: admin API, CLI)
              * @example null
              */
-            created_by: Record<string, never> | null;
+            created_by: string | null;
             /**
              * @description When the key stops working (null: never)
              * @example null
              */
-            expires_at: Record<string, never> | null;
+            expires_at: string | null;
             /**
              * @description Models the key may call; empty = all
              * @example []
@@ -1912,7 +1913,7 @@ export interface components {
             /** @example 2026-11-21T10:00:00.000Z */
             created_at: string;
             /** @example null */
-            expires_at: Record<string, never> | null;
+            expires_at: string | null;
             /** @example [] */
             allowed_models: string[];
         };
@@ -4827,7 +4828,7 @@ export interface components {
             /** @example 2026-11-21T10:00:00.000Z */
             created_at: string;
             /** @example 2026-11-25T08:00:00.000Z */
-            last_login_at: Record<string, never> | null;
+            last_login_at: string | null;
         };
         MembershipDto: {
             /** @example 1b4e28ba-2fa1-11d2-883f-0016d3cca427 */
@@ -4869,9 +4870,9 @@ export interface components {
              */
             via: "password" | "oidc" | "invitation";
             /** @example 203.0.113.7 */
-            ip: Record<string, never> | null;
+            ip: string | null;
             /** @example Mozilla/5.0 */
-            user_agent: Record<string, never> | null;
+            user_agent: string | null;
             /** @example 2026-11-25T08:00:00.000Z */
             created_at: string;
             /** @example 2026-11-25T09:30:00.000Z */
@@ -5020,7 +5021,7 @@ export interface components {
              * @description Pass as `after` for the next page
              * @example null
              */
-            next_after: Record<string, never> | null;
+            next_after: string | null;
         };
         CreateUserDto: {
             /** @example grace@example.com */
@@ -5055,7 +5056,7 @@ export interface components {
             /** @example 2026-11-21T10:00:00.000Z */
             created_at: string;
             /** @example 2026-11-25T08:00:00.000Z */
-            last_login_at: Record<string, never> | null;
+            last_login_at: string | null;
             /** @description The generated password (only when none was given); shown once */
             password?: string;
         };
@@ -5087,19 +5088,19 @@ export interface components {
              * @description User id (failed sign-in: the e-mail tried)
              * @example null
              */
-            actor_id: Record<string, never> | null;
+            actor_id: string | null;
             /** @example 203.0.113.7 */
-            ip: Record<string, never> | null;
+            ip: string | null;
             /** @example Mozilla/5.0 */
-            user_agent: Record<string, never> | null;
+            user_agent: string | null;
             /** @example 1b4e28ba-2fa1-11d2-883f-0016d3cca427 */
-            team_id: Record<string, never> | null;
+            team_id: string | null;
             /** @example api_key.create */
             action: string;
             /** @example api_key */
-            target_type: Record<string, never> | null;
+            target_type: string | null;
             /** @example 6f1c1c53-8b0c-4c37-9d43-6a3e3f0f8e11 */
-            target_id: Record<string, never> | null;
+            target_id: string | null;
             /**
              * @description {before, after} with secrets redacted
              * @example {
@@ -5119,7 +5120,7 @@ export interface components {
              * @description Pass as `cursor` for the next (older) page
              * @example null
              */
-            next_cursor: Record<string, never> | null;
+            next_cursor: number | null;
         };
     };
     responses: never;
@@ -12260,6 +12261,89 @@ export interface operations {
             };
             /** @description The resource does not exist or belongs to another team */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    TeamsController_deleteTeam: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description team_has_balance or team_has_holds */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -90,14 +90,21 @@ export class AuditEntryDto {
   @ApiProperty({ example: '2026-11-25T10:00:00.000Z' }) at: string;
   @ApiProperty({ enum: ['user', 'operator_token', 'api_key', 'cli', 'system', 'anonymous'], example: 'user' })
   actor_type: string;
-  @ApiProperty({ nullable: true, description: 'User id (failed sign-in: the e-mail tried)', example: null })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'User id (failed sign-in: the e-mail tried)',
+    example: null,
+  })
   actor_id: string | null;
-  @ApiProperty({ nullable: true, example: '203.0.113.7' }) ip: string | null;
-  @ApiProperty({ nullable: true, example: 'Mozilla/5.0' }) user_agent: string | null;
-  @ApiProperty({ nullable: true, example: '1b4e28ba-2fa1-11d2-883f-0016d3cca427' }) team_id: string | null;
+  @ApiProperty({ type: String, nullable: true, example: '203.0.113.7' }) ip: string | null;
+  @ApiProperty({ type: String, nullable: true, example: 'Mozilla/5.0' }) user_agent: string | null;
+  @ApiProperty({ type: String, nullable: true, example: '1b4e28ba-2fa1-11d2-883f-0016d3cca427' }) team_id:
+    string | null;
   @ApiProperty({ example: 'api_key.create' }) action: string;
-  @ApiProperty({ nullable: true, example: 'api_key' }) target_type: string | null;
-  @ApiProperty({ nullable: true, example: '6f1c1c53-8b0c-4c37-9d43-6a3e3f0f8e11' }) target_id: string | null;
+  @ApiProperty({ type: String, nullable: true, example: 'api_key' }) target_type: string | null;
+  @ApiProperty({ type: String, nullable: true, example: '6f1c1c53-8b0c-4c37-9d43-6a3e3f0f8e11' }) target_id:
+    string | null;
   @ApiProperty({
     nullable: true,
     description: '{before, after} with secrets redacted',
@@ -109,6 +116,11 @@ export class AuditEntryDto {
 export class AuditListDto {
   @ApiProperty({ example: 'list' }) object: 'list';
   @ApiProperty({ type: [AuditEntryDto] }) data: AuditEntryDto[];
-  @ApiProperty({ nullable: true, description: 'Pass as `cursor` for the next (older) page', example: null })
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'Pass as `cursor` for the next (older) page',
+    example: null,
+  })
   next_cursor: number | null;
 }

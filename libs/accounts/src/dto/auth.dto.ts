@@ -29,7 +29,7 @@ export class UserDto {
   @ApiProperty({ description: 'Instance-wide administrator', example: false }) operator: boolean;
   @ApiProperty({ example: false }) disabled: boolean;
   @ApiProperty({ example: '2026-11-21T10:00:00.000Z' }) created_at: string;
-  @ApiProperty({ nullable: true, example: '2026-11-25T08:00:00.000Z' }) last_login_at: string | null;
+  @ApiProperty({ type: String, nullable: true, example: '2026-11-25T08:00:00.000Z' }) last_login_at: string | null;
 }
 
 export class MembershipDto {
@@ -66,8 +66,8 @@ export class SessionDto {
   @ApiProperty({ example: '5b1d9f0e-7c43-4b8e-9a3b-8b7d2c1e4f60' }) id: string;
   @ApiProperty({ description: 'The session of this request', example: true }) current: boolean;
   @ApiProperty({ enum: ['password', 'oidc', 'invitation'], example: 'password' }) via: string;
-  @ApiProperty({ nullable: true, example: '203.0.113.7' }) ip: string | null;
-  @ApiProperty({ nullable: true, example: 'Mozilla/5.0' }) user_agent: string | null;
+  @ApiProperty({ type: String, nullable: true, example: '203.0.113.7' }) ip: string | null;
+  @ApiProperty({ type: String, nullable: true, example: 'Mozilla/5.0' }) user_agent: string | null;
   @ApiProperty({ example: '2026-11-25T08:00:00.000Z' }) created_at: string;
   @ApiProperty({ example: '2026-11-25T09:30:00.000Z' }) last_seen_at: string;
   @ApiProperty({ description: 'Absolute end of the session', example: '2026-12-02T08:00:00.000Z' }) expires_at: string;
@@ -137,8 +137,8 @@ export class UserListDto {
   @ApiProperty({ example: 'list' }) object: 'list';
   @ApiProperty({ type: [UserDto] }) data: UserDto[];
   @ApiProperty({ example: false }) has_more: boolean;
-  @ApiProperty({ nullable: true, description: 'Pass as `after` for the next page', example: null }) next_after:
-    string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Pass as `after` for the next page', example: null })
+  next_after: string | null;
 }
 
 export class RoleDto {

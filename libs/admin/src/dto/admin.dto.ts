@@ -81,7 +81,7 @@ export class CreatedApiKeyDto {
   @ApiProperty({ description: 'Display prefix (safe to show in lists)', example: 'sk-Yh3kq9Zx' }) prefix: string;
   @ApiProperty({ type: String, nullable: true, example: 'backend-prod' }) name: string | null;
   @ApiProperty({ example: '2026-11-21T10:00:00.000Z' }) created_at: string;
-  @ApiProperty({ nullable: true, example: null }) expires_at: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null }) expires_at: string | null;
   @ApiProperty({ type: [String], example: [] }) allowed_models: string[];
 }
 
@@ -319,9 +319,14 @@ export class ApiKeyDto {
   @ApiProperty({ description: 'RUB charged to this key since 00:00 UTC today', example: 1.25 }) spent_rub_today: number;
   @ApiProperty({ description: 'RUB charged to this key since the 1st of this month (UTC)', example: 12.5 })
   spent_rub_this_month: number;
-  @ApiProperty({ nullable: true, description: 'The user who created the key (null: admin API, CLI)', example: null })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'The user who created the key (null: admin API, CLI)',
+    example: null,
+  })
   created_by: string | null;
-  @ApiProperty({ nullable: true, description: 'When the key stops working (null: never)', example: null })
+  @ApiProperty({ type: String, nullable: true, description: 'When the key stops working (null: never)', example: null })
   expires_at: string | null;
   @ApiProperty({ type: [String], description: 'Models the key may call; empty = all', example: [] })
   allowed_models: string[];
