@@ -70,7 +70,14 @@ export class AccountsRepository {
     now: number,
   ): Promise<boolean> {
     return this.tx.run(async (m) => {
-      const r = await m.createQueryBuilder().insert().into(UserEntity).values(user).orIgnore().execute();
+      // a copy: on Postgres the insert merges the returned raw defaults (0/1, not booleans) into the values
+      const r = await m
+        .createQueryBuilder()
+        .insert()
+        .into(UserEntity)
+        .values({ ...user })
+        .orIgnore()
+        .execute();
       const inserted = (r.identifiers?.length ?? 0) > 0 && (await m.findOneBy(UserEntity, { id: user.id })) !== null;
       if (!inserted) return false;
       if (membership)
@@ -96,7 +103,13 @@ export class AccountsRepository {
     now: number,
   ): Promise<UserEntity | null> {
     return this.tx.run(async (m) => {
-      await m.createQueryBuilder().insert().into(UserEntity).values(user).orIgnore().execute();
+      await m
+        .createQueryBuilder()
+        .insert()
+        .into(UserEntity)
+        .values({ ...user })
+        .orIgnore()
+        .execute();
       if (!(await m.findOneBy(UserEntity, { id: user.id }))) return null;
       for (const ms of memberships) {
         if (!(await this.raw.lockRow(this.raw.table('teams'), ms.teamId, m))) continue;
@@ -338,7 +351,7 @@ export class AccountsRepository {
         .where('id = :id AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > :now', { id: inv.id, now })
         .execute();
       if (!r.affected) return false;
-      if (newUser) await m.insert(UserEntity, newUser);
+      if (newUser) await m.insert(UserEntity, { ...newUser });
       const existing = await m.findOneBy(MembershipEntity, { teamId: inv.teamId, userId });
       const order = ['viewer', 'member', 'admin', 'owner'];
       if (!existing) await m.insert(MembershipEntity, { teamId: inv.teamId, userId, role: inv.role, createdAt: now });

@@ -6392,7 +6392,10 @@ export interface operations {
     ChatController_chat: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6503,7 +6506,10 @@ export interface operations {
     CompletionsController_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
