@@ -131,6 +131,16 @@ describe(`accounts: roles and permissions on ${backendKind()}`, () => {
           .set('x-team-id', teamId)
           .send({ name: 'renamed' }),
     },
+    {
+      name: 'chat in the playground',
+      product: true,
+      min: 'member',
+      run: (w) =>
+        client(w)
+          .post('/v1/chat/completions')
+          .set('x-team-id', teamId)
+          .send({ model: 'local', messages: [{ role: 'user', content: 'Hello' }], max_tokens: 4 }),
+    },
     // admin
     {
       name: "set limits on another member's key",

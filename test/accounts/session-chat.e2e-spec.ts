@@ -133,4 +133,18 @@ describe(`accounts: chat with a session on ${backendKind()}`, () => {
       'team_not_found',
     );
   });
+
+  it("the team's stored rate limit applies to a member's session as to a key", async () => {
+    const team = (await admin(request(t.url).post('/api/v1/admin/teams')).send({ name: 'limited', balance_rub: 10 }))
+      .body.id;
+    expect((await admin(request(t.url).patch(`/api/v1/admin/teams/${team}`)).send({ rpm_limit: 1 })).status).toBe(200);
+    const m = await join(team, 'member');
+    const body = { model: 'claude-sonnet-4', messages: [{ role: 'user', content: 'Hello' }], max_tokens: 8 };
+    anthropic.enqueue({ text: 'one', usage: { input: 5, output: 1 } });
+    const first = await as(t.url, m).post('/v1/chat/completions').set('x-team-id', team).send(body);
+    expect(first.status).toBe(200);
+    const second = await as(t.url, m).post('/v1/chat/completions').set('x-team-id', team).send(body);
+    expect(second.status).toBe(429);
+    expect(anthropic.requests).toHaveLength(1);
+  });
 });
