@@ -1,4 +1,6 @@
 import request from 'supertest';
+import { FakeAnthropic } from '../fakes';
+import { UPSTREAM_KEYS, providerEnv } from '../chat/chat-helpers';
 import { createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
 import { admin, as, Browser, signIn } from './accounts-helpers';
@@ -10,10 +12,16 @@ describe(`accounts: deleting a team on ${backendKind()}`, () => {
   let t: TestApp;
   let seq = 0;
 
+  let anthropic: FakeAnthropic;
+
   beforeAll(async () => {
-    t = await createTestApp();
+    anthropic = await FakeAnthropic.start({ apiKey: UPSTREAM_KEYS.anthropic });
+    t = await createTestApp({ env: providerEnv({ anthropic }) });
   }, 120_000);
-  afterAll(() => t?.close());
+  afterAll(async () => {
+    await t?.close();
+    await anthropic?.close();
+  });
 
   const newTeam = async (balance = 0) =>
     (await admin(request(t.url).post('/api/v1/admin/teams')).send({ name: `t${++seq}`, balance_rub: balance })).body
@@ -115,5 +123,25 @@ describe(`accounts: deleting a team on ${backendKind()}`, () => {
     expect((await request(t.url).get('/v1/models').set('api-key', key)).status).toBe(200);
     const log = await admin(request(t.url).get(`/api/v1/audit-log?team_id=${team}&action=team.delete`));
     expect(log.body.data).toEqual([]);
+  });
+
+  it('a team with a request in progress (an open hold) is refused with 409 team_has_holds', async () => {
+    const team = await newTeam(5);
+    const owner = await join(team, 'owner');
+    const key = (await admin(request(t.url).post(`/api/v1/admin/teams/${team}/api-keys`)).send({})).body.api_key;
+    anthropic.enqueue({ text: 'slow', usage: { input: 5, output: 1 }, delayMs: 1500 });
+    const chat = request(t.url)
+      .post('/v1/chat/completions')
+      .set('api-key', key)
+      .send({ model: 'claude-sonnet-4', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 4 })
+      .then((r) => r);
+    // the hold exists once the request reached the upstream
+    for (let i = 0; i < 100 && anthropic.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(anthropic.requests).toHaveLength(1);
+    const res = await as(t.url, owner).delete(`/api/v1/teams/${team}`);
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe('team_has_holds');
+    expect((await chat).status).toBe(200);
+    expect((await admin(request(t.url).get(`/api/v1/teams/${team}`))).status).toBe(200);
   });
 });

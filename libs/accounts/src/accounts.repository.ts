@@ -268,13 +268,14 @@ export class AccountsRepository {
         m,
       );
       if (rows.length === 0) return 'not_found';
-      if (Number(rows[0].balance_micro) > 0) return 'has_balance';
+      // holds first: a request in progress always comes with a positive balance
       const open = await this.raw.exec(
         `SELECT id FROM ${this.raw.table('reservations')} WHERE team_id = $1 AND status = 'open'`,
         [teamId],
         m,
       );
       if (Number(rows[0].reserved_micro) > 0 || open.rows.length > 0) return 'has_holds';
+      if (Number(rows[0].balance_micro) > 0) return 'has_balance';
       await this.raw.exec(`UPDATE ${teams} SET deleted_at = $2, updated_at = $2 WHERE id = $1`, [teamId, now], m);
       await this.raw.exec(
         `UPDATE ${this.raw.table('api_keys')} SET revoked_at = $2 WHERE team_id = $1 AND revoked_at IS NULL`,
