@@ -2792,6 +2792,11 @@ export interface components {
         ResponseInputTokensDetailsDto: {
             /** @example 0 */
             cached_tokens: number;
+            /**
+             * @description Prompt tokens written to the provider cache (charged at its write price)
+             * @example 0
+             */
+            cache_write_tokens: number;
         };
         ResponseOutputTokensDetailsDto: {
             /** @example 0 */

@@ -250,6 +250,8 @@ export class ResponseOutputItemDto {
 
 export class ResponseInputTokensDetailsDto {
   @ApiProperty({ example: 0 }) cached_tokens: number;
+  @ApiProperty({ example: 0, description: 'Prompt tokens written to the provider cache (charged at its write price)' })
+  cache_write_tokens: number;
 }
 
 export class ResponseOutputTokensDetailsDto {
