@@ -8,7 +8,7 @@ import { FakeAnthropic } from '../fakes';
 import { PRICES, UPSTREAM_KEYS, expectedCost, providerEnv, toMicro } from '../chat/chat-helpers';
 import { createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
-import { admin, as, Browser, signIn } from './accounts-helpers';
+import { admin, as, Browser, joinTeam } from './accounts-helpers';
 
 const PASSWORD = 'correct horse battery staple';
 type Role = 'viewer' | 'member' | 'admin' | 'owner';
@@ -20,16 +20,8 @@ describe(`accounts: chat with a session on ${backendKind()}`, () => {
   let seq = 0;
   const users: Partial<Record<Role, Browser>> = {};
 
-  const join = async (team: string, role: Role): Promise<Browser> => {
-    const email = `${role}${++seq}@acme.test`;
-    const inv = await admin(request(t.url).post(`/api/v1/teams/${team}/invitations`)).send({ email, role });
-    expect(inv.status).toBe(201);
-    const acc = await request(t.url)
-      .post(`/api/v1/invitations/${inv.body.token}/accept`)
-      .send({ name: email, password: PASSWORD });
-    expect(acc.status).toBe(200);
-    return signIn(t.url, email, PASSWORD);
-  };
+  const join = (team: string, role: Role): Promise<Browser> =>
+    joinTeam(t.url, team, `${role}${++seq}@acme.test`, role, PASSWORD);
 
   beforeAll(async () => {
     anthropic = await FakeAnthropic.start({ apiKey: UPSTREAM_KEYS.anthropic });

@@ -3,7 +3,7 @@ import { FakeAnthropic } from '../fakes';
 import { UPSTREAM_KEYS, providerEnv } from '../chat/chat-helpers';
 import { createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
-import { admin, as, Browser, signIn } from './accounts-helpers';
+import { admin, as, Browser, joinTeam } from './accounts-helpers';
 
 const PASSWORD = 'correct horse battery staple';
 type Role = 'viewer' | 'member' | 'admin' | 'owner';
@@ -28,16 +28,8 @@ describe(`accounts: deleting a team on ${backendKind()}`, () => {
       .id as string;
 
   /** A user who joined `teamId` with `role` through an invitation, signed in. */
-  const join = async (teamId: string, role: Role): Promise<Browser> => {
-    const email = `${role}${++seq}@acme.test`;
-    const inv = await admin(request(t.url).post(`/api/v1/teams/${teamId}/invitations`)).send({ email, role });
-    expect(inv.status).toBe(201);
-    const acc = await request(t.url)
-      .post(`/api/v1/invitations/${inv.body.token}/accept`)
-      .send({ name: email, password: PASSWORD });
-    expect(acc.status).toBe(200);
-    return signIn(t.url, email, PASSWORD);
-  };
+  const join = (team: string, role: Role): Promise<Browser> =>
+    joinTeam(t.url, team, `${role}${++seq}@acme.test`, role, PASSWORD);
 
   it('an owner deletes the team: keys stop working, members lose it, the team answers 404, audited', async () => {
     const team = await newTeam();
