@@ -46,3 +46,18 @@ export async function createUser(url: string, email: string, password: string, o
   if (res.status !== 201) throw new Error(`create user: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.id;
 }
+
+/** A new user who joined `teamId` with `role` by accepting an invitation (operator token), then signed in. */
+export async function joinTeam(
+  url: string,
+  teamId: string,
+  email: string,
+  role: 'viewer' | 'member' | 'admin' | 'owner',
+  password: string,
+): Promise<Browser> {
+  const inv = await admin(request(url).post(`/api/v1/teams/${teamId}/invitations`)).send({ email, role });
+  if (inv.status !== 201) throw new Error(`invite: ${inv.status} ${JSON.stringify(inv.body)}`);
+  const acc = await request(url).post(`/api/v1/invitations/${inv.body.token}/accept`).send({ name: email, password });
+  if (acc.status !== 200) throw new Error(`accept: ${acc.status} ${JSON.stringify(acc.body)}`);
+  return signIn(url, email, password);
+}

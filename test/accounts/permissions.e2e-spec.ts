@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
-import { admin, as, Browser, createUser, signIn } from './accounts-helpers';
+import { admin, as, Browser, createUser, joinTeam, signIn } from './accounts-helpers';
 
 const PASSWORD = 'correct horse battery staple';
 type Role = 'viewer' | 'member' | 'admin' | 'owner';
@@ -9,15 +9,8 @@ type Who = Role | 'outsider' | 'operator' | 'operator-token';
 const ORDER: Role[] = ['viewer', 'member', 'admin', 'owner'];
 
 /** A user who joined `teamId` with `role` by accepting an invitation (then signed in). */
-async function member(url: string, teamId: string, email: string, role: Role): Promise<Browser> {
-  const inv = await admin(request(url).post(`/api/v1/teams/${teamId}/invitations`)).send({ email, role });
-  if (inv.status !== 201) throw new Error(`invite: ${inv.status} ${JSON.stringify(inv.body)}`);
-  const acc = await request(url)
-    .post(`/api/v1/invitations/${inv.body.token}/accept`)
-    .send({ name: email, password: PASSWORD });
-  if (acc.status !== 200) throw new Error(`accept: ${acc.status} ${JSON.stringify(acc.body)}`);
-  return signIn(url, email, PASSWORD);
-}
+const member = (url: string, teamId: string, email: string, role: Role): Promise<Browser> =>
+  joinTeam(url, teamId, email, role, PASSWORD);
 
 /**
  * The permission list, one row per action: the weakest role allowed (`operator`: operators only).
@@ -130,6 +123,16 @@ describe(`accounts: roles and permissions on ${backendKind()}`, () => {
           .patch(`/api/v1/projects/${await newProject()}`)
           .set('x-team-id', teamId)
           .send({ name: 'renamed' }),
+    },
+    {
+      name: 'chat in the playground',
+      product: true,
+      min: 'member',
+      run: (w) =>
+        client(w)
+          .post('/v1/chat/completions')
+          .set('x-team-id', teamId)
+          .send({ model: 'local', messages: [{ role: 'user', content: 'Hello' }], max_tokens: 4 }),
     },
     // admin
     {

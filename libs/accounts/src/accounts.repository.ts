@@ -70,7 +70,14 @@ export class AccountsRepository {
     now: number,
   ): Promise<boolean> {
     return this.tx.run(async (m) => {
-      const r = await m.createQueryBuilder().insert().into(UserEntity).values(user).orIgnore().execute();
+      // a copy: on Postgres the insert merges the returned raw defaults (0/1, not booleans) into the values
+      const r = await m
+        .createQueryBuilder()
+        .insert()
+        .into(UserEntity)
+        .values({ ...user })
+        .orIgnore()
+        .execute();
       const inserted = (r.identifiers?.length ?? 0) > 0 && (await m.findOneBy(UserEntity, { id: user.id })) !== null;
       if (!inserted) return false;
       if (membership)
@@ -96,7 +103,13 @@ export class AccountsRepository {
     now: number,
   ): Promise<UserEntity | null> {
     return this.tx.run(async (m) => {
-      await m.createQueryBuilder().insert().into(UserEntity).values(user).orIgnore().execute();
+      await m
+        .createQueryBuilder()
+        .insert()
+        .into(UserEntity)
+        .values({ ...user })
+        .orIgnore()
+        .execute();
       if (!(await m.findOneBy(UserEntity, { id: user.id }))) return null;
       for (const ms of memberships) {
         if (!(await this.raw.lockRow(this.raw.table('teams'), ms.teamId, m))) continue;
@@ -236,6 +249,51 @@ export class AccountsRepository {
     });
   }
 
+  /**
+   * Deletes a team, all or nothing: the team row (locked first) must hold no money and no open
+   * hold; then it is marked deleted, its keys revoked, its members removed and its pending
+   * invitations revoked, with the audit record. The row itself stays for the ledger history.
+   */
+  async deleteTeam(
+    teamId: string,
+    audit: (before: { name: string }) => AuditRecord,
+    now: number,
+  ): Promise<'deleted' | 'not_found' | 'has_balance' | 'has_holds'> {
+    return this.tx.run(async (m) => {
+      const teams = this.raw.table('teams');
+      await this.raw.lockRow(teams, teamId, m);
+      const { rows } = await this.raw.exec(
+        `SELECT name, balance_micro, reserved_micro FROM ${teams} WHERE id = $1 AND deleted_at IS NULL`,
+        [teamId],
+        m,
+      );
+      if (rows.length === 0) return 'not_found';
+      // holds first: a request in progress always comes with a positive balance
+      const open = await this.raw.exec(
+        `SELECT id FROM ${this.raw.table('reservations')} WHERE team_id = $1 AND status = 'open'`,
+        [teamId],
+        m,
+      );
+      if (Number(rows[0].reserved_micro) > 0 || open.rows.length > 0) return 'has_holds';
+      if (Number(rows[0].balance_micro) > 0) return 'has_balance';
+      await this.raw.exec(`UPDATE ${teams} SET deleted_at = $2, updated_at = $2 WHERE id = $1`, [teamId, now], m);
+      await this.raw.exec(
+        `UPDATE ${this.raw.table('api_keys')} SET revoked_at = $2 WHERE team_id = $1 AND revoked_at IS NULL`,
+        [teamId, now],
+        m,
+      );
+      await m.delete(MembershipEntity, { teamId });
+      await m
+        .createQueryBuilder()
+        .update(InvitationEntity)
+        .set({ revokedAt: now })
+        .where('team_id = :teamId AND revoked_at IS NULL AND accepted_at IS NULL', { teamId })
+        .execute();
+      await this.audit(m, audit({ name: String(rows[0].name) }), now);
+      return 'deleted';
+    });
+  }
+
   // ---- invitations ----
 
   async insertInvitation(inv: InvitationEntity, audit: AuditRecord): Promise<void> {
@@ -294,7 +352,7 @@ export class AccountsRepository {
         .where('id = :id AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > :now', { id: inv.id, now })
         .execute();
       if (!r.affected) return false;
-      if (newUser) await m.insert(UserEntity, newUser);
+      if (newUser) await m.insert(UserEntity, { ...newUser });
       const existing = await m.findOneBy(MembershipEntity, { teamId: inv.teamId, userId });
       const order = ['viewer', 'member', 'admin', 'owner'];
       if (!existing) await m.insert(MembershipEntity, { teamId: inv.teamId, userId, role: inv.role, createdAt: now });

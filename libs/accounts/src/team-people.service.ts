@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
 import { ApiError, Clock, newId } from '@app/common';
 import { AppConfig } from '@app/config';
-import { roleAtLeast, TeamRole } from '@app/auth';
+import { ApiKeysService, roleAtLeast, TeamRole } from '@app/auth';
 import { AccountsRepository, LastOwnerError } from './accounts.repository';
 import { Actor } from './audit';
 import { Principal, isOperator } from './access';
@@ -30,6 +30,7 @@ export class TeamPeopleService {
     private readonly mailer: InvitationMailer,
     private readonly clock: Clock,
     private readonly config: AppConfig,
+    private readonly keys: ApiKeysService,
   ) {}
 
   async members(teamId: string): Promise<MemberDto[]> {
@@ -101,6 +102,44 @@ export class TeamPeopleService {
         this.clock.now(),
       ),
     );
+  }
+
+  /**
+   * Deletes the team (owner or operator; the route's guard checks the role). Refused with 409 while
+   * the team still holds money (`team_has_balance`) or an open hold (`team_has_holds`): money is
+   * never silently dropped and an in-flight request is never left without its team.
+   */
+  async deleteTeam(actor: Actor, teamId: string): Promise<void> {
+    const outcome = await this.repo.deleteTeam(
+      teamId,
+      (before) => ({
+        actor,
+        teamId,
+        action: 'team.delete',
+        targetType: 'team',
+        targetId: teamId,
+        before: { name: before.name },
+        after: null,
+      }),
+      this.clock.now(),
+    );
+    if (outcome === 'not_found') throw ApiError.notFound(`Team ${teamId} not found.`, 'team_not_found', 'team_id');
+    if (outcome === 'has_balance')
+      throw new ApiError(
+        409,
+        'invalid_request_error',
+        'The team still has a positive balance: spend or refund it before deleting the team.',
+        'team_has_balance',
+      );
+    if (outcome === 'has_holds')
+      throw new ApiError(
+        409,
+        'invalid_request_error',
+        'The team has requests in progress (open holds): try again when they have finished.',
+        'team_has_holds',
+      );
+    // the keys were revoked with the team: drop their cached lookups here and on every replica
+    await this.keys.forgetTeam(teamId);
   }
 
   private async guardLastOwner<T>(work: () => Promise<T>): Promise<T> {

@@ -1,5 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Request } from 'express';
 import { ApiError } from '@app/common';
 import { AdminService } from '@app/admin';
@@ -77,6 +84,19 @@ export class TeamsController {
     @Req() req: Request,
   ): Promise<TeamLimitsDto> {
     return this.admin.updateTeam(teamId, { name: body.name }, actorOf(req));
+  }
+
+  @Delete(':team_id')
+  @HttpCode(204)
+  @TeamAccess('owner')
+  @ApiOperation({
+    summary:
+      'Delete the team (owner): its keys are revoked, members removed, pending invitations revoked; 409 while it has a positive balance or open holds',
+  })
+  @ApiNoContentResponse({ description: 'Deleted' })
+  @ApiResponse({ status: 409, description: 'team_has_balance or team_has_holds' })
+  async deleteTeam(@Param('team_id') teamId: string, @Req() req: Request): Promise<void> {
+    await this.people.deleteTeam(actorOf(req), teamId);
   }
 
   // ---- members ----

@@ -27,6 +27,20 @@ export class ApiKeysRepository {
     return { key: entities[0], teamRpm: num(raw[0]?.team_rpm), teamTpm: num(raw[0]?.team_tpm) };
   }
 
+  /** A live team's stored rate limits; null when there is no such team (or it was deleted). */
+  async teamLimits(teamId: string): Promise<{ teamRpm: number | null; teamTpm: number | null } | null> {
+    const row = await this.keys.manager
+      .createQueryBuilder()
+      .select('t.rpm_limit', 'team_rpm')
+      .addSelect('t.tpm_limit', 'team_tpm')
+      .from('teams', 't')
+      .where('t.id = :teamId AND t.deleted_at IS NULL', { teamId })
+      .getRawOne<{ team_rpm: number | string | null; team_tpm: number | string | null }>();
+    if (!row) return null;
+    const num = (v: number | string | null | undefined) => (v === null || v === undefined ? null : Number(v));
+    return { teamRpm: num(row.team_rpm), teamTpm: num(row.team_tpm) };
+  }
+
   listByTeam(teamId: string): Promise<ApiKeyEntity[]> {
     return this.keys.find({ where: { teamId }, order: { createdAt: 'ASC', id: 'ASC' } });
   }

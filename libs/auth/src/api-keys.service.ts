@@ -212,6 +212,16 @@ export class ApiKeysService implements OnModuleInit {
     return toView(key);
   }
 
+  /**
+   * The limits a signed-in session acts under in a team: the team's stored rate limits (a session has
+   * no key limits or budgets of its own); null when the team does not exist.
+   */
+  async sessionLimits(teamId: string): Promise<CallerLimits | null> {
+    const team = await this.repo.teamLimits(teamId);
+    if (!team) return null;
+    return { keyRpm: null, keyTpm: null, ...team, budgetDayMicro: null, budgetMonthMicro: null };
+  }
+
   /** Drops the cached lookups of every key of a team (its limits changed). */
   async forgetTeam(teamId: string): Promise<void> {
     for (const key of await this.repo.listByTeam(teamId)) await this.forget(key.keyHash);

@@ -48,7 +48,11 @@ export class ApiKeyGuard implements CanActivate {
     if (session && sessionRole) {
       const needed: TeamRole =
         sessionRole === 'read-write' ? (['GET', 'HEAD'].includes(req.method) ? 'viewer' : 'member') : sessionRole;
-      req.caller = sessionCaller(session, teamOfRequest(req), needed);
+      const caller = sessionCaller(session, teamOfRequest(req), needed);
+      // the team's stored rate limits apply to its members' sessions as to its keys
+      const limits = await this.keys.sessionLimits(caller.teamId);
+      if (!limits) throw ApiError.notFound(`Team ${caller.teamId} not found.`, 'team_not_found', TEAM_HEADER);
+      req.caller = { ...caller, limits };
       return true;
     }
     req.caller = await authenticateKey(req, this.keys, this.throttle);

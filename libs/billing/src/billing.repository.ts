@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, EntityManager, LessThan, MoreThan, Repository } from 'typeorm';
+import { DataSource, EntityManager, IsNull, LessThan, MoreThan, Repository } from 'typeorm';
 import { PgGroupCommit, RawSql, SqliteGroupCommit, SqlRow, TransactionRunner } from '@app/database';
 import { LedgerEntryEntity } from './entities/ledger-entry.entity';
 import { ReservationEntity } from './entities/reservation.entity';
@@ -100,7 +100,7 @@ export class BillingRepository {
   }
 
   findTeam(id: string): Promise<TeamEntity | null> {
-    return this.teams.findOneBy({ id });
+    return this.teams.findOneBy({ id, deletedAt: IsNull() });
   }
 
   /** Creates the team with an opening top-up entry (when balance > 0) in one transaction. */
@@ -337,7 +337,11 @@ export class BillingRepository {
 
   /** Teams in id order after the cursor. */
   listTeams(limit: number, afterId?: string): Promise<TeamEntity[]> {
-    return this.teams.find({ where: afterId ? { id: MoreThan(afterId) } : {}, order: { id: 'ASC' }, take: limit });
+    return this.teams.find({
+      where: afterId ? { id: MoreThan(afterId), deletedAt: IsNull() } : { deletedAt: IsNull() },
+      order: { id: 'ASC' },
+      take: limit,
+    });
   }
 
   /** Sets the given columns (undefined = unchanged, null = cleared); null when the team does not exist. */

@@ -9,7 +9,7 @@ import {
   getSchemaPath,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
+import { AllowSession, ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
 import { ChatTimings, RestChatService, serverTiming } from './rest-chat.service';
 import { ChatRequestDto } from './dto/chat-request.dto';
 import { ChatResponseDto, ChatStreamDeltaDto, ChatStreamReasoningDto } from './dto/chat-response.dto';
@@ -18,6 +18,8 @@ import { ApiChargedErrors, ErrorResponseDto } from '@app/common';
 
 @ApiTags('Chat')
 @ApiKeyAuth()
+// the playground: a signed-in member chats for the team named by x-team-id, charged like a key
+@AllowSession('member')
 @Controller('api/v1/chat')
 export class ChatController {
   constructor(private readonly rest: RestChatService) {}

@@ -2,7 +2,7 @@ import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { ChatCompletionChunkDto, ChatCompletionResponseDto } from './dto/chat-completion-response.dto';
 import type { Request, Response } from 'express';
-import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
+import { AllowSession, ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
 import { CompletionsService } from './completions.service';
 import { ChatTimings, serverTiming } from './rest-chat.service';
 import { ChatCompletionRequestDto } from './dto/chat-completions.dto';
@@ -12,6 +12,8 @@ import { ApiChargedErrors, ErrorResponseDto, RefuseUnknownMembers } from '@app/c
 @ApiExtraModels(ChatCompletionResponseDto, ChatCompletionChunkDto)
 @ApiTags('OpenAI-compatible')
 @ApiKeyAuth()
+// the playground: a signed-in member chats for the team named by x-team-id, charged like a key
+@AllowSession('member')
 @Controller('v1/chat/completions')
 export class CompletionsController {
   constructor(private readonly completions: CompletionsService) {}

@@ -1302,7 +1302,8 @@ export interface paths {
         get: operations["TeamsController_get"];
         put?: never;
         post?: never;
-        delete?: never;
+        /** Delete the team (owner): its keys are revoked, members removed, pending invitations revoked; 409 while it has a positive balance or open holds */
+        delete: operations["TeamsController_deleteTeam"];
         options?: never;
         head?: never;
         /** Team settings (admin): rename */
@@ -6484,7 +6485,10 @@ export interface operations {
     ChatController_chat: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6595,7 +6599,10 @@ export interface operations {
     CompletionsController_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12386,6 +12393,89 @@ export interface operations {
             };
             /** @description The resource does not exist or belongs to another team */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    TeamsController_deleteTeam: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description team_has_balance or team_has_holds */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

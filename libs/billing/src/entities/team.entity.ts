@@ -14,5 +14,7 @@ export class TeamEntity {
   @Column({ name: 'rpm_limit', type: 'integer', nullable: true }) rpmLimit?: number | null;
   @Column({ name: 'tpm_limit', type: 'integer', nullable: true }) tpmLimit?: number | null;
   @Column({ name: 'created_at', type: 'bigint', transformer: bigintNumber }) createdAt: number;
+  /** set when the team was deleted: the row stays for its ledger history, the team answers 404 */
+  @Column({ name: 'deleted_at', type: 'bigint', nullable: true, transformer: bigintNumber }) deletedAt?: number | null;
   @Column({ name: 'updated_at', type: 'bigint', transformer: bigintNumber }) updatedAt: number;
 }

@@ -8,6 +8,7 @@ import { Accounts1795625253943 } from './1795625253943-accounts';
 import { IngestParseRuns1795625733761 } from './1795625733761-ingest-parse-runs';
 import { VectorStoreExpiry1795625738288 } from './1795625738288-vector-store-expiry';
 import { StoredResponses1795627137807 } from './1795627137807-stored-responses';
+import { TeamDeletion1795630478577 } from './1795630478577-team-deletion';
 
 /** Ordered list of every migration; the same list runs on Postgres and SQLite. */
 export const migrations = [
@@ -21,4 +22,5 @@ export const migrations = [
   IngestParseRuns1795625733761,
   VectorStoreExpiry1795625738288,
   StoredResponses1795627137807,
+  TeamDeletion1795630478577,
 ];
