@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditEntryEntity } from './audit-entry.entity';
-import { AuditTrail } from './audit-trail.service';
+import { AuditTrail } from './audit-trail.repository';
 
 /** The audit log writer, importable by any module whose changes must be recorded. */
 @Module({

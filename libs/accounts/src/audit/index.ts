@@ -1,4 +1,4 @@
 export * from './audit';
 export * from './audit-entry.entity';
-export * from './audit-trail.service';
+export * from './audit-trail.repository';
 export * from './audit.module';

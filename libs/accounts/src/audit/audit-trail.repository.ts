@@ -18,9 +18,9 @@ export interface AuditFilter {
 }
 
 /**
- * The append-only audit log. `writeIn` writes with the transaction of the change it records (the
- * record exists exactly when the change does); `write` is for events that change nothing else
- * (a failed sign-in). Diffs are redacted before they are stored.
+ * The append-only audit log's repository. `writeIn` writes with the transaction of the change it
+ * records (the record exists exactly when the change does); `write` is for events that change
+ * nothing else (a failed sign-in). Diffs are redacted before they are stored.
  */
 @Injectable()
 export class AuditTrail {
