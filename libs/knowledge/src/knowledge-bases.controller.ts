@@ -49,7 +49,6 @@ import { KnowledgeApiService } from './knowledge-api.service';
 import { KnowledgeService } from './knowledge.service';
 import { toDocument, toKnowledgeBase } from './knowledge.presenter';
 import { RateLimited } from '@app/governance';
-import { AuditTrail, callerActor } from '@app/accounts/audit';
 
 const ID = { name: 'id', example: 'vs_1a2b3c4d5e6f7a8b9c0d1e2f' };
 
@@ -63,28 +62,14 @@ export class KnowledgeBasesController {
   constructor(
     private readonly kb: KnowledgeService,
     private readonly api: KnowledgeApiService,
-    private readonly audit: AuditTrail,
   ) {}
 
   @Post()
   @HttpCode(201)
   @ApiOperation({ summary: 'Create a knowledge base' })
   @ApiCreatedResponse({ type: KnowledgeBaseDto })
-  async create(
-    @CurrentCaller() caller: Caller,
-    @Body() dto: CreateKnowledgeBaseDto,
-    @Req() req: Request,
-  ): Promise<KnowledgeBaseDto> {
-    const kb = toKnowledgeBase(await this.kb.createStore(caller, dto));
-    await this.audit.write({
-      actor: callerActor(req, caller),
-      teamId: caller.teamId,
-      action: 'knowledge_base.create',
-      targetType: 'knowledge_base',
-      targetId: kb.id,
-      after: { name: dto.name },
-    });
-    return kb;
+  async create(@CurrentCaller() caller: Caller, @Body() dto: CreateKnowledgeBaseDto): Promise<KnowledgeBaseDto> {
+    return toKnowledgeBase(await this.kb.createStore(caller, dto));
   }
 
   @Get()
@@ -119,15 +104,8 @@ export class KnowledgeBasesController {
   @ApiOperation({ summary: 'Delete a knowledge base with its documents and chunks' })
   @ApiParam(ID)
   @ApiOkResponse({ type: KbDeletedDto })
-  async delete(@CurrentCaller() caller: Caller, @Param('id') id: string, @Req() req: Request): Promise<KbDeletedDto> {
+  async delete(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<KbDeletedDto> {
     await this.kb.deleteStore(caller, id);
-    await this.audit.write({
-      actor: callerActor(req, caller),
-      teamId: caller.teamId,
-      action: 'knowledge_base.delete',
-      targetType: 'knowledge_base',
-      targetId: id,
-    });
     return { id, deleted: true };
   }
 
