@@ -390,6 +390,29 @@ export class KnowledgeRepository {
     await this.docs.update({ vectorStoreId, id }, patch);
   }
 
+  /** New attributes of a document, with the audit record of the change, in one transaction. */
+  async setDocumentAttributes(
+    vectorStoreId: string,
+    id: string,
+    attributes: string | null,
+    now: number,
+  ): Promise<void> {
+    await this.tx.run(async (m) => {
+      const before = await m.findOneBy(KbDocumentEntity, { vectorStoreId, id });
+      if (!before) return;
+      await m.update(KbDocumentEntity, { vectorStoreId, id }, { attributes, updatedAt: now });
+      const parse = (a: string | null) => (a === null ? null : (JSON.parse(a) as unknown));
+      await this.audit.record(m, {
+        teamId: before.teamId,
+        action: 'document.update',
+        targetType: 'document',
+        targetId: id,
+        before: { attributes: parse(before.attributes) },
+        after: { attributes: parse(attributes) },
+      });
+    });
+  }
+
   /** Queue the document again (link refresh); false when a job for it is already pending. */
   requeue(doc: KbDocumentEntity, job: NewIngestJob): Promise<boolean> {
     return this.tx.run(async (m) => {
@@ -406,6 +429,7 @@ export class KnowledgeRepository {
         { status: 'queued', lastErrorCode: null, lastErrorMessage: null, updatedAt: job.createdAt },
       );
       await m.insert(IngestJobEntity, job);
+      await this.recordDocument(m, 'document.refresh', doc);
       return true;
     });
   }
