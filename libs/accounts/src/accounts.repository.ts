@@ -8,9 +8,13 @@ import { InvitationEntity } from './entities/invitation.entity';
 import { MembershipEntity } from './entities/membership.entity';
 import { SessionEntity } from './entities/session.entity';
 import { UserEntity } from './entities/user.entity';
+import { SessionStore } from './session-store';
 
 /** A change that would leave a team without an owner. */
 export class LastOwnerError extends Error {}
+
+/** The session to end does not exist (its transaction is rolled back). */
+class NoSuchSession extends Error {}
 
 /**
  * Users, sessions, memberships, invitations and the audit log. Every write that changes state takes
@@ -25,6 +29,7 @@ export class AccountsRepository {
     @InjectDataSource() private readonly ds: DataSource,
     private readonly tx: TransactionRunner,
     private readonly trail: AuditTrail,
+    private readonly sessions: SessionStore,
   ) {
     this.raw = new RawSql(ds);
   }
@@ -131,9 +136,9 @@ export class AccountsRepository {
       await m.update(UserEntity, { id }, patch);
       const user = await m.findOneBy(UserEntity, { id });
       if (!user) return null;
-      // a disabled user is signed out everywhere
-      if (patch.disabled === true) await m.delete(SessionEntity, { userId: id });
       if (audit) await this.audit(m, audit, now);
+      // a disabled user is signed out everywhere
+      if (patch.disabled === true) await this.sessions.deleteAllOfUser(id, null, m);
       return user;
     });
   }
@@ -148,60 +153,55 @@ export class AccountsRepository {
   ): Promise<void> {
     await this.tx.run(async (m) => {
       await m.update(UserEntity, { id: userId }, { passwordHash: hash });
-      await m
-        .createQueryBuilder()
-        .delete()
-        .from(SessionEntity)
-        .where('user_id = :userId AND id <> :keep', { userId, keep: keepSessionId })
-        .execute();
       await this.audit(m, audit, now);
+      await this.sessions.deleteAllOfUser(userId, keepSessionId, m);
     });
   }
 
   // ---- sessions ----
+  // The session store is written last in each transaction: with the Redis store, a failed write
+  // rolls back the audit record (and the sign-in time) with it.
 
   async insertSession(s: SessionEntity, audit: AuditRecord): Promise<void> {
     await this.tx.run(async (m) => {
-      await m.insert(SessionEntity, s);
       await m.update(UserEntity, { id: s.userId }, { lastLoginAt: s.createdAt });
       await this.audit(m, audit, s.createdAt);
+      await this.sessions.insert(s, m);
     });
   }
 
   findSessionByHash(tokenHash: string): Promise<SessionEntity | null> {
-    return this.ds.getRepository(SessionEntity).findOneBy({ tokenHash });
+    return this.sessions.findByHash(tokenHash);
   }
 
-  async touchSession(id: string, now: number): Promise<void> {
-    await this.ds.getRepository(SessionEntity).update({ id }, { lastSeenAt: now });
+  touchSession(s: SessionEntity, now: number): Promise<void> {
+    return this.sessions.touch(s, now);
   }
 
-  async deleteSession(id: string): Promise<void> {
-    await this.ds.getRepository(SessionEntity).delete({ id });
+  deleteSession(s: SessionEntity): Promise<void> {
+    return this.sessions.delete(s);
   }
 
   /** Ends one session of the user (with its audit record); false when the user has no such session. */
   async deleteUserSession(userId: string, id: string, audit: AuditRecord, now: number): Promise<boolean> {
-    return this.tx.run(async (m) => {
-      const r = await m.delete(SessionEntity, { id, userId });
-      if (!r.affected) return false;
-      await this.audit(m, audit, now);
-      return true;
-    });
+    return this.tx
+      .run(async (m) => {
+        await this.audit(m, audit, now);
+        if (await this.sessions.deleteOfUser(userId, id, m)) return true;
+        throw new NoSuchSession(); // rolls the audit record back
+      })
+      .catch((err: unknown) => {
+        if (err instanceof NoSuchSession) return false;
+        throw err;
+      });
   }
 
   listSessions(userId: string): Promise<SessionEntity[]> {
-    return this.ds.getRepository(SessionEntity).find({ where: { userId }, order: { createdAt: 'DESC' } });
+    return this.sessions.listOfUser(userId);
   }
 
-  async deleteStaleSessions(now: number, idleMs: number): Promise<number> {
-    const r = await this.ds
-      .getRepository(SessionEntity)
-      .createQueryBuilder()
-      .delete()
-      .where('expires_at <= :now OR last_seen_at <= :idle', { now, idle: now - idleMs })
-      .execute();
-    return r.affected ?? 0;
+  deleteStaleSessions(now: number, idleMs: number): Promise<number> {
+    return this.sessions.deleteStale(now, idleMs);
   }
 
   // ---- memberships ----

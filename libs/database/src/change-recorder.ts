@@ -26,3 +26,6 @@ export interface RecordedChange {
 export abstract class ChangeRecorder {
   abstract record(m: EntityManager, change: RecordedChange): Promise<void>;
 }
+
+/** The transaction a port's method joins (a repository's write passes its own). */
+export type TransactionManager = EntityManager;
