@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In } from 'typeorm';
-import type { TeamRole } from '@app/auth';
+import { TEAM_ROLES, TeamRole } from '@app/auth';
 import { RawSql, TransactionRunner } from '@app/database';
 import { AuditRecord, AuditTrail } from './audit';
 import { InvitationEntity } from './entities/invitation.entity';
@@ -12,6 +12,8 @@ import { SessionStore } from './session-store';
 
 /** A change that would leave a team without an owner. */
 export class LastOwnerError extends Error {}
+
+const ROLE_ORDER: readonly TeamRole[] = TEAM_ROLES;
 
 /** The session to end does not exist (its transaction is rolled back). */
 class NoSuchSession extends Error {}
@@ -250,6 +252,46 @@ export class AccountsRepository {
   }
 
   /**
+   * Grants the roles single sign-on maps the user's groups to: a missing membership is added, a
+   * weaker one raised; a stronger role and memberships outside the mapping are left as they are.
+   * Teams that do not exist (or were deleted) are skipped. One transaction, one audit record per
+   * change (`member.add` / `member.role_change`, `via: oidc`).
+   */
+  async grantMappedRoles(
+    userId: string,
+    grants: { teamId: string; role: TeamRole }[],
+    actor: AuditRecord['actor'],
+    now: number,
+  ): Promise<void> {
+    if (grants.length === 0) return;
+    await this.tx.run(async (m) => {
+      const teams = this.raw.table('teams');
+      for (const g of grants) {
+        if (!(await this.raw.lockRow(teams, g.teamId, m))) continue;
+        const live = await this.raw.exec(`SELECT id FROM ${teams} WHERE id = $1 AND deleted_at IS NULL`, [g.teamId], m);
+        if (live.rows.length === 0) continue;
+        const before = await m.findOneBy(MembershipEntity, { teamId: g.teamId, userId });
+        if (before && ROLE_ORDER.indexOf(before.role) >= ROLE_ORDER.indexOf(g.role)) continue;
+        if (before) await m.update(MembershipEntity, { teamId: g.teamId, userId }, { role: g.role });
+        else await m.insert(MembershipEntity, { teamId: g.teamId, userId, role: g.role, createdAt: now });
+        await this.audit(
+          m,
+          {
+            actor,
+            teamId: g.teamId,
+            action: before ? 'member.role_change' : 'member.add',
+            targetType: 'user',
+            targetId: userId,
+            before: before ? { role: before.role } : null,
+            after: { role: g.role, via: 'oidc' },
+          },
+          now,
+        );
+      }
+    });
+  }
+
+  /**
    * Deletes a team, all or nothing: the team row (locked first) must hold no money and no open
    * hold; then it is marked deleted, its keys revoked, its members removed and its pending
    * invitations revoked, with the audit record. The row itself stays for the ledger history.
@@ -354,9 +396,8 @@ export class AccountsRepository {
       if (!r.affected) return false;
       if (newUser) await m.insert(UserEntity, { ...newUser });
       const existing = await m.findOneBy(MembershipEntity, { teamId: inv.teamId, userId });
-      const order = ['viewer', 'member', 'admin', 'owner'];
       if (!existing) await m.insert(MembershipEntity, { teamId: inv.teamId, userId, role: inv.role, createdAt: now });
-      else if (order.indexOf(inv.role) > order.indexOf(existing.role))
+      else if (ROLE_ORDER.indexOf(inv.role) > ROLE_ORDER.indexOf(existing.role))
         await m.update(MembershipEntity, { teamId: inv.teamId, userId }, { role: inv.role });
       await this.audit(m, audit, now);
       return true;
