@@ -6710,7 +6710,10 @@ export interface operations {
     ResponsesController_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6818,7 +6821,10 @@ export interface operations {
     ResponsesController_retrieve: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path: {
                 response_id: string;
             };
@@ -6884,7 +6890,10 @@ export interface operations {
     ResponsesController_remove: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path: {
                 response_id: string;
             };
@@ -6956,7 +6965,10 @@ export interface operations {
                 limit?: number;
                 order?: "asc" | "desc";
             };
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path: {
                 response_id: string;
             };
@@ -7027,6 +7039,8 @@ export interface operations {
                 "anthropic-beta"?: string;
                 /** @description Accepted (e.g. 2023-06-01); forwarded to Anthropic upstreams */
                 "anthropic-version"?: string;
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
             };
             path?: never;
             cookie?: never;
@@ -7147,6 +7161,8 @@ export interface operations {
                 "anthropic-beta"?: string;
                 /** @description Accepted (e.g. 2023-06-01); forwarded to Anthropic upstreams */
                 "anthropic-version"?: string;
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
             };
             path?: never;
             cookie?: never;
@@ -9671,7 +9687,10 @@ export interface operations {
     EmbeddingsController_openAi: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9775,7 +9794,10 @@ export interface operations {
     EmbeddingsController_rest: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9879,7 +9901,10 @@ export interface operations {
     RerankController_rerankDocuments: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10075,7 +10100,10 @@ export interface operations {
     "CohereRerankController_rerankDocuments[0]": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10179,7 +10207,10 @@ export interface operations {
     "CohereRerankController_rerankDocuments[1]": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10283,7 +10314,10 @@ export interface operations {
     ImagesController_openAi: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10387,7 +10421,10 @@ export interface operations {
     ImagesController_rest: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
