@@ -182,6 +182,18 @@ export const en = {
     badJson: 'Not a JSON array of messages.',
     noRole: 'The first line must start with a role, e.g. "user: …".',
   },
+  messenger: {
+    formLabel: 'Import a messenger chat',
+    file: 'Chat export file',
+    fileHint: 'Telegram Desktop result.json, WhatsApp .txt export, or Slack export .zip (up to 10 MB)',
+    pick: 'Pick an export file',
+    format: 'Export format',
+    telegram: 'Telegram (JSON)',
+    whatsapp: 'WhatsApp (.txt)',
+    slack: 'Slack (.zip)',
+    title: 'Title (optional)',
+    import: 'Import chat',
+  },
   integrations: {
     type: 'Integration type',
     webhook: 'Webhook',
@@ -198,8 +210,6 @@ export const en = {
   },
   playground: {
     model: 'Model (input / output price)',
-    apiKey: 'API key to charge',
-    apiKeyHint: 'Chat requests are made with a team API key; it stays in this tab only.',
     system: 'System prompt',
     prompt: 'Your question',
     send: 'Send',
@@ -287,6 +297,14 @@ export const en = {
     kind_chat: 'chat',
     kind_embedding: 'embeddings',
     kind_image: 'images',
+  },
+  team: {
+    dangerZone: 'Delete the team',
+    deleteHint:
+      'Revokes every key, removes every member and pending invitation. Refused while the team has money on its balance or a request in progress.',
+    delete: 'Delete team',
+    deleteTitle: 'Delete team {{name}}?',
+    deleteBody: 'All keys of {{name}} stop working at once and all members lose access. This cannot be undone.',
   },
   members: {
     title: 'Members',

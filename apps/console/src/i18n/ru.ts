@@ -185,6 +185,18 @@ export const ru: Dictionary = {
     badJson: 'Это не JSON-массив сообщений.',
     noRole: 'Первая строка должна начинаться с роли, например «user: …».',
   },
+  messenger: {
+    formLabel: 'Импорт чата из мессенджера',
+    file: 'Файл экспорта чата',
+    fileHint: 'result.json из Telegram Desktop, экспорт WhatsApp .txt или экспорт Slack .zip (до 10 МБ)',
+    pick: 'Выберите файл экспорта',
+    format: 'Формат экспорта',
+    telegram: 'Telegram (JSON)',
+    whatsapp: 'WhatsApp (.txt)',
+    slack: 'Slack (.zip)',
+    title: 'Название (необязательно)',
+    import: 'Импортировать чат',
+  },
   integrations: {
     type: 'Тип интеграции',
     webhook: 'Вебхук',
@@ -201,8 +213,6 @@ export const ru: Dictionary = {
   },
   playground: {
     model: 'Модель (цена входа / выхода)',
-    apiKey: 'API-ключ для списания',
-    apiKeyHint: 'Запросы к чату идут с API-ключом команды; он хранится только в этой вкладке.',
     system: 'Системный промпт',
     prompt: 'Ваш вопрос',
     send: 'Отправить',
@@ -290,6 +300,14 @@ export const ru: Dictionary = {
     kind_chat: 'чат',
     kind_embedding: 'эмбеддинги',
     kind_image: 'изображения',
+  },
+  team: {
+    dangerZone: 'Удаление команды',
+    deleteHint:
+      'Отзывает все ключи, удаляет всех участников и ожидающие приглашения. Невозможно, пока на балансе команды есть деньги или выполняется запрос.',
+    delete: 'Удалить команду',
+    deleteTitle: 'Удалить команду {{name}}?',
+    deleteBody: 'Все ключи {{name}} сразу перестанут работать, участники потеряют доступ. Это нельзя отменить.',
   },
   members: {
     title: 'Участники',

@@ -11,6 +11,7 @@ import {
   startOfToday,
   tomorrow,
   useBalance,
+  useKeyLabels,
   useLedger,
   useUsageSummary,
 } from '../usage/usage-queries';
@@ -43,6 +44,7 @@ export function OverviewPage() {
   const today = useUsageSummary('model', startOfToday(), tomorrow());
   const month = useUsageSummary('model', startOfMonth(), tomorrow());
   const keys = useUsageSummary('key', isoDaysAgo(29), tomorrow());
+  const keyLabels = useKeyLabels();
   const ledger = useLedger(isoDaysAgo(29));
   const chart = useMemo(() => spendByDayAndModel(ledger.data ?? [], 30), [ledger.data]);
   const topKeys = (keys.data?.data ?? [])
@@ -122,7 +124,7 @@ export function OverviewPage() {
             <Table.Tbody>
               {topKeys.map((k) => (
                 <Table.Tr key={String(k.group)}>
-                  <Table.Td>{(k.group as unknown as string | null) ?? t('overview.noKey')}</Table.Td>
+                  <Table.Td>{k.group === null ? t('overview.noKey') : (keyLabels.get(k.group) ?? k.group)}</Table.Td>
                   <Table.Td>{formatNumber(k.requests, lang)}</Table.Td>
                   <Table.Td>{formatNumber(k.total_tokens, lang)}</Table.Td>
                   <Table.Td>{formatRub(k.amount_rub, lang)}</Table.Td>

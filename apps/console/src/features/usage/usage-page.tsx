@@ -17,7 +17,15 @@ import {
 } from '@mantine/core';
 import { EmptyState, ErrorAlert, LoadingRows, PageHeader } from '../../components/common';
 import { formatDate, formatNumber, formatRub } from '../../i18n';
-import { isoDaysAgo, round6, tomorrow, useLedger, useUsageSummary, type UsageEntry } from './usage-queries';
+import {
+  isoDaysAgo,
+  round6,
+  tomorrow,
+  useKeyLabels,
+  useLedger,
+  useUsageSummary,
+  type UsageEntry,
+} from './usage-queries';
 
 const SummaryChart = lazy(() => import('./summary-chart'));
 
@@ -71,6 +79,7 @@ export function UsagePage() {
   const [kind, setKind] = useState<string | null>(null);
   const [groupBy, setGroupBy] = useState<'model' | 'day' | 'key'>('day');
   const ledger = useLedger(`${from}T00:00:00.000Z`);
+  const keyLabels = useKeyLabels();
   const summary = useUsageSummary(groupBy, `${from}T00:00:00.000Z`, to ? tomorrowOf(to) : tomorrow());
   const entries = useMemo(
     () => filterEntries(ledger.data ?? [], { from, to, model, kind }),
@@ -172,7 +181,7 @@ export function UsagePage() {
           <Skeleton h={240} />
         ) : (
           <Suspense fallback={<Skeleton h={240} />}>
-            <SummaryChart groups={summary.data?.data ?? []} />
+            <SummaryChart groups={summary.data?.data ?? []} labels={groupBy === 'key' ? keyLabels : undefined} />
           </Suspense>
         )}
       </Paper>

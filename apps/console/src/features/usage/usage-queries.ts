@@ -1,3 +1,4 @@
+import { useMemo } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import type { components } from '../../api/schema';
@@ -123,4 +124,29 @@ export function startOfToday(now = new Date()): string {
 
 export function tomorrow(now = new Date()): string {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1)).toISOString();
+}
+
+type ApiKeyRow = components['schemas']['ApiKeyDto'];
+
+/** How a key is shown: its name and display prefix, or the prefix alone. */
+export function keyLabel(key: Pick<ApiKeyRow, 'name' | 'prefix'>): string {
+  return key.name ? `${key.name} (${key.prefix}…)` : `${key.prefix}…`;
+}
+
+/**
+ * Labels of the team's keys by id (revoked ones included, since their spend stays in the ledger).
+ * With an API key the team's key list is not readable; callers fall back to the id then.
+ */
+export function useKeyLabels(): Map<string, string> {
+  const team = useTeamBase();
+  const keys = useQuery({
+    queryKey: ['keys', team],
+    queryFn: async () =>
+      unwrap(await api.GET('/api/v1/teams/{team_id}/api-keys', { params: { path: { team_id: team ?? '' } } })),
+    enabled: !!team,
+  });
+  return useMemo(
+    () => new Map(((keys.data?.data ?? []) as ApiKeyRow[]).map((k) => [k.id, keyLabel(k)] as const)),
+    [keys.data],
+  );
 }
