@@ -185,6 +185,7 @@ export const en = {
   messenger: {
     formLabel: 'Import a messenger chat',
     file: 'Chat export file',
+    fileInput: 'Chat export file to upload',
     fileHint: 'Telegram Desktop result.json, WhatsApp .txt export, or Slack export .zip (up to 10 MB)',
     pick: 'Pick an export file',
     format: 'Export format',

@@ -188,6 +188,7 @@ export const ru: Dictionary = {
   messenger: {
     formLabel: 'Импорт чата из мессенджера',
     file: 'Файл экспорта чата',
+    fileInput: 'Загрузить файл экспорта чата',
     fileHint: 'result.json из Telegram Desktop, экспорт WhatsApp .txt или экспорт Slack .zip (до 10 МБ)',
     pick: 'Выберите файл экспорта',
     format: 'Формат экспорта',

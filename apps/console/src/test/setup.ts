@@ -24,6 +24,11 @@ class ResizeObserverStub {
 }
 window.ResizeObserver = ResizeObserverStub as unknown as typeof ResizeObserver;
 window.HTMLElement.prototype.scrollIntoView = () => {};
+// autosized text areas listen for web fonts loading
+if (!('fonts' in document))
+  Object.defineProperty(document, 'fonts', {
+    value: { ready: Promise.resolve(), addEventListener() {}, removeEventListener() {} },
+  });
 
 /** The HTTP answers of a test: each call of fetch goes to `server.handle`, set per test. */
 export const server = {

@@ -71,6 +71,7 @@ export function MessengerImportForm({ projectId, onAdded }: { projectId: string;
             placeholder={t('messenger.pick')}
             accept=".json,.txt,.zip,application/json,text/plain,application/zip"
             clearable
+            fileInputProps={{ 'aria-label': t('messenger.fileInput') }}
             value={file}
             onChange={pick}
           />
