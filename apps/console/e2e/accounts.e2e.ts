@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { admin, launchBrowser, openSession, requireBuild, shot, startGateway, type Gateway } from './support';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { admin, launchBrowser, openSession, requireBuild, ROOT, shot, startGateway, type Gateway } from './support';
 
 /**
  * The console with accounts, in Chromium against the real built server: the operator (created at
@@ -116,7 +118,7 @@ describe('console with accounts in Chromium', () => {
     const { page, context, errors } = await openSession(browser);
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: gw.url });
     await signIn(page, 'mia@example.com', 'mia-password-1234');
-    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByRole('link', { name: 'API keys', exact: true }).click();
     await page.getByLabel('Key name').fill('mia-laptop');
     await page.getByRole('button', { name: 'Create key' }).click();
     const dialog = page.getByRole('dialog', { name: 'Your new API key' });
@@ -178,10 +180,74 @@ describe('console with accounts in Chromium', () => {
     await context.close();
   });
 
+  it('the member chats in the playground with the session alone and imports a Telegram export into a project', async () => {
+    const { page, context, errors } = await openSession(browser);
+    await signIn(page, 'mia@example.com', 'mia-password-1234');
+    await page.getByRole('link', { name: 'Projects' }).click();
+    await page.getByRole('button', { name: 'New project' }).first().click();
+    await page.getByRole('dialog').getByLabel('Name').fill('Release notes');
+    await page.getByRole('button', { name: 'Create project' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Release notes' }).waitFor();
+
+    await page.getByLabel('Chat export file to upload').setInputFiles({
+      name: 'result.json',
+      mimeType: 'application/json',
+      buffer: readFileSync(join(ROOT, 'libs/projects/src/messenger/__fixtures__/telegram-single-chat.json')),
+    });
+    expect(await page.getByRole('combobox', { name: 'Export format' }).inputValue()).toBe('Telegram (JSON)');
+    await page.getByRole('button', { name: 'Import chat' }).click();
+    const chatRow = page.getByRole('row').filter({ hasText: 'messenger chat' });
+    await chatRow.getByText('completed').waitFor({ timeout: 60_000 });
+
+    const balanceBefore = await admin<{ balance_rub: number }>(gw, 'GET', `/api/v1/admin/teams/${teamId}`);
+    await page.getByRole('tab', { name: 'Playground' }).click();
+    expect(await page.getByLabel(/API key/).count()).toBe(0); // no key is asked for
+    await page.getByLabel('Your question').fill('Who created the release group?');
+    const sent = page.waitForRequest((r) => r.url().endsWith('/api/v1/chat') && r.method() === 'POST');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const headers = (await sent).headers();
+    expect(headers['x-team-id']).toBe(teamId);
+    expect(headers['x-csrf-token']).toBeTruthy();
+    expect(headers['api-key']).toBeUndefined();
+    await expect
+      .poll(() => page.getByTestId('answer-cost').textContent(), { timeout: 30_000 })
+      .toMatch(/^Cost: RUB\s\d/);
+    // charged to the team the session names
+    const balanceAfter = await admin<{ balance_rub: number }>(gw, 'GET', `/api/v1/admin/teams/${teamId}`);
+    expect(balanceAfter.balance_rub).toBeLessThan(balanceBefore.balance_rub);
+    await shot(page, 'accounts-member-playground-en');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("the operator's Delete team is refused with the server's message while money is left, and deletes an empty team", async () => {
+    const { page, context, errors } = await openSession(browser);
+    await signIn(page, OPERATOR.email, OPERATOR.password);
+    await page.getByRole('link', { name: 'Operator' }).click();
+    await page.getByRole('button', { name: 'Open team northwind' }).click();
+    await page.getByRole('button', { name: 'Delete team' }).click();
+    await page.getByRole('dialog', { name: 'Delete team northwind?' }).getByRole('button', { name: 'Confirm' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/balance/i);
+    expect((await admin<{ id: string }>(gw, 'GET', `/api/v1/admin/teams/${teamId}`)).id).toBe(teamId);
+
+    await page.getByLabel('Team name').fill('scratch');
+    await page.getByRole('button', { name: 'Create team' }).click();
+    await page.getByRole('button', { name: 'Open team scratch' }).click();
+    await page.getByRole('heading', { name: /^scratch · / }).waitFor();
+    await page.getByRole('button', { name: 'Delete team' }).click();
+    await page.getByRole('dialog', { name: 'Delete team scratch?' }).getByRole('button', { name: 'Confirm' }).click();
+    await expect.poll(() => page.getByRole('button', { name: 'Open team scratch' }).count()).toBe(0);
+    const teams = await admin<{ data: { name: string }[] }>(gw, 'GET', '/api/v1/admin/teams?limit=100');
+    expect(teams.data.map((t) => t.name)).not.toContain('scratch');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('a viewer sees no "Create key" control, and a direct API call with their session gets 403', async () => {
     const link = await invite('vic@example.com', 'viewer');
     const vic = await accept(link, 'Vic', 'vic-password-1234');
-    await vic.page.getByRole('link', { name: 'API keys' }).click();
+    await vic.page.getByRole('link', { name: 'API keys', exact: true }).click();
+    await vic.page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
     await vic.page.getByRole('cell', { name: 'mia-laptop' }).waitFor(); // the list is readable
     expect(await vic.page.getByRole('button', { name: 'Create key' }).count()).toBe(0);
     expect(await vic.page.getByRole('button', { name: 'Revoke' }).count()).toBe(0);

@@ -180,7 +180,8 @@ function AnswerFacts({ result, lang }: { result: ChatResponse; lang: string }) {
             {sources.map((s) => (
               <List.Item key={`${s.n}-${s.material_id}`}>
                 [{s.n}] {s.url ? <Anchor href={s.url}>{s.title}</Anchor> : s.title}
-                {s.page ? ` · ${t('playground.page', { page: s.page })}` : ''} · {s.score?.toFixed(3)}
+                {s.page ? ` · ${t('playground.page', { page: s.page })}` : ''}
+                {typeof s.score === 'number' ? ` · ${s.score.toFixed(3)}` : ''}
               </List.Item>
             ))}
           </List>
