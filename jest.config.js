@@ -23,6 +23,7 @@ for (const lib of [
   'projects',
   'governance',
   'accounts',
+  'request-log',
 ]) {
   moduleNameMapper[`^@app/${lib}$`] = `<rootDir>/libs/${lib}/src`;
   moduleNameMapper[`^@app/${lib}/(.*)$`] = `<rootDir>/libs/${lib}/src/$1`;

@@ -3,9 +3,11 @@ import {
   AccountsEnv,
   EnvConfig,
   LogLevel,
+  OtelEnv,
   parseEnv,
   ProviderEnv,
   ProviderEnvDeclaration,
+  RequestLogEnv,
   ResilienceEnv,
 } from './env.schema';
 
@@ -172,6 +174,14 @@ export class AppConfig {
   /** users, sessions, sign-in throttling, invitations, audit log */
   get accounts(): AccountsEnv {
     return this.env.accounts;
+  }
+  /** the team request log: queue, body cap, default retention */
+  get requestLog(): RequestLogEnv {
+    return this.env.requestLog;
+  }
+  /** OpenTelemetry trace export (off while OTEL_EXPORTER_OTLP_ENDPOINT is unset) */
+  get otel(): OtelEnv {
+    return this.env.otel;
   }
   get resilience(): ResilienceEnv {
     return this.env.resilience;
