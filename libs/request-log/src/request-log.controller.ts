@@ -9,7 +9,7 @@ import {
   Res,
   UseGuards,
 } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProduces, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { AllowSession, SECURITY } from '@app/auth';
 import { ApiError } from '@app/common';
@@ -76,6 +76,7 @@ export class RequestLogController {
   }
 
   @Get(':id')
+  @ApiParam({ name: 'id', description: "The call's x-request-id", example: 'req_6f1c2a9e0b7d4e3f' })
   @ApiOperation({ summary: 'One call of the request log by its x-request-id, with its bodies when stored' })
   @ApiOkResponse({ type: RequestLogDetailDto })
   @ApiResponse({ status: 404, description: 'request_not_found (unknown, expired, or another team’s)' })

@@ -16,6 +16,7 @@ import {
   useUsageSummary,
 } from '../usage/usage-queries';
 
+import { RecentErrors } from '../requests/recent-errors';
 import { BudgetUse } from './budget-use';
 
 const SpendChart = lazy(() => import('./spend-chart'));
@@ -134,6 +135,7 @@ export function OverviewPage() {
           </Table>
         )}
       </Paper>
+      <RecentErrors />
     </Stack>
   );
 }
