@@ -34,6 +34,7 @@ describe('Overview → top keys', () => {
           total: row(null, 5.75),
         });
       if (path === '/api/v1/teams/team-1/ledger') return json({ object: 'list', data: [], has_more: false });
+      if (path === '/api/v1/requests') return json({ object: 'list', data: [], has_more: false, next_cursor: null });
       return json({ error: { message: 'unexpected' } }, 404);
     };
     renderWithApp(<OverviewPage />, memberState);
@@ -47,5 +48,46 @@ describe('Overview → top keys', () => {
       'without a key (ingestion, internal)',
     ]);
     expect(table).not.toHaveTextContent('k-1111');
+  });
+});
+
+describe('Overview → recent errors', () => {
+  it('lists the last failed calls from the request log, each linking to its detail', async () => {
+    server.handle = ({ path, query }) => {
+      if (path === '/api/v1/requests') {
+        expect(query.get('status')).toBe('error');
+        expect(query.get('limit')).toBe('5');
+        return json({
+          object: 'list',
+          data: [
+            {
+              id: 'req_e1',
+              created_at: '2026-11-26T12:00:00.000Z',
+              endpoint: '/v1/chat/completions',
+              model: 'gpt-4o',
+              served_model: null,
+              status: 402,
+              error_code: 'insufficient_balance',
+            },
+          ],
+          has_more: false,
+          next_cursor: null,
+        });
+      }
+      if (path.endsWith('/usage/summary'))
+        return json({ object: 'usage.summary', team_id: 'team-1', data: [], total: row(null, 0) });
+      if (path.endsWith('/ledger')) return json({ object: 'list', data: [], has_more: false });
+      if (path.endsWith('/balance'))
+        return json({ team_id: 'team-1', balance_rub: 0, reserved_rub: 0, available_rub: 0, currency: 'RUB' });
+      return json({ object: 'list', data: [] });
+    };
+    renderWithApp(<OverviewPage />, memberState);
+    const table = await screen.findByRole('table', { name: 'Recent errors' });
+    const rows = within(table).getAllByRole('row');
+    expect(rows).toHaveLength(2);
+    expect(rows[1]).toHaveTextContent('insufficient_balance');
+    expect(rows[1]).toHaveTextContent('402');
+    expect(within(rows[1]).getByRole('link')).toHaveAttribute('href', '/requests?status=error&id=req_e1');
+    expect(screen.getByRole('link', { name: 'All errors' })).toHaveAttribute('href', '/requests?status=error');
   });
 });
