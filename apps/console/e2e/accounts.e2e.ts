@@ -153,6 +153,43 @@ describe('console with accounts in Chromium', () => {
     await expect.poll(() => row.first().textContent(), { timeout: 15_000 }).toContain(expected);
     await shot(page, 'accounts-member-usage-en');
 
+    // the same call on the Requests page, with its cost; its drawer shows the attempt, tokens and cost
+    const requestId = res.headers.get('x-request-id')!;
+    const cost = new Intl.NumberFormat('en-US', {
+      style: 'currency',
+      currency: 'RUB',
+      minimumFractionDigits: 2,
+      maximumFractionDigits: 6,
+    }).format(Math.abs(charge.amount_rub)); // the log's cost is the ledger's charge, as a positive amount
+    await page.getByRole('link', { name: 'Requests', exact: true }).click();
+    const logged = page
+      .getByRole('table', { name: 'Requests' })
+      .getByRole('row')
+      .filter({ hasText: '/v1/chat/completions' });
+    await expect
+      .poll(
+        async () => {
+          if ((await logged.count()) === 0) await page.reload();
+          return logged.count();
+        },
+        { timeout: 15_000, interval: 1_500 },
+      )
+      .toBeGreaterThan(0);
+    expect(await logged.first().textContent()).toContain(cost);
+    expect(await logged.first().textContent()).toContain('mia-laptop');
+    await logged
+      .first()
+      .getByRole('button', { name: `Details of request ${requestId}` })
+      .click();
+    const drawer = page.getByRole('dialog', { name: `Request ${requestId}` });
+    await drawer.getByRole('table', { name: 'Tokens' }).waitFor();
+    expect(await drawer.getByTestId('request-cost').textContent()).toBe(cost);
+    expect(await drawer.getByText('Attempt 1: local').count()).toBe(1);
+    expect(await drawer.getByText(/Bodies are not stored/).count()).toBe(1);
+    await shot(page, 'requests-drawer-en');
+    await page.keyboard.press('Escape');
+    await shot(page, 'requests-en');
+
     // a daily budget on the key (set by the operator): the overview shows the day's spend against it
     const listed = await admin<{ data: { id: string; name: string | null; spent_rub_today: number }[] }>(
       gw,
