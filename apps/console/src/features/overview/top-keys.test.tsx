@@ -51,6 +51,36 @@ describe('Overview → top keys', () => {
   });
 });
 
+describe('Overview → top keys with an API key sign-in', () => {
+  it('labels keys by the display prefix the request log records (the key list is not readable with a key)', async () => {
+    const keyState = { ...memberState, mode: 'key' as const, email: null, memberships: [], teamName: null };
+    server.handle = ({ path, query }) => {
+      if (path === '/api/v1/requests')
+        return json({
+          object: 'list',
+          data: query.get('status') ? [] : [{ id: 'req_1', api_key_id: 'k-1111', key_prefix: 'sk-aaaa' }],
+          has_more: false,
+          next_cursor: null,
+        });
+      if (path === '/api/v1/usage/summary')
+        return json({
+          object: 'usage.summary',
+          team_id: 'team-1',
+          data: query.get('group_by') === 'key' ? [row('k-1111', 4)] : [],
+          total: row(null, 4),
+        });
+      if (path === '/api/v1/usage') return json({ object: 'list', data: [], has_more: false });
+      if (path === '/api/v1/balance')
+        return json({ team_id: 'team-1', balance_rub: 100, reserved_rub: 0, available_rub: 100, currency: 'RUB' });
+      return json({ error: { message: 'unexpected' } }, 404);
+    };
+    renderWithApp(<OverviewPage />, keyState);
+    const table = await screen.findByRole('table', { name: 'Top keys (30 days)' });
+    await within(table).findByRole('cell', { name: 'sk-aaaa…' });
+    expect(server.calls.some((c) => c.url.includes('/api-keys'))).toBe(false);
+  });
+});
+
 describe('Overview → recent errors', () => {
   it('lists the last failed calls from the request log, each linking to its detail', async () => {
     server.handle = ({ path, query }) => {

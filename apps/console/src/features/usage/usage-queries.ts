@@ -135,7 +135,8 @@ export function keyLabel(key: Pick<ApiKeyRow, 'name' | 'prefix'>): string {
 
 /**
  * Labels of the team's keys by id (revoked ones included, since their spend stays in the ledger).
- * With an API key the team's key list is not readable; callers fall back to the id then.
+ * With an API key the team's key list is not readable; the request log is, and its records carry
+ * each key's display prefix, so the labels come from its latest records then.
  */
 export function useKeyLabels(): Map<string, string> {
   const team = useTeamBase();
@@ -145,8 +146,18 @@ export function useKeyLabels(): Map<string, string> {
       unwrap(await api.GET('/api/v1/teams/{team_id}/api-keys', { params: { path: { team_id: team ?? '' } } })),
     enabled: !!team,
   });
-  return useMemo(
-    () => new Map(((keys.data?.data ?? []) as ApiKeyRow[]).map((k) => [k.id, keyLabel(k)] as const)),
-    [keys.data],
-  );
+  const logged = useQuery({
+    queryKey: ['request-key-prefixes'],
+    queryFn: async () => unwrap(await api.GET('/api/v1/requests', { params: { query: { limit: 200 } } })),
+    enabled: !team,
+    staleTime: 60_000,
+  });
+  return useMemo(() => {
+    const labels = new Map<string, string>();
+    for (const r of logged.data?.data ?? [])
+      if (r.api_key_id && r.key_prefix && !labels.has(r.api_key_id))
+        labels.set(r.api_key_id, keyLabel({ name: null, prefix: r.key_prefix }));
+    for (const k of (keys.data?.data ?? []) as ApiKeyRow[]) labels.set(k.id, keyLabel(k));
+    return labels;
+  }, [keys.data, logged.data]);
 }
