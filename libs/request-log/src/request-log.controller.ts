@@ -9,12 +9,11 @@ import {
   Res,
   UseGuards,
 } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProduces, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { AllowSession, SECURITY } from '@app/auth';
 import { ApiError } from '@app/common';
 import {
-  RequestIdParamDto,
   RequestLogDetailDto,
   RequestLogExportQueryDto,
   RequestLogListDto,
@@ -77,9 +76,10 @@ export class RequestLogController {
 
   @Get(':id')
   @ApiOperation({ summary: 'One call of the request log by its x-request-id, with its bodies when stored' })
+  @ApiParam({ name: 'id', description: "The call's x-request-id" })
   @ApiOkResponse({ type: RequestLogDetailDto })
   @ApiResponse({ status: 404, description: 'request_not_found (unknown, expired, or another team’s)' })
-  get(@Scope() scope: RequestLogScope, @Param() p: RequestIdParamDto): Promise<RequestLogDetailDto> {
-    return this.requests.get(scope, p.id);
+  get(@Scope() scope: RequestLogScope, @Param('id') id: string): Promise<RequestLogDetailDto> {
+    return this.requests.get(scope, id);
   }
 }

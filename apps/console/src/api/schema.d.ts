@@ -14659,7 +14659,10 @@ export interface operations {
                 /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
                 "x-team-id"?: string;
             };
-            path?: never;
+            path: {
+                /** @description The call's x-request-id */
+                id: string;
+            };
             cookie?: never;
         };
         requestBody?: never;
@@ -14670,6 +14673,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RequestLogDetailDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description Missing, unknown or revoked API key (or no session / admin token). */
