@@ -263,14 +263,15 @@ const FLOW: Record<string, FlowEntry> = {
   },
   'DELETE /api/v1/projects/{id}': { order: 92, params: { id: 'project' } },
 
-  // a model call's x-request-id is the id of its request-log record
-  'POST /v1/chat/completions': { capture: (a) => ({ request_log: a.headers.get('x-request-id')! }) },
-  'GET /api/v1/requests/{id}': { params: { id: 'request_log' } },
-
-  'POST /v1/responses': { order: 6, capture: (a) => ({ response: id(a) }) },
+  'POST /v1/responses': {
+    order: 6,
+    capture: (a) => ({ response: id(a), logged_request: String(a.headers.get('x-request-id')) }),
+  },
   'GET /v1/responses/{response_id}': { params: { response_id: 'response' } },
   'GET /v1/responses/{response_id}/input_items': { params: { response_id: 'response' } },
   'DELETE /v1/responses/{response_id}': { order: 94, params: { response_id: 'response' } },
+  // the request log's record of that call (written within REQUEST_LOG_FLUSH_MS)
+  'GET /api/v1/requests/{id}': { order: 97, params: { id: 'logged_request' } },
 };
 
 /** Path parameters named like this take the captured id of the same resource unless FLOW says otherwise. */
@@ -388,7 +389,6 @@ describe(`every Swagger example works (${backendKind()})`, () => {
         // the sign-in example's credentials
         BOOTSTRAP_OPERATOR_EMAIL: 'ada@example.com',
         BOOTSTRAP_OPERATOR_PASSWORD: 'correct horse battery staple',
-        // the request log is written well before the step that reads a call back
         REQUEST_LOG_FLUSH_MS: '10',
       },
     });

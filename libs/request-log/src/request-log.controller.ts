@@ -14,7 +14,6 @@ import type { Response } from 'express';
 import { AllowSession, SECURITY } from '@app/auth';
 import { ApiError } from '@app/common';
 import {
-  RequestIdParamDto,
   RequestLogDetailDto,
   RequestLogExportQueryDto,
   RequestLogListDto,
@@ -76,11 +75,11 @@ export class RequestLogController {
   }
 
   @Get(':id')
-  @ApiParam({ name: 'id', description: "The call's x-request-id", example: 'req_6f1c2a9e0b7d4e3f' })
   @ApiOperation({ summary: 'One call of the request log by its x-request-id, with its bodies when stored' })
+  @ApiParam({ name: 'id', description: "The call's x-request-id" })
   @ApiOkResponse({ type: RequestLogDetailDto })
   @ApiResponse({ status: 404, description: 'request_not_found (unknown, expired, or another team’s)' })
-  get(@Scope() scope: RequestLogScope, @Param() p: RequestIdParamDto): Promise<RequestLogDetailDto> {
-    return this.requests.get(scope, p.id);
+  get(@Scope() scope: RequestLogScope, @Param('id') id: string): Promise<RequestLogDetailDto> {
+    return this.requests.get(scope, id);
   }
 }

@@ -97,7 +97,7 @@ export class RequestLogService {
   }
 
   async get(scope: RequestLogScope, id: string): Promise<RequestLogDetailDto> {
-    const r = await this.repo.find(scope.teamId, id);
+    const r = id.length <= 128 ? await this.repo.find(scope.teamId, id) : null;
     if (!r) throw ApiError.notFound(`No request ${id} in the request log.`, 'request_not_found', 'id');
     const out: RequestLogDetailDto = view(r);
     if (r.requestBody !== null) out.request_body = r.requestBody;

@@ -14661,7 +14661,7 @@ export interface operations {
             };
             path: {
                 /** @description The call's x-request-id */
-                id: unknown;
+                id: string;
             };
             cookie?: never;
         };

@@ -4,7 +4,6 @@ import {
   IsDateString,
   IsIn,
   IsInt,
-  IsNotEmpty,
   IsNumber,
   IsOptional,
   IsString,
@@ -194,11 +193,4 @@ export class RequestLogListDto {
   @ApiProperty({ example: false }) has_more: boolean;
   @ApiProperty({ type: String, nullable: true, description: 'Pass as `cursor` for the next page', example: null })
   next_cursor: string | null;
-}
-
-export class RequestIdParamDto {
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(128)
-  id: string;
 }
