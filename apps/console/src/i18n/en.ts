@@ -362,6 +362,21 @@ export const en = {
     kind_embedding: 'embeddings',
     kind_image: 'images',
   },
+  requestLog: {
+    title: 'Request log',
+    hint: 'What the Requests page keeps of each model call. Bodies are redacted of secrets and capped; empty days mean the server default.',
+    level: 'Record',
+    levels: {
+      none: 'nothing (no records)',
+      metadata: 'metadata, without bodies',
+      full: 'metadata and bodies',
+    },
+    retention: 'Keep records, days',
+    bodyRetention: 'Keep bodies, days',
+    serverDefault: 'server default',
+    save: 'Save request log settings',
+    saved: 'Saved.',
+  },
   team: {
     dangerZone: 'Delete the team',
     deleteHint:

@@ -31,6 +31,7 @@ function teamServer(deleteAnswer: () => Response) {
         csrf_token: 'csrf-2',
       });
     if (path.endsWith('/members')) return json({ object: 'list', data: members });
+    if (path === '/api/v1/teams/team-1') return json({ id: 'team-1', name: 'Acme', request_log_bodies: 'metadata' });
     return json({ object: 'list', data: [] });
   };
 }

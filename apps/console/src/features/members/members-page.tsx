@@ -9,6 +9,7 @@ import { ConfirmAction, EmptyState, ErrorAlert, LoadingRows, PageHeader } from '
 import { InviteForm, ROLES, type Role } from './invite-form';
 import { formatDate } from '../../i18n';
 import { DeleteTeam } from './delete-team';
+import { RequestLogSettings } from './request-log-settings';
 
 type Member = components['schemas']['MemberDto'];
 type Invitation = components['schemas']['InvitationDto'];
@@ -142,6 +143,7 @@ export function MembersPage() {
           </Table>
         </>
       )}
+      {can.canManageMembers && team_id && <RequestLogSettings teamId={team_id} />}
       {canDeleteTeam && (
         <DeleteTeam
           teamId={team_id}
