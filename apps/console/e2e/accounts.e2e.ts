@@ -128,10 +128,12 @@ describe('console with accounts in Chromium', () => {
     await dialog.getByRole('button', { name: 'I saved the key' }).click();
     await page.getByRole('cell', { name: 'mia-laptop' }).waitFor();
 
+    // the team stores request bodies (set before its first call: the setting is cached for seconds)
+    await admin(gw, 'PATCH', `/api/v1/teams/${teamId}`, { request_log_bodies: 'full' });
     const res = await fetch(`${gw.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'local', messages: [{ role: 'user', content: 'Hello from the member.' }] }),
+      body: JSON.stringify({ model: 'local', messages: [{ role: 'user', content: `Hello from the member, ${key}` }] }),
     });
     expect(res.status).toBe(200);
     const ledger = (await (await fetch(`${gw.url}/api/v1/usage?limit=5`, { headers: { 'api-key': key } })).json()) as {
@@ -185,7 +187,10 @@ describe('console with accounts in Chromium', () => {
     await drawer.getByRole('table', { name: 'Tokens' }).waitFor();
     expect(await drawer.getByTestId('request-cost').textContent()).toBe(cost);
     expect(await drawer.getByText('Attempt 1: local').count()).toBe(1);
-    expect(await drawer.getByText(/Bodies are not stored/).count()).toBe(1);
+    // the stored request body, with the API key in it redacted
+    const stored = drawer.getByLabel('Request body');
+    expect(await stored.textContent()).toContain('Hello from the member');
+    expect(await stored.textContent()).not.toContain(key);
     await shot(page, 'requests-drawer-en');
     await page.keyboard.press('Escape');
     await shot(page, 'requests-en');
