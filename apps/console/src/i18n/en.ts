@@ -275,6 +275,8 @@ export const en = {
     cost: 'Cost',
     latency: 'Latency',
     session: 'console session',
+    sessionUser: 'Signed-in user',
+    ms: '{{value}} ms',
     details: 'Details',
     open: 'Details of request {{id}}',
     more: 'Load more',

@@ -278,6 +278,8 @@ export const ru: Dictionary = {
     cost: 'Стоимость',
     latency: 'Задержка',
     session: 'сессия консоли',
+    sessionUser: 'Пользователь консоли',
+    ms: '{{value}} мс',
     details: 'Подробнее',
     open: 'Подробности запроса {{id}}',
     more: 'Показать ещё',

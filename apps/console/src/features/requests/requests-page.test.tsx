@@ -3,7 +3,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { json, server } from '../../test/setup';
 import { memberState, renderWithApp } from '../../test/render';
-import { RequestsPage } from './requests-page';
+import { RequestsPage, whoCalled } from './requests-page';
 import { attemptSteps, toQuery, emptyFilters } from './request-queries';
 
 const usage = {
@@ -91,6 +91,16 @@ describe('request log helpers', () => {
       model: 'gpt-4o',
       min_cost_rub: 0.5,
     });
+  });
+
+  it('names the caller: the key by name and prefix, a console session, or nobody for internal work', () => {
+    const labels = new Map([['k-1111', 'backend (sk-aaaa…)']]);
+    expect(whoCalled(record(), labels, 'console session')).toBe('backend (sk-aaaa…)');
+    expect(whoCalled(record({ api_key_id: 'k-9', key_prefix: 'sk-zzzz' }), labels, 'console session')).toBe('sk-zzzz…');
+    expect(whoCalled(record({ api_key_id: null, session_user_id: 'u1' }), labels, 'console session')).toBe(
+      'console session',
+    );
+    expect(whoCalled(record({ api_key_id: null }), labels, 'console session')).toBe('—');
   });
 
   it('lays out attempts: fallbacks in path order, retries of one model, none when refused', () => {

@@ -108,6 +108,12 @@ function Filters({
   );
 }
 
+/** The caller of a record: the key (name and prefix when known), a console session, or nobody (internal work). */
+export function whoCalled(r: RequestRecord, keyLabels: Map<string, string>, sessionLabel: string): string {
+  if (r.api_key_id) return keyLabels.get(r.api_key_id) ?? `${r.key_prefix ?? r.api_key_id}…`;
+  return r.session_user_id ? sessionLabel : '—';
+}
+
 function RequestsTable({
   rows,
   keyLabels,
@@ -155,12 +161,8 @@ function RequestsTable({
                 {formatNumber(r.usage.input_tokens, lang)} / {formatNumber(r.usage.output_tokens, lang)}
               </Table.Td>
               <Table.Td>{formatRub(r.cost_rub, lang, 6)}</Table.Td>
-              <Table.Td>{formatNumber(r.latency_ms, lang)} ms</Table.Td>
-              <Table.Td>
-                {r.api_key_id
-                  ? (keyLabels.get(r.api_key_id) ?? `${r.key_prefix ?? r.api_key_id}…`)
-                  : t('requests.session')}
-              </Table.Td>
+              <Table.Td>{t('requests.ms', { value: formatNumber(r.latency_ms, lang) })}</Table.Td>
+              <Table.Td>{whoCalled(r, keyLabels, t('requests.session'))}</Table.Td>
               <Table.Td>
                 <Button
                   size="xs"
