@@ -219,6 +219,7 @@ export const en = {
     prompt: 'Your question',
     send: 'Send',
     stop: 'Stop',
+    viewer: 'Viewers can read the project but not chat: chat requests are charged to the team.',
     reasoning: 'Reasoning',
     tokens: '{{prompt}} in / {{completion}} out tokens',
     cost: 'Cost',

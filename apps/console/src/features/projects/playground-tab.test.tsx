@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { json, server } from '../../test/setup';
-import { memberState, renderWithApp } from '../../test/render';
+import { memberState, renderWithApp, viewerState } from '../../test/render';
 import { PlaygroundTab } from './playground-tab';
 
 const model = {
@@ -49,5 +49,13 @@ describe('Playground with a session', () => {
     expect(call.headers.get('x-csrf-token')).toBe('csrf-1');
     expect(call.headers.get('api-key')).toBeNull();
     expect(JSON.parse(call.body!)).toMatchObject({ model: 'local', project_id: 'p1', prompt: 'Capital of France?' });
+  });
+
+  it('a viewer is told chat is for members and gets no Send control', async () => {
+    server.handle = ({ path }) =>
+      path === '/api/v1/models' ? json({ object: 'list', data: [model] }) : json({ error: { message: 'x' } }, 404);
+    renderWithApp(<PlaygroundTab projectId="p1" />, viewerState);
+    expect(await screen.findByText(/Viewers can read the project but not chat/)).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Send' })).not.toBeInTheDocument();
   });
 });

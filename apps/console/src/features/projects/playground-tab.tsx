@@ -1,8 +1,9 @@
 import { useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useQueryClient } from '@tanstack/react-query';
-import { Anchor, Badge, Button, Group, List, Paper, Select, Stack, Text, Textarea, Title } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Group, List, Paper, Select, Stack, Text, Textarea, Title } from '@mantine/core';
 import { postStream } from '../../api/sse';
+import { usePermissions } from '../../auth/auth-context';
 import type { components } from '../../api/schema';
 import { ErrorAlert } from '../../components/common';
 import { formatNumber, formatRub } from '../../i18n';
@@ -48,6 +49,7 @@ export function PlaygroundTab({ projectId }: { projectId: string }) {
   const [turns, setTurns] = useState<Turn[]>([]);
   const [busy, setBusy] = useState(false);
   const abort = useRef<AbortController | null>(null);
+  const can = usePermissions();
   // the chat is made with the console's own credential: a member's session is charged to its
   // current team (x-team-id, CSRF) exactly as an API key of that team would be
 
@@ -127,7 +129,8 @@ export function PlaygroundTab({ projectId }: { projectId: string }) {
           </Paper>
         ))}
       </Stack>
-      <form onSubmit={(e) => void send(e)}>
+      {!can.canWrite && <Alert color="blue">{t('playground.viewer')}</Alert>}
+      <form onSubmit={(e) => void send(e)} hidden={!can.canWrite}>
         <Stack gap="xs">
           <Textarea
             label={t('playground.prompt')}
