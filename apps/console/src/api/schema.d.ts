@@ -4021,6 +4021,8 @@ export interface components {
         KbSearchResponseDto: {
             results: components["schemas"]["KbSearchResultDto"][];
             usage: components["schemas"]["KbSearchUsageDto"];
+            /** @description What the ledger charged (= usage.cost_rub) */
+            cost: components["schemas"]["CostBreakdownDto"];
             /** @example 0.012 */
             processing_time_seconds: number;
         };
@@ -4226,6 +4228,8 @@ export interface components {
             model_info: components["schemas"]["RerankModelInfoDto"];
             cache_info: components["schemas"]["RerankCacheInfoDto"];
             usage: components["schemas"]["RerankUsageDto"];
+            /** @description Gateway extension: what the ledger charged (= usage.cost_rub) */
+            cost: components["schemas"]["CostBreakdownDto"];
             parameters: components["schemas"]["RerankParametersDto"];
             /** @example 0.042 */
             processing_time_seconds: number;
