@@ -23,6 +23,7 @@ for (const lib of [
   'projects',
   'governance',
   'accounts',
+  'alerts',
 ]) {
   moduleNameMapper[`^@app/${lib}$`] = `<rootDir>/libs/${lib}/src`;
   moduleNameMapper[`^@app/${lib}/(.*)$`] = `<rootDir>/libs/${lib}/src/$1`;

@@ -13,6 +13,7 @@ import { ImagesModule } from '@app/images';
 import { KnowledgeModule } from '@app/knowledge';
 import { ProjectsModule } from '@app/projects';
 import { AccountsModule } from '@app/accounts';
+import { AlertsModule } from '@app/alerts';
 import { HealthController } from './health.controller';
 
 /** Wires the libs together; nothing else. */
@@ -36,6 +37,7 @@ import { HealthController } from './health.controller';
     KnowledgeModule,
     ProjectsModule,
     AccountsModule,
+    AlertsModule,
   ],
   controllers: [HealthController],
 })
