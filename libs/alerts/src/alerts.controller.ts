@@ -57,7 +57,7 @@ export class AlertsController {
   }
 
   @Patch(':alert_id')
-  @RefuseUnknownMembers(CreateAlertDto)
+  @RefuseUnknownMembers(UpdateAlertDto)
   @ApiOperation({
     summary: 'Edit an alert rule (channels, when given, replace the list; a kept webhook URL keeps its secret)',
   })

@@ -75,7 +75,7 @@ export class AlertsService {
   }
 
   /** Changes what the body names; a changed threshold starts a new crossing (it may fire again). */
-  async update(teamId: string, id: string, body: UpdateAlertDto & { kind?: string }): Promise<AlertRuleDto> {
+  async update(teamId: string, id: string, body: UpdateAlertDto): Promise<AlertRuleDto> {
     const row = await this.rule(teamId, id);
     if (body.kind !== undefined && body.kind !== row.kind)
       throw ApiError.badRequest('The kind of an alert rule cannot change; create another rule.', 'kind');

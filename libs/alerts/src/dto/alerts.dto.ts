@@ -72,8 +72,13 @@ export class AlertChannelInputDto {
   chat_id?: string;
 }
 
-/** The fields a rule may change (PATCH); `kind` cannot change. */
+/** The fields a rule may change (PATCH); `kind` cannot change (given, it must be the rule's). */
 export class UpdateAlertDto {
+  @ApiPropertyOptional({ enum: ALERT_KINDS, description: "The rule's kind (cannot change)", example: 'balance_below' })
+  @IsOptional()
+  @IsIn(ALERT_KINDS as unknown as string[])
+  kind?: AlertKind;
+
   @ApiPropertyOptional({ description: 'balance_below: fire when the balance goes below this many RUB', example: 50 })
   @IsOptional()
   @IsNumber({ maxDecimalPlaces: 6 })
@@ -150,7 +155,7 @@ export class UpdateAlertDto {
 export class CreateAlertDto extends UpdateAlertDto {
   @ApiProperty({ enum: ALERT_KINDS, example: 'balance_below' })
   @IsIn(ALERT_KINDS as unknown as string[])
-  kind: AlertKind;
+  declare kind: AlertKind;
 
   @ApiProperty({ type: [AlertChannelInputDto], description: 'Where the alert is sent (1 to 10 channels)' })
   @IsArray()
