@@ -24,6 +24,7 @@ for (const lib of [
   'governance',
   'accounts',
   'alerts',
+  'request-log',
 ]) {
   moduleNameMapper[`^@app/${lib}$`] = `<rootDir>/libs/${lib}/src`;
   moduleNameMapper[`^@app/${lib}/(.*)$`] = `<rootDir>/libs/${lib}/src/$1`;

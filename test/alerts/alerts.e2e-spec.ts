@@ -96,6 +96,7 @@ describe(`alerts on ${backendKind()} (two replicas on one database)`, () => {
       SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
       MAIL_FROM: 'Gateway <gateway@example.com>',
       TELEGRAM_API_BASE: telegram.url,
+      REQUEST_LOG_FLUSH_MS: '50',
     };
     a = await createTestApp({ env });
     b = await createTestApp({ env, shareBackendWith: a });
@@ -260,6 +261,54 @@ describe(`alerts on ${backendKind()} (two replicas on one database)`, () => {
     // a retry carries the same webhook-id
     const ids = hooksAt('/flaky-budget').filter((r) => JSON.parse(r.body.toString()).data.threshold === 50);
     expect(ids[0].headers['webhook-id']).toBe(ids[1].headers['webhook-id']);
+  }, 60_000);
+
+  it('error_rate: fires once when the share of failed requests goes over the percentage, again after it recovered and rose again', async () => {
+    const { teamId, apiKey } = await client.teamWithKey(100, 'errors');
+    const created = await request(a.url)
+      .post(alerts(teamId))
+      .set('api-key', apiKey)
+      .send({
+        kind: 'error_rate',
+        percent: 20,
+        window_minutes: 5,
+        min_requests: 5,
+        channels: [{ type: 'webhook', url: `${hooks.url}/errors` }],
+      });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ kind: 'error_rate', percent: 20, window_minutes: 5, min_requests: 5 });
+    const call = async (url: string, ok: boolean) => {
+      const res = await request(url)
+        .post('/v1/embeddings')
+        .set('api-key', apiKey)
+        .send({ model: ok ? 'local-embedding-small' : 'no-such-model', input: 'hi' });
+      expect(res.status === 200).toBe(ok);
+    };
+    const calls = async (ok: boolean, n: number) => {
+      for (let i = 0; i < n; i++) await call(i % 2 ? a.url : b.url, ok);
+    };
+    await calls(true, 4);
+    await calls(false, 1); // 1 of 5: 20 %, not over
+    await sleep(800);
+    expect(hooksAt('/errors')).toHaveLength(0);
+    await calls(false, 5); // 6 of 10
+    await waitFor(() => hooksAt('/errors').length === 1);
+    await calls(true, 30); // 6 of 40: 15 %, re-armed by a pass
+    await sleep(800);
+    expect(hooksAt('/errors')).toHaveLength(1);
+    await calls(false, 10); // 16 of 50
+    await waitFor(() => hooksAt('/errors').length === 2);
+    await sleep(800);
+    expect(hooksAt('/errors')).toHaveLength(2);
+    const bodies = hooksAt('/errors').map((r) => JSON.parse(r.body.toString()).data);
+    expect(bodies.map((d) => [d.kind, d.threshold, d.period_key])).toEqual([
+      ['error_rate', 20, 'c:0'],
+      ['error_rate', 20, 'c:1'],
+    ]);
+    // what was observed when it fired (a pass may run between two of the calls)
+    expect(bodies[0].value).toBeGreaterThan(20);
+    expect(bodies[0].value).toBeCloseTo((bodies[0].errors * 100) / bodies[0].requests, 1);
+    expect(bodies[0].requests).toBeGreaterThanOrEqual(5);
   }, 60_000);
 
   it('a key budget rule uses the key budget; edits, deletes; team admins, the operator token and the team key may manage, others not', async () => {

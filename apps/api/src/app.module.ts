@@ -14,6 +14,7 @@ import { KnowledgeModule } from '@app/knowledge';
 import { ProjectsModule } from '@app/projects';
 import { AccountsModule } from '@app/accounts';
 import { AlertsModule } from '@app/alerts';
+import { RequestLogModule } from '@app/request-log';
 import { HealthController } from './health.controller';
 
 /** Wires the libs together; nothing else. */
@@ -38,6 +39,7 @@ import { HealthController } from './health.controller';
     ProjectsModule,
     AccountsModule,
     AlertsModule,
+    RequestLogModule,
   ],
   controllers: [HealthController],
 })

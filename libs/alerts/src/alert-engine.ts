@@ -3,6 +3,7 @@ import { Clock, microToRub } from '@app/common';
 import { AppConfig } from '@app/config';
 import { ApiKeysService } from '@app/auth';
 import { BillingService } from '@app/billing';
+import { RequestOutcomes } from '@app/request-log';
 import {
   budgetPeriodKey,
   crossingKey,
@@ -29,7 +30,7 @@ class Observations {
   constructor(
     private readonly billing: BillingService,
     private readonly keys: ApiKeysService,
-    private readonly repo: AlertsRepository,
+    private readonly requests: RequestOutcomes,
   ) {}
 
   private once<T>(key: string, read: () => Promise<T>): Promise<T> {
@@ -49,7 +50,7 @@ class Observations {
     return this.once(`K:${apiKeyId}`, () => this.keys.get(apiKeyId).catch(() => null));
   }
   outcomes(teamId: string, since: number) {
-    return this.once(`o:${teamId}:${since}`, () => this.repo.requestOutcomes(teamId, since));
+    return this.once(`o:${teamId}:${since}`, () => this.requests.since(teamId, since));
   }
 }
 
@@ -74,6 +75,7 @@ export class AlertEngine implements OnModuleInit, OnModuleDestroy {
     private readonly repo: AlertsRepository,
     private readonly billing: BillingService,
     private readonly keys: ApiKeysService,
+    private readonly requests: RequestOutcomes,
     private readonly deliveries: AlertDeliveries,
     private readonly config: AppConfig,
     private readonly clock: Clock,
@@ -127,7 +129,7 @@ export class AlertEngine implements OnModuleInit, OnModuleDestroy {
   }
 
   private async evaluate(rules: AlertRuleEntity[], kinds: string[] | null): Promise<void> {
-    const seen = new Observations(this.billing, this.keys, this.repo);
+    const seen = new Observations(this.billing, this.keys, this.requests);
     const now = this.clock.now();
     for (const rule of rules) {
       if (this.stopped) return;

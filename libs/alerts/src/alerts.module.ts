@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthModule } from '@app/auth';
 import { BillingModule } from '@app/billing';
+import { RequestLogModule } from '@app/request-log';
 import { AlertDeliveries } from './alert-deliveries';
 import { AlertEngine } from './alert-engine';
 import { AlertSecrets } from './alert-secrets';
@@ -23,6 +24,7 @@ import {
     TypeOrmModule.forFeature([AlertRuleEntity, AlertEventEntity, AlertDeliveryEntity, AlertDeliveryAttemptEntity]),
     AuthModule,
     BillingModule,
+    RequestLogModule,
   ],
   controllers: [AlertsController],
   providers: [

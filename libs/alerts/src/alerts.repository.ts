@@ -181,17 +181,4 @@ export class AlertsRepository {
     const { rows } = await this.sql.exec(`SELECT value FROM ${this.T.secrets} WHERE name = $1`, [name]);
     return rows[0] ? String(rows[0].value) : candidate;
   }
-
-  // ── request outcomes (the request log) ────────────────────────────────────────────────────────
-
-  /** Requests of a team since `since` and how many of them failed or were refused (HTTP status ≥ 400). */
-  async requestOutcomes(teamId: string, since: number): Promise<{ total: number; errors: number }> {
-    const table = this.sql.table(AlertRuleEntity).replace(/alert_rules(["`]?)$/, 'request_log$1');
-    const { rows } = await this.sql.exec(
-      `SELECT COUNT(*) AS total, COALESCE(SUM(CASE WHEN status >= 400 THEN 1 ELSE 0 END), 0) AS errors
-         FROM ${table} WHERE team_id = $1 AND created_at >= $2`,
-      [teamId, since],
-    );
-    return { total: Number(rows[0]?.total ?? 0), errors: Number(rows[0]?.errors ?? 0) };
-  }
 }

@@ -362,7 +362,17 @@ export class BillingRepository {
   /** Sets the given columns (undefined = unchanged, null = cleared); null when the team does not exist. */
   async updateTeam(
     id: string,
-    patch: Partial<Pick<TeamEntity, 'name' | 'rpmLimit' | 'tpmLimit'>>,
+    patch: Partial<
+      Pick<
+        TeamEntity,
+        | 'name'
+        | 'rpmLimit'
+        | 'tpmLimit'
+        | 'requestLogBodies'
+        | 'requestLogRetentionDays'
+        | 'requestLogBodyRetentionDays'
+      >
+    >,
     now: number,
   ): Promise<TeamEntity | null> {
     const set = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));

@@ -476,7 +476,9 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
   private observe(requestId: string, charge: MeteredCharge, settled: SettledCharge): void {
     const d = charge.details;
     this.metrics.charged(d.model, d.promptTokens, d.completionTokens, settled.chargedMicro);
-    this.requests.get(requestId)?.addCharge(d.model, d.promptTokens, d.completionTokens, settled.chargedMicro);
+    this.requests
+      .get(requestId)
+      ?.addCharge(d.model, d.promptTokens, d.completionTokens, settled.chargedMicro, d.breakdown);
   }
 
   /** Frees the hold; nothing is charged. Safe to call twice; spooled when the database is away. */

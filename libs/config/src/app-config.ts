@@ -5,9 +5,11 @@ import {
   AllowedCidr,
   EnvConfig,
   LogLevel,
+  OtelEnv,
   parseEnv,
   ProviderEnv,
   ProviderEnvDeclaration,
+  RequestLogEnv,
   ResilienceEnv,
 } from './env.schema';
 
@@ -181,6 +183,14 @@ export class AppConfig {
   }
   get alerts(): AlertsEnv {
     return this.env.alerts;
+  }
+  /** the team request log: queue, body cap, default retention */
+  get requestLog(): RequestLogEnv {
+    return this.env.requestLog;
+  }
+  /** OpenTelemetry trace export (off while OTEL_EXPORTER_OTLP_ENDPOINT is unset) */
+  get otel(): OtelEnv {
+    return this.env.otel;
   }
   get resilience(): ResilienceEnv {
     return this.env.resilience;

@@ -240,6 +240,39 @@ export interface EnvConfig {
   /** networks outbound requests (alert webhooks, integrations, link fetches) may reach despite the SSRF policy */
   outboundAllowCidrs: AllowedCidr[];
   alerts: AlertsEnv;
+  requestLog: RequestLogEnv;
+  otel: OtelEnv;
+}
+
+/** The team request log: its write queue, body cap and default retention (docs/request-log.md). */
+export interface RequestLogEnv {
+  /** false: no record is written (the API answers from what is stored) */
+  enabled: boolean;
+  /** records waiting to be written; from half full on bodies are dropped, at the bound records */
+  queueMax: number;
+  /** records written per insert */
+  batchSize: number;
+  /** a partial batch is written after this long */
+  flushMs: number;
+  /** each stored body is cut at this many bytes (marked truncated) */
+  bodyMaxBytes: number;
+  retentionDays: number;
+  bodyRetentionDays: number;
+  /** how often the retention job runs, and how many rows one of its statements deletes */
+  retentionIntervalMs: number;
+  deleteBatch: number;
+}
+
+/** OpenTelemetry trace export over OTLP/HTTP JSON; off while the endpoint is unset. */
+export interface OtelEnv {
+  endpoint?: string;
+  /** extra request headers (OTEL_EXPORTER_OTLP_HEADERS: key=value,key=value) */
+  headers: Record<string, string>;
+  serviceName: string;
+  scheduleDelayMs: number;
+  maxExportBatchSize: number;
+  maxQueueSize: number;
+  exportTimeoutMs: number;
 }
 
 /** The <PREFIX>_* variables of one provider declaration. */
@@ -509,5 +542,48 @@ export function parseEnv(env: Env, providers: readonly ProviderEnvDeclaration[] 
     accounts: accounts(env),
     outboundAllowCidrs: outboundAllowCidrs(env),
     alerts: alerts(env),
+    requestLog: requestLog(env),
+    otel: otel(env),
+  };
+}
+
+function requestLog(env: Env): RequestLogEnv {
+  return {
+    enabled: bool(env, 'REQUEST_LOG_ENABLED', true),
+    queueMax: int(env, 'REQUEST_LOG_QUEUE_MAX', 10_000, 1, 10_000_000),
+    batchSize: int(env, 'REQUEST_LOG_BATCH_SIZE', 200, 1, 10_000),
+    flushMs: int(env, 'REQUEST_LOG_FLUSH_MS', 1_000, 10, 600_000),
+    bodyMaxBytes: int(env, 'REQUEST_LOG_BODY_MAX_KB', 32, 1, 10_240) * 1024,
+    retentionDays: int(env, 'REQUEST_LOG_RETENTION_DAYS', 30, 1, 3_650),
+    bodyRetentionDays: int(env, 'REQUEST_LOG_BODY_RETENTION_DAYS', 7, 1, 3_650),
+    retentionIntervalMs: int(env, 'REQUEST_LOG_RETENTION_INTERVAL_MS', 600_000, 100, 86_400_000),
+    deleteBatch: int(env, 'REQUEST_LOG_DELETE_BATCH', 1_000, 1, 100_000),
+  };
+}
+
+/** OTEL_EXPORTER_OTLP_HEADERS: comma-separated key=value pairs (values URL-encoded, as the OTel spec says). */
+function otlpHeaders(env: Env): Record<string, string> {
+  const raw = str(env, 'OTEL_EXPORTER_OTLP_HEADERS');
+  if (raw === undefined) return {};
+  const out: Record<string, string> = {};
+  for (const part of raw.split(',')) {
+    const i = part.indexOf('=');
+    const key = part.slice(0, i).trim();
+    if (i <= 0 || !/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(key))
+      throw new ConfigError('OTEL_EXPORTER_OTLP_HEADERS must be comma-separated key=value pairs');
+    out[key] = decodeURIComponent(part.slice(i + 1).trim());
+  }
+  return out;
+}
+
+function otel(env: Env): OtelEnv {
+  return {
+    endpoint: url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']),
+    headers: otlpHeaders(env),
+    serviceName: str(env, 'OTEL_SERVICE_NAME') ?? 'model-gateway',
+    scheduleDelayMs: int(env, 'OTEL_BSP_SCHEDULE_DELAY', 5_000, 10, 600_000),
+    maxExportBatchSize: int(env, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 512, 1, 100_000),
+    maxQueueSize: int(env, 'OTEL_BSP_MAX_QUEUE_SIZE', 2_048, 1, 1_000_000),
+    exportTimeoutMs: int(env, 'OTEL_EXPORTER_OTLP_TIMEOUT', 10_000, 100, 600_000),
   };
 }

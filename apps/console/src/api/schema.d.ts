@@ -1306,7 +1306,7 @@ export interface paths {
         delete: operations["TeamsController_deleteTeam"];
         options?: never;
         head?: never;
-        /** Team settings (admin): rename */
+        /** Team settings (admin): rename, request log level and retention */
         patch: operations["TeamsController_update"];
         trace?: never;
     };
@@ -1611,6 +1611,57 @@ export interface paths {
         patch: operations["AlertsController_update"];
         trace?: never;
     };
+    "/api/v1/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The team's model calls, newest first (cursor pages), with filters; operators: every team or team_id */
+        get: operations["RequestLogController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/requests/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The same records as CSV (format=csv, up to `limit` rows; the next file starts at `x-next-cursor`) */
+        get: operations["RequestLogController_export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/requests/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One call of the request log by its x-request-id, with its bodies when stored */
+        get: operations["RequestLogController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1806,6 +1857,22 @@ export interface components {
              * @example null
              */
             tpm_limit: number | null;
+            /**
+             * @description Request log level: none (no records), metadata (records without bodies, the default), full (bodies too, redacted and capped)
+             * @example metadata
+             * @enum {string}
+             */
+            request_log_bodies: "none" | "metadata" | "full";
+            /**
+             * @description Days request-log records are kept (null: REQUEST_LOG_RETENTION_DAYS, default 30)
+             * @example null
+             */
+            request_log_retention_days: number | null;
+            /**
+             * @description Days stored bodies are kept (null: REQUEST_LOG_BODY_RETENTION_DAYS, default 7)
+             * @example null
+             */
+            request_log_body_retention_days: number | null;
         };
         TeamListDto: {
             /** @example list */
@@ -1820,6 +1887,22 @@ export interface components {
             next_after: string | null;
         };
         UpdateTeamDto: {
+            /**
+             * @description none: no request-log records; metadata: records without bodies (default); full: bodies too
+             * @example metadata
+             * @enum {string}
+             */
+            request_log_bodies?: "none" | "metadata" | "full";
+            /**
+             * @description Days request-log records are kept; null: the server default (REQUEST_LOG_RETENTION_DAYS)
+             * @example 30
+             */
+            request_log_retention_days?: number | null;
+            /**
+             * @description Days stored bodies are kept; null: the server default (REQUEST_LOG_BODY_RETENTION_DAYS)
+             * @example 7
+             */
+            request_log_body_retention_days?: number | null;
             /**
              * @description Workspace name
              * @example search-team
@@ -5055,6 +5138,22 @@ export interface components {
             data: components["schemas"]["MyTeamDto"][];
         };
         UpdateTeamSettingsDto: {
+            /**
+             * @description none: no request-log records; metadata: records without bodies (default); full: bodies too
+             * @example metadata
+             * @enum {string}
+             */
+            request_log_bodies?: "none" | "metadata" | "full";
+            /**
+             * @description Days request-log records are kept; null: the server default (REQUEST_LOG_RETENTION_DAYS)
+             * @example 30
+             */
+            request_log_retention_days?: number | null;
+            /**
+             * @description Days stored bodies are kept; null: the server default (REQUEST_LOG_BODY_RETENTION_DAYS)
+             * @example 7
+             */
+            request_log_body_retention_days?: number | null;
             /** @example search-team */
             name?: string;
         };
@@ -5556,6 +5655,224 @@ export interface components {
              * @example true
              */
             enabled?: boolean;
+        };
+        RequestLogUsageDto: {
+            /** @example 120 */
+            input_tokens: number;
+            /** @example 48 */
+            output_tokens: number;
+            /**
+             * @description Of input_tokens, read from the provider prompt cache
+             * @example 0
+             */
+            cache_read_tokens: number;
+            /**
+             * @description Of input_tokens, written to the provider prompt cache
+             * @example 0
+             */
+            cache_write_tokens: number;
+            /**
+             * @description Of output_tokens, spent on reasoning
+             * @example 0
+             */
+            reasoning_tokens: number;
+        };
+        RequestLogRecordDto: {
+            /**
+             * @description The response's x-request-id
+             * @example req_6f1c2a9e0b7d4e3f
+             */
+            id: string;
+            /**
+             * @description When the call arrived
+             * @example 2026-11-26T12:00:00.000Z
+             */
+            created_at: string;
+            /** @example 1b4e28ba-2fa1-11d2-883f-0016d3cca427 */
+            team_id: string | null;
+            /**
+             * @description Route template
+             * @example /v1/chat/completions
+             */
+            endpoint: string;
+            /**
+             * @description Model requested
+             * @example gpt-4o-mini
+             */
+            model: string | null;
+            /**
+             * @description Catalog model that answered
+             * @example gpt-4o-mini
+             */
+            served_model: string | null;
+            /** @example openai */
+            provider: string | null;
+            /**
+             * @description HTTP status
+             * @example 200
+             */
+            status: number;
+            /** @example null */
+            error_code: string | null;
+            /** @example false */
+            stream: boolean;
+            usage: components["schemas"]["RequestLogUsageDto"];
+            /**
+             * @description RUB charged (= the ledger entry)
+             * @example 0.0123
+             */
+            cost_rub: number;
+            /**
+             * @description Total time in the gateway
+             * @example 812
+             */
+            latency_ms: number;
+            /**
+             * @description Time to the first streamed byte
+             * @example null
+             */
+            ttft_ms: number | null;
+            /**
+             * @description Upstream attempts (retries and fallbacks included)
+             * @example 1
+             */
+            attempts: number;
+            /**
+             * @description Catalog models tried in order when the call fell back (null: no fallback)
+             * @example null
+             */
+            fallback_path: string[] | null;
+            /** @example 0f8fad5b-d9cb-469f-a165-70867728950e */
+            api_key_id: string | null;
+            /** @example sk-AbCdEfGh */
+            key_prefix: string | null;
+            /**
+             * @description Signed-in user of a console call
+             * @example null
+             */
+            session_user_id: string | null;
+            /**
+             * @description End user named by the call (user, user_id, metadata.user_id)
+             * @example customer-42
+             */
+            user: string | null;
+            /** @example null */
+            project_id: string | null;
+            /** @example null */
+            knowledge_base_id: string | null;
+            /** @example 203.0.113.7 */
+            client_ip: string | null;
+            /** @example OpenAI/Python 1.54.0 */
+            user_agent: string | null;
+        };
+        RequestLogListDto: {
+            /** @example list */
+            object: string;
+            data: components["schemas"]["RequestLogRecordDto"][];
+            /** @example false */
+            has_more: boolean;
+            /**
+             * @description Pass as `cursor` for the next page
+             * @example null
+             */
+            next_cursor: string | null;
+        };
+        RequestLogDetailDto: {
+            /**
+             * @description The response's x-request-id
+             * @example req_6f1c2a9e0b7d4e3f
+             */
+            id: string;
+            /**
+             * @description When the call arrived
+             * @example 2026-11-26T12:00:00.000Z
+             */
+            created_at: string;
+            /** @example 1b4e28ba-2fa1-11d2-883f-0016d3cca427 */
+            team_id: string | null;
+            /**
+             * @description Route template
+             * @example /v1/chat/completions
+             */
+            endpoint: string;
+            /**
+             * @description Model requested
+             * @example gpt-4o-mini
+             */
+            model: string | null;
+            /**
+             * @description Catalog model that answered
+             * @example gpt-4o-mini
+             */
+            served_model: string | null;
+            /** @example openai */
+            provider: string | null;
+            /**
+             * @description HTTP status
+             * @example 200
+             */
+            status: number;
+            /** @example null */
+            error_code: string | null;
+            /** @example false */
+            stream: boolean;
+            usage: components["schemas"]["RequestLogUsageDto"];
+            /**
+             * @description RUB charged (= the ledger entry)
+             * @example 0.0123
+             */
+            cost_rub: number;
+            /**
+             * @description Total time in the gateway
+             * @example 812
+             */
+            latency_ms: number;
+            /**
+             * @description Time to the first streamed byte
+             * @example null
+             */
+            ttft_ms: number | null;
+            /**
+             * @description Upstream attempts (retries and fallbacks included)
+             * @example 1
+             */
+            attempts: number;
+            /**
+             * @description Catalog models tried in order when the call fell back (null: no fallback)
+             * @example null
+             */
+            fallback_path: string[] | null;
+            /** @example 0f8fad5b-d9cb-469f-a165-70867728950e */
+            api_key_id: string | null;
+            /** @example sk-AbCdEfGh */
+            key_prefix: string | null;
+            /**
+             * @description Signed-in user of a console call
+             * @example null
+             */
+            session_user_id: string | null;
+            /**
+             * @description End user named by the call (user, user_id, metadata.user_id)
+             * @example customer-42
+             */
+            user: string | null;
+            /** @example null */
+            project_id: string | null;
+            /** @example null */
+            knowledge_base_id: string | null;
+            /** @example 203.0.113.7 */
+            client_ip: string | null;
+            /** @example OpenAI/Python 1.54.0 */
+            user_agent: string | null;
+            /** @description The request body as stored (JSON text, secrets redacted); only when the team stores bodies */
+            request_body?: string;
+            /** @description The response body as stored (JSON or SSE text, secrets redacted); only when stored */
+            response_body?: string;
+            /**
+             * @description A stored body was cut at REQUEST_LOG_BODY_MAX_KB
+             * @example false
+             */
+            body_truncated?: boolean;
         };
     };
     responses: never;
@@ -14965,6 +15282,245 @@ export interface operations {
             };
             /** @description Request body too large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    RequestLogController_list: {
+        parameters: {
+            query?: {
+                /** @description From this instant (ISO 8601, inclusive) */
+                from?: string;
+                /** @description Until this instant (ISO 8601, exclusive) */
+                to?: string;
+                /** @description Only calls made with this API key */
+                api_key_id?: string;
+                /** @description Only calls of this end user (`user`, `user_id`, `metadata.user_id`) or signed-in user id */
+                user?: string;
+                /** @description Only calls that requested or were served by this model */
+                model?: string;
+                /** @description Only this endpoint (route template) */
+                endpoint?: string;
+                /** @description ok: HTTP status below 400; error: 400 and above; 4xx; 5xx */
+                status?: "ok" | "error" | "4xx" | "5xx";
+                /** @description Only calls with this project */
+                project_id?: string;
+                /** @description Only calls that cost at least this many RUB */
+                min_cost_rub?: number;
+                /** @description Operators: only this team (absent: every team). Signed-in members: the team to read (or the x-team-id header). Ignored with an API key. */
+                team_id?: string;
+                /** @description Cursor: the `next_cursor` of the previous page */
+                cursor?: string;
+                /** @description Records per page (1–200) */
+                limit?: number;
+            };
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestLogListDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key (or no session / admin token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    RequestLogController_export: {
+        parameters: {
+            query: {
+                /** @description From this instant (ISO 8601, inclusive) */
+                from?: string;
+                /** @description Until this instant (ISO 8601, exclusive) */
+                to?: string;
+                /** @description Only calls made with this API key */
+                api_key_id?: string;
+                /** @description Only calls of this end user (`user`, `user_id`, `metadata.user_id`) or signed-in user id */
+                user?: string;
+                /** @description Only calls that requested or were served by this model */
+                model?: string;
+                /** @description Only this endpoint (route template) */
+                endpoint?: string;
+                /** @description ok: HTTP status below 400; error: 400 and above; 4xx; 5xx */
+                status?: "ok" | "error" | "4xx" | "5xx";
+                /** @description Only calls with this project */
+                project_id?: string;
+                /** @description Only calls that cost at least this many RUB */
+                min_cost_rub?: number;
+                /** @description Operators: only this team (absent: every team). Signed-in members: the team to read (or the x-team-id header). Ignored with an API key. */
+                team_id?: string;
+                /** @description Cursor: the `next_cursor` of the previous page */
+                cursor?: string;
+                /** @description Records in the file (1–10000); the next file starts at the `x-next-cursor` header */
+                limit?: number;
+                /** @description The export format */
+                format: "csv";
+            };
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSV, one line per call */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key (or no session / admin token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    RequestLogController_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
+            path: {
+                /** @description The call's x-request-id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestLogDetailDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key (or no session / admin token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description request_not_found (unknown, expired, or another team’s) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -10,6 +10,7 @@ import { VectorStoreExpiry1795625738288 } from './1795625738288-vector-store-exp
 import { StoredResponses1795627137807 } from './1795627137807-stored-responses';
 import { TeamDeletion1795630478577 } from './1795630478577-team-deletion';
 import { Alerts1795725428089 } from './1795725428089-alerts';
+import { RequestLog1795725464873 } from './1795725464873-request-log';
 
 /** Ordered list of every migration; the same list runs on Postgres and SQLite. */
 export const migrations = [
@@ -25,4 +26,5 @@ export const migrations = [
   StoredResponses1795627137807,
   TeamDeletion1795630478577,
   Alerts1795725428089,
+  RequestLog1795725464873,
 ];
