@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { Clock, microToRub } from '@app/common';
+import { ApiError, Clock, microToRub } from '@app/common';
 import { AppConfig } from '@app/config';
 import { ApiKeysService } from '@app/auth';
 import { BillingService } from '@app/billing';
@@ -137,14 +137,17 @@ export class AlertEngine implements OnModuleInit, OnModuleDestroy {
       try {
         await this.evaluateRule(rule, JSON.parse(rule.params) as RuleParams, seen, now);
       } catch (err) {
+        // a deleted team's rules have nothing left to watch
+        if (err instanceof ApiError && err.status === 404) continue;
         this.logger.warn({ err, ruleId: rule.id }, 'alert rule evaluation failed');
       }
     }
   }
 
   private async evaluateRule(rule: AlertRuleEntity, p: RuleParams, seen: Observations, now: number): Promise<void> {
+    // read for every kind: a deleted team answers 404, and its rules are skipped
+    const { balanceMicro } = await seen.balance(rule.teamId);
     if (p.kind === 'balance_below') {
-      const { balanceMicro } = await seen.balance(rule.teamId);
       const value = microToRub(balanceMicro);
       const threshold = microToRub(p.thresholdMicro);
       await this.crossing(rule, String(threshold), balanceMicro < p.thresholdMicro, now, {
