@@ -326,7 +326,7 @@ describe(`alerts on ${backendKind()} (two replicas on one database)`, () => {
     expect(noBudget.status).toBe(400);
     expect(noBudget.body.error.param).toBe('budget_rub');
     expect(
-      (await admin(request(a.url).patch(`/api/v1/admin/api-keys/${keyId}`)).send({ budget_rub_per_month: 10 })).status,
+      (await admin(request(a.url).patch(`/api/v1/admin/api-keys/${keyId}`)).send({ budget_rub_per_month: 2 })).status,
     ).toBe(200);
     const keyRule = await admin(request(a.url).post(alerts(teamId))).send({
       kind: 'budget_used',
@@ -358,6 +358,14 @@ describe(`alerts on ${backendKind()} (two replicas on one database)`, () => {
         channels: [{ type: 'webhook', url: `${hooks.url}/k` }],
       });
     expect(foreignKey.status).toBe(404);
+
+    // the key spends ~1.2 of its 2 RUB: 50 % fires, 80 % and 100 % do not
+    await embed(a.url, apiKey);
+    await waitFor(() => hooksAt('/k').length === 1);
+    await sleep(600);
+    expect(hooksAt('/k').map((r) => JSON.parse(r.body.toString()).data)).toMatchObject([
+      { kind: 'budget_used', threshold: 50, api_key_id: keyId, period: 'month', budget_rub: 2 },
+    ]);
 
     // PATCH: a kept URL keeps its secret (none answered); a new one gets a new secret
     const patched = await request(b.url)
@@ -458,5 +466,21 @@ describe(`alerts on ${backendKind()} (two replicas on one database)`, () => {
       expect([url, res.status, res.body.error.code]).toEqual([url, 400, 'forbidden_address']);
     }
     expect((await request(a.url).get(alerts(teamId)).set('api-key', apiKey)).body.data).toEqual([]);
+
+    // a replica without OUTBOUND_ALLOW_CIDRS refuses the loopback receiver the others accept
+    const strict = await createTestApp({ shareBackendWith: a });
+    try {
+      const res = await request(strict.url)
+        .post(alerts(teamId))
+        .set('api-key', apiKey)
+        .send({ kind: 'balance_below', threshold_rub: 1, channels: [{ type: 'webhook', url: `${hooks.url}/x` }] });
+      expect([res.status, res.body.error.code, res.body.error.param]).toEqual([
+        400,
+        'forbidden_address',
+        'channels[0].url',
+      ]);
+    } finally {
+      await strict.close();
+    }
   }, 60_000);
 });
