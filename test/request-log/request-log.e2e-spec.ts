@@ -12,6 +12,9 @@ import { FAKE_OPENAI_KEY, openAiEnv } from '../rerank/rerank-helpers';
 import { RequestLogRepository, RequestLogWriter } from '@app/request-log';
 import { RequestLogRetention } from '@app/request-log/request-log.retention';
 import type { RequestLogEntity } from '@app/request-log/entities/request-log.entity';
+import { TraceExporter } from '@app/request-log';
+import { IngestionWorker } from '@app/knowledge';
+import { as, createUser, joinTeam, signIn } from '../accounts/accounts-helpers';
 
 type Rec = Record<string, unknown> & { id: string; usage: Record<string, number> };
 interface Team {
@@ -178,6 +181,34 @@ describe(`request log (${backendKind()})`, () => {
     await flushed();
     const none = await request(t.url).get(`/api/v1/requests/${usage.headers['x-request-id']}`).set(operator);
     expect(none.status).toBe(404);
+  });
+
+  it('an ingestion embedding job (no HTTP request) gets its record', async () => {
+    const file = await request(t.url)
+      .post('/v1/files')
+      .set('api-key', other.apiKey)
+      .field('purpose', 'assistants')
+      .attach('file', Buffer.from('Opening hours are nine to six.'), 'hours.txt');
+    expect(file.status).toBe(200);
+    const store = await post('/v1/vector_stores', other.apiKey, {
+      name: 'kb',
+      embedding_model: 'local-embedding-small',
+    });
+    const added = await post(`/v1/vector_stores/${store.body.id}/files`, other.apiKey, { file_id: file.body.id });
+    expect(added.status).toBe(200);
+    expect(await t.app.get(IngestionWorker).runOne()).toBe(true);
+    await new Promise((r) => setTimeout(r, 20));
+    const found = await list(`endpoint=${encodeURIComponent('knowledge-base ingestion')}`, other.apiKey);
+    expect(found.data).toHaveLength(1);
+    expect(found.data[0]).toMatchObject({
+      knowledge_base_id: store.body.id,
+      model: 'local-embedding-small',
+      provider: 'local',
+      status: 200,
+      api_key_id: null,
+    });
+    expect(found.data[0].id).toMatch(/^ingest-/);
+    expect(found.data[0].usage.input_tokens).toBeGreaterThan(0);
   });
 
   it('a failed upstream call: 5xx with its error code and attempts', async () => {
@@ -368,6 +399,41 @@ describe(`request log (${backendKind()})`, () => {
     expect((scoped.body.data as Rec[]).every((r) => r.team_id === other.teamId)).toBe(true);
     expect((await request(t.url).get(`/api/v1/requests/${id}`).set(operator)).body.id).toBe(id);
     expect((await request(t.url).get('/api/v1/requests')).status).toBe(401);
+  });
+
+  it('sessions: viewers read their team (x-team-id), not others; team admins set the level; operators read all', async () => {
+    fake.enqueue({ text: 'x', usage: { input: 1, output: 1 } }, { text: 'y', usage: { input: 1, output: 1 } });
+    const id = (await chat(team.apiKey, hi)).headers['x-request-id'] as string;
+    expect((await chat(other.apiKey, hi)).status).toBe(200);
+    await flushed();
+    const viewer = await joinTeam(t.url, team.teamId, 'viewer-reqlog@example.com', 'viewer', 'long password 123');
+    const mine = await as(t.url, viewer).get(`/api/v1/requests/${id}`).set('x-team-id', team.teamId);
+    expect(mine.status).toBe(200);
+    expect(mine.body.id).toBe(id);
+    const listed = await as(t.url, viewer).get('/api/v1/requests').set('x-team-id', team.teamId);
+    expect((listed.body.data as Rec[]).map((r) => r.id)).toContain(id);
+    const foreign = await as(t.url, viewer).get('/api/v1/requests').set('x-team-id', other.teamId);
+    expect(foreign.status).toBe(404);
+    expect((await as(t.url, viewer).get('/api/v1/requests')).status).toBe(400);
+    // a viewer may not change the team's settings; its admin may
+    const denied = await as(t.url, viewer).patch(`/api/v1/teams/${team.teamId}`).send({ request_log_bodies: 'full' });
+    expect(denied.status).toBe(403);
+    const teamAdmin = await joinTeam(t.url, other.teamId, 'admin-reqlog@example.com', 'admin', 'long password 123');
+    const changed = await as(t.url, teamAdmin)
+      .patch(`/api/v1/teams/${other.teamId}`)
+      .send({ request_log_retention_days: 90, request_log_body_retention_days: 3 });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toMatchObject({
+      request_log_bodies: 'metadata',
+      request_log_retention_days: 90,
+      request_log_body_retention_days: 3,
+    });
+    await createUser(t.url, 'op-reqlog@example.com', 'long password 123', true);
+    const op = await signIn(t.url, 'op-reqlog@example.com', 'long password 123');
+    const every = await as(t.url, op).get('/api/v1/requests?limit=200');
+    expect(every.status).toBe(200);
+    expect(new Set((every.body.data as Rec[]).map((r) => r.team_id)).size).toBeGreaterThan(1);
+    expect(t.app.get(TraceExporter).enabled).toBe(false); // no OTEL_EXPORTER_OTLP_ENDPOINT: no export
   });
 
   it('retention: expired records deleted and expired bodies cleared, in bounded batches', async () => {

@@ -65,9 +65,11 @@ export class RequestLogRecorder implements RequestRecorder, OnModuleInit, OnModu
   record(req: Request, res: Response, ctx: RequestContext, route: string | null, totalMs: number): void {
     if (!isModelRoute(req.method, route)) return;
     try {
-      const entry = this.build(req, res, ctx, route, totalMs);
-      const teamId = entry.teamId;
+      const teamId = (req as Request & { caller?: CallerOnRequest }).caller?.teamId ?? null;
       const known = teamId ? this.settings.peek(teamId) : this.settings.defaults;
+      // a team at `none` costs one map lookup (unless spans are exported)
+      if (known?.level === 'none' && !this.traces.enabled) return;
+      const entry = this.build(req, res, ctx, route, totalMs);
       if (known) this.finish(entry, known, req, res);
       else void this.settings.get(teamId!).then((s) => this.finish(entry, s, req, res));
     } catch (err) {
