@@ -12,9 +12,25 @@ export interface TeamView {
   /** requests / tokens per minute stored on the team (null: the env default) */
   rpmLimit: number | null;
   tpmLimit: number | null;
+  /** the request log's level for the team (docs/request-log.md) */
+  requestLogBodies: RequestLogBodies;
+  /** days records / bodies are kept (null: the env default) */
+  requestLogRetentionDays: number | null;
+  requestLogBodyRetentionDays: number | null;
 }
 
-export type TeamPatch = Partial<{ name: string; rpmLimit: number | null; tpmLimit: number | null }>;
+/** none: no record; metadata: records without bodies (the default); full: with redacted, capped bodies */
+export const REQUEST_LOG_LEVELS = ['none', 'metadata', 'full'] as const;
+export type RequestLogBodies = (typeof REQUEST_LOG_LEVELS)[number];
+
+export type TeamPatch = Partial<{
+  name: string;
+  rpmLimit: number | null;
+  tpmLimit: number | null;
+  requestLogBodies: RequestLogBodies;
+  requestLogRetentionDays: number | null;
+  requestLogBodyRetentionDays: number | null;
+}>;
 
 /** Team workspaces are billing accounts: they live in billing, with their balance. */
 @Injectable()
@@ -70,5 +86,10 @@ function toView(team: TeamEntity): TeamView {
     createdAt: team.createdAt,
     rpmLimit: team.rpmLimit ?? null,
     tpmLimit: team.tpmLimit ?? null,
+    requestLogBodies: (REQUEST_LOG_LEVELS as readonly string[]).includes(team.requestLogBodies ?? '')
+      ? (team.requestLogBodies as RequestLogBodies)
+      : 'metadata',
+    requestLogRetentionDays: team.requestLogRetentionDays ?? null,
+    requestLogBodyRetentionDays: team.requestLogBodyRetentionDays ?? null,
   };
 }

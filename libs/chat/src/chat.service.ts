@@ -684,6 +684,7 @@ export class ChatService {
           cache_read_tokens: usage.cache_read_tokens,
           cache_write_tokens: usage.cache_write_tokens,
           ...(usage.cache_write_1h_tokens ? { cache_write_1h_tokens: usage.cache_write_1h_tokens } : {}),
+          ...(usage.reasoning_tokens ? { reasoning_tokens: usage.reasoning_tokens } : {}),
           images: prep.images,
           usage_estimated: estimated,
           ...routed,
