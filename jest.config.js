@@ -23,6 +23,7 @@ for (const lib of [
   'projects',
   'governance',
   'accounts',
+  'alerts',
   'request-log',
 ]) {
   moduleNameMapper[`^@app/${lib}$`] = `<rootDir>/libs/${lib}/src`;

@@ -170,6 +170,10 @@ const FLOW: Record<string, FlowEntry> = {
   'POST /api/v1/teams/{team_id}/api-keys': { order: 20, capture: (a) => ({ team_api_key: id(a) }) },
   'PATCH /api/v1/teams/{team_id}/api-keys/{key_id}': { params: { key_id: 'team_api_key' } },
   'DELETE /api/v1/teams/{team_id}/api-keys/{key_id}': { order: 95, params: { key_id: 'team_api_key' } },
+  'POST /api/v1/teams/{team_id}/alerts': { order: 20, capture: (a) => ({ alert: id(a) }) },
+  'GET /api/v1/teams/{team_id}/alerts/{alert_id}': { params: { alert_id: 'alert' } },
+  'PATCH /api/v1/teams/{team_id}/alerts/{alert_id}': { params: { alert_id: 'alert' } },
+  'DELETE /api/v1/teams/{team_id}/alerts/{alert_id}': { order: 95, params: { alert_id: 'alert' } },
 
   'POST /v1/images/generations': {
     order: 5,

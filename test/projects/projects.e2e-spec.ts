@@ -13,7 +13,7 @@ import { SAFE_FETCHER_OPTIONS, SafeFetcherOptions } from '@app/common';
 import { KnowledgeService } from '@app/knowledge';
 import { ProjectContextSource } from '@app/projects';
 import { ProjectsRepository } from '@app/projects/projects.repository';
-import { signWebhook } from '@app/projects/integrations/standard-webhooks';
+import { signWebhook } from '@app/common';
 import { ImageServer, pngBytes } from '../fakes';
 import { AdminClient } from '../support/admin-client';
 import { createTestApp, TestApp } from '../support/test-app';

@@ -13,6 +13,7 @@ import { ImagesModule } from '@app/images';
 import { KnowledgeModule } from '@app/knowledge';
 import { ProjectsModule } from '@app/projects';
 import { AccountsModule } from '@app/accounts';
+import { AlertsModule } from '@app/alerts';
 import { RequestLogModule } from '@app/request-log';
 import { HealthController } from './health.controller';
 
@@ -37,6 +38,7 @@ import { HealthController } from './health.controller';
     KnowledgeModule,
     ProjectsModule,
     AccountsModule,
+    AlertsModule,
     RequestLogModule,
   ],
   controllers: [HealthController],

@@ -20,6 +20,8 @@ export * from './cache/bounded-memory-store';
 export * from './cache/shared-cache.module';
 export * from './cache/bounded-redis';
 export * from './cache/cluster-bus';
+export * from './crypto/secret-box';
+export * from './crypto/standard-webhooks';
 export * from './net';
 export * from './net/net.module';
 export * from './http/log-serializers';

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import {
   AccountsEnv,
+  AlertsEnv,
+  AllowedCidr,
   EnvConfig,
   LogLevel,
   OtelEnv,
@@ -174,6 +176,13 @@ export class AppConfig {
   /** users, sessions, sign-in throttling, invitations, audit log */
   get accounts(): AccountsEnv {
     return this.env.accounts;
+  }
+  /** OUTBOUND_ALLOW_CIDRS: networks the SSRF guard lets outbound requests reach */
+  get outboundAllowCidrs(): readonly AllowedCidr[] {
+    return this.env.outboundAllowCidrs;
+  }
+  get alerts(): AlertsEnv {
+    return this.env.alerts;
   }
   /** the team request log: queue, body cap, default retention */
   get requestLog(): RequestLogEnv {

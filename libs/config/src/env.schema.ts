@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+
 /**
  * The one environment schema. Every variable the service reads is declared here, validated once at
  * boot (fail fast with a message naming the variable) and exposed through AppConfig's typed getters.
@@ -163,6 +165,24 @@ export interface OidcEnv {
   postLoginUrl: string;
 }
 
+/** One OUTBOUND_ALLOW_CIDRS entry: a network the SSRF guard lets outbound requests reach. */
+export interface AllowedCidr {
+  address: string;
+  prefix: number;
+  family: 'ipv4' | 'ipv6';
+}
+
+/** Alert evaluation and delivery. */
+export interface AlertsEnv {
+  /** every replica evaluates every enabled rule this often (charges also trigger an evaluation of their team) */
+  evalIntervalMs: number;
+  /** attempts per delivery (the first included) before it is marked failed */
+  deliveryMaxAttempts: number;
+  /** first retry delay; each further retry waits twice as long (at most 10 minutes) */
+  retryBaseMs: number;
+  telegramApiBase: string;
+}
+
 /** express "trust proxy": false (default), true, a hop count, or a list of addresses / CIDRs / presets. */
 
 export interface EnvConfig {
@@ -217,6 +237,9 @@ export interface EnvConfig {
   defaultTeamRpmLimit?: number;
   defaultTeamTpmLimit?: number;
   accounts: AccountsEnv;
+  /** networks outbound requests (alert webhooks, integrations, link fetches) may reach despite the SSRF policy */
+  outboundAllowCidrs: AllowedCidr[];
+  alerts: AlertsEnv;
   requestLog: RequestLogEnv;
   otel: OtelEnv;
 }
@@ -406,6 +429,37 @@ function accounts(env: Env): AccountsEnv {
   };
 }
 
+/**
+ * OUTBOUND_ALLOW_CIDRS: comma-separated networks (`10.20.0.0/16`, `fd00::/8`, or a single address)
+ * that outbound requests may reach although the SSRF policy refuses them (cloud metadata never).
+ */
+function outboundAllowCidrs(env: Env): AllowedCidr[] {
+  const raw = str(env, 'OUTBOUND_ALLOW_CIDRS');
+  if (raw === undefined) return [];
+  return raw
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const [address, bits, extra] = entry.split('/');
+      const version = isIP(address ?? '');
+      const max = version === 6 ? 128 : 32;
+      const prefix = bits === undefined ? max : /^\d{1,3}$/.test(bits) ? Number(bits) : NaN;
+      if (version === 0 || extra !== undefined || !(prefix >= 0 && prefix <= max))
+        throw new ConfigError(`OUTBOUND_ALLOW_CIDRS entries must be CIDRs like 10.0.0.0/8 or fd00::/8, got "${entry}"`);
+      return { address, prefix, family: version === 6 ? 'ipv6' : 'ipv4' };
+    });
+}
+
+function alerts(env: Env): AlertsEnv {
+  return {
+    evalIntervalMs: int(env, 'ALERTS_EVAL_INTERVAL_MS', 30_000, 100, 3_600_000),
+    deliveryMaxAttempts: int(env, 'ALERT_DELIVERY_MAX_ATTEMPTS', 6, 1, 50),
+    retryBaseMs: int(env, 'ALERT_RETRY_BASE_MS', 5_000, 10, 3_600_000),
+    telegramApiBase: url(env, 'TELEGRAM_API_BASE', ['http:', 'https:']) ?? 'https://api.telegram.org',
+  };
+}
+
 /** Validates `env`; `providers` declares the provider variables to read (none: no provider settings). */
 export function parseEnv(env: Env, providers: readonly ProviderEnvDeclaration[] = []): EnvConfig {
   const logLevel = (str(env, 'LOG_LEVEL') ?? 'info').toLowerCase();
@@ -486,6 +540,8 @@ export function parseEnv(env: Env, providers: readonly ProviderEnvDeclaration[] 
     defaultTeamRpmLimit: optionalInt(env, 'DEFAULT_TEAM_RPM_LIMIT', 1, 10_000_000),
     defaultTeamTpmLimit: optionalInt(env, 'DEFAULT_TEAM_TPM_LIMIT', 1, 1_000_000_000),
     accounts: accounts(env),
+    outboundAllowCidrs: outboundAllowCidrs(env),
+    alerts: alerts(env),
     requestLog: requestLog(env),
     otel: otel(env),
   };

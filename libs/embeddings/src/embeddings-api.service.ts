@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError, microToRub } from '@app/common';
+import { ApiError, totalCost } from '@app/common';
 import { assertModelAllowed, type Caller } from '@app/auth';
 import { BillingService, PricingService } from '@app/billing';
 import { ModelCatalogService } from '@app/providers';
@@ -72,7 +72,7 @@ export class EmbeddingsApiService {
       })),
       model: model.key,
       usage: { prompt_tokens: result.tokens, total_tokens: result.tokens },
-      cost: { total_cost_rub: microToRub(chargedMicro), currency: 'RUB' },
+      cost: totalCost(chargedMicro),
     };
   }
 }

@@ -1,6 +1,6 @@
 /** Entities → the two public shapes: OpenAI vector stores, and the REST knowledge-base API. */
 import { DocumentStatus, FileBatchEntity, KbDocumentEntity } from './entities/knowledge.entities';
-import { microToRub } from '@app/common';
+import { microToRub, totalCost } from '@app/common';
 import { formatPercentage, roundScore } from '@app/retrieval';
 import { chunkingObject, decodeChunking } from './kb-rules';
 import type { SearchHit, SearchOutcome } from './kb-search.service';
@@ -176,6 +176,7 @@ export function toKbSearchResponse(out: SearchOutcome): KbSearchResponseDto {
       },
     })),
     usage: { query_tokens: out.queryTokens, cost_rub: microToRub(out.costMicro) },
+    cost: totalCost(out.costMicro),
     processing_time_seconds: Number((out.elapsedMs / 1000).toFixed(3)),
   };
 }

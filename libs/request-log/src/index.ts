@@ -4,3 +4,4 @@ export * from './request-log.settings';
 export * from './request-log.repository';
 export * from './otel/trace-exporter';
 export * from './dto/request-log.dto';
+export * from './request-outcomes';

@@ -14,6 +14,7 @@ import { RequestLogRetention } from './request-log.retention';
 import { RequestLogService } from './request-log.service';
 import { RequestLogSettings } from './request-log.settings';
 import { RequestLogWriter } from './request-log.writer';
+import { RequestOutcomes } from './request-outcomes';
 import { ResponseCaptureInterceptor } from './response-capture';
 
 /** The team request log (records of model calls, bodies by team setting, retention, API) and trace export. */
@@ -29,8 +30,9 @@ import { ResponseCaptureInterceptor } from './response-capture';
     RequestLogService,
     RequestLogGuard,
     TraceExporter,
+    RequestOutcomes,
     { provide: APP_INTERCEPTOR, useClass: ResponseCaptureInterceptor },
   ],
-  exports: [RequestLogWriter, RequestLogSettings, TraceExporter],
+  exports: [RequestLogWriter, RequestLogSettings, TraceExporter, RequestOutcomes],
 })
 export class RequestLogModule {}

@@ -45,6 +45,25 @@ const COLUMNS = [
   'body_truncated',
 ] as const;
 
+/** Postgres casts of the non-text columns (the JSON values arrive as text). */
+const PG_TYPES: Partial<Record<(typeof COLUMNS)[number], string>> = {
+  created_at: 'bigint',
+  expires_at: 'bigint',
+  bodies_expire_at: 'bigint',
+  attempts: 'integer',
+  status: 'integer',
+  stream: 'integer',
+  input_tokens: 'integer',
+  output_tokens: 'integer',
+  cache_read_tokens: 'integer',
+  cache_write_tokens: 'integer',
+  reasoning_tokens: 'integer',
+  cost_micro: 'bigint',
+  latency_ms: 'integer',
+  ttft_ms: 'integer',
+  body_truncated: 'integer',
+};
+
 function pushRow(p: unknown[], r: RequestLogEntity): void {
   p.push(
     r.id,
@@ -120,12 +139,28 @@ export class RequestLogRepository {
    * lookups, value escaping, RETURNING of the generated keys) is most of a batch's cost.
    */
   async insertMany(records: RequestLogEntity[]): Promise<void> {
+    if (this.raw.pg) return this.insertJson(records);
     for (let i = 0; i < records.length; i += INSERT_CHUNK) {
       const chunk = records.slice(i, i + INSERT_CHUNK);
       const params: unknown[] = [];
       for (const r of chunk) pushRow(params, r);
       await this.raw.exec(this.insertSql(chunk.length), params);
     }
+  }
+
+  /** Postgres: the whole batch as ONE JSON parameter, expanded by the server (no per-value driver work). */
+  private async insertJson(records: RequestLogEntity[]): Promise<void> {
+    const rows = records.map((r) => {
+      const p: unknown[] = [];
+      pushRow(p, r);
+      return p;
+    });
+    const t = this.raw.table(RequestLogEntity);
+    const cols = COLUMNS.join(', ');
+    const picks = COLUMNS.map((c, i) => `(v->>${i})::${PG_TYPES[c] ?? 'text'}`).join(', ');
+    await this.raw.exec(`INSERT INTO ${t} (${cols}) SELECT ${picks} FROM jsonb_array_elements($1::jsonb) AS v`, [
+      JSON.stringify(rows),
+    ]);
   }
 
   private insertSql(rows: number): string {
@@ -141,6 +176,17 @@ export class RequestLogRepository {
       this.insertCache.set(rows, sql);
     }
     return sql;
+  }
+
+  /** A team's records created at or after `since`, and how many of them have an HTTP status ≥ 400. */
+  async outcomesSince(teamId: string, since: number): Promise<{ total: number; errors: number }> {
+    const r = await this.rows
+      .createQueryBuilder('r')
+      .select('COUNT(*)', 'total')
+      .addSelect('COALESCE(SUM(CASE WHEN r.status >= 400 THEN 1 ELSE 0 END), 0)', 'errors')
+      .where('r.team_id = :teamId AND r.created_at >= :since', { teamId, since })
+      .getRawOne<{ total: string | number; errors: string | number }>();
+    return { total: Number(r?.total ?? 0), errors: Number(r?.errors ?? 0) };
   }
 
   async list(f: RequestLogFilter, limit: number): Promise<RequestLogRow[]> {

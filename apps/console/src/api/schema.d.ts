@@ -1557,6 +1557,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/teams/{team_id}/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The team's alert rules */
+        get: operations["AlertsController_list"];
+        put?: never;
+        /** Create an alert rule (a webhook channel answers its signing secret once) */
+        post: operations["AlertsController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/teams/{team_id}/alerts/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Fired alerts with their deliveries and every attempt, newest first */
+        get: operations["AlertsController_events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/teams/{team_id}/alerts/{alert_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One alert rule */
+        get: operations["AlertsController_get"];
+        put?: never;
+        post?: never;
+        /** Delete an alert rule (its events stay listed) */
+        delete: operations["AlertsController_remove"];
+        options?: never;
+        head?: never;
+        /** Edit an alert rule (channels, when given, replace the list; a kept webhook URL keeps its secret) */
+        patch: operations["AlertsController_update"];
+        trace?: never;
+    };
     "/api/v1/requests": {
         parameters: {
             query?: never;
@@ -4104,6 +4158,8 @@ export interface components {
         KbSearchResponseDto: {
             results: components["schemas"]["KbSearchResultDto"][];
             usage: components["schemas"]["KbSearchUsageDto"];
+            /** @description What the ledger charged (= usage.cost_rub) */
+            cost: components["schemas"]["CostBreakdownDto"];
             /** @example 0.012 */
             processing_time_seconds: number;
         };
@@ -4309,6 +4365,8 @@ export interface components {
             model_info: components["schemas"]["RerankModelInfoDto"];
             cache_info: components["schemas"]["RerankCacheInfoDto"];
             usage: components["schemas"]["RerankUsageDto"];
+            /** @description Gateway extension: what the ledger charged (= usage.cost_rub) */
+            cost: components["schemas"]["CostBreakdownDto"];
             parameters: components["schemas"]["RerankParametersDto"];
             /** @example 0.042 */
             processing_time_seconds: number;
@@ -5313,6 +5371,294 @@ export interface components {
              * @example null
              */
             next_cursor: number | null;
+        };
+        AlertChannelInputDto: {
+            /**
+             * @example webhook
+             * @enum {string}
+             */
+            type: "webhook" | "email" | "telegram";
+            /**
+             * @description webhook: the https URL deliveries are POSTed to
+             * @example https://ops.example.com/hooks/gateway
+             */
+            url?: string;
+            /**
+             * @description email: recipients
+             * @example [
+             *       "ops@example.com"
+             *     ]
+             */
+            to?: string[];
+            /**
+             * @description telegram: the bot token (stored encrypted, never returned)
+             * @example 123456:ABC-DEF1234ghIkl
+             */
+            bot_token?: string;
+            /**
+             * @description telegram: the chat to post to (id or @channel name)
+             * @example -1001234567890
+             */
+            chat_id?: string;
+        };
+        CreateAlertDto: {
+            /**
+             * @description The rule's kind (cannot change)
+             * @example balance_below
+             * @enum {string}
+             */
+            kind?: "balance_below" | "budget_used" | "error_rate";
+            /**
+             * @description balance_below: fire when the balance goes below this many RUB
+             * @example 50
+             */
+            threshold_rub?: number;
+            /**
+             * @description budget_used: the key whose spend is watched (absent: the team's)
+             * @example 7d444840-9dc0-11d1-b245-5ffdce74fad2
+             */
+            api_key_id?: string;
+            /**
+             * @description budget_used: the UTC period
+             * @example month
+             * @enum {string}
+             */
+            period?: "day" | "month";
+            /**
+             * @description budget_used: the percentages of the budget that fire (default [50, 80, 100]); error_rate: the error percentage
+             * @example [
+             *       50,
+             *       80,
+             *       100
+             *     ]
+             */
+            percent?: number | number[];
+            /**
+             * @description budget_used: the budget in RUB the percentages are of (required for a team rule; default for a key: the key's budget of the period)
+             * @example 1000
+             */
+            budget_rub?: number;
+            /**
+             * @description error_rate: the window in minutes (default 5)
+             * @example 5
+             */
+            window_minutes?: number;
+            /**
+             * @description error_rate: fewer requests than this in the window are not judged (default 10)
+             * @example 10
+             */
+            min_requests?: number;
+            /** @description Where the alert is sent (1 to 10 channels) */
+            channels?: components["schemas"]["AlertChannelInputDto"][];
+            /**
+             * @description A disabled rule is not evaluated
+             * @example true
+             */
+            enabled?: boolean;
+        };
+        AlertChannelDto: {
+            /**
+             * @example webhook
+             * @enum {string}
+             */
+            type: "webhook" | "email" | "telegram";
+            /** @example https://ops.example.com/hooks/gateway */
+            url: string | null;
+            /** @example null */
+            to: string[] | null;
+            /** @example null */
+            chat_id: string | null;
+            /**
+             * @description telegram: the start and end of the bot token
+             * @example null
+             */
+            bot_token_hint: string | null;
+            /**
+             * @description webhook: the signing secret (Standard Webhooks), in the answer that created the channel only
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret?: string;
+        };
+        AlertRuleDto: {
+            /** @example alr_5f2b7c1e9a3d4b6c8e0f1a2b */
+            id: string;
+            /** @example alert_rule */
+            object: string;
+            /** @example 1b4e28ba-2fa1-11d2-883f-0016d3cca427 */
+            team_id: string;
+            /**
+             * @example balance_below
+             * @enum {string}
+             */
+            kind: "balance_below" | "budget_used" | "error_rate";
+            /** @example true */
+            enabled: boolean;
+            /** @example 50 */
+            threshold_rub: number | null;
+            /** @example null */
+            api_key_id: string | null;
+            /**
+             * @example null
+             * @enum {string|null}
+             */
+            period: "day" | "month" | null;
+            /** @example null */
+            percent: (number | number[]) | null;
+            /** @example null */
+            budget_rub: number | null;
+            /** @example null */
+            window_minutes: number | null;
+            /** @example null */
+            min_requests: number | null;
+            channels: components["schemas"]["AlertChannelDto"][];
+            /** @example 2026-11-26T10:00:00.000Z */
+            created_at: string;
+            /** @example 2026-11-26T10:00:00.000Z */
+            updated_at: string;
+        };
+        AlertRuleListDto: {
+            /** @example list */
+            object: string;
+            data: components["schemas"]["AlertRuleDto"][];
+        };
+        AlertDeliveryAttemptDto: {
+            /** @example 1 */
+            attempt: number;
+            /** @example 2026-11-26T10:00:01.000Z */
+            at: string;
+            /** @example true */
+            ok: boolean;
+            /**
+             * @description HTTP status of the receiver, when it answered
+             * @example 200
+             */
+            status_code: number | null;
+            /** @example null */
+            error: string | null;
+            /** @example 42 */
+            duration_ms: number;
+        };
+        AlertDeliveryDto: {
+            /** @example ald_0c1d2e3f4a5b6c7d8e9f0a1b */
+            id: string;
+            /**
+             * @example webhook
+             * @enum {string}
+             */
+            channel_type: "webhook" | "email" | "telegram";
+            /**
+             * @description The URL, the recipients, or the chat id
+             * @example https://ops.example.com/hooks/gateway
+             */
+            target: string;
+            /**
+             * @example delivered
+             * @enum {string}
+             */
+            status: "pending" | "delivered" | "failed";
+            /** @example 2026-11-26T10:00:01.000Z */
+            delivered_at: string | null;
+            /**
+             * @description pending: when the next attempt is due
+             * @example null
+             */
+            next_attempt_at: string | null;
+            attempts: components["schemas"]["AlertDeliveryAttemptDto"][];
+        };
+        AlertEventDto: {
+            /** @example ale_9a8b7c6d5e4f3a2b1c0d9e8f */
+            id: string;
+            /** @example alert_event */
+            object: string;
+            /** @example alr_5f2b7c1e9a3d4b6c8e0f1a2b */
+            rule_id: string;
+            /**
+             * @example balance_below
+             * @enum {string}
+             */
+            kind: "balance_below" | "budget_used" | "error_rate";
+            /**
+             * @description The threshold that was crossed (RUB or percent)
+             * @example 50
+             */
+            threshold: number;
+            /**
+             * @description The period or crossing the event belongs to (d:YYYY-MM-DD, m:YYYY-MM, c:n)
+             * @example c:0
+             */
+            period_key: string;
+            /**
+             * @description The observed value (RUB or percent)
+             * @example 42.5
+             */
+            value: number;
+            /** @example Balance 42.5 RUB is below 50 RUB. */
+            message: string;
+            /** @example 2026-11-26T10:00:00.000Z */
+            fired_at: string;
+            deliveries: components["schemas"]["AlertDeliveryDto"][];
+        };
+        AlertEventListDto: {
+            /** @example list */
+            object: string;
+            data: components["schemas"]["AlertEventDto"][];
+            /** @example false */
+            has_more: boolean;
+        };
+        UpdateAlertDto: {
+            /**
+             * @description The rule's kind (cannot change)
+             * @example balance_below
+             * @enum {string}
+             */
+            kind?: "balance_below" | "budget_used" | "error_rate";
+            /**
+             * @description balance_below: fire when the balance goes below this many RUB
+             * @example 50
+             */
+            threshold_rub?: number;
+            /**
+             * @description budget_used: the key whose spend is watched (absent: the team's)
+             * @example 7d444840-9dc0-11d1-b245-5ffdce74fad2
+             */
+            api_key_id?: string;
+            /**
+             * @description budget_used: the UTC period
+             * @example month
+             * @enum {string}
+             */
+            period?: "day" | "month";
+            /**
+             * @description budget_used: the percentages of the budget that fire (default [50, 80, 100]); error_rate: the error percentage
+             * @example [
+             *       50,
+             *       80,
+             *       100
+             *     ]
+             */
+            percent?: number | number[];
+            /**
+             * @description budget_used: the budget in RUB the percentages are of (required for a team rule; default for a key: the key's budget of the period)
+             * @example 1000
+             */
+            budget_rub?: number;
+            /**
+             * @description error_rate: the window in minutes (default 5)
+             * @example 5
+             */
+            window_minutes?: number;
+            /**
+             * @description error_rate: fewer requests than this in the window are not judged (default 10)
+             * @example 10
+             */
+            min_requests?: number;
+            /** @description Where the alert is sent (1 to 10 channels) */
+            channels?: components["schemas"]["AlertChannelInputDto"][];
+            /**
+             * @description A disabled rule is not evaluated
+             * @example true
+             */
+            enabled?: boolean;
         };
         RequestLogUsageDto: {
             /** @example 120 */
@@ -14456,6 +14802,490 @@ export interface operations {
             };
             /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    AlertsController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertRuleListDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No session, operator token or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed or insufficient_role (admin needed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    AlertsController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateAlertDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertRuleDto"];
+                };
+            };
+            /** @description Invalid rule or channel (e.g. a webhook URL the SSRF guard refuses) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No session, operator token or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed or insufficient_role (admin needed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    AlertsController_events: {
+        parameters: {
+            query?: {
+                /** @description Only the events of this rule */
+                rule_id?: string;
+                /** @description Page size (1-200, default 50) */
+                limit?: number;
+                /** @description Only events fired before this instant (ISO 8601): the previous page */
+                before?: string;
+            };
+            header?: never;
+            path: {
+                team_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertEventListDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No session, operator token or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed or insufficient_role (admin needed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    AlertsController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+                alert_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertRuleDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No session, operator token or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed or insufficient_role (admin needed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    AlertsController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+                alert_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No session, operator token or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed or insufficient_role (admin needed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    AlertsController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+                alert_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateAlertDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertRuleDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No session, operator token or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed or insufficient_role (admin needed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

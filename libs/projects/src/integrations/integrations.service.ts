@@ -4,12 +4,14 @@ import { join } from 'node:path';
 import {
   ApiError,
   Clock,
+  newWebhookSecret,
   ParseLimitError,
   ParserPool,
   ParserTask,
   ParserTaskError,
   SafeFetcher,
   SafeFetchError,
+  verifyWebhook,
 } from '@app/common';
 import { AppConfig } from '@app/config';
 import type { Caller } from '@app/auth';
@@ -20,7 +22,6 @@ import { MAX_WEBHOOK_EVENT_BYTES, MAX_WEBHOOK_EVENTS, parseJsonPath } from '../p
 import { ProjectsRepository } from '../projects.repository';
 import { projectNotFound, ProjectsService } from '../projects.service';
 import { IntegrationSecrets } from './integration-secrets';
-import { newWebhookSecret, verifyWebhook } from './standard-webhooks';
 
 export const newIntegrationId = (): string => `int_${randomBytes(12).toString('hex')}`;
 
