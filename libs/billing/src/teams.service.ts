@@ -19,7 +19,7 @@ export interface TeamView {
   requestLogBodyRetentionDays: number | null;
 }
 
-/** none: no record; metadata: records without bodies (the default); full: with redacted, capped bodies */
+/** none: no record; metadata: records without bodies (the default); full: with redacted, capped bodies (docs/decisions/request-log-levels.md) */
 export const REQUEST_LOG_LEVELS = ['none', 'metadata', 'full'] as const;
 export type RequestLogBodies = (typeof REQUEST_LOG_LEVELS)[number];
 
