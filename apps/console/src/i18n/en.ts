@@ -336,6 +336,7 @@ export const en = {
     tokens: 'Tokens',
     amount: 'Amount',
     balanceAfter: 'Balance after',
+    openRequest: 'Open the request of {{time}}',
     time: 'Time',
     endpoint: 'Endpoint',
     key: 'Key',

@@ -339,6 +339,7 @@ export const ru: Dictionary = {
     tokens: 'Токены',
     amount: 'Сумма',
     balanceAfter: 'Баланс после',
+    openRequest: 'Открыть запрос от {{time}}',
     time: 'Время',
     endpoint: 'Эндпоинт',
     key: 'Ключ',

@@ -171,6 +171,13 @@ describe('Requests page', () => {
     expect(within(drawer).getByText(/Bodies are not stored/)).toBeInTheDocument();
   });
 
+  it('opens the drawer of the call named in the address (links from the ledger and the overview)', async () => {
+    requestsServer();
+    renderWithApp(<RequestsPage />, memberState, '/requests?id=req_fb2');
+    const drawer = await screen.findByRole('dialog', { name: 'Request req_fb2' });
+    await within(drawer).findByText('Attempt 3: claude-sonnet-4');
+  });
+
   it('says what to do when the log is empty', async () => {
     server.handle = ({ path }) =>
       path === '/api/v1/requests'

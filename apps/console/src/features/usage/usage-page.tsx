@@ -1,7 +1,9 @@
 import { lazy, Suspense, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
 import Papa from 'papaparse';
 import {
+  Anchor,
   Button,
   Group,
   Paper,
@@ -208,7 +210,19 @@ export function UsagePage() {
           <Table.Tbody>
             {entries.slice(0, 500).map((e) => (
               <Table.Tr key={e.id}>
-                <Table.Td>{formatDate(e.created_at, lang)}</Table.Td>
+                <Table.Td>
+                  {e.request_id ? (
+                    <Anchor
+                      component={Link}
+                      to={`/requests?id=${encodeURIComponent(e.request_id)}`}
+                      aria-label={t('usage.openRequest', { time: formatDate(e.created_at, lang) })}
+                    >
+                      {formatDate(e.created_at, lang)}
+                    </Anchor>
+                  ) : (
+                    formatDate(e.created_at, lang)
+                  )}
+                </Table.Td>
                 <Table.Td>{e.kind === 'charge' ? t('usage.charge') : t('usage.topUp')}</Table.Td>
                 <Table.Td>{(e.endpoint as string | null) ?? '—'}</Table.Td>
                 <Table.Td>{(e.model as unknown as string | null) ?? '—'}</Table.Td>
