@@ -298,16 +298,20 @@ describe(`request log (${backendKind()})`, () => {
     expect(cut.body_truncated).toBe(true);
     expect(Buffer.byteLength(cut.response_body as string)).toBeLessThanOrEqual(2048);
 
-    // the settings are cached for a few seconds per replica: a new team shows the other levels at once
-    const none = await admin.teamWithKey(100, 'none');
-    await request(t.url).patch(`/api/v1/admin/teams/${none.teamId}`).set(operator).send({ request_log_bodies: 'none' });
+    // a change through this replica applies to the next call
+    expect((await patch({ request_log_bodies: 'metadata' })).status).toBe(200);
     fake.enqueue({ text: 'x', usage: { input: 1, output: 1 } });
-    const unlogged = await chat(none.apiKey, hi);
+    const plain = await record((await chat(full.apiKey, hi)).headers['x-request-id'] as string, full.apiKey);
+    expect(plain).not.toHaveProperty('request_body');
+    expect(plain).not.toHaveProperty('body_truncated');
+    expect((await patch({ request_log_bodies: 'none' })).status).toBe(200);
+    fake.enqueue({ text: 'x', usage: { input: 1, output: 1 } });
+    const unlogged = await chat(full.apiKey, hi);
     expect(unlogged.status).toBe(200);
     await flushed();
     const missing = await request(t.url)
       .get(`/api/v1/requests/${unlogged.headers['x-request-id']}`)
-      .set('api-key', none.apiKey);
+      .set('api-key', full.apiKey);
     expect(missing.status).toBe(404);
   });
 

@@ -19,7 +19,7 @@ export interface TeamView {
   requestLogBodyRetentionDays: number | null;
 }
 
-/** none: no record; metadata: records without bodies (the default); full: with redacted, capped bodies */
+/** none: no record; metadata: records without bodies (the default); full: with redacted, capped bodies (docs/decisions/request-log-levels.md) */
 export const REQUEST_LOG_LEVELS = ['none', 'metadata', 'full'] as const;
 export type RequestLogBodies = (typeof REQUEST_LOG_LEVELS)[number];
 
@@ -35,6 +35,8 @@ export type TeamPatch = Partial<{
 /** Team workspaces are billing accounts: they live in billing, with their balance. */
 @Injectable()
 export class TeamsService {
+  private readonly changeListeners: ((teamId: string) => void)[] = [];
+
   constructor(
     private readonly repo: BillingRepository,
     private readonly clock: Clock,
@@ -73,7 +75,13 @@ export class TeamsService {
   async update(id: string, patch: TeamPatch): Promise<TeamView> {
     const team = await this.repo.updateTeam(id, patch, this.clock.now());
     if (!team) throw ApiError.notFound(`Team ${id} not found.`, 'team_not_found', 'id');
+    for (const listener of this.changeListeners) listener(id);
     return toView(team);
+  }
+
+  /** Called with the team's id after each update made through this process (caches of team settings). */
+  onChange(listener: (teamId: string) => void): void {
+    this.changeListeners.push(listener);
   }
 }
 

@@ -126,18 +126,22 @@ export class RequestLogRecorder implements RequestRecorder, OnModuleInit, OnModu
     };
   }
 
+  /** Exports the span and queues the record at the team's level; never throws (it may run in a promise callback). */
   private finish(entry: RequestLogEntity, s: TeamLogSettings, req: Request | null, res: Response | null): void {
-    this.traces.export(entry);
-    if (!this.config.requestLog.enabled || s.level === 'none') return;
-    entry.expiresAt = entry.createdAt + s.retentionMs;
-    if (s.level === 'full' && req && res) {
-      try {
-        this.attachBodies(entry, s, req, res);
-      } catch (err) {
-        this.log.warn({ err }, 'request-log bodies not stored');
-      }
+    try {
+      this.traces.export(entry);
+      if (!this.config.requestLog.enabled || s.level === 'none') return;
+      entry.expiresAt = entry.createdAt + s.retentionMs;
+      if (s.level === 'full' && req && res)
+        try {
+          this.attachBodies(entry, s, req, res);
+        } catch (err) {
+          this.log.warn({ err }, 'request-log bodies not stored');
+        }
+      this.writer.enqueue(entry);
+    } catch (err) {
+      this.log.error({ err }, 'request-log record not queued');
     }
-    this.writer.enqueue(entry);
   }
 
   private attachBodies(entry: RequestLogEntity, s: TeamLogSettings, req: Request, res: Response): void {

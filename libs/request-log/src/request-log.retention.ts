@@ -10,7 +10,7 @@ const MAX_BATCHES_PER_RUN = 100;
  * Retention of the request log, on every replica every REQUEST_LOG_RETENTION_INTERVAL_MS: records past
  * their `expires_at` are deleted and bodies past their `bodies_expire_at` cleared, in bounded batches
  * (one short statement each, so writers are never held up). Replicas running it at once delete
- * disjoint or already-deleted rows: no coordination is needed.
+ * disjoint or already-deleted rows: no coordination is needed (docs/decisions/request-log-retention-at-write.md).
  */
 @Injectable()
 export class RequestLogRetention implements OnModuleInit, OnModuleDestroy {

@@ -16,18 +16,24 @@ export interface TeamLogSettings {
 /**
  * The request-log settings of each team (stored on the team: `request_log_bodies` and the two
  * retentions), cached in process for SETTINGS_TTL_MS. A read that fails (database away) answers the
- * last known settings, or the defaults: the log never fails a request.
+ * last known settings, or the defaults: the log never fails a request. A change made through this
+ * replica is seen at once, one made through another replica within SETTINGS_TTL_MS.
  */
 @Injectable()
 export class RequestLogSettings {
   private readonly cache = new Map<string, { at: number; settings: TeamLogSettings }>();
   private readonly loading = new Map<string, Promise<TeamLogSettings>>();
+  /** bumped by every forget: a read that started before it does not fill the cache */
+  private epoch = 0;
 
   constructor(
     private readonly teams: TeamsService,
     private readonly config: AppConfig,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    // a change made through this replica applies to its next request; other replicas read it within the TTL
+    teams.onChange((teamId) => this.forget(teamId));
+  }
 
   get defaults(): TeamLogSettings {
     const c = this.config.requestLog;
@@ -54,11 +60,14 @@ export class RequestLogSettings {
 
   /** Drops the cached settings of a team (after this replica changed them). */
   forget(teamId: string): void {
+    this.epoch++;
     this.cache.delete(teamId);
+    this.loading.delete(teamId);
   }
 
   private async load(teamId: string): Promise<TeamLogSettings> {
     const d = this.defaults;
+    const epoch = this.epoch;
     try {
       const t = await this.teams.get(teamId);
       const settings: TeamLogSettings = {
@@ -67,7 +76,7 @@ export class RequestLogSettings {
         bodyRetentionMs: t.requestLogBodyRetentionDays ? t.requestLogBodyRetentionDays * DAY_MS : d.bodyRetentionMs,
       };
       if (this.cache.size > 100_000) this.cache.clear();
-      this.cache.set(teamId, { at: this.clock.now(), settings });
+      if (epoch === this.epoch) this.cache.set(teamId, { at: this.clock.now(), settings });
       return settings;
     } catch {
       return this.cache.get(teamId)?.settings ?? d;
