@@ -11,7 +11,7 @@ import request from 'supertest';
 import { zipSync } from 'fflate';
 import { SAFE_FETCHER_OPTIONS, SafeFetcherOptions } from '@app/common';
 import { KnowledgeService } from '@app/knowledge';
-import { ProjectContextSource } from '@app/projects';
+import { ProjectContextSource } from '@app/chat/context/ports';
 import { ProjectsRepository } from '@app/projects/projects.repository';
 import { signWebhook } from '@app/projects/integrations/standard-webhooks';
 import { ImageServer, pngBytes } from '../fakes';

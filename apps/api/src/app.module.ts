@@ -29,7 +29,7 @@ import { HealthController } from './health.controller';
     BillingModule,
     AdminModule,
     ProvidersModule,
-    ChatModule,
+    ChatModule.withPorts([ProjectsModule, KnowledgeModule, RerankModule]),
     EmbeddingsModule,
     RerankModule,
     ImagesModule,

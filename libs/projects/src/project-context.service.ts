@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { KnowledgeService } from '@app/knowledge';
 import { ProjectsService } from './projects.service';
-import { ContextImage, ContextMaterial, ProjectContext, ProjectContextSource } from './project-context.port';
+import { ContextImage, ContextMaterial, ProjectContext, ProjectContextSource } from '@app/chat/context/ports';
 import { parseRag } from './project-rules';
 import { ProjectsRepository } from './projects.repository';
 

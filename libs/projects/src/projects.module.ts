@@ -12,7 +12,7 @@ import {
 } from './entities/project.entities';
 import { IntegrationSecrets } from './integrations/integration-secrets';
 import { IntegrationsService } from './integrations/integrations.service';
-import { ProjectContextSource } from './project-context.port';
+import { ProjectContextSource } from '@app/chat/context/ports';
 import { ProjectContextService } from './project-context.service';
 import { ProjectsController } from './projects.controller';
 import { ProjectsRepository } from './projects.repository';
@@ -34,7 +34,8 @@ import { WebhooksController } from './webhooks.controller';
     ProjectsService,
     IntegrationSecrets,
     IntegrationsService,
-    { provide: ProjectContextSource, useClass: ProjectContextService },
+    ProjectContextService,
+    { provide: ProjectContextSource, useExisting: ProjectContextService },
   ],
   exports: [ProjectContextSource, ProjectsService],
 })

@@ -8,7 +8,7 @@ import type { KbDocumentEntity } from '@app/knowledge/entities/knowledge.entitie
 import { AttachChatDto, CreateProjectDto, MaterialDto, ProjectDto, UpdateProjectDto } from './dto/projects.dto';
 import { ProjectEntity, ProjectIntegrationEntity, ProjectMaterialEntity } from './entities/project.entities';
 import { ChatMessage, renderTranscript } from './messenger';
-import type { MaterialKind } from './project-context.port';
+import type { MaterialKind } from '@app/chat/context/ports';
 import { DEFAULT_RAG, imageMime, mergeRag, parseRag } from './project-rules';
 import { ProjectsRepository } from './projects.repository';
 

@@ -16,8 +16,8 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { PROJECT_MODES } from '../project-context.port';
-import type { MaterialKind, ProjectMode } from '../project-context.port';
+import { PROJECT_MODES } from '@app/chat/context/ports';
+import type { MaterialKind, ProjectMode } from '@app/chat/context/ports';
 
 export class RagSettingsInputDto {
   @ApiPropertyOptional({ example: 15, default: 15, description: 'Fragments kept after rerank (15–30)' })
