@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import type { ModuleMetadata } from '@nestjs/common';
+import type { Type } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthModule } from '@app/auth';
 import { BillingModule } from '@app/billing';
@@ -38,10 +38,13 @@ import { RestChatService } from './rest-chat.service';
 export class ChatModule {
   /**
    * Chat with the modules that bind the ports its context assembly consumes (context/ports.ts):
-   * ProjectContextSource, StoreSearch, DocumentReader and Scoring. The app passes them; chat imports
-   * none of them itself.
+   * StoreSearch and DocumentReader (knowledge), Scoring (rerank). The app passes them; chat imports
+   * none of them itself. ProjectContextSource comes from the projects module, registered global.
    */
-  static withPorts(bindings: NonNullable<ModuleMetadata['imports']>): DynamicModule {
-    return { module: ChatModule, imports: bindings };
+  static withPorts(bindings: Type[]): DynamicModule {
+    // a plain module re-exporting the bindings, so they are scanned in the order given, like static imports
+    @Module({ imports: bindings, exports: bindings })
+    class ChatPortBindings {}
+    return { module: ChatModule, imports: [ChatPortBindings] };
   }
 }

@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { IsolationModule } from '@app/common';
 import { AuthModule } from '@app/auth';
@@ -39,4 +39,12 @@ import { WebhooksController } from './webhooks.controller';
   ],
   exports: [ProjectContextSource, ProjectsService],
 })
-export class ProjectsModule {}
+export class ProjectsModule {
+  /**
+   * Registered once by the app, as a global module: the ProjectContextSource it binds reaches chat,
+   * which does not import projects (projects uses knowledge, which chat's other ports come from).
+   */
+  static forRoot(): DynamicModule {
+    return { module: ProjectsModule, global: true };
+  }
+}
