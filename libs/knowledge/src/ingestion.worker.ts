@@ -3,7 +3,7 @@ import { AsyncResource } from 'node:async_hooks';
 import { createHash, randomUUID } from 'node:crypto';
 import { ApiError, Clock, MetricsService, SafeFetcher, SafeFetchError } from '@app/common';
 import { AppConfig } from '@app/config';
-import { BillingService, PricingService } from '@app/billing';
+import { BillingService, embeddingsChargeMicro, embeddingsHoldMicro } from '@app/billing';
 import { ModelCatalogService } from '@app/providers';
 import { EmbeddingsService } from '@app/embeddings';
 import { DocumentChunk, DocumentParser, ExtractedDocument, ExtractionError } from './document-parser';
@@ -58,7 +58,6 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
     private readonly embeddings: EmbeddingsService,
     private readonly catalog: ModelCatalogService,
     private readonly billing: BillingService,
-    private readonly pricing: PricingService,
     private readonly fetcher: SafeFetcher,
     private readonly signal: IngestionSignal,
     private readonly config: AppConfig,
@@ -340,7 +339,7 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
     const { result } = await this.billing.meter({
       teamId: doc.teamId,
       requestId: `ingest-${doc.id}-${this.clock.now()}`,
-      holdMicro: this.pricing.inputHoldMicro(
+      holdMicro: embeddingsHoldMicro(
         model.pricing,
         counts.reduce((a, b) => a + b, 0),
       ),
@@ -353,7 +352,7 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
           counts,
         ),
       charge: (r) => ({
-        costMicro: this.pricing.inputMicro(model.pricing, r.tokens),
+        costMicro: embeddingsChargeMicro(model.pricing, r.tokens),
         details: {
           endpoint: 'knowledge-base ingestion',
           model: model.key,

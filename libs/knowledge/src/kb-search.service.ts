@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { ApiError, Clock } from '@app/common';
 import type { Caller } from '@app/auth';
 import { AppConfig } from '@app/config';
-import { BillingService, PricingService, RequestHold } from '@app/billing';
+import { BillingService, embeddingsChargeMicro, embeddingsHoldMicro, RequestHold } from '@app/billing';
 import { ModelCatalogService } from '@app/providers';
 import { EmbeddingsService } from '@app/embeddings';
 import { KbChunkEntity, KbDocumentEntity } from './entities/knowledge.entities';
@@ -53,7 +53,6 @@ export class KbSearchService {
     private readonly embeddings: EmbeddingsService,
     private readonly catalog: ModelCatalogService,
     private readonly billing: BillingService,
-    private readonly pricing: PricingService,
     private readonly clock: Clock,
     config: AppConfig,
   ) {
@@ -69,7 +68,7 @@ export class KbSearchService {
   holdMicro(store: StoreRef, queries: string[]): number {
     const model = this.catalog.require(store.embeddingModel, 'embedding');
     const counts = this.embeddings.countTokens(queries.map((q) => q.trim()).filter(Boolean));
-    return this.pricing.inputHoldMicro(
+    return embeddingsHoldMicro(
       model.pricing,
       counts.reduce((a, b) => a + b, 0),
     );
@@ -92,7 +91,7 @@ export class KbSearchService {
       teamId: caller.teamId,
       caller,
       requestId,
-      holdMicro: this.pricing.inputHoldMicro(
+      holdMicro: embeddingsHoldMicro(
         model.pricing,
         counts.reduce((a, b) => a + b, 0),
       ),
@@ -106,7 +105,7 @@ export class KbSearchService {
           counts,
         ),
       charge: (r) => ({
-        costMicro: this.pricing.inputMicro(model.pricing, r.tokens),
+        costMicro: embeddingsChargeMicro(model.pricing, r.tokens),
         details: {
           endpoint,
           model: model.key,
