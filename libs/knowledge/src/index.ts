@@ -7,3 +7,4 @@ export * from './kb-rules';
 export * from './ingestion.worker';
 export * from './document-text';
 export { PageQueryDto } from './dto/vector-stores.dto';
+export * from './store/knowledge-store';

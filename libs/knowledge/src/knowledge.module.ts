@@ -72,14 +72,6 @@ import { ParserDocumentReader } from './store/parser-document-reader';
     ParserDocumentReader,
     { provide: DocumentReader, useExisting: ParserDocumentReader },
   ],
-  exports: [
-    FilesService,
-    KnowledgeService,
-    KbSearchService,
-    DocumentParser,
-    KnowledgeStore,
-    StoreSearch,
-    DocumentReader,
-  ],
+  exports: [KnowledgeStore, StoreSearch, DocumentReader],
 })
 export class KnowledgeModule {}

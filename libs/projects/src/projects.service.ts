@@ -3,8 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { ApiError, Clock, ParseLimitError, ParserPool, ParserTask, ParserTaskError } from '@app/common';
 import type { Caller } from '@app/auth';
-import { KnowledgeService, UploadedBytes } from '@app/knowledge';
-import type { KbDocumentEntity } from '@app/knowledge/entities/knowledge.entities';
+import { KnowledgeStore, UploadedBytes } from '@app/knowledge';
+import type { DocumentRef } from '@app/knowledge';
 import { AttachChatDto, CreateProjectDto, MaterialDto, ProjectDto, UpdateProjectDto } from './dto/projects.dto';
 import { ProjectEntity, ProjectIntegrationEntity, ProjectMaterialEntity } from './entities/project.entities';
 import { ChatMessage, renderTranscript } from './messenger';
@@ -33,7 +33,7 @@ export const projectNotFound = (id: string): ApiError =>
 export class ProjectsService {
   constructor(
     private readonly repo: ProjectsRepository,
-    private readonly kb: KnowledgeService,
+    private readonly kb: KnowledgeStore,
     private readonly clock: Clock,
     private readonly parsers: ParserPool,
   ) {}
@@ -194,7 +194,7 @@ export class ProjectsService {
 
   async attachKnowledgeBase(caller: Caller, projectId: string, kbId: string): Promise<MaterialDto> {
     const p = await this.require(caller.teamId, projectId);
-    const store = await this.kb.requireStore(caller.teamId, kbId);
+    const store = await this.kb.knowledgeBase(caller.teamId, kbId);
     const existing = await this.repo.findMaterialBy(p.id, { knowledgeBaseId: store.id });
     if (existing) return this.material(caller.teamId, p.id, existing.id);
     const m = this.newMaterial(p, 'knowledge_base', store.name ?? store.id, { knowledgeBaseId: store.id });
@@ -271,7 +271,7 @@ export class ProjectsService {
   private async recordDocument(
     p: ProjectEntity,
     kind: MaterialKind,
-    doc: KbDocumentEntity,
+    doc: DocumentRef,
     extra: { mime?: string | null; url?: string | null; ownsFile?: boolean },
   ): Promise<MaterialDto> {
     const existing = await this.repo.findMaterialBy(p.id, { documentId: doc.id });
@@ -310,7 +310,7 @@ export class ProjectsService {
     };
   }
 
-  async documentsOf(p: ProjectEntity, rows: ProjectMaterialEntity[]): Promise<Map<string, KbDocumentEntity>> {
+  async documentsOf(p: ProjectEntity, rows: ProjectMaterialEntity[]): Promise<Map<string, DocumentRef>> {
     const ids = rows.map((m) => m.documentId).filter((x): x is string => x !== null);
     const docs = await this.kb.internalDocuments(p.teamId, p.storeId, ids);
     return new Map(docs.map((d) => [d.id, d]));
@@ -318,22 +318,13 @@ export class ProjectsService {
 
   /** Attached knowledge bases deleted since (their materials read failed; chat does not get them). */
   async missingKnowledgeBases(teamId: string, rows: ProjectMaterialEntity[]): Promise<Set<string>> {
-    const gone = new Set<string>();
-    for (const m of rows) {
-      if (!m.knowledgeBaseId) continue;
-      try {
-        await this.kb.requireStore(teamId, m.knowledgeBaseId);
-      } catch (err) {
-        if (err instanceof ApiError && err.status === 404) gone.add(m.knowledgeBaseId);
-        else throw err;
-      }
-    }
-    return gone;
+    const ids = rows.map((m) => m.knowledgeBaseId).filter((id): id is string => id !== null);
+    return this.kb.missingKnowledgeBases(teamId, ids);
   }
 
   toMaterial(
     m: ProjectMaterialEntity,
-    doc: KbDocumentEntity | undefined,
+    doc: DocumentRef | undefined,
     integration: ProjectIntegrationEntity | undefined,
     goneKbs: Set<string> = new Set(),
   ): MaterialDto {

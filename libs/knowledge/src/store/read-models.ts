@@ -25,6 +25,7 @@ export function toDocumentRef(d: KbDocumentEntity): DocumentRef {
     finalUrl: d.finalUrl,
     lastErrorCode: d.lastErrorCode,
     lastErrorMessage: d.lastErrorMessage,
+    tokens: d.tokens,
     chunkCount: d.chunkCount,
     usageBytes: d.usageBytes,
     createdAt: d.createdAt,
