@@ -26,7 +26,8 @@ import { KbSearchService } from './kb-search.service';
 import { KnowledgeBasesController } from './knowledge-bases.controller';
 import { KnowledgeRepository } from './knowledge.repository';
 import { KnowledgeService } from './knowledge.service';
-import { KnowledgeApiService } from './knowledge-api.service';
+import { KnowledgeBasesApiService } from './knowledge-bases-api.service';
+import { VectorStoresApiService } from './vector-stores-api.service';
 import { LibraryDocumentParser } from './parsers/library-document-parser';
 import { VectorStoresController } from './vector-stores.controller';
 import { KnowledgeStore } from './store/knowledge-store';
@@ -63,7 +64,8 @@ import { ParserDocumentReader } from './store/parser-document-reader';
     KnowledgeRepository,
     KnowledgeService,
     KbSearchService,
-    KnowledgeApiService,
+    KnowledgeBasesApiService,
+    VectorStoresApiService,
     IngestionSignal,
     IngestionWorker,
     KnowledgeStoreService,

@@ -5,7 +5,7 @@ import type { UploadedBytes } from '../files.service';
 /**
  * The internal store API: what projects and chat use of knowledge (project-owned stores, their
  * documents, search), as plain read models. The public knowledge-base API (KnowledgeService,
- * KnowledgeApiService and the controllers) answers with response DTOs instead. An abstract class so
+ * KnowledgeBasesApiService, VectorStoresApiService and the controllers) answers with response DTOs instead. An abstract class so
  * it is the DI token; KnowledgeStoreService implements it.
  */
 
