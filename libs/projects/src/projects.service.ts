@@ -4,18 +4,18 @@ import { join } from 'node:path';
 import { ApiError, Clock, ParseLimitError, ParserPool, ParserTask, ParserTaskError } from '@app/common';
 import type { Caller } from '@app/auth';
 import { KnowledgeStore, UploadedBytes } from '@app/knowledge';
-import type { DocumentRef } from '@app/knowledge';
+import type { DocumentRef, InternalSource } from '@app/knowledge';
 import { AttachChatDto, CreateProjectDto, MaterialDto, ProjectDto, UpdateProjectDto } from './dto/projects.dto';
 import { ProjectEntity, ProjectIntegrationEntity, ProjectMaterialEntity } from './entities/project.entities';
 import { ChatMessage, renderTranscript } from './messenger';
-import type { MaterialKind } from '@app/chat/context/ports';
+import { MATERIAL_KIND_RULES, MATERIAL_KINDS } from '@app/chat/context/ports';
+import type { MaterialKind, StoreMaterialKind } from '@app/chat/context/ports';
 import { DEFAULT_RAG, imageMime, mergeRag, parseRag } from './project-rules';
 import { ProjectsRepository } from './projects.repository';
 
 export const newProjectId = (): string => `prj_${randomBytes(12).toString('hex')}`;
 export const newMaterialId = (): string => `mat_${randomBytes(12).toString('hex')}`;
 
-const KINDS: MaterialKind[] = ['file', 'link', 'knowledge_base', 'chat', 'messenger_chat', 'webhook', 'external_api'];
 const seconds = (ms: number): number => Math.floor(ms / 1000);
 const HOLDER = 'A project';
 /** Chat exports are parsed in a parser worker (messenger/export-tasks.ts). */
@@ -102,7 +102,7 @@ export class ProjectsService {
   }
 
   private toProject(p: ProjectEntity, counts: Partial<Record<MaterialKind, number>>): ProjectDto {
-    const byKind = Object.fromEntries(KINDS.map((k) => [k, counts[k] ?? 0])) as Record<MaterialKind, number>;
+    const byKind = Object.fromEntries(MATERIAL_KINDS.map((k) => [k, counts[k] ?? 0])) as Record<MaterialKind, number>;
     return {
       id: p.id,
       object: 'project',
@@ -110,7 +110,7 @@ export class ProjectsService {
       description: p.description,
       mode: p.mode,
       rag: parseRag(p.rag),
-      materials: { total: KINDS.reduce((s, k) => s + byKind[k], 0), ...byKind },
+      materials: { total: MATERIAL_KINDS.reduce((s, k) => s + byKind[k], 0), ...byKind },
       created_at: seconds(p.createdAt),
       updated_at: seconds(p.updatedAt),
     };
@@ -169,11 +169,27 @@ export class ProjectsService {
     return m;
   }
 
+  /**
+   * A material of `kind` backed by a new document of the project's store: knowledge ingests the
+   * source (a stored file, an upload, a link or a text) like any knowledge-base document, and the
+   * material's status is its document's. A new material kind is added through here.
+   */
+  async addStoreMaterial(
+    caller: Caller,
+    projectId: string,
+    kind: StoreMaterialKind,
+    source: InternalSource,
+    extra: { mime?: string | null; url?: string | null; ownsFile?: boolean } = {},
+  ): Promise<MaterialDto> {
+    const p = await this.require(caller.teamId, projectId);
+    const doc = await this.kb.addInternalDocument(caller.teamId, p.storeId, source, HOLDER);
+    return this.recordDocument(p, kind, doc, extra);
+  }
+
   /** Multipart upload: a document (ingested) or an image (stored for vision models). */
   async addUpload(caller: Caller, projectId: string, upload: UploadedBytes | undefined): Promise<MaterialDto> {
-    const p = await this.require(caller.teamId, projectId);
-    const doc = await this.kb.addInternalDocument(caller.teamId, p.storeId, { type: 'upload', upload }, HOLDER);
-    return this.recordDocument(p, 'file', doc, { mime: upload ? imageMime(upload.buffer) : null, ownsFile: true });
+    const mime = upload ? imageMime(upload.buffer) : null;
+    return this.addStoreMaterial(caller, projectId, 'file', { type: 'upload', upload }, { mime, ownsFile: true });
   }
 
   /** An existing /v1/files id of the team. */
@@ -256,16 +272,11 @@ export class ProjectsService {
     title: string,
     messages: ChatMessage[],
   ): Promise<MaterialDto> {
-    const p = await this.require(caller.teamId, projectId);
+    await this.require(caller.teamId, projectId);
     const text = renderTranscript(messages);
     if (text.trim() === '') throw ApiError.badRequest('The chat holds no text messages.', 'messages', 'empty_document');
-    const doc = await this.kb.addInternalDocument(
-      caller.teamId,
-      p.storeId,
-      { type: 'text', title, filename: `${kind}.md`, text, chunking: 'messages' },
-      HOLDER,
-    );
-    return this.recordDocument(p, kind, doc, { ownsFile: true });
+    const source = { type: 'text', title, filename: `${kind}.md`, text, chunking: 'messages' } as const;
+    return this.addStoreMaterial(caller, projectId, kind, source, { ownsFile: true });
   }
 
   private async recordDocument(
@@ -353,10 +364,7 @@ export class ProjectsService {
       id: m.id,
       object: 'project.material',
       kind: m.kind,
-      title:
-        doc && m.kind !== 'chat' && m.kind !== 'messenger_chat' && m.kind !== 'webhook' && m.kind !== 'external_api'
-          ? (doc.title ?? m.title)
-          : m.title,
+      title: doc && MATERIAL_KIND_RULES[m.kind].documentTitle ? (doc.title ?? m.title) : m.title,
       status,
       last_error: lastError,
       tokens: doc?.tokens ?? 0,

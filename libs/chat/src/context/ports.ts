@@ -7,13 +7,14 @@
  */
 import type { Caller } from '@app/auth';
 import type { RequestHold } from '@app/billing';
+import type { StoreMaterialKind } from './material-kinds';
+
+export * from './material-kinds';
 
 // ── projects ─────────────────────────────────────────────────────────────────────────────────
 
 export type ProjectMode = 'default' | 'big_docs_mode' | 'code_mode' | 'data_analysis_mode';
 export const PROJECT_MODES: readonly ProjectMode[] = ['default', 'big_docs_mode', 'code_mode', 'data_analysis_mode'];
-
-export type MaterialKind = 'file' | 'link' | 'knowledge_base' | 'chat' | 'messenger_chat' | 'webhook' | 'external_api';
 
 export interface ProjectRagSettings {
   /** fragments kept after rerank, 15..30 (default 15) */
@@ -29,7 +30,7 @@ export interface ProjectRagSettings {
 /** One ready, text-bearing material of the project, backed by a document of the project's store. */
 export interface ContextMaterial {
   id: string;
-  kind: Exclude<MaterialKind, 'knowledge_base'>;
+  kind: StoreMaterialKind;
   title: string;
   url: string | null;
   /** the knowledge document id (in `ProjectContext.storeId`) holding this material's text */
