@@ -13,7 +13,7 @@ import { RequestLogRepository, RequestLogWriter } from '@app/request-log';
 import { RequestLogRetention } from '@app/request-log/request-log.retention';
 import type { RequestLogEntity } from '@app/request-log/entities/request-log.entity';
 import { TraceExporter } from '@app/request-log';
-import { IngestionWorker } from '@app/knowledge';
+import { IngestionWorker } from '@app/knowledge/ingestion.worker';
 import { as, createUser, joinTeam, signIn } from '../accounts/accounts-helpers';
 
 type Rec = Record<string, unknown> & { id: string; usage: Record<string, number> };

@@ -15,6 +15,7 @@ export * from './ids';
 export * from './http/logging.module';
 export * from './http/body';
 export * from './http/multipart-or-json';
+export * from './http/page-query.dto';
 export * from './cache/shared-cache';
 export * from './cache/bounded-memory-store';
 export * from './cache/shared-cache.module';

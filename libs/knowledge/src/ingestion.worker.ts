@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { createHash, randomUUID } from 'node:crypto';
 import { ApiError, BackgroundCalls, Clock, MetricsService, SafeFetcher, SafeFetchError } from '@app/common';
 import { AppConfig } from '@app/config';
-import { BillingService, PricingService } from '@app/billing';
+import { BillingService, embeddingsChargeMicro, embeddingsHoldMicro } from '@app/billing';
 import { ModelCatalogService, ModelEntry } from '@app/providers';
 import { EmbeddingsService } from '@app/embeddings';
 import { DocumentChunk, DocumentParser, ExtractedDocument, ExtractionError } from './document-parser';
@@ -59,7 +59,6 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
     private readonly embeddings: EmbeddingsService,
     private readonly catalog: ModelCatalogService,
     private readonly billing: BillingService,
-    private readonly pricing: PricingService,
     private readonly fetcher: SafeFetcher,
     private readonly signal: IngestionSignal,
     private readonly config: AppConfig,
@@ -388,7 +387,7 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
     return this.billing.meter({
       teamId: doc.teamId,
       requestId,
-      holdMicro: this.pricing.inputHoldMicro(
+      holdMicro: embeddingsHoldMicro(
         model.pricing,
         counts.reduce((a, b) => a + b, 0),
       ),
@@ -401,7 +400,7 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
           counts,
         ),
       charge: (r) => ({
-        costMicro: this.pricing.inputMicro(model.pricing, r.tokens),
+        costMicro: embeddingsChargeMicro(model.pricing, r.tokens),
         details: {
           endpoint: 'knowledge-base ingestion',
           model: model.key,

@@ -26,7 +26,7 @@ import {
   getSchemaPath,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { ApiChargedErrors, ApiError, microToRub, MultipartOrJsonBody, ShapedBody } from '@app/common';
+import { ApiChargedErrors, microToRub, MultipartOrJsonBody, ShapedBody } from '@app/common';
 import { AllowSession, ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
 import {
   CreateKnowledgeBaseDto,
@@ -45,9 +45,7 @@ import {
 import { PageQueryDto } from './dto/vector-stores.dto';
 import { uploadInterceptor } from './files.controller';
 import { UploadedBytes } from './files.service';
-import { KnowledgeApiService } from './knowledge-api.service';
-import { KnowledgeService } from './knowledge.service';
-import { toDocument, toKnowledgeBase } from './knowledge.presenter';
+import { KnowledgeBasesApiService } from './knowledge-bases-api.service';
 import { RateLimited } from '@app/governance';
 import { AuditTrail, callerActor } from '@app/accounts/audit';
 
@@ -61,8 +59,7 @@ const ID = { name: 'id', example: 'vs_1a2b3c4d5e6f7a8b9c0d1e2f' };
 @Controller('api/v1/knowledge-bases')
 export class KnowledgeBasesController {
   constructor(
-    private readonly kb: KnowledgeService,
-    private readonly api: KnowledgeApiService,
+    private readonly api: KnowledgeBasesApiService,
     private readonly audit: AuditTrail,
   ) {}
 
@@ -75,7 +72,7 @@ export class KnowledgeBasesController {
     @Body() dto: CreateKnowledgeBaseDto,
     @Req() req: Request,
   ): Promise<KnowledgeBaseDto> {
-    const kb = toKnowledgeBase(await this.kb.createStore(caller, dto));
+    const kb = await this.api.create(caller, dto);
     await this.audit.write({
       actor: callerActor(req, caller),
       teamId: caller.teamId,
@@ -91,8 +88,7 @@ export class KnowledgeBasesController {
   @ApiOperation({ summary: "The team's knowledge bases (cursor pages)" })
   @ApiOkResponse({ type: KnowledgeBaseListDto })
   async list(@CurrentCaller() caller: Caller, @Query() q: PageQueryDto): Promise<KnowledgeBaseListDto> {
-    const { views, hasMore } = await this.kb.listStores(caller, q);
-    return { data: views.map(toKnowledgeBase), has_more: hasMore };
+    return this.api.list(caller, q);
   }
 
   @Get(':id')
@@ -100,7 +96,7 @@ export class KnowledgeBasesController {
   @ApiParam(ID)
   @ApiOkResponse({ type: KnowledgeBaseDto })
   async get(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<KnowledgeBaseDto> {
-    return toKnowledgeBase(await this.kb.view(caller.teamId, id));
+    return this.api.get(caller, id);
   }
 
   @Patch(':id')
@@ -112,7 +108,7 @@ export class KnowledgeBasesController {
     @Param('id') id: string,
     @Body() dto: UpdateKnowledgeBaseDto,
   ): Promise<KnowledgeBaseDto> {
-    return toKnowledgeBase(await this.kb.updateStore(caller, id, dto));
+    return this.api.update(caller, id, dto);
   }
 
   @Delete(':id')
@@ -120,7 +116,7 @@ export class KnowledgeBasesController {
   @ApiParam(ID)
   @ApiOkResponse({ type: KbDeletedDto })
   async delete(@CurrentCaller() caller: Caller, @Param('id') id: string, @Req() req: Request): Promise<KbDeletedDto> {
-    await this.kb.deleteStore(caller, id);
+    await this.api.delete(caller, id);
     await this.audit.write({
       actor: callerActor(req, caller),
       teamId: caller.teamId,
@@ -156,16 +152,8 @@ export class KnowledgeBasesController {
     })
     input: ShapedBody<UploadDocumentDto, TextDocumentDto>,
   ): Promise<KbDocumentDto> {
-    if (input.kind === 'json') return toDocument(await this.kb.addText(caller, id, input.body));
-    let metadata: unknown;
-    if (typeof input.body.metadata === 'string' && input.body.metadata !== '') {
-      try {
-        metadata = JSON.parse(input.body.metadata);
-      } catch {
-        throw ApiError.badRequest('metadata must be a JSON object string.', 'metadata');
-      }
-    }
-    return toDocument(await this.kb.addUpload(caller, id, file, metadata));
+    if (input.kind === 'json') return this.api.addText(caller, id, input.body);
+    return this.api.addUpload(caller, id, file, input.body.metadata);
   }
 
   @Get(':id/documents')
@@ -177,8 +165,7 @@ export class KnowledgeBasesController {
     @Param('id') id: string,
     @Query() q: PageQueryDto,
   ): Promise<KbDocumentListDto> {
-    const { docs, hasMore } = await this.kb.listDocuments(caller, id, q);
-    return { data: docs.map(toDocument), has_more: hasMore };
+    return this.api.documents(caller, id, q);
   }
 
   @Get(':id/documents/:doc_id')
@@ -191,7 +178,7 @@ export class KnowledgeBasesController {
     @Param('id') id: string,
     @Param('doc_id') docId: string,
   ): Promise<KbDocumentDto> {
-    return toDocument(await this.kb.requireDocument(caller.teamId, id, docId));
+    return this.api.document(caller, id, docId);
   }
 
   @Delete(':id/documents/:doc_id')
@@ -204,7 +191,7 @@ export class KnowledgeBasesController {
     @Param('id') id: string,
     @Param('doc_id') docId: string,
   ): Promise<KbDeletedDto> {
-    await this.kb.deleteDocument(caller, id, docId);
+    await this.api.deleteDocument(caller, id, docId);
     return { id: docId, deleted: true };
   }
 
@@ -219,7 +206,7 @@ export class KnowledgeBasesController {
     @Param('id') id: string,
     @Body() dto: LinkDto,
   ): Promise<KbDocumentDto> {
-    return toDocument(await this.kb.addLink(caller, id, dto));
+    return this.api.addLink(caller, id, dto);
   }
 
   @Post(':id/links/:link_id/refresh')
@@ -234,7 +221,7 @@ export class KnowledgeBasesController {
     @Param('id') id: string,
     @Param('link_id') linkId: string,
   ): Promise<KbDocumentDto> {
-    return toDocument(await this.kb.refreshLink(caller, id, linkId));
+    return this.api.refreshLink(caller, id, linkId);
   }
 
   @Post(':id/search')

@@ -3,7 +3,7 @@ import { DocumentStatus, FileBatchEntity, KbDocumentEntity } from './entities/kn
 import { microToRub, totalCost } from '@app/common';
 import { formatPercentage, roundScore } from '@app/retrieval';
 import { chunkingObject, decodeChunking } from './kb-rules';
-import type { SearchHit, SearchOutcome } from './kb-search.service';
+import type { ChunkHit, SearchOutcome } from './kb-search.service';
 import { expiryTime, isExpired, StoreView } from './knowledge.service';
 import {
   FileBatchDto,
@@ -86,7 +86,7 @@ export function toBatch(b: FileBatchEntity, byStatus: Record<DocumentStatus, num
   };
 }
 
-export function toSearchPage(query: string | string[], hits: SearchHit[]): SearchPageDto {
+export function toSearchPage(query: string | string[], hits: ChunkHit[]): SearchPageDto {
   return {
     object: 'vector_store.search_results.page',
     // OpenAI's search page always echoes the query as a list

@@ -15,7 +15,7 @@ import {
 } from '@app/common';
 import { AppConfig } from '@app/config';
 import type { Caller } from '@app/auth';
-import { KnowledgeService, MAX_FILE_BYTES } from '@app/knowledge';
+import { KnowledgeStore, MAX_FILE_BYTES } from '@app/knowledge';
 import { CreateIntegrationDto, IntegrationDto, SyncResultDto, WebhookAckDto } from '../dto/projects.dto';
 import { ProjectIntegrationEntity } from '../entities/project.entities';
 import { MAX_WEBHOOK_EVENT_BYTES, MAX_WEBHOOK_EVENTS, parseJsonPath } from '../project-rules';
@@ -61,7 +61,7 @@ export class IntegrationsService implements OnModuleInit, OnApplicationShutdown 
   constructor(
     private readonly repo: ProjectsRepository,
     private readonly projects: ProjectsService,
-    private readonly kb: KnowledgeService,
+    private readonly kb: KnowledgeStore,
     private readonly secrets: IntegrationSecrets,
     private readonly fetcher: SafeFetcher,
     private readonly config: AppConfig,
