@@ -23,6 +23,8 @@ for (const lib of [
   'projects',
   'governance',
   'accounts',
+  'alerts',
+  'request-log',
 ]) {
   moduleNameMapper[`^@app/${lib}$`] = `<rootDir>/libs/${lib}/src`;
   moduleNameMapper[`^@app/${lib}/(.*)$`] = `<rootDir>/libs/${lib}/src/$1`;

@@ -18,6 +18,7 @@ const CHOSEN = [
   'project-api-requests-en',
   'playground-en',
   'usage-en',
+  'requests-drawer-en',
   'operator-key-created-en',
 ];
 

@@ -17,14 +17,22 @@ const base = { ...process.env };
 for (const k of ['DATABASE_URL', 'REDIS_URL', 'DATABASE_SCHEMA', 'REDIS_KEY_PREFIX', 'GW_TEST_BACKEND']) delete base[k];
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
+/** one tier's wall-clock bound (default 40 min; JEST_TIER_TIMEOUT_MIN overrides) */
+const TIER_TIMEOUT_MS = Number(process.env.JEST_TIER_TIMEOUT_MIN || 40) * 60_000;
 
 function run(label, env, args) {
   process.stdout.write(`\n=== ${label} ===\n`);
   const report = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gw-jest-')), 'report.json');
-  const r = spawnSync(process.execPath, [jest, ...args, '--json', `--outputFile=${report}`, ...extra], {
+  // --forceExit: on a machine with two cores Jest runs every suite inside its own process (one worker means
+  // in band), so one client a suite forgot to close would keep it alive after the report is written.
+  // The timeout turns any other hang into a failure of this tier instead of a stalled run.
+  const r = spawnSync(process.execPath, [jest, ...args, '--forceExit', '--json', `--outputFile=${report}`, ...extra], {
     stdio: 'inherit',
     env,
+    timeout: TIER_TIMEOUT_MS,
+    killSignal: 'SIGKILL',
   });
+  if (r.error) process.stdout.write(`\n${label}: ${r.error.message}\n`);
   try {
     const j = JSON.parse(fs.readFileSync(report, 'utf8'));
     totals.passed += j.numPassedTests;
@@ -82,8 +90,9 @@ function runConsole() {
       '--reporter=json',
       `--outputFile.json=${report}`,
     ],
-    { stdio: 'inherit', cwd: root, env: base },
+    { stdio: 'inherit', cwd: root, env: base, timeout: TIER_TIMEOUT_MS, killSignal: 'SIGKILL' },
   );
+  if (r.error) process.stdout.write(`\nweb console: ${r.error.message}\n`);
   try {
     const j = JSON.parse(fs.readFileSync(report, 'utf8'));
     totals.passed += j.numPassedTests;

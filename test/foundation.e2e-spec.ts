@@ -38,6 +38,9 @@ describe(`foundation over HTTP on ${backendKind()}`, () => {
       created_at: expect.any(String),
       rpm_limit: null,
       tpm_limit: null,
+      request_log_bodies: 'metadata',
+      request_log_retention_days: null,
+      request_log_body_retention_days: null,
     });
 
     const key = await admin(request(t.url).post(`/api/v1/admin/teams/${team.body.id}/api-keys`)).send({

@@ -407,6 +407,9 @@ describe(`governance on ${backendKind()}`, () => {
       created_at: expect.any(String),
       rpm_limit: null,
       tpm_limit: null,
+      request_log_bodies: 'metadata',
+      request_log_retention_days: null,
+      request_log_body_retention_days: null,
     });
 
     const patched = await patchKey(k.id, {

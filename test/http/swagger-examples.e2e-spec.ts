@@ -170,6 +170,10 @@ const FLOW: Record<string, FlowEntry> = {
   'POST /api/v1/teams/{team_id}/api-keys': { order: 20, capture: (a) => ({ team_api_key: id(a) }) },
   'PATCH /api/v1/teams/{team_id}/api-keys/{key_id}': { params: { key_id: 'team_api_key' } },
   'DELETE /api/v1/teams/{team_id}/api-keys/{key_id}': { order: 95, params: { key_id: 'team_api_key' } },
+  'POST /api/v1/teams/{team_id}/alerts': { order: 20, capture: (a) => ({ alert: id(a) }) },
+  'GET /api/v1/teams/{team_id}/alerts/{alert_id}': { params: { alert_id: 'alert' } },
+  'PATCH /api/v1/teams/{team_id}/alerts/{alert_id}': { params: { alert_id: 'alert' } },
+  'DELETE /api/v1/teams/{team_id}/alerts/{alert_id}': { order: 95, params: { alert_id: 'alert' } },
 
   'POST /v1/images/generations': {
     order: 5,
@@ -263,10 +267,15 @@ const FLOW: Record<string, FlowEntry> = {
   },
   'DELETE /api/v1/projects/{id}': { order: 92, params: { id: 'project' } },
 
-  'POST /v1/responses': { order: 6, capture: (a) => ({ response: id(a) }) },
+  'POST /v1/responses': {
+    order: 6,
+    capture: (a) => ({ response: id(a), logged_request: String(a.headers.get('x-request-id')) }),
+  },
   'GET /v1/responses/{response_id}': { params: { response_id: 'response' } },
   'GET /v1/responses/{response_id}/input_items': { params: { response_id: 'response' } },
   'DELETE /v1/responses/{response_id}': { order: 94, params: { response_id: 'response' } },
+  // the request log's record of that call (written within REQUEST_LOG_FLUSH_MS)
+  'GET /api/v1/requests/{id}': { order: 97, params: { id: 'logged_request' } },
 };
 
 /** Path parameters named like this take the captured id of the same resource unless FLOW says otherwise. */
@@ -384,6 +393,7 @@ describe(`every Swagger example works (${backendKind()})`, () => {
         // the sign-in example's credentials
         BOOTSTRAP_OPERATOR_EMAIL: 'ada@example.com',
         BOOTSTRAP_OPERATOR_PASSWORD: 'correct horse battery staple',
+        REQUEST_LOG_FLUSH_MS: '10',
       },
     });
     doc = (await (await fetch(`${t.url}/docs-json`)).json()) as Doc;

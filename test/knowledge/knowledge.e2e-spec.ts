@@ -113,6 +113,7 @@ describe(`knowledge bases on ${backendKind()}`, () => {
     expect(rest.body.results[0].similarity_percentage).toMatch(/^\d+\.\d%$/);
     expect(rest.body.usage.query_tokens).toBeGreaterThan(0);
     expect(rest.body.usage.cost_rub).toBe((rest.body.usage.query_tokens * LOCAL_EMBEDDING_MICRO_PER_TOKEN) / 1e6);
+    expect(rest.body.cost).toEqual({ total_cost_rub: rest.body.usage.cost_rub, currency: 'RUB' });
   });
 
   it('a PDF without a text layer fails with no_text_layer, never an empty success', async () => {

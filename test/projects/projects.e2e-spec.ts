@@ -10,10 +10,10 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { zipSync } from 'fflate';
 import { SAFE_FETCHER_OPTIONS, SafeFetcherOptions } from '@app/common';
-import { KnowledgeService } from '@app/knowledge';
-import { ProjectContextSource } from '@app/projects';
+import { KnowledgeStore } from '@app/knowledge';
+import { ProjectContextSource } from '@app/chat/context/ports';
 import { ProjectsRepository } from '@app/projects/projects.repository';
-import { signWebhook } from '@app/projects/integrations/standard-webhooks';
+import { signWebhook } from '@app/common';
 import { ImageServer, pngBytes } from '../fakes';
 import { AdminClient } from '../support/admin-client';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -42,6 +42,7 @@ describe(`projects on ${backendKind()}`, () => {
   const me = () => as(apiKey);
   const contextSource = (): ProjectContextSource =>
     t.app.get(ProjectContextSource as unknown as new () => ProjectContextSource);
+  const store = (): KnowledgeStore => t.app.get(KnowledgeStore as unknown as new () => KnowledgeStore);
 
   type Material = {
     id: string;
@@ -283,9 +284,11 @@ describe(`projects on ${backendKind()}`, () => {
     const done = await settled(tg.body.id);
     expect(done).toMatchObject({ kind: 'messenger_chat', title: 'result.json', status: 'completed' });
     expect(done.tokens).toBeGreaterThan(0);
-    const text = await t
-      .get(KnowledgeService)
-      .documentText(teamId, (await contextSource().load(teamId, projectId))!.storeId, done.document_id!);
+    const text = await store().documentText(
+      teamId,
+      (await contextSource().load(teamId, projectId))!.storeId,
+      done.document_id!,
+    );
     expect(text).toContain('[2026-02-02T08:00:05] #Ops Anna Petrova: Backups run at 02:00 UTC.');
 
     const bad = await me()
@@ -367,7 +370,7 @@ describe(`projects on ${backendKind()}`, () => {
     expect(done).toMatchObject({ kind: 'webhook', status: 'completed' });
     expect(done.tokens).toBeGreaterThan(0);
     const ctx = (await contextSource().load(teamId, projectId))!;
-    const text = await t.get(KnowledgeService).documentText(teamId, ctx.storeId, done.document_id!);
+    const text = await store().documentText(teamId, ctx.storeId, done.document_id!);
     expect(text.match(/ZEBRA-77/g)).toHaveLength(1); // the replay was not stored twice
     expect(text).toContain('deploy finished: build 981');
 
@@ -375,9 +378,7 @@ describe(`projects on ${backendKind()}`, () => {
     await new Promise((r) => setTimeout(r, 50));
     const after = await settled(materialId);
     expect(after.status).toBe('completed');
-    expect(await t.get(KnowledgeService).documentText(teamId, ctx.storeId, done.document_id!)).toContain(
-      'ticket.closed',
-    );
+    expect(await store().documentText(teamId, ctx.storeId, done.document_id!)).toContain('ticket.closed');
   });
 
   it('external API: fetched on schedule with its (encrypted, never shown) headers; sync re-ingests changes and does not re-bill unchanged content', async () => {
@@ -440,7 +441,7 @@ describe(`projects on ${backendKind()}`, () => {
     expect(after.status).toBe('completed');
     expect(await admin.balance(apiKey)).toBeLessThan(balance);
     const ctx = (await contextSource().load(teamId, projectId))!;
-    expect(await t.get(KnowledgeService).documentText(teamId, ctx.storeId, after.document_id!)).toContain('PELICAN');
+    expect(await store().documentText(teamId, ctx.storeId, after.document_id!)).toContain('PELICAN');
 
     expect(
       (
@@ -504,7 +505,7 @@ describe(`projects on ${backendKind()}`, () => {
     });
     expect((await materials()).map((m) => m.id)).not.toContain(chat.id);
     const ctx = (await contextSource().load(teamId, projectId))!;
-    expect(await t.get(KnowledgeService).internalDocuments(teamId, ctx.storeId, [chat.document_id!])).toEqual([]);
+    expect(await store().internalDocuments(teamId, ctx.storeId, [chat.document_id!])).toEqual([]);
     expect((await me().delete(`/api/v1/projects/${projectId}/materials/${chat.id}`)).status).toBe(404);
     // the project created the chat's file: gone with it; a file attached by id stays the caller's
     const bearer = { authorization: `Bearer ${apiKey}` };
@@ -552,7 +553,7 @@ describe(`projects on ${backendKind()}`, () => {
     const done = await settled(wa.body.id);
     expect(done.status).toBe('completed');
     const ctx = (await contextSource().load(teamId, projectId))!;
-    expect(await t.get(KnowledgeService).documentText(teamId, ctx.storeId, done.document_id!)).toContain(
+    expect(await store().documentText(teamId, ctx.storeId, done.document_id!)).toContain(
       '[2026-01-13T12:00:00] Carol: Lunch at noon',
     );
   });

@@ -81,6 +81,7 @@ describe(`rerank over HTTP (fake OpenAI embeddings) on ${backendKind()}`, () => 
         cache_status: 'disabled',
       },
       usage: { query_tokens: 5, document_tokens: 46, total_tokens: 51, cost_rub: 0.0102 },
+      cost: { total_cost_rub: 0.0102, currency: 'RUB' },
       parameters: { similarity_threshold: 0, top_k: 10, model: 'small', column_to_embed: null, column_id: null },
       processing_time_seconds: expect.any(Number),
     });

@@ -13,6 +13,8 @@ import { ImagesModule } from '@app/images';
 import { KnowledgeModule } from '@app/knowledge';
 import { ProjectsModule } from '@app/projects';
 import { AccountsModule } from '@app/accounts';
+import { AlertsModule } from '@app/alerts';
+import { RequestLogModule } from '@app/request-log';
 import { HealthController } from './health.controller';
 
 /** Wires the libs together; nothing else. */
@@ -29,13 +31,15 @@ import { HealthController } from './health.controller';
     BillingModule,
     AdminModule,
     ProvidersModule,
-    ChatModule,
+    ChatModule.withPorts([KnowledgeModule, RerankModule]),
     EmbeddingsModule,
     RerankModule,
     ImagesModule,
     KnowledgeModule,
-    ProjectsModule,
+    ProjectsModule.forRoot(),
     AccountsModule,
+    AlertsModule,
+    RequestLogModule,
   ],
   controllers: [HealthController],
 })

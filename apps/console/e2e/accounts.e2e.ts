@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { admin, launchBrowser, openSession, requireBuild, shot, startGateway, type Gateway } from './support';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { admin, launchBrowser, openSession, requireBuild, ROOT, shot, startGateway, type Gateway } from './support';
 
 /**
  * The console with accounts, in Chromium against the real built server: the operator (created at
@@ -116,7 +118,7 @@ describe('console with accounts in Chromium', () => {
     const { page, context, errors } = await openSession(browser);
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: gw.url });
     await signIn(page, 'mia@example.com', 'mia-password-1234');
-    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByRole('link', { name: 'API keys', exact: true }).click();
     await page.getByLabel('Key name').fill('mia-laptop');
     await page.getByRole('button', { name: 'Create key' }).click();
     const dialog = page.getByRole('dialog', { name: 'Your new API key' });
@@ -126,10 +128,12 @@ describe('console with accounts in Chromium', () => {
     await dialog.getByRole('button', { name: 'I saved the key' }).click();
     await page.getByRole('cell', { name: 'mia-laptop' }).waitFor();
 
+    // the team stores request bodies (set before its first call: the setting is cached for seconds)
+    await admin(gw, 'PATCH', `/api/v1/teams/${teamId}`, { request_log_bodies: 'full' });
     const res = await fetch(`${gw.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'local', messages: [{ role: 'user', content: 'Hello from the member.' }] }),
+      body: JSON.stringify({ model: 'local', messages: [{ role: 'user', content: `Hello from the member, ${key}` }] }),
     });
     expect(res.status).toBe(200);
     const ledger = (await (await fetch(`${gw.url}/api/v1/usage?limit=5`, { headers: { 'api-key': key } })).json()) as {
@@ -150,6 +154,46 @@ describe('console with accounts in Chromium', () => {
       .filter({ hasText: '/v1/chat/completions' });
     await expect.poll(() => row.first().textContent(), { timeout: 15_000 }).toContain(expected);
     await shot(page, 'accounts-member-usage-en');
+
+    // the same call on the Requests page, with its cost; its drawer shows the attempt, tokens and cost
+    const requestId = res.headers.get('x-request-id')!;
+    const cost = new Intl.NumberFormat('en-US', {
+      style: 'currency',
+      currency: 'RUB',
+      minimumFractionDigits: 2,
+      maximumFractionDigits: 6,
+    }).format(Math.abs(charge.amount_rub)); // the log's cost is the ledger's charge, as a positive amount
+    await page.getByRole('link', { name: 'Requests', exact: true }).click();
+    const logged = page
+      .getByRole('table', { name: 'Requests' })
+      .getByRole('row')
+      .filter({ hasText: '/v1/chat/completions' });
+    await expect
+      .poll(
+        async () => {
+          if ((await logged.count()) === 0) await page.reload();
+          return logged.count();
+        },
+        { timeout: 15_000, interval: 1_500 },
+      )
+      .toBeGreaterThan(0);
+    expect(await logged.first().textContent()).toContain(cost);
+    expect(await logged.first().textContent()).toContain('mia-laptop');
+    await logged
+      .first()
+      .getByRole('button', { name: `Details of request ${requestId}` })
+      .click();
+    const drawer = page.getByRole('dialog', { name: `Request ${requestId}` });
+    await drawer.getByRole('table', { name: 'Tokens' }).waitFor();
+    expect(await drawer.getByTestId('request-cost').textContent()).toBe(cost);
+    expect(await drawer.getByText('Attempt 1: local').count()).toBe(1);
+    // the stored request body, with the API key in it redacted
+    const stored = drawer.getByLabel('Request body');
+    expect(await stored.textContent()).toContain('Hello from the member');
+    expect(await stored.textContent()).not.toContain(key);
+    await shot(page, 'requests-drawer-en');
+    await page.keyboard.press('Escape');
+    await shot(page, 'requests-en');
 
     // a daily budget on the key (set by the operator): the overview shows the day's spend against it
     const listed = await admin<{ data: { id: string; name: string | null; spent_rub_today: number }[] }>(
@@ -178,10 +222,74 @@ describe('console with accounts in Chromium', () => {
     await context.close();
   });
 
+  it('the member chats in the playground with the session alone and imports a Telegram export into a project', async () => {
+    const { page, context, errors } = await openSession(browser);
+    await signIn(page, 'mia@example.com', 'mia-password-1234');
+    await page.getByRole('link', { name: 'Projects' }).click();
+    await page.getByRole('button', { name: 'New project' }).first().click();
+    await page.getByRole('dialog').getByLabel('Name').fill('Release notes');
+    await page.getByRole('button', { name: 'Create project' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Release notes' }).waitFor();
+
+    await page.getByLabel('Chat export file to upload').setInputFiles({
+      name: 'result.json',
+      mimeType: 'application/json',
+      buffer: readFileSync(join(ROOT, 'libs/projects/src/messenger/__fixtures__/telegram-single-chat.json')),
+    });
+    expect(await page.getByRole('combobox', { name: 'Export format' }).inputValue()).toBe('Telegram (JSON)');
+    await page.getByRole('button', { name: 'Import chat' }).click();
+    const chatRow = page.getByRole('row').filter({ hasText: 'messenger chat' });
+    await chatRow.getByText('completed').waitFor({ timeout: 60_000 });
+
+    const balanceBefore = await admin<{ balance_rub: number }>(gw, 'GET', `/api/v1/admin/teams/${teamId}`);
+    await page.getByRole('tab', { name: 'Playground' }).click();
+    expect(await page.getByLabel(/API key/).count()).toBe(0); // no key is asked for
+    await page.getByLabel('Your question').fill('Who created the release group?');
+    const sent = page.waitForRequest((r) => r.url().endsWith('/api/v1/chat') && r.method() === 'POST');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const headers = (await sent).headers();
+    expect(headers['x-team-id']).toBe(teamId);
+    expect(headers['x-csrf-token']).toBeTruthy();
+    expect(headers['api-key']).toBeUndefined();
+    await expect
+      .poll(() => page.getByTestId('answer-cost').textContent(), { timeout: 30_000 })
+      .toMatch(/^Cost: RUB\s\d/);
+    // charged to the team the session names
+    const balanceAfter = await admin<{ balance_rub: number }>(gw, 'GET', `/api/v1/admin/teams/${teamId}`);
+    expect(balanceAfter.balance_rub).toBeLessThan(balanceBefore.balance_rub);
+    await shot(page, 'accounts-member-playground-en');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("the operator's Delete team is refused with the server's message while money is left, and deletes an empty team", async () => {
+    const { page, context, errors } = await openSession(browser);
+    await signIn(page, OPERATOR.email, OPERATOR.password);
+    await page.getByRole('link', { name: 'Operator' }).click();
+    await page.getByRole('button', { name: 'Open team northwind' }).click();
+    await page.getByRole('button', { name: 'Delete team' }).click();
+    await page.getByRole('dialog', { name: 'Delete team northwind?' }).getByRole('button', { name: 'Confirm' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/balance/i);
+    expect((await admin<{ id: string }>(gw, 'GET', `/api/v1/admin/teams/${teamId}`)).id).toBe(teamId);
+
+    await page.getByLabel('Team name').fill('scratch');
+    await page.getByRole('button', { name: 'Create team' }).click();
+    await page.getByRole('button', { name: 'Open team scratch' }).click();
+    await page.getByRole('heading', { name: /^scratch · / }).waitFor();
+    await page.getByRole('button', { name: 'Delete team' }).click();
+    await page.getByRole('dialog', { name: 'Delete team scratch?' }).getByRole('button', { name: 'Confirm' }).click();
+    await expect.poll(() => page.getByRole('button', { name: 'Open team scratch' }).count()).toBe(0);
+    const teams = await admin<{ data: { name: string }[] }>(gw, 'GET', '/api/v1/admin/teams?limit=100');
+    expect(teams.data.map((t) => t.name)).not.toContain('scratch');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('a viewer sees no "Create key" control, and a direct API call with their session gets 403', async () => {
     const link = await invite('vic@example.com', 'viewer');
     const vic = await accept(link, 'Vic', 'vic-password-1234');
-    await vic.page.getByRole('link', { name: 'API keys' }).click();
+    await vic.page.getByRole('link', { name: 'API keys', exact: true }).click();
+    await vic.page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
     await vic.page.getByRole('cell', { name: 'mia-laptop' }).waitFor(); // the list is readable
     expect(await vic.page.getByRole('button', { name: 'Create key' }).count()).toBe(0);
     expect(await vic.page.getByRole('button', { name: 'Revoke' }).count()).toBe(0);

@@ -287,11 +287,18 @@ describe('console in Chromium', () => {
       await page.getByRole('radiogroup', { name: 'Language' }).getByText('RU', { exact: true }).click();
       const nav = page.getByRole('navigation', { name: 'Основная навигация' });
       await nav.getByRole('link', { name: 'Обзор' }).waitFor();
-      for (const name of ['API-ключи', 'Проекты', 'Базы знаний', 'Расходы', 'Модели и цены'])
+      for (const name of ['API-ключи', 'Проекты', 'Базы знаний', 'Расходы', 'Запросы', 'Модели и цены'])
         expect(await nav.getByRole('link', { name }).count()).toBe(1);
       await page.getByRole('heading', { level: 1, name: 'Обзор' }).waitFor();
       expect(await page.getByText(/1\s?000,00\s₽|\d,\d+\s₽/).count()).toBeGreaterThan(0); // RUB per the Russian locale
       await shot(page, `overview-ru-${scheme}`);
+      // the request log in Russian: the call made with the key, its cost in roubles
+      await nav.getByRole('link', { name: 'Запросы' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Запросы' }).waitFor();
+      const calls = page.getByRole('table', { name: 'Запросы' });
+      await calls.getByRole('row').filter({ hasText: '/v1/chat/completions' }).first().waitFor();
+      expect(await calls.textContent()).toMatch(/\d,\d+\s₽/);
+      await shot(page, `requests-ru-${scheme}`);
       // remembered: after a reload the sign-in page is Russian
       await page.reload();
       await page.getByRole('heading', { name: 'Вход' }).waitFor();

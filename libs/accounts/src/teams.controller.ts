@@ -76,14 +76,23 @@ export class TeamsController {
 
   @Patch(':team_id')
   @TeamAccess('admin')
-  @ApiOperation({ summary: 'Team settings (admin): rename' })
+  @ApiOperation({ summary: 'Team settings (admin): rename, request log level and retention' })
   @ApiOkResponse({ type: TeamLimitsDto })
   update(
     @Param('team_id') teamId: string,
     @Body() body: UpdateTeamSettingsDto,
     @Req() req: Request,
   ): Promise<TeamLimitsDto> {
-    return this.admin.updateTeam(teamId, { name: body.name }, actorOf(req));
+    return this.admin.updateTeam(
+      teamId,
+      {
+        name: body.name,
+        request_log_bodies: body.request_log_bodies,
+        request_log_retention_days: body.request_log_retention_days,
+        request_log_body_retention_days: body.request_log_body_retention_days,
+      },
+      actorOf(req),
+    );
   }
 
   @Delete(':team_id')

@@ -67,7 +67,16 @@ export class AdminService {
   /** Name and limits of a team; the cached lookups of its keys are dropped so the limits apply (other replicas: within AUTH_CACHE_TTL_SECONDS). */
   async updateTeam(id: string, body: UpdateTeamDto, actor?: Actor): Promise<TeamLimitsDto> {
     if (body.name === null) throw ApiError.badRequest('name cannot be null.', 'name', 'invalid_value');
-    const patch: TeamPatch = { name: body.name, rpmLimit: body.rpm_limit, tpmLimit: body.tpm_limit };
+    if (body.request_log_bodies === null)
+      throw ApiError.badRequest('request_log_bodies cannot be null.', 'request_log_bodies', 'invalid_value');
+    const patch: TeamPatch = {
+      name: body.name,
+      rpmLimit: body.rpm_limit,
+      tpmLimit: body.tpm_limit,
+      requestLogBodies: body.request_log_bodies,
+      requestLogRetentionDays: body.request_log_retention_days,
+      requestLogBodyRetentionDays: body.request_log_body_retention_days,
+    };
     const audit = (c: { before: TeamView; after: TeamView }): AuditRecord => ({
       actor: actor!,
       teamId: id,
@@ -279,5 +288,8 @@ function teamView(t: TeamView): TeamLimitsDto {
     created_at: new Date(t.createdAt).toISOString(),
     rpm_limit: t.rpmLimit,
     tpm_limit: t.tpmLimit,
+    request_log_bodies: t.requestLogBodies,
+    request_log_retention_days: t.requestLogRetentionDays,
+    request_log_body_retention_days: t.requestLogBodyRetentionDays,
   };
 }

@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError, ensureRequestId, errorResponseFor, requestContextOf } from '@app/common';
 import { AppConfig } from '@app/config';
+import { secretsEqual } from './api-key.crypto';
 import { ApiKeysService, Caller } from './api-keys.service';
 import { authenticateKey, AuthThrottle, checkAdminToken } from './auth-throttle';
 import { sessionOf } from './principal';
@@ -12,6 +13,8 @@ const ADMIN = /^\/api\/v1\/admin(\/|$)/;
 const SESSION_ONLY = /^\/api\/v1\/auth\//;
 /** a session or the operator token */
 const PEOPLE_API = /^\/api\/v1\/(teams|audit-log)(\/|$)/;
+/** team routes that also take the team's own API key (alerts): the operator token or a valid key */
+const TEAM_KEY_API = /^\/api\/v1\/teams\/[^/]+\/alerts(\/|$)/;
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
@@ -31,6 +34,13 @@ export function authBeforeBody(keys: ApiKeysService, config: AppConfig, throttle
     // decides what it may do
     if (sessionOf(req)) return next();
     if (SESSION_ONLY.test(path)) return refuse(req, res, ApiError.unauthorized('Not signed in.', 'not_authenticated'));
+    if (TEAM_KEY_API.test(path) && !bearerIs(req, config.adminToken)) {
+      authenticateKey(req, keys, throttle).then((caller) => {
+        req.caller = caller;
+        next();
+      }, refused);
+      return;
+    }
     if (PEOPLE_API.test(path)) {
       const token = config.adminToken;
       if (!token) return refuse(req, res, ApiError.unauthorized('Not signed in.', 'not_authenticated'));
@@ -56,6 +66,12 @@ export function authBeforeBody(keys: ApiKeysService, config: AppConfig, throttle
       next();
     }, refused);
   };
+}
+
+/** True when the request's Authorization is `Bearer <token>` (constant-time compare; no token configured: false). */
+export function bearerIs(req: Request, token: string | undefined): boolean {
+  const m = /^\s*Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+  return Boolean(token && m && secretsEqual(m[1], token));
 }
 
 /** Answers `err` before the body is read and closes the connection (the body is never drained). */

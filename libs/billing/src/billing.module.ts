@@ -6,7 +6,7 @@ import { BillingRepository } from './billing.repository';
 import { BillingService } from './billing.service';
 import { BillingSpool } from './billing-spool';
 import { AppConfig } from '@app/config';
-import { PricingService } from './pricing.service';
+import { PricingService } from './pricing/pricing.service';
 import { LedgerEntryEntity } from './entities/ledger-entry.entity';
 import { ReservationEntity } from './entities/reservation.entity';
 import { TeamEntity } from './entities/team.entity';

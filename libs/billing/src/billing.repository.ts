@@ -316,6 +316,21 @@ export class BillingRepository {
     return out;
   }
 
+  /** What a team's charges came to since each instant of `since` (µRUB, one sum per instant). */
+  async teamSpentSince(teamId: string, since: number[]): Promise<number[]> {
+    const out: number[] = [];
+    for (const t of since) {
+      const r = (
+        await this.sql.exec(
+          `SELECT COALESCE(-SUM(amount_micro), 0) AS spent FROM ${this.T.ledger} WHERE team_id = $1 AND kind = 'charge' AND created_at >= $2`,
+          [teamId, t],
+        )
+      ).rows[0];
+      out.push(Number(r?.spent ?? 0));
+    }
+    return out;
+  }
+
   /** Requests, tokens and RUB of a team's charges in [from, to), grouped in the database. */
   async summary(teamId: string, from: number, to: number, groupBy: SummaryGroup): Promise<SummaryRow[]> {
     const expr = { model: 'model', endpoint: 'endpoint', key: 'api_key_id', day: 'created_at / 86400000' }[groupBy];
@@ -353,7 +368,17 @@ export class BillingRepository {
    */
   async updateTeam(
     id: string,
-    patch: Partial<Pick<TeamEntity, 'name' | 'rpmLimit' | 'tpmLimit'>>,
+    patch: Partial<
+      Pick<
+        TeamEntity,
+        | 'name'
+        | 'rpmLimit'
+        | 'tpmLimit'
+        | 'requestLogBodies'
+        | 'requestLogRetentionDays'
+        | 'requestLogBodyRetentionDays'
+      >
+    >,
     now: number,
     within?: TransactionHook<{ before: TeamEntity; after: TeamEntity }>,
   ): Promise<TeamEntity | null> {

@@ -127,6 +127,21 @@ describe('BillingService (unit, in-memory repository)', () => {
     expect(repo.ledger).toHaveLength(1);
   });
 
+  it('tells charge listeners after a committed charge only; a throwing listener does not fail the charge', async () => {
+    const told: [string, string | null][] = [];
+    billing.onCharged(() => {
+      throw new Error('listener bug');
+    });
+    billing.onCharged((teamId, apiKeyId) => told.push([teamId, apiKeyId]));
+    const details = { endpoint: '/x', model: 'm', apiKeyId: 'k', promptTokens: 1, completionTokens: 1 };
+    const r = await billing.reserve('t1', 100, 'a');
+    expect((await billing.settle(r, 50, details)).chargedMicro).toBe(50);
+    expect(told).toEqual([['t1', 'k']]);
+    await billing.release(await billing.reserve('t1', 100, 'b'));
+    await expect(billing.settle(r, 50, details)).rejects.toMatchObject({ status: 503 });
+    expect(told).toHaveLength(1);
+  });
+
   it('release frees the hold without a ledger entry; shutdown releases what is still open', async () => {
     const a = await billing.reserve('t1', 300_000, 'a');
     await billing.reserve('t1', 300_000, 'b');

@@ -64,6 +64,9 @@ export interface SettledCharge {
   ledgerEntryId: number | null;
 }
 
+/** Told about every committed charge (alerts on balance and budgets); see BillingService.onCharged. */
+export type ChargeListener = (teamId: string, apiKeyId: string | null) => void;
+
 /** Charges above their hold (provider counts higher than the gateway's estimate), for operators. */
 export interface BillingStats {
   overruns: number;
@@ -105,6 +108,7 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
   private replaying: Promise<void> | null = null;
   private readonly spool: BillingSpool;
   private readonly counters = { overruns: 0, overrunMicro: 0, spooled: 0 };
+  private readonly chargeListeners: ChargeListener[] = [];
 
   constructor(
     private readonly repo: BillingRepository,
@@ -136,6 +140,24 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
   onModuleDestroy(): void {
     if (this.sweeper) clearInterval(this.sweeper);
     if (this.replayer) clearInterval(this.replayer);
+  }
+
+  /**
+   * `listener` runs after every committed charge, synchronously: it must only schedule its work
+   * (it never delays or fails the charge; a throwing listener is logged).
+   */
+  onCharged(listener: ChargeListener): void {
+    this.chargeListeners.push(listener);
+  }
+
+  private notifyCharged(teamId: string, apiKeyId: string | null): void {
+    for (const listener of this.chargeListeners) {
+      try {
+        listener(teamId, apiKeyId);
+      } catch (err) {
+        this.logger.error({ err }, 'charge listener failed');
+      }
+    }
   }
 
   stats(): BillingStats {
@@ -277,6 +299,7 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
         'reservation_closed',
       );
     }
+    this.notifyCharged(reservation.teamId, details.apiKeyId);
     return { chargedMicro: out.chargedMicro, balanceAfterMicro: out.balanceAfterMicro, ledgerEntryId: out.ledgerId };
   }
 
@@ -453,7 +476,9 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
   private observe(requestId: string, charge: MeteredCharge, settled: SettledCharge): void {
     const d = charge.details;
     this.metrics.charged(d.model, d.promptTokens, d.completionTokens, settled.chargedMicro);
-    this.requests.get(requestId)?.addCharge(d.model, d.promptTokens, d.completionTokens, settled.chargedMicro);
+    this.requests
+      .get(requestId)
+      ?.addCharge(d.model, d.promptTokens, d.completionTokens, settled.chargedMicro, d.breakdown);
   }
 
   /** Frees the hold; nothing is charged. Safe to call twice; spooled when the database is away. */
@@ -510,6 +535,13 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
     );
     const held = Math.max(rows.get(day.period)?.heldMicro ?? 0, rows.get(month.period)?.heldMicro ?? 0);
     return { dayMicro: sums[0], monthMicro: sums[1], heldMicro: held };
+  }
+
+  /** What a team's charges came to in the current UTC day and month (µRUB). */
+  async teamSpend(teamId: string): Promise<{ dayMicro: number; monthMicro: number }> {
+    const [day, month] = budgetPeriods({ apiKeyId: '', dayMicro: 0, monthMicro: 0 }, this.clock.now());
+    const [dayMicro, monthMicro] = await this.repo.teamSpentSince(teamId, [day.start, month.start]);
+    return { dayMicro, monthMicro };
   }
 
   async topUp(

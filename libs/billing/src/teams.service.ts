@@ -13,13 +13,31 @@ export interface TeamView {
   /** requests / tokens per minute stored on the team (null: the env default) */
   rpmLimit: number | null;
   tpmLimit: number | null;
+  /** the request log's level for the team (docs/request-log.md) */
+  requestLogBodies: RequestLogBodies;
+  /** days records / bodies are kept (null: the env default) */
+  requestLogRetentionDays: number | null;
+  requestLogBodyRetentionDays: number | null;
 }
 
-export type TeamPatch = Partial<{ name: string; rpmLimit: number | null; tpmLimit: number | null }>;
+/** none: no record; metadata: records without bodies (the default); full: with redacted, capped bodies (docs/decisions/request-log-levels.md) */
+export const REQUEST_LOG_LEVELS = ['none', 'metadata', 'full'] as const;
+export type RequestLogBodies = (typeof REQUEST_LOG_LEVELS)[number];
+
+export type TeamPatch = Partial<{
+  name: string;
+  rpmLimit: number | null;
+  tpmLimit: number | null;
+  requestLogBodies: RequestLogBodies;
+  requestLogRetentionDays: number | null;
+  requestLogBodyRetentionDays: number | null;
+}>;
 
 /** Team workspaces are billing accounts: they live in billing, with their balance. */
 @Injectable()
 export class TeamsService {
+  private readonly changeListeners: ((teamId: string) => void)[] = [];
+
   constructor(
     private readonly repo: BillingRepository,
     private readonly clock: Clock,
@@ -75,7 +93,13 @@ export class TeamsService {
       within && ((m, c) => within(m, { before: toView(c.before), after: toView(c.after) })),
     );
     if (!team) throw ApiError.notFound(`Team ${id} not found.`, 'team_not_found', 'id');
+    for (const listener of this.changeListeners) listener(id);
     return toView(team);
+  }
+
+  /** Called with the team's id after each update made through this process (caches of team settings). */
+  onChange(listener: (teamId: string) => void): void {
+    this.changeListeners.push(listener);
   }
 }
 
@@ -88,5 +112,10 @@ function toView(team: TeamEntity): TeamView {
     createdAt: team.createdAt,
     rpmLimit: team.rpmLimit ?? null,
     tpmLimit: team.tpmLimit ?? null,
+    requestLogBodies: (REQUEST_LOG_LEVELS as readonly string[]).includes(team.requestLogBodies ?? '')
+      ? (team.requestLogBodies as RequestLogBodies)
+      : 'metadata',
+    requestLogRetentionDays: team.requestLogRetentionDays ?? null,
+    requestLogBodyRetentionDays: team.requestLogBodyRetentionDays ?? null,
   };
 }

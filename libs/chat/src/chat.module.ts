@@ -1,10 +1,9 @@
-import { Module } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
+import type { Type } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthModule } from '@app/auth';
 import { BillingModule } from '@app/billing';
 import { ProvidersModule } from '@app/providers';
-import { KnowledgeModule } from '@app/knowledge';
-import { RerankModule } from '@app/rerank';
 import { ChatContextService } from './context/chat-context.service';
 import { FileUrlResolver } from './context/file-urls';
 import { ChatController } from './chat.controller';
@@ -21,14 +20,7 @@ import { StoredResponseEntity } from './entities/stored-response.entity';
 import { RestChatService } from './rest-chat.service';
 
 @Module({
-  imports: [
-    TypeOrmModule.forFeature([StoredResponseEntity]),
-    AuthModule,
-    BillingModule,
-    ProvidersModule,
-    KnowledgeModule,
-    RerankModule,
-  ],
+  imports: [TypeOrmModule.forFeature([StoredResponseEntity]), AuthModule, BillingModule, ProvidersModule],
   controllers: [ChatController, CompletionsController, ResponsesController, MessagesController],
   providers: [
     ImageInliner,
@@ -43,4 +35,16 @@ import { RestChatService } from './rest-chat.service';
   ],
   exports: [ChatService],
 })
-export class ChatModule {}
+export class ChatModule {
+  /**
+   * Chat with the modules that bind the ports its context assembly consumes (context/ports.ts):
+   * StoreSearch and DocumentReader (knowledge), Scoring (rerank). The app passes them; chat imports
+   * none of them itself. ProjectContextSource comes from the projects module, registered global.
+   */
+  static withPorts(bindings: Type[]): DynamicModule {
+    // a plain module re-exporting the bindings, so they are scanned in the order given, like static imports
+    @Module({ imports: bindings, exports: bindings })
+    class ChatPortBindings {}
+    return { module: ChatModule, imports: [ChatPortBindings] };
+  }
+}

@@ -1,7 +1,15 @@
 import { Injectable, Logger, Optional } from '@nestjs/common';
 import { ApiError, Clock } from '@app/common';
 import { assertModelAllowed, modelAllowed, type Caller } from '@app/auth';
-import { BillingService, MeteredCharge, PricingService, RequestHold } from '@app/billing';
+import {
+  BillingService,
+  ChatCost,
+  chatTokensCharge,
+  chatTokensHoldMicro,
+  MeteredCharge,
+  PricingService,
+  RequestHold,
+} from '@app/billing';
 import {
   CanonicalChatChunk,
   CanonicalChatRequest,
@@ -22,7 +30,6 @@ import {
   UpstreamRouter,
 } from '@app/providers';
 import { assertControls } from './chat-controls';
-import { ChatCost, computeChatCost, worstCaseMicro } from './chat-cost';
 import { pullFrom } from './event-stream';
 import { ImageInliner, MAX_IMAGES } from './image-inliner';
 import { imageParts, messageText } from './messages';
@@ -306,7 +313,7 @@ export class ChatService {
       const holdTokens =
         this.pricing.holdTokens(prompt, { exact: this.registry.countsTokensExactly(m), text }) +
         images * IMAGE_TOKEN_ESTIMATE;
-      answerMicro = Math.max(answerMicro, worstCaseMicro(holdTokens, maxOutput * (p.n ?? 1), m.pricing, images));
+      answerMicro = Math.max(answerMicro, chatTokensHoldMicro(holdTokens, maxOutput * (p.n ?? 1), m.pricing, images));
     }
     return this.billing.openRequestHold({
       teamId: input.caller.teamId,
@@ -395,7 +402,11 @@ export class ChatService {
     const holdTokens =
       this.pricing.holdTokens(promptTokens, { exact: this.registry.countsTokensExactly(model), text: promptText }) +
       images * IMAGE_TOKEN_ESTIMATE;
-    return { model, maxOutput, holdMicro: worstCaseMicro(holdTokens, maxOutput * (p.n ?? 1), model.pricing, images) };
+    return {
+      model,
+      maxOutput,
+      holdMicro: chatTokensHoldMicro(holdTokens, maxOutput * (p.n ?? 1), model.pricing, images),
+    };
   }
 
   /** Non-streaming call. `validate` may reject the answer (e.g. invalid JSON): nothing is charged then. */
@@ -451,7 +462,7 @@ export class ChatService {
               )
               .join(''),
           );
-        cost = computeChatCost(usage, served.pricing, prep.images);
+        cost = chatTokensCharge(usage, served.pricing, prep.images);
         return this.chargeFor(prep, served, usage, cost, usageEstimated, progress);
       },
     });
@@ -543,7 +554,7 @@ export class ChatService {
         const served = progress.candidate.model;
         usageEstimated = aborted || usage === null;
         finalUsage = !usageEstimated && usage ? usage : this.countUsage(prep, text + reasoning + toolArgs);
-        cost = computeChatCost(finalUsage, served.pricing, prep.images);
+        cost = chatTokensCharge(finalUsage, served.pricing, prep.images);
         return this.chargeFor(prep, served, finalUsage, cost, usageEstimated, progress);
       },
       // the upstream failed after text was streamed: the client keeps it and the provider bills it
@@ -560,7 +571,7 @@ export class ChatService {
           prep,
           served,
           partial,
-          computeChatCost(partial, served.pricing, prep.images),
+          chatTokensCharge(partial, served.pricing, prep.images),
           true,
           progress,
         );
@@ -684,6 +695,7 @@ export class ChatService {
           cache_read_tokens: usage.cache_read_tokens,
           cache_write_tokens: usage.cache_write_tokens,
           ...(usage.cache_write_1h_tokens ? { cache_write_1h_tokens: usage.cache_write_1h_tokens } : {}),
+          ...(usage.reasoning_tokens ? { reasoning_tokens: usage.reasoning_tokens } : {}),
           images: prep.images,
           usage_estimated: estimated,
           ...routed,

@@ -2,3 +2,4 @@ export * from './chat.module';
 export * from './chat.service';
 export * from './chat-cost';
 export * from './anthropic/messages.service';
+export * from './context/ports';

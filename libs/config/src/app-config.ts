@@ -1,11 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import {
   AccountsEnv,
+  AlertsEnv,
+  AllowedCidr,
   EnvConfig,
   LogLevel,
+  OtelEnv,
   parseEnv,
   ProviderEnv,
   ProviderEnvDeclaration,
+  RequestLogEnv,
   ResilienceEnv,
 } from './env.schema';
 
@@ -172,6 +176,21 @@ export class AppConfig {
   /** users, sessions, sign-in throttling, invitations, audit log */
   get accounts(): AccountsEnv {
     return this.env.accounts;
+  }
+  /** OUTBOUND_ALLOW_CIDRS: networks the SSRF guard lets outbound requests reach */
+  get outboundAllowCidrs(): readonly AllowedCidr[] {
+    return this.env.outboundAllowCidrs;
+  }
+  get alerts(): AlertsEnv {
+    return this.env.alerts;
+  }
+  /** the team request log: queue, body cap, default retention */
+  get requestLog(): RequestLogEnv {
+    return this.env.requestLog;
+  }
+  /** OpenTelemetry trace export (off while OTEL_EXPORTER_OTLP_ENDPOINT is unset) */
+  get otel(): OtelEnv {
+    return this.env.otel;
   }
   get resilience(): ResilienceEnv {
     return this.env.resilience;

@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+
 /**
  * The one environment schema. Every variable the service reads is declared here, validated once at
  * boot (fail fast with a message naming the variable) and exposed through AppConfig's typed getters.
@@ -163,6 +165,24 @@ export interface OidcEnv {
   postLoginUrl: string;
 }
 
+/** One OUTBOUND_ALLOW_CIDRS entry: a network the SSRF guard lets outbound requests reach. */
+export interface AllowedCidr {
+  address: string;
+  prefix: number;
+  family: 'ipv4' | 'ipv6';
+}
+
+/** Alert evaluation and delivery. */
+export interface AlertsEnv {
+  /** every replica evaluates every enabled rule this often (charges also trigger an evaluation of their team) */
+  evalIntervalMs: number;
+  /** attempts per delivery (the first included) before it is marked failed */
+  deliveryMaxAttempts: number;
+  /** first retry delay; each further retry waits twice as long (at most 10 minutes) */
+  retryBaseMs: number;
+  telegramApiBase: string;
+}
+
 /** express "trust proxy": false (default), true, a hop count, or a list of addresses / CIDRs / presets. */
 
 export interface EnvConfig {
@@ -217,6 +237,42 @@ export interface EnvConfig {
   defaultTeamRpmLimit?: number;
   defaultTeamTpmLimit?: number;
   accounts: AccountsEnv;
+  /** networks outbound requests (alert webhooks, integrations, link fetches) may reach despite the SSRF policy */
+  outboundAllowCidrs: AllowedCidr[];
+  alerts: AlertsEnv;
+  requestLog: RequestLogEnv;
+  otel: OtelEnv;
+}
+
+/** The team request log: its write queue, body cap and default retention (docs/request-log.md). */
+export interface RequestLogEnv {
+  /** false: no record is written (the API answers from what is stored) */
+  enabled: boolean;
+  /** records waiting to be written; from half full on bodies are dropped, at the bound records */
+  queueMax: number;
+  /** records written per insert */
+  batchSize: number;
+  /** a partial batch is written after this long */
+  flushMs: number;
+  /** each stored body is cut at this many bytes (marked truncated) */
+  bodyMaxBytes: number;
+  retentionDays: number;
+  bodyRetentionDays: number;
+  /** how often the retention job runs, and how many rows one of its statements deletes */
+  retentionIntervalMs: number;
+  deleteBatch: number;
+}
+
+/** OpenTelemetry trace export over OTLP/HTTP JSON; off while the endpoint is unset. */
+export interface OtelEnv {
+  endpoint?: string;
+  /** extra request headers (OTEL_EXPORTER_OTLP_HEADERS: key=value,key=value) */
+  headers: Record<string, string>;
+  serviceName: string;
+  scheduleDelayMs: number;
+  maxExportBatchSize: number;
+  maxQueueSize: number;
+  exportTimeoutMs: number;
 }
 
 /** The <PREFIX>_* variables of one provider declaration. */
@@ -373,6 +429,37 @@ function accounts(env: Env): AccountsEnv {
   };
 }
 
+/**
+ * OUTBOUND_ALLOW_CIDRS: comma-separated networks (`10.20.0.0/16`, `fd00::/8`, or a single address)
+ * that outbound requests may reach although the SSRF policy refuses them (cloud metadata never).
+ */
+function outboundAllowCidrs(env: Env): AllowedCidr[] {
+  const raw = str(env, 'OUTBOUND_ALLOW_CIDRS');
+  if (raw === undefined) return [];
+  return raw
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const [address, bits, extra] = entry.split('/');
+      const version = isIP(address ?? '');
+      const max = version === 6 ? 128 : 32;
+      const prefix = bits === undefined ? max : /^\d{1,3}$/.test(bits) ? Number(bits) : NaN;
+      if (version === 0 || extra !== undefined || !(prefix >= 0 && prefix <= max))
+        throw new ConfigError(`OUTBOUND_ALLOW_CIDRS entries must be CIDRs like 10.0.0.0/8 or fd00::/8, got "${entry}"`);
+      return { address, prefix, family: version === 6 ? 'ipv6' : 'ipv4' };
+    });
+}
+
+function alerts(env: Env): AlertsEnv {
+  return {
+    evalIntervalMs: int(env, 'ALERTS_EVAL_INTERVAL_MS', 30_000, 100, 3_600_000),
+    deliveryMaxAttempts: int(env, 'ALERT_DELIVERY_MAX_ATTEMPTS', 6, 1, 50),
+    retryBaseMs: int(env, 'ALERT_RETRY_BASE_MS', 5_000, 10, 3_600_000),
+    telegramApiBase: url(env, 'TELEGRAM_API_BASE', ['http:', 'https:']) ?? 'https://api.telegram.org',
+  };
+}
+
 /** Validates `env`; `providers` declares the provider variables to read (none: no provider settings). */
 export function parseEnv(env: Env, providers: readonly ProviderEnvDeclaration[] = []): EnvConfig {
   const logLevel = (str(env, 'LOG_LEVEL') ?? 'info').toLowerCase();
@@ -453,5 +540,50 @@ export function parseEnv(env: Env, providers: readonly ProviderEnvDeclaration[] 
     defaultTeamRpmLimit: optionalInt(env, 'DEFAULT_TEAM_RPM_LIMIT', 1, 10_000_000),
     defaultTeamTpmLimit: optionalInt(env, 'DEFAULT_TEAM_TPM_LIMIT', 1, 1_000_000_000),
     accounts: accounts(env),
+    outboundAllowCidrs: outboundAllowCidrs(env),
+    alerts: alerts(env),
+    requestLog: requestLog(env),
+    otel: otel(env),
+  };
+}
+
+function requestLog(env: Env): RequestLogEnv {
+  return {
+    enabled: bool(env, 'REQUEST_LOG_ENABLED', true),
+    queueMax: int(env, 'REQUEST_LOG_QUEUE_MAX', 10_000, 1, 10_000_000),
+    batchSize: int(env, 'REQUEST_LOG_BATCH_SIZE', 200, 1, 10_000),
+    flushMs: int(env, 'REQUEST_LOG_FLUSH_MS', 1_000, 10, 600_000),
+    bodyMaxBytes: int(env, 'REQUEST_LOG_BODY_MAX_KB', 32, 1, 10_240) * 1024,
+    retentionDays: int(env, 'REQUEST_LOG_RETENTION_DAYS', 30, 1, 3_650),
+    bodyRetentionDays: int(env, 'REQUEST_LOG_BODY_RETENTION_DAYS', 7, 1, 3_650),
+    retentionIntervalMs: int(env, 'REQUEST_LOG_RETENTION_INTERVAL_MS', 600_000, 100, 86_400_000),
+    deleteBatch: int(env, 'REQUEST_LOG_DELETE_BATCH', 1_000, 1, 100_000),
+  };
+}
+
+/** OTEL_EXPORTER_OTLP_HEADERS: comma-separated key=value pairs (values URL-encoded, as the OTel spec says). */
+function otlpHeaders(env: Env): Record<string, string> {
+  const raw = str(env, 'OTEL_EXPORTER_OTLP_HEADERS');
+  if (raw === undefined) return {};
+  const out: Record<string, string> = {};
+  for (const part of raw.split(',')) {
+    const i = part.indexOf('=');
+    const key = part.slice(0, i).trim();
+    if (i <= 0 || !/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(key))
+      throw new ConfigError('OTEL_EXPORTER_OTLP_HEADERS must be comma-separated key=value pairs');
+    out[key] = decodeURIComponent(part.slice(i + 1).trim());
+  }
+  return out;
+}
+
+function otel(env: Env): OtelEnv {
+  return {
+    endpoint: url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']),
+    headers: otlpHeaders(env),
+    serviceName: str(env, 'OTEL_SERVICE_NAME') ?? 'model-gateway',
+    scheduleDelayMs: int(env, 'OTEL_BSP_SCHEDULE_DELAY', 5_000, 10, 600_000),
+    maxExportBatchSize: int(env, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 512, 1, 100_000),
+    maxQueueSize: int(env, 'OTEL_BSP_MAX_QUEUE_SIZE', 2_048, 1, 1_000_000),
+    exportTimeoutMs: int(env, 'OTEL_EXPORTER_OTLP_TIMEOUT', 10_000, 100, 600_000),
   };
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError, microToRub } from '@app/common';
+import { ApiError, totalCost } from '@app/common';
 import { assertModelAllowed, type Caller } from '@app/auth';
-import { BillingService, PricingService } from '@app/billing';
+import { BillingService, embeddingsChargeMicro, embeddingsHoldMicro } from '@app/billing';
 import { ModelCatalogService } from '@app/providers';
 import { EmbeddingsRequestDto, EmbeddingsResponseDto } from './dto/embeddings.dto';
 import { EmbeddingsService } from './embeddings.service';
@@ -15,7 +15,6 @@ export class EmbeddingsApiService {
     private readonly catalog: ModelCatalogService,
     private readonly embeddings: EmbeddingsService,
     private readonly billing: BillingService,
-    private readonly pricing: PricingService,
   ) {}
 
   async create(
@@ -46,11 +45,11 @@ export class EmbeddingsApiService {
       teamId: caller.teamId,
       caller,
       requestId,
-      holdMicro: this.pricing.inputHoldMicro(model.pricing, estimate),
+      holdMicro: embeddingsHoldMicro(model.pricing, estimate),
       estimatedTokens: estimate,
       run: () => this.embeddings.embed(model, inputs, dto.dimensions, signal, counts),
       charge: (r) => ({
-        costMicro: this.pricing.inputMicro(model.pricing, r.tokens),
+        costMicro: embeddingsChargeMicro(model.pricing, r.tokens),
         details: {
           endpoint,
           model: model.key,
@@ -72,7 +71,7 @@ export class EmbeddingsApiService {
       })),
       model: model.key,
       usage: { prompt_tokens: result.tokens, total_tokens: result.tokens },
-      cost: { total_cost_rub: microToRub(chargedMicro), currency: 'RUB' },
+      cost: totalCost(chargedMicro),
     };
   }
 }

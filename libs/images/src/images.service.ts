@@ -2,7 +2,7 @@ import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/commo
 import { ApiError, Clock, microToRub } from '@app/common';
 import { AppConfig } from '@app/config';
 import { assertModelAllowed, type Caller } from '@app/auth';
-import { BillingService } from '@app/billing';
+import { BillingService, ImageCost, imageCharge, imageHoldMicro } from '@app/billing';
 import {
   ImageGenerationResult,
   ModelCatalogService,
@@ -16,7 +16,6 @@ import { ImageGenerationRequestDto, ImagesResponseDto, RestImagesResponseDto } f
 import { ImageFileEntity } from './entities/image-file.entity';
 import { ImageFilesRepository } from './image-files.repository';
 import { resolveImageRequest } from './image-options';
-import { exactImageCost, ImageCost, worstCaseImageMicro } from './image-pricing';
 import { checkImageLink, newLinkSecret, signImageLink } from './image-url-signer';
 
 /** What one generation produced, before it is shaped for either endpoint. */
@@ -84,7 +83,7 @@ export class ImagesService implements OnModuleInit, OnModuleDestroy {
       teamId: caller.teamId,
       caller,
       requestId,
-      holdMicro: worstCaseImageMicro(model, req),
+      holdMicro: imageHoldMicro(model, req),
       run: async () => {
         let result: ImageGenerationResult;
         try {
@@ -101,7 +100,7 @@ export class ImagesService implements OnModuleInit, OnModuleDestroy {
           dto.response_format === 'url'
             ? await this.store(caller.teamId, result, baseUrl)
             : result.images.map(() => null);
-        return { result, urls, cost: exactImageCost(model, result) };
+        return { result, urls, cost: imageCharge(model, result) };
       },
       charge: ({ result, cost }) => {
         const u = result.usage;

@@ -1,4 +1,3 @@
 export * from './images.module';
 export * from './images.service';
-export * from './image-pricing';
 export * from './image-options';

@@ -1,9 +1,10 @@
+/**
+ * What other modules use of knowledge: the module, the internal store API (KnowledgeStore and its
+ * read models), the upload shape and limits, and the chunking rules. The knowledge services and
+ * their rows stay inside.
+ */
 export * from './knowledge.module';
-export * from './knowledge.service';
-export * from './kb-search.service';
-export * from './files.service';
-export * from './document-parser';
+export * from './store/knowledge-store';
+export { MAX_FILE_BYTES } from './files.service';
+export type { UploadedBytes } from './files.service';
 export * from './kb-rules';
-export * from './ingestion.worker';
-export * from './document-text';
-export { PageQueryDto } from './dto/vector-stores.dto';

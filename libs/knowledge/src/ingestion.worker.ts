@@ -1,10 +1,11 @@
-import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationShutdown, OnModuleInit, Optional } from '@nestjs/common';
 import { AsyncResource } from 'node:async_hooks';
+import { performance } from 'node:perf_hooks';
 import { createHash, randomUUID } from 'node:crypto';
-import { ApiError, Clock, MetricsService, SafeFetcher, SafeFetchError } from '@app/common';
+import { ApiError, BackgroundCalls, Clock, MetricsService, SafeFetcher, SafeFetchError } from '@app/common';
 import { AppConfig } from '@app/config';
-import { BillingService, PricingService } from '@app/billing';
-import { ModelCatalogService } from '@app/providers';
+import { BillingService, embeddingsChargeMicro, embeddingsHoldMicro } from '@app/billing';
+import { ModelCatalogService, ModelEntry } from '@app/providers';
 import { EmbeddingsService } from '@app/embeddings';
 import { DocumentChunk, DocumentParser, ExtractedDocument, ExtractionError } from './document-parser';
 import { IngestJobEntity, KbDocumentEntity } from './entities/knowledge.entities';
@@ -58,12 +59,13 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
     private readonly embeddings: EmbeddingsService,
     private readonly catalog: ModelCatalogService,
     private readonly billing: BillingService,
-    private readonly pricing: PricingService,
     private readonly fetcher: SafeFetcher,
     private readonly signal: IngestionSignal,
     private readonly config: AppConfig,
     private readonly clock: Clock,
     private readonly metrics: MetricsService,
+    /** the request log's record of each embedding call */
+    @Optional() private readonly calls?: BackgroundCalls,
   ) {}
 
   onModuleInit(): void {
@@ -337,10 +339,55 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
     const items = [...todo.entries()];
     const texts = items.map(([, c]) => c.text);
     const counts = this.embeddings.countTokens(texts);
-    const { result } = await this.billing.meter({
+    const requestId = `ingest-${doc.id}-${this.clock.now()}`;
+    const started = performance.now();
+    const report = (status: number, errorCode: string | null, tokens: number, costMicro: number): void =>
+      this.calls?.report({
+        requestId,
+        teamId: doc.teamId,
+        endpoint: 'knowledge-base ingestion',
+        model: model.key,
+        status,
+        errorCode,
+        inputTokens: tokens,
+        costMicro,
+        latencyMs: performance.now() - started,
+        knowledgeBaseId: doc.vectorStoreId,
+      });
+    let metered;
+    try {
+      metered = await this.meterEmbedding(doc, model, texts, counts, chunks.length, dimensions, requestId);
+    } catch (err) {
+      report(
+        err instanceof ApiError ? err.status : 500,
+        err instanceof ApiError ? (err.code ?? null) : 'internal_error',
+        0,
+        0,
+      );
+      throw err;
+    }
+    report(200, null, metered.result.tokens, metered.charged?.chargedMicro ?? 0);
+    const { result } = metered;
+    items.forEach(([hash], i) => vectors.set(hash, encodeVector(result.vectors[i])));
+    this.log.log(
+      `ingest ${doc.vectorStoreId}/${doc.id}: embedded ${texts.length} chunk(s), ${result.tokens} tokens (${model.key})`,
+    );
+    return vectors;
+  }
+
+  private meterEmbedding(
+    doc: KbDocumentEntity,
+    model: ModelEntry,
+    texts: string[],
+    counts: number[],
+    chunkCount: number,
+    dimensions: number,
+    requestId: string,
+  ) {
+    return this.billing.meter({
       teamId: doc.teamId,
-      requestId: `ingest-${doc.id}-${this.clock.now()}`,
-      holdMicro: this.pricing.inputHoldMicro(
+      requestId,
+      holdMicro: embeddingsHoldMicro(
         model.pricing,
         counts.reduce((a, b) => a + b, 0),
       ),
@@ -353,7 +400,7 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
           counts,
         ),
       charge: (r) => ({
-        costMicro: this.pricing.inputMicro(model.pricing, r.tokens),
+        costMicro: embeddingsChargeMicro(model.pricing, r.tokens),
         details: {
           endpoint: 'knowledge-base ingestion',
           model: model.key,
@@ -364,16 +411,11 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
             vector_store_id: doc.vectorStoreId,
             document_id: doc.id,
             chunks_embedded: texts.length,
-            chunks_reused: chunks.length - texts.length,
+            chunks_reused: chunkCount - texts.length,
           },
         },
       }),
     });
-    items.forEach(([hash], i) => vectors.set(hash, encodeVector(result.vectors[i])));
-    this.log.log(
-      `ingest ${doc.vectorStoreId}/${doc.id}: embedded ${texts.length} chunk(s), ${result.tokens} tokens (${model.key})`,
-    );
-    return vectors;
   }
 }
 

@@ -2,13 +2,14 @@ import { Injectable, Logger } from '@nestjs/common';
 import { ApiError, Clock } from '@app/common';
 import type { Caller } from '@app/auth';
 import { AppConfig } from '@app/config';
-import { BillingService, PricingService, RequestHold } from '@app/billing';
+import { BillingService, embeddingsChargeMicro, embeddingsHoldMicro, RequestHold } from '@app/billing';
 import { ModelCatalogService } from '@app/providers';
 import { EmbeddingsService } from '@app/embeddings';
-import { KbChunkEntity, KbDocumentEntity, VectorStoreEntity } from './entities/knowledge.entities';
+import { KbChunkEntity, KbDocumentEntity } from './entities/knowledge.entities';
 import { keywordTerms, reciprocalRankFusion, VectorIndex, VectorIndexCache } from '@app/retrieval';
 import { Attributes, Filter, matchesFilter } from './kb-rules';
 import { KnowledgeRepository } from './knowledge.repository';
+import type { StoreRef } from './store/knowledge-store';
 
 export interface SearchInput {
   queries: string[];
@@ -17,14 +18,15 @@ export interface SearchInput {
   filter: Filter | null;
 }
 
-export interface SearchHit {
+/** A search hit with its rows (the knowledge base APIs present it). */
+export interface ChunkHit {
   chunk: KbChunkEntity;
   document: KbDocumentEntity;
   score: number;
 }
 
 export interface SearchOutcome {
-  hits: SearchHit[];
+  hits: ChunkHit[];
   queryTokens: number;
   costMicro: number;
   elapsedMs: number;
@@ -51,7 +53,6 @@ export class KbSearchService {
     private readonly embeddings: EmbeddingsService,
     private readonly catalog: ModelCatalogService,
     private readonly billing: BillingService,
-    private readonly pricing: PricingService,
     private readonly clock: Clock,
     config: AppConfig,
   ) {
@@ -59,15 +60,15 @@ export class KbSearchService {
   }
 
   /** The largest fragment (chunk, in tokens) a search of these stores can return. */
-  maxChunkTokens(stores: VectorStoreEntity[]): Promise<number> {
+  maxChunkTokens(stores: readonly StoreRef[]): Promise<number> {
     return this.repo.maxChunkTokens(stores.map((s) => s.id));
   }
 
   /** What a search of `store` for `queries` holds (its query embeddings' worst case), µRUB. */
-  holdMicro(store: VectorStoreEntity, queries: string[]): number {
+  holdMicro(store: StoreRef, queries: string[]): number {
     const model = this.catalog.require(store.embeddingModel, 'embedding');
     const counts = this.embeddings.countTokens(queries.map((q) => q.trim()).filter(Boolean));
-    return this.pricing.inputHoldMicro(
+    return embeddingsHoldMicro(
       model.pricing,
       counts.reduce((a, b) => a + b, 0),
     );
@@ -75,7 +76,7 @@ export class KbSearchService {
 
   async search(
     caller: Caller,
-    store: VectorStoreEntity,
+    store: StoreRef,
     input: SearchInput,
     requestId: string,
     endpoint: string,
@@ -90,7 +91,7 @@ export class KbSearchService {
       teamId: caller.teamId,
       caller,
       requestId,
-      holdMicro: this.pricing.inputHoldMicro(
+      holdMicro: embeddingsHoldMicro(
         model.pricing,
         counts.reduce((a, b) => a + b, 0),
       ),
@@ -104,7 +105,7 @@ export class KbSearchService {
           counts,
         ),
       charge: (r) => ({
-        costMicro: this.pricing.inputMicro(model.pricing, r.tokens),
+        costMicro: embeddingsChargeMicro(model.pricing, r.tokens),
         details: {
           endpoint,
           model: model.key,
@@ -128,11 +129,11 @@ export class KbSearchService {
 
   /** The search engine proper (no billing, no provider): candidates → final cosine → threshold → dedupe → top_k. */
   async rank(
-    store: VectorStoreEntity,
+    store: StoreRef,
     queries: string[],
     queryVectors: Float32Array[],
     input: SearchInput,
-  ): Promise<SearchHit[]> {
+  ): Promise<ChunkHit[]> {
     const index = await this.index(store);
     if (index.size === 0) return [];
     // a chunk's similarity to a multi-part query is its best similarity to any part
@@ -176,7 +177,7 @@ export class KbSearchService {
       .map((c) => ({ chunk: chunks.get(c.id)!, document: docs.get(c.documentId)!, score: c.score }));
   }
 
-  private async index(store: VectorStoreEntity): Promise<VectorIndex> {
+  private async index(store: StoreRef): Promise<VectorIndex> {
     const revision = (await this.repo.storeRevision(store.id)) ?? store.revision;
     const cached = this.cache.get(store.id, revision);
     if (cached) return cached;

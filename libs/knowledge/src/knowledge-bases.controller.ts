@@ -26,7 +26,7 @@ import {
   getSchemaPath,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { ApiChargedErrors, ApiError, microToRub, MultipartOrJsonBody, ShapedBody } from '@app/common';
+import { ApiChargedErrors, microToRub, MultipartOrJsonBody, ShapedBody } from '@app/common';
 import { AllowSession, ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
 import {
   CreateKnowledgeBaseDto,
@@ -45,9 +45,7 @@ import {
 import { PageQueryDto } from './dto/vector-stores.dto';
 import { uploadInterceptor } from './files.controller';
 import { UploadedBytes } from './files.service';
-import { KnowledgeApiService } from './knowledge-api.service';
-import { KnowledgeService } from './knowledge.service';
-import { toDocument, toKnowledgeBase } from './knowledge.presenter';
+import { KnowledgeBasesApiService } from './knowledge-bases-api.service';
 import { RateLimited } from '@app/governance';
 
 const ID = { name: 'id', example: 'vs_1a2b3c4d5e6f7a8b9c0d1e2f' };
@@ -59,25 +57,21 @@ const ID = { name: 'id', example: 'vs_1a2b3c4d5e6f7a8b9c0d1e2f' };
 @AllowSession()
 @Controller('api/v1/knowledge-bases')
 export class KnowledgeBasesController {
-  constructor(
-    private readonly kb: KnowledgeService,
-    private readonly api: KnowledgeApiService,
-  ) {}
+  constructor(private readonly api: KnowledgeBasesApiService) {}
 
   @Post()
   @HttpCode(201)
   @ApiOperation({ summary: 'Create a knowledge base' })
   @ApiCreatedResponse({ type: KnowledgeBaseDto })
   async create(@CurrentCaller() caller: Caller, @Body() dto: CreateKnowledgeBaseDto): Promise<KnowledgeBaseDto> {
-    return toKnowledgeBase(await this.kb.createStore(caller, dto));
+    return this.api.create(caller, dto);
   }
 
   @Get()
   @ApiOperation({ summary: "The team's knowledge bases (cursor pages)" })
   @ApiOkResponse({ type: KnowledgeBaseListDto })
   async list(@CurrentCaller() caller: Caller, @Query() q: PageQueryDto): Promise<KnowledgeBaseListDto> {
-    const { views, hasMore } = await this.kb.listStores(caller, q);
-    return { data: views.map(toKnowledgeBase), has_more: hasMore };
+    return this.api.list(caller, q);
   }
 
   @Get(':id')
@@ -85,7 +79,7 @@ export class KnowledgeBasesController {
   @ApiParam(ID)
   @ApiOkResponse({ type: KnowledgeBaseDto })
   async get(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<KnowledgeBaseDto> {
-    return toKnowledgeBase(await this.kb.view(caller.teamId, id));
+    return this.api.get(caller, id);
   }
 
   @Patch(':id')
@@ -97,7 +91,7 @@ export class KnowledgeBasesController {
     @Param('id') id: string,
     @Body() dto: UpdateKnowledgeBaseDto,
   ): Promise<KnowledgeBaseDto> {
-    return toKnowledgeBase(await this.kb.updateStore(caller, id, dto));
+    return this.api.update(caller, id, dto);
   }
 
   @Delete(':id')
@@ -105,7 +99,7 @@ export class KnowledgeBasesController {
   @ApiParam(ID)
   @ApiOkResponse({ type: KbDeletedDto })
   async delete(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<KbDeletedDto> {
-    await this.kb.deleteStore(caller, id);
+    await this.api.delete(caller, id);
     return { id, deleted: true };
   }
 
@@ -134,16 +128,8 @@ export class KnowledgeBasesController {
     })
     input: ShapedBody<UploadDocumentDto, TextDocumentDto>,
   ): Promise<KbDocumentDto> {
-    if (input.kind === 'json') return toDocument(await this.kb.addText(caller, id, input.body));
-    let metadata: unknown;
-    if (typeof input.body.metadata === 'string' && input.body.metadata !== '') {
-      try {
-        metadata = JSON.parse(input.body.metadata);
-      } catch {
-        throw ApiError.badRequest('metadata must be a JSON object string.', 'metadata');
-      }
-    }
-    return toDocument(await this.kb.addUpload(caller, id, file, metadata));
+    if (input.kind === 'json') return this.api.addText(caller, id, input.body);
+    return this.api.addUpload(caller, id, file, input.body.metadata);
   }
 
   @Get(':id/documents')
@@ -155,8 +141,7 @@ export class KnowledgeBasesController {
     @Param('id') id: string,
     @Query() q: PageQueryDto,
   ): Promise<KbDocumentListDto> {
-    const { docs, hasMore } = await this.kb.listDocuments(caller, id, q);
-    return { data: docs.map(toDocument), has_more: hasMore };
+    return this.api.documents(caller, id, q);
   }
 
   @Get(':id/documents/:doc_id')
@@ -169,7 +154,7 @@ export class KnowledgeBasesController {
     @Param('id') id: string,
     @Param('doc_id') docId: string,
   ): Promise<KbDocumentDto> {
-    return toDocument(await this.kb.requireDocument(caller.teamId, id, docId));
+    return this.api.document(caller, id, docId);
   }
 
   @Delete(':id/documents/:doc_id')
@@ -182,7 +167,7 @@ export class KnowledgeBasesController {
     @Param('id') id: string,
     @Param('doc_id') docId: string,
   ): Promise<KbDeletedDto> {
-    await this.kb.deleteDocument(caller, id, docId);
+    await this.api.deleteDocument(caller, id, docId);
     return { id: docId, deleted: true };
   }
 
@@ -197,7 +182,7 @@ export class KnowledgeBasesController {
     @Param('id') id: string,
     @Body() dto: LinkDto,
   ): Promise<KbDocumentDto> {
-    return toDocument(await this.kb.addLink(caller, id, dto));
+    return this.api.addLink(caller, id, dto);
   }
 
   @Post(':id/links/:link_id/refresh')
@@ -212,7 +197,7 @@ export class KnowledgeBasesController {
     @Param('id') id: string,
     @Param('link_id') linkId: string,
   ): Promise<KbDocumentDto> {
-    return toDocument(await this.kb.refreshLink(caller, id, linkId));
+    return this.api.refreshLink(caller, id, linkId);
   }
 
   @Post(':id/search')

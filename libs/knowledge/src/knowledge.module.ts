@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { DocumentReader, StoreSearch } from '@app/chat/context/ports';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { IsolationModule } from '@app/common';
 import { AuthModule } from '@app/auth';
@@ -25,11 +26,18 @@ import { KbSearchService } from './kb-search.service';
 import { KnowledgeBasesController } from './knowledge-bases.controller';
 import { KnowledgeRepository } from './knowledge.repository';
 import { KnowledgeService } from './knowledge.service';
-import { KnowledgeApiService } from './knowledge-api.service';
+import { KnowledgeBasesApiService } from './knowledge-bases-api.service';
+import { VectorStoresApiService } from './vector-stores-api.service';
 import { LibraryDocumentParser } from './parsers/library-document-parser';
 import { VectorStoresController } from './vector-stores.controller';
+import { KnowledgeStore } from './store/knowledge-store';
+import { KnowledgeStoreService } from './store/knowledge-store.service';
+import { ParserDocumentReader } from './store/parser-document-reader';
 
-/** Files, knowledge bases (= OpenAI vector stores), durable ingestion and hybrid search. */
+/**
+ * Files, knowledge bases (= OpenAI vector stores), durable ingestion and hybrid search; binds chat's
+ * StoreSearch and DocumentReader ports, and provides the internal store API (KnowledgeStore).
+ */
 @Module({
   imports: [
     TypeOrmModule.forFeature([
@@ -56,10 +64,16 @@ import { VectorStoresController } from './vector-stores.controller';
     KnowledgeRepository,
     KnowledgeService,
     KbSearchService,
-    KnowledgeApiService,
+    KnowledgeBasesApiService,
+    VectorStoresApiService,
     IngestionSignal,
     IngestionWorker,
+    KnowledgeStoreService,
+    { provide: KnowledgeStore, useExisting: KnowledgeStoreService },
+    { provide: StoreSearch, useExisting: KnowledgeStoreService },
+    ParserDocumentReader,
+    { provide: DocumentReader, useExisting: ParserDocumentReader },
   ],
-  exports: [FilesService, KnowledgeService, KbSearchService, DocumentParser],
+  exports: [KnowledgeStore, StoreSearch, DocumentReader],
 })
 export class KnowledgeModule {}

@@ -1,9 +1,9 @@
 /** Entities → the two public shapes: OpenAI vector stores, and the REST knowledge-base API. */
 import { DocumentStatus, FileBatchEntity, KbDocumentEntity } from './entities/knowledge.entities';
-import { microToRub } from '@app/common';
+import { microToRub, totalCost } from '@app/common';
 import { formatPercentage, roundScore } from '@app/retrieval';
 import { chunkingObject, decodeChunking } from './kb-rules';
-import type { SearchHit, SearchOutcome } from './kb-search.service';
+import type { ChunkHit, SearchOutcome } from './kb-search.service';
 import { expiryTime, isExpired, StoreView } from './knowledge.service';
 import {
   FileBatchDto,
@@ -86,7 +86,7 @@ export function toBatch(b: FileBatchEntity, byStatus: Record<DocumentStatus, num
   };
 }
 
-export function toSearchPage(query: string | string[], hits: SearchHit[]): SearchPageDto {
+export function toSearchPage(query: string | string[], hits: ChunkHit[]): SearchPageDto {
   return {
     object: 'vector_store.search_results.page',
     // OpenAI's search page always echoes the query as a list
@@ -176,6 +176,7 @@ export function toKbSearchResponse(out: SearchOutcome): KbSearchResponseDto {
       },
     })),
     usage: { query_tokens: out.queryTokens, cost_rub: microToRub(out.costMicro) },
+    cost: totalCost(out.costMicro),
     processing_time_seconds: Number((out.elapsedMs / 1000).toFixed(3)),
   };
 }

@@ -25,6 +25,7 @@ import {
 } from './kb-rules';
 import { KnowledgeRepository, StoreStats } from './knowledge.repository';
 import { DocumentText, mergeChunks } from './document-text';
+import type { InternalSource } from './store/knowledge-store';
 
 /** Spec section 8: per knowledge base. */
 export const MAX_DOCUMENTS = 100;
@@ -60,14 +61,6 @@ interface NewDocument {
   title?: string;
   filename?: string;
 }
-
-/** What a project-owned (internal) store takes as a document. */
-export type InternalSource =
-  | { type: 'file'; fileId: string }
-  | { type: 'upload'; upload: UploadedBytes | undefined }
-  | { type: 'link'; url: string }
-  /** a text stored as a file named `filename`; `messages` chunks it in windows of whole messages */
-  | { type: 'text'; title: string; filename: string; text: string; chunking?: 'auto' | 'messages' };
 
 export interface StoreView {
   store: VectorStoreEntity;

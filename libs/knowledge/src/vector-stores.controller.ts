@@ -19,9 +19,7 @@ import {
   VectorStoreListDto,
   VectorStoreSearchDto,
 } from './dto/vector-stores.dto';
-import { KnowledgeApiService } from './knowledge-api.service';
-import { KnowledgeService } from './knowledge.service';
-import { toBatch, toPage, toVectorStore, toVectorStoreFile } from './knowledge.presenter';
+import { VectorStoresApiService } from './vector-stores-api.service';
 import { RateLimited } from '@app/governance';
 import { ApiChargedErrors } from '@app/common';
 
@@ -34,25 +32,21 @@ const ID = { name: 'vector_store_id', example: 'vs_1a2b3c4d5e6f7a8b9c0d1e2f' };
 @ApiKeyAuth()
 @Controller('v1/vector_stores')
 export class VectorStoresController {
-  constructor(
-    private readonly kb: KnowledgeService,
-    private readonly api: KnowledgeApiService,
-  ) {}
+  constructor(private readonly api: VectorStoresApiService) {}
 
   @Post()
   @HttpCode(200)
   @ApiOperation({ summary: 'Create a vector store (a knowledge base)' })
   @ApiOkResponse({ type: VectorStoreDto })
   async create(@CurrentCaller() caller: Caller, @Body() dto: CreateVectorStoreDto): Promise<VectorStoreDto> {
-    return toVectorStore(await this.kb.createStore(caller, dto));
+    return this.api.create(caller, dto);
   }
 
   @Get()
   @ApiOperation({ summary: "The team's vector stores (cursor pages)" })
   @ApiOkResponse({ type: VectorStoreListDto })
   async list(@CurrentCaller() caller: Caller, @Query() q: PageQueryDto): Promise<VectorStoreListDto> {
-    const { views, hasMore } = await this.kb.listStores(caller, q);
-    return toPage(views.map(toVectorStore), hasMore);
+    return this.api.list(caller, q);
   }
 
   @Get(':vector_store_id')
@@ -60,7 +54,7 @@ export class VectorStoresController {
   @ApiParam(ID)
   @ApiOkResponse({ type: VectorStoreDto })
   async get(@CurrentCaller() caller: Caller, @Param('vector_store_id') id: string): Promise<VectorStoreDto> {
-    return toVectorStore(await this.kb.view(caller.teamId, id));
+    return this.api.get(caller, id);
   }
 
   @Post(':vector_store_id')
@@ -73,7 +67,7 @@ export class VectorStoresController {
     @Param('vector_store_id') id: string,
     @Body() dto: UpdateVectorStoreDto,
   ): Promise<VectorStoreDto> {
-    return toVectorStore(await this.kb.updateStore(caller, id, dto));
+    return this.api.update(caller, id, dto);
   }
 
   @Delete(':vector_store_id')
@@ -81,7 +75,7 @@ export class VectorStoresController {
   @ApiParam(ID)
   @ApiOkResponse({ type: DeletedDto })
   async delete(@CurrentCaller() caller: Caller, @Param('vector_store_id') id: string): Promise<DeletedDto> {
-    await this.kb.deleteStore(caller, id);
+    await this.api.delete(caller, id);
     return { id, object: 'vector_store.deleted', deleted: true };
   }
 
@@ -96,7 +90,7 @@ export class VectorStoresController {
     @Param('vector_store_id') id: string,
     @Body() dto: CreateVectorStoreFileDto,
   ): Promise<VectorStoreFileDto> {
-    return toVectorStoreFile(await this.kb.addFile(caller, id, dto));
+    return this.api.addFile(caller, id, dto);
   }
 
   @Get(':vector_store_id/files')
@@ -108,7 +102,7 @@ export class VectorStoresController {
     @Param('vector_store_id') id: string,
     @Query() q: VectorStoreFilesQueryDto,
   ): Promise<VectorStoreFileListDto> {
-    return this.api.listStoreFiles(caller, id, q);
+    return this.api.listFiles(caller, id, q);
   }
 
   @Get(':vector_store_id/files/:file_id')
@@ -123,7 +117,7 @@ export class VectorStoresController {
     @Res({ passthrough: true }) res: Response,
   ): Promise<VectorStoreFileDto> {
     res.setHeader('openai-poll-after-ms', POLL_AFTER_MS);
-    return toVectorStoreFile(await this.kb.requireDocument(caller.teamId, id, fileId));
+    return this.api.file(caller, id, fileId);
   }
 
   @Post(':vector_store_id/files/:file_id')
@@ -138,7 +132,7 @@ export class VectorStoresController {
     @Param('file_id') fileId: string,
     @Body() dto: UpdateVectorStoreFileDto,
   ): Promise<VectorStoreFileDto> {
-    return toVectorStoreFile(await this.kb.updateAttributes(caller, id, fileId, dto.attributes));
+    return this.api.updateAttributes(caller, id, fileId, dto.attributes);
   }
 
   @Delete(':vector_store_id/files/:file_id')
@@ -151,7 +145,7 @@ export class VectorStoresController {
     @Param('vector_store_id') id: string,
     @Param('file_id') fileId: string,
   ): Promise<DeletedDto> {
-    await this.kb.deleteDocument(caller, id, fileId);
+    await this.api.deleteFile(caller, id, fileId);
     return { id: fileId, object: 'vector_store.file.deleted', deleted: true };
   }
 
@@ -175,8 +169,7 @@ export class VectorStoresController {
     @Param('vector_store_id') id: string,
     @Body() dto: CreateFileBatchDto,
   ): Promise<FileBatchDto> {
-    const { batch, counts } = await this.kb.createBatch(caller, id, dto);
-    return toBatch(batch, counts);
+    return this.api.createBatch(caller, id, dto);
   }
 
   @Get(':vector_store_id/file_batches/:batch_id')
@@ -191,8 +184,7 @@ export class VectorStoresController {
     @Res({ passthrough: true }) res: Response,
   ): Promise<FileBatchDto> {
     res.setHeader('openai-poll-after-ms', POLL_AFTER_MS);
-    const { batch, counts } = await this.kb.getBatch(caller, id, batchId);
-    return toBatch(batch, counts);
+    return this.api.batch(caller, id, batchId);
   }
 
   @Post(':vector_store_id/file_batches/:batch_id/cancel')
@@ -206,8 +198,7 @@ export class VectorStoresController {
     @Param('vector_store_id') id: string,
     @Param('batch_id') batchId: string,
   ): Promise<FileBatchDto> {
-    const { batch, counts } = await this.kb.cancelBatch(caller, id, batchId);
-    return toBatch(batch, counts);
+    return this.api.cancelBatch(caller, id, batchId);
   }
 
   @Get(':vector_store_id/file_batches/:batch_id/files')
@@ -221,7 +212,7 @@ export class VectorStoresController {
     @Param('batch_id') batchId: string,
     @Query() q: VectorStoreFilesQueryDto,
   ): Promise<VectorStoreFileListDto> {
-    return this.api.listStoreFiles(caller, id, q, batchId);
+    return this.api.listFiles(caller, id, q, batchId);
   }
 
   @Post(':vector_store_id/search')
@@ -239,7 +230,7 @@ export class VectorStoresController {
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<SearchPageDto> {
-    const { body, outcome: out } = await this.api.searchVectorStore(caller, id, dto, String(req.id));
+    const { body, outcome: out } = await this.api.searchStore(caller, id, dto, String(req.id));
     res.setHeader('x-gateway-cost-rub', String(out.costMicro / 1e6));
     res.setHeader('server-timing', `search;dur=${out.engineMs.toFixed(2)}, total;dur=${out.elapsedMs.toFixed(2)}`);
     return body;

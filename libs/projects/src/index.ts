@@ -1,3 +1,2 @@
-export * from './project-context.port';
 export * from './projects.module';
 export * from './projects.service';

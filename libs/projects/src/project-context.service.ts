@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { KnowledgeService } from '@app/knowledge';
+import { KnowledgeStore } from '@app/knowledge';
 import { ProjectsService } from './projects.service';
-import { ContextImage, ContextMaterial, ProjectContext, ProjectContextSource } from './project-context.port';
+import { ContextImage, ContextMaterial, ProjectContext, ProjectContextSource } from '@app/chat/context/ports';
 import { parseRag } from './project-rules';
 import { ProjectsRepository } from './projects.repository';
 
@@ -14,7 +14,7 @@ import { ProjectsRepository } from './projects.repository';
 export class ProjectContextService extends ProjectContextSource {
   constructor(
     private readonly repo: ProjectsRepository,
-    private readonly kb: KnowledgeService,
+    private readonly kb: KnowledgeStore,
     private readonly projects: ProjectsService,
   ) {
     super();

@@ -1,5 +1,5 @@
 /** Pure rules of projects: defaults, RAG settings, JSON paths, material text. Unit-tested beside this file. */
-import type { ProjectRagSettings } from './project-context.port';
+import type { ProjectRagSettings } from '@app/chat/context/ports';
 
 export const DEFAULT_RAG: ProjectRagSettings = { top_k: 15, rerank: true, file_threshold: 0.3, kb_threshold: 0.1 };
 

@@ -24,9 +24,9 @@ import {
   ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
-import { MultipartOrJsonBody, ShapedBody } from '@app/common';
+import { MultipartOrJsonBody, PageQueryDto, ShapedBody } from '@app/common';
 import { AllowSession, ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
-import { MAX_FILE_BYTES, PageQueryDto, UploadedBytes } from '@app/knowledge';
+import { MAX_FILE_BYTES, UploadedBytes } from '@app/knowledge';
 import {
   AddFileDto,
   AddLinkDto,

@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { IsolationModule } from '@app/common';
 import { AuthModule } from '@app/auth';
@@ -12,7 +12,7 @@ import {
 } from './entities/project.entities';
 import { IntegrationSecrets } from './integrations/integration-secrets';
 import { IntegrationsService } from './integrations/integrations.service';
-import { ProjectContextSource } from './project-context.port';
+import { ProjectContextSource } from '@app/chat/context/ports';
 import { ProjectContextService } from './project-context.service';
 import { ProjectsController } from './projects.controller';
 import { ProjectsRepository } from './projects.repository';
@@ -34,8 +34,17 @@ import { WebhooksController } from './webhooks.controller';
     ProjectsService,
     IntegrationSecrets,
     IntegrationsService,
-    { provide: ProjectContextSource, useClass: ProjectContextService },
+    ProjectContextService,
+    { provide: ProjectContextSource, useExisting: ProjectContextService },
   ],
   exports: [ProjectContextSource, ProjectsService],
 })
-export class ProjectsModule {}
+export class ProjectsModule {
+  /**
+   * Registered once by the app, as a global module: the ProjectContextSource it binds reaches chat,
+   * which does not import projects (projects uses knowledge, which chat's other ports come from).
+   */
+  static forRoot(): DynamicModule {
+    return { module: ProjectsModule, global: true };
+  }
+}

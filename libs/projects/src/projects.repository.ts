@@ -8,7 +8,7 @@ import {
   ProjectMaterialEntity,
   WebhookEventEntity,
 } from './entities/project.entities';
-import type { MaterialKind } from './project-context.port';
+import type { MaterialKind } from '@app/chat/context/ports';
 
 export interface PageQuery {
   after?: string;

@@ -3,19 +3,19 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { ApiError, Clock, ParseLimitError, ParserPool, ParserTask, ParserTaskError } from '@app/common';
 import type { Caller } from '@app/auth';
-import { KnowledgeService, UploadedBytes } from '@app/knowledge';
-import type { KbDocumentEntity } from '@app/knowledge/entities/knowledge.entities';
+import { KnowledgeStore, UploadedBytes } from '@app/knowledge';
+import type { DocumentRef, InternalSource } from '@app/knowledge';
 import { AttachChatDto, CreateProjectDto, MaterialDto, ProjectDto, UpdateProjectDto } from './dto/projects.dto';
 import { ProjectEntity, ProjectIntegrationEntity, ProjectMaterialEntity } from './entities/project.entities';
 import { ChatMessage, renderTranscript } from './messenger';
-import type { MaterialKind } from './project-context.port';
+import { MATERIAL_KIND_RULES, MATERIAL_KINDS } from '@app/chat/context/ports';
+import type { MaterialKind, StoreMaterialKind } from '@app/chat/context/ports';
 import { DEFAULT_RAG, imageMime, mergeRag, parseRag } from './project-rules';
 import { ProjectsRepository } from './projects.repository';
 
 export const newProjectId = (): string => `prj_${randomBytes(12).toString('hex')}`;
 export const newMaterialId = (): string => `mat_${randomBytes(12).toString('hex')}`;
 
-const KINDS: MaterialKind[] = ['file', 'link', 'knowledge_base', 'chat', 'messenger_chat', 'webhook', 'external_api'];
 const seconds = (ms: number): number => Math.floor(ms / 1000);
 const HOLDER = 'A project';
 /** Chat exports are parsed in a parser worker (messenger/export-tasks.ts). */
@@ -33,7 +33,7 @@ export const projectNotFound = (id: string): ApiError =>
 export class ProjectsService {
   constructor(
     private readonly repo: ProjectsRepository,
-    private readonly kb: KnowledgeService,
+    private readonly kb: KnowledgeStore,
     private readonly clock: Clock,
     private readonly parsers: ParserPool,
   ) {}
@@ -102,7 +102,7 @@ export class ProjectsService {
   }
 
   private toProject(p: ProjectEntity, counts: Partial<Record<MaterialKind, number>>): ProjectDto {
-    const byKind = Object.fromEntries(KINDS.map((k) => [k, counts[k] ?? 0])) as Record<MaterialKind, number>;
+    const byKind = Object.fromEntries(MATERIAL_KINDS.map((k) => [k, counts[k] ?? 0])) as Record<MaterialKind, number>;
     return {
       id: p.id,
       object: 'project',
@@ -110,7 +110,7 @@ export class ProjectsService {
       description: p.description,
       mode: p.mode,
       rag: parseRag(p.rag),
-      materials: { total: KINDS.reduce((s, k) => s + byKind[k], 0), ...byKind },
+      materials: { total: MATERIAL_KINDS.reduce((s, k) => s + byKind[k], 0), ...byKind },
       created_at: seconds(p.createdAt),
       updated_at: seconds(p.updatedAt),
     };
@@ -169,11 +169,27 @@ export class ProjectsService {
     return m;
   }
 
+  /**
+   * A material of `kind` backed by a new document of the project's store: knowledge ingests the
+   * source (a stored file, an upload, a link or a text) like any knowledge-base document, and the
+   * material's status is its document's. A new material kind is added through here.
+   */
+  async addStoreMaterial(
+    caller: Caller,
+    projectId: string,
+    kind: StoreMaterialKind,
+    source: InternalSource,
+    extra: { mime?: string | null; url?: string | null; ownsFile?: boolean } = {},
+  ): Promise<MaterialDto> {
+    const p = await this.require(caller.teamId, projectId);
+    const doc = await this.kb.addInternalDocument(caller.teamId, p.storeId, source, HOLDER);
+    return this.recordDocument(p, kind, doc, extra);
+  }
+
   /** Multipart upload: a document (ingested) or an image (stored for vision models). */
   async addUpload(caller: Caller, projectId: string, upload: UploadedBytes | undefined): Promise<MaterialDto> {
-    const p = await this.require(caller.teamId, projectId);
-    const doc = await this.kb.addInternalDocument(caller.teamId, p.storeId, { type: 'upload', upload }, HOLDER);
-    return this.recordDocument(p, 'file', doc, { mime: upload ? imageMime(upload.buffer) : null, ownsFile: true });
+    const mime = upload ? imageMime(upload.buffer) : null;
+    return this.addStoreMaterial(caller, projectId, 'file', { type: 'upload', upload }, { mime, ownsFile: true });
   }
 
   /** An existing /v1/files id of the team. */
@@ -194,7 +210,7 @@ export class ProjectsService {
 
   async attachKnowledgeBase(caller: Caller, projectId: string, kbId: string): Promise<MaterialDto> {
     const p = await this.require(caller.teamId, projectId);
-    const store = await this.kb.requireStore(caller.teamId, kbId);
+    const store = await this.kb.knowledgeBase(caller.teamId, kbId);
     const existing = await this.repo.findMaterialBy(p.id, { knowledgeBaseId: store.id });
     if (existing) return this.material(caller.teamId, p.id, existing.id);
     const m = this.newMaterial(p, 'knowledge_base', store.name ?? store.id, { knowledgeBaseId: store.id });
@@ -256,22 +272,17 @@ export class ProjectsService {
     title: string,
     messages: ChatMessage[],
   ): Promise<MaterialDto> {
-    const p = await this.require(caller.teamId, projectId);
+    await this.require(caller.teamId, projectId);
     const text = renderTranscript(messages);
     if (text.trim() === '') throw ApiError.badRequest('The chat holds no text messages.', 'messages', 'empty_document');
-    const doc = await this.kb.addInternalDocument(
-      caller.teamId,
-      p.storeId,
-      { type: 'text', title, filename: `${kind}.md`, text, chunking: 'messages' },
-      HOLDER,
-    );
-    return this.recordDocument(p, kind, doc, { ownsFile: true });
+    const source = { type: 'text', title, filename: `${kind}.md`, text, chunking: 'messages' } as const;
+    return this.addStoreMaterial(caller, projectId, kind, source, { ownsFile: true });
   }
 
   private async recordDocument(
     p: ProjectEntity,
     kind: MaterialKind,
-    doc: KbDocumentEntity,
+    doc: DocumentRef,
     extra: { mime?: string | null; url?: string | null; ownsFile?: boolean },
   ): Promise<MaterialDto> {
     const existing = await this.repo.findMaterialBy(p.id, { documentId: doc.id });
@@ -310,7 +321,7 @@ export class ProjectsService {
     };
   }
 
-  async documentsOf(p: ProjectEntity, rows: ProjectMaterialEntity[]): Promise<Map<string, KbDocumentEntity>> {
+  async documentsOf(p: ProjectEntity, rows: ProjectMaterialEntity[]): Promise<Map<string, DocumentRef>> {
     const ids = rows.map((m) => m.documentId).filter((x): x is string => x !== null);
     const docs = await this.kb.internalDocuments(p.teamId, p.storeId, ids);
     return new Map(docs.map((d) => [d.id, d]));
@@ -318,22 +329,13 @@ export class ProjectsService {
 
   /** Attached knowledge bases deleted since (their materials read failed; chat does not get them). */
   async missingKnowledgeBases(teamId: string, rows: ProjectMaterialEntity[]): Promise<Set<string>> {
-    const gone = new Set<string>();
-    for (const m of rows) {
-      if (!m.knowledgeBaseId) continue;
-      try {
-        await this.kb.requireStore(teamId, m.knowledgeBaseId);
-      } catch (err) {
-        if (err instanceof ApiError && err.status === 404) gone.add(m.knowledgeBaseId);
-        else throw err;
-      }
-    }
-    return gone;
+    const ids = rows.map((m) => m.knowledgeBaseId).filter((id): id is string => id !== null);
+    return this.kb.missingKnowledgeBases(teamId, ids);
   }
 
   toMaterial(
     m: ProjectMaterialEntity,
-    doc: KbDocumentEntity | undefined,
+    doc: DocumentRef | undefined,
     integration: ProjectIntegrationEntity | undefined,
     goneKbs: Set<string> = new Set(),
   ): MaterialDto {
@@ -362,10 +364,7 @@ export class ProjectsService {
       id: m.id,
       object: 'project.material',
       kind: m.kind,
-      title:
-        doc && m.kind !== 'chat' && m.kind !== 'messenger_chat' && m.kind !== 'webhook' && m.kind !== 'external_api'
-          ? (doc.title ?? m.title)
-          : m.title,
+      title: doc && MATERIAL_KIND_RULES[m.kind].documentTitle ? (doc.title ?? m.title) : m.title,
       status,
       last_error: lastError,
       tokens: doc?.tokens ?? 0,

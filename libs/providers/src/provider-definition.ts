@@ -22,6 +22,8 @@ export interface ProviderCapabilities {
   images: boolean;
   /** the upstream speaks the Anthropic Messages API: /v1/messages bodies and events pass through natively */
   messagesApi?: boolean;
+  /** image generation makes one upstream call per image (n images: n calls, each sending the prompt) */
+  imageCallPerImage?: boolean;
 }
 
 export interface ProviderDefinition {

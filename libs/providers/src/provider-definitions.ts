@@ -27,3 +27,8 @@ export const ENV_PROVIDERS: readonly (ProviderDefinition & { env: ProviderEnvSpe
 export function findProviderDefinition(name: string): ProviderDefinition | undefined {
   return PROVIDER_DEFINITIONS.find((d) => d.name === name);
 }
+
+/** Upstream calls an image request for `n` images makes on this provider (its `imageCallPerImage` capability). */
+export function imageCallsFor(provider: string, n: number): number {
+  return findProviderDefinition(provider)?.capabilities.imageCallPerImage ? n : 1;
+}

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError, microToRub, SharedCache } from '@app/common';
+import { ApiError, microToRub, SharedCache, totalCost } from '@app/common';
 import type { Caller } from '@app/auth';
 import { CohereRerankRequestDto } from './dto/cohere-rerank.dto';
 import { CohereRerankResponseDto } from './dto/cohere-rerank-response.dto';
@@ -53,6 +53,7 @@ export class RerankApiService {
         total_tokens: out.queryTokens + out.documentTokens,
         cost_rub: microToRub(out.chargedMicro),
       },
+      cost: totalCost(out.chargedMicro),
       parameters: {
         similarity_threshold: threshold,
         top_k: topK,
@@ -110,7 +111,7 @@ export class RerankApiService {
       meta: { api_version: { version: '1' }, billed_units: { search_units: 1, input_tokens: total } },
       usage: { total_tokens: total },
       // gateway extension, as on every other endpoint: what the ledger charged
-      cost: { total_cost_rub: microToRub(out.chargedMicro), currency: 'RUB' },
+      cost: totalCost(out.chargedMicro),
     };
   }
 

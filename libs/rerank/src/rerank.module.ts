@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { Scoring } from '@app/chat/context/ports';
 import { AuthModule } from '@app/auth';
 import { BillingModule } from '@app/billing';
 import { ProvidersModule } from '@app/providers';
@@ -9,11 +10,20 @@ import { RerankCacheStore } from './rerank-cache.store';
 import { RerankController } from './rerank.controller';
 import { RerankService } from './rerank.service';
 import { RerankApiService } from './rerank-api.service';
+import { RerankScoring } from './rerank-scoring';
 
+/** The rerank engine and its endpoints; binds chat's Scoring port. */
 @Module({
   imports: [AuthModule, BillingModule, ProvidersModule, EmbeddingsModule],
   controllers: [RerankController, CohereRerankController],
-  providers: [RerankApiService, rerankCacheIndexProvider, RerankCacheStore, RerankService],
-  exports: [RerankService],
+  providers: [
+    RerankApiService,
+    rerankCacheIndexProvider,
+    RerankCacheStore,
+    RerankService,
+    RerankScoring,
+    { provide: Scoring, useExisting: RerankScoring },
+  ],
+  exports: [RerankService, Scoring],
 })
 export class RerankModule {}

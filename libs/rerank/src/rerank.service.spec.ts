@@ -1,6 +1,6 @@
 import { AppConfig } from '@app/config';
 import { ApiError, Clock, SharedCache } from '@app/common';
-import { BillingService, MeterSpec, PricingService } from '@app/billing';
+import { BillingService, MeterSpec } from '@app/billing';
 import { EmbeddingsService } from '@app/embeddings';
 import { LexicalEmbedder, ModelCatalogService, ProviderRegistry, TokenCounter, TokenizerService } from '@app/providers';
 import { LocalEmbeddingProvider } from '@app/providers/local/local.providers';
@@ -65,7 +65,6 @@ describe('RerankService (unit: local embedder, in-memory cache and money path)',
       new EmbeddingsService(registry, new TokenizerService(new TokenCounter('o200k_base'), tokens)),
       store,
       billing as unknown as BillingService,
-      new PricingService(),
     );
   });
 

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ApiError, MetricsService } from '@app/common';
 import { assertModelAllowed, modelAllowed, type Caller } from '@app/auth';
-import { BillingService, PricingService, RequestHold } from '@app/billing';
+import { BillingService, RequestHold, rerankChargeMicro, rerankHoldMicro } from '@app/billing';
 import { ModelCatalogService, ModelEntry } from '@app/providers';
 import {
   ContentFormError,
@@ -65,7 +65,6 @@ export class RerankService {
     private readonly embeddings: EmbeddingsService,
     private readonly cache: RerankCacheStore,
     private readonly billing: BillingService,
-    private readonly pricing: PricingService,
     private readonly metrics: MetricsService = new MetricsService(),
   ) {}
 
@@ -102,7 +101,7 @@ export class RerankService {
 
   /** What a rerank of `tokens` (query and documents, as counted) holds at most, µRUB. */
   holdMicro(size: RerankSize, tokens: number): number {
-    return this.pricing.inputHoldMicro(this.embeddingModelFor(size).pricing, tokens);
+    return rerankHoldMicro(this.embeddingModelFor(size).pricing, tokens);
   }
 
   /** Tokens of texts as the rerank counts them. */
@@ -138,7 +137,7 @@ export class RerankService {
       teamId: caller.teamId,
       caller,
       requestId,
-      holdMicro: this.pricing.inputHoldMicro(model.pricing, estimate),
+      holdMicro: rerankHoldMicro(model.pricing, estimate),
       within: input.within ? { hold: input.within } : undefined,
       run: async () => {
         const q = await this.embeddings.embed(model, [input.query], dims, signal);
@@ -171,7 +170,7 @@ export class RerankService {
         };
       },
       charge: (r) => ({
-        costMicro: this.pricing.inputMicro(model.pricing, r.queryTokens + r.documentTokens),
+        costMicro: rerankChargeMicro(model.pricing, r),
         details: {
           endpoint: input.endpoint,
           model: `rerank-${input.size}`,
@@ -198,7 +197,7 @@ export class RerankService {
       await this.cache.recordHit(
         caller.apiKeyId,
         hit.documentTokens,
-        this.pricing.inputMicro(model.pricing, hit.documentTokens),
+        rerankChargeMicro(model.pricing, { queryTokens: 0, documentTokens: hit.documentTokens }),
       );
     } else if (input.caching && read?.status === 'miss' && docVectors) {
       const stored = await this.cache.put(caller.apiKeyId, model.key, fingerprint, {

@@ -1306,7 +1306,7 @@ export interface paths {
         delete: operations["TeamsController_deleteTeam"];
         options?: never;
         head?: never;
-        /** Team settings (admin): rename */
+        /** Team settings (admin): rename, request log level and retention */
         patch: operations["TeamsController_update"];
         trace?: never;
     };
@@ -1557,6 +1557,111 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/teams/{team_id}/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The team's alert rules */
+        get: operations["AlertsController_list"];
+        put?: never;
+        /** Create an alert rule (a webhook channel answers its signing secret once) */
+        post: operations["AlertsController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/teams/{team_id}/alerts/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Fired alerts with their deliveries and every attempt, newest first */
+        get: operations["AlertsController_events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/teams/{team_id}/alerts/{alert_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One alert rule */
+        get: operations["AlertsController_get"];
+        put?: never;
+        post?: never;
+        /** Delete an alert rule (its events stay listed) */
+        delete: operations["AlertsController_remove"];
+        options?: never;
+        head?: never;
+        /** Edit an alert rule (channels, when given, replace the list; a kept webhook URL keeps its secret) */
+        patch: operations["AlertsController_update"];
+        trace?: never;
+    };
+    "/api/v1/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The team's model calls, newest first (cursor pages), with filters; operators: every team or team_id */
+        get: operations["RequestLogController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/requests/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The same records as CSV (format=csv, up to `limit` rows; the next file starts at `x-next-cursor`) */
+        get: operations["RequestLogController_export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/requests/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One call of the request log by its x-request-id, with its bodies when stored */
+        get: operations["RequestLogController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1752,6 +1857,22 @@ export interface components {
              * @example null
              */
             tpm_limit: number | null;
+            /**
+             * @description Request log level: none (no records), metadata (records without bodies, the default), full (bodies too, redacted and capped)
+             * @example metadata
+             * @enum {string}
+             */
+            request_log_bodies: "none" | "metadata" | "full";
+            /**
+             * @description Days request-log records are kept (null: REQUEST_LOG_RETENTION_DAYS, default 30)
+             * @example null
+             */
+            request_log_retention_days: number | null;
+            /**
+             * @description Days stored bodies are kept (null: REQUEST_LOG_BODY_RETENTION_DAYS, default 7)
+             * @example null
+             */
+            request_log_body_retention_days: number | null;
         };
         TeamListDto: {
             /** @example list */
@@ -1766,6 +1887,22 @@ export interface components {
             next_after: string | null;
         };
         UpdateTeamDto: {
+            /**
+             * @description none: no request-log records; metadata: records without bodies (default); full: bodies too
+             * @example metadata
+             * @enum {string}
+             */
+            request_log_bodies?: "none" | "metadata" | "full";
+            /**
+             * @description Days request-log records are kept; null: the server default (REQUEST_LOG_RETENTION_DAYS)
+             * @example 30
+             */
+            request_log_retention_days?: number | null;
+            /**
+             * @description Days stored bodies are kept; null: the server default (REQUEST_LOG_BODY_RETENTION_DAYS)
+             * @example 7
+             */
+            request_log_body_retention_days?: number | null;
             /**
              * @description Workspace name
              * @example search-team
@@ -4021,6 +4158,8 @@ export interface components {
         KbSearchResponseDto: {
             results: components["schemas"]["KbSearchResultDto"][];
             usage: components["schemas"]["KbSearchUsageDto"];
+            /** @description What the ledger charged (= usage.cost_rub) */
+            cost: components["schemas"]["CostBreakdownDto"];
             /** @example 0.012 */
             processing_time_seconds: number;
         };
@@ -4226,6 +4365,8 @@ export interface components {
             model_info: components["schemas"]["RerankModelInfoDto"];
             cache_info: components["schemas"]["RerankCacheInfoDto"];
             usage: components["schemas"]["RerankUsageDto"];
+            /** @description Gateway extension: what the ledger charged (= usage.cost_rub) */
+            cost: components["schemas"]["CostBreakdownDto"];
             parameters: components["schemas"]["RerankParametersDto"];
             /** @example 0.042 */
             processing_time_seconds: number;
@@ -5001,6 +5142,22 @@ export interface components {
             data: components["schemas"]["MyTeamDto"][];
         };
         UpdateTeamSettingsDto: {
+            /**
+             * @description none: no request-log records; metadata: records without bodies (default); full: bodies too
+             * @example metadata
+             * @enum {string}
+             */
+            request_log_bodies?: "none" | "metadata" | "full";
+            /**
+             * @description Days request-log records are kept; null: the server default (REQUEST_LOG_RETENTION_DAYS)
+             * @example 30
+             */
+            request_log_retention_days?: number | null;
+            /**
+             * @description Days stored bodies are kept; null: the server default (REQUEST_LOG_BODY_RETENTION_DAYS)
+             * @example 7
+             */
+            request_log_body_retention_days?: number | null;
             /** @example search-team */
             name?: string;
         };
@@ -5214,6 +5371,512 @@ export interface components {
              * @example null
              */
             next_cursor: number | null;
+        };
+        AlertChannelInputDto: {
+            /**
+             * @example webhook
+             * @enum {string}
+             */
+            type: "webhook" | "email" | "telegram";
+            /**
+             * @description webhook: the https URL deliveries are POSTed to
+             * @example https://ops.example.com/hooks/gateway
+             */
+            url?: string;
+            /**
+             * @description email: recipients
+             * @example [
+             *       "ops@example.com"
+             *     ]
+             */
+            to?: string[];
+            /**
+             * @description telegram: the bot token (stored encrypted, never returned)
+             * @example 123456:ABC-DEF1234ghIkl
+             */
+            bot_token?: string;
+            /**
+             * @description telegram: the chat to post to (id or @channel name)
+             * @example -1001234567890
+             */
+            chat_id?: string;
+        };
+        CreateAlertDto: {
+            /**
+             * @description The rule's kind (cannot change)
+             * @example balance_below
+             * @enum {string}
+             */
+            kind?: "balance_below" | "budget_used" | "error_rate";
+            /**
+             * @description balance_below: fire when the balance goes below this many RUB
+             * @example 50
+             */
+            threshold_rub?: number;
+            /**
+             * @description budget_used: the key whose spend is watched (absent: the team's)
+             * @example 7d444840-9dc0-11d1-b245-5ffdce74fad2
+             */
+            api_key_id?: string;
+            /**
+             * @description budget_used: the UTC period
+             * @example month
+             * @enum {string}
+             */
+            period?: "day" | "month";
+            /**
+             * @description budget_used: the percentages of the budget that fire (default [50, 80, 100]); error_rate: the error percentage
+             * @example [
+             *       50,
+             *       80,
+             *       100
+             *     ]
+             */
+            percent?: number | number[];
+            /**
+             * @description budget_used: the budget in RUB the percentages are of (required for a team rule; default for a key: the key's budget of the period)
+             * @example 1000
+             */
+            budget_rub?: number;
+            /**
+             * @description error_rate: the window in minutes (default 5)
+             * @example 5
+             */
+            window_minutes?: number;
+            /**
+             * @description error_rate: fewer requests than this in the window are not judged (default 10)
+             * @example 10
+             */
+            min_requests?: number;
+            /** @description Where the alert is sent (1 to 10 channels) */
+            channels?: components["schemas"]["AlertChannelInputDto"][];
+            /**
+             * @description A disabled rule is not evaluated
+             * @example true
+             */
+            enabled?: boolean;
+        };
+        AlertChannelDto: {
+            /**
+             * @example webhook
+             * @enum {string}
+             */
+            type: "webhook" | "email" | "telegram";
+            /** @example https://ops.example.com/hooks/gateway */
+            url: string | null;
+            /** @example null */
+            to: string[] | null;
+            /** @example null */
+            chat_id: string | null;
+            /**
+             * @description telegram: the start and end of the bot token
+             * @example null
+             */
+            bot_token_hint: string | null;
+            /**
+             * @description webhook: the signing secret (Standard Webhooks), in the answer that created the channel only
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret?: string;
+        };
+        AlertRuleDto: {
+            /** @example alr_5f2b7c1e9a3d4b6c8e0f1a2b */
+            id: string;
+            /** @example alert_rule */
+            object: string;
+            /** @example 1b4e28ba-2fa1-11d2-883f-0016d3cca427 */
+            team_id: string;
+            /**
+             * @example balance_below
+             * @enum {string}
+             */
+            kind: "balance_below" | "budget_used" | "error_rate";
+            /** @example true */
+            enabled: boolean;
+            /** @example 50 */
+            threshold_rub: number | null;
+            /** @example null */
+            api_key_id: string | null;
+            /**
+             * @example null
+             * @enum {string|null}
+             */
+            period: "day" | "month" | null;
+            /** @example null */
+            percent: (number | number[]) | null;
+            /** @example null */
+            budget_rub: number | null;
+            /** @example null */
+            window_minutes: number | null;
+            /** @example null */
+            min_requests: number | null;
+            channels: components["schemas"]["AlertChannelDto"][];
+            /** @example 2026-11-26T10:00:00.000Z */
+            created_at: string;
+            /** @example 2026-11-26T10:00:00.000Z */
+            updated_at: string;
+        };
+        AlertRuleListDto: {
+            /** @example list */
+            object: string;
+            data: components["schemas"]["AlertRuleDto"][];
+        };
+        AlertDeliveryAttemptDto: {
+            /** @example 1 */
+            attempt: number;
+            /** @example 2026-11-26T10:00:01.000Z */
+            at: string;
+            /** @example true */
+            ok: boolean;
+            /**
+             * @description HTTP status of the receiver, when it answered
+             * @example 200
+             */
+            status_code: number | null;
+            /** @example null */
+            error: string | null;
+            /** @example 42 */
+            duration_ms: number;
+        };
+        AlertDeliveryDto: {
+            /** @example ald_0c1d2e3f4a5b6c7d8e9f0a1b */
+            id: string;
+            /**
+             * @example webhook
+             * @enum {string}
+             */
+            channel_type: "webhook" | "email" | "telegram";
+            /**
+             * @description The URL, the recipients, or the chat id
+             * @example https://ops.example.com/hooks/gateway
+             */
+            target: string;
+            /**
+             * @example delivered
+             * @enum {string}
+             */
+            status: "pending" | "delivered" | "failed";
+            /** @example 2026-11-26T10:00:01.000Z */
+            delivered_at: string | null;
+            /**
+             * @description pending: when the next attempt is due
+             * @example null
+             */
+            next_attempt_at: string | null;
+            attempts: components["schemas"]["AlertDeliveryAttemptDto"][];
+        };
+        AlertEventDto: {
+            /** @example ale_9a8b7c6d5e4f3a2b1c0d9e8f */
+            id: string;
+            /** @example alert_event */
+            object: string;
+            /** @example alr_5f2b7c1e9a3d4b6c8e0f1a2b */
+            rule_id: string;
+            /**
+             * @example balance_below
+             * @enum {string}
+             */
+            kind: "balance_below" | "budget_used" | "error_rate";
+            /**
+             * @description The threshold that was crossed (RUB or percent)
+             * @example 50
+             */
+            threshold: number;
+            /**
+             * @description The period or crossing the event belongs to (d:YYYY-MM-DD, m:YYYY-MM, c:n)
+             * @example c:0
+             */
+            period_key: string;
+            /**
+             * @description The observed value (RUB or percent)
+             * @example 42.5
+             */
+            value: number;
+            /** @example Balance 42.5 RUB is below 50 RUB. */
+            message: string;
+            /** @example 2026-11-26T10:00:00.000Z */
+            fired_at: string;
+            deliveries: components["schemas"]["AlertDeliveryDto"][];
+        };
+        AlertEventListDto: {
+            /** @example list */
+            object: string;
+            data: components["schemas"]["AlertEventDto"][];
+            /** @example false */
+            has_more: boolean;
+        };
+        UpdateAlertDto: {
+            /**
+             * @description The rule's kind (cannot change)
+             * @example balance_below
+             * @enum {string}
+             */
+            kind?: "balance_below" | "budget_used" | "error_rate";
+            /**
+             * @description balance_below: fire when the balance goes below this many RUB
+             * @example 50
+             */
+            threshold_rub?: number;
+            /**
+             * @description budget_used: the key whose spend is watched (absent: the team's)
+             * @example 7d444840-9dc0-11d1-b245-5ffdce74fad2
+             */
+            api_key_id?: string;
+            /**
+             * @description budget_used: the UTC period
+             * @example month
+             * @enum {string}
+             */
+            period?: "day" | "month";
+            /**
+             * @description budget_used: the percentages of the budget that fire (default [50, 80, 100]); error_rate: the error percentage
+             * @example [
+             *       50,
+             *       80,
+             *       100
+             *     ]
+             */
+            percent?: number | number[];
+            /**
+             * @description budget_used: the budget in RUB the percentages are of (required for a team rule; default for a key: the key's budget of the period)
+             * @example 1000
+             */
+            budget_rub?: number;
+            /**
+             * @description error_rate: the window in minutes (default 5)
+             * @example 5
+             */
+            window_minutes?: number;
+            /**
+             * @description error_rate: fewer requests than this in the window are not judged (default 10)
+             * @example 10
+             */
+            min_requests?: number;
+            /** @description Where the alert is sent (1 to 10 channels) */
+            channels?: components["schemas"]["AlertChannelInputDto"][];
+            /**
+             * @description A disabled rule is not evaluated
+             * @example true
+             */
+            enabled?: boolean;
+        };
+        RequestLogUsageDto: {
+            /** @example 120 */
+            input_tokens: number;
+            /** @example 48 */
+            output_tokens: number;
+            /**
+             * @description Of input_tokens, read from the provider prompt cache
+             * @example 0
+             */
+            cache_read_tokens: number;
+            /**
+             * @description Of input_tokens, written to the provider prompt cache
+             * @example 0
+             */
+            cache_write_tokens: number;
+            /**
+             * @description Of output_tokens, spent on reasoning
+             * @example 0
+             */
+            reasoning_tokens: number;
+        };
+        RequestLogRecordDto: {
+            /**
+             * @description The response's x-request-id
+             * @example req_6f1c2a9e0b7d4e3f
+             */
+            id: string;
+            /**
+             * @description When the call arrived
+             * @example 2026-11-26T12:00:00.000Z
+             */
+            created_at: string;
+            /** @example 1b4e28ba-2fa1-11d2-883f-0016d3cca427 */
+            team_id: string | null;
+            /**
+             * @description Route template
+             * @example /v1/chat/completions
+             */
+            endpoint: string;
+            /**
+             * @description Model requested
+             * @example gpt-4o-mini
+             */
+            model: string | null;
+            /**
+             * @description Catalog model that answered
+             * @example gpt-4o-mini
+             */
+            served_model: string | null;
+            /** @example openai */
+            provider: string | null;
+            /**
+             * @description HTTP status
+             * @example 200
+             */
+            status: number;
+            /** @example null */
+            error_code: string | null;
+            /** @example false */
+            stream: boolean;
+            usage: components["schemas"]["RequestLogUsageDto"];
+            /**
+             * @description RUB charged (= the ledger entry)
+             * @example 0.0123
+             */
+            cost_rub: number;
+            /**
+             * @description Total time in the gateway
+             * @example 812
+             */
+            latency_ms: number;
+            /**
+             * @description Time to the first streamed byte
+             * @example null
+             */
+            ttft_ms: number | null;
+            /**
+             * @description Upstream attempts (retries and fallbacks included)
+             * @example 1
+             */
+            attempts: number;
+            /**
+             * @description Catalog models tried in order when the call fell back (null: no fallback)
+             * @example null
+             */
+            fallback_path: string[] | null;
+            /** @example 0f8fad5b-d9cb-469f-a165-70867728950e */
+            api_key_id: string | null;
+            /** @example sk-AbCdEfGh */
+            key_prefix: string | null;
+            /**
+             * @description Signed-in user of a console call
+             * @example null
+             */
+            session_user_id: string | null;
+            /**
+             * @description End user named by the call (user, user_id, metadata.user_id)
+             * @example customer-42
+             */
+            user: string | null;
+            /** @example null */
+            project_id: string | null;
+            /** @example null */
+            knowledge_base_id: string | null;
+            /** @example 203.0.113.7 */
+            client_ip: string | null;
+            /** @example OpenAI/Python 1.54.0 */
+            user_agent: string | null;
+        };
+        RequestLogListDto: {
+            /** @example list */
+            object: string;
+            data: components["schemas"]["RequestLogRecordDto"][];
+            /** @example false */
+            has_more: boolean;
+            /**
+             * @description Pass as `cursor` for the next page
+             * @example null
+             */
+            next_cursor: string | null;
+        };
+        RequestLogDetailDto: {
+            /**
+             * @description The response's x-request-id
+             * @example req_6f1c2a9e0b7d4e3f
+             */
+            id: string;
+            /**
+             * @description When the call arrived
+             * @example 2026-11-26T12:00:00.000Z
+             */
+            created_at: string;
+            /** @example 1b4e28ba-2fa1-11d2-883f-0016d3cca427 */
+            team_id: string | null;
+            /**
+             * @description Route template
+             * @example /v1/chat/completions
+             */
+            endpoint: string;
+            /**
+             * @description Model requested
+             * @example gpt-4o-mini
+             */
+            model: string | null;
+            /**
+             * @description Catalog model that answered
+             * @example gpt-4o-mini
+             */
+            served_model: string | null;
+            /** @example openai */
+            provider: string | null;
+            /**
+             * @description HTTP status
+             * @example 200
+             */
+            status: number;
+            /** @example null */
+            error_code: string | null;
+            /** @example false */
+            stream: boolean;
+            usage: components["schemas"]["RequestLogUsageDto"];
+            /**
+             * @description RUB charged (= the ledger entry)
+             * @example 0.0123
+             */
+            cost_rub: number;
+            /**
+             * @description Total time in the gateway
+             * @example 812
+             */
+            latency_ms: number;
+            /**
+             * @description Time to the first streamed byte
+             * @example null
+             */
+            ttft_ms: number | null;
+            /**
+             * @description Upstream attempts (retries and fallbacks included)
+             * @example 1
+             */
+            attempts: number;
+            /**
+             * @description Catalog models tried in order when the call fell back (null: no fallback)
+             * @example null
+             */
+            fallback_path: string[] | null;
+            /** @example 0f8fad5b-d9cb-469f-a165-70867728950e */
+            api_key_id: string | null;
+            /** @example sk-AbCdEfGh */
+            key_prefix: string | null;
+            /**
+             * @description Signed-in user of a console call
+             * @example null
+             */
+            session_user_id: string | null;
+            /**
+             * @description End user named by the call (user, user_id, metadata.user_id)
+             * @example customer-42
+             */
+            user: string | null;
+            /** @example null */
+            project_id: string | null;
+            /** @example null */
+            knowledge_base_id: string | null;
+            /** @example 203.0.113.7 */
+            client_ip: string | null;
+            /** @example OpenAI/Python 1.54.0 */
+            user_agent: string | null;
+            /** @description The request body as stored (JSON text, secrets redacted); only when the team stores bodies */
+            request_body?: string;
+            /** @description The response body as stored (JSON or SSE text, secrets redacted); only when stored */
+            response_body?: string;
+            /**
+             * @description A stored body was cut at REQUEST_LOG_BODY_MAX_KB
+             * @example false
+             */
+            body_truncated?: boolean;
         };
     };
     responses: never;
@@ -14176,6 +14839,729 @@ export interface operations {
             };
             /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    AlertsController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertRuleListDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No session, operator token or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed or insufficient_role (admin needed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    AlertsController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateAlertDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertRuleDto"];
+                };
+            };
+            /** @description Invalid rule or channel (e.g. a webhook URL the SSRF guard refuses) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No session, operator token or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed or insufficient_role (admin needed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    AlertsController_events: {
+        parameters: {
+            query?: {
+                /** @description Only the events of this rule */
+                rule_id?: string;
+                /** @description Page size (1-200, default 50) */
+                limit?: number;
+                /** @description Only events fired before this instant (ISO 8601): the previous page */
+                before?: string;
+            };
+            header?: never;
+            path: {
+                team_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertEventListDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No session, operator token or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed or insufficient_role (admin needed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    AlertsController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+                alert_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertRuleDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No session, operator token or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed or insufficient_role (admin needed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    AlertsController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+                alert_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No session, operator token or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed or insufficient_role (admin needed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    AlertsController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+                alert_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateAlertDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertRuleDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No session, operator token or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed or insufficient_role (admin needed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    RequestLogController_list: {
+        parameters: {
+            query?: {
+                /** @description From this instant (ISO 8601, inclusive) */
+                from?: string;
+                /** @description Until this instant (ISO 8601, exclusive) */
+                to?: string;
+                /** @description Only calls made with this API key */
+                api_key_id?: string;
+                /** @description Only calls of this end user (`user`, `user_id`, `metadata.user_id`) or signed-in user id */
+                user?: string;
+                /** @description Only calls that requested or were served by this model */
+                model?: string;
+                /** @description Only this endpoint (route template) */
+                endpoint?: string;
+                /** @description ok: HTTP status below 400; error: 400 and above; 4xx; 5xx */
+                status?: "ok" | "error" | "4xx" | "5xx";
+                /** @description Only calls with this project */
+                project_id?: string;
+                /** @description Only calls that cost at least this many RUB */
+                min_cost_rub?: number;
+                /** @description Operators: only this team (absent: every team). Signed-in members: the team to read (or the x-team-id header). Ignored with an API key. */
+                team_id?: string;
+                /** @description Cursor: the `next_cursor` of the previous page */
+                cursor?: string;
+                /** @description Records per page (1–200) */
+                limit?: number;
+            };
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestLogListDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key (or no session / admin token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    RequestLogController_export: {
+        parameters: {
+            query: {
+                /** @description From this instant (ISO 8601, inclusive) */
+                from?: string;
+                /** @description Until this instant (ISO 8601, exclusive) */
+                to?: string;
+                /** @description Only calls made with this API key */
+                api_key_id?: string;
+                /** @description Only calls of this end user (`user`, `user_id`, `metadata.user_id`) or signed-in user id */
+                user?: string;
+                /** @description Only calls that requested or were served by this model */
+                model?: string;
+                /** @description Only this endpoint (route template) */
+                endpoint?: string;
+                /** @description ok: HTTP status below 400; error: 400 and above; 4xx; 5xx */
+                status?: "ok" | "error" | "4xx" | "5xx";
+                /** @description Only calls with this project */
+                project_id?: string;
+                /** @description Only calls that cost at least this many RUB */
+                min_cost_rub?: number;
+                /** @description Operators: only this team (absent: every team). Signed-in members: the team to read (or the x-team-id header). Ignored with an API key. */
+                team_id?: string;
+                /** @description Cursor: the `next_cursor` of the previous page */
+                cursor?: string;
+                /** @description Records in the file (1–10000); the next file starts at the `x-next-cursor` header */
+                limit?: number;
+                /** @description The export format */
+                format: "csv";
+            };
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSV, one line per call */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key (or no session / admin token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    RequestLogController_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
+            path: {
+                /** @description The call's x-request-id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestLogDetailDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key (or no session / admin token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description request_not_found (unknown, expired, or another team’s) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

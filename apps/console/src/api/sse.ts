@@ -7,12 +7,11 @@ export async function postStream(
   body: unknown,
   onEvent: (event: string, data: unknown) => void,
   signal?: AbortSignal,
-  headers?: Record<string, string>,
 ): Promise<void> {
   const res = await fetch(url, {
     method: 'POST',
     credentials: 'same-origin',
-    headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...authHeaders('POST'), ...headers },
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...authHeaders('POST') },
     body: JSON.stringify(body),
     signal,
   });

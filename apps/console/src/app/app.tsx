@@ -17,6 +17,7 @@ const ProjectsPage = page(() => import('../features/projects/projects-page'), 'P
 const ProjectPage = page(() => import('../features/projects/project-page'), 'ProjectPage');
 const KnowledgeBasesPage = page(() => import('../features/knowledge/knowledge-page'), 'KnowledgeBasesPage');
 const UsagePage = page(() => import('../features/usage/usage-page'), 'UsagePage');
+const RequestsPage = page(() => import('../features/requests/requests-page'), 'RequestsPage');
 const ModelsPage = page(() => import('../features/models/models-page'), 'ModelsPage');
 const OperatorPage = page(() => import('../features/operator/operator-page'), 'OperatorPage');
 const MembersPage = page(() => import('../features/members/members-page'), 'MembersPage');
@@ -48,6 +49,7 @@ const router = createBrowserRouter([
       { path: 'projects/:projectId/:tab', element: <ProjectPage /> },
       { path: 'knowledge-bases', element: <KnowledgeBasesPage /> },
       { path: 'usage', element: <UsagePage /> },
+      { path: 'requests', element: <RequestsPage /> },
       { path: 'models', element: <ModelsPage /> },
       { path: 'operator', element: <OperatorPage /> },
       { path: 'members', element: <MembersPage /> },

@@ -92,6 +92,7 @@ export function Layout() {
     { to: '/projects', label: t('nav.projects'), show: can.hasTeam },
     { to: '/knowledge-bases', label: t('nav.knowledgeBases'), show: can.hasTeam },
     { to: '/usage', label: t('nav.usage'), show: can.hasTeam },
+    { to: '/requests', label: t('nav.requests'), show: can.hasTeam },
     { to: '/models', label: t('nav.models'), show: can.hasTeam },
     { to: '/members', label: t('nav.members'), show: auth.mode === 'session' && can.canManageMembers },
     { to: '/audit-log', label: t('nav.audit'), show: auth.mode === 'session' && can.canSeeAudit },

@@ -21,6 +21,8 @@ interface AuthApi extends AuthState {
   signInWithKey(apiKey: string): Promise<void>;
   signInWithAdminToken(token: string): Promise<void>;
   switchTeam(teamId: string): void;
+  /** Reads the session again (memberships change when a team is deleted or left). */
+  reload(): Promise<void>;
   signOut(): Promise<void>;
 }
 
@@ -125,6 +127,19 @@ export function AuthProvider({ children, initial }: { children: ReactNode; initi
     [csrf, queryClient],
   );
 
+  const reload = useCallback(async () => {
+    if (state.mode !== 'session') return;
+    const s = await me();
+    queryClient.removeQueries();
+    if (!s) {
+      setCredential(null);
+      setState(signedOut);
+      return;
+    }
+    setCsrf(s.csrfToken);
+    setState(fromSession(s));
+  }, [state.mode, queryClient]);
+
   const signOut = useCallback(async () => {
     if (state.mode === 'session') await logout().catch(() => undefined);
     setCredential(null);
@@ -134,8 +149,8 @@ export function AuthProvider({ children, initial }: { children: ReactNode; initi
   }, [state.mode, csrf, queryClient]);
 
   const value = useMemo(
-    () => ({ ...state, signInWithPassword, signInWithKey, signInWithAdminToken, switchTeam, signOut }),
-    [state, signInWithPassword, signInWithKey, signInWithAdminToken, switchTeam, signOut],
+    () => ({ ...state, signInWithPassword, signInWithKey, signInWithAdminToken, switchTeam, reload, signOut }),
+    [state, signInWithPassword, signInWithKey, signInWithAdminToken, switchTeam, reload, signOut],
   );
   return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
 }

@@ -24,11 +24,11 @@ export const viewerState: AuthState = {
 };
 
 /** Renders inside the app's providers; `auth` skips the session probe with a signed-in state. */
-export function renderWithApp(ui: ReactNode, auth?: AuthState) {
+export function renderWithApp(ui: ReactNode, auth?: AuthState, path = '/') {
   if (auth?.mode === 'session') setCredential({ kind: 'session', csrfToken: 'csrf-1', teamId: auth.teamId });
   return render(
     <Providers auth={auth}>
-      <MemoryRouter>{ui}</MemoryRouter>
+      <MemoryRouter initialEntries={[path]}>{ui}</MemoryRouter>
     </Providers>,
   );
 }

@@ -24,18 +24,24 @@ class ResizeObserverStub {
 }
 window.ResizeObserver = ResizeObserverStub as unknown as typeof ResizeObserver;
 window.HTMLElement.prototype.scrollIntoView = () => {};
+// autosized text areas listen for web fonts loading
+if (!('fonts' in document))
+  Object.defineProperty(document, 'fonts', {
+    value: { ready: Promise.resolve(), addEventListener() {}, removeEventListener() {} },
+  });
 
 /** The HTTP answers of a test: each call of fetch goes to `server.handle`, set per test. */
 export const server = {
   calls: [] as { method: string; url: string; headers: Headers; body: string | null }[],
-  handle: (_req: { method: string; path: string; body: string | null }): Response =>
+  handle: (_req: { method: string; path: string; body: string | null; query: URLSearchParams }): Response =>
     new Response(JSON.stringify({ error: { message: 'not handled in test' } }), { status: 404 }),
 };
 vi.stubGlobal('fetch', async (input: RequestInfo | URL, init?: RequestInit) => {
   const req = input instanceof Request ? input : new Request(new URL(String(input), window.location.origin), init);
   const body = req.body ? await req.text() : null;
   server.calls.push({ method: req.method, url: req.url, headers: req.headers, body });
-  return server.handle({ method: req.method, path: new URL(req.url).pathname, body });
+  const url = new URL(req.url);
+  return server.handle({ method: req.method, path: url.pathname, body, query: url.searchParams });
 });
 
 afterEach(() => {

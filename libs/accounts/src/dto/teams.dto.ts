@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsEmail, IsIn, IsNotEmpty, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 import { TEAM_ROLES, type TeamRole } from '@app/auth';
+import { RequestLogSettingsDto } from '@app/admin/dto/admin.dto';
 import { PASSWORD_MIN } from './auth.dto';
 
 export class MyTeamDto {
@@ -98,7 +99,7 @@ export class AcceptedInvitationDto {
   @ApiProperty({ example: '0f8fad5b-d9cb-469f-a165-70867728950e' }) user_id: string;
 }
 
-export class UpdateTeamSettingsDto {
+export class UpdateTeamSettingsDto extends RequestLogSettingsDto {
   @ApiPropertyOptional({ example: 'search-team', maxLength: 200 })
   @IsOptional()
   @IsString()

@@ -1,9 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
+import { REQUEST_LOG_LEVELS, type RequestLogBodies } from '@app/billing';
 import {
   ArrayMaxSize,
   IsArray,
   IsDateString,
+  IsIn,
   IsInt,
   IsNotEmpty,
   IsNumber,
@@ -156,6 +158,27 @@ export class TeamLimitsDto extends TeamDetailsDto {
     example: null,
   })
   tpm_limit: number | null;
+  @ApiProperty({
+    enum: REQUEST_LOG_LEVELS,
+    description:
+      'Request log level: none (no records), metadata (records without bodies, the default), full (bodies too, redacted and capped)',
+    example: 'metadata',
+  })
+  request_log_bodies: RequestLogBodies;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'Days request-log records are kept (null: REQUEST_LOG_RETENTION_DAYS, default 30)',
+    example: null,
+  })
+  request_log_retention_days: number | null;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'Days stored bodies are kept (null: REQUEST_LOG_BODY_RETENTION_DAYS, default 7)',
+    example: null,
+  })
+  request_log_body_retention_days: number | null;
 }
 
 export class TeamListDto {
@@ -166,7 +189,43 @@ export class TeamListDto {
   next_after: string | null;
 }
 
-export class UpdateTeamDto {
+/** The team's request-log settings (PATCH of the team, by team admins and operators). */
+export class RequestLogSettingsDto {
+  @ApiPropertyOptional({
+    enum: REQUEST_LOG_LEVELS,
+    description: 'none: no request-log records; metadata: records without bodies (default); full: bodies too',
+    example: 'metadata',
+  })
+  @IsOptional()
+  @IsIn(REQUEST_LOG_LEVELS)
+  request_log_bodies?: RequestLogBodies;
+
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    description: 'Days request-log records are kept; null: the server default (REQUEST_LOG_RETENTION_DAYS)',
+    example: 30,
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(3650)
+  request_log_retention_days?: number | null;
+
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    description: 'Days stored bodies are kept; null: the server default (REQUEST_LOG_BODY_RETENTION_DAYS)',
+    example: 7,
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(3650)
+  request_log_body_retention_days?: number | null;
+}
+
+export class UpdateTeamDto extends RequestLogSettingsDto {
   @ApiPropertyOptional({ description: 'Workspace name', example: 'search-team', maxLength: 200 })
   @IsOptional()
   @IsString()

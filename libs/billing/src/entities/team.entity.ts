@@ -13,6 +13,12 @@ export class TeamEntity {
   /** requests / tokens per minute for the whole team; null = the env default (DEFAULT_TEAM_RPM_LIMIT / DEFAULT_TEAM_TPM_LIMIT) */
   @Column({ name: 'rpm_limit', type: 'integer', nullable: true }) rpmLimit?: number | null;
   @Column({ name: 'tpm_limit', type: 'integer', nullable: true }) tpmLimit?: number | null;
+  /** request log: none | metadata | full (null = metadata); retention in days (null = the env default) */
+  @Column({ name: 'request_log_bodies', type: 'varchar', length: 16, nullable: true }) requestLogBodies?: string | null;
+  @Column({ name: 'request_log_retention_days', type: 'integer', nullable: true }) requestLogRetentionDays?:
+    number | null;
+  @Column({ name: 'request_log_body_retention_days', type: 'integer', nullable: true }) requestLogBodyRetentionDays?:
+    number | null;
   @Column({ name: 'created_at', type: 'bigint', transformer: bigintNumber }) createdAt: number;
   /** set when the team was deleted: the row stays for its ledger history, the team answers 404 */
   @Column({ name: 'deleted_at', type: 'bigint', nullable: true, transformer: bigintNumber }) deletedAt?: number | null;

@@ -1,9 +1,9 @@
 import { ApiError } from '@app/common';
 import type { Caller } from '@app/auth';
-import type { DocumentParser, KbSearchService, KnowledgeService, SearchInput } from '@app/knowledge';
-import { ProjectContext, ProjectContextSource } from '@app/projects';
 import { ModelEntry, TokenCounter, TokenizerService } from '@app/providers';
 import type { RerankInput, RerankService } from '@app/rerank';
+import { RerankScoring } from '@app/rerank/rerank-scoring';
+import { DocumentReader, ProjectContext, ProjectContextSource, StoreQuery, StoreSearch } from './ports';
 import { ChatContextService, ContextRequest, withContext } from './chat-context.service';
 
 /** In-memory implementation of the projects port (the real one lives in libs/projects). */
@@ -28,7 +28,7 @@ class FakeKnowledge {
   stores = new Set(['vs_project', 'vs_kb']);
   texts = new Map<string, string>();
   chunks: FakeChunk[] = [];
-  searches: { store: string; input: SearchInput }[] = [];
+  searches: { store: string; input: StoreQuery }[] = [];
   async requireStore(teamId: string, id: string) {
     if (teamId !== 'team-a' || !this.stores.has(id))
       throw ApiError.notFound(
@@ -48,7 +48,7 @@ class FakeKnowledge {
     const text = this.texts.get(`${storeId}/${documentId}`) ?? '';
     return { text, pages: [{ page: null, text }] };
   }
-  async search(_caller: Caller, store: { id: string }, input: SearchInput) {
+  async search(_caller: Caller, store: { id: string }, input: StoreQuery) {
     this.searches.push({ store: store.id, input });
     const hits = this.chunks
       .filter((c) => c.store === store.id && c.score >= input.threshold)
@@ -140,12 +140,11 @@ describe('ChatContextService', () => {
     projects = new InMemoryProjects();
     knowledge = new FakeKnowledge();
     rerank = new FakeRerank();
-    const parser = { chunk: () => [] } as unknown as DocumentParser;
+    const reader = { fragments: () => [] } as unknown as DocumentReader;
     service = new ChatContextService(
-      knowledge as unknown as KnowledgeService,
-      knowledge as unknown as KbSearchService,
-      rerank as unknown as RerankService,
-      parser,
+      knowledge as unknown as StoreSearch,
+      new RerankScoring(rerank as unknown as RerankService),
+      reader,
       { chat: tokens } as unknown as TokenizerService,
       projects,
     );
@@ -163,10 +162,9 @@ describe('ChatContextService', () => {
       param: 'project_id',
     });
     const bare = new ChatContextService(
-      knowledge as unknown as KnowledgeService,
-      knowledge as unknown as KbSearchService,
-      rerank as unknown as RerankService,
-      {} as DocumentParser,
+      knowledge as unknown as StoreSearch,
+      new RerankScoring(rerank as unknown as RerankService),
+      {} as DocumentReader,
       { chat: tokens } as unknown as TokenizerService,
     );
     await expect(bare.assemble(req({ projectId: 'prj_1' }))).rejects.toMatchObject({

@@ -1,13 +1,14 @@
 /**
  * Pure rules of chat context assembly: which path a request takes (full
  * documents or retrieved fragments), the token budget the context may use, greedy filling, and the
- * `<source>` format the model cites from. No I/O here; ChatContextService does the fetching.
+ * `<source>` format the model cites from. No I/O here; the steps beside this file do the fetching.
  */
+import { PROJECT_MODES, ProjectMode } from './ports';
 
 export type ContextMode = 'full' | 'rag';
-/** Project modes (and the request-level `mode` extension); the port's ProjectMode. */
-export type RequestedMode = 'default' | 'big_docs_mode' | 'code_mode' | 'data_analysis_mode';
-export const CONTEXT_MODES: readonly RequestedMode[] = ['default', 'big_docs_mode', 'code_mode', 'data_analysis_mode'];
+/** Project modes (and the request-level `mode` extension): the port's ProjectMode. */
+export type RequestedMode = ProjectMode;
+export const CONTEXT_MODES: readonly RequestedMode[] = PROJECT_MODES;
 /** Modes that receive document content in full, without RAG. */
 export const FULL_CONTEXT_MODES: readonly RequestedMode[] = ['big_docs_mode', 'code_mode', 'data_analysis_mode'];
 

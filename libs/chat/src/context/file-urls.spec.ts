@@ -1,6 +1,6 @@
 import { SafeFetcher, SafeFetchResult } from '@app/common';
-import { DocumentParser, ExtractedDocument, ExtractionError } from '@app/knowledge';
 import { FileUrlResolver, isPdf } from './file-urls';
+import { DocumentReader, ReadDocument, UnreadableDocument } from './ports';
 
 const PDF = Buffer.from('%PDF-1.7\n...');
 
@@ -16,10 +16,10 @@ class FakeFetcher {
   }
 }
 
-class FakeParser {
-  async extract(bytes: Buffer): Promise<ExtractedDocument> {
-    if (bytes.includes('notext')) throw new ExtractionError('no_text_layer', 'The PDF has no text layer.');
-    return { kind: 'pdf', mime: 'application/pdf', pages: [{ page: 1, text: 'Fact.' }] };
+class FakeReader {
+  async readPdf(bytes: Buffer): Promise<ReadDocument> {
+    if (bytes.includes('notext')) throw new UnreadableDocument('no_text_layer', 'The PDF has no text layer.');
+    return { pages: [{ page: 1, text: 'Fact.' }] };
   }
 }
 
@@ -27,7 +27,7 @@ function resolver(table: Record<string, SafeFetchResult>) {
   const fetcher = new FakeFetcher(table);
   return {
     fetcher,
-    r: new FileUrlResolver(fetcher as unknown as SafeFetcher, new FakeParser() as unknown as DocumentParser),
+    r: new FileUrlResolver(fetcher as unknown as SafeFetcher, new FakeReader() as unknown as DocumentReader),
   };
 }
 

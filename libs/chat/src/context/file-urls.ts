@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError, isSafeFetchError, SafeFetcher, safeFetchErrorToApiError } from '@app/common';
-import { DocumentParser, ExtractedDocument, ExtractionError } from '@app/knowledge';
 import { MAX_FILE_BYTES, MAX_IMAGES, MAX_PDFS } from '../image-inliner';
+import { DocumentReader, ReadDocument, UnreadableDocument } from './ports';
 
 const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
 const IMAGE_EXTENSION = /\.(png|jpe?g|gif|webp)([?#]|$)/i;
@@ -13,7 +13,7 @@ export interface UrlPdf {
   param: string;
   url: string;
   title: string;
-  doc: ExtractedDocument;
+  doc: ReadDocument;
 }
 
 export interface ResolvedFileUrls {
@@ -29,13 +29,13 @@ export interface ResolvedFileUrls {
  * path unchanged (fetched or vetted later by ImageInliner); every other URL is fetched here through
  * the SSRF-guarded SafeFetcher and sniffed — `%PDF-` magic (or `application/pdf`) makes it a PDF,
  * an image content type makes it an image (passed on as a data: URL, so it is not fetched twice),
- * anything else is 400 `file_url_unsupported_type`. PDF text comes from knowledge's DocumentParser.
+ * anything else is 400 `file_url_unsupported_type`. PDF text comes through the DocumentReader port (knowledge's parsers).
  */
 @Injectable()
 export class FileUrlResolver {
   constructor(
     private readonly fetcher: SafeFetcher,
-    private readonly parser: DocumentParser,
+    private readonly reader: DocumentReader,
   ) {}
 
   async resolve(urls: readonly string[]): Promise<ResolvedFileUrls> {
@@ -96,11 +96,11 @@ export class FileUrlResolver {
     }
   }
 
-  private async extract(bytes: Buffer, url: string, param: string): Promise<ExtractedDocument> {
+  private async extract(bytes: Buffer, url: string, param: string): Promise<ReadDocument> {
     try {
-      return await this.parser.extract(bytes, { mime: 'application/pdf', filename: titleOf(url) });
+      return await this.reader.readPdf(bytes, titleOf(url));
     } catch (err) {
-      if (err instanceof ExtractionError) throw ApiError.badRequest(`${param}: ${err.message}`, param, err.code);
+      if (err instanceof UnreadableDocument) throw ApiError.badRequest(`${param}: ${err.message}`, param, err.code);
       throw err;
     }
   }

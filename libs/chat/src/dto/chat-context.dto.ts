@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { STORE_MATERIAL_KINDS } from '../context/material-kinds';
 
 /** One `<source id="n">` the model was given: a full material or a retrieved fragment (gateway extension). */
 export class ChatSourceDto {
@@ -11,7 +12,7 @@ export class ChatSourceDto {
   })
   material_id: string | null;
   @ApiProperty({
-    enum: ['file', 'link', 'chat', 'messenger_chat', 'webhook', 'external_api', 'knowledge_base', 'file_url'],
+    enum: [...STORE_MATERIAL_KINDS, 'knowledge_base', 'file_url'],
     example: 'knowledge_base',
   })
   kind: string;

@@ -15,8 +15,7 @@ import {
   Min,
   ValidateBy,
 } from 'class-validator';
-import { CostBreakdownDto } from '@app/common';
-import { PageQueryDto } from '@app/knowledge';
+import { CostBreakdownDto, PageQueryDto } from '@app/common';
 import { PromptCacheRetention, PromptCacheRetentionValue } from './prompt-cache.dto';
 
 /**

@@ -11,6 +11,35 @@ function connect(url: string | undefined) {
 }
 export type RedisClient = ReturnType<typeof connect>;
 
+/**
+ * Closes a client at shutdown, also one whose first connection is still being made. @redis/client
+ * cannot abort a connection attempt in flight (a socket that opens after destroy() stays open and
+ * keeps the process alive), so the attempt is let finish — bounded, since with Redis down it never
+ * does — and the client is closed after it: QUIT when ready (unless `destroy`: a subscriber has nothing to
+ * flush, and waiting for its QUIT reply could hang), the socket destroyed otherwise.
+ */
+export async function closeRedisClient(
+  c: RedisClient,
+  connecting: Promise<unknown> | null,
+  how: 'quit' | 'destroy' = 'quit',
+): Promise<void> {
+  if (connecting) {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      connecting.catch(() => undefined),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, 2000))),
+    ]);
+    clearTimeout(timer);
+  }
+  if (!c.isOpen) return;
+  try {
+    if (c.isReady && how === 'quit') await c.quit();
+    else c.destroy();
+  } catch {
+    if (c.isOpen) c.destroy();
+  }
+}
+
 export interface BoundedRedisOptions {
   /** how long one call (connection included) may take before it answers null */
   timeoutMs: number;
@@ -37,6 +66,8 @@ export class BoundedRedis {
   private client: RedisClient | null = null;
   private connecting: Promise<RedisClient> | null = null;
   private lastWarnAt = 0;
+  /** closed at shutdown: a call still in flight then must not open a new connection */
+  private closed = false;
 
   constructor(
     private readonly url: string | undefined,
@@ -67,12 +98,14 @@ export class BoundedRedis {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     const c = this.client;
     this.client = null;
-    if (c?.isOpen) await c.quit().catch(() => c.destroy());
+    if (c) await closeRedisClient(c, this.connecting);
   }
 
   private redis(): Promise<RedisClient> {
+    if (this.closed) return Promise.reject(new Error('redis client closed'));
     if (this.connecting && this.options.waitForFirstConnection) return this.connecting;
     if (this.client)
       return this.client.isReady ? Promise.resolve(this.client) : Promise.reject(new Error('redis not ready'));

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { createClient } from '@redis/client';
 import { AppConfig } from '@app/config';
-import { BoundedRedis, RedisClient } from './bounded-redis';
+import { BoundedRedis, closeRedisClient, RedisClient } from './bounded-redis';
 
 type Handler = (message: string) => void;
 
@@ -27,6 +27,8 @@ export class ClusterBus implements OnApplicationShutdown {
   private readonly publisher: BoundedRedis | null;
   private subscriber: RedisClient | null = null;
   private subscribing: Promise<void> | null = null;
+  /** shut down: a subscription requested afterwards opens no connection */
+  private closed = false;
   private readonly prefix: string;
 
   constructor(private readonly config: AppConfig) {
@@ -75,11 +77,11 @@ export class ClusterBus implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     if (this.local) for (const channel of this.handlers.keys()) this.local.removeAllListeners(channel);
+    this.closed = true;
     await this.publisher?.close();
     const s = this.subscriber;
     this.subscriber = null;
-    // a subscriber has nothing to flush: closing the socket at once cannot hang on a reply
-    if (s?.isOpen) s.destroy();
+    if (s) await closeRedisClient(s, this.subscribing, 'destroy');
   }
 
   /** Handlers run for other replicas' messages (own ones ran at publish). */
@@ -95,6 +97,7 @@ export class ClusterBus implements OnApplicationShutdown {
   }
 
   private async listen(channel: string): Promise<void> {
+    if (this.closed) return;
     this.subscribing ??= (async () => {
       const c = createClient({
         url: this.config.redisUrl,

@@ -215,7 +215,14 @@ class GatewayValidationPipe extends ValidationPipe {
       const param = firstForbiddenNull(value, cls);
       if (param) throw ApiError.badRequest(`${param} must not be null.`, param, 'invalid_value');
     }
-    return super.transform(value, metadata);
+    try {
+      return await super.transform(value, metadata);
+    } catch (err) {
+      // validator's byte-length check (IsEmail, …) encodes the string and throws on a lone surrogate
+      if (err instanceof URIError)
+        throw ApiError.badRequest('A text field is not valid Unicode (a lone surrogate).', null, 'invalid_value');
+      throw err;
+    }
   }
 }
 

@@ -3,3 +3,4 @@ export * from './request-context';
 export * from './request-observer';
 export * from './metrics.controller';
 export * from './metrics.module';
+export * from './background-calls';

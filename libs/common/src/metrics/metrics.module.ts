@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { MetricsController, MetricsTokenGuard } from './metrics.controller';
+import { BackgroundCalls } from './background-calls';
 import { MetricsService } from './metrics.service';
 import { RequestContexts } from './request-context';
 import { RequestObserver } from './request-observer';
@@ -8,7 +9,7 @@ import { RequestObserver } from './request-observer';
 @Global()
 @Module({
   controllers: [MetricsController],
-  providers: [MetricsService, RequestContexts, RequestObserver, MetricsTokenGuard],
-  exports: [MetricsService, RequestContexts, RequestObserver],
+  providers: [MetricsService, RequestContexts, RequestObserver, MetricsTokenGuard, BackgroundCalls],
+  exports: [MetricsService, RequestContexts, RequestObserver, BackgroundCalls],
 })
 export class MetricsModule {}

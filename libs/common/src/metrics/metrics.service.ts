@@ -117,7 +117,26 @@ export class MetricsService implements OnModuleInit, OnModuleDestroy {
     registers: [this.registry],
   });
 
+  private readonly requestLogDrops = new Counter({
+    name: 'gateway_request_log_dropped_total',
+    help: 'Request-log data dropped because the write queue was full (what: body = bodies of a kept record, record = whole records) or the database refused a batch (what: record).',
+    labelNames: ['what'] as const,
+    registers: [this.registry],
+  });
+  private readonly requestLogWritten = new Counter({
+    name: 'gateway_request_log_written_total',
+    help: 'Request-log records written to the database.',
+    registers: [this.registry],
+  });
+  private readonly traceSpans = new Counter({
+    name: 'gateway_trace_spans_total',
+    help: 'OpenTelemetry spans by result (exported, dropped: queue full, failed: the collector refused or was unreachable).',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
   private openReservationsSource: (() => number) | null = null;
+  private requestLogQueueSource: (() => number) | null = null;
   private ingestionSource: (() => Promise<IngestionJobCounts>) | null = null;
   private ingestionCache: { at: number; counts: IngestionJobCounts } | null = null;
   private ingestionInFlight: Promise<IngestionJobCounts> | null = null;
@@ -144,6 +163,15 @@ export class MetricsService implements OnModuleInit, OnModuleDestroy {
       collect: () => {
         const source = this.openReservationsSource;
         if (source) openReservations.set(source());
+      },
+    });
+    const requestLogQueue: Gauge = new Gauge({
+      name: 'gateway_request_log_queue',
+      help: 'Request-log records waiting in this replica for their write.',
+      registers: [this.registry],
+      collect: () => {
+        const source = this.requestLogQueueSource;
+        if (source) requestLogQueue.set(source());
       },
     });
     const ingestionJobs: Gauge<'state'> = new Gauge({
@@ -221,7 +249,26 @@ export class MetricsService implements OnModuleInit, OnModuleDestroy {
     this.rerankCacheLookups.inc(this.label('result', result));
   }
 
+  /** Request-log data dropped (the queue was full, or a batch the database refused). */
+  requestLogDropped(what: 'body' | 'record', n = 1): void {
+    this.requestLogDrops.inc({ what }, n);
+  }
+
+  requestLogWrote(n: number): void {
+    this.requestLogWritten.inc(n);
+  }
+
+  /** OpenTelemetry spans by their fate. */
+  spans(result: 'exported' | 'dropped' | 'failed', n = 1): void {
+    this.traceSpans.inc(this.label('result', result), n);
+  }
+
   // ── gauge sources, read at scrape time ─────────────────────────────────────────────────────────
+
+  /** Request log: the records queued in this process. */
+  observeRequestLogQueue(source: () => number): void {
+    this.requestLogQueueSource = source;
+  }
 
   /** Billing: the number of holds open in this process. */
   observeOpenReservations(source: () => number): void {

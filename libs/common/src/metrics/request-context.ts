@@ -19,6 +19,17 @@ export class RequestContext {
   upstreamMs = 0;
   upstreamCalls = 0;
   errorCode: string | null = null;
+  /** the provider of the last upstream attempt (UpstreamRouter) */
+  provider: string | null = null;
+  /** upstream attempts made through UpstreamRouter, all candidates together (retries and fallbacks) */
+  attempts = 0;
+  /** catalog models tried, in order, each once (the fallback path; the last one served) */
+  fallbackPath: string[] | null = null;
+  cacheReadTokens = 0;
+  cacheWriteTokens = 0;
+  reasoningTokens = 0;
+  /** ms from arrival to the first byte of a streamed answer */
+  ttftMs: number | null = null;
   /** another request in flight carries the same request id: nothing is attributed by id */
   shared = false;
   /** live requests registered under this context's id (the first one holds the registry slot) */
@@ -53,12 +64,34 @@ export class RequestContext {
   }
 
   /** One charge: tokens and cost add up; the model is the last one charged. */
-  addCharge(model: string | null, promptTokens: number, completionTokens: number, costMicro: number): void {
+  addCharge(
+    model: string | null,
+    promptTokens: number,
+    completionTokens: number,
+    costMicro: number,
+    breakdown?: Record<string, unknown>,
+  ): void {
     if (model) this.model = model;
     this.promptTokens += promptTokens;
     this.completionTokens += completionTokens;
     this.costMicro += costMicro;
+    if (!breakdown) return;
+    this.cacheReadTokens += count(breakdown.cache_read_tokens);
+    this.cacheWriteTokens += count(breakdown.cache_write_tokens);
+    this.reasoningTokens += count(breakdown.reasoning_tokens);
   }
+
+  /** One upstream attempt of UpstreamRouter on catalog model `model` of `provider`. */
+  addAttempt(model: string, provider: string): void {
+    this.attempts++;
+    this.provider = provider;
+    const path = (this.fallbackPath ??= []);
+    if (path[path.length - 1] !== model) path.push(model);
+  }
+}
+
+function count(v: unknown): number {
+  return typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0;
 }
 
 const CONTEXT = Symbol.for('gateway.requestContext');

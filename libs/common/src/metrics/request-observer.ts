@@ -17,6 +17,14 @@ interface ObservedRequest extends Request {
   caller?: { teamId: string; keyPrefix: string };
 }
 
+/**
+ * Told about every request when it ends (after the metrics), with its route template: the request
+ * log keeps the model calls. It must return at once (no I/O on the request's path).
+ */
+export interface RequestRecorder {
+  record(req: Request, res: Response, ctx: RequestContext, route: string | null, totalMs: number): void;
+}
+
 interface RouteLayer {
   route?: { path?: unknown; methods: Record<string, boolean> };
   match(path: string): unknown;
@@ -40,12 +48,19 @@ function onEnd(this: Response & { [OBSERVER]?: RequestObserver }): void {
 
 @Injectable()
 export class RequestObserver {
+  private recorder: RequestRecorder | null = null;
+
   constructor(
     private readonly metrics: MetricsService,
     private readonly contexts: RequestContexts,
     /** the service's pino-http instance (LoggingModule); without it, metrics only */
     @Optional() @Inject(PINO_HTTP) private readonly http?: HttpLogger,
   ) {}
+
+  /** The request log registers itself here when its module starts. */
+  useRecorder(recorder: RequestRecorder | null): void {
+    this.recorder = recorder;
+  }
 
   middleware(): (req: Request, res: Response, next: NextFunction) => void {
     return (req: ObservedRequest, res: Response, next: NextFunction): void => {
@@ -79,6 +94,7 @@ export class RequestObserver {
       upstreamSeconds: ctx.upstreamMs / 1000,
       hadUpstream: ctx.upstreamCalls > 0,
     });
+    this.recorder?.record(req, res, ctx, route, totalMs);
     if (QUIET_PATHS.has(req.path)) return;
     const log = this.http?.logger;
     const level = status >= 500 ? (UPSTREAM_STATUSES.has(status) ? 'warn' : 'error') : 'info';

@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { microToRub } from './money';
 
 /**
  * What the ledger charged for one request, in RUB: the total and, where the operation has them, its
@@ -31,4 +32,9 @@ export class CostBreakdownDto {
   @ApiProperty({ description: 'Charged to the balance: the sum of the ledger entries', example: 0.00079 })
   total_cost_rub: number;
   @ApiProperty({ enum: ['RUB'], example: 'RUB' }) currency: 'RUB';
+}
+
+/** The breakdown of an operation priced as one amount (embeddings, rerank, knowledge-base search). */
+export function totalCost(chargedMicro: number): CostBreakdownDto {
+  return { total_cost_rub: microToRub(chargedMicro), currency: 'RUB' };
 }

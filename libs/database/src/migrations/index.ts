@@ -9,6 +9,8 @@ import { IngestParseRuns1795625733761 } from './1795625733761-ingest-parse-runs'
 import { VectorStoreExpiry1795625738288 } from './1795625738288-vector-store-expiry';
 import { StoredResponses1795627137807 } from './1795627137807-stored-responses';
 import { TeamDeletion1795630478577 } from './1795630478577-team-deletion';
+import { Alerts1795725428089 } from './1795725428089-alerts';
+import { RequestLog1795725464873 } from './1795725464873-request-log';
 
 /** Ordered list of every migration; the same list runs on Postgres and SQLite. */
 export const migrations = [
@@ -23,4 +25,6 @@ export const migrations = [
   VectorStoreExpiry1795625738288,
   StoredResponses1795627137807,
   TeamDeletion1795630478577,
+  Alerts1795725428089,
+  RequestLog1795725464873,
 ];

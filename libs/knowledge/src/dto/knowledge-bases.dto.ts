@@ -1,3 +1,4 @@
+import { CostBreakdownDto } from '@app/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow, IsNumber, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 
@@ -165,6 +166,8 @@ export class KbSearchUsageDto {
 export class KbSearchResponseDto {
   @ApiProperty({ type: [KbSearchResultDto] }) results: KbSearchResultDto[];
   @ApiProperty({ type: KbSearchUsageDto }) usage: KbSearchUsageDto;
+  @ApiProperty({ type: CostBreakdownDto, description: 'What the ledger charged (= usage.cost_rub)' })
+  cost: CostBreakdownDto;
   @ApiProperty({ example: 0.012 }) processing_time_seconds: number;
 }
 

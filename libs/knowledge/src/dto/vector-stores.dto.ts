@@ -1,5 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
+import { PageQueryDto } from '@app/common';
+
+export { PageQueryDto };
 import {
   Allow,
   ArrayMaxSize,
@@ -16,27 +19,6 @@ import {
 } from 'class-validator';
 
 const CHUNKING_EXAMPLE = { type: 'static', static: { max_chunk_size_tokens: 800, chunk_overlap_tokens: 400 } };
-
-export class PageQueryDto {
-  @ApiPropertyOptional({ description: 'Cursor: an object id; the page starts after it' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(64)
-  after?: string;
-
-  @ApiPropertyOptional({ description: '1–100', default: 20, example: 20 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit?: number;
-
-  @ApiPropertyOptional({ enum: ['asc', 'desc'], default: 'desc' })
-  @IsOptional()
-  @IsIn(['asc', 'desc'])
-  order?: 'asc' | 'desc';
-}
 
 export class VectorStoreFilesQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ enum: ['in_progress', 'completed', 'failed', 'cancelled'] })

@@ -16,8 +16,8 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { PROJECT_MODES } from '../project-context.port';
-import type { MaterialKind, ProjectMode } from '../project-context.port';
+import { MATERIAL_KIND_RULES, MATERIAL_KINDS, PROJECT_MODES } from '@app/chat/context/ports';
+import type { MaterialKind, ProjectMode } from '@app/chat/context/ports';
 
 export class RagSettingsInputDto {
   @ApiPropertyOptional({ example: 15, default: 15, description: 'Fragments kept after rerank (15–30)' })
@@ -99,16 +99,12 @@ export class RagSettingsDto {
   @ApiProperty({ example: 0.1 }) kb_threshold: number;
 }
 
+/** `total`, then one count per material kind (MATERIAL_KIND_RULES), declared by the loop below. */
 export class MaterialCountsDto {
   @ApiProperty({ example: 3 }) total: number;
-  @ApiProperty({ example: 1 }) file: number;
-  @ApiProperty({ example: 1 }) link: number;
-  @ApiProperty({ example: 1 }) knowledge_base: number;
-  @ApiProperty({ example: 0 }) chat: number;
-  @ApiProperty({ example: 0 }) messenger_chat: number;
-  @ApiProperty({ example: 0 }) webhook: number;
-  @ApiProperty({ example: 0 }) external_api: number;
 }
+for (const kind of MATERIAL_KINDS)
+  ApiProperty({ type: Number, example: MATERIAL_KIND_RULES[kind].countExample })(MaterialCountsDto.prototype, kind);
 
 export class ProjectDto {
   @ApiProperty({ example: 'prj_1a2b3c4d5e6f7a8b9c0d1e2f' }) id: string;
@@ -117,7 +113,7 @@ export class ProjectDto {
   @ApiProperty({ nullable: true, type: String, example: null }) description: string | null;
   @ApiProperty({ enum: PROJECT_MODES, example: 'default' }) mode: ProjectMode;
   @ApiProperty({ type: RagSettingsDto }) rag: RagSettingsDto;
-  @ApiProperty({ type: MaterialCountsDto }) materials: MaterialCountsDto;
+  @ApiProperty({ type: MaterialCountsDto }) materials: MaterialCountsDto & Record<MaterialKind, number>;
   @ApiProperty({ example: 1767225600, description: 'Unix seconds' }) created_at: number;
   @ApiProperty({ example: 1767225600, description: 'Unix seconds' }) updated_at: number;
 }
@@ -224,7 +220,7 @@ export class MaterialDto {
   @ApiProperty({ example: 'mat_1a2b3c4d5e6f7a8b9c0d1e2f' }) id: string;
   @ApiProperty({ example: 'project.material' }) object: 'project.material';
   @ApiProperty({
-    enum: ['file', 'link', 'knowledge_base', 'chat', 'messenger_chat', 'webhook', 'external_api'],
+    enum: MATERIAL_KINDS,
     example: 'file',
   })
   kind: MaterialKind;

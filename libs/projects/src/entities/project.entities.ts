@@ -1,6 +1,6 @@
 import { Column, Entity, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
 import { bigintNumber } from '@app/database';
-import type { MaterialKind, ProjectMode } from '../project-context.port';
+import type { MaterialKind, ProjectMode } from '@app/chat/context/ports';
 
 @Entity('projects')
 export class ProjectEntity {

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { Clock } from '@app/common';
 import { AppConfig } from '@app/config';
 import { ProjectsRepository } from '../projects.repository';
-import { SecretBox } from './secret-box';
+import { SecretBox } from '@app/common';
 
 /**
  * Seals integration secrets at rest. The key is INTEGRATION_SECRET_KEY; without it, a random key

@@ -4,23 +4,24 @@ import { join } from 'node:path';
 import {
   ApiError,
   Clock,
+  newWebhookSecret,
   ParseLimitError,
   ParserPool,
   ParserTask,
   ParserTaskError,
   SafeFetcher,
   SafeFetchError,
+  verifyWebhook,
 } from '@app/common';
 import { AppConfig } from '@app/config';
 import type { Caller } from '@app/auth';
-import { KnowledgeService, MAX_FILE_BYTES } from '@app/knowledge';
+import { KnowledgeStore, MAX_FILE_BYTES } from '@app/knowledge';
 import { CreateIntegrationDto, IntegrationDto, SyncResultDto, WebhookAckDto } from '../dto/projects.dto';
 import { ProjectIntegrationEntity } from '../entities/project.entities';
 import { MAX_WEBHOOK_EVENT_BYTES, MAX_WEBHOOK_EVENTS, parseJsonPath } from '../project-rules';
 import { ProjectsRepository } from '../projects.repository';
 import { projectNotFound, ProjectsService } from '../projects.service';
 import { IntegrationSecrets } from './integration-secrets';
-import { newWebhookSecret, verifyWebhook } from './standard-webhooks';
 
 export const newIntegrationId = (): string => `int_${randomBytes(12).toString('hex')}`;
 
@@ -60,7 +61,7 @@ export class IntegrationsService implements OnModuleInit, OnApplicationShutdown 
   constructor(
     private readonly repo: ProjectsRepository,
     private readonly projects: ProjectsService,
-    private readonly kb: KnowledgeService,
+    private readonly kb: KnowledgeStore,
     private readonly secrets: IntegrationSecrets,
     private readonly fetcher: SafeFetcher,
     private readonly config: AppConfig,

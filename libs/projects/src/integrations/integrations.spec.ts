@@ -1,5 +1,4 @@
-import { SecretBox } from './secret-box';
-import { newWebhookSecret, signWebhook, verifyWebhook } from './standard-webhooks';
+import { newWebhookSecret, SecretBox, signWebhook, verifyWebhook } from '@app/common';
 
 describe('Standard Webhooks verification', () => {
   const secret = newWebhookSecret();

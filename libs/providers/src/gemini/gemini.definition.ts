@@ -5,7 +5,7 @@ export const GEMINI: ProviderDefinition = {
   name: 'gemini',
   type: 'gemini',
   env: { prefix: 'GEMINI', defaultBaseUrl: 'https://generativelanguage.googleapis.com' },
-  capabilities: { chat: true, embeddings: false, images: true },
+  capabilities: { chat: true, embeddings: false, images: true, imageCallPerImage: true },
   inlineImages: true,
   exactTokens: 'never',
 };

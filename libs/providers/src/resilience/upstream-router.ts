@@ -1,5 +1,5 @@
-import { Injectable } from '@nestjs/common';
-import { ApiError, MetricsService, Random, Sleeper } from '@app/common';
+import { Injectable, Optional } from '@nestjs/common';
+import { ApiError, MetricsService, Random, RequestContexts, Sleeper } from '@app/common';
 import { AppConfig } from '@app/config';
 import { ModelEntry } from '../catalog/model-catalog';
 import { ChatProvider } from '../chat-provider';
@@ -67,6 +67,8 @@ export class UpstreamRouter {
     private readonly config: AppConfig,
     private readonly metrics: MetricsService = new MetricsService(),
     rng: Random = new Random(),
+    /** the contexts of the requests in flight: each attempt is noted on its request's (request log) */
+    @Optional() private readonly requests?: RequestContexts,
   ) {
     this.random = () => rng.next();
   }
@@ -107,6 +109,7 @@ export class UpstreamRouter {
         const deployment = await this.pick(candidate.model, deployments, failedHere);
         progress.deployment = deployment.id;
         progress.attempts++;
+        this.noteAttempt(opts.requestId, candidate.model);
         try {
           const result = await attempt(candidate, deployment.provider);
           return { result, ...progress };
@@ -169,6 +172,7 @@ export class UpstreamRouter {
   ): Promise<T> {
     const maxRetries = this.registry.maxRetries(model);
     for (let retry = 0; ; retry++) {
+      this.noteAttempt(opts.requestId, model);
       try {
         return await call();
       } catch (err) {
@@ -191,6 +195,10 @@ export class UpstreamRouter {
         if (opts.signal?.aborted) throw err;
       }
     }
+  }
+
+  private noteAttempt(requestId: string | undefined, model: ModelEntry): void {
+    if (requestId !== undefined) this.requests?.get(requestId)?.addAttempt(model.key, model.provider);
   }
 
   private get backoff(): BackoffSettings {

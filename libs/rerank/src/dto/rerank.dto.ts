@@ -1,3 +1,4 @@
+import { CostBreakdownDto } from '@app/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow, IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, Max, Min } from 'class-validator';
 
@@ -140,6 +141,8 @@ export class RerankResponseDto {
   @ApiProperty({ type: RerankModelInfoDto }) model_info: RerankModelInfoDto;
   @ApiProperty({ type: RerankCacheInfoDto }) cache_info: RerankCacheInfoDto;
   @ApiProperty({ type: RerankUsageDto }) usage: RerankUsageDto;
+  @ApiProperty({ type: CostBreakdownDto, description: 'Gateway extension: what the ledger charged (= usage.cost_rub)' })
+  cost: CostBreakdownDto;
   @ApiProperty({ type: RerankParametersDto }) parameters: RerankParametersDto;
   @ApiProperty({ example: 0.042 }) processing_time_seconds: number;
 }

@@ -1,4 +1,5 @@
 import { useTranslation } from 'react-i18next';
+import { useNavigate } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Select, Stack, Table, Title } from '@mantine/core';
 import { api, unwrap } from '../../api/client';
@@ -7,6 +8,8 @@ import { useAuth, usePermissions } from '../../auth/auth-context';
 import { ConfirmAction, EmptyState, ErrorAlert, LoadingRows, PageHeader } from '../../components/common';
 import { InviteForm, ROLES, type Role } from './invite-form';
 import { formatDate } from '../../i18n';
+import { DeleteTeam } from './delete-team';
+import { RequestLogSettings } from './request-log-settings';
 
 type Member = components['schemas']['MemberDto'];
 type Invitation = components['schemas']['InvitationDto'];
@@ -16,7 +19,9 @@ export function MembersPage() {
   const auth = useAuth();
   const can = usePermissions();
   const qc = useQueryClient();
+  const navigate = useNavigate();
   const team_id = auth.teamId ?? '';
+  const canDeleteTeam = auth.mode === 'session' && (auth.role === 'owner' || auth.isOperator);
   const members = useQuery({
     queryKey: ['members', auth.teamId],
     queryFn: async () => unwrap(await api.GET('/api/v1/teams/{team_id}/members', { params: { path: { team_id } } })),
@@ -137,6 +142,17 @@ export function MembersPage() {
             </Table.Tbody>
           </Table>
         </>
+      )}
+      {can.canManageMembers && team_id && <RequestLogSettings teamId={team_id} />}
+      {canDeleteTeam && (
+        <DeleteTeam
+          teamId={team_id}
+          teamName={auth.teamName ?? team_id}
+          onDeleted={async () => {
+            await auth.reload();
+            void navigate('/');
+          }}
+        />
       )}
     </Stack>
   );

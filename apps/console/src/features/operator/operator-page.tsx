@@ -16,6 +16,7 @@ import {
   type CreatedKey,
   type KeyLimits,
 } from '../keys/keys-table';
+import { DeleteTeam } from '../members/delete-team';
 import { UsersPanel } from './users-panel';
 
 function CreateTeamForm() {
@@ -56,7 +57,7 @@ function CreateTeamForm() {
   );
 }
 
-function TeamDetail({ teamId }: { teamId: string }) {
+function TeamDetail({ teamId, onDeleted }: { teamId: string; onDeleted: () => void }) {
   const { t, i18n } = useTranslation();
   const qc = useQueryClient();
   const [amount, setAmount] = useState<number | string>('');
@@ -148,6 +149,7 @@ function TeamDetail({ teamId }: { teamId: string }) {
           }}
         />
         <NewKeySecret created={created} onClose={() => setCreated(null)} />
+        <DeleteTeam teamId={teamId} teamName={team.data.name} onDeleted={onDeleted} />
       </Stack>
     </Paper>
   );
@@ -156,6 +158,7 @@ function TeamDetail({ teamId }: { teamId: string }) {
 export function OperatorPage() {
   const { t, i18n } = useTranslation();
   const auth = useAuth();
+  const qc = useQueryClient();
   const [selected, setSelected] = useState<string | null>(null);
   const teams = useQuery({
     queryKey: ['admin-teams'],
@@ -196,7 +199,16 @@ export function OperatorPage() {
           </Table.Tbody>
         </Table>
       )}
-      {selected && <TeamDetail teamId={selected} />}
+      {selected && (
+        <TeamDetail
+          key={selected}
+          teamId={selected}
+          onDeleted={() => {
+            setSelected(null);
+            void qc.invalidateQueries({ queryKey: ['admin-teams'] });
+          }}
+        />
+      )}
       {auth.mode === 'session' && <UsersPanel />}
     </Stack>
   );

@@ -11,10 +11,12 @@ import {
   startOfToday,
   tomorrow,
   useBalance,
+  useKeyLabels,
   useLedger,
   useUsageSummary,
 } from '../usage/usage-queries';
 
+import { RecentErrors } from '../requests/recent-errors';
 import { BudgetUse } from './budget-use';
 
 const SpendChart = lazy(() => import('./spend-chart'));
@@ -43,6 +45,7 @@ export function OverviewPage() {
   const today = useUsageSummary('model', startOfToday(), tomorrow());
   const month = useUsageSummary('model', startOfMonth(), tomorrow());
   const keys = useUsageSummary('key', isoDaysAgo(29), tomorrow());
+  const keyLabels = useKeyLabels();
   const ledger = useLedger(isoDaysAgo(29));
   const chart = useMemo(() => spendByDayAndModel(ledger.data ?? [], 30), [ledger.data]);
   const topKeys = (keys.data?.data ?? [])
@@ -122,7 +125,7 @@ export function OverviewPage() {
             <Table.Tbody>
               {topKeys.map((k) => (
                 <Table.Tr key={String(k.group)}>
-                  <Table.Td>{(k.group as unknown as string | null) ?? t('overview.noKey')}</Table.Td>
+                  <Table.Td>{k.group === null ? t('overview.noKey') : (keyLabels.get(k.group) ?? k.group)}</Table.Td>
                   <Table.Td>{formatNumber(k.requests, lang)}</Table.Td>
                   <Table.Td>{formatNumber(k.total_tokens, lang)}</Table.Td>
                   <Table.Td>{formatRub(k.amount_rub, lang)}</Table.Td>
@@ -132,6 +135,7 @@ export function OverviewPage() {
           </Table>
         )}
       </Paper>
+      <RecentErrors />
     </Stack>
   );
 }

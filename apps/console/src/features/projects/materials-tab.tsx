@@ -9,6 +9,7 @@ import { ConfirmAction, EmptyState, ErrorAlert, LoadingRows } from '../../compon
 import { formatNumber } from '../../i18n';
 import { ChatForm } from './chat-form';
 import { IntegrationForm } from './integration-form';
+import { MessengerImportForm } from './messenger-import-form';
 import { useMaterials, type Material } from './project-queries';
 
 interface Upload {
@@ -240,6 +241,7 @@ export function MaterialsTab({ projectId }: { projectId: string }) {
             </Group>
           </Group>
           <ChatForm projectId={projectId} onAdded={refresh} />
+          <MessengerImportForm projectId={projectId} onAdded={refresh} />
           <IntegrationForm projectId={projectId} onAdded={refresh} />
           <ErrorAlert error={addLink.error ?? attach.error ?? retry.error ?? remove.error} />
         </>

@@ -1,22 +1,9 @@
 import { useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useQueryClient } from '@tanstack/react-query';
-import {
-  Anchor,
-  Badge,
-  Button,
-  Group,
-  List,
-  Paper,
-  PasswordInput,
-  Select,
-  Stack,
-  Text,
-  Textarea,
-  Title,
-} from '@mantine/core';
-import { useAuth } from '../../auth/auth-context';
+import { Alert, Anchor, Badge, Button, Group, List, Paper, Select, Stack, Text, Textarea, Title } from '@mantine/core';
 import { postStream } from '../../api/sse';
+import { usePermissions } from '../../auth/auth-context';
 import type { components } from '../../api/schema';
 import { ErrorAlert } from '../../components/common';
 import { formatNumber, formatRub } from '../../i18n';
@@ -62,10 +49,9 @@ export function PlaygroundTab({ projectId }: { projectId: string }) {
   const [turns, setTurns] = useState<Turn[]>([]);
   const [busy, setBusy] = useState(false);
   const abort = useRef<AbortController | null>(null);
-  const auth = useAuth();
-  // chat is charged to an API key: with an account session the playground asks for one (memory only)
-  const [playKey, setPlayKey] = useState('');
-  const needsKey = auth.mode === 'session';
+  const can = usePermissions();
+  // the chat is made with the console's own credential: a member's session is charged to its
+  // current team (x-team-id, CSRF) exactly as an API key of that team would be
 
   const update = (i: number, f: (t: Turn) => Turn) => setTurns((ts) => ts.map((x, j) => (j === i ? f(x) : x)));
 
@@ -105,7 +91,6 @@ export function PlaygroundTab({ projectId }: { projectId: string }) {
             update(index, (x) => ({ ...x, error: (d.error as { message?: string })?.message ?? 'error' }));
         },
         abort.current.signal,
-        needsKey ? { 'api-key': playKey.trim() } : undefined,
       );
     } catch (err) {
       update(index, (x) => ({ ...x, error: (err as Error).message }));
@@ -117,19 +102,7 @@ export function PlaygroundTab({ projectId }: { projectId: string }) {
 
   return (
     <Stack>
-      <Group align="flex-end">
-        <ModelPicker value={model} onChange={setModel} />
-        {needsKey && (
-          <PasswordInput
-            label={t('playground.apiKey')}
-            description={t('playground.apiKeyHint')}
-            w={360}
-            autoComplete="off"
-            value={playKey}
-            onChange={(e) => setPlayKey(e.currentTarget.value)}
-          />
-        )}
-      </Group>
+      <ModelPicker value={model} onChange={setModel} />
       <Textarea
         label={t('playground.system')}
         autosize
@@ -156,7 +129,8 @@ export function PlaygroundTab({ projectId }: { projectId: string }) {
           </Paper>
         ))}
       </Stack>
-      <form onSubmit={(e) => void send(e)}>
+      {!can.canWrite && <Alert color="blue">{t('playground.viewer')}</Alert>}
+      <form onSubmit={(e) => void send(e)} hidden={!can.canWrite}>
         <Stack gap="xs">
           <Textarea
             label={t('playground.prompt')}
@@ -169,7 +143,7 @@ export function PlaygroundTab({ projectId }: { projectId: string }) {
             }}
           />
           <Group>
-            <Button type="submit" loading={busy} disabled={!prompt.trim() || !model || (needsKey && !playKey.trim())}>
+            <Button type="submit" loading={busy} disabled={!prompt.trim() || !model}>
               {t('playground.send')}
             </Button>
             {busy && (
@@ -209,7 +183,8 @@ function AnswerFacts({ result, lang }: { result: ChatResponse; lang: string }) {
             {sources.map((s) => (
               <List.Item key={`${s.n}-${s.material_id}`}>
                 [{s.n}] {s.url ? <Anchor href={s.url}>{s.title}</Anchor> : s.title}
-                {s.page ? ` · ${t('playground.page', { page: s.page })}` : ''} · {s.score?.toFixed(3)}
+                {s.page ? ` · ${t('playground.page', { page: s.page })}` : ''}
+                {typeof s.score === 'number' ? ` · ${s.score.toFixed(3)}` : ''}
               </List.Item>
             ))}
           </List>

@@ -3,10 +3,10 @@ import { useTranslation } from 'react-i18next';
 import { formatRub } from '../../i18n';
 import type { SummaryGroup } from './usage-queries';
 
-export default function SummaryChart({ groups }: { groups: SummaryGroup[] }) {
+export default function SummaryChart({ groups, labels }: { groups: SummaryGroup[]; labels?: Map<string, string> }) {
   const { t, i18n } = useTranslation();
   const data = groups.map((g) => ({
-    group: (g.group as string | null) ?? '—',
+    group: g.group === null ? '—' : (labels?.get(g.group) ?? g.group),
     amount: g.amount_rub,
     requests: g.requests,
   }));

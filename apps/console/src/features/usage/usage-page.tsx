@@ -1,7 +1,9 @@
 import { lazy, Suspense, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
 import Papa from 'papaparse';
 import {
+  Anchor,
   Button,
   Group,
   Paper,
@@ -17,7 +19,15 @@ import {
 } from '@mantine/core';
 import { EmptyState, ErrorAlert, LoadingRows, PageHeader } from '../../components/common';
 import { formatDate, formatNumber, formatRub } from '../../i18n';
-import { isoDaysAgo, round6, tomorrow, useLedger, useUsageSummary, type UsageEntry } from './usage-queries';
+import {
+  isoDaysAgo,
+  round6,
+  tomorrow,
+  useKeyLabels,
+  useLedger,
+  useUsageSummary,
+  type UsageEntry,
+} from './usage-queries';
 
 const SummaryChart = lazy(() => import('./summary-chart'));
 
@@ -71,6 +81,7 @@ export function UsagePage() {
   const [kind, setKind] = useState<string | null>(null);
   const [groupBy, setGroupBy] = useState<'model' | 'day' | 'key'>('day');
   const ledger = useLedger(`${from}T00:00:00.000Z`);
+  const keyLabels = useKeyLabels();
   const summary = useUsageSummary(groupBy, `${from}T00:00:00.000Z`, to ? tomorrowOf(to) : tomorrow());
   const entries = useMemo(
     () => filterEntries(ledger.data ?? [], { from, to, model, kind }),
@@ -172,7 +183,7 @@ export function UsagePage() {
           <Skeleton h={240} />
         ) : (
           <Suspense fallback={<Skeleton h={240} />}>
-            <SummaryChart groups={summary.data?.data ?? []} />
+            <SummaryChart groups={summary.data?.data ?? []} labels={groupBy === 'key' ? keyLabels : undefined} />
           </Suspense>
         )}
       </Paper>
@@ -199,7 +210,19 @@ export function UsagePage() {
           <Table.Tbody>
             {entries.slice(0, 500).map((e) => (
               <Table.Tr key={e.id}>
-                <Table.Td>{formatDate(e.created_at, lang)}</Table.Td>
+                <Table.Td>
+                  {e.request_id ? (
+                    <Anchor
+                      component={Link}
+                      to={`/requests?id=${encodeURIComponent(e.request_id)}`}
+                      aria-label={t('usage.openRequest', { time: formatDate(e.created_at, lang) })}
+                    >
+                      {formatDate(e.created_at, lang)}
+                    </Anchor>
+                  ) : (
+                    formatDate(e.created_at, lang)
+                  )}
+                </Table.Td>
                 <Table.Td>{e.kind === 'charge' ? t('usage.charge') : t('usage.topUp')}</Table.Td>
                 <Table.Td>{(e.endpoint as string | null) ?? '—'}</Table.Td>
                 <Table.Td>{(e.model as unknown as string | null) ?? '—'}</Table.Td>

@@ -1,3 +1,4 @@
+import { useMemo } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import type { components } from '../../api/schema';
@@ -123,4 +124,40 @@ export function startOfToday(now = new Date()): string {
 
 export function tomorrow(now = new Date()): string {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1)).toISOString();
+}
+
+type ApiKeyRow = components['schemas']['ApiKeyDto'];
+
+/** How a key is shown: its name and display prefix, or the prefix alone. */
+export function keyLabel(key: Pick<ApiKeyRow, 'name' | 'prefix'>): string {
+  return key.name ? `${key.name} (${key.prefix}…)` : `${key.prefix}…`;
+}
+
+/**
+ * Labels of the team's keys by id (revoked ones included, since their spend stays in the ledger).
+ * With an API key the team's key list is not readable; the request log is, and its records carry
+ * each key's display prefix, so the labels come from its latest records then.
+ */
+export function useKeyLabels(): Map<string, string> {
+  const team = useTeamBase();
+  const keys = useQuery({
+    queryKey: ['keys', team],
+    queryFn: async () =>
+      unwrap(await api.GET('/api/v1/teams/{team_id}/api-keys', { params: { path: { team_id: team ?? '' } } })),
+    enabled: !!team,
+  });
+  const logged = useQuery({
+    queryKey: ['request-key-prefixes'],
+    queryFn: async () => unwrap(await api.GET('/api/v1/requests', { params: { query: { limit: 200 } } })),
+    enabled: !team,
+    staleTime: 60_000,
+  });
+  return useMemo(() => {
+    const labels = new Map<string, string>();
+    for (const r of logged.data?.data ?? [])
+      if (r.api_key_id && r.key_prefix && !labels.has(r.api_key_id))
+        labels.set(r.api_key_id, keyLabel({ name: null, prefix: r.key_prefix }));
+    for (const k of (keys.data?.data ?? []) as ApiKeyRow[]) labels.set(k.id, keyLabel(k));
+    return labels;
+  }, [keys.data, logged.data]);
 }

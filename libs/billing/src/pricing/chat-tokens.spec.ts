@@ -1,5 +1,6 @@
 import type { ModelPricing } from '@app/providers';
-import { computeChatCost, costToRub, worstCaseMicro } from './chat-cost';
+import { costToRub } from '@app/chat/chat-cost';
+import { chatTokensCharge, chatTokensHoldMicro } from './chat-tokens';
 
 const claude: ModelPricing = {
   input_rub_per_1m: 300,
@@ -27,19 +28,19 @@ describe('chat cost', () => {
       cache_write_tokens: 200,
       cache_write_1h_tokens: 150,
     };
-    const c = computeChatCost(usage, { ...claude, cache_write_1h_rub_per_1m: 600 }, 0);
+    const c = chatTokensCharge(usage, { ...claude, cache_write_1h_rub_per_1m: 600 }, 0);
     // 30 000 + 9 000 + 50×375 = 18 750 + 150×600 = 90 000 + 15 000 (µRUB)
     expect(c).toMatchObject({ inputMicro: 30_000, outputMicro: 15_000, cacheMicro: 117_750, totalMicro: 162_750 });
     // without a 1-hour price every write is priced at the 5-minute one
-    const flat = computeChatCost(usage, claude, 0);
+    const flat = chatTokensCharge(usage, claude, 0);
     expect(flat.cacheMicro).toBe(9_000 + 75_000);
     // the hold takes the dearest input-side price, the 1-hour write price included
-    expect(worstCaseMicro(1000, 0, { ...claude, cache_write_1h_rub_per_1m: 600 }, 0)).toBe(600_000);
+    expect(chatTokensHoldMicro(1000, 0, { ...claude, cache_write_1h_rub_per_1m: 600 }, 0)).toBe(600_000);
   });
 
   it('charges the uncached prompt at the input price and cache tokens at their own prices', () => {
     // prompt 1000 = 400 uncached + 500 cache read + 100 cache write; 200 completion
-    const c = computeChatCost(
+    const c = chatTokensCharge(
       {
         prompt_tokens: 1000,
         completion_tokens: 200,
@@ -74,7 +75,7 @@ describe('chat cost', () => {
       cache_write_rub_per_1m: null,
       image_rub: null,
     };
-    const c = computeChatCost(
+    const c = chatTokensCharge(
       { prompt_tokens: 2, completion_tokens: 2, total_tokens: 4, cache_read_tokens: 0, cache_write_tokens: 0 },
       p,
       0,
@@ -86,7 +87,7 @@ describe('chat cost', () => {
   });
 
   it('adds a per-image fee when images were sent', () => {
-    const c = computeChatCost(
+    const c = chatTokensCharge(
       { prompt_tokens: 10, completion_tokens: 0, total_tokens: 10, cache_read_tokens: 0, cache_write_tokens: 0 },
       claude,
       3,
@@ -96,7 +97,7 @@ describe('chat cost', () => {
   });
 
   it('worst case uses the dearest input-side price, the output cap and images', () => {
-    expect(worstCaseMicro(1000, 100, claude, 1)).toBe(1000 * 375 + 100 * 1500 + 100_000);
-    expect(worstCaseMicro(1000, 100, mini, 0)).toBe(1000 * 15 + 100 * 60);
+    expect(chatTokensHoldMicro(1000, 100, claude, 1)).toBe(1000 * 375 + 100 * 1500 + 100_000);
+    expect(chatTokensHoldMicro(1000, 100, mini, 0)).toBe(1000 * 15 + 100 * 60);
   });
 });

@@ -1,6 +1,6 @@
 import { loadCatalog, parseModelEntry } from '@app/providers';
-import { exactImageCost, worstCaseImageMicro } from './image-pricing';
-import { resolveImageRequest } from './image-options';
+import { resolveImageRequest } from '@app/images/image-options';
+import { imageCharge, imageHoldMicro } from './images';
 
 const catalog = new Map(loadCatalog().map((m) => [m.key, m]));
 const model = (key: string) => catalog.get(key)!;
@@ -8,7 +8,7 @@ const png = (n: number) => Array.from({ length: n }, () => ({ b64: 'AA==', mime:
 
 describe('image pricing', () => {
   it('per-image models: n × table price of the size and quality used', () => {
-    const cost = exactImageCost(model('dall-e-3'), {
+    const cost = imageCharge(model('dall-e-3'), {
       images: png(1),
       usage: null,
       size: '1024x1792',
@@ -17,7 +17,7 @@ describe('image pricing', () => {
     });
     expect(cost).toEqual({ imageMicro: 12_000_000, inputMicro: 0, totalMicro: 12_000_000, basis: 'per_image' });
     expect(
-      exactImageCost(model('local-image'), {
+      imageCharge(model('local-image'), {
         images: png(3),
         usage: null,
         size: '256x256',
@@ -28,7 +28,7 @@ describe('image pricing', () => {
   });
 
   it('token-priced models with usage: text in × input price + image in × image-input price + out × output price', () => {
-    const cost = exactImageCost(model('gpt-image-1'), {
+    const cost = imageCharge(model('gpt-image-1'), {
       images: png(2),
       usage: { text_input_tokens: 37, image_input_tokens: 194, output_tokens: 2112 },
       size: '1024x1024',
@@ -46,7 +46,7 @@ describe('image pricing', () => {
 
   it('token-priced models without usage fall back to the per-image table (dearest candidate for auto)', () => {
     expect(
-      exactImageCost(model('gpt-image-1'), {
+      imageCharge(model('gpt-image-1'), {
         images: png(1),
         usage: null,
         size: '1024x1536',
@@ -55,7 +55,7 @@ describe('image pricing', () => {
       }).totalMicro,
     ).toBe(1_632_000);
     expect(
-      exactImageCost(model('gpt-image-1'), {
+      imageCharge(model('gpt-image-1'), {
         images: png(1),
         usage: null,
         size: 'auto',
@@ -68,14 +68,14 @@ describe('image pricing', () => {
   it('the reservation covers the dearest outcome: n × max price + prompt chars at the input price per call', () => {
     const m = model('gpt-image-1');
     const req = resolveImageRequest(m, { prompt: 'x'.repeat(100), n: 2 });
-    expect(worstCaseImageMicro(m, req)).toBe(2 * 24_960_000 + 100 * 500);
+    expect(imageHoldMicro(m, req)).toBe(2 * 24_960_000 + 100 * 500);
     const g = model('gemini-2.5-flash-image');
-    expect(worstCaseImageMicro(g, resolveImageRequest(g, { prompt: 'abcd', n: 3 }))).toBe(3 * 3_870_000 + 3 * 4 * 30);
+    expect(imageHoldMicro(g, resolveImageRequest(g, { prompt: 'abcd', n: 3 }))).toBe(3 * 3_870_000 + 3 * 4 * 30);
     // a reservation is never below the exact charge of the same request without usage
     const d = model('dall-e-3');
     const dr = resolveImageRequest(d, { prompt: 'p', size: '1792x1024', quality: 'hd' });
-    expect(worstCaseImageMicro(d, dr)).toBe(
-      exactImageCost(d, { images: png(1), usage: null, size: '1792x1024', quality: 'hd', output_format: 'png' })
+    expect(imageHoldMicro(d, dr)).toBe(
+      imageCharge(d, { images: png(1), usage: null, size: '1792x1024', quality: 'hd', output_format: 'png' })
         .totalMicro,
     );
   });
@@ -100,52 +100,5 @@ describe('image pricing', () => {
     expect(
       parseModelEntry({ ...raw, pricing: { input_rub_per_1m: 1, image_rub: null } }, 't').image?.per_image_rub,
     ).toEqual({ '1024x1024': { standard: 4 } });
-  });
-});
-
-describe('resolveImageRequest', () => {
-  it('fills the model defaults and maps to the upstream model', () => {
-    expect(resolveImageRequest(model('dall-e-3'), { prompt: 'p' })).toEqual({
-      model: 'dall-e-3',
-      prompt: 'p',
-      n: 1,
-      size: '1024x1024',
-      quality: 'standard',
-      output_format: 'png',
-    });
-    expect(
-      resolveImageRequest(model('gpt-image-1'), {
-        prompt: 'p',
-        output_format: 'webp',
-        output_compression: 50,
-        background: 'transparent',
-      }),
-    ).toMatchObject({
-      size: 'auto',
-      quality: 'auto',
-      output_format: 'webp',
-      output_compression: 50,
-      background: 'transparent',
-    });
-  });
-
-  it.each([
-    ['dall-e-3', { prompt: 'p', n: 2 }, 'n'],
-    ['dall-e-3', { prompt: 'p', size: '1024x1536' }, 'size'],
-    ['dall-e-3', { prompt: 'p', quality: 'medium' }, 'quality'],
-    ['dall-e-3', { prompt: 'p'.repeat(4001) }, 'prompt'],
-    ['gpt-image-1', { prompt: 'p', style: 'vivid' as const }, 'style'],
-    ['gpt-image-1', { prompt: 'p', output_format: 'jpeg' as const, background: 'transparent' as const }, 'background'],
-    ['gpt-image-1', { prompt: 'p', output_compression: 10 }, 'output_compression'],
-    ['local-image', { prompt: 'p', output_format: 'webp' as const }, 'output_format'],
-    ['local-image', { prompt: ' ' }, 'prompt'],
-  ])('%s → 400 naming the parameter (case %#)', (key, fields, param) => {
-    try {
-      resolveImageRequest(model(key), fields);
-      throw new Error('expected a 400');
-    } catch (err) {
-      expect((err as { status?: number }).status).toBe(400);
-      expect((err as { param?: string }).param).toBe(param);
-    }
   });
 });

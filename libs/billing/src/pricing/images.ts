@@ -1,5 +1,6 @@
 import { exactCostMicro } from '@app/common';
-import { ImageGenerationResult, ImageModelSpec, ModelEntry, pricedQualities } from '@app/providers';
+import { imageCallsFor, pricedQualities } from '@app/providers';
+import type { ImageGenerationResult, ImageModelSpec, ModelEntry } from '@app/providers';
 
 /** One image request's cost, µRUB: `imageMicro` is the generated images, `inputMicro` the prompt side. */
 export interface ImageCost {
@@ -29,17 +30,17 @@ function candidates(s: ImageModelSpec, size: string, quality: string): number[] 
 const perImagePart = (images: number, rub: number) => ({ tokens: images * 1_000_000, rubPer1M: rub });
 
 /**
- * The reservation: n × the dearest image the request may produce, plus the prompt at the text-input
+ * Images, hold: n × the dearest image the request may produce, plus the prompt at the text-input
  * price counted as one token per character (an upper bound of any tokenizer's count) once per
- * upstream call (Gemini makes one call per image).
+ * upstream call (a provider that makes one call per image sends the prompt n times).
  */
-export function worstCaseImageMicro(
+export function imageHoldMicro(
   model: ModelEntry,
   req: { n: number; size: string; quality: string; prompt: string },
 ): number {
   const s = spec(model);
   const dearest = Math.max(0, ...candidates(s, req.size, req.quality));
-  const calls = model.provider === 'gemini' ? req.n : 1;
+  const calls = imageCallsFor(model.provider, req.n);
   return exactCostMicro([
     perImagePart(req.n, dearest),
     { tokens: s.token_priced ? req.prompt.length * calls : 0, rubPer1M: model.pricing.input_rub_per_1m },
@@ -47,11 +48,11 @@ export function worstCaseImageMicro(
 }
 
 /**
- * The exact cost. Token-priced models with reported usage: tokens × prices (text input, image input,
+ * Images, charge. Token-priced models with reported usage: tokens × prices (text input, image input,
  * output). Otherwise each returned image at the table price of the size/quality the provider used
  * (the dearest candidate when it resolved "auto" without saying to what).
  */
-export function exactImageCost(model: ModelEntry, result: ImageGenerationResult): ImageCost {
+export function imageCharge(model: ModelEntry, result: ImageGenerationResult): ImageCost {
   const s = spec(model);
   if (s.token_priced && result.usage) {
     const u = result.usage;

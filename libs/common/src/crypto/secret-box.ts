@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 
 /**
- * AES-256-GCM for integration secrets at rest (external-API header values, webhook signing secrets).
+ * AES-256-GCM for secrets at rest (integration header values, webhook signing secrets, alert channel secrets).
  * Sealed form: `v1.<iv>.<tag>.<ciphertext>` (base64url parts; 12-byte random IV, 16-byte tag), so a
  * tampered value or a wrong key fails to open instead of yielding garbage.
  */

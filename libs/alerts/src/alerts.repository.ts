@@ -1,0 +1,184 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { DataSource, In, LessThan, Repository } from 'typeorm';
+import { RawSql, TransactionRunner } from '@app/database';
+import {
+  AlertDeliveryAttemptEntity,
+  AlertDeliveryEntity,
+  AlertEventEntity,
+  AlertRuleEntity,
+} from './entities/alert.entities';
+
+export interface NewEvent {
+  event: AlertEventEntity;
+  deliveries: AlertDeliveryEntity[];
+}
+
+/** Alert rules, events, deliveries and their attempts. */
+@Injectable()
+export class AlertsRepository {
+  private readonly sql: RawSql;
+  private readonly T: { rules: string; events: string; deliveries: string; secrets: string };
+
+  constructor(
+    @InjectDataSource() ds: DataSource,
+    private readonly tx: TransactionRunner,
+    @InjectRepository(AlertRuleEntity) private readonly rules: Repository<AlertRuleEntity>,
+    @InjectRepository(AlertEventEntity) private readonly events: Repository<AlertEventEntity>,
+    @InjectRepository(AlertDeliveryEntity) private readonly deliveries: Repository<AlertDeliveryEntity>,
+    @InjectRepository(AlertDeliveryAttemptEntity) private readonly attempts: Repository<AlertDeliveryAttemptEntity>,
+  ) {
+    this.sql = new RawSql(ds);
+    this.T = {
+      rules: this.sql.table(AlertRuleEntity),
+      events: this.sql.table(AlertEventEntity),
+      deliveries: this.sql.table(AlertDeliveryEntity),
+      secrets: this.sql.table(AlertRuleEntity).replace(/alert_rules(["`]?)$/, 'gateway_secrets$1'),
+    };
+  }
+
+  // ── rules ──────────────────────────────────────────────────────────────────────────────────────
+
+  async insertRule(row: AlertRuleEntity): Promise<void> {
+    await this.rules.insert(row);
+  }
+
+  findRule(teamId: string, id: string): Promise<AlertRuleEntity | null> {
+    return this.rules.findOneBy({ teamId, id });
+  }
+
+  rulesOf(teamId: string): Promise<AlertRuleEntity[]> {
+    return this.rules.find({ where: { teamId }, order: { createdAt: 'ASC', id: 'ASC' } });
+  }
+
+  enabledRules(teamId?: string): Promise<AlertRuleEntity[]> {
+    return this.rules.find({ where: teamId ? { teamId, enabled: 1 } : { enabled: 1 } });
+  }
+
+  async updateRule(teamId: string, id: string, patch: Partial<AlertRuleEntity>): Promise<void> {
+    await this.rules.update({ teamId, id }, patch);
+  }
+
+  async deleteRule(teamId: string, id: string): Promise<boolean> {
+    const out = await this.rules.delete({ teamId, id });
+    return (out.affected ?? 0) > 0;
+  }
+
+  /** Starts the next crossing of a rule whose value recovered; false when another replica did it first. */
+  async rearm(ruleId: string, crossing: number, now: number): Promise<boolean> {
+    const { rows } = await this.sql.exec(
+      `UPDATE ${this.T.rules} SET crossing = $1, updated_at = $2 WHERE id = $3 AND crossing = $4 RETURNING id`,
+      [crossing + 1, now, ruleId, crossing],
+    );
+    return rows.length > 0;
+  }
+
+  // ── events ─────────────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Records the event unless one exists for its (rule, threshold, period key) — the insert-or-ignore
+   * every replica may race on — and, only for the one that inserted it, its deliveries. True when
+   * this call recorded it.
+   */
+  async insertEventOnce(e: NewEvent): Promise<boolean> {
+    return this.tx.run(async (m) => {
+      const { rows } = await this.sql.exec(
+        `INSERT INTO ${this.T.events} (id, rule_id, team_id, kind, threshold, period_key, payload, fired_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (rule_id, threshold, period_key) DO NOTHING RETURNING id`,
+        [
+          e.event.id,
+          e.event.ruleId,
+          e.event.teamId,
+          e.event.kind,
+          e.event.threshold,
+          e.event.periodKey,
+          e.event.payload,
+          e.event.firedAt,
+        ],
+        m,
+      );
+      if (rows.length === 0) return false;
+      if (e.deliveries.length) await m.getRepository(AlertDeliveryEntity).insert(e.deliveries);
+      return true;
+    });
+  }
+
+  async eventExists(ruleId: string, threshold: string, periodKey: string): Promise<boolean> {
+    return (await this.events.countBy({ ruleId, threshold, periodKey })) > 0;
+  }
+
+  /** Newest first. */
+  listEvents(teamId: string, q: { ruleId?: string; before?: number; limit: number }): Promise<AlertEventEntity[]> {
+    return this.events.find({
+      where: {
+        teamId,
+        ...(q.ruleId ? { ruleId: q.ruleId } : {}),
+        ...(q.before !== undefined ? { firedAt: LessThan(q.before) } : {}),
+      },
+      order: { firedAt: 'DESC', id: 'DESC' },
+      take: q.limit,
+    });
+  }
+
+  deliveriesOf(eventIds: string[]): Promise<AlertDeliveryEntity[]> {
+    if (eventIds.length === 0) return Promise.resolve([]);
+    return this.deliveries.find({ where: { eventId: In(eventIds) }, order: { createdAt: 'ASC', id: 'ASC' } });
+  }
+
+  attemptsOf(deliveryIds: string[]): Promise<AlertDeliveryAttemptEntity[]> {
+    if (deliveryIds.length === 0) return Promise.resolve([]);
+    return this.attempts.find({ where: { deliveryId: In(deliveryIds) }, order: { attempt: 'ASC' } });
+  }
+
+  findEvent(id: string): Promise<AlertEventEntity | null> {
+    return this.events.findOneBy({ id });
+  }
+
+  // ── deliveries ─────────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Claims up to `limit` due deliveries for `leaseMs` (one replica sends each attempt): pending,
+   * due, and not leased by a live attempt elsewhere.
+   */
+  async claimDue(now: number, leaseMs: number, limit: number): Promise<AlertDeliveryEntity[]> {
+    const candidates = await this.sql.exec(
+      `SELECT id FROM ${this.T.deliveries} WHERE status = 'pending' AND next_attempt_at <= $1
+         AND (lease_until IS NULL OR lease_until < $1) ORDER BY next_attempt_at LIMIT $2`,
+      [now, limit],
+    );
+    const claimed: string[] = [];
+    for (const row of candidates.rows) {
+      const { rows } = await this.sql.exec(
+        `UPDATE ${this.T.deliveries} SET lease_until = $1 WHERE id = $2 AND status = 'pending'
+           AND (lease_until IS NULL OR lease_until < $3) RETURNING id`,
+        [now + leaseMs, String(row.id), now],
+      );
+      if (rows.length) claimed.push(String(row.id));
+    }
+    if (claimed.length === 0) return [];
+    return this.deliveries.findBy({ id: In(claimed) });
+  }
+
+  /** Records an attempt and the delivery's new state, in one transaction. */
+  async recordAttempt(
+    attempt: AlertDeliveryAttemptEntity,
+    next: Pick<AlertDeliveryEntity, 'status' | 'attempts' | 'nextAttemptAt' | 'lastError' | 'deliveredAt'>,
+  ): Promise<void> {
+    await this.tx.run(async (m) => {
+      await m.getRepository(AlertDeliveryAttemptEntity).insert(attempt);
+      await m.getRepository(AlertDeliveryEntity).update({ id: attempt.deliveryId }, { ...next, leaseUntil: null });
+    });
+  }
+
+  // ── deployment secret ──────────────────────────────────────────────────────────────────────────
+
+  /** The named per-deployment secret (gateway_secrets), created once with `candidate` and shared by replicas. */
+  async secret(name: string, candidate: string, now: number): Promise<string> {
+    await this.sql.exec(
+      `INSERT INTO ${this.T.secrets} (name, value, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING`,
+      [name, candidate, now],
+    );
+    const { rows } = await this.sql.exec(`SELECT value FROM ${this.T.secrets} WHERE name = $1`, [name]);
+    return rows[0] ? String(rows[0].value) : candidate;
+  }
+}

@@ -1,0 +1,3 @@
+export * from './alerts.module';
+export * from './alert-engine';
+export * from './alert-deliveries';

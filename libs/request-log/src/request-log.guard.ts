@@ -1,0 +1,51 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import type { Request } from 'express';
+import { ApiKeyGuard, Caller, secretsEqual, sessionOf, TEAM_HEADER } from '@app/auth';
+import { ApiError } from '@app/common';
+import { AppConfig } from '@app/config';
+
+/** Whose records a request-log read may see: one team, or every team (operators; null). */
+export interface RequestLogScope {
+  teamId: string | null;
+}
+
+interface ScopedRequest extends Request {
+  caller?: Caller;
+  requestLogScope?: RequestLogScope;
+}
+
+function queryTeam(req: Request): string | null {
+  const t = req.query?.team_id;
+  return typeof t === 'string' && t.trim() !== '' ? t.trim().toLowerCase() : null;
+}
+
+/**
+ * The request log's readers: the operator (ADMIN_TOKEN, or an operator's session without a team
+ * header) reads every team, or the team of `team_id`; anyone else goes through the API-key guard —
+ * the team's API keys, or a session with at least the viewer role in the team it names.
+ */
+@Injectable()
+export class RequestLogGuard implements CanActivate {
+  constructor(
+    private readonly config: AppConfig,
+    private readonly keys: ApiKeyGuard,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const req = context.switchToHttp().getRequest<ScopedRequest>();
+    const token = this.config.adminToken;
+    const bearer = /^\s*Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+    const session = sessionOf(req);
+    if (
+      (token && bearer && secretsEqual(bearer[1], token)) ||
+      (session?.operator && req.headers[TEAM_HEADER] === undefined)
+    ) {
+      req.requestLogScope = { teamId: queryTeam(req) };
+      return true;
+    }
+    await this.keys.canActivate(context);
+    if (!req.caller) throw ApiError.unauthorized();
+    req.requestLogScope = { teamId: req.caller.teamId };
+    return true;
+  }
+}
