@@ -135,7 +135,7 @@ describe(`accounts: the audit record commits with its change on ${backendKind()}
     ]);
   });
 
-  it('files, documents, materials and integrations are recorded with the session user, content and secrets absent', async () => {
+  it('files, documents, materials, integrations and alert rules are recorded with the session user, content and secrets absent', async () => {
     const CONTENT = 'The office cat is called Pixel and the door code is 4711.';
     const up = await session()
       .post('/v1/files')
@@ -187,6 +187,24 @@ describe(`accounts: the audit record commits with its change on ${backendKind()}
     expect(find('integration.create', hook.body.id)).toMatchObject({
       diff: { after: { project_id: p.body.id, type: 'webhook', name: 'events', url: null } },
     });
+    // team API: an alert rule and its channel types (never the bot token or the chat)
+    const alert = await as(t.url, owner)
+      .post(`/api/v1/teams/${teamId}/alerts`)
+      .send({
+        kind: 'balance_below',
+        threshold_rub: 1,
+        channels: [{ type: 'telegram', bot_token: '123456:SECRET-bot-token', chat_id: -100123 }],
+      });
+    expect(alert.status).toBe(201);
+    expect((await as(t.url, owner).delete(`/api/v1/teams/${teamId}/alerts/${alert.body.id}`)).status).toBe(204);
+    const alertLog = await log(`target=${alert.body.id}`);
+    expect(alertLog.map((e) => [e.action, e.actor_id])).toEqual([
+      ['alert.delete', owner.userId],
+      ['alert.create', owner.userId],
+    ]);
+    expect(alertLog[1].diff?.after).toMatchObject({ kind: 'balance_below', channels: ['telegram'] });
+    expect(JSON.stringify(alertLog)).not.toMatch(/SECRET-bot-token|-100123/);
+
     const text = JSON.stringify(entries);
     expect(text).not.toContain('Pixel');
     expect(text).not.toContain('swordfish');
