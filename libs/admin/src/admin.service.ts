@@ -38,8 +38,8 @@ export class AdminService {
 
   /** Creates the team; with an actor, its audit record is written in the creating transaction. */
   async createTeam(name: string, balanceRub: number | string, actor?: Actor): Promise<TeamDto> {
-    const audit = (team: TeamView): AuditRecord => ({
-      actor: actor!,
+    const audit = (a: Actor, team: TeamView): AuditRecord => ({
+      actor: a,
       teamId: team.id,
       action: 'team.create',
       targetType: 'team',
@@ -77,8 +77,8 @@ export class AdminService {
       requestLogRetentionDays: body.request_log_retention_days,
       requestLogBodyRetentionDays: body.request_log_body_retention_days,
     };
-    const audit = (c: { before: TeamView; after: TeamView }): AuditRecord => ({
-      actor: actor!,
+    const audit = (a: Actor, c: { before: TeamView; after: TeamView }): AuditRecord => ({
+      actor: a,
       teamId: id,
       action: 'team.update',
       targetType: 'team',
@@ -101,8 +101,8 @@ export class AdminService {
     const expiresAt = opts.expiresAt ? Date.parse(opts.expiresAt) : null;
     if (expiresAt !== null && expiresAt <= this.clock.now())
       throw ApiError.badRequest('expires_at must be in the future.', 'expires_at', 'invalid_value');
-    const audit = (key: ApiKeyView): AuditRecord => ({
-      actor: opts.actor!,
+    const audit = (a: Actor, key: ApiKeyView): AuditRecord => ({
+      actor: a,
       teamId,
       action: 'api_key.create',
       targetType: 'api_key',
@@ -150,8 +150,8 @@ export class AdminService {
         body.expires_at === undefined ? undefined : body.expires_at === null ? null : Date.parse(body.expires_at),
       allowedModels: body.allowed_models,
     };
-    const audit = (c: ApiKeyChange): AuditRecord => ({
-      actor: actor!,
+    const audit = (a: Actor, c: ApiKeyChange): AuditRecord => ({
+      actor: a,
       teamId: c.after.teamId,
       action: 'api_key.update',
       targetType: 'api_key',
@@ -176,8 +176,8 @@ export class AdminService {
 
   /** Revokes the key; with an actor, the audit record is written in the revoking transaction (not when it was revoked already). */
   async revokeKey(id: string, actor?: Actor): Promise<void> {
-    const audit = (c: ApiKeyChange): AuditRecord => ({
-      actor: actor!,
+    const audit = (a: Actor, c: ApiKeyChange): AuditRecord => ({
+      actor: a,
       teamId: c.after.teamId,
       action: 'api_key.revoke',
       targetType: 'api_key',
@@ -222,8 +222,11 @@ export class AdminService {
   }
 
   /** The hook that writes the audit record of a change in its transaction; none without an actor. */
-  private hook<R>(actor: Actor | undefined, record: (result: R) => AuditRecord): TransactionHook<R> | undefined {
-    return actor ? (m, result) => this.audit.writeIn(m, record(result)) : undefined;
+  private hook<R>(
+    actor: Actor | undefined,
+    record: (actor: Actor, result: R) => AuditRecord,
+  ): TransactionHook<R> | undefined {
+    return actor ? (m, result) => this.audit.writeIn(m, record(actor, result)) : undefined;
   }
 
   async usageSummary(teamId: string, q: UsageSummaryQueryDto): Promise<UsageSummaryResponseDto> {
