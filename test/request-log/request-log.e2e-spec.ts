@@ -9,6 +9,7 @@ import { AdminClient } from '../support/admin-client';
 import { ADMIN_TOKEN, createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
 import { FAKE_OPENAI_KEY, openAiEnv } from '../rerank/rerank-helpers';
+import { providerEnv, UPSTREAM_KEYS } from '../chat/chat-helpers';
 import { RequestLogRepository, RequestLogWriter } from '@app/request-log';
 import { RequestLogRetention } from '@app/request-log/request-log.retention';
 import type { RequestLogEntity } from '@app/request-log/entities/request-log.entity';
@@ -28,15 +29,18 @@ const SECRET_KEY = 'sk-proj-THISISASECRETKEY0123456789abcdef';
 describe(`request log (${backendKind()})`, () => {
   let t: TestApp;
   let fake: FakeOpenAI;
+  let deepseek: FakeOpenAI;
   let admin: AdminClient;
   let team: Team;
   let other: Team;
 
   beforeAll(async () => {
     fake = await FakeOpenAI.start({ apiKey: FAKE_OPENAI_KEY });
+    deepseek = await FakeOpenAI.start({ apiKey: UPSTREAM_KEYS.deepseek });
     t = await createTestApp({
       env: {
         ...openAiEnv(fake),
+        ...providerEnv({ deepseek }),
         INGEST_CONCURRENCY: '0',
         REQUEST_LOG_FLUSH_MS: '20',
         REQUEST_LOG_BODY_MAX_KB: '2',
@@ -48,10 +52,14 @@ describe(`request log (${backendKind()})`, () => {
     team = await admin.teamWithKey(100, 'logged');
     other = await admin.teamWithKey(100, 'other');
   });
-  afterEach(() => fake.reset());
+  afterEach(() => {
+    fake.reset();
+    deepseek.reset();
+  });
   afterAll(async () => {
     await t?.close();
     await fake?.close();
+    await deepseek?.close();
   });
 
   const operator = { authorization: `Bearer ${ADMIN_TOKEN}` };
@@ -218,6 +226,22 @@ describe(`request log (${backendKind()})`, () => {
     const r = await record(res.headers['x-request-id'] as string);
     expect(r).toMatchObject({ status: res.status, error_code: res.body.error.code, attempts: 1, cost_rub: 0 });
     expect(r.error_code).toEqual(expect.any(String));
+  });
+
+  it('a fallback: served model, provider, attempts and the fallback path', async () => {
+    fake.enqueue({ fault: faults.http(500) });
+    deepseek.enqueue({ text: 'DeepSeek here', usage: { input: 12, output: 5 } });
+    const res = await chat(team.apiKey, { ...hi, fallbacks: ['deepseek-chat'] });
+    expect(res.status).toBe(200);
+    expect(await record(res.headers['x-request-id'] as string)).toMatchObject({
+      model: 'gpt-4o-mini',
+      served_model: 'deepseek-chat',
+      provider: 'deepseek',
+      attempts: 2,
+      fallback_path: ['gpt-4o-mini', 'deepseek-chat'],
+      status: 200,
+      usage: expect.objectContaining({ input_tokens: 12, output_tokens: 5 }),
+    });
   });
 
   it('refused calls: 402 (no balance), 429 (rate limit), 400 (validation), 401 (operators only)', async () => {

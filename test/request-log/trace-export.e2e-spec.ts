@@ -20,6 +20,7 @@ interface Attr {
 interface Span {
   traceId: string;
   spanId: string;
+  parentSpanId?: string;
   name: string;
   startTimeUnixNano: string;
   endTimeUnixNano: string;
@@ -127,6 +128,21 @@ describe(`trace export (${backendKind()})`, () => {
       'gateway.cost_rub': -usage.body.data[0].amount_rub,
       'gateway.attempts': '1',
     });
+  });
+
+  it("a caller's W3C traceparent: the span joins its trace as a child", async () => {
+    const { apiKey } = await new AdminClient(t.url).teamWithKey(100, 'propagated');
+    fake.enqueue({ text: 'x', usage: { input: 1, output: 1 } });
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const res = await request(t.url)
+      .post('/v1/chat/completions')
+      .set('api-key', apiKey)
+      .set('traceparent', `00-${traceId}-00f067aa0ba902b7-01`)
+      .send({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
+    expect(res.status).toBe(200);
+    const span = await spanOf(res.headers['x-request-id'] as string);
+    expect(span).toMatchObject({ traceId, parentSpanId: '00f067aa0ba902b7' });
+    expect(span.spanId).not.toBe('00f067aa0ba902b7');
   });
 
   it('a refused call: a span with an error status and error.type', async () => {

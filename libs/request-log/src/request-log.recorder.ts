@@ -129,7 +129,8 @@ export class RequestLogRecorder implements RequestRecorder, OnModuleInit, OnModu
   /** Exports the span and queues the record at the team's level; never throws (it may run in a promise callback). */
   private finish(entry: RequestLogEntity, s: TeamLogSettings, req: Request | null, res: Response | null): void {
     try {
-      this.traces.export(entry);
+      const traceparent = req?.headers.traceparent;
+      this.traces.export(entry, typeof traceparent === 'string' ? traceparent : undefined);
       if (!this.config.requestLog.enabled || s.level === 'none') return;
       entry.expiresAt = entry.createdAt + s.retentionMs;
       if (s.level === 'full' && req && res)

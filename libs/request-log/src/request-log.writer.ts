@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnApplicationShutdown, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { performance } from 'node:perf_hooks';
 import { isDatabaseUnavailable, MetricsService } from '@app/common';
 import { AppConfig } from '@app/config';
 import { RequestLogEntity } from './entities/request-log.entity';
@@ -42,8 +43,8 @@ export class RequestLogWriter implements OnModuleInit, OnModuleDestroy, OnApplic
 
   /** Writes what is queued (bounded wait) before the database closes. */
   async onApplicationShutdown(): Promise<void> {
-    const deadline = Date.now() + SHUTDOWN_FLUSH_MS;
-    while (this.queue.length > 0 && Date.now() < deadline && !this.outage) await this.flush();
+    const deadline = performance.now() + SHUTDOWN_FLUSH_MS;
+    while (this.queue.length > 0 && performance.now() < deadline && !this.outage) await this.flush();
   }
 
   get pending(): number {

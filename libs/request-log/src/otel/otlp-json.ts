@@ -10,6 +10,7 @@ export interface OtlpAttribute {
 export interface OtlpSpan {
   traceId: string;
   spanId: string;
+  parentSpanId?: string;
   name: string;
   kind: number;
   startTimeUnixNano: string;
@@ -77,6 +78,15 @@ export function spanOf(e: RequestLogEntity, traceId: string, spanId: string): Ot
     attributes,
     status: error ? { code: STATUS_ERROR, message: e.errorCode ?? `HTTP ${e.status}` } : { code: STATUS_OK },
   };
+}
+
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
+
+/** The trace and parent span of a W3C `traceparent` header (version 00; all-zero ids are invalid), or null. */
+export function parseTraceparent(header: string | undefined): { traceId: string; spanId: string } | null {
+  const m = header ? TRACEPARENT.exec(header.trim().toLowerCase()) : null;
+  if (!m || /^0+$/.test(m[1]) || /^0+$/.test(m[2])) return null;
+  return { traceId: m[1], spanId: m[2] };
 }
 
 /** The ExportTraceServiceRequest body of a batch. */

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { MetricsService } from '@app/common';
 import { AppConfig } from '@app/config';
 import type { RequestLogEntity } from '../entities/request-log.entity';
-import { OtlpSpan, spanOf, traceRequest } from './otlp-json';
+import { OtlpSpan, parseTraceparent, spanOf, traceRequest } from './otlp-json';
 
 /**
  * OpenTelemetry trace export: one span per recorded model call, sent over OTLP/HTTP (JSON encoding)
@@ -45,15 +45,21 @@ export class TraceExporter implements OnModuleInit, OnModuleDestroy, OnApplicati
     if (this.enabled) await this.flush();
   }
 
-  /** Queues the span of one recorded call; never throws, never waits. */
-  export(entry: RequestLogEntity): void {
+  /**
+   * Queues the span of one recorded call; never throws, never waits. With the caller's W3C
+   * `traceparent`, the span joins the caller's trace as a child of its span.
+   */
+  export(entry: RequestLogEntity, traceparent?: string): void {
     if (!this.enabled) return;
     const o = this.config.otel;
     if (this.queue.length >= o.maxQueueSize) {
       this.metrics.spans('dropped');
       return;
     }
-    this.queue.push(spanOf(entry, randomBytes(16).toString('hex'), randomBytes(8).toString('hex')));
+    const parent = parseTraceparent(traceparent);
+    const span = spanOf(entry, parent?.traceId ?? randomBytes(16).toString('hex'), randomBytes(8).toString('hex'));
+    if (parent) span.parentSpanId = parent.spanId;
+    this.queue.push(span);
     if (this.queue.length >= o.maxExportBatchSize && !this.sending) setImmediate(() => void this.flush());
   }
 
