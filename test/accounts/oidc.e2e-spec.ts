@@ -206,6 +206,47 @@ describe(`accounts: OpenID Connect sign-in against an in-test provider on ${back
     expect(((await refused.res.json()) as { error: { code: string } }).error.code).toBe('sso_email_unverified');
   });
 
+  it('the role mapping applies at every sign-in: a group gained adds or raises the membership; a group lost takes nothing away', async () => {
+    const id = await createUser(t.url, 'carl@corp.test', PASSWORD);
+    const memberships = async () => {
+      const { res } = await ssoLogin('carl');
+      expect(res.status).toBe(302);
+      const cookie = res.headers
+        .getSetCookie()
+        .find((c) => c.startsWith('gw_session='))!
+        .split(';')[0];
+      const me = await request(t.url).get('/api/v1/auth/me').set('cookie', cookie);
+      expect(me.body.user.id).toBe(id);
+      return me.body.memberships as { team_id: string; role: string }[];
+    };
+    op.people.carl = { email: 'carl@corp.test', email_verified: true, name: 'Carl', groups: [] };
+    expect(await memberships()).toEqual([]);
+    op.people.carl.groups = ['engineers'];
+    expect(await memberships()).toEqual([{ team_id: teamId, team_name: 'sso-team', role: 'member' }]);
+    op.people.carl.groups = ['engineers', 'leads']; // the strongest mapped role wins
+    expect(await memberships()).toEqual([{ team_id: teamId, team_name: 'sso-team', role: 'admin' }]);
+    op.people.carl.groups = ['engineers']; // a lost group lowers nothing
+    expect(await memberships()).toEqual([{ team_id: teamId, team_name: 'sso-team', role: 'admin' }]);
+    op.people.carl.groups = [];
+    expect(await memberships()).toEqual([{ team_id: teamId, team_name: 'sso-team', role: 'admin' }]);
+    // a role granted in the team API above the mapping is kept too
+    const owner = await admin(request(t.url).patch(`/api/v1/teams/${teamId}/members/${id}`)).send({ role: 'owner' });
+    expect(owner.status).toBe(200);
+    op.people.carl.groups = ['engineers'];
+    expect(await memberships()).toEqual([{ team_id: teamId, team_name: 'sso-team', role: 'owner' }]);
+
+    const log = await admin(request(t.url).get(`/api/v1/audit-log?target=${id}&team_id=${teamId}`));
+    const changes = (log.body.data as { action: string; diff: { before: unknown; after: unknown } }[])
+      .filter((e) => e.action.startsWith('member.'))
+      .reverse()
+      .map((e) => [e.action, e.diff]);
+    expect(changes).toEqual([
+      ['member.add', { before: null, after: { role: 'member', via: 'oidc' } }],
+      ['member.role_change', { before: { role: 'member' }, after: { role: 'admin', via: 'oidc' } }],
+      ['member.role_change', expect.objectContaining({ after: expect.objectContaining({ role: 'owner' }) })],
+    ]);
+  });
+
   it('a callback with a state that is not the one sent is refused (400 sso_failed) and opens no session', async () => {
     op.people.mallory = { email: 'mallory@corp.test', email_verified: true, name: 'M', groups: ['leads'] };
     op.next.account = 'mallory';

@@ -8,7 +8,7 @@ import OpenAI from 'openai';
 import request from 'supertest';
 import { BootstrapService } from '@app/admin';
 import { AdminClient } from '../support/admin-client';
-import { createTestApp, TestApp } from '../support/test-app';
+import { ADMIN_TOKEN, createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
 
 describe(`SDK entry points (${backendKind()})`, () => {
@@ -143,6 +143,22 @@ const built = existsSync(join(__dirname, '../../dist/apps/api/src/main.js'));
           { env, encoding: 'utf8', stdio: 'pipe' },
         ),
       ).toThrow(/--rpm must be a positive integer/);
+      // every change is in the audit log with the CLI as its actor; the repeated top-up left none
+      const audit = await request(app.url)
+        .get(`/api/v1/audit-log?team_id=${String(team.id)}&limit=100`)
+        .set('authorization', `Bearer ${ADMIN_TOKEN}`);
+      expect(audit.status).toBe(200);
+      const entries = audit.body.data as { action: string; actor_type: string }[];
+      expect(entries.map((e) => e.action).reverse()).toEqual([
+        'team.create',
+        'api_key.create',
+        'team.top_up',
+        'api_key.update',
+        'api_key.update',
+        'team.update',
+      ]);
+      expect(entries.every((e) => e.actor_type === 'cli')).toBe(true);
+      expect(JSON.stringify(audit.body)).not.toContain(String(key.api_key));
     } finally {
       await app.close();
     }

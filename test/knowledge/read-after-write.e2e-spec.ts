@@ -43,12 +43,12 @@ describe(`read-after-write under a concurrent delete (${backendKind()})`, () => 
   it('attribute update whose file is removed before the read-back → 404 file_not_found, not 500', async () => {
     const { vs, file } = await storeWithFile();
     const repo = t.get(KnowledgeRepository);
-    const original = repo.updateDocument.bind(repo);
+    const original = repo.setDocumentAttributes.bind(repo);
     let written!: () => void;
     const wrote = new Promise<void>((r) => (written = r));
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
-    const spy = jest.spyOn(repo, 'updateDocument').mockImplementation(async (...args) => {
+    const spy = jest.spyOn(repo, 'setDocumentAttributes').mockImplementation(async (...args) => {
       await original(...args);
       written();
       await held;

@@ -1,13 +1,12 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { parseArgs } from 'node:util';
-import { ApiError, microToRub, rubToMicro } from '@app/common';
+import { ApiError } from '@app/common';
 import { AppConfig, ConfigError } from '@app/config';
-import { ApiKeysService } from '@app/auth';
-import { BillingService, TeamsService } from '@app/billing';
+import { TeamsService } from '@app/billing';
 import { AdminService } from '@app/admin';
 import { ENV_PROVIDERS } from '@app/providers';
-import { AccountsService, CLI_ACTOR } from '@app/accounts';
+import { AccountsService, AuditContext, CLI_ACTOR } from '@app/accounts';
 import { AppModule } from './app.module';
 
 const USAGE = `usage: npm run admin -- <command>
@@ -59,7 +58,11 @@ async function main(argv: string[]): Promise<number> {
   AppConfig.load(ENV_PROVIDERS); // fail fast on a bad environment, before the database is opened
   const app = await NestFactory.createApplicationContext(AppModule, { logger: false });
   try {
-    const out = await run(app, [a, b, c, d], values);
+    // every change the command makes is audited with the CLI as its actor
+    const out = await AuditContext.run(
+      () => CLI_ACTOR,
+      () => run(app, [a, b, c, d], values),
+    );
     process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
     return 0;
   } finally {
@@ -99,17 +102,15 @@ async function run(
       );
   }
   if (a === 'teams' && b === 'create' && c) {
-    const team = await app.get(TeamsService).create(c, opts.balance ? rubToMicro(opts.balance) : 0);
-    return { id: team.id, name: team.name, balance_rub: microToRub(team.balanceMicro) };
+    return app.get(AdminService).createTeam(c, opts.balance ?? 0, CLI_ACTOR);
   }
   if (a === 'keys' && b === 'create' && c) {
-    await app.get(TeamsService).get(c);
-    const key = await app.get(ApiKeysService).create(c, opts.name ?? null);
-    return { id: key.id, team_id: c, api_key: key.apiKey, prefix: key.prefix };
+    const key = await app.get(AdminService).createKey(c, opts.name ?? null, { actor: CLI_ACTOR });
+    return { id: key.id, team_id: c, api_key: key.api_key, prefix: key.prefix };
   }
   if (a === 'top-up' && b && c) {
-    const out = await app.get(BillingService).topUp(b, rubToMicro(c), opts.reference ?? null);
-    return { team_id: b, applied: out.applied, balance_rub: microToRub(out.balanceMicro) };
+    const out = await app.get(AdminService).topUp(b, c, opts.reference ?? null, null, CLI_ACTOR);
+    return { team_id: b, applied: out.applied, balance_rub: out.balance_rub };
   }
   if (a === 'keys' && b === 'limits' && c) {
     const patch = {
@@ -119,14 +120,14 @@ async function run(
       budget_rub_per_month: rub(opts['month-budget'], 'month-budget'),
     };
     const admin = app.get(AdminService);
-    return Object.values(patch).every((v) => v === undefined) ? admin.getKey(c) : admin.updateKey(c, patch);
+    return Object.values(patch).every((v) => v === undefined) ? admin.getKey(c) : admin.updateKey(c, patch, CLI_ACTOR);
   }
   if (a === 'teams' && b === 'limits' && c) {
     const patch = { rpm_limit: limit(opts.rpm, 'rpm'), tpm_limit: limit(opts.tpm, 'tpm') };
     const admin = app.get(AdminService);
     return patch.rpm_limit === undefined && patch.tpm_limit === undefined
       ? admin.getTeam(c)
-      : admin.updateTeam(c, patch);
+      : admin.updateTeam(c, patch, CLI_ACTOR);
   }
   void d;
   throw new UsageError(`unknown command: ${[a, b].filter(Boolean).join(' ')}`);

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { Clock } from '@app/common';
 import { AppConfig } from '@app/config';
 import { AuthModule } from '@app/auth';
 import { BillingModule } from '@app/billing';
@@ -21,6 +22,9 @@ import { LoginThrottleStore, MemoryLoginThrottleStore, RedisLoginThrottleStore }
 import { OidcController } from './oidc.controller';
 import { OidcService } from './oidc.service';
 import { PasswordHasher } from './password-hasher';
+import { RedisSessionStore } from './redis-session-store';
+import { SessionStore } from './session-store';
+import { DatabaseSessionStore } from './sessions.repository';
 import { SessionsService } from './sessions.service';
 import { TeamPeopleService } from './team-people.service';
 import { TeamsController } from './teams.controller';
@@ -53,6 +57,13 @@ import { UsersAdminController } from './users-admin.controller';
     PrincipalGuard,
     AccountsBootstrapService,
     OidcService,
+    DatabaseSessionStore,
+    {
+      provide: SessionStore,
+      inject: [AppConfig, Clock, DatabaseSessionStore],
+      useFactory: (config: AppConfig, clock: Clock, db: DatabaseSessionStore) =>
+        config.redisUrl ? new RedisSessionStore(config, clock) : db,
+    },
     {
       provide: LoginThrottleStore,
       inject: [AppConfig],

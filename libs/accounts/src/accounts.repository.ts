@@ -1,16 +1,22 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In } from 'typeorm';
-import type { TeamRole } from '@app/auth';
+import { TEAM_ROLES, TeamRole } from '@app/auth';
 import { RawSql, TransactionRunner } from '@app/database';
 import { AuditRecord, AuditTrail } from './audit';
 import { InvitationEntity } from './entities/invitation.entity';
 import { MembershipEntity } from './entities/membership.entity';
 import { SessionEntity } from './entities/session.entity';
 import { UserEntity } from './entities/user.entity';
+import { SessionStore } from './session-store';
 
 /** A change that would leave a team without an owner. */
 export class LastOwnerError extends Error {}
+
+const ROLE_ORDER: readonly TeamRole[] = TEAM_ROLES;
+
+/** The session to end does not exist (its transaction is rolled back). */
+class NoSuchSession extends Error {}
 
 /**
  * Users, sessions, memberships, invitations and the audit log. Every write that changes state takes
@@ -25,6 +31,7 @@ export class AccountsRepository {
     @InjectDataSource() private readonly ds: DataSource,
     private readonly tx: TransactionRunner,
     private readonly trail: AuditTrail,
+    private readonly sessions: SessionStore,
   ) {
     this.raw = new RawSql(ds);
   }
@@ -131,9 +138,9 @@ export class AccountsRepository {
       await m.update(UserEntity, { id }, patch);
       const user = await m.findOneBy(UserEntity, { id });
       if (!user) return null;
-      // a disabled user is signed out everywhere
-      if (patch.disabled === true) await m.delete(SessionEntity, { userId: id });
       if (audit) await this.audit(m, audit, now);
+      // a disabled user is signed out everywhere
+      if (patch.disabled === true) await this.sessions.deleteAllOfUser(id, null, m);
       return user;
     });
   }
@@ -148,60 +155,55 @@ export class AccountsRepository {
   ): Promise<void> {
     await this.tx.run(async (m) => {
       await m.update(UserEntity, { id: userId }, { passwordHash: hash });
-      await m
-        .createQueryBuilder()
-        .delete()
-        .from(SessionEntity)
-        .where('user_id = :userId AND id <> :keep', { userId, keep: keepSessionId })
-        .execute();
       await this.audit(m, audit, now);
+      await this.sessions.deleteAllOfUser(userId, keepSessionId, m);
     });
   }
 
   // ---- sessions ----
+  // The session store is written last in each transaction: with the Redis store, a failed write
+  // rolls back the audit record (and the sign-in time) with it.
 
   async insertSession(s: SessionEntity, audit: AuditRecord): Promise<void> {
     await this.tx.run(async (m) => {
-      await m.insert(SessionEntity, s);
       await m.update(UserEntity, { id: s.userId }, { lastLoginAt: s.createdAt });
       await this.audit(m, audit, s.createdAt);
+      await this.sessions.insert(s, m);
     });
   }
 
   findSessionByHash(tokenHash: string): Promise<SessionEntity | null> {
-    return this.ds.getRepository(SessionEntity).findOneBy({ tokenHash });
+    return this.sessions.findByHash(tokenHash);
   }
 
-  async touchSession(id: string, now: number): Promise<void> {
-    await this.ds.getRepository(SessionEntity).update({ id }, { lastSeenAt: now });
+  touchSession(s: SessionEntity, now: number): Promise<void> {
+    return this.sessions.touch(s, now);
   }
 
-  async deleteSession(id: string): Promise<void> {
-    await this.ds.getRepository(SessionEntity).delete({ id });
+  deleteSession(s: SessionEntity): Promise<void> {
+    return this.sessions.delete(s);
   }
 
   /** Ends one session of the user (with its audit record); false when the user has no such session. */
   async deleteUserSession(userId: string, id: string, audit: AuditRecord, now: number): Promise<boolean> {
-    return this.tx.run(async (m) => {
-      const r = await m.delete(SessionEntity, { id, userId });
-      if (!r.affected) return false;
-      await this.audit(m, audit, now);
-      return true;
-    });
+    return this.tx
+      .run(async (m) => {
+        await this.audit(m, audit, now);
+        if (await this.sessions.deleteOfUser(userId, id, m)) return true;
+        throw new NoSuchSession(); // rolls the audit record back
+      })
+      .catch((err: unknown) => {
+        if (err instanceof NoSuchSession) return false;
+        throw err;
+      });
   }
 
   listSessions(userId: string): Promise<SessionEntity[]> {
-    return this.ds.getRepository(SessionEntity).find({ where: { userId }, order: { createdAt: 'DESC' } });
+    return this.sessions.listOfUser(userId);
   }
 
-  async deleteStaleSessions(now: number, idleMs: number): Promise<number> {
-    const r = await this.ds
-      .getRepository(SessionEntity)
-      .createQueryBuilder()
-      .delete()
-      .where('expires_at <= :now OR last_seen_at <= :idle', { now, idle: now - idleMs })
-      .execute();
-    return r.affected ?? 0;
+  deleteStaleSessions(now: number, idleMs: number): Promise<number> {
+    return this.sessions.deleteStale(now, idleMs);
   }
 
   // ---- memberships ----
@@ -246,6 +248,46 @@ export class AccountsRepository {
       }
       await this.audit(m, audit(before), now);
       return role === null ? null : m.findOneBy(MembershipEntity, { teamId, userId });
+    });
+  }
+
+  /**
+   * Grants the roles single sign-on maps the user's groups to: a missing membership is added, a
+   * weaker one raised; a stronger role and memberships outside the mapping are left as they are.
+   * Teams that do not exist (or were deleted) are skipped. One transaction, one audit record per
+   * change (`member.add` / `member.role_change`, `via: oidc`).
+   */
+  async grantMappedRoles(
+    userId: string,
+    grants: { teamId: string; role: TeamRole }[],
+    actor: AuditRecord['actor'],
+    now: number,
+  ): Promise<void> {
+    if (grants.length === 0) return;
+    await this.tx.run(async (m) => {
+      const teams = this.raw.table('teams');
+      for (const g of grants) {
+        if (!(await this.raw.lockRow(teams, g.teamId, m))) continue;
+        const live = await this.raw.exec(`SELECT id FROM ${teams} WHERE id = $1 AND deleted_at IS NULL`, [g.teamId], m);
+        if (live.rows.length === 0) continue;
+        const before = await m.findOneBy(MembershipEntity, { teamId: g.teamId, userId });
+        if (before && ROLE_ORDER.indexOf(before.role) >= ROLE_ORDER.indexOf(g.role)) continue;
+        if (before) await m.update(MembershipEntity, { teamId: g.teamId, userId }, { role: g.role });
+        else await m.insert(MembershipEntity, { teamId: g.teamId, userId, role: g.role, createdAt: now });
+        await this.audit(
+          m,
+          {
+            actor,
+            teamId: g.teamId,
+            action: before ? 'member.role_change' : 'member.add',
+            targetType: 'user',
+            targetId: userId,
+            before: before ? { role: before.role } : null,
+            after: { role: g.role, via: 'oidc' },
+          },
+          now,
+        );
+      }
     });
   }
 
@@ -354,9 +396,8 @@ export class AccountsRepository {
       if (!r.affected) return false;
       if (newUser) await m.insert(UserEntity, { ...newUser });
       const existing = await m.findOneBy(MembershipEntity, { teamId: inv.teamId, userId });
-      const order = ['viewer', 'member', 'admin', 'owner'];
       if (!existing) await m.insert(MembershipEntity, { teamId: inv.teamId, userId, role: inv.role, createdAt: now });
-      else if (order.indexOf(inv.role) > order.indexOf(existing.role))
+      else if (ROLE_ORDER.indexOf(inv.role) > ROLE_ORDER.indexOf(existing.role))
         await m.update(MembershipEntity, { teamId: inv.teamId, userId }, { role: inv.role });
       await this.audit(m, audit, now);
       return true;

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import * as oidc from 'openid-client';
 import { ApiError, Clock, newId, SharedCache } from '@app/common';
 import { AppConfig, OidcEnv } from '@app/config';
+import { roleAtLeast, TeamRole } from '@app/auth';
 import { AccountsRepository } from './accounts.repository';
 import { Actor } from './audit';
 import { UserEntity } from './entities/user.entity';
@@ -138,10 +139,12 @@ export class OidcService {
     const groups = Array.isArray(claims[s.groupsClaim])
       ? (claims[s.groupsClaim] as unknown[]).filter((g): g is string => typeof g === 'string')
       : [];
-    const roles = s.roleMapping.filter((m) => groups.includes(m.group));
+    const roles = strongestPerTeam(s.roleMapping.filter((m) => groups.includes(m.group)));
     const existing = await this.repo.findUserByEmail(email);
     if (existing) {
       if (existing.disabled) throw ApiError.forbidden('This account is disabled.', 'account_disabled');
+      // the mapping applies at every sign-in: groups gained add or raise memberships (never lowered)
+      await this.repo.grantMappedRoles(existing.id, roles, { ...actor, type: 'system' }, this.clock.now());
       return existing;
     }
     if (!s.autoProvision)
@@ -182,4 +185,14 @@ export class OidcService {
   private key(id: string): string {
     return `oidc:pending:${id}`;
   }
+}
+
+/** One grant per team: the strongest role any of the user's groups maps to. */
+function strongestPerTeam(grants: { teamId: string; role: TeamRole }[]): { teamId: string; role: TeamRole }[] {
+  const best = new Map<string, TeamRole>();
+  for (const g of grants) {
+    const had = best.get(g.teamId);
+    if (!had || roleAtLeast(g.role, had)) best.set(g.teamId, g.role);
+  }
+  return [...best].map(([teamId, role]) => ({ teamId, role }));
 }

@@ -21,7 +21,7 @@ function hashToken(token: string): string {
 }
 
 /**
- * Server-side sessions in the database. The cookie carries 32 random bytes; the database keeps
+ * Server-side sessions in the database, or in Redis when REDIS_URL is configured (SessionStore). The cookie carries 32 random bytes; the database keeps
  * their SHA-256. A session ends when idle for SESSION_IDLE_TIMEOUT_MINUTES, at SESSION_MAX_AGE_HOURS
  * after sign-in, on sign-out, on revocation, when the user changes the password (the others) or is
  * disabled. last_seen_at is written at most once a minute per session.
@@ -91,15 +91,11 @@ export class SessionsService implements OnApplicationBootstrap, OnApplicationShu
     if (!s) return null;
     const now = this.clock.now();
     if (s.expiresAt <= now || s.lastSeenAt + this.config.accounts.sessionIdleTimeoutMs <= now) {
-      await this.repo.deleteSession(s.id);
+      await this.repo.deleteSession(s);
       return null;
     }
-    if (now - s.lastSeenAt >= TOUCH_EVERY_MS) await this.repo.touchSession(s.id, now);
+    if (now - s.lastSeenAt >= TOUCH_EVERY_MS) await this.repo.touchSession(s, now);
     return s;
-  }
-
-  async close(sessionId: string): Promise<void> {
-    await this.repo.deleteSession(sessionId);
   }
 
   list(userId: string): Promise<SessionEntity[]> {

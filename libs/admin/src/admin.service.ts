@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError, Clock, microToRub, rubToMicro } from '@app/common';
-import { ApiKeyPatch, ApiKeysService, ApiKeyView } from '@app/auth';
-import { Actor, AuditTrail } from '@app/accounts/audit';
+import { ApiKeyChange, ApiKeyPatch, ApiKeysService, ApiKeyView } from '@app/auth';
+import { Actor, AuditRecord, AuditTrail } from '@app/accounts/audit';
+import { TransactionHook } from '@app/database';
 import {
   BillingService,
   TeamPatch,
@@ -35,19 +36,18 @@ export class AdminService {
     private readonly audit: AuditTrail,
   ) {}
 
-  async createTeam(name: string, balanceRub: number, actor?: Actor): Promise<TeamDto> {
-    const team = await this.teams.create(name, rubToMicro(balanceRub));
-    const out = { id: team.id, name: team.name, balance_rub: microToRub(team.balanceMicro) };
-    if (actor)
-      await this.audit.write({
-        actor,
-        teamId: team.id,
-        action: 'team.create',
-        targetType: 'team',
-        targetId: team.id,
-        after: out,
-      });
-    return out;
+  /** Creates the team; with an actor, its audit record is written in the creating transaction. */
+  async createTeam(name: string, balanceRub: number | string, actor?: Actor): Promise<TeamDto> {
+    const audit = (a: Actor, team: TeamView): AuditRecord => ({
+      actor: a,
+      teamId: team.id,
+      action: 'team.create',
+      targetType: 'team',
+      targetId: team.id,
+      after: teamDto(team),
+    });
+    const team = await this.teams.create(name, rubToMicro(balanceRub), undefined, this.hook(actor, audit));
+    return teamDto(team);
   }
 
   async getTeam(id: string): Promise<TeamLimitsDto> {
@@ -77,21 +77,18 @@ export class AdminService {
       requestLogRetentionDays: body.request_log_retention_days,
       requestLogBodyRetentionDays: body.request_log_body_retention_days,
     };
-    const before = actor ? teamView(await this.teams.get(id)) : undefined;
-    const team = await this.teams.update(id, patch);
+    const audit = (a: Actor, c: { before: TeamView; after: TeamView }): AuditRecord => ({
+      actor: a,
+      teamId: id,
+      action: 'team.update',
+      targetType: 'team',
+      targetId: id,
+      before: teamView(c.before),
+      after: teamView(c.after),
+    });
+    const team = await this.teams.update(id, patch, this.hook(actor, audit));
     if (body.rpm_limit !== undefined || body.tpm_limit !== undefined) await this.keys.forgetTeam(id);
-    const after = teamView(team);
-    if (actor)
-      await this.audit.write({
-        actor,
-        teamId: id,
-        action: 'team.update',
-        targetType: 'team',
-        targetId: id,
-        before,
-        after,
-      });
-    return after;
+    return teamView(team);
   }
 
   async createKey(
@@ -104,12 +101,21 @@ export class AdminService {
     const expiresAt = opts.expiresAt ? Date.parse(opts.expiresAt) : null;
     if (expiresAt !== null && expiresAt <= this.clock.now())
       throw ApiError.badRequest('expires_at must be in the future.', 'expires_at', 'invalid_value');
+    const audit = (a: Actor, key: ApiKeyView): AuditRecord => ({
+      actor: a,
+      teamId,
+      action: 'api_key.create',
+      targetType: 'api_key',
+      targetId: key.id,
+      after: keyAuditView(key),
+    });
     const k = await this.keys.create(teamId, name, {
       createdBy: opts.createdBy ?? null,
       expiresAt,
       allowedModels: opts.allowedModels,
+      within: this.hook(opts.actor, audit),
     });
-    const out = {
+    return {
       id: k.id,
       api_key: k.apiKey,
       prefix: k.prefix,
@@ -118,16 +124,6 @@ export class AdminService {
       expires_at: k.expiresAt === null ? null : new Date(k.expiresAt).toISOString(),
       allowed_models: k.allowedModels,
     };
-    if (opts.actor)
-      await this.audit.write({
-        actor: opts.actor,
-        teamId,
-        action: 'api_key.create',
-        targetType: 'api_key',
-        targetId: k.id,
-        after: { ...out, api_key: undefined },
-      });
-    return out;
   }
 
   async listKeys(teamId: string): Promise<ApiKeyListDto> {
@@ -142,7 +138,6 @@ export class AdminService {
    * key's spend counters of the current day/month from the ledger.
    */
   async updateKey(id: string, body: UpdateApiKeyDto, actor?: Actor): Promise<ApiKeyDto> {
-    const before = actor ? await this.getKey(id) : undefined;
     const micro = (rub: number | null | undefined) =>
       rub === undefined ? undefined : rub === null ? null : rubToMicro(rub);
     const patch: ApiKeyPatch = {
@@ -155,7 +150,16 @@ export class AdminService {
         body.expires_at === undefined ? undefined : body.expires_at === null ? null : Date.parse(body.expires_at),
       allowedModels: body.allowed_models,
     };
-    const key = await this.keys.update(id, patch);
+    const audit = (a: Actor, c: ApiKeyChange): AuditRecord => ({
+      actor: a,
+      teamId: c.after.teamId,
+      action: 'api_key.update',
+      targetType: 'api_key',
+      targetId: id,
+      before: keyAuditView(c.before),
+      after: keyAuditView(c.after),
+    });
+    const key = await this.keys.update(id, patch, this.hook(actor, audit));
     if (body.budget_rub_per_day !== undefined || body.budget_rub_per_month !== undefined) {
       await this.billing.resyncKeySpend({
         apiKeyId: key.id,
@@ -163,37 +167,25 @@ export class AdminService {
         monthMicro: key.budgetMonthMicro,
       });
     }
-    const after = await this.keyView(key);
-    if (actor)
-      await this.audit.write({
-        actor,
-        teamId: key.teamId,
-        action: 'api_key.update',
-        targetType: 'api_key',
-        targetId: id,
-        before,
-        after,
-      });
-    return after;
+    return this.keyView(key);
   }
 
   async getKey(id: string): Promise<ApiKeyDto> {
     return this.keyView(await this.keys.get(id));
   }
 
+  /** Revokes the key; with an actor, the audit record is written in the revoking transaction (not when it was revoked already). */
   async revokeKey(id: string, actor?: Actor): Promise<void> {
-    const key = await this.keys.get(id);
-    await this.keys.revoke(id);
-    if (actor && key.revokedAt === null)
-      await this.audit.write({
-        actor,
-        teamId: key.teamId,
-        action: 'api_key.revoke',
-        targetType: 'api_key',
-        targetId: id,
-        before: { revoked: false },
-        after: { revoked: true },
-      });
+    const audit = (a: Actor, c: ApiKeyChange): AuditRecord => ({
+      actor: a,
+      teamId: c.after.teamId,
+      action: 'api_key.revoke',
+      targetType: 'api_key',
+      targetId: id,
+      before: { revoked: false },
+      after: { revoked: true },
+    });
+    await this.keys.revoke(id, this.hook(actor, audit));
   }
 
   /**
@@ -202,7 +194,7 @@ export class AdminService {
    */
   async topUp(
     teamId: string,
-    amountRub: number,
+    amountRub: number | string,
     reference: string | null,
     note: string | null = null,
     actor?: Actor,
@@ -211,7 +203,8 @@ export class AdminService {
       note !== null || actor
         ? JSON.stringify({ note, actor: actor ? { type: actor.type, id: actor.id } : null })
         : null;
-    const r = await this.billing.topUp(teamId, rubToMicro(amountRub), reference, {
+    const micro = rubToMicro(amountRub);
+    const r = await this.billing.topUp(teamId, micro, reference, {
       details,
       within: actor
         ? (m, balanceMicro) =>
@@ -221,11 +214,19 @@ export class AdminService {
               action: 'team.top_up',
               targetType: 'team',
               targetId: teamId,
-              after: { amount_rub: amountRub, reference, note, balance_rub: microToRub(balanceMicro) },
+              after: { amount_rub: microToRub(micro), reference, note, balance_rub: microToRub(balanceMicro) },
             })
         : undefined,
     });
     return { balance_rub: microToRub(r.balanceMicro), applied: r.applied };
+  }
+
+  /** The hook that writes the audit record of a change in its transaction; none without an actor. */
+  private hook<R>(
+    actor: Actor | undefined,
+    record: (actor: Actor, result: R) => AuditRecord,
+  ): TransactionHook<R> | undefined {
+    return actor ? (m, result) => this.audit.writeIn(m, record(actor, result)) : undefined;
   }
 
   async usageSummary(teamId: string, q: UsageSummaryQueryDto): Promise<UsageSummaryResponseDto> {
@@ -257,6 +258,28 @@ export class AdminService {
       allowed_models: k.allowedModels,
     };
   }
+}
+
+function teamDto(t: TeamView): TeamDto {
+  return { id: t.id, name: t.name, balance_rub: microToRub(t.balanceMicro) };
+}
+
+/** A key's settings as its audit records show them (no spend, never the secret). */
+function keyAuditView(k: ApiKeyView): Record<string, unknown> {
+  const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
+  return {
+    id: k.id,
+    prefix: k.prefix,
+    name: k.name,
+    revoked: k.revokedAt !== null,
+    rpm_limit: k.rpmLimit,
+    tpm_limit: k.tpmLimit,
+    budget_rub_per_day: k.budgetDayMicro === null ? null : microToRub(k.budgetDayMicro),
+    budget_rub_per_month: k.budgetMonthMicro === null ? null : microToRub(k.budgetMonthMicro),
+    created_by: k.createdBy,
+    expires_at: iso(k.expiresAt),
+    allowed_models: k.allowedModels,
+  };
 }
 
 function teamView(t: TeamView): TeamLimitsDto {

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditModule } from '@app/accounts/audit';
 import { AuthModule } from '@app/auth';
 import { BillingModule } from '@app/billing';
 import { RequestLogModule } from '@app/request-log';
@@ -25,6 +26,7 @@ import {
     AuthModule,
     BillingModule,
     RequestLogModule,
+    AuditModule,
   ],
   controllers: [AlertsController],
   providers: [

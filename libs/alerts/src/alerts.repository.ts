@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, In, LessThan, Repository } from 'typeorm';
-import { RawSql, TransactionRunner } from '@app/database';
+import { DataSource, EntityManager, In, LessThan, Repository } from 'typeorm';
+import { ChangeRecorder, RawSql, TransactionRunner } from '@app/database';
 import {
   AlertDeliveryAttemptEntity,
   AlertDeliveryEntity,
@@ -27,6 +27,7 @@ export class AlertsRepository {
     @InjectRepository(AlertEventEntity) private readonly events: Repository<AlertEventEntity>,
     @InjectRepository(AlertDeliveryEntity) private readonly deliveries: Repository<AlertDeliveryEntity>,
     @InjectRepository(AlertDeliveryAttemptEntity) private readonly attempts: Repository<AlertDeliveryAttemptEntity>,
+    private readonly audit: ChangeRecorder,
   ) {
     this.sql = new RawSql(ds);
     this.T = {
@@ -39,8 +40,12 @@ export class AlertsRepository {
 
   // ── rules ──────────────────────────────────────────────────────────────────────────────────────
 
+  /** Inserts the rule with its audit record, in one transaction. */
   async insertRule(row: AlertRuleEntity): Promise<void> {
-    await this.rules.insert(row);
+    await this.tx.run(async (m) => {
+      await m.insert(AlertRuleEntity, { ...row });
+      await this.recordRule(m, 'alert.create', row.teamId, row.id, null, row);
+    });
   }
 
   findRule(teamId: string, id: string): Promise<AlertRuleEntity | null> {
@@ -55,13 +60,52 @@ export class AlertsRepository {
     return this.rules.find({ where: teamId ? { teamId, enabled: 1 } : { enabled: 1 } });
   }
 
+  /** Applies the patch with its audit record (before and after), in one transaction. */
   async updateRule(teamId: string, id: string, patch: Partial<AlertRuleEntity>): Promise<void> {
-    await this.rules.update({ teamId, id }, patch);
+    await this.tx.run(async (m) => {
+      const before = await m.findOneBy(AlertRuleEntity, { teamId, id });
+      if (!before) return;
+      await m.update(AlertRuleEntity, { teamId, id }, patch);
+      const after = await m.findOneByOrFail(AlertRuleEntity, { teamId, id });
+      await this.recordRule(m, 'alert.update', teamId, id, before, after);
+    });
   }
 
+  /** Deletes the rule with its audit record, in one transaction. */
   async deleteRule(teamId: string, id: string): Promise<boolean> {
-    const out = await this.rules.delete({ teamId, id });
-    return (out.affected ?? 0) > 0;
+    return this.tx.run(async (m) => {
+      const before = await m.findOneBy(AlertRuleEntity, { teamId, id });
+      const out = await m.delete(AlertRuleEntity, { teamId, id });
+      if ((out.affected ?? 0) === 0 || !before) return false;
+      await this.recordRule(m, 'alert.delete', teamId, id, before, null);
+      return true;
+    });
+  }
+
+  /** A rule as its audit records show it: kind, thresholds, state and channel types — never a URL, address or token. */
+  private recordRule(
+    m: EntityManager,
+    action: string,
+    teamId: string,
+    id: string,
+    before: AlertRuleEntity | null,
+    after: AlertRuleEntity | null,
+  ): Promise<void> {
+    const view = (r: AlertRuleEntity | null) =>
+      r && {
+        kind: r.kind,
+        params: JSON.parse(r.params) as unknown,
+        enabled: r.enabled === 1,
+        channels: (JSON.parse(r.channels) as { type: string }[]).map((c) => c.type),
+      };
+    return this.audit.record(m, {
+      teamId,
+      action,
+      targetType: 'alert',
+      targetId: id,
+      before: view(before),
+      after: view(after),
+    });
   }
 
   /** Starts the next crossing of a rule whose value recovered; false when another replica did it first. */

@@ -1,11 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { EntityManager, Repository } from 'typeorm';
+import { TransactionHook, TransactionRunner } from '@app/database';
 import { ApiKeyEntity } from './entities/api-key.entity';
+
+/** A key before and after a change (the hook of a write: its audit record). */
+export interface KeyChange {
+  before: ApiKeyEntity;
+  after: ApiKeyEntity;
+}
 
 @Injectable()
 export class ApiKeysRepository {
-  constructor(@InjectRepository(ApiKeyEntity) private readonly keys: Repository<ApiKeyEntity>) {}
+  constructor(
+    @InjectRepository(ApiKeyEntity) private readonly keys: Repository<ApiKeyEntity>,
+    private readonly tx: TransactionRunner,
+  ) {}
 
   findByHash(keyHash: string): Promise<ApiKeyEntity | null> {
     return this.keys.findOneBy({ keyHash });
@@ -45,7 +55,10 @@ export class ApiKeysRepository {
     return this.keys.find({ where: { teamId }, order: { createdAt: 'ASC', id: 'ASC' } });
   }
 
-  /** Sets the given columns (undefined = unchanged, null = cleared); null when the key does not exist. */
+  /**
+   * Sets the given columns (undefined = unchanged, null = cleared); null when the key does not exist.
+   * `within` runs in the same transaction with the key before and after.
+   */
   async update(
     id: string,
     patch: Partial<
@@ -54,10 +67,17 @@ export class ApiKeysRepository {
         'name' | 'rpmLimit' | 'tpmLimit' | 'budgetDayMicro' | 'budgetMonthMicro' | 'expiresAt' | 'allowedModels'
       >
     >,
+    within?: TransactionHook<KeyChange>,
   ): Promise<ApiKeyEntity | null> {
     const set = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
-    if (Object.keys(set).length > 0) await this.keys.update({ id }, set);
-    return this.findById(id);
+    return this.tx.run(async (m) => {
+      const before = await m.findOneBy(ApiKeyEntity, { id });
+      if (!before) return null;
+      if (Object.keys(set).length > 0) await m.update(ApiKeyEntity, { id }, set);
+      const after = await m.findOneByOrFail(ApiKeyEntity, { id });
+      await within?.(m, { before, after });
+      return after;
+    });
   }
 
   count(): Promise<number> {
@@ -68,8 +88,13 @@ export class ApiKeysRepository {
     return this.keys.findOneBy({ id });
   }
 
-  async insert(key: ApiKeyEntity): Promise<void> {
-    await this.keys.insert(key);
+  /** Inserts the key; `within` runs in the same transaction. */
+  async insert(key: ApiKeyEntity, within?: TransactionHook<ApiKeyEntity>): Promise<void> {
+    if (!within) return void (await this.keys.insert(key));
+    await this.tx.run(async (m) => {
+      await m.insert(ApiKeyEntity, { ...key });
+      await within(m, key);
+    });
   }
 
   /** Insert unless a key with the same hash exists (idempotent bootstrap across replicas). */
@@ -77,14 +102,21 @@ export class ApiKeysRepository {
     await this.keys.createQueryBuilder().insert().into(ApiKeyEntity).values(key).orIgnore().execute();
   }
 
-  async revoke(id: string, now: number): Promise<ApiKeyEntity | null> {
-    await this.keys
-      .createQueryBuilder()
-      .update(ApiKeyEntity)
-      .set({ revokedAt: now })
-      .where('id = :id AND revoked_at IS NULL', { id })
-      .execute();
-    return this.findById(id);
+  /** Revokes the key (once); `within` runs in the same transaction only when this call revoked it. */
+  async revoke(id: string, now: number, within?: TransactionHook<KeyChange>): Promise<ApiKeyEntity | null> {
+    return this.tx.run(async (m: EntityManager) => {
+      const before = await m.findOneBy(ApiKeyEntity, { id });
+      if (!before) return null;
+      const r = await m
+        .createQueryBuilder()
+        .update(ApiKeyEntity)
+        .set({ revokedAt: now })
+        .where('id = :id AND revoked_at IS NULL', { id })
+        .execute();
+      const after = await m.findOneByOrFail(ApiKeyEntity, { id });
+      if ((r.affected ?? 0) > 0) await within?.(m, { before, after });
+      return after;
+    });
   }
 
   async touch(id: string, now: number): Promise<void> {

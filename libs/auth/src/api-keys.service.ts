@@ -2,6 +2,7 @@ import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { ApiError, Clock, ClusterBus, newId, SharedCache } from '@app/common';
 import { AppConfig } from '@app/config';
 import { displayPrefix, generateApiKey, hashApiKey } from './api-key.crypto';
+import { TransactionHook } from '@app/database';
 import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKeyEntity } from './entities/api-key.entity';
 
@@ -81,6 +82,14 @@ export interface NewKeyOptions {
   createdBy?: string | null;
   expiresAt?: number | null;
   allowedModels?: string[] | null;
+  /** runs in the transaction that inserts the key (its audit record) */
+  within?: TransactionHook<ApiKeyView>;
+}
+
+/** A key before and after a change, given to the hook that runs in the change's transaction. */
+export interface ApiKeyChange {
+  before: ApiKeyView;
+  after: ApiKeyView;
 }
 
 export interface CreatedApiKey {
@@ -142,7 +151,8 @@ export class ApiKeysService implements OnModuleInit {
       expiresAt: opts.expiresAt ?? null,
       allowedModels: models.length > 0 ? JSON.stringify(models) : null,
     };
-    await this.repo.insert(entity);
+    const within = opts.within;
+    await this.repo.insert(entity, within && ((m, row) => within(m, toView(row))));
     return {
       id: entity.id,
       apiKey,
@@ -178,8 +188,9 @@ export class ApiKeysService implements OnModuleInit {
     return (await this.repo.findByHash(hashApiKey(apiKey))) !== null;
   }
 
-  async revoke(id: string): Promise<void> {
-    const key = await this.repo.revoke(id, this.clock.now());
+  /** Revokes the key; `within` runs in the revoking transaction (not when it was revoked already). */
+  async revoke(id: string, within?: TransactionHook<ApiKeyChange>): Promise<void> {
+    const key = await this.repo.revoke(id, this.clock.now(), within && viewsOf(within));
     if (!key) throw ApiError.notFound(`API key ${id} not found.`, 'api_key_not_found', 'id');
     await this.forget(key.keyHash);
   }
@@ -198,7 +209,7 @@ export class ApiKeysService implements OnModuleInit {
    * Changes a key's name, limits or budgets (null clears). Cached lookups are dropped here, in Redis
    * and on the other replicas (see forget).
    */
-  async update(id: string, patch: ApiKeyPatch): Promise<ApiKeyView> {
+  async update(id: string, patch: ApiKeyPatch, within?: TransactionHook<ApiKeyChange>): Promise<ApiKeyView> {
     const { allowedModels, ...rest } = patch;
     const models =
       allowedModels === undefined
@@ -206,7 +217,7 @@ export class ApiKeysService implements OnModuleInit {
         : allowedModels === null || allowedModels.length === 0
           ? null
           : JSON.stringify([...new Set(allowedModels)]);
-    const key = await this.repo.update(id, { ...rest, allowedModels: models });
+    const key = await this.repo.update(id, { ...rest, allowedModels: models }, within && viewsOf(within));
     if (!key) throw ApiError.notFound(`API key ${id} not found.`, 'api_key_not_found', 'id');
     await this.forget(key.keyHash);
     return toView(key);
@@ -309,6 +320,10 @@ export class ApiKeysService implements OnModuleInit {
   private sharedKey(hash: string): string {
     return `auth:key:${hash}`;
   }
+}
+
+function viewsOf(hook: TransactionHook<ApiKeyChange>): TransactionHook<{ before: ApiKeyEntity; after: ApiKeyEntity }> {
+  return (m, c) => hook(m, { before: toView(c.before), after: toView(c.after) });
 }
 
 function toView(k: ApiKeyEntity): ApiKeyView {

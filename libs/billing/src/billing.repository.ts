@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, IsNull, LessThan, MoreThan, Repository } from 'typeorm';
-import { PgGroupCommit, RawSql, SqliteGroupCommit, SqlRow, TransactionRunner } from '@app/database';
+import { PgGroupCommit, RawSql, SqliteGroupCommit, SqlRow, TransactionHook, TransactionRunner } from '@app/database';
 import { LedgerEntryEntity } from './entities/ledger-entry.entity';
 import { ReservationEntity } from './entities/reservation.entity';
 import { TeamEntity } from './entities/team.entity';
@@ -99,15 +99,16 @@ export class BillingRepository {
     };
   }
 
-  findTeam(id: string): Promise<TeamEntity | null> {
-    return this.teams.findOneBy({ id, deletedAt: IsNull() });
+  findTeam(id: string, m?: EntityManager): Promise<TeamEntity | null> {
+    return (m ? m.getRepository(TeamEntity) : this.teams).findOneBy({ id, deletedAt: IsNull() });
   }
 
-  /** Creates the team with an opening top-up entry (when balance > 0) in one transaction. */
+  /** Creates the team with an opening top-up entry (when balance > 0) and `within`, in one transaction. */
   createTeam(
     team: { id: string; name: string; now: number },
     openingMicro: number,
     reference: string | null,
+    within?: TransactionHook<TeamEntity>,
   ): Promise<TeamEntity> {
     return this.tx.run(async (m) => {
       await m.insert(TeamEntity, {
@@ -119,7 +120,9 @@ export class BillingRepository {
         updatedAt: team.now,
       });
       if (openingMicro > 0) await this.applyTopUp(m, team.id, openingMicro, reference, team.now);
-      return await m.findOneByOrFail(TeamEntity, { id: team.id });
+      const created = await m.findOneByOrFail(TeamEntity, { id: team.id });
+      await within?.(m, created);
+      return created;
     });
   }
 
@@ -359,7 +362,10 @@ export class BillingRepository {
     });
   }
 
-  /** Sets the given columns (undefined = unchanged, null = cleared); null when the team does not exist. */
+  /**
+   * Sets the given columns (undefined = unchanged, null = cleared); null when the team does not exist.
+   * `within` runs in the same transaction with the team before and after.
+   */
   async updateTeam(
     id: string,
     patch: Partial<
@@ -374,10 +380,21 @@ export class BillingRepository {
       >
     >,
     now: number,
+    within?: TransactionHook<{ before: TeamEntity; after: TeamEntity }>,
   ): Promise<TeamEntity | null> {
     const set = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
-    if (Object.keys(set).length > 0) await this.teams.update({ id }, { ...set, updatedAt: now });
-    return this.findTeam(id);
+    if (!within) {
+      if (Object.keys(set).length > 0) await this.teams.update({ id }, { ...set, updatedAt: now });
+      return this.findTeam(id);
+    }
+    return this.tx.run(async (m) => {
+      const before = await this.findTeam(id, m);
+      if (!before) return null;
+      if (Object.keys(set).length > 0) await m.update(TeamEntity, { id }, { ...set, updatedAt: now });
+      const after = (await this.findTeam(id, m))!;
+      await within(m, { before, after });
+      return after;
+    });
   }
 
   /**

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError, Clock, newId } from '@app/common';
+import { TransactionHook } from '@app/database';
 import { BillingRepository } from './billing.repository';
 import { TeamEntity } from './entities/team.entity';
 
@@ -42,11 +43,18 @@ export class TeamsService {
     private readonly clock: Clock,
   ) {}
 
-  async create(name: string, openingBalanceMicro: number, id: string = newId()): Promise<TeamView> {
+  /** Creates the team; `within` runs in the creating transaction (its audit record). */
+  async create(
+    name: string,
+    openingBalanceMicro: number,
+    id: string = newId(),
+    within?: TransactionHook<TeamView>,
+  ): Promise<TeamView> {
     const team = await this.repo.createTeam(
       { id, name, now: this.clock.now() },
       openingBalanceMicro,
       openingBalanceMicro > 0 ? 'opening-balance' : null,
+      within && ((m, row) => within(m, toView(row))),
     );
     return toView(team);
   }
@@ -72,8 +80,18 @@ export class TeamsService {
     return { teams: rows.slice(0, limit).map(toView), hasMore: rows.length > limit };
   }
 
-  async update(id: string, patch: TeamPatch): Promise<TeamView> {
-    const team = await this.repo.updateTeam(id, patch, this.clock.now());
+  /** Changes name or limits; `within` runs in the same transaction with the team before and after. */
+  async update(
+    id: string,
+    patch: TeamPatch,
+    within?: TransactionHook<{ before: TeamView; after: TeamView }>,
+  ): Promise<TeamView> {
+    const team = await this.repo.updateTeam(
+      id,
+      patch,
+      this.clock.now(),
+      within && ((m, c) => within(m, { before: toView(c.before), after: toView(c.after) })),
+    );
     if (!team) throw ApiError.notFound(`Team ${id} not found.`, 'team_not_found', 'id');
     for (const listener of this.changeListeners) listener(id);
     return toView(team);

@@ -10,7 +10,7 @@ import {
   getSchemaPath,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
+import { AllowSession, ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
 import {
   InputItemsQueryDto,
   ResponseCreateRequestDto,
@@ -26,6 +26,7 @@ import { ApiChargedErrors, RefuseUnknownMembers } from '@app/common';
 @ApiExtraModels(ResponseObjectDto, ResponseStreamEventDto)
 @ApiTags('OpenAI-compatible')
 @ApiKeyAuth()
+@AllowSession()
 @Controller('v1/responses')
 export class ResponsesController {
   constructor(private readonly responses: ResponsesService) {}

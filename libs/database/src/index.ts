@@ -8,3 +8,4 @@ export * from './raw-sql';
 export * from './database-logger';
 export * from './sqlite-group-commit';
 export * from './pg-group-commit';
+export * from './change-recorder';

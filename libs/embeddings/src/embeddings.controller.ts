@@ -1,13 +1,14 @@
 import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
+import { AllowSession, ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
 import { EmbeddingsRequestDto, EmbeddingsResponseDto } from './dto/embeddings.dto';
 import { EmbeddingsApiService } from './embeddings-api.service';
 import { ApiChargedErrors, RefuseUnknownMembers } from '@app/common';
 
 @ApiTags('Embeddings')
 @ApiKeyAuth()
+@AllowSession('member')
 @Controller()
 export class EmbeddingsController {
   constructor(private readonly api: EmbeddingsApiService) {}

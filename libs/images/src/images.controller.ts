@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
+import { AllowSession, ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
 import { ImageGenerationRequestDto, ImagesResponseDto, RestImagesResponseDto } from './dto/images.dto';
 import { ImagesService } from './images.service';
 import { ApiChargedErrors, RefuseUnknownMembers } from '@app/common';
@@ -33,6 +33,7 @@ export class ImagesController {
   @RefuseUnknownMembers(ImageGenerationRequestDto)
   @ApiChargedErrors()
   @ApiKeyAuth()
+  @AllowSession('member')
   @HttpCode(200)
   @ApiOperation({
     summary:
@@ -55,6 +56,7 @@ export class ImagesController {
   @Post('api/v1/images/generations')
   @ApiChargedErrors()
   @ApiKeyAuth()
+  @AllowSession('member')
   @HttpCode(200)
   @ApiOperation({
     summary:

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { EntityManager, Repository } from 'typeorm';
+import { ChangeRecorder, TransactionRunner } from '@app/database';
 import { StoredFileEntity } from './entities/stored-file.entity';
 
 export type FileRow = Omit<StoredFileEntity, 'bytes'>;
@@ -14,10 +15,18 @@ export interface FileListQuery {
 
 @Injectable()
 export class FilesRepository {
-  constructor(@InjectRepository(StoredFileEntity) private readonly files: Repository<StoredFileEntity>) {}
+  constructor(
+    @InjectRepository(StoredFileEntity) private readonly files: Repository<StoredFileEntity>,
+    private readonly tx: TransactionRunner,
+    private readonly audit: ChangeRecorder,
+  ) {}
 
+  /** Stores the file and its audit record (name, purpose, size and digest: never the content), in one transaction. */
   async insert(row: Omit<StoredFileEntity, 'seq'>): Promise<void> {
-    await this.files.insert(row);
+    await this.tx.run(async (m) => {
+      await m.insert(StoredFileEntity, { ...row });
+      await this.record(m, 'file.create', row, false);
+    });
   }
 
   /** The team's file, or null (another team's id is the same as an unknown one). */
@@ -56,8 +65,26 @@ export class FilesRepository {
     else await this.files.insert(row);
   }
 
+  /** Deletes the file with its audit record, in one transaction. */
   async delete(teamId: string, id: string): Promise<boolean> {
-    const res = await this.files.delete({ teamId, id });
-    return (res.affected ?? 0) > 0;
+    return this.tx.run(async (m) => {
+      const row = await m.findOneBy(StoredFileEntity, { teamId, id });
+      const res = await m.delete(StoredFileEntity, { teamId, id });
+      if ((res.affected ?? 0) === 0 || !row) return false;
+      await this.record(m, 'file.delete', row, true);
+      return true;
+    });
+  }
+
+  private record(m: EntityManager, action: string, f: Omit<FileRow, 'seq'>, deleted: boolean): Promise<void> {
+    const view = { filename: f.filename, purpose: f.purpose, mime: f.mime, bytes: f.byteSize, sha256: f.sha256 };
+    return this.audit.record(m, {
+      teamId: f.teamId,
+      action,
+      targetType: 'file',
+      targetId: f.id,
+      before: deleted ? view : null,
+      after: deleted ? null : view,
+    });
   }
 }

@@ -47,7 +47,6 @@ import { uploadInterceptor } from './files.controller';
 import { UploadedBytes } from './files.service';
 import { KnowledgeBasesApiService } from './knowledge-bases-api.service';
 import { RateLimited } from '@app/governance';
-import { AuditTrail, callerActor } from '@app/accounts/audit';
 
 const ID = { name: 'id', example: 'vs_1a2b3c4d5e6f7a8b9c0d1e2f' };
 
@@ -58,30 +57,14 @@ const ID = { name: 'id', example: 'vs_1a2b3c4d5e6f7a8b9c0d1e2f' };
 @AllowSession()
 @Controller('api/v1/knowledge-bases')
 export class KnowledgeBasesController {
-  constructor(
-    private readonly api: KnowledgeBasesApiService,
-    private readonly audit: AuditTrail,
-  ) {}
+  constructor(private readonly api: KnowledgeBasesApiService) {}
 
   @Post()
   @HttpCode(201)
   @ApiOperation({ summary: 'Create a knowledge base' })
   @ApiCreatedResponse({ type: KnowledgeBaseDto })
-  async create(
-    @CurrentCaller() caller: Caller,
-    @Body() dto: CreateKnowledgeBaseDto,
-    @Req() req: Request,
-  ): Promise<KnowledgeBaseDto> {
-    const kb = await this.api.create(caller, dto);
-    await this.audit.write({
-      actor: callerActor(req, caller),
-      teamId: caller.teamId,
-      action: 'knowledge_base.create',
-      targetType: 'knowledge_base',
-      targetId: kb.id,
-      after: { name: dto.name },
-    });
-    return kb;
+  async create(@CurrentCaller() caller: Caller, @Body() dto: CreateKnowledgeBaseDto): Promise<KnowledgeBaseDto> {
+    return this.api.create(caller, dto);
   }
 
   @Get()
@@ -115,15 +98,8 @@ export class KnowledgeBasesController {
   @ApiOperation({ summary: 'Delete a knowledge base with its documents and chunks' })
   @ApiParam(ID)
   @ApiOkResponse({ type: KbDeletedDto })
-  async delete(@CurrentCaller() caller: Caller, @Param('id') id: string, @Req() req: Request): Promise<KbDeletedDto> {
+  async delete(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<KbDeletedDto> {
     await this.api.delete(caller, id);
-    await this.audit.write({
-      actor: callerActor(req, caller),
-      teamId: caller.teamId,
-      action: 'knowledge_base.delete',
-      targetType: 'knowledge_base',
-      targetId: id,
-    });
     return { id, deleted: true };
   }
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In, Repository } from 'typeorm';
-import { RawSql, TransactionRunner } from '@app/database';
+import { ChangeRecorder, RawSql, TransactionRunner } from '@app/database';
 import {
   DocumentKind,
   DocumentStatus,
@@ -68,6 +68,7 @@ export class KnowledgeRepository {
     @InjectRepository(KbChunkEntity) private readonly chunks: Repository<KbChunkEntity>,
     @InjectRepository(IngestJobEntity) private readonly jobs: Repository<IngestJobEntity>,
     @InjectRepository(FileBatchEntity) private readonly batches: Repository<FileBatchEntity>,
+    private readonly audit: ChangeRecorder,
   ) {
     this.sql = new RawSql(ds);
     this.T = {
@@ -79,13 +80,18 @@ export class KnowledgeRepository {
 
   // ── knowledge bases ────────────────────────────────────────────────────────────────────────────
 
+  /** Inserts the store; a knowledge base (not a project's internal store) is audited in the same transaction. */
   async insertStore(
     row: Omit<VectorStoreEntity, 'seq' | 'internal' | 'expiresAfterDays'> & {
       internal?: number;
       expiresAfterDays?: number | null;
     },
   ): Promise<void> {
-    await this.stores.insert({ internal: 0, expiresAfterDays: null, ...row });
+    const full = { internal: 0, expiresAfterDays: null, ...row };
+    await this.tx.run(async (m) => {
+      await m.insert(VectorStoreEntity, { ...full });
+      if (!full.internal) await this.recordStore(m, 'knowledge_base.create', full.teamId, full.id, null, full);
+    });
   }
 
   findStore(teamId: string, id: string): Promise<VectorStoreEntity | null> {
@@ -105,25 +111,89 @@ export class KnowledgeRepository {
       .getMany();
   }
 
+  /** Sets the given columns; a change other than activity (`lastActiveAt`) is audited in the same transaction. */
   async updateStore(
     teamId: string,
     id: string,
     patch: Partial<Pick<VectorStoreEntity, 'name' | 'metadata' | 'description' | 'lastActiveAt' | 'expiresAfterDays'>>,
   ): Promise<VectorStoreEntity | null> {
-    if (Object.keys(patch).length > 0) await this.stores.update({ teamId, id }, patch);
-    return this.findStore(teamId, id);
+    const { lastActiveAt: _activity, ...settings } = patch;
+    if (Object.keys(settings).length === 0) {
+      if (Object.keys(patch).length > 0) await this.stores.update({ teamId, id }, patch);
+      return this.findStore(teamId, id);
+    }
+    return this.tx.run(async (m) => {
+      const before = await m.findOneBy(VectorStoreEntity, { teamId, id });
+      if (!before) return null;
+      await m.update(VectorStoreEntity, { teamId, id }, patch);
+      const after = await m.findOneByOrFail(VectorStoreEntity, { teamId, id });
+      if (!after.internal) await this.recordStore(m, 'knowledge_base.update', teamId, id, before, after);
+      return after;
+    });
   }
 
   /** The knowledge base and everything in it, in one transaction; the store row goes first (the lock order, see lockStore). */
   deleteStore(teamId: string, id: string): Promise<boolean> {
     return this.tx.run(async (m) => {
+      const before = await m.findOneBy(VectorStoreEntity, { teamId, id });
       const res = await m.delete(VectorStoreEntity, { teamId, id });
       if ((res.affected ?? 0) === 0) return false;
       await m.delete(KbChunkEntity, { vectorStoreId: id });
       await m.delete(IngestJobEntity, { vectorStoreId: id });
       await m.delete(KbDocumentEntity, { vectorStoreId: id });
       await m.delete(FileBatchEntity, { vectorStoreId: id });
+      if (before && !before.internal) await this.recordStore(m, 'knowledge_base.delete', teamId, id, before, null);
       return true;
+    });
+  }
+
+  private recordStore(
+    m: EntityManager,
+    action: string,
+    teamId: string,
+    id: string,
+    before: VectorStoreEntity | null,
+    after: Omit<VectorStoreEntity, 'seq'> | null,
+  ): Promise<void> {
+    const view = (s: Omit<VectorStoreEntity, 'seq'> | null) =>
+      s && {
+        name: s.name,
+        description: s.description,
+        metadata: s.metadata === null ? null : (JSON.parse(s.metadata) as unknown),
+        embedding_model: s.embeddingModel,
+        expires_after_days: s.expiresAfterDays,
+      };
+    return this.audit.record(m, {
+      teamId,
+      action,
+      targetType: 'knowledge_base',
+      targetId: id,
+      before: view(before),
+      after: view(after),
+    });
+  }
+
+  private recordDocument(
+    m: EntityManager,
+    action: string,
+    doc: Omit<KbDocumentEntity, 'seq'>,
+    deleted = false,
+  ): Promise<void> {
+    const view = {
+      knowledge_base_id: doc.vectorStoreId,
+      kind: doc.kind,
+      filename: doc.filename,
+      title: doc.title,
+      url: doc.url,
+      batch_id: doc.batchId,
+    };
+    return this.audit.record(m, {
+      teamId: doc.teamId,
+      action,
+      targetType: 'document',
+      targetId: doc.id,
+      before: deleted ? view : null,
+      after: deleted ? null : view,
     });
   }
 
@@ -180,8 +250,9 @@ export class KnowledgeRepository {
       const kinds: DocumentKind[] = doc.kind === 'link' ? ['link'] : ['file', 'text'];
       const count = await m.countBy(KbDocumentEntity, { vectorStoreId: doc.vectorStoreId, kind: In(kinds) });
       if (count >= limit) return 'limit';
-      await m.insert(KbDocumentEntity, doc);
+      await m.insert(KbDocumentEntity, { ...doc });
       await m.insert(IngestJobEntity, job);
+      await this.recordDocument(m, 'document.create', doc);
       return 'added';
     });
   }
@@ -225,6 +296,13 @@ export class KnowledgeRepository {
           part.map((e) => e.job),
         );
       }
+      await this.audit.record(m, {
+        teamId: batch.teamId,
+        action: 'file_batch.create',
+        targetType: 'file_batch',
+        targetId: batch.id,
+        after: { knowledge_base_id: batch.vectorStoreId, documents: fresh.map((e) => e.doc.id) },
+      });
       return { outcome: 'added' as const };
     });
   }
@@ -297,8 +375,10 @@ export class KnowledgeRepository {
   deleteDocument(teamId: string, vectorStoreId: string, id: string): Promise<boolean> {
     return this.tx.run(async (m) => {
       if (!(await this.lockStore(m, vectorStoreId))) return false;
+      const doc = await m.findOneBy(KbDocumentEntity, { teamId, vectorStoreId, id });
       const res = await m.delete(KbDocumentEntity, { teamId, vectorStoreId, id });
-      if ((res.affected ?? 0) === 0) return false;
+      if ((res.affected ?? 0) === 0 || !doc) return false;
+      await this.recordDocument(m, 'document.delete', doc, true);
       await m.delete(KbChunkEntity, { vectorStoreId, documentId: id });
       await m.delete(IngestJobEntity, { vectorStoreId, documentId: id });
       await m.increment(VectorStoreEntity, { id: vectorStoreId }, 'revision', 1);
@@ -308,6 +388,29 @@ export class KnowledgeRepository {
 
   async updateDocument(vectorStoreId: string, id: string, patch: Partial<KbDocumentEntity>): Promise<void> {
     await this.docs.update({ vectorStoreId, id }, patch);
+  }
+
+  /** New attributes of a document, with the audit record of the change, in one transaction. */
+  async setDocumentAttributes(
+    vectorStoreId: string,
+    id: string,
+    attributes: string | null,
+    now: number,
+  ): Promise<void> {
+    await this.tx.run(async (m) => {
+      const before = await m.findOneBy(KbDocumentEntity, { vectorStoreId, id });
+      if (!before) return;
+      await m.update(KbDocumentEntity, { vectorStoreId, id }, { attributes, updatedAt: now });
+      const parse = (a: string | null) => (a === null ? null : (JSON.parse(a) as unknown));
+      await this.audit.record(m, {
+        teamId: before.teamId,
+        action: 'document.update',
+        targetType: 'document',
+        targetId: id,
+        before: { attributes: parse(before.attributes) },
+        after: { attributes: parse(attributes) },
+      });
+    });
   }
 
   /** Queue the document again (link refresh); false when a job for it is already pending. */
@@ -326,6 +429,7 @@ export class KnowledgeRepository {
         { status: 'queued', lastErrorCode: null, lastErrorMessage: null, updatedAt: job.createdAt },
       );
       await m.insert(IngestJobEntity, job);
+      await this.recordDocument(m, 'document.refresh', doc);
       return true;
     });
   }
@@ -345,6 +449,13 @@ export class KnowledgeRepository {
     return this.tx.run(async (m) => {
       if (!(await this.lockStore(m, batch.vectorStoreId))) return;
       await m.update(FileBatchEntity, { id: batch.id }, { cancelled: 1 });
+      await this.audit.record(m, {
+        teamId: batch.teamId,
+        action: 'file_batch.cancel',
+        targetType: 'file_batch',
+        targetId: batch.id,
+        after: { knowledge_base_id: batch.vectorStoreId },
+      });
       const queued = await m.findBy(KbDocumentEntity, { batchId: batch.id, status: 'queued' });
       const ids = queued.map((d) => d.id);
       if (ids.length === 0) return;

@@ -455,10 +455,7 @@ export class KnowledgeService {
   ): Promise<KbDocumentEntity> {
     await this.requireDocument(caller.teamId, storeId, docId);
     const a = parseAttributes(attributes, 'attributes');
-    await this.repo.updateDocument(storeId, docId, {
-      attributes: a ? JSON.stringify(a) : null,
-      updatedAt: this.clock.now(),
-    });
+    await this.repo.setDocumentAttributes(storeId, docId, a ? JSON.stringify(a) : null, this.clock.now());
     return this.readBack(caller.teamId, storeId, docId);
   }
 

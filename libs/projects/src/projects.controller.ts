@@ -8,7 +8,6 @@ import {
   Patch,
   Post,
   Query,
-  Req,
   UploadedFile,
   UseInterceptors,
 } from '@nestjs/common';
@@ -25,7 +24,6 @@ import {
   ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
-import type { Request } from 'express';
 import { MultipartOrJsonBody, PageQueryDto, ShapedBody } from '@app/common';
 import { AllowSession, ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
 import { MAX_FILE_BYTES, UploadedBytes } from '@app/knowledge';
@@ -50,7 +48,6 @@ import {
 } from './dto/projects.dto';
 import { IntegrationsService } from './integrations/integrations.service';
 import { ProjectsService } from './projects.service';
-import { AuditTrail, callerActor } from '@app/accounts/audit';
 
 const ID = { name: 'id', example: 'prj_1a2b3c4d5e6f7a8b9c0d1e2f' };
 const MATERIAL_ID = { name: 'material_id', example: 'mat_1a2b3c4d5e6f7a8b9c0d1e2f' };
@@ -67,7 +64,6 @@ export class ProjectsController {
   constructor(
     private readonly projects: ProjectsService,
     private readonly integrations: IntegrationsService,
-    private readonly audit: AuditTrail,
   ) {}
 
   @Post()
@@ -76,21 +72,8 @@ export class ProjectsController {
     summary: 'Create a project (RAG defaults: top_k 15, rerank true, file_threshold 0.3, kb_threshold 0.1)',
   })
   @ApiCreatedResponse({ type: ProjectDto })
-  async create(
-    @CurrentCaller() caller: Caller,
-    @Body() dto: CreateProjectDto,
-    @Req() req: Request,
-  ): Promise<ProjectDto> {
-    const project = await this.projects.create(caller, dto);
-    await this.audit.write({
-      actor: callerActor(req, caller),
-      teamId: caller.teamId,
-      action: 'project.create',
-      targetType: 'project',
-      targetId: project.id,
-      after: { name: dto.name },
-    });
-    return project;
+  async create(@CurrentCaller() caller: Caller, @Body() dto: CreateProjectDto): Promise<ProjectDto> {
+    return this.projects.create(caller, dto);
   }
 
   @Get()
@@ -116,37 +99,16 @@ export class ProjectsController {
     @CurrentCaller() caller: Caller,
     @Param('id') id: string,
     @Body() dto: UpdateProjectDto,
-    @Req() req: Request,
   ): Promise<ProjectDto> {
-    const project = await this.projects.update(caller, id, dto);
-    await this.audit.write({
-      actor: callerActor(req, caller),
-      teamId: caller.teamId,
-      action: 'project.update',
-      targetType: 'project',
-      targetId: id,
-      after: dto,
-    });
-    return project;
+    return this.projects.update(caller, id, dto);
   }
 
   @Delete(':id')
   @ApiParam(ID)
   @ApiOperation({ summary: 'Delete the project with its materials (attached knowledge bases are not deleted)' })
   @ApiOkResponse({ type: ProjectDeletedDto })
-  async delete(
-    @CurrentCaller() caller: Caller,
-    @Param('id') id: string,
-    @Req() req: Request,
-  ): Promise<ProjectDeletedDto> {
+  async delete(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<ProjectDeletedDto> {
     await this.projects.delete(caller, id);
-    await this.audit.write({
-      actor: callerActor(req, caller),
-      teamId: caller.teamId,
-      action: 'project.delete',
-      targetType: 'project',
-      targetId: id,
-    });
     return { id, deleted: true };
   }
 
@@ -322,19 +284,8 @@ export class ProjectsController {
     @CurrentCaller() caller: Caller,
     @Param('id') id: string,
     @Body() dto: CreateIntegrationDto,
-    @Req() req: Request,
   ): Promise<IntegrationDto> {
-    const integration = await this.integrations.create(caller, id, dto);
-    // type, name and URL only: headers and the signing secret never reach the audit log
-    await this.audit.write({
-      actor: callerActor(req, caller),
-      teamId: caller.teamId,
-      action: 'integration.create',
-      targetType: 'integration',
-      targetId: integration.id,
-      after: { project_id: id, type: dto.type, name: dto.name, url: dto.url ?? null },
-    });
-    return integration;
+    return this.integrations.create(caller, id, dto);
   }
 
   @Post(':id/integrations/:integration_id/sync')

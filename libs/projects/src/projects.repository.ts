@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, LessThan, Repository } from 'typeorm';
-import { RawSql, TransactionRunner } from '@app/database';
+import { ChangeRecorder, RawSql, TransactionRunner } from '@app/database';
 import {
   ProjectEntity,
   ProjectIntegrationEntity,
@@ -29,6 +29,7 @@ export class ProjectsRepository {
     @InjectRepository(ProjectMaterialEntity) private readonly materials: Repository<ProjectMaterialEntity>,
     @InjectRepository(ProjectIntegrationEntity) private readonly integrations: Repository<ProjectIntegrationEntity>,
     @InjectRepository(WebhookEventEntity) private readonly events: Repository<WebhookEventEntity>,
+    private readonly audit: ChangeRecorder,
   ) {
     this.sql = new RawSql(ds);
     this.T = { integrations: this.sql.table(ProjectIntegrationEntity), projects: this.sql.table(ProjectEntity) };
@@ -36,8 +37,12 @@ export class ProjectsRepository {
 
   // ── projects ───────────────────────────────────────────────────────────────────────────────────
 
+  /** Inserts the project with its audit record, in one transaction. */
   async insertProject(row: Omit<ProjectEntity, 'seq'>): Promise<void> {
-    await this.projects.insert(row);
+    await this.tx.run(async (m) => {
+      await m.insert(ProjectEntity, { ...row });
+      await this.recordProject(m, 'project.create', row.teamId, row.id, null, row);
+    });
   }
 
   findProject(teamId: string, id: string): Promise<ProjectEntity | null> {
@@ -57,8 +62,57 @@ export class ProjectsRepository {
       .getMany();
   }
 
+  /** Applies the patch with its audit record (before and after), in one transaction. */
   async updateProject(teamId: string, id: string, patch: Partial<ProjectEntity>): Promise<void> {
-    await this.projects.update({ teamId, id }, patch);
+    await this.tx.run(async (m) => {
+      const before = await m.findOneBy(ProjectEntity, { teamId, id });
+      if (!before) return;
+      await m.update(ProjectEntity, { teamId, id }, patch);
+      const after = await m.findOneByOrFail(ProjectEntity, { teamId, id });
+      await this.recordProject(m, 'project.update', teamId, id, before, after);
+    });
+  }
+
+  private recordProject(
+    m: EntityManager,
+    action: string,
+    teamId: string,
+    id: string,
+    before: Omit<ProjectEntity, 'seq'> | null,
+    after: Omit<ProjectEntity, 'seq'> | null,
+  ): Promise<void> {
+    const view = (p: Omit<ProjectEntity, 'seq'> | null) =>
+      p && { name: p.name, description: p.description, mode: p.mode, rag: JSON.parse(p.rag) as unknown };
+    return this.audit.record(m, {
+      teamId,
+      action,
+      targetType: 'project',
+      targetId: id,
+      before: view(before),
+      after: view(after),
+    });
+  }
+
+  /** A material's audit record (what it is, never its content or an integration's secrets). */
+  private recordMaterial(m: EntityManager, action: string, row: Omit<ProjectMaterialEntity, 'seq'>): Promise<void> {
+    const view = {
+      project_id: row.projectId,
+      kind: row.kind,
+      title: row.title,
+      url: row.url,
+      document_id: row.documentId,
+      knowledge_base_id: row.knowledgeBaseId,
+      integration_id: row.integrationId,
+    };
+    const deleted = action.endsWith('.delete');
+    return this.audit.record(m, {
+      teamId: row.teamId,
+      action,
+      targetType: 'material',
+      targetId: row.id,
+      before: deleted ? view : null,
+      after: deleted ? null : view,
+    });
   }
 
   /**
@@ -74,8 +128,10 @@ export class ProjectsRepository {
   /** The project, its materials, integrations and their events, in one transaction. */
   deleteProject(teamId: string, id: string): Promise<boolean> {
     return this.tx.run(async (m) => {
+      const before = await m.findOneBy(ProjectEntity, { teamId, id });
       const res = await m.delete(ProjectEntity, { teamId, id });
-      if ((res.affected ?? 0) === 0) return false;
+      if ((res.affected ?? 0) === 0 || !before) return false;
+      await this.recordProject(m, 'project.delete', teamId, id, before, null);
       const integrations = await m.findBy(ProjectIntegrationEntity, { projectId: id });
       for (const i of integrations) await m.delete(WebhookEventEntity, { integrationId: i.id });
       await m.delete(ProjectIntegrationEntity, { projectId: id });
@@ -106,7 +162,8 @@ export class ProjectsRepository {
   insertMaterial(row: Omit<ProjectMaterialEntity, 'seq'>): Promise<boolean> {
     return this.tx.run(async (m) => {
       if (!(await this.lockProject(m, row.projectId))) return false;
-      await m.insert(ProjectMaterialEntity, row);
+      await m.insert(ProjectMaterialEntity, { ...row });
+      await this.recordMaterial(m, 'material.create', row);
       return true;
     });
   }
@@ -149,6 +206,7 @@ export class ProjectsRepository {
         await m.delete(WebhookEventEntity, { integrationId: row.integrationId });
         await m.delete(ProjectIntegrationEntity, { id: row.integrationId });
       }
+      await this.recordMaterial(m, 'material.delete', row);
       return true;
     });
   }
@@ -159,8 +217,16 @@ export class ProjectsRepository {
   insertIntegration(row: ProjectIntegrationEntity, material: Omit<ProjectMaterialEntity, 'seq'>): Promise<boolean> {
     return this.tx.run(async (m) => {
       if (!(await this.lockProject(m, material.projectId))) return false;
-      await m.insert(ProjectMaterialEntity, material);
-      await m.insert(ProjectIntegrationEntity, row);
+      await m.insert(ProjectMaterialEntity, { ...material });
+      await m.insert(ProjectIntegrationEntity, { ...row });
+      // type, name and URL only: headers, body and the signing secret never reach the audit log
+      await this.audit.record(m, {
+        teamId: row.teamId,
+        action: 'integration.create',
+        targetType: 'integration',
+        targetId: row.id,
+        after: { project_id: row.projectId, type: row.type, name: row.name, url: row.url },
+      });
       return true;
     });
   }

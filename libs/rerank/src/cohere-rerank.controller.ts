@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
+import { AllowSession, ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
 import { CohereRerankRequestDto } from './dto/cohere-rerank.dto';
 import { CohereRerankResponseDto } from './dto/cohere-rerank-response.dto';
 import { RerankApiService } from './rerank-api.service';
@@ -10,6 +10,7 @@ import { ApiChargedErrors } from '@app/common';
 /** Cohere (v1 and v2 paths) / Jina compatible rerank on the same engine, cache and billing. */
 @ApiTags('OpenAI-compatible')
 @ApiKeyAuth()
+@AllowSession('member')
 @Controller()
 export class CohereRerankController {
   constructor(private readonly api: RerankApiService) {}

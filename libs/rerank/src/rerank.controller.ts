@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
+import { AllowSession, ApiKeyAuth, Caller, CurrentCaller } from '@app/auth';
 import { CacheClearedDto, CacheStatsDto, RerankRequestDto, RerankResponseDto } from './dto/rerank.dto';
 import { RerankApiService } from './rerank-api.service';
 import { RerankService } from './rerank.service';
@@ -17,6 +17,7 @@ export class RerankController {
   ) {}
 
   @Post()
+  @AllowSession('member')
   @ApiChargedErrors()
   @HttpCode(200)
   @ApiOperation({

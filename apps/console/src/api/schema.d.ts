@@ -7373,7 +7373,10 @@ export interface operations {
     ResponsesController_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7481,7 +7484,10 @@ export interface operations {
     ResponsesController_retrieve: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path: {
                 response_id: string;
             };
@@ -7547,7 +7553,10 @@ export interface operations {
     ResponsesController_remove: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path: {
                 response_id: string;
             };
@@ -7619,7 +7628,10 @@ export interface operations {
                 limit?: number;
                 order?: "asc" | "desc";
             };
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path: {
                 response_id: string;
             };
@@ -7690,6 +7702,8 @@ export interface operations {
                 "anthropic-beta"?: string;
                 /** @description Accepted (e.g. 2023-06-01); forwarded to Anthropic upstreams */
                 "anthropic-version"?: string;
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
             };
             path?: never;
             cookie?: never;
@@ -7810,6 +7824,8 @@ export interface operations {
                 "anthropic-beta"?: string;
                 /** @description Accepted (e.g. 2023-06-01); forwarded to Anthropic upstreams */
                 "anthropic-version"?: string;
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
             };
             path?: never;
             cookie?: never;
@@ -10334,7 +10350,10 @@ export interface operations {
     EmbeddingsController_openAi: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10438,7 +10457,10 @@ export interface operations {
     EmbeddingsController_rest: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10542,7 +10564,10 @@ export interface operations {
     RerankController_rerankDocuments: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10738,7 +10763,10 @@ export interface operations {
     "CohereRerankController_rerankDocuments[0]": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10842,7 +10870,10 @@ export interface operations {
     "CohereRerankController_rerankDocuments[1]": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10946,7 +10977,10 @@ export interface operations {
     ImagesController_openAi: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11050,7 +11084,10 @@ export interface operations {
     ImagesController_rest: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
             path?: never;
             cookie?: never;
         };

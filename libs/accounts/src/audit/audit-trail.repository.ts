@@ -2,8 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, LessThan } from 'typeorm';
 import { Clock, newId } from '@app/common';
-import { TransactionRunner } from '@app/database';
+import { ChangeRecorder, RecordedChange, TransactionRunner } from '@app/database';
 import { AuditRecord, redact } from './audit';
+import { AuditContext } from './audit-context';
 import { AuditEntryEntity } from './audit-entry.entity';
 
 export interface AuditFilter {
@@ -20,10 +21,11 @@ export interface AuditFilter {
 /**
  * The append-only audit log's repository. `writeIn` writes with the transaction of the change it
  * records (the record exists exactly when the change does); `write` is for events that change
- * nothing else (a failed sign-in). Diffs are redacted before they are stored.
+ * nothing else (a failed sign-in); `record` is the ChangeRecorder port: a repository's change made
+ * by the actor of the request or command being served. Diffs are redacted before they are stored.
  */
 @Injectable()
-export class AuditTrail {
+export class AuditTrail implements ChangeRecorder {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly tx: TransactionRunner,
@@ -48,6 +50,10 @@ export class AuditTrail {
       targetId: r.targetId?.slice(0, 320) ?? null,
       diff,
     });
+  }
+
+  record(m: EntityManager, change: RecordedChange): Promise<void> {
+    return this.writeIn(m, { ...change, actor: AuditContext.actor() });
   }
 
   write(r: AuditRecord): Promise<void> {

@@ -11,7 +11,7 @@ import {
   getSchemaPath,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { ApiKeyAuth, Caller, CurrentCaller, SECURITY } from '@app/auth';
+import { AllowSession, ApiKeyAuth, Caller, CurrentCaller, SECURITY } from '@app/auth';
 import { clientAbortSignal, SseWriter } from '../sse-writer';
 import {
   CountTokensRequestDto,
@@ -38,6 +38,7 @@ const ERRORS = { type: MessagesErrorDto };
 @ApiExtraModels(MessageResponseDto, MessagesErrorDto)
 @ApiTags('Anthropic-compatible')
 @ApiKeyAuth()
+@AllowSession('member')
 @ApiSecurity(SECURITY.xApiKey)
 @ApiHeader({
   name: 'anthropic-version',
