@@ -100,6 +100,110 @@ describe(`trusted ingestion on ${backendKind()}`, () => {
   });
 });
 
+describe(`document versions on ${backendKind()}`, () => {
+  let t: TestApp;
+  let apiKey: string;
+
+  beforeAll(async () => {
+    t = await createTestApp({ env: { INGEST_POLL_MS: '100' } });
+    ({ apiKey } = await new AdminClient(t.url).teamWithKey(100, 'versions-team'));
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const upload = (kb: string, name: string, text: string, fields: Record<string, string> = {}) => {
+    let req = request(t.url).post(`/api/v1/knowledge-bases/${kb}/documents`).set('api-key', apiKey);
+    for (const [k, v] of Object.entries(fields)) req = req.field(k, v);
+    return req.attach('file', Buffer.from(text, 'utf8'), name);
+  };
+  const list = async (kb: string) => {
+    const res = await request(t.url).get(`/api/v1/knowledge-bases/${kb}/documents`).set('api-key', apiKey);
+    expect(res.status).toBe(200);
+    return res.body.data as { id: string; filename: string; status: string; replaces: string | null }[];
+  };
+  const search = async (kb: string, query: string) => {
+    const res = await request(t.url)
+      .post(`/api/v1/knowledge-bases/${kb}/search`)
+      .set('api-key', apiKey)
+      .send({ query, top_k: 10, similarity_threshold: 0 });
+    expect(res.status).toBe(200);
+    return (res.body.results as { data: string; source: { document_id: string } }[]).map((r) => r.data).join('\n');
+  };
+  const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
+  it('the same content again (any name, upload or JSON text) answers the existing document; nothing new is stored', async () => {
+    const kb = await newKb(t.url, apiKey, 'dedup');
+    const text = 'Parking is free for visitors on the north lot before nine.';
+    const first = await upload(kb, 'parking.md', text);
+    expect(first.status).toBe(202);
+    expect(first.body).toMatchObject({ content_hash: sha256(text), replaces: null });
+    const again = await upload(kb, 'copy-of-parking.md', text);
+    expect(again.status).toBe(202);
+    expect(again.body.id).toBe(first.body.id);
+    const json = await request(t.url)
+      .post(`/api/v1/knowledge-bases/${kb}/documents`)
+      .set('api-key', apiKey)
+      .send({ name: 'parking', text });
+    expect(json.status).toBe(202);
+    expect(json.body.id).toBe(first.body.id);
+    expect((await list(kb)).map((d) => d.id)).toEqual([first.body.id]);
+    const files = await request(t.url).get('/v1/files').set('authorization', `Bearer ${apiKey}`);
+    expect(files.body.data.filter((f: { filename: string }) => /parking/.test(f.filename))).toHaveLength(1);
+  });
+
+  it('new content under the same name replaces the old version once it is searchable; a failed new version keeps the old one', async () => {
+    const kb = await newKb(t.url, apiKey, 'versions');
+    const v1 = await upload(kb, 'policy.md', 'Version one: the office closes at five o clock sharp.');
+    expect((await settled(t.url, apiKey, kb, v1.body.id)).status).toBe('completed');
+
+    // a new version that cannot be ingested (no text) fails; the old one stays searchable
+    const broken = await upload(kb, 'policy.md', '   \n\n   ');
+    expect(broken.status).toBe(202);
+    expect(broken.body.replaces).toBe(v1.body.id);
+    expect(await settled(t.url, apiKey, kb, broken.body.id)).toMatchObject({
+      status: 'failed',
+      last_error: { code: 'empty_document' },
+    });
+    expect((await settled(t.url, apiKey, kb, v1.body.id)).status).toBe('completed');
+    expect(await search(kb, 'office closes')).toContain('Version one');
+
+    const v2 = await upload(kb, 'policy.md', 'Version two: the office closes at six in the evening.');
+    expect(v2.status).toBe(202);
+    expect(v2.body.id).not.toBe(v1.body.id);
+    expect(v2.body.replaces).toBe(broken.body.id);
+    expect(await settled(t.url, apiKey, kb, v2.body.id)).toMatchObject({
+      status: 'completed',
+      replaces: broken.body.id,
+    });
+    // the old version (and the failed one between) went in the transaction that made v2 searchable
+    for (const old of [v1.body.id, broken.body.id]) {
+      const gone = await request(t.url).get(`/api/v1/knowledge-bases/${kb}/documents/${old}`).set('api-key', apiKey);
+      expect(gone.status).toBe(404);
+    }
+    expect((await list(kb)).map((d) => d.id)).toEqual([v2.body.id]);
+    const found = await search(kb, 'office closes');
+    expect(found).toContain('Version two');
+    expect(found).not.toContain('Version one');
+    const chunks = await t.get(DataSource).getRepository(KbChunkEntity).findBy({ vectorStoreId: kb });
+    expect(chunks.map((c) => c.documentId)).toEqual([v2.body.id]);
+  });
+
+  it('replace=false keeps both versions', async () => {
+    const kb = await newKb(t.url, apiKey, 'keep both');
+    const v1 = await upload(kb, 'menu.md', 'Monday: soup of the day and fresh bread.');
+    const v2 = await upload(kb, 'menu.md', 'Tuesday: pasta with tomato sauce.', { replace: 'false' });
+    expect(v2.status).toBe(202);
+    expect(v2.body.replaces).toBeNull();
+    await settled(t.url, apiKey, kb, v1.body.id);
+    expect((await settled(t.url, apiKey, kb, v2.body.id)).status).toBe('completed');
+    expect((await list(kb)).map((d) => d.id).sort()).toEqual([v1.body.id, v2.body.id].sort());
+    const bad = await upload(kb, 'menu.md', 'Wednesday: fish.', { replace: 'no' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.param).toBe('replace');
+  });
+});
+
 /**
  * A parser that hands the worker raw text (NUL kept), standing in for a format whose text escaped
  * normalisation: Postgres refuses it (SQLSTATE 22021) on every attempt, so the document fails at

@@ -62,6 +62,7 @@ export class KnowledgeBasesApiService {
     id: string,
     file: UploadedBytes | undefined,
     metadataJson: string | undefined,
+    replace: 'true' | 'false' = 'true',
   ): Promise<KbDocumentDto> {
     let metadata: unknown;
     if (typeof metadataJson === 'string' && metadataJson !== '') {
@@ -71,7 +72,7 @@ export class KnowledgeBasesApiService {
         throw ApiError.badRequest('metadata must be a JSON object string.', 'metadata');
       }
     }
-    return toDocument(await this.kb.addUpload(caller, id, file, metadata));
+    return toDocument(await this.kb.addUpload(caller, id, file, metadata, replace !== 'false'));
   }
 
   async documents(caller: Caller, id: string, q: PageQueryDto): Promise<KbDocumentListDto> {

@@ -114,7 +114,7 @@ export class KnowledgeBasesController {
   })
   @ApiOperation({
     summary:
-      'Add a document: multipart `file` (+ `metadata` JSON string), or JSON `{name, text, metadata}`. Ingested asynchronously (202).',
+      'Add a document: multipart `file` (+ `metadata` JSON string, `replace`), or JSON `{name, text, metadata, replace}`. Ingested asynchronously (202). The same content again answers the existing document; a new content under an existing name replaces that document once ingested, unless `replace` is false.',
   })
   @ApiAcceptedResponse({ type: KbDocumentDto })
   async addDocument(
@@ -129,7 +129,7 @@ export class KnowledgeBasesController {
     input: ShapedBody<UploadDocumentDto, TextDocumentDto>,
   ): Promise<KbDocumentDto> {
     if (input.kind === 'json') return this.api.addText(caller, id, input.body);
-    return this.api.addUpload(caller, id, file, input.body.metadata);
+    return this.api.addUpload(caller, id, file, input.body.metadata, input.body.replace);
   }
 
   @Get(':id/documents')

@@ -660,7 +660,7 @@ export interface paths {
         /** The knowledge base's documents with their ingestion status (cursor pages) */
         get: operations["KnowledgeBasesController_documents"];
         put?: never;
-        /** Add a document: multipart `file` (+ `metadata` JSON string), or JSON `{name, text, metadata}`. Ingested asynchronously (202). */
+        /** Add a document: multipart `file` (+ `metadata` JSON string, `replace`), or JSON `{name, text, metadata, replace}`. Ingested asynchronously (202). The same content again answers the existing document; a new content under an existing name replaces that document once ingested, unless `replace` is false. */
         post: operations["KnowledgeBasesController_addDocument"];
         delete?: never;
         options?: never;
@@ -3934,6 +3934,13 @@ export interface components {
              * @example {"lang":"en"}
              */
             metadata?: string;
+            /**
+             * @description A document with the same name and other content in the knowledge base is replaced by this one (deleted when the new chunks are searchable); false keeps both. The same content uploaded again answers the existing document whatever this says.
+             * @default true
+             * @example true
+             * @enum {string}
+             */
+            replace?: "true" | "false";
         };
         TextDocumentDto: {
             /** @example password-reset.md */
@@ -3946,6 +3953,12 @@ export interface components {
              *     }
              */
             metadata?: Record<string, never>;
+            /**
+             * @description A document with the same name and other content in the knowledge base is replaced by this one (deleted when the new chunks are searchable); false keeps both. The same content uploaded again answers the existing document whatever this says.
+             * @default true
+             * @example true
+             */
+            replace?: boolean;
         };
         CreateKnowledgeBaseDto: {
             /** @example Support handbook */
@@ -4076,6 +4089,16 @@ export interface components {
              *     }
              */
             metadata: Record<string, never> | null;
+            /**
+             * @description sha256 (hex) of the document's bytes (a link: of the copy fetched last; null until fetched)
+             * @example 3f2a9c0d5e1b7a4c6d8e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e
+             */
+            content_hash: string | null;
+            /**
+             * @description The document of the same name this one replaces: deleted when this one completes (kept while it is queued, in progress or failed)
+             * @example null
+             */
+            replaces: string | null;
             /** @example 2026-01-01T00:00:00.000Z */
             created_at: string;
             /** @example 2026-01-01T00:00:05.000Z */

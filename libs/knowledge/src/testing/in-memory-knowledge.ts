@@ -122,15 +122,36 @@ export class InMemoryKnowledgeRepository {
     doc: Omit<KbDocumentEntity, 'seq'>,
     job: NewIngestJob,
     limit: number,
-  ): Promise<'added' | 'limit' | 'exists' | 'gone'> {
+    versions?: { replace: boolean },
+  ): Promise<'added' | 'limit' | 'exists' | 'gone' | { duplicate: string }> {
     if (!this.stores.some((s) => s.id === doc.vectorStoreId)) return 'gone';
     const inStore = this.docs.filter((d) => d.vectorStoreId === doc.vectorStoreId);
     if (inStore.some((d) => d.id === doc.id)) return 'exists';
+    let row = doc;
+    if (versions && doc.contentHash) {
+      const same = await this.findSameContent(doc.vectorStoreId, doc.contentHash);
+      if (same) return { duplicate: same.id };
+      const prior = versions.replace
+        ? inStore.filter((d) => d.kind !== 'link' && d.filename === doc.filename && d.status !== 'cancelled').pop()
+        : undefined;
+      if (prior) row = { ...doc, replacesId: prior.id };
+    }
     const kinds: DocumentKind[] = doc.kind === 'link' ? ['link'] : ['file', 'text'];
-    if (inStore.filter((d) => kinds.includes(d.kind)).length >= limit) return 'limit';
-    this.docs.push({ ...doc, seq: ++this.seq });
+    if (inStore.filter((d) => kinds.includes(d.kind)).length - (row.replacesId ? 1 : 0) >= limit) return 'limit';
+    this.docs.push({ ...row, seq: ++this.seq });
     this.jobs.push(job);
     return 'added';
+  }
+  async findSameContent(vectorStoreId: string, contentHash: string): Promise<KbDocumentEntity | null> {
+    const same = this.docs.filter(
+      (d) =>
+        d.vectorStoreId === vectorStoreId &&
+        d.kind !== 'link' &&
+        d.contentHash === contentHash &&
+        d.status !== 'failed' &&
+        d.status !== 'cancelled',
+    );
+    return same.pop() ?? null;
   }
   async findDocument(teamId: string, vectorStoreId: string, id: string): Promise<KbDocumentEntity | null> {
     return this.docs.find((d) => d.teamId === teamId && d.vectorStoreId === vectorStoreId && d.id === id) ?? null;
