@@ -204,6 +204,110 @@ describe(`document versions on ${backendKind()}`, () => {
   });
 });
 
+describe(`retry and list filters on ${backendKind()}`, () => {
+  let t: TestApp;
+  let admin: AdminClient;
+
+  beforeAll(async () => {
+    t = await createTestApp({ env: { INGEST_POLL_MS: '100' } });
+    admin = new AdminClient(t.url);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('a document failed for want of money runs again after a top-up; retrying a document that is not failed is 409', async () => {
+    const { apiKey, teamId } = await admin.teamWithKey(0, 'broke-team');
+    const kb = await newKb(t.url, apiKey, 'retry');
+    const add = await request(t.url)
+      .post(`/api/v1/knowledge-bases/${kb}/documents`)
+      .set('api-key', apiKey)
+      .send({ name: 'hours', text: 'The help desk answers from eight to eight every weekday.' });
+    expect(add.status).toBe(202);
+    expect(await settled(t.url, apiKey, kb, add.body.id)).toMatchObject({
+      status: 'failed',
+      last_error: { code: 'insufficient_quota' },
+    });
+    await admin.topUp(teamId, 10);
+    const retry = await request(t.url)
+      .post(`/api/v1/knowledge-bases/${kb}/documents/${add.body.id}/retry`)
+      .set('api-key', apiKey);
+    expect(retry.status).toBe(202);
+    expect(retry.body).toMatchObject({ id: add.body.id, status: 'queued', last_error: null });
+    expect(await settled(t.url, apiKey, kb, add.body.id)).toMatchObject({ status: 'completed', chunks: 1 });
+    const again = await request(t.url)
+      .post(`/api/v1/knowledge-bases/${kb}/documents/${add.body.id}/retry`)
+      .set('api-key', apiKey);
+    expect(again.status).toBe(409);
+    expect(again.body.error).toMatchObject({ code: 'document_not_failed', param: 'doc_id' });
+    const unknown = await request(t.url)
+      .post(`/api/v1/knowledge-bases/${kb}/documents/file-000000000000000000000000/retry`)
+      .set('api-key', apiKey);
+    expect(unknown.status).toBe(404);
+  });
+
+  it('re-adding a failed file to a vector store runs it again', async () => {
+    const { apiKey, teamId } = await admin.teamWithKey(0, 'readd-team');
+    const auth = { authorization: `Bearer ${apiKey}` };
+    const file = await request(t.url)
+      .post('/v1/files')
+      .set(auth)
+      .field('purpose', 'assistants')
+      .attach('file', Buffer.from('Lockers are emptied every Friday evening.'), 'lockers.txt');
+    expect(file.status).toBe(200);
+    const vs = await request(t.url).post('/v1/vector_stores').set(auth).send({ name: 'readd' });
+    const add = () =>
+      request(t.url).post(`/v1/vector_stores/${vs.body.id}/files`).set(auth).send({ file_id: file.body.id });
+    expect((await add()).status).toBe(200);
+    expect((await settled(t.url, apiKey, vs.body.id, file.body.id)).status).toBe('failed');
+    await admin.topUp(teamId, 10);
+    expect((await add()).body).toMatchObject({ id: file.body.id, status: 'in_progress', last_error: null });
+    expect((await settled(t.url, apiKey, vs.body.id, file.body.id)).status).toBe('completed');
+  });
+
+  it('the document list filters by status and by attributes[key]=value', async () => {
+    const { apiKey } = await admin.teamWithKey(100, 'filter-team');
+    const kb = await newKb(t.url, apiKey, 'filters');
+    const add = (name: string, text: string, metadata?: Record<string, unknown>) =>
+      request(t.url)
+        .post(`/api/v1/knowledge-bases/${kb}/documents`)
+        .set('api-key', apiKey)
+        .send({ name, text, metadata });
+    const en = (await add('en', 'Opening hours are nine to five.', { lang: 'en', year: 2026, pinned: true })).body.id;
+    const ru = (await add('ru', 'Часы работы с девяти до пяти.', { lang: 'ru', year: 2025 })).body.id;
+    const failed = (
+      await request(t.url)
+        .post(`/api/v1/knowledge-bases/${kb}/documents`)
+        .set('api-key', apiKey)
+        .attach('file', Buffer.from(' \n \n '), 'blank.txt')
+    ).body.id;
+    for (const id of [en, ru, failed]) await settled(t.url, apiKey, kb, id);
+    const ids = async (query: string) => {
+      const res = await request(t.url).get(`/api/v1/knowledge-bases/${kb}/documents?${query}`).set('api-key', apiKey);
+      expect(res.status).toBe(200);
+      return (res.body.data as { id: string }[]).map((d) => d.id).sort();
+    };
+    expect(await ids('status=failed')).toEqual([failed]);
+    expect(await ids('status=completed')).toEqual([en, ru].sort());
+    expect(await ids('status=in_progress')).toEqual([]);
+    expect(await ids('attributes[lang]=en')).toEqual([en]);
+    expect(await ids('attributes%5Blang%5D=ru')).toEqual([ru]);
+    expect(await ids('attributes[year]=2025')).toEqual([ru]);
+    expect(await ids('attributes[pinned]=true')).toEqual([en]);
+    expect(await ids('attributes[lang]=en&attributes[year]=2025')).toEqual([]);
+    expect(await ids('attributes[lang]=en&status=completed&limit=1')).toEqual([en]);
+    expect(await ids('attributes[lang]=de')).toEqual([]);
+    const bad = await request(t.url).get(`/api/v1/knowledge-bases/${kb}/documents?status=done`).set('api-key', apiKey);
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.param).toBe('status');
+    const twice = await request(t.url)
+      .get(`/api/v1/knowledge-bases/${kb}/documents?attributes[lang]=en&attributes[lang]=ru`)
+      .set('api-key', apiKey);
+    expect(twice.status).toBe(400);
+    expect(twice.body.error.param).toBe('attributes[lang]');
+  });
+});
+
 /**
  * A parser that hands the worker raw text (NUL kept), standing in for a format whose text escaped
  * normalisation: Postgres refuses it (SQLSTATE 22021) on every attempt, so the document fails at

@@ -389,12 +389,23 @@ export class KnowledgeRepository {
   async listDocuments(
     teamId: string,
     vectorStoreId: string,
-    q: PageQuery & { status?: DocumentStatus; batchId?: string; kinds?: DocumentKind[] },
+    q: PageQuery & {
+      status?: DocumentStatus;
+      batchId?: string;
+      kinds?: DocumentKind[];
+      /** key → the JSON texts its attribute value may have (see parseAttributeQuery) */
+      attributes?: Record<string, string[]>;
+    },
   ): Promise<KbDocumentEntity[]> {
     const qb = this.docs
       .createQueryBuilder('d')
       .where('d.team_id = :teamId AND d.vector_store_id = :vectorStoreId', { teamId, vectorStoreId });
     if (q.status) qb.andWhere('d.status = :status', { status: q.status });
+    Object.entries(q.attributes ?? {}).forEach(([key, texts], i) => {
+      // the attribute's value as JSON text: Postgres jsonb -> then ::text, SQLite's -> operator
+      const value = this.sql.pg ? `CAST(CAST(d.attributes AS jsonb) -> :ak${i} AS text)` : `(d.attributes -> :ak${i})`;
+      qb.andWhere(`${value} IN (:...av${i})`, { [`ak${i}`]: this.sql.pg ? key : `$."${key}"`, [`av${i}`]: texts });
+    });
     if (q.batchId) qb.andWhere('d.batch_id = :batchId', { batchId: q.batchId });
     if (q.kinds) qb.andWhere('d.kind IN (:...kinds)', { kinds: q.kinds });
     if (q.after) {
@@ -454,10 +465,18 @@ export class KnowledgeRepository {
     });
   }
 
-  /** Queue the document again (link refresh); false when a job for it is already pending. */
-  requeue(doc: KbDocumentEntity, job: NewIngestJob): Promise<boolean> {
+  /**
+   * Queue the document again (link refresh, retry of a failed document); false when a job for it is
+   * already pending, or when `onlyIf` is given and the document's status (read under the store's
+   * lock) is another.
+   */
+  requeue(doc: KbDocumentEntity, job: NewIngestJob, onlyIf?: DocumentStatus): Promise<boolean> {
     return this.tx.run(async (m) => {
       if (!(await this.lockStore(m, doc.vectorStoreId))) return false;
+      if (onlyIf) {
+        const now = await m.findOneBy(KbDocumentEntity, { vectorStoreId: doc.vectorStoreId, id: doc.id });
+        if (now?.status !== onlyIf) return false;
+      }
       const pending = await m.countBy(IngestJobEntity, {
         vectorStoreId: doc.vectorStoreId,
         documentId: doc.id,
@@ -470,7 +489,7 @@ export class KnowledgeRepository {
         { status: 'queued', lastErrorCode: null, lastErrorMessage: null, updatedAt: job.createdAt },
       );
       await m.insert(IngestJobEntity, job);
-      await this.recordDocument(m, 'document.refresh', doc);
+      await this.recordDocument(m, onlyIf === 'failed' ? 'document.retry' : 'document.refresh', doc);
       return true;
     });
   }

@@ -15,6 +15,7 @@ import type { FileRow } from './files.repository';
 import { FilesService, newFileId, UploadedBytes } from './files.service';
 import { IngestionSignal } from './ingestion-signal';
 import {
+  AttributeMatch,
   Attributes,
   AUTO_CHUNKING,
   Chunking,
@@ -379,6 +380,7 @@ export class KnowledgeService {
       d.versions,
     );
     if (typeof outcome === 'object') return this.readBack(teamId, storeId, outcome.duplicate);
+    if (outcome === 'exists') return this.readdFailed(teamId, storeId, d.fileId);
     if (outcome === 'gone') throw this.storeNotFound(storeId);
     if (outcome === 'limit') {
       throw new ApiError(
@@ -395,6 +397,16 @@ export class KnowledgeService {
       this.signal.nudge();
     }
     return this.readBack(teamId, storeId, d.fileId);
+  }
+
+  /** A file added again to the store that holds it: a failed document is ingested again (OpenAI's retry by re-adding). */
+  private async readdFailed(teamId: string, storeId: string, docId: string): Promise<KbDocumentEntity> {
+    const doc = await this.readBack(teamId, storeId, docId);
+    if (doc.status === 'failed' && (await this.repo.requeue(doc, this.job(doc, this.clock.now()), 'failed'))) {
+      this.signal.nudge();
+      return this.readBack(teamId, storeId, docId);
+    }
+    return doc;
   }
 
   private newDocument(teamId: string, storeId: string, d: NewDocument, now: number): Omit<KbDocumentEntity, 'seq'> {
@@ -460,6 +472,7 @@ export class KnowledgeService {
       status?: DocumentStatus;
       batchId?: string;
       kinds?: DocumentKind[];
+      attributes?: AttributeMatch | null;
     },
   ): Promise<{ docs: KbDocumentEntity[]; hasMore: boolean }> {
     await this.requireStore(caller.teamId, storeId);
@@ -471,8 +484,26 @@ export class KnowledgeService {
       status: q.status,
       batchId: q.batchId,
       kinds: q.kinds,
+      attributes: q.attributes ?? undefined,
     });
     return { docs: rows.slice(0, limit), hasMore: rows.length > limit };
+  }
+
+  /** Runs a failed document's ingestion again (409 when it is not failed, also when a concurrent retry won). */
+  async retryDocument(caller: Caller, storeId: string, docId: string): Promise<KbDocumentEntity> {
+    const doc = await this.requireDocument(caller.teamId, storeId, docId);
+    const requeued =
+      doc.status === 'failed' && (await this.repo.requeue(doc, this.job(doc, this.clock.now()), 'failed'));
+    if (!requeued)
+      throw new ApiError(
+        409,
+        'invalid_request_error',
+        `Only a failed document can be retried; ${docId} is ${doc.status === 'failed' ? 'being retried' : doc.status}.`,
+        'document_not_failed',
+        'doc_id',
+      );
+    this.signal.nudge();
+    return this.readBack(caller.teamId, storeId, docId);
   }
 
   async deleteDocument(caller: Caller, storeId: string, docId: string): Promise<void> {

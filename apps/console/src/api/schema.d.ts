@@ -657,7 +657,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The knowledge base's documents with their ingestion status (cursor pages) */
+        /** The knowledge base's documents with their ingestion status (cursor pages), filtered by status and attributes[key]=value */
         get: operations["KnowledgeBasesController_documents"];
         put?: never;
         /** Add a document: multipart `file` (+ `metadata` JSON string, `replace`), or JSON `{name, text, metadata, replace}`. Ingested asynchronously (202). The same content again answers the existing document; a new content under an existing name replaces that document once ingested, unless `replace` is false. */
@@ -681,6 +681,23 @@ export interface paths {
         post?: never;
         /** Delete a document and its chunks */
         delete: operations["KnowledgeBasesController_deleteDocument"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/knowledge-bases/{id}/documents/{doc_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Run the ingestion of a failed document again (409 document_not_failed otherwise) */
+        post: operations["KnowledgeBasesController_retry"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -9783,6 +9800,12 @@ export interface operations {
                 /** @description 1–100 */
                 limit?: number;
                 order?: "asc" | "desc";
+                /** @description Only documents in this ingestion status */
+                status?: "queued" | "in_progress" | "completed" | "failed" | "cancelled";
+                /** @description attributes[key]=value (for example attributes[lang]=en): only documents whose metadata holds that value under that key (a string, or a number / boolean written out); several keys must all match */
+                attributes?: {
+                    [key: string]: string;
+                };
             };
             header?: {
                 /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
@@ -10055,6 +10078,85 @@ export interface operations {
             };
             /** @description The resource does not exist or belongs to another team */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    KnowledgeBasesController_retry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
+            path: {
+                id: string;
+                doc_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KbDocumentDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Rate limit of the API key or team reached (Retry-After, x-ratelimit-* headers). */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

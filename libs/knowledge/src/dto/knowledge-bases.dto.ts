@@ -1,4 +1,4 @@
-import { CostBreakdownDto } from '@app/common';
+import { CostBreakdownDto, PageQueryDto } from '@app/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   Allow,
@@ -216,4 +216,23 @@ export class KbDeletedDto {
   })
   id: string;
   @ApiProperty({ example: true }) deleted: true;
+}
+
+export const DOCUMENT_STATUSES = ['queued', 'in_progress', 'completed', 'failed', 'cancelled'] as const;
+
+/** The document list's query: a page, a status, attribute values (`attributes[key]=value`, all must match). */
+export class KbDocumentsQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ enum: DOCUMENT_STATUSES, description: 'Only documents in this ingestion status' })
+  @IsOptional()
+  @IsIn(DOCUMENT_STATUSES)
+  status?: (typeof DOCUMENT_STATUSES)[number];
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    description:
+      'attributes[key]=value (for example attributes[lang]=en): only documents whose metadata holds that value under that key (a string, or a number / boolean written out); several keys must all match',
+  })
+  @Allow()
+  attributes?: unknown;
 }

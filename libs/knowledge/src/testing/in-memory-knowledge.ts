@@ -159,15 +159,25 @@ export class InMemoryKnowledgeRepository {
   async listDocuments(
     teamId: string,
     vectorStoreId: string,
-    q: PageQuery & { status?: DocumentStatus; batchId?: string; kinds?: DocumentKind[] },
+    q: PageQuery & {
+      status?: DocumentStatus;
+      batchId?: string;
+      kinds?: DocumentKind[];
+      attributes?: Record<string, string[]>;
+    },
   ): Promise<KbDocumentEntity[]> {
+    const attrsMatch = (d: KbDocumentEntity) => {
+      const a = (d.attributes ? JSON.parse(d.attributes) : {}) as Record<string, unknown>;
+      return Object.entries(q.attributes ?? {}).every(([k, texts]) => k in a && texts.includes(JSON.stringify(a[k])));
+    };
     const rows = this.docs.filter(
       (d) =>
         d.teamId === teamId &&
         d.vectorStoreId === vectorStoreId &&
         (!q.status || d.status === q.status) &&
         (!q.batchId || d.batchId === q.batchId) &&
-        (!q.kinds || q.kinds.includes(d.kind)),
+        (!q.kinds || q.kinds.includes(d.kind)) &&
+        attrsMatch(d),
     );
     return page(rows, q);
   }
@@ -181,7 +191,9 @@ export class InMemoryKnowledgeRepository {
     this.remove(this.chunks, (c) => c.vectorStoreId === vectorStoreId && c.documentId === id);
     return true;
   }
-  async requeue(doc: KbDocumentEntity, job: NewIngestJob): Promise<boolean> {
+  async requeue(doc: KbDocumentEntity, job: NewIngestJob, onlyIf?: DocumentStatus): Promise<boolean> {
+    if (onlyIf && this.docs.find((d) => d.vectorStoreId === doc.vectorStoreId && d.id === doc.id)?.status !== onlyIf)
+      return false;
     const row = await this.findDocument(doc.teamId, doc.vectorStoreId, doc.id);
     if (!row) return false;
     Object.assign(row, { status: 'queued', lastErrorCode: null, lastErrorMessage: null, updatedAt: job.createdAt });
