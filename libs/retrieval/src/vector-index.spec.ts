@@ -31,22 +31,28 @@ describe('VectorIndex', () => {
   it('small indexes are scored exactly: cosine of every row', () => {
     const idx = new VectorIndex(1, D, rows(50));
     const q = vec(1000);
-    const s = idx.search(q, 500);
+    const s = idx.scores(q);
     for (let i = 0; i < 50; i++) expect(s[i]).toBeCloseTo(cosine(q, vec(i)), 4);
+    const near = idx.nearest(q, 50);
+    for (const { row, score } of near) expect(score).toBeCloseTo(cosine(q, vec(row)), 4);
+    expect(idx.cosines(q, [3, 7]).map(([, c]) => c)).toEqual([
+      expect.closeTo(cosine(q, vec(3)), 4),
+      expect.closeTo(cosine(q, vec(7)), 4),
+    ]);
   });
 
-  it('large indexes: the refined rows carry exact cosines, and the true best rows are among them', () => {
+  it('large indexes: nearest carries exact cosines, and the true best rows are among them', () => {
     const idx = new VectorIndex(1, D, rows(3000));
     const q = vec(17.5);
-    const s = idx.search(q, 200);
+    const near = idx.nearest(q, 200);
     const exact = Array.from({ length: 3000 }, (_, i) => cosine(q, vec(i)));
     const best = exact
       .map((v, i) => [v, i] as const)
       .sort((a, b) => b[0] - a[0])
       .slice(0, 10)
       .map(([, i]) => i);
-    for (const i of best) expect(s[i]).toBeCloseTo(exact[i], 4);
-    expect(s.filter((x) => x !== -Infinity)).toHaveLength(200);
+    expect(near.slice(0, 10).map((r) => r.row)).toEqual(best);
+    for (const { row, score } of near) expect(score).toBeCloseTo(exact[row], 4);
   });
 
   it('topK returns the k best positions, best first, ties by position', () => {

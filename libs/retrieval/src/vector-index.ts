@@ -30,6 +30,7 @@ export class VectorIndex {
   readonly documentIds: string[];
   readonly hashes: string[];
   private readonly matrix: Float32Array;
+  private positions?: Map<number, number>;
 
   constructor(
     readonly revision: number,
@@ -59,24 +60,31 @@ export class VectorIndex {
     return this.matrix.byteLength + this.ids.length * 96;
   }
 
-  /**
-   * Cosine of the query with every row, or — for a large index — an approximation in two passes:
-   * a coarse pass over the first COARSE_DIMS dimensions of every row (text-embedding-3 vectors are
-   * Matryoshka-trained, their prefix carries most of the signal; the lexical embedder's prefix is a
-   * sample of its feature buckets), then the exact full-dimension cosine for the best `refine`
-   * rows. Rows not refined get -Infinity. Below 4 × `refine` rows every row is scored exactly.
-   */
-  search(query: Float32Array, refine: number): Float32Array {
-    const n = this.ids.length;
-    if (n <= refine * 4 || this.dimensions < COARSE_DIMS * 2) return this.scores(query);
-    const coarse = this.scores(query, COARSE_DIMS);
-    const out = new Float32Array(n).fill(-Infinity);
-    const exact = this.scoreRows(query, VectorIndex.topK(coarse, refine));
-    exact.forEach(([row, score]) => (out[row] = score));
-    return out;
+  /** Row position of a chunk id, or undefined when the index does not hold it. */
+  rowOf(id: number): number | undefined {
+    if (!this.positions) this.positions = new Map(this.ids.map((v, i) => [v, i]));
+    return this.positions.get(id);
   }
 
-  private scoreRows(query: Float32Array, rows: number[]): Array<[number, number]> {
+  /**
+   * The `k` rows most similar to the query, best first (ties by position), with their exact cosine.
+   * Large indexes take a coarse pass over the first COARSE_DIMS dimensions.
+   */
+  nearest(query: Float32Array, k: number): Array<{ row: number; score: number }> {
+    const n = this.ids.length;
+    if (n <= k * 4 || this.dimensions < COARSE_DIMS * 2) {
+      const all = this.scores(query);
+      return VectorIndex.topK(all, k).map((row) => ({ row, score: all[row] }));
+    }
+    const coarse = this.scores(query, COARSE_DIMS);
+    return this.cosines(query, VectorIndex.topK(coarse, k * 4))
+      .map(([row, score]) => ({ row, score }))
+      .sort((a, b) => b.score - a.score || a.row - b.row)
+      .slice(0, k);
+  }
+
+  /** Exact cosine of the query with the given rows (rows are pre-normalised). */
+  cosines(query: Float32Array, rows: readonly number[]): Array<[number, number]> {
     const d = this.dimensions;
     let norm = 0;
     for (let j = 0; j < d; j++) norm += query[j] * query[j];
@@ -85,7 +93,7 @@ export class VectorIndex {
       let dot = 0;
       const o = i * d;
       for (let j = 0; j < d; j++) dot += this.matrix[o + j] * query[j];
-      return [i, dot * inv];
+      return [i, Math.fround(dot * inv)];
     });
   }
 
