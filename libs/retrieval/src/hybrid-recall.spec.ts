@@ -51,7 +51,7 @@ const PARAPHRASED: Array<[string, number]> = [
 ];
 
 function bm25(docs: string[]): (query: string) => number[] {
-  const tokens = docs.map((d) => d.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+  const tokens: string[][] = docs.map((d) => d.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
   const avg = tokens.reduce((a, t) => a + t.length, 0) / tokens.length;
   return (query) => {
     const terms = keywordTerms(query);
