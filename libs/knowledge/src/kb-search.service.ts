@@ -6,7 +6,7 @@ import { BillingService, embeddingsChargeMicro, embeddingsHoldMicro, RequestHold
 import { ModelCatalogService } from '@app/providers';
 import { EmbeddingsService } from '@app/embeddings';
 import { KbChunkEntity, KbDocumentEntity } from './entities/knowledge.entities';
-import { keywordTerms, reciprocalRankFusion, VectorIndex, VectorIndexCache } from '@app/retrieval';
+import { CANDIDATE_POOL, hybridRank, keywordTerms, VectorIndex, VectorIndexCache } from '@app/retrieval';
 import { Attributes, Filter, matchesFilter } from './kb-rules';
 import { KnowledgeRepository } from './knowledge.repository';
 import type { StoreRef } from './store/knowledge-store';
@@ -37,9 +37,11 @@ export interface SearchOutcome {
 /**
  * Hybrid search over one knowledge base: the vector leg (cosine over the knowledge base's chunks,
  * from a per-replica index rebuilt when the knowledge base's revision moves) and the keyword leg
- * (FTS5 bm25 / Postgres ts_rank) give candidates, fused by reciprocal rank; each candidate's final
- * score is the cosine similarity of query and chunk (the rerank engine's score), the threshold
- * applies to that score, chunks with identical text are kept once, and the best top_k are returned.
+ * (FTS5 bm25 / Postgres ts_rank) give candidates, fused by reciprocal rank (`hybridRank`), and the
+ * fused order is the result order. Each candidate's score is its exact cosine similarity to the
+ * query (the rerank engine's score), whichever leg found it; the threshold applies to that score,
+ * chunks with identical text are kept once, and the first top_k are returned
+ * (docs/decisions/retrieval-threshold-semantics.md).
  * The query embedding is billed to the team.
  */
 @Injectable()
@@ -127,7 +129,7 @@ export class KbSearchService {
     return { hits, queryTokens, costMicro, elapsedMs, engineMs };
   }
 
-  /** The search engine proper (no billing, no provider): candidates → final cosine → threshold → dedupe → top_k. */
+  /** The search engine proper (no billing, no provider): fused candidates → threshold on cosine → dedupe → top_k. */
   async rank(
     store: StoreRef,
     queries: string[],
@@ -136,24 +138,10 @@ export class KbSearchService {
   ): Promise<ChunkHit[]> {
     const index = await this.index(store);
     if (index.size === 0) return [];
-    // a chunk's similarity to a multi-part query is its best similarity to any part
-    const scores = new Float32Array(index.size).fill(-Infinity);
-    const refine = Math.max(500, input.topK * 20);
-    for (const qv of queryVectors) {
-      const s = index.search(qv, refine);
-      for (let i = 0; i < s.length; i++) if (s[i] > scores[i]) scores[i] = s[i];
-    }
-    const pool = Math.max(50, input.topK * 5);
-    const order = VectorIndex.topK(scores, pool);
-    const vectorIds = order.map((i) => index.ids[i]);
-    const keywordIds = await this.repo.keywordSearch(store.id, keywordTerms(queries.join(' ')), pool);
-    const position = new Map(index.ids.map((id, i) => [id, i]));
-    const candidates = reciprocalRankFusion([vectorIds, keywordIds])
-      .map(({ id }) => ({ id, i: position.get(id) }))
-      .filter((c): c is { id: number; i: number } => c.i !== undefined)
-      .map((c) => ({ id: c.id, documentId: index.documentIds[c.i], hash: index.hashes[c.i], score: scores[c.i] }))
+    const keywordIds = await this.repo.keywordSearch(store.id, keywordTerms(queries.join(' ')), CANDIDATE_POOL);
+    const candidates = hybridRank(index, queryVectors, keywordIds)
       .filter((c) => c.score >= input.threshold)
-      .sort((a, b) => b.score - a.score || a.id - b.id);
+      .map((c) => ({ id: c.id, documentId: index.documentIds[c.row], hash: index.hashes[c.row], score: c.score }));
 
     const docs = new Map(
       (await this.repo.documentsByIds(store.id, [...new Set(candidates.map((c) => c.documentId))])).map((d) => [

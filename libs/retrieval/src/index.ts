@@ -1,4 +1,5 @@
 export * from './chunking';
 export * from './fusion';
+export * from './hybrid';
 export * from './scores';
 export * from './vector-index';

@@ -15,8 +15,14 @@ export function decodeVector(b: Buffer): Float32Array {
   return out;
 }
 
-/** Dimensions of the coarse pass over large indexes (see VectorIndex.search). */
+/** Dimensions of the coarse pass over large indexes (see VectorIndex.nearest). */
 export const COARSE_DIMS = 384;
+
+/**
+ * Up to this many rows a search scores every row exactly in one pass (≈ 30 ms at 1536 dimensions);
+ * the specification's 100 documents per knowledge base always are.
+ */
+export const EXACT_MAX_ROWS = 20_000;
 
 export interface IndexedRow {
   id: number;
@@ -30,6 +36,8 @@ export class VectorIndex {
   readonly documentIds: string[];
   readonly hashes: string[];
   private readonly matrix: Float32Array;
+  private positions?: Map<number, number>;
+  private tails?: Float32Array;
 
   constructor(
     readonly revision: number,
@@ -59,34 +67,105 @@ export class VectorIndex {
     return this.matrix.byteLength + this.ids.length * 96;
   }
 
-  /**
-   * Cosine of the query with every row, or — for a large index — an approximation in two passes:
-   * a coarse pass over the first COARSE_DIMS dimensions of every row (text-embedding-3 vectors are
-   * Matryoshka-trained, their prefix carries most of the signal; the lexical embedder's prefix is a
-   * sample of its feature buckets), then the exact full-dimension cosine for the best `refine`
-   * rows. Rows not refined get -Infinity. Below 4 × `refine` rows every row is scored exactly.
-   */
-  search(query: Float32Array, refine: number): Float32Array {
-    const n = this.ids.length;
-    if (n <= refine * 4 || this.dimensions < COARSE_DIMS * 2) return this.scores(query);
-    const coarse = this.scores(query, COARSE_DIMS);
-    const out = new Float32Array(n).fill(-Infinity);
-    const exact = this.scoreRows(query, VectorIndex.topK(coarse, refine));
-    exact.forEach(([row, score]) => (out[row] = score));
-    return out;
+  /** Row position of a chunk id, or undefined when the index does not hold it. */
+  rowOf(id: number): number | undefined {
+    if (!this.positions) this.positions = new Map(this.ids.map((v, i) => [v, i]));
+    return this.positions.get(id);
   }
 
-  private scoreRows(query: Float32Array, rows: number[]): Array<[number, number]> {
+  /**
+   * The `k` rows most similar to the query, best first (ties by position), with their exact cosine —
+   * the same answer whatever the index size, so the first k rows never depend on `k`. Up to
+   * `exactRows` rows (EXACT_MAX_ROWS) every row is scored in one pass; above, see `pruned`.
+   */
+  nearest(query: Float32Array, k: number, exactRows = EXACT_MAX_ROWS): Array<{ row: number; score: number }> {
+    if (this.ids.length <= exactRows || this.dimensions < COARSE_DIMS * 2) {
+      const all = this.scores(query);
+      return VectorIndex.topK(all, k).map((row) => ({ row, score: all[row] }));
+    }
+    return this.pruned(query, k);
+  }
+
+  /**
+   * Exact top k in two passes that cannot lose a top row: a coarse pass over the first COARSE_DIMS
+   * dimensions of every row gives an upper bound of its cosine (prefix dot product + the norms of the
+   * row's and the query's remaining dimensions, Cauchy–Schwarz); rows are then scored exactly in
+   * decreasing bound order until the k-th best exact cosine exceeds the next row's bound.
+   */
+  private pruned(query: Float32Array, k: number): Array<{ row: number; score: number }> {
+    const n = this.ids.length;
     const d = this.dimensions;
+    if (k <= 0) return [];
+    let head = 0;
     let norm = 0;
-    for (let j = 0; j < d; j++) norm += query[j] * query[j];
-    const inv = norm > 0 ? 1 / Math.sqrt(norm) : 0;
-    return rows.map((i) => {
-      let dot = 0;
-      const o = i * d;
-      for (let j = 0; j < d; j++) dot += this.matrix[o + j] * query[j];
-      return [i, dot * inv];
-    });
+    for (let j = 0; j < d; j++) {
+      norm += query[j] * query[j];
+      if (j === COARSE_DIMS - 1) head = norm;
+    }
+    const full = Math.sqrt(norm);
+    if (full === 0) return VectorIndex.topK(new Float32Array(n), k).map((row) => ({ row, score: 0 }));
+    const prefix = this.scores(query, COARSE_DIMS);
+    const rest = this.tailNorms();
+    const qTail = Math.sqrt(Math.max(0, norm - head));
+    const bound = new Float64Array(n);
+    // float32 prefix scores and rounding in the dot products: a margin far above their error
+    for (let i = 0; i < n; i++) bound[i] = (prefix[i] * Math.sqrt(head) + rest[i] * qTail) / full + 1e-5;
+    const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => bound[b] - bound[a] || a - b);
+    const scored: Array<{ row: number; score: number }> = [];
+    const kth = new MinHeap(k);
+    for (const row of order) {
+      if (kth.full && kth.min > bound[row]) break;
+      const score = this.exactRow(query, row, full);
+      scored.push({ row, score });
+      kth.push(score);
+    }
+    return scored.sort((a, b) => b.score - a.score || a.row - b.row).slice(0, k);
+  }
+
+  /** Norm of each (normalised) row's dimensions after the coarse prefix. */
+  private tailNorms(): Float32Array {
+    if (this.tails) return this.tails;
+    const d = this.dimensions;
+    const out = new Float32Array(this.ids.length);
+    for (let i = 0, o = 0; i < out.length; i++, o += d) {
+      let s = 0;
+      for (let j = COARSE_DIMS; j < d; j++) s += this.matrix[o + j] * this.matrix[o + j];
+      out[i] = Math.sqrt(s);
+    }
+    return (this.tails = out);
+  }
+
+  /** Exact cosine of the query with the given rows (rows are pre-normalised). */
+  cosines(query: Float32Array, rows: readonly number[]): Array<[number, number]> {
+    let norm = 0;
+    for (let j = 0; j < this.dimensions; j++) norm += query[j] * query[j];
+    return rows.map((row) => [row, this.exactRow(query, row, Math.sqrt(norm))]);
+  }
+
+  /** One row's cosine, summed and rounded exactly as `scores` does (so both give equal values). */
+  private exactRow(query: Float32Array, row: number, queryNorm: number): number {
+    const inv = queryNorm > 0 ? 1 / queryNorm : 0;
+    return Math.fround(this.dot(query, row * this.dimensions, this.dimensions) * inv);
+  }
+
+  /** Dot product of the query's first `used` dimensions with the row at offset `o`. */
+  private dot(q: Float32Array, o: number, used: number): number {
+    const m = this.matrix;
+    const tail = used & 3;
+    // four accumulators: independent adds the JIT can pipeline
+    let a0 = 0;
+    let a1 = 0;
+    let a2 = 0;
+    let a3 = 0;
+    let j = 0;
+    for (; j < used - tail; j += 4) {
+      a0 += m[o + j] * q[j];
+      a1 += m[o + j + 1] * q[j + 1];
+      a2 += m[o + j + 2] * q[j + 2];
+      a3 += m[o + j + 3] * q[j + 3];
+    }
+    for (; j < used; j++) a0 += m[o + j] * q[j];
+    return a0 + a1 + a2 + a3;
   }
 
   /** Cosine similarity of the query with every row (rows are pre-normalised); `dims` < all: a prefix dot product. */
@@ -97,25 +176,7 @@ export class VectorIndex {
     for (let j = 0; j < used; j++) norm += query[j] * query[j];
     const inv = norm > 0 ? 1 / Math.sqrt(norm) : 0;
     const out = new Float32Array(this.ids.length);
-    const m = this.matrix;
-    const q = query;
-    const tail = used & 3;
-    for (let i = 0, o = 0; i < out.length; i++, o += d) {
-      // four accumulators: independent adds the JIT can pipeline
-      let a0 = 0;
-      let a1 = 0;
-      let a2 = 0;
-      let a3 = 0;
-      let j = 0;
-      for (; j < used - tail; j += 4) {
-        a0 += m[o + j] * q[j];
-        a1 += m[o + j + 1] * q[j + 1];
-        a2 += m[o + j + 2] * q[j + 2];
-        a3 += m[o + j + 3] * q[j + 3];
-      }
-      for (; j < used; j++) a0 += m[o + j] * q[j];
-      out[i] = (a0 + a1 + a2 + a3) * inv;
-    }
+    for (let i = 0, o = 0; i < out.length; i++, o += d) out[i] = this.dot(query, o, used) * inv;
     return out;
   }
 
@@ -153,6 +214,47 @@ export class VectorIndex {
       }
     }
     return heap.sort((a, b) => scores[b] - scores[a] || a - b);
+  }
+}
+
+/** The smallest of the (at most `size`) largest values pushed so far. */
+class MinHeap {
+  private readonly heap: number[] = [];
+
+  constructor(private readonly size: number) {}
+
+  get full(): boolean {
+    return this.heap.length >= this.size;
+  }
+
+  get min(): number {
+    return this.heap[0];
+  }
+
+  push(v: number): void {
+    const h = this.heap;
+    if (h.length < this.size) {
+      h.push(v);
+      for (let i = h.length - 1; i > 0;) {
+        const p = (i - 1) >> 1;
+        if (h[p] <= h[i]) break;
+        [h[p], h[i]] = [h[i], h[p]];
+        i = p;
+      }
+      return;
+    }
+    if (v <= h[0]) return;
+    h[0] = v;
+    for (let i = 0; ;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < h.length && h[l] < h[m]) m = l;
+      if (r < h.length && h[r] < h[m]) m = r;
+      if (m === i) return;
+      [h[m], h[i]] = [h[i], h[m]];
+      i = m;
+    }
   }
 }
 

@@ -21,6 +21,8 @@ interface FakeChunk {
   text: string;
   /** cosine the fake search reports */
   score: number;
+  /** position in the search's fused order (default: by score) */
+  rank?: number;
 }
 
 /** Knowledge as seen by chat: stores, documents' full text, and a search that applies the threshold it is given. */
@@ -52,7 +54,7 @@ class FakeKnowledge {
     this.searches.push({ store: store.id, input });
     const hits = this.chunks
       .filter((c) => c.store === store.id && c.score >= input.threshold)
-      .sort((a, b) => b.score - a.score)
+      .sort((a, b) => (a.rank ?? 0) - (b.rank ?? 0) || b.score - a.score)
       .slice(0, input.topK)
       .map((c, i) => ({
         chunk: { id: i, page: 1, text: c.text },
@@ -265,6 +267,29 @@ describe('ChatContextService', () => {
     ]);
     expect(ctx.message).not.toContain('below 0.3');
     expect(ctx.retrievalMicro).toBe(7 + 7 + 11);
+  });
+
+  it("without rerank: the searches' fused order, stores merged by reciprocal rank — not re-sorted by cosine", async () => {
+    projects.byTeam.set(
+      'team-a/prj_1',
+      project({
+        knowledgeBaseIds: ['vs_kb'],
+        rag: { top_k: 15, rerank: false, file_threshold: 0.3, kb_threshold: 0.1 },
+      }),
+    );
+    // each search returns its fused order, which is not its cosine order
+    knowledge.chunks.push({ store: 'vs_project', doc: 'doc_old', text: 'project first', score: 0.4, rank: 1 });
+    knowledge.chunks.push({ store: 'vs_project', doc: 'doc_old', text: 'project second', score: 0.9, rank: 2 });
+    knowledge.chunks.push({ store: 'vs_kb', doc: 'kbdoc', text: 'kb first', score: 0.2, rank: 1 });
+    knowledge.chunks.push({ store: 'vs_kb', doc: 'kbdoc', text: 'kb second', score: 0.7, rank: 2 });
+    const ctx = (await service.assemble(req({ projectId: 'prj_1' })))!;
+    expect(rerank.calls).toHaveLength(0);
+    expect(ctx.sources.map((s) => [s.kind, s.score])).toEqual([
+      ['file', 0.4],
+      ['knowledge_base', 0.2],
+      ['file', 0.9],
+      ['knowledge_base', 0.7],
+    ]);
   });
 
   it('knowledge_base_id alone: default settings (top_k 15, threshold 0.1, rerank on)', async () => {

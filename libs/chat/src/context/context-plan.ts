@@ -66,10 +66,23 @@ export function greedyFill<T extends Scored>(
   limit = Number.POSITIVE_INFINITY,
 ): { kept: T[]; dropped: T[]; used: number } {
   const order = items.map((item, i) => ({ item, i })).sort((a, b) => b.item.score - a.item.score || a.i - b.i);
+  return greedyFillRanked(
+    order.map((o) => o.item),
+    budget,
+    limit,
+  );
+}
+
+/** Greedy in the given (ranked) order: each piece kept when it still fits the remaining budget. */
+export function greedyFillRanked<T extends Sized>(
+  items: readonly T[],
+  budget: number,
+  limit = Number.POSITIVE_INFINITY,
+): { kept: T[]; dropped: T[]; used: number } {
   const kept: T[] = [];
   const dropped: T[] = [];
   let used = 0;
-  for (const { item } of order) {
+  for (const item of items) {
     if (kept.length < limit && used + item.tokens <= budget) {
       kept.push(item);
       used += item.tokens;

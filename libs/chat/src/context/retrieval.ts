@@ -1,5 +1,6 @@
 import type { RequestHold } from '@app/billing';
-import { formatSource, greedyFill, topK } from './context-plan';
+import { reciprocalRankFusion } from '@app/retrieval';
+import { formatSource, greedyFill, greedyFillRanked, topK } from './context-plan';
 import type { ContextPlan, ContextRequest, FullDocuments, Piece, Retrieved } from './context.types';
 import { CountTokens, hitPiece, makePiece, urlLabel } from './pieces';
 import type { DocumentReader, Scoring, SearchableStore, StoreSearch } from './ports';
@@ -19,7 +20,9 @@ export interface TakenHold {
 /**
  * Step 3, retrieve and rerank: the stores are searched concurrently (each search bills its query
  * embedding), the candidate pool and the PDF chunks of file_urls are scored by the rerank engine,
- * and the best fragments fill what the full documents left of the budget, greedy by score.
+ * and the best fragments fill what the full documents left of the budget, greedy by score. The
+ * stores' results are merged by reciprocal rank (each keeps its search's fused order); without
+ * reranking that merged order, not the search cosine, orders the fragments.
  */
 export class ContextRetrieval {
   constructor(
@@ -49,13 +52,16 @@ export class ContextRetrieval {
     const found = await this.search(req, plan, query, projectStore, docs.remainderDocs, hold);
     const searchMs = performance.now() - searchStart;
     const rerankStart = performance.now();
-    const pool = topK(found.candidates, MAX_CANDIDATES);
+    const pool = found.candidates.slice(0, MAX_CANDIDATES);
     const rerankMicro = await this.rescore(req, query, plan.rag.rerank ? [...pool, ...pdfChunks] : pdfChunks, hold);
     const rerankMs = rerankMicro === null ? 0 : performance.now() - rerankStart;
-    const scored = [...pool, ...pdfChunks.filter((c) => c.score >= plan.rag.file_threshold)];
-    const best = topK(scored, plan.rag.top_k);
+    const pdfs = pdfChunks.filter((c) => c.score >= plan.rag.file_threshold);
+    // reranked: by the rerank scores; otherwise the searches' fused order, PDF chunks fused in by their score
+    const best = plan.rag.rerank
+      ? topK([...pool, ...pdfs], plan.rag.top_k)
+      : fuseRanked([pool, topK(pdfs, pdfs.length)]).slice(0, plan.rag.top_k);
     for (const c of best) c.tokens = this.count(formatSource(99, c.label, c.text));
-    const fit = greedyFill(best, left);
+    const fit = plan.rag.rerank ? greedyFill(best, left) : greedyFillRanked(best, left);
     if (fit.dropped.length)
       plan.notes.push(`${fit.dropped.length} relevant fragment(s) did not fit the context budget.`);
     const retrievalMicro = found.costMicro + (rerankMicro ?? 0);
@@ -140,26 +146,29 @@ export class ContextRetrieval {
       projectStore ? run(projectStore, plan.rag.file_threshold) : null,
       ...plan.kbStores.map((store) => run(store, plan.rag.kb_threshold)),
     ]);
-    const candidates: Piece[] = [];
+    const lists: Piece[][] = [];
     let costMicro = 0;
     if (projectOut) {
       costMicro += projectOut.costMicro;
       const byDoc = new Map((plan.project?.materials ?? []).map((m) => [m.documentId, m]));
+      const pieces: Piece[] = [];
       for (const h of projectOut.hits) {
         if (remainderDocs !== null && !remainderDocs.has(h.document.id)) continue;
         const m = byDoc.get(h.document.id);
         const meta = { kind: m?.kind ?? 'file', materialId: m?.id ?? null, title: m?.title, url: m?.url } as const;
-        candidates.push(hitPiece(this.count, h, { ...meta, origin: 'project' }));
+        pieces.push(hitPiece(this.count, h, { ...meta, origin: 'project' }));
       }
+      lists.push(pieces);
     }
     kbOuts.forEach((out, i) => {
       costMicro += out!.costMicro;
-      for (const h of out!.hits)
-        candidates.push(
+      lists.push(
+        out!.hits.map((h) =>
           hitPiece(this.count, h, { kind: 'knowledge_base', materialId: plan.kbStores[i].id, origin: 'kb' }),
-        );
+        ),
+      );
     });
-    return { candidates, costMicro };
+    return { candidates: fuseRanked(lists), costMicro };
   }
 
   /** Scores the pieces in place with the rerank engine (its per-key cache included); null when there were none. */
@@ -180,4 +189,15 @@ export class ContextRetrieval {
     });
     return out.chargedMicro;
   }
+}
+
+/**
+ * Ranked lists (each store's hits in its search's fused order) merged by reciprocal rank, as one
+ * search fuses its legs; ties keep the lists' order (the project's store first).
+ */
+function fuseRanked<T>(lists: readonly T[][]): T[] {
+  const flat = lists.flat();
+  let next = 0;
+  const ids = lists.map((list) => list.map(() => next++));
+  return reciprocalRankFusion(ids).map(({ id }) => flat[id]);
 }

@@ -1,0 +1,45 @@
+import { reciprocalRankFusion } from './fusion';
+import type { VectorIndex } from './vector-index';
+
+/**
+ * Candidates each leg of a hybrid search contributes. Fixed (not derived from the result count) so
+ * a search's first k results are the same whatever top_k asks for; ≥ 5 × the largest top_k (100).
+ */
+export const CANDIDATE_POOL = 500;
+
+/** A fused candidate: its index row, chunk id, fused (RRF) score and exact cosine to the query. */
+export interface HybridCandidate {
+  row: number;
+  id: number;
+  fused: number;
+  score: number;
+}
+
+/**
+ * Hybrid ranking of one index: the vector leg (rows by their best exact cosine to any query part)
+ * and the keyword leg (`keywordIds`, best first) are fused by reciprocal rank, and that fused order
+ * is the result order. Every candidate — keyword-only ones too — carries its exact cosine (the best
+ * over the query parts), which is what a similarity threshold is compared with.
+ */
+export function hybridRank(
+  index: VectorIndex,
+  queryVectors: readonly Float32Array[],
+  keywordIds: readonly number[],
+  pool = CANDIDATE_POOL,
+): HybridCandidate[] {
+  const best = new Map<number, number>();
+  const take = (row: number, score: number) => {
+    if (score > (best.get(row) ?? -Infinity)) best.set(row, score);
+  };
+  // a row in the top `pool` of the best-over-parts cosine is in the top `pool` of the part attaining it
+  for (const qv of queryVectors) for (const { row, score } of index.nearest(qv, pool)) take(row, score);
+  const keywordRows = keywordIds.map((id) => index.rowOf(id)).filter((row): row is number => row !== undefined);
+  const pending = [...new Set([...best.keys(), ...keywordRows])];
+  for (const qv of queryVectors) for (const [row, score] of index.cosines(qv, pending)) take(row, score);
+  const vectorRows = [...best.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, pool);
+  const vectorIds = vectorRows.map(([row]) => index.ids[row]);
+  return reciprocalRankFusion([vectorIds, keywordRows.map((row) => index.ids[row])]).map(({ id, score: fused }) => {
+    const row = index.rowOf(id)!;
+    return { row, id, fused, score: best.get(row)! };
+  });
+}
