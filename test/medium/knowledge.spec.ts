@@ -74,6 +74,7 @@ describe(`knowledge repository on ${backendKind()}`, () => {
       chunkCount: 0,
       usageBytes: 0,
       contentHash: null,
+      replacesId: null,
       batchId: null,
       createdAt: now,
       updatedAt: now,

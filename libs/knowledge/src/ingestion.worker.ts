@@ -2,7 +2,15 @@ import { Injectable, Logger, OnApplicationShutdown, OnModuleInit, Optional } fro
 import { AsyncResource } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
 import { createHash, randomUUID } from 'node:crypto';
-import { ApiError, BackgroundCalls, Clock, MetricsService, SafeFetcher, SafeFetchError } from '@app/common';
+import {
+  ApiError,
+  BackgroundCalls,
+  Clock,
+  isDatabaseDataError,
+  MetricsService,
+  SafeFetcher,
+  SafeFetchError,
+} from '@app/common';
 import { AppConfig } from '@app/config';
 import { BillingService, embeddingsChargeMicro, embeddingsHoldMicro } from '@app/billing';
 import { ModelCatalogService, ModelEntry } from '@app/providers';
@@ -40,8 +48,9 @@ class PermanentFailure extends Error {
  * atomically under a lease (renewed while it works), and a job whose replica died is claimed again
  * when its lease runs out. Steps: bytes (upload, or the link fetched through the SSRF guard) →
  * extract → chunk → embed the chunks whose text this knowledge base has not embedded yet (billed to
- * the team) → swap the document's chunks in one transaction. Failures that retrying cannot fix fail
- * the document with `last_error`; others retry with exponential backoff, at most 5 attempts.
+ * the team) → swap the document's chunks in one transaction. Failures that retrying cannot fix (the
+ * document itself, or data the database refuses) fail the document at once with `last_error`;
+ * others (network, a busy or restarting database) retry with exponential backoff, at most 5 attempts.
  */
 @Injectable()
 export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
@@ -132,7 +141,11 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
     else if (err instanceof ApiError && err.status === 402) code = 'insufficient_quota';
     else if (err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 429)
       code = err.code ?? 'invalid_request';
-    else if (job.attempts >= MAX_ATTEMPTS) {
+    else if (isDatabaseDataError(err)) {
+      // the database refuses this document's data: the same write would fail on every attempt
+      code = 'invalid_data';
+      message = `The database refused the document's data: ${message}`;
+    } else if (job.attempts >= MAX_ATTEMPTS) {
       code = 'server_error';
       message = `Gave up after ${job.attempts} attempts: ${message}`;
     }

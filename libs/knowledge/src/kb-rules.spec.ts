@@ -1,6 +1,7 @@
 import { keywordTerms, reciprocalRankFusion } from '@app/retrieval';
 import {
   AUTO_CHUNKING,
+  parseAttributeQuery,
   decodeChunking,
   encodeChunking,
   matchesFilter,
@@ -131,5 +132,30 @@ describe('reciprocal rank fusion', () => {
       '42',
       'пароль',
     ]);
+  });
+});
+
+describe('document list attribute filters', () => {
+  it('nested or flat attributes[key] parameters → the JSON texts a stored value may have', () => {
+    expect(parseAttributeQuery({ attributes: { lang: 'en' }, 'attributes[year]': '2026', status: 'failed' })).toEqual({
+      lang: ['"en"'],
+      year: ['"2026"', '2026'],
+    });
+    expect(parseAttributeQuery({ 'attributes[pinned]': 'true', 'attributes[ratio]': '1.50' })).toEqual({
+      pinned: ['"true"', 'true'],
+      ratio: ['"1.50"', '1.5'],
+    });
+    expect(parseAttributeQuery({ limit: '5' })).toBeNull();
+  });
+  it('a repeated key, a quote in a key, a bare attributes value or more than 16 keys → 400 naming the parameter', () => {
+    expect(() => parseAttributeQuery({ 'attributes[lang]': ['en', 'ru'] })).toThrow(
+      expect.objectContaining({ status: 400, param: 'attributes[lang]' }),
+    );
+    expect(() => parseAttributeQuery({ 'attributes[a"b]': 'x' })).toThrow(expect.objectContaining({ status: 400 }));
+    expect(() => parseAttributeQuery({ attributes: 'lang' })).toThrow(
+      expect.objectContaining({ status: 400, param: 'attributes' }),
+    );
+    const many = Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`attributes[k${i}]`, 'v']));
+    expect(() => parseAttributeQuery(many)).toThrow(expect.objectContaining({ status: 400, param: 'attributes' }));
   });
 });

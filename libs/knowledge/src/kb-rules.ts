@@ -177,3 +177,43 @@ function compare(filter: Extract<Filter, { key: string }>, attrs: Attributes | n
     }
   }
 }
+
+// ── document list filters ────────────────────────────────────────────────────────────────────────
+
+/** Attribute filters of a document list: key → the JSON texts of the values that match (all keys must match). */
+export type AttributeMatch = Record<string, string[]>;
+
+/**
+ * `attributes[key]=value` query parameters (as the extended query parser nests them, or as flat
+ * `attributes[key]` keys) → the JSON texts a stored attribute may have to match: the string itself,
+ * and for `true` / `false` / a number also that boolean or number. At most 16 keys of 1–64
+ * characters (no quotes or backslashes).
+ */
+export function parseAttributeQuery(query: Record<string, unknown>): AttributeMatch | null {
+  const pairs: [string, unknown][] = [];
+  const nested = query.attributes;
+  if (nested !== undefined) {
+    if (!isObject(nested))
+      throw ApiError.badRequest('attributes must be given as attributes[key]=value.', 'attributes');
+    pairs.push(...Object.entries(nested));
+  }
+  for (const [k, v] of Object.entries(query)) {
+    const m = /^attributes\[(.*)\]$/s.exec(k);
+    if (m) pairs.push([m[1], v]);
+  }
+  if (pairs.length === 0) return null;
+  if (pairs.length > 16) throw ApiError.badRequest('attributes may filter on at most 16 keys.', 'attributes');
+  const out: AttributeMatch = {};
+  for (const [key, value] of pairs) {
+    const param = `attributes[${key.slice(0, 64)}]`;
+    if (key.length === 0 || key.length > 64 || /["\\]/.test(key))
+      throw ApiError.badRequest('attributes keys must be 1–64 characters without quotes or backslashes.', param);
+    if (typeof value !== 'string' || value.length > 512)
+      throw ApiError.badRequest(`${param} must be one value of at most 512 characters.`, param);
+    const texts = [JSON.stringify(value)];
+    if (value === 'true' || value === 'false') texts.push(value);
+    else if (/^-?\d+(\.\d+)?(e[+-]?\d+)?$/i.test(value)) texts.push(JSON.stringify(Number(value)));
+    out[key] = texts;
+  }
+  return out;
+}

@@ -5,6 +5,7 @@ import {
   CreateKnowledgeBaseDto,
   KbDocumentDto,
   KbDocumentListDto,
+  KbDocumentsQueryDto,
   KbSearchResponseDto,
   KnowledgeBaseDto,
   KnowledgeBaseListDto,
@@ -15,6 +16,7 @@ import {
 } from './dto/knowledge-bases.dto';
 import { PageQueryDto } from './dto/vector-stores.dto';
 import type { UploadedBytes } from './files.service';
+import { parseAttributeQuery } from './kb-rules';
 import { KbSearchService } from './kb-search.service';
 import { KnowledgeService } from './knowledge.service';
 import { toDocument, toKbSearchResponse, toKnowledgeBase } from './knowledge.presenter';
@@ -62,6 +64,7 @@ export class KnowledgeBasesApiService {
     id: string,
     file: UploadedBytes | undefined,
     metadataJson: string | undefined,
+    replace: 'true' | 'false' = 'true',
   ): Promise<KbDocumentDto> {
     let metadata: unknown;
     if (typeof metadataJson === 'string' && metadataJson !== '') {
@@ -71,12 +74,29 @@ export class KnowledgeBasesApiService {
         throw ApiError.badRequest('metadata must be a JSON object string.', 'metadata');
       }
     }
-    return toDocument(await this.kb.addUpload(caller, id, file, metadata));
+    return toDocument(await this.kb.addUpload(caller, id, file, metadata, replace !== 'false'));
   }
 
-  async documents(caller: Caller, id: string, q: PageQueryDto): Promise<KbDocumentListDto> {
-    const { docs, hasMore } = await this.kb.listDocuments(caller, id, q);
+  /** `rawQuery`: the query as parsed, where flat `attributes[key]` parameters are found. */
+  async documents(
+    caller: Caller,
+    id: string,
+    q: KbDocumentsQueryDto,
+    rawQuery: Record<string, unknown> = {},
+  ): Promise<KbDocumentListDto> {
+    const attributes = parseAttributeQuery(rawQuery);
+    const { docs, hasMore } = await this.kb.listDocuments(caller, id, {
+      after: q.after,
+      limit: q.limit,
+      order: q.order,
+      status: q.status,
+      attributes,
+    });
     return { data: docs.map(toDocument), has_more: hasMore };
+  }
+
+  async retryDocument(caller: Caller, id: string, docId: string): Promise<KbDocumentDto> {
+    return toDocument(await this.kb.retryDocument(caller, id, docId));
   }
 
   async document(caller: Caller, id: string, docId: string): Promise<KbDocumentDto> {

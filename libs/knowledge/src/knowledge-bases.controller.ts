@@ -32,6 +32,7 @@ import {
   CreateKnowledgeBaseDto,
   KbDocumentDto,
   KbDocumentListDto,
+  KbDocumentsQueryDto,
   KbSearchResponseDto,
   KnowledgeBaseDto,
   KnowledgeBaseListDto,
@@ -114,7 +115,7 @@ export class KnowledgeBasesController {
   })
   @ApiOperation({
     summary:
-      'Add a document: multipart `file` (+ `metadata` JSON string), or JSON `{name, text, metadata}`. Ingested asynchronously (202).',
+      'Add a document: multipart `file` (+ `metadata` JSON string, `replace`), or JSON `{name, text, metadata, replace}`. Ingested asynchronously (202). The same content again answers the existing document; a new content under an existing name replaces that document once ingested, unless `replace` is false.',
   })
   @ApiAcceptedResponse({ type: KbDocumentDto })
   async addDocument(
@@ -129,19 +130,23 @@ export class KnowledgeBasesController {
     input: ShapedBody<UploadDocumentDto, TextDocumentDto>,
   ): Promise<KbDocumentDto> {
     if (input.kind === 'json') return this.api.addText(caller, id, input.body);
-    return this.api.addUpload(caller, id, file, input.body.metadata);
+    return this.api.addUpload(caller, id, file, input.body.metadata, input.body.replace);
   }
 
   @Get(':id/documents')
-  @ApiOperation({ summary: "The knowledge base's documents with their ingestion status (cursor pages)" })
+  @ApiOperation({
+    summary:
+      "The knowledge base's documents with their ingestion status (cursor pages), filtered by status and attributes[key]=value",
+  })
   @ApiParam(ID)
   @ApiOkResponse({ type: KbDocumentListDto })
   async documents(
     @CurrentCaller() caller: Caller,
     @Param('id') id: string,
-    @Query() q: PageQueryDto,
+    @Query() q: KbDocumentsQueryDto,
+    @Req() req: Request,
   ): Promise<KbDocumentListDto> {
-    return this.api.documents(caller, id, q);
+    return this.api.documents(caller, id, q, req.query as Record<string, unknown>);
   }
 
   @Get(':id/documents/:doc_id')
@@ -155,6 +160,21 @@ export class KnowledgeBasesController {
     @Param('doc_id') docId: string,
   ): Promise<KbDocumentDto> {
     return this.api.document(caller, id, docId);
+  }
+
+  @Post(':id/documents/:doc_id/retry')
+  @RateLimited()
+  @HttpCode(202)
+  @ApiParam(ID)
+  @ApiParam({ name: 'doc_id', example: 'file-6f1c2a9b0d3e4f5a6b7c8d9e' })
+  @ApiOperation({ summary: 'Run the ingestion of a failed document again (409 document_not_failed otherwise)' })
+  @ApiAcceptedResponse({ type: KbDocumentDto })
+  async retry(
+    @CurrentCaller() caller: Caller,
+    @Param('id') id: string,
+    @Param('doc_id') docId: string,
+  ): Promise<KbDocumentDto> {
+    return this.api.retryDocument(caller, id, docId);
   }
 
   @Delete(':id/documents/:doc_id')

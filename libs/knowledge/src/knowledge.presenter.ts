@@ -138,6 +138,8 @@ export function toDocument(d: KbDocumentEntity) {
     tokens: d.tokens,
     chunks: d.chunkCount,
     metadata: json<Record<string, unknown>>(d.attributes),
+    content_hash: d.contentHash,
+    replaces: d.replacesId,
     created_at: new Date(d.createdAt).toISOString(),
     updated_at: new Date(d.updatedAt).toISOString(),
   };

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, EntityManager, In, Repository } from 'typeorm';
+import { DataSource, EntityManager, In, Not, Repository } from 'typeorm';
 import { ChangeRecorder, RawSql, TransactionRunner } from '@app/database';
 import {
   DocumentKind,
@@ -238,22 +238,63 @@ export class KnowledgeRepository {
    * Adds a document and its ingestion job in one transaction, unless the knowledge base already
    * holds `limit` documents of that family (files and texts count together; links separately).
    * The knowledge base row is locked first so concurrent adds cannot both pass the count.
+   * With `versions` (a file or text of known content hash): a document of the store with the same
+   * content (not failed or cancelled) is answered instead (`duplicate`); otherwise, with
+   * `versions.replace`, the newest document of the same name becomes the one the new document
+   * replaces (`replacesId`; a replacement does not count against the limit).
    */
   addDocument(
     doc: Omit<KbDocumentEntity, 'seq'>,
     job: NewIngestJob,
     limit: number,
-  ): Promise<'added' | 'limit' | 'exists' | 'gone'> {
+    versions?: { replace: boolean },
+  ): Promise<'added' | 'limit' | 'exists' | 'gone' | { duplicate: string }> {
     return this.tx.run(async (m) => {
       if (!(await this.lockStore(m, doc.vectorStoreId))) return 'gone';
       if (await m.findOneBy(KbDocumentEntity, { vectorStoreId: doc.vectorStoreId, id: doc.id })) return 'exists';
+      let row = doc;
+      if (versions && doc.contentHash) {
+        const same = await this.sameContent(m, doc.vectorStoreId, doc.contentHash);
+        if (same) return { duplicate: same.id };
+        const prior = versions.replace ? await this.sameName(m, doc.vectorStoreId, doc.filename) : null;
+        if (prior) row = { ...doc, replacesId: prior.id };
+      }
       const kinds: DocumentKind[] = doc.kind === 'link' ? ['link'] : ['file', 'text'];
       const count = await m.countBy(KbDocumentEntity, { vectorStoreId: doc.vectorStoreId, kind: In(kinds) });
-      if (count >= limit) return 'limit';
-      await m.insert(KbDocumentEntity, { ...doc });
+      if (count - (row.replacesId ? 1 : 0) >= limit) return 'limit';
+      await m.insert(KbDocumentEntity, { ...row });
       await m.insert(IngestJobEntity, job);
-      await this.recordDocument(m, 'document.create', doc);
+      await this.recordDocument(m, 'document.create', row);
       return 'added';
+    });
+  }
+
+  /** The store's newest file or text document holding exactly this content (failed and cancelled ones aside). */
+  findSameContent(vectorStoreId: string, contentHash: string): Promise<KbDocumentEntity | null> {
+    return this.sameContent(this.docs.manager, vectorStoreId, contentHash);
+  }
+
+  private sameContent(m: EntityManager, vectorStoreId: string, contentHash: string): Promise<KbDocumentEntity | null> {
+    return m.findOne(KbDocumentEntity, {
+      where: {
+        vectorStoreId,
+        contentHash,
+        kind: In(['file', 'text'] as DocumentKind[]),
+        status: Not(In(['failed', 'cancelled'] as DocumentStatus[])),
+      },
+      order: { seq: 'DESC' },
+    });
+  }
+
+  private sameName(m: EntityManager, vectorStoreId: string, filename: string): Promise<KbDocumentEntity | null> {
+    return m.findOne(KbDocumentEntity, {
+      where: {
+        vectorStoreId,
+        filename,
+        kind: In(['file', 'text'] as DocumentKind[]),
+        status: Not('cancelled' as DocumentStatus),
+      },
+      order: { seq: 'DESC' },
     });
   }
 
@@ -348,12 +389,23 @@ export class KnowledgeRepository {
   async listDocuments(
     teamId: string,
     vectorStoreId: string,
-    q: PageQuery & { status?: DocumentStatus; batchId?: string; kinds?: DocumentKind[] },
+    q: PageQuery & {
+      status?: DocumentStatus;
+      batchId?: string;
+      kinds?: DocumentKind[];
+      /** key → the JSON texts its attribute value may have (see parseAttributeQuery) */
+      attributes?: Record<string, string[]>;
+    },
   ): Promise<KbDocumentEntity[]> {
     const qb = this.docs
       .createQueryBuilder('d')
       .where('d.team_id = :teamId AND d.vector_store_id = :vectorStoreId', { teamId, vectorStoreId });
     if (q.status) qb.andWhere('d.status = :status', { status: q.status });
+    Object.entries(q.attributes ?? {}).forEach(([key, texts], i) => {
+      // the attribute's value as JSON text: Postgres jsonb -> then ::text, SQLite's -> operator
+      const value = this.sql.pg ? `CAST(CAST(d.attributes AS jsonb) -> :ak${i} AS text)` : `(d.attributes -> :ak${i})`;
+      qb.andWhere(`${value} IN (:...av${i})`, { [`ak${i}`]: this.sql.pg ? key : `$."${key}"`, [`av${i}`]: texts });
+    });
     if (q.batchId) qb.andWhere('d.batch_id = :batchId', { batchId: q.batchId });
     if (q.kinds) qb.andWhere('d.kind IN (:...kinds)', { kinds: q.kinds });
     if (q.after) {
@@ -413,10 +465,18 @@ export class KnowledgeRepository {
     });
   }
 
-  /** Queue the document again (link refresh); false when a job for it is already pending. */
-  requeue(doc: KbDocumentEntity, job: NewIngestJob): Promise<boolean> {
+  /**
+   * Queue the document again (link refresh, retry of a failed document); false when a job for it is
+   * already pending, or when `onlyIf` is given and the document's status (read under the store's
+   * lock) is another.
+   */
+  requeue(doc: KbDocumentEntity, job: NewIngestJob, onlyIf?: DocumentStatus): Promise<boolean> {
     return this.tx.run(async (m) => {
       if (!(await this.lockStore(m, doc.vectorStoreId))) return false;
+      if (onlyIf) {
+        const now = await m.findOneBy(KbDocumentEntity, { vectorStoreId: doc.vectorStoreId, id: doc.id });
+        if (now?.status !== onlyIf) return false;
+      }
       const pending = await m.countBy(IngestJobEntity, {
         vectorStoreId: doc.vectorStoreId,
         documentId: doc.id,
@@ -429,7 +489,7 @@ export class KnowledgeRepository {
         { status: 'queued', lastErrorCode: null, lastErrorMessage: null, updatedAt: job.createdAt },
       );
       await m.insert(IngestJobEntity, job);
-      await this.recordDocument(m, 'document.refresh', doc);
+      await this.recordDocument(m, onlyIf === 'failed' ? 'document.retry' : 'document.refresh', doc);
       return true;
     });
   }
@@ -503,8 +563,9 @@ export class KnowledgeRepository {
 
   /**
    * Replaces the document's chunks, marks it completed and finishes its job in ONE transaction,
-   * so a search sees either the old chunks or the new ones. Returns false when the document was
-   * deleted meanwhile (nothing written).
+   * so a search sees either the old chunks or the new ones — and, for a new version of a document,
+   * the old version (with whatever it was replacing in turn) is deleted in that same transaction.
+   * Returns false when the document was deleted meanwhile (nothing written).
    */
   swapChunks(
     vectorStoreId: string,
@@ -517,6 +578,7 @@ export class KnowledgeRepository {
       if (!(await this.lockStore(m, vectorStoreId))) return false;
       const doc = await m.findOneBy(KbDocumentEntity, { vectorStoreId, id: documentId });
       if (!doc) return false;
+      if (doc.replacesId) await this.deleteReplaced(m, doc);
       await m.delete(KbChunkEntity, { vectorStoreId, documentId });
       for (let i = 0; i < chunks.length; i += 200) {
         await m.insert(
@@ -533,6 +595,21 @@ export class KnowledgeRepository {
       await m.increment(VectorStoreEntity, { id: vectorStoreId }, 'revision', 1);
       return true;
     });
+  }
+
+  /** The versions a document replaces (the chain of replacesId, at most a store's worth), deleted with their chunks and jobs. */
+  private async deleteReplaced(m: EntityManager, doc: KbDocumentEntity): Promise<void> {
+    const { vectorStoreId } = doc;
+    let id = doc.replacesId;
+    for (let hops = 0; id && id !== doc.id && hops < 256; hops++) {
+      const old = await m.findOneBy(KbDocumentEntity, { vectorStoreId, id });
+      if (!old) return;
+      await m.delete(KbDocumentEntity, { vectorStoreId, id });
+      await m.delete(KbChunkEntity, { vectorStoreId, documentId: id });
+      await m.delete(IngestJobEntity, { vectorStoreId, documentId: id });
+      await this.recordDocument(m, 'document.delete', old, true);
+      id = old.replacesId;
+    }
   }
 
   async storeRevision(vectorStoreId: string): Promise<number | null> {

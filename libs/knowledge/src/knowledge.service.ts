@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { ApiError, Clock } from '@app/common';
 import type { Caller } from '@app/auth';
 import { ModelCatalogService, ModelEntry } from '@app/providers';
@@ -15,6 +15,7 @@ import type { FileRow } from './files.repository';
 import { FilesService, newFileId, UploadedBytes } from './files.service';
 import { IngestionSignal } from './ingestion-signal';
 import {
+  AttributeMatch,
   Attributes,
   AUTO_CHUNKING,
   Chunking,
@@ -60,6 +61,13 @@ interface NewDocument {
   url?: string;
   title?: string;
   filename?: string;
+  /** sha256 of the bytes (files and texts) */
+  contentHash?: string;
+  /**
+   * Versions by content and name (REST uploads and texts): the same content again answers the
+   * existing document; with `replace`, a new content under an existing name replaces that document.
+   */
+  versions?: { replace: boolean };
 }
 
 export interface StoreView {
@@ -237,58 +245,78 @@ export class KnowledgeService {
       batchId,
       title: file.filename,
       filename: file.filename,
+      contentHash: file.sha256,
     });
   }
 
-  /** Upload and attach in one call (REST multipart). */
+  /**
+   * Upload and attach in one call (REST multipart). Content the knowledge base already holds answers
+   * its document; a new content under an existing name replaces that document unless `replace` is false.
+   */
   async addUpload(
     caller: Caller,
     storeId: string,
     upload: UploadedBytes | undefined,
     metadata: unknown,
+    replace = true,
   ): Promise<KbDocumentEntity> {
     await this.requireStore(caller.teamId, storeId);
     const attributes = parseAttributes(metadata, 'metadata');
     if (upload) await this.assertIngestible(upload.buffer, upload.originalname, upload.mimetype);
-    const file = await this.files.store(caller.teamId, upload, 'user_data');
-    return this.attach(caller.teamId, storeId, {
-      fileId: file.id,
-      kind: 'file',
-      attributes,
-      chunking: parseChunkingStrategy(undefined),
-      batchId: null,
-      title: file.filename,
-      filename: file.filename,
-    });
+    return this.attachVersion(caller.teamId, storeId, upload, { kind: 'file', attributes, replace });
   }
 
-  /** A text document (REST JSON `{name, text, metadata}`), stored as a text/markdown file. */
+  /** A text document (REST JSON `{name, text, metadata, replace}`), stored as a text/markdown file; versions as for uploads. */
   async addText(
     caller: Caller,
     storeId: string,
-    input: { name: string; text: string; metadata?: unknown },
+    input: { name: string; text: string; metadata?: unknown; replace?: boolean },
   ): Promise<KbDocumentEntity> {
     await this.requireStore(caller.teamId, storeId);
     const attributes = parseAttributes(input.metadata, 'metadata');
     if (input.text.trim() === '') throw ApiError.badRequest('text must not be empty.', 'text');
-    const file = await this.files.store(
-      caller.teamId,
-      {
-        originalname: input.name.endsWith('.md') || input.name.endsWith('.txt') ? input.name : `${input.name}.md`,
-        mimetype: 'text/markdown',
-        buffer: Buffer.from(input.text, 'utf8'),
-      },
-      'user_data',
-    );
-    return this.attach(caller.teamId, storeId, {
-      fileId: file.id,
+    const upload = {
+      originalname: input.name.endsWith('.md') || input.name.endsWith('.txt') ? input.name : `${input.name}.md`,
+      mimetype: 'text/markdown',
+      buffer: Buffer.from(input.text, 'utf8'),
+    };
+    return this.attachVersion(caller.teamId, storeId, upload, {
       kind: 'text',
       attributes,
+      title: input.name,
+      replace: input.replace ?? true,
+    });
+  }
+
+  /**
+   * Stores the bytes as a file and attaches it as a new document or a new version of the document of
+   * that name — unless the knowledge base holds this content already: then that document is answered
+   * and nothing is stored (also when the same content was added concurrently).
+   */
+  private async attachVersion(
+    teamId: string,
+    storeId: string,
+    upload: UploadedBytes | undefined,
+    d: { kind: 'file' | 'text'; attributes: Attributes | null; title?: string; replace: boolean },
+  ): Promise<KbDocumentEntity> {
+    if (upload && Buffer.isBuffer(upload.buffer)) {
+      const same = await this.repo.findSameContent(storeId, createHash('sha256').update(upload.buffer).digest('hex'));
+      if (same) return same;
+    }
+    const file = await this.files.store(teamId, upload, 'user_data');
+    const doc = await this.attach(teamId, storeId, {
+      fileId: file.id,
+      kind: d.kind,
+      attributes: d.attributes,
       chunking: parseChunkingStrategy(undefined),
       batchId: null,
-      title: input.name,
+      title: d.title ?? file.filename,
       filename: file.filename,
+      contentHash: file.sha256,
+      versions: { replace: d.replace },
     });
+    if (doc.id !== file.id) await this.files.remove(teamId, file.id);
+    return doc;
   }
 
   /** A web link; fetched (SSRF-guarded) and parsed by the worker. */
@@ -345,7 +373,14 @@ export class KnowledgeService {
   ): Promise<KbDocumentEntity> {
     const now = this.clock.now();
     const doc = this.newDocument(teamId, storeId, d, now);
-    const outcome = await this.repo.addDocument(doc, this.job(doc, now), d.kind === 'link' ? MAX_LINKS : MAX_DOCUMENTS);
+    const outcome = await this.repo.addDocument(
+      doc,
+      this.job(doc, now),
+      d.kind === 'link' ? MAX_LINKS : MAX_DOCUMENTS,
+      d.versions,
+    );
+    if (typeof outcome === 'object') return this.readBack(teamId, storeId, outcome.duplicate);
+    if (outcome === 'exists') return this.readdFailed(teamId, storeId, d.fileId);
     if (outcome === 'gone') throw this.storeNotFound(storeId);
     if (outcome === 'limit') {
       throw new ApiError(
@@ -362,6 +397,16 @@ export class KnowledgeService {
       this.signal.nudge();
     }
     return this.readBack(teamId, storeId, d.fileId);
+  }
+
+  /** A file added again to the store that holds it: a failed document is ingested again (OpenAI's retry by re-adding). */
+  private async readdFailed(teamId: string, storeId: string, docId: string): Promise<KbDocumentEntity> {
+    const doc = await this.readBack(teamId, storeId, docId);
+    if (doc.status === 'failed' && (await this.repo.requeue(doc, this.job(doc, this.clock.now()), 'failed'))) {
+      this.signal.nudge();
+      return this.readBack(teamId, storeId, docId);
+    }
+    return doc;
   }
 
   private newDocument(teamId: string, storeId: string, d: NewDocument, now: number): Omit<KbDocumentEntity, 'seq'> {
@@ -383,7 +428,8 @@ export class KnowledgeService {
       tokens: 0,
       chunkCount: 0,
       usageBytes: 0,
-      contentHash: null,
+      contentHash: d.contentHash ?? null,
+      replacesId: null,
       batchId: d.batchId,
       createdAt: now,
       updatedAt: now,
@@ -426,6 +472,7 @@ export class KnowledgeService {
       status?: DocumentStatus;
       batchId?: string;
       kinds?: DocumentKind[];
+      attributes?: AttributeMatch | null;
     },
   ): Promise<{ docs: KbDocumentEntity[]; hasMore: boolean }> {
     await this.requireStore(caller.teamId, storeId);
@@ -437,8 +484,26 @@ export class KnowledgeService {
       status: q.status,
       batchId: q.batchId,
       kinds: q.kinds,
+      attributes: q.attributes ?? undefined,
     });
     return { docs: rows.slice(0, limit), hasMore: rows.length > limit };
+  }
+
+  /** Runs a failed document's ingestion again (409 when it is not failed, also when a concurrent retry won). */
+  async retryDocument(caller: Caller, storeId: string, docId: string): Promise<KbDocumentEntity> {
+    const doc = await this.requireDocument(caller.teamId, storeId, docId);
+    const requeued =
+      doc.status === 'failed' && (await this.repo.requeue(doc, this.job(doc, this.clock.now()), 'failed'));
+    if (!requeued)
+      throw new ApiError(
+        409,
+        'invalid_request_error',
+        `Only a failed document can be retried; ${docId} is ${doc.status === 'failed' ? 'being retried' : doc.status}.`,
+        'document_not_failed',
+        'doc_id',
+      );
+    this.signal.nudge();
+    return this.readBack(caller.teamId, storeId, docId);
   }
 
   async deleteDocument(caller: Caller, storeId: string, docId: string): Promise<void> {
@@ -521,7 +586,14 @@ export class KnowledgeService {
         return this.attach(
           teamId,
           storeId,
-          { ...base, fileId: file.id, kind: 'file', title: file.filename, filename: file.filename },
+          {
+            ...base,
+            fileId: file.id,
+            kind: 'file',
+            title: file.filename,
+            filename: file.filename,
+            contentHash: file.sha256,
+          },
           holder,
         );
       }
@@ -531,7 +603,14 @@ export class KnowledgeService {
         return this.attach(
           teamId,
           storeId,
-          { ...base, fileId: file.id, kind: 'file', title: file.filename, filename: file.filename },
+          {
+            ...base,
+            fileId: file.id,
+            kind: 'file',
+            title: file.filename,
+            filename: file.filename,
+            contentHash: file.sha256,
+          },
           holder,
         );
       }
@@ -562,7 +641,15 @@ export class KnowledgeService {
         return this.attach(
           teamId,
           storeId,
-          { ...base, chunking, fileId: file.id, kind: 'text', title: src.title, filename: file.filename },
+          {
+            ...base,
+            chunking,
+            fileId: file.id,
+            kind: 'text',
+            title: src.title,
+            filename: file.filename,
+            contentHash: file.sha256,
+          },
           holder,
         );
       }
@@ -697,6 +784,7 @@ export class KnowledgeService {
           batchId: batch.id,
           title: p.file.filename,
           filename: p.file.filename,
+          contentHash: p.file.sha256,
         },
         now,
       );

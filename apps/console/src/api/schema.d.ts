@@ -657,10 +657,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The knowledge base's documents with their ingestion status (cursor pages) */
+        /** The knowledge base's documents with their ingestion status (cursor pages), filtered by status and attributes[key]=value */
         get: operations["KnowledgeBasesController_documents"];
         put?: never;
-        /** Add a document: multipart `file` (+ `metadata` JSON string), or JSON `{name, text, metadata}`. Ingested asynchronously (202). */
+        /** Add a document: multipart `file` (+ `metadata` JSON string, `replace`), or JSON `{name, text, metadata, replace}`. Ingested asynchronously (202). The same content again answers the existing document; a new content under an existing name replaces that document once ingested, unless `replace` is false. */
         post: operations["KnowledgeBasesController_addDocument"];
         delete?: never;
         options?: never;
@@ -681,6 +681,23 @@ export interface paths {
         post?: never;
         /** Delete a document and its chunks */
         delete: operations["KnowledgeBasesController_deleteDocument"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/knowledge-bases/{id}/documents/{doc_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Run the ingestion of a failed document again (409 document_not_failed otherwise) */
+        post: operations["KnowledgeBasesController_retry"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -3934,6 +3951,13 @@ export interface components {
              * @example {"lang":"en"}
              */
             metadata?: string;
+            /**
+             * @description A document with the same name and other content in the knowledge base is replaced by this one (deleted when the new chunks are searchable); false keeps both. The same content uploaded again answers the existing document whatever this says.
+             * @default true
+             * @example true
+             * @enum {string}
+             */
+            replace?: "true" | "false";
         };
         TextDocumentDto: {
             /** @example password-reset.md */
@@ -3946,6 +3970,12 @@ export interface components {
              *     }
              */
             metadata?: Record<string, never>;
+            /**
+             * @description A document with the same name and other content in the knowledge base is replaced by this one (deleted when the new chunks are searchable); false keeps both. The same content uploaded again answers the existing document whatever this says.
+             * @default true
+             * @example true
+             */
+            replace?: boolean;
         };
         CreateKnowledgeBaseDto: {
             /** @example Support handbook */
@@ -4076,6 +4106,16 @@ export interface components {
              *     }
              */
             metadata: Record<string, never> | null;
+            /**
+             * @description sha256 (hex) of the document's bytes (a link: of the copy fetched last; null until fetched)
+             * @example 3f2a9c0d5e1b7a4c6d8e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e
+             */
+            content_hash: string | null;
+            /**
+             * @description The document of the same name this one replaces: deleted when this one completes (kept while it is queued, in progress or failed)
+             * @example null
+             */
+            replaces: string | null;
             /** @example 2026-01-01T00:00:00.000Z */
             created_at: string;
             /** @example 2026-01-01T00:00:05.000Z */
@@ -9760,6 +9800,12 @@ export interface operations {
                 /** @description 1–100 */
                 limit?: number;
                 order?: "asc" | "desc";
+                /** @description Only documents in this ingestion status */
+                status?: "queued" | "in_progress" | "completed" | "failed" | "cancelled";
+                /** @description attributes[key]=value (for example attributes[lang]=en): only documents whose metadata holds that value under that key (a string, or a number / boolean written out); several keys must all match */
+                attributes?: {
+                    [key: string]: string;
+                };
             };
             header?: {
                 /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
@@ -10032,6 +10078,85 @@ export interface operations {
             };
             /** @description The resource does not exist or belongs to another team */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    KnowledgeBasesController_retry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
+            path: {
+                id: string;
+                doc_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KbDocumentDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Rate limit of the API key or team reached (Retry-After, x-ratelimit-* headers). */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -38,3 +38,23 @@ export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
 
 /** Seconds a client should wait before retrying a request refused because the database is away. */
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * Postgres SQLSTATE class 22 (data exception: a character the encoding refuses, a value out of
+ * range, bad text for a type) and 54000 (a value past a limit, such as a text too long for a
+ * tsvector); SQLite's value too big or of the wrong type.
+ */
+const DATA_SQLSTATES = /^(22[0-9A-Z]{3}|54000)$/;
+const SQLITE_DATA_CODES = new Set(['SQLITE_TOOBIG', 'SQLITE_MISMATCH']);
+
+/**
+ * Is this error the database refusing the data itself, so that the same write fails again however
+ * often it is retried (as opposed to the database being away or busy)? Recognised by shape, at the
+ * error and at TypeORM's `driverError`.
+ */
+export function isDatabaseDataError(err: unknown, depth = 0): boolean {
+  if (typeof err !== 'object' || err === null || depth > 3) return false;
+  const e = err as { code?: unknown; driverError?: unknown; cause?: unknown };
+  if (typeof e.code === 'string' && (DATA_SQLSTATES.test(e.code) || SQLITE_DATA_CODES.has(e.code))) return true;
+  return isDatabaseDataError(e.driverError, depth + 1) || isDatabaseDataError(e.cause, depth + 1);
+}

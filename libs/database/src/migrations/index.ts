@@ -11,6 +11,7 @@ import { StoredResponses1795627137807 } from './1795627137807-stored-responses';
 import { TeamDeletion1795630478577 } from './1795630478577-team-deletion';
 import { Alerts1795725428089 } from './1795725428089-alerts';
 import { RequestLog1795725464873 } from './1795725464873-request-log';
+import { DocumentVersions1795729346029 } from './1795729346029-document-versions';
 
 /** Ordered list of every migration; the same list runs on Postgres and SQLite. */
 export const migrations = [
@@ -27,4 +28,5 @@ export const migrations = [
   TeamDeletion1795630478577,
   Alerts1795725428089,
   RequestLog1795725464873,
+  DocumentVersions1795729346029,
 ];

@@ -1,6 +1,18 @@
-import { CostBreakdownDto } from '@app/common';
+import { CostBreakdownDto, PageQueryDto } from '@app/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Allow, IsNumber, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import {
+  Allow,
+  IsBoolean,
+  IsIn,
+  IsNumber,
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
 
 export class CreateKnowledgeBaseDto {
   @ApiProperty({ example: 'Support handbook' }) @IsString() @IsNotEmpty() @MaxLength(256) name: string;
@@ -35,6 +47,9 @@ export class UpdateKnowledgeBaseDto {
   @ApiPropertyOptional({ example: { team: 'support' } }) @Allow() metadata?: unknown;
 }
 
+const REPLACE_DESCRIPTION =
+  'A document with the same name and other content in the knowledge base is replaced by this one (deleted when the new chunks are searchable); false keeps both. The same content uploaded again answers the existing document whatever this says.';
+
 export class TextDocumentDto {
   @ApiProperty({ example: 'password-reset.md' }) @IsString() @IsNotEmpty() @MaxLength(255) name: string;
   @ApiProperty({ example: 'To reset your password open Settings → Security and choose "Reset".' })
@@ -42,6 +57,10 @@ export class TextDocumentDto {
   @MaxLength(10 * 1024 * 1024)
   text: string;
   @ApiPropertyOptional({ example: { lang: 'en' } }) @Allow() metadata?: unknown;
+  @ApiPropertyOptional({ description: REPLACE_DESCRIPTION, example: true, default: true })
+  @IsOptional()
+  @IsBoolean()
+  replace?: boolean;
 }
 
 export class UploadDocumentDto {
@@ -56,6 +75,10 @@ export class UploadDocumentDto {
   @IsString()
   @MaxLength(8192)
   metadata?: string;
+  @ApiPropertyOptional({ description: REPLACE_DESCRIPTION, enum: ['true', 'false'], example: 'true', default: 'true' })
+  @IsOptional()
+  @IsIn(['true', 'false'])
+  replace?: 'true' | 'false';
 }
 
 export class LinkDto {
@@ -132,6 +155,21 @@ export class KbDocumentDto {
   @ApiProperty({ example: 5120 }) tokens: number;
   @ApiProperty({ example: 9 }) chunks: number;
   @ApiProperty({ nullable: true, type: Object, example: { lang: 'en' } }) metadata: Record<string, unknown> | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description: "sha256 (hex) of the document's bytes (a link: of the copy fetched last; null until fetched)",
+    example: '3f2a9c0d5e1b7a4c6d8e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e',
+  })
+  content_hash: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description:
+      'The document of the same name this one replaces: deleted when this one completes (kept while it is queued, in progress or failed)',
+    example: null,
+  })
+  replaces: string | null;
   @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) created_at: string;
   @ApiProperty({ example: '2026-01-01T00:00:05.000Z' }) updated_at: string;
 }
@@ -178,4 +216,23 @@ export class KbDeletedDto {
   })
   id: string;
   @ApiProperty({ example: true }) deleted: true;
+}
+
+export const DOCUMENT_STATUSES = ['queued', 'in_progress', 'completed', 'failed', 'cancelled'] as const;
+
+/** The document list's query: a page, a status, attribute values (`attributes[key]=value`, all must match). */
+export class KbDocumentsQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ enum: DOCUMENT_STATUSES, description: 'Only documents in this ingestion status' })
+  @IsOptional()
+  @IsIn(DOCUMENT_STATUSES)
+  status?: (typeof DOCUMENT_STATUSES)[number];
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    description:
+      'attributes[key]=value (for example attributes[lang]=en): only documents whose metadata holds that value under that key (a string, or a number / boolean written out); several keys must all match',
+  })
+  @Allow()
+  attributes?: unknown;
 }

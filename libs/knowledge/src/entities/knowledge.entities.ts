@@ -51,7 +51,10 @@ export class KbDocumentEntity {
   @Column({ type: 'integer', default: 0 }) tokens: number;
   @Column({ name: 'chunk_count', type: 'integer', default: 0 }) chunkCount: number;
   @Column({ name: 'usage_bytes', type: 'bigint', default: 0, transformer: bigintNumber }) usageBytes: number;
+  /** sha256 of the document's bytes (for a link: of the copy fetched last) */
   @Column({ name: 'content_hash', type: 'varchar', length: 64, nullable: true }) contentHash: string | null;
+  /** the document of the same name this one replaces once its chunks are searchable (then deleted) */
+  @Column({ name: 'replaces_id', type: 'varchar', length: 40, nullable: true }) replacesId: string | null;
   @Column({ name: 'batch_id', type: 'varchar', length: 40, nullable: true }) batchId: string | null;
   @Column({ name: 'created_at', type: 'bigint', transformer: bigintNumber }) createdAt: number;
   @Column({ name: 'updated_at', type: 'bigint', transformer: bigintNumber }) updatedAt: number;

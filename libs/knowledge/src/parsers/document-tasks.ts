@@ -8,6 +8,7 @@ import type { Chunking } from '../kb-rules';
 import { DocumentChunk, ExtractedDocument } from '../document-parser';
 import { chunkDocumentText } from './chunking';
 import { extractCsv, extractDocx, extractHtml, extractJson, extractPdf, loadPdfJs } from './formats';
+import { normalizeText } from './normalize-text';
 import { DOCX_MIME, loadFileType, sniffKind, utf8 } from './sniff';
 
 const MIME_OF: Record<ExtractedDocument['kind'], string> = {
@@ -30,10 +31,22 @@ export function sniffDocument(bytes: Buffer, hint: { filename?: string; mime?: s
   return sniffKind(bytes, hint);
 }
 
+/** The document's text from its format's parser, normalised for storage (see normalize-text.ts). */
 export async function extractDocument(
   bytes: Buffer,
   hint: { filename?: string; mime?: string },
 ): Promise<ExtractedDocument> {
+  const doc = await extractRaw(bytes, hint);
+  const title = doc.title === undefined ? undefined : normalizeText(doc.title).trim();
+  return {
+    ...doc,
+    pages: doc.pages.map((p) => ({ page: p.page, text: normalizeText(p.text) })),
+    ...(doc.units ? { units: doc.units.map(normalizeText).filter((u) => u.trim() !== '') } : {}),
+    ...(doc.title === undefined ? {} : { title: title || undefined }),
+  };
+}
+
+async function extractRaw(bytes: Buffer, hint: { filename?: string; mime?: string }): Promise<ExtractedDocument> {
   const kind = await sniffKind(bytes, hint);
   const base = { kind, mime: MIME_OF[kind] };
   switch (kind) {

@@ -30,6 +30,27 @@ describe('type sniffing by content', () => {
 });
 
 describe('extraction', () => {
+  it('every format comes out normalised: no control characters or NUL, one line break, NFC', async () => {
+    const text = await parser.extract(
+      Buffer.from('# Re\u0301sume\u0301\u0000\r\nline\u0000 one of a longer paragraph\u0007'),
+      {},
+    );
+    expect(text).toMatchObject({
+      kind: 'markdown',
+      title: 'R\u00e9sum\u00e9',
+      pages: [{ text: '# R\u00e9sum\u00e9\nline one of a longer paragraph' }],
+    });
+    const csv = await parser.extract(Buffer.from('city,note\nParis,caf\u0000e\u0301\nOslo,\u0001fjord\n'), {});
+    expect(csv.units).toEqual(['city: Paris; note: caf\u00e9', 'city: Oslo; note: fjord']);
+    const html = await parser.extract(
+      Buffer.from(
+        '<html><head><title>T\u0000itle</title></head><body><p>Cre\u0300me\u0000 bru\u0302le\u0301e</p></body></html>',
+      ),
+      {},
+    );
+    expect(html.title).toBe('Title');
+    expect(html.pages[0].text).toBe('Cr\u00e8me br\u00fbl\u00e9e');
+  });
   it('CSV: one unit per row with the header repeated', async () => {
     const doc = await parser.extract(Buffer.from('city,country\nParis,France\nOslo,Norway\n'), {});
     expect(doc.kind).toBe('csv');

@@ -5,6 +5,7 @@
  */
 import { ExtractedDocument, ExtractionError } from '../document-parser';
 import { looksLikeCsv } from './formats';
+import { looksBinary } from './normalize-text';
 
 /** file-type is ESM-only and its typings need a newer moduleResolution: the part used here. */
 interface FileTypeModule {
@@ -39,7 +40,8 @@ export async function sniffKind(
     if (detected.mime !== 'application/xml' && detected.mime !== 'text/xml') throw unsupported(detected.mime);
   }
   const text = utf8(bytes);
-  if (text === null || text.includes('\u0000')) throw unsupported('binary data');
+  // a few stray control bytes (removed before storage) do not make text binary
+  if (text === null || looksBinary(text)) throw unsupported('binary data');
   const head = text.slice(0, 4096).trimStart();
   if (/^[[{]/.test(head)) {
     try {

@@ -122,15 +122,36 @@ export class InMemoryKnowledgeRepository {
     doc: Omit<KbDocumentEntity, 'seq'>,
     job: NewIngestJob,
     limit: number,
-  ): Promise<'added' | 'limit' | 'exists' | 'gone'> {
+    versions?: { replace: boolean },
+  ): Promise<'added' | 'limit' | 'exists' | 'gone' | { duplicate: string }> {
     if (!this.stores.some((s) => s.id === doc.vectorStoreId)) return 'gone';
     const inStore = this.docs.filter((d) => d.vectorStoreId === doc.vectorStoreId);
     if (inStore.some((d) => d.id === doc.id)) return 'exists';
+    let row = doc;
+    if (versions && doc.contentHash) {
+      const same = await this.findSameContent(doc.vectorStoreId, doc.contentHash);
+      if (same) return { duplicate: same.id };
+      const prior = versions.replace
+        ? inStore.filter((d) => d.kind !== 'link' && d.filename === doc.filename && d.status !== 'cancelled').pop()
+        : undefined;
+      if (prior) row = { ...doc, replacesId: prior.id };
+    }
     const kinds: DocumentKind[] = doc.kind === 'link' ? ['link'] : ['file', 'text'];
-    if (inStore.filter((d) => kinds.includes(d.kind)).length >= limit) return 'limit';
-    this.docs.push({ ...doc, seq: ++this.seq });
+    if (inStore.filter((d) => kinds.includes(d.kind)).length - (row.replacesId ? 1 : 0) >= limit) return 'limit';
+    this.docs.push({ ...row, seq: ++this.seq });
     this.jobs.push(job);
     return 'added';
+  }
+  async findSameContent(vectorStoreId: string, contentHash: string): Promise<KbDocumentEntity | null> {
+    const same = this.docs.filter(
+      (d) =>
+        d.vectorStoreId === vectorStoreId &&
+        d.kind !== 'link' &&
+        d.contentHash === contentHash &&
+        d.status !== 'failed' &&
+        d.status !== 'cancelled',
+    );
+    return same.pop() ?? null;
   }
   async findDocument(teamId: string, vectorStoreId: string, id: string): Promise<KbDocumentEntity | null> {
     return this.docs.find((d) => d.teamId === teamId && d.vectorStoreId === vectorStoreId && d.id === id) ?? null;
@@ -138,15 +159,25 @@ export class InMemoryKnowledgeRepository {
   async listDocuments(
     teamId: string,
     vectorStoreId: string,
-    q: PageQuery & { status?: DocumentStatus; batchId?: string; kinds?: DocumentKind[] },
+    q: PageQuery & {
+      status?: DocumentStatus;
+      batchId?: string;
+      kinds?: DocumentKind[];
+      attributes?: Record<string, string[]>;
+    },
   ): Promise<KbDocumentEntity[]> {
+    const attrsMatch = (d: KbDocumentEntity) => {
+      const a = (d.attributes ? JSON.parse(d.attributes) : {}) as Record<string, unknown>;
+      return Object.entries(q.attributes ?? {}).every(([k, texts]) => k in a && texts.includes(JSON.stringify(a[k])));
+    };
     const rows = this.docs.filter(
       (d) =>
         d.teamId === teamId &&
         d.vectorStoreId === vectorStoreId &&
         (!q.status || d.status === q.status) &&
         (!q.batchId || d.batchId === q.batchId) &&
-        (!q.kinds || q.kinds.includes(d.kind)),
+        (!q.kinds || q.kinds.includes(d.kind)) &&
+        attrsMatch(d),
     );
     return page(rows, q);
   }
@@ -160,7 +191,9 @@ export class InMemoryKnowledgeRepository {
     this.remove(this.chunks, (c) => c.vectorStoreId === vectorStoreId && c.documentId === id);
     return true;
   }
-  async requeue(doc: KbDocumentEntity, job: NewIngestJob): Promise<boolean> {
+  async requeue(doc: KbDocumentEntity, job: NewIngestJob, onlyIf?: DocumentStatus): Promise<boolean> {
+    if (onlyIf && this.docs.find((d) => d.vectorStoreId === doc.vectorStoreId && d.id === doc.id)?.status !== onlyIf)
+      return false;
     const row = await this.findDocument(doc.teamId, doc.vectorStoreId, doc.id);
     if (!row) return false;
     Object.assign(row, { status: 'queued', lastErrorCode: null, lastErrorMessage: null, updatedAt: job.createdAt });
