@@ -31,3 +31,34 @@ export class SecretBox {
     return Buffer.concat([decipher.update(Buffer.from(ct, 'base64url')), decipher.final()]).toString('utf8');
   }
 }
+
+/**
+ * Seals secrets at rest (integration secrets, alert channel secrets) with the configured key
+ * (INTEGRATION_SECRET_KEY) or, without one, a random key created once in the database and shared by
+ * replicas: `stored(candidate)` answers the stored key, storing `candidate` when there is none yet.
+ */
+export class SecretSealer {
+  private box: Promise<SecretBox> | null = null;
+
+  constructor(
+    private readonly configuredKey: string | undefined,
+    private readonly stored: (candidate: string) => Promise<string>,
+  ) {}
+
+  async seal(plain: string): Promise<string> {
+    return (await this.key()).seal(plain);
+  }
+
+  async open(sealed: string): Promise<string> {
+    return (await this.key()).open(sealed);
+  }
+
+  private key(): Promise<SecretBox> {
+    if (this.configuredKey) return Promise.resolve(new SecretBox(this.configuredKey));
+    if (!this.box) {
+      this.box = this.stored(randomBytes(32).toString('base64')).then((s) => new SecretBox(s));
+      this.box.catch(() => (this.box = null));
+    }
+    return this.box;
+  }
+}
