@@ -1,0 +1,194 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { execFile } from 'node:child_process';
+import { constants } from 'node:fs';
+import { access, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { delimiter, isAbsolute, join } from 'node:path';
+import { AppConfig } from '@app/config';
+import { ExtractedDocument, ExtractionError } from '../document-parser';
+import { normalizeText } from './normalize-text';
+
+/** Languages OCR reads, those of them whose data is installed. */
+const LANGUAGES = ['eng', 'rus'];
+/** Rendering resolution of a page: enough for body text, a few MB of pixels per page. */
+const DPI = 200;
+/** A text layer with fewer letters and digits than this per page on average is a scan's (page numbers, a stamp). */
+const MIN_CHARS_PER_PAGE = 16;
+const PROBE_TIMEOUT_MS = 10_000;
+const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
+
+export const OCR_INSTALL_HINT =
+  'install tesseract-ocr (with tesseract-ocr-eng and tesseract-ocr-rus) and poppler-utils on the server, or set TESSERACT_PATH and PDFTOPPM_PATH';
+
+/** Whether this replica can OCR, and with what. */
+export type OcrTools =
+  { available: true; tesseract: string; pdftoppm: string; languages: string } | { available: false; reason: string };
+
+/** Letters and digits of a document's text. */
+export function textChars(pages: { text: string }[]): number {
+  return pages.reduce((n, p) => n + (p.text.match(/[\p{L}\p{N}]/gu)?.length ?? 0), 0);
+}
+
+/** True when a PDF's text layer is empty or near empty: a scan whose text only OCR can read. */
+export function textLayerNearEmpty(doc: ExtractedDocument): boolean {
+  if (doc.kind !== 'pdf' || doc.pages.length === 0) return false;
+  return textChars(doc.pages) < MIN_CHARS_PER_PAGE * doc.pages.length;
+}
+
+/**
+ * OCR of PDFs without a text layer: pages rendered with poppler's `pdftoppm`, each read by
+ * `tesseract` — child processes, never the event loop or a parser worker — within a page limit and
+ * one wall-time limit per document (a process past it is killed), in a temporary directory removed
+ * afterwards. The tools are looked up once per process.
+ */
+@Injectable()
+export class PdfOcr {
+  private readonly log = new Logger('OCR');
+  private tools?: Promise<OcrTools>;
+
+  constructor(private readonly config: AppConfig) {}
+
+  /** The tools, or why OCR is not available here (turned off, not installed, no language data). */
+  available(): Promise<OcrTools> {
+    this.tools ??= this.probe();
+    return this.tools;
+  }
+
+  /**
+   * Text of each page of `pdf`, read by OCR. Throws ExtractionError: parse_limit_exceeded past the
+   * page or time limit (the time limit retryable: load can cause it), parse_error if a tool fails.
+   */
+  async recognize(pdf: Buffer): Promise<{ page: number; text: string }[]> {
+    const tools = await this.available();
+    if (!tools.available) throw new ExtractionError('no_text_layer', `OCR is not available: ${tools.reason}.`);
+    const { maxPages, timeoutMs } = this.config.ocr;
+    const deadline = Date.now() + timeoutMs;
+    const dir = await mkdtemp(join(tmpdir(), 'gw-ocr-'));
+    try {
+      await writeFile(join(dir, 'document.pdf'), pdf);
+      // one page past the limit, to tell a document at the limit from a longer one
+      const args = ['-r', String(DPI), '-png', '-gray', '-f', '1', '-l', String(maxPages + 1)];
+      await this.run(tools.pdftoppm, [...args, join(dir, 'document.pdf'), join(dir, 'page')], deadline);
+      const images = await renderedPages(dir);
+      if (images.length > maxPages)
+        throw new ExtractionError(
+          'parse_limit_exceeded',
+          `The PDF has more than ${maxPages} pages without a text layer; OCR reads at most ${maxPages} (OCR_MAX_PAGES).`,
+        );
+      const pages: { page: number; text: string }[] = [];
+      for (const image of images) {
+        const text = await this.run(tools.tesseract, [join(dir, image.file), '-', '-l', tools.languages], deadline);
+        pages.push({ page: image.page, text: normalizeText(text).trim() });
+        await rm(join(dir, image.file), { force: true });
+      }
+      return pages;
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  /** One tool run, killed at the document's deadline; its standard output. */
+  private run(file: string, args: string[], deadline: number): Promise<string> {
+    const timeout = deadline - Date.now();
+    const { timeoutMs } = this.config.ocr;
+    const limit = () =>
+      new ExtractionError(
+        'parse_limit_exceeded',
+        `OCR of the PDF did not finish in ${timeoutMs} ms (OCR_TIMEOUT_MS); it was stopped.`,
+        true,
+      );
+    if (timeout <= 0) return Promise.reject(limit());
+    return new Promise((resolve, reject) => {
+      execFile(
+        file,
+        args,
+        {
+          timeout,
+          killSignal: 'SIGKILL',
+          maxBuffer: MAX_OUTPUT_BYTES,
+          encoding: 'utf8',
+          // one core per recognition: ingestion runs beside the API
+          env: { ...process.env, OMP_THREAD_LIMIT: '1' },
+        },
+        (err, stdout, stderr) => {
+          if (!err) return resolve(stdout);
+          if (err.killed && err.code !== 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') return reject(limit());
+          const detail = (stderr.trim().split('\n').pop() ?? '') || err.message;
+          reject(new ExtractionError('parse_error', `OCR could not read the PDF: ${detail}`));
+        },
+      );
+    });
+  }
+
+  private async probe(): Promise<OcrTools> {
+    const cfg = this.config.ocr;
+    if (!cfg.enabled) return { available: false, reason: 'it is turned off on this server (OCR_ENABLED=false)' };
+    const tesseract = await executable(cfg.tesseractPath ?? 'tesseract');
+    const pdftoppm = await executable(cfg.pdftoppmPath ?? 'pdftoppm');
+    if (!tesseract || !pdftoppm) {
+      const missing = [tesseract ? null : 'tesseract', pdftoppm ? null : 'pdftoppm']
+        .filter((n) => n !== null)
+        .join(' and ');
+      return { available: false, reason: `${missing} not found; ${OCR_INSTALL_HINT}` };
+    }
+    const languages = await listLanguages(tesseract).catch((err: Error) => {
+      this.log.warn(`tesseract --list-langs failed: ${err.message}`);
+      return [];
+    });
+    const usable = LANGUAGES.filter((l) => languages.includes(l));
+    if (usable.length === 0)
+      return { available: false, reason: `tesseract has no English or Russian language data; ${OCR_INSTALL_HINT}` };
+    this.log.log(`OCR available: ${tesseract} (${usable.join('+')}), ${pdftoppm}`);
+    return { available: true, tesseract, pdftoppm, languages: usable.join('+') };
+  }
+}
+
+/** The rendered page images of `dir` (page-1.png or page-01.png …), in page order. */
+async function renderedPages(dir: string): Promise<{ file: string; page: number }[]> {
+  const files = await readdir(dir);
+  return files
+    .map((file) => ({ file, m: /^page-(\d+)\.png$/.exec(file) }))
+    .filter((f): f is { file: string; m: RegExpExecArray } => f.m !== null)
+    .map((f) => ({ file: f.file, page: Number(f.m[1]) }))
+    .sort((a, b) => a.page - b.page);
+}
+
+/** An executable's path: `name` itself when it holds a slash, else the first match on PATH. */
+async function executable(name: string): Promise<string | null> {
+  const candidates =
+    isAbsolute(name) || name.includes('/')
+      ? [name]
+      : (process.env.PATH ?? '')
+          .split(delimiter)
+          .filter(Boolean)
+          .map((d) => join(d, name));
+  for (const path of candidates) {
+    try {
+      await access(path, constants.X_OK);
+      return path;
+    } catch {
+      // not here
+    }
+  }
+  return null;
+}
+
+function listLanguages(tesseract: string): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      tesseract,
+      ['--list-langs'],
+      { timeout: PROBE_TIMEOUT_MS, killSignal: 'SIGKILL', encoding: 'utf8' },
+      (err, stdout, stderr) => {
+        if (err) return reject(err);
+        // the list goes to stdout or stderr depending on the version; its first line is a heading
+        resolve(
+          `${stdout}\n${stderr}`
+            .split('\n')
+            .map((l) => l.trim())
+            .filter((l) => /^[a-z_]+$/i.test(l)),
+        );
+      },
+    );
+  });
+}
