@@ -131,7 +131,7 @@ export class PdfOcr {
         .join(' and ');
       return { available: false, reason: `${missing} not found; ${OCR_INSTALL_HINT}` };
     }
-    const languages = await listLanguages(tesseract).catch((err: Error) => {
+    const languages = await listLanguages(tesseract).catch((err: Error): string[] => {
       this.log.warn(`tesseract --list-langs failed: ${err.message}`);
       return [];
     });
