@@ -1,9 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { execFile } from 'node:child_process';
-import { constants } from 'node:fs';
-import { access, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { delimiter, isAbsolute, join } from 'node:path';
+import { join } from 'node:path';
 import { AppConfig } from '@app/config';
 import { ExtractedDocument, ExtractionError } from '../document-parser';
 import { normalizeText } from './normalize-text';
@@ -39,7 +38,7 @@ export function textLayerNearEmpty(doc: ExtractedDocument): boolean {
  * OCR of PDFs without a text layer: pages rendered with poppler's `pdftoppm`, each read by
  * `tesseract` — child processes, never the event loop or a parser worker — within a page limit and
  * one wall-time limit per document (a process past it is killed), in a temporary directory removed
- * afterwards. The tools are looked up once per process.
+ * afterwards. The tools are probed once per process (a bare name runs from PATH).
  */
 @Injectable()
 export class PdfOcr {
@@ -107,8 +106,6 @@ export class PdfOcr {
           killSignal: 'SIGKILL',
           maxBuffer: MAX_OUTPUT_BYTES,
           encoding: 'utf8',
-          // one core per recognition: ingestion runs beside the API
-          env: { ...process.env, OMP_THREAD_LIMIT: '1' },
         },
         (err, stdout, stderr) => {
           if (!err) return resolve(stdout);
@@ -123,10 +120,11 @@ export class PdfOcr {
   private async probe(): Promise<OcrTools> {
     const cfg = this.config.ocr;
     if (!cfg.enabled) return { available: false, reason: 'it is turned off on this server (OCR_ENABLED=false)' };
-    const tesseract = await executable(cfg.tesseractPath ?? 'tesseract');
-    const pdftoppm = await executable(cfg.pdftoppmPath ?? 'pdftoppm');
-    if (!tesseract || !pdftoppm) {
-      const missing = [tesseract ? null : 'tesseract', pdftoppm ? null : 'pdftoppm']
+    const tesseract = cfg.tesseractPath ?? 'tesseract';
+    const pdftoppm = cfg.pdftoppmPath ?? 'pdftoppm';
+    const found = { tesseract: await runs(tesseract), pdftoppm: await runs(pdftoppm) };
+    if (!found.tesseract || !found.pdftoppm) {
+      const missing = [found.tesseract ? null : 'tesseract', found.pdftoppm ? null : 'pdftoppm']
         .filter((n) => n !== null)
         .join(' and ');
       return { available: false, reason: `${missing} not found; ${OCR_INSTALL_HINT}` };
@@ -153,24 +151,11 @@ async function renderedPages(dir: string): Promise<{ file: string; page: number 
     .sort((a, b) => a.page - b.page);
 }
 
-/** An executable's path: `name` itself when it holds a slash, else the first match on PATH. */
-async function executable(name: string): Promise<string | null> {
-  const candidates =
-    isAbsolute(name) || name.includes('/')
-      ? [name]
-      : (process.env.PATH ?? '')
-          .split(delimiter)
-          .filter(Boolean)
-          .map((d) => join(d, name));
-  for (const path of candidates) {
-    try {
-      await access(path, constants.X_OK);
-      return path;
-    } catch {
-      // not here
-    }
-  }
-  return null;
+/** Whether `file` runs (`-v`: its version); execFile finds a bare name on PATH. */
+function runs(file: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    execFile(file, ['-v'], { timeout: PROBE_TIMEOUT_MS, killSignal: 'SIGKILL' }, (err) => resolve(!err));
+  });
 }
 
 function listLanguages(tesseract: string): Promise<string[]> {
