@@ -119,7 +119,11 @@ export class PdfOcr {
 
   private async probe(): Promise<OcrTools> {
     const cfg = this.config.ocr;
-    if (!cfg.enabled) return { available: false, reason: 'it is turned off on this server (OCR_ENABLED=false)' };
+    if (!cfg.enabled)
+      return {
+        available: false,
+        reason: `it is turned off on this server (OCR_ENABLED=false); set OCR_ENABLED=true and ${OCR_INSTALL_HINT}`,
+      };
     const tesseract = cfg.tesseractPath ?? 'tesseract';
     const pdftoppm = cfg.pdftoppmPath ?? 'pdftoppm';
     const found = { tesseract: await runs(tesseract), pdftoppm: await runs(pdftoppm) };
