@@ -181,6 +181,8 @@ export interface OcrEnv {
   maxPages: number;
   /** wall time of one document's OCR (rendering and recognition), its child processes killed past it */
   timeoutMs: number;
+  /** address space of one tool process (pdftoppm or tesseract), MiB */
+  memoryMb: number;
   /** TESSERACT_PATH / PDFTOPPM_PATH: the executables (unset: looked up on PATH) */
   tesseractPath: string | undefined;
   pdftoppmPath: string | undefined;
@@ -470,6 +472,7 @@ function ocr(env: Env): OcrEnv {
     enabled: bool(env, 'OCR_ENABLED', true),
     maxPages: int(env, 'OCR_MAX_PAGES', 50, 1, 10_000),
     timeoutMs: int(env, 'OCR_TIMEOUT_MS', 120_000, 100, 3_600_000),
+    memoryMb: int(env, 'OCR_MEMORY_MB', 1024, 128, 65_536),
     tesseractPath: str(env, 'TESSERACT_PATH'),
     pdftoppmPath: str(env, 'PDFTOPPM_PATH'),
   };

@@ -12,9 +12,9 @@ const pdf = (pages: string[]): ExtractedDocument => ({
   pages: pages.map((text, i) => ({ page: i + 1, text })),
 });
 
-async function blankPdf(pages: number): Promise<Buffer> {
+async function blankPdf(pages: number, size = 200): Promise<Buffer> {
   const doc = await PDFDocument.create();
-  for (let i = 0; i < pages; i++) doc.addPage([200, 200]);
+  for (let i = 0; i < pages; i++) doc.addPage([size, size]);
   return Buffer.from(await doc.save());
 }
 
@@ -64,6 +64,18 @@ describe('PdfOcr', () => {
     expect(err).toBeInstanceOf(ExtractionError);
     expect(err).toMatchObject({ code: 'parse_limit_exceeded', retryable: false });
     expect((err as Error).message).toMatch(/more than 2 pages.*OCR_MAX_PAGES/);
+  });
+
+  it('caps the memory of each tool: a page of 200 × 200 inches (1.6 GB of pixels) fails instead of being rendered', async () => {
+    const err = await ocr({ OCR_MEMORY_MB: '128' })
+      .recognize(await blankPdf(1, 14_400))
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ExtractionError);
+    expect(err).toMatchObject({
+      code: 'parse_limit_exceeded',
+      retryable: false,
+      message: expect.stringMatching(/more than 128 MB \(OCR_MEMORY_MB\)/),
+    });
   });
 
   it('kills recognition at OCR_TIMEOUT_MS (retryable: load can cause it) and removes its temporary directory', async () => {

@@ -36,8 +36,9 @@ export function textLayerNearEmpty(doc: ExtractedDocument): boolean {
 
 /**
  * OCR of PDFs without a text layer: pages rendered with poppler's `pdftoppm`, each read by
- * `tesseract` — child processes, never the event loop or a parser worker — within a page limit and
- * one wall-time limit per document (a process past it is killed), in a temporary directory removed
+ * `tesseract` — child processes, never the event loop or a parser worker — within a page limit,
+ * one wall-time limit per document (a process past it is killed) and a memory cap per process (the
+ * tools read untrusted PDFs too), in a temporary directory removed
  * afterwards. The tools are probed once per process (a bare name runs from PATH).
  */
 @Injectable()
@@ -67,7 +68,13 @@ export class PdfOcr {
       await writeFile(join(dir, 'document.pdf'), pdf);
       // one page past the limit, to tell a document at the limit from a longer one
       const args = ['-r', String(DPI), '-png', '-gray', '-f', '1', '-l', String(maxPages + 1)];
-      await this.run(tools.pdftoppm, [...args, join(dir, 'document.pdf'), join(dir, 'page')], deadline);
+      const render = await this.run(tools.pdftoppm, [...args, join(dir, 'document.pdf'), join(dir, 'page')], deadline);
+      // poppler reports a page too large for the memory cap and carries on with a broken image
+      if (/out of memory/i.test(render.stderr))
+        throw new ExtractionError(
+          'parse_limit_exceeded',
+          `Rendering the PDF's pages for OCR needs more than ${this.config.ocr.memoryMb} MB (OCR_MEMORY_MB).`,
+        );
       const images = await renderedPages(dir);
       if (images.length > maxPages)
         throw new ExtractionError(
@@ -76,7 +83,8 @@ export class PdfOcr {
         );
       const pages: { page: number; text: string }[] = [];
       for (const image of images) {
-        const text = await this.run(tools.tesseract, [join(dir, image.file), '-', '-l', tools.languages], deadline);
+        const args = [join(dir, image.file), '-', '-l', tools.languages];
+        const { stdout: text } = await this.run(tools.tesseract, args, deadline);
         pages.push({ page: image.page, text: normalizeText(text).trim() });
         await rm(join(dir, image.file), { force: true });
       }
@@ -86,10 +94,10 @@ export class PdfOcr {
     }
   }
 
-  /** One tool run, killed at the document's deadline; its standard output. */
-  private run(file: string, args: string[], deadline: number): Promise<string> {
+  /** One tool run, killed at the document's deadline; its output. */
+  private run(file: string, args: string[], deadline: number): Promise<{ stdout: string; stderr: string }> {
     const timeout = deadline - Date.now();
-    const { timeoutMs } = this.config.ocr;
+    const { timeoutMs, memoryMb } = this.config.ocr;
     const limit = () =>
       new ExtractionError(
         'parse_limit_exceeded',
@@ -97,10 +105,19 @@ export class PdfOcr {
         true,
       );
     if (timeout <= 0) return Promise.reject(limit());
+    // through the shell only to cap the tool's address space (ulimit -v, KiB); then it is the tool itself
+    const capped = [
+      '-c',
+      'ulimit -v "$1" || exit 125; shift; exec "$@"',
+      'ocr',
+      String(memoryMb * 1024),
+      file,
+      ...args,
+    ];
     return new Promise((resolve, reject) => {
       execFile(
-        file,
-        args,
+        '/bin/sh',
+        capped,
         {
           timeout,
           killSignal: 'SIGKILL',
@@ -108,7 +125,7 @@ export class PdfOcr {
           encoding: 'utf8',
         },
         (err, stdout, stderr) => {
-          if (!err) return resolve(stdout);
+          if (!err) return resolve({ stdout, stderr });
           if (err.killed && err.code !== 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') return reject(limit());
           const detail = (stderr.trim().split('\n').pop() ?? '') || err.message;
           reject(new ExtractionError('parse_error', `OCR could not read the PDF: ${detail}`));
