@@ -38,8 +38,8 @@ export function textLayerNearEmpty(doc: ExtractedDocument): boolean {
  * OCR of PDFs without a text layer: pages rendered with poppler's `pdftoppm`, each read by
  * `tesseract` — child processes, never the event loop or a parser worker — within a page limit,
  * one wall-time limit per document (a process past it is killed) and a memory cap per process (the
- * tools read untrusted PDFs too), in a temporary directory removed
- * afterwards. The tools are probed once per process (a bare name runs from PATH).
+ * tools read untrusted PDFs too), in a temporary directory removed afterwards. The tools are probed
+ * once per process (a bare name runs from PATH).
  */
 @Injectable()
 export class PdfOcr {
