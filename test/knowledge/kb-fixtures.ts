@@ -1,4 +1,8 @@
 /** Documents made in the test (never committed binaries): PDFs with pdf-lib, DOCX with docx. */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Document, Packer, Paragraph, HeadingLevel } from 'docx';
 import { PDFDocument, StandardFonts, rgb } from 'pdf-lib';
 
@@ -41,3 +45,32 @@ export const FILLER = [
   'Our offices are open from nine to six on weekdays.',
   'The cafeteria serves lunch between noon and two.',
 ];
+
+/**
+ * A scan: each page's lines drawn as text, rendered to a picture with poppler's `pdftoppm`, and the
+ * pictures alone placed on the pages of a new PDF (no text layer). Needs pdftoppm (poppler-utils).
+ */
+export async function scannedPdf(pages: string[][]): Promise<Buffer> {
+  const source = await PDFDocument.create();
+  const font = await source.embedFont(StandardFonts.Helvetica);
+  for (const lines of pages) {
+    const page = source.addPage([595, 842]);
+    lines.forEach((line, i) => page.drawText(line, { x: 40, y: 770 - i * 30, size: 16, font }));
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'kb-scan-'));
+  try {
+    writeFileSync(join(dir, 'source.pdf'), await source.save());
+    execFileSync('pdftoppm', ['-r', '150', '-png', '-gray', join(dir, 'source.pdf'), join(dir, 'page')]);
+    const scan = await PDFDocument.create();
+    const images = readdirSync(dir)
+      .filter((f) => f.endsWith('.png'))
+      .sort();
+    for (const file of images) {
+      const image = await scan.embedPng(readFileSync(join(dir, file)));
+      scan.addPage([595, 842]).drawImage(image, { x: 0, y: 0, width: 595, height: 842 });
+    }
+    return Buffer.from(await scan.save());
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

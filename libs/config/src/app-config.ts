@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import {
   AccountsEnv,
   AlertsEnv,
+  OcrEnv,
   AllowedCidr,
   EnvConfig,
   LogLevel,
@@ -183,6 +184,10 @@ export class AppConfig {
   }
   get alerts(): AlertsEnv {
     return this.env.alerts;
+  }
+  /** OCR of PDFs without a text layer during ingestion */
+  get ocr(): OcrEnv {
+    return this.env.ocr;
   }
   /** the team request log: queue, body cap, default retention */
   get requestLog(): RequestLogEnv {

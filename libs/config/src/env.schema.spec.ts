@@ -40,6 +40,35 @@ describe('parseEnv', () => {
     expect(c.reservationTtlSeconds).toBe(175);
     expect(c.integrationSecretKey).toBeUndefined();
     expect(c.integrationPollMs).toBe(10_000);
+    expect(c.ocr).toEqual({
+      enabled: true,
+      maxPages: 50,
+      timeoutMs: 120_000,
+      memoryMb: 1024,
+      tesseractPath: undefined,
+      pdftoppmPath: undefined,
+    });
+  });
+
+  it('OCR settings: values read, tool paths kept, out-of-range values refused', () => {
+    const c = parseEnv({
+      OCR_ENABLED: 'false',
+      OCR_MAX_PAGES: '5',
+      OCR_TIMEOUT_MS: '3000',
+      OCR_MEMORY_MB: '256',
+      TESSERACT_PATH: '/opt/ocr/tesseract',
+      PDFTOPPM_PATH: '/opt/ocr/pdftoppm',
+    });
+    expect(c.ocr).toEqual({
+      enabled: false,
+      maxPages: 5,
+      timeoutMs: 3000,
+      memoryMb: 256,
+      tesseractPath: '/opt/ocr/tesseract',
+      pdftoppmPath: '/opt/ocr/pdftoppm',
+    });
+    expect(() => parseEnv({ OCR_MAX_PAGES: '0' })).toThrow(/OCR_MAX_PAGES/);
+    expect(() => parseEnv({ OCR_ENABLED: 'maybe' })).toThrow(/OCR_ENABLED must be true or false/);
   });
 
   it('the default hold follows the slowest provider timeout and the grace', () => {

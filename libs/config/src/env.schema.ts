@@ -173,6 +173,21 @@ export interface AllowedCidr {
 }
 
 /** Alert evaluation and delivery. */
+/** OCR of PDFs without a text layer (tesseract + pdftoppm as child processes, in the ingestion step) */
+export interface OcrEnv {
+  /** OCR_ENABLED: false turns OCR off even where the tools are installed */
+  enabled: boolean;
+  /** pages of one document OCR reads at most; a longer scan fails with parse_limit_exceeded */
+  maxPages: number;
+  /** wall time of one document's OCR (rendering and recognition), its child processes killed past it */
+  timeoutMs: number;
+  /** address space of one tool process (pdftoppm or tesseract), MiB */
+  memoryMb: number;
+  /** TESSERACT_PATH / PDFTOPPM_PATH: the executables (unset: looked up on PATH) */
+  tesseractPath: string | undefined;
+  pdftoppmPath: string | undefined;
+}
+
 export interface AlertsEnv {
   /** every replica evaluates every enabled rule this often (charges also trigger an evaluation of their team) */
   evalIntervalMs: number;
@@ -240,6 +255,7 @@ export interface EnvConfig {
   /** networks outbound requests (alert webhooks, integrations, link fetches) may reach despite the SSRF policy */
   outboundAllowCidrs: AllowedCidr[];
   alerts: AlertsEnv;
+  ocr: OcrEnv;
   requestLog: RequestLogEnv;
   otel: OtelEnv;
 }
@@ -451,6 +467,17 @@ function outboundAllowCidrs(env: Env): AllowedCidr[] {
     });
 }
 
+function ocr(env: Env): OcrEnv {
+  return {
+    enabled: bool(env, 'OCR_ENABLED', true),
+    maxPages: int(env, 'OCR_MAX_PAGES', 50, 1, 10_000),
+    timeoutMs: int(env, 'OCR_TIMEOUT_MS', 120_000, 100, 3_600_000),
+    memoryMb: int(env, 'OCR_MEMORY_MB', 1024, 128, 65_536),
+    tesseractPath: str(env, 'TESSERACT_PATH'),
+    pdftoppmPath: str(env, 'PDFTOPPM_PATH'),
+  };
+}
+
 function alerts(env: Env): AlertsEnv {
   return {
     evalIntervalMs: int(env, 'ALERTS_EVAL_INTERVAL_MS', 30_000, 100, 3_600_000),
@@ -542,6 +569,7 @@ export function parseEnv(env: Env, providers: readonly ProviderEnvDeclaration[] 
     accounts: accounts(env),
     outboundAllowCidrs: outboundAllowCidrs(env),
     alerts: alerts(env),
+    ocr: ocr(env),
     requestLog: requestLog(env),
     otel: otel(env),
   };

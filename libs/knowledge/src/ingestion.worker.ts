@@ -23,6 +23,7 @@ import { IngestionSignal } from './ingestion-signal';
 import { Chunking, decodeChunking } from './kb-rules';
 import { KnowledgeRepository, NewChunk } from './knowledge.repository';
 import { encodeVector } from '@app/retrieval';
+import { PdfOcr, textChars, textLayerNearEmpty } from './parsers/pdf-ocr';
 
 const LEASE_MS = 60_000;
 const MAX_ATTEMPTS = 5;
@@ -73,6 +74,7 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
     private readonly config: AppConfig,
     private readonly clock: Clock,
     private readonly metrics: MetricsService,
+    private readonly ocr: PdfOcr,
     /** the request log's record of each embedding call */
     @Optional() private readonly calls?: BackgroundCalls,
   ) {}
@@ -261,7 +263,7 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
       );
     await this.repo.startParseRun(id);
     try {
-      const extracted = await this.parser.extract(bytes, hint);
+      const extracted = await this.extractText(bytes, hint);
       const chunks = extracted.kind === 'image' ? [] : await this.parser.chunk(extracted, chunking);
       await this.repo.endParseRun(id);
       return { extracted, chunks };
@@ -275,6 +277,43 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
       if (!(err instanceof ExtractionError)) await this.repo.endParseRun(id).catch(() => undefined);
       throw err;
     }
+  }
+
+  /**
+   * The parser's text or, for a PDF whose text layer is empty or near empty, OCR's when this replica
+   * can OCR (child processes, within OCR_MAX_PAGES and OCR_TIMEOUT_MS). A scan that cannot be read
+   * here fails with no_text_layer, the message saying how to enable OCR; a near-empty text layer
+   * without OCR is indexed as it is.
+   */
+  private async extractText(bytes: Buffer, hint: { filename: string; mime: string }): Promise<ExtractedDocument> {
+    let layer: ExtractedDocument | null = null;
+    try {
+      layer = await this.parser.extract(bytes, hint);
+    } catch (err) {
+      if (!(err instanceof ExtractionError && err.code === 'no_text_layer')) throw err;
+    }
+    if (layer && !textLayerNearEmpty(layer)) return layer;
+    const tools = await this.ocr.available();
+    if (!tools.available) {
+      if (layer) return layer;
+      throw new ExtractionError(
+        'no_text_layer',
+        `The PDF has no text layer (a scan or images only) and OCR is not available: ${tools.reason}.`,
+      );
+    }
+    const started = performance.now();
+    const pages = await this.ocr.recognize(bytes);
+    const chars = textChars(pages);
+    this.log.log(
+      `OCR read ${pages.length} page(s), ${chars} characters, in ${Math.round(performance.now() - started)} ms`,
+    );
+    if (layer && textChars(layer.pages) >= chars) return layer;
+    if (chars === 0)
+      throw new ExtractionError(
+        'no_text_layer',
+        `The PDF has no text layer (a scan or images only) and OCR found no text on its ${pages.length} page(s).`,
+      );
+    return { kind: 'pdf', mime: 'application/pdf', ...(layer?.title ? { title: layer.title } : {}), pages };
   }
 
   /** Chunks of an unchanged document, re-inserted as they are (the swap is the one place that writes chunks). */

@@ -29,6 +29,7 @@ import { KnowledgeService } from './knowledge.service';
 import { KnowledgeBasesApiService } from './knowledge-bases-api.service';
 import { VectorStoresApiService } from './vector-stores-api.service';
 import { LibraryDocumentParser } from './parsers/library-document-parser';
+import { PdfOcr } from './parsers/pdf-ocr';
 import { VectorStoresController } from './vector-stores.controller';
 import { KnowledgeStore } from './store/knowledge-store';
 import { KnowledgeStoreService } from './store/knowledge-store.service';
@@ -59,6 +60,7 @@ import { ParserDocumentReader } from './store/parser-document-reader';
   controllers: [FilesController, VectorStoresController, KnowledgeBasesController],
   providers: [
     { provide: DocumentParser, useClass: LibraryDocumentParser },
+    PdfOcr,
     FilesRepository,
     FilesService,
     KnowledgeRepository,
