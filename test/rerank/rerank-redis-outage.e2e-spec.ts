@@ -6,6 +6,7 @@
  */
 import { ChildProcess } from 'node:child_process';
 import request from 'supertest';
+import { SharedCache } from '@app/common';
 import { FakeOpenAI } from '../fakes';
 import { AdminClient } from '../support/admin-client';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -58,6 +59,10 @@ describeIfRedis(`rerank with Redis stopped mid-test on ${backendKind()}`, () => 
     });
     admin = new AdminClient(t.url);
     ({ apiKey } = await admin.teamWithKey(20, 'outage-team'));
+    // the cache's first connection is made lazily (each operation is bounded by 500 ms): on a loaded
+    // machine it may take longer, so the test starts once the app has reached Redis
+    const cache = t.get(SharedCache);
+    for (let i = 0; i < 50 && !(await cache.ping()); i++) await new Promise((r) => setTimeout(r, 200));
   });
   afterEach(() => fake.reset());
   afterAll(async () => {
