@@ -87,8 +87,11 @@ describe(`chat with knowledge bases and PDFs (${backendKind()})`, () => {
       page: 2,
       url: null,
       document_id: fileId,
+      filename: 'handbook.pdf',
     });
     expect(res.body.sources[0].score).toBeGreaterThanOrEqual(0.1);
+    // the fragment's chunk within the document: the PDF's page 2 is not its first chunk
+    expect(res.body.sources[0].chunk_index).toBeGreaterThanOrEqual(1);
     expect(res.body.context).toMatchObject({ mode: 'rag', materials_full: [], fragments: res.body.sources.length });
     expect(res.headers['server-timing']).toMatch(/^context;dur=\d+(\.\d)?/);
 
@@ -203,6 +206,8 @@ describe(`chat with knowledge bases and PDFs (${backendKind()})`, () => {
         url,
         score: null,
         document_id: null,
+        filename: null,
+        chunk_index: null,
       },
     ]);
     // local is full_context: the whole PDF went in

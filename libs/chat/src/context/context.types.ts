@@ -43,6 +43,10 @@ export interface ChatSource {
   score: number | null;
   /** the knowledge document (file) the text comes from; null for file_urls PDFs */
   document_id: string | null;
+  /** the document's file name; null for file_urls PDFs */
+  filename: string | null;
+  /** the fragment's chunk: its position among the document's chunks (0-based); null for a material given in full */
+  chunk_index: number | null;
 }
 
 export interface ChatContextInfo {
@@ -69,6 +73,8 @@ export interface AssembledContext {
   /** data: URLs of project images to add to the last user turn */
   imageUrls: string[];
   sources: ChatSource[];
+  /** the text of each source, in `sources` order (as the model was given it) */
+  texts: string[];
   info: ChatContextInfo;
   /** what the query embeddings and the rerank charged (separate ledger entries) */
   retrievalMicro: number;
@@ -89,6 +95,10 @@ export interface Piece {
   kind: SourceKind;
   materialId: string | null;
   documentId: string | null;
+  /** the knowledge document's file name (search hits); null otherwise */
+  filename?: string | null;
+  /** search hits: the chunk's position in its document */
+  chunkIndex?: number | null;
   /** full documents: the id listed in materials_full */
   fullKey?: string;
   /** fragments: where the candidate came from (threshold and scoring rules differ) */

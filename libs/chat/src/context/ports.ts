@@ -85,7 +85,8 @@ export interface StoreQuery {
 }
 
 export interface StoreHit {
-  chunk: { page: number | null; text: string };
+  /** `index`: the chunk's position in its document (0-based), or null when the store does not say */
+  chunk: { page: number | null; text: string; index?: number | null };
   document: { id: string; title: string | null; filename: string; url: string | null };
   /** cosine of query and chunk */
   score: number;

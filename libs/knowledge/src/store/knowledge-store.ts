@@ -60,7 +60,7 @@ export type InternalSource =
 
 /** A fragment found by a search: its chunk, its document and its cosine to the query. */
 export interface SearchHit {
-  chunk: { id: number; page: number | null; text: string };
+  chunk: { id: number; page: number | null; text: string; index: number };
   document: DocumentRef;
   score: number;
 }

@@ -34,7 +34,7 @@ export function toDocumentRef(d: KbDocumentEntity): DocumentRef {
 }
 
 function toChunk(c: KbChunkEntity): SearchHit['chunk'] {
-  return { id: Number(c.id), page: c.page, text: c.text };
+  return { id: Number(c.id), page: c.page, text: c.text, index: c.ordinal };
 }
 
 export function toSearchHit(h: ChunkHit): SearchHit {
