@@ -33,7 +33,7 @@ export function assembleContext(
     message,
     imageUrls: images.imageUrls,
     sources,
-    texts: pieces.map((p) => p.text),
+    details: pieces.map((p) => ({ text: p.text, attributes: p.attributes ?? null })),
     info: {
       mode: plan.mode,
       materials_full: docs.full.map((p) => p.fullKey!),

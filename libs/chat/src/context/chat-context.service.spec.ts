@@ -364,7 +364,7 @@ describe('ChatContextService', () => {
       elapsedMs: 0,
       searchMs: 0,
       rerankMs: 0,
-      texts: [],
+      details: [],
     };
     const out = withContext(
       [

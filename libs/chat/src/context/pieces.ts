@@ -13,7 +13,10 @@ export function makePiece(
   label: SourceLabel,
   text: string,
   score: number | null,
-  meta: Pick<Piece, 'kind' | 'materialId' | 'documentId' | 'fullKey' | 'origin' | 'filename' | 'chunkIndex'>,
+  meta: Pick<
+    Piece,
+    'kind' | 'materialId' | 'documentId' | 'fullKey' | 'origin' | 'filename' | 'chunkIndex' | 'attributes'
+  >,
 ): Piece {
   const tokens = score === null ? count(formatSource(99, label, text)) : 0;
   return { label, text, tokens, score: score ?? 0, ...meta };
@@ -33,6 +36,7 @@ export function hitPiece(
     documentId: h.document.id,
     filename: h.document.filename,
     chunkIndex: h.chunk.index ?? null,
+    attributes: h.document.attributes ?? null,
     origin: m.origin,
   });
 }

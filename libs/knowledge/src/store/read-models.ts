@@ -38,5 +38,6 @@ function toChunk(c: KbChunkEntity): SearchHit['chunk'] {
 }
 
 export function toSearchHit(h: ChunkHit): SearchHit {
-  return { chunk: toChunk(h.chunk), document: toDocumentRef(h.document), score: h.score };
+  const attributes = h.document.attributes ? (JSON.parse(h.document.attributes) as Record<string, unknown>) : null;
+  return { chunk: toChunk(h.chunk), document: { ...toDocumentRef(h.document), attributes }, score: h.score };
 }
