@@ -689,7 +689,7 @@ export class ResponseEventStream {
     this.message = null;
     const annotations = fileCitations(m.text, this.prep.fileSearch);
     annotations.forEach((annotation, i) =>
-      this.emit('response.output_text.annotation_added', {
+      this.emit('response.output_text.annotation.added', {
         item_id: m.id,
         output_index: m.outputIndex,
         content_index: 0,

@@ -395,7 +395,7 @@ export class ResponseStreamEventDto {
   @ApiProperty({
     example: 'response.output_text.delta',
     description:
-      'response.created, response.in_progress, response.output_item.added, response.content_part.added, response.output_text.delta, response.output_text.done, response.content_part.done, response.function_call_arguments.delta, response.function_call_arguments.done, response.file_search_call.in_progress, response.file_search_call.searching, response.file_search_call.completed, response.output_text.annotation_added, response.output_item.done, response.completed (or response.incomplete); error on an upstream failure mid-stream',
+      'response.created, response.in_progress, response.output_item.added, response.content_part.added, response.output_text.delta, response.output_text.done, response.content_part.done, response.function_call_arguments.delta, response.function_call_arguments.done, response.file_search_call.in_progress, response.file_search_call.searching, response.file_search_call.completed, response.output_text.annotation.added, response.output_item.done, response.completed (or response.incomplete); error on an upstream failure mid-stream',
   })
   type: string;
   @ApiProperty({ example: 4 }) sequence_number: number;
@@ -417,9 +417,9 @@ export class ResponseStreamEventDto {
   name?: string;
   @ApiPropertyOptional({ type: 'array', items: { type: 'object' }, example: [], description: 'output_text events' })
   logprobs?: unknown[];
-  @ApiPropertyOptional({ example: 0, description: 'output_text.annotation_added: the annotation’s position' })
+  @ApiPropertyOptional({ example: 0, description: 'output_text.annotation.added: the annotation’s position' })
   annotation_index?: number;
-  @ApiPropertyOptional({ type: ResponseFileCitationDto, description: 'output_text.annotation_added' })
+  @ApiPropertyOptional({ type: ResponseFileCitationDto, description: 'output_text.annotation.added' })
   annotation?: ResponseFileCitationDto;
   @ApiPropertyOptional({
     type: String,
