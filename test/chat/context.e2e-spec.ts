@@ -222,6 +222,31 @@ describe(`chat with knowledge bases and PDFs (${backendKind()})`, () => {
       tools: [{ type: 'file_search', vector_store_ids: [storeId], max_num_results: 2 }],
     });
     expect((plain.output[0] as OpenAI.Responses.ResponseFileSearchToolCall).results).toBeNull();
+
+    // filters as the vector-store search takes them: the file has no such attribute, so nothing is found
+    const filtered = await client.responses.create({
+      model: 'local',
+      input: 'What is the launch codename?',
+      tools: [{ type: 'file_search', vector_store_ids: [storeId], filters: { type: 'eq', key: 'lang', value: 'fr' } }],
+      include: ['file_search_call.results'],
+    });
+    expect((filtered.output[0] as OpenAI.Responses.ResponseFileSearchToolCall).results).toEqual([]);
+    const none = (filtered.output[1] as OpenAI.Responses.ResponseOutputMessage).content[0];
+    expect(none.type === 'output_text' && none.annotations).toEqual([]);
+
+    // a malformed filter → 400 naming the tool's field, nothing charged
+    const chargesNow = (await charges(t.url, apiKey)).length;
+    const badFilter = await request(t.url)
+      .post('/v1/responses')
+      .set('authorization', `Bearer ${apiKey}`)
+      .send({
+        model: 'local',
+        input: 'launch codename?',
+        tools: [{ type: 'file_search', vector_store_ids: [storeId], filters: { type: 'bogus' } }],
+      });
+    expect(badFilter.status).toBe(400);
+    expect(badFilter.body.error.param).toMatch(/^tools\[0\]\.filters/);
+    expect(await charges(t.url, apiKey)).toHaveLength(chargesNow);
   });
 
   it('/v1/responses file_search streaming: the file_search_call events before the message, and the citation as an annotation event', async () => {
