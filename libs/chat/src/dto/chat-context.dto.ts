@@ -38,7 +38,8 @@ export class ChatSourceDto {
     nullable: true,
     type: String,
     example: 'handbook.pdf',
-    description: 'The file name of the knowledge document of a retrieved fragment; null for full materials and file_urls PDFs',
+    description:
+      'The file name of the knowledge document of a retrieved fragment; null for full materials and file_urls PDFs',
   })
   filename: string | null;
   @ApiProperty({
