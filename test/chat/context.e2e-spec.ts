@@ -87,8 +87,11 @@ describe(`chat with knowledge bases and PDFs (${backendKind()})`, () => {
       page: 2,
       url: null,
       document_id: fileId,
+      filename: 'handbook.pdf',
     });
     expect(res.body.sources[0].score).toBeGreaterThanOrEqual(0.1);
+    // the fragment's chunk within the document: the PDF's page 2 is not its first chunk
+    expect(res.body.sources[0].chunk_index).toBeGreaterThanOrEqual(1);
     expect(res.body.context).toMatchObject({ mode: 'rag', materials_full: [], fragments: res.body.sources.length });
     expect(res.headers['server-timing']).toMatch(/^context;dur=\d+(\.\d)?/);
 
@@ -179,6 +182,121 @@ describe(`chat with knowledge bases and PDFs (${backendKind()})`, () => {
     expect(await charges(t.url, stranger.apiKey)).toHaveLength(before);
   });
 
+  it('/v1/responses with the file_search tool (openai SDK): a file_search_call item, then the answer quoting the PDF with a file citation; the search is charged as retrieval', async () => {
+    const chargesBefore = (await charges(t.url, apiKey)).length;
+    const res = await client.responses.create({
+      model: 'local',
+      input: 'What is the launch codename?',
+      tools: [{ type: 'file_search', vector_store_ids: [storeId] }],
+      include: ['file_search_call.results'],
+    });
+    expect(res.output.map((o) => o.type)).toEqual(['file_search_call', 'message']);
+    const call = res.output[0] as OpenAI.Responses.ResponseFileSearchToolCall;
+    expect(call).toMatchObject({ status: 'completed', queries: ['What is the launch codename?'] });
+    expect(call.id).toMatch(/^fs_/);
+    expect(call.results![0]).toMatchObject({ file_id: fileId, filename: 'handbook.pdf' });
+    expect(call.results![0].text).toContain(FACT);
+    expect(call.results![0].score).toBeGreaterThan(0);
+    const part = (res.output[1] as OpenAI.Responses.ResponseOutputMessage).content[0];
+    if (part.type !== 'output_text') throw new Error('expected output_text');
+    expect(part.text).toContain(FACT);
+    expect(part.annotations).toContainEqual({
+      type: 'file_citation',
+      file_id: fileId,
+      filename: 'handbook.pdf',
+      index: part.text.indexOf(FACT) + FACT.length,
+    });
+    expect(res.tools).toEqual([expect.objectContaining({ type: 'file_search', vector_store_ids: [storeId] })]);
+    // the chat and the query embedding, one ledger entry each (no rerank: the store's own ranking)
+    const fresh = (await charges(t.url, apiKey)).slice(0, (await charges(t.url, apiKey)).length - chargesBefore);
+    expect(fresh.map((e) => e.model).sort()).toEqual(['local', 'local-embedding-small']);
+    const cost = (res as unknown as { cost: { retrieval_cost_rub: number } }).cost;
+    expect(toMicro(cost.retrieval_cost_rub)).toBe(
+      toMicro(Math.abs(fresh.find((e) => e.model === 'local-embedding-small')!.amount_rub)),
+    );
+
+    // without include, the item carries no results
+    const plain = await client.responses.create({
+      model: 'local',
+      input: 'What is the launch codename?',
+      tools: [{ type: 'file_search', vector_store_ids: [storeId], max_num_results: 2 }],
+    });
+    expect((plain.output[0] as OpenAI.Responses.ResponseFileSearchToolCall).results).toBeNull();
+
+    // filters as the vector-store search takes them: the file has no such attribute, so nothing is found
+    const filtered = await client.responses.create({
+      model: 'local',
+      input: 'What is the launch codename?',
+      tools: [{ type: 'file_search', vector_store_ids: [storeId], filters: { type: 'eq', key: 'lang', value: 'fr' } }],
+      include: ['file_search_call.results'],
+    });
+    expect((filtered.output[0] as OpenAI.Responses.ResponseFileSearchToolCall).results).toEqual([]);
+    const none = (filtered.output[1] as OpenAI.Responses.ResponseOutputMessage).content[0];
+    expect(none.type === 'output_text' && none.annotations).toEqual([]);
+
+    // a malformed filter → 400 naming the tool's field, nothing charged
+    const chargesNow = (await charges(t.url, apiKey)).length;
+    const badFilter = await request(t.url)
+      .post('/v1/responses')
+      .set('authorization', `Bearer ${apiKey}`)
+      .send({
+        model: 'local',
+        input: 'launch codename?',
+        tools: [{ type: 'file_search', vector_store_ids: [storeId], filters: { type: 'bogus' } }],
+      });
+    expect(badFilter.status).toBe(400);
+    expect(badFilter.body.error.param).toMatch(/^tools\[0\]\.filters/);
+    expect(await charges(t.url, apiKey)).toHaveLength(chargesNow);
+  });
+
+  it('/v1/responses file_search streaming: the file_search_call events before the message, and the citation as an annotation event', async () => {
+    const stream = await client.responses.create({
+      model: 'local',
+      input: 'What is the launch codename?',
+      tools: [{ type: 'file_search', vector_store_ids: [storeId] }],
+      stream: true,
+    });
+    const events: OpenAI.Responses.ResponseStreamEvent[] = [];
+    for await (const e of stream) events.push(e);
+    const types = events.map((e) => e.type);
+    expect(types.slice(0, 7)).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.file_search_call.in_progress',
+      'response.file_search_call.searching',
+      'response.file_search_call.completed',
+      'response.output_item.done',
+    ]);
+    const added = events.find((e) => e.type === 'response.output_text.annotation.added');
+    expect(added).toMatchObject({ output_index: 1, annotation: { type: 'file_citation', file_id: fileId } });
+    const done = events[events.length - 1] as OpenAI.Responses.ResponseCompletedEvent;
+    expect(done.type).toBe('response.completed');
+    expect(done.response.output.map((o) => o.type)).toEqual(['file_search_call', 'message']);
+  });
+
+  it('/v1/responses file_search: another team’s or an unknown vector store → 404 vector_store_not_found; bad tool fields → 400 (nothing charged)', async () => {
+    const stranger = await admin.teamWithKey(100, 'fs-stranger');
+    const before = (await charges(t.url, stranger.apiKey)).length;
+    const post = (tools: unknown[]) =>
+      request(t.url)
+        .post('/v1/responses')
+        .set('authorization', `Bearer ${stranger.apiKey}`)
+        .send({ model: 'local', input: 'launch codename?', tools });
+    for (const id of [storeId, 'vs_000000000000000000000000']) {
+      const res = await post([{ type: 'file_search', vector_store_ids: [id] }]);
+      expect(res.status).toBe(404);
+      expect(res.body.error).toMatchObject({ code: 'vector_store_not_found', param: 'tools[0].vector_store_ids' });
+    }
+    const bad = await post([{ type: 'file_search', vector_store_ids: [] }]);
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatchObject({ param: 'tools[0].vector_store_ids' });
+    const many = await post([{ type: 'file_search', vector_store_ids: ['vs_1'], max_num_results: 51 }]);
+    expect(many.status).toBe(400);
+    expect(many.body.error).toMatchObject({ param: 'tools[0].max_num_results' });
+    expect(await charges(t.url, stranger.apiKey)).toHaveLength(before);
+  });
+
   it('a PDF in file_urls (served without a .pdf name, detected by content) is used; combined with system_prompt and messages', async () => {
     const pdf = await pdfWithPages([FILLER, [PDF_FACT]], 'Inventory');
     const url = web.serve('/files/inventory', pdf, 'application/octet-stream').replace('127.0.0.1', DOCS_HOST);
@@ -203,6 +321,8 @@ describe(`chat with knowledge bases and PDFs (${backendKind()})`, () => {
         url,
         score: null,
         document_id: null,
+        filename: null,
+        chunk_index: null,
       },
     ]);
     // local is full_context: the whole PDF went in

@@ -268,6 +268,24 @@ describe(`OpenAI response conformance (${backendKind()})`, () => {
       expect(search.status).toBe(200);
       spec.check('vector store search', 'VectorStoreSearchResultsPage', search.body);
 
+      // the file_search tool of /v1/responses: the file_search_call item, results, file citations, events
+      const fileSearch = {
+        model: 'local',
+        input: 'What is the weather at six?',
+        tools: [{ type: 'file_search', vector_store_ids: [String(store.id)] }],
+        include: ['file_search_call.results'],
+      };
+      const searched = await gw.post('/v1/responses', fileSearch);
+      expect(searched.status).toBe(200);
+      expect((searched.body as { output: Json[] }).output.map((o) => o.type)).toEqual(['file_search_call', 'message']);
+      const answer = (searched.body as { output: { content?: { annotations: Json[] }[] }[] }).output[1];
+      expect(answer.content![0].annotations[0]).toMatchObject({ type: 'file_citation', file_id: file.id });
+      expect(spec.check('response with file search', 'Response', searched.body)).toEqual([]);
+      const fsEvents = await gw.sse('/v1/responses', { ...fileSearch, stream: true });
+      expect(fsEvents.map((e) => e.type)).toContain('response.file_search_call.completed');
+      for (const e of fsEvents)
+        expect(spec.checkEvent('response file search event', 'ResponseStreamEvent', e)).toEqual([]);
+
       spec.check(
         'vector store file delete',
         'DeleteVectorStoreFileResponse',

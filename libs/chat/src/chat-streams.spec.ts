@@ -297,6 +297,7 @@ describe('streaming services yield events (no HTTP)', () => {
         insert: async () => {},
       } as unknown as ResponsesRepository,
       new Clock(),
+      {} as ChatContextService,
     );
     const prep = await responses.prepare(
       caller,

@@ -218,7 +218,8 @@ function withFileImages(messages: ChatMessage[], images: string[]): ChatMessage[
 }
 
 /** The search query of an OpenAI request: the text of the last user message. */
-function lastUserText(messages: ChatMessage[]): string {
+/** The question a context is searched for: the last user message's text. */
+export function lastUserText(messages: ChatMessage[]): string {
   for (let i = messages.length - 1; i >= 0; i--)
     if (messages[i].role === 'user') return contentText(messages[i].content);
   return '';

@@ -150,13 +150,14 @@ function outputText(p: unknown, at: string): string {
 
 /** Responses `tools` (flat function tools) → canonical tool definitions. */
 export function responsesTools(v: unknown[] | undefined): ToolDefinition[] | undefined {
-  if (!v || v.length === 0) return undefined;
-  return v.map((t, i) => {
+  const functions = (v ?? []).map((t, i) => ({ t, i })).filter(({ t }) => !isRecord(t) || t.type !== 'file_search');
+  if (functions.length === 0) return undefined;
+  return functions.map(({ t, i }) => {
     const at = `tools[${i}]`;
     if (!isRecord(t)) throw bad(`${at} must be an object.`, at);
     if (t.type !== 'function')
       throw bad(
-        `${at}.type "${String(t.type)}" is not supported: only function tools.`,
+        `${at}.type "${String(t.type)}" is not supported: only function and file_search tools.`,
         `${at}.type`,
         'unsupported_value',
       );
@@ -178,9 +179,63 @@ export function responsesTools(v: unknown[] | undefined): ToolDefinition[] | und
   });
 }
 
+/** The file_search tool of a Responses request: its stores, result count, threshold and filters. */
+export interface ResponsesFileSearch {
+  /** the tool's position in `tools` */
+  index: number;
+  vectorStoreIds: string[];
+  maxNumResults: number;
+  scoreThreshold: number;
+  filters: unknown;
+}
+
+/** OpenAI's default and bounds of max_num_results. */
+export const FILE_SEARCH_DEFAULT_RESULTS = 10;
+const FILE_SEARCH_MAX_RESULTS = 50;
+const FILE_SEARCH_MAX_STORES = 10;
+
+/** The `{type: "file_search"}` tool, validated; null without one. At most one per request. */
+export function responsesFileSearch(v: unknown[] | undefined | null): ResponsesFileSearch | null {
+  const found = (v ?? []).map((t, i) => ({ t, i })).filter(({ t }) => isRecord(t) && t.type === 'file_search');
+  if (found.length === 0) return null;
+  if (found.length > 1) throw bad('At most one file_search tool per request.', `tools[${found[1].i}]`);
+  const { t, i } = found[0] as { t: Record<string, unknown>; i: number };
+  const at = `tools[${i}]`;
+  const ids = t.vector_store_ids;
+  if (!Array.isArray(ids) || ids.length === 0 || ids.some((id) => typeof id !== 'string' || id === ''))
+    throw bad(`${at}.vector_store_ids must be a non-empty array of vector store ids.`, `${at}.vector_store_ids`);
+  if (ids.length > FILE_SEARCH_MAX_STORES)
+    throw bad(`${at}.vector_store_ids: at most ${FILE_SEARCH_MAX_STORES} vector stores.`, `${at}.vector_store_ids`);
+  const max = t.max_num_results ?? FILE_SEARCH_DEFAULT_RESULTS;
+  if (typeof max !== 'number' || !Number.isInteger(max) || max < 1 || max > FILE_SEARCH_MAX_RESULTS)
+    throw bad(
+      `${at}.max_num_results must be an integer from 1 to ${FILE_SEARCH_MAX_RESULTS}.`,
+      `${at}.max_num_results`,
+    );
+  return {
+    index: i,
+    vectorStoreIds: [...new Set(ids as string[])],
+    maxNumResults: max,
+    scoreThreshold: scoreThreshold(t.ranking_options, `${at}.ranking_options`),
+    filters: t.filters ?? null,
+  };
+}
+
+/** ranking_options: {ranker?, score_threshold? 0..1}; the gateway's own ranking serves every ranker. */
+function scoreThreshold(v: unknown, at: string): number {
+  if (v === undefined || v === null) return 0;
+  if (!isRecord(v)) throw bad(`${at} must be an object.`, at);
+  const s = v.score_threshold ?? 0;
+  if (typeof s !== 'number' || s < 0 || s > 1)
+    throw bad(`${at}.score_threshold must be a number from 0 to 1.`, `${at}.score_threshold`);
+  return s;
+}
+
 export function responsesToolChoice(v: unknown): ToolChoice | undefined {
   if (v === undefined || v === null) return undefined;
   if (v === 'none' || v === 'auto' || v === 'required') return v;
+  // the file_search tool always runs (the gateway searches before the model answers)
+  if (isRecord(v) && v.type === 'file_search') return undefined;
   if (isRecord(v) && v.type === 'function' && typeof v.name === 'string')
     return { type: 'function', function: { name: v.name } };
   throw bad('tool_choice must be "none", "auto", "required" or {type: "function", name}.', 'tool_choice');

@@ -35,9 +35,9 @@ export class ResponsesController {
   @RefuseUnknownMembers(ResponseCreateRequestDto)
   @HttpCode(200)
   @ApiOperation({
-    summary: 'Responses (OpenAI Responses API, text and function tools)',
+    summary: 'Responses (OpenAI Responses API, text, function tools and file search)',
     description:
-      'The OpenAI Responses API on the same pipeline and billing as /v1/chat/completions: works with `client.responses.create` of the OpenAI SDKs and the Vercel AI SDK OpenAI provider (baseURL = <gateway>/v1). Text and image input; answers are stored for 30 days unless store: false (GET, DELETE, input_items, previous_response_id). Non-streaming answers carry `cost` and the `x-gateway-cost-rub` header; with stream: true the final response.completed event carries usage and cost.',
+      'The OpenAI Responses API on the same pipeline and billing as /v1/chat/completions: works with `client.responses.create` of the OpenAI SDKs and the Vercel AI SDK OpenAI provider (baseURL = <gateway>/v1). Text and image input; the file_search tool searches the caller’s vector stores before the model answers (a file_search_call output item, file_citation annotations; the query embedding is charged as retrieval); answers are stored for 30 days unless store: false (GET, DELETE, input_items, previous_response_id). Non-streaming answers carry `cost` and the `x-gateway-cost-rub` header; with stream: true the final response.completed event carries usage and cost.',
   })
   @ApiBody({
     type: ResponseCreateRequestDto,

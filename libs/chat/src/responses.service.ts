@@ -10,10 +10,30 @@ import type {
   ToolCall,
   ToolDefinition,
 } from '@app/providers';
-import { ChatService, PreparedChat, StreamOutcome } from './chat.service';
+import { ChatCallInput, ChatService, PreparedChat, StreamOutcome } from './chat.service';
+import { imageParts } from './messages';
 import { CostRubDto, costToRub } from './chat-cost';
 import type { ResponseCreateRequestDto, ResponseObjectDto, ResponseStreamEventDto } from './dto/responses.dto';
-import { responseInputItems, responsesControlParam, responsesMessages, responsesParams } from './responses-input';
+import {
+  responseInputItems,
+  responsesControlParam,
+  responsesFileSearch,
+  responsesMessages,
+  responsesParams,
+  ResponsesFileSearch,
+} from './responses-input';
+import { AssembledContext, ChatContextService, withContext } from './context/chat-context.service';
+import { lastUserText } from './completions.service';
+import {
+  echoFileSearchTool,
+  FILE_SEARCH_RESULTS_INCLUDE,
+  FileCitation,
+  fileCitations,
+  FileSearchCallItem,
+  fileSearchRequest,
+  fileSearchRun,
+  FileSearchRun,
+} from './responses-file-search';
 import { ResponsesRepository } from './responses.repository';
 import type { EventStream } from './event-stream';
 
@@ -33,13 +53,14 @@ export interface ResponsesUsage {
 interface OutputText {
   type: 'output_text';
   text: string;
-  annotations: unknown[];
+  annotations: FileCitation[];
   logprobs: unknown[];
 }
 
 type OutputItem =
   | { id: string; type: 'message'; status: ItemStatus; role: 'assistant'; content: OutputText[] }
-  | { id: string; type: 'function_call'; status: ItemStatus; call_id: string; name: string; arguments: string };
+  | { id: string; type: 'function_call'; status: ItemStatus; call_id: string; name: string; arguments: string }
+  | FileSearchCallItem;
 
 type ItemStatus = 'in_progress' | 'completed' | 'incomplete';
 
@@ -77,6 +98,10 @@ export interface PreparedResponse {
   inputItems: Record<string, unknown>[];
   /** the conversation this answer continues: the previous response's, then this input (no instructions) */
   history: ChatMessage[];
+  /** the file_search tool's search (run before the model answers), or null */
+  fileSearch: FileSearchRun | null;
+  /** what the file search charged (query embeddings, their own ledger entries), µRUB */
+  retrievalMicro?: number;
 }
 
 function hexId(prefix: string): string {
@@ -84,8 +109,8 @@ function hexId(prefix: string): string {
 }
 
 /** `logprobs`: the chat answer's logprobs.content (same token entries), with top_logprobs. */
-function outputText(text: string, logprobs: unknown[] = []): OutputText {
-  return { type: 'output_text', text, annotations: [], logprobs };
+function outputText(text: string, logprobs: unknown[] = [], annotations: FileCitation[] = []): OutputText {
+  return { type: 'output_text', text, annotations, logprobs };
 }
 
 function logprobsOf(choice: { logprobs?: unknown } | undefined): unknown[] {
@@ -118,6 +143,7 @@ export class ResponsesService {
     private readonly chat: ChatService,
     private readonly repo: ResponsesRepository,
     private readonly clock: Clock,
+    private readonly context: ChatContextService,
   ) {}
 
   async prepare(caller: Caller, dto: ResponseCreateRequestDto, requestId: string): Promise<PreparedResponse> {
@@ -140,23 +166,27 @@ export class ResponsesService {
     const history = [...previous, ...input];
     const instructions = dto.instructions ? [{ role: 'system' as const, content: dto.instructions }] : [];
     const messages: ChatMessage[] = [...instructions, ...history];
+    const call: ChatCallInput = {
+      caller,
+      requestId,
+      endpoint: ENDPOINT,
+      modelKey: dto.model,
+      fallbacks: dto.fallbacks ?? undefined,
+      messages,
+      params,
+      imageParam: 'input',
+      controlParam: responsesControlParam,
+    };
+    const tool = responsesFileSearch(dto.tools);
+    const ctx = tool ? await this.searchFiles(call, tool).catch(rethrowRenamed) : null;
     const chat = await this.chat
-      .prepare({
-        caller,
-        requestId,
-        endpoint: ENDPOINT,
-        modelKey: dto.model,
-        fallbacks: dto.fallbacks ?? undefined,
-        messages,
-        params,
-        imageParam: 'input',
-        controlParam: responsesControlParam,
-      })
-      .catch((err: unknown) => {
-        throw renameParam(err);
-      });
+      .prepare({ ...call, messages: withContext(messages, ctx), within: ctx?.hold })
+      .catch(rethrowRenamed);
+    const query = lastUserText(history);
     return {
       chat,
+      fileSearch: tool ? fileSearchRun(ctx, query, (dto.include ?? []).includes(FILE_SEARCH_RESULTS_INCLUDE)) : null,
+      retrievalMicro: ctx?.retrievalMicro,
       id: hexId('resp'),
       createdAt: Math.floor(this.clock.now() / 1000),
       teamId: caller.teamId,
@@ -168,7 +198,7 @@ export class ResponsesService {
         temperature: dto.temperature ?? null,
         top_p: dto.top_p ?? null,
         tool_choice: dto.tool_choice ?? 'auto',
-        tools: echoTools(params.tools),
+        tools: echoTools(params.tools, tool),
         text: dto.text ?? { format: { type: 'text' } },
         parallel_tool_calls: dto.parallel_tool_calls ?? true,
         metadata: dto.metadata ?? {},
@@ -180,6 +210,29 @@ export class ResponsesService {
         service_tier: params.service_tier && params.service_tier !== 'auto' ? params.service_tier : 'default',
       },
     };
+  }
+
+  /**
+   * The file_search tool: the model is checked first (nothing is charged for a request it refuses),
+   * then the tool's vector stores are searched as a knowledge base is for chat (each store must be
+   * the caller's; the query embeddings are charged as retrieval) and the hits become the context.
+   */
+  private async searchFiles(call: ChatCallInput, tool: ResponsesFileSearch): Promise<AssembledContext | null> {
+    const { model } = this.chat.check(call);
+    const max = call.params.max_tokens;
+    return this.context.assemble({
+      caller: call.caller,
+      requestId: call.requestId,
+      endpoint: ENDPOINT,
+      model,
+      fileSearch: fileSearchRequest(tool),
+      pdfs: [],
+      query: lastUserText(call.messages),
+      promptTokens: this.chat.countPrompt(call.messages, call.params),
+      maxOutputTokens: Math.min(max ?? model.max_output_tokens, model.max_output_tokens),
+      requestImages: imageParts(call.messages).length,
+      openHold: (bound) => this.chat.openRequestHold(call, bound),
+    });
   }
 
   /** GET /v1/responses/{id}: the stored response object of the team. */
@@ -251,7 +304,7 @@ export class ResponsesService {
     const out = await this.chat.complete(prep.chat, signal);
     const choice = out.response.choices[0];
     const incomplete = choice?.finish_reason === 'length';
-    const output: OutputItem[] = [];
+    const output: OutputItem[] = prep.fileSearch ? [prep.fileSearch.item] : [];
     const text = choice?.message.content ?? '';
     const calls: ToolCall[] = choice?.message.tool_calls ?? [];
     if (text !== '' || calls.length === 0)
@@ -260,7 +313,7 @@ export class ResponsesService {
         type: 'message',
         status: incomplete ? 'incomplete' : 'completed',
         role: 'assistant',
-        content: [outputText(text, logprobsOf(choice))],
+        content: [outputText(text, logprobsOf(choice), fileCitations(text, prep.fileSearch))],
       });
     for (const c of calls)
       output.push({
@@ -271,7 +324,7 @@ export class ResponsesService {
         name: c.function.name,
         arguments: c.function.arguments,
       });
-    const cost = costToRub(out.cost, out.chargedMicro);
+    const cost = costToRub(out.cost, out.chargedMicro, prep.retrievalMicro);
     const servedModel = out.servedModel.key;
     const body = {
       ...responseObject(
@@ -322,7 +375,7 @@ export class ResponsesService {
     if (!out || out.aborted) return;
     const batch = events.finish(
       toResponsesUsage(out.usage),
-      costToRub(out.cost, out.chargedMicro),
+      costToRub(out.cost, out.chargedMicro, prep.retrievalMicro),
       out.servedModel.key,
     );
     headers['x-gateway-model'] = events.servedModel;
@@ -339,14 +392,21 @@ export class ResponsesService {
  * The tools as the response object names them (OpenAI's FunctionTool: name, description,
  * parameters and strict always present; strict is false unless the request asked for it).
  */
-function echoTools(tools: ToolDefinition[] | undefined): unknown[] {
-  return (tools ?? []).map((t) => ({
+function echoTools(tools: ToolDefinition[] | undefined, fileSearch: ResponsesFileSearch | null): unknown[] {
+  const out: unknown[] = (tools ?? []).map((t) => ({
     type: 'function',
     name: t.function.name,
     description: t.function.description ?? null,
     parameters: t.function.parameters ?? null,
     strict: t.function.strict ?? false,
   }));
+  // in the request's order
+  if (fileSearch) out.splice(fileSearch.index, 0, echoFileSearchTool(fileSearch));
+  return out;
+}
+
+function rethrowRenamed(err: unknown): never {
+  throw renameParam(err);
 }
 
 function notFound(id: string): ApiError {
@@ -586,6 +646,24 @@ export class ResponseEventStream {
     const snapshot = responseObject(this.prep, this.model, 'in_progress', [], null);
     this.emit('response.created', { response: snapshot });
     this.emit('response.in_progress', { response: snapshot });
+    this.fileSearchEvents();
+  }
+
+  /** The file search ran before the model was called: its item is reported whole, first. */
+  private fileSearchEvents(): void {
+    const run = this.prep.fileSearch;
+    if (!run) return;
+    const index = this.nextIndex++;
+    const at = { output_index: index, item_id: run.item.id };
+    this.emit('response.output_item.added', {
+      output_index: index,
+      item: { ...run.item, status: 'in_progress', results: null },
+    });
+    this.emit('response.file_search_call.in_progress', at);
+    this.emit('response.file_search_call.searching', at);
+    this.emit('response.file_search_call.completed', at);
+    this.items.push({ index, item: run.item });
+    this.emit('response.output_item.done', { output_index: index, item: run.item });
   }
 
   private openMessage(): OpenMessage {
@@ -609,7 +687,17 @@ export class ResponseEventStream {
     const m = this.message;
     if (!m) return;
     this.message = null;
-    const part = outputText(m.text, m.logprobs);
+    const annotations = fileCitations(m.text, this.prep.fileSearch);
+    annotations.forEach((annotation, i) =>
+      this.emit('response.output_text.annotation.added', {
+        item_id: m.id,
+        output_index: m.outputIndex,
+        content_index: 0,
+        annotation_index: i,
+        annotation,
+      }),
+    );
+    const part = outputText(m.text, m.logprobs, annotations);
     this.emit('response.output_text.done', {
       item_id: m.id,
       output_index: m.outputIndex,

@@ -316,8 +316,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Responses (OpenAI Responses API, text and function tools)
-         * @description The OpenAI Responses API on the same pipeline and billing as /v1/chat/completions: works with `client.responses.create` of the OpenAI SDKs and the Vercel AI SDK OpenAI provider (baseURL = <gateway>/v1). Text and image input; answers are stored for 30 days unless store: false (GET, DELETE, input_items, previous_response_id). Non-streaming answers carry `cost` and the `x-gateway-cost-rub` header; with stream: true the final response.completed event carries usage and cost.
+         * Responses (OpenAI Responses API, text, function tools and file search)
+         * @description The OpenAI Responses API on the same pipeline and billing as /v1/chat/completions: works with `client.responses.create` of the OpenAI SDKs and the Vercel AI SDK OpenAI provider (baseURL = <gateway>/v1). Text and image input; the file_search tool searches the caller’s vector stores before the model answers (a file_search_call output item, file_citation annotations; the query embedding is charged as retrieval); answers are stored for 30 days unless store: false (GET, DELETE, input_items, previous_response_id). Non-streaming answers carry `cost` and the `x-gateway-cost-rub` header; with stream: true the final response.completed event carries usage and cost.
          */
         post: operations["ResponsesController_create"];
         delete?: never;
@@ -2390,6 +2390,16 @@ export interface components {
              * @example file-7a1b2c
              */
             document_id: string | null;
+            /**
+             * @description The file name of the knowledge document of a retrieved fragment; null for full materials and file_urls PDFs
+             * @example handbook.pdf
+             */
+            filename: string | null;
+            /**
+             * @description Position of the fragment (chunk) among its document’s chunks, from 0, in the order of the document text; null for a material given in full
+             * @example 4
+             */
+            chunk_index: number | null;
         };
         ChatContextInfoDto: {
             /**
@@ -2952,15 +2962,54 @@ export interface components {
                 [key: string]: unknown;
             } | null;
         };
+        ResponseFileCitationDto: {
+            /**
+             * @example file_citation
+             * @enum {string}
+             */
+            type: "file_citation";
+            /** @example file-7a1b2c3d4e5f */
+            file_id: string;
+            /** @example handbook.pdf */
+            filename: string;
+            /**
+             * @description Character position in the text the citation belongs to
+             * @example 57
+             */
+            index: number;
+        };
         ResponseOutputTextDto: {
             /** @example output_text */
             type: string;
             /** @example Hello! */
             text: string;
-            /** @example [] */
-            annotations: Record<string, never>[];
+            /**
+             * @description file_citation annotations when the file_search tool found the sources the text uses
+             * @example []
+             */
+            annotations: components["schemas"]["ResponseFileCitationDto"][];
             /** @example [] */
             logprobs: Record<string, never>[];
+        };
+        ResponseFileSearchResultDto: {
+            /** @example file-7a1b2c3d4e5f */
+            file_id: string;
+            /** @example handbook.pdf */
+            filename: string;
+            /** @example The secret launch codename is BLUE HERON. */
+            text: string;
+            /**
+             * @description Cosine of the query and the fragment
+             * @example 0.42
+             */
+            score: number;
+            /**
+             * @description The file's attributes in its vector store
+             * @example null
+             */
+            attributes: {
+                [key: string]: unknown;
+            } | null;
         };
         ResponseOutputItemDto: {
             /** @example msg_6f0c0a2b9d3e4c51a7b8c9d0e1f2a3b4 */
@@ -2969,12 +3018,12 @@ export interface components {
              * @example message
              * @enum {string}
              */
-            type: "message" | "function_call";
+            type: "message" | "function_call" | "file_search_call";
             /**
              * @example completed
              * @enum {string}
              */
-            status: "completed" | "incomplete" | "in_progress";
+            status: "completed" | "incomplete" | "in_progress" | "searching";
             /** @example assistant */
             role?: string;
             content?: components["schemas"]["ResponseOutputTextDto"][];
@@ -2993,6 +3042,18 @@ export interface components {
              * @example {"city":"Paris"}
              */
             arguments?: string;
+            /**
+             * @description file_search_call items: the queries searched
+             * @example [
+             *       "What is the launch codename?"
+             *     ]
+             */
+            queries?: string[];
+            /**
+             * @description file_search_call items: the results with include: ["file_search_call.results"], otherwise null
+             * @example null
+             */
+            results?: components["schemas"]["ResponseFileSearchResultDto"][] | null;
         };
         ResponseReasoningDto: {
             /** @example null */
@@ -3114,7 +3175,7 @@ export interface components {
         };
         ResponseStreamEventDto: {
             /**
-             * @description response.created, response.in_progress, response.output_item.added, response.content_part.added, response.output_text.delta, response.output_text.done, response.content_part.done, response.function_call_arguments.delta, response.function_call_arguments.done, response.output_item.done, response.completed (or response.incomplete); error on an upstream failure mid-stream
+             * @description response.created, response.in_progress, response.output_item.added, response.content_part.added, response.output_text.delta, response.output_text.done, response.content_part.done, response.function_call_arguments.delta, response.function_call_arguments.done, response.file_search_call.in_progress, response.file_search_call.searching, response.file_search_call.completed, response.output_text.annotation.added, response.output_item.done, response.completed (or response.incomplete); error on an upstream failure mid-stream
              * @example response.output_text.delta
              */
             type: string;
@@ -3157,6 +3218,13 @@ export interface components {
              * @example []
              */
             logprobs?: Record<string, never>[];
+            /**
+             * @description output_text.annotation.added: the annotation’s position
+             * @example 0
+             */
+            annotation_index?: number;
+            /** @description output_text.annotation.added */
+            annotation?: components["schemas"]["ResponseFileCitationDto"];
             /**
              * @description error: the error code
              * @example upstream_error
@@ -3201,7 +3269,7 @@ export interface components {
             /** @example 1 */
             top_p?: number | null;
             /**
-             * @description Function tools, e.g. [{"type": "function", "name": "get_weather", "description": "Current weather for a city", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}] — on models with tool support (`local` has none, so the example is empty)
+             * @description Function tools, e.g. [{"type": "function", "name": "get_weather", "description": "Current weather for a city", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}] — on models with tool support (`local` has none, so the example is empty); and one {"type": "file_search", "vector_store_ids": ["vs_…"], "max_num_results"?: 1–50 (10), "ranking_options"?: {"score_threshold"}, "filters"?} on any model: the gateway searches the vector stores and gives the hits to the model
              * @example []
              */
             tools?: {
@@ -3288,7 +3356,7 @@ export interface components {
              */
             top_logprobs?: number | null;
             /**
-             * @description Accepted and ignored
+             * @description "file_search_call.results": the file_search_call item lists its results; other values are accepted and ignored
              * @example []
              */
             include?: string[] | null;

@@ -26,11 +26,14 @@ export function assembleContext(
     url: p.label.url,
     score: p.fullKey !== undefined ? null : Math.round(p.score * 10_000) / 10_000,
     document_id: p.documentId,
+    filename: p.filename ?? null,
+    chunk_index: p.fullKey !== undefined ? null : (p.chunkIndex ?? null),
   }));
   return {
     message,
     imageUrls: images.imageUrls,
     sources,
+    details: pieces.map((p) => ({ text: p.text, attributes: p.attributes ?? null })),
     info: {
       mode: plan.mode,
       materials_full: docs.full.map((p) => p.fullKey!),

@@ -23,6 +23,8 @@ interface FakeChunk {
   score: number;
   /** position in the search's fused order (default: by score) */
   rank?: number;
+  /** the chunk's position in its document (default 3) */
+  index?: number;
 }
 
 /** Knowledge as seen by chat: stores, documents' full text, and a search that applies the threshold it is given. */
@@ -57,7 +59,7 @@ class FakeKnowledge {
       .sort((a, b) => (a.rank ?? 0) - (b.rank ?? 0) || b.score - a.score)
       .slice(0, input.topK)
       .map((c, i) => ({
-        chunk: { id: i, page: 1, text: c.text },
+        chunk: { id: i, page: 1, text: c.text, index: c.index ?? 3 },
         document: { id: c.doc, title: `${c.doc}.pdf`, filename: `${c.doc}.pdf`, url: null },
         score: c.score,
       }));
@@ -208,6 +210,8 @@ describe('ChatContextService', () => {
         url: null,
         score: null,
         document_id: 'doc_old',
+        filename: null,
+        chunk_index: null,
       },
       {
         n: 2,
@@ -218,6 +222,8 @@ describe('ChatContextService', () => {
         url: 'https://x.example/big',
         score: 0.5,
         document_id: 'doc_big',
+        filename: 'doc_big.pdf',
+        chunk_index: 3,
       },
     ]);
     expect(ctx.message).toContain('<source id="1" title="old.pdf">\nThe launch date is 4 May.\n</source>');
@@ -358,6 +364,7 @@ describe('ChatContextService', () => {
       elapsedMs: 0,
       searchMs: 0,
       rerankMs: 0,
+      details: [],
     };
     const out = withContext(
       [

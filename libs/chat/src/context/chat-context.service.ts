@@ -9,7 +9,14 @@ import { DocumentReader, ProjectContextSource, Scoring, StoreSearch } from './po
 import { ContextRetrieval, TakenHold } from './retrieval';
 
 export { withContext } from './assembly';
-export type { AssembledContext, ChatContextInfo, ChatSource, ContextRequest, SourceKind } from './context.types';
+export type {
+  AssembledContext,
+  ChatContextInfo,
+  ChatSource,
+  ContextRequest,
+  FileSearchRequest,
+  SourceKind,
+} from './context.types';
 
 /**
  * Builds the context of a chat request from a project, knowledge bases and PDFs from file_urls:
@@ -42,7 +49,8 @@ export class ChatContextService {
    * taken for the retrieval (ContextRequest.openHold) is released here when the assembly fails.
    */
   async assemble(req: ContextRequest): Promise<AssembledContext | null> {
-    if (req.projectId === undefined && req.knowledgeBaseId === undefined && req.pdfs.length === 0) return null;
+    const named = req.knowledgeBaseId !== undefined || req.fileSearch !== undefined;
+    if (req.projectId === undefined && !named && req.pdfs.length === 0) return null;
     const started = performance.now();
     const taken: TakenHold = { hold: null };
     try {

@@ -20,15 +20,11 @@ export class ContextSources {
     const teamId = req.caller.teamId;
     const notes: string[] = [];
     const project = req.projectId !== undefined ? await this.loadProject(teamId, req.projectId) : null;
-    const kbIds = [
-      ...new Set([
-        ...(req.knowledgeBaseId !== undefined ? [req.knowledgeBaseId] : []),
-        ...(project?.knowledgeBaseIds ?? []),
-      ]),
-    ];
+    const named = req.fileSearch?.storeIds ?? (req.knowledgeBaseId !== undefined ? [req.knowledgeBaseId] : []);
+    const kbIds = [...new Set([...named, ...(project?.knowledgeBaseIds ?? [])])];
     const kbStores: SearchableStore[] = [];
     for (const id of kbIds) {
-      const store = await this.useStore(teamId, id, req.knowledgeBaseId, notes);
+      const store = await this.useStore(teamId, id, named.includes(id) ? namedField(req) : null, notes);
       if (store) kbStores.push(store);
     }
     // the project's own store (internal: the knowledge-base APIs do not serve it)
@@ -47,7 +43,7 @@ export class ContextSources {
       maxOutputTokens: req.maxOutputTokens,
       promptTokens: req.promptTokens,
     });
-    return { project, kbStores, projectStore, rag: project?.rag ?? DEFAULT_RAG, mode, budget, notes };
+    return { project, kbStores, projectStore, rag: ragSettings(req, project), mode, budget, notes };
   }
 
   /**
@@ -57,21 +53,23 @@ export class ContextSources {
   private async useStore(
     teamId: string,
     id: string,
-    named: string | undefined,
+    named: NamedField | null,
     notes: string[],
   ): Promise<SearchableStore | null> {
     try {
       return await this.stores.useStore(teamId, id);
     } catch (err) {
       const isExpired = err instanceof ApiError && err.code === 'vector_store_expired';
-      if (id === named) {
+      if (named) {
         if (isExpired)
           throw ApiError.badRequest(
-            `Knowledge base '${id}' has expired (expires_after).`,
-            'knowledge_base_id',
+            `${named.noun} '${id}' has expired (expires_after).`,
+            named.param,
             'vector_store_expired',
           );
-        throw ApiError.notFound(`Knowledge base '${id}' not found.`, 'knowledge_base_not_found', 'knowledge_base_id');
+        if (err instanceof ApiError && err.status === 404)
+          throw ApiError.notFound(`${named.noun} '${id}' not found.`, named.notFoundCode, named.param);
+        throw err;
       }
       if (!isExpired && !(err instanceof ApiError && err.status === 404)) throw err;
       notes.push(
@@ -88,4 +86,27 @@ export class ContextSources {
     if (!project) throw ApiError.notFound(`Project '${projectId}' not found.`, 'project_not_found', 'project_id');
     return project;
   }
+}
+
+/** How errors name a store the request itself names: knowledge_base_id, or a file_search tool's vector_store_ids. */
+interface NamedField {
+  noun: string;
+  param: string;
+  notFoundCode: string;
+}
+
+function namedField(req: ContextRequest): NamedField {
+  return req.fileSearch
+    ? { noun: 'Vector store', param: req.fileSearch.param, notFoundCode: 'vector_store_not_found' }
+    : { noun: 'Knowledge base', param: 'knowledge_base_id', notFoundCode: 'knowledge_base_not_found' };
+}
+
+/**
+ * A file_search tool ranks as the vector-store search does: the searches' cosine and fused order
+ * (no rerank), its own result count and threshold. Otherwise the project's settings, or the defaults.
+ */
+function ragSettings(req: ContextRequest, project: ProjectContext | null): ProjectRagSettings {
+  const fs = req.fileSearch;
+  if (fs) return { top_k: fs.maxResults, rerank: false, file_threshold: fs.threshold, kb_threshold: fs.threshold };
+  return project?.rag ?? DEFAULT_RAG;
 }

@@ -12,6 +12,8 @@ export interface ContextRequest {
   model: ModelEntry;
   projectId?: string;
   knowledgeBaseId?: string;
+  /** the Responses file_search tool: the vector stores it names, searched instead of knowledge_base_id */
+  fileSearch?: FileSearchRequest;
   mode?: RequestedMode;
   pdfs: UrlPdf[];
   /** the question the fragments are searched for (the prompt / the last user message) */
@@ -29,6 +31,20 @@ export interface ContextRequest {
   openHold?: (bound: { retrievalMicro: number; contextTokens: number; images: number }) => Promise<RequestHold>;
 }
 
+/**
+ * A file_search tool: its vector stores (each must be the caller's), the field errors about them
+ * name, and the ranking (results kept, minimum cosine). Results keep the searches' own order.
+ */
+export interface FileSearchRequest {
+  storeIds: string[];
+  param: string;
+  maxResults: number;
+  threshold: number;
+  /** attribute filters (as the vector-store search takes them), or null */
+  filters: unknown;
+  filtersParam: string;
+}
+
 export type SourceKind = ContextMaterial['kind'] | 'knowledge_base' | 'file_url';
 
 export interface ChatSource {
@@ -43,6 +59,10 @@ export interface ChatSource {
   score: number | null;
   /** the knowledge document (file) the text comes from; null for file_urls PDFs */
   document_id: string | null;
+  /** the document's file name; null for file_urls PDFs */
+  filename: string | null;
+  /** the fragment's chunk: its position among the document's chunks (0-based); null for a material given in full */
+  chunk_index: number | null;
 }
 
 export interface ChatContextInfo {
@@ -69,6 +89,8 @@ export interface AssembledContext {
   /** data: URLs of project images to add to the last user turn */
   imageUrls: string[];
   sources: ChatSource[];
+  /** each source's text (as the model was given it) and its document's attributes, in `sources` order */
+  details: { text: string; attributes: Record<string, unknown> | null }[];
   info: ChatContextInfo;
   /** what the query embeddings and the rerank charged (separate ledger entries) */
   retrievalMicro: number;
@@ -89,6 +111,12 @@ export interface Piece {
   kind: SourceKind;
   materialId: string | null;
   documentId: string | null;
+  /** the knowledge document's file name (search hits); null otherwise */
+  filename?: string | null;
+  /** search hits: the chunk's position in its document */
+  chunkIndex?: number | null;
+  /** search hits: the document's attributes */
+  attributes?: Record<string, unknown> | null;
   /** full documents: the id listed in materials_full */
   fullKey?: string;
   /** fragments: where the candidate came from (threshold and scoring rules differ) */

@@ -13,7 +13,10 @@ export function makePiece(
   label: SourceLabel,
   text: string,
   score: number | null,
-  meta: Pick<Piece, 'kind' | 'materialId' | 'documentId' | 'fullKey' | 'origin'>,
+  meta: Pick<
+    Piece,
+    'kind' | 'materialId' | 'documentId' | 'fullKey' | 'origin' | 'filename' | 'chunkIndex' | 'attributes'
+  >,
 ): Piece {
   const tokens = score === null ? count(formatSource(99, label, text)) : 0;
   return { label, text, tokens, score: score ?? 0, ...meta };
@@ -31,6 +34,9 @@ export function hitPiece(
     kind: m.kind,
     materialId: m.materialId,
     documentId: h.document.id,
+    filename: h.document.filename,
+    chunkIndex: h.chunk.index ?? null,
+    attributes: h.document.attributes ?? null,
     origin: m.origin,
   });
 }

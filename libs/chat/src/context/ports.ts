@@ -82,11 +82,21 @@ export interface StoreQuery {
   topK: number;
   /** minimum cosine of a hit */
   threshold: number;
+  /** attribute filters as the vector-store search takes them (validated by the store; errors name `filtersParam`) */
+  filters?: unknown;
+  filtersParam?: string;
 }
 
 export interface StoreHit {
-  chunk: { page: number | null; text: string };
-  document: { id: string; title: string | null; filename: string; url: string | null };
+  /** `index`: the chunk's position in its document (0-based), or null when the store does not say */
+  chunk: { page: number | null; text: string; index?: number | null };
+  document: {
+    id: string;
+    title: string | null;
+    filename: string;
+    url: string | null;
+    attributes?: Record<string, unknown> | null;
+  };
   /** cosine of query and chunk */
   score: number;
 }

@@ -52,7 +52,7 @@ export class ContextRetrieval {
     const found = await this.search(req, plan, query, projectStore, docs.remainderDocs, hold);
     const searchMs = performance.now() - searchStart;
     const rerankStart = performance.now();
-    const pool = found.candidates.slice(0, MAX_CANDIDATES);
+    const pool = found.candidates.slice(0, Math.max(MAX_CANDIDATES, plan.rag.top_k));
     const rerankMicro = await this.rescore(req, query, plan.rag.rerank ? [...pool, ...pdfChunks] : pdfChunks, hold);
     const rerankMs = rerankMicro === null ? 0 : performance.now() - rerankStart;
     const pdfs = pdfChunks.filter((c) => c.score >= plan.rag.file_threshold);
@@ -133,11 +133,13 @@ export class ContextRetrieval {
     remainderDocs: Set<string> | null,
     hold: RequestHold | null,
   ): Promise<{ candidates: Piece[]; costMicro: number }> {
+    const fs = req.fileSearch;
+    const filters = fs ? { filters: fs.filters, filtersParam: fs.filtersParam } : {};
     const run = (store: SearchableStore, threshold: number) =>
       this.stores.search(
         req.caller,
         store,
-        { queries: [query], topK: MAX_CANDIDATES, threshold },
+        { queries: [query], topK: Math.max(MAX_CANDIDATES, plan.rag.top_k), threshold, ...filters },
         req.requestId,
         req.endpoint,
         hold ?? undefined,

@@ -34,6 +34,22 @@ export class ChatSourceDto {
     description: 'The knowledge document (file) the text comes from',
   })
   document_id: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    example: 'handbook.pdf',
+    description:
+      'The file name of the knowledge document of a retrieved fragment; null for full materials and file_urls PDFs',
+  })
+  filename: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: Number,
+    example: 4,
+    description:
+      'Position of the fragment (chunk) among its document’s chunks, from 0, in the order of the document text; null for a material given in full',
+  })
+  chunk_index: number | null;
 }
 
 /** How the context was built (gateway extension). */

@@ -63,7 +63,7 @@ export class ResponseCreateRequestDto {
     number | null;
   @ApiPropertyOptional({
     description:
-      'Function tools, e.g. [{"type": "function", "name": "get_weather", "description": "Current weather for a city", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}] — on models with tool support (`local` has none, so the example is empty)',
+      'Function tools, e.g. [{"type": "function", "name": "get_weather", "description": "Current weather for a city", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}] — on models with tool support (`local` has none, so the example is empty); and one {"type": "file_search", "vector_store_ids": ["vs_…"], "max_num_results"?: 1–50 (10), "ranking_options"?: {"score_threshold"}, "filters"?} on any model: the gateway searches the vector stores and gives the hits to the model',
     type: 'array',
     items: { type: 'object', additionalProperties: true },
     example: [],
@@ -203,7 +203,8 @@ export class ResponseCreateRequestDto {
     nullable: true,
     type: 'array',
     items: { type: 'string' },
-    description: 'Accepted and ignored',
+    description:
+      '"file_search_call.results": the file_search_call item lists its results; other values are accepted and ignored',
     example: [],
   })
   @IsOptional()
@@ -242,24 +243,71 @@ export class ResponseCreateRequestDto {
   fallbacks?: string[];
 }
 
+/** A file citation on an answer's text (file_search): the file and the character position it belongs to. */
+export class ResponseFileCitationDto {
+  @ApiProperty({ enum: ['file_citation'], example: 'file_citation' }) type: 'file_citation';
+  @ApiProperty({ example: 'file-7a1b2c3d4e5f' }) file_id: string;
+  @ApiProperty({ example: 'handbook.pdf' }) filename: string;
+  @ApiProperty({ example: 57, description: 'Character position in the text the citation belongs to' }) index: number;
+}
+
+/** One file_search result (with include: ["file_search_call.results"]). */
+export class ResponseFileSearchResultDto {
+  @ApiProperty({ example: 'file-7a1b2c3d4e5f' }) file_id: string;
+  @ApiProperty({ example: 'handbook.pdf' }) filename: string;
+  @ApiProperty({ example: 'The secret launch codename is BLUE HERON.' }) text: string;
+  @ApiProperty({ example: 0.42, description: 'Cosine of the query and the fragment' }) score: number;
+  @ApiProperty({
+    type: 'object',
+    nullable: true,
+    additionalProperties: true,
+    example: null,
+    description: "The file's attributes in its vector store",
+  })
+  attributes: Record<string, unknown> | null;
+}
+
 export class ResponseOutputTextDto {
   @ApiProperty({ example: 'output_text' }) type: 'output_text';
   @ApiProperty({ example: 'Hello!' }) text: string;
-  @ApiProperty({ type: 'array', items: { type: 'object' }, example: [] }) annotations: unknown[];
+  @ApiProperty({
+    type: [ResponseFileCitationDto],
+    example: [],
+    description: 'file_citation annotations when the file_search tool found the sources the text uses',
+  })
+  annotations: ResponseFileCitationDto[];
   @ApiProperty({ type: 'array', items: { type: 'object' }, example: [] }) logprobs: unknown[];
 }
 
-/** An output item: a message ({type: "message"}) or a function call ({type: "function_call"}). */
+/**
+ * An output item: a message ({type: "message"}), a function call ({type: "function_call"}) or the
+ * file_search tool's search ({type: "file_search_call"}, before the message).
+ */
 export class ResponseOutputItemDto {
   @ApiProperty({ example: 'msg_6f0c0a2b9d3e4c51a7b8c9d0e1f2a3b4' }) id: string;
-  @ApiProperty({ enum: ['message', 'function_call'], example: 'message' }) type: 'message' | 'function_call';
-  @ApiProperty({ enum: ['completed', 'incomplete', 'in_progress'], example: 'completed' }) status: string;
+  @ApiProperty({ enum: ['message', 'function_call', 'file_search_call'], example: 'message' }) type:
+    'message' | 'function_call' | 'file_search_call';
+  @ApiProperty({ enum: ['completed', 'incomplete', 'in_progress', 'searching'], example: 'completed' })
+  status: string;
   @ApiPropertyOptional({ example: 'assistant' }) role?: 'assistant';
   @ApiPropertyOptional({ type: [ResponseOutputTextDto] }) content?: ResponseOutputTextDto[];
   @ApiPropertyOptional({ example: 'call_abc123', description: 'function_call items' }) call_id?: string;
   @ApiPropertyOptional({ example: 'get_weather', description: 'function_call items' }) name?: string;
   @ApiPropertyOptional({ example: '{"city":"Paris"}', description: 'function_call items: JSON text' })
   arguments?: string;
+  @ApiPropertyOptional({
+    type: [String],
+    example: ['What is the launch codename?'],
+    description: 'file_search_call items: the queries searched',
+  })
+  queries?: string[];
+  @ApiPropertyOptional({
+    type: [ResponseFileSearchResultDto],
+    nullable: true,
+    example: null,
+    description: 'file_search_call items: the results with include: ["file_search_call.results"], otherwise null',
+  })
+  results?: ResponseFileSearchResultDto[] | null;
 }
 
 export class ResponseInputTokensDetailsDto {
@@ -347,7 +395,7 @@ export class ResponseStreamEventDto {
   @ApiProperty({
     example: 'response.output_text.delta',
     description:
-      'response.created, response.in_progress, response.output_item.added, response.content_part.added, response.output_text.delta, response.output_text.done, response.content_part.done, response.function_call_arguments.delta, response.function_call_arguments.done, response.output_item.done, response.completed (or response.incomplete); error on an upstream failure mid-stream',
+      'response.created, response.in_progress, response.output_item.added, response.content_part.added, response.output_text.delta, response.output_text.done, response.content_part.done, response.function_call_arguments.delta, response.function_call_arguments.done, response.file_search_call.in_progress, response.file_search_call.searching, response.file_search_call.completed, response.output_text.annotation.added, response.output_item.done, response.completed (or response.incomplete); error on an upstream failure mid-stream',
   })
   type: string;
   @ApiProperty({ example: 4 }) sequence_number: number;
@@ -369,6 +417,10 @@ export class ResponseStreamEventDto {
   name?: string;
   @ApiPropertyOptional({ type: 'array', items: { type: 'object' }, example: [], description: 'output_text events' })
   logprobs?: unknown[];
+  @ApiPropertyOptional({ example: 0, description: 'output_text.annotation.added: the annotation’s position' })
+  annotation_index?: number;
+  @ApiPropertyOptional({ type: ResponseFileCitationDto, description: 'output_text.annotation.added' })
+  annotation?: ResponseFileCitationDto;
   @ApiPropertyOptional({
     type: String,
     nullable: true,

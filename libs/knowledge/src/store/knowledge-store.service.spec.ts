@@ -92,9 +92,29 @@ describe('KnowledgeStoreService (internal store API, in-memory repositories)', (
     const out = await store.search(caller, ref, { queries: ['launch?'], topK: 5, threshold: 0.1 }, 'r1', '/x');
     expect(search.calls).toEqual([{ store: kb.store.id, filter: null }]);
     expect(out.costMicro).toBe(42);
-    expect(out.hits[0].chunk).toEqual({ id: 9, page: 2, text: 'The launch is on 4 May.' });
+    expect(out.hits[0].chunk).toEqual({ id: 9, page: 2, text: 'The launch is on 4 May.', index: 0 });
     expect(out.hits[0].document).toMatchObject({ id: doc.id, storeId: kb.store.id, title: 'launch' });
-    expect(out.hits[0].document).not.toHaveProperty('attributes');
+    // the attributes as an object (or null), never the stored JSON text
+    expect(out.hits[0].document.attributes).toBeNull();
+    // filters are the vector-store search's: parsed for the engine, errors name the caller's field
+    const filters = { type: 'eq', key: 'lang', value: 'en' };
+    await store.search(
+      caller,
+      ref,
+      { queries: ['q'], topK: 5, threshold: 0, filters, filtersParam: 'tools[0].filters' },
+      'r2',
+      '/x',
+    );
+    expect(search.calls[1]).toEqual({ store: kb.store.id, filter: filters });
+    await expect(
+      store.search(
+        caller,
+        ref,
+        { queries: ['q'], topK: 5, threshold: 0, filters: { type: 'bogus' }, filtersParam: 'tools[0].filters' },
+        'r3',
+        '/x',
+      ),
+    ).rejects.toMatchObject({ status: 400, param: expect.stringMatching(/^tools\[0\]\.filters/) });
     expect(await store.maxChunkTokens([ref])).toBe(100);
     expect(store.holdMicro(ref, ['launch?'])).toBe(7);
   });

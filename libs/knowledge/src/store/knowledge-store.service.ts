@@ -16,6 +16,7 @@ import {
 } from './knowledge-store';
 import { toDocumentRef, toSearchHit, toStoreRef } from './read-models';
 import { ApiError } from '@app/common';
+import { parseFilter } from '../kb-rules';
 
 /** The internal store API over knowledge's services; chat's StoreSearch port is bound to it. */
 @Injectable()
@@ -120,7 +121,9 @@ export class KnowledgeStoreService extends KnowledgeStore implements StoreSearch
     endpoint: string,
     within?: RequestHold,
   ): Promise<StoreSearchResult> {
-    const out = await this.searcher.search(caller, store, { ...query, filter: null }, requestId, endpoint, within);
+    const { filters, filtersParam, ...rest } = query;
+    const filter = filters === undefined || filters === null ? null : parseFilter(filters, filtersParam);
+    const out = await this.searcher.search(caller, store, { ...rest, filter }, requestId, endpoint, within);
     return { hits: out.hits.map(toSearchHit), queryTokens: out.queryTokens, costMicro: out.costMicro };
   }
 }

@@ -60,8 +60,8 @@ export type InternalSource =
 
 /** A fragment found by a search: its chunk, its document and its cosine to the query. */
 export interface SearchHit {
-  chunk: { id: number; page: number | null; text: string };
-  document: DocumentRef;
+  chunk: { id: number; page: number | null; text: string; index: number };
+  document: DocumentRef & { attributes: Record<string, unknown> | null };
   score: number;
 }
 
@@ -69,6 +69,9 @@ export interface StoreSearchQuery {
   queries: string[];
   topK: number;
   threshold: number;
+  /** attribute filters (the vector-store search's `filters`), and the field their errors name */
+  filters?: unknown;
+  filtersParam?: string;
 }
 
 export interface StoreSearchResult {

@@ -34,9 +34,10 @@ export function toDocumentRef(d: KbDocumentEntity): DocumentRef {
 }
 
 function toChunk(c: KbChunkEntity): SearchHit['chunk'] {
-  return { id: Number(c.id), page: c.page, text: c.text };
+  return { id: Number(c.id), page: c.page, text: c.text, index: c.ordinal };
 }
 
 export function toSearchHit(h: ChunkHit): SearchHit {
-  return { chunk: toChunk(h.chunk), document: toDocumentRef(h.document), score: h.score };
+  const attributes = h.document.attributes ? (JSON.parse(h.document.attributes) as Record<string, unknown>) : null;
+  return { chunk: toChunk(h.chunk), document: { ...toDocumentRef(h.document), attributes }, score: h.score };
 }
