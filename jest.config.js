@@ -89,6 +89,10 @@ const base = {
 };
 module.exports = {
   testTimeout: 30000,
+  // Suites run in a worker process that is replaced once it holds more than this after a suite. Without
+  // it a two-core machine (one worker) runs every suite inside Jest's own process, where the memory of
+  // 150 suites' apps accumulates until the heap limit, and a client a suite left open keeps Jest alive.
+  workerIdleMemoryLimit: '1536MB',
   projects: [
     {
       ...base,
