@@ -23,8 +23,7 @@ const TIER_TIMEOUT_MS = Number(process.env.JEST_TIER_TIMEOUT_MIN || 40) * 60_000
 function run(label, env, args) {
   process.stdout.write(`\n=== ${label} ===\n`);
   const report = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gw-jest-')), 'report.json');
-  // --forceExit: on a machine with two cores Jest runs every suite inside its own process (one worker means
-  // in band), so one client a suite forgot to close would keep it alive after the report is written.
+  // --forceExit: once the report is written Jest exits even if a client a suite forgot to close is still open.
   // The timeout turns any other hang into a failure of this tier instead of a stalled run.
   const r = spawnSync(process.execPath, [jest, ...args, '--forceExit', '--json', `--outputFile=${report}`, ...extra], {
     stdio: 'inherit',
