@@ -40,7 +40,15 @@ describe('hybridRank', () => {
     const ranked = hybridRank(idx, [at(0, d)], [141], 2);
     const keywordOnly = ranked.find((c) => c.id === 141)!;
     expect(keywordOnly.score).toBeCloseTo(Math.cos((70 * Math.PI) / 180), 5);
-    expect(ranked.map((c) => c.id)).toEqual([101, 141, 102]); // equal fused scores: by id
+    expect(ranked.map((c) => c.id)).toEqual([101, 141, 102]); // equal fused scores: the higher cosine first
+  });
+
+  it('equal fused scores go to the candidate closer in meaning, not to the lower id', () => {
+    // vector leg: 102 (10°) then 101 (30°); keyword leg: 101 then 102 → both 1/61 + 1/62
+    const idx = index([at(30), at(10)]);
+    const ranked = hybridRank(idx, [at(0)], [101, 102]);
+    expect(ranked[0].fused).toBe(ranked[1].fused);
+    expect(ranked.map((c) => c.id)).toEqual([102, 101]);
   });
 
   it('a multi-part query scores each chunk by its best part', () => {

@@ -18,7 +18,7 @@ export interface HybridCandidate {
 /**
  * Hybrid ranking of one index: the vector leg (rows by their best exact cosine to any query part)
  * and the keyword leg (`keywordIds`, best first) are fused by reciprocal rank, and that fused order
- * is the result order. Every candidate — keyword-only ones too — carries its exact cosine (the best
+ * is the result order (ties to the higher cosine). Every candidate — keyword-only ones too — carries its exact cosine (the best
  * over the query parts), which is what a similarity threshold is compared with.
  */
 export function hybridRank(
@@ -38,8 +38,18 @@ export function hybridRank(
   for (const qv of queryVectors) for (const [row, score] of index.cosines(qv, pending)) take(row, score);
   const vectorRows = [...best.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, pool);
   const vectorIds = vectorRows.map(([row]) => index.ids[row]);
-  return reciprocalRankFusion([vectorIds, keywordRows.map((row) => index.ids[row])]).map(({ id, score: fused }) => {
-    const row = index.rowOf(id)!;
-    return { row, id, fused, score: best.get(row)! };
-  });
+  return reciprocalRankFusion([vectorIds, keywordRows.map((row) => index.ids[row])])
+    .map(({ id, score: fused }) => {
+      const row = index.rowOf(id)!;
+      return { row, id, fused, score: best.get(row)! };
+    })
+    .sort(byFusedThenCosine);
+}
+
+/**
+ * Fused order; equal fused scores (one leg's first is the other's second, and so on) go to the
+ * candidate closer in meaning (higher cosine), then to the lower id.
+ */
+function byFusedThenCosine(a: HybridCandidate, b: HybridCandidate): number {
+  return b.fused - a.fused || b.score - a.score || a.id - b.id;
 }
