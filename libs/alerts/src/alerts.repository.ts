@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In, LessThan, Repository } from 'typeorm';
-import { ChangeRecorder, RawSql, TransactionRunner } from '@app/database';
+import { ChangeRecorder, deploymentSecret, RawSql, TransactionRunner } from '@app/database';
 import {
   AlertDeliveryAttemptEntity,
   AlertDeliveryEntity,
@@ -18,7 +18,7 @@ export interface NewEvent {
 @Injectable()
 export class AlertsRepository {
   private readonly sql: RawSql;
-  private readonly T: { rules: string; events: string; deliveries: string; secrets: string };
+  private readonly T: { rules: string; events: string; deliveries: string };
 
   constructor(
     @InjectDataSource() ds: DataSource,
@@ -34,7 +34,6 @@ export class AlertsRepository {
       rules: this.sql.table(AlertRuleEntity),
       events: this.sql.table(AlertEventEntity),
       deliveries: this.sql.table(AlertDeliveryEntity),
-      secrets: this.sql.table(AlertRuleEntity).replace(/alert_rules(["`]?)$/, 'gateway_secrets$1'),
     };
   }
 
@@ -217,12 +216,7 @@ export class AlertsRepository {
   // ── deployment secret ──────────────────────────────────────────────────────────────────────────
 
   /** The named per-deployment secret (gateway_secrets), created once with `candidate` and shared by replicas. */
-  async secret(name: string, candidate: string, now: number): Promise<string> {
-    await this.sql.exec(
-      `INSERT INTO ${this.T.secrets} (name, value, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING`,
-      [name, candidate, now],
-    );
-    const { rows } = await this.sql.exec(`SELECT value FROM ${this.T.secrets} WHERE name = $1`, [name]);
-    return rows[0] ? String(rows[0].value) : candidate;
+  secret(name: string, candidate: string, now: number): Promise<string> {
+    return deploymentSecret(this.sql, name, candidate, now);
   }
 }

@@ -9,3 +9,4 @@ export * from './database-logger';
 export * from './sqlite-group-commit';
 export * from './pg-group-commit';
 export * from './change-recorder';
+export * from './deployment-secret';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, LessThan, Repository } from 'typeorm';
-import { ChangeRecorder, RawSql, TransactionRunner } from '@app/database';
+import { ChangeRecorder, deploymentSecret, RawSql, TransactionRunner } from '@app/database';
 import {
   ProjectEntity,
   ProjectIntegrationEntity,
@@ -308,13 +308,7 @@ export class ProjectsRepository {
   // ── deployment secret ──────────────────────────────────────────────────────────────────────────
 
   /** The named per-deployment secret (gateway_secrets), created once with `candidate` and shared by replicas. */
-  async secret(name: string, candidate: string, now: number): Promise<string> {
-    const table = this.sql.table(ProjectEntity).replace(/projects(["`]?)$/, 'gateway_secrets$1');
-    await this.sql.exec(
-      `INSERT INTO ${table} (name, value, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING`,
-      [name, candidate, now],
-    );
-    const { rows } = await this.sql.exec(`SELECT value FROM ${table} WHERE name = $1`, [name]);
-    return rows[0] ? String(rows[0].value) : candidate;
+  secret(name: string, candidate: string, now: number): Promise<string> {
+    return deploymentSecret(this.sql, name, candidate, now);
   }
 }
