@@ -40,6 +40,8 @@ run('database outage (private Postgres)', () => {
         DATABASE_SCHEMA: '',
         DATA_DIR: dataDir,
         AUTH_CACHE_TTL_SECONDS: '5',
+        // every request holds with a write of its own here (credit grants: the suite below)
+        BILLING_CREDIT_GRANTS: 'false',
       },
     });
     admin = new AdminClient(t.url);
@@ -124,5 +126,74 @@ run('database outage (private Postgres)', () => {
     const bal = await request(t.url).get('/api/v1/balance').set('api-key', apiKey);
     expect(bal.status).toBe(200);
     expect(bal.body.reserved_rub).toBe(0);
+  }, 60_000);
+});
+
+run('database outage with credit grants (private Postgres)', () => {
+  let pg: PrivatePostgres;
+  let t: TestApp;
+  let openai: FakeOpenAI;
+  let admin: AdminClient;
+  let dataDir: string;
+  const toMicro = (rub: number): number => Math.round(rub * 1e6);
+
+  beforeAll(async () => {
+    pg = await PrivatePostgres.start();
+    openai = await FakeOpenAI.start({ apiKey: UPSTREAM_KEYS.openai });
+    dataDir = mkdtempSync(join(tmpdir(), 'gw-outage-grants-'));
+    t = await createTestApp({
+      env: {
+        ...providerEnv({ openai }),
+        OPENAI_MAX_RETRIES: '0',
+        DATABASE_URL: pg.url,
+        DATABASE_SCHEMA: '',
+        DATA_DIR: dataDir,
+        AUTH_CACHE_TTL_SECONDS: '5',
+        BILLING_CREDIT_GRANTS: 'true',
+      },
+    });
+    admin = new AdminClient(t.url);
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close().catch(() => undefined);
+    await openai?.close();
+    await pg?.destroy();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const ask = (apiKey: string) =>
+    request(t.url)
+      .post('/api/v1/chat')
+      .set('api-key', apiKey)
+      .send({ model: 'gpt-4o-mini', user_id: 'u', prompt: 'hello there', max_tokens: 50 });
+
+  it('credit already granted to the replica serves requests during the outage; their charges are spooled and applied once; a team with no credit here gets 503', async () => {
+    const billing = t.get(BillingService);
+    const { apiKey } = await admin.teamWithKey(10, 'granted');
+    const { apiKey: cold } = await admin.teamWithKey(10, 'cold');
+    expect((await ask(cold)).status).toBe(200); // warms the key cache (its grant is returned when idle)
+    await new Promise((r) => setTimeout(r, 3_500));
+    expect((await ask(apiKey)).status).toBe(200); // takes a grant and warms the key cache
+    const before = await admin.balance(apiKey);
+    await pg.down();
+    try {
+      openai.enqueue({ text: 'served from credit', usage: { input: 9, output: 4 } });
+      const res = await ask(apiKey);
+      expect(res.status).toBe(200);
+      expect(res.body.response.text).toBe('served from credit');
+      expect(billing.stats().spoolPending).toBe(1);
+      const refused = await ask(cold);
+      expect(refused.status).toBe(503);
+      expect(refused.body.error.code).toBe('service_unavailable');
+    } finally {
+      await pg.up();
+    }
+    await billing.replaySpool();
+    await billing.replaySpool(); // a second replay applies nothing more
+    expect(billing.stats().spoolPending).toBe(0);
+    const cost = expectedCost(PRICES['gpt-4o-mini'], { prompt: 9, completion: 4 });
+    expect(toMicro(before) - toMicro(await admin.balance(apiKey))).toBe(toMicro(cost.total_cost_rub));
+    const usage = await request(t.url).get('/api/v1/usage?limit=100').set('api-key', apiKey);
+    expect(usage.body.data.filter((e: { kind: string }) => e.kind === 'charge')).toHaveLength(2);
   }, 60_000);
 });

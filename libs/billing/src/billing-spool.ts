@@ -17,7 +17,16 @@ import type { ChargeRecord } from './billing.repository';
 /** A settle or release the database could not take when it happened. */
 export type SpoolRecord =
   | { op: 'settle'; reservationId: string; actualMicro: number; charge: ChargeRecord; at: number }
-  | { op: 'release'; reservationId: string; at: number };
+  | { op: 'release'; reservationId: string; at: number }
+  | {
+      op: 'charge';
+      grantId: string;
+      holdId: string;
+      teamId: string;
+      actualMicro: number;
+      charge: ChargeRecord;
+      at: number;
+    };
 
 /**
  * The durable outbox of billing writes: one JSON line per record, appended and fsync'ed before the

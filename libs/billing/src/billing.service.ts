@@ -12,7 +12,8 @@ import {
 import type { Caller } from '@app/auth';
 import { COUNTED_FLAG, limitSubject, RateLimitService, RateTicket } from '@app/governance';
 import { AppConfig } from '@app/config';
-import { BillingRepository, TopUpExtra, BudgetPeriod, ChargeRecord } from './billing.repository';
+import { BillingRepository, TopUpExtra, BudgetPeriod, ChargeRecord, isUniqueViolation } from './billing.repository';
+import { CreditGrants } from './credit-grants';
 import { BillingSpool, SpoolRecord } from './billing-spool';
 import { BalanceResponseDto, UsageResponseDto } from './dto/billing.dto';
 import { LedgerEntryEntity } from './entities/ledger-entry.entity';
@@ -23,6 +24,8 @@ export interface Reservation {
   readonly teamId: string;
   readonly requestId: string;
   readonly amountMicro: number;
+  /** set when the hold was taken out of this replica's credit grant (no reservation row of its own) */
+  readonly grantId?: string;
 }
 
 export interface ChargeDetails {
@@ -109,6 +112,8 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
   private readonly spool: BillingSpool;
   private readonly counters = { overruns: 0, overrunMicro: 0, spooled: 0 };
   private readonly chargeListeners: ChargeListener[] = [];
+  /** per-replica credit (BILLING_CREDIT_GRANTS): most holds need no database write */
+  private readonly grants: CreditGrants | null;
 
   constructor(
     private readonly repo: BillingRepository,
@@ -122,11 +127,14 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
     @Optional() spool?: BillingSpool,
   ) {
     this.spool = spool ?? BillingSpool.forConfig(config);
+    this.grants = config.billingCreditGrants ? new CreditGrants(repo, clock, config.creditGrantTtlMs) : null;
   }
 
   onModuleInit(): void {
-    this.metrics.observeOpenReservations(() => this.inFlight.size);
-    const every = Math.min(60_000, Math.max(1_000, Math.floor(this.config.reservationTtlMs / 4)));
+    this.metrics.observeOpenReservations(() => this.inFlight.size + (this.grants?.holds ?? 0));
+    let every = Math.min(60_000, Math.max(1_000, Math.floor(this.config.reservationTtlMs / 4)));
+    // grants are renewed three times per their TTL, and idle ones returned within a second or two
+    if (this.grants) every = Math.min(every, 1_000);
     this.sweeper = setInterval(
       () => void this.sweepExpired().catch((err: unknown) => this.logger.error({ err }, 'reservation sweep failed')),
       every,
@@ -174,7 +182,18 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
       let done = 0;
       for (const rec of records) {
         try {
-          if (rec.op === 'settle') {
+          if (rec.op === 'charge') {
+            await this.repo
+              .chargeFromGrant(
+                { grantId: rec.grantId, holdId: rec.holdId, teamId: rec.teamId, actualMicro: rec.actualMicro },
+                rec.charge,
+                rec.at,
+              )
+              .catch((err: unknown) => {
+                // applied before (the ledger names each hold once)
+                if (!isUniqueViolation(err)) throw err;
+              });
+          } else if (rec.op === 'settle') {
             const out = await this.repo.settle(rec.reservationId, rec.actualMicro, rec.charge, rec.at);
             if (!out.ok && out.status !== 'settled')
               this.spool.reject(rec, `reservation is ${out.status ?? 'missing'}`);
@@ -185,7 +204,7 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
         } catch (err) {
           if (isDatabaseUnavailable(err)) break;
           this.logger.error(
-            { err, reservationId: rec.reservationId },
+            { err, reservationId: holdOf(rec) },
             'spooled billing write refused; moved to rejected.ndjson',
           );
           this.spool.reject(rec, (err as Error).message);
@@ -204,20 +223,39 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
     const open = [...this.inFlight.values()];
     if (open.length) this.logger.warn(`releasing ${open.length} reservation(s) still open at shutdown`);
     await Promise.all(open.map((r) => this.release(r).catch(() => undefined)));
+    await this.grants?.returnAll();
   }
 
-  async reserve(teamId: string, maxCostMicro: number, requestId: string, key?: KeyBudget): Promise<Reservation> {
+  /**
+   * Holds the worst case of one request: out of this replica's credit grant when there is one
+   * (no database write), otherwise — `exact`, a key with budgets, a balance too small for a grant —
+   * as a reservation row of its own.
+   */
+  async reserve(
+    teamId: string,
+    maxCostMicro: number,
+    requestId: string,
+    key?: KeyBudget,
+    exact = false,
+  ): Promise<Reservation> {
     const amountMicro = Math.max(0, Math.ceil(maxCostMicro));
     const now = this.clock.now();
-    const reservation: Reservation = { id: newId(), teamId, requestId, amountMicro };
     const budgets = key ? budgetPeriods(key, now) : [];
-    const out = await this.repo.reserve({
+    if (this.grants && !exact && budgets.length === 0) {
+      const held = await this.grants.hold(teamId, amountMicro);
+      if (held) return { id: held.holdId, teamId, requestId, amountMicro, grantId: held.grantId };
+    }
+    const reservation: Reservation = { id: newId(), teamId, requestId, amountMicro };
+    const hold = {
       ...reservation,
       now,
       expiresAt: now + this.config.reservationTtlMs,
       apiKeyId: key?.apiKeyId ?? null,
       budgets,
-    });
+    };
+    let out = await this.repo.reserve(hold);
+    // credit this replica keeps in its grants is given back before the request is refused
+    if (!out.ok && out.team && !out.budget && (await this.grants?.trim(teamId))) out = await this.repo.reserve(hold);
     if (!out.ok) {
       if (!out.team) throw ApiError.notFound(`Team ${teamId} not found.`, 'team_not_found');
       if (out.budget) {
@@ -279,6 +317,7 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
       details: details.breakdown ? JSON.stringify(details.breakdown) : null,
     };
     const now = this.clock.now();
+    if (reservation.grantId) return this.chargeFromGrant(reservation, reservation.grantId, actual, record, now);
     let out;
     try {
       out = await this.repo.settle(reservation.id, actual, record, now);
@@ -300,6 +339,45 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
       );
     }
     this.notifyCharged(reservation.teamId, details.apiKeyId);
+    return { chargedMicro: out.chargedMicro, balanceAfterMicro: out.balanceAfterMicro, ledgerEntryId: out.ledgerId };
+  }
+
+  private async chargeFromGrant(
+    reservation: Reservation,
+    grantId: string,
+    actual: number,
+    record: ChargeRecord,
+    now: number,
+  ): Promise<SettledCharge> {
+    const hold = { holdId: reservation.id, grantId, teamId: reservation.teamId, amountMicro: reservation.amountMicro };
+    let out;
+    try {
+      out = await this.repo.chargeFromGrant({ ...hold, actualMicro: actual }, record, now);
+    } catch (err) {
+      if (!isDatabaseUnavailable(err)) throw err;
+      this.defer(
+        {
+          op: 'charge',
+          grantId,
+          holdId: hold.holdId,
+          teamId: hold.teamId,
+          actualMicro: actual,
+          charge: record,
+          at: now,
+        },
+        err,
+      );
+      // the grant still holds the money: requests go on holding from it (RFC 4006's granted units)
+      // while the charges wait in the spool
+      this.grants!.charged(hold, actual, true);
+      return { chargedMicro: actual, balanceAfterMicro: null, ledgerEntryId: null };
+    }
+    if (!out.ok) {
+      this.grants!.charged(hold, actual, false);
+      throw ApiError.notFound(`Team ${reservation.teamId} not found.`, 'team_not_found');
+    }
+    this.grants!.charged(hold, actual, out.grantOpen === true);
+    this.notifyCharged(reservation.teamId, record.apiKeyId);
     return { chargedMicro: out.chargedMicro, balanceAfterMicro: out.balanceAfterMicro, ledgerEntryId: out.ledgerId };
   }
 
@@ -415,7 +493,8 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
           monthMicro: caller.limits?.budgetMonthMicro ?? null,
         }
       : undefined;
-    const reservation = await this.reserve(spec.teamId, spec.holdMicro, spec.requestId, key);
+    // a reservation row of its own: its steps split it (see takeFrom)
+    const reservation = await this.reserve(spec.teamId, spec.holdMicro, spec.requestId, key, true);
     // the parent is not kept alive by the sweeper: only the holds of running steps are
     this.inFlight.delete(reservation.id);
     let remaining = reservation.amountMicro;
@@ -483,6 +562,10 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
 
   /** Frees the hold; nothing is charged. Safe to call twice; spooled when the database is away. */
   async release(reservation: Reservation): Promise<void> {
+    if (reservation.grantId) {
+      const { id: holdId, grantId, teamId, amountMicro } = reservation;
+      return this.grants!.released({ holdId, grantId, teamId, amountMicro });
+    }
     this.inFlight.delete(reservation.id);
     const now = this.clock.now();
     try {
@@ -497,13 +580,14 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
     this.spool.append(record);
     this.counters.spooled++;
     this.logger.warn(
-      { reservationId: record.reservationId, op: record.op, cause: (cause as Error).message },
+      { reservationId: holdOf(record), op: record.op, cause: (cause as Error).message },
       'database unavailable: billing write spooled to disk, applied when it returns',
     );
   }
 
   /** Releases reservations past their expiry (crashed requests). Returns how many were released. */
   async sweepExpired(limit = 500): Promise<number> {
+    await this.grants?.renew();
     // holds of requests still running on this replica are kept alive (long streams outlive the TTL)
     if (this.inFlight.size > 0)
       await this.repo.extend([...this.inFlight.keys()], this.clock.now() + this.config.reservationTtlMs);
@@ -558,7 +642,12 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
   async balance(teamId: string): Promise<{ balanceMicro: number; reservedMicro: number }> {
     const team = await this.repo.findTeam(teamId);
     if (!team) throw ApiError.notFound(`Team ${teamId} not found.`, 'team_not_found');
-    return { balanceMicro: team.balanceMicro, reservedMicro: team.reservedMicro };
+    if (!this.grants) return { balanceMicro: team.balanceMicro, reservedMicro: team.reservedMicro };
+    // "held by requests in flight": credit granted to replicas and not held by a request is not
+    // counted (this replica knows its own requests' holds; other replicas' are not visible here)
+    const granted = await this.repo.grantedMicro(teamId);
+    const reservedMicro = Math.max(0, team.reservedMicro - granted + this.grants.heldFor(teamId));
+    return { balanceMicro: team.balanceMicro, reservedMicro };
   }
 
   async balanceView(teamId: string): Promise<BalanceResponseDto> {
@@ -687,4 +776,9 @@ export function budgetPeriods(key: KeyBudget, now: number): BudgetPeriod[] {
     });
   }
   return out;
+}
+
+/** The hold a spooled write is for (its reservation, or the request's hold out of a grant). */
+function holdOf(rec: SpoolRecord): string {
+  return rec.op === 'charge' ? rec.holdId : rec.reservationId;
 }

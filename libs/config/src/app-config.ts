@@ -79,6 +79,12 @@ export class AppConfig {
   get bodyLimitBytes(): number {
     return this.env.bodyLimitMb * 1024 * 1024;
   }
+  get billingCreditGrants(): boolean {
+    return this.env.billingCreditGrants;
+  }
+  get creditGrantTtlMs(): number {
+    return this.env.creditGrantTtlSeconds * 1000;
+  }
   get reservationTtlMs(): number {
     return this.env.reservationTtlSeconds * 1000;
   }

@@ -216,6 +216,10 @@ export interface EnvConfig {
   logLevel: LogLevel;
   bodyLimitMb: number;
   reservationTtlSeconds: number;
+  /** holds taken from per-replica credit granted in bulk (no database write before dispatch) */
+  billingCreditGrants: boolean;
+  /** a replica's credit grant not renewed for this long (replica gone) returns to the balance */
+  creditGrantTtlSeconds: number;
   authCacheTtlSeconds: number;
   /** failed authentications (API key or admin token) per client address per window before 429; 0 = off */
   authFailureLimit: number;
@@ -532,6 +536,9 @@ export function parseEnv(env: Env, providers: readonly ProviderEnvDeclaration[] 
       10,
       86_400,
     ),
+    // on by default where a hold's commit is a round trip to another process (Postgres)
+    billingCreditGrants: bool(env, 'BILLING_CREDIT_GRANTS', str(env, 'DATABASE_URL') !== undefined),
+    creditGrantTtlSeconds: int(env, 'CREDIT_GRANT_TTL_SECONDS', 30, 3, 3_600),
     authCacheTtlSeconds: int(env, 'AUTH_CACHE_TTL_SECONDS', 5, 0, 5),
     authFailureLimit: int(env, 'AUTH_FAILURE_LIMIT', 20, 0, 1_000_000),
     authFailureWindowSeconds: int(env, 'AUTH_FAILURE_WINDOW_SECONDS', 60, 1, 86_400),
