@@ -54,7 +54,7 @@ export class CreditGrants {
   /** per team: its grants on this replica, newest last */
   private readonly grants = new Map<string, Grant[]>();
   /** grants being taken, per team: requests arriving meanwhile wait for it instead of taking another */
-  private readonly taking = new Map<string, Promise<void>>();
+  private readonly taking = new Map<string, Promise<boolean>>();
 
   constructor(
     private readonly repo: BillingRepository,
@@ -80,23 +80,27 @@ export class CreditGrants {
    * the balance cannot cover even that).
    */
   async hold(teamId: string, amountMicro: number): Promise<GrantHold | null> {
-    for (let attempt = 0; attempt < 2; attempt++) {
+    // a burst of requests shares each grant being taken; when it is used up the next one is taken,
+    // until the balance can grant no more (bounded: each round adds credit or ends)
+    for (let round = 0; round < 16; round++) {
       const taken = this.takeFree(teamId, amountMicro);
       if (taken) return taken;
       const pending = this.taking.get(teamId);
       if (pending) {
-        await pending;
+        if (!(await pending)) return this.takeFree(teamId, amountMicro);
         continue;
       }
       const granting = this.grant(teamId, amountMicro);
       this.taking.set(teamId, granting);
+      let granted: boolean;
       try {
-        await granting;
+        granted = await granting;
       } finally {
         this.taking.delete(teamId);
       }
+      if (!granted) return this.takeFree(teamId, amountMicro);
     }
-    return this.takeFree(teamId, amountMicro);
+    return null;
   }
 
   /** The request's charge was committed; `grantOpen` false: the database no longer holds its grant. */
@@ -177,7 +181,7 @@ export class CreditGrants {
     return { holdId: newId(), grantId: g.id, teamId, amountMicro };
   }
 
-  private async grant(teamId: string, amountMicro: number): Promise<void> {
+  private async grant(teamId: string, amountMicro: number): Promise<boolean> {
     const hold = Math.max(1, amountMicro);
     const now = this.clock.now();
     const id = newId();
@@ -190,10 +194,11 @@ export class CreditGrants {
       now,
       expiresAt: now + this.ttlMs,
     });
-    if (granted <= 0) return;
+    if (granted <= 0) return false;
     const list = this.grants.get(teamId) ?? [];
     list.push({ id, teamId, free: granted, holds: 0, held: 0, lastUsed: now });
     this.grants.set(teamId, list);
+    return true;
   }
 
   private find(hold: GrantHold): Grant | undefined {
