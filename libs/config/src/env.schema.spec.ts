@@ -76,6 +76,17 @@ describe('parseEnv', () => {
     expect(parseEnv({ RESERVATION_TTL_SECONDS: '90' }).reservationTtlSeconds).toBe(90);
   });
 
+  it('credit grants are on by default with Postgres only; their TTL is bounded', () => {
+    expect(parseEnv({}).billingCreditGrants).toBe(false);
+    expect(parseEnv({ DATABASE_URL: 'postgres://db/x' }).billingCreditGrants).toBe(true);
+    expect(parseEnv({ DATABASE_URL: 'postgres://db/x', BILLING_CREDIT_GRANTS: 'false' }).billingCreditGrants).toBe(
+      false,
+    );
+    expect(parseEnv({ BILLING_CREDIT_GRANTS: 'true' }).billingCreditGrants).toBe(true);
+    expect(parseEnv({}).creditGrantTtlSeconds).toBe(30);
+    expect(() => parseEnv({ CREDIT_GRANT_TTL_SECONDS: '1' })).toThrow(/CREDIT_GRANT_TTL_SECONDS/);
+  });
+
   it('reads values and strips trailing slashes from URLs', () => {
     const c = parseEnv({
       PORT: '8080',
