@@ -109,6 +109,8 @@ outage('request log during a database outage (private Postgres)', () => {
         DATABASE_URL: pg.url,
         DATABASE_SCHEMA: '',
         REQUEST_LOG_FLUSH_MS: '60000',
+        // a request during the outage must be refused (credit already granted would serve it)
+        BILLING_CREDIT_GRANTS: 'false',
       },
     });
   }, 60_000);
