@@ -33,7 +33,8 @@ export class HistogramSeries {
  * observation is a bucket search and three additions. prom-client's Histogram validates the labels,
  * builds their hash string and allocates on every `observe`, and its `labels()` children do the same
  * per call. Registered in a prom-client Registry like any metric: the exposition is prom-client's,
- * in the same shape (`_bucket` with `le`, cumulative, `+Inf`, `_sum`, `_count`).
+ * in the same shape (`_bucket` with `le`, cumulative, `+Inf`, `_sum`, `_count`). See
+ * docs/decisions/metrics-series-histogram.md.
  */
 export class SeriesHistogram {
   readonly type = 'histogram';
