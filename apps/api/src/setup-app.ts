@@ -5,6 +5,7 @@ import {
   answerClientErrorsAsJson,
   ApiExceptionFilter,
   AppLogger,
+  bindRequestScope,
   createValidationPipe,
   jsonBodyParsers,
   rejectHostileInput,
@@ -20,7 +21,7 @@ export function setupApp(app: NestExpressApplication): INestApplication {
   const config = app.get(AppConfig);
   app.useLogger(app.get(AppLogger));
   // order matters: request id + metrics + access log first (they see every request, refused ones too),
-  // then authenticate from the headers, then read and parse the body, then refuse hostile input
+  // then authenticate from the headers, then read and parse the body, then refuse hostile input, then open the request's scope
   app.use(app.get(RequestObserver).middleware());
   // the client address of the auth throttle (and req.ip): X-Forwarded-For only from trusted proxies
   if (config.trustProxy !== undefined) app.set('trust proxy', config.trustProxy);
@@ -28,6 +29,8 @@ export function setupApp(app: NestExpressApplication): INestApplication {
   app.use(authBeforeBody(app.get(ApiKeysService), config, app.get(AuthThrottle)));
   app.use(jsonBodyParsers(config.bodyLimitBytes));
   app.use(rejectHostileInput);
+  // the request's scope (its log lines, the actor of audit records): opened once the body is read
+  app.use(bindRequestScope);
   answerClientErrorsAsJson(app.getHttpServer());
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new ApiExceptionFilter());

@@ -64,9 +64,13 @@ export class AuthThrottle implements OnModuleInit, OnApplicationShutdown {
     await this.redis?.close();
   }
 
-  /** Throws 429 when the address is throttled. */
-  assertAllowed(address: string): void {
-    if (this.config.authFailureLimit === 0) return;
+  /**
+   * Throws 429 when the request's address is throttled. The address (Express's `req.ip`, which walks
+   * X-Forwarded-For through the trust-proxy rules) is only worked out when some address is throttled.
+   */
+  assertAllowed(req: Request): void {
+    if (this.config.authFailureLimit === 0 || this.blocked.size === 0) return;
+    const address = clientAddress(req);
     const until = this.blocked.get(address);
     if (until === undefined) return;
     const left = until - this.clock.now();
@@ -143,25 +147,23 @@ export class AuthThrottle implements OnModuleInit, OnApplicationShutdown {
  * throttled address refused (429) before the key is looked at.
  */
 export async function authenticateKey(req: Request, keys: ApiKeysService, throttle: AuthThrottle): Promise<Caller> {
-  const address = clientAddress(req);
-  throttle.assertAllowed(address);
+  throttle.assertAllowed(req);
   const apiKey = extractApiKey(req.headers);
   try {
     return await keys.authenticate(apiKey);
   } catch (err) {
     // a wrong or revoked key is a guess; a missing one is not
-    if (apiKey && err instanceof ApiError && err.status === 401) await throttle.failed(address, 'api_key');
+    if (apiKey && err instanceof ApiError && err.status === 401) await throttle.failed(clientAddress(req), 'api_key');
     throw err;
   }
 }
 
 /** Checks `Authorization: Bearer <ADMIN_TOKEN>` (constant time) the same way: 429 when throttled, failures counted. */
 export async function checkAdminToken(req: Request, token: string, throttle: AuthThrottle): Promise<void> {
-  const address = clientAddress(req);
-  throttle.assertAllowed(address);
+  throttle.assertAllowed(req);
   const header = req.headers.authorization ?? '';
   const m = /^\s*Bearer\s+(\S+)\s*$/i.exec(header);
   if (m && secretsEqual(m[1], token)) return;
-  if (header.trim() !== '') await throttle.failed(address, 'admin_token');
+  if (header.trim() !== '') await throttle.failed(clientAddress(req), 'admin_token');
   throw ApiError.unauthorized('Invalid or missing admin token.', 'invalid_admin_token');
 }

@@ -63,6 +63,8 @@ export interface ChatCallInput {
   within?: RequestHold | null;
   /** the request's name of a control (the Responses API says reasoning.effort, text.verbosity …) */
   controlParam?: (c: ChatControl) => string;
+  /** countPrompt(messages, params) when the caller counted these very messages already (not counted twice) */
+  promptTokens?: number;
 }
 
 /** One model the call may be served by, with its own upstream request. */
@@ -237,7 +239,7 @@ export class ChatService {
     const primaryMissing = this.registry.isAvailable(model) ? null : () => this.registry.chat(model);
     const p = input.params;
     const imgs = imageParts(input.messages);
-    const promptTokens = this.countPrompt(input.messages, p);
+    const promptTokens = input.promptTokens ?? this.countPrompt(input.messages, p);
     const promptText = input.messages.map((m) => messageText(m)).join('\n') + (p.tools ? JSON.stringify(p.tools) : '');
 
     // the requested model's rules answer the caller; a fallback that cannot take this request is left out

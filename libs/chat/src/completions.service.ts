@@ -78,6 +78,7 @@ export class CompletionsService {
       params,
       imageParam: files.images.length ? 'file_urls' : 'messages',
     });
+    const promptTokens = this.chat.countPrompt(messages, params);
     // the context is sized for the requested model (a fallback that cannot take it is left out)
     const ctx = await this.context.assemble({
       caller,
@@ -89,7 +90,7 @@ export class CompletionsService {
       mode: dto.mode ?? undefined,
       pdfs: files.pdfs,
       query: lastUserText(messages),
-      promptTokens: this.chat.countPrompt(messages, params),
+      promptTokens,
       maxOutputTokens: Math.min(params.max_tokens ?? model.max_output_tokens, model.max_output_tokens),
       requestImages: imageParts(messages).length,
       openHold: (bound) =>
@@ -108,16 +109,19 @@ export class CompletionsService {
         ),
     });
     if (ctx) Object.assign(timings, { contextMs: ctx.elapsedMs, searchMs: ctx.searchMs, rerankMs: ctx.rerankMs });
+    const sent = withContext(messages, ctx);
     const prep = await this.chat.prepare({
       caller,
       requestId,
       endpoint: ENDPOINT,
       modelKey: dto.model,
       fallbacks,
-      messages: withContext(messages, ctx),
+      messages: sent,
       params,
       imageParam: files.images.length ? 'file_urls' : 'messages',
       within: ctx?.hold,
+      // no context added: the messages counted above are the ones sent
+      promptTokens: sent === messages ? promptTokens : undefined,
     });
     return { prep, ctx, legacyFunctions: usesLegacyFunctions(dto) };
   }

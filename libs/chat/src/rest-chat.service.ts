@@ -137,6 +137,7 @@ export class RestChatService {
       params,
       imageParam: 'file_urls',
     });
+    const promptTokens = this.chat.countPrompt(base, params);
     // the context is sized for the requested model (a fallback that cannot take it is left out)
     const ctx = await this.context.assemble({
       caller,
@@ -148,7 +149,7 @@ export class RestChatService {
       mode: body.mode ?? undefined,
       pdfs: files.pdfs,
       query: body.prompt,
-      promptTokens: this.chat.countPrompt(base, params),
+      promptTokens,
       maxOutputTokens: Math.min(body.max_tokens ?? model.max_output_tokens, model.max_output_tokens),
       requestImages: files.images.length,
       openHold: (bound) =>
@@ -167,16 +168,19 @@ export class RestChatService {
         ),
     });
     if (ctx) Object.assign(timings, { contextMs: ctx.elapsedMs, searchMs: ctx.searchMs, rerankMs: ctx.rerankMs });
+    const messages = withContext(base, ctx);
     const prep = await this.chat.prepare({
       caller,
       requestId,
       endpoint: ENDPOINT,
       modelKey: body.model,
       fallbacks,
-      messages: withContext(base, ctx),
+      messages,
       params,
       imageParam: 'file_urls',
       within: ctx?.hold,
+      // no context added: the messages counted above are the ones sent
+      promptTokens: messages === base ? promptTokens : undefined,
     });
     return { prep, ctx };
   }

@@ -13,6 +13,7 @@ export * from './random';
 export * from './clock.module';
 export * from './ids';
 export * from './http/logging.module';
+export * from './http/request-scope';
 export * from './http/body';
 export * from './http/multipart-or-json';
 export * from './http/page-query.dto';

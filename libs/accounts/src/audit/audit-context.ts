@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { NextFunction, Request, Response } from 'express';
+import type { Request } from 'express';
+import { RequestScope } from '@app/common';
 import { sessionOf } from '@app/auth';
 import { Actor, actorOf, callerActor, SYSTEM_ACTOR } from './audit';
 
@@ -16,7 +17,11 @@ export const AuditContext = {
     return current.run(actor, work);
   },
   actor(): Actor {
-    return current.getStore()?.() ?? SYSTEM_ACTOR;
+    const given = current.getStore();
+    if (given) return given();
+    // inside an HTTP request: its caller (the RequestScope is the pipeline's one AsyncLocalStorage)
+    const req = RequestScope.current();
+    return req ? requestActor(req as Request) : SYSTEM_ACTOR;
   },
 };
 
@@ -27,9 +32,4 @@ export function requestActor(req: Request): Actor {
   const actor = actorOf(req);
   if (sessionOf(req) || req.headers.authorization !== undefined) return actor;
   return { ...actor, type: 'anonymous' };
-}
-
-/** Binds the request's actor to everything that runs while the request is handled. */
-export function auditContextMiddleware(req: Request, _res: Response, next: NextFunction): void {
-  AuditContext.run(() => requestActor(req), next);
 }

@@ -6,6 +6,7 @@ import { pinoHttp } from 'pino-http';
 import request from 'supertest';
 import { AppConfig, ConfigModule } from '@app/config';
 import { AppLogger, LoggingModule, PINO_HTTP, pinoHttpOptions } from './logging.module';
+import { bindRequestScope } from './request-scope';
 
 @Controller()
 class ProbeController {
@@ -54,6 +55,7 @@ describe('LoggingModule', () => {
       .compile();
     app = moduleRef.createNestApplication<NestExpressApplication>({ bufferLogs: true });
     app.useLogger(app.get(AppLogger));
+    app.use(bindRequestScope); // as setupApp mounts it
     await app.init();
   });
   afterAll(() => app?.close());

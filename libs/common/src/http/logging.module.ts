@@ -1,26 +1,15 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  DynamicModule,
-  Inject,
-  Injectable,
-  LoggerService,
-  MiddlewareConsumer,
-  Module,
-  NestModule,
-  RequestMethod,
-} from '@nestjs/common';
+import type { IncomingMessage } from 'node:http';
+import { DynamicModule, Inject, Injectable, LoggerService, Module } from '@nestjs/common';
 import { destination, type Logger as PinoLogger } from 'pino';
 import { pinoHttp, type HttpLogger, type Options } from 'pino-http';
 import { AppConfig } from '@app/config';
-import { ensureRequestId } from '../ids';
 import { serializeError } from './log-serializers';
+import { RequestScope } from './request-scope';
 
 /** The pino-http instance of the application: its `.logger` is the root logger (its middleware is not mounted, see LoggingModule). */
 export const PINO_HTTP = Symbol('PINO_HTTP');
 
-/** The request being handled (its logger is made from it on the first line it writes). */
-const currentRequest = new AsyncLocalStorage<LoggedRequest>();
+/** The request's logger, made from the request (RequestScope) on the first line it writes. */
 const REQUEST_LOGGER = Symbol('gateway.requestLogger');
 
 interface LoggedRequest extends IncomingMessage {
@@ -45,7 +34,7 @@ export class AppLogger implements LoggerService {
    * request, made on the request's first line: most requests write none), the root logger outside one.
    */
   get pino(): PinoLogger {
-    const req = currentRequest.getStore();
+    const req = RequestScope.current() as LoggedRequest | undefined;
     if (!req) return this.http.logger;
     return (req[REQUEST_LOGGER] ??= this.http.logger.child({ req }));
   }
@@ -101,15 +90,15 @@ export class AppLogger implements LoggerService {
 /**
  * Structured JSON logs (pino, through pino-http). Every request gets an id — the caller's
  * `x-request-id` when sane, else a generated one — echoed in the `x-request-id` response header and
- * bound to every log line written while handling it (the request is kept in AsyncLocalStorage and
- * its logger made on its first line, see AppLogger). Secrets, bodies and SQL parameter values (see serializeError)
- * are not logged. The one access-log line per request is the RequestObserver's (libs/common/src/metrics),
- * written through this pino-http instance's root logger.
+ * bound to every log line written while handling it (the request is kept in the RequestScope, opened
+ * by `bindRequestScope` in setupApp, and its logger made on its first line, see AppLogger). Secrets,
+ * bodies and SQL parameter values (see serializeError) are not logged. The one access-log line per
+ * request is the RequestObserver's (libs/common/src/metrics), written through this pino-http
+ * instance's root logger. pino-http's own middleware is not mounted: it built two child loggers and
+ * hooked the response of every request, for lines most requests never write.
  */
 @Module({})
-export class LoggingModule implements NestModule {
-  constructor(@Inject(PINO_HTTP) private readonly http: HttpLogger) {}
-
+export class LoggingModule {
   static forRoot(): DynamicModule {
     return {
       module: LoggingModule,
@@ -124,18 +113,6 @@ export class LoggingModule implements NestModule {
       ],
       exports: [PINO_HTTP, AppLogger],
     };
-  }
-
-  configure(consumer: MiddlewareConsumer): void {
-    // pino-http's own middleware is not mounted: it built two child loggers and hooked the response
-    // of every request, for lines most requests never write. The request id is the RequestObserver's
-    // (given here only when it is not mounted, e.g. a bare test app).
-    const bindRequest = (req: LoggedRequest, res: ServerResponse, next: () => void): void => {
-      ensureRequestId(req, res);
-      currentRequest.run(req, next);
-    };
-    // `{/*splat}`: every path, `/` included, in path-to-regexp 8 syntax (a bare `*` is the legacy form Nest warns about)
-    consumer.apply(bindRequest).forRoutes({ path: '{/*splat}', method: RequestMethod.ALL });
   }
 }
 

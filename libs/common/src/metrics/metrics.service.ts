@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { HistogramSeries, SeriesHistogram } from './series-histogram';
 import { Clock } from '../clock';
 
 /** Seconds: from a few ms (cached answers, validation errors) to long streamed completions. */
@@ -40,7 +41,8 @@ type UpstreamErrorKind = string;
  *  - rerank: rerankCache
  *  - billing (open holds) and knowledge (ingestion jobs): register gauge sources, read at scrape time
  *
- * The hot path is label lookups only: label objects are cached per value, nothing else is allocated.
+ * The hot path is label lookups only: label objects are cached per value, and the per-request
+ * histograms are SeriesHistograms whose series are kept per route (no label hashing per observation).
  */
 @Injectable()
 export class MetricsService implements OnModuleInit, OnModuleDestroy {
@@ -53,27 +55,25 @@ export class MetricsService implements OnModuleInit, OnModuleDestroy {
     labelNames: ['method', 'route', 'status'] as const,
     registers: [this.registry],
   });
-  private readonly requestDuration = new Histogram({
-    name: 'gateway_request_duration_seconds',
-    help: 'Total time from the first byte of the request to the end of the response (streams included), by route template.',
-    labelNames: ['method', 'route'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [this.registry],
-  });
-  private readonly upstreamDuration = new Histogram({
-    name: 'gateway_upstream_duration_seconds',
-    help: 'Time spent in upstream work (provider calls, streams, embeddings) per request that had any, by route template.',
-    labelNames: ['route'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [this.registry],
-  });
-  private readonly overheadDuration = new Histogram({
-    name: 'gateway_overhead_duration_seconds',
-    help: 'Gateway time around the upstream work (total minus upstream) per request that had upstream work, by route template.',
-    labelNames: ['route'] as const,
-    buckets: OVERHEAD_BUCKETS,
-    registers: [this.registry],
-  });
+  // the three per-request histograms keep their series (see SeriesHistogram): observing is a bucket search
+  private readonly requestDuration = new SeriesHistogram(
+    'gateway_request_duration_seconds',
+    'Total time from the first byte of the request to the end of the response (streams included), by route template.',
+    LATENCY_BUCKETS,
+    this.registry,
+  );
+  private readonly upstreamDuration = new SeriesHistogram(
+    'gateway_upstream_duration_seconds',
+    'Time spent in upstream work (provider calls, streams, embeddings) per request that had any, by route template.',
+    LATENCY_BUCKETS,
+    this.registry,
+  );
+  private readonly overheadDuration = new SeriesHistogram(
+    'gateway_overhead_duration_seconds',
+    'Gateway time around the upstream work (total minus upstream) per request that had upstream work, by route template.',
+    OVERHEAD_BUCKETS,
+    this.registry,
+  );
   private readonly upstreamErrors = new Counter({
     name: 'gateway_upstream_errors_total',
     help: 'Failed upstream calls, by provider, catalog model and kind (timeout, rate_limited, upstream, auth, invalid_request, …).',
@@ -142,13 +142,13 @@ export class MetricsService implements OnModuleInit, OnModuleDestroy {
   private ingestionInFlight: Promise<IngestionJobCounts> | null = null;
   private defaultMetricsStarted = false;
 
-  private readonly routeOnlyLabels = new Map<string, Record<string, string>>();
   private readonly resultLabels = new Map<string, Record<string, string>>();
   private readonly httpLabels = new Map<
     string,
     Map<string, Map<number, { method: string; route: string; status: string }>>
   >();
-  private readonly routeLabels = new Map<string, Map<string, { method: string; route: string }>>();
+  private readonly routeDurations = new Map<string, Map<string, HistogramSeries>>();
+  private readonly upstreamDurations = new Map<string, { upstream: HistogramSeries; overhead: HistogramSeries }>();
   private readonly tokenLabels = new Map<
     string,
     { prompt: Record<string, string>; completion: Record<string, string>; model: Record<string, string> }
@@ -206,11 +206,11 @@ export class MetricsService implements OnModuleInit, OnModuleDestroy {
 
   httpRequest(o: HttpObservation): void {
     this.httpRequests.inc(this.httpLabel(o.method, o.route, o.status));
-    this.requestDuration.observe(this.routeLabel(o.method, o.route), o.totalSeconds);
+    this.routeSeries(o.method, o.route).observe(o.totalSeconds);
     if (o.hadUpstream) {
-      const r = this.label('route', o.route);
-      this.upstreamDuration.observe(r, o.upstreamSeconds);
-      this.overheadDuration.observe(r, Math.max(0, o.totalSeconds - o.upstreamSeconds));
+      const r = this.upstreamSeries(o.route);
+      r.upstream.observe(o.upstreamSeconds);
+      r.overhead.observe(Math.max(0, o.totalSeconds - o.upstreamSeconds));
     }
   }
 
@@ -302,19 +302,31 @@ export class MetricsService implements OnModuleInit, OnModuleDestroy {
 
   // ── cached label objects (no allocation per observation once a value was seen) ────────────────
 
-  private label(name: 'route' | 'result', value: string): Record<string, string> {
-    const cache = name === 'route' ? this.routeOnlyLabels : this.resultLabels;
-    let l = cache.get(value);
-    if (!l) cache.set(value, (l = { [name]: value }));
+  private label(name: 'result', value: string): Record<string, string> {
+    let l = this.resultLabels.get(value);
+    if (!l) this.resultLabels.set(value, (l = { [name]: value }));
     return l;
   }
 
-  private routeLabel(method: string, route: string): { method: string; route: string } {
-    let byRoute = this.routeLabels.get(method);
-    if (!byRoute) this.routeLabels.set(method, (byRoute = new Map()));
-    let l = byRoute.get(route);
-    if (!l) byRoute.set(route, (l = { method, route }));
-    return l;
+  private routeSeries(method: string, route: string): HistogramSeries {
+    let byRoute = this.routeDurations.get(method);
+    if (!byRoute) this.routeDurations.set(method, (byRoute = new Map()));
+    let series = byRoute.get(route);
+    if (!series) byRoute.set(route, (series = this.requestDuration.series({ method, route })));
+    return series;
+  }
+
+  private upstreamSeries(route: string): { upstream: HistogramSeries; overhead: HistogramSeries } {
+    let series = this.upstreamDurations.get(route);
+    if (!series)
+      this.upstreamDurations.set(
+        route,
+        (series = {
+          upstream: this.upstreamDuration.series({ route }),
+          overhead: this.overheadDuration.series({ route }),
+        }),
+      );
+    return series;
   }
 
   private httpLabel(method: string, route: string, status: number): { method: string; route: string; status: string } {
