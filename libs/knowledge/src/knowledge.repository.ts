@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In, Not, Repository } from 'typeorm';
 import { ChangeRecorder, RawSql, TransactionRunner } from '@app/database';
+import { indexTerms } from '@app/retrieval';
 import {
   DocumentKind,
   DocumentStatus,
@@ -583,7 +584,7 @@ export class KnowledgeRepository {
       for (let i = 0; i < chunks.length; i += 200) {
         await m.insert(
           KbChunkEntity,
-          chunks.slice(i, i + 200).map((c) => ({ ...c, vectorStoreId, documentId })),
+          chunks.slice(i, i + 200).map((c) => ({ ...c, terms: indexTerms(c.text), vectorStoreId, documentId })),
         );
       }
       await m.update(KbDocumentEntity, { vectorStoreId, id: documentId }, patch);
@@ -649,24 +650,38 @@ export class KnowledgeRepository {
   }
 
   /**
-   * The keyword leg: chunk ids ranked by BM25 (SQLite FTS5 `bm25()`) or `ts_rank` (Postgres
-   * `simple` configuration), best first. `terms` are plain words; they are OR-ed.
+   * The keyword leg: chunk ids ranked by BM25 over the chunks' stems, best first. `terms` are query
+   * stems (`keywordTerms`); they are OR-ed against the stemmed index (`terms` column). SQLite: FTS5
+   * `bm25()`. Postgres: Σ over the query terms of the term's BM25 IDF in this knowledge base ×
+   * `ts_rank` of that term (frequency, normalised by 1 + log of the chunk's length), so a rare
+   * term outranks a common one as in BM25.
    */
   async keywordSearch(vectorStoreId: string, terms: string[], limit: number): Promise<number[]> {
-    if (terms.length === 0) return [];
+    const words = terms.map((t) => t.replace(/[^\p{L}\p{N}]/gu, '')).filter(Boolean);
+    if (words.length === 0) return [];
     if (this.sql.pg) {
-      const query = terms
-        .map((t) => t.replace(/[^\p{L}\p{N}]/gu, ''))
-        .filter(Boolean)
-        .join(' | ');
-      if (!query) return [];
+      const { rows: stats } = await this.sql.exec(
+        `SELECT t.term AS term,
+                (SELECT count(*) FROM ${this.T.chunks} c WHERE c.vector_store_id = $1 AND c.tsv @@ to_tsquery('simple', t.term)) AS df,
+                (SELECT count(*) FROM ${this.T.chunks} c WHERE c.vector_store_id = $1) AS n
+           FROM unnest($2::text[]) AS t(term)`,
+        [vectorStoreId, words],
+      );
+      const present = stats.filter((r) => Number(r.df) > 0);
+      if (present.length === 0) return [];
+      const idf = present.map((r) => bm25Idf(Number(r.n), Number(r.df)));
+      const query = present.map((r) => String(r.term)).join(' | ');
       const { rows } = await this.sql.exec(
-        `SELECT id FROM ${this.T.chunks} WHERE vector_store_id = $1 AND tsv @@ to_tsquery('simple', $2) ORDER BY ts_rank(tsv, to_tsquery('simple', $2)) DESC, id ASC LIMIT $3`,
-        [vectorStoreId, query, limit],
+        `SELECT c.id AS id FROM ${this.T.chunks} c
+          WHERE c.vector_store_id = $1 AND c.tsv @@ to_tsquery('simple', $2)
+          ORDER BY (SELECT sum(w.idf * ts_rank(c.tsv, to_tsquery('simple', w.term), 1))
+                      FROM unnest($3::text[], $4::float8[]) AS w(term, idf)) DESC, c.id ASC
+          LIMIT $5`,
+        [vectorStoreId, query, present.map((r) => String(r.term)), idf, limit],
       );
       return rows.map((r) => Number(r.id));
     }
-    const match = terms.map((t) => `"${t.replace(/"/g, '""')}"`).join(' OR ');
+    const match = words.map((t) => `"${t}"`).join(' OR ');
     const { rows } = await this.sql.exec(
       `SELECT c.id AS id FROM kb_chunks_fts f JOIN ${this.T.chunks} c ON c.id = f.rowid WHERE kb_chunks_fts MATCH $1 AND c.vector_store_id = $2 ORDER BY bm25(kb_chunks_fts) ASC, c.id ASC LIMIT $3`,
       [match, vectorStoreId, limit],
@@ -756,4 +771,9 @@ export class KnowledgeRepository {
   async jobsFor(vectorStoreId: string, documentId: string): Promise<IngestJobEntity[]> {
     return this.jobs.findBy({ vectorStoreId, documentId });
   }
+}
+
+/** BM25's IDF (the FTS5 form): ln(1 + (N − df + 0.5) / (df + 0.5)); positive for every df ≤ N. */
+function bm25Idf(n: number, df: number): number {
+  return Math.log(1 + (n - df + 0.5) / (df + 0.5));
 }
