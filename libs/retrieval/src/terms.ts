@@ -51,21 +51,31 @@ export function normalizeForLexicalMatch(text: string): string {
 }
 
 /**
- * Stems are memoised (a Snowball stem costs microseconds; real text repeats its words). The memo is
- * bounded: it starts over when full, which changes nothing but speed.
+ * Stems are memoised (a Snowball stem costs microseconds; real text repeats its words), stop words
+ * as null, so a word costs one lookup. The memo is bounded: it starts over when full, which changes
+ * nothing but speed.
  */
 const MEMO_LIMIT = 100_000;
-let memo = new Map<string, string>();
+let memo = new Map<string, string | null>();
 
-/** The stem of one normalised word (Russian for Cyrillic, English for Latin, else the word). */
-export function stemWord(word: string): string {
+/** The stem of one normalised word, or null for a stop word. */
+export function stemOrStop(word: string): string | null {
   let stem = memo.get(word);
   if (stem !== undefined) return stem;
-  stem = CYRILLIC.test(word) ? russian.stem(word) : LATIN.test(word) ? english.stem(word) : word;
-  if (!stem) stem = word;
+  stem = STOP_WORDS.has(word) ? null : computeStem(word);
   if (memo.size >= MEMO_LIMIT) memo = new Map();
   memo.set(word, stem);
   return stem;
+}
+
+/** The stem of one normalised word (Russian for Cyrillic, English for Latin, else the word). */
+export function stemWord(word: string): string {
+  return stemOrStop(word) ?? computeStem(word);
+}
+
+function computeStem(word: string): string {
+  const stem = CYRILLIC.test(word) ? russian.stem(word) : LATIN.test(word) ? english.stem(word) : word;
+  return stem || word;
 }
 
 /** One word of a text: its normalised surface form, its stem, and whether it is a stop word. */

@@ -1,6 +1,6 @@
 /**
  * Bench section: retrieval quality of the offline embedders (local-embedding-small / -large) on a
- * fixed corpus of real documents — 127 Debian manual pages (102 English, 25 Russian), built by
+ * fixed corpus of real documents — 100 Debian manual pages (79 English, 21 Russian), built by
  * scripts/bench/build-retrieval-corpus.js and committed under scripts/bench/fixtures.
  *
  * Questions (document-level: a question has one document that answers it):
@@ -235,7 +235,7 @@ let local = null; // the in-process figures do not depend on the backend: comput
 
 module.exports = {
   name: 'retrieval-quality',
-  title: 'Retrieval quality (offline embedders): 127 manual pages, keyword and paraphrased questions',
+  title: 'Retrieval quality (offline embedders): 100 manual pages, keyword and paraphrased questions',
 
   /** @param {import('../../bench').BenchContext} ctx */
   async run(ctx) {

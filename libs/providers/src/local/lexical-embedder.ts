@@ -32,7 +32,7 @@
  * see ./lexical-embedder.bench.ts.
  */
 
-import { normalizeForLexicalMatch, STOP_WORDS, stemWord } from '@app/retrieval/terms';
+import { normalizeForLexicalMatch, stemOrStop, stemWord } from '@app/retrieval/terms';
 
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
@@ -226,15 +226,10 @@ export class LexicalEmbedder {
     let match: RegExpExecArray | null;
     while ((match = re.exec(normalized)) !== null) {
       const word = match[0];
-      if (STOP_WORDS.has(word)) {
-        // a stop word is kept (as null stem) only for a text made of stop words alone
-        words[count] = word;
-        stems[count++] = null;
-      } else {
-        words[count] = word;
-        stems[count++] = stemWord(word);
-        content++;
-      }
+      const stem = stemOrStop(word); // null: a stop word, kept only for a text made of stop words alone
+      words[count] = word;
+      stems[count++] = stem;
+      if (stem !== null) content++;
     }
     let previousStem = 0;
     let hasPrevious = false;
