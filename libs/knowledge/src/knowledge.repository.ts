@@ -660,24 +660,32 @@ export class KnowledgeRepository {
     const words = terms.map((t) => t.replace(/[^\p{L}\p{N}]/gu, '')).filter(Boolean);
     if (words.length === 0) return [];
     if (this.sql.pg) {
+      // document frequencies in one pass over the knowledge base's chunks
+      const dfs = words.map((_, i) => `count(*) FILTER (WHERE tsv @@ to_tsquery('simple', $${i + 2})) AS df${i}`);
       const { rows: stats } = await this.sql.exec(
-        `SELECT t.term AS term,
-                (SELECT count(*) FROM ${this.T.chunks} c WHERE c.vector_store_id = $1 AND c.tsv @@ to_tsquery('simple', t.term)) AS df,
-                (SELECT count(*) FROM ${this.T.chunks} c WHERE c.vector_store_id = $1) AS n
-           FROM unnest($2::text[]) AS t(term)`,
-        [vectorStoreId, words],
+        `SELECT count(*) AS n, ${dfs.join(', ')} FROM ${this.T.chunks} WHERE vector_store_id = $1`,
+        [vectorStoreId, ...words],
       );
-      const present = stats.filter((r) => Number(r.df) > 0);
+      const row = stats[0] ?? {};
+      const n = Number(row.n ?? 0);
+      const present = words.map((term, i) => ({ term, df: Number(row[`df${i}`] ?? 0) })).filter((t) => t.df > 0);
       if (present.length === 0) return [];
-      const idf = present.map((r) => bm25Idf(Number(r.n), Number(r.df)));
-      const query = present.map((r) => String(r.term)).join(' | ');
+      // Σ idf(term) × ts_rank(term), inline (a per-row subquery costs several times more)
+      const first = 4;
+      const rank = present
+        .map((_, i) => `$${first + present.length + i}::float8 * ts_rank(tsv, to_tsquery('simple', $${first + i}), 1)`)
+        .join(' + ');
       const { rows } = await this.sql.exec(
-        `SELECT c.id AS id FROM ${this.T.chunks} c
-          WHERE c.vector_store_id = $1 AND c.tsv @@ to_tsquery('simple', $2)
-          ORDER BY (SELECT sum(w.idf * ts_rank(c.tsv, to_tsquery('simple', w.term), 1))
-                      FROM unnest($3::text[], $4::float8[]) AS w(term, idf)) DESC, c.id ASC
-          LIMIT $5`,
-        [vectorStoreId, query, present.map((r) => String(r.term)), idf, limit],
+        `SELECT id FROM ${this.T.chunks}
+          WHERE vector_store_id = $1 AND tsv @@ to_tsquery('simple', $2)
+          ORDER BY ${rank} DESC, id ASC LIMIT $3`,
+        [
+          vectorStoreId,
+          present.map((t) => t.term).join(' | '),
+          limit,
+          ...present.map((t) => t.term),
+          ...present.map((t) => bm25Idf(n, t.df)),
+        ],
       );
       return rows.map((r) => Number(r.id));
     }
