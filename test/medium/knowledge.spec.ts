@@ -329,5 +329,9 @@ describe(`knowledge repository on ${backendKind()}`, () => {
     const ranked = await search('report zebrafish');
     expect(ranked).toHaveLength(7);
     expect(ranked[0]).toBe(chunkOf.get(texts[2]));
+    // with the knowledge base's revision, the term statistics are kept (Postgres) and rank the same
+    const revision = (await repoB.storeRevision(vs))!;
+    for (let i = 0; i < 2; i++)
+      expect(await repoB.keywordSearch(vs, keywordTerms('report zebrafish'), 50, revision)).toEqual(ranked);
   });
 });

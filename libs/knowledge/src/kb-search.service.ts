@@ -138,7 +138,12 @@ export class KbSearchService {
   ): Promise<ChunkHit[]> {
     const index = await this.index(store);
     if (index.size === 0) return [];
-    const keywordIds = await this.repo.keywordSearch(store.id, keywordTerms(queries.join(' ')), CANDIDATE_POOL);
+    const keywordIds = await this.repo.keywordSearch(
+      store.id,
+      keywordTerms(queries.join(' ')),
+      CANDIDATE_POOL,
+      index.revision,
+    );
     const candidates = hybridRank(index, queryVectors, keywordIds)
       .filter((c) => c.score >= input.threshold)
       .map((c) => ({ id: c.id, documentId: index.documentIds[c.row], hash: index.hashes[c.row], score: c.score }));

@@ -60,6 +60,8 @@ export type NewIngestJob = Omit<IngestJobEntity, 'id' | 'parseRuns'>;
 export class KnowledgeRepository {
   private readonly sql: RawSql;
   private readonly T: { jobs: string; chunks: string; stores: string };
+  /** Postgres keyword ranking: per `store@revision`, its chunk count and the document frequencies counted so far. */
+  private readonly termStatsCache = new Map<string, { n: number; df: Map<string, number> }>();
 
   constructor(
     @InjectDataSource() ds: DataSource,
@@ -654,22 +656,17 @@ export class KnowledgeRepository {
    * stems (`keywordTerms`); they are OR-ed against the stemmed index (`terms` column). SQLite: FTS5
    * `bm25()`. Postgres: Σ over the query terms of the term's BM25 IDF in this knowledge base ×
    * `ts_rank` of that term (frequency, normalised by 1 + log of the chunk's length), so a rare
-   * term outranks a common one as in BM25.
+   * term outranks a common one as in BM25. The document frequencies are kept per knowledge base
+   * `revision` (when given) for the terms already counted.
    */
-  async keywordSearch(vectorStoreId: string, terms: string[], limit: number): Promise<number[]> {
+  async keywordSearch(vectorStoreId: string, terms: string[], limit: number, revision?: number): Promise<number[]> {
     const words = terms.map((t) => t.replace(/[^\p{L}\p{N}]/gu, '')).filter(Boolean);
     if (words.length === 0) return [];
     if (this.sql.pg) {
-      // document frequencies in one pass over the knowledge base's chunks
-      const dfs = words.map((_, i) => `count(*) FILTER (WHERE tsv @@ to_tsquery('simple', $${i + 2})) AS df${i}`);
-      const { rows: stats } = await this.sql.exec(
-        `SELECT count(*) AS n, ${dfs.join(', ')} FROM ${this.T.chunks} WHERE vector_store_id = $1`,
-        [vectorStoreId, ...words],
-      );
-      const row = stats[0] ?? {};
-      const n = Number(row.n ?? 0);
-      const present = words.map((term, i) => ({ term, df: Number(row[`df${i}`] ?? 0) })).filter((t) => t.df > 0);
+      const stats = await this.termStats(vectorStoreId, words, revision);
+      const present = words.map((term) => ({ term, df: stats.df.get(term) ?? 0 })).filter((t) => t.df > 0);
       if (present.length === 0) return [];
+      const n = stats.n;
       // Σ idf(term) × ts_rank(term), inline (a per-row subquery costs several times more)
       const first = 4;
       const rank = present
@@ -695,6 +692,36 @@ export class KnowledgeRepository {
       [match, vectorStoreId, limit],
     );
     return rows.map((r) => Number(r.id));
+  }
+
+  /** Postgres: chunk count and document frequencies of `terms` in a knowledge base (cached per revision). */
+  private async termStats(
+    vectorStoreId: string,
+    terms: string[],
+    revision: number | undefined,
+  ): Promise<{ n: number; df: Map<string, number> }> {
+    const key = revision === undefined ? null : `${vectorStoreId}@${revision}`;
+    let cached = key === null ? undefined : this.termStatsCache.get(key);
+    if (cached && cached.df.size + terms.length > TERM_STATS_TERMS) cached = undefined; // start over
+    const missing = cached ? terms.filter((t) => !cached.df.has(t)) : terms;
+    if (cached && missing.length === 0) return cached;
+    // one pass over the knowledge base's chunks for every missing term
+    const dfs = missing.map((_, i) => `, count(*) FILTER (WHERE tsv @@ to_tsquery('simple', $${i + 2})) AS df${i}`);
+    const { rows } = await this.sql.exec(
+      `SELECT count(*) AS n${dfs.join('')} FROM ${this.T.chunks} WHERE vector_store_id = $1`,
+      [vectorStoreId, ...missing],
+    );
+    const row = rows[0] ?? {};
+    const stats = cached ?? { n: 0, df: new Map<string, number>() };
+    stats.n = Number(row.n ?? 0);
+    missing.forEach((t, i) => stats.df.set(t, Number(row[`df${i}`] ?? 0)));
+    if (key !== null) {
+      this.termStatsCache.delete(key);
+      this.termStatsCache.set(key, stats);
+      if (this.termStatsCache.size > TERM_STATS_STORES)
+        this.termStatsCache.delete(this.termStatsCache.keys().next().value!);
+    }
+    return stats;
   }
 
   // ── jobs ───────────────────────────────────────────────────────────────────────────────────────
@@ -780,6 +807,10 @@ export class KnowledgeRepository {
     return this.jobs.findBy({ vectorStoreId, documentId });
   }
 }
+
+/** Knowledge bases whose term statistics are kept (least recently used dropped), and terms per knowledge base. */
+const TERM_STATS_STORES = 256;
+const TERM_STATS_TERMS = 20_000;
 
 /** BM25's IDF (the FTS5 form): ln(1 + (N − df + 0.5) / (df + 0.5)); positive for every df ≤ N. */
 function bm25Idf(n: number, df: number): number {
