@@ -4,7 +4,8 @@
  *
  *   node scripts/bench-embedder.js [sentences=50000] [dimensions=1536]
  *
- * Loads the TypeScript source directly (transpiled in memory with the `typescript` dev dependency),
+ * Loads the TypeScript source directly (transpiled in memory with the `typescript` dev dependency,
+ * `@app/<lib>/<file>` imports resolved to the libraries' sources),
  * so no build is needed; falls back to the compiled file under dist/ when `typescript` is absent.
  * Prints one JSON line; exits 1 when below the 20,000 sentences/s target.
  */
@@ -32,7 +33,12 @@ function loadBench() {
       fileName: filename,
       compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
     });
-    module._compile(out.outputText, filename);
+    // path aliases (@app/<lib>/<file>) → the library's TypeScript source
+    const code = out.outputText.replace(
+      /require\("@app\/([\w-]+)\/([^"]+)"\)/g,
+      (_, lib, file) => `require(${JSON.stringify(path.join(root, 'libs', lib, 'src', file))})`,
+    );
+    module._compile(code, filename);
   };
   try {
     return require(source);

@@ -1,6 +1,7 @@
 import { newId } from '@app/common';
 import { KnowledgeRepository } from '@app/knowledge/knowledge.repository';
 import { IngestJobEntity, KbChunkEntity, KbDocumentEntity } from '@app/knowledge/entities/knowledge.entities';
+import { keywordTerms } from '@app/retrieval';
 import { DataSource } from 'typeorm';
 import { Factories } from '../factories';
 import { ManualClock } from '../support/manual-clock';
@@ -290,5 +291,47 @@ describe(`knowledge repository on ${backendKind()}`, () => {
     expect(await repoA.addDocument(link, job(link), 100)).toBe('added');
     const stats = (await repoA.storeStats([vs])).get(vs)!;
     expect(stats.byKind).toEqual({ file: 0, text: 100, link: 1 });
+  });
+
+  it('the keyword leg matches stems (English and Russian), leaves stop words out, and ranks rare terms above common ones', async () => {
+    const team = await make.team(0);
+    const vs = await store(team.id);
+    const texts = [
+      'The backup servers were running all night.',
+      'Резервные копии документов хранятся девяносто дней.',
+      'Zebrafish habitat notes.',
+      ...Array.from({ length: 6 }, (_, i) => `Quarterly report ${i}: the report of the report season.`),
+    ];
+    const chunkOf = new Map<string, number>();
+    for (const [i, text] of texts.entries()) {
+      const d = doc(team.id, vs);
+      await repoA.addDocument(d, job(d), 100);
+      const chunk = {
+        ordinal: 0,
+        page: null,
+        text,
+        tokens: 8,
+        contentHash: `h${i}`.padEnd(64, '0'),
+        embedding: Buffer.alloc(16),
+      };
+      expect(
+        await repoA.swapChunks(vs, d.id, [chunk], { status: 'completed', chunkCount: 1, updatedAt: clock.now() }, 0),
+      ).toBe(true);
+      chunkOf.set(text, Number((await repoA.documentChunks(vs, d.id))[0].id));
+    }
+    const search = (q: string) => repoB.keywordSearch(vs, keywordTerms(q), 50);
+    // other word forms: "run"/"running", "server"/"servers", "документ"/"документов", "хранится"/"хранятся"
+    expect(await search('server run')).toEqual([chunkOf.get(texts[0])]);
+    expect(await search('документ хранится')).toEqual([chunkOf.get(texts[1])]);
+    // stop words are not indexed: "the" and "of" find nothing
+    expect(await search('the of')).toEqual([]);
+    // "report" is in 6 of 9 chunks (3 times each), "zebrafish" in one: the rare term wins
+    const ranked = await search('report zebrafish');
+    expect(ranked).toHaveLength(7);
+    expect(ranked[0]).toBe(chunkOf.get(texts[2]));
+    // with the knowledge base's revision, the term statistics are kept (Postgres) and rank the same
+    const revision = (await repoB.storeRevision(vs))!;
+    for (let i = 0; i < 2; i++)
+      expect(await repoB.keywordSearch(vs, keywordTerms('report zebrafish'), 50, revision)).toEqual(ranked);
   });
 });

@@ -37,8 +37,8 @@ export interface SearchOutcome {
 /**
  * Hybrid search over one knowledge base: the vector leg (cosine over the knowledge base's chunks,
  * from a per-replica index rebuilt when the knowledge base's revision moves) and the keyword leg
- * (FTS5 bm25 / Postgres ts_rank) give candidates, fused by reciprocal rank (`hybridRank`), and the
- * fused order is the result order. Each candidate's score is its exact cosine similarity to the
+ * (BM25 over the chunks' stems: FTS5 bm25 / Postgres IDF × ts_rank) give candidates, fused by
+ * reciprocal rank (`hybridRank`), and the fused order is the result order. Each candidate's score is its exact cosine similarity to the
  * query (the rerank engine's score), whichever leg found it; the threshold applies to that score,
  * chunks with identical text are kept once, and the first top_k are returned
  * (docs/decisions/retrieval-threshold-semantics.md).
@@ -138,7 +138,12 @@ export class KbSearchService {
   ): Promise<ChunkHit[]> {
     const index = await this.index(store);
     if (index.size === 0) return [];
-    const keywordIds = await this.repo.keywordSearch(store.id, keywordTerms(queries.join(' ')), CANDIDATE_POOL);
+    const keywordIds = await this.repo.keywordSearch(
+      store.id,
+      keywordTerms(queries.join(' ')),
+      CANDIDATE_POOL,
+      index.revision,
+    );
     const candidates = hybridRank(index, queryVectors, keywordIds)
       .filter((c) => c.score >= input.threshold)
       .map((c) => ({ id: c.id, documentId: index.documentIds[c.row], hash: index.hashes[c.row], score: c.score }));

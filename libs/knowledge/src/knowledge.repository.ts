@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In, Not, Repository } from 'typeorm';
 import { ChangeRecorder, RawSql, TransactionRunner } from '@app/database';
+import { indexTerms } from '@app/retrieval';
 import {
   DocumentKind,
   DocumentStatus,
@@ -59,6 +60,8 @@ export type NewIngestJob = Omit<IngestJobEntity, 'id' | 'parseRuns'>;
 export class KnowledgeRepository {
   private readonly sql: RawSql;
   private readonly T: { jobs: string; chunks: string; stores: string };
+  /** Postgres keyword ranking: per `store@revision`, its chunk count and the document frequencies counted so far. */
+  private readonly termStatsCache = new Map<string, { n: number; df: Map<string, number> }>();
 
   constructor(
     @InjectDataSource() ds: DataSource,
@@ -583,7 +586,7 @@ export class KnowledgeRepository {
       for (let i = 0; i < chunks.length; i += 200) {
         await m.insert(
           KbChunkEntity,
-          chunks.slice(i, i + 200).map((c) => ({ ...c, vectorStoreId, documentId })),
+          chunks.slice(i, i + 200).map((c) => ({ ...c, terms: indexTerms(c.text), vectorStoreId, documentId })),
         );
       }
       await m.update(KbDocumentEntity, { vectorStoreId, id: documentId }, patch);
@@ -649,29 +652,76 @@ export class KnowledgeRepository {
   }
 
   /**
-   * The keyword leg: chunk ids ranked by BM25 (SQLite FTS5 `bm25()`) or `ts_rank` (Postgres
-   * `simple` configuration), best first. `terms` are plain words; they are OR-ed.
+   * The keyword leg: chunk ids ranked by BM25 over the chunks' stems, best first. `terms` are query
+   * stems (`keywordTerms`); they are OR-ed against the stemmed index (`terms` column). SQLite: FTS5
+   * `bm25()`. Postgres: Σ over the query terms of the term's BM25 IDF in this knowledge base ×
+   * `ts_rank` of that term (frequency, normalised by 1 + log of the chunk's length), so a rare
+   * term outranks a common one as in BM25. The document frequencies are kept per knowledge base
+   * `revision` (when given) for the terms already counted.
    */
-  async keywordSearch(vectorStoreId: string, terms: string[], limit: number): Promise<number[]> {
-    if (terms.length === 0) return [];
+  async keywordSearch(vectorStoreId: string, terms: string[], limit: number, revision?: number): Promise<number[]> {
+    const words = terms.map((t) => t.replace(/[^\p{L}\p{N}]/gu, '')).filter(Boolean);
+    if (words.length === 0) return [];
     if (this.sql.pg) {
-      const query = terms
-        .map((t) => t.replace(/[^\p{L}\p{N}]/gu, ''))
-        .filter(Boolean)
-        .join(' | ');
-      if (!query) return [];
+      const stats = await this.termStats(vectorStoreId, words, revision);
+      const present = words.map((term) => ({ term, df: stats.df.get(term) ?? 0 })).filter((t) => t.df > 0);
+      if (present.length === 0) return [];
+      const n = stats.n;
+      // Σ idf(term) × ts_rank(term), inline (a per-row subquery costs several times more)
+      const first = 4;
+      const rank = present
+        .map((_, i) => `$${first + present.length + i}::float8 * ts_rank(tsv, to_tsquery('simple', $${first + i}), 1)`)
+        .join(' + ');
       const { rows } = await this.sql.exec(
-        `SELECT id FROM ${this.T.chunks} WHERE vector_store_id = $1 AND tsv @@ to_tsquery('simple', $2) ORDER BY ts_rank(tsv, to_tsquery('simple', $2)) DESC, id ASC LIMIT $3`,
-        [vectorStoreId, query, limit],
+        `SELECT id FROM ${this.T.chunks}
+          WHERE vector_store_id = $1 AND tsv @@ to_tsquery('simple', $2)
+          ORDER BY ${rank} DESC, id ASC LIMIT $3`,
+        [
+          vectorStoreId,
+          present.map((t) => t.term).join(' | '),
+          limit,
+          ...present.map((t) => t.term),
+          ...present.map((t) => bm25Idf(n, t.df)),
+        ],
       );
       return rows.map((r) => Number(r.id));
     }
-    const match = terms.map((t) => `"${t.replace(/"/g, '""')}"`).join(' OR ');
+    const match = words.map((t) => `"${t}"`).join(' OR ');
     const { rows } = await this.sql.exec(
       `SELECT c.id AS id FROM kb_chunks_fts f JOIN ${this.T.chunks} c ON c.id = f.rowid WHERE kb_chunks_fts MATCH $1 AND c.vector_store_id = $2 ORDER BY bm25(kb_chunks_fts) ASC, c.id ASC LIMIT $3`,
       [match, vectorStoreId, limit],
     );
     return rows.map((r) => Number(r.id));
+  }
+
+  /** Postgres: chunk count and document frequencies of `terms` in a knowledge base (cached per revision). */
+  private async termStats(
+    vectorStoreId: string,
+    terms: string[],
+    revision: number | undefined,
+  ): Promise<{ n: number; df: Map<string, number> }> {
+    const key = revision === undefined ? null : `${vectorStoreId}@${revision}`;
+    let cached = key === null ? undefined : this.termStatsCache.get(key);
+    if (cached && cached.df.size + terms.length > TERM_STATS_TERMS) cached = undefined; // start over
+    const missing = cached ? terms.filter((t) => !cached.df.has(t)) : terms;
+    if (cached && missing.length === 0) return cached;
+    // one pass over the knowledge base's chunks for every missing term
+    const dfs = missing.map((_, i) => `, count(*) FILTER (WHERE tsv @@ to_tsquery('simple', $${i + 2})) AS df${i}`);
+    const { rows } = await this.sql.exec(
+      `SELECT count(*) AS n${dfs.join('')} FROM ${this.T.chunks} WHERE vector_store_id = $1`,
+      [vectorStoreId, ...missing],
+    );
+    const row = rows[0] ?? {};
+    const stats = cached ?? { n: 0, df: new Map<string, number>() };
+    stats.n = Number(row.n ?? 0);
+    missing.forEach((t, i) => stats.df.set(t, Number(row[`df${i}`] ?? 0)));
+    if (key !== null) {
+      this.termStatsCache.delete(key);
+      this.termStatsCache.set(key, stats);
+      if (this.termStatsCache.size > TERM_STATS_STORES)
+        this.termStatsCache.delete(this.termStatsCache.keys().next().value!);
+    }
+    return stats;
   }
 
   // ── jobs ───────────────────────────────────────────────────────────────────────────────────────
@@ -756,4 +806,13 @@ export class KnowledgeRepository {
   async jobsFor(vectorStoreId: string, documentId: string): Promise<IngestJobEntity[]> {
     return this.jobs.findBy({ vectorStoreId, documentId });
   }
+}
+
+/** Knowledge bases whose term statistics are kept (least recently used dropped), and terms per knowledge base. */
+const TERM_STATS_STORES = 256;
+const TERM_STATS_TERMS = 20_000;
+
+/** BM25's IDF (the FTS5 form): ln(1 + (N − df + 0.5) / (df + 0.5)); positive for every df ≤ N. */
+function bm25Idf(n: number, df: number): number {
+  return Math.log(1 + (n - df + 0.5) / (df + 0.5));
 }

@@ -1,5 +1,5 @@
 import { LexicalEmbedder } from '@app/providers/local/lexical-embedder';
-import { keywordTerms } from './fusion';
+import { indexTerms, keywordTerms } from './terms';
 import { hybridRank } from './hybrid';
 import { encodeVector, VectorIndex } from './vector-index';
 
@@ -51,7 +51,7 @@ const PARAPHRASED: Array<[string, number]> = [
 ];
 
 function bm25(docs: string[]): (query: string) => number[] {
-  const tokens: string[][] = docs.map((d) => d.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+  const tokens: string[][] = docs.map((d) => indexTerms(d).split(' ').filter(Boolean));
   const avg = tokens.reduce((a, t) => a + t.length, 0) / tokens.length;
   return (query) => {
     const terms = keywordTerms(query);
@@ -111,19 +111,33 @@ describe('hybrid ranking recall (lexical embedder + BM25, in-test corpus)', () =
     return out;
   };
 
-  // measured: keyword questions 1.0 / 1.0 / 1.0 (recall@1, recall@5, MRR) for each leg and the
-  // fusion; paraphrases: vector 0.75 / 1.0 / 0.84, BM25 0.63 / 0.75 / 0.69, hybrid 0.75 / 0.88 / 0.83
-  // (without stemming, "invoice" misses "Invoices" in the keyword leg while stop words match)
-  it('keyword questions: the hybrid ranking puts the document first (recall@1 ≥ 0.95)', () => {
+  const notWorseThanLegs = (m: ReturnType<typeof measure>) => {
+    for (const metric of ['r1', 'r5', 'mrr'] as const) {
+      expect(m.hybrid[metric]).toBeGreaterThanOrEqual(m.vector[metric]);
+      expect(m.hybrid[metric]).toBeGreaterThanOrEqual(m.keyword[metric]);
+    }
+  };
+
+  // measured (stemmed, stop words left out, in both legs): 1.0 / 1.0 / 1.0 (recall@1, recall@5, MRR)
+  // for each leg and the fusion on both question sets. Before stemming the paraphrases gave vector
+  // 0.75 / 1.0 / 0.84, BM25 0.63 / 0.75 / 0.69, hybrid 0.75 / 0.88 / 0.83 ("invoice" missed
+  // "Invoices" while stop words matched).
+  it('keyword questions: the hybrid ranking puts the document first (recall@1 ≥ 0.95), no worse than either leg', () => {
     const m = measure(KEYWORD);
     expect(m.hybrid.r1).toBeGreaterThanOrEqual(0.95);
-    expect(m.hybrid.mrr).toBeGreaterThanOrEqual(Math.min(m.vector.mrr, m.keyword.mrr));
+    notWorseThanLegs(m);
   });
 
-  it('paraphrased questions: recall@5 ≥ 0.8, and better than the keyword leg alone', () => {
+  it('paraphrased questions: recall@5 ≥ 0.8, no worse than either leg', () => {
     const m = measure(PARAPHRASED);
     expect(m.hybrid.r5).toBeGreaterThanOrEqual(0.8);
-    expect(m.hybrid.r5).toBeGreaterThan(m.keyword.r5);
-    expect(m.hybrid.mrr).toBeGreaterThan(m.keyword.mrr);
+    notWorseThanLegs(m);
+  });
+
+  it('the keyword leg matches other word forms (stemmed BM25)', () => {
+    // "invoice" / "Invoices", "deleted" / "deletes", "пропуска охраной" / "Пропуск … охраны": other surface forms
+    expect(keyword('invoice')[0]).toBe(3);
+    expect(keyword('deleted request log')[0]).toBe(15);
+    expect(keyword('пропуска охраной')[0]).toBe(11);
   });
 });

@@ -12,6 +12,7 @@ import { TeamDeletion1795630478577 } from './1795630478577-team-deletion';
 import { Alerts1795725428089 } from './1795725428089-alerts';
 import { RequestLog1795725464873 } from './1795725464873-request-log';
 import { DocumentVersions1795729346029 } from './1795729346029-document-versions';
+import { SearchTerms1795800000000 } from './1795800000000-search-terms';
 
 /** Ordered list of every migration; the same list runs on Postgres and SQLite. */
 export const migrations = [
@@ -29,4 +30,5 @@ export const migrations = [
   Alerts1795725428089,
   RequestLog1795725464873,
   DocumentVersions1795729346029,
+  SearchTerms1795800000000,
 ];

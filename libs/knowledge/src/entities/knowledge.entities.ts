@@ -69,6 +69,8 @@ export class KbChunkEntity {
   @Column({ type: 'integer' }) ordinal: number;
   @Column({ type: 'integer', nullable: true }) page: number | null;
   @Column({ type: 'text' }) text: string;
+  /** what the keyword index holds: the text's stems without stop words (@app/retrieval indexTerms) */
+  @Column({ type: 'text', nullable: true, select: false }) terms?: string | null;
   @Column({ type: 'integer' }) tokens: number;
   @Column({ name: 'content_hash', type: 'varchar', length: 64 }) contentHash: string;
   @BinaryColumn() embedding: Buffer;

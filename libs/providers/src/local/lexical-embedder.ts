@@ -2,20 +2,24 @@
  * Offline, dependency-free text "embeddings" by feature hashing.
  *
  * HONEST SCOPE: these vectors are LEXICAL, not semantic. Two texts are similar when they share
- * words, word pairs or character trigrams (so inflected forms like "документ"/"документы" and
- * typos still match partially). Synonyms, paraphrases and translations do NOT match: "car" and
- * "automobile" are unrelated here. Use a real embedding model when meaning matters; this one exists
- * so the gateway can run (tests, demos, air-gapped installs) with no upstream provider.
+ * word stems, stem pairs or character trigrams (so inflected forms like "документ"/"документы" or
+ * "run"/"running" match, and typos still match partially). Synonyms, paraphrases and translations
+ * do NOT match: "car" and "automobile" are unrelated here. Use a real embedding model when meaning
+ * matters; this one exists so the gateway can run (tests, demos, air-gapped installs) with no
+ * upstream provider.
  *
  * Algorithm (deterministic across runs, processes and platforms):
  *   1. Normalise: Unicode NFKC, lower case, "ё" → "е".
  *   2. Words: maximal runs of letters, digits and combining marks (`[\p{L}\p{N}\p{M}]+`), so Latin,
  *      Cyrillic and every other script tokenise the same way; everything else separates words.
- *   3. Features, each with a class weight:
- *        word unigram                         weight 1.0
- *        adjacent word bigram                 weight 0.6
- *        character trigram inside a word,     weight 0.35
- *          with boundary markers ("кот" → ^ко, кот, от$; a 1-letter word gives one trigram)
+ *      Each word is stemmed (Snowball: Russian for Cyrillic, English for Latin) and stop words
+ *      (short committed lists, @app/retrieval/terms) are dropped — unless the text has nothing
+ *      else, then its stop words count as words.
+ *   3. Features of the remaining words, each with a class weight:
+ *        stem unigram                         weight 1.0
+ *        adjacent stem bigram                 weight 0.6
+ *        character trigram inside the word    weight 0.35
+ *          as written, with boundary markers ("кот" → ^ко, кот, от$; a 1-letter word gives one trigram)
  *   4. Sublinear term frequency: a feature seen tf times in the text weighs classWeight·(1 + ln tf).
  *   5. Signed hashing: a 32-bit hash of the feature (FNV-1a over UTF-16 code units, per-class seed,
  *      murmur3 fmix32 finaliser) picks the index `h mod dimensions`; the sign (±1) comes from one
@@ -27,6 +31,8 @@
  * the regex match). Throughput is well above 20,000 ten-word sentences per second on one core;
  * see ./lexical-embedder.bench.ts.
  */
+
+import { normalizeForLexicalMatch, stemOrStop, stemWord } from '@app/retrieval/terms';
 
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
@@ -56,10 +62,7 @@ function fmix32(input: number): number {
   return h >>> 0;
 }
 
-/** The text as the embedder sees it: NFKC, lower case, ё → е. */
-export function normalizeForLexicalMatch(text: string): string {
-  return text.normalize('NFKC').toLowerCase().replace(/ё/g, 'е');
-}
+export { normalizeForLexicalMatch };
 
 function assertDimensions(dimensions: number): void {
   if (!Number.isInteger(dimensions) || dimensions <= 0) {
@@ -161,6 +164,9 @@ export class LexicalEmbedder {
   private stamps = new Uint32Array(0);
   private generation = 0;
   private touched = new Int32Array(256);
+  // The current text's words and their stems (null for a stop word).
+  private readonly words: string[] = [];
+  private readonly stems: Array<string | null> = [];
 
   /** L2-normalised vector of length `dimensions` (all zeros when the text has no word). */
   embed(text: string, dimensions: number): Float32Array {
@@ -213,26 +219,39 @@ export class LexicalEmbedder {
     const normalized = normalizeForLexicalMatch(text);
     const re = this.wordPattern;
     re.lastIndex = 0;
-    let previousWord = 0;
-    let hasPrevious = false;
+    const words = this.words;
+    const stems = this.stems;
+    let count = 0;
+    let content = 0;
     let match: RegExpExecArray | null;
     while ((match = re.exec(normalized)) !== null) {
       const word = match[0];
-      const len = word.length;
+      const stem = stemOrStop(word); // null: a stop word, kept only for a text made of stop words alone
+      words[count] = word;
+      stems[count++] = stem;
+      if (stem !== null) content++;
+    }
+    let previousStem = 0;
+    let hasPrevious = false;
+    for (let k = 0; k < count; k++) {
+      const word = words[k];
+      const stem = content === 0 ? stemWord(word) : stems[k];
+      if (stem === null) continue;
 
-      // word hash: FNV-1a over UTF-16 code units
+      // stem hash: FNV-1a over UTF-16 code units
       let h = FNV_OFFSET;
-      for (let i = 0; i < len; i++) h = Math.imul(h ^ word.charCodeAt(i), FNV_PRIME);
-      const wordHash = h >>> 0;
-      features.add(CLASS_WORD, fmix32(wordHash ^ SEED_WORD));
+      for (let i = 0; i < stem.length; i++) h = Math.imul(h ^ stem.charCodeAt(i), FNV_PRIME);
+      const stemHash = h >>> 0;
+      features.add(CLASS_WORD, fmix32(stemHash ^ SEED_WORD));
 
       if (hasPrevious) {
-        features.add(CLASS_BIGRAM, fmix32((Math.imul(previousWord ^ SEED_BIGRAM, FNV_PRIME) + wordHash) | 0));
+        features.add(CLASS_BIGRAM, fmix32((Math.imul(previousStem ^ SEED_BIGRAM, FNV_PRIME) + stemHash) | 0));
       }
-      previousWord = wordHash;
+      previousStem = stemHash;
       hasPrevious = true;
 
-      // character trigrams over [START, ...word, END]: positions p = 0 .. len - 1
+      // character trigrams of the word as written, over [START, ...word, END]: positions p = 0 .. len - 1
+      const len = word.length;
       let c0 = WORD_START;
       let c1 = word.charCodeAt(0);
       for (let p = 0; p < len; p++) {
@@ -245,6 +264,8 @@ export class LexicalEmbedder {
         c1 = c2;
       }
     }
+    words.length = 0;
+    stems.length = 0;
   }
 
   /** Starts a new vector: fresh stamp generation, room for `maxTouched` indices. */
