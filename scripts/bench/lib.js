@@ -132,6 +132,33 @@ const startBareProxy = (upstreamUrl) => startFloor('bare-proxy.js', 'bare proxy'
 /** The stack's floor: Nest + Express + a class-validator DTO + undici + a log line (scripts/bench/nest-floor.js). */
 const startNestFloor = (upstreamUrl) => startFloor('nest-floor.js', 'nest floor', upstreamUrl);
 
+/**
+ * A peer: Portkey's open-source gateway (scripts/bench/portkey.js: @portkey-ai/gateway's published
+ * build, headless, no cache, no retries). It needs no upstream URL: every request names its provider
+ * and host in `x-portkey-*` headers (see portkeyHeaders).
+ */
+async function startPortkey() {
+  const port = await freePort();
+  const { child } = await spawnNode(path.join(__dirname, 'portkey.js'), {
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME || os.homedir(),
+      NODE_ENV: 'production',
+      PORTKEY_PORT: String(port),
+    },
+    label: 'portkey',
+    ready: portLine,
+  });
+  return { url: `http://127.0.0.1:${port}`, pid: child.pid, stop: () => stopChild(child) };
+}
+
+/** The headers that route a Portkey request to an OpenAI-compatible `upstreamUrl` with `apiKey`. */
+const portkeyHeaders = (upstreamUrl, apiKey) => ({
+  'x-portkey-provider': 'openai',
+  'x-portkey-custom-host': `${upstreamUrl}/v1`,
+  authorization: `Bearer ${apiKey}`,
+});
+
 /** Starts the built gateway with `env` (plus PORT/HOST) and waits for GET /ready. */
 async function startGateway(env) {
   if (!fs.existsSync(GATEWAY_MAIN))
@@ -199,6 +226,23 @@ async function redisReachable() {
     return (await withRedis((c) => c.ping())) === 'PONG';
   } catch {
     return false;
+  }
+}
+
+/**
+ * Committed transactions of the bench database so far (pg_stat_database.xact_commit): database-wide,
+ * so every client of that database counts. A backend reports its counts when it has been idle for
+ * ≈ 1 s, so read this after the clients have been idle that long. The read itself commits once.
+ */
+async function pgCommits() {
+  const { Client } = require('pg');
+  const c = new Client({ connectionString: PG_URL });
+  await c.connect();
+  try {
+    const r = await c.query('SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()');
+    return Number(r.rows[0].xact_commit);
+  } finally {
+    await c.end();
   }
 }
 
@@ -299,7 +343,7 @@ function measure({ url, method = 'POST', headers = {}, body, rate, connections, 
   });
 }
 
-/** p50 / p90 / p99 / max of `times` (sorted in place). */
+/** p50 / p90 / p99 / p99.9 / max of `times` (sorted in place). */
 function stats(times) {
   times.sort((a, b) => a - b);
   return {
@@ -307,6 +351,7 @@ function stats(times) {
     p50: percentile(times, 50),
     p90: percentile(times, 90),
     p99: percentile(times, 99),
+    p999: percentile(times, 99.9),
     max: times.length ? times[times.length - 1] : NaN,
   };
 }
@@ -617,12 +662,15 @@ module.exports = {
   startFakeUpstream,
   startBareProxy,
   startNestFloor,
+  startPortkey,
+  portkeyHeaders,
   startGateway,
   stopChild,
   postgresReachable,
   redisReachable,
   sqliteBackend,
   postgresBackend,
+  pgCommits,
   measure,
   stats,
   loadTarget,
