@@ -152,6 +152,14 @@ async function startPortkey() {
   return { url: `http://127.0.0.1:${port}`, pid: child.pid, stop: () => stopChild(child) };
 }
 
+/**
+ * Pool options for a client of Portkey: its answers carry the upstream's `keep-alive: timeout=65`
+ * header while its Node server closes a connection after 5 s idle, so a client that trusts the
+ * header reuses sockets Portkey is closing (ECONNRESET). The bench's pool for it keeps an idle
+ * socket 4 s at most.
+ */
+const PORTKEY_POOL = { keepAliveMaxTimeout: 4_000 };
+
 /** The headers that route a Portkey request to an OpenAI-compatible `upstreamUrl` with `apiKey`. */
 const portkeyHeaders = (upstreamUrl, apiKey) => ({
   'x-portkey-provider': 'openai',
@@ -361,13 +369,14 @@ function stats(times) {
  * passes. `connections` is large so the generator itself never holds requests back (with fewer
  * sockets than requests in flight undici queues them, and that wait is counted too).
  */
-function loadPool(url, connections = 512) {
+function loadPool(url, connections = 512, options = {}) {
   return new Pool(new URL(url).origin, {
     connections,
     pipelining: 1,
     keepAliveTimeout: 60_000,
     headersTimeout: 60_000,
     bodyTimeout: 60_000,
+    ...options,
   });
 }
 
@@ -389,10 +398,11 @@ async function timedRequest(pool, target, startedAt) {
 
 /**
  * A load target: POST `url` with JSON `body` and `headers`; the body is serialised once.
+ * `poolOptions` are passed to its undici Pool (e.g. keepAliveMaxTimeout).
  * @returns {{ pool: Pool, path: string, headers: Record<string,string>, body: string, close: () => Promise<void> }}
  */
-function loadTarget(url, headers, body, connections) {
-  const pool = loadPool(url, connections);
+function loadTarget(url, headers, body, connections, poolOptions) {
+  const pool = loadPool(url, connections, poolOptions);
   const u = new URL(url);
   return {
     pool,
@@ -664,6 +674,7 @@ module.exports = {
   startNestFloor,
   startPortkey,
   portkeyHeaders,
+  PORTKEY_POOL,
   startGateway,
   stopChild,
   postgresReachable,

@@ -215,7 +215,11 @@ module.exports = {
             if (n === 'rest')
               return [n, lib.loadTarget(`${gateway.url}/api/v1/chat`, { 'api-key': gateway.apiKey }, REST_BODY)];
             const base = { direct: upstream.url, proxy: proxy.url, nest: nest.url, gateway: gateway.url }[n];
-            if (n === 'portkey') return [n, lib.loadTarget(`${portkey.url}/v1/chat/completions`, pkHeaders, body)];
+            if (n === 'portkey')
+              return [
+                n,
+                lib.loadTarget(`${portkey.url}/v1/chat/completions`, pkHeaders, body, undefined, lib.PORTKEY_POOL),
+              ];
             return [n, lib.loadTarget(`${base}/v1/chat/completions`, n === 'gateway' ? gwAuth : upstreamAuth, body)];
           }),
         );
@@ -642,6 +646,9 @@ module.exports = {
           { key: 'verdict', title: 'verdict', align: 'left' },
         ]),
       );
+      const met = peer.filter((p) => p.verdict.startsWith('meets')).length;
+      const missed = peer.filter((p) => p.verdict.startsWith('MISSES')).length;
+      log(`  peer table: ${met} met, ${missed} missed (reported, not enforced)`);
     }
   },
 };
