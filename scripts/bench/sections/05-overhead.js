@@ -232,7 +232,12 @@ module.exports = {
       out.peakRss = {};
       const sample = () => {
         for (const [n, pid] of Object.entries(pids)) {
-          const v = lib.processRssMb(pid);
+          let v = NaN;
+          try {
+            v = lib.processRssMb(pid);
+          } catch {
+            // the process is gone: its failures show in the runs
+          }
           if (Number.isFinite(v)) out.peakRss[n] = Math.max(out.peakRss[n] ?? 0, v);
         }
       };
@@ -250,6 +255,15 @@ module.exports = {
         (upstream.usage.prompt_tokens * toMicro(entry.pricing.input_rub_per_1m)) / 1e6 +
         (upstream.usage.completion_tokens * toMicro(entry.pricing.output_rub_per_1m)) / 1e6;
 
+      // wall time per part (the section's run time is a budget: docs/performance.md)
+      out.seconds = {};
+      let lapAt = performance.now();
+      const lap = (part) => {
+        const now = performance.now();
+        if (part === 'warm-up' || PARTS.has(part)) out.seconds[part] = (now - lapAt) / 1000;
+        lapAt = now;
+      };
+
       // warm-up every target: JIT, pools, caches, prepared statements
       log(`  warm-up: ${S.seqWarmup} sequential + ${S.rateWarmup} s at ${S.rate} req/s per target`);
       for (const n of [...names, 'rest']) {
@@ -258,6 +272,7 @@ module.exports = {
         await lib.openLoop(targets[n], { rate: S.rate, duration: S.rateWarmup });
       }
 
+      lap('warm-up');
       if (PARTS.has('seq')) {
         log(`  sequential: ${S.seq} requests one at a time per target`);
         out.seq = {};
@@ -308,6 +323,7 @@ module.exports = {
         return r;
       };
 
+      lap('seq');
       if (PARTS.has('rate')) {
         out.rate = {};
         for (const rate of [S.rate, S.rateHigh].filter((x) => x > 0)) {
@@ -329,6 +345,7 @@ module.exports = {
         }
       }
 
+      lap('rate');
       if (PARTS.has('stream')) {
         const streamNames = names.filter((n) => n !== 'nest'); // the Nest floor has no streaming route
         log(
@@ -369,6 +386,7 @@ module.exports = {
         );
       }
 
+      lap('stream');
       if (PARTS.has('cpu')) {
         log(`  CPU: ${S.cpuRequests} requests (closed loop, ${S.closedConcurrency} in flight) per Node target`);
         out.cpu = {};
@@ -383,6 +401,7 @@ module.exports = {
         }
       }
 
+      lap('cpu');
       if (PARTS.has('rss')) {
         // sampled through the run: V8 lets the old generation fill before a full collection, so RSS is
         // a sawtooth (±30 % here) and two single reads compare phases of it, not growth. Growth is the
@@ -411,6 +430,7 @@ module.exports = {
         );
       }
 
+      lap('rss');
       if (PARTS.has('capacity') && out.rate) {
         // the rate runs are the first steps (same criterion); the search goes on above them
         out.capacity = { best: 0, steps: [] };
@@ -456,6 +476,14 @@ module.exports = {
           await sleep(500);
         }
       }
+      lap('capacity');
+      log(
+        `  time per part: ${Object.entries(out.seconds)
+          .map(([k, v]) => `${k} ${v.toFixed(0)} s`)
+          .join(', ')}; in all ${Object.values(out.seconds)
+          .reduce((a, v) => a + v, 0)
+          .toFixed(0)} s`,
+      );
     } finally {
       if (sampler) clearInterval(sampler);
       await Promise.all(Object.values(targets).map((t) => t.close()));
