@@ -466,21 +466,28 @@ function openLoop(target, { rate, duration }) {
   });
 }
 
-/** `count` requests one after another (no queueing anywhere): the per-request cost alone. */
-async function sequential(target, count) {
+/**
+ * `count` requests one after another (no queueing anywhere): the per-request cost alone. With
+ * `maxMs`, no request starts after that long (a loaded machine bounds the run's time, not its count).
+ */
+async function sequential(target, count, maxMs = Infinity) {
   const results = [];
   const t0 = performance.now();
-  for (let i = 0; i < count; i++) results.push(await timedRequest(target.pool, target, performance.now()));
+  for (let i = 0; i < count && performance.now() - t0 < maxMs; i++)
+    results.push(await timedRequest(target.pool, target, performance.now()));
   return summarize(results, performance.now() - t0);
 }
 
-/** Closed loop: `concurrency` workers sending back-to-back until `count` requests are done. */
-async function closedLoop(target, { count, concurrency }) {
+/**
+ * Closed loop: `concurrency` workers sending back-to-back until `count` requests are done (with
+ * `maxMs`: or until that long has passed; `sent` in the result says how many were).
+ */
+async function closedLoop(target, { count, concurrency, maxMs = Infinity }) {
   const results = [];
   let next = 0;
   const t0 = performance.now();
   const worker = async () => {
-    while (next < count) {
+    while (next < count && performance.now() - t0 < maxMs) {
       next++;
       results.push(await timedRequest(target.pool, target, performance.now()));
     }

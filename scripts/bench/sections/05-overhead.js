@@ -16,6 +16,7 @@
  * reservation, settle, ledger, one access-log line per request), and the gateway's REST
  * POST /api/v1/chat with the same prompt:
  *   1. sequential: 2,000 requests one at a time after a warm-up → added p50 (no queueing at all);
+ *      at most 20 s per target;
  *   2. open loop at 500 and at 1,000 req/s for 6 s each: request i is sent at t0 + i/rate whatever
  *      happened to the others, latency measured from its SCHEDULED time, so queueing shows → added
  *      p50 / p99 / p99.9; the REST chat at 500 req/s only; billing is checked exactly for every
@@ -25,9 +26,10 @@
  *      row, the workers' starts spread over one stream length so ≈ 100 are open at any time without
  *      arriving as one burst) → time to the first body bytes (TTFB), added vs direct (p50 / p99);
  *   4. CPU per request: each Node target's user+system time (/proc/<pid>/stat) over 10,000
- *      requests (closed loop, 16 in flight) / 10,000;
+ *      requests (closed loop, 16 in flight; at most 15 s) / the requests sent;
  *   5. RSS: every Node target's VmRSS (/proc/<pid>/status) sampled every 250 ms through the whole
- *      section → its peak; and the gateway's growth over 50,000 more requests (closed loop): the
+ *      section → its peak; and the gateway's growth over 50,000 more requests (closed loop, at most
+ *      60 s): the
  *      peak of the second half over the peak of the first (V8's collections make RSS a sawtooth,
  *      so two single reads would compare its phases);
  *   6. capacity: the 500 and 1,000 req/s runs count as its first steps; then open loop at rising
@@ -47,7 +49,9 @@
  * BENCH_OVERHEAD_CPU_REQUESTS (10000), BENCH_OVERHEAD_RSS_REQUESTS (50000), BENCH_OVERHEAD_STREAMS
  * (100), BENCH_OVERHEAD_STREAM_ROUNDS (3), BENCH_OVERHEAD_CAPACITY_RATES (comma list, the steps
  * above the high rate), BENCH_OVERHEAD_CAPACITY_DURATION (4 s), BENCH_OVERHEAD_RATE_WARMUP (2 s at
- * the rate per target before any measurement). Diagnostics: after the gateway's 500 req/s run its
+ * the rate per target before any measurement), BENCH_OVERHEAD_SEQ_MAX_S (20), BENCH_OVERHEAD_CPU_MAX_S
+ * (15), BENCH_OVERHEAD_RSS_MAX_S (60): time caps of the passes counted in requests, so a loaded
+ * machine lengthens the section by its drains only (quick: 8, 5, 15). Diagnostics: after the gateway's 500 req/s run its
  * own view is printed (event-loop delay, GC pauses, requests over 10 / 25 ms by its clock, from
  * /metrics), and the load generator's own event-loop delay per target (its stalls would count as
  * latency); BENCH_CHILD_OUTPUT_DIR=<dir> keeps every child's output (access log lines carry
@@ -80,6 +84,10 @@ const S = {
   rateWarmup: envNum('BENCH_OVERHEAD_RATE_WARMUP', 2, 1),
   cpuRequests: envNum('BENCH_OVERHEAD_CPU_REQUESTS', 10_000, 3_000),
   rssRequests: envNum('BENCH_OVERHEAD_RSS_REQUESTS', 50_000, 10_000),
+  /** time caps (s) of the passes counted in requests: on a loaded machine they bound the run time */
+  seqMaxS: envNum('BENCH_OVERHEAD_SEQ_MAX_S', 20, 8),
+  cpuMaxS: envNum('BENCH_OVERHEAD_CPU_MAX_S', 15, 5),
+  rssMaxS: envNum('BENCH_OVERHEAD_RSS_MAX_S', 60, 15),
   streams: envNum('BENCH_OVERHEAD_STREAMS', 100, 100),
   streamRounds: envNum('BENCH_OVERHEAD_STREAM_ROUNDS', 3, 2),
   capacityDuration: envNum('BENCH_OVERHEAD_CAPACITY_DURATION', 4, 2),
@@ -267,17 +275,17 @@ module.exports = {
       // warm-up every target: JIT, pools, caches, prepared statements
       log(`  warm-up: ${S.seqWarmup} sequential + ${S.rateWarmup} s at ${S.rate} req/s per target`);
       for (const n of [...names, 'rest']) {
-        const w = await lib.sequential(targets[n], S.seqWarmup);
+        const w = await lib.sequential(targets[n], S.seqWarmup, S.seqMaxS * 1000);
         if (w.failed) noFailures(`warm-up ${n}`, w);
         await lib.openLoop(targets[n], { rate: S.rate, duration: S.rateWarmup });
       }
 
       lap('warm-up');
       if (PARTS.has('seq')) {
-        log(`  sequential: ${S.seq} requests one at a time per target`);
+        log(`  sequential: ${S.seq} requests one at a time per target (at most ${S.seqMaxS} s)`);
         out.seq = {};
         for (const n of names) {
-          out.seq[n] = await lib.sequential(targets[n], S.seq);
+          out.seq[n] = await lib.sequential(targets[n], S.seq, S.seqMaxS * 1000);
           noFailures(`sequential ${n}`, out.seq[n]);
           rows.push({ target: `${n}, sequential`, ...out.seq[n], non2xx: out.seq[n].failed, errors: 0, timeouts: 0 });
         }
@@ -388,15 +396,21 @@ module.exports = {
 
       lap('stream');
       if (PARTS.has('cpu')) {
-        log(`  CPU: ${S.cpuRequests} requests (closed loop, ${S.closedConcurrency} in flight) per Node target`);
+        log(
+          `  CPU: ${S.cpuRequests} requests (closed loop, ${S.closedConcurrency} in flight; at most ${S.cpuMaxS} s) per Node target`,
+        );
         out.cpu = {};
         for (const n of nodeNames) {
           const c0 = lib.processCpuMs(pids[n]);
-          const r = await lib.closedLoop(targets[n], { count: S.cpuRequests, concurrency: S.closedConcurrency });
-          out.cpu[n] = { msPerRequest: (lib.processCpuMs(pids[n]) - c0) / S.cpuRequests, rps: r.rps };
+          const r = await lib.closedLoop(targets[n], {
+            count: S.cpuRequests,
+            concurrency: S.closedConcurrency,
+            maxMs: S.cpuMaxS * 1000,
+          });
+          out.cpu[n] = { msPerRequest: (lib.processCpuMs(pids[n]) - c0) / r.sent, rps: r.rps, requests: r.sent };
           noFailures(`CPU pass ${n}`, r);
           log(
-            `    ${n}: ${out.cpu[n].msPerRequest.toFixed(3)} ms CPU per request (${r.rps.toFixed(0)} req/s closed loop)`,
+            `    ${n}: ${out.cpu[n].msPerRequest.toFixed(3)} ms CPU per request over ${r.sent} requests (${r.rps.toFixed(0)} req/s closed loop)`,
           );
         }
       }
@@ -409,12 +423,17 @@ module.exports = {
         out.rss = { before: lib.processRssMb(gateway.pid) };
         out.rss.samples = [out.rss.before];
         log(
-          `  RSS: ${S.rssRequests} requests (closed loop) — gateway RSS before ${out.rss.before.toFixed(1)} MiB, sampled every 250 ms`,
+          `  RSS: ${S.rssRequests} requests (closed loop, at most ${S.rssMaxS} s) — gateway RSS before ${out.rss.before.toFixed(1)} MiB, sampled every 250 ms`,
         );
         const rssSampler = setInterval(() => out.rss.samples.push(lib.processRssMb(gateway.pid)), 250);
         let r;
         try {
-          r = await lib.closedLoop(targets.gateway, { count: S.rssRequests, concurrency: S.closedConcurrency });
+          r = await lib.closedLoop(targets.gateway, {
+            count: S.rssRequests,
+            concurrency: S.closedConcurrency,
+            maxMs: S.rssMaxS * 1000,
+          });
+          out.rss.requests = r.sent;
         } finally {
           clearInterval(rssSampler);
         }
@@ -572,7 +591,7 @@ module.exports = {
       if (o.rss) {
         const g = (o.rss.secondPeak - o.rss.firstPeak) / o.rss.firstPeak;
         lines.push(
-          `${b}: RSS peak ${o.rss.firstPeak.toFixed(1)} MiB in the first half of ${S.rssRequests} requests, ${o.rss.secondPeak.toFixed(1)} MiB in the second (${(g * 100).toFixed(1)} %; ` +
+          `${b}: RSS peak ${o.rss.firstPeak.toFixed(1)} MiB in the first half of ${o.rss.requests} requests, ${o.rss.secondPeak.toFixed(1)} MiB in the second (${(g * 100).toFixed(1)} %; ` +
             `single reads before / after: ${o.rss.before.toFixed(1)} → ${o.rss.after.toFixed(1)}) → ${verdict(g <= T.rssGrowth)} (≤ +${T.rssGrowth * 100} %)`,
         );
       }
