@@ -132,6 +132,41 @@ const startBareProxy = (upstreamUrl) => startFloor('bare-proxy.js', 'bare proxy'
 /** The stack's floor: Nest + Express + a class-validator DTO + undici + a log line (scripts/bench/nest-floor.js). */
 const startNestFloor = (upstreamUrl) => startFloor('nest-floor.js', 'nest floor', upstreamUrl);
 
+/**
+ * A peer: Portkey's open-source gateway (scripts/bench/portkey.js: @portkey-ai/gateway's published
+ * build, headless, no cache, no retries). It needs no upstream URL: every request names its provider
+ * and host in `x-portkey-*` headers (see portkeyHeaders).
+ */
+async function startPortkey() {
+  const port = await freePort();
+  const { child } = await spawnNode(path.join(__dirname, 'portkey.js'), {
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME || os.homedir(),
+      NODE_ENV: 'production',
+      PORTKEY_PORT: String(port),
+    },
+    label: 'portkey',
+    ready: portLine,
+  });
+  return { url: `http://127.0.0.1:${port}`, pid: child.pid, stop: () => stopChild(child) };
+}
+
+/**
+ * Pool options for a client of Portkey: its answers carry the upstream's `keep-alive: timeout=65`
+ * header while its Node server closes a connection after 5 s idle, so a client that trusts the
+ * header reuses sockets Portkey is closing (ECONNRESET). The bench's pool for it keeps an idle
+ * socket 4 s at most.
+ */
+const PORTKEY_POOL = { keepAliveMaxTimeout: 4_000 };
+
+/** The headers that route a Portkey request to an OpenAI-compatible `upstreamUrl` with `apiKey`. */
+const portkeyHeaders = (upstreamUrl, apiKey) => ({
+  'x-portkey-provider': 'openai',
+  'x-portkey-custom-host': `${upstreamUrl}/v1`,
+  authorization: `Bearer ${apiKey}`,
+});
+
 /** Starts the built gateway with `env` (plus PORT/HOST) and waits for GET /ready. */
 async function startGateway(env) {
   if (!fs.existsSync(GATEWAY_MAIN))
@@ -199,6 +234,23 @@ async function redisReachable() {
     return (await withRedis((c) => c.ping())) === 'PONG';
   } catch {
     return false;
+  }
+}
+
+/**
+ * Committed transactions of the bench database so far (pg_stat_database.xact_commit): database-wide,
+ * so every client of that database counts. A backend reports its counts when it has been idle for
+ * ≈ 1 s, so read this after the clients have been idle that long. The read itself commits once.
+ */
+async function pgCommits() {
+  const { Client } = require('pg');
+  const c = new Client({ connectionString: PG_URL });
+  await c.connect();
+  try {
+    const r = await c.query('SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()');
+    return Number(r.rows[0].xact_commit);
+  } finally {
+    await c.end();
   }
 }
 
@@ -299,7 +351,7 @@ function measure({ url, method = 'POST', headers = {}, body, rate, connections, 
   });
 }
 
-/** p50 / p90 / p99 / max of `times` (sorted in place). */
+/** p50 / p90 / p99 / p99.9 / max of `times` (sorted in place). */
 function stats(times) {
   times.sort((a, b) => a - b);
   return {
@@ -307,6 +359,7 @@ function stats(times) {
     p50: percentile(times, 50),
     p90: percentile(times, 90),
     p99: percentile(times, 99),
+    p999: percentile(times, 99.9),
     max: times.length ? times[times.length - 1] : NaN,
   };
 }
@@ -316,13 +369,14 @@ function stats(times) {
  * passes. `connections` is large so the generator itself never holds requests back (with fewer
  * sockets than requests in flight undici queues them, and that wait is counted too).
  */
-function loadPool(url, connections = 512) {
+function loadPool(url, connections = 512, options = {}) {
   return new Pool(new URL(url).origin, {
     connections,
     pipelining: 1,
     keepAliveTimeout: 60_000,
     headersTimeout: 60_000,
     bodyTimeout: 60_000,
+    ...options,
   });
 }
 
@@ -344,10 +398,11 @@ async function timedRequest(pool, target, startedAt) {
 
 /**
  * A load target: POST `url` with JSON `body` and `headers`; the body is serialised once.
+ * `poolOptions` are passed to its undici Pool (e.g. keepAliveMaxTimeout).
  * @returns {{ pool: Pool, path: string, headers: Record<string,string>, body: string, close: () => Promise<void> }}
  */
-function loadTarget(url, headers, body, connections) {
-  const pool = loadPool(url, connections);
+function loadTarget(url, headers, body, connections, poolOptions) {
+  const pool = loadPool(url, connections, poolOptions);
   const u = new URL(url);
   return {
     pool,
@@ -411,21 +466,28 @@ function openLoop(target, { rate, duration }) {
   });
 }
 
-/** `count` requests one after another (no queueing anywhere): the per-request cost alone. */
-async function sequential(target, count) {
+/**
+ * `count` requests one after another (no queueing anywhere): the per-request cost alone. With
+ * `maxMs`, no request starts after that long (a loaded machine bounds the run's time, not its count).
+ */
+async function sequential(target, count, maxMs = Infinity) {
   const results = [];
   const t0 = performance.now();
-  for (let i = 0; i < count; i++) results.push(await timedRequest(target.pool, target, performance.now()));
+  for (let i = 0; i < count && performance.now() - t0 < maxMs; i++)
+    results.push(await timedRequest(target.pool, target, performance.now()));
   return summarize(results, performance.now() - t0);
 }
 
-/** Closed loop: `concurrency` workers sending back-to-back until `count` requests are done. */
-async function closedLoop(target, { count, concurrency }) {
+/**
+ * Closed loop: `concurrency` workers sending back-to-back until `count` requests are done (with
+ * `maxMs`: or until that long has passed; `sent` in the result says how many were).
+ */
+async function closedLoop(target, { count, concurrency, maxMs = Infinity }) {
   const results = [];
   let next = 0;
   const t0 = performance.now();
   const worker = async () => {
-    while (next < count) {
+    while (next < count && performance.now() - t0 < maxMs) {
       next++;
       results.push(await timedRequest(target.pool, target, performance.now()));
     }
@@ -617,12 +679,16 @@ module.exports = {
   startFakeUpstream,
   startBareProxy,
   startNestFloor,
+  startPortkey,
+  portkeyHeaders,
+  PORTKEY_POOL,
   startGateway,
   stopChild,
   postgresReachable,
   redisReachable,
   sqliteBackend,
   postgresBackend,
+  pgCommits,
   measure,
   stats,
   loadTarget,
