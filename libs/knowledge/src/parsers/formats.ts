@@ -19,6 +19,7 @@ import {
 } from '@app/common/isolation/bounded-inflate';
 import { assertHtmlDepth, assertJsonDepth } from '@app/common/isolation/nesting';
 import { ExtractedDocument, ExtractionError } from '../document-parser';
+import { htmlText } from './html-text';
 
 const MiB = 1024 * 1024;
 
@@ -123,7 +124,18 @@ export async function extractDocx(bytes: Buffer): Promise<Pick<ExtractedDocument
   return { pages: [{ page: 1, text }], ...(heading ? { title: heading.trim() } : {}) };
 }
 
+/**
+ * HTML up to this many UTF-16 code units goes through Readability (main-content detection over a
+ * DOM, then Markdown); larger pages through the streaming extractor (html-text.ts), whose memory
+ * does not grow with the markup: a DOM costs about 100 bytes of heap per byte of HTML.
+ */
+export const READABILITY_MAX_CHARS = 512 * 1024;
+
 export function extractHtml(html: string): Pick<ExtractedDocument, 'pages' | 'title'> {
+  if (html.length > READABILITY_MAX_CHARS) {
+    const { text, title } = htmlText(html, MAX_NESTING_DEPTH);
+    return { pages: [{ page: 1, text }], ...(title ? { title } : {}) };
+  }
   assertHtmlDepth(html, MAX_NESTING_DEPTH);
   const { document } = parseHTML(html);
   const pageTitle = document.querySelector('title')?.textContent?.trim() || undefined;
