@@ -8,6 +8,8 @@
 const { deflateSync } = require('node:zlib');
 const { words: pseudoWords } = require('./lib');
 
+const MB_ = 1_000_000;
+
 const VOCABULARY = (
   'harbour ledger invoice turbine meadow lantern quartz orbit cedar signal velvet copper prairie beacon marble ' +
   'thunder compass saffron glacier anchor falcon emerald canyon orchard pilot summit willow'
@@ -155,18 +157,25 @@ function png(width, height, seed) {
 }
 
 /**
- * A DOCX just under `bytes`: `textShare` of it is text (headings, paragraphs, a table), the rest
- * one embedded photo-like PNG.
+ * A DOCX just under `bytes`: about `textBytes` of text (headings, paragraphs, a table — a long
+ * report) and one embedded photo-like PNG that takes the rest, as in real documents of that size
+ * (10 MB of zipped text alone would be some 40 MB of text).
  */
-async function docx(bytes, seed = 7, textShare = 0.12) {
+async function docx(bytes, seed = 7, textBytes = Math.min(3 * MB_, bytes / 3)) {
   const d = require('docx');
-  const make = async (sections, imageBytes) => {
+  const section = (i) => {
+    const s = seed * 1_000_003 + i;
+    return [`Section ${i} ${words(s, 3)}`, prose(s + 1, 90), prose(s + 2, 70)];
+  };
+  const perSection = section(0).join('\n').length;
+  const sections = Math.max(1, Math.floor(textBytes / perSection));
+  const make = async (imageBytes) => {
     const children = [new d.Paragraph({ text: 'Field operations handbook', heading: d.HeadingLevel.HEADING_1 })];
     for (let i = 0; i < sections; i++) {
-      const s = seed * 1_000_003 + i;
-      children.push(new d.Paragraph({ text: `Section ${i} ${words(s, 3)}`, heading: d.HeadingLevel.HEADING_2 }));
-      children.push(new d.Paragraph({ children: [new d.TextRun(prose(s + 1, 90))] }));
-      children.push(new d.Paragraph({ children: [new d.TextRun(prose(s + 2, 70))] }));
+      const [heading, p1, p2] = section(i);
+      children.push(new d.Paragraph({ text: heading, heading: d.HeadingLevel.HEADING_2 }));
+      children.push(new d.Paragraph({ children: [new d.TextRun(p1)] }));
+      children.push(new d.Paragraph({ children: [new d.TextRun(p2)] }));
     }
     if (imageBytes > 0) {
       const side = Math.max(16, Math.floor(Math.sqrt(imageBytes / 3)));
@@ -192,13 +201,11 @@ async function docx(bytes, seed = 7, textShare = 0.12) {
     );
     return d.Packer.toBuffer(new d.Document({ sections: [{ children }] }));
   };
-  const sample = await make(200, 0);
-  let sections = Math.floor(((bytes * textShare) / sample.length) * 200);
-  let image = Math.floor(bytes * (1 - textShare) * 0.97);
+  const textOnly = await make(0);
+  let image = Math.max(0, bytes - textOnly.length - 64 * 1024);
   for (;;) {
-    const out = await make(sections, image);
+    const out = await make(image);
     if (out.length <= bytes) return out;
-    sections = Math.floor(sections * 0.97);
     image = Math.floor(image * 0.97);
   }
 }

@@ -390,7 +390,8 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
     const model = this.catalog.require(modelKey, 'embedding');
     const items = [...todo.entries()];
     const texts = items.map(([, c]) => c.text);
-    const counts = this.embeddings.countTokens(texts);
+    // counted by the chunker with the same encoding (in its worker): for batching and the hold only
+    const counts = items.map(([, c]) => c.tokens);
     const requestId = `ingest-${doc.id}-${this.clock.now()}`;
     const started = performance.now();
     const report = (status: number, errorCode: string | null, tokens: number, costMicro: number): void =>
