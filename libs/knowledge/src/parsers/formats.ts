@@ -114,24 +114,40 @@ export function htmlToMarkdown(html: string): string {
   return turndown.turndown(html).trim();
 }
 
+/**
+ * Pages read from one opening of a PDF: pdfjs keeps what it parsed for every page (objects, fonts,
+ * page dictionaries) until the document is destroyed, so a long PDF is opened again after this
+ * many pages and its memory stays that of a few hundred pages.
+ */
+const PDF_PAGES_PER_OPEN = 400;
+
 export async function extractPdf(bytes: Buffer): Promise<Pick<ExtractedDocument, 'pages' | 'title'>> {
   checkPdfStreams(bytes, new InflateBudget(PDF_INFLATE_LIMITS, 'PDF'));
   const { getDocument } = await loadPdfJs();
-  let doc;
+  const open = async () => {
+    try {
+      return await getDocument({
+        data: new Uint8Array(bytes),
+        isEvalSupported: false,
+        disableFontFace: true,
+        useSystemFonts: false,
+        verbosity: 0,
+      }).promise;
+    } catch (err) {
+      throw new ExtractionError('parse_error', `The PDF could not be read: ${(err as Error).message}`);
+    }
+  };
+  let doc = await open();
   try {
-    doc = await getDocument({
-      data: new Uint8Array(bytes),
-      isEvalSupported: false,
-      disableFontFace: true,
-      useSystemFonts: false,
-      verbosity: 0,
-    }).promise;
-  } catch (err) {
-    throw new ExtractionError('parse_error', `The PDF could not be read: ${(err as Error).message}`);
-  }
-  try {
+    const numPages = doc.numPages;
+    const meta = await doc.getMetadata().catch(() => null);
+    const title = (meta?.info as { Title?: unknown } | undefined)?.Title;
     const pages: { page: number; text: string }[] = [];
-    for (let n = 1; n <= doc.numPages; n++) {
+    for (let n = 1; n <= numPages; n++) {
+      if (n > 1 && (n - 1) % PDF_PAGES_PER_OPEN === 0) {
+        await doc.destroy();
+        doc = await open();
+      }
       const page = await doc.getPage(n);
       const content = await page.getTextContent();
       let text = '';
@@ -152,11 +168,9 @@ export async function extractPdf(bytes: Buffer): Promise<Pick<ExtractedDocument,
     if (pages.every((p) => p.text === '')) {
       throw new ExtractionError(
         'no_text_layer',
-        `The PDF has ${doc.numPages} page(s) but no text layer (a scan or images only); run OCR first.`,
+        `The PDF has ${numPages} page(s) but no text layer (a scan or images only); run OCR first.`,
       );
     }
-    const meta = await doc.getMetadata().catch(() => null);
-    const title = (meta?.info as { Title?: unknown } | undefined)?.Title;
     return { pages, ...(typeof title === 'string' && title.trim() ? { title: title.trim() } : {}) };
   } finally {
     await doc.destroy();
