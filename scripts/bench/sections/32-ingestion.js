@@ -146,7 +146,11 @@ module.exports = {
     const [perKind, mixedMb] = (process.env.BENCH_INGEST_MIXED || '2x1').split('x').map(Number);
     const docs = [];
     for (let i = 0; i < perKind; i++)
-      for (const kind of KINDS) docs.push(await makeDocument(kind, mixedMb * MB, 100 + i * 10 + KINDS.indexOf(kind)));
+      for (const kind of KINDS) {
+        const doc = await makeDocument(kind, mixedMb * MB, 100 + i * 10 + KINDS.indexOf(kind));
+        // distinct names: a document under an existing name would replace it
+        docs.push({ ...doc, name: `${i}-${doc.name}` });
+      }
     const total = docs.reduce((s, d) => s + d.bytes.length, 0);
     const kb2 = await newKb(base, key, 'bench-ingest-mixed');
     const t0 = performance.now();
