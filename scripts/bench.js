@@ -15,7 +15,8 @@
  *
  * Settings (env): BENCH_RATE (500 req/s), BENCH_CONNECTIONS (20), BENCH_DURATION (10 s),
  * BENCH_WARMUP (3 s), BENCH_LOG_LEVEL (the gateway's LOG_LEVEL, default info: access log on), BENCH_LOW_RATE (50 req/s on 1 connection, 0 = skip that serial pass), BENCH_LOW_DURATION (4 s), BENCH_BACKENDS ("sqlite,postgres"), BENCH_SECTIONS (comma-separated names;
- * default all), BENCH_DATABASE_URL / BENCH_REDIS_URL (default TEST_* or local defaults).
+ * default all), BENCH_DATABASE_URL / BENCH_REDIS_URL (default TEST_* or local defaults), BENCH_START_TIMEOUT_MS (30 s: how long
+ * a gateway child may take to start).
  * Exit code 1 when a check fails (errors, billing not moving); latency targets are reported only.
  *
  * @typedef {object} BenchContext
