@@ -89,6 +89,24 @@ describe(`trusted ingestion on ${backendKind()}`, () => {
     ]);
   });
 
+  it('a corrupt PDF fails at once with parse_error (one attempt); an empty file is refused', async () => {
+    const kb = await newKb(t.url, apiKey, 'odd files');
+    const upload = (bytes: Buffer, name: string) =>
+      request(t.url).post(`/api/v1/knowledge-bases/${kb}/documents`).set('api-key', apiKey).attach('file', bytes, name);
+    const valid = await pdfWithPages([['The ferry leaves at noon.']]);
+    const corrupt = Buffer.concat([valid.subarray(0, 40), Buffer.from('\u0000garbage'.repeat(50))]);
+    const bad = await upload(corrupt, 'broken.pdf');
+    expect(bad.status).toBe(202);
+    expect(await settled(t.url, apiKey, kb, bad.body.id)).toMatchObject({
+      status: 'failed',
+      last_error: { code: 'parse_error' },
+    });
+    const job = await t.get(DataSource).getRepository(IngestJobEntity).findOneByOrFail({ documentId: bad.body.id });
+    expect(job.attempts).toBe(1);
+    const empty = await upload(Buffer.alloc(0), 'empty.txt');
+    expect(empty.status).toBe(400);
+  });
+
   it('binary data that happens to be valid UTF-8 (mostly control characters) is still refused with 400', async () => {
     const kb = await newKb(t.url, apiKey, 'binary');
     const res = await request(t.url)
