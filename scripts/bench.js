@@ -15,12 +15,14 @@
  *
  * Settings (env): BENCH_RATE (500 req/s), BENCH_CONNECTIONS (20), BENCH_DURATION (10 s),
  * BENCH_WARMUP (3 s), BENCH_LOG_LEVEL (the gateway's LOG_LEVEL, default info: access log on), BENCH_LOW_RATE (50 req/s on 1 connection, 0 = skip that serial pass), BENCH_LOW_DURATION (4 s), BENCH_BACKENDS ("sqlite,postgres"), BENCH_SECTIONS (comma-separated names;
- * default all), BENCH_DATABASE_URL / BENCH_REDIS_URL (default TEST_* or local defaults).
+ * default all), BENCH_DATABASE_URL / BENCH_REDIS_URL (default TEST_* or local defaults), BENCH_START_TIMEOUT_MS (30 s: how long
+ * a gateway child may take to start).
  * Exit code 1 when a check fails (errors, billing not moving); latency targets are reported only.
  *
  * @typedef {object} BenchContext
  * @property {{ name: string, label: string }} backend
  * @property {{ url: string, apiKey: string, adminToken: string, pid: number }} gateway   bootstrap key with a large balance; pid of the gateway child
+ * @property {() => Promise<{ url: string, pid: number, stop: () => Promise<void> }>} startGateway   another gateway child on a fresh backend of the same kind (new SQLite directory, or new Postgres schema and Redis prefix), same keys and settings, for a section that needs a fresh process; the section stops it (which removes that backend)
  * @property {{ url: string, apiKey: string, usage: { prompt_tokens: number, completion_tokens: number } }} upstream
  * @property {{ rate: number, connections: number, duration: number, warmup: number, lowRate: number, lowDuration: number }} settings
  * @property {typeof import('./bench/lib')} lib
@@ -77,6 +79,22 @@ async function backends() {
   return out;
 }
 
+/** The gateway's environment on a backend: admin token, bootstrap key and the fake upstream. */
+function gatewayEnv(backendEnv, upstream) {
+  return {
+    ...backendEnv,
+    ADMIN_TOKEN,
+    BOOTSTRAP_API_KEY: BOOTSTRAP_KEY,
+    BOOTSTRAP_BALANCE_RUB: '1000000',
+    OPENAI_API_KEY: UPSTREAM_KEY,
+    OPENAI_BASE_URL: `${upstream.url}/v1`,
+    ANTHROPIC_API_KEY: UPSTREAM_KEY,
+    ANTHROPIC_BASE_URL: upstream.url,
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'info', // the normal config: one access-log line per request
+    SHUTDOWN_GRACE_MS: '2000',
+  };
+}
+
 async function main() {
   const started = Date.now();
   const sections = loadSections();
@@ -92,21 +110,21 @@ async function main() {
       log(`\n=== ${backend.label} ===`);
       let gw;
       try {
-        gw = await lib.startGateway({
-          ...backend.env,
-          ADMIN_TOKEN,
-          BOOTSTRAP_API_KEY: BOOTSTRAP_KEY,
-          BOOTSTRAP_BALANCE_RUB: '1000000',
-          OPENAI_API_KEY: UPSTREAM_KEY,
-          OPENAI_BASE_URL: `${upstream.url}/v1`,
-          ANTHROPIC_API_KEY: UPSTREAM_KEY,
-          ANTHROPIC_BASE_URL: upstream.url,
-          LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'info', // the normal config: one access-log line per request
-          SHUTDOWN_GRACE_MS: '2000',
-        });
+        gw = await lib.startGateway(gatewayEnv(backend.env, upstream));
         const ctx = {
           backend: { name: backend.name, label: backend.label },
           gateway: { url: gw.url, apiKey: BOOTSTRAP_KEY, adminToken: ADMIN_TOKEN, pid: gw.pid },
+          startGateway: async () => {
+            const fresh = backend.name === 'sqlite' ? lib.sqliteBackend() : await lib.postgresBackend();
+            const other = await lib.startGateway(gatewayEnv(fresh.env, upstream));
+            return {
+              ...other,
+              stop: async () => {
+                await other.stop();
+                await fresh.cleanup();
+              },
+            };
+          },
           upstream: { url: upstream.url, apiKey: UPSTREAM_KEY, usage: USAGE },
           settings,
           lib,

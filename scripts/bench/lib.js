@@ -168,6 +168,8 @@ const portkeyHeaders = (upstreamUrl, apiKey) => ({
 });
 
 /** Starts the built gateway with `env` (plus PORT/HOST) and waits for GET /ready. */
+const START_TIMEOUT_MS = Number(process.env.BENCH_START_TIMEOUT_MS || 30_000);
+
 async function startGateway(env) {
   if (!fs.existsSync(GATEWAY_MAIN))
     throw new Error(`${GATEWAY_MAIN} is missing: run \`npm run build\` first (npm run bench does)`);
@@ -183,14 +185,17 @@ async function startGateway(env) {
     env: { ...baseEnv, ...env, PORT: String(port), HOST: '127.0.0.1' },
     label: 'gateway',
     ready: (line) => line.includes('listening on'),
+    // BENCH_START_TIMEOUT_MS (30 s): a loaded machine may need longer (migrations of a fresh schema)
+    timeoutMs: START_TIMEOUT_MS,
     // e.g. BENCH_GATEWAY_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" (written when the gateway exits)
     nodeArgs: (process.env.BENCH_GATEWAY_NODE_ARGS || '').split(' ').filter(Boolean),
   });
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + START_TIMEOUT_MS;
   for (;;) {
     const res = await fetch(`${url}/ready`).catch(() => null);
     if (res && res.status === 200) break;
-    if (Date.now() > deadline) throw new Error(`gateway not ready within 30 s\n${output().slice(-4000)}`);
+    if (Date.now() > deadline)
+      throw new Error(`gateway not ready within ${START_TIMEOUT_MS / 1000} s\n${output().slice(-4000)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
   return { url, child, pid: child.pid, output, stop: () => stopChild(child) };

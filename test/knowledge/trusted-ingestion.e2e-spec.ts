@@ -89,6 +89,24 @@ describe(`trusted ingestion on ${backendKind()}`, () => {
     ]);
   });
 
+  it('a corrupt PDF fails at once with parse_error (one attempt); an empty file is refused', async () => {
+    const kb = await newKb(t.url, apiKey, 'odd files');
+    const upload = (bytes: Buffer, name: string) =>
+      request(t.url).post(`/api/v1/knowledge-bases/${kb}/documents`).set('api-key', apiKey).attach('file', bytes, name);
+    const valid = await pdfWithPages([['The ferry leaves at noon.']]);
+    const corrupt = Buffer.concat([valid.subarray(0, 40), Buffer.from('\u0000garbage'.repeat(50))]);
+    const bad = await upload(corrupt, 'broken.pdf');
+    expect(bad.status).toBe(202);
+    expect(await settled(t.url, apiKey, kb, bad.body.id)).toMatchObject({
+      status: 'failed',
+      last_error: { code: 'parse_error' },
+    });
+    const job = await t.get(DataSource).getRepository(IngestJobEntity).findOneByOrFail({ documentId: bad.body.id });
+    expect(job.attempts).toBe(1);
+    const empty = await upload(Buffer.alloc(0), 'empty.txt');
+    expect(empty.status).toBe(400);
+  });
+
   it('binary data that happens to be valid UTF-8 (mostly control characters) is still refused with 400', async () => {
     const kb = await newKb(t.url, apiKey, 'binary');
     const res = await request(t.url)
@@ -305,6 +323,103 @@ describe(`retry and list filters on ${backendKind()}`, () => {
       .set('api-key', apiKey);
     expect(twice.status).toBe(400);
     expect(twice.body.error.param).toBe('attributes[lang]');
+  });
+
+  it("the document list and the vector-store file list take OpenAI's filter grammar as filters=<JSON>, in the database", async () => {
+    const { apiKey } = await admin.teamWithKey(100, 'grammar-team');
+    const kb = await newKb(t.url, apiKey, 'grammar');
+    const add = async (name: string, metadata: Record<string, unknown>) => {
+      const res = await request(t.url)
+        .post(`/api/v1/knowledge-bases/${kb}/documents`)
+        .set('api-key', apiKey)
+        .send({ name, text: `Notes about ${name} and the opening hours.`, metadata });
+      expect(res.status).toBe(202);
+      return res.body.id as string;
+    };
+    const a = await add('a', { lang: 'en', year: 2026, pinned: true, tier: 'gold' });
+    const b = await add('b', { lang: 'en', year: 2024, tier: 'silver' });
+    const c = await add('c', { lang: 'ru', year: '2026' });
+    const d = await add('d', {});
+    for (const id of [a, b, c, d]) await settled(t.url, apiKey, kb, id);
+    const kbIds = async (filter: unknown, extra = '') => {
+      const res = await request(t.url)
+        .get(`/api/v1/knowledge-bases/${kb}/documents?filters=${encodeURIComponent(JSON.stringify(filter))}${extra}`)
+        .set('api-key', apiKey);
+      expect(res.status).toBe(200);
+      return (res.body.data as { id: string }[]).map((x) => x.id).sort();
+    };
+    const sorted = (...ids: string[]) => ids.sort();
+    expect(await kbIds({ type: 'eq', key: 'lang', value: 'en' })).toEqual(sorted(a, b));
+    // types are strict: the number 2026 is not the string "2026"
+    expect(await kbIds({ type: 'eq', key: 'year', value: 2026 })).toEqual([a]);
+    expect(await kbIds({ type: 'eq', key: 'year', value: '2026' })).toEqual([c]);
+    expect(await kbIds({ type: 'eq', key: 'pinned', value: true })).toEqual([a]);
+    // a missing key satisfies only ne / nin
+    expect(await kbIds({ type: 'ne', key: 'lang', value: 'en' })).toEqual(sorted(c, d));
+    expect(await kbIds({ type: 'ne', key: 'pinned', value: true })).toEqual(sorted(b, c, d));
+    expect(await kbIds({ type: 'in', key: 'tier', value: ['gold', 'silver'] })).toEqual(sorted(a, b));
+    expect(await kbIds({ type: 'nin', key: 'tier', value: ['gold'] })).toEqual(sorted(b, c, d));
+    expect(await kbIds({ type: 'gte', key: 'year', value: 2025 })).toEqual([a]);
+    expect(await kbIds({ type: 'lt', key: 'year', value: 2025 })).toEqual([b]);
+    expect(await kbIds({ type: 'gt', key: 'tier', value: 'gold' })).toEqual([b]);
+    expect(await kbIds({ type: 'lt', key: 'pinned', value: true })).toEqual([]);
+    expect(
+      await kbIds({
+        type: 'or',
+        filters: [
+          {
+            type: 'and',
+            filters: [
+              { type: 'eq', key: 'lang', value: 'en' },
+              { type: 'lt', key: 'year', value: 2025 },
+            ],
+          },
+          { type: 'eq', key: 'lang', value: 'ru' },
+        ],
+      }),
+    ).toEqual(sorted(b, c));
+    // with the other filters and cursor pages
+    expect(await kbIds({ type: 'eq', key: 'lang', value: 'en' }, '&attributes[tier]=gold')).toEqual([a]);
+    expect(await kbIds({ type: 'eq', key: 'lang', value: 'en' }, '&order=asc&limit=1')).toEqual([a]);
+    const page2 = await request(t.url)
+      .get(
+        `/api/v1/knowledge-bases/${kb}/documents?order=asc&limit=1&after=${a}&filters=${encodeURIComponent(JSON.stringify({ type: 'eq', key: 'lang', value: 'en' }))}`,
+      )
+      .set('api-key', apiKey);
+    expect(page2.body).toMatchObject({ data: [{ id: b }], has_more: false });
+    for (const [bad, param] of [
+      ['not json', 'filters'],
+      ['{"type":"eq","key":"lang"}', 'filters.value'],
+      ['{"type":"near","key":"lang","value":"en"}', 'filters.type'],
+      ['{"type":"eq","key":"la\\"ng","value":"en"}', 'filters.key'],
+    ]) {
+      const res = await request(t.url)
+        .get(`/api/v1/knowledge-bases/${kb}/documents?filters=${encodeURIComponent(bad)}`)
+        .set('api-key', apiKey);
+      expect(res.status).toBe(400);
+      expect(res.body.error.param).toBe(param);
+    }
+
+    // the same knowledge base as an OpenAI vector store: attributes[key]=value and filters on its file list
+    const auth = { authorization: `Bearer ${apiKey}` };
+    const vsIds = async (query: string) => {
+      const res = await request(t.url).get(`/v1/vector_stores/${kb}/files?${query}`).set(auth);
+      expect(res.status).toBe(200);
+      return (res.body.data as { id: string }[]).map((x) => x.id).sort();
+    };
+    expect(await vsIds('attributes[lang]=en')).toEqual(sorted(a, b));
+    expect(await vsIds('attributes[year]=2026')).toEqual(sorted(a, c));
+    expect(
+      await vsIds(`filters=${encodeURIComponent(JSON.stringify({ type: 'eq', key: 'year', value: 2026 }))}`),
+    ).toEqual([a]);
+    expect(
+      await vsIds(
+        `filter=completed&filters=${encodeURIComponent(JSON.stringify({ type: 'ne', key: 'lang', value: 'en' }))}`,
+      ),
+    ).toEqual(sorted(c, d));
+    const vsBad = await request(t.url).get(`/v1/vector_stores/${kb}/files?filters=%7B`).set(auth);
+    expect(vsBad.status).toBe(400);
+    expect(vsBad.body.error.param).toBe('filters');
   });
 });
 

@@ -2,6 +2,7 @@ import { Injectable, Logger, OnApplicationShutdown, OnModuleInit, Optional } fro
 import { AsyncResource } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
 import { createHash, randomUUID } from 'node:crypto';
+import { endianness } from 'node:os';
 import {
   ApiError,
   BackgroundCalls,
@@ -33,6 +34,16 @@ const LINK_TIMEOUT_MS = 15_000;
  * replica died meanwhile) before the document fails with parse_limit_exceeded: one retry.
  */
 const MAX_PARSE_RUNS = 2;
+
+const LITTLE_ENDIAN = endianness() === 'LE';
+
+/**
+ * The stored form of a vector: on little-endian machines the Float32Array's own bytes, shared
+ * rather than copied (nothing writes to the vectors afterwards), so a document's vectors are not
+ * held twice while they are written.
+ */
+const vectorBytes = (v: Float32Array): Buffer =>
+  LITTLE_ENDIAN ? Buffer.from(v.buffer, v.byteOffset, v.byteLength) : encodeVector(v);
 
 /** A failure that retrying cannot fix: the document fails with this code. */
 class PermanentFailure extends Error {
@@ -186,9 +197,10 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
       this.log.log(`ingest ${doc.vectorStoreId}/${doc.id}: link unchanged, kept ${doc.chunkCount} chunks`);
       return;
     }
-    const { extracted, chunks } = await this.parse(job, bytes, { filename, mime }, decodeChunking(doc.chunking));
-    const title = extracted.title ?? doc.title ?? filename;
-    if (extracted.kind === 'image') {
+    const parsed = await this.parse(job, bytes, { filename, mime }, decodeChunking(doc.chunking));
+    const { kind, pages, chunks } = parsed;
+    const title = parsed.title ?? doc.title ?? filename;
+    if (kind === 'image') {
       await this.repo.swapChunks(
         doc.vectorStoreId,
         doc.id,
@@ -210,9 +222,7 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
       return;
     }
     if (chunks.length === 0) throw new ExtractionError('empty_document', 'The document holds no text to index.');
-    this.log.log(
-      `ingest ${doc.vectorStoreId}/${doc.id}: ${extracted.kind}, ${extracted.pages.length} page(s), ${chunks.length} chunk(s)`,
-    );
+    this.log.log(`ingest ${doc.vectorStoreId}/${doc.id}: ${kind}, ${pages} page(s), ${chunks.length} chunk(s)`);
 
     const vectors = await this.embed(doc, store.embeddingModel, store.dimensions, chunks);
     const rows: NewChunk[] = chunks.map((c) => ({ ...c, embedding: vectors.get(c.contentHash)! }));
@@ -225,7 +235,7 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
       {
         status: 'completed',
         title: title.slice(0, 512),
-        pages: extracted.pages.length,
+        pages,
         tokens,
         chunkCount: rows.length,
         usageBytes,
@@ -253,7 +263,7 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
     bytes: Buffer,
     hint: { filename: string; mime: string },
     chunking: Chunking,
-  ): Promise<{ extracted: ExtractedDocument; chunks: DocumentChunk[] }> {
+  ): Promise<{ kind: ExtractedDocument['kind']; title?: string; pages: number; chunks: DocumentChunk[] }> {
     const id = Number(job.id);
     const unfinished = job.parseRuns ?? 0;
     if (unfinished >= MAX_PARSE_RUNS)
@@ -266,7 +276,8 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
       const extracted = await this.extractText(bytes, hint);
       const chunks = extracted.kind === 'image' ? [] : await this.parser.chunk(extracted, chunking);
       await this.repo.endParseRun(id);
-      return { extracted, chunks };
+      // the page texts end here (their chunks carry the text), so they are not held while embedding
+      return { kind: extracted.kind, title: extracted.title, pages: extracted.pages.length, chunks };
     } catch (err) {
       if (err instanceof ExtractionError && err.retryable) {
         // stopped for memory or time: once more (the limit may have been hit under load), then for good
@@ -390,7 +401,8 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
     const model = this.catalog.require(modelKey, 'embedding');
     const items = [...todo.entries()];
     const texts = items.map(([, c]) => c.text);
-    const counts = this.embeddings.countTokens(texts);
+    // counted by the chunker with the same encoding (in its worker): for batching and the hold only
+    const counts = items.map(([, c]) => c.tokens);
     const requestId = `ingest-${doc.id}-${this.clock.now()}`;
     const started = performance.now();
     const report = (status: number, errorCode: string | null, tokens: number, costMicro: number): void =>
@@ -420,7 +432,7 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
     }
     report(200, null, metered.result.tokens, metered.charged?.chargedMicro ?? 0);
     const { result } = metered;
-    items.forEach(([hash], i) => vectors.set(hash, encodeVector(result.vectors[i])));
+    items.forEach(([hash], i) => vectors.set(hash, vectorBytes(result.vectors[i])));
     this.log.log(
       `ingest ${doc.vectorStoreId}/${doc.id}: embedded ${texts.length} chunk(s), ${result.tokens} tokens (${model.key})`,
     );

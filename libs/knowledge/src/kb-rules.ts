@@ -217,3 +217,38 @@ export function parseAttributeQuery(query: Record<string, unknown>): AttributeMa
   }
   return out;
 }
+
+/** Comparisons one document-list `filters` may hold in all (each becomes an SQL condition). */
+export const MAX_LIST_FILTER_COMPARISONS = 64;
+
+/**
+ * The `filters` query parameter of a document list: OpenAI's filter grammar (as search takes it)
+ * as one JSON text. Keys are 1–64 characters without quotes or backslashes (as attributes[key]),
+ * at most 64 comparisons in all.
+ */
+export function parseFilterQuery(raw: unknown, param = 'filters'): Filter | null {
+  if (raw === undefined) return null;
+  if (typeof raw !== 'string')
+    throw ApiError.badRequest(`${param} must be given once, as a JSON object (URL-encoded).`, param);
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch {
+    throw ApiError.badRequest(
+      `${param} must be a JSON object such as {"type":"eq","key":"lang","value":"en"} (URL-encoded).`,
+      param,
+    );
+  }
+  if (json === null) throw ApiError.badRequest(`${param} must be an object.`, param);
+  const filter = parseFilter(json, param)!;
+  let comparisons = 0;
+  const walk = (f: Filter, path: string): void => {
+    if ('filters' in f) return f.filters.forEach((g, i) => walk(g, `${path}.filters[${i}]`));
+    if (++comparisons > MAX_LIST_FILTER_COMPARISONS)
+      throw ApiError.badRequest(`${param} may hold at most ${MAX_LIST_FILTER_COMPARISONS} comparisons.`, param);
+    if (f.key.length > 64 || /["\\]/.test(f.key))
+      throw ApiError.badRequest(`${path}.key must be 1–64 characters without quotes or backslashes.`, `${path}.key`);
+  };
+  walk(filter, param);
+  return filter;
+}

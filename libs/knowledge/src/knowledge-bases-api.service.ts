@@ -16,7 +16,7 @@ import {
 } from './dto/knowledge-bases.dto';
 import { PageQueryDto } from './dto/vector-stores.dto';
 import type { UploadedBytes } from './files.service';
-import { parseAttributeQuery } from './kb-rules';
+import { parseAttributeQuery, parseFilterQuery } from './kb-rules';
 import { KbSearchService } from './kb-search.service';
 import { KnowledgeService } from './knowledge.service';
 import { toDocument, toKbSearchResponse, toKnowledgeBase } from './knowledge.presenter';
@@ -85,12 +85,14 @@ export class KnowledgeBasesApiService {
     rawQuery: Record<string, unknown> = {},
   ): Promise<KbDocumentListDto> {
     const attributes = parseAttributeQuery(rawQuery);
+    const filter = parseFilterQuery(q.filters);
     const { docs, hasMore } = await this.kb.listDocuments(caller, id, {
       after: q.after,
       limit: q.limit,
       order: q.order,
       status: q.status,
       attributes,
+      filter,
     });
     return { data: docs.map(toDocument), has_more: hasMore };
   }

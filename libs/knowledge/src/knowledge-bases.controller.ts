@@ -136,7 +136,7 @@ export class KnowledgeBasesController {
   @Get(':id/documents')
   @ApiOperation({
     summary:
-      "The knowledge base's documents with their ingestion status (cursor pages), filtered by status and attributes[key]=value",
+      "The knowledge base's documents with their ingestion status (cursor pages), filtered by status, attributes[key]=value and filters (OpenAI's attribute filter as JSON)",
   })
   @ApiParam(ID)
   @ApiOkResponse({ type: KbDocumentListDto })

@@ -3,6 +3,8 @@ import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In, Not, Repository } from 'typeorm';
 import { ChangeRecorder, RawSql, TransactionRunner } from '@app/database';
 import { indexTerms } from '@app/retrieval';
+import { attributeFilterSql } from './attribute-filter-sql';
+import type { Filter } from './kb-rules';
 import {
   DocumentKind,
   DocumentStatus,
@@ -398,6 +400,8 @@ export class KnowledgeRepository {
       kinds?: DocumentKind[];
       /** key → the JSON texts its attribute value may have (see parseAttributeQuery) */
       attributes?: Record<string, string[]>;
+      /** OpenAI's attribute filter grammar (see parseFilterQuery) */
+      filter?: Filter;
     },
   ): Promise<KbDocumentEntity[]> {
     const qb = this.docs
@@ -409,6 +413,10 @@ export class KnowledgeRepository {
       const value = this.sql.pg ? `CAST(CAST(d.attributes AS jsonb) -> :ak${i} AS text)` : `(d.attributes -> :ak${i})`;
       qb.andWhere(`${value} IN (:...av${i})`, { [`ak${i}`]: this.sql.pg ? key : `$."${key}"`, [`av${i}`]: texts });
     });
+    if (q.filter) {
+      const params: Record<string, unknown> = {};
+      qb.andWhere(attributeFilterSql(q.filter, 'd.attributes', this.sql.pg, params), params);
+    }
     if (q.batchId) qb.andWhere('d.batch_id = :batchId', { batchId: q.batchId });
     if (q.kinds) qb.andWhere('d.kind IN (:...kinds)', { kinds: q.kinds });
     if (q.after) {

@@ -16,6 +16,7 @@ import { FilesService, newFileId, UploadedBytes } from './files.service';
 import { IngestionSignal } from './ingestion-signal';
 import {
   AttributeMatch,
+  Filter,
   Attributes,
   AUTO_CHUNKING,
   Chunking,
@@ -473,6 +474,7 @@ export class KnowledgeService {
       batchId?: string;
       kinds?: DocumentKind[];
       attributes?: AttributeMatch | null;
+      filter?: Filter | null;
     },
   ): Promise<{ docs: KbDocumentEntity[]; hasMore: boolean }> {
     await this.requireStore(caller.teamId, storeId);
@@ -485,6 +487,7 @@ export class KnowledgeService {
       batchId: q.batchId,
       kinds: q.kinds,
       attributes: q.attributes ?? undefined,
+      filter: q.filter ?? undefined,
     });
     return { docs: rows.slice(0, limit), hasMore: rows.length > limit };
   }

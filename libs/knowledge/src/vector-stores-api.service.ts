@@ -17,7 +17,7 @@ import {
   VectorStoreSearchDto,
 } from './dto/vector-stores.dto';
 import { KbSearchService, SearchOutcome } from './kb-search.service';
-import { parseFilter } from './kb-rules';
+import { parseAttributeQuery, parseFilter, parseFilterQuery } from './kb-rules';
 import { KnowledgeService } from './knowledge.service';
 import { toBatch, toPage, toSearchPage, toVectorStore, toVectorStoreFile } from './knowledge.presenter';
 
@@ -119,12 +119,19 @@ export class VectorStoresApiService {
     storeId: string,
     q: VectorStoreFilesQueryDto,
     batchId?: string,
+    rawQuery: Record<string, unknown> = {},
   ): Promise<VectorStoreFileListDto> {
+    const attributes = parseAttributeQuery(rawQuery);
+    const filter = parseFilterQuery(q.filters);
     if (batchId !== undefined) await this.kb.getBatch(caller, storeId, batchId);
     const { docs, hasMore } = await this.kb.listDocuments(caller, storeId, {
-      ...q,
+      after: q.after,
+      limit: q.limit,
+      order: q.order,
       batchId,
       status: q.filter === 'in_progress' ? undefined : q.filter,
+      attributes,
+      filter,
     });
     return toPage(
       docs.map(toVectorStoreFile).filter((d) => q.filter === undefined || d.status === q.filter),

@@ -94,15 +94,19 @@ export class VectorStoresController {
   }
 
   @Get(':vector_store_id/files')
-  @ApiOperation({ summary: "The vector store's files (cursor pages, optional status filter)" })
+  @ApiOperation({
+    summary:
+      "The vector store's files (cursor pages), filtered by status (filter), attributes[key]=value and filters (OpenAI's attribute filter as JSON)",
+  })
   @ApiParam(ID)
   @ApiOkResponse({ type: VectorStoreFileListDto })
   async listFiles(
     @CurrentCaller() caller: Caller,
     @Param('vector_store_id') id: string,
     @Query() q: VectorStoreFilesQueryDto,
+    @Req() req: Request,
   ): Promise<VectorStoreFileListDto> {
-    return this.api.listFiles(caller, id, q);
+    return this.api.listFiles(caller, id, q, undefined, req.query as Record<string, unknown>);
   }
 
   @Get(':vector_store_id/files/:file_id')
@@ -202,7 +206,9 @@ export class VectorStoresController {
   }
 
   @Get(':vector_store_id/file_batches/:batch_id/files')
-  @ApiOperation({ summary: 'The files of a batch (cursor pages, optional status filter)' })
+  @ApiOperation({
+    summary: 'The files of a batch (cursor pages), filtered by status (filter), attributes[key]=value and filters',
+  })
   @ApiParam(ID)
   @ApiParam({ name: 'batch_id', example: 'vsfb_1a2b3c4d5e6f7a8b9c0d1e2f' })
   @ApiOkResponse({ type: VectorStoreFileListDto })
@@ -211,8 +217,9 @@ export class VectorStoresController {
     @Param('vector_store_id') id: string,
     @Param('batch_id') batchId: string,
     @Query() q: VectorStoreFilesQueryDto,
+    @Req() req: Request,
   ): Promise<VectorStoreFileListDto> {
-    return this.api.listFiles(caller, id, q, batchId);
+    return this.api.listFiles(caller, id, q, batchId, req.query as Record<string, unknown>);
   }
 
   @Post(':vector_store_id/search')

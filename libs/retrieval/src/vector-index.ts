@@ -3,13 +3,19 @@
  * L2-normalised) so a search is a single pass of dot products. Little-endian Float32 bytes are the
  * storage form (`bytea` / `blob`).
  */
+import { endianness } from 'node:os';
+/** Float32Array's own byte order is the platform's: on little-endian machines a copy of its bytes is the encoding. */
+const LITTLE_ENDIAN = endianness() === 'LE';
+
 export function encodeVector(v: Float32Array): Buffer {
+  if (LITTLE_ENDIAN) return Buffer.from(v.buffer.slice(v.byteOffset, v.byteOffset + v.byteLength));
   const out = Buffer.allocUnsafe(v.length * 4);
   for (let i = 0; i < v.length; i++) out.writeFloatLE(v[i], i * 4);
   return out;
 }
 
 export function decodeVector(b: Buffer): Float32Array {
+  if (LITTLE_ENDIAN) return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.length));
   const out = new Float32Array(b.length / 4);
   for (let i = 0; i < out.length; i++) out[i] = b.readFloatLE(i * 4);
   return out;

@@ -498,7 +498,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The vector store's files (cursor pages, optional status filter) */
+        /** The vector store's files (cursor pages), filtered by status (filter), attributes[key]=value and filters (OpenAI's attribute filter as JSON) */
         get: operations["VectorStoresController_listFiles"];
         put?: never;
         /** Add a file (ingested asynchronously; poll its status) */
@@ -586,7 +586,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The files of a batch (cursor pages, optional status filter) */
+        /** The files of a batch (cursor pages), filtered by status (filter), attributes[key]=value and filters */
         get: operations["VectorStoresController_batchFiles"];
         put?: never;
         post?: never;
@@ -657,7 +657,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The knowledge base's documents with their ingestion status (cursor pages), filtered by status and attributes[key]=value */
+        /** The knowledge base's documents with their ingestion status (cursor pages), filtered by status, attributes[key]=value and filters (OpenAI's attribute filter as JSON) */
         get: operations["KnowledgeBasesController_documents"];
         put?: never;
         /** Add a document: multipart `file` (+ `metadata` JSON string, `replace`), or JSON `{name, text, metadata, replace}`. Ingested asynchronously (202). The same content again answers the existing document; a new content under an existing name replaces that document once ingested, unless `replace` is false. */
@@ -8728,6 +8728,12 @@ export interface operations {
                 limit?: number;
                 order?: "asc" | "desc";
                 filter?: "in_progress" | "completed" | "failed" | "cancelled";
+                /** @description attributes[key]=value (for example attributes[lang]=en): only files whose attributes hold that value under that key (a string, or a number / boolean written out); several keys must all match */
+                attributes?: {
+                    [key: string]: string;
+                };
+                /** @description OpenAI's attribute filter as URL-encoded JSON, as search takes it: comparison {type: eq|ne|gt|gte|lt|lte|in|nin, key, value} or compound {type: and|or, filters: [...]}; types compare strictly (the string "2026" is not the number 2026); at most 64 comparisons */
+                filters?: string;
             };
             header?: never;
             path: {
@@ -9325,6 +9331,12 @@ export interface operations {
                 limit?: number;
                 order?: "asc" | "desc";
                 filter?: "in_progress" | "completed" | "failed" | "cancelled";
+                /** @description attributes[key]=value (for example attributes[lang]=en): only files whose attributes hold that value under that key (a string, or a number / boolean written out); several keys must all match */
+                attributes?: {
+                    [key: string]: string;
+                };
+                /** @description OpenAI's attribute filter as URL-encoded JSON, as search takes it: comparison {type: eq|ne|gt|gte|lt|lte|in|nin, key, value} or compound {type: and|or, filters: [...]}; types compare strictly (the string "2026" is not the number 2026); at most 64 comparisons */
+                filters?: string;
             };
             header?: never;
             path: {
@@ -9874,6 +9886,8 @@ export interface operations {
                 attributes?: {
                     [key: string]: string;
                 };
+                /** @description OpenAI's attribute filter as URL-encoded JSON, as search takes it: comparison {type: eq|ne|gt|gte|lt|lte|in|nin, key, value} or compound {type: and|or, filters: [...]}; types compare strictly (the string "2026" is not the number 2026); at most 64 comparisons */
+                filters?: string;
             };
             header?: {
                 /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */

@@ -221,6 +221,12 @@ export class KbDeletedDto {
 export const DOCUMENT_STATUSES = ['queued', 'in_progress', 'completed', 'failed', 'cancelled'] as const;
 
 /** The document list's query: a page, a status, attribute values (`attributes[key]=value`, all must match). */
+/** The `filters` query parameter of the document and file lists (OpenAI's filter grammar as JSON). */
+export const FILTERS_QUERY_DESCRIPTION =
+  'OpenAI\'s attribute filter as URL-encoded JSON, as search takes it: comparison {type: eq|ne|gt|gte|lt|lte|in|nin, key, value} or compound {type: and|or, filters: [...]}; types compare strictly (the string "2026" is not the number 2026); at most 64 comparisons';
+export const FILTERS_QUERY_EXAMPLE =
+  '{"type":"and","filters":[{"type":"eq","key":"lang","value":"en"},{"type":"gte","key":"year","value":2025}]}';
+
 export class KbDocumentsQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ enum: DOCUMENT_STATUSES, description: 'Only documents in this ingestion status' })
   @IsOptional()
@@ -235,4 +241,8 @@ export class KbDocumentsQueryDto extends PageQueryDto {
   })
   @Allow()
   attributes?: unknown;
+
+  @ApiPropertyOptional({ type: String, description: FILTERS_QUERY_DESCRIPTION, example: FILTERS_QUERY_EXAMPLE })
+  @Allow()
+  filters?: unknown;
 }

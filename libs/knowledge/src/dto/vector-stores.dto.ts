@@ -3,6 +3,7 @@ import { Type } from 'class-transformer';
 import { PageQueryDto } from '@app/common';
 
 export { PageQueryDto };
+import { FILTERS_QUERY_DESCRIPTION, FILTERS_QUERY_EXAMPLE } from './knowledge-bases.dto';
 import {
   Allow,
   ArrayMaxSize,
@@ -25,6 +26,19 @@ export class VectorStoreFilesQueryDto extends PageQueryDto {
   @IsOptional()
   @IsIn(['in_progress', 'completed', 'failed', 'cancelled'])
   filter?: 'in_progress' | 'completed' | 'failed' | 'cancelled';
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    description:
+      'attributes[key]=value (for example attributes[lang]=en): only files whose attributes hold that value under that key (a string, or a number / boolean written out); several keys must all match',
+  })
+  @Allow()
+  attributes?: unknown;
+
+  @ApiPropertyOptional({ type: String, description: FILTERS_QUERY_DESCRIPTION, example: FILTERS_QUERY_EXAMPLE })
+  @Allow()
+  filters?: unknown;
 }
 
 export class CreateVectorStoreDto {

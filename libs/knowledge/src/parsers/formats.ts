@@ -1,7 +1,9 @@
 /**
  * Format parsers, each a maintained library: PDF text per page (pdfjs-dist, legacy build), DOCX
- * (mammoth → HTML → turndown Markdown), HTML main content (@mozilla/readability over linkedom →
- * turndown), CSV (papaparse, one unit per row with the header repeated), JSON (pretty-printed).
+ * (mammoth → HTML → turndown Markdown; images left out), HTML main content (@mozilla/readability
+ * over linkedom → turndown; pages past READABILITY_MAX_CHARS, and DOCX HTML past it, through the
+ * streaming htmlparser2 extractor of html-text.ts instead), CSV (papaparse, one unit per row with
+ * the header repeated), JSON (pretty-printed).
  * They run in a parser worker; before a library sees the bytes, the compressed parts are decoded
  * once under bounds (PDF streams, the DOCX zip) and HTML and JSON nesting is bounded.
  */
@@ -19,6 +21,7 @@ import {
 } from '@app/common/isolation/bounded-inflate';
 import { assertHtmlDepth, assertJsonDepth } from '@app/common/isolation/nesting';
 import { ExtractedDocument, ExtractionError } from '../document-parser';
+import { htmlText } from './html-text';
 
 const MiB = 1024 * 1024;
 
@@ -41,12 +44,69 @@ export const DOCX_INFLATE_LIMITS: InflateLimits = {
   maxEntries: 10_000,
 };
 
+/**
+ * HTML up to this many UTF-16 code units goes through Readability (main-content detection over a
+ * DOM, then Markdown); larger pages through the streaming extractor (html-text.ts), whose memory
+ * does not grow with the markup: a DOM costs about 100 bytes of heap per byte of HTML.
+ */
+export const READABILITY_MAX_CHARS = 512 * 1024;
+
 /** Element nesting of HTML (as Blink's tree builder caps it) and array/object nesting of JSON. */
 export const MAX_NESTING_DEPTH = 512;
 
 type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
 let pdfjs: Promise<PdfJs> | null = null;
-export const loadPdfJs = (): Promise<PdfJs> => (pdfjs ??= import('pdfjs-dist/legacy/build/pdf.mjs'));
+/**
+ * pdfjs-dist and its worker module, both loaded here: in Node, pdfjs runs its "worker" in this
+ * thread and would otherwise import the worker module on the first document (and its polyfills
+ * with it); `globalThis.pdfjsWorker` is where pdfjs looks for an already loaded one.
+ */
+export const loadPdfJs = (): Promise<PdfJs> =>
+  (pdfjs ??= keepBuiltins(async () => {
+    const [lib, worker] = await Promise.all([
+      import('pdfjs-dist/legacy/build/pdf.mjs'),
+      import('pdfjs-dist/legacy/build/pdf.worker.mjs'),
+    ]);
+    (globalThis as { pdfjsWorker?: unknown }).pdfjsWorker = worker;
+    return lib;
+  }));
+
+/** Objects whose built-in functions a polyfill may replace. */
+const BUILTIN_HOLDERS: object[] = [
+  Array,
+  Array.prototype,
+  Object,
+  JSON,
+  Math,
+  String.prototype,
+  Promise,
+  Map.prototype,
+  Set.prototype,
+  RegExp.prototype,
+  Object.getPrototypeOf(Uint8Array.prototype) as object,
+];
+
+/**
+ * Runs `load` and then puts back every built-in function it replaced. pdfjs-dist's legacy build
+ * bundles core-js, which swaps V8's own `Array.prototype.push` and `JSON.stringify` for JavaScript
+ * versions (for edge cases of the spec no parser relies on) — for the whole worker thread, so
+ * tokenizing and JSON slowed down too (push alone was a tenth of a PDF's extraction time).
+ * Functions the runtime lacks and the polyfills add stay.
+ */
+async function keepBuiltins<T>(load: () => Promise<T>): Promise<T> {
+  const saved = BUILTIN_HOLDERS.flatMap((holder) =>
+    Reflect.ownKeys(holder).flatMap((key) => {
+      const d = Object.getOwnPropertyDescriptor(holder, key);
+      return d && typeof d.value === 'function' ? [{ holder, key, d }] : [];
+    }),
+  );
+  try {
+    return await load();
+  } finally {
+    for (const { holder, key, d } of saved)
+      if (Object.getOwnPropertyDescriptor(holder, key)?.value !== d.value) Object.defineProperty(holder, key, d);
+  }
+}
 
 const turndown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' });
 
@@ -54,24 +114,40 @@ export function htmlToMarkdown(html: string): string {
   return turndown.turndown(html).trim();
 }
 
+/**
+ * Pages read from one opening of a PDF: pdfjs keeps what it parsed for every page (objects, fonts,
+ * page dictionaries) until the document is destroyed, so a long PDF is opened again after this
+ * many pages and its memory stays that of a few hundred pages.
+ */
+const PDF_PAGES_PER_OPEN = 400;
+
 export async function extractPdf(bytes: Buffer): Promise<Pick<ExtractedDocument, 'pages' | 'title'>> {
   checkPdfStreams(bytes, new InflateBudget(PDF_INFLATE_LIMITS, 'PDF'));
   const { getDocument } = await loadPdfJs();
-  let doc;
+  const open = async () => {
+    try {
+      return await getDocument({
+        data: new Uint8Array(bytes),
+        isEvalSupported: false,
+        disableFontFace: true,
+        useSystemFonts: false,
+        verbosity: 0,
+      }).promise;
+    } catch (err) {
+      throw new ExtractionError('parse_error', `The PDF could not be read: ${(err as Error).message}`);
+    }
+  };
+  let doc = await open();
   try {
-    doc = await getDocument({
-      data: new Uint8Array(bytes),
-      isEvalSupported: false,
-      disableFontFace: true,
-      useSystemFonts: false,
-      verbosity: 0,
-    }).promise;
-  } catch (err) {
-    throw new ExtractionError('parse_error', `The PDF could not be read: ${(err as Error).message}`);
-  }
-  try {
+    const numPages = doc.numPages;
+    const meta = await doc.getMetadata().catch(() => null);
+    const title = (meta?.info as { Title?: unknown } | undefined)?.Title;
     const pages: { page: number; text: string }[] = [];
-    for (let n = 1; n <= doc.numPages; n++) {
+    for (let n = 1; n <= numPages; n++) {
+      if (n > 1 && (n - 1) % PDF_PAGES_PER_OPEN === 0) {
+        await doc.destroy();
+        doc = await open();
+      }
       const page = await doc.getPage(n);
       const content = await page.getTextContent();
       let text = '';
@@ -92,16 +168,16 @@ export async function extractPdf(bytes: Buffer): Promise<Pick<ExtractedDocument,
     if (pages.every((p) => p.text === '')) {
       throw new ExtractionError(
         'no_text_layer',
-        `The PDF has ${doc.numPages} page(s) but no text layer (a scan or images only); run OCR first.`,
+        `The PDF has ${numPages} page(s) but no text layer (a scan or images only); run OCR first.`,
       );
     }
-    const meta = await doc.getMetadata().catch(() => null);
-    const title = (meta?.info as { Title?: unknown } | undefined)?.Title;
     return { pages, ...(typeof title === 'string' && title.trim() ? { title: title.trim() } : {}) };
   } finally {
     await doc.destroy();
   }
 }
+
+const NO_IMAGE_DATA = mammoth.images.imgElement(() => Promise.resolve({ src: '' }));
 
 export async function extractDocx(bytes: Buffer): Promise<Pick<ExtractedDocument, 'pages' | 'title'>> {
   try {
@@ -113,17 +189,28 @@ export async function extractDocx(bytes: Buffer): Promise<Pick<ExtractedDocument
   }
   let html: string;
   try {
-    html = (await mammoth.convertToHtml({ buffer: bytes })).value;
+    // images are not indexed: an empty source instead of mammoth's default base64 data URI (which
+    // put megabytes of base64 into the text, and its chunks into the index)
+    html = (await mammoth.convertToHtml({ buffer: bytes }, { convertImage: NO_IMAGE_DATA })).value;
   } catch (err) {
     throw new ExtractionError('parse_error', `The DOCX could not be read: ${(err as Error).message}`);
   }
-  assertHtmlDepth(html, MAX_NESTING_DEPTH);
-  const text = htmlToMarkdown(html);
+  // large documents through the streaming extractor, like large HTML pages (see READABILITY_MAX_CHARS)
+  let text: string;
+  if (html.length > READABILITY_MAX_CHARS) text = htmlText(html, MAX_NESTING_DEPTH).text;
+  else {
+    assertHtmlDepth(html, MAX_NESTING_DEPTH);
+    text = htmlToMarkdown(html);
+  }
   const heading = /^#{1,3} (.+)$/m.exec(text)?.[1];
   return { pages: [{ page: 1, text }], ...(heading ? { title: heading.trim() } : {}) };
 }
 
 export function extractHtml(html: string): Pick<ExtractedDocument, 'pages' | 'title'> {
+  if (html.length > READABILITY_MAX_CHARS) {
+    const { text, title } = htmlText(html, MAX_NESTING_DEPTH);
+    return { pages: [{ page: 1, text }], ...(title ? { title } : {}) };
+  }
   assertHtmlDepth(html, MAX_NESTING_DEPTH);
   const { document } = parseHTML(html);
   const pageTitle = document.querySelector('title')?.textContent?.trim() || undefined;

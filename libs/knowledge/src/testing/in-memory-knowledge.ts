@@ -14,6 +14,7 @@ import { FilesService } from '../files.service';
 import type { IngestionSignal } from '../ingestion-signal';
 import type { KnowledgeRepository, NewIngestJob, StoreStats } from '../knowledge.repository';
 import { KnowledgeService } from '../knowledge.service';
+import { Attributes, Filter, matchesFilter } from '../kb-rules';
 
 type PageQuery = { after?: string; limit: number; order: 'asc' | 'desc' };
 
@@ -164,6 +165,7 @@ export class InMemoryKnowledgeRepository {
       batchId?: string;
       kinds?: DocumentKind[];
       attributes?: Record<string, string[]>;
+      filter?: Filter;
     },
   ): Promise<KbDocumentEntity[]> {
     const attrsMatch = (d: KbDocumentEntity) => {
@@ -177,7 +179,8 @@ export class InMemoryKnowledgeRepository {
         (!q.status || d.status === q.status) &&
         (!q.batchId || d.batchId === q.batchId) &&
         (!q.kinds || q.kinds.includes(d.kind)) &&
-        attrsMatch(d),
+        attrsMatch(d) &&
+        matchesFilter(q.filter ?? null, d.attributes ? (JSON.parse(d.attributes) as Attributes) : null),
     );
     return page(rows, q);
   }
