@@ -142,6 +142,7 @@ killTest('credit grants: a replica killed with SIGKILL under load', () => {
     child = spawn(process.execPath, [join(__dirname, '../../dist/apps/api/src/main.js')], {
       env: {
         PATH: process.env.PATH,
+        HOME: process.env.HOME,
         ...a.backend.env,
         ...providerEnv({ openai }),
         ...GRANTS,
@@ -160,20 +161,22 @@ killTest('credit grants: a replica killed with SIGKILL under load', () => {
           (r) => r.ok,
           () => false,
         ),
-      60_000,
+      // a replica's start takes long on a loaded CI machine
+      120_000,
     );
 
-    // 8 clients in a loop against the replica; it is killed once 100 answers arrived
+    // 8 clients in a loop against the replica; it is killed once 60 answers arrived
     const delivered: string[] = [];
     let killed = false;
+    const giveUp = Date.now() + 90_000;
     const client = async (): Promise<void> => {
-      while (!killed) {
+      while (!killed && Date.now() < giveUp && child!.exitCode === null) {
         try {
           const r = await chat(url, apiKey);
           if (r.status === 200) {
             await r.arrayBuffer();
             delivered.push(r.headers.get('x-request-id')!);
-            if (delivered.length >= 100 && !killed) {
+            if (delivered.length >= 60 && !killed) {
               killed = true;
               child!.kill('SIGKILL');
             }
@@ -184,16 +187,18 @@ killTest('credit grants: a replica killed with SIGKILL under load', () => {
       }
     };
     await Promise.all(Array.from({ length: 8 }, client));
+    if (!killed) child!.kill('SIGKILL');
     await new Promise<void>((resolve) => (child!.exitCode !== null ? resolve() : child!.once('exit', () => resolve())));
 
     const repo = a.get(BillingRepository);
     const charged = new Set((await repo.listLedgerAscending(teamId)).map((e) => e.requestId));
-    expect(delivered.length).toBeGreaterThanOrEqual(100);
+    expect(killed).toBe(true);
+    expect(delivered.length).toBeGreaterThanOrEqual(60);
     for (const id of delivered) expect(charged.has(id)).toBe(true);
     // the dead replica's grant is still held, until it expires and the surviving replica's sweeper returns it
     const killedAt = Date.now();
     await waitFor(async () => (await repo.findTeam(teamId))!.reservedMicro === 0, 20_000);
     expect(Date.now() - killedAt).toBeLessThan(3_000 + 2_000 + 5_000);
     await expectSettled(a, teamId);
-  }, 120_000);
+  }, 300_000);
 });

@@ -19,40 +19,60 @@ import { PRICES, UPSTREAM_KEYS, expectedCost, providerEnv } from '../chat/chat-h
 
 const run = backendKind() === 'postgres' && PrivatePostgres.available() ? describe : describe.skip;
 
+/** A private Postgres that can be stopped, a fake OpenAI and the gateway on them. */
+interface Outage {
+  pg: PrivatePostgres;
+  t: TestApp;
+  openai: FakeOpenAI;
+  admin: AdminClient;
+  close(): Promise<void>;
+}
+
+async function startOutage(creditGrants: boolean): Promise<Outage> {
+  const pg = await PrivatePostgres.start();
+  const openai = await FakeOpenAI.start({ apiKey: UPSTREAM_KEYS.openai });
+  const dataDir = mkdtempSync(join(tmpdir(), 'gw-outage-'));
+  const t = await createTestApp({
+    env: {
+      ...providerEnv({ openai }),
+      OPENAI_MAX_RETRIES: '0',
+      DATABASE_URL: pg.url,
+      DATABASE_SCHEMA: '',
+      DATA_DIR: dataDir,
+      AUTH_CACHE_TTL_SECONDS: '5',
+      BILLING_CREDIT_GRANTS: String(creditGrants),
+    },
+  });
+  return {
+    pg,
+    t,
+    openai,
+    admin: new AdminClient(t.url),
+    close: async () => {
+      await t.close().catch(() => undefined);
+      await openai.close();
+      await pg.destroy();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
 run('database outage (private Postgres)', () => {
+  let outage: Outage;
   let pg: PrivatePostgres;
   let t: TestApp;
   let openai: FakeOpenAI;
   let admin: AdminClient;
   let apiKey: string;
-  let dataDir: string;
   const toMicro = (rub: number): number => Math.round(rub * 1e6);
 
   beforeAll(async () => {
-    pg = await PrivatePostgres.start();
-    openai = await FakeOpenAI.start({ apiKey: UPSTREAM_KEYS.openai });
-    dataDir = mkdtempSync(join(tmpdir(), 'gw-outage-'));
-    t = await createTestApp({
-      env: {
-        ...providerEnv({ openai }),
-        OPENAI_MAX_RETRIES: '0',
-        DATABASE_URL: pg.url,
-        DATABASE_SCHEMA: '',
-        DATA_DIR: dataDir,
-        AUTH_CACHE_TTL_SECONDS: '5',
-        // every request holds with a write of its own here (credit grants: the suite below)
-        BILLING_CREDIT_GRANTS: 'false',
-      },
-    });
-    admin = new AdminClient(t.url);
+    // every request holds with a write of its own here (credit grants: the suite below)
+    outage = await startOutage(false);
+    ({ pg, t, openai, admin } = outage);
     ({ apiKey } = await admin.teamWithKey(10, 'outage'));
   }, 60_000);
-  afterAll(async () => {
-    await t?.close().catch(() => undefined);
-    await openai?.close();
-    await pg?.destroy();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => outage?.close());
   afterEach(() => openai.reset());
 
   const ask = (stream = false) =>
@@ -130,36 +150,18 @@ run('database outage (private Postgres)', () => {
 });
 
 run('database outage with credit grants (private Postgres)', () => {
+  let outage: Outage;
   let pg: PrivatePostgres;
   let t: TestApp;
   let openai: FakeOpenAI;
   let admin: AdminClient;
-  let dataDir: string;
   const toMicro = (rub: number): number => Math.round(rub * 1e6);
 
   beforeAll(async () => {
-    pg = await PrivatePostgres.start();
-    openai = await FakeOpenAI.start({ apiKey: UPSTREAM_KEYS.openai });
-    dataDir = mkdtempSync(join(tmpdir(), 'gw-outage-grants-'));
-    t = await createTestApp({
-      env: {
-        ...providerEnv({ openai }),
-        OPENAI_MAX_RETRIES: '0',
-        DATABASE_URL: pg.url,
-        DATABASE_SCHEMA: '',
-        DATA_DIR: dataDir,
-        AUTH_CACHE_TTL_SECONDS: '5',
-        BILLING_CREDIT_GRANTS: 'true',
-      },
-    });
-    admin = new AdminClient(t.url);
+    outage = await startOutage(true);
+    ({ pg, t, openai, admin } = outage);
   }, 60_000);
-  afterAll(async () => {
-    await t?.close().catch(() => undefined);
-    await openai?.close();
-    await pg?.destroy();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => outage?.close());
 
   const ask = (apiKey: string) =>
     request(t.url)

@@ -409,16 +409,7 @@ export class BillingRepository {
   async settle(reservationId: string, actualMicro: number, charge: ChargeRecord, now: number): Promise<SettleOutcome> {
     const { teams, reservations, ledger, spend } = this.T;
     const actual = Math.max(0, actualMicro);
-    const entry = [
-      charge.requestId,
-      charge.apiKeyId,
-      charge.endpoint,
-      charge.model,
-      charge.promptTokens,
-      charge.completionTokens,
-      charge.totalTokens,
-      charge.details,
-    ];
+    const entry = ledgerColumns(charge);
     let row: Row | undefined;
     if (this.pg) {
       const res = await this.pgBatch.run(
@@ -661,16 +652,7 @@ export class BillingRepository {
   ): Promise<SettleOutcome & { grantOpen?: boolean }> {
     const { teams, reservations, ledger } = this.T;
     const actual = Math.max(0, c.actualMicro);
-    const entry = [
-      charge.requestId,
-      charge.apiKeyId,
-      charge.endpoint,
-      charge.model,
-      charge.promptTokens,
-      charge.completionTokens,
-      charge.totalTokens,
-      charge.details,
-    ];
+    const entry = ledgerColumns(charge);
     let row: Row | undefined;
     if (this.pg) {
       const res = await this.pgBatch.run(
@@ -818,6 +800,11 @@ export interface TopUpExtra {
   details?: string | null;
   /** runs inside the top-up's transaction after it is applied */
   within?: (m: EntityManager, balanceMicro: number) => Promise<void>;
+}
+
+/** A charge's ledger columns in statement order: request, key, endpoint, model, tokens × 3, details. */
+function ledgerColumns(c: ChargeRecord): (string | number | null)[] {
+  return [c.requestId, c.apiKeyId, c.endpoint, c.model, c.promptTokens, c.completionTokens, c.totalTokens, c.details];
 }
 
 export function isUniqueViolation(err: unknown): boolean {
