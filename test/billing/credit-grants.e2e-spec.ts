@@ -7,7 +7,6 @@
  *   it held returns to the balance once its grant expires (CREDIT_GRANT_TTL_SECONDS).
  */
 import { spawn, ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,20 +16,10 @@ import { FakeOpenAI } from '../fakes';
 import { AdminClient } from '../support/admin-client';
 import { ADMIN_TOKEN, createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
+import { freePort } from '../support/private-redis';
 import { UPSTREAM_KEYS, providerEnv } from '../chat/chat-helpers';
 
 const GRANTS = { BILLING_CREDIT_GRANTS: 'true', CREDIT_GRANT_TTL_SECONDS: '3', OPENAI_MAX_RETRIES: '0' };
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const addr = s.address();
-      s.close(() => resolve(typeof addr === 'object' && addr ? addr.port : 0));
-    });
-  });
-}
 
 async function waitFor(check: () => Promise<boolean>, ms: number): Promise<void> {
   const until = Date.now() + ms;
