@@ -18,10 +18,18 @@ function useTeamBase(): string | null {
   return auth.mode === 'session' && auth.teamId ? auth.teamId : null;
 }
 
+/**
+ * Money moves outside the console (every API call charges the team), so the balance, the summary and
+ * the ledger are fetched again each time a page showing them opens, never answered from a cache that
+ * predates the call the user just made.
+ */
+const MONEY_STALE_TIME = 0;
+
 export function useBalance() {
   const team = useTeamBase();
   return useQuery({
     queryKey: ['balance', team],
+    staleTime: MONEY_STALE_TIME,
     queryFn: async () =>
       unwrap(
         team
@@ -35,6 +43,7 @@ export function useUsageSummary(groupBy: 'model' | 'day' | 'key' | 'endpoint', f
   const team = useTeamBase();
   return useQuery({
     queryKey: ['usage-summary', team, groupBy, from, to],
+    staleTime: MONEY_STALE_TIME,
     queryFn: async () =>
       unwrap(
         team
@@ -61,6 +70,7 @@ export function useLedger(since: string, maxPages = 10) {
   const team = useTeamBase();
   return useQuery({
     queryKey: ['ledger', team, since, maxPages],
+    staleTime: MONEY_STALE_TIME,
     queryFn: async () => {
       const out: UsageEntry[] = [];
       let before: number | undefined;
