@@ -6,7 +6,14 @@ import { BillingService, embeddingsChargeMicro, embeddingsHoldMicro, RequestHold
 import { ModelCatalogService } from '@app/providers';
 import { EmbeddingsService } from '@app/embeddings';
 import { KbChunkEntity, KbDocumentEntity } from './entities/knowledge.entities';
-import { CANDIDATE_POOL, hybridRank, keywordTerms, VectorIndex, VectorIndexCache } from '@app/retrieval';
+import {
+  CANDIDATE_POOL,
+  hybridRank,
+  keywordTerms,
+  LEXICAL_VECTOR_WEIGHT,
+  VectorIndex,
+  VectorIndexCache,
+} from '@app/retrieval';
 import { Attributes, Filter, matchesFilter } from './kb-rules';
 import { KnowledgeRepository } from './knowledge.repository';
 import type { StoreRef } from './store/knowledge-store';
@@ -38,7 +45,8 @@ export interface SearchOutcome {
  * Hybrid search over one knowledge base: the vector leg (cosine over the knowledge base's chunks,
  * from a per-replica index rebuilt when the knowledge base's revision moves) and the keyword leg
  * (BM25 over the chunks' stems: FTS5 bm25 / Postgres IDF × ts_rank) give candidates, fused by
- * reciprocal rank (`hybridRank`), and the fused order is the result order. Each candidate's score is its exact cosine similarity to the
+ * weighted reciprocal rank (`hybridRank`; the offline embedders' leg weighs LEXICAL_VECTOR_WEIGHT),
+ * and the fused order is the result order. Each candidate's score is its exact cosine similarity to the
  * query (the rerank engine's score), whichever leg found it; the threshold applies to that score,
  * chunks with identical text are kept once, and the first top_k are returned
  * (docs/decisions/retrieval-threshold-semantics.md).
@@ -122,7 +130,9 @@ export class KbSearchService {
     const queryTokens = result.tokens;
     const costMicro = charged?.chargedMicro ?? 0;
     const engineStart = performance.now();
-    const hits = await this.rank(store, queries, queryVectors, input);
+    // the offline embedders' vectors are hashed stems, a weaker copy of the keyword leg: they weigh less
+    const vectorWeight = model.provider === 'local' ? LEXICAL_VECTOR_WEIGHT : 1;
+    const hits = await this.rank(store, queries, queryVectors, input, vectorWeight);
     const engineMs = performance.now() - engineStart;
     const elapsedMs = performance.now() - started;
     this.log.debug(`search ${store.id}: ${hits.length} hit(s), engine ${engineMs.toFixed(1)} ms`);
@@ -135,6 +145,7 @@ export class KbSearchService {
     queries: string[],
     queryVectors: Float32Array[],
     input: SearchInput,
+    vectorWeight = 1,
   ): Promise<ChunkHit[]> {
     const index = await this.index(store);
     if (index.size === 0) return [];
@@ -144,7 +155,7 @@ export class KbSearchService {
       CANDIDATE_POOL,
       index.revision,
     );
-    const candidates = hybridRank(index, queryVectors, keywordIds)
+    const candidates = hybridRank(index, queryVectors, keywordIds, { vectorWeight })
       .filter((c) => c.score >= input.threshold)
       .map((c) => ({ id: c.id, documentId: index.documentIds[c.row], hash: index.hashes[c.row], score: c.score }));
 

@@ -1,6 +1,6 @@
 import { LexicalEmbedder } from '@app/providers/local/lexical-embedder';
 import { indexTerms, keywordTerms } from './terms';
-import { hybridRank } from './hybrid';
+import { hybridRank, LEXICAL_VECTOR_WEIGHT } from './hybrid';
 import { encodeVector, VectorIndex } from './vector-index';
 
 /**
@@ -91,7 +91,7 @@ describe('hybrid ranking recall (lexical embedder + BM25, in-test corpus)', () =
     return {
       vector: index.nearest(qv, CORPUS.length).map((r) => index.ids[r.row]),
       keyword: kw,
-      hybrid: hybridRank(index, [qv], kw).map((c) => c.id),
+      hybrid: hybridRank(index, [qv], kw, { vectorWeight: LEXICAL_VECTOR_WEIGHT }).map((c) => c.id),
     };
   };
   const measure = (set: Array<[string, number]>) => {

@@ -37,7 +37,7 @@ describe('hybridRank', () => {
     // 40 rows close to the query, one keyword hit far from it, in a 1536-dimension index
     const rows = [...Array.from({ length: 40 }, (_, i) => at(1 + i * 0.5, d)), at(70, d)];
     const idx = index(rows, d);
-    const ranked = hybridRank(idx, [at(0, d)], [141], 2);
+    const ranked = hybridRank(idx, [at(0, d)], [141], { pool: 2 });
     const keywordOnly = ranked.find((c) => c.id === 141)!;
     expect(keywordOnly.score).toBeCloseTo(Math.cos((70 * Math.PI) / 180), 5);
     expect(ranked.map((c) => c.id)).toEqual([101, 141, 102]); // equal fused scores: the higher cosine first
@@ -57,6 +57,21 @@ describe('hybridRank', () => {
     expect(ranked.map((c) => c.id)).toEqual([101, 102, 103]);
     expect(ranked[1].score).toBeCloseTo(1, 5);
     expect(ranked[2].score).toBeCloseTo(Math.SQRT1_2, 5);
+  });
+
+  it('a lighter vector leg lets the keyword order lead; cosine still breaks its ties and adds its own finds', () => {
+    // vector leg: 101, 102, 103, 104; keyword leg: 103 then 102
+    const idx = index([at(10), at(40), at(60), at(80)]);
+    const equal = hybridRank(idx, [at(0)], [103, 102]);
+    const light = hybridRank(idx, [at(0)], [103, 102], { vectorWeight: 0.2 });
+    expect(equal.map((c) => c.id)).toEqual([103, 102, 101, 104]);
+    // 103: 0.2/63 + 1/61, 102: 0.2/62 + 1/62, 101: 0.2/61, 104: 0.2/64
+    expect(light.map((c) => c.id)).toEqual([103, 102, 101, 104]);
+    expect(light[0].fused).toBeCloseTo(0.2 / 63 + 1 / 61, 12);
+    // where the legs disagree on their first, the keyword leg's wins only when the vector leg weighs less
+    const idx2 = index([at(10), at(50)]);
+    expect(hybridRank(idx2, [at(0)], [102, 101]).map((c) => c.id)).toEqual([101, 102]); // equal: cosine breaks the tie
+    expect(hybridRank(idx2, [at(0)], [102, 101], { vectorWeight: 0.2 }).map((c) => c.id)).toEqual([102, 101]);
   });
 
   it('ignores keyword ids the index does not hold; the pool is fixed', () => {

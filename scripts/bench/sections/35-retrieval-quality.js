@@ -14,7 +14,7 @@
  *   1. in-process, on the product's ranking code from dist/ over the same chunks for every mode
  *      (1,000-character windows with 200 of overlap, the library's chunkText): vector (exact cosine),
  *      keyword (BM25 over the product's search terms: stems, no stop words — what FTS5 ranks),
- *      hybrid (hybridRank: RRF of the two, cosine tie-break), beside plain BM25 baselines
+ *      hybrid (hybridRank: RRF of the two, the lexical vector leg weighing LEXICAL_VECTOR_WEIGHT, cosine tie-break), beside plain BM25 baselines
  *      (k1 1.2, b 0.75) over unstemmed and over stemmed words, stop words kept;
  *   2. through the gateway: the vector store search (POST /v1/vector_stores/{id}/search, hybrid,
  *      default max_num_results 10, the gateway's own chunking) per embedder, on this backend.
@@ -120,7 +120,16 @@ function inProcess(corpus) {
   const dist = path.join(ROOT, 'dist', 'libs');
   const retrieval = require(path.join(dist, 'retrieval', 'src'));
   const { LexicalEmbedder } = require(path.join(dist, 'providers', 'src', 'local', 'lexical-embedder'));
-  const { chunkText, VectorIndex, encodeVector, hybridRank, indexTerms, keywordTerms, stemWord } = retrieval;
+  const {
+    chunkText,
+    VectorIndex,
+    encodeVector,
+    hybridRank,
+    indexTerms,
+    keywordTerms,
+    stemWord,
+    LEXICAL_VECTOR_WEIGHT,
+  } = retrieval;
   const chunks = [];
   for (const d of corpus.docs) for (const c of chunkText(d.text)) chunks.push({ doc: d.id, text: c.text });
   const chunkDoc = (i) => chunks[i].doc;
@@ -162,7 +171,7 @@ function inProcess(corpus) {
       );
       add(`${model} hybrid`, setName, questions, (q) => {
         const keywordIds = bmProduct(keywordTerms(q)).map((i) => i + 1);
-        const fused = hybridRank(index, [embedder.embed(q, dims)], keywordIds);
+        const fused = hybridRank(index, [embedder.embed(q, dims)], keywordIds, { vectorWeight: LEXICAL_VECTOR_WEIGHT });
         return distinctDocs(fused.map((c) => index.documentIds[c.row]));
       });
     }
