@@ -75,4 +75,12 @@ describe('ParserPool', () => {
     // four 300 ms tasks on two workers: two rounds
     expect(Date.now() - started).toBeGreaterThanOrEqual(600);
   });
+
+  it('a worker task can collect its garbage at once (releaseWorkerMemory); the collector stays hidden', async () => {
+    const r = await pool().run<{ before: number; left: number; released: number; hidden: boolean }>(task('garbage'));
+    const mb = (n: number) => n / 1024 / 1024;
+    expect(mb(r.left - r.before)).toBeGreaterThan(40); // the dropped arrays still fill the heap
+    expect(mb(r.released - r.before)).toBeLessThan(10);
+    expect(r.hidden).toBe(true);
+  });
 });

@@ -20,6 +20,7 @@ import {
   ZipFormatError,
 } from '@app/common/isolation/bounded-inflate';
 import { assertHtmlDepth, assertJsonDepth } from '@app/common/isolation/nesting';
+import { releaseWorkerMemory } from '@app/common/isolation/worker-memory';
 import { ExtractedDocument, ExtractionError } from '../document-parser';
 import { htmlText } from './html-text';
 
@@ -117,7 +118,8 @@ export function htmlToMarkdown(html: string): string {
 /**
  * Pages read from one opening of a PDF: pdfjs keeps what it parsed for every page (objects, fonts,
  * page dictionaries) until the document is destroyed, so a long PDF is opened again after this
- * many pages and its memory stays that of a few hundred pages.
+ * many pages, the previous opening collected at once, and its memory stays that of a few hundred
+ * pages.
  */
 const PDF_PAGES_PER_OPEN = 400;
 
@@ -146,6 +148,7 @@ export async function extractPdf(bytes: Buffer): Promise<Pick<ExtractedDocument,
     for (let n = 1; n <= numPages; n++) {
       if (n > 1 && (n - 1) % PDF_PAGES_PER_OPEN === 0) {
         await doc.destroy();
+        releaseWorkerMemory();
         doc = await open();
       }
       const page = await doc.getPage(n);

@@ -1,5 +1,7 @@
 /** Tasks for the ParserPool tests, run inside its workers. */
+import { getHeapStatistics } from 'node:v8';
 import { threadId } from 'node:worker_threads';
+import { releaseWorkerMemory } from '../worker-memory';
 
 export function echo(bytes: Buffer, hint: { n: number }) {
   return { threadId, isBuffer: Buffer.isBuffer(bytes), text: bytes.toString('utf8'), n: hint.n };
@@ -31,4 +33,21 @@ export function exit(): never {
 export async function slow(ms: number): Promise<number> {
   await new Promise((r) => setTimeout(r, ms));
   return threadId;
+}
+
+/** Heap in use after dropping ~80 MB of garbage, without and with releaseWorkerMemory. */
+export function garbage(): { before: number; left: number; released: number; hidden: boolean } {
+  const used = () => getHeapStatistics().used_heap_size;
+  const before = used();
+  const drop = () => {
+    let junk: number[][] | null = [];
+    for (let i = 0; i < 100; i++) junk.push(Array.from({ length: 100_000 }, (_, j) => j + 0.5));
+    junk = null;
+    return junk;
+  };
+  drop();
+  const left = used();
+  releaseWorkerMemory();
+  const released = used();
+  return { before, left, released, hidden: typeof (globalThis as { gc?: unknown }).gc === 'undefined' };
 }
