@@ -83,4 +83,15 @@ describe('ParserPool', () => {
     expect(mb(r.released - r.before)).toBeLessThan(10);
     expect(r.hidden).toBe(true);
   });
+
+  it('a worker whose heap a task grew past 128 MB is retired after it; the next task gets a fresh one', async () => {
+    const p = pool({ PARSER_WORKERS: '1' });
+    const small = await p.run<number>(task('thread'));
+    expect(await p.run<number>(task('thread'))).toBe(small); // small tasks keep their worker
+    const big = await p.run<number>(task('grow'));
+    expect(big).toBe(small);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(p.size).toBe(0);
+    expect(await p.run<number>(task('thread'))).not.toBe(big);
+  });
 });

@@ -38,6 +38,8 @@ interface WorkerReply {
   loaded?: boolean;
   ok?: boolean;
   value?: unknown;
+  /** the worker's V8 heap (committed) after the task */
+  heapBytes?: number;
   error?: { name: string; message: string; code?: string; reason?: string };
 }
 
@@ -66,6 +68,15 @@ addHook(
 );
 require(workerData.entry);
 `;
+
+/**
+ * A worker whose heap a task has grown past this is retired once the task is done. V8 keeps a heap
+ * it has grown (a 10 MB PDF takes the heap to about 150 MB, though far less of it is live) and a
+ * worker lives on between documents, so without this the process would carry the largest
+ * document's heap while the main thread stores that document's chunks and vectors. A fresh worker
+ * (≈ 30 MB) costs its parsers' load time, paid only after large documents.
+ */
+const RETIRE_HEAP_BYTES = 128 * 1024 * 1024;
 
 /**
  * Runs parsers of untrusted documents off the main event loop, in a small pool of worker threads
@@ -190,6 +201,7 @@ export class ParserPool implements OnApplicationShutdown {
     slot.timer = null;
     slot.job = null;
     slot.worker.unref();
+    if ((reply.heapBytes ?? 0) > RETIRE_HEAP_BYTES) void this.retire(slot);
     if (reply.ok) job.resolve(reply.value);
     else job.reject(replyError(reply.error!));
     this.dispatch();

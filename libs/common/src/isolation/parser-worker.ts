@@ -2,8 +2,11 @@
  * Entry of a parser worker thread. It runs one task at a time: `require(module)[fn](...args)`, and
  * posts back that the module is loaded (and its optional `ready()` resolved), then the result or
  * the error (name, message, code). Byte arguments arrive as Uint8Array
- * (structured clone drops the Buffer class) and are handed to the task as Buffers again.
+ * (structured clone drops the Buffer class) and are handed to the task as Buffers again. A result
+ * carries the size of the worker's heap (`heapBytes`), which the pool uses to retire a worker that
+ * a large document has grown.
  */
+import { getHeapStatistics } from 'node:v8';
 import { parentPort } from 'node:worker_threads';
 
 interface TaskMessage {
@@ -28,13 +31,14 @@ parentPort?.on('message', (msg: TaskMessage) => {
       // the task's code is loaded: its wall time starts now
       parentPort!.postMessage({ id: msg.id, loaded: true });
       const value = await fn(...msg.args.map(asBuffer));
-      parentPort!.postMessage({ id: msg.id, ok: true, value });
+      parentPort!.postMessage({ id: msg.id, ok: true, value, heapBytes: getHeapStatistics().total_heap_size });
     } catch (err) {
       const e = (err instanceof Error ? err : new Error(String(err))) as Error & { code?: unknown; reason?: unknown };
       const stackOverflow = e instanceof RangeError && /call stack/i.test(e.message);
       parentPort!.postMessage({
         id: msg.id,
         ok: false,
+        heapBytes: getHeapStatistics().total_heap_size,
         error: {
           name: stackOverflow ? 'StackOverflow' : e.name,
           message: e.message,

@@ -51,3 +51,14 @@ export function garbage(): { before: number; left: number; released: number; hid
   const released = used();
   return { before, left, released, hidden: typeof (globalThis as { gc?: unknown }).gc === 'undefined' };
 }
+
+/** Grows the heap past 128 MB with live data while it runs; answers its thread. */
+export function grow(): number {
+  const keep: number[][] = [];
+  for (let i = 0; i < 250; i++) keep.push(Array.from({ length: 100_000 }, (_, j) => j + 0.5));
+  return keep.length > 0 ? threadId : -1;
+}
+
+export function thread(): number {
+  return threadId;
+}
