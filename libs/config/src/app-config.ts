@@ -3,6 +3,7 @@ import {
   AccountsEnv,
   AlertsEnv,
   OcrEnv,
+  PdfTextEnv,
   AllowedCidr,
   EnvConfig,
   LogLevel,
@@ -194,6 +195,10 @@ export class AppConfig {
   /** OCR of PDFs without a text layer during ingestion */
   get ocr(): OcrEnv {
     return this.env.ocr;
+  }
+
+  get pdfText(): PdfTextEnv {
+    return this.env.pdfText;
   }
   /** the team request log: queue, body cap, default retention */
   get requestLog(): RequestLogEnv {

@@ -188,6 +188,14 @@ export interface OcrEnv {
   pdftoppmPath: string | undefined;
 }
 
+/** How a PDF's text layer is read */
+export interface PdfTextEnv {
+  /** PDF_TEXT_ENGINE: auto — poppler's pdftotext where it runs, else pdfjs; pdfjs — always pdfjs */
+  engine: 'auto' | 'pdfjs';
+  /** PDFTOTEXT_PATH: the executable (unset: looked up on PATH) */
+  pdftotextPath: string | undefined;
+}
+
 export interface AlertsEnv {
   /** every replica evaluates every enabled rule this often (charges also trigger an evaluation of their team) */
   evalIntervalMs: number;
@@ -260,6 +268,7 @@ export interface EnvConfig {
   outboundAllowCidrs: AllowedCidr[];
   alerts: AlertsEnv;
   ocr: OcrEnv;
+  pdfText: PdfTextEnv;
   requestLog: RequestLogEnv;
   otel: OtelEnv;
 }
@@ -482,6 +491,13 @@ function ocr(env: Env): OcrEnv {
   };
 }
 
+function pdfText(env: Env): PdfTextEnv {
+  const engine = str(env, 'PDF_TEXT_ENGINE') ?? 'auto';
+  if (engine !== 'auto' && engine !== 'pdfjs')
+    throw new ConfigError(`PDF_TEXT_ENGINE must be auto or pdfjs, got "${engine}"`);
+  return { engine, pdftotextPath: str(env, 'PDFTOTEXT_PATH') };
+}
+
 function alerts(env: Env): AlertsEnv {
   return {
     evalIntervalMs: int(env, 'ALERTS_EVAL_INTERVAL_MS', 30_000, 100, 3_600_000),
@@ -577,6 +593,7 @@ export function parseEnv(env: Env, providers: readonly ProviderEnvDeclaration[] 
     outboundAllowCidrs: outboundAllowCidrs(env),
     alerts: alerts(env),
     ocr: ocr(env),
+    pdfText: pdfText(env),
     requestLog: requestLog(env),
     otel: otel(env),
   };

@@ -25,6 +25,8 @@ export class ParserTaskError extends Error {
     readonly errorName: string,
     message: string,
     readonly code: string | undefined,
+    /** the task said the same bytes may succeed later (a limit that load can cause) */
+    readonly retryable = false,
   ) {
     super(message);
     this.name = 'ParserTaskError';

@@ -94,4 +94,10 @@ describe('ParserPool', () => {
     expect(p.size).toBe(0);
     expect(await p.run<number>(task('thread'))).not.toBe(big);
   });
+
+  it('a task error says whether the same input may succeed later (retryable)', async () => {
+    const p = pool();
+    await expect(p.run(task('limited'))).rejects.toMatchObject({ errorName: 'ExtractionError', retryable: true });
+    await expect(p.run(task('fail'))).rejects.toMatchObject({ errorName: 'FormatError', retryable: false });
+  });
 });

@@ -40,7 +40,7 @@ interface WorkerReply {
   value?: unknown;
   /** the worker's V8 heap (committed) after the task */
   heapBytes?: number;
-  error?: { name: string; message: string; code?: string; reason?: string };
+  error?: { name: string; message: string; code?: string; reason?: string; retryable?: boolean };
 }
 
 /** TypeScript sources are compiled on load inside the worker with SWC (the built app has the .js). */
@@ -235,7 +235,7 @@ function replyError(e: NonNullable<WorkerReply['error']>): Error {
     return new ParseLimitError((e.reason as ParseLimitError['reason'] | undefined) ?? 'crash', e.message);
   if (e.name === 'StackOverflow')
     return new ParseLimitError('stack', 'The document is nested too deeply for its parser (call stack exhausted).');
-  return new ParserTaskError(e.name, e.message, e.code);
+  return new ParserTaskError(e.name, e.message, e.code, e.retryable === true);
 }
 
 /**

@@ -33,7 +33,11 @@ parentPort?.on('message', (msg: TaskMessage) => {
       const value = await fn(...msg.args.map(asBuffer));
       parentPort!.postMessage({ id: msg.id, ok: true, value, heapBytes: getHeapStatistics().total_heap_size });
     } catch (err) {
-      const e = (err instanceof Error ? err : new Error(String(err))) as Error & { code?: unknown; reason?: unknown };
+      const e = (err instanceof Error ? err : new Error(String(err))) as Error & {
+        code?: unknown;
+        reason?: unknown;
+        retryable?: unknown;
+      };
       const stackOverflow = e instanceof RangeError && /call stack/i.test(e.message);
       parentPort!.postMessage({
         id: msg.id,
@@ -44,6 +48,7 @@ parentPort?.on('message', (msg: TaskMessage) => {
           message: e.message,
           code: typeof e.code === 'string' ? e.code : undefined,
           reason: typeof e.reason === 'string' ? e.reason : undefined,
+          retryable: e.retryable === true,
         },
       });
     }

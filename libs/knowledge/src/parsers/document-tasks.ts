@@ -9,6 +9,7 @@ import { DocumentChunk, ExtractedDocument } from '../document-parser';
 import { chunkDocumentText } from './chunking';
 import { extractCsv, extractDocx, extractHtml, extractJson, extractPdf, loadPdfJs } from './formats';
 import { normalizeText } from './normalize-text';
+import type { PdfTextTool } from './pdf-text';
 import { DOCX_MIME, loadFileType, sniffKind, utf8 } from './sniff';
 
 const MIME_OF: Record<ExtractedDocument['kind'], string> = {
@@ -35,8 +36,9 @@ export function sniffDocument(bytes: Buffer, hint: { filename?: string; mime?: s
 export async function extractDocument(
   bytes: Buffer,
   hint: { filename?: string; mime?: string },
+  pdfText: PdfTextTool | null = null,
 ): Promise<ExtractedDocument> {
-  const doc = await extractRaw(bytes, hint);
+  const doc = await extractRaw(bytes, hint, pdfText);
   const title = doc.title === undefined ? undefined : normalizeText(doc.title).trim();
   return {
     ...doc,
@@ -46,14 +48,18 @@ export async function extractDocument(
   };
 }
 
-async function extractRaw(bytes: Buffer, hint: { filename?: string; mime?: string }): Promise<ExtractedDocument> {
+async function extractRaw(
+  bytes: Buffer,
+  hint: { filename?: string; mime?: string },
+  pdfText: PdfTextTool | null,
+): Promise<ExtractedDocument> {
   const kind = await sniffKind(bytes, hint);
   const base = { kind, mime: MIME_OF[kind] };
   switch (kind) {
     case 'image':
       return { ...base, pages: [] };
     case 'pdf':
-      return { ...base, ...(await extractPdf(bytes)) };
+      return { ...base, ...(await extractPdf(bytes, pdfText)) };
     case 'docx':
       return { ...base, ...(await extractDocx(bytes)) };
     case 'html':

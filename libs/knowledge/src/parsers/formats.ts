@@ -23,6 +23,7 @@ import { assertHtmlDepth, assertJsonDepth } from '@app/common/isolation/nesting'
 import { releaseWorkerMemory } from '@app/common/isolation/worker-memory';
 import { ExtractedDocument, ExtractionError } from '../document-parser';
 import { htmlText } from './html-text';
+import { PdfTextTool, pdftotextPages, PdfTextToolFailed, tidyPageText } from './pdf-text';
 
 const MiB = 1024 * 1024;
 
@@ -123,8 +124,37 @@ export function htmlToMarkdown(html: string): string {
  */
 const PDF_PAGES_PER_OPEN = 400;
 
-export async function extractPdf(bytes: Buffer): Promise<Pick<ExtractedDocument, 'pages' | 'title'>> {
+/**
+ * A PDF's pages and title: by poppler's pdftotext where the server has it (`tool`), else — or when
+ * the tool rejects the file — by pdfjs. Streams are checked against the inflate limits first either
+ * way.
+ */
+export async function extractPdf(
+  bytes: Buffer,
+  tool: PdfTextTool | null = null,
+): Promise<Pick<ExtractedDocument, 'pages' | 'title'>> {
   checkPdfStreams(bytes, new InflateBudget(PDF_INFLATE_LIMITS, 'PDF'));
+  if (tool) {
+    try {
+      return withTextLayer(await pdftotextPages(bytes, tool));
+    } catch (err) {
+      if (!(err instanceof PdfTextToolFailed)) throw err;
+    }
+  }
+  return withTextLayer(await extractPdfWithPdfjs(bytes));
+}
+
+/** The pages, unless none has text: then the PDF is a scan (no_text_layer, which OCR may take up). */
+function withTextLayer(doc: Pick<ExtractedDocument, 'pages' | 'title'>): Pick<ExtractedDocument, 'pages' | 'title'> {
+  if (doc.pages.every((p) => p.text === ''))
+    throw new ExtractionError(
+      'no_text_layer',
+      `The PDF has ${doc.pages.length} page(s) but no text layer (a scan or images only); run OCR first.`,
+    );
+  return doc;
+}
+
+async function extractPdfWithPdfjs(bytes: Buffer): Promise<Pick<ExtractedDocument, 'pages' | 'title'>> {
   const { getDocument } = await loadPdfJs();
   const open = async () => {
     try {
@@ -159,20 +189,8 @@ export async function extractPdf(bytes: Buffer): Promise<Pick<ExtractedDocument,
         text += item.str;
         text += item.hasEOL ? '\n' : item.str.endsWith(' ') ? '' : ' ';
       }
-      pages.push({
-        page: n,
-        text: text
-          .replace(/[ \t]+\n/g, '\n')
-          .replace(/[ \t]{2,}/g, ' ')
-          .trim(),
-      });
+      pages.push({ page: n, text: tidyPageText(text) });
       page.cleanup();
-    }
-    if (pages.every((p) => p.text === '')) {
-      throw new ExtractionError(
-        'no_text_layer',
-        `The PDF has ${numPages} page(s) but no text layer (a scan or images only); run OCR first.`,
-      );
     }
     return { pages, ...(typeof title === 'string' && title.trim() ? { title: title.trim() } : {}) };
   } finally {

@@ -49,7 +49,11 @@ function page(bytes: number): Buffer {
 
 describe('ingestion memory', () => {
   const pool = new ParserPool(AppConfig.fromEnv({}));
-  const parser = new LibraryDocumentParser({ embeddings: new TokenCounter('cl100k_base') } as never, pool);
+  const parser = new LibraryDocumentParser(
+    { embeddings: new TokenCounter('cl100k_base') } as never,
+    pool,
+    AppConfig.fromEnv({}),
+  );
   afterAll(() => pool.onApplicationShutdown());
 
   it(`a 10 MB HTML page is sniffed, extracted and chunked with RSS growth under ${MAX_RSS_GROWTH_MB} MB`, async () => {

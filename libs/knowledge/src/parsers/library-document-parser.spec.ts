@@ -6,7 +6,7 @@ import { LibraryDocumentParser } from './library-document-parser';
 
 const tokens = new TokenCounter('cl100k_base');
 const pool = new ParserPool(AppConfig.fromEnv({}));
-const parser = new LibraryDocumentParser({ embeddings: tokens } as never, pool);
+const parser = new LibraryDocumentParser({ embeddings: tokens } as never, pool, AppConfig.fromEnv({}));
 afterAll(() => pool.onApplicationShutdown());
 const sniff = (s: string | Buffer, filename?: string) =>
   parser.sniff(Buffer.isBuffer(s) ? s : Buffer.from(s), { filename });

@@ -1,10 +1,12 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { join } from 'node:path';
 import { ParseLimitError, ParserPool, ParserTask, ParserTaskError } from '@app/common';
+import { AppConfig } from '@app/config';
 import { TokenCounter, TokenizerService } from '@app/providers';
 import { DocumentChunk, DocumentParser, ExtractedDocument, ExtractionError } from '../document-parser';
 import { Chunking } from '../kb-rules';
 import { MAX_FILE_BYTES } from '../files.service';
+import { PdfTextTool, pdftotextVersion } from './pdf-text';
 
 /** Sniffing and extraction run in a parser worker (document-tasks.ts). */
 const TASKS = join(__dirname, 'document-tasks');
@@ -15,18 +17,41 @@ const CHUNK_TASK: ParserTask = { module: TASKS, fn: 'chunkDocument' };
 /**
  * Type by content, then the format's parser, then token chunking with the embedding tokenizer —
  * all three in a parser worker of the ParserPool: off the event loop, within its memory and time
- * limits.
+ * limits. A PDF's text layer is read by poppler's pdftotext where the server has it (probed once),
+ * else by pdfjs (PDF_TEXT_ENGINE).
  */
 @Injectable()
 export class LibraryDocumentParser extends DocumentParser {
+  private readonly log = new Logger('DocumentParser');
   private readonly tokens: TokenCounter;
+  private pdfText?: Promise<PdfTextTool | null>;
 
   constructor(
     tokenizers: TokenizerService,
     private readonly pool: ParserPool,
+    private readonly config: AppConfig,
   ) {
     super();
     this.tokens = tokenizers.embeddings;
+  }
+
+  /** pdftotext as the parser workers run it, or null for pdfjs (turned off, or not installed). */
+  pdfTextTool(): Promise<PdfTextTool | null> {
+    this.pdfText ??= (async () => {
+      const { engine, pdftotextPath } = this.config.pdfText;
+      if (engine === 'pdfjs') return null;
+      const path = pdftotextPath ?? 'pdftotext';
+      const version = await pdftotextVersion(path);
+      if (!version) {
+        this.log.warn(
+          `PDF text by pdfjs: ${path} not found (install poppler-utils, or set PDFTOTEXT_PATH, for faster PDF ingestion)`,
+        );
+        return null;
+      }
+      this.log.log(`PDF text by ${path} (${version})`);
+      return { path, memoryMb: this.config.parserMemoryMb, timeoutMs: this.config.parserTimeoutMs };
+    })();
+    return this.pdfText;
   }
 
   async sniff(bytes: Buffer, hint: { filename?: string; mime?: string }): Promise<ExtractedDocument['kind']> {
@@ -36,7 +61,8 @@ export class LibraryDocumentParser extends DocumentParser {
 
   async extract(bytes: Buffer, hint: { filename?: string; mime?: string }): Promise<ExtractedDocument> {
     this.assertSize(bytes);
-    return this.isolated(() => this.pool.run<ExtractedDocument>(EXTRACT_TASK, bytes, hint));
+    const pdfText = await this.pdfTextTool();
+    return this.isolated(() => this.pool.run<ExtractedDocument>(EXTRACT_TASK, bytes, hint, pdfText));
   }
 
   private assertSize(bytes: Buffer): void {
@@ -52,7 +78,7 @@ export class LibraryDocumentParser extends DocumentParser {
       if (err instanceof ParseLimitError)
         throw new ExtractionError('parse_limit_exceeded', err.message, !err.deterministic);
       if (err instanceof ParserTaskError && err.errorName === 'ExtractionError')
-        throw new ExtractionError(err.code as ExtractionError['code'], err.message);
+        throw new ExtractionError(err.code as ExtractionError['code'], err.message, err.retryable);
       if (err instanceof ParserTaskError)
         throw new ExtractionError('parse_error', `The file could not be read: ${err.message}`);
       throw err;

@@ -62,3 +62,7 @@ export function grow(): number {
 export function thread(): number {
   return threadId;
 }
+
+export function limited(): never {
+  throw Object.assign(new Error('stopped for time'), { name: 'ExtractionError', code: 'limit', retryable: true });
+}
