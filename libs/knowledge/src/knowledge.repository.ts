@@ -36,6 +36,8 @@ export interface NewChunk {
   tokens: number;
   contentHash: string;
   embedding: Buffer;
+  /** search terms when already computed (in the parser worker); else computed here */
+  terms?: string;
 }
 
 export interface VectorRow {
@@ -594,7 +596,9 @@ export class KnowledgeRepository {
       for (let i = 0; i < chunks.length; i += 200) {
         await m.insert(
           KbChunkEntity,
-          chunks.slice(i, i + 200).map((c) => ({ ...c, terms: indexTerms(c.text), vectorStoreId, documentId })),
+          chunks
+            .slice(i, i + 200)
+            .map((c) => ({ ...c, terms: c.terms ?? indexTerms(c.text), vectorStoreId, documentId })),
         );
       }
       await m.update(KbDocumentEntity, { vectorStoreId, id: documentId }, patch);

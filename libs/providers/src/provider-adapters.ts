@@ -3,7 +3,7 @@
  * a definition names its family by `type`. Factories get the shared, injected dependencies and a
  * lazy connection (only definitions with env vars have one; `local` never asks for it).
  */
-import { Clock } from '@app/common';
+import { Clock, ParserPool } from '@app/common';
 import { ChatProvider, EmbeddingProvider } from './chat-provider';
 import { ModelEntry } from './catalog/model-catalog';
 import { ProviderHttpClient } from './http/provider-http.client';
@@ -18,6 +18,8 @@ export interface ProviderFactoryContext {
   http: ProviderHttpClient;
   tokenizers: TokenizerService;
   embedder: LexicalEmbedder;
+  /** worker threads for CPU-heavy local work (absent in unit tests: inline) */
+  pool?: ParserPool;
   /** the gateway's clock (dates responses the provider does not date) */
   clock: Clock;
 }

@@ -1,5 +1,5 @@
-import { Injectable } from '@nestjs/common';
-import { ApiError, Clock } from '@app/common';
+import { Injectable, Optional } from '@nestjs/common';
+import { ApiError, Clock, ParserPool } from '@app/common';
 import { AppConfig } from '@app/config';
 import { ADAPTER_FAMILIES } from './adapter-families';
 import { DeploymentSpec, ModelEntry } from './catalog/model-catalog';
@@ -33,6 +33,7 @@ export class ProviderRegistry {
     private readonly tokenizers: TokenizerService,
     private readonly embedder: LexicalEmbedder,
     private readonly clock: Clock = new Clock(),
+    @Optional() private readonly pool?: ParserPool,
   ) {
     for (const d of PROVIDER_DEFINITIONS) {
       if (!ADAPTER_FAMILIES[d.type]) throw new Error(`Provider "${d.name}": no adapter family "${d.type}"`);
@@ -172,6 +173,7 @@ export class ProviderRegistry {
       http: this.http,
       tokenizers: this.tokenizers,
       embedder: this.embedder,
+      pool: this.pool,
       clock: this.clock,
       connection() {
         if (!d.env) throw new Error(`Provider "${d.name}" has no connection settings`);

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '@app/auth';
-import { Clock } from '@app/common';
+import { Clock, IsolationModule } from '@app/common';
 import { ProviderHttpClient } from './http/provider-http.client';
 import { LexicalEmbedder } from './local/lexical-embedder';
 import { TokenCounter } from './tokenizer/token-counter';
@@ -11,7 +11,7 @@ import { DeploymentCooldowns, ResilienceEvents, UpstreamRouter } from './resilie
 import { TokenizerService } from './tokenizer/tokenizer.service';
 
 @Module({
-  imports: [AuthModule],
+  imports: [AuthModule, IsolationModule],
   controllers: [ModelsController],
   providers: [
     ProviderRegistry,

@@ -1,4 +1,5 @@
-import { Clock } from '@app/common';
+import { join } from 'node:path';
+import { Clock, ParserPool, ParserTask } from '@app/common';
 import { ChatProvider, EmbeddingProvider } from '../chat-provider';
 import { ImageProvider } from '../images/image-providers';
 import { ImageGenerationRequest, ImageGenerationResult } from '../images/image-types';
@@ -99,16 +100,37 @@ export class LocalChatProvider implements ChatProvider {
   }
 }
 
-/** Lexical (not semantic) embeddings at any dimension; token usage counted with cl100k like OpenAI's embedding models. */
+/** Input past this many characters is embedded in a worker thread (see embed-task.ts). */
+export const LOCAL_EMBED_OFFLOAD_CHARS = 64 * 1024;
+const EMBED_TASK: ParserTask = { module: join(__dirname, 'embed-task'), fn: 'embedTexts' };
+
+/**
+ * Lexical (not semantic) embeddings at any dimension; token usage counted with cl100k like OpenAI's
+ * embedding models. A large batch (a document's chunks) runs in the worker pool, a small one inline:
+ * posting it would cost more than the work.
+ */
 export class LocalEmbeddingProvider implements EmbeddingProvider {
   constructor(
     private readonly embedder: LexicalEmbedder,
     private readonly tokens: TokenCounter,
     private readonly defaultDimensions: number,
+    private readonly pool?: ParserPool,
   ) {}
 
   async embed(req: CanonicalEmbeddingRequest): Promise<CanonicalEmbeddingResponse> {
     const dims = req.dimensions ?? this.defaultDimensions;
+    let chars = 0;
+    for (const t of req.input) chars += t.length;
+    if (this.pool && chars > LOCAL_EMBED_OFFLOAD_CHARS) {
+      const out = await this.pool.run<{ vectors: Float32Array; tokens: number }>(
+        EMBED_TASK,
+        req.input,
+        dims,
+        this.tokens.encoding,
+      );
+      const vectors = req.input.map((_, i) => out.vectors.subarray(i * dims, (i + 1) * dims));
+      return { vectors, prompt_tokens: out.tokens };
+    }
     let tokens = 0;
     for (const t of req.input) tokens += this.tokens.count(t);
     return { vectors: this.embedder.embedMany(req.input, dims), prompt_tokens: tokens };
@@ -127,6 +149,6 @@ export const localProvider: ProviderAdapters = {
   type: 'local',
   chat: (ctx) => new LocalChatProvider(ctx.embedder, ctx.tokenizers.chat, ctx.clock),
   embeddings: (ctx, model) =>
-    new LocalEmbeddingProvider(ctx.embedder, ctx.tokenizers.embeddings, model.dimensions ?? 1536),
+    new LocalEmbeddingProvider(ctx.embedder, ctx.tokenizers.embeddings, model.dimensions ?? 1536, ctx.pool),
   images: () => new LocalImageProvider(),
 };
