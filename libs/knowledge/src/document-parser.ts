@@ -16,8 +16,6 @@ export interface DocumentChunk {
   text: string;
   tokens: number;
   contentHash: string;
-  /** the chunk's search terms (stems without stop words, `indexTerms`), computed where it was chunked */
-  terms?: string;
 }
 
 /** A document that cannot be ingested, with the `last_error.code` it reports. */

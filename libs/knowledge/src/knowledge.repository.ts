@@ -36,8 +36,6 @@ export interface NewChunk {
   tokens: number;
   contentHash: string;
   embedding: Buffer;
-  /** search terms when already computed (in the parser worker); else computed here */
-  terms?: string;
 }
 
 export interface VectorRow {
@@ -596,9 +594,8 @@ export class KnowledgeRepository {
       for (let i = 0; i < chunks.length; i += 200) {
         await m.insert(
           KbChunkEntity,
-          chunks
-            .slice(i, i + 200)
-            .map((c) => ({ ...c, terms: c.terms ?? indexTerms(c.text), vectorStoreId, documentId })),
+          // terms per batch of rows: computed for all chunks at once they would double the chunks' memory
+          chunks.slice(i, i + 200).map((c) => ({ ...c, terms: indexTerms(c.text), vectorStoreId, documentId })),
         );
       }
       await m.update(KbDocumentEntity, { vectorStoreId, id: documentId }, patch);

@@ -159,7 +159,9 @@ export class ParserPool implements OnApplicationShutdown {
       ...options,
       resourceLimits: {
         maxOldGenerationSizeMb: this.config.parserMemoryMb,
-        maxYoungGenerationSizeMb: Math.min(64, Math.max(8, Math.floor(this.config.parserMemoryMb / 8))),
+        // a small young generation: parsers allocate in bursts, and a worker's semi-spaces stay
+        // committed (resident) between documents
+        maxYoungGenerationSizeMb: Math.min(16, Math.max(8, Math.floor(this.config.parserMemoryMb / 8))),
         stackSizeMb: 4,
       },
       stdout: false,

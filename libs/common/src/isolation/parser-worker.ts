@@ -19,6 +19,21 @@ interface TaskMessage {
 const asBuffer = (v: unknown): unknown =>
   v instanceof Uint8Array && !Buffer.isBuffer(v) ? Buffer.from(v.buffer, v.byteOffset, v.byteLength) : v;
 
+/**
+ * Typed arrays of a result (the value itself or its direct properties) that own their whole buffer
+ * move to the main thread instead of being copied (vectors of a batch: megabytes).
+ */
+function transferables(value: unknown): ArrayBuffer[] {
+  const out: ArrayBuffer[] = [];
+  const take = (v: unknown) => {
+    if (!ArrayBuffer.isView(v) || Buffer.isBuffer(v) || !(v.buffer instanceof ArrayBuffer)) return;
+    if (v.byteOffset === 0 && v.byteLength === v.buffer.byteLength && !out.includes(v.buffer)) out.push(v.buffer);
+  };
+  take(value);
+  if (value && typeof value === 'object' && !ArrayBuffer.isView(value)) for (const v of Object.values(value)) take(v);
+  return out;
+}
+
 parentPort?.on('message', (msg: TaskMessage) => {
   void (async () => {
     try {
@@ -31,7 +46,10 @@ parentPort?.on('message', (msg: TaskMessage) => {
       // the task's code is loaded: its wall time starts now
       parentPort!.postMessage({ id: msg.id, loaded: true });
       const value = await fn(...msg.args.map(asBuffer));
-      parentPort!.postMessage({ id: msg.id, ok: true, value, heapBytes: getHeapStatistics().total_heap_size });
+      parentPort!.postMessage(
+        { id: msg.id, ok: true, value, heapBytes: getHeapStatistics().total_heap_size },
+        transferables(value),
+      );
     } catch (err) {
       const e = (err instanceof Error ? err : new Error(String(err))) as Error & {
         code?: unknown;

@@ -4,7 +4,6 @@
  */
 import { createHash } from 'node:crypto';
 import type { TokenCounter } from '@app/providers/tokenizer/token-counter';
-import { indexTerms } from '@app/retrieval/terms';
 import type { Chunking } from '../kb-rules';
 import type { DocumentChunk, ExtractedDocument } from '../document-parser';
 
@@ -38,8 +37,7 @@ export function chunkDocumentText(doc: ExtractedDocument, chunking: Chunking, to
   const out: DocumentChunk[] = [];
   const push = (text: string, page: number | null, count: number) => {
     const t = text.trim();
-    if (t)
-      out.push({ ordinal: out.length, page, text: t, tokens: count, contentHash: sha256(t), terms: indexTerms(t) });
+    if (t) out.push({ ordinal: out.length, page, text: t, tokens: count, contentHash: sha256(t) });
   };
   // chats: whole messages are the units, so a window never splits a message (unless one alone is too long)
   const units =
