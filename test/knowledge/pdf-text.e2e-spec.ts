@@ -1,24 +1,13 @@
-import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { AppConfig } from '@app/config';
 import { ParserPool } from '@app/common';
 import { TokenCounter } from '@app/providers/tokenizer/token-counter';
-import { ExtractionError } from '../document-parser';
-import { extractPdf } from './formats';
-import { PdfTextTool, pdftotextPages, PdfTextToolFailed, pdftotextVersion } from './pdf-text';
-import { LibraryDocumentParser } from './library-document-parser';
+import { ExtractionError } from '@app/knowledge/document-parser';
+import { extractPdf } from '@app/knowledge/parsers/formats';
+import { PdfTextTool, pdftotextPages, PdfTextToolFailed, pdftotextVersion } from '@app/knowledge/parsers/pdf-text';
+import { LibraryDocumentParser } from '@app/knowledge/parsers/library-document-parser';
+import { pdfWithPages as pdf } from './kb-fixtures';
 
 const TOOL: PdfTextTool = { path: 'pdftotext', memoryMb: 512, timeoutMs: 30_000 };
-
-async function pdf(pages: string[][], title?: string): Promise<Buffer> {
-  const doc = await PDFDocument.create();
-  if (title) doc.setTitle(title);
-  const font = await doc.embedFont(StandardFonts.Helvetica);
-  for (const lines of pages) {
-    const page = doc.addPage([595, 842]);
-    lines.forEach((line, i) => page.drawText(line, { x: 50, y: 780 - i * 20, size: 12, font }));
-  }
-  return Buffer.from(await doc.save());
-}
 
 describe('PDF text by pdftotext (poppler), pdfjs where it is absent or refuses', () => {
   beforeAll(async () => {
