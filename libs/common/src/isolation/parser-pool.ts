@@ -79,7 +79,8 @@ require(workerData.entry);
 const RETIRE_HEAP_BYTES = 128 * 1024 * 1024;
 
 /**
- * Runs parsers of untrusted documents off the main event loop, in a small pool of worker threads
+ * Runs parsers of untrusted documents off the main event loop (and other CPU-heavy work on input:
+ * the offline embedder on a large batch), in a small pool of worker threads
  * (PARSER_WORKERS). Each worker has a V8 heap limit (PARSER_MEMORY_MB, `resourceLimits`) and each
  * task a wall-time limit (PARSER_TIMEOUT_MS): a worker that runs out of memory dies alone, one that
  * runs out of time is terminated, and the task fails with ParseLimitError; the pool starts a fresh
