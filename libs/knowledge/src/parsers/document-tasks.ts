@@ -7,7 +7,7 @@ import { TokenCounter, TokenEncodingName } from '@app/providers/tokenizer/token-
 import type { Chunking } from '../kb-rules';
 import { DocumentChunk, ExtractedDocument } from '../document-parser';
 import { chunkDocumentText } from './chunking';
-import { extractCsv, extractDocx, extractHtml, extractJson, extractPdf, loadPdfJs } from './formats';
+import { extractCsv, extractDocx, extractHtml, extractJson, extractPdf } from './formats';
 import { normalizeText } from './normalize-text';
 import type { PdfTextTool } from './pdf-text';
 import { DOCX_MIME, loadFileType, sniffKind, utf8 } from './sniff';
@@ -23,9 +23,13 @@ const MIME_OF: Record<ExtractedDocument['kind'], string> = {
   image: 'image/*',
 };
 
-/** The ES-module parsers, loaded once when a worker starts (not during a document's wall time). */
+/**
+ * The type sniffer (an ES module), loaded once when a worker starts (not during a document's wall
+ * time). pdfjs is not: PDFs go to poppler's pdftotext where it is installed, and loading pdfjs costs
+ * a worker about 0.25 s of CPU and 35 MB — it loads at its first PDF (see extractPdf).
+ */
 export async function ready(): Promise<void> {
-  await Promise.all([loadFileType(), loadPdfJs()]);
+  await loadFileType();
 }
 
 export function sniffDocument(bytes: Buffer, hint: { filename?: string; mime?: string }) {
