@@ -52,4 +52,48 @@ export abstract class DocumentParser {
   abstract sniff(bytes: Buffer, hint: { filename?: string; mime?: string }): Promise<ExtractedDocument['kind']>;
   abstract extract(bytes: Buffer, hint: { filename?: string; mime?: string }): Promise<ExtractedDocument>;
   abstract chunk(doc: ExtractedDocument, chunking: Chunking): Promise<DocumentChunk[]>;
+
+  /**
+   * Extraction and chunking in one step, for ingestion: the chunks with the document's kind, title
+   * and page count — or, for a PDF whose text layer is empty or near empty, that layer alone
+   * (`scan`), for OCR to read instead. A parser may do both in one place so the page texts never
+   * travel (see LibraryDocumentParser).
+   */
+  async extractChunks(
+    bytes: Buffer,
+    hint: { filename?: string; mime?: string },
+    chunking: Chunking,
+  ): Promise<ParsedDocument> {
+    const doc = await this.extract(bytes, hint);
+    if (textLayerNearEmpty(doc)) return { scan: doc };
+    return parsedDocument(doc, doc.kind === 'image' ? [] : await this.chunk(doc, chunking));
+  }
+}
+
+/** What ingestion gets from `extractChunks`. */
+export type ParsedDocument =
+  | { kind: ExtractedDocument['kind']; title?: string; pageCount: number; chunks: DocumentChunk[] }
+  | { scan: ExtractedDocument };
+
+export function parsedDocument(doc: ExtractedDocument, chunks: DocumentChunk[]): ParsedDocument {
+  return {
+    kind: doc.kind,
+    ...(doc.title === undefined ? {} : { title: doc.title }),
+    pageCount: doc.pages.length,
+    chunks,
+  };
+}
+
+/** A text layer with fewer letters and digits than this per page on average is a scan's (page numbers, a stamp). */
+const MIN_CHARS_PER_PAGE = 16;
+
+/** Letters and digits of a document's text. */
+export function textChars(pages: { text: string }[]): number {
+  return pages.reduce((n, p) => n + (p.text.match(/[\p{L}\p{N}]/gu)?.length ?? 0), 0);
+}
+
+/** True when a PDF's text layer is empty or near empty: a scan whose text only OCR can read. */
+export function textLayerNearEmpty(doc: ExtractedDocument): boolean {
+  if (doc.kind !== 'pdf' || doc.pages.length === 0) return false;
+  return textChars(doc.pages) < MIN_CHARS_PER_PAGE * doc.pages.length;
 }

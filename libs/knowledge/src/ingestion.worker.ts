@@ -16,7 +16,7 @@ import { AppConfig } from '@app/config';
 import { BillingService, embeddingsChargeMicro, embeddingsHoldMicro } from '@app/billing';
 import { ModelCatalogService, ModelEntry } from '@app/providers';
 import { EmbeddingsService } from '@app/embeddings';
-import { DocumentChunk, DocumentParser, ExtractedDocument, ExtractionError } from './document-parser';
+import { DocumentChunk, DocumentParser, ExtractedDocument, ExtractionError, ParsedDocument } from './document-parser';
 import { IngestJobEntity, KbDocumentEntity } from './entities/knowledge.entities';
 import { FilesRepository } from './files.repository';
 import { MAX_FILE_BYTES } from './files.service';
@@ -24,7 +24,7 @@ import { IngestionSignal } from './ingestion-signal';
 import { Chunking, decodeChunking } from './kb-rules';
 import { KnowledgeRepository, NewChunk } from './knowledge.repository';
 import { encodeVector } from '@app/retrieval';
-import { PdfOcr, textChars, textLayerNearEmpty } from './parsers/pdf-ocr';
+import { PdfOcr, textChars } from './parsers/pdf-ocr';
 
 const LEASE_MS = 60_000;
 const MAX_ATTEMPTS = 5;
@@ -273,8 +273,19 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
       );
     await this.repo.startParseRun(id);
     try {
-      const extracted = await this.extractText(bytes, hint);
-      const chunks = extracted.kind === 'image' ? [] : await this.parser.chunk(extracted, chunking);
+      let parsed: ParsedDocument | null = null;
+      try {
+        parsed = await this.parser.extractChunks(bytes, hint, chunking);
+      } catch (err) {
+        if (!(err instanceof ExtractionError && err.code === 'no_text_layer')) throw err;
+      }
+      if (parsed && 'chunks' in parsed) {
+        await this.repo.endParseRun(id);
+        return { kind: parsed.kind, title: parsed.title, pages: parsed.pageCount, chunks: parsed.chunks };
+      }
+      // a scan: OCR's text where this replica can read it
+      const extracted = await this.scanText(bytes, parsed?.scan ?? null);
+      const chunks = await this.parser.chunk(extracted, chunking);
       await this.repo.endParseRun(id);
       // the page texts end here (their chunks carry the text), so they are not held while embedding
       return { kind: extracted.kind, title: extracted.title, pages: extracted.pages.length, chunks };
@@ -291,19 +302,12 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
-   * The parser's text or, for a PDF whose text layer is empty or near empty, OCR's when this replica
-   * can OCR (child processes, within OCR_MAX_PAGES and OCR_TIMEOUT_MS). A scan that cannot be read
-   * here fails with no_text_layer, the message saying how to enable OCR; a near-empty text layer
-   * without OCR is indexed as it is.
+   * The text of a PDF whose text layer is empty or near empty (`layer`; null when it has none): OCR's
+   * when this replica can OCR (child processes, within OCR_MAX_PAGES and OCR_TIMEOUT_MS). A scan that
+   * cannot be read here fails with no_text_layer, the message saying how to enable OCR; a near-empty
+   * text layer without OCR is indexed as it is.
    */
-  private async extractText(bytes: Buffer, hint: { filename: string; mime: string }): Promise<ExtractedDocument> {
-    let layer: ExtractedDocument | null = null;
-    try {
-      layer = await this.parser.extract(bytes, hint);
-    } catch (err) {
-      if (!(err instanceof ExtractionError && err.code === 'no_text_layer')) throw err;
-    }
-    if (layer && !textLayerNearEmpty(layer)) return layer;
+  private async scanText(bytes: Buffer, layer: ExtractedDocument | null): Promise<ExtractedDocument> {
     const tools = await this.ocr.available();
     if (!tools.available) {
       if (layer) return layer;

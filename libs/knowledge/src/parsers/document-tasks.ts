@@ -5,7 +5,13 @@
  */
 import { TokenCounter, TokenEncodingName } from '@app/providers/tokenizer/token-counter';
 import type { Chunking } from '../kb-rules';
-import { DocumentChunk, ExtractedDocument } from '../document-parser';
+import {
+  DocumentChunk,
+  ExtractedDocument,
+  ParsedDocument,
+  parsedDocument,
+  textLayerNearEmpty,
+} from '../document-parser';
 import { chunkDocumentText } from './chunking';
 import { extractCsv, extractDocx, extractHtml, extractJson, extractPdf } from './formats';
 import { normalizeText } from './normalize-text';
@@ -90,4 +96,21 @@ export function chunkDocument(
   let tokens = counters.get(encoding);
   if (!tokens) counters.set(encoding, (tokens = new TokenCounter(encoding)));
   return chunkDocumentText(doc, chunking, tokens);
+}
+
+/**
+ * Extraction and chunking in one task (ingestion): the page texts stay in this worker instead of
+ * being copied to the main thread and back — a dense 10 MB PDF holds 16 MB of text. A PDF whose text
+ * layer is near empty comes back whole, for OCR.
+ */
+export async function extractAndChunk(
+  bytes: Buffer,
+  hint: { filename?: string; mime?: string },
+  pdfText: PdfTextTool | null,
+  chunking: Chunking,
+  encoding: TokenEncodingName,
+): Promise<ParsedDocument> {
+  const doc = await extractDocument(bytes, hint, pdfText);
+  if (textLayerNearEmpty(doc)) return { scan: doc };
+  return parsedDocument(doc, doc.kind === 'image' ? [] : chunkDocument(doc, chunking, encoding));
 }

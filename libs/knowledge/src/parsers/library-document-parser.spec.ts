@@ -157,3 +157,41 @@ describe('message-window chunking (chats)', () => {
     expect(chunks.length).toBeGreaterThanOrEqual(5);
   });
 });
+
+describe('extraction and chunking in one worker task (ingestion)', () => {
+  const chunking = { type: 'static' as const, maxTokens: 60, overlapTokens: 20 };
+
+  it('gives the chunks, kind, title and page count that extract + chunk give', async () => {
+    const bytes = Buffer.from(
+      `# Harbour rules\n\n${'Permits are renewed on weekdays at the harbour office. '.repeat(60)}`,
+    );
+    const doc = await parser.extract(bytes, { filename: 'rules.md' });
+    const chunks = await parser.chunk(doc, chunking);
+    expect(chunks.length).toBeGreaterThan(3);
+    expect(await parser.extractChunks(bytes, { filename: 'rules.md' }, chunking)).toEqual({
+      kind: 'markdown',
+      title: 'Harbour rules',
+      pageCount: 1,
+      chunks,
+    });
+  });
+
+  it('a PDF whose text layer is near empty comes back whole, for OCR; an image has no chunks', async () => {
+    const { PDFDocument, StandardFonts } = await import('pdf-lib');
+    const pdf = await PDFDocument.create();
+    const font = await pdf.embedFont(StandardFonts.Helvetica);
+    for (const n of ['1', '2']) pdf.addPage([595, 842]).drawText(n, { x: 50, y: 50, size: 10, font });
+    const scan = await parser.extractChunks(Buffer.from(await pdf.save()), { filename: 'scan.pdf' }, chunking);
+    expect(scan).toEqual({
+      scan: expect.objectContaining({
+        kind: 'pdf',
+        pages: [expect.objectContaining({ page: 1, text: '1' }), expect.objectContaining({ page: 2, text: '2' })],
+      }),
+    });
+    const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489', 'hex');
+    expect(await parser.extractChunks(png, { filename: 'x.png' }, chunking)).toMatchObject({
+      kind: 'image',
+      chunks: [],
+    });
+  });
+});

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { ParseLimitError, ParserPool, ParserTask, ParserTaskError } from '@app/common';
 import { AppConfig } from '@app/config';
 import { TokenCounter, TokenizerService } from '@app/providers';
-import { DocumentChunk, DocumentParser, ExtractedDocument, ExtractionError } from '../document-parser';
+import { DocumentChunk, DocumentParser, ExtractedDocument, ExtractionError, ParsedDocument } from '../document-parser';
 import { Chunking } from '../kb-rules';
 import { MAX_FILE_BYTES } from '../files.service';
 import { PdfTextTool, pdftotextVersion } from './pdf-text';
@@ -13,6 +13,7 @@ const TASKS = join(__dirname, 'document-tasks');
 const SNIFF_TASK: ParserTask = { module: TASKS, fn: 'sniffDocument' };
 const EXTRACT_TASK: ParserTask = { module: TASKS, fn: 'extractDocument' };
 const CHUNK_TASK: ParserTask = { module: TASKS, fn: 'chunkDocument' };
+const EXTRACT_AND_CHUNK_TASK: ParserTask = { module: TASKS, fn: 'extractAndChunk' };
 
 /**
  * Type by content, then the format's parser, then token chunking with the embedding tokenizer —
@@ -68,6 +69,19 @@ export class LibraryDocumentParser extends DocumentParser {
   private assertSize(bytes: Buffer): void {
     if (bytes.length > MAX_FILE_BYTES)
       throw new ExtractionError('file_too_large', `The file is ${bytes.length} bytes; files are limited to 10 MB.`);
+  }
+
+  /** Both in one worker task: the page texts never leave the worker. */
+  override async extractChunks(
+    bytes: Buffer,
+    hint: { filename?: string; mime?: string },
+    chunking: Chunking,
+  ): Promise<ParsedDocument> {
+    this.assertSize(bytes);
+    const pdfText = await this.pdfTextTool();
+    return this.isolated(() =>
+      this.pool.run<ParsedDocument>(EXTRACT_AND_CHUNK_TASK, bytes, hint, pdfText, chunking, this.tokens.encoding),
+    );
   }
 
   /** A worker's failure as the ExtractionError it stands for. */

@@ -4,15 +4,13 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppConfig } from '@app/config';
-import { ExtractedDocument, ExtractionError } from '../document-parser';
+import { ExtractionError } from '../document-parser';
 import { normalizeText } from './normalize-text';
 
 /** Languages OCR reads, those of them whose data is installed. */
 const LANGUAGES = ['eng', 'rus'];
 /** Rendering resolution of a page: enough for body text, a few MB of pixels per page. */
 const DPI = 200;
-/** A text layer with fewer letters and digits than this per page on average is a scan's (page numbers, a stamp). */
-const MIN_CHARS_PER_PAGE = 16;
 const PROBE_TIMEOUT_MS = 10_000;
 const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
 
@@ -23,16 +21,7 @@ export const OCR_INSTALL_HINT =
 export type OcrTools =
   { available: true; tesseract: string; pdftoppm: string; languages: string } | { available: false; reason: string };
 
-/** Letters and digits of a document's text. */
-export function textChars(pages: { text: string }[]): number {
-  return pages.reduce((n, p) => n + (p.text.match(/[\p{L}\p{N}]/gu)?.length ?? 0), 0);
-}
-
-/** True when a PDF's text layer is empty or near empty: a scan whose text only OCR can read. */
-export function textLayerNearEmpty(doc: ExtractedDocument): boolean {
-  if (doc.kind !== 'pdf' || doc.pages.length === 0) return false;
-  return textChars(doc.pages) < MIN_CHARS_PER_PAGE * doc.pages.length;
-}
+export { textChars, textLayerNearEmpty } from '../document-parser';
 
 /**
  * OCR of PDFs without a text layer: pages rendered with poppler's `pdftoppm`, each read by
