@@ -64,9 +64,7 @@ export abstract class DocumentParser {
     hint: { filename?: string; mime?: string },
     chunking: Chunking,
   ): Promise<ParsedDocument> {
-    const doc = await this.extract(bytes, hint);
-    if (textLayerNearEmpty(doc)) return { scan: doc };
-    return parsedDocument(doc, doc.kind === 'image' ? [] : await this.chunk(doc, chunking));
+    return chunkedOrScan(await this.extract(bytes, hint), (doc) => this.chunk(doc, chunking));
   }
 }
 
@@ -75,12 +73,20 @@ export type ParsedDocument =
   | { kind: ExtractedDocument['kind']; title?: string; pageCount: number; chunks: DocumentChunk[] }
   | { scan: ExtractedDocument };
 
-export function parsedDocument(doc: ExtractedDocument, chunks: DocumentChunk[]): ParsedDocument {
+/**
+ * What ingestion does with an extracted document: a scan (near-empty PDF text layer) goes back
+ * whole, for OCR; an image has no chunks; anything else is chunked by `chunk`.
+ */
+export async function chunkedOrScan(
+  doc: ExtractedDocument,
+  chunk: (doc: ExtractedDocument) => DocumentChunk[] | Promise<DocumentChunk[]>,
+): Promise<ParsedDocument> {
+  if (textLayerNearEmpty(doc)) return { scan: doc };
   return {
     kind: doc.kind,
     ...(doc.title === undefined ? {} : { title: doc.title }),
     pageCount: doc.pages.length,
-    chunks,
+    chunks: doc.kind === 'image' ? [] : await chunk(doc),
   };
 }
 

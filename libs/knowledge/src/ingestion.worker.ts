@@ -16,7 +16,14 @@ import { AppConfig } from '@app/config';
 import { BillingService, embeddingsChargeMicro, embeddingsHoldMicro } from '@app/billing';
 import { ModelCatalogService, ModelEntry } from '@app/providers';
 import { EmbeddingsService } from '@app/embeddings';
-import { DocumentChunk, DocumentParser, ExtractedDocument, ExtractionError, ParsedDocument } from './document-parser';
+import {
+  DocumentChunk,
+  DocumentParser,
+  ExtractedDocument,
+  ExtractionError,
+  ParsedDocument,
+  textChars,
+} from './document-parser';
 import { IngestJobEntity, KbDocumentEntity } from './entities/knowledge.entities';
 import { FilesRepository } from './files.repository';
 import { MAX_FILE_BYTES } from './files.service';
@@ -24,7 +31,7 @@ import { IngestionSignal } from './ingestion-signal';
 import { Chunking, decodeChunking } from './kb-rules';
 import { KnowledgeRepository, NewChunk } from './knowledge.repository';
 import { encodeVector } from '@app/retrieval';
-import { PdfOcr, textChars } from './parsers/pdf-ocr';
+import { PdfOcr } from './parsers/pdf-ocr';
 
 const LEASE_MS = 60_000;
 const MAX_ATTEMPTS = 5;

@@ -5,13 +5,7 @@
  */
 import { TokenCounter, TokenEncodingName } from '@app/providers/tokenizer/token-counter';
 import type { Chunking } from '../kb-rules';
-import {
-  DocumentChunk,
-  ExtractedDocument,
-  ParsedDocument,
-  parsedDocument,
-  textLayerNearEmpty,
-} from '../document-parser';
+import { chunkedOrScan, DocumentChunk, ExtractedDocument, ParsedDocument } from '../document-parser';
 import { chunkDocumentText } from './chunking';
 import { extractCsv, extractDocx, extractHtml, extractJson, extractPdf } from './formats';
 import { normalizeText } from './normalize-text';
@@ -86,16 +80,13 @@ async function extractRaw(
   }
 }
 
-const counters = new Map<TokenEncodingName, TokenCounter>();
-
 export function chunkDocument(
   doc: ExtractedDocument,
   chunking: Chunking,
   encoding: TokenEncodingName,
 ): DocumentChunk[] {
-  let tokens = counters.get(encoding);
-  if (!tokens) counters.set(encoding, (tokens = new TokenCounter(encoding)));
-  return chunkDocumentText(doc, chunking, tokens);
+  // a counter is a handle on the process-wide rank table of its encoding: cheap to make
+  return chunkDocumentText(doc, chunking, new TokenCounter(encoding));
 }
 
 /**
@@ -110,7 +101,5 @@ export async function extractAndChunk(
   chunking: Chunking,
   encoding: TokenEncodingName,
 ): Promise<ParsedDocument> {
-  const doc = await extractDocument(bytes, hint, pdfText);
-  if (textLayerNearEmpty(doc)) return { scan: doc };
-  return parsedDocument(doc, doc.kind === 'image' ? [] : chunkDocument(doc, chunking, encoding));
+  return chunkedOrScan(await extractDocument(bytes, hint, pdfText), (doc) => chunkDocument(doc, chunking, encoding));
 }

@@ -4,7 +4,8 @@ import { dirname, join } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import { AppConfig } from '@app/config';
 import { ExtractedDocument, ExtractionError } from '../document-parser';
-import { PdfOcr, textLayerNearEmpty } from './pdf-ocr';
+import { textLayerNearEmpty } from '../document-parser';
+import { PdfOcr } from './pdf-ocr';
 
 const pdf = (pages: string[]): ExtractedDocument => ({
   kind: 'pdf',

@@ -21,8 +21,6 @@ export const OCR_INSTALL_HINT =
 export type OcrTools =
   { available: true; tesseract: string; pdftoppm: string; languages: string } | { available: false; reason: string };
 
-export { textChars, textLayerNearEmpty } from '../document-parser';
-
 /**
  * OCR of PDFs without a text layer: pages rendered with poppler's `pdftoppm`, each read by
  * `tesseract` — child processes, never the event loop or a parser worker — within a page limit,

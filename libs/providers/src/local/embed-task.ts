@@ -7,7 +7,6 @@ import { TokenCounter, TokenEncodingName } from '../tokenizer/token-counter';
 import { LexicalEmbedder } from './lexical-embedder';
 
 const embedder = new LexicalEmbedder();
-const counters = new Map<TokenEncodingName, TokenCounter>();
 
 /** Vectors of `texts` back to back in one array (one copy to the main thread), and their tokens. */
 export function embedTexts(
@@ -15,8 +14,8 @@ export function embedTexts(
   dimensions: number,
   encoding: TokenEncodingName,
 ): { vectors: Float32Array; tokens: number } {
-  let counter = counters.get(encoding);
-  if (!counter) counters.set(encoding, (counter = new TokenCounter(encoding)));
+  // a counter is a handle on the process-wide rank table of its encoding: cheap to make
+  const counter = new TokenCounter(encoding);
   const vectors = new Float32Array(texts.length * dimensions);
   let tokens = 0;
   texts.forEach((text, i) => {
