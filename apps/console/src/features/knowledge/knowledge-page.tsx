@@ -202,6 +202,9 @@ export function KnowledgeBasesPage() {
   const kbs = useQuery({
     queryKey: ['knowledge-bases'],
     queryFn: async () => unwrap(await api.GET('/api/v1/knowledge-bases', { params: { query: { limit: 100 } } })),
+    // a knowledge base still ingesting is read again, so its status and chunk count follow its documents
+    refetchInterval: (q) =>
+      ((q.state.data?.data ?? []) as KnowledgeBase[]).some((kb) => kb.status === 'in_progress') ? 2000 : false,
   });
   const create = useMutation({
     mutationFn: async () => unwrap(await api.POST('/api/v1/knowledge-bases', { body: { name: name.trim() } })),
