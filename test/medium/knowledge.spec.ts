@@ -1,6 +1,12 @@
 import { newId } from '@app/common';
 import { KnowledgeRepository } from '@app/knowledge/knowledge.repository';
-import { IngestJobEntity, KbChunkEntity, KbDocumentEntity } from '@app/knowledge/entities/knowledge.entities';
+import { RawSql } from '@app/database';
+import {
+  IngestJobEntity,
+  KbChunkEntity,
+  KbDocumentEntity,
+  VectorStoreEntity,
+} from '@app/knowledge/entities/knowledge.entities';
 import { keywordTerms } from '@app/retrieval';
 import { DataSource } from 'typeorm';
 import { Factories } from '../factories';
@@ -277,6 +283,87 @@ describe(`knowledge repository on ${backendKind()}`, () => {
       expect(await leftIn(vs)).toEqual({ chunks: 0, jobs: 0, documents: 0 });
     }
   }, 60_000);
+
+  it('chunk swaps of one store insert side by side (Postgres: before the store lock); each document keeps only its latest swap', async () => {
+    const team = await make.team(0);
+    const vs = await store(team.id);
+    const docs = [doc(team.id, vs), doc(team.id, vs)];
+    for (const d of docs) expect(await repoA.addDocument(d, job(d), 100)).toBe('added');
+    const jobs = new Map<string, number>();
+    for (let i = 0; i < 2; i++) {
+      const j = (await repoA.claimJob('w', clock.now(), 60_000))!;
+      jobs.set(j.documentId, Number(j.id));
+    }
+    const rows = (n: number, tag: string) =>
+      Array.from({ length: n }, (_, i) => ({
+        ordinal: i,
+        page: null,
+        text: `${tag} chunk ${i}`,
+        tokens: 3,
+        contentHash: `${tag}-${i}`.padEnd(64, '0'),
+        embedding: Buffer.alloc(16, i % 7),
+      }));
+    const texts = async (documentId: string) =>
+      (
+        await a
+          .get(DataSource)
+          .getRepository(KbChunkEntity)
+          .find({ where: { vectorStoreId: vs, documentId }, order: { ordinal: 'ASC' } })
+      ).map((c) => c.text);
+    const swap = (repo: KnowledgeRepository, d: (typeof docs)[number], tag: string, n: number) =>
+      repo.swapChunks(
+        vs,
+        d.id,
+        rows(n, tag),
+        { status: 'completed', chunkCount: n, updatedAt: clock.now() },
+        jobs.get(d.id)!,
+      );
+
+    if (backendKind() === 'postgres') {
+      // another transaction holds the store row: both swaps insert their rows, then wait for the lock
+      const ds = a.get(DataSource);
+      const holder = ds.createQueryRunner();
+      await holder.startTransaction();
+      const stores = new RawSql(ds).table(VectorStoreEntity);
+      await holder.query(`SELECT id FROM ${stores} WHERE id = $1 FOR UPDATE`, [vs]);
+      const swaps = [swap(repoA, docs[0], 'first', 250), swap(repoB, docs[1], 'second', 250)];
+      let waitingAfterInsert = 0;
+      for (let i = 0; i < 200 && waitingAfterInsert < 2; i++) {
+        await new Promise((r) => setTimeout(r, 25));
+        const [row] = (await ds.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity w
+            WHERE w.wait_event_type = 'Lock' AND w.query LIKE '%FOR UPDATE%'
+              AND EXISTS (SELECT 1 FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+                           WHERE l.pid = w.pid AND c.relname = 'kb_chunks' AND l.mode = 'RowExclusiveLock')`,
+        )) as Array<{ n: number }>;
+        waitingAfterInsert = row.n;
+      }
+      expect(waitingAfterInsert).toBe(2);
+      // rows not committed are nobody's to see
+      expect(await texts(docs[0].id)).toEqual([]);
+      await holder.commitTransaction();
+      await holder.release();
+      expect(await Promise.all(swaps)).toEqual([true, true]);
+    } else {
+      expect(await Promise.all([swap(repoA, docs[0], 'first', 250), swap(repoA, docs[1], 'second', 250)])).toEqual([
+        true,
+        true,
+      ]);
+    }
+    expect(await texts(docs[0].id)).toHaveLength(250);
+    expect((await texts(docs[1].id)).every((t) => t.startsWith('second '))).toBe(true);
+    // a later run of the same document (and a run of the other at the same time): only its rows remain
+    const second = backendKind() === 'postgres' ? repoB : repoA;
+    expect(await Promise.all([swap(repoA, docs[0], 'again', 3), swap(second, docs[1], 'redo', 2)])).toEqual([
+      true,
+      true,
+    ]);
+    expect(await texts(docs[0].id)).toEqual(['again chunk 0', 'again chunk 1', 'again chunk 2']);
+    expect(await texts(docs[1].id)).toEqual(['redo chunk 0', 'redo chunk 1']);
+    // an image document: its swap leaves no chunks
+    expect(await swap(repoA, docs[0], 'none', 0)).toBe(true);
+    expect(await texts(docs[0].id)).toEqual([]);
+  });
 
   it('limits hold under concurrent adds: 100 documents and 100 links per knowledge base', async () => {
     const team = await make.team(0);

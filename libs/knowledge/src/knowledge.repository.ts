@@ -16,6 +16,9 @@ import {
   VectorStoreEntity,
 } from './entities/knowledge.entities';
 
+/** A chunk swap whose document or store was deleted meanwhile: its transaction rolls back. */
+class SwapDropped extends Error {}
+
 export interface PageQuery {
   after?: string;
   limit: number;
@@ -577,36 +580,80 @@ export class KnowledgeRepository {
    * so a search sees either the old chunks or the new ones — and, for a new version of a document,
    * the old version (with whatever it was replacing in turn) is deleted in that same transaction.
    * Returns false when the document was deleted meanwhile (nothing written).
+   *
+   * On Postgres the new rows are inserted before the store lock is taken: the inserts (most of a
+   * swap's time: the rows, their tsvector and its GIN entries) of documents ingesting at the same
+   * time, on this replica or others, then run side by side instead of one after another behind
+   * the lock. The lock order still holds: rows not yet committed are invisible to the deletes that
+   * run under the store lock, so nothing waits on them. SQLite has one writer: there the rows go
+   * in under the lock, after the old ones are deleted.
    */
-  swapChunks(
+  async swapChunks(
     vectorStoreId: string,
     documentId: string,
     chunks: NewChunk[],
     patch: Partial<KbDocumentEntity>,
     jobId: number,
   ): Promise<boolean> {
-    return this.tx.run(async (m) => {
-      if (!(await this.lockStore(m, vectorStoreId))) return false;
-      const doc = await m.findOneBy(KbDocumentEntity, { vectorStoreId, id: documentId });
-      if (!doc) return false;
-      if (doc.replacesId) await this.deleteReplaced(m, doc);
-      await m.delete(KbChunkEntity, { vectorStoreId, documentId });
-      for (let i = 0; i < chunks.length; i += 200) {
-        await m.insert(
-          KbChunkEntity,
-          // terms per batch of rows: computed for all chunks at once they would double the chunks' memory
-          chunks.slice(i, i + 200).map((c) => ({ ...c, terms: indexTerms(c.text), vectorStoreId, documentId })),
+    const early = this.sql.pg;
+    try {
+      return await this.tx.run(async (m) => {
+        const newIds = early ? await this.insertChunks(m, vectorStoreId, documentId, chunks) : [];
+        const present =
+          (await this.lockStore(m, vectorStoreId)) &&
+          (await m.findOneBy(KbDocumentEntity, { vectorStoreId, id: documentId }));
+        if (!present) {
+          if (early) throw new SwapDropped(); // rolls the inserted rows back
+          return false;
+        }
+        if (present.replacesId) await this.deleteReplaced(m, present);
+        if (early) {
+          // every chunk of the document but the ones just inserted (also those of an earlier run
+          // of the same document that committed meanwhile)
+          await this.sql.exec(
+            `DELETE FROM ${this.T.chunks} WHERE vector_store_id = $1 AND document_id = $2 AND id <> ALL($3::bigint[])`,
+            [vectorStoreId, documentId, newIds],
+            m,
+          );
+        } else {
+          await m.delete(KbChunkEntity, { vectorStoreId, documentId });
+          await this.insertChunks(m, vectorStoreId, documentId, chunks);
+        }
+        await m.update(KbDocumentEntity, { vectorStoreId, id: documentId }, patch);
+        await m.update(
+          IngestJobEntity,
+          { id: jobId },
+          { status: 'completed', leaseOwner: null, leaseUntil: null, updatedAt: patch.updatedAt },
         );
-      }
-      await m.update(KbDocumentEntity, { vectorStoreId, id: documentId }, patch);
-      await m.update(
-        IngestJobEntity,
-        { id: jobId },
-        { status: 'completed', leaseOwner: null, leaseUntil: null, updatedAt: patch.updatedAt },
-      );
-      await m.increment(VectorStoreEntity, { id: vectorStoreId }, 'revision', 1);
-      return true;
-    });
+        await m.increment(VectorStoreEntity, { id: vectorStoreId }, 'revision', 1);
+        return true;
+      });
+    } catch (err) {
+      if (err instanceof SwapDropped) return false;
+      throw err;
+    }
+  }
+
+  /** Inserts the chunks in batches of 200 rows; answers their ids (Postgres; SQLite answers none). */
+  private async insertChunks(
+    m: EntityManager,
+    vectorStoreId: string,
+    documentId: string,
+    chunks: NewChunk[],
+  ): Promise<string[]> {
+    const ids: string[] = [];
+    for (let i = 0; i < chunks.length; i += 200) {
+      const insert = m
+        .createQueryBuilder()
+        .insert()
+        .into(KbChunkEntity)
+        // terms per batch of rows: computed for all chunks at once they would double the chunks' memory
+        .values(chunks.slice(i, i + 200).map((c) => ({ ...c, terms: indexTerms(c.text), vectorStoreId, documentId })))
+        .updateEntity(false);
+      const res = await (this.sql.pg ? insert.returning(['id']) : insert).execute();
+      if (this.sql.pg) for (const r of res.raw as Array<{ id: string }>) ids.push(String(r.id));
+    }
+    return ids;
   }
 
   /** The versions a document replaces (the chain of replacesId, at most a store's worth), deleted with their chunks and jobs. */

@@ -13,6 +13,7 @@ import { Alerts1795725428089 } from './1795725428089-alerts';
 import { RequestLog1795725464873 } from './1795725464873-request-log';
 import { DocumentVersions1795729346029 } from './1795729346029-document-versions';
 import { SearchTerms1795800000000 } from './1795800000000-search-terms';
+import { ChunkCompression1795900000000 } from './1795900000000-chunk-compression';
 
 /** Ordered list of every migration; the same list runs on Postgres and SQLite. */
 export const migrations = [
@@ -31,4 +32,5 @@ export const migrations = [
   RequestLog1795725464873,
   DocumentVersions1795729346029,
   SearchTerms1795800000000,
+  ChunkCompression1795900000000,
 ];
