@@ -61,7 +61,7 @@ async function settle(base, key, kb, ids, timeoutMs) {
   for (;;) {
     const done = new Map();
     let pending = 0;
-    for (let after = ''; ; ) {
+    for (let after = ''; ;) {
       const page = (
         await call('GET', `${base}/api/v1/knowledge-bases/${kb}/documents?limit=100${after && `&after=${after}`}`, key)
       ).json;
