@@ -1,5 +1,6 @@
 import { MigrationInterface, QueryRunner, Table, TableIndex } from 'typeorm';
 import { binaryColumnType } from '../columns';
+import { tableName } from './table-name';
 
 /**
  * Files, knowledge bases (= OpenAI vector stores), their documents, chunks with Float32 vectors,
@@ -108,8 +109,7 @@ export class Knowledge1750000000000 implements MigrationInterface {
     );
 
     if (driver === 'postgres') {
-      const schema = (q.connection.options as { schema?: string }).schema;
-      const table = schema ? `"${schema}"."kb_chunks"` : '"kb_chunks"';
+      const table = tableName(q, 'kb_chunks');
       await q.query(
         `ALTER TABLE ${table} ADD COLUMN tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', "text")) STORED`,
       );

@@ -2,6 +2,7 @@ import { LexicalEmbedder } from '@app/providers/local/lexical-embedder';
 import { decodeVector, encodeVector } from '@app/retrieval/vector-index';
 import { indexTerms } from '@app/retrieval/terms';
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { tableName } from './table-name';
 
 /** The built-in offline embedding models, whose vectors changed with stemming. */
 const LOCAL_EMBEDDING_MODELS = ['local-embedding-small', 'local-embedding-large'];
@@ -19,8 +20,8 @@ export class SearchTerms1795800000000 implements MigrationInterface {
 
   async up(q: QueryRunner): Promise<void> {
     const pg = q.connection.options.type === 'postgres';
-    const chunks = this.table(q, 'kb_chunks');
-    const stores = this.table(q, 'vector_stores');
+    const chunks = tableName(q, 'kb_chunks');
+    const stores = tableName(q, 'vector_stores');
     // raw DDL: TypeORM's table reader would look for Postgres generated columns in typeorm_metadata
     await q.query(`ALTER TABLE ${chunks} ADD COLUMN terms text NULL`);
 
@@ -67,7 +68,7 @@ export class SearchTerms1795800000000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    const chunks = this.table(q, 'kb_chunks');
+    const chunks = tableName(q, 'kb_chunks');
     if (q.connection.options.type === 'postgres') {
       await q.query(`ALTER TABLE ${chunks} DROP COLUMN tsv`); // drops its GIN index too
       await q.query(
@@ -96,11 +97,5 @@ export class SearchTerms1795800000000 implements MigrationInterface {
       `CREATE TRIGGER kb_chunks_ad AFTER DELETE ON kb_chunks BEGIN INSERT INTO kb_chunks_fts(kb_chunks_fts, rowid, ${column}) VALUES ('delete', old.id, old.${column}); END`,
     );
     await q.query(`INSERT INTO kb_chunks_fts(kb_chunks_fts) VALUES ('rebuild')`);
-  }
-
-  private table(q: QueryRunner, name: string): string {
-    if (q.connection.options.type !== 'postgres') return `"${name}"`;
-    const schema = (q.connection.options as { schema?: string }).schema;
-    return schema ? `"${schema}"."${name}"` : `"${name}"`;
   }
 }

@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { tableName } from './table-name';
 
 /** The columns of a chunk row that are large enough to be compressed (a row holds about 10 KB). */
 const COLUMNS = ['text', 'terms', 'embedding', 'tsv'];
@@ -16,12 +17,14 @@ export class ChunkCompression1795900000000 implements MigrationInterface {
 
   async up(q: QueryRunner): Promise<void> {
     if (!(await this.lz4(q))) return;
-    for (const c of COLUMNS) await q.query(`ALTER TABLE ${this.table(q)} ALTER COLUMN "${c}" SET COMPRESSION lz4`);
+    for (const c of COLUMNS)
+      await q.query(`ALTER TABLE ${tableName(q, 'kb_chunks')} ALTER COLUMN "${c}" SET COMPRESSION lz4`);
   }
 
   async down(q: QueryRunner): Promise<void> {
     if (!(await this.lz4(q))) return;
-    for (const c of COLUMNS) await q.query(`ALTER TABLE ${this.table(q)} ALTER COLUMN "${c}" SET COMPRESSION default`);
+    for (const c of COLUMNS)
+      await q.query(`ALTER TABLE ${tableName(q, 'kb_chunks')} ALTER COLUMN "${c}" SET COMPRESSION default`);
   }
 
   private async lz4(q: QueryRunner): Promise<boolean> {
@@ -30,10 +33,5 @@ export class ChunkCompression1795900000000 implements MigrationInterface {
       `SELECT 1 FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals)`,
     )) as unknown[];
     return rows.length > 0;
-  }
-
-  private table(q: QueryRunner): string {
-    const schema = (q.connection.options as { schema?: string }).schema;
-    return schema ? `"${schema}"."kb_chunks"` : '"kb_chunks"';
   }
 }
