@@ -60,20 +60,17 @@ async function settle(base, key, kb, ids, timeoutMs) {
   const wanted = new Set(ids);
   for (;;) {
     const done = new Map();
-    let pending = 0;
     for (let after = ''; ;) {
       const page = (
         await call('GET', `${base}/api/v1/knowledge-bases/${kb}/documents?limit=100${after && `&after=${after}`}`, key)
       ).json;
       for (const d of page.data) {
-        if (!wanted.has(d.id)) continue;
-        if (d.status === 'queued' || d.status === 'in_progress') pending++;
-        else done.set(d.id, d);
+        if (wanted.has(d.id) && d.status !== 'queued' && d.status !== 'in_progress') done.set(d.id, d);
       }
       if (!page.has_more || page.data.length === 0) break;
       after = page.data[page.data.length - 1].id;
     }
-    if (pending === 0 && done.size === ids.length) return ids.map((id) => done.get(id));
+    if (done.size === ids.length) return ids.map((id) => done.get(id));
     if (Date.now() > deadline) throw new Error(`documents still ingesting after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 100));
   }
