@@ -29,7 +29,10 @@ describe('BillingService.meter governance (unit)', () => {
     }),
     release: async () => true,
   };
-  const config = AppConfig.fromEnv({ DATA_DIR: mkdtempSync(join(tmpdir(), 'billing-gov-')) });
+  const config = AppConfig.fromEnv({
+    BILLING_CREDIT_GRANTS: 'false',
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'billing-gov-')),
+  });
   const limits = new RateLimitService(new MemoryRateLimiter(), clock, config, new RateLimitEvents());
   const contexts = new RequestContexts();
   const billing = new BillingService(

@@ -89,7 +89,11 @@ describe('BillingService (unit, in-memory repository)', () => {
     new BillingService(
       repo as unknown as BillingRepository,
       clock,
-      AppConfig.fromEnv({ RESERVATION_TTL_SECONDS: '60', DATA_DIR: join(dataDir, String(Math.random())) }),
+      AppConfig.fromEnv({
+        RESERVATION_TTL_SECONDS: '60',
+        BILLING_CREDIT_GRANTS: 'false',
+        DATA_DIR: join(dataDir, String(Math.random())),
+      }),
     );
 
   it('reserves against balance minus holds and refuses with 402 beyond it', async () => {
@@ -182,7 +186,11 @@ describe('BillingService (unit, in-memory repository)', () => {
     const own = new BillingService(
       repo as unknown as BillingRepository,
       clock,
-      AppConfig.fromEnv({ RESERVATION_TTL_SECONDS: '60', DATA_DIR: join(dataDir, String(Math.random())) }),
+      AppConfig.fromEnv({
+        RESERVATION_TTL_SECONDS: '60',
+        BILLING_CREDIT_GRANTS: 'false',
+        DATA_DIR: join(dataDir, String(Math.random())),
+      }),
       undefined,
       undefined,
       undefined,

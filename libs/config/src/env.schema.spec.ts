@@ -76,13 +76,13 @@ describe('parseEnv', () => {
     expect(parseEnv({ RESERVATION_TTL_SECONDS: '90' }).reservationTtlSeconds).toBe(90);
   });
 
-  it('credit grants are on by default with Postgres only; their TTL is bounded', () => {
-    expect(parseEnv({}).billingCreditGrants).toBe(false);
+  it('credit grants are on by default on both databases; their TTL is bounded', () => {
+    expect(parseEnv({}).billingCreditGrants).toBe(true);
     expect(parseEnv({ DATABASE_URL: 'postgres://db/x' }).billingCreditGrants).toBe(true);
     expect(parseEnv({ DATABASE_URL: 'postgres://db/x', BILLING_CREDIT_GRANTS: 'false' }).billingCreditGrants).toBe(
       false,
     );
-    expect(parseEnv({ BILLING_CREDIT_GRANTS: 'true' }).billingCreditGrants).toBe(true);
+    expect(parseEnv({ BILLING_CREDIT_GRANTS: 'false' }).billingCreditGrants).toBe(false);
     expect(parseEnv({}).creditGrantTtlSeconds).toBe(30);
     expect(() => parseEnv({ CREDIT_GRANT_TTL_SECONDS: '1' })).toThrow(/CREDIT_GRANT_TTL_SECONDS/);
   });

@@ -552,8 +552,8 @@ export function parseEnv(env: Env, providers: readonly ProviderEnvDeclaration[] 
       10,
       86_400,
     ),
-    // on by default where a hold's commit is a round trip to another process (Postgres)
-    billingCreditGrants: bool(env, 'BILLING_CREDIT_GRANTS', str(env, 'DATABASE_URL') !== undefined),
+    // on by default on both databases: a request's charge is its only write
+    billingCreditGrants: bool(env, 'BILLING_CREDIT_GRANTS', true),
     creditGrantTtlSeconds: int(env, 'CREDIT_GRANT_TTL_SECONDS', 30, 3, 3_600),
     authCacheTtlSeconds: int(env, 'AUTH_CACHE_TTL_SECONDS', 5, 0, 5),
     authFailureLimit: int(env, 'AUTH_FAILURE_LIMIT', 20, 0, 1_000_000),
