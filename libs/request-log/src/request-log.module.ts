@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthModule } from '@app/auth';
 import { BillingModule } from '@app/billing';
@@ -15,7 +14,6 @@ import { RequestLogService } from './request-log.service';
 import { RequestLogSettings } from './request-log.settings';
 import { RequestLogWriter } from './request-log.writer';
 import { RequestOutcomes } from './request-outcomes';
-import { ResponseCaptureInterceptor } from './response-capture';
 
 /** The team request log (records of model calls, bodies by team setting, retention, API) and trace export. */
 @Module({
@@ -31,7 +29,6 @@ import { ResponseCaptureInterceptor } from './response-capture';
     RequestLogGuard,
     TraceExporter,
     RequestOutcomes,
-    { provide: APP_INTERCEPTOR, useClass: ResponseCaptureInterceptor },
   ],
   exports: [RequestLogWriter, RequestLogSettings, TraceExporter, RequestOutcomes],
 })

@@ -6,7 +6,7 @@ import { ModelCatalogService } from '@app/providers';
 import { RequestLogEntity } from './entities/request-log.entity';
 import { KB_PARAM, isModelRoute } from './model-routes';
 import { storedRequestBody, storedResponseBody } from './bodies';
-import { capturedResponse } from './response-capture';
+import { capturedResponse, watchModelResponse } from './response-capture';
 import { RequestLogSettings, TeamLogSettings } from './request-log.settings';
 import { RequestLogWriter } from './request-log.writer';
 import { TraceExporter } from './otel/trace-exporter';
@@ -60,6 +60,12 @@ export class RequestLogRecorder implements RequestRecorder, OnModuleInit, OnModu
   onModuleDestroy(): void {
     this.observer.useRecorder(null);
     this.background.use(null);
+  }
+
+  /** Watches each model call's response: its first byte when streamed, its bytes for teams at `full`. */
+  watch(req: Request, res: Response, ctx: RequestContext): void {
+    if (this.config.requestLog.enabled)
+      watchModelResponse(req, res, ctx, this.settings, this.config.requestLog.bodyMaxBytes * 8);
   }
 
   record(req: Request, res: Response, ctx: RequestContext, route: string | null, totalMs: number): void {

@@ -1,9 +1,6 @@
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { performance } from 'node:perf_hooks';
-import { from, Observable, switchMap } from 'rxjs';
-import { RequestContext, requestContextOf } from '@app/common';
-import { AppConfig } from '@app/config';
+import { RequestContext } from '@app/common';
 import { isModelRoute } from './model-routes';
 import { RequestLogSettings } from './request-log.settings';
 
@@ -68,39 +65,44 @@ export function watchResponse(res: Response, ctx: RequestContext, stream: boolea
 }
 
 /**
- * Runs after the guards of a model-call route (the caller is known): reads the team's request-log
- * level (cached) and starts watching the response — its first byte when streamed, its bytes when the
- * team stores bodies. Every other route passes through untouched.
+ * Decides at a response's first write — when its route, caller and body are known — whether to
+ * watch it: a model call's first byte when it streams, and its bytes when the team stores bodies
+ * (`full`). A team whose settings are not cached yet (the recorder reads them for the record) is
+ * captured in case it is `full`; the recorder keeps the bytes only if it is. Only POST responses
+ * are looked at (every model call is one); the first write puts the response's own write and end
+ * back, so every other response pays one check.
  */
-@Injectable()
-export class ResponseCaptureInterceptor implements NestInterceptor {
-  constructor(
-    private readonly settings: RequestLogSettings,
-    private readonly config: AppConfig,
-  ) {}
-
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    if (context.getType() !== 'http' || !this.config.requestLog.enabled) return next.handle();
-    const http = context.switchToHttp();
-    const req = http.getRequest<Request & { caller?: { teamId: string } }>();
+export function watchModelResponse(
+  req: Request & { caller?: { teamId: string } },
+  res: Response,
+  ctx: RequestContext,
+  settings: RequestLogSettings,
+  limit: number,
+): void {
+  if (req.method !== 'POST') return;
+  const target = res as unknown as { write: WriteFn; end: EndFn };
+  const write = target.write;
+  const end = target.end;
+  let decided = false;
+  const decide = (): void => {
+    if (decided) return;
+    decided = true;
+    target.write = write;
+    target.end = end;
     const route = (req.route as { path?: unknown } | undefined)?.path;
-    if (typeof route !== 'string' || !isModelRoute(req.method, route)) return next.handle();
-    const res = http.getResponse<Response>();
-    const ctx = requestContextOf(res);
-    if (!ctx) return next.handle();
+    if (typeof route !== 'string' || !isModelRoute(req.method, route)) return;
     const stream = (req.body as { stream?: unknown } | undefined)?.stream === true;
     const teamId = req.caller?.teamId;
-    const limit = this.config.requestLog.bodyMaxBytes * 8;
-    const known = teamId ? this.settings.peek(teamId) : undefined;
-    if (!teamId || known) {
-      watchResponse(res, ctx, stream, known?.level === 'full' ? limit : null);
-      return next.handle();
-    }
-    return from(this.settings.get(teamId)).pipe(
-      switchMap((s) => {
-        watchResponse(res, ctx, stream, s.level === 'full' ? limit : null);
-        return next.handle();
-      }),
-    );
-  }
+    const known = teamId ? settings.peek(teamId) : undefined;
+    const capture = teamId !== undefined && (known === undefined || known.level === 'full');
+    watchResponse(res, ctx, stream, capture ? limit : null);
+  };
+  target.write = function (this: Response, chunk: unknown, ...rest: unknown[]) {
+    decide();
+    return target.write.call(this, chunk, ...rest);
+  };
+  target.end = function (this: Response, chunk?: unknown, ...rest: unknown[]) {
+    decide();
+    return target.end.call(this, chunk, ...rest);
+  };
 }

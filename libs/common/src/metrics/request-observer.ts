@@ -22,6 +22,8 @@ interface ObservedRequest extends Request {
  * log keeps the model calls. It must return at once (no I/O on the request's path).
  */
 export interface RequestRecorder {
+  /** Told about every request as it starts (before its route, caller and body are known); returns at once. */
+  watch?(req: Request, res: Response, ctx: RequestContext): void;
   record(req: Request, res: Response, ctx: RequestContext, route: string | null, totalMs: number): void;
 }
 
@@ -71,6 +73,7 @@ export class RequestObserver {
       this.contexts.register(ctx);
       res.on('finish', onEnd);
       res.on('close', onEnd);
+      this.recorder?.watch?.(req, res, ctx);
       next();
     };
   }
