@@ -1,6 +1,8 @@
 import { BillingService, TeamsService } from '@app/billing';
 import { rubToMicro } from '@app/common';
 import { PgGroupCommit, SqliteGroupCommit } from '@app/database';
+import type { Pool, PoolClient } from 'pg';
+import { DataSource } from 'typeorm';
 import { createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
 
@@ -79,5 +81,82 @@ describe(`group commit on ${backendKind()}`, () => {
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect((results[1] as PromiseRejectedResult).reason).toBe(boom);
     expect(await billing.balance(team.id)).toEqual({ balanceMicro: rubToMicro(10), reservedMicro: rubToMicro(2) });
+  });
+});
+
+/**
+ * Postgres: a batch whose units are single statements goes out as ONE pipeline (one round trip, one
+ * implicit transaction) instead of BEGIN, a round trip per unit and COMMIT; a statement that fails
+ * there rolls the pipeline back, and its batch is re-run one unit per transaction, so only it fails.
+ */
+const onPostgres = backendKind() === 'postgres' ? describe : describe.skip;
+onPostgres('group commit pipelines single statements on postgres', () => {
+  let t: TestApp;
+  let batch: PgGroupCommit;
+  /** client.query calls made on pooled connections while `counting` */
+  let queries = 0;
+  let counting = false;
+
+  beforeAll(async () => {
+    t = await createTestApp({ env: { BILLING_CREDIT_GRANTS: 'false' } });
+    batch = t.get(PgGroupCommit);
+    const pool = (t.get(DataSource).driver as unknown as { master: Pool }).master;
+    pool.on('acquire', (client: PoolClient & { countedQueries?: boolean }) => {
+      if (client.countedQueries) return;
+      client.countedQueries = true;
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+        if (counting) queries++;
+        return query(...args);
+      };
+    });
+  });
+  afterAll(() => t?.close());
+
+  const single = (sql: string, params: unknown[]) => batch.run((q) => q.query(sql, params), { singleStatement: true });
+
+  it('five single-statement units: one query on the wire, one commit, each unit its own result', async () => {
+    const before = { ...batch.stats };
+    queries = 0;
+    counting = true;
+    const results = await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        single('SELECT $1::int * 2 AS n, $2::text AS s, NULL::int AS z', [i, `u${i}`]),
+      ),
+    );
+    counting = false;
+    expect(results.map((r) => r.rows)).toEqual(
+      Array.from({ length: 5 }, (_, i) => [{ n: i * 2, s: `u${i}`, z: null }]),
+    );
+    expect(results.every((r) => r.affected === 1)).toBe(true);
+    expect(queries).toBe(1);
+    expect(batch.stats.units - before.units).toBe(5);
+    expect(batch.stats.commits - before.commits).toBe(1);
+  });
+
+  it('the pipeline is one transaction: its writes are committed together, and a failing statement fails alone', async () => {
+    const ds = t.get(DataSource);
+    await ds.query('CREATE TABLE IF NOT EXISTS gc_pipeline_probe (id int PRIMARY KEY, v int NOT NULL)');
+    await ds.query('DELETE FROM gc_pipeline_probe');
+    try {
+      const insert = (id: number, v: number) =>
+        single('INSERT INTO gc_pipeline_probe (id, v) VALUES ($1, $2)', [id, v]);
+      const outcomes = await Promise.allSettled([insert(1, 10), insert(2, 20), insert(1, 99), insert(3, 30)]);
+      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+      expect((outcomes[2] as PromiseRejectedResult).reason).toMatchObject({ code: '23505' });
+      const rows = (await ds.query('SELECT id, v FROM gc_pipeline_probe ORDER BY id')) as Array<{
+        id: number;
+        v: number;
+      }>;
+      expect(rows).toEqual([
+        { id: 1, v: 10 },
+        { id: 2, v: 20 },
+        { id: 3, v: 30 },
+      ]);
+      // the connection the failed pipeline used was dropped, not reused with unknown prepared statements
+      expect((await single('SELECT 1 AS one', [])).rows).toEqual([{ one: 1 }]);
+    } finally {
+      await ds.query('DROP TABLE IF EXISTS gc_pipeline_probe');
+    }
   });
 });

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { Pool, PoolClient } from 'pg';
+import type { Pool, PoolClient, Submittable } from 'pg';
 import { DataSource } from 'typeorm';
+import { PgPipeline, pipelinable, PipelinedStatement } from './pg-pipeline';
 
 export type PgRow = Record<string, unknown>;
 
@@ -16,6 +17,11 @@ interface Pending {
   single: boolean;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
+}
+
+/** A unit whose statement was committed but which then threw on its result: its caller gets the error. */
+class UnitFailure {
+  constructor(readonly reason: unknown) {}
 }
 
 /** Most units in one transaction (a longer queue is committed in several). */
@@ -73,15 +79,20 @@ export class PgGroupCommit {
     return (this.ds.driver as unknown as { master: Pool }).master;
   }
 
+  /** The prepared statement's name: a hash of its text, the same on every connection. */
+  private nameOf(sql: string): string {
+    let name = this.names.get(sql);
+    if (!name) {
+      name = `gc_${createHash('sha1').update(sql).digest('hex').slice(0, 16)}`;
+      this.names.set(sql, name);
+    }
+    return name;
+  }
+
   private statements(client: PoolClient): PgStatements {
     return {
       query: async (sql, params) => {
-        let name = this.names.get(sql);
-        if (!name) {
-          name = `gc_${createHash('sha1').update(sql).digest('hex').slice(0, 16)}`;
-          this.names.set(sql, name);
-        }
-        const r = await client.query({ name, text: sql, values: params });
+        const r = await client.query({ name: this.nameOf(sql), text: sql, values: params });
         return { rows: r.rows as PgRow[], affected: r.rowCount ?? r.rows.length };
       },
     };
@@ -112,6 +123,8 @@ export class PgGroupCommit {
       return;
     }
     let broken: unknown = null;
+    /** the connection is not given back to the pool (a failed pipeline left its statements unknown) */
+    let discard = false;
     let failure: { err: unknown } | null = null;
     const results: unknown[] = [];
     // the server going away while the client is checked out is emitted on the client: the query in
@@ -124,6 +137,13 @@ export class PgGroupCommit {
       const q = this.statements(client);
       if (batch.length === 1 && batch[0].single) {
         results.push(await batch[0].work(q));
+      } else if (batch.every((p) => p.single)) {
+        try {
+          results.push(...(await this.pipelined(client, batch)));
+        } catch (err) {
+          discard = true;
+          throw err;
+        }
       } else {
         await client.query('BEGIN');
         try {
@@ -139,17 +159,65 @@ export class PgGroupCommit {
     } finally {
       // a connection whose ROLLBACK failed is broken: not given back to the pool
       client.removeListener('error', onError);
-      client.release(broken ? (broken as Error) : undefined);
+      client.release(broken ? (broken as Error) : discard ? true : undefined);
     }
     if (!failure) {
       this.stats.units += batch.length;
       this.stats.commits++;
-      batch.forEach((p, i) => p.resolve(results[i]));
+      batch.forEach((p, i) => {
+        const r = results[i];
+        if (r instanceof UnitFailure) p.reject(r.reason);
+        else p.resolve(r);
+      });
     } else if (broken || batch.length === 1) {
       for (const p of batch) p.reject(failure.err);
     } else {
       // only the unit at fault should fail: each on its own
       for (const p of batch) await this.commit([p]);
     }
+  }
+
+  /**
+   * A batch of single-statement units in ONE round trip: each unit runs against a recorder that
+   * takes its statement, the statements go out as one pipeline (one implicit transaction, committed
+   * at its Sync — see PgPipeline), and each unit then gets its own statement's result. Instead of
+   * BEGIN, one round trip per unit and COMMIT: the same statements, prepared as before, and the same
+   * all-or-nothing commit. A unit that does not hand over exactly one statement at once, or a
+   * parameter the pipeline does not send as is, makes the batch fail here (nothing was sent): it is
+   * then re-run one unit per transaction, like a batch with a failing unit.
+   */
+  private async pipelined(client: PoolClient, batch: Pending[]): Promise<unknown[]> {
+    const statements: PipelinedStatement[] = [];
+    const answers: Array<{ resolve: (r: { rows: PgRow[]; affected: number }) => void; reject: (e: unknown) => void }> =
+      [];
+    const recorder: PgStatements = {
+      query: (sql, params) =>
+        new Promise((resolve, reject) => {
+          statements.push({ name: this.nameOf(sql), text: sql, values: params });
+          answers.push({ resolve, reject });
+        }),
+    };
+    const works = batch.map((p) => p.work(recorder));
+    // the units' own promises: settled below either way, their failures reported through the batch
+    const settled = Promise.allSettled(works);
+    const fail = async (err: unknown): Promise<never> => {
+      for (const a of answers) a.reject(err);
+      await settled;
+      throw err;
+    };
+    if (statements.length !== batch.length || !statements.every((s) => pipelinable(s.values)))
+      return fail(new Error('group commit: a unit could not be pipelined'));
+    const pipeline = new PgPipeline(statements);
+    client.query(pipeline as unknown as Submittable);
+    let answered: Array<{ rows: PgRow[]; affected: number }>;
+    try {
+      answered = await pipeline.done;
+    } catch (err) {
+      return fail(err);
+    }
+    answered.forEach((r, i) => answers[i].resolve(r));
+    const outcomes = await settled;
+    // committed already: a unit that threw on its own result is reported to its caller alone
+    return outcomes.map((o) => (o.status === 'fulfilled' ? o.value : new UnitFailure(o.reason)));
   }
 }
