@@ -36,7 +36,9 @@ const MAX_BATCH = 256;
  * few hundred requests per second. Batched, a flush serves every unit in the batch.
  *
  * Statements are prepared once per connection (named by a hash of their text), skipping the parse
- * and plan of each call. A batch that fails (a unit threw, a deadlock with another transaction) is
+ * and plan of each call. A batch whose units are all single statements (every billing write) goes
+ * out as ONE pipeline: one round trip and one implicit transaction instead of BEGIN, a round trip
+ * per unit and COMMIT (see `pipelined`). A batch that fails (a unit threw, a deadlock with another transaction) is
  * rolled back and its units re-run one per transaction, so only the unit at fault fails — units
  * must therefore be safe to re-run after a rollback (they are: a rolled-back unit changed nothing).
  * Only for Postgres (`available` is false on SQLite).
