@@ -117,6 +117,26 @@ describe(`accounts: deleting a team on ${backendKind()}`, () => {
     expect(log.body.data).toEqual([]);
   });
 
+  it('a team that just made a request (credit granted to this server, none in use) is refused for its balance, not for holds', async () => {
+    const team = await newTeam(5);
+    const owner = await join(team, 'owner');
+    const key = (await admin(request(t.url).post(`/api/v1/admin/teams/${team}/api-keys`)).send({})).body.api_key;
+    anthropic.enqueue({ text: 'done', usage: { input: 5, output: 1 } });
+    const chat = await request(t.url)
+      .post('/v1/chat/completions')
+      .set('api-key', key)
+      .send({ model: 'claude-sonnet-4', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 4 });
+    expect(chat.status).toBe(200);
+    const res = await as(t.url, owner).delete(`/api/v1/teams/${team}`);
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe('team_has_balance');
+    // the credit given back left the balance whole: 5 RUB less exactly the charge, nothing held
+    const view = (await as(t.url, owner).get(`/api/v1/teams/${team}`)).body;
+    expect(view.balance_rub).toBeCloseTo(5 - Number(chat.headers['x-gateway-cost-rub']), 6);
+    const balance = (await request(t.url).get('/api/v1/balance').set('api-key', key)).body;
+    expect(balance.reserved_rub).toBe(0);
+  });
+
   it('a team with a request in progress (an open hold) is refused with 409 team_has_holds', async () => {
     const team = await newTeam(5);
     const owner = await join(team, 'owner');

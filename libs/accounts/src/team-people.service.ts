@@ -3,6 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { ApiError, Clock, newId } from '@app/common';
 import { AppConfig } from '@app/config';
 import { ApiKeysService, roleAtLeast, TeamRole } from '@app/auth';
+import { BillingService } from '@app/billing';
 import { AccountsRepository, LastOwnerError } from './accounts.repository';
 import { Actor } from './audit';
 import { Principal, isOperator } from './access';
@@ -31,6 +32,7 @@ export class TeamPeopleService {
     private readonly clock: Clock,
     private readonly config: AppConfig,
     private readonly keys: ApiKeysService,
+    private readonly billing: BillingService,
   ) {}
 
   async members(teamId: string): Promise<MemberDto[]> {
@@ -110,6 +112,8 @@ export class TeamPeopleService {
    * never silently dropped and an in-flight request is never left without its team.
    */
   async deleteTeam(actor: Actor, teamId: string): Promise<void> {
+    // credit this replica took for the team in bulk and no request is using is not a request in progress
+    await this.billing.returnFreeCredit(teamId);
     const outcome = await this.repo.deleteTeam(
       teamId,
       (before) => ({

@@ -560,6 +560,15 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
       ?.addCharge(d.model, d.promptTokens, d.completionTokens, settled.chargedMicro, d.breakdown);
   }
 
+  /**
+   * Gives back the credit this replica's grants hold for the team and no running request uses
+   * (before the team is deleted: a grant is an open reservation, which would otherwise read as a
+   * request in progress). Grants of other replicas go back on their own once idle (2 s).
+   */
+  async returnFreeCredit(teamId: string): Promise<void> {
+    await this.grants?.trim(teamId);
+  }
+
   /** Frees the hold; nothing is charged. Safe to call twice; spooled when the database is away. */
   async release(reservation: Reservation): Promise<void> {
     if (reservation.grantId) {
