@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Pool, PoolClient, Submittable } from 'pg';
 import { DataSource } from 'typeorm';
-import { PgPipeline, pipelinable, PipelinedStatement } from './pg-pipeline';
+import { PgPipeline, pipelinable, PipelinedResult, PipelinedStatement } from './pg-pipeline';
 
 export type PgRow = Record<string, unknown>;
 
@@ -190,8 +190,7 @@ export class PgGroupCommit {
    */
   private async pipelined(client: PoolClient, batch: Pending[]): Promise<unknown[]> {
     const statements: PipelinedStatement[] = [];
-    const answers: Array<{ resolve: (r: { rows: PgRow[]; affected: number }) => void; reject: (e: unknown) => void }> =
-      [];
+    const answers: Array<{ resolve: (r: PipelinedResult) => void; reject: (e: unknown) => void }> = [];
     const recorder: PgStatements = {
       query: (sql, params) =>
         new Promise((resolve, reject) => {
@@ -211,7 +210,7 @@ export class PgGroupCommit {
       return fail(new Error('group commit: a unit could not be pipelined'));
     const pipeline = new PgPipeline(statements);
     client.query(pipeline as unknown as Submittable);
-    let answered: Array<{ rows: PgRow[]; affected: number }>;
+    let answered: PipelinedResult[];
     try {
       answered = await pipeline.done;
     } catch (err) {

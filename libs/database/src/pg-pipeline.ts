@@ -66,6 +66,8 @@ export class PgPipeline {
   private parsers: Array<(raw: string) => unknown> = [];
   private rows: PgRow[] = [];
   private failed: unknown = null;
+  /** the statements this pipeline prepares on its connection (name → text) */
+  private prepared: { connection: WireConnection; statements: Map<string, string> } | null = null;
 
   constructor(private readonly statements: PipelinedStatement[]) {
     this.done = new Promise((resolve, reject) => {
@@ -77,11 +79,11 @@ export class PgPipeline {
   submit(connection: WireConnection): null {
     connection.stream.cork?.();
     try {
-      const parsedHere = new Set<string>();
+      const parsedHere = new Map<string, string>();
       for (const s of this.statements) {
         if (connection.parsedStatements[s.name] === undefined && !parsedHere.has(s.name)) {
           connection.parse({ name: s.name, text: s.text });
-          parsedHere.add(s.name);
+          parsedHere.set(s.name, s.text);
         }
         connection.bind({ statement: s.name, values: s.values.map(wireValue) });
         connection.describe({ type: 'P', name: '' });
@@ -89,14 +91,12 @@ export class PgPipeline {
       }
       connection.sync();
       // known once the pipeline succeeded (see handleReadyForQuery); on failure the connection is dropped
-      this.prepared = { connection, names: parsedHere };
+      this.prepared = { connection, statements: parsedHere };
     } finally {
       connection.stream.uncork?.();
     }
     return null;
   }
-
-  private prepared: { connection: WireConnection; names: Set<string> } | null = null;
 
   handleRowDescription(msg: { fields: FieldDescription[] }): void {
     this.fields = msg.fields;
@@ -139,10 +139,7 @@ export class PgPipeline {
       return;
     }
     if (this.prepared)
-      for (const name of this.prepared.names) {
-        const text = this.statements.find((s) => s.name === name)!.text;
-        this.prepared.connection.parsedStatements[name] = text;
-      }
+      for (const [name, text] of this.prepared.statements) this.prepared.connection.parsedStatements[name] = text;
     this.resolve(this.results);
     this.callback?.(null, this.results);
   }
