@@ -160,3 +160,86 @@ onPostgres('group commit pipelines single statements on postgres', () => {
     }
   });
 });
+
+/**
+ * SQLite: a batch runs without savepoints; only when one of its units throws is it rolled back and
+ * run again with a savepoint per unit, so the units batched with the one at fault are committed
+ * exactly once and its own writes are gone.
+ */
+const onSqlite = backendKind() === 'embedded' ? describe : describe.skip;
+onSqlite('group commit on sqlite runs a batch again unit by unit only when a unit throws', () => {
+  let t: TestApp;
+  let batch: SqliteGroupCommit;
+  const boom = new Error('unit fault');
+  const rows = () => batch.run((q) => q.all('SELECT k, n FROM gc_probe ORDER BY k', []));
+
+  beforeAll(async () => {
+    t = await createTestApp({});
+    batch = t.get(SqliteGroupCommit);
+    await batch.run((q) => q.run('CREATE TABLE gc_probe (k TEXT PRIMARY KEY, n INTEGER NOT NULL)', []));
+  });
+  afterAll(() => t?.close());
+  beforeEach(() => batch.run((q) => q.run('DELETE FROM gc_probe', [])));
+
+  it('a batch where no unit throws runs each unit once, in one commit', async () => {
+    const before = { ...batch.stats };
+    const calls = [0, 0, 0];
+    const results = await Promise.all(
+      ['a', 'b', 'c'].map((k, i) =>
+        batch.run((q) => {
+          calls[i]++;
+          return q.run('INSERT INTO gc_probe (k, n) VALUES ($1, 1)', [k]);
+        }),
+      ),
+    );
+    expect(results).toEqual([1, 1, 1]);
+    expect(calls).toEqual([1, 1, 1]);
+    expect(batch.stats.commits - before.commits).toBe(1);
+    expect(batch.stats.reruns - before.reruns).toBe(0);
+    expect(await rows()).toEqual([
+      { k: 'a', n: 1 },
+      { k: 'b', n: 1 },
+      { k: 'c', n: 1 },
+    ]);
+  });
+
+  it('units batched with one that throws are committed once each; its own writes are rolled back', async () => {
+    const before = { ...batch.stats };
+    let firstCalls = 0;
+    const results = await Promise.allSettled([
+      batch.run((q) => {
+        firstCalls++;
+        return q.run('INSERT INTO gc_probe (k, n) VALUES ($1, 1)', ['a']);
+      }),
+      batch.run((q) => {
+        q.run('INSERT INTO gc_probe (k, n) VALUES ($1, 1)', ['b']);
+        throw boom;
+      }),
+      // reads what the first unit wrote: after the re-run it must see one row, not two attempts' worth
+      batch.run((q) => q.run('UPDATE gc_probe SET n = n + 1 WHERE k = $1', ['a'])),
+      batch.run((q) => q.run('INSERT INTO gc_probe (k, n) VALUES ($1, 1)', ['c'])),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason).toBe(boom);
+    // ran once without savepoints (rolled back at the fault), then once more with them
+    expect(firstCalls).toBe(2);
+    expect(batch.stats.reruns - before.reruns).toBe(1);
+    expect(batch.stats.commits - before.commits).toBe(1);
+    expect(await rows()).toEqual([
+      { k: 'a', n: 2 },
+      { k: 'c', n: 1 },
+    ]);
+  });
+
+  it('a lone unit that throws fails with its own error and leaves nothing behind', async () => {
+    const before = { ...batch.stats };
+    await expect(
+      batch.run((q) => {
+        q.run('INSERT INTO gc_probe (k, n) VALUES ($1, 1)', ['lone']);
+        throw boom;
+      }),
+    ).rejects.toBe(boom);
+    expect(batch.stats.commits - before.commits).toBe(0);
+    expect(await rows()).toEqual([]);
+  });
+});

@@ -43,9 +43,18 @@ export class RawSql {
         return '?';
       });
     }
+    return this.execNative(text, args, m);
+  }
+
+  /**
+   * `sql` in the driver's own placeholder style (`?` in order on SQLite, `$n` on Postgres), run as
+   * is: for statements generated per driver, e.g. a long multi-row INSERT that the `$n` rewrite of
+   * `exec` would otherwise scan on every call.
+   */
+  async execNative(sql: string, params: unknown[], m?: EntityManager): Promise<{ rows: SqlRow[]; affected: number }> {
     const qr = m?.queryRunner ?? this.ds.createQueryRunner();
     try {
-      const r = await qr.query(text, args, true);
+      const r = await qr.query(sql, params, true);
       const rows = Array.isArray(r.records) ? (r.records as SqlRow[]) : [];
       return { rows, affected: r.affected ?? rows.length };
     } finally {

@@ -144,7 +144,7 @@ export class RequestLogRepository {
       const chunk = records.slice(i, i + INSERT_CHUNK);
       const params: unknown[] = [];
       for (const r of chunk) pushRow(params, r);
-      await this.raw.exec(this.insertSql(chunk.length), params);
+      await this.raw.execNative(this.insertSql(chunk.length), params);
     }
   }
 
@@ -163,15 +163,12 @@ export class RequestLogRepository {
     ]);
   }
 
+  /** SQLite's multi-row INSERT for `rows` records, with `?` placeholders in pushRow's order. */
   private insertSql(rows: number): string {
     let sql = this.insertCache.get(rows);
     if (!sql) {
-      const n = COLUMNS.length;
-      const tuples = Array.from(
-        { length: rows },
-        (_, r) => `(${COLUMNS.map((_c, c) => `$${r * n + c + 1}`).join(', ')})`,
-      );
-      sql = `INSERT INTO ${this.raw.table(RequestLogEntity)} (${COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}`;
+      const tuple = `(${COLUMNS.map(() => '?').join(', ')})`;
+      sql = `INSERT INTO ${this.raw.table(RequestLogEntity)} (${COLUMNS.join(', ')}) VALUES ${Array(rows).fill(tuple).join(', ')}`;
       if (this.insertCache.size > 64) this.insertCache.clear();
       this.insertCache.set(rows, sql);
     }
