@@ -243,17 +243,24 @@ async function redisReachable() {
 }
 
 /**
- * Committed transactions of the bench database so far (pg_stat_database.xact_commit): database-wide,
- * so every client of that database counts. A backend reports its counts when it has been idle for
- * ≈ 1 s, so read this after the clients have been idle that long. The read itself commits once.
+ * Commits so far, two ways. `all`: committed transactions of the bench database
+ * (pg_stat_database.xact_commit) — database-wide, read-only ones included (every statement outside a
+ * transaction is one), and a backend reports its counts once it has been idle for ≈ 1 s, so read
+ * this after the clients have been idle that long; the read itself counts once. `writes`:
+ * transactions that were given a transaction id (the xmax of a fresh snapshot), i.e. those that
+ * wrote — the commits that flush the write-ahead log, the ones the database's commit ceiling is
+ * about; server-wide, so on a quiet server they are the gateway's (plus autovacuum's analyses). The
+ * read itself assigns none.
  */
 async function pgCommits() {
   const { Client } = require('pg');
   const c = new Client({ connectionString: PG_URL });
   await c.connect();
   try {
-    const r = await c.query('SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()');
-    return Number(r.rows[0].xact_commit);
+    const r = await c.query(
+      'SELECT xact_commit, pg_snapshot_xmax(pg_current_snapshot())::text AS next_xid FROM pg_stat_database WHERE datname = current_database()',
+    );
+    return { all: Number(r.rows[0].xact_commit), writes: Number(r.rows[0].next_xid) };
   } finally {
     await c.end();
   }
