@@ -142,14 +142,15 @@ describe(`accounts: deleting a team on ${backendKind()}`, () => {
     const owner = await join(team, 'owner');
     const key = (await admin(request(t.url).post(`/api/v1/admin/teams/${team}/api-keys`)).send({})).body.api_key;
     anthropic.enqueue({ text: 'slow', usage: { input: 5, output: 1 }, delayMs: 1500 });
+    // earlier tests' calls are still recorded: wait for this one's
+    const earlier = anthropic.requests.length;
     const chat = request(t.url)
       .post('/v1/chat/completions')
       .set('api-key', key)
       .send({ model: 'claude-sonnet-4', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 4 })
       .then((r) => r);
     // the hold exists once the request reached the upstream
-    for (let i = 0; i < 100 && anthropic.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(anthropic.requests).toHaveLength(1);
+    await anthropic.waitForRequests(earlier + 1);
     const res = await as(t.url, owner).delete(`/api/v1/teams/${team}`);
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe('team_has_holds');
