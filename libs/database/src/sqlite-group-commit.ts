@@ -22,6 +22,9 @@ export interface SqliteStatements {
 
 type UnitResult = { ok: true; value: unknown } | { ok: false; err: unknown };
 
+/** A batch's two ways to run (see commitBatch). */
+type BatchTransactions = Record<'plain' | 'guarded', ReturnType<Database['transaction']>>;
+
 /** A unit's own error, thrown out of a batch run without savepoints so the batch can run again with them. */
 class UnitThrew extends Error {
   constructor(readonly unitError: unknown) {
@@ -126,7 +129,7 @@ export class SqliteGroupCommit {
     return p;
   }
 
-  private batchTx?: { plain: ReturnType<Database['transaction']>; guarded: ReturnType<Database['transaction']> };
+  private batchTx?: BatchTransactions;
 
   /**
    * better-sqlite3 transactions (their BEGIN / SAVEPOINT / COMMIT statements are prepared once), both
@@ -136,7 +139,7 @@ export class SqliteGroupCommit {
    * rarely throw, and two savepoint statements per unit are a measurable share of a charge — and
    * guarded only when a unit threw.
    */
-  private commitBatch(): { plain: ReturnType<Database['transaction']>; guarded: ReturnType<Database['transaction']> } {
+  private commitBatch(): BatchTransactions {
     if (!this.batchTx) {
       const unit = this.db.transaction((p: Pending) => p.work(this.q));
       this.batchTx = {
