@@ -10,6 +10,7 @@ import {
 import type { MetadataStorage as TransformerMetadata } from 'class-transformer/types/MetadataStorage';
 import { getMetadataStorage } from 'class-validator';
 import { ApiError } from './api-error';
+import { installValidationPlans } from './validation-plans';
 
 /** Dotted path of the first failing field, e.g. "messages[1].role". */
 export function firstValidationProblem(
@@ -229,6 +230,7 @@ class GatewayValidationPipe extends ValidationPipe {
 /** The global ValidationPipe: whitelist + transform, errors as 400 with `param` naming the field. */
 export function createValidationPipe(): ValidationPipe {
   memoizeValidationMetadata();
+  installValidationPlans();
   return new GatewayValidationPipe({
     whitelist: true,
     transform: true,
