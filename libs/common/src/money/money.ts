@@ -11,9 +11,25 @@ export function assertSafeMicro(micro: number): number {
   return micro;
 }
 
+/** Prices seen as numbers → their µRUB (a catalog has few distinct prices; bounded all the same). */
+const microOfNumber = new Map<number, number>();
+const MICRO_MEMO_MAX = 4096;
+
 /** RUB (number or decimal string, ≤ 6 decimals) → integer µRUB, exact (no float drift). */
 export function rubToMicro(rub: number | string): number {
-  const s = typeof rub === 'number' ? numberToPlainString(rub) : rub.trim();
+  if (typeof rub === 'number') {
+    let micro = microOfNumber.get(rub);
+    if (micro === undefined) {
+      micro = parseRub(numberToPlainString(rub));
+      if (microOfNumber.size >= MICRO_MEMO_MAX) microOfNumber.clear();
+      microOfNumber.set(rub, micro);
+    }
+    return micro;
+  }
+  return parseRub(rub.trim());
+}
+
+function parseRub(s: string): number {
   const m = /^(-)?(\d+)(?:\.(\d{1,6})\d*)?$/.exec(s);
   if (!m) throw new RangeError(`not a RUB amount: ${s}`);
   const [, neg, whole, frac = ''] = m;
@@ -40,26 +56,46 @@ export function microToRub(micro: number): number {
 export function tokenCostMicro(tokens: number, rubPer1M: number): number {
   if (tokens <= 0 || rubPer1M <= 0) return 0;
   const pricePer1MMicro = rubToMicro(rubPer1M); // µRUB per 1M tokens, integer
-  // tokens × pricePer1MMicro / 1e6 → µRUB, rounded half-up. Use BigInt to stay exact for large products.
-  const num = BigInt(tokens) * BigInt(pricePer1MMicro);
+  // tokens × pricePer1MMicro / 1e6 → µRUB, rounded half-up
+  const num = tokens * pricePer1MMicro;
+  if (Number.isSafeInteger(tokens) && Number.isSafeInteger(num)) return assertSafeMicro(roundMillionth(num));
+  // a product past 2^53: BigInt keeps it exact
+  return assertSafeMicro(roundMillionthBig(BigInt(tokens) * BigInt(pricePer1MMicro)));
+}
+
+/**
+ * round(num / 1e6), half-up, for a non-negative safe integer `num`. Every step is exact: the float
+ * quotient may be off by one near an integer, and the remainder (an exact integer below 2^53) says so.
+ */
+function roundMillionth(num: number): number {
+  let q = Math.floor(num / MICRO_PER_RUB);
+  let r = num - q * MICRO_PER_RUB;
+  if (r < 0) {
+    q -= 1;
+    r += MICRO_PER_RUB;
+  } else if (r >= MICRO_PER_RUB) {
+    q += 1;
+    r -= MICRO_PER_RUB;
+  }
+  return r * 2 >= MICRO_PER_RUB ? q + 1 : q;
+}
+
+function roundMillionthBig(num: bigint): number {
   const q = num / 1_000_000n;
   const r = num % 1_000_000n;
-  return assertSafeMicro(Number(r * 2n >= 1_000_000n ? q + 1n : q));
+  return Number(r * 2n >= 1_000_000n ? q + 1n : q);
 }
 
 /**
  * Sum of several token charges computed from one exact numerator and rounded ONCE, so that
  * total = round(Σ tokens_i × price_i / 1e6) and not the sum of separately rounded parts.
  */
-export function exactCostMicro(parts: { tokens: number; rubPer1M: number }[]): {
-  totalMicro: number;
-  partsExact: bigint[];
-} {
-  const partsExact = parts.map((p) =>
-    p.tokens > 0 && p.rubPer1M > 0 ? BigInt(p.tokens) * BigInt(rubToMicro(p.rubPer1M)) : 0n,
-  );
-  const num = partsExact.reduce((a, b) => a + b, 0n);
-  const q = num / 1_000_000n;
-  const r = num % 1_000_000n;
-  return { totalMicro: assertSafeMicro(Number(r * 2n >= 1_000_000n ? q + 1n : q)), partsExact };
+export function exactCostMicro(parts: { tokens: number; rubPer1M: number }[]): { totalMicro: number } {
+  let num = 0;
+  for (const p of parts) if (p.tokens > 0 && p.rubPer1M > 0) num += p.tokens * rubToMicro(p.rubPer1M);
+  // below 2^53 every product and the sum are exact integers (each term is ≤ the sum, all non-negative)
+  if (Number.isSafeInteger(num)) return { totalMicro: assertSafeMicro(roundMillionth(num)) };
+  let big = 0n;
+  for (const p of parts) if (p.tokens > 0 && p.rubPer1M > 0) big += BigInt(p.tokens) * BigInt(rubToMicro(p.rubPer1M));
+  return { totalMicro: assertSafeMicro(roundMillionthBig(big)) };
 }
