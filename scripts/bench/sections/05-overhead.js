@@ -36,7 +36,8 @@
  *   6. capacity: the 500 and 1,000 req/s runs count as its first steps; then open loop at rising
  *      rates (BENCH_OVERHEAD_CAPACITY_RATES) with direct at the same rate as reference; the highest
  *      rate whose added p99 stays ≤ 50 ms with no errors (a step that misses is measured once more
- *      before the search stops).
+ *      before the search stops); the same search for the Nest floor and Portkey, as references (the
+ *      stack alone and the peer, on the same machine, under the same rule).
  * "added" = the target's percentile minus the direct call's same percentile measured in the same
  * run. The summary (printed at the end) is the overhead table (docs/performance.md), the verdicts
  * against the overhead targets and the peer table: the gateway against Portkey in the same run,
@@ -454,23 +455,27 @@ module.exports = {
       }
 
       lap('rss');
-      if (PARTS.has('capacity') && out.rate) {
-        // the rate runs are the first steps (same criterion); the search goes on above them
-        out.capacity = { best: 0, steps: [] };
+      /**
+       * The highest rate `name` sustains (added p99 ≤ the target, no errors): the rate runs are the
+       * first steps (same criterion); the search goes on above them.
+       */
+      async function searchCapacity(name) {
+        const found = { best: 0, steps: [] };
         let pass = true;
         for (const rate of Object.keys(out.rate)
           .map(Number)
           .sort((a, b) => a - b)) {
           const d = out.rate[rate].direct;
-          const g = out.rate[rate].gateway;
+          const g = out.rate[rate][name];
+          if (!g) return found;
           const step = { rate, attempt: 1, addedP50: g.p50 - d.p50, addedP99: g.p99 - d.p99, failed: g.failed };
-          out.capacity.steps.push(step);
+          found.steps.push(step);
           pass = pass && g.failed === 0 && step.addedP99 <= T.capacityP99;
-          if (pass) out.capacity.best = rate;
+          if (pass) found.best = rate;
         }
-        const higher = S.capacityRates.filter((r) => r > out.capacity.best);
+        const higher = S.capacityRates.filter((r) => r > found.best);
         log(
-          `  capacity: ${pass ? `${out.capacity.best} req/s sustained in the rate runs; ` : ''}${pass && higher.length ? `${S.capacityDuration} s per step at ${higher.join(', ')} req/s` : 'no further steps'} until added p99 > ${T.capacityP99} ms or errors`,
+          `  capacity, ${name}: ${pass ? `${found.best} req/s sustained in the rate runs; ` : ''}${pass && higher.length ? `${S.capacityDuration} s per step at ${higher.join(', ')} req/s` : 'no further steps'} until added p99 > ${T.capacityP99} ms or errors`,
         );
         for (const rate of pass ? higher : []) {
           // a step that misses is measured once more (the bench shares its CPUs: one stall of another
@@ -478,7 +483,7 @@ module.exports = {
           let ok = false;
           for (let attempt = 1; attempt <= 2 && !ok; attempt++) {
             const d = await lib.openLoop(targets.direct, { rate, duration: S.capacityDuration });
-            const g = await lib.openLoop(targets.gateway, { rate, duration: S.capacityDuration });
+            const g = await lib.openLoop(targets[name], { rate, duration: S.capacityDuration });
             const step = {
               rate,
               attempt,
@@ -487,17 +492,25 @@ module.exports = {
               failed: g.failed,
               rps: g.rps,
             };
-            out.capacity.steps.push(step);
+            found.steps.push(step);
             ok = g.failed === 0 && step.addedP99 <= T.capacityP99;
             log(
               `    ${rate} req/s${attempt > 1 ? ' (again)' : ''}: added p50 ${fmt(step.addedP50)} ms, p99 ${fmt(step.addedP99)} ms, ${g.failed} failed → ${ok ? 'sustained' : 'NOT sustained'}`,
             );
           }
           if (!ok) break;
-          out.capacity.best = rate;
-          // give the gateway a moment to settle the tail before the next step
+          found.best = rate;
+          // a moment to settle the tail before the next step
           await sleep(500);
         }
+        return found;
+      }
+      if (PARTS.has('capacity') && out.rate) {
+        // the gateway's search, then the same search for the Nest floor and Portkey: what the stack
+        // alone, and the peer, sustain on this machine under the same rule
+        out.capacity = await searchCapacity('gateway');
+        out.capacityOf = { nest: await searchCapacity('nest') };
+        if (targets.portkey) out.capacityOf.portkey = await searchCapacity('portkey');
       }
       lap('capacity');
       log(
@@ -537,7 +550,12 @@ module.exports = {
           : '',
         cpu: o.cpu?.[name] ? o.cpu[name].msPerRequest.toFixed(3) : '',
         rss: o.peakRss?.[name] && name !== 'rest' ? o.peakRss[name].toFixed(0) : '',
-        cap: name === 'gateway' && o.capacity ? capacityText(o.capacity) : '',
+        cap:
+          name === 'gateway' && o.capacity
+            ? capacityText(o.capacity)
+            : o.capacityOf?.[name]
+              ? capacityText(o.capacityOf[name])
+              : '',
       });
       tableRows.push(row('proxy', `${LABELS.proxy}, ${b} run`));
       tableRows.push(row('nest', `${LABELS.nest}, ${b} run`));
@@ -670,7 +688,9 @@ module.exports = {
           backend: b,
           what: `capacity req/s (added p99 ≤ ${T.capacityP99} ms, 0 errors)`,
           gateway: capacityText(o.capacity),
-          reference: '',
+          reference: Object.entries(o.capacityOf ?? {})
+            .map(([n, c]) => `${n === 'nest' ? 'Nest floor' : 'Portkey'} ${capacityText(c)}`)
+            .join('; '),
           verdict: `${verdict(o.capacity.best >= want)} (≥ ${want})`,
         });
       }
