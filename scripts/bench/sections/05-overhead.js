@@ -17,7 +17,8 @@
  * POST /api/v1/chat with the same prompt:
  *   1. sequential: 2,000 requests one at a time after a warm-up → added p50 (no queueing at all);
  *      at most 20 s per target;
- *   2. open loop at 500 and at 1,000 req/s for 6 s each: request i is sent at t0 + i/rate whatever
+ *   2. open loop at 500 and at 1,000 req/s for 6 s each, after 1 s at the same rate that is not
+ *      measured (each target idles while the others run): request i is sent at t0 + i/rate whatever
  *      happened to the others, latency measured from its SCHEDULED time, so queueing shows → added
  *      p50 / p99 / p99.9; the REST chat at 500 req/s only; billing is checked exactly for every
  *      gateway run (balance moved by answered requests × catalog price); on Postgres the writing
@@ -51,7 +52,10 @@
  * BENCH_OVERHEAD_CPU_REQUESTS (10000), BENCH_OVERHEAD_RSS_REQUESTS (50000), BENCH_OVERHEAD_STREAMS
  * (100), BENCH_OVERHEAD_STREAM_ROUNDS (3), BENCH_OVERHEAD_CAPACITY_RATES (comma list, the steps
  * above the high rate), BENCH_OVERHEAD_CAPACITY_DURATION (4 s), BENCH_OVERHEAD_RATE_WARMUP (2 s at
- * the rate per target before any measurement), BENCH_OVERHEAD_SEQ_MAX_S (20), BENCH_OVERHEAD_CPU_MAX_S
+ * the rate per target before any measurement), BENCH_OVERHEAD_RATE_SETTLE (1 s at the rate, not
+ * measured, right before each target's open-loop run: the target has idled while the others ran,
+ * and the run measures it under load, not its first second back from idle; 0 = off),
+ * BENCH_OVERHEAD_SEQ_MAX_S (20), BENCH_OVERHEAD_CPU_MAX_S
  * (15), BENCH_OVERHEAD_RSS_MAX_S (60): time caps of the passes counted in requests, so a loaded
  * machine lengthens the section by its drains only (quick: 8, 5, 15). Diagnostics: after the gateway's 500 req/s run its
  * own view is printed (event-loop delay, GC pauses, requests over 10 / 25 ms by its clock, from
@@ -84,6 +88,7 @@ const S = {
   seq: envNum('BENCH_OVERHEAD_SEQ', 2000, 500),
   seqWarmup: envNum('BENCH_OVERHEAD_SEQ_WARMUP', 500, 200),
   rateWarmup: envNum('BENCH_OVERHEAD_RATE_WARMUP', 2, 1),
+  rateSettle: envNum('BENCH_OVERHEAD_RATE_SETTLE', 1, 1),
   cpuRequests: envNum('BENCH_OVERHEAD_CPU_REQUESTS', 10_000, 3_000),
   rssRequests: envNum('BENCH_OVERHEAD_RSS_REQUESTS', 50_000, 10_000),
   /** time caps (s) of the passes counted in requests: on a loaded machine they bound the run time */
@@ -297,6 +302,8 @@ module.exports = {
       /** one open-loop run of `n` at `rate`; the gateway's are billing-checked (and on Postgres commits counted) */
       const rateRun = async (n, rate, duration = S.duration) => {
         const billed = n === 'gateway' || n === 'rest';
+        // the target has idled while the others ran: it gets the rate for a moment first (not measured)
+        if (S.rateSettle > 0) await lib.openLoop(targets[n], { rate, duration: S.rateSettle });
         let commits0;
         if (billed && isPg) {
           await sleep(1500); // every connection idle ≥ 1 s: its counts are in pg_stat_database
@@ -483,6 +490,7 @@ module.exports = {
           let ok = false;
           for (let attempt = 1; attempt <= 2 && !ok; attempt++) {
             const d = await lib.openLoop(targets.direct, { rate, duration: S.capacityDuration });
+            if (S.rateSettle > 0) await lib.openLoop(targets[name], { rate, duration: S.rateSettle });
             const g = await lib.openLoop(targets[name], { rate, duration: S.capacityDuration });
             const step = {
               rate,
