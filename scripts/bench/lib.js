@@ -170,6 +170,16 @@ const portkeyHeaders = (upstreamUrl, apiKey) => ({
 /** Starts the built gateway with `env` (plus PORT/HOST) and waits for GET /ready. */
 const START_TIMEOUT_MS = Number(process.env.BENCH_START_TIMEOUT_MS || 30_000);
 
+/** BENCH_GATEWAY_ENV: a JSON object of environment settings added to the gateway's. */
+function gatewayEnvOverrides() {
+  const raw = process.env.BENCH_GATEWAY_ENV;
+  if (!raw) return {};
+  const parsed = JSON.parse(raw);
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new Error('BENCH_GATEWAY_ENV must be a JSON object of environment settings');
+  return Object.fromEntries(Object.entries(parsed).map(([k, v]) => [k, String(v)]));
+}
+
 async function startGateway(env) {
   if (!fs.existsSync(GATEWAY_MAIN))
     throw new Error(`${GATEWAY_MAIN} is missing: run \`npm run build\` first (npm run bench does)`);
@@ -182,7 +192,8 @@ async function startGateway(env) {
     ...(process.env.PGOPTIONS ? { PGOPTIONS: process.env.PGOPTIONS } : {}),
   };
   const { child, output } = await spawnNode(GATEWAY_MAIN, {
-    env: { ...baseEnv, ...env, PORT: String(port), HOST: '127.0.0.1' },
+    // BENCH_GATEWAY_ENV='{"REQUEST_LOG_FLUSH_MS":"100"}': settings to try, over the bench's own
+    env: { ...baseEnv, ...env, ...gatewayEnvOverrides(), PORT: String(port), HOST: '127.0.0.1' },
     label: 'gateway',
     ready: (line) => line.includes('listening on'),
     // BENCH_START_TIMEOUT_MS (30 s): a loaded machine may need longer (migrations of a fresh schema)

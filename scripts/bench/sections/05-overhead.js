@@ -62,7 +62,8 @@
  * /metrics), and the load generator's own event-loop delay per target (its stalls would count as
  * latency); BENCH_CHILD_OUTPUT_DIR=<dir> keeps every child's output (access log lines carry
  * total_ms and upstream_ms), BENCH_GATEWAY_NODE_ARGS / BENCH_UPSTREAM_NODE_ARGS pass node flags
- * (--cpu-prof, --trace-gc) to the gateway / the fake upstream; PGOPTIONS, when set, is passed to
+ * (--cpu-prof, --trace-gc) to the gateway / the fake upstream, BENCH_GATEWAY_ENV='{"NAME":"value"}'
+ * adds settings to the gateway's environment (e.g. REQUEST_LOG_ENABLED=false, to see a feature's share); PGOPTIONS, when set, is passed to
  * the gateway (e.g. "-c log_statement=all" to see the statements of each request in the Postgres
  * log). Alone: `BENCH_SECTIONS=overhead npm run bench`.
  */
