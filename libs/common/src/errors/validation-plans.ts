@@ -22,6 +22,17 @@ interface Rule {
   constraints: unknown[];
 }
 
+/** Checks one property's value against its rules, adding what fails to `errors`. */
+type PerformValidations = (
+  this: Executor,
+  object: object,
+  value: unknown,
+  propertyName: string,
+  defined: Rule[],
+  rules: Rule[],
+  errors: unknown[],
+) => void;
+
 interface Executor {
   validatorOptions?: {
     groups?: string[];
@@ -48,14 +59,7 @@ interface Executor {
   awaitingPromises: Promise<unknown>[];
   execute(object: object, targetSchema: string | undefined, errors: unknown[]): void;
   whitelist(object: object, grouped: Record<string, Rule[]>, errors: unknown[]): void;
-  performValidations(
-    object: object,
-    value: unknown,
-    propertyName: string,
-    defined: Rule[],
-    rules: Rule[],
-    errors: unknown[],
-  ): void;
+  performValidations: PerformValidations;
   generateValidationError(object: object, value: unknown, propertyName: string): { constraints: object };
   customValidations(object: object, value: unknown, rules: Rule[], error: object): void;
   nestedValidations(value: unknown, rules: Rule[], error: object): void;
@@ -164,15 +168,7 @@ export function installValidationPlans(): (() => void) | null {
     }
   };
 
-  const performValidations = function (
-    this: Executor,
-    object: object,
-    value: unknown,
-    propertyName: string,
-    defined: Rule[],
-    rules: Rule[],
-    errors: unknown[],
-  ) {
+  const performValidations: PerformValidations = function (object, value, propertyName, defined, rules, errors) {
     const { custom, nested, conditional } = kindsOf(rules);
     // every conditional rule is asked, as class-validator does (map, then reduce)
     let check = true;
