@@ -77,5 +77,9 @@ describe('money', () => {
     expect(exactCostMicro(parts).totalMicro).toBe(reference(parts));
     expect(exactCostMicro(parts).totalMicro).toBe(8_000_000_000_000_002);
     expect(() => tokenCostMicro(10_000_000_000, 1_000_000)).toThrow(RangeError);
+    // a fractional token count is refused, as the BigInt arithmetic always did — even when its product
+    // with the price happens to be an integer (0.5 × 2,000,000 µRUB)
+    expect(() => exactCostMicro([{ tokens: 0.5, rubPer1M: 2 }])).toThrow(RangeError);
+    expect(() => tokenCostMicro(0.5, 2)).toThrow(RangeError);
   });
 });

@@ -54,13 +54,7 @@ export function microToRub(micro: number): number {
  * the price is first made an integer number of µRUB per 1M tokens, and the product divided by 1e6.
  */
 export function tokenCostMicro(tokens: number, rubPer1M: number): number {
-  if (tokens <= 0 || rubPer1M <= 0) return 0;
-  const pricePer1MMicro = rubToMicro(rubPer1M); // µRUB per 1M tokens, integer
-  // tokens × pricePer1MMicro / 1e6 → µRUB, rounded half-up
-  const num = tokens * pricePer1MMicro;
-  if (Number.isSafeInteger(tokens) && Number.isSafeInteger(num)) return assertSafeMicro(roundMillionth(num));
-  // a product past 2^53: BigInt keeps it exact
-  return assertSafeMicro(roundMillionthBig(BigInt(tokens) * BigInt(pricePer1MMicro)));
+  return exactCostMicro([{ tokens, rubPer1M }]).totalMicro;
 }
 
 /**
@@ -91,11 +85,17 @@ function roundMillionthBig(num: bigint): number {
  * total = round(Σ tokens_i × price_i / 1e6) and not the sum of separately rounded parts.
  */
 export function exactCostMicro(parts: { tokens: number; rubPer1M: number }[]): { totalMicro: number } {
+  const priced = parts.filter((p) => p.tokens > 0 && p.rubPer1M > 0);
   let num = 0;
-  for (const p of parts) if (p.tokens > 0 && p.rubPer1M > 0) num += p.tokens * rubToMicro(p.rubPer1M);
-  // below 2^53 every product and the sum are exact integers (each term is ≤ the sum, all non-negative)
-  if (Number.isSafeInteger(num)) return { totalMicro: assertSafeMicro(roundMillionth(num)) };
+  let integral = true;
+  for (const p of priced) {
+    num += p.tokens * rubToMicro(p.rubPer1M); // the price as integer µRUB per 1M tokens
+    integral &&= Number.isSafeInteger(p.tokens);
+  }
+  // integer token counts and a sum below 2^53: every product and the sum are exact (each term is ≤
+  // the sum, all non-negative); otherwise BigInt keeps it exact (and refuses a fractional count)
+  if (integral && Number.isSafeInteger(num)) return { totalMicro: assertSafeMicro(roundMillionth(num)) };
   let big = 0n;
-  for (const p of parts) if (p.tokens > 0 && p.rubPer1M > 0) big += BigInt(p.tokens) * BigInt(rubToMicro(p.rubPer1M));
+  for (const p of priced) big += BigInt(p.tokens) * BigInt(rubToMicro(p.rubPer1M));
   return { totalMicro: assertSafeMicro(roundMillionthBig(big)) };
 }
