@@ -46,7 +46,6 @@ interface Executor {
     skipMissingProperties?: boolean;
   };
   metadataStorage: {
-    hasValidationMetaData: boolean;
     getTargetValidationMetadatas(
       target: unknown,
       schema: string | undefined,
