@@ -283,6 +283,11 @@ describe('console in Chromium', () => {
         .or(page.locator('.recharts-surface'))
         .first()
         .waitFor();
+      // the value axis: one label per tick, none repeated (small amounts keep their digits)
+      const tickLabels = page.locator('text.recharts-cartesian-axis-tick-value[orientation="left"]');
+      await tickLabels.nth(2).waitFor();
+      const ticks = await tickLabels.allTextContents();
+      expect(new Set(ticks).size).toBe(ticks.length);
       await shot(page, `overview-en-${scheme}`);
       await page.getByRole('radiogroup', { name: 'Language' }).getByText('RU', { exact: true }).click();
       const nav = page.getByRole('navigation', { name: 'Основная навигация' });

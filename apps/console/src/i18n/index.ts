@@ -42,6 +42,20 @@ export function formatRub(value: number | null | undefined, lang = i18n.language
   }).format(value);
 }
 
+/**
+ * RUB on a chart's value axis: up to four significant digits and no forced decimals, so ticks a
+ * fraction of a kopeck apart stay distinct ("0,0105 ₽" and "0,014 ₽", not "0,01 ₽" twice) and round
+ * ticks stay short ("1 500 ₽").
+ */
+export function formatRubAxis(value: number, lang = i18n.language): string {
+  return new Intl.NumberFormat(lang === 'ru' ? 'ru-RU' : 'en-US', {
+    style: 'currency',
+    currency: 'RUB',
+    minimumFractionDigits: 0,
+    maximumSignificantDigits: 4,
+  }).format(value);
+}
+
 export function formatNumber(value: number | null | undefined, lang = i18n.language): string {
   if (value === null || value === undefined) return '—';
   return new Intl.NumberFormat(lang === 'ru' ? 'ru-RU' : 'en-US').format(value);

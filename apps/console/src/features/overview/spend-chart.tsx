@@ -1,6 +1,6 @@
 import { BarChart } from '@mantine/charts';
 import { useTranslation } from 'react-i18next';
-import { formatRub } from '../../i18n';
+import { formatRub, formatRubAxis } from '../../i18n';
 
 const COLORS = ['blue.6', 'teal.6', 'grape.6', 'orange.6', 'cyan.6', 'pink.6', 'lime.6', 'indigo.6'];
 
@@ -14,7 +14,7 @@ export default function SpendChart({ rows, models }: { rows: Record<string, stri
       dataKey="day"
       type="stacked"
       withLegend
-      yAxisProps={{ width: 96 }}
+      yAxisProps={{ width: 96, tickFormatter: (v: number) => formatRubAxis(v, i18n.language) }}
       aria-label={t('overview.chartLabel')}
       valueFormatter={(v) => formatRub(v, i18n.language)}
       series={models.map((m, i) => ({ name: m, color: COLORS[i % COLORS.length] }))}

@@ -1,6 +1,6 @@
 import { BarChart } from '@mantine/charts';
 import { useTranslation } from 'react-i18next';
-import { formatRub } from '../../i18n';
+import { formatRub, formatRubAxis } from '../../i18n';
 import type { SummaryGroup } from './usage-queries';
 
 export default function SummaryChart({ groups, labels }: { groups: SummaryGroup[]; labels?: Map<string, string> }) {
@@ -17,7 +17,7 @@ export default function SummaryChart({ groups, labels }: { groups: SummaryGroup[
       dataKey="group"
       aria-label={t('usage.chart')}
       valueFormatter={(v) => formatRub(v, i18n.language)}
-      yAxisProps={{ width: 96 }}
+      yAxisProps={{ width: 96, tickFormatter: (v: number) => formatRubAxis(v, i18n.language) }}
       maxBarWidth={56}
       series={[{ name: 'amount', label: t('usage.amount'), color: 'blue.6' }]}
     />
