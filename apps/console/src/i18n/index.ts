@@ -30,10 +30,14 @@ document.documentElement.lang = i18n.language;
 
 export default i18n;
 
-/** RUB amounts per locale: "1 234,56 ₽" in Russian, "RUB 1,234.56" in English. */
+/**
+ * RUB amounts per locale: "1 234,56 ₽" in Russian, "RUB 1,234.56" in English. Below one rouble up
+ * to six decimals (the API's µRUB precision) are kept, so a day's spend of 0.0138 is not shown as
+ * 0.01 beside a key's 0.001584 (docs/decisions/console-rub-precision.md).
+ */
 export function formatRub(value: number | null | undefined, lang = i18n.language, digits?: number): string {
   if (value === null || value === undefined || Number.isNaN(value)) return '—';
-  const small = Math.abs(value) > 0 && Math.abs(value) < 0.01;
+  const small = Math.abs(value) > 0 && Math.abs(value) < 1;
   return new Intl.NumberFormat(lang === 'ru' ? 'ru-RU' : 'en-US', {
     style: 'currency',
     currency: 'RUB',
