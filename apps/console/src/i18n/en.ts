@@ -245,7 +245,11 @@ export const en = {
     emptyHint: 'Create one and upload documents; then search it here or attach it to a project.',
     documents: 'Documents',
     document: 'Document',
-    chunks: 'chunks',
+    // plural forms by count (i18next): English uses one / other; the Russian few / many keys are kept for the shared shape
+    chunkCount_one: '{{n}} chunk',
+    chunkCount_few: '{{n}} chunks',
+    chunkCount_many: '{{n}} chunks',
+    chunkCount_other: '{{n}} chunks',
     chunksCol: 'Chunks',
     chunk: 'Chunk',
     noDocs: 'No documents',

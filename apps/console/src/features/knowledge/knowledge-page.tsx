@@ -130,7 +130,8 @@ function KnowledgeBaseDetail({ kb }: { kb: KnowledgeBase }) {
           {kb.name}
         </Title>
         <Text size="sm" c="dimmed">
-          {kb.embedding_model} · {formatNumber(kb.chunk_count, i18n.language)} {t('kb.chunks')}
+          {kb.embedding_model} ·{' '}
+          {t('kb.chunkCount', { count: kb.chunk_count, n: formatNumber(kb.chunk_count, i18n.language) })}
         </Text>
         {can.canWrite && (
           <>
