@@ -30,6 +30,9 @@ document.documentElement.lang = i18n.language;
 
 export default i18n;
 
+/** The locale numbers and amounts are written in for an interface language. */
+const numberLocale = (lang: string): string => (lang === 'ru' ? 'ru-RU' : 'en-US');
+
 /**
  * RUB amounts per locale: "1 234,56 ₽" in Russian, "RUB 1,234.56" in English. Below one rouble up
  * to six decimals (the API's µRUB precision) are kept, so a day's spend of 0.0138 is not shown as
@@ -38,7 +41,7 @@ export default i18n;
 export function formatRub(value: number | null | undefined, lang = i18n.language, digits?: number): string {
   if (value === null || value === undefined || Number.isNaN(value)) return '—';
   const small = Math.abs(value) > 0 && Math.abs(value) < 1;
-  return new Intl.NumberFormat(lang === 'ru' ? 'ru-RU' : 'en-US', {
+  return new Intl.NumberFormat(numberLocale(lang), {
     style: 'currency',
     currency: 'RUB',
     minimumFractionDigits: 2,
@@ -52,7 +55,7 @@ export function formatRub(value: number | null | undefined, lang = i18n.language
  * ticks stay short ("1 500 ₽").
  */
 export function formatRubAxis(value: number, lang = i18n.language): string {
-  return new Intl.NumberFormat(lang === 'ru' ? 'ru-RU' : 'en-US', {
+  return new Intl.NumberFormat(numberLocale(lang), {
     style: 'currency',
     currency: 'RUB',
     minimumFractionDigits: 0,
@@ -62,7 +65,7 @@ export function formatRubAxis(value: number, lang = i18n.language): string {
 
 export function formatNumber(value: number | null | undefined, lang = i18n.language): string {
   if (value === null || value === undefined) return '—';
-  return new Intl.NumberFormat(lang === 'ru' ? 'ru-RU' : 'en-US').format(value);
+  return new Intl.NumberFormat(numberLocale(lang)).format(value);
 }
 
 /** Dates from the API: ISO strings, or Unix seconds (the OpenAI-style objects). */
