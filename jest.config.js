@@ -78,6 +78,8 @@ const esmPackages = [
   'oauth4webapi',
   'jose',
   'oidc-provider',
+  // the OTLP exporters load node:http with a dynamic import(), which Jest's module runtime cannot run
+  '@opentelemetry',
 ];
 const base = {
   rootDir: __dirname,

@@ -292,12 +292,24 @@ export interface RequestLogEnv {
   deleteBatch: number;
 }
 
-/** OpenTelemetry trace export over OTLP/HTTP JSON; off while the endpoint is unset. */
+/** The OTLP transports of the OpenTelemetry exporters (OTEL_EXPORTER_OTLP_PROTOCOL). */
+export const OTLP_PROTOCOLS = ['http/protobuf', 'http/json', 'grpc'] as const;
+export type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];
+
+/** OpenTelemetry trace export (the SDK's OTLP exporters); off while no endpoint is set. */
 export interface OtelEnv {
+  /**
+   * Where spans go: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given, else OTEL_EXPORTER_OTLP_ENDPOINT
+   * (+ `/v1/traces` over HTTP; the gRPC exporter takes the base URL).
+   */
   endpoint?: string;
-  /** extra request headers (OTEL_EXPORTER_OTLP_HEADERS: key=value,key=value) */
+  protocol: OtlpProtocol;
+  /** extra request headers or gRPC metadata (OTEL_EXPORTER_OTLP_HEADERS, then _TRACES_HEADERS: key=value,key=value) */
   headers: Record<string, string>;
+  compression: 'gzip' | 'none';
   serviceName: string;
+  /** OTEL_RESOURCE_ATTRIBUTES: key=value,key=value */
+  resourceAttributes: Record<string, string>;
   scheduleDelayMs: number;
   maxExportBatchSize: number;
   maxQueueSize: number;
@@ -613,29 +625,66 @@ function requestLog(env: Env): RequestLogEnv {
   };
 }
 
-/** OTEL_EXPORTER_OTLP_HEADERS: comma-separated key=value pairs (values URL-encoded, as the OTel spec says). */
-function otlpHeaders(env: Env): Record<string, string> {
-  const raw = str(env, 'OTEL_EXPORTER_OTLP_HEADERS');
+/** A list of comma-separated key=value pairs (values URL-encoded, as the OTel specification says). */
+function keyValueList(env: Env, name: string): Record<string, string> {
+  const raw = str(env, name);
   if (raw === undefined) return {};
   const out: Record<string, string> = {};
   for (const part of raw.split(',')) {
     const i = part.indexOf('=');
     const key = part.slice(0, i).trim();
     if (i <= 0 || !/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(key))
-      throw new ConfigError('OTEL_EXPORTER_OTLP_HEADERS must be comma-separated key=value pairs');
+      throw new ConfigError(`${name} must be comma-separated key=value pairs`);
     out[key] = decodeURIComponent(part.slice(i + 1).trim());
   }
   return out;
 }
 
+function otlpProtocol(env: Env): OtlpProtocol {
+  for (const name of ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL']) {
+    const raw = str(env, name);
+    if (raw === undefined) continue;
+    if (!(OTLP_PROTOCOLS as readonly string[]).includes(raw))
+      throw new ConfigError(`${name} must be one of ${OTLP_PROTOCOLS.join(', ')}, got "${raw}"`);
+    return raw as OtlpProtocol;
+  }
+  return 'http/protobuf';
+}
+
+/** The traces endpoint: the signal-specific variable is used as given; the general one gets the signal's path. */
+function otlpTracesEndpoint(env: Env, protocol: OtlpProtocol): string | undefined {
+  const traces = url(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', ['http:', 'https:']);
+  if (traces !== undefined) return traces;
+  const base = url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']);
+  if (base === undefined) return undefined;
+  return protocol === 'grpc' ? base : `${base}/v1/traces`;
+}
+
 function otel(env: Env): OtelEnv {
+  const protocol = otlpProtocol(env);
+  const compression = str(env, 'OTEL_EXPORTER_OTLP_TRACES_COMPRESSION') ?? str(env, 'OTEL_EXPORTER_OTLP_COMPRESSION');
+  if (compression !== undefined && compression !== 'gzip' && compression !== 'none')
+    throw new ConfigError(`OTEL_EXPORTER_OTLP_COMPRESSION must be gzip or none, got "${compression}"`);
+  const resourceAttributes = keyValueList(env, 'OTEL_RESOURCE_ATTRIBUTES');
   return {
-    endpoint: url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']),
-    headers: otlpHeaders(env),
-    serviceName: str(env, 'OTEL_SERVICE_NAME') ?? 'model-gateway',
+    endpoint: str(env, 'OTEL_SDK_DISABLED') === 'true' ? undefined : otlpTracesEndpoint(env, protocol),
+    protocol,
+    headers: {
+      ...keyValueList(env, 'OTEL_EXPORTER_OTLP_HEADERS'),
+      ...keyValueList(env, 'OTEL_EXPORTER_OTLP_TRACES_HEADERS'),
+    },
+    compression: compression ?? 'none',
+    serviceName: str(env, 'OTEL_SERVICE_NAME') ?? resourceAttributes['service.name'] ?? 'model-gateway',
+    resourceAttributes,
     scheduleDelayMs: int(env, 'OTEL_BSP_SCHEDULE_DELAY', 5_000, 10, 600_000),
     maxExportBatchSize: int(env, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 512, 1, 100_000),
     maxQueueSize: int(env, 'OTEL_BSP_MAX_QUEUE_SIZE', 2_048, 1, 1_000_000),
-    exportTimeoutMs: int(env, 'OTEL_EXPORTER_OTLP_TIMEOUT', 10_000, 100, 600_000),
+    exportTimeoutMs: int(
+      env,
+      'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT',
+      int(env, 'OTEL_EXPORTER_OTLP_TIMEOUT', 10_000, 100, 600_000),
+      100,
+      600_000,
+    ),
   };
 }

@@ -1,48 +1,68 @@
-import { Injectable, Logger, OnApplicationShutdown, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { randomBytes } from 'node:crypto';
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  defaultTextMapGetter,
+  type Context,
+  type Tracer,
+} from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
+import { AlwaysOnSampler, BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import { MetricsService } from '@app/common';
 import { AppConfig } from '@app/config';
 import type { RequestLogEntity } from '../entities/request-log.entity';
-import { OtlpSpan, parseTraceparent, spanOf, traceRequest } from './otlp-json';
+import { BoundedSpanProcessor, CountingExporter, type SpanOutcome } from './counted-processor';
+import { createOtlpExporter } from './otlp-exporters';
+import { isError, spanAttributes, spanName } from './span-attributes';
 
 /**
- * OpenTelemetry trace export: one span per recorded model call, sent over OTLP/HTTP (JSON encoding)
- * to `${OTEL_EXPORTER_OTLP_ENDPOINT}/v1/traces` in batches — a small batch span processor: spans are
- * queued (at most OTEL_BSP_MAX_QUEUE_SIZE; beyond, dropped and counted), sent every
- * OTEL_BSP_SCHEDULE_DELAY ms or when OTEL_BSP_MAX_EXPORT_BATCH_SIZE are waiting, one request at a
- * time; a batch the collector refuses or cannot take in OTEL_EXPORTER_OTLP_TIMEOUT is dropped and
- * counted. Unset endpoint: off — `export` returns at once and no timer runs.
- * (Why not the OpenTelemetry SDK: docs/decisions/otel-export-without-sdk.md.)
+ * OpenTelemetry trace export on the SDK: one SERVER span per recorded model call, built from the
+ * request-log record and handed to a `BatchSpanProcessor` with the OTLP exporter of
+ * OTEL_EXPORTER_OTLP_PROTOCOL (http/protobuf, http/json or grpc). The tracer provider is the
+ * gateway's own (not registered globally) and no instrumentation is loaded, so the request path
+ * gains nothing but the span's construction. No endpoint: off — `export` returns at once.
  */
 @Injectable()
-export class TraceExporter implements OnModuleInit, OnModuleDestroy, OnApplicationShutdown {
+export class TraceExporter implements OnApplicationShutdown {
   private readonly log = new Logger('TraceExport');
-  private queue: OtlpSpan[] = [];
-  private timer?: NodeJS.Timeout;
-  private sending: Promise<void> | null = null;
+  private readonly provider?: BasicTracerProvider;
+  private readonly tracer?: Tracer;
+  private readonly propagator = new W3CTraceContextPropagator();
   private warned = false;
+  private readonly shutdownTimeoutMs: number;
 
   constructor(
-    private readonly config: AppConfig,
+    config: AppConfig,
     private readonly metrics: MetricsService,
-  ) {}
+  ) {
+    const o = config.otel;
+    this.shutdownTimeoutMs = o.exportTimeoutMs;
+    if (o.endpoint === undefined) return;
+    const count = (outcome: SpanOutcome, n: number) => this.counted(outcome, n);
+    const exporter = new CountingExporter(createOtlpExporter({ ...o, endpoint: o.endpoint }), count);
+    const batches = new BatchSpanProcessor(exporter, {
+      scheduledDelayMillis: o.scheduleDelayMs,
+      maxExportBatchSize: Math.min(o.maxExportBatchSize, o.maxQueueSize),
+      maxQueueSize: o.maxQueueSize,
+      exportTimeoutMillis: o.exportTimeoutMs,
+    });
+    this.provider = new BasicTracerProvider({
+      resource: defaultResource().merge(
+        resourceFromAttributes({ ...o.resourceAttributes, [ATTR_SERVICE_NAME]: o.serviceName }),
+      ),
+      // every recorded call is exported, whatever the caller's sampling flag: the span stands for a
+      // request-log record, which exists either way
+      sampler: new AlwaysOnSampler(),
+      spanProcessors: [new BoundedSpanProcessor(batches, exporter, o.maxQueueSize, count)],
+    });
+    this.tracer = this.provider.getTracer('model-gateway.request-log');
+  }
 
   get enabled(): boolean {
-    return this.config.otel.endpoint !== undefined;
-  }
-
-  onModuleInit(): void {
-    if (!this.enabled) return;
-    this.timer = setInterval(() => void this.flush(), this.config.otel.scheduleDelayMs);
-    this.timer.unref();
-  }
-
-  onModuleDestroy(): void {
-    if (this.timer) clearInterval(this.timer);
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    if (this.enabled) await this.flush();
+    return this.tracer !== undefined;
   }
 
   /**
@@ -50,45 +70,46 @@ export class TraceExporter implements OnModuleInit, OnModuleDestroy, OnApplicati
    * `traceparent`, the span joins the caller's trace as a child of its span.
    */
   export(entry: RequestLogEntity, traceparent?: string): void {
-    if (!this.enabled) return;
-    const o = this.config.otel;
-    if (this.queue.length >= o.maxQueueSize) {
-      this.metrics.spans('dropped');
-      return;
-    }
-    const parent = parseTraceparent(traceparent);
-    const span = spanOf(entry, parent?.traceId ?? randomBytes(16).toString('hex'), randomBytes(8).toString('hex'));
-    if (parent) span.parentSpanId = parent.spanId;
-    this.queue.push(span);
-    if (this.queue.length >= o.maxExportBatchSize && !this.sending) setImmediate(() => void this.flush());
+    if (!this.tracer) return;
+    const span = this.tracer.startSpan(
+      spanName(entry),
+      { kind: SpanKind.SERVER, startTime: entry.createdAt, attributes: spanAttributes(entry) },
+      this.parentOf(traceparent),
+    );
+    if (isError(entry))
+      span.setStatus({ code: SpanStatusCode.ERROR, message: entry.errorCode ?? `HTTP ${entry.status}` });
+    else span.setStatus({ code: SpanStatusCode.OK });
+    span.end(entry.createdAt + entry.latencyMs);
   }
 
-  /** Sends what is queued, batch after batch. */
-  flush(): Promise<void> {
-    this.sending ??= this.drain().finally(() => (this.sending = null));
-    return this.sending;
+  /** Sends what is queued now (tests, shutdown). */
+  async flush(): Promise<void> {
+    await this.provider?.forceFlush();
   }
 
-  private async drain(): Promise<void> {
-    const o = this.config.otel;
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, o.maxExportBatchSize);
-      try {
-        const res = await fetch(`${o.endpoint}/v1/traces`, {
-          method: 'POST',
-          headers: { ...o.headers, 'content-type': 'application/json' },
-          body: JSON.stringify(traceRequest(batch, o.serviceName)),
-          signal: AbortSignal.timeout(o.exportTimeoutMs),
-        });
-        await res.arrayBuffer().catch(() => undefined);
-        if (!res.ok) throw new Error(`collector answered ${res.status}`);
-        this.metrics.spans('exported', batch.length);
-        this.warned = false;
-      } catch (err) {
-        this.metrics.spans('failed', batch.length);
-        if (!this.warned) this.log.warn({ cause: (err as Error).message }, 'trace export failed; spans dropped');
-        this.warned = true;
-      }
+  /**
+   * Sends what is queued, waiting at most one export timeout: a collector that hangs does not hold
+   * the process past its shutdown.
+   */
+  async onApplicationShutdown(): Promise<void> {
+    if (!this.provider) return;
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((done) => (timer = setTimeout(done, this.shutdownTimeoutMs).unref()));
+    await Promise.race([this.provider.shutdown().catch(() => undefined), bound]);
+    clearTimeout(timer);
+  }
+
+  private parentOf(traceparent: string | undefined): Context {
+    if (!traceparent) return ROOT_CONTEXT;
+    return this.propagator.extract(ROOT_CONTEXT, { traceparent }, defaultTextMapGetter);
+  }
+
+  private counted(outcome: SpanOutcome, n: number): void {
+    this.metrics.spans(outcome, n);
+    if (outcome === 'exported') this.warned = false;
+    else if (outcome === 'failed' && !this.warned) {
+      this.warned = true;
+      this.log.warn('trace export failed; spans dropped');
     }
   }
 }
