@@ -13,13 +13,14 @@ import {
   IsOptional,
   IsString,
   IsUUID,
+  Matches,
   Max,
   MaxLength,
   Min,
   MinLength,
   ValidateNested,
 } from 'class-validator';
-import { ALERT_KINDS, type AlertKind, CHANNEL_TYPES, type ChannelType } from '../alert-rules';
+import { ALERT_KINDS, type AlertKind, CHANNEL_TYPES, type ChannelType, TELEGRAM_BOT_TOKEN } from '../alert-rules';
 
 const PERCENT_SCHEMA = {
   oneOf: [
@@ -58,6 +59,9 @@ export class AlertChannelInputDto {
   @IsString()
   @MinLength(5)
   @MaxLength(200)
+  @Matches(TELEGRAM_BOT_TOKEN, {
+    message: 'bot_token must be a Telegram bot token: digits, a colon, then letters, digits, _ or -',
+  })
   bot_token?: string;
 
   @ApiPropertyOptional({
