@@ -14,7 +14,10 @@ interface Received {
   body: Buffer;
 }
 
-/** An HTTP receiver inside the test: records every request; `/flaky…` paths answer 500 on their first call. */
+/**
+ * An HTTP receiver inside the test: records every request; `/flaky…` paths answer 500 on their first
+ * call, `/redirect-private…` paths redirect to a private address.
+ */
 async function startReceiver(): Promise<{ url: string; got: Received[]; close(): Promise<void> }> {
   const got: Received[] = [];
   const failedOnce = new Set<string>();
@@ -24,6 +27,11 @@ async function startReceiver(): Promise<{ url: string; got: Received[]; close():
     req.on('end', () => {
       const path = req.url ?? '';
       got.push({ path, headers: req.headers, body: Buffer.concat(chunks) });
+      if (path.startsWith('/redirect-private')) {
+        res.writeHead(302, { location: 'http://10.1.2.3/hook' }); // outside OUTBOUND_ALLOW_CIDRS
+        res.end();
+        return;
+      }
       const fail = path.startsWith('/flaky') && !failedOnce.has(path);
       if (fail) failedOnce.add(path);
       res.writeHead(fail ? 500 : 200, { 'content-type': 'application/json' });
@@ -482,5 +490,56 @@ describe(`alerts on ${backendKind()} (two replicas on one database)`, () => {
     } finally {
       await strict.close();
     }
+  }, 60_000);
+  it('telegram bot tokens must have the BotFather shape (nothing that rewrites the path); a delivery the SSRF guard refuses after a redirect fails at once', async () => {
+    const { teamId, apiKey } = await client.teamWithKey(100, 'hostile-channels');
+    for (const bot_token of [
+      '123456:abc/../../getMe',
+      '123456:abc?x=1',
+      '123456:abc#frag',
+      'abc:def',
+      '123456:abc.def',
+    ]) {
+      const res = await request(a.url)
+        .post(alerts(teamId))
+        .set('api-key', apiKey)
+        .send({ kind: 'balance_below', threshold_rub: 1, channels: [{ type: 'telegram', bot_token, chat_id: '1' }] });
+      expect([bot_token, res.status, res.body.error?.param]).toEqual([bot_token, 400, 'channels[0].bot_token']);
+    }
+    const ok = await request(a.url)
+      .post(alerts(teamId))
+      .set('api-key', apiKey)
+      .send({
+        kind: 'balance_below',
+        threshold_rub: 1,
+        channels: [{ type: 'telegram', bot_token: '123456:AA-b_c', chat_id: '1' }],
+      });
+    expect(ok.status).toBe(201);
+    const patched = await request(a.url)
+      .patch(`${alerts(teamId)}/${ok.body.id}`)
+      .set('api-key', apiKey)
+      .send({ channels: [{ type: 'telegram', bot_token: '123456:abc/../x', chat_id: '1' }] });
+    expect([patched.status, patched.body.error?.param]).toEqual([400, 'channels[0].bot_token']);
+    await request(a.url)
+      .delete(`${alerts(teamId)}/${ok.body.id}`)
+      .set('api-key', apiKey)
+      .expect(204);
+
+    // the receiver (allowed) redirects to a private address (refused): failed after one attempt, no retries
+    const created = await request(a.url)
+      .post(alerts(teamId))
+      .set('api-key', apiKey)
+      .send({
+        kind: 'balance_below',
+        threshold_rub: 1000, // above the balance: fires on the next evaluation
+        channels: [{ type: 'webhook', url: `${hooks.url}/redirect-private` }],
+      });
+    expect(created.status).toBe(201);
+    await waitFor(async () => (await events(teamId, apiKey)).some((e) => e.deliveries[0]?.status !== 'pending'));
+    await sleep(1_000); // ten retry periods (ALERT_RETRY_BASE_MS = 100): a retried delivery would show more attempts
+    const [fired] = await events(teamId, apiKey);
+    expect(fired.deliveries[0].status).toBe('failed');
+    expect(fired.deliveries[0].attempts.map((t) => t.ok)).toEqual([false]);
+    expect(hooksAt('/redirect-private')).toHaveLength(1);
   }, 60_000);
 });

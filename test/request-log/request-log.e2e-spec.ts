@@ -464,6 +464,56 @@ describe(`request log (${backendKind()})`, () => {
     expect(t.app.get(TraceExporter).enabled).toBe(false); // no OTEL_EXPORTER_OTLP_ENDPOINT: no export
   });
 
+  it('bodies: members and viewers read those of their own session calls only; owners, admins, keys and operators all', async () => {
+    const full = await admin.teamWithKey(100, 'bodies-by-role');
+    await request(t.url)
+      .patch(`/api/v1/admin/teams/${full.teamId}`)
+      .set(operator)
+      .send({ request_log_bodies: 'full' })
+      .expect(200);
+    const member = await joinTeam(t.url, full.teamId, 'member-bodies@example.com', 'member', 'long password 123');
+    const viewer = await joinTeam(t.url, full.teamId, 'viewer-bodies@example.com', 'viewer', 'long password 123');
+    const teamAdmin = await joinTeam(t.url, full.teamId, 'admin-bodies@example.com', 'admin', 'long password 123');
+    fake.enqueue({ text: 'x', usage: { input: 1, output: 1 } }, { text: 'y', usage: { input: 1, output: 1 } });
+    const byKey = (await chat(full.apiKey, hi)).headers['x-request-id'] as string;
+    const byMember = await as(t.url, member).post('/v1/chat/completions').set('x-team-id', full.teamId).send(hi);
+    expect(byMember.status).toBe(200);
+    const memberCall = byMember.headers['x-request-id'] as string;
+    await flushed();
+    const read = async (who: Parameters<typeof as>[1] | 'key' | 'operator', id: string) => {
+      const res =
+        who === 'key'
+          ? await request(t.url).get(`/api/v1/requests/${id}`).set('authorization', `Bearer ${full.apiKey}`)
+          : who === 'operator'
+            ? await request(t.url).get(`/api/v1/requests/${id}`).set(operator)
+            : await as(t.url, who).get(`/api/v1/requests/${id}`).set('x-team-id', full.teamId);
+      expect(res.status).toBe(200);
+      return typeof res.body.request_body === 'string';
+    };
+    expect([
+      await read(viewer, byKey),
+      await read(viewer, memberCall),
+      await read(member, byKey),
+      await read(member, memberCall),
+      await read(teamAdmin, byKey),
+      await read(teamAdmin, memberCall),
+      await read('key', memberCall),
+      await read('operator', memberCall),
+    ]).toEqual([false, false, false, true, true, true, true, true]);
+  });
+
+  it('the User-Agent is stored with the credentials in it redacted', async () => {
+    fake.enqueue({ text: 'x', usage: { input: 1, output: 1 } });
+    const res = await chat(team.apiKey, hi).set(
+      'user-agent',
+      `my-tool/1.0 (key=${SECRET_KEY}) xoxb-2400000000000-2400000000001-AbCdEfGhIjKl`,
+    );
+    const r = await record(res.headers['x-request-id'] as string);
+    expect(r.user_agent).toContain('my-tool/1.0');
+    expect(r.user_agent).not.toContain(SECRET_KEY);
+    expect(r.user_agent).not.toContain('AbCdEfGhIjKl');
+  });
+
   it('retention: expired records deleted and expired bodies cleared, in bounded batches', async () => {
     const repo = t.app.get(RequestLogRepository);
     const now = Date.now();

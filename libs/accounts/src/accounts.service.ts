@@ -253,6 +253,8 @@ export class AccountsService {
     const before = await this.repo.findUserById(id);
     if (!before) throw ApiError.notFound(`User ${id} not found.`, 'user_not_found', 'id');
     const set = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
+    if (Object.keys(set).length === 0)
+      throw ApiError.badRequest('Nothing to change: give name, operator or disabled.', null);
     const action =
       patch.operator !== undefined && patch.operator !== before.operator
         ? 'user.operator_change'

@@ -77,10 +77,10 @@ export class AlertDeliveries implements OnModuleInit, OnModuleDestroy {
     const channel = JSON.parse(d.channel) as StoredChannel;
     const outcome = event
       ? await this.sender.send(channel, messageOf(event, d.id))
-      : { ok: false, statusCode: null, error: 'The event is gone.', durationMs: 0 };
+      : { ok: false, permanent: true, statusCode: null, error: 'The event is gone.', durationMs: 0 };
     const now = this.clock.now();
     const attempts = d.attempts + 1;
-    const last = attempts >= this.config.alerts.deliveryMaxAttempts || !event;
+    const last = attempts >= this.config.alerts.deliveryMaxAttempts || outcome.permanent;
     await this.repo.recordAttempt(
       {
         id: newAlertId('ala'),

@@ -39,6 +39,9 @@ export type StoredChannel =
   | { type: 'email'; to: string[] }
   | { type: 'telegram'; chat_id: string; bot_token: string; bot_token_hint: string };
 
+/** A Telegram bot token as BotFather issues it: the bot id, a colon, the secret (no `/`, `?`, `#`, `.`). */
+export const TELEGRAM_BOT_TOKEN = /^\d+:[A-Za-z0-9_-]+$/;
+
 /** Ids: `alr_` rules, `ale_` events, `ald_` deliveries, `ala_` attempts, then 24 hex digits. */
 export function newAlertId(prefix: 'alr' | 'ale' | 'ald' | 'ala'): string {
   return `${prefix}_${randomBytes(12).toString('hex')}`;

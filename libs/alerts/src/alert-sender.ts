@@ -4,7 +4,7 @@ import { createTransport, Transporter } from 'nodemailer';
 import { Clock, isSafeFetchError, SafeFetcher, signWebhook } from '@app/common';
 import { AppConfig } from '@app/config';
 import { AlertSecrets } from './alert-secrets';
-import type { StoredChannel } from './alert-rules';
+import { TELEGRAM_BOT_TOKEN, type StoredChannel } from './alert-rules';
 
 /** What one delivery sends: the event as JSON (webhooks) and as text (e-mail, Telegram). */
 export interface AlertMessage {
@@ -17,9 +17,23 @@ export interface AlertMessage {
 
 export interface SendOutcome {
   ok: boolean;
+  /** the failure cannot heal by retrying (the SSRF guard refused the address or URL, a malformed bot token) */
+  permanent: boolean;
   statusCode: number | null;
   error: string | null;
   durationMs: number;
+}
+
+/** A failure no retry can heal. */
+class PermanentSendError extends Error {}
+
+/**
+ * Refusals of the SSRF guard (an address or URL it refuses, also when a redirect leads there) and
+ * malformed channels fail a delivery at once: retrying would be refused the same way.
+ */
+function isPermanent(err: unknown): boolean {
+  if (err instanceof PermanentSendError) return true;
+  return isSafeFetchError(err) && (err.code === 'forbidden_address' || err.code === 'invalid_url');
 }
 
 /** Receivers answer within this budget, or the attempt failed. */
@@ -53,8 +67,9 @@ export class AlertSender implements OnApplicationShutdown {
 
   async send(channel: StoredChannel, message: AlertMessage): Promise<SendOutcome> {
     const started = performance.now();
-    const done = (statusCode: number | null, error: string | null): SendOutcome => ({
+    const done = (statusCode: number | null, error: string | null, permanent = false): SendOutcome => ({
       ok: error === null,
+      permanent,
       statusCode,
       error,
       durationMs: Math.round(performance.now() - started),
@@ -68,7 +83,7 @@ export class AlertSender implements OnApplicationShutdown {
       const status = isSafeFetchError(err) ? (err.details.status ?? null) : null;
       const text = err instanceof Error ? err.message : String(err);
       const token = channel.type === 'telegram' ? await this.secrets.open(channel.bot_token).catch(() => '') : '';
-      return done(status, (token ? text.split(token).join('***') : text).slice(0, 500));
+      return done(status, (token ? text.split(token).join('***') : text).slice(0, 500), isPermanent(err));
     }
   }
 
@@ -93,7 +108,10 @@ export class AlertSender implements OnApplicationShutdown {
 
   private async telegram(channel: { chat_id: string; bot_token: string }, message: AlertMessage): Promise<number> {
     const token = await this.secrets.open(channel.bot_token);
-    await this.fetcher.fetch(`${this.config.alerts.telegramApiBase}/bot${token}/sendMessage`, {
+    if (!TELEGRAM_BOT_TOKEN.test(token)) throw new PermanentSendError('The bot token is not a Telegram bot token.');
+    // one path segment whatever the token holds (`:` is allowed in a segment and kept readable)
+    const segment = encodeURIComponent(`bot${token}`).replace(/%3A/gi, ':');
+    await this.fetcher.fetch(`${this.config.alerts.telegramApiBase}/${segment}/sendMessage`, {
       method: 'POST',
       maxBytes: MAX_RESPONSE_BYTES,
       timeoutMs: SEND_TIMEOUT_MS,

@@ -1,4 +1,4 @@
-import { capBytes, redactValue, storedRequestBody, storedResponseBody } from './bodies';
+import { capBytes, redactValue, storedRequestBody, storedResponseBody, textRedacted, TOO_DEEP } from './bodies';
 
 describe('request-log bodies', () => {
   it('redacts credential fields and credentials inside text, keeps token counts', () => {
@@ -53,5 +53,60 @@ describe('request-log bodies', () => {
       'data: {"t":"[REDACTED]"}\n\n',
     );
     expect(storedResponseBody('{"a":', true, 100)).toEqual({ text: '{"a":', truncated: true });
+  });
+});
+
+/** Fake credentials in their real formats (testing/secret-shapes.json): none may be stored. */
+interface Corpus {
+  text: { name: string; text: string; secret: string }[];
+  fields: { name: string; body: Record<string, unknown> | null; secret: string }[];
+  keep: { name: string; body: Record<string, unknown>; kept: string[] }[];
+}
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const corpus = require('./testing/secret-shapes.json') as Corpus;
+
+function nested(depth: number, leaf: Record<string, unknown>): Record<string, unknown> {
+  let v: Record<string, unknown> = leaf;
+  for (let i = 0; i < depth; i++) v = i % 2 ? { a: v } : { list: [v] };
+  return v;
+}
+
+describe('request-log redaction: the corpus of secret shapes', () => {
+  it.each(corpus.text.map((c) => [c.name, c] as const))('text: %s', (_name, c) => {
+    const asField = storedRequestBody({ messages: [{ role: 'user', content: c.text }] }, 1 << 20)!.text;
+    const asStream = storedResponseBody(`data: ${JSON.stringify({ delta: c.text })}\n\n`, true, 1 << 20)!.text;
+    for (const stored of [asField, asStream, textRedacted(c.text)]) {
+      expect(stored).not.toContain(c.secret);
+      expect(stored).toContain('[REDACTED]');
+    }
+  });
+
+  it.each(corpus.fields.map((c) => [c.name, c] as const))('field: %s', (name, c) => {
+    const depth = /depth (\d+)/.exec(name);
+    const body = c.body ?? nested(Number(depth![1]), { password: c.secret });
+    const stored = storedRequestBody(body, 1 << 20)!.text;
+    expect(stored).not.toContain(c.secret);
+    const response = storedResponseBody(JSON.stringify(body), false, 1 << 20)!.text;
+    expect(response).not.toContain(c.secret);
+  });
+
+  it.each(corpus.keep.map((c) => [c.name, c] as const))('kept: %s', (_name, c) => {
+    const stored = storedRequestBody(c.body, 1 << 20)!.text;
+    for (const k of c.kept) expect(stored).toContain(k);
+    expect(stored).not.toContain('[REDACTED]');
+  });
+
+  it('what is nested deeper than the cap is dropped, what is above it kept', () => {
+    const stored = JSON.parse(storedRequestBody(nested(40, { note: 'deep' }), 1 << 20)!.text) as unknown;
+    expect(JSON.stringify(stored)).not.toContain('deep"');
+    expect(JSON.stringify(stored)).toContain(TOO_DEEP);
+    expect(JSON.stringify(redactValue(nested(10, { note: 'shallow' })))).toContain('shallow');
+  });
+
+  it('stays linear on long hostile text', () => {
+    const hostile = `${'a'.repeat(200_000)} ${'x-'.repeat(100_000)} ${'postgres://'.repeat(10_000)}`;
+    const started = Date.now();
+    textRedacted(hostile);
+    expect(Date.now() - started).toBeLessThan(1_000);
   });
 });

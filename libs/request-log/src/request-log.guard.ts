@@ -7,6 +7,11 @@ import { AppConfig } from '@app/config';
 /** Whose records a request-log read may see: one team, or every team (operators; null). */
 export interface RequestLogScope {
   teamId: string | null;
+  /**
+   * Whose stored bodies it may read: null = every record's (operators, the team's API keys, owners
+   * and admins); a user id = only the records that user made with a session (members, viewers).
+   */
+  bodiesOfUser: string | null;
 }
 
 interface ScopedRequest extends Request {
@@ -22,7 +27,9 @@ function queryTeam(req: Request): string | null {
 /**
  * The request log's readers: the operator (ADMIN_TOKEN, or an operator's session without a team
  * header) reads every team, or the team of `team_id`; anyone else goes through the API-key guard —
- * the team's API keys, or a session with at least the viewer role in the team it names.
+ * the team's API keys, or a session with at least the viewer role in the team it names. Stored
+ * bodies are read by operators, the team's keys, owners and admins; members and viewers read the
+ * bodies of their own session calls only (other records answer without bodies).
  */
 @Injectable()
 export class RequestLogGuard implements CanActivate {
@@ -40,12 +47,16 @@ export class RequestLogGuard implements CanActivate {
       (token && bearer && secretsEqual(bearer[1], token)) ||
       (session?.operator && req.headers[TEAM_HEADER] === undefined)
     ) {
-      req.requestLogScope = { teamId: queryTeam(req) };
+      req.requestLogScope = { teamId: queryTeam(req), bodiesOfUser: null };
       return true;
     }
     await this.keys.canActivate(context);
     if (!req.caller) throw ApiError.unauthorized();
-    req.requestLogScope = { teamId: req.caller.teamId };
+    // a session below admin reads the bodies of its own calls only: other members' prompts stay theirs
+    const userId = req.caller.userId;
+    const role = userId && session ? session.roles[req.caller.teamId] : undefined;
+    const seesAll = !userId || session?.operator === true || role === 'owner' || role === 'admin';
+    req.requestLogScope = { teamId: req.caller.teamId, bodiesOfUser: seesAll ? null : userId };
     return true;
   }
 }

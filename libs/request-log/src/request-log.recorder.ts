@@ -5,7 +5,7 @@ import { AppConfig } from '@app/config';
 import { ModelCatalogService } from '@app/providers';
 import { RequestLogEntity } from './entities/request-log.entity';
 import { KB_PARAM, isModelRoute } from './model-routes';
-import { storedRequestBody, storedResponseBody } from './bodies';
+import { storedRequestBody, storedResponseBody, textRedacted } from './bodies';
 import { capturedResponse, watchModelResponse } from './response-capture';
 import { RequestLogSettings, TeamLogSettings } from './request-log.settings';
 import { RequestLogWriter } from './request-log.writer';
@@ -22,6 +22,12 @@ type Body = Record<string, unknown> | undefined;
 
 function str(v: unknown, max: number): string | null {
   return typeof v === 'string' && v !== '' ? v.slice(0, max) : null;
+}
+
+/** The User-Agent as stored: credentials a client put in it redacted, at most 512 characters. */
+function userAgentOf(v: unknown): string | null {
+  const ua = str(v, 2048);
+  return ua === null ? null : textRedacted(ua).slice(0, 512);
 }
 
 /** The end user a call names: `user` (OpenAI), `user_id`, or `metadata.user_id` (Anthropic). */
@@ -125,7 +131,7 @@ export class RequestLogRecorder implements RequestRecorder, OnModuleInit, OnModu
       projectId: str(body?.project_id, 64),
       knowledgeBaseId: kbParam ? str(req.params?.[kbParam], 64) : str(body?.knowledge_base_id, 64),
       clientIp: (req.ip ?? req.socket?.remoteAddress ?? '').slice(0, 64) || null,
-      userAgent: str(req.headers['user-agent'], 512),
+      userAgent: userAgentOf(req.headers['user-agent']),
       requestBody: null,
       responseBody: null,
       bodyTruncated: false,

@@ -100,6 +100,7 @@ export class RequestLogService {
     const r = id.length <= 128 ? await this.repo.find(scope.teamId, id) : null;
     if (!r) throw ApiError.notFound(`No request ${id} in the request log.`, 'request_not_found', 'id');
     const out: RequestLogDetailDto = view(r);
+    if (scope.bodiesOfUser !== null && r.sessionUserId !== scope.bodiesOfUser) return out;
     if (r.requestBody !== null) out.request_body = r.requestBody;
     if (r.responseBody !== null) out.response_body = r.responseBody;
     if (r.requestBody !== null || r.responseBody !== null) out.body_truncated = r.bodyTruncated;

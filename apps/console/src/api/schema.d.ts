@@ -5511,12 +5511,6 @@ export interface components {
         };
         CreateAlertDto: {
             /**
-             * @description The rule's kind (cannot change)
-             * @example balance_below
-             * @enum {string}
-             */
-            kind?: "balance_below" | "budget_used" | "error_rate";
-            /**
              * @description balance_below: fire when the balance goes below this many RUB
              * @example 50
              */
@@ -5556,13 +5550,18 @@ export interface components {
              * @example 10
              */
             min_requests?: number;
-            /** @description Where the alert is sent (1 to 10 channels) */
-            channels?: components["schemas"]["AlertChannelInputDto"][];
             /**
              * @description A disabled rule is not evaluated
              * @example true
              */
             enabled?: boolean;
+            /**
+             * @example balance_below
+             * @enum {string}
+             */
+            kind: "balance_below" | "budget_used" | "error_rate";
+            /** @description Where the alert is sent (1 to 10 channels) */
+            channels: components["schemas"]["AlertChannelInputDto"][];
         };
         AlertChannelDto: {
             /**
@@ -5715,12 +5714,6 @@ export interface components {
         };
         UpdateAlertDto: {
             /**
-             * @description The rule's kind (cannot change)
-             * @example balance_below
-             * @enum {string}
-             */
-            kind?: "balance_below" | "budget_used" | "error_rate";
-            /**
              * @description balance_below: fire when the balance goes below this many RUB
              * @example 50
              */
@@ -5760,13 +5753,19 @@ export interface components {
              * @example 10
              */
             min_requests?: number;
-            /** @description Where the alert is sent (1 to 10 channels) */
-            channels?: components["schemas"]["AlertChannelInputDto"][];
             /**
              * @description A disabled rule is not evaluated
              * @example true
              */
             enabled?: boolean;
+            /**
+             * @description The rule's kind (cannot change)
+             * @example balance_below
+             * @enum {string}
+             */
+            kind?: "balance_below" | "budget_used" | "error_rate";
+            /** @description Where the alert is sent (1 to 10 channels) */
+            channels?: components["schemas"]["AlertChannelInputDto"][];
         };
         RequestLogUsageDto: {
             /** @example 120 */

@@ -13,13 +13,14 @@ import {
   IsOptional,
   IsString,
   IsUUID,
+  Matches,
   Max,
   MaxLength,
   Min,
   MinLength,
   ValidateNested,
 } from 'class-validator';
-import { ALERT_KINDS, type AlertKind, CHANNEL_TYPES, type ChannelType } from '../alert-rules';
+import { ALERT_KINDS, type AlertKind, CHANNEL_TYPES, type ChannelType, TELEGRAM_BOT_TOKEN } from '../alert-rules';
 
 const PERCENT_SCHEMA = {
   oneOf: [
@@ -58,6 +59,9 @@ export class AlertChannelInputDto {
   @IsString()
   @MinLength(5)
   @MaxLength(200)
+  @Matches(TELEGRAM_BOT_TOKEN, {
+    message: 'bot_token must be a Telegram bot token: digits, a colon, then letters, digits, _ or -',
+  })
   bot_token?: string;
 
   @ApiPropertyOptional({
@@ -72,13 +76,8 @@ export class AlertChannelInputDto {
   chat_id?: string;
 }
 
-/** The fields a rule may change (PATCH); `kind` cannot change (given, it must be the rule's). */
-export class UpdateAlertDto {
-  @ApiPropertyOptional({ enum: ALERT_KINDS, description: "The rule's kind (cannot change)", example: 'balance_below' })
-  @IsOptional()
-  @IsIn(ALERT_KINDS as unknown as string[])
-  kind?: AlertKind;
-
+/** A rule's parameters and switch: the fields both a new rule (POST) and a change (PATCH) take. */
+class AlertRuleFieldsDto {
   @ApiPropertyOptional({ description: 'balance_below: fire when the balance goes below this many RUB', example: 50 })
   @IsOptional()
   @IsNumber({ maxDecimalPlaces: 6 })
@@ -137,6 +136,19 @@ export class UpdateAlertDto {
   @Max(1_000_000)
   min_requests?: number;
 
+  @ApiPropertyOptional({ description: 'A disabled rule is not evaluated', example: true })
+  @IsOptional()
+  @IsBoolean()
+  enabled?: boolean;
+}
+
+/** The fields a rule may change (PATCH); `kind` cannot change (given, it must be the rule's). */
+export class UpdateAlertDto extends AlertRuleFieldsDto {
+  @ApiPropertyOptional({ enum: ALERT_KINDS, description: "The rule's kind (cannot change)", example: 'balance_below' })
+  @IsOptional()
+  @IsIn(ALERT_KINDS as unknown as string[])
+  kind?: AlertKind;
+
   @ApiPropertyOptional({ type: [AlertChannelInputDto], description: 'Where the alert is sent (1 to 10 channels)' })
   @IsOptional()
   @IsArray()
@@ -145,17 +157,13 @@ export class UpdateAlertDto {
   @ValidateNested({ each: true })
   @Type(() => AlertChannelInputDto)
   channels?: AlertChannelInputDto[];
-
-  @ApiPropertyOptional({ description: 'A disabled rule is not evaluated', example: true })
-  @IsOptional()
-  @IsBoolean()
-  enabled?: boolean;
 }
 
-export class CreateAlertDto extends UpdateAlertDto {
+/** A new rule (POST): `kind` and `channels` are required. */
+export class CreateAlertDto extends AlertRuleFieldsDto {
   @ApiProperty({ enum: ALERT_KINDS, example: 'balance_below' })
   @IsIn(ALERT_KINDS as unknown as string[])
-  declare kind: AlertKind;
+  kind: AlertKind;
 
   @ApiProperty({ type: [AlertChannelInputDto], description: 'Where the alert is sent (1 to 10 channels)' })
   @IsArray()
@@ -163,7 +171,7 @@ export class CreateAlertDto extends UpdateAlertDto {
   @ArrayMaxSize(10)
   @ValidateNested({ each: true })
   @Type(() => AlertChannelInputDto)
-  declare channels: AlertChannelInputDto[];
+  channels: AlertChannelInputDto[];
 }
 
 export class AlertChannelDto {

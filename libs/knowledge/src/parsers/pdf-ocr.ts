@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppConfig } from '@app/config';
 import { ExtractionError } from '../document-parser';
+import { boundedTool } from './bounded-tool';
 import { normalizeText } from './normalize-text';
 
 /** Languages OCR reads, those of them whose data is installed. */
@@ -92,15 +93,8 @@ export class PdfOcr {
         true,
       );
     if (timeout <= 0) return Promise.reject(limit());
-    // through the shell only to cap the tool's address space (ulimit -v, KiB); then it is the tool itself
-    const capped = [
-      '-c',
-      'ulimit -v "$1" || exit 125; shift; exec "$@"',
-      'ocr',
-      String(memoryMb * 1024),
-      file,
-      ...args,
-    ];
+    // bounded by itself: memory cap, own time limit, and killed with this process (bounded-tool.ts)
+    const capped = boundedTool(file, args, memoryMb, timeout);
     return new Promise((resolve, reject) => {
       execFile(
         '/bin/sh',

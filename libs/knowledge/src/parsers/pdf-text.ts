@@ -7,6 +7,7 @@
  * a form feed after each page.
  */
 import { execFile } from 'node:child_process';
+import { boundedTool } from './bounded-tool';
 import { Parser } from 'htmlparser2';
 import { ExtractionError } from '../document-parser';
 
@@ -82,20 +83,8 @@ function readHtmlMeta(html: string): { title: string; text: string } {
 }
 
 function run(tool: PdfTextTool, bytes: Buffer): Promise<string> {
-  // through the shell only to cap the tool's address space (ulimit -v, KiB); then it is the tool itself
-  const args = [
-    '-c',
-    'ulimit -v "$1" || exit 125; shift; exec "$@"',
-    'pdftotext',
-    String(tool.memoryMb * 1024),
-    tool.path,
-    '-q',
-    '-enc',
-    'UTF-8',
-    '-htmlmeta',
-    '-',
-    '-',
-  ];
+  // bounded by itself: memory cap, own time limit, and killed with this process (bounded-tool.ts)
+  const args = boundedTool(tool.path, ['-q', '-enc', 'UTF-8', '-htmlmeta', '-', '-'], tool.memoryMb, tool.timeoutMs);
   return new Promise((resolve, reject) => {
     const child = execFile(
       '/bin/sh',
