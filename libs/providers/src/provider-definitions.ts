@@ -13,7 +13,13 @@ import { LOCAL } from './local/local.definition';
 import { OPENAI } from './openai/openai.definition';
 import type { ProviderDefinition, ProviderEnvSpec } from './provider-definition';
 
-export type { ProviderDefinition, ProviderEnvSpec, ProviderCapabilities } from './provider-definition';
+export type {
+  Jurisdiction,
+  ProviderDefinition,
+  ProviderEnvSpec,
+  ProviderEnvVariable,
+  ProviderCapabilities,
+} from './provider-definition';
 
 export const PROVIDER_DEFINITIONS: readonly ProviderDefinition[] = [OPENAI, DEEPSEEK, ANTHROPIC, GEMINI, LOCAL];
 
