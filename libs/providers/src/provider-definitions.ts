@@ -14,7 +14,13 @@ import { OPENAI } from './openai/openai.definition';
 import type { ProviderDefinition, ProviderEnvSpec } from './provider-definition';
 import { YANDEX } from './yandex/yandex.definition';
 
-export type { ProviderDefinition, ProviderEnvSpec, ProviderCapabilities } from './provider-definition';
+export type {
+  Jurisdiction,
+  ProviderDefinition,
+  ProviderEnvSpec,
+  ProviderEnvVariable,
+  ProviderCapabilities,
+} from './provider-definition';
 
 export const PROVIDER_DEFINITIONS: readonly ProviderDefinition[] = [
   OPENAI,

@@ -232,6 +232,8 @@ export interface ProviderConnection {
   apiKey: string;
   baseUrl: string;
   timeoutMs: number;
+  /** the definition's own variables (its env spec's `extra`) that are set, by name: `extra['FOLDER_ID']` */
+  extra?: Readonly<Record<string, string>>;
 }
 
 /** What every chat-capable adapter folder exports (pure functions + a per-stream state). */
