@@ -13,9 +13,8 @@ export interface YandexAccess {
 
 /** The provider's own variables as the connection carries them (by name after `YANDEX_`). */
 function extraValue(conn: ProviderConnection, name: string): string | undefined {
-  const extra = (conn as { extra?: Readonly<Record<string, unknown>> }).extra;
-  const value = extra?.[name];
-  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+  const value = conn.extra?.[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
 }
 
 /** An API key wins over an IAM token when both are set (a key does not expire; a token lives 12 hours). */
