@@ -331,6 +331,16 @@ describe(`POST /api/v1/chat over raw HTTP (${backendKind()})`, () => {
       supports_tools: true,
     });
     expect(byKey.get('local')).toMatchObject({ jurisdiction: 'ru', available: true, unavailable_reason: null });
+    expect(byKey.get('yandexgpt')).toMatchObject({
+      provider: 'yandex',
+      jurisdiction: 'ru',
+      available: false,
+      unavailable_reason:
+        'Provider "yandex" is not configured: set YANDEX_API_KEY and YANDEX_FOLDER_ID or YANDEX_IAM_TOKEN and YANDEX_FOLDER_ID on the gateway.',
+    });
+    const yandex = await chat({ prompt: 'x', model: 'yandexgpt', user_id: 'u' });
+    expect(yandex.status).toBe(503);
+    expect(yandex.body.error.message).toContain('YANDEX_FOLDER_ID');
     // the OpenAI-shaped list carries the same three fields
     const openAiShape = await request(t.url).get('/v1/models').set('api-key', apiKey);
     const listed = new Map<string, Record<string, unknown>>(
@@ -343,6 +353,12 @@ describe(`POST /api/v1/chat over raw HTTP (${backendKind()})`, () => {
       unavailable_reason: expect.stringContaining('GEMINI_API_KEY'),
     });
     expect(listed.get('local')).toMatchObject({ jurisdiction: 'ru', available: true, unavailable_reason: null });
+    expect(listed.get('yandex-embeddings')).toMatchObject({
+      owned_by: 'yandex',
+      jurisdiction: 'ru',
+      available: false,
+      unavailable_reason: expect.stringContaining('YANDEX_IAM_TOKEN') as unknown,
+    });
     // the prices the suites compute with are the catalog's
     for (const [key, p] of Object.entries(PRICES) as [PricedModel, (typeof PRICES)[PricedModel]][]) {
       expect(byKey.get(key)?.pricing).toEqual({
