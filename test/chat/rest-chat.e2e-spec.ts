@@ -317,12 +317,48 @@ describe(`POST /api/v1/chat over raw HTTP (${backendKind()})`, () => {
     expect(byKey.get('gemini-2.5-flash')).toMatchObject({
       provider: 'gemini',
       kind: 'chat',
+      jurisdiction: 'foreign',
       available: false,
+      unavailable_reason: 'Provider "gemini" is not configured: set GEMINI_API_KEY on the gateway.',
       full_context: true,
       supports_images: true,
     });
-    expect(byKey.get('gpt-4o-mini')).toMatchObject({ available: true, context_window: 128000, supports_tools: true });
-    expect(byKey.get('local')).toMatchObject({ available: true });
+    expect(byKey.get('gpt-4o-mini')).toMatchObject({
+      jurisdiction: 'foreign',
+      available: true,
+      unavailable_reason: null,
+      context_window: 128000,
+      supports_tools: true,
+    });
+    expect(byKey.get('local')).toMatchObject({ jurisdiction: 'ru', available: true, unavailable_reason: null });
+    expect(byKey.get('yandexgpt')).toMatchObject({
+      provider: 'yandex',
+      jurisdiction: 'ru',
+      available: false,
+      unavailable_reason:
+        'Provider "yandex" is not configured: set YANDEX_API_KEY and YANDEX_FOLDER_ID or YANDEX_IAM_TOKEN and YANDEX_FOLDER_ID on the gateway.',
+    });
+    const yandex = await chat({ prompt: 'x', model: 'yandexgpt', user_id: 'u' });
+    expect(yandex.status).toBe(503);
+    expect(yandex.body.error.message).toContain('YANDEX_FOLDER_ID');
+    // the OpenAI-shaped list carries the same three fields
+    const openAiShape = await request(t.url).get('/v1/models').set('api-key', apiKey);
+    const listed = new Map<string, Record<string, unknown>>(
+      (openAiShape.body.data as Record<string, unknown>[]).map((m) => [String(m.id), m]),
+    );
+    expect(listed.get('gemini-2.5-flash')).toMatchObject({
+      owned_by: 'gemini',
+      jurisdiction: 'foreign',
+      available: false,
+      unavailable_reason: expect.stringContaining('GEMINI_API_KEY'),
+    });
+    expect(listed.get('local')).toMatchObject({ jurisdiction: 'ru', available: true, unavailable_reason: null });
+    expect(listed.get('yandex-embeddings')).toMatchObject({
+      owned_by: 'yandex',
+      jurisdiction: 'ru',
+      available: false,
+      unavailable_reason: expect.stringContaining('YANDEX_IAM_TOKEN') as unknown,
+    });
     // the prices the suites compute with are the catalog's
     for (const [key, p] of Object.entries(PRICES) as [PricedModel, (typeof PRICES)[PricedModel]][]) {
       expect(byKey.get(key)?.pricing).toEqual({

@@ -6,3 +6,4 @@ export * from './fake-anthropic';
 export * from './fake-gemini';
 export * from './image-server';
 export * from './otlp-receiver';
+export * from './fake-yandex';

@@ -41,6 +41,9 @@ export function supportedControls(model: Pick<ModelEntry, 'provider' | 'upstream
       return new Set<ChatControl>(['reasoning_effort']);
     case 'gemini':
       return new Set<ChatControl>(['frequency_penalty', 'presence_penalty', 'reasoning_effort']);
+    case 'yandex':
+      // reasoning_effort → reasoningOptions; the Foundation Models API has no penalties or logprobs
+      return new Set<ChatControl>(['reasoning_effort']);
     case 'local':
       return new Set<ChatControl>();
     default:

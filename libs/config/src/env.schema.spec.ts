@@ -1,4 +1,9 @@
-import { ConfigError, parseEnv as parseServiceEnv, ProviderEnvDeclaration } from './env.schema';
+import {
+  ConfigError,
+  missingProviderCredential,
+  parseEnv as parseServiceEnv,
+  ProviderEnvDeclaration,
+} from './env.schema';
 
 /** Provider declarations as the provider definitions (libs/providers) hand them to the configuration. */
 const PROVIDERS: ProviderEnvDeclaration[] = [
@@ -16,13 +21,65 @@ describe('parseEnv', () => {
       { name: 'acme', env: { prefix: 'ACME', defaultBaseUrl: 'https://api.acme.test/v1', defaultMaxRetries: 4 } },
     ]);
     expect(c.providers).toEqual({
-      acme: { apiKey: 'a', baseUrl: 'https://api.acme.test/v1', timeoutMs: 500, inlineImages: false, maxRetries: 4 },
+      acme: {
+        apiKey: 'a',
+        baseUrl: 'https://api.acme.test/v1',
+        timeoutMs: 500,
+        inlineImages: false,
+        maxRetries: 4,
+        extra: {},
+        credentials: [['API_KEY']],
+      },
     });
     expect(() =>
       parseServiceEnv({ ACME_TIMEOUT_MS: 'soon' }, [
         { name: 'acme', env: { prefix: 'ACME', defaultBaseUrl: 'https://x' } },
       ]),
     ).toThrow('ACME_TIMEOUT_MS must be an integer');
+  });
+
+  it("reads a provider's own variables (extra): validated, defaulted, and its credential alternatives", () => {
+    const acme: ProviderEnvDeclaration = {
+      name: 'acme',
+      env: {
+        prefix: 'ACME',
+        defaultBaseUrl: 'https://api.acme.test/v1',
+        extra: [
+          { name: 'IAM_TOKEN' },
+          { name: 'FOLDER_ID' },
+          { name: 'SCOPE', oneOf: ['PERS', 'B2B'], default: 'PERS' },
+          { name: 'OAUTH_URL', kind: 'url', default: 'https://auth.acme.test/oauth' },
+          { name: 'CA_FILE', kind: 'file' },
+        ],
+        credentials: [
+          ['API_KEY', 'FOLDER_ID'],
+          ['IAM_TOKEN', 'FOLDER_ID'],
+        ],
+      },
+    };
+    const read = (env: Record<string, string>) => parseServiceEnv(env, [acme]).providers.acme;
+    expect(read({}).extra).toEqual({ SCOPE: 'PERS', OAUTH_URL: 'https://auth.acme.test/oauth' });
+    expect(
+      read({
+        ACME_FOLDER_ID: 'b1g',
+        ACME_SCOPE: 'B2B',
+        ACME_OAUTH_URL: 'http://127.0.0.1:9/oauth/',
+        ACME_CA_FILE: __filename,
+      }).extra,
+    ).toEqual({ FOLDER_ID: 'b1g', SCOPE: 'B2B', OAUTH_URL: 'http://127.0.0.1:9/oauth', CA_FILE: __filename });
+    expect(() => read({ ACME_SCOPE: 'CORP' })).toThrow('ACME_SCOPE must be one of PERS, B2B, got "CORP"');
+    expect(() => read({ ACME_OAUTH_URL: 'ftp://x' })).toThrow('ACME_OAUTH_URL must use http: or https:');
+    expect(() => read({ ACME_CA_FILE: '/nonexistent/ca.pem' })).toThrow('ACME_CA_FILE must name a readable file');
+
+    expect(missingProviderCredential('ACME', read({}))).toBe(
+      'ACME_API_KEY and ACME_FOLDER_ID or ACME_IAM_TOKEN and ACME_FOLDER_ID',
+    );
+    expect(missingProviderCredential('ACME', read({ ACME_API_KEY: 'k' }))).toBe('ACME_FOLDER_ID');
+    expect(missingProviderCredential('ACME', read({ ACME_FOLDER_ID: 'f' }))).toBe('ACME_API_KEY or ACME_IAM_TOKEN');
+    expect(missingProviderCredential('ACME', read({ ACME_IAM_TOKEN: 't', ACME_FOLDER_ID: 'f' }))).toBeNull();
+    const plain = parseServiceEnv({}, PROVIDERS).providers.openai;
+    expect(missingProviderCredential('OPENAI', plain)).toBe('OPENAI_API_KEY');
+    expect(missingProviderCredential('OPENAI', { ...plain, apiKey: 'k' })).toBeNull();
   });
 
   it('applies documented defaults on an empty environment', () => {

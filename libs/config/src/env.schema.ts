@@ -1,3 +1,4 @@
+import { accessSync, constants } from 'node:fs';
 import { isIP } from 'node:net';
 
 /**
@@ -20,7 +21,23 @@ export interface ProviderEnvDeclaration {
     defaultBaseUrl: string;
     /** retries of a retryable upstream failure when <PREFIX>_MAX_RETRIES is unset */
     defaultMaxRetries?: number;
+    /** the provider's own variables, each read as `<PREFIX>_<name>` into ProviderEnv.extra */
+    extra?: readonly ProviderEnvVariable[];
+    /** alternatives of variable names that must all be set for the provider to count as configured */
+    credentials?: readonly (readonly string[])[];
   };
+}
+
+/**
+ * One provider-specific variable, `<PREFIX>_<name>`: a plain string, an http(s) URL (trailing
+ * slashes dropped) or the path of a readable file; `oneOf` limits it to a set of values; `default`
+ * applies when it is unset. Every one is validated at boot, the error naming the variable.
+ */
+export interface ProviderEnvVariable {
+  name: string;
+  kind?: 'string' | 'url' | 'file';
+  oneOf?: readonly string[];
+  default?: string;
 }
 
 /** <PREFIX>_MAX_RETRIES when neither the variable nor the definition says otherwise. */
@@ -110,6 +127,24 @@ export interface ProviderEnv {
   inlineImages: boolean;
   /** retries of a retryable upstream failure (connect error, 408/409/429/5xx) before giving up or falling back */
   maxRetries: number;
+  /** the declaration's `extra` variables that are set (or have a default), by name without the prefix */
+  extra: Record<string, string>;
+  /** the declaration's credential alternatives (default: API_KEY alone) */
+  credentials: readonly (readonly string[])[];
+}
+
+/**
+ * The full names of the credential variables still to set, or null when the provider is
+ * configured: of the alternatives that miss the fewest variables, each one's missing names joined
+ * with " and ", the alternatives with " or " (e.g. "YANDEX_FOLDER_ID", "X_API_KEY or X_IAM_TOKEN").
+ */
+export function missingProviderCredential(prefix: string, p: ProviderEnv): string | null {
+  const isSet = (name: string) => (name === 'API_KEY' ? p.apiKey : p.extra[name]) !== undefined;
+  const missing = p.credentials.map((alt) => alt.filter((n) => !isSet(n)));
+  const fewest = Math.min(...missing.map((m) => m.length));
+  if (fewest === 0) return null;
+  const phrases = missing.filter((m) => m.length === fewest).map((m) => m.map((n) => `${prefix}_${n}`).join(' and '));
+  return [...new Set(phrases)].join(' or ');
 }
 
 /** Retry backoff and deployment cooldown; per-provider retry counts live in ProviderEnv. */
@@ -319,13 +354,38 @@ export interface OtelEnv {
 /** The <PREFIX>_* variables of one provider declaration. */
 function provider(env: Env, spec: ProviderEnvDeclaration['env'], defaultTimeoutMs: number): ProviderEnv {
   const { prefix, defaultBaseUrl } = spec;
+  const extra: Record<string, string> = {};
+  for (const v of spec.extra ?? []) {
+    const value = providerVariable(env, `${prefix}_${v.name}`, v);
+    if (value !== undefined) extra[v.name] = value;
+  }
   return {
     apiKey: str(env, `${prefix}_API_KEY`),
     baseUrl: url(env, `${prefix}_BASE_URL`, ['http:', 'https:']) ?? defaultBaseUrl,
     timeoutMs: int(env, `${prefix}_TIMEOUT_MS`, defaultTimeoutMs, 100, 3_600_000),
     inlineImages: bool(env, `${prefix}_INLINE_IMAGES`, false),
     maxRetries: int(env, `${prefix}_MAX_RETRIES`, spec.defaultMaxRetries ?? DEFAULT_MAX_RETRIES, 0, 10),
+    extra,
+    credentials: spec.credentials ?? [['API_KEY']],
   };
+}
+
+/** One ProviderEnvVariable, validated; undefined when unset and without a default. */
+function providerVariable(env: Env, name: string, v: ProviderEnvVariable): string | undefined {
+  const kind = v.kind ?? 'string';
+  let value = kind === 'url' ? url(env, name, ['http:', 'https:']) : str(env, name);
+  if (value === undefined) value = v.default;
+  if (value === undefined) return undefined;
+  if (v.oneOf && !v.oneOf.includes(value))
+    throw new ConfigError(`${name} must be one of ${v.oneOf.join(', ')}, got "${value}"`);
+  if (kind === 'file') {
+    try {
+      accessSync(value, constants.R_OK);
+    } catch {
+      throw new ConfigError(`${name} must name a readable file, got "${value}"`);
+    }
+  }
+  return value;
 }
 
 function bool(env: Env, name: string, def: boolean): boolean {

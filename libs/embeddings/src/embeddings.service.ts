@@ -2,6 +2,7 @@ import { Injectable, Optional } from '@nestjs/common';
 import { ApiError, MetricsService } from '@app/common';
 import {
   CanonicalEmbeddingResponse,
+  EmbeddingPurpose,
   ModelEntry,
   providerErrorToApiError,
   ProviderRegistry,
@@ -90,12 +91,17 @@ export class EmbeddingsService {
     return this.tokenizers.embeddings.truncate(text, maxTokens);
   }
 
+  /**
+   * `purpose`: `query` for a search's own text (a knowledge-base search, rerank's query), `document`
+   * (the default) for texts that are searched; providers with a query/document model pair pick by it.
+   */
   async embed(
     model: ModelEntry,
     texts: string[],
     dimensions: number | undefined,
     signal?: AbortSignal,
     tokenCounts?: number[],
+    purpose: EmbeddingPurpose = 'document',
   ): Promise<EmbedResult> {
     if (texts.length === 0) return { vectors: [], tokens: 0 };
     const provider = this.registry.embeddings(model);
@@ -105,7 +111,7 @@ export class EmbeddingsService {
     try {
       results = await mapLimit(batches, BATCH_CONCURRENCY, ([s, e]) => {
         const call = () =>
-          provider.embed({ model: model.upstream_model, input: texts.slice(s, e), dimensions }, signal);
+          provider.embed({ model: model.upstream_model, input: texts.slice(s, e), dimensions, purpose }, signal);
         return this.router ? this.router.retry(model, call, { signal }) : call();
       });
     } catch (err) {

@@ -113,6 +113,7 @@ export class KbSearchService {
           model.dimensions === store.dimensions ? undefined : store.dimensions,
           undefined,
           counts,
+          'query',
         ),
       charge: (r) => ({
         costMicro: embeddingsChargeMicro(model.pricing, r.tokens),

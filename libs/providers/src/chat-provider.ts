@@ -69,6 +69,7 @@ export class HttpChatProvider implements ChatProvider {
       timeoutMs: this.conn.timeoutMs,
       signal,
       mapError: (s, b, h, now) => this.adapter.mapError(s, b, h, now),
+      framing: this.adapter.streamFraming,
     });
     const adapter = this.adapter;
     const nowMs = this.clock.now();

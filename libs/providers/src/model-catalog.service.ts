@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ApiError } from '@app/common';
 import { AppConfig } from '@app/config';
 import { CatalogError, loadCatalog, ModelEntry, ModelKind } from './catalog/model-catalog';
-import { PROVIDER_NAMES } from './provider-definitions';
+import { findProviderDefinition, Jurisdiction, PROVIDER_NAMES } from './provider-definitions';
 import { ProviderRegistry } from './provider-registry';
 
 /** The model catalog (built-in + MODELS_FILE) and MODEL_ALIASES, validated once at start. */
@@ -56,5 +56,17 @@ export class ModelCatalogService {
 
   isAvailable(m: ModelEntry): boolean {
     return this.registry.isAvailable(m);
+  }
+
+  /** Why the model is unavailable (the credentials to set), or null when it is available. */
+  unavailableReason(m: ModelEntry): string | null {
+    return this.registry.unavailableReason(m);
+  }
+
+  /** Where the model's provider keeps the data (its definition's `jurisdiction`). */
+  jurisdiction(m: ModelEntry): Jurisdiction {
+    const d = findProviderDefinition(m.provider);
+    if (!d) throw new Error(`Model ${m.key}: unknown provider "${m.provider}"`); // the catalog refuses these at start
+    return d.jurisdiction;
   }
 }

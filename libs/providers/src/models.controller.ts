@@ -83,7 +83,15 @@ export class ModelsController {
   }
 
   private openAiModel(m: ModelEntry): OpenAiModelDto {
-    return { id: m.key, object: 'model', created: 1_700_000_000, owned_by: m.provider };
+    return {
+      id: m.key,
+      object: 'model',
+      created: 1_700_000_000,
+      owned_by: m.provider,
+      jurisdiction: this.catalog.jurisdiction(m),
+      available: this.catalog.isAvailable(m),
+      unavailable_reason: this.catalog.unavailableReason(m),
+    };
   }
 
   @Get('api/v1/models')
@@ -101,7 +109,9 @@ export class ModelsController {
         supports_images: m.supports_images,
         supports_tools: m.supports_tools,
         full_context: m.full_context,
+        jurisdiction: this.catalog.jurisdiction(m),
         available: this.catalog.isAvailable(m),
+        unavailable_reason: this.catalog.unavailableReason(m),
         pricing: { ...m.pricing, cache_write_1h_rub_per_1m: m.pricing.cache_write_1h_rub_per_1m ?? null },
         image: m.image ? { ...m.image } : null,
       })),

@@ -12,10 +12,24 @@ import { GEMINI } from './gemini/gemini.definition';
 import { LOCAL } from './local/local.definition';
 import { OPENAI } from './openai/openai.definition';
 import type { ProviderDefinition, ProviderEnvSpec } from './provider-definition';
+import { YANDEX } from './yandex/yandex.definition';
 
-export type { ProviderDefinition, ProviderEnvSpec, ProviderCapabilities } from './provider-definition';
+export type {
+  Jurisdiction,
+  ProviderDefinition,
+  ProviderEnvSpec,
+  ProviderEnvVariable,
+  ProviderCapabilities,
+} from './provider-definition';
 
-export const PROVIDER_DEFINITIONS: readonly ProviderDefinition[] = [OPENAI, DEEPSEEK, ANTHROPIC, GEMINI, LOCAL];
+export const PROVIDER_DEFINITIONS: readonly ProviderDefinition[] = [
+  OPENAI,
+  DEEPSEEK,
+  ANTHROPIC,
+  GEMINI,
+  LOCAL,
+  YANDEX,
+];
 
 export const PROVIDER_NAMES: readonly string[] = PROVIDER_DEFINITIONS.map((d) => d.name);
 

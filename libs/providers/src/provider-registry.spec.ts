@@ -20,7 +20,10 @@ describe('ProviderRegistry (a lookup over the provider definitions)', () => {
   const tokenizers = new TokenizerService(new TokenCounter('o200k_base'), new TokenCounter('cl100k_base'));
   const registry = (env: Record<string, string> = {}) =>
     new ProviderRegistry(AppConfig.load(ENV_PROVIDERS, env), http, tokenizers, new LexicalEmbedder());
-  const allKeys = Object.fromEntries(ENV_PROVIDERS.map((d) => [`${d.env.prefix}_API_KEY`, 'k']));
+  // every definition's first credential alternative set (a key, plus e.g. a folder id)
+  const allKeys = Object.fromEntries(
+    ENV_PROVIDERS.flatMap((d) => (d.env.credentials?.[0] ?? ['API_KEY']).map((n) => [`${d.env.prefix}_${n}`, 'k'])),
+  );
 
   afterAll(() => http.close());
 
@@ -47,6 +50,22 @@ describe('ProviderRegistry (a lookup over the provider definitions)', () => {
       expect(e).toBeInstanceOf(ApiError);
       expect((e as ApiError).message).toContain('Set ANTHROPIC_API_KEY on the gateway');
     }
+  });
+
+  it('Yandex: a folder and an API key or an IAM token; the reason names what is missing', () => {
+    expect(registry().missingCredential(model('yandex'))).toBe(
+      'YANDEX_API_KEY and YANDEX_FOLDER_ID or YANDEX_IAM_TOKEN and YANDEX_FOLDER_ID',
+    );
+    expect(registry({ YANDEX_FOLDER_ID: 'b1g' }).missingCredential(model('yandex'))).toBe(
+      'YANDEX_API_KEY or YANDEX_IAM_TOKEN',
+    );
+    expect(registry({ YANDEX_API_KEY: 'k' }).unavailableReason(model('yandex'))).toBe(
+      'Provider "yandex" is not configured: set YANDEX_FOLDER_ID on the gateway.',
+    );
+    expect(registry({ YANDEX_IAM_TOKEN: 't', YANDEX_FOLDER_ID: 'b1g' }).isAvailable(model('yandex'))).toBe(true);
+    expect(registry({ YANDEX_API_KEY: 'k', YANDEX_FOLDER_ID: 'b1g' }).chat(model('yandex'))).toBeInstanceOf(
+      HttpChatProvider,
+    );
   });
 
   it('exact token counts: local always, OpenAI only at api.openai.com, the others never', () => {

@@ -1,6 +1,6 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { ApiError, Clock, ParserPool } from '@app/common';
-import { AppConfig } from '@app/config';
+import { AppConfig, missingProviderCredential } from '@app/config';
 import { ADAPTER_FAMILIES } from './adapter-families';
 import { DeploymentSpec, ModelEntry } from './catalog/model-catalog';
 import { ChatProvider, EmbeddingProvider } from './chat-provider';
@@ -41,8 +41,9 @@ export class ProviderRegistry {
   }
 
   /**
-   * Env variable(s) that must be set for the model to be callable, or null when it is available.
-   * A model with catalog `deployments` is callable when at least one deployment has a key.
+   * Env variable(s) that must be set for the model to be callable, or null when it is available
+   * (the definition's `credentials` alternatives, default `<PREFIX>_API_KEY`). A model with catalog
+   * `deployments` is callable when at least one deployment has a key.
    */
   missingCredential(model: ModelEntry): string | null {
     const d = findProviderDefinition(model.provider);
@@ -53,7 +54,13 @@ export class ProviderRegistry {
         .map((dep) => dep.api_key_env ?? `${d.env!.prefix}_API_KEY`);
       return missing.length < model.deployments.length ? null : [...new Set(missing)].join(' or ');
     }
-    return this.config.provider(d.name).apiKey ? null : `${d.env.prefix}_API_KEY`;
+    return missingProviderCredential(d.env.prefix, this.config.provider(d.name));
+  }
+
+  /** Why the model cannot be called (its provider lacks credentials), or null when it can. */
+  unavailableReason(model: ModelEntry): string | null {
+    const missing = this.missingCredential(model);
+    return missing ? `Provider "${model.provider}" is not configured: set ${missing} on the gateway.` : null;
   }
 
   /** <PREFIX>_MAX_RETRIES of the model's provider (0 for a provider without env vars: the in-process local one). */
@@ -178,7 +185,7 @@ export class ProviderRegistry {
       connection() {
         if (!d.env) throw new Error(`Provider "${d.name}" has no connection settings`);
         const p = config.provider(d.name);
-        return { apiKey: p.apiKey ?? '', baseUrl: p.baseUrl, timeoutMs: p.timeoutMs };
+        return { apiKey: p.apiKey ?? '', baseUrl: p.baseUrl, timeoutMs: p.timeoutMs, extra: p.extra };
       },
     };
   }

@@ -184,7 +184,12 @@ export interface CanonicalEmbeddingRequest {
   model: string;
   input: string[];
   dimensions?: number;
+  /** what the texts are for; providers with separate query and document models pick by it (default: document) */
+  purpose?: EmbeddingPurpose;
 }
+
+/** Texts to be searched (`document`: chunks, stored texts) or the search itself (`query`). */
+export type EmbeddingPurpose = 'query' | 'document';
 
 export interface CanonicalEmbeddingResponse {
   vectors: Float32Array[];
@@ -227,12 +232,16 @@ export interface ProviderConnection {
   apiKey: string;
   baseUrl: string;
   timeoutMs: number;
+  /** the definition's own variables (its env spec's `extra`) that are set, by name: `extra['FOLDER_ID']` */
+  extra?: Readonly<Record<string, string>>;
 }
 
 /** What every chat-capable adapter folder exports (pure functions + a per-stream state). */
 export interface ChatAdapter<TStreamState = unknown> {
   /** provider type, e.g. 'openai' */
   readonly type: string;
+  /** how the upstream frames a streamed answer: Server-Sent Events (default) or one JSON object per line, each read as an event's `data` */
+  readonly streamFraming?: 'sse' | 'ndjson';
   /** Build the upstream HTTP request (path relative to baseUrl, headers, JSON body). */
   buildChatRequest(
     req: CanonicalChatRequest,

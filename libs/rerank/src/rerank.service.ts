@@ -140,7 +140,7 @@ export class RerankService {
       holdMicro: rerankHoldMicro(model.pricing, estimate),
       within: input.within ? { hold: input.within } : undefined,
       run: async () => {
-        const q = await this.embeddings.embed(model, [input.query], dims, signal);
+        const q = await this.embeddings.embed(model, [input.query], dims, signal, undefined, 'query');
         let documentTokens = 0;
         let docVectors: Float32Array[];
         if (hit) {

@@ -2129,6 +2129,22 @@ export interface components {
              * @example openai
              */
             owned_by: string;
+            /**
+             * @description Where the model's provider keeps the data it is sent: `ru` (GigaChat, YandexGPT, the local models) or `foreign`
+             * @example foreign
+             * @enum {string}
+             */
+            jurisdiction: "ru" | "foreign";
+            /**
+             * @description false when the provider has no credentials configured
+             * @example true
+             */
+            available: boolean;
+            /**
+             * @description Why the model cannot be called (the provider variables to set); null when available
+             * @example null
+             */
+            unavailable_reason: string | null;
         };
         OpenAiModelListDto: {
             /** @example list */
@@ -2272,10 +2288,21 @@ export interface components {
              */
             full_context: boolean;
             /**
+             * @description Where the model's provider keeps the data it is sent: `ru` (GigaChat, YandexGPT, the local models) or `foreign`
+             * @example foreign
+             * @enum {string}
+             */
+            jurisdiction: "ru" | "foreign";
+            /**
              * @description false when the provider has no credentials configured
              * @example true
              */
             available: boolean;
+            /**
+             * @description Why the model cannot be called (the provider variables to set); null when available
+             * @example null
+             */
+            unavailable_reason: string | null;
             pricing: components["schemas"]["ModelPricingDto"];
             /** @description Image models: options and per-image prices; null otherwise */
             image: components["schemas"]["ImageModelOptionsDto"] | null;

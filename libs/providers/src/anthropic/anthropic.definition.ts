@@ -6,6 +6,7 @@ export const ANTHROPIC: ProviderDefinition = {
   type: 'anthropic',
   env: { prefix: 'ANTHROPIC', defaultBaseUrl: 'https://api.anthropic.com' },
   capabilities: { chat: true, embeddings: false, images: false, messagesApi: true },
+  jurisdiction: 'foreign',
   inlineImages: true,
   exactTokens: 'never',
 };

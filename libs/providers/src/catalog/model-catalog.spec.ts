@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CatalogError, loadCatalog } from './model-catalog';
 
-const PROVIDERS = ['openai', 'deepseek', 'anthropic', 'gemini', 'local'];
+const PROVIDERS = ['openai', 'deepseek', 'anthropic', 'gemini', 'local', 'yandex'];
 
 describe('model catalog', () => {
   it('built-in catalog is valid and covers every provider and kind the gateway needs', () => {
@@ -17,6 +17,8 @@ describe('model catalog', () => {
     for (const k of ['gemini-2.5-pro', 'gemini-2.5-flash']) expect(byKey.get(k)?.full_context).toBe(true);
     expect(models.some((m) => m.kind === 'image')).toBe(true);
     expect(byKey.get('local')).toMatchObject({ provider: 'local', kind: 'chat' });
+    expect(byKey.get('yandexgpt')).toMatchObject({ provider: 'yandex', kind: 'chat', upstream_model: 'yandexgpt' });
+    expect(byKey.get('yandex-embeddings')).toMatchObject({ kind: 'embedding', dimensions: 256 });
     expect(new Set(models.map((m) => m.provider))).toEqual(new Set(PROVIDERS));
   });
 

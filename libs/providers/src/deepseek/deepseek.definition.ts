@@ -6,6 +6,7 @@ export const DEEPSEEK: ProviderDefinition = {
   type: 'openai',
   env: { prefix: 'DEEPSEEK', defaultBaseUrl: 'https://api.deepseek.com/v1' },
   capabilities: { chat: true, embeddings: false, images: false },
+  jurisdiction: 'foreign',
   inlineImages: false,
   exactTokens: 'never',
 };

@@ -1,10 +1,20 @@
 import { ApiProperty } from '@nestjs/swagger';
 
+const JURISDICTION_DOC =
+  "Where the model's provider keeps the data it is sent: `ru` (GigaChat, YandexGPT, the local models) or `foreign`";
+const UNAVAILABLE_DOC = 'Why the model cannot be called (the provider variables to set); null when available';
+
 export class OpenAiModelDto {
   @ApiProperty({ example: 'gpt-4o-mini' }) id: string;
   @ApiProperty({ example: 'model' }) object: 'model';
   @ApiProperty({ example: 1700000000 }) created: number;
   @ApiProperty({ description: 'Provider instance', example: 'openai' }) owned_by: string;
+  @ApiProperty({ enum: ['ru', 'foreign'], description: JURISDICTION_DOC, example: 'foreign' })
+  jurisdiction: 'ru' | 'foreign';
+  @ApiProperty({ description: 'false when the provider has no credentials configured', example: true })
+  available: boolean;
+  @ApiProperty({ nullable: true, type: String, description: UNAVAILABLE_DOC, example: null })
+  unavailable_reason: string | null;
 }
 
 export class OpenAiModelListDto {
@@ -92,8 +102,12 @@ export class CatalogModelDto {
   @ApiProperty({ example: true }) supports_tools: boolean;
   @ApiProperty({ description: 'Receives project documents in full instead of RAG fragments', example: false })
   full_context: boolean;
+  @ApiProperty({ enum: ['ru', 'foreign'], description: JURISDICTION_DOC, example: 'foreign' })
+  jurisdiction: 'ru' | 'foreign';
   @ApiProperty({ description: 'false when the provider has no credentials configured', example: true })
   available: boolean;
+  @ApiProperty({ nullable: true, type: String, description: UNAVAILABLE_DOC, example: null })
+  unavailable_reason: string | null;
   @ApiProperty({ type: ModelPricingDto }) pricing: ModelPricingDto;
   @ApiProperty({
     type: ImageModelOptionsDto,

@@ -6,6 +6,7 @@ export const GEMINI: ProviderDefinition = {
   type: 'gemini',
   env: { prefix: 'GEMINI', defaultBaseUrl: 'https://generativelanguage.googleapis.com' },
   capabilities: { chat: true, embeddings: false, images: true, imageCallPerImage: true },
+  jurisdiction: 'foreign',
   inlineImages: true,
   exactTokens: 'never',
 };

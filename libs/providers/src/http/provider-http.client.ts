@@ -1,5 +1,6 @@
 /**
- * Thin HTTP client for provider calls: JSON POST and SSE POST over one keep-alive undici pool.
+ * Thin HTTP client for provider calls: JSON POST and streaming POST (Server-Sent Events, or
+ * newline-delimited JSON for upstreams that stream so) over one keep-alive undici pool.
  * It knows nothing about providers: non-2xx answers are handed to the adapter's `mapError`.
  *
  * Failure contract (every rejection is one of these):
@@ -14,6 +15,7 @@
 import { Clock } from '@app/common';
 import { Agent, Dispatcher, request } from 'undici';
 import { ProviderError, SseEvent } from '../types';
+import { NdjsonParser } from './ndjson-parser';
 import { SseParser } from './sse-parser';
 import { errorKindForStatus, fallbackErrorMessage } from './upstream-errors';
 import { parseJson } from './wire-json';
@@ -33,7 +35,11 @@ export interface ProviderRequestOptions {
   signal?: AbortSignal;
   /** the adapter's `mapError`; a generic status-based mapping when omitted */
   mapError?: UpstreamErrorMapper;
+  /** postStream: how the body is framed — Server-Sent Events (default) or one JSON value per line */
+  framing?: StreamFraming;
 }
+
+export type StreamFraming = 'sse' | 'ndjson';
 
 export interface ProviderJsonResponse {
   status: number;
@@ -125,7 +131,8 @@ export class ProviderHttpClient {
     let response: Dispatcher.ResponseData;
     try {
       guard.arm('response headers');
-      response = await this.send(url, headers, body, guard, 'text/event-stream');
+      const ndjson = options.framing === 'ndjson';
+      response = await this.send(url, headers, body, guard, ndjson ? 'application/json' : 'text/event-stream');
       if (response.statusCode < 200 || response.statusCode > 299) {
         const responseHeaders = flattenHeaders(response.headers);
         const text = await response.body.text();
@@ -139,7 +146,7 @@ export class ProviderHttpClient {
     // The body may be destroyed (caller abort) before anyone iterates it: keep that from becoming
     // an unhandled 'error' event. The iterator below still sees the error.
     response.body.on('error', ignoreError);
-    return readEvents(response.body, guard);
+    return readEvents(response.body, guard, options.framing === 'ndjson' ? new NdjsonParser() : new SseParser());
   }
 
   close(): Promise<void> {
@@ -171,8 +178,11 @@ export class ProviderHttpClient {
   }
 }
 
-async function* readEvents(body: Dispatcher.ResponseData['body'], guard: RequestGuard): AsyncGenerator<SseEvent> {
-  const parser = new SseParser();
+async function* readEvents(
+  body: Dispatcher.ResponseData['body'],
+  guard: RequestGuard,
+  parser: { push(chunk: Uint8Array): SseEvent[]; end(): SseEvent[] },
+): AsyncGenerator<SseEvent> {
   const chunks = body[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>;
   let finished = false;
   try {

@@ -5,6 +5,7 @@ export const LOCAL: ProviderDefinition = {
   name: 'local',
   type: 'local',
   capabilities: { chat: true, embeddings: true, images: true },
+  jurisdiction: 'ru',
   inlineImages: false,
   exactTokens: 'always',
 };

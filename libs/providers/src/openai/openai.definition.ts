@@ -6,6 +6,7 @@ export const OPENAI: ProviderDefinition = {
   type: 'openai',
   env: { prefix: 'OPENAI', defaultBaseUrl: 'https://api.openai.com/v1' },
   capabilities: { chat: true, embeddings: true, images: true },
+  jurisdiction: 'foreign',
   inlineImages: false,
   exactTokens: 'at-default-base-url',
 };

@@ -1,5 +1,5 @@
 import { useTranslation } from 'react-i18next';
-import { Badge, Group, Stack, Table } from '@mantine/core';
+import { Badge, Group, Stack, Table, Tooltip } from '@mantine/core';
 import { ErrorAlert, LoadingRows, PageHeader } from '../../components/common';
 import { formatNumber, formatRub } from '../../i18n';
 import { useModels, type CatalogModel } from '../projects/project-queries';
@@ -21,6 +21,7 @@ export function ModelsPage() {
             <Table.Tr>
               <Table.Th>{t('models.model')}</Table.Th>
               <Table.Th>{t('models.provider')}</Table.Th>
+              <Table.Th>{t('models.jurisdiction')}</Table.Th>
               <Table.Th>{t('models.input')}</Table.Th>
               <Table.Th>{t('models.output')}</Table.Th>
               <Table.Th>{t('models.cache')}</Table.Th>
@@ -33,6 +34,11 @@ export function ModelsPage() {
               <Table.Tr key={m.key} opacity={m.available ? 1 : 0.55}>
                 <Table.Td>{m.key}</Table.Td>
                 <Table.Td>{m.provider}</Table.Td>
+                <Table.Td>
+                  <Badge size="xs" variant="light" color={m.jurisdiction === 'ru' ? 'teal' : 'gray'}>
+                    {t(`models.jurisdiction_${m.jurisdiction}`)}
+                  </Badge>
+                </Table.Td>
                 <Table.Td>{formatRub(m.pricing.input_rub_per_1m, lang)}</Table.Td>
                 <Table.Td>{formatRub(m.pricing.output_rub_per_1m, lang)}</Table.Td>
                 <Table.Td>{formatRub(m.pricing.cache_read_rub_per_1m, lang)}</Table.Td>
@@ -45,9 +51,11 @@ export function ModelsPage() {
                     {m.supports_images && <Badge size="xs">{t('models.images')}</Badge>}
                     {m.supports_tools && <Badge size="xs">{t('models.tools')}</Badge>}
                     {!m.available && (
-                      <Badge size="xs" color="gray">
-                        {t('models.unavailable')}
-                      </Badge>
+                      <Tooltip label={m.unavailable_reason ?? ''} disabled={!m.unavailable_reason} multiline w={320}>
+                        <Badge size="xs" color="gray">
+                          {t('models.unavailable')}
+                        </Badge>
+                      </Tooltip>
                     )}
                   </Group>
                 </Table.Td>

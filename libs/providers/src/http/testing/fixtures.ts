@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CanonicalChatChunk, ChatAdapter, ProviderError, SseEvent } from '../../types';
+import { NdjsonParser } from '../ndjson-parser';
 import { SseParser } from '../sse-parser';
 
 export function readFixtureText(dir: string, name: string): string {
@@ -16,6 +17,16 @@ export function readJsonFixture(dir: string, name: string): unknown {
 export function readSseFixture(dir: string, name: string, sliceBytes = 7): SseEvent[] {
   const bytes = readFileSync(join(dir, '__fixtures__', name));
   const parser = new SseParser();
+  const events: SseEvent[] = [];
+  for (let i = 0; i < bytes.length; i += sliceBytes) events.push(...parser.push(bytes.subarray(i, i + sliceBytes)));
+  events.push(...parser.end());
+  return events;
+}
+
+/** Parse an `.ndjson` transcript (one JSON object per line) in small byte slices, as it would arrive off a socket. */
+export function readNdjsonFixture(dir: string, name: string, sliceBytes = 7): SseEvent[] {
+  const bytes = readFileSync(join(dir, '__fixtures__', name));
+  const parser = new NdjsonParser();
   const events: SseEvent[] = [];
   for (let i = 0; i < bytes.length; i += sliceBytes) events.push(...parser.push(bytes.subarray(i, i + sliceBytes)));
   events.push(...parser.end());
