@@ -59,17 +59,17 @@ export class FakeYooKassa {
   }
 
   static async start(opts: { shopId?: string; secretKey?: string } = {}): Promise<FakeYooKassa> {
-    let fake: FakeYooKassa | undefined;
-    const server = createServer((req, res) => void fake?.handle(req, res));
+    const holder: { fake?: FakeYooKassa } = {};
+    const server = createServer((req, res) => void holder.fake?.handle(req, res));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
-    fake = new FakeYooKassa(
+    holder.fake = new FakeYooKassa(
       server,
       `http://127.0.0.1:${port}`,
       opts.shopId ?? '123456',
       opts.secretKey ?? 'test_secret',
     );
-    return fake;
+    return holder.fake;
   }
 
   close(): Promise<void> {
