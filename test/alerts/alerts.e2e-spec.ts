@@ -195,11 +195,13 @@ describe(`alerts on ${backendKind()} (two replicas on one database)`, () => {
       data: { kind: 'balance_below', threshold: 9.5, team_id: teamId },
     });
     expect(payload.data.value).toBeLessThan(9.5);
+    expect(payload.data.billing_url).toBe(`/billing?team_id=${teamId}`);
 
     expect(telegram.got[0].path).toBe('/bot123456:TEST-token-abcdef/sendMessage');
     const tg = JSON.parse(telegram.got[0].body.toString());
     expect(tg.chat_id).toBe('-100123');
     expect(tg.text).toContain('below 9.5 RUB');
+    expect(tg.text).toContain(`/billing?team_id=${teamId}`);
     expect(smtp.messages[0].raw).toContain('below 9.5 RUB');
 
     // recovers above the threshold (re-armed by a pass), then crosses again on the other replica

@@ -7,3 +7,4 @@ export * from './fake-gemini';
 export * from './image-server';
 export * from './otlp-receiver';
 export * from './fake-yandex';
+export * from './fake-yookassa';

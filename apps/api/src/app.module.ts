@@ -15,6 +15,7 @@ import { ProjectsModule } from '@app/projects';
 import { AccountsModule } from '@app/accounts';
 import { AlertsModule } from '@app/alerts';
 import { RequestLogModule } from '@app/request-log';
+import { PaymentsModule } from '@app/payments';
 import { HealthController } from './health.controller';
 
 /** Wires the libs together; nothing else. */
@@ -40,6 +41,7 @@ import { HealthController } from './health.controller';
     AccountsModule,
     AlertsModule,
     RequestLogModule,
+    PaymentsModule,
   ],
   controllers: [HealthController],
 })

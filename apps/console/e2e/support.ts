@@ -31,7 +31,7 @@ export function requireBuild(): void {
       throw new Error(`${f} is missing: run \`npm run build\` before the console's browser tests`);
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((ok, fail) => {
     const s = createServer();
     s.once('error', fail);
@@ -47,10 +47,13 @@ export interface Gateway {
   stop(): Promise<void>;
 }
 
-/** The real built server (`node dist/apps/api/src/main.js`) on the embedded default, in a fresh DATA_DIR. */
-export async function startGateway(env: Record<string, string> = {}): Promise<Gateway> {
+/**
+ * The real built server (`node dist/apps/api/src/main.js`) on the embedded default, in a fresh DATA_DIR;
+ * on `fixedPort` when its URL must be known beforehand (e.g. in its own configuration).
+ */
+export async function startGateway(env: Record<string, string> = {}, fixedPort?: number): Promise<Gateway> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gw-console-e2e-'));
-  const port = await freePort();
+  const port = fixedPort ?? (await freePort());
   const childEnv: Record<string, string> = { ...(process.env as Record<string, string>) };
   for (const k of ['DATABASE_URL', 'REDIS_URL', 'DATABASE_SCHEMA', 'REDIS_KEY_PREFIX', 'BOOTSTRAP_API_KEY'])
     delete childEnv[k];

@@ -73,6 +73,6 @@ import { UsersAdminController } from './users-admin.controller';
           : new MemoryLoginThrottleStore(config.accounts.loginThrottleWindowMs),
     },
   ],
-  exports: [AccountsService, AccountsBootstrapService],
+  exports: [AccountsService, AccountsBootstrapService, LoginThrottleStore],
 })
 export class AccountsModule {}

@@ -4,3 +4,4 @@ export * from './accounts-bootstrap.service';
 export * from './session.middleware';
 export * from './audit';
 export * from './access';
+export { LoginThrottleStore } from './login-throttle';

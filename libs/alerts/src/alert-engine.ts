@@ -150,10 +150,12 @@ export class AlertEngine implements OnModuleInit, OnModuleDestroy {
     if (p.kind === 'balance_below') {
       const value = microToRub(balanceMicro);
       const threshold = microToRub(p.thresholdMicro);
+      const billingUrl = billingPageUrl(this.config.publicBaseUrl, rule.teamId);
       await this.crossing(rule, String(threshold), balanceMicro < p.thresholdMicro, now, {
         value,
         unit: 'RUB',
-        message: `Balance ${value} RUB is below ${threshold} RUB.`,
+        billing_url: billingUrl,
+        message: `Balance ${value} RUB is below ${threshold} RUB. Top up on the Billing page: ${billingUrl}`,
       });
     } else if (p.kind === 'budget_used') await this.budget(rule, p, seen, now);
     else await this.errorRate(rule, p, seen, now);
@@ -264,4 +266,9 @@ export class AlertEngine implements OnModuleInit, OnModuleDestroy {
       this.deliveries.kick();
     }
   }
+}
+
+/** The console's Billing page of a team (absolute with PUBLIC_BASE_URL, else a path on the gateway). */
+export function billingPageUrl(publicBaseUrl: string | undefined, teamId: string): string {
+  return `${publicBaseUrl ?? ''}/billing?team_id=${teamId}`;
 }

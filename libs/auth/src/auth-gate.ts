@@ -7,7 +7,13 @@ import { authenticateKey, AuthThrottle, checkAdminToken } from './auth-throttle'
 import { sessionOf } from './principal';
 
 /** Routes that carry a body but need no credential (the admin API checks its own token here). */
-const PUBLIC_WITH_BODY = [/^\/api\/v1\/hooks\//, /^\/api\/v1\/auth\/login$/, /^\/api\/v1\/invitations\/[^/]+\/accept$/];
+const PUBLIC_WITH_BODY = [
+  /^\/api\/v1\/hooks\//,
+  /^\/api\/v1\/auth\/login$/,
+  /^\/api\/v1\/invitations\/[^/]+\/accept$/,
+  // the payment provider's notifications: only a payment id is read from them (docs/payments.md)
+  /^\/api\/v1\/payments\/yookassa\/notifications$/,
+];
 const ADMIN = /^\/api\/v1\/admin(\/|$)/;
 /** a signed-in session only */
 const SESSION_ONLY = /^\/api\/v1\/auth\//;

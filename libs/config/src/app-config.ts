@@ -14,6 +14,7 @@ import {
   RequestLogEnv,
   ResilienceEnv,
 } from './env.schema';
+import type { PaymentsEnv } from './payments-env';
 
 /** Typed, validated configuration. Built once at boot from the environment (or from overrides in tests). */
 @Injectable()
@@ -191,6 +192,10 @@ export class AppConfig {
   }
   get alerts(): AlertsEnv {
     return this.env.alerts;
+  }
+  /** YooKassa top-ups (payments.yookassa undefined: payments disabled) */
+  get payments(): PaymentsEnv {
+    return this.env.payments;
   }
   /** OCR of PDFs without a text layer during ingestion */
   get ocr(): OcrEnv {

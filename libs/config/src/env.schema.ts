@@ -1,5 +1,6 @@
 import { accessSync, constants } from 'node:fs';
 import { isIP } from 'node:net';
+import { parsePaymentsEnv, PaymentsEnv } from './payments-env';
 
 /**
  * The one environment schema. Every variable the service reads is declared here, validated once at
@@ -306,6 +307,7 @@ export interface EnvConfig {
   pdfText: PdfTextEnv;
   requestLog: RequestLogEnv;
   otel: OtelEnv;
+  payments: PaymentsEnv;
 }
 
 /** The team request log: its write queue, body cap and default retention (docs/request-log.md). */
@@ -668,6 +670,13 @@ export function parseEnv(env: Env, providers: readonly ProviderEnvDeclaration[] 
     pdfText: pdfText(env),
     requestLog: requestLog(env),
     otel: otel(env),
+    payments: parsePaymentsEnv({
+      str: (name) => str(env, name),
+      int: (name, def, min, max) => int(env, name, def, min, max),
+      bool: (name, def) => bool(env, name, def),
+      url: (name, protocols) => url(env, name, protocols),
+      fail: (message) => new ConfigError(message),
+    }),
   };
 }
 

@@ -22,6 +22,7 @@ const ModelsPage = page(() => import('../features/models/models-page'), 'ModelsP
 const OperatorPage = page(() => import('../features/operator/operator-page'), 'OperatorPage');
 const MembersPage = page(() => import('../features/members/members-page'), 'MembersPage');
 const AuditPage = page(() => import('../features/audit/audit-page'), 'AuditPage');
+const BillingPage = page(() => import('../features/billing/billing-page'), 'BillingPage');
 
 export const theme = createTheme({
   primaryColor: 'blue',
@@ -54,6 +55,7 @@ const router = createBrowserRouter([
       { path: 'operator', element: <OperatorPage /> },
       { path: 'members', element: <MembersPage /> },
       { path: 'audit-log', element: <AuditPage /> },
+      { path: 'billing', element: <BillingPage /> },
       { path: '*', element: <Navigate to="/" replace /> },
     ],
   },

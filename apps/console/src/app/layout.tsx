@@ -92,6 +92,7 @@ export function Layout() {
     { to: '/projects', label: t('nav.projects'), show: can.hasTeam },
     { to: '/knowledge-bases', label: t('nav.knowledgeBases'), show: can.hasTeam },
     { to: '/usage', label: t('nav.usage'), show: can.hasTeam },
+    { to: '/billing', label: t('nav.billing'), show: auth.mode === 'session' && can.hasTeam },
     { to: '/requests', label: t('nav.requests'), show: can.hasTeam },
     { to: '/models', label: t('nav.models'), show: can.hasTeam },
     { to: '/members', label: t('nav.members'), show: auth.mode === 'session' && can.canManageMembers },

@@ -258,7 +258,11 @@ export class AlertEventDto {
   })
   period_key: string;
   @ApiProperty({ description: 'The observed value (RUB or percent)', example: 42.5 }) value: number;
-  @ApiProperty({ example: 'Balance 42.5 RUB is below 50 RUB.' }) message: string;
+  @ApiProperty({
+    example:
+      'Balance 42.5 RUB is below 50 RUB. Top up on the Billing page: https://gateway.example.com/billing?team_id=3f1c2b4a-5d6e-4f70-8a9b-0c1d2e3f4a5b',
+  })
+  message: string;
   @ApiProperty({ example: '2026-11-26T10:00:00.000Z' }) fired_at: string;
   @ApiProperty({ type: [AlertDeliveryDto] }) deliveries: AlertDeliveryDto[];
 }

@@ -1,0 +1,2 @@
+export * from './payments.module';
+export { PaymentReconciler } from './payment-reconciler';
