@@ -25,6 +25,7 @@ for (const lib of [
   'accounts',
   'alerts',
   'request-log',
+  'documents',
 ]) {
   moduleNameMapper[`^@app/${lib}$`] = `<rootDir>/libs/${lib}/src`;
   moduleNameMapper[`^@app/${lib}/(.*)$`] = `<rootDir>/libs/${lib}/src/$1`;

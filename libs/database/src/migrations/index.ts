@@ -14,6 +14,7 @@ import { RequestLog1795725464873 } from './1795725464873-request-log';
 import { DocumentVersions1795729346029 } from './1795729346029-document-versions';
 import { SearchTerms1795800000000 } from './1795800000000-search-terms';
 import { ChunkCompression1795900000000 } from './1795900000000-chunk-compression';
+import { Documents1796700000000 } from './1796700000000-documents';
 
 /** Ordered list of every migration; the same list runs on Postgres and SQLite. */
 export const migrations = [
@@ -33,4 +34,5 @@ export const migrations = [
   DocumentVersions1795729346029,
   SearchTerms1795800000000,
   ChunkCompression1795900000000,
+  Documents1796700000000,
 ];
