@@ -58,7 +58,10 @@ export class Documents1796700000000 implements MigrationInterface {
         ],
       }),
     );
-    await q.createIndex('invoices', new TableIndex({ name: 'invoices_number', columnNames: ['number'], isUnique: true }));
+    await q.createIndex(
+      'invoices',
+      new TableIndex({ name: 'invoices_number', columnNames: ['number'], isUnique: true }),
+    );
     await q.createIndex(
       'invoices',
       new TableIndex({ name: 'invoices_year_seq', columnNames: ['year', 'seq'], isUnique: true }),

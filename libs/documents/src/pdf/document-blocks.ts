@@ -49,14 +49,7 @@ export function linesTable(s: PdfSheet, lines: TableLine[], y: number, firstTitl
   lines.forEach((l, i) => {
     const descLines = s.wrap(l.description, COLS[1].w - 2 * pad);
     const h = Math.max(16, descLines.length * 9 * 1.3 + 6);
-    const cells = [
-      String(i + 1),
-      null,
-      l.quantity,
-      l.unit,
-      formatRub(l.priceKopecks),
-      formatRub(l.amountKopecks),
-    ];
+    const cells = [String(i + 1), null, l.quantity, l.unit, formatRub(l.priceKopecks), formatRub(l.amountKopecks)];
     let cx = LEFT;
     COLS.forEach((c, ci) => {
       s.rect(cx, y, c.w, h);

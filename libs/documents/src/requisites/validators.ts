@@ -25,7 +25,9 @@ export function innProblem(inn: string): string | null {
 
 /** КПП: 9 characters — tax office (4 digits), reason (2 digits or capital Latin letters), number (3 digits). */
 export function kppProblem(kpp: string): string | null {
-  return /^\d{4}[0-9A-Z]{2}\d{3}$/.test(kpp) ? null : 'must be 9 characters: 4 digits, 2 digits or capital letters, 3 digits';
+  return /^\d{4}[0-9A-Z]{2}\d{3}$/.test(kpp)
+    ? null
+    : 'must be 9 characters: 4 digits, 2 digits or capital letters, 3 digits';
 }
 
 /** ОГРН (13 digits, check = first 12 mod 11 mod 10) or ОГРНИП (15 digits, check = first 14 mod 13 mod 10). */
