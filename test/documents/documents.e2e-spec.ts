@@ -9,6 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import { BillingService } from '@app/billing';
+import { rubInWords } from '@app/documents';
 import { FakeOpenAI } from '../fakes';
 import { AdminClient } from '../support/admin-client';
 import { ManualClock } from '../support/manual-clock';
@@ -290,33 +291,44 @@ describe(`documents on ${backendKind()}`, () => {
   });
 
   it('acts: the month’s charges in Moscow time, preliminary until closed, then frozen', async () => {
-    const chat = () =>
+    const chat = (model: string, words: number) =>
       request(a.url)
         .post('/api/v1/chat')
         .set('api-key', teamA.apiKey)
-        .send({ model: 'gpt-4o-mini', user_id: 'u', prompt: 'hello there', max_tokens: 20 });
+        .send({ model, user_id: 'u', prompt: 'word '.repeat(words), max_tokens: 20 });
     setClock('2026-10-20T10:00:00Z');
-    for (let i = 0; i < 3; i++) expect((await chat()).status).toBe(200);
+    for (let i = 0; i < 2; i++) expect((await chat('gpt-4o', 3000)).status).toBe(200);
+    expect((await chat('gpt-4o-mini', 3000)).status).toBe(200);
     // 00:30 on 1 November in Moscow: November's, though still 31 October in UTC
     setClock('2026-10-31T21:30:00Z');
-    expect((await chat()).status).toBe(200);
+    expect((await chat('gpt-4o', 3000)).status).toBe(200);
     const ledger = await a.get(BillingService).usage(teamA.teamId, 100);
     const charges = ledger.filter((e) => e.kind === 'charge');
     expect(charges).toHaveLength(4);
-    const octoberMicro = -charges
-      .filter((e) => e.createdAt < Date.parse('2026-10-31T21:00:00Z'))
-      .reduce((s, e) => s + e.amountMicro, 0);
-    const octoberRub = Math.round(octoberMicro / 10_000) / 100;
+    const october = charges.filter((e) => e.createdAt < Date.parse('2026-10-31T21:00:00Z'));
+    const microOf = (model: string) => -october.filter((e) => e.model === model).reduce((s, e) => s + e.amountMicro, 0);
+    const octoberMicro = microOf('gpt-4o') + microOf('gpt-4o-mini');
+    const octoberKopecks = Math.round(octoberMicro / 10_000);
+    const octoberRub = octoberKopecks / 100;
+    expect(octoberRub).toBeGreaterThan(1);
 
     setClock('2026-11-02T09:00:00Z');
     const open = await op(request(a.url).get(`/api/v1/teams/${teamA.teamId}/acts?month=2026-10`));
     expect(open.status).toBe(200);
     expect(open.body).toMatchObject({ month: '2026-10', final: false, amount_rub: octoberRub, vat_rate: '22' });
-    expect(open.body.lines).toEqual([
-      { model: 'gpt-4o-mini', requests: 3, tokens: expect.any(Number), amount_rub: octoberRub },
+    expect(open.body.lines).toMatchObject([
+      { model: 'gpt-4o', requests: 2 },
+      { model: 'gpt-4o-mini', requests: 1 },
     ]);
+    // each line is its model's charges to the kopeck, and the lines add up to the total
+    const lines = open.body.lines as { model: string; amount_rub: number; tokens: number }[];
+    for (const l of lines) {
+      expect(Math.abs(Math.round(l.amount_rub * 100) - microOf(l.model) / 10_000)).toBeLessThan(1);
+      expect(l.tokens).toBeGreaterThan(3000);
+    }
+    expect(lines.reduce((s, l) => s + Math.round(l.amount_rub * 100), 0)).toBe(octoberKopecks);
     // VAT included at 22 %: total × 22 / 122, to the kopeck
-    expect(open.body.vat_rub).toBe(Math.round((Math.round(octoberRub * 100) * 22) / 122) / 100);
+    expect(open.body.vat_rub).toBe(Math.round((octoberKopecks * 22) / 122) / 100);
     const november = await op(request(a.url).get(`/api/v1/teams/${teamA.teamId}/acts?month=2026-11`));
     expect(november.body).toMatchObject({ final: false, lines: [{ requests: 1 }] });
     expect((await op(request(a.url).get(`/api/v1/teams/${teamA.teamId}/acts?month=2026-12`))).body.error.code).toBe(
@@ -349,7 +361,9 @@ describe(`documents on ${backendKind()}`, () => {
     expect(text).toContain(`ИНН ${SELLER.inn}`);
     expect(text).toContain(`ИНН ${BUYER_A.inn}`);
     expect(text).toContain('gpt-4o-mini');
+    expect(text).toContain(closed.body.amount_rub.toFixed(2).replace('.', ','));
     expect(text).toContain('В том числе НДС (22%):');
+    expect(text).toContain(rubInWords(octoberKopecks));
     expect(text).not.toContain('Предварительный');
     const preliminary = await pdfText(await pdfOf(a.url, novemberNow.body.pdf_url));
     expect(preliminary).toContain('Предварительный');
