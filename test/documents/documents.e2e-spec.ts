@@ -17,10 +17,13 @@ import { createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
 import { joinTeam, as } from '../accounts/accounts-helpers';
 import { providerEnv, UPSTREAM_KEYS } from '../chat/chat-helpers';
-import { BUYER_A, BUYER_B, oneCStatement, op, pdfText, SELLER } from './documents-helpers';
+import { BUYER_A, BUYER_B, oneCStatement, op, pdfText, SELLER, startSmtp, waitFor } from './documents-helpers';
 
 /** Set to a folder to keep the rendered PDFs (their first pages are in docs/images). */
 const KEEP_PDFS = process.env.GW_TEST_KEEP_PDFS;
+
+// two replicas, PDFs rendered and read back, a statement uploaded six times: slower than most suites
+jest.setTimeout(120_000);
 
 const clock = new ManualClock(Date.parse('2026-10-15T09:00:00Z'));
 const setClock = (iso: string) => clock.advance(Date.parse(iso) - clock.now());
@@ -48,6 +51,7 @@ function keep(name: string, pdf: Buffer): void {
 
 describe(`documents on ${backendKind()}`, () => {
   let openai: FakeOpenAI;
+  let smtp: Awaited<ReturnType<typeof startSmtp>>;
   let a: TestApp;
   let b: TestApp;
   let admin: AdminClient;
@@ -57,7 +61,13 @@ describe(`documents on ${backendKind()}`, () => {
 
   beforeAll(async () => {
     openai = await FakeOpenAI.start({ apiKey: UPSTREAM_KEYS.openai });
-    const env = { ...providerEnv({ openai }), BILLING_CREDIT_GRANTS: 'false' };
+    smtp = await startSmtp();
+    const env = {
+      ...providerEnv({ openai }),
+      BILLING_CREDIT_GRANTS: 'false',
+      SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
+      MAIL_FROM: 'billing@gateway.test',
+    };
     a = await createTestApp({ env, clock });
     b = await createTestApp({ env, clock, shareBackendWith: a });
     admin = new AdminClient(a.url);
@@ -68,6 +78,7 @@ describe(`documents on ${backendKind()}`, () => {
     await b?.close();
     await a?.close();
     await openai?.close();
+    await smtp?.close();
   });
 
   it('validates and stores requisites; invoices need them', async () => {
@@ -157,6 +168,10 @@ describe(`documents on ${backendKind()}`, () => {
     expect(text).toContain('В том числе НДС (22%):');
     expect(text).toContain('2 200,00');
     expect(text).toContain('Двенадцать тысяч двести рублей 00 копеек');
+    // team A's five invoices were e-mailed to its address for documents, with the PDF attached; team B has none
+    await waitFor(() => smtp.messages.length >= 5);
+    expect(smtp.messages.every((m) => m.to.join() === 'buh@sber.test')).toBe(true);
+    expect(smtp.messages.some((m) => m.raw.includes(`${issued[0].number}.pdf`))).toBe(true);
   });
 
   it('credits a statement’s matched payment once: uploaded twice, and on both replicas at once', async () => {
@@ -348,6 +363,8 @@ describe(`documents on ${backendKind()}`, () => {
     expect((await op(request(a.url).put('/api/v1/admin/seller')).send({ ...SELLER, vat_rate: 'none' })).status).toBe(
       200,
     );
+    // the act was e-mailed once, when it was frozen
+    await waitFor(() => smtp.messages.some((m) => m.raw.includes(`${closed.body.number}.pdf`)));
     const later = await op(request(a.url).get(`/api/v1/teams/${teamA.teamId}/acts?month=2026-10`));
     expect(later.body).toEqual(closed.body);
     const novemberNow = await op(request(a.url).get(`/api/v1/teams/${teamA.teamId}/acts?month=2026-11`));
@@ -365,6 +382,7 @@ describe(`documents on ${backendKind()}`, () => {
     expect(text).toContain('В том числе НДС (22%):');
     expect(text).toContain(rubInWords(octoberKopecks));
     expect(text).not.toContain('Предварительный');
+    expect(smtp.messages.filter((m) => m.raw.includes(`${closed.body.number}.pdf`))).toHaveLength(1);
     const preliminary = await pdfText(await pdfOf(a.url, novemberNow.body.pdf_url));
     expect(preliminary).toContain('Предварительный');
     expect(preliminary).toContain('Без НДС');
