@@ -82,11 +82,10 @@ export function parseOneCStatement(bytes: Buffer): ParsedStatement {
   };
 }
 
-/** Windows-1251 unless the header says `Кодировка=DOS` (CP866). */
+/** Windows-1251 unless the header, read as CP866, says `Кодировка=DOS` (the key itself is Cyrillic). */
 function decodeStatement(bytes: Buffer): string {
-  const text = decode(bytes, 'win1251');
-  const declared = /^Кодировка=(.*)$/m.exec(text)?.[1]?.trim().toUpperCase();
-  return declared === 'DOS' ? decode(bytes, 'cp866') : text;
+  const dos = decode(bytes, 'cp866');
+  return /^Кодировка=DOS\s*$/im.test(dos) ? dos : decode(bytes, 'win1251');
 }
 
 function toDocument(kind: string, f: Map<string, string>, position: number): StatementDocument {
