@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Header, Param, Post, Put, Query, Req, StreamableFile } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { PeopleAuth, TeamAccess } from '@app/accounts';
 import { actorOf } from '@app/accounts/audit';
@@ -85,6 +85,7 @@ export class DocumentsController {
   @TeamAccess('viewer')
   @Header('cache-control', 'no-store')
   @ApiOperation({ summary: 'The month’s act as PDF (акт оказанных услуг)' })
+  @ApiParam({ name: 'month', description: 'YYYY-MM', example: '2026-11' })
   @ApiProduces('application/pdf')
   @ApiOkResponse({ description: 'application/pdf', schema: { type: 'string', format: 'binary' } })
   async actPdf(@Param('team_id') teamId: string, @Param('month') month: string): Promise<StreamableFile> {

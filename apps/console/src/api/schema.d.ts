@@ -16795,6 +16795,7 @@ export interface operations {
             header?: never;
             path: {
                 team_id: string;
+                /** @description YYYY-MM */
                 month: string;
             };
             cookie?: never;

@@ -56,6 +56,10 @@ describe('1C bank statement', () => {
     expect(s.documents[0].payerName).toBe('ПАО Сбербанк');
   });
 
+  it('reads a UTF-8 file', () => {
+    expect(parseOneCStatement(Buffer.from(FILE, 'utf8')).documents[0].payerName).toBe('ПАО Сбербанк');
+  });
+
   it('refuses what is not a complete statement', () => {
     expect(() => parseOneCStatement(Buffer.from('hello'))).toThrow(StatementFormatError);
     expect(() => parseOneCStatement(encode(FILE.replace('\r\nКонецФайла', ''), 'win1251'))).toThrow(/КонецФайла/);

@@ -82,8 +82,14 @@ export function parseOneCStatement(bytes: Buffer): ParsedStatement {
   };
 }
 
-/** Windows-1251 unless the header, read as CP866, says `Кодировка=DOS` (the key itself is Cyrillic). */
+/**
+ * Windows-1251 (the format's `Кодировка=Windows`), CP866 when the header read as CP866 says
+ * `Кодировка=DOS`, or UTF-8 when the bytes are valid UTF-8 with the Cyrillic end marker (some banks
+ * export so).
+ */
 function decodeStatement(bytes: Buffer): string {
+  const utf8 = bytes.toString('utf8');
+  if (!utf8.includes('\uFFFD') && utf8.includes('КонецФайла')) return utf8;
   const dos = decode(bytes, 'cp866');
   return /^Кодировка=DOS\s*$/im.test(dos) ? dos : decode(bytes, 'win1251');
 }
