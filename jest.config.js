@@ -26,6 +26,7 @@ for (const lib of [
   'alerts',
   'request-log',
   'payments',
+  'documents',
 ]) {
   moduleNameMapper[`^@app/${lib}$`] = `<rootDir>/libs/${lib}/src`;
   moduleNameMapper[`^@app/${lib}/(.*)$`] = `<rootDir>/libs/${lib}/src/$1`;

@@ -31,6 +31,7 @@ export function as(url: string, b: Browser) {
     get: (path: string) => request(url).get(path).set('cookie', b.cookie),
     post: (path: string) => withCsrf(request(url).post(path)),
     patch: (path: string) => withCsrf(request(url).patch(path)),
+    put: (path: string) => withCsrf(request(url).put(path)),
     delete: (path: string) => withCsrf(request(url).delete(path)),
   };
 }

@@ -278,6 +278,23 @@ const FLOW: Record<string, FlowEntry> = {
   'DELETE /v1/responses/{response_id}': { order: 94, params: { response_id: 'response' } },
   // the request log's record of that call (written within REQUEST_LOG_FLUSH_MS)
   'GET /api/v1/requests/{id}': { order: 97, params: { id: 'logged_request' } },
+
+  // documents: the seller's and the team's requisites before an invoice; a statement with no payments
+  'PUT /api/v1/admin/seller': { order: 5 },
+  'PUT /api/v1/teams/{team_id}/requisites': { order: 5 },
+  'POST /api/v1/teams/{team_id}/invoices': { order: 6, capture: (a) => ({ invoice: id(a) }) },
+  'GET /api/v1/teams/{team_id}/invoices/{invoice_id}/pdf': { params: { invoice_id: 'invoice' } },
+  'POST /api/v1/admin/invoices/{id}/mark-paid': { order: 60, params: { id: 'invoice' } },
+  'POST /api/v1/admin/bank-statements': {
+    order: 7,
+    upload: {
+      name: 'kl_to_1c.txt',
+      type: 'text/plain',
+      text: '1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=UTF-8\r\nРасчСчет=40702810438000034726\r\nКонецФайла\r\n',
+    },
+    capture: (a) => ({ statement: id(a) }),
+  },
+  'GET /api/v1/admin/bank-statements/{id}': { params: { id: 'statement' } },
 };
 
 /** Path parameters named like this take the captured id of the same resource unless FLOW says otherwise. */

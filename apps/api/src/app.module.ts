@@ -14,6 +14,7 @@ import { KnowledgeModule } from '@app/knowledge';
 import { ProjectsModule } from '@app/projects';
 import { AccountsModule } from '@app/accounts';
 import { AlertsModule } from '@app/alerts';
+import { DocumentsModule } from '@app/documents';
 import { RequestLogModule } from '@app/request-log';
 import { PaymentsModule } from '@app/payments';
 import { HealthController } from './health.controller';
@@ -40,6 +41,7 @@ import { HealthController } from './health.controller';
     ProjectsModule.forRoot(),
     AccountsModule,
     AlertsModule,
+    DocumentsModule,
     RequestLogModule,
     PaymentsModule,
   ],

@@ -4,6 +4,7 @@ import {
   AlertsEnv,
   OcrEnv,
   PdfTextEnv,
+  DocumentsEnv,
   AllowedCidr,
   EnvConfig,
   LogLevel,
@@ -200,6 +201,11 @@ export class AppConfig {
   /** OCR of PDFs without a text layer during ingestion */
   get ocr(): OcrEnv {
     return this.env.ocr;
+  }
+
+  /** invoices and acts: their time zone and when a month's act becomes final */
+  get documents(): DocumentsEnv {
+    return this.env.documents;
   }
 
   get pdfText(): PdfTextEnv {

@@ -250,4 +250,14 @@ describe('parseEnv', () => {
     expect(() => parseEnv({ TRUST_PROXY: 'yes please' })).toThrow(ConfigError);
     expect(() => parseEnv({ AUTH_FAILURE_WINDOW_SECONDS: '0' })).toThrow(ConfigError);
   });
+
+  it('documents: Moscow time and 3 close days by default, a zone must exist', () => {
+    expect(parseEnv({}).documents).toEqual({ timeZone: 'Europe/Moscow', actsCloseDays: 3 });
+    expect(parseEnv({ DOCUMENTS_TZ: 'Asia/Yekaterinburg', ACTS_CLOSE_DAYS: '0' }).documents).toEqual({
+      timeZone: 'Asia/Yekaterinburg',
+      actsCloseDays: 0,
+    });
+    expect(() => parseEnv({ DOCUMENTS_TZ: 'Mars/Olympus' })).toThrow(/DOCUMENTS_TZ/);
+    expect(() => parseEnv({ ACTS_CLOSE_DAYS: '40' })).toThrow(/ACTS_CLOSE_DAYS/);
+  });
 });

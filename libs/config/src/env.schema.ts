@@ -242,6 +242,14 @@ export interface AlertsEnv {
   telegramApiBase: string;
 }
 
+/** Invoices and monthly acts (docs/documents.md). */
+export interface DocumentsEnv {
+  /** DOCUMENTS_TZ: the IANA zone of document dates, invoice years and act months */
+  timeZone: string;
+  /** ACTS_CLOSE_DAYS: a month's act is final from the next month's 1st day plus this many days */
+  actsCloseDays: number;
+}
+
 /** express "trust proxy": false (default), true, a hop count, or a list of addresses / CIDRs / presets. */
 
 export interface EnvConfig {
@@ -305,6 +313,7 @@ export interface EnvConfig {
   alerts: AlertsEnv;
   ocr: OcrEnv;
   pdfText: PdfTextEnv;
+  documents: DocumentsEnv;
   requestLog: RequestLogEnv;
   otel: OtelEnv;
   payments: PaymentsEnv;
@@ -572,6 +581,16 @@ function pdfText(env: Env): PdfTextEnv {
   return { engine, pdftotextPath: str(env, 'PDFTOTEXT_PATH') };
 }
 
+function documents(env: Env): DocumentsEnv {
+  const timeZone = str(env, 'DOCUMENTS_TZ') ?? 'Europe/Moscow';
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone });
+  } catch {
+    throw new ConfigError(`DOCUMENTS_TZ must be an IANA time zone (e.g. Europe/Moscow), got "${timeZone}"`);
+  }
+  return { timeZone, actsCloseDays: int(env, 'ACTS_CLOSE_DAYS', 3, 0, 27) };
+}
+
 function alerts(env: Env): AlertsEnv {
   return {
     evalIntervalMs: int(env, 'ALERTS_EVAL_INTERVAL_MS', 30_000, 100, 3_600_000),
@@ -668,6 +687,7 @@ export function parseEnv(env: Env, providers: readonly ProviderEnvDeclaration[] 
     alerts: alerts(env),
     ocr: ocr(env),
     pdfText: pdfText(env),
+    documents: documents(env),
     requestLog: requestLog(env),
     otel: otel(env),
     payments: parsePaymentsEnv({

@@ -15,6 +15,7 @@ import { DocumentVersions1795729346029 } from './1795729346029-document-versions
 import { SearchTerms1795800000000 } from './1795800000000-search-terms';
 import { ChunkCompression1795900000000 } from './1795900000000-chunk-compression';
 import { Payments1796600000000 } from './1796600000000-payments';
+import { Documents1796700000000 } from './1796700000000-documents';
 
 /** Ordered list of every migration; the same list runs on Postgres and SQLite. */
 export const migrations = [
@@ -35,4 +36,5 @@ export const migrations = [
   SearchTerms1795800000000,
   ChunkCompression1795900000000,
   Payments1796600000000,
+  Documents1796700000000,
 ];

@@ -1,0 +1,3 @@
+export * from './documents.module';
+export * from './requisites/validators';
+export { rubInWords, includedVatKopecks, formatRub } from './money/document-money';
