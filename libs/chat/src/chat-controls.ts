@@ -42,6 +42,8 @@ export function supportedControls(model: Pick<ModelEntry, 'provider' | 'upstream
     case 'gemini':
       return new Set<ChatControl>(['frequency_penalty', 'presence_penalty', 'reasoning_effort']);
     case 'local':
+    case 'gigachat':
+      // GigaChat's only extra sampling control (repetition_penalty) has no OpenAI counterpart
       return new Set<ChatControl>();
     default:
       // other OpenAI-compatible servers (vLLM, Ollama, OpenRouter): the OpenAI sampling controls
