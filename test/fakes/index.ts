@@ -5,3 +5,4 @@ export * from './fake-openai';
 export * from './fake-anthropic';
 export * from './fake-gemini';
 export * from './image-server';
+export * from './fake-gigachat';

@@ -85,7 +85,10 @@ export function gigaChatSession(ctx: ProviderFactoryContext): GigaChatSession {
   if (!byConn) sessions.set(ctx.http, (byConn = new Map()));
   const key = JSON.stringify([conn.baseUrl, conn.timeoutMs, conn.extra ?? {}]);
   let s = byConn.get(key);
-  if (!s) byConn.set(key, (s = new GigaChatSession(conn, ctx.clock)));
+  if (!s) {
+    byConn.set(key, (s = new GigaChatSession(conn, ctx.clock)));
+    ctx.http.adopt(s); // its connections close with the app's client
+  }
   return s;
 }
 
