@@ -341,6 +341,13 @@ describe(`POST /api/v1/chat over raw HTTP (${backendKind()})`, () => {
     const yandex = await chat({ prompt: 'x', model: 'yandexgpt', user_id: 'u' });
     expect(yandex.status).toBe(503);
     expect(yandex.body.error.message).toContain('YANDEX_FOLDER_ID');
+    // a provider configured by its own variables: GigaChat without GIGACHAT_AUTH_KEY
+    expect(byKey.get('gigachat-2')).toMatchObject({
+      provider: 'gigachat',
+      jurisdiction: 'ru',
+      available: false,
+      unavailable_reason: 'Provider "gigachat" is not configured: set GIGACHAT_AUTH_KEY on the gateway.',
+    });
     // the OpenAI-shaped list carries the same three fields
     const openAiShape = await request(t.url).get('/v1/models').set('api-key', apiKey);
     const listed = new Map<string, Record<string, unknown>>(

@@ -8,3 +8,4 @@ export * from './image-server';
 export * from './otlp-receiver';
 export * from './fake-yandex';
 export * from './fake-yookassa';
+export * from './fake-gigachat';

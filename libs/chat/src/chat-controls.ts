@@ -45,6 +45,8 @@ export function supportedControls(model: Pick<ModelEntry, 'provider' | 'upstream
       // reasoning_effort → reasoningOptions; the Foundation Models API has no penalties or logprobs
       return new Set<ChatControl>(['reasoning_effort']);
     case 'local':
+    case 'gigachat':
+      // GigaChat's only extra sampling control (repetition_penalty) has no OpenAI counterpart
       return new Set<ChatControl>();
     default:
       // other OpenAI-compatible servers (vLLM, Ollama, OpenRouter): the OpenAI sampling controls

@@ -51,7 +51,7 @@ export interface ProviderCapabilities {
 export interface ProviderDefinition {
   /** the catalog's `provider` value (models.json) */
   name: string;
-  /** adapter family (one folder each: openai, anthropic, gemini, local); OpenAI-compatible upstreams are `openai` */
+  /** adapter family (one folder each: openai, anthropic, gemini, gigachat, local); OpenAI-compatible upstreams are `openai` */
   type: string;
   /** credentials and endpoint; absent for the offline `local` provider, which needs none */
   env?: ProviderEnvSpec;

@@ -9,6 +9,7 @@
 import { ANTHROPIC } from './anthropic/anthropic.definition';
 import { DEEPSEEK } from './deepseek/deepseek.definition';
 import { GEMINI } from './gemini/gemini.definition';
+import { GIGACHAT } from './gigachat/gigachat.definition';
 import { LOCAL } from './local/local.definition';
 import { OPENAI } from './openai/openai.definition';
 import type { ProviderDefinition, ProviderEnvSpec } from './provider-definition';
@@ -29,6 +30,7 @@ export const PROVIDER_DEFINITIONS: readonly ProviderDefinition[] = [
   GEMINI,
   LOCAL,
   YANDEX,
+  GIGACHAT,
 ];
 
 export const PROVIDER_NAMES: readonly string[] = PROVIDER_DEFINITIONS.map((d) => d.name);

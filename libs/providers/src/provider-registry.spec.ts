@@ -42,6 +42,14 @@ describe('ProviderRegistry (a lookup over the provider definitions)', () => {
     expect(r.missingCredential(model('deepseek'))).toBe('DEEPSEEK_API_KEY');
     expect(r.missingCredential(model('gemini'))).toBe('GEMINI_API_KEY');
     expect(r.missingCredential(model('local'))).toBeNull();
+    // a definition's own credential variables
+    expect(r.missingCredential(model('gigachat'))).toBe('GIGACHAT_AUTH_KEY');
+    expect(r.unavailableReason(model('gigachat'))).toBe(
+      'Provider "gigachat" is not configured: set GIGACHAT_AUTH_KEY on the gateway.',
+    );
+    expect(registry({ GIGACHAT_API_KEY: 'k' }).isAvailable(model('gigachat'))).toBe(false);
+    expect(registry({ GIGACHAT_AUTH_KEY: 'k' }).unavailableReason(model('gigachat'))).toBeNull();
+    expect(r.unavailableReason(model('local'))).toBeNull();
     expect(registry({ ANTHROPIC_API_KEY: 'k' }).isAvailable(model('anthropic'))).toBe(true);
     try {
       r.chat(model('anthropic', 'claude-x'));

@@ -1,9 +1,10 @@
+import { PROVIDER_NAMES } from '../provider-definitions';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CatalogError, loadCatalog } from './model-catalog';
 
-const PROVIDERS = ['openai', 'deepseek', 'anthropic', 'gemini', 'local', 'yandex'];
+const PROVIDERS = [...PROVIDER_NAMES];
 
 describe('model catalog', () => {
   it('built-in catalog is valid and covers every provider and kind the gateway needs', () => {

@@ -150,7 +150,16 @@ export class ProviderHttpClient {
   }
 
   close(): Promise<void> {
-    return this.agent.close();
+    const others = [...this.dependents].map((d) => d.close());
+    this.dependents.clear();
+    return Promise.all([this.agent.close(), ...others]).then(() => undefined);
+  }
+
+  private readonly dependents = new Set<{ close(): Promise<void> }>();
+
+  /** Something with its own connections (an adapter's own client) that is closed with this one. */
+  adopt(dependent: { close(): Promise<void> }): void {
+    this.dependents.add(dependent);
   }
 
   /** Nest lifecycle hook. */
