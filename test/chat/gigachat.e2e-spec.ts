@@ -15,8 +15,8 @@ import { backendKind } from '../support/test-env';
 import { Pricing, Wallet, arr, charges, expectedCost, obj, toMicro } from './chat-helpers';
 
 const GIGA: Record<'gigachat-2' | 'gigachat-2-max', Pricing> = {
-  'gigachat-2': { input: 65, output: 65, cacheRead: 65, cacheWrite: null, image: null },
-  'gigachat-2-max': { input: 650, output: 650, cacheRead: 650, cacheWrite: null, image: null },
+  'gigachat-2': { input: 65, output: 65, cacheRead: 0, cacheWrite: null, image: null },
+  'gigachat-2-max': { input: 650, output: 650, cacheRead: 0, cacheWrite: null, image: null },
 };
 const EMBEDDINGS_RUB_PER_1M = 14;
 const UUID4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
