@@ -56,7 +56,7 @@ export class AccountsService {
    * replicas BEFORE the password is evaluated (one atomic increment each), so a burst of concurrent
    * attempts cannot outrun the limit: the attempt past LOGIN_MAX_FAILURES_PER_* within the window
    * answers 429 with Retry-After without the password being checked. A right password takes its
-   * attempt back (and clears the account's counter), so only failures stay counted. Unknown e-mail,
+   * attempt back, so only failures stay counted (until the window ends). Unknown e-mail,
    * wrong password and disabled user get the same answer and cost the same work (a decoy hash is
    * verified for unknown e-mails).
    */
@@ -91,8 +91,9 @@ export class AccountsService {
       });
       throw ApiError.unauthorized('Invalid e-mail or password.', 'invalid_credentials');
     }
-    await this.throttle.clear(accountKey);
-    await this.throttle.unhit(ipKey, now);
+    // a right password takes its own attempt back; earlier failures stay counted (clearing them
+    // would let a burst that arrives after the success be evaluated again)
+    await Promise.all([this.throttle.unhit(accountKey, now), this.throttle.unhit(ipKey, now)]);
     if (cfg.oidcOnly && !user.operator)
       throw ApiError.forbidden(
         'Sign in with single sign-on; passwords are for operators only.',

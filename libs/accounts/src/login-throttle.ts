@@ -21,7 +21,6 @@ export abstract class LoginThrottleStore {
   abstract hit(keys: string[], now: number): Promise<ThrottleCount[] | null>;
   /** Takes back one counted attempt (a right password), never below zero. */
   abstract unhit(key: string, now: number): Promise<void>;
-  abstract clear(key: string): Promise<void>;
 }
 
 @Injectable()
@@ -47,11 +46,6 @@ export class MemoryLoginThrottleStore extends LoginThrottleStore {
   unhit(key: string, now: number): Promise<void> {
     const e = this.counts.get(key);
     if (e && e.until > now && e.count > 0) e.count--;
-    return Promise.resolve();
-  }
-
-  clear(key: string): Promise<void> {
-    this.counts.delete(key);
     return Promise.resolve();
   }
 }
@@ -107,9 +101,5 @@ export class RedisLoginThrottleStore extends LoginThrottleStore implements OnApp
 
   async unhit(key: string): Promise<void> {
     await this.redis.call((c) => c.eval(UNHIT_LUA, { keys: [this.key(key)], arguments: [] }));
-  }
-
-  async clear(key: string): Promise<void> {
-    await this.redis.call((c) => c.del(this.key(key)));
   }
 }
