@@ -71,6 +71,7 @@ class FakeKnowledge {
 class FakeRerank {
   scores = new Map<string, number>();
   calls: RerankInput[] = [];
+  assertAllowed(): void {}
   async rerank(_caller: Caller, input: RerankInput) {
     this.calls.push(input);
     const results = input.parsed.items.map((it, i) => ({
