@@ -55,7 +55,7 @@ describe(`allowed_models over a request's context (${backendKind()})`, () => {
       if (got.body.status === 'completed' && got.body.document_count === 1) break;
       await new Promise((r) => setTimeout(r, 50));
     }
-  });
+  }, 120_000);
   afterEach(() => anthropic.reset());
   afterAll(async () => {
     await t?.close();
