@@ -8,6 +8,9 @@ import { PASSWORD_MAX, PASSWORD_MIN } from './dto/auth.dto';
 /** zxcvbn's score a new password must reach (0–4; 3 = "safely unguessable: moderate protection"). */
 export const PASSWORD_MIN_SCORE = 3;
 
+/** How many leading characters zxcvbn scores (longer passwords are judged by that prefix). */
+const SCORED_CHARACTERS = 64;
+
 /** Why a password is refused: the error code of the 400 and its message. */
 export interface PasswordRefusal {
   code: 'password_too_short' | 'password_too_long' | 'password_common' | 'password_weak';
@@ -42,6 +45,10 @@ export class PasswordPolicy {
       translations,
       graphs: adjacencyGraphs,
       dictionary: { ...commonDictionary, ...enDictionary },
+      // bounds the work of one check (it runs on the event loop): the first 64 characters are
+      // scored, with at most 8 leetspeak substitutions tried
+      maxLength: SCORED_CHARACTERS,
+      l33tMaxSubstitutions: 8,
     });
     const inputs = userInputs.flatMap((s) => [s, ...s.split(/[@.\s_+-]+/)]).filter((s) => s.length >= 3);
     const result = this.estimator.check(password, inputs);
