@@ -41,7 +41,10 @@ export class AccountsBootstrapService implements OnApplicationBootstrap {
       this.logger.log(`bootstrap operator ${email} created${teamId ? ' (owner of the workspace "default")' : ''}`);
     } catch (err) {
       // another replica created it at the same moment
-      if (!(err instanceof ApiError && err.code === 'email_taken')) throw err;
+      if (err instanceof ApiError && err.code === 'email_taken') return;
+      if (err instanceof ApiError && err.status === 400)
+        throw new Error(`BOOTSTRAP_OPERATOR_PASSWORD is refused (${err.code}): ${err.message}`);
+      throw err;
     }
   }
 

@@ -22,6 +22,7 @@ import { LoginThrottleStore, MemoryLoginThrottleStore, RedisLoginThrottleStore }
 import { OidcController } from './oidc.controller';
 import { OidcService } from './oidc.service';
 import { PasswordHasher } from './password-hasher';
+import { PasswordPolicy } from './password-policy';
 import { RedisSessionStore } from './redis-session-store';
 import { SessionStore } from './session-store';
 import { DatabaseSessionStore } from './sessions.repository';
@@ -52,6 +53,7 @@ import { UsersAdminController } from './users-admin.controller';
     AccountsService,
     SessionsService,
     PasswordHasher,
+    PasswordPolicy,
     TeamPeopleService,
     InvitationMailer,
     PrincipalGuard,

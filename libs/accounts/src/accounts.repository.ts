@@ -128,21 +128,75 @@ export class AccountsRepository {
     });
   }
 
+  /**
+   * Changes a user. A disabled user is signed out everywhere and every API key they created (in any
+   * team) is revoked in the same transaction, one `api_key.revoke` audit record each; the hashes of
+   * the keys revoked are added to `revokedKeyHashes` (their cached lookups must be dropped).
+   */
   async updateUser(
     id: string,
     patch: Partial<Pick<UserEntity, 'name' | 'operator' | 'disabled' | 'passwordHash'>>,
     audit: AuditRecord | null,
     now: number,
+    revokedKeyHashes: string[] = [],
   ): Promise<UserEntity | null> {
     return this.tx.run(async (m) => {
       await m.update(UserEntity, { id }, patch);
       const user = await m.findOneBy(UserEntity, { id });
       if (!user) return null;
       if (audit) await this.audit(m, audit, now);
-      // a disabled user is signed out everywhere
-      if (patch.disabled === true) await this.sessions.deleteAllOfUser(id, null, m);
+      if (patch.disabled === true) {
+        await this.sessions.deleteAllOfUser(id, null, m);
+        if (audit)
+          revokedKeyHashes.push(...(await this.revokeKeysCreatedBy(m, id, null, audit.actor, 'user_disabled', now)));
+      }
       return user;
     });
+  }
+
+  /**
+   * Revokes the live API keys `userId` created (in `teamId`, or in every team), one audit record
+   * each (`api_key.revoke` with the reason); the revoked keys' hashes.
+   */
+  private async revokeKeysCreatedBy(
+    m: EntityManager,
+    userId: string,
+    teamId: string | null,
+    actor: AuditRecord['actor'],
+    reason: 'member_removed' | 'user_disabled',
+    now: number,
+  ): Promise<string[]> {
+    const keys = this.raw.table('api_keys');
+    const { rows } = await this.raw.exec(
+      `SELECT id, team_id, key_hash FROM ${keys} WHERE created_by = $1 AND revoked_at IS NULL` +
+        (teamId === null ? '' : ' AND team_id = $2'),
+      teamId === null ? [userId] : [userId, teamId],
+      m,
+    );
+    const hashes: string[] = [];
+    for (const row of rows) {
+      const r = await this.raw.exec(
+        `UPDATE ${keys} SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING id`,
+        [row.id, now],
+        m,
+      );
+      if (r.rows.length === 0) continue;
+      hashes.push(String(row.key_hash));
+      await this.audit(
+        m,
+        {
+          actor,
+          teamId: String(row.team_id),
+          action: 'api_key.revoke',
+          targetType: 'api_key',
+          targetId: String(row.id),
+          before: { revoked: false },
+          after: { revoked: true, reason, created_by: userId },
+        },
+        now,
+      );
+    }
+    return hashes;
   }
 
   /** New password; every other session of the user ends. */
@@ -231,6 +285,7 @@ export class AccountsRepository {
     role: TeamRole | null,
     audit: (before: MembershipEntity | null) => AuditRecord,
     now: number,
+    revokedKeyHashes: string[] = [],
   ): Promise<MembershipEntity | null> {
     return this.tx.run(async (m) => {
       await this.raw.lockRow(this.raw.table('teams'), teamId, m);
@@ -246,7 +301,13 @@ export class AccountsRepository {
       } else {
         await m.insert(MembershipEntity, { teamId, userId, role, createdAt: now });
       }
-      await this.audit(m, audit(before), now);
+      const record = audit(before);
+      await this.audit(m, record, now);
+      // a member who leaves or is removed takes no spending power along: their keys of the team end
+      if (role === null && before)
+        revokedKeyHashes.push(
+          ...(await this.revokeKeysCreatedBy(m, userId, teamId, record.actor, 'member_removed', now)),
+        );
       return role === null ? null : m.findOneBy(MembershipEntity, { teamId, userId });
     });
   }

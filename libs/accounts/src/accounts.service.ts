@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { ApiError, Clock, microToRub, newId } from '@app/common';
 import { AppConfig } from '@app/config';
-import { SessionPrincipal, TeamRole } from '@app/auth';
+import { ApiKeysService, SessionPrincipal, TeamRole } from '@app/auth';
 import { TeamsService } from '@app/billing';
 import { AccountsRepository } from './accounts.repository';
 import { Actor } from './audit';
@@ -12,6 +12,7 @@ import { SessionEntity } from './entities/session.entity';
 import { UserEntity } from './entities/user.entity';
 import { LoginThrottleStore } from './login-throttle';
 import { PasswordHasher } from './password-hasher';
+import { PasswordPolicy } from './password-policy';
 import { OpenedSession, SessionsService } from './sessions.service';
 
 const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
@@ -40,8 +41,10 @@ export class AccountsService {
     private readonly repo: AccountsRepository,
     private readonly sessions: SessionsService,
     private readonly hasher: PasswordHasher,
+    private readonly policy: PasswordPolicy,
     private readonly throttle: LoginThrottleStore,
     private readonly teams: TeamsService,
+    private readonly keys: ApiKeysService,
     private readonly clock: Clock,
     private readonly config: AppConfig,
   ) {}
@@ -49,32 +52,36 @@ export class AccountsService {
   // ---- sign-in ----
 
   /**
-   * Password sign-in. Failed attempts count per account (e-mail) and per client address across
-   * replicas; at LOGIN_MAX_FAILURES_PER_* within the window → 429 with Retry-After, before the
-   * password is checked. Unknown e-mail, wrong password and disabled user get the same answer and
-   * cost the same work (a decoy hash is verified for unknown e-mails).
+   * Password sign-in. Every attempt is counted per account (e-mail) and per client address across
+   * replicas BEFORE the password is evaluated (one atomic increment each), so a burst of concurrent
+   * attempts cannot outrun the limit: the attempt past LOGIN_MAX_FAILURES_PER_* within the window
+   * answers 429 with Retry-After without the password being checked. A right password takes its
+   * attempt back, so only failures stay counted (until the window ends). Unknown e-mail,
+   * wrong password and disabled user get the same answer and cost the same work (a decoy hash is
+   * verified for unknown e-mails).
    */
   async login(email: string, password: string, actor: Actor): Promise<{ state: AuthStateDto; opened: OpenedSession }> {
     const now = this.clock.now();
     const cfg = this.config.accounts;
     const accountKey = `a:${email}`;
     const ipKey = `ip:${actor.ip ?? 'unknown'}`;
-    const [acc, ip] = await Promise.all([this.throttle.peek(accountKey, now), this.throttle.peek(ipKey, now)]);
-    const blocked = [
-      acc && acc.count >= cfg.loginMaxFailuresPerAccount ? acc.resetMs : 0,
-      ip && ip.count >= cfg.loginMaxFailuresPerIp ? ip.resetMs : 0,
-    ];
-    const waitMs = Math.max(...blocked);
-    if (waitMs > 0)
-      throw ApiError.rateLimited(
-        `Too many failed sign-in attempts. Try again in ${Math.ceil(waitMs / 1000)} s.`,
-        Math.ceil(waitMs / 1000),
+    const counted = await this.throttle.hit([accountKey, ipKey], now);
+    if (counted) {
+      const [acc, ip] = counted;
+      const waitMs = Math.max(
+        acc.count > cfg.loginMaxFailuresPerAccount ? acc.resetMs : 0,
+        ip.count > cfg.loginMaxFailuresPerIp ? ip.resetMs : 0,
       );
+      if (waitMs > 0)
+        throw ApiError.rateLimited(
+          `Too many failed sign-in attempts. Try again in ${Math.ceil(waitMs / 1000)} s.`,
+          Math.ceil(waitMs / 1000),
+        );
+    }
 
     const user = await this.repo.findUserByEmail(email);
     const ok = await this.hasher.verify(password, user?.passwordHash ?? null);
     if (!user || !ok || user.disabled) {
-      await this.throttle.fail([accountKey, ipKey], now);
       await this.repo.recordEvent({
         actor: { ...actor, type: 'anonymous', id: email },
         teamId: null,
@@ -84,7 +91,9 @@ export class AccountsService {
       });
       throw ApiError.unauthorized('Invalid e-mail or password.', 'invalid_credentials');
     }
-    await this.throttle.clear(accountKey);
+    // a right password takes its own attempt back; earlier failures stay counted (clearing them
+    // would let a burst that arrives after the success be evaluated again)
+    await Promise.all([this.throttle.unhit(accountKey, now), this.throttle.unhit(ipKey, now)]);
     if (cfg.oidcOnly && !user.operator)
       throw ApiError.forbidden(
         'Sign in with single sign-on; passwords are for operators only.',
@@ -154,6 +163,7 @@ export class AccountsService {
     if (!user) throw ApiError.unauthorized('Not signed in.', 'not_authenticated');
     if (!(await this.hasher.verify(current, user.passwordHash)))
       throw ApiError.badRequest('The current password is wrong.', 'current_password', 'invalid_password');
+    this.policy.check(next, 'new_password', [user.email, user.name]);
     await this.repo.setPassword(
       user.id,
       await this.hasher.hash(next),
@@ -189,8 +199,9 @@ export class AccountsService {
   // ---- users (operator) ----
 
   /**
-   * Creates a user (optionally an operator, optionally a member of a team). Without a password one is
-   * generated and returned once. 409 when the e-mail is taken.
+   * Creates a user (optionally an operator, optionally a member of a team). A given password must
+   * pass PasswordPolicy (400 with the reason); without one a password is generated and returned
+   * once. 409 when the e-mail is taken.
    */
   async createUser(
     input: { email: string; name?: string; password?: string; operator?: boolean },
@@ -198,6 +209,7 @@ export class AccountsService {
     membership: { teamId: string; role: TeamRole } | null = null,
   ): Promise<CreatedUserDto> {
     const email = input.email.trim().toLowerCase();
+    if (input.password !== undefined) this.policy.check(input.password, 'password', [email, input.name ?? '']);
     const password = input.password ?? generatePassword();
     const now = this.clock.now();
     const user: UserEntity = {
@@ -263,6 +275,7 @@ export class AccountsService {
             ? 'user.disable'
             : 'user.enable'
           : 'user.update';
+    const revoked: string[] = [];
     const after = await this.repo.updateUser(
       id,
       set,
@@ -276,7 +289,10 @@ export class AccountsService {
         after: set,
       },
       this.clock.now(),
+      revoked,
     );
+    // a disabled user's API keys were revoked with the change
+    await this.keys.forgetHashes(revoked);
     if (!after) throw ApiError.notFound(`User ${id} not found.`, 'user_not_found', 'id');
     return userView(after);
   }

@@ -25,7 +25,7 @@ export class InvitationsController {
   @ApiOperation({
     summary: 'Accept an invitation',
     description:
-      'Signed in: joins with your account. Otherwise creates your account from {name, password} (the invited e-mail) and signs you in. One use; 410 invitation_invalid once used, revoked or expired.',
+      'Signed in: joins with your account, whose e-mail must be the invited one (403 invitation_email_mismatch otherwise; an operator may accept any invitation, which the audit log records as an override). Otherwise creates your account from {name, password} (the invited e-mail) and signs you in. One use; 410 invitation_invalid once used, revoked or expired.',
   })
   @ApiOkResponse({ type: AcceptedInvitationDto })
   async accept(
@@ -36,7 +36,7 @@ export class InvitationsController {
   ): Promise<AcceptedInvitationDto> {
     const session = sessionOf(req);
     const actor = actorOf(req);
-    const { result, newUser } = await this.people.accept(token, body, session?.userId ?? null, actor);
+    const { result, newUser } = await this.people.accept(token, body, session ?? null, actor);
     if (newUser) {
       const opened = await this.sessions.open(newUser, 'invitation', actor);
       setSessionCookie(res, req, opened.token, this.config.accounts.sessionMaxAgeMs);

@@ -9,9 +9,13 @@ import { SessionStore } from './session-store';
  * JSON, `<prefix>:session-id:<id>` the token hash, `<prefix>:user-sessions:<user id>` the ids of the
  * user's sessions. Each session's keys expire when it would end — at its absolute lifetime or after
  * the idle timeout, whichever comes first — and every activity (at most once a minute) moves that
- * point. While Redis cannot answer, a session is not found (the request is not signed in) and
- * sign-in answers 503.
+ * point. While Redis cannot answer, a request made with a session cookie and sign-in answer 503
+ * session_store_unavailable (API keys keep working).
  */
+export function sessionStoreUnavailable(): ApiError {
+  return ApiError.unavailable('The session store is unavailable; try again shortly.', 'session_store_unavailable');
+}
+
 @Injectable()
 export class RedisSessionStore extends SessionStore implements OnApplicationShutdown {
   private readonly redis: BoundedRedis;
@@ -46,7 +50,7 @@ export class RedisSessionStore extends SessionStore implements OnApplicationShut
   /** A call whose answer matters (a write, a revocation): 503 while Redis cannot answer. */
   private async must<T>(op: (c: RedisClient) => Promise<T>): Promise<T> {
     const r = await this.redis.call(op);
-    if (r === null) throw ApiError.unavailable('The session store is unavailable; try again shortly.');
+    if (r === null) throw sessionStoreUnavailable();
     return r;
   }
 
@@ -69,8 +73,9 @@ export class RedisSessionStore extends SessionStore implements OnApplicationShut
     return this.write(s);
   }
 
+  /** 503 session_store_unavailable while Redis cannot answer (a session is not taken for absent). */
   async findByHash(tokenHash: string): Promise<SessionEntity | null> {
-    const raw = await this.redis.call((c) => c.get(this.k('session', tokenHash)));
+    const { raw } = await this.must(async (c) => ({ raw: await c.get(this.k('session', tokenHash)) }));
     return typeof raw === 'string' ? (JSON.parse(raw) as SessionEntity) : null;
   }
 

@@ -11,6 +11,7 @@ import { MemberDto, CreatedInvitationDto, InvitationDto, AcceptedInvitationDto }
 import { InvitationEntity } from './entities/invitation.entity';
 import { UserEntity } from './entities/user.entity';
 import { PasswordHasher } from './password-hasher';
+import { PasswordPolicy } from './password-policy';
 import { InvitationMailer } from './invitation-mailer';
 
 const iso = (t: number) => new Date(t).toISOString();
@@ -28,6 +29,7 @@ export class TeamPeopleService {
   constructor(
     private readonly repo: AccountsRepository,
     private readonly hasher: PasswordHasher,
+    private readonly policy: PasswordPolicy,
     private readonly mailer: InvitationMailer,
     private readonly clock: Clock,
     private readonly config: AppConfig,
@@ -77,7 +79,10 @@ export class TeamPeopleService {
     return m;
   }
 
-  /** Removes a member (admins; anyone may leave). Removing an owner needs an owner; the last owner cannot leave. */
+  /**
+   * Removes a member (admins; anyone may leave). Removing an owner needs an owner; the last owner
+   * cannot leave. The API keys the member created in the team are revoked with the membership.
+   */
   async remove(p: Principal, actor: Actor, teamId: string, userId: string): Promise<void> {
     const self = p.kind === 'session' && p.session.userId === userId;
     const mine = roleIn(p, teamId);
@@ -87,6 +92,7 @@ export class TeamPeopleService {
     if (!current) throw ApiError.notFound(`User ${userId} is not a member of the team.`, 'member_not_found', 'user_id');
     if (current.role === 'owner' && !self && !roleAtLeast(mine, 'owner'))
       throw ApiError.forbidden('Only an owner can remove an owner.', 'insufficient_role');
+    const revoked: string[] = [];
     await this.guardLastOwner(() =>
       this.repo.setMembership(
         teamId,
@@ -102,8 +108,11 @@ export class TeamPeopleService {
           after: null,
         }),
         this.clock.now(),
+        revoked,
       ),
     );
+    // the API keys the member created in the team were revoked with the membership
+    await this.keys.forgetHashes(revoked);
   }
 
   /**
@@ -233,11 +242,14 @@ export class TeamPeopleService {
    * Accepts an invitation: a signed-in user joins with their account; otherwise a new user is
    * created from {name, password} with the invited e-mail. One use; expired, revoked or used
    * invitations answer 410 invitation_invalid. An existing user's e-mail must sign in first.
+   * The invitation is bound to its e-mail: a signed-in account with another e-mail is refused (403
+   * invitation_email_mismatch), except an operator's, whose acceptance the audit record marks as
+   * an override (`email_override`, with both e-mails).
    */
   async accept(
     token: string,
     body: { name?: string; password?: string },
-    sessionUserId: string | null,
+    session: { userId: string; email: string; operator: boolean } | null,
     actor: Actor,
   ): Promise<{ result: AcceptedInvitationDto; newUser: UserEntity | null }> {
     const inv = await this.repo.findInvitationByHash(hashToken(token));
@@ -253,8 +265,17 @@ export class TeamPeopleService {
     if (inv.acceptedAt !== null || inv.revokedAt !== null || inv.expiresAt <= now) throw gone();
     let userId: string;
     let newUser: UserEntity | null = null;
-    if (sessionUserId) {
-      userId = sessionUserId;
+    let override: { invited: string; accepted_by: string } | null = null;
+    if (session) {
+      if (session.email.toLowerCase() !== inv.email) {
+        if (!session.operator)
+          throw ApiError.forbidden(
+            'This invitation was sent to another e-mail address: sign in with the invited account to accept it.',
+            'invitation_email_mismatch',
+          );
+        override = { invited: inv.email, accepted_by: session.email.toLowerCase() };
+      }
+      userId = session.userId;
     } else {
       if (await this.repo.findUserByEmail(inv.email))
         throw ApiError.unauthorized(
@@ -266,6 +287,7 @@ export class TeamPeopleService {
           'name and password are required to create your account.',
           body.name ? 'password' : 'name',
         );
+      this.policy.check(body.password, 'password', [inv.email, body.name]);
       newUser = {
         id: newId(),
         email: inv.email,
@@ -288,7 +310,12 @@ export class TeamPeopleService {
         action: 'invitation.accept',
         targetType: 'invitation',
         targetId: inv.id,
-        after: { user_id: userId, role: inv.role, new_user: newUser !== null },
+        after: {
+          user_id: userId,
+          role: inv.role,
+          new_user: newUser !== null,
+          ...(override ? { email_override: override } : {}),
+        },
       },
       now,
     );

@@ -238,6 +238,11 @@ export class ApiKeysService implements OnModuleInit {
     for (const key of await this.repo.listByTeam(teamId)) await this.forget(key.keyHash);
   }
 
+  /** Drops the cached lookups of keys revoked by another module's transaction (by their hashes). */
+  async forgetHashes(hashes: string[]): Promise<void> {
+    for (const hash of hashes) await this.forget(hash);
+  }
+
   /** Drops the cached lookups of a key here, in Redis and (through the bus) on every other replica. */
   private async forget(hash: string): Promise<void> {
     this.local.delete(hash);

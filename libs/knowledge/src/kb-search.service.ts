@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ApiError, Clock } from '@app/common';
-import type { Caller } from '@app/auth';
+import { assertModelAllowed, type Caller } from '@app/auth';
 import { AppConfig } from '@app/config';
 import { BillingService, embeddingsChargeMicro, embeddingsHoldMicro, RequestHold } from '@app/billing';
 import { ModelCatalogService } from '@app/providers';
@@ -94,6 +94,8 @@ export class KbSearchService {
   ): Promise<SearchOutcome> {
     const started = performance.now();
     const model = this.catalog.require(store.embeddingModel, 'embedding');
+    // the search embeds the queries with the store's model: the key must be allowed to use it
+    assertModelAllowed(caller, model.key);
     const queries = input.queries.map((q) => q.trim()).filter(Boolean);
     if (queries.length === 0) throw ApiError.badRequest('query must not be empty.', 'query');
     const counts = this.embeddings.countTokens(queries);

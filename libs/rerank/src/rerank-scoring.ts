@@ -38,6 +38,10 @@ export class RerankScoring extends Scoring {
     return { scores, chargedMicro: out.chargedMicro };
   }
 
+  assertAllowed(caller: Caller): void {
+    this.rerank.assertAllowed(caller, 'small');
+  }
+
   holdMicro(texts: string[], extraTokens: number): number {
     return this.rerank.holdMicro('small', this.rerank.countTokens(texts) + extraTokens);
   }

@@ -99,6 +99,14 @@ export class RerankService {
     return this.catalog.require(LOCAL_MODEL[size], 'embedding');
   }
 
+  /**
+   * 403 model_not_allowed unless the caller's key may use the rerank of `size`: the allowlist names
+   * rerank models by their size ("small", "large") or by the embedding model's key.
+   */
+  assertAllowed(caller: Caller, size: RerankSize): void {
+    if (!modelAllowed(caller, size)) assertModelAllowed(caller, this.embeddingModelFor(size).key);
+  }
+
   /** What a rerank of `tokens` (query and documents, as counted) holds at most, µRUB. */
   holdMicro(size: RerankSize, tokens: number): number {
     return rerankHoldMicro(this.embeddingModelFor(size).pricing, tokens);
@@ -112,8 +120,7 @@ export class RerankService {
   async rerank(caller: Caller, input: RerankInput, requestId: string, signal?: AbortSignal): Promise<RerankOutcome> {
     if (input.query.trim() === '') throw ApiError.badRequest('query must not be empty.', 'query');
     const model = this.embeddingModelFor(input.size);
-    // the allowlist names rerank models by their size ("small", "large") or by the embedding model's key
-    if (!modelAllowed(caller, input.size)) assertModelAllowed(caller, model.key);
+    this.assertAllowed(caller, input.size);
     const dims = model.dimensions ?? RERANK_DIMENSIONS[input.size];
     const queryCount = this.embeddings.countTokens([input.query])[0];
     if (queryCount > model.context_window) {

@@ -1512,7 +1512,7 @@ export interface paths {
         put?: never;
         /**
          * Accept an invitation
-         * @description Signed in: joins with your account. Otherwise creates your account from {name, password} (the invited e-mail) and signs you in. One use; 410 invitation_invalid once used, revoked or expired.
+         * @description Signed in: joins with your account, whose e-mail must be the invited one (403 invitation_email_mismatch otherwise; an operator may accept any invitation, which the audit log records as an override). Otherwise creates your account from {name, password} (the invited e-mail) and signs you in. One use; 410 invitation_invalid once used, revoked or expired.
          */
         post: operations["InvitationsController_accept"];
         delete?: never;

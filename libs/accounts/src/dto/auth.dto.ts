@@ -5,8 +5,9 @@ import { TEAM_ROLES, type TeamRole } from '@app/auth';
 
 const trimLower = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim().toLowerCase() : value);
 
-/** Passwords: 12 to 200 characters. */
+/** Passwords: 12 to 200 characters (and the strength rule of PasswordPolicy). */
 export const PASSWORD_MIN = 12;
+export const PASSWORD_MAX = 200;
 
 export class LoginDto {
   @ApiProperty({ example: 'ada@example.com', maxLength: 320 })

@@ -167,9 +167,14 @@ export class MessagesController {
     },
   })
   @ApiOkResponse({ type: CountTokensResponseDto })
-  async countTokens(@Body() _dto: CountTokensRequestDto, @Req() req: Request, @Res() res: Response): Promise<void> {
+  async countTokens(
+    @CurrentCaller() caller: Caller,
+    @Body() _dto: CountTokensRequestDto,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
     const body = req.body as Record<string, unknown>;
-    const counted = await this.messages.countTokens(body, anthropicHeaders(req), clientAbortSignal(res));
+    const counted = await this.messages.countTokens(caller, body, anthropicHeaders(req), clientAbortSignal(res));
     res.setHeader('request-id', String(req.id));
     res.status(200).json(counted);
   }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { anthropicErrorBody, ApiError, toApiError } from '@app/common';
-import type { Caller } from '@app/auth';
+import { assertModelAllowed, type Caller } from '@app/auth';
 import {
   CanonicalChatChunk,
   CanonicalChatResponse,
@@ -166,15 +166,18 @@ export class MessagesService {
   /**
    * Input tokens of a request, never charged: the provider's own count for a model whose upstream
    * speaks the Messages API (its free counting endpoint), else the gateway's tokenizer (exact for
-   * models billed with it, an estimate for the others).
+   * models billed with it, an estimate for the others). The key's model allowlist applies (403
+   * model_not_allowed before any upstream call).
    */
   async countTokens(
+    caller: Caller,
     body: Json,
     headers: AnthropicClientHeaders,
     signal: AbortSignal,
   ): Promise<{ input_tokens: number }> {
     const request = readMessagesRequest(body, undefined);
     const model = this.catalog.require(String(body.model), 'chat');
+    assertModelAllowed(caller, model.key);
     if (this.registry.speaksMessagesApi(model)) {
       const provider = this.registry.chatDeployments(model)[0].provider;
       if (provider.messagesApi) {

@@ -40,13 +40,17 @@ class FakeKnowledge {
         'vector_store_not_found',
         'vector_store_id',
       );
-    return { id, teamId };
+    return { id, teamId, embeddingModel: this.models.get(id) ?? 'local-embedding-small' };
   }
+  /** store id → its embedding model (default local-embedding-small) */
+  models = new Map<string, string>();
   async useStore(teamId: string, id: string) {
     return this.requireStore(teamId, id);
   }
   async searchableStore(teamId: string, id: string) {
-    return teamId === 'team-a' && this.stores.has(id) ? { id, teamId } : null;
+    return teamId === 'team-a' && this.stores.has(id)
+      ? { id, teamId, embeddingModel: this.models.get(id) ?? 'local-embedding-small' }
+      : null;
   }
   async chunkedText(storeId: string, documentId: string) {
     const text = this.texts.get(`${storeId}/${documentId}`) ?? '';
@@ -71,6 +75,7 @@ class FakeKnowledge {
 class FakeRerank {
   scores = new Map<string, number>();
   calls: RerankInput[] = [];
+  assertAllowed(): void {}
   async rerank(_caller: Caller, input: RerankInput) {
     this.calls.push(input);
     const results = input.parsed.items.map((it, i) => ({
@@ -352,6 +357,20 @@ describe('ChatContextService', () => {
       { type: 'image_url', image_url: { url: 'data:image/png;base64,AA==' } },
       { type: 'image_url', image_url: { url: 'data:image/png;base64,AQ==' } },
     ]);
+  });
+
+  it("a key's allowed_models must hold the project store's and every knowledge base's embedder: 403 before any search or rerank", async () => {
+    projects.byTeam.set('team-a/prj_1', project({ knowledgeBaseIds: ['vs_kb'] }));
+    knowledge.models.set('vs_project', 'local-embedding-large');
+    const limited = (models: string[]) => ({ ...caller, allowedModels: models }) as Caller;
+    await expect(
+      service.assemble(req({ caller: limited(['local-embedding-small']), projectId: 'prj_1' })),
+    ).rejects.toMatchObject({ status: 403, code: 'model_not_allowed', param: 'project_id' });
+    await expect(
+      service.assemble(req({ caller: limited(['local-embedding-large']), projectId: 'prj_1' })),
+    ).rejects.toMatchObject({ status: 403, code: 'model_not_allowed', param: 'project_id' });
+    expect(knowledge.searches).toHaveLength(0);
+    expect(rerank.calls).toHaveLength(0);
   });
 
   it('the context message goes after the caller’s system turns, before the conversation', () => {

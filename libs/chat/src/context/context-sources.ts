@@ -1,3 +1,4 @@
+import { assertModelAllowed } from '@app/auth';
 import { ApiError } from '@app/common';
 import { chooseContextMode, contextBudget, ContextMode } from './context-plan';
 import type { ContextPlan, ContextRequest } from './context.types';
@@ -29,6 +30,14 @@ export class ContextSources {
     }
     // the project's own store (internal: the knowledge-base APIs do not serve it)
     const projectStore = project ? await this.stores.searchableStore(teamId, project.storeId) : null;
+    // every model the context uses must be one the key may use: refused before anything is held or charged
+    for (const store of kbStores)
+      assertModelAllowed(
+        req.caller,
+        store.embeddingModel,
+        named.includes(store.id) ? namedField(req).param : 'project_id',
+      );
+    if (projectStore) assertModelAllowed(req.caller, projectStore.embeddingModel, 'project_id');
     const hasDocuments = (project?.materials.length ?? 0) > 0 || req.pdfs.length > 0;
     const mode: ContextMode =
       hasDocuments || project

@@ -75,6 +75,8 @@ export abstract class ProjectContextSource {
 /** A searchable store as the search hands it out; chat reads its id and passes it back unchanged. */
 export interface SearchableStore {
   readonly id: string;
+  /** the catalog key of the embedding model its chunks were embedded with (searches embed with it) */
+  readonly embeddingModel: string;
 }
 
 export interface StoreQuery {
@@ -176,4 +178,6 @@ export abstract class Scoring {
   ): Promise<{ scores: number[]; chargedMicro: number }>;
   /** Worst case of scoring `texts` plus `extraTokens` tokens of other texts, µRUB. */
   abstract holdMicro(texts: string[], extraTokens: number): number;
+  /** Throws 403 model_not_allowed when the caller's key may not use the scoring's model. */
+  abstract assertAllowed(caller: Caller): void;
 }

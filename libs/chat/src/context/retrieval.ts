@@ -44,6 +44,8 @@ export class ContextRetrieval {
     }
     const left = plan.budget - docs.used;
     const pdfChunks = await this.pdfFragments(docs);
+    // the rerank engine's model is used by the request too: refused before the first paid step
+    if ((plan.rag.rerank && searched.length > 0) || pdfChunks.length > 0) this.scoring.assertAllowed(req.caller);
     // the whole request's worst case is held before the first paid step (query embeddings, rerank,
     // then the answer): a request the balance cannot cover is refused before anything is charged
     const hold = await this.openHold(req, plan, docs.used, searched, query, pdfChunks);
