@@ -201,23 +201,37 @@ describe(`upstream faults and client disconnects (${backendKind()})`, () => {
     });
 
     it('REST stream broken mid-way (malformed SSE / reset / in-stream error) → `error` event, the delivered tokens charged', async () => {
-      const cases: [string, () => void][] = [
-        ['gpt-4o-mini', () => openai.enqueue({ text: 'abcdefghijkl', chunkSize: 2, fault: faults.malformedSse(3) })],
+      // Claude reports its input tokens in message_start: the cut answer is charged with them
+      const usage = { input: 40, output: 99 };
+      const cases: [string, () => void, number | null][] = [
+        [
+          'gpt-4o-mini',
+          () => openai.enqueue({ text: 'abcdefghijkl', chunkSize: 2, fault: faults.malformedSse(3) }),
+          null,
+        ],
         [
           'claude-sonnet-4',
-          () => anthropic.enqueue({ text: 'abcdefghijkl', chunkSize: 2, fault: faults.resetMidStream(5) }),
+          () => anthropic.enqueue({ text: 'abcdefghijkl', chunkSize: 2, usage, fault: faults.resetMidStream(5) }),
+          40,
         ],
         [
           'claude-sonnet-4',
           () =>
-            anthropic.enqueue({ text: 'abcdefghijkl', chunkSize: 2, fault: faults.streamError({ afterChunks: 5 }) }),
+            anthropic.enqueue({
+              text: 'abcdefghijkl',
+              chunkSize: 2,
+              usage,
+              fault: faults.streamError({ afterChunks: 5 }),
+            }),
+          40,
         ],
         [
           'gemini-2.5-flash',
           () => gemini.enqueue({ text: 'abcdefghijkl', chunkSize: 2, fault: faults.streamError({ afterChunks: 2 }) }),
+          null,
         ],
       ];
-      for (const [model, arrange] of cases) {
+      for (const [model, arrange, reported] of cases) {
         arrange();
         const res = await postSse(
           `${t.url}/api/v1/chat`,
@@ -237,7 +251,7 @@ describe(`upstream faults and client disconnects (${backendKind()})`, () => {
           .map((m) => String(obj(JSON.parse(m.data)).text))
           .join('');
         expect(delivered.length).toBeGreaterThan(0);
-        const promptTokens = gatewayPromptTokens([{ role: 'user', content: 'x' }]);
+        const promptTokens = reported ?? gatewayPromptTokens([{ role: 'user', content: 'x' }]);
         const completionTokens = gatewayTokens.count(delivered);
         const cost = expectedCost(PRICES[model as keyof typeof PRICES], {
           prompt: promptTokens,
@@ -352,7 +366,7 @@ describe(`upstream faults and client disconnects (${backendKind()})`, () => {
       await wallet.expectCharged(cost.total_cost_rub, { promptTokens, completionTokens, model: 'gpt-4o-mini' });
     });
 
-    it('REST stream aborted mid-way (Claude): upstream aborted within 1 s, charged exactly the delivered tokens', async () => {
+    it('REST stream aborted mid-way (Claude): upstream aborted within 1 s, charged the reported input and the delivered tokens', async () => {
       const prompt = 'Describe the sea';
       const text = 'Waves roll in slowly under a grey northern sky, endlessly.';
       // message_start, content_block_start, ping, then 4 deltas of 5 characters; then silence
@@ -391,7 +405,8 @@ describe(`upstream faults and client disconnects (${backendKind()})`, () => {
         3_000,
         'the settlement of the aborted stream',
       );
-      const promptTokens = gatewayPromptTokens([{ role: 'user', content: prompt }]);
+      // the input side is what Anthropic reported in message_start (and bills), not the gateway's count
+      const promptTokens = 500;
       const completionTokens = gatewayTokens.count(delivered);
       expect(entry.completion_tokens).toBe(completionTokens);
       const cost = expectedCost(PRICES['claude-sonnet-4'], { prompt: promptTokens, completion: completionTokens });

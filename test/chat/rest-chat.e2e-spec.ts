@@ -379,19 +379,35 @@ describe(`POST /api/v1/chat over raw HTTP (${backendKind()})`, () => {
     }
   });
 
-  it('402 when the balance cannot cover the worst case; balance unchanged and nothing sent', async () => {
+  it('402 when the balance cannot cover even the least output; balance unchanged and nothing sent', async () => {
+    const tiny = (await admin.teamWithKey(0.001, 'tiny')).apiKey;
+    const tinyWallet = await new Wallet(t.url, tiny).snapshot();
+    // without max_tokens the output is capped to the balance, but 16 tokens (16 × 60 µRUB) and the
+    // prompt do not fit in 0.001 RUB
+    const refused = await chat({ prompt: 'Write a novel', model: 'gpt-4o-mini', user_id: 'u' }, tiny);
+    expectError(refused, 402, 'insufficient_quota', null);
+    expect(refused.body.error.message).toMatch(/requires at least [\d.]+ RUB/);
+    expect(openai.requests).toHaveLength(0);
+    await tinyWallet.expectUntouched();
+
     const poor = (await admin.teamWithKey(0.01, 'poor')).apiKey;
     const poorWallet = await new Wallet(t.url, poor).snapshot();
-    // worst case with the default output cap: 16 384 × 60 µRUB ≈ 0.98 RUB > 0.01 RUB
-    const res = await chat({ prompt: 'Write a novel', model: 'gpt-4o-mini', user_id: 'u' }, poor);
-    expectError(res, 402, 'insufficient_quota', null);
-    expect(openai.requests).toHaveLength(0);
-    await poorWallet.expectUntouched();
+    // the full output (16 384 × 60 µRUB ≈ 0.98 RUB) does not fit in 0.01 RUB: capped, not refused
+    openai.enqueue({ text: 'Once', finish: 'length', usage: { input: 12, output: 2 } });
+    const capped = await chat({ prompt: 'Write a novel', model: 'gpt-4o-mini', user_id: 'u' }, poor);
+    expect(capped.status).toBe(200);
+    const cap = Number(capped.headers['x-gateway-max-tokens-capped']);
+    expect(cap).toBeGreaterThan(100);
+    expect(cap).toBeLessThan(10_000 / 60);
+    expect(openai.lastRequest?.body.max_tokens).toBe(cap);
+    await poorWallet.expectCharged(expectedCost(PRICES['gpt-4o-mini'], { prompt: 12, completion: 2 }).total_cost_rub);
 
-    // a small max_tokens makes the worst case affordable: the call goes through and is billed exactly
+    // a small max_tokens is sent as given (no cap header)
+    await poorWallet.snapshot();
     openai.enqueue({ text: 'Short.', usage: { input: 12, output: 2 } });
     const ok = await chat({ prompt: 'Write a novel', model: 'gpt-4o-mini', user_id: 'u', max_tokens: 50 }, poor);
     expect(ok.status).toBe(200);
+    expect(ok.headers['x-gateway-max-tokens-capped']).toBeUndefined();
     expect(openai.lastRequest?.body.max_tokens).toBe(50);
     await poorWallet.expectCharged(expectedCost(PRICES['gpt-4o-mini'], { prompt: 12, completion: 2 }).total_cost_rub);
   });

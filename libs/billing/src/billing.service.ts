@@ -7,6 +7,7 @@ import {
   MetricsService,
   microToRub,
   newId,
+  RequestContext,
   RequestContexts,
 } from '@app/common';
 import type { Caller } from '@app/auth';
@@ -51,6 +52,14 @@ export interface RequestHold {
   readonly remainingMicro: number;
   /** Releases what is left; later steps then hold from the balance. Safe to call twice. */
   close(): Promise<void>;
+}
+
+/** Why a hold was refused, and how much could have been held instead (µRUB). */
+interface Refusal {
+  amountMicro: number;
+  team: { balanceMicro: number; reservedMicro: number };
+  budget?: { period: BudgetPeriod; spentMicro: number; heldMicro: number };
+  affordableMicro: number;
 }
 
 /** The key a hold is taken for, with its budgets (µRUB per UTC day / month; null = none). */
@@ -238,12 +247,50 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
     key?: KeyBudget,
     exact = false,
   ): Promise<Reservation> {
-    const amountMicro = Math.max(0, Math.ceil(maxCostMicro));
+    const out = await this.tryReserve(teamId, Math.max(0, Math.ceil(maxCostMicro)), requestId, key, exact);
+    if ('reservation' in out) return out.reservation;
+    throw this.refusal(out.refused, 'up to');
+  }
+
+  /**
+   * A flexible hold: `maxMicro` when the balance (and the key's budgets) cover it, otherwise as much
+   * as they do, provided that is at least `minMicro`; refused (402) below that. The amount held is
+   * the reservation's `amountMicro`. A few tries absorb concurrent holds taken between the refusal
+   * that reported what was available and the smaller hold.
+   */
+  async reserveUpTo(
+    teamId: string,
+    maxMicro: number,
+    minMicro: number,
+    requestId: string,
+    key?: KeyBudget,
+    exact = false,
+  ): Promise<Reservation> {
+    const max = Math.max(0, Math.ceil(maxMicro));
+    const min = Math.min(max, Math.max(0, Math.ceil(minMicro)));
+    let want = max;
+    for (let attempt = 0; ; attempt++) {
+      // below the full amount the balance is small: a reservation row of its own, as without grants
+      const out = await this.tryReserve(teamId, want, requestId, key, exact || want < max);
+      if ('reservation' in out) return out.reservation;
+      const fits = Math.min(want - 1, out.refused.affordableMicro);
+      if (fits < min || attempt >= 3) throw this.refusal({ ...out.refused, amountMicro: min }, 'at least');
+      want = fits;
+    }
+  }
+
+  private async tryReserve(
+    teamId: string,
+    amountMicro: number,
+    requestId: string,
+    key: KeyBudget | undefined,
+    exact: boolean,
+  ): Promise<{ reservation: Reservation } | { refused: Refusal }> {
     const now = this.clock.now();
     const budgets = key ? budgetPeriods(key, now) : [];
     if (this.grants && !exact && budgets.length === 0) {
       const held = await this.grants.hold(teamId, amountMicro);
-      if (held) return { id: held.holdId, teamId, requestId, amountMicro, grantId: held.grantId };
+      if (held) return { reservation: { id: held.holdId, teamId, requestId, amountMicro, grantId: held.grantId } };
     }
     const reservation: Reservation = { id: newId(), teamId, requestId, amountMicro };
     const hold = {
@@ -258,30 +305,46 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
     if (!out.ok && out.team && !out.budget && (await this.grants?.trim(teamId))) out = await this.repo.reserve(hold);
     if (!out.ok) {
       if (!out.team) throw ApiError.notFound(`Team ${teamId} not found.`, 'team_not_found');
+      const team = { balanceMicro: out.team.balanceMicro, reservedMicro: out.team.reservedMicro };
       if (out.budget) {
+        // the team's hold passed: what the budget leaves is what can be held
         const { period, spentMicro, heldMicro } = out.budget;
-        const per = period.period.startsWith('d:') ? 'daily' : 'monthly';
-        const held = heldMicro > 0 ? ` (${fmt(heldMicro)} RUB more held by requests in flight)` : '';
-        this.metrics.rateLimited('key', per === 'daily' ? 'budget_day' : 'budget_month');
-        throw new ApiError(
-          402,
-          'insufficient_quota',
-          `API key budget exceeded: spent ${fmt(spentMicro)} RUB of the ${fmt(period.capMicro)} RUB ${per} budget${held}; this request requires up to ${fmt(amountMicro)} RUB. ` +
-            `The budget resets at ${new Date(period.end).toISOString()} (UTC).`,
-          'key_budget_exceeded',
-        );
+        const left = Math.max(0, period.capMicro - spentMicro - heldMicro);
+        return { refused: { amountMicro, team, budget: out.budget, affordableMicro: left } };
       }
-      const available = Math.max(0, out.team.balanceMicro - out.team.reservedMicro);
-      const held =
-        out.team.reservedMicro > 0
-          ? ` (balance ${fmt(out.team.balanceMicro)} RUB, ${fmt(out.team.reservedMicro)} RUB held by requests in flight)`
-          : '';
-      throw ApiError.insufficientQuota(
-        `Insufficient balance: ${fmt(available)} RUB available${held}, this request requires up to ${fmt(amountMicro)} RUB. Top up the team balance or lower max_tokens.`,
-      );
+      return {
+        refused: { amountMicro, team, affordableMicro: Math.max(0, team.balanceMicro - team.reservedMicro) },
+      };
     }
     this.inFlight.set(reservation.id, reservation);
-    return reservation;
+    return { reservation };
+  }
+
+  /** The 402 of a refused hold; `bound` says whether the amount is the request's worst case or its least. */
+  private refusal(r: Refusal, bound: 'up to' | 'at least'): ApiError {
+    const { amountMicro } = r;
+    if (r.budget) {
+      const { period, spentMicro, heldMicro } = r.budget;
+      const per = period.period.startsWith('d:') ? 'daily' : 'monthly';
+      const held = heldMicro > 0 ? ` (${fmt(heldMicro)} RUB more held by requests in flight)` : '';
+      this.metrics.rateLimited('key', per === 'daily' ? 'budget_day' : 'budget_month');
+      return new ApiError(
+        402,
+        'insufficient_quota',
+        `API key budget exceeded: spent ${fmt(spentMicro)} RUB of the ${fmt(period.capMicro)} RUB ${per} budget${held}; this request requires ${bound} ${fmt(amountMicro)} RUB. ` +
+          `The budget resets at ${new Date(period.end).toISOString()} (UTC).`,
+        'key_budget_exceeded',
+      );
+    }
+    const available = Math.max(0, r.team.balanceMicro - r.team.reservedMicro);
+    const held =
+      r.team.reservedMicro > 0
+        ? ` (balance ${fmt(r.team.balanceMicro)} RUB, ${fmt(r.team.reservedMicro)} RUB held by requests in flight)`
+        : '';
+    const advice = bound === 'up to' ? 'Top up the team balance or lower max_tokens.' : 'Top up the team balance.';
+    return ApiError.insufficientQuota(
+      `Insufficient balance: ${fmt(available)} RUB available${held}, this request requires ${bound} ${fmt(amountMicro)} RUB. ${advice}`,
+    );
   }
 
   /**
@@ -413,10 +476,13 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
       : undefined;
     // tokens the request really used (0 when it failed before any billable work), for the TPM correction
     const used = { tokens: 0 };
+    // the request's record waits for this work's charge, also when the client has gone meanwhile
+    const done = ctx?.beginWork();
     try {
-      const out = await this.meterHeld(spec, key, used);
+      const out = await this.meterHeld(spec, key, used, ctx);
       return { result: out.result, charged: out.charged };
     } finally {
+      done?.();
       if (ticket)
         void this.rateLimits!.settleTokens(ticket, used.tokens).catch((err: unknown) =>
           this.logger.warn({ err }, 'token rate correction failed'),
@@ -428,16 +494,18 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
     spec: MeterSpec<T>,
     key: KeyBudget | undefined,
     used: { tokens: number },
+    ctx: RequestContext | undefined,
   ): Promise<{ result: T; charged: SettledCharge | null }> {
     const tokensOf = (d: ChargeDetails) => d.totalTokens ?? d.promptTokens + d.completionTokens;
     const hold = spec.within
-      ? await this.takeFrom(spec.within.hold, spec.holdMicro, spec.within.last === true)
-      : await this.reserve(spec.teamId, spec.holdMicro, spec.requestId, key);
-    const ctx = this.requests.get(spec.requestId);
+      ? await this.takeFrom(spec.within.hold, spec.holdMicro, spec.within.last === true, spec.minMicro, key)
+      : spec.minMicro !== undefined
+        ? await this.reserveUpTo(spec.teamId, spec.holdMicro, spec.minMicro, spec.requestId, key)
+        : await this.reserve(spec.teamId, spec.holdMicro, spec.requestId, key);
     let result: T;
     const started = performance.now();
     try {
-      result = await spec.run();
+      result = await spec.run(hold.amountMicro);
     } catch (err) {
       ctx?.addUpstream(performance.now() - started);
       let partial: MeteredCharge | null = null;
@@ -446,7 +514,7 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
       } finally {
         if (partial) {
           used.tokens = tokensOf(partial.details);
-          this.observe(spec.requestId, partial, await this.settle(hold, partial.costMicro, partial.details));
+          this.observe(ctx, partial, await this.settle(hold, partial.costMicro, partial.details));
         } else
           await this.release(hold).catch((e: unknown) =>
             this.logger.error({ err: e, reservationId: hold.id }, 'release failed'),
@@ -468,7 +536,7 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
     }
     used.tokens = tokensOf(charge.details);
     const charged = await this.settle(hold, charge.costMicro, charge.details);
-    this.observe(spec.requestId, charge, charged);
+    this.observe(ctx, charge, charged);
     return { result, charged };
   }
 
@@ -484,6 +552,8 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
     requestId: string;
     caller?: Caller;
     holdMicro: number;
+    /** a flexible hold (see MeterSpec.minMicro): at least this much, up to `holdMicro` */
+    minMicro?: number;
   }): Promise<RequestHold> {
     const caller = spec.caller?.teamId === spec.teamId ? spec.caller : undefined;
     const key: KeyBudget | undefined = caller
@@ -494,7 +564,10 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
         }
       : undefined;
     // a reservation row of its own: its steps split it (see takeFrom)
-    const reservation = await this.reserve(spec.teamId, spec.holdMicro, spec.requestId, key, true);
+    const reservation =
+      spec.minMicro !== undefined
+        ? await this.reserveUpTo(spec.teamId, spec.holdMicro, spec.minMicro, spec.requestId, key, true)
+        : await this.reserve(spec.teamId, spec.holdMicro, spec.requestId, key, true);
     // the parent is not kept alive by the sweeper: only the holds of running steps are
     this.inFlight.delete(reservation.id);
     let remaining = reservation.amountMicro;
@@ -522,12 +595,19 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
   /**
    * A step's hold taken out of the request's hold (no balance check: the money is already held).
    * Should the step need more than is left (the request's worst case was exceeded), it holds what is
-   * left and its settle charges the exact cost anyway, as for any provider count above its hold.
+   * left and its settle charges the exact cost anyway, as for any provider count above its hold —
+   * unless the step's hold is flexible (`minMicro`): then what is left is what it may spend.
    */
-  private async takeFrom(parent: RequestHold, holdMicro: number, last: boolean): Promise<Reservation> {
+  private async takeFrom(
+    parent: RequestHold,
+    holdMicro: number,
+    last: boolean,
+    minMicro?: number,
+    key?: KeyBudget,
+  ): Promise<Reservation> {
     const take = this.requestHolds.get(parent);
     const amountMicro = Math.min(Math.max(0, Math.ceil(holdMicro)), parent.remainingMicro);
-    if (amountMicro < holdMicro)
+    if (amountMicro < holdMicro && (minMicro === undefined || amountMicro < minMicro))
       this.logger.warn(
         { requestId: parent.reservation.requestId, neededMicro: holdMicro, leftMicro: parent.remainingMicro },
         "a step's hold exceeds what its request still holds",
@@ -540,7 +620,9 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
     };
     if (!take || !(await this.repo.split(parent.reservation.id, { ...child, now: this.clock.now() }))) {
       // closed (or released by the sweeper): the step holds from the balance like any other
-      return this.reserve(child.teamId, holdMicro, child.requestId);
+      return minMicro !== undefined
+        ? this.reserveUpTo(child.teamId, holdMicro, minMicro, child.requestId, key)
+        : this.reserve(child.teamId, holdMicro, child.requestId);
     }
     take(amountMicro);
     this.inFlight.set(child.id, child);
@@ -552,12 +634,10 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
   }
 
   /** A settled charge in the metrics (tokens and RUB by model) and in the request's access-log line. */
-  private observe(requestId: string, charge: MeteredCharge, settled: SettledCharge): void {
+  private observe(ctx: RequestContext | undefined, charge: MeteredCharge, settled: SettledCharge): void {
     const d = charge.details;
     this.metrics.charged(d.model, d.promptTokens, d.completionTokens, settled.chargedMicro);
-    this.requests
-      .get(requestId)
-      ?.addCharge(d.model, d.promptTokens, d.completionTokens, settled.chargedMicro, d.breakdown);
+    ctx?.addCharge(d.model, d.promptTokens, d.completionTokens, settled.chargedMicro, d.breakdown);
   }
 
   /**
@@ -743,6 +823,12 @@ export interface MeterSpec<T> {
   caller?: Caller;
   /** the worst case the work may cost (held before it runs; 402 when the balance cannot cover it) */
   holdMicro: number;
+  /**
+   * Makes the hold flexible: when the balance (or the key's budget, or what the request's hold has
+   * left) cannot cover `holdMicro`, as much as it can is held, if that is at least `minMicro`
+   * (402 below it). `run` is told the amount held and must keep the work within it.
+   */
+  minMicro?: number;
   /** tokens known before the call (the prompt), counted against tokens-per-minute limits at admission; the rest is added at settle */
   estimatedTokens?: number;
   /**
@@ -750,7 +836,7 @@ export interface MeterSpec<T> {
    * `last` releases what is left of it once this step's hold is taken (the answer of a RAG chat).
    */
   within?: { hold: RequestHold; last?: boolean };
-  run: () => Promise<T>;
+  run: (heldMicro: number) => Promise<T>;
   /** the exact charge for a finished run; null charges nothing (the hold is released) */
   charge: (result: T) => MeteredCharge | null;
   /**

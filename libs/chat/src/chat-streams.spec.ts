@@ -44,7 +44,7 @@ class FakeBilling {
   async meter<T>(spec: MeterSpec<T>) {
     let result: T;
     try {
-      result = await spec.run();
+      result = await spec.run(spec.holdMicro);
     } catch (err) {
       const partial = spec.chargeOnFailure?.(err) ?? null;
       if (partial)

@@ -30,7 +30,7 @@ class FakeBilling {
     this.holds.push(spec.holdMicro);
     let result: T;
     try {
-      result = await spec.run();
+      result = await spec.run(spec.holdMicro);
     } catch (err) {
       const partial = spec.chargeOnFailure?.(err) ?? null;
       if (partial)

@@ -1,9 +1,10 @@
 import { Injectable, Logger, Optional } from '@nestjs/common';
-import { ApiError, Clock } from '@app/common';
+import { ApiError, Clock, RequestContexts } from '@app/common';
 import { assertModelAllowed, modelAllowed, type Caller } from '@app/auth';
 import {
   BillingService,
   ChatCost,
+  chatOutputWithin,
   chatTokensCharge,
   chatTokensHoldMicro,
   MeteredCharge,
@@ -16,6 +17,7 @@ import {
   CanonicalChatResponse,
   CanonicalUsage,
   ChatControl,
+  PromptUsage,
   ChatMessage,
   ChatProvider,
   isProviderAbortError,
@@ -36,7 +38,13 @@ import { imageParts, messageText } from './messages';
 
 /** Tokens reserved per image before the provider reports the real count (≈ a 1092×1092 image on Claude). */
 export const IMAGE_TOKEN_ESTIMATE = 1600;
-/** Other providers' tokenizers differ from o200k: the prompt estimate is padded for the reservation only. */
+/**
+ * The least output a call capped to the balance is sent with (per choice): below it the request is
+ * refused (402) as one the balance cannot cover.
+ */
+export const MIN_CAPPED_OUTPUT_TOKENS = 16;
+/** Response header of a call whose output was capped to what the balance affords: the max_tokens sent upstream. */
+export const MAX_TOKENS_CAPPED_HEADER = 'x-gateway-max-tokens-capped';
 
 /** Generation parameters: the canonical request without model, messages and stream. */
 export type ChatParams = Omit<CanonicalChatRequest, 'model' | 'messages' | 'stream'>;
@@ -65,6 +73,13 @@ export interface ChatCallInput {
   controlParam?: (c: ChatControl) => string;
   /** countPrompt(messages, params) when the caller counted these very messages already (not counted twice) */
   promptTokens?: number;
+  /**
+   * The output may be capped to what the balance affords (default: when the caller gave no
+   * max_tokens); /v1/messages, whose max_tokens is required, reads it as a ceiling.
+   */
+  capOutput?: boolean;
+  /** the least output tokens a capped call is sent with (default MIN_CAPPED_OUTPUT_TOKENS) */
+  minOutputTokens?: number;
 }
 
 /** One model the call may be served by, with its own upstream request. */
@@ -73,6 +88,12 @@ export interface ChatCandidate {
   request: CanonicalChatRequest;
   /** this model's worst case */
   holdMicro: number;
+  /** the prompt side of the hold, in tokens (padded prompt + images), for capping the output */
+  promptHoldTokens?: number;
+  /** the hold with the least output a capped call is sent with */
+  minHoldMicro?: number;
+  /** set when the output was capped to what the balance affords: the max_tokens sent */
+  cappedOutput?: number;
 }
 
 export interface PreparedChat {
@@ -87,6 +108,11 @@ export interface PreparedChat {
   images: number;
   /** the worst case, held when the call starts: the dearest candidate's */
   holdMicro: number;
+  /**
+   * When the output may be capped to the balance: the least hold the call can run with (the
+   * cheapest runnable candidate with the least output); the hold is then flexible (MeterSpec.minMicro).
+   */
+  minHoldMicro?: number;
   /** how each attempt calls its upstream, when not with the candidate's canonical request */
   upstream?: UpstreamCall;
 }
@@ -157,6 +183,7 @@ export class ChatService {
     private readonly tokenizers: TokenizerService,
     private readonly router: UpstreamRouter,
     @Optional() private readonly clock: Clock = new Clock(),
+    @Optional() private readonly requests?: RequestContexts,
   ) {}
 
   /**
@@ -270,6 +297,7 @@ export class ChatService {
       return inlined.get(inline)!;
     };
     const candidates: ChatCandidate[] = [];
+    const caps = input.capOutput ?? p.max_tokens === undefined;
     for (const pl of usable) {
       candidates.push({
         model: pl.model,
@@ -280,8 +308,10 @@ export class ChatService {
           max_tokens: pl.maxOutput,
         },
         holdMicro: pl.holdMicro,
+        ...(caps ? { promptHoldTokens: pl.promptHoldTokens, minHoldMicro: pl.minHoldMicro } : {}),
       });
     }
+    const runnable = candidates.filter((c) => this.registry.isAvailable(c.model));
     return {
       input,
       model,
@@ -290,8 +320,40 @@ export class ChatService {
       promptTokens,
       images: imgs.length,
       // the dearest model that may actually run
-      holdMicro: Math.max(...candidates.filter((c) => this.registry.isAvailable(c.model)).map((c) => c.holdMicro)),
+      holdMicro: Math.max(...runnable.map((c) => c.holdMicro)),
+      ...(caps && runnable.length ? { minHoldMicro: Math.min(...runnable.map((c) => c.minHoldMicro!)) } : {}),
     };
+  }
+
+  /**
+   * The candidates a hold of `heldMicro` can run: all of them as prepared when it covers the worst
+   * case; otherwise (a flexible hold: the balance could not cover the full output) each with its
+   * output capped to what the hold affords, and those that cannot give the least output left out.
+   */
+  fitCandidates(prep: PreparedChat, heldMicro: number): ChatCandidate[] {
+    if (prep.minHoldMicro === undefined || heldMicro >= prep.holdMicro) return prep.candidates;
+    const n = prep.input.params.n ?? 1;
+    const least = prep.input.minOutputTokens ?? MIN_CAPPED_OUTPUT_TOKENS;
+    const fitted: ChatCandidate[] = [];
+    for (const c of prep.candidates) {
+      const max = c.request.max_tokens ?? c.model.max_output_tokens;
+      if (c.holdMicro <= heldMicro || c.promptHoldTokens === undefined) {
+        fitted.push(c);
+        continue;
+      }
+      const out = chatOutputWithin(heldMicro, c.promptHoldTokens, max, c.model.pricing, prep.images, n);
+      if (out < Math.min(least, max)) continue;
+      fitted.push({ ...c, request: { ...c.request, max_tokens: out }, cappedOutput: out });
+    }
+    return fitted.length ? fitted : prep.candidates;
+  }
+
+  /** Tells the caller (a response header) that this attempt's output was capped to the balance. */
+  private announceCap(prep: PreparedChat, c: ChatCandidate): void {
+    const ctx = this.requests?.get(prep.input.requestId);
+    if (!ctx) return;
+    if (c.cappedOutput !== undefined) ctx.setHeaders({ [MAX_TOKENS_CAPPED_HEADER]: String(c.cappedOutput) });
+    else ctx.removeHeader(MAX_TOKENS_CAPPED_HEADER);
   }
 
   /**
@@ -308,20 +370,32 @@ export class ChatService {
     const images = imageParts(input.messages).length + bound.images;
     const base = this.countPrompt(input.messages, p);
     const text = input.messages.map((m) => messageText(m)).join('\n') + (p.tools ? JSON.stringify(p.tools) : '');
+    const caps = input.capOutput ?? p.max_tokens === undefined;
+    const least = input.minOutputTokens ?? MIN_CAPPED_OUTPUT_TOKENS;
     let answerMicro = 0;
+    let leastMicro = Infinity;
     for (const m of [model, ...fallbacks]) {
       const maxOutput = p.max_tokens ?? Math.max(1, Math.min(m.max_output_tokens, m.context_window - base));
       const prompt = Math.min(m.context_window, base + bound.contextTokens);
       const holdTokens =
         this.pricing.holdTokens(prompt, { exact: this.registry.countsTokensExactly(m), text }) +
         images * IMAGE_TOKEN_ESTIMATE;
-      answerMicro = Math.max(answerMicro, chatTokensHoldMicro(holdTokens, maxOutput * (p.n ?? 1), m.pricing, images));
+      const n = p.n ?? 1;
+      answerMicro = Math.max(answerMicro, chatTokensHoldMicro(holdTokens, maxOutput * n, m.pricing, images));
+      if (this.registry.isAvailable(m))
+        leastMicro = Math.min(
+          leastMicro,
+          chatTokensHoldMicro(holdTokens, Math.min(least, maxOutput) * n, m.pricing, images),
+        );
     }
     return this.billing.openRequestHold({
       teamId: input.caller.teamId,
       requestId: input.requestId,
       caller: input.caller,
       holdMicro: bound.retrievalMicro + answerMicro,
+      // the context's worst case is always held (no refusal once retrieval was paid); the answer's
+      // output may be capped to what is left of it after the context is assembled
+      ...(caps && leastMicro !== Infinity ? { minMicro: bound.retrievalMicro + leastMicro } : {}),
     });
   }
 
@@ -363,7 +437,7 @@ export class ChatService {
     promptTokens: number,
     images: number,
     promptText: string,
-  ): { model: ModelEntry; maxOutput: number; holdMicro: number } {
+  ): { model: ModelEntry; maxOutput: number; holdMicro: number; promptHoldTokens: number; minHoldMicro: number } {
     const p = input.params;
     if (images && !model.supports_images)
       throw ApiError.badRequest(
@@ -404,10 +478,14 @@ export class ChatService {
     const holdTokens =
       this.pricing.holdTokens(promptTokens, { exact: this.registry.countsTokensExactly(model), text: promptText }) +
       images * IMAGE_TOKEN_ESTIMATE;
+    const n = p.n ?? 1;
+    const least = Math.min(input.minOutputTokens ?? MIN_CAPPED_OUTPUT_TOKENS, maxOutput);
     return {
       model,
       maxOutput,
-      holdMicro: chatTokensHoldMicro(holdTokens, maxOutput * (p.n ?? 1), model.pricing, images),
+      holdMicro: chatTokensHoldMicro(holdTokens, maxOutput * n, model.pricing, images),
+      promptHoldTokens: holdTokens,
+      minHoldMicro: chatTokensHoldMicro(holdTokens, least * n, model.pricing, images),
     };
   }
 
@@ -426,14 +504,16 @@ export class ChatService {
       caller: prep.input.caller,
       requestId: prep.input.requestId,
       holdMicro: prep.holdMicro,
+      minMicro: prep.minHoldMicro,
       estimatedTokens: prep.promptTokens,
       // the answer is the request's last paid step: what its hold leaves of the request's is released
       within: prep.input.within ? { hold: prep.input.within, last: true } : undefined,
-      run: async () => {
+      run: async (held) => {
         try {
           const routed = await this.router.run(
-            prep.candidates,
+            this.fitCandidates(prep, held),
             async (c, provider) => {
+              this.announceCap(prep, c);
               const r = prep.upstream
                 ? await prep.upstream.complete(c, provider, signal)
                 : await provider.complete(c.request, signal);
@@ -502,23 +582,28 @@ export class ChatService {
     let finalUsage: CanonicalUsage | null = null;
     let usageEstimated = false;
     let cost: ChatCost | null = null;
+    // the prompt side the upstream reported when the answer started (a cut stream is charged with it)
+    let reportedPrompt: PromptUsage | null = null;
     const progress = this.progress(prep);
     const { charged } = await this.billing.meter({
       teamId: prep.input.caller.teamId,
       caller: prep.input.caller,
       requestId: prep.input.requestId,
       holdMicro: prep.holdMicro,
+      minMicro: prep.minHoldMicro,
       estimatedTokens: prep.promptTokens,
       // the answer is the request's last paid step: what its hold leaves of the request's is released
       within: prep.input.within ? { hold: prep.input.within, last: true } : undefined,
-      run: async () => {
+      run: async (held) => {
         try {
           await this.router.run(
-            prep.candidates,
+            this.fitCandidates(prep, held),
             async (c, provider) => {
               // a failed attempt forwarded nothing: start from a clean slate
               usage = null;
               meta = null;
+              reportedPrompt = null;
+              this.announceCap(prep, c);
               const iterable = prep.upstream
                 ? await prep.upstream.stream(c, provider, signal)
                 : await provider.stream(c.request, signal);
@@ -526,6 +611,7 @@ export class ChatService {
                 for await (const chunk of iterable) {
                   meta ??= { id: chunk.id, created: chunk.created };
                   if (chunk.usage) usage = chunk.usage;
+                  if (chunk.promptUsage) reportedPrompt = chunk.promptUsage;
                   // usage-only chunks stay inside; chunks carrying upstream events are relayed
                   if (chunk.choices.length === 0 && !chunk.passthrough?.length) continue;
                   for (const ch of chunk.choices) {
@@ -534,7 +620,7 @@ export class ChatService {
                     for (const t of ch.delta.tool_calls ?? [])
                       toolArgs += (t.function?.name ?? '') + (t.function?.arguments ?? '');
                   }
-                  const { usage: _drop, ...rest } = chunk;
+                  const { usage: _drop, promptUsage: _prompt, ...rest } = chunk;
                   forwarded = true;
                   await sink({ ...rest, model: c.model.key });
                   if (signal.aborted) break;
@@ -555,7 +641,8 @@ export class ChatService {
       charge: () => {
         const served = progress.candidate.model;
         usageEstimated = aborted || usage === null;
-        finalUsage = !usageEstimated && usage ? usage : this.countUsage(prep, text + reasoning + toolArgs);
+        finalUsage =
+          !usageEstimated && usage ? usage : this.countUsage(prep, text + reasoning + toolArgs, reportedPrompt);
         cost = chatTokensCharge(finalUsage, served.pricing, prep.images);
         return this.chargeFor(prep, served, finalUsage, cost, usageEstimated, progress);
       },
@@ -564,7 +651,7 @@ export class ChatService {
         const delivered = text + reasoning + toolArgs;
         if (delivered === '') return null;
         const served = progress.candidate.model;
-        const partial = this.countUsage(prep, delivered);
+        const partial = this.countUsage(prep, delivered, reportedPrompt);
         this.logger.warn(
           { requestId: prep.input.requestId, model: served.key, completionTokens: partial.completion_tokens },
           'upstream failed mid-stream: charged the delivered tokens',
@@ -659,16 +746,18 @@ export class ChatService {
     return { candidate: prep.candidates[0], deployment: '', attempts: 0, retries: 0, fallbacks: 0 };
   }
 
-  private countUsage(prep: PreparedChat, delivered: string): CanonicalUsage {
+  /**
+   * Usage the gateway counts: the delivered text with its tokenizer; the prompt as the upstream
+   * reported it when the answer started (`reported`, e.g. Anthropic's message_start), else as counted.
+   */
+  private countUsage(prep: PreparedChat, delivered: string, reported: PromptUsage | null = null): CanonicalUsage {
     const completion = this.tokenizers.chat.count(delivered);
-    const prompt = prep.promptTokens + prep.images * IMAGE_TOKEN_ESTIMATE;
-    return {
-      prompt_tokens: prompt,
-      completion_tokens: completion,
-      total_tokens: prompt + completion,
+    const prompt = reported ?? {
+      prompt_tokens: prep.promptTokens + prep.images * IMAGE_TOKEN_ESTIMATE,
       cache_read_tokens: 0,
       cache_write_tokens: 0,
     };
+    return { ...prompt, completion_tokens: completion, total_tokens: prompt.prompt_tokens + completion };
   }
 
   private chargeFor(

@@ -117,6 +117,12 @@ export interface CanonicalUsage {
   reasoning_tokens?: number;
 }
 
+/** The prompt side of a usage report (tokens counted, and billed, by the provider). */
+export type PromptUsage = Pick<
+  CanonicalUsage,
+  'prompt_tokens' | 'cache_read_tokens' | 'cache_write_tokens' | 'cache_write_1h_tokens'
+>;
+
 export interface CanonicalChoice {
   index: number;
   message: {
@@ -172,6 +178,11 @@ export interface CanonicalChatChunk {
   choices: CanonicalChunkChoice[];
   /** present on the chunk(s) that carry usage (usually the last) */
   usage?: CanonicalUsage | null;
+  /**
+   * The prompt side of the usage as the upstream reported it when the answer started (Anthropic's
+   * `message_start`), before the final report: a stream cut before that report is charged with it.
+   */
+  promptUsage?: PromptUsage;
   /**
    * The upstream's own SSE events this chunk was read from, when the call went to an upstream
    * speaking the caller's wire format (relayed unchanged; the canonical fields serve accounting).

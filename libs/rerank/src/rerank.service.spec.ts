@@ -14,7 +14,7 @@ class FakeBilling {
   charges: number[] = [];
   async meter<T>(spec: MeterSpec<T>) {
     if (spec.holdMicro > 1_000_000) throw ApiError.insufficientQuota('no');
-    const result = await spec.run();
+    const result = await spec.run(spec.holdMicro);
     const c = spec.charge(result);
     if (c) this.charges.push(c.costMicro);
     return { result, charged: c ? { chargedMicro: c.costMicro, balanceAfterMicro: 0, ledgerEntryId: 1 } : null };

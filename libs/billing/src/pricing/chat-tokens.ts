@@ -77,3 +77,28 @@ export function chatTokensCharge(usage: CanonicalUsage, pricing: ModelPricing, i
     totalMicro,
   };
 }
+
+/**
+ * The output a hold affords: the most output tokens per choice (`n` choices, at most
+ * `maxOutputTokens`) whose chat hold — the prompt side held as `promptTokens`, the images, the
+ * output — fits in `heldMicro`. 0 when the prompt side alone does not fit.
+ */
+export function chatOutputWithin(
+  heldMicro: number,
+  promptTokens: number,
+  maxOutputTokens: number,
+  pricing: ModelPricing,
+  images: number,
+  n = 1,
+): number {
+  const fits = (out: number) => chatTokensHoldMicro(promptTokens, out * n, pricing, images) <= heldMicro;
+  if (!fits(0)) return 0;
+  let lo = 0;
+  let hi = Math.max(0, maxOutputTokens);
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (fits(mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}

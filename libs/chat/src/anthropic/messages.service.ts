@@ -10,7 +10,14 @@ import {
   providerErrorToApiError,
   SseEvent as UpstreamEvent,
 } from '@app/providers';
-import { ChatCandidate, ChatService, IMAGE_TOKEN_ESTIMATE, PreparedChat, UpstreamCall } from '../chat.service';
+import {
+  ChatCandidate,
+  ChatService,
+  IMAGE_TOKEN_ESTIMATE,
+  MIN_CAPPED_OUTPUT_TOKENS,
+  PreparedChat,
+  UpstreamCall,
+} from '../chat.service';
 import { CostRubDto, costToRub } from '../chat-cost';
 import type { EventStream, SseEvent } from '../event-stream';
 import { imageParts } from '../messages';
@@ -74,6 +81,10 @@ export class MessagesService {
       sendsOwnBody: (m) => this.registry.speaksMessagesApi(m),
       // Anthropic clients size max_tokens for Claude (Claude Code: 32000): a translated model gets its own cap
       capsMaxTokens: (m) => !this.registry.speaksMessagesApi(m),
+      // max_tokens is required here, so it is a ceiling: capped to what the balance affords, but
+      // never below an extended-thinking budget (Anthropic requires max_tokens above it)
+      capOutput: true,
+      minOutputTokens: thinkingFloor(body),
     });
     // a fallback that would need the translation but cannot take the request is left out
     const candidates = prep.candidates.filter(
@@ -82,8 +93,9 @@ export class MessagesService {
     );
     const runnable = candidates.filter((c) => this.registry.isAvailable(c.model));
     const holdMicro = runnable.length ? Math.max(...runnable.map((c) => c.holdMicro)) : prep.holdMicro;
+    const minHoldMicro = runnable.length ? Math.min(...runnable.map((c) => c.minHoldMicro!)) : prep.minHoldMicro;
     return {
-      prep: { ...prep, candidates, holdMicro, upstream: this.upstreamCall(body, headers) },
+      prep: { ...prep, candidates, holdMicro, minHoldMicro, upstream: this.upstreamCall(body, headers) },
       request,
     };
   }
@@ -91,7 +103,12 @@ export class MessagesService {
   /** The attempt of one candidate: natively through its Messages API, else the canonical request. */
   private upstreamCall(body: Json, headers: AnthropicClientHeaders): UpstreamCall {
     const forward = forwarded(headers);
-    const nativeBody = (c: ChatCandidate): Json => ({ ...body, model: c.model.upstream_model });
+    // the caller's body, but for the model id and a max_tokens capped to the balance
+    const nativeBody = (c: ChatCandidate): Json => ({
+      ...body,
+      model: c.model.upstream_model,
+      ...(c.cappedOutput !== undefined ? { max_tokens: c.cappedOutput } : {}),
+    });
     const native = (c: ChatCandidate, provider: ChatProvider) =>
       this.registry.speaksMessagesApi(c.model) ? provider.messagesApi : undefined;
     return {
@@ -237,6 +254,13 @@ export async function* withPings(
 function settled<T>(p: Promise<T>): Promise<T> {
   p.catch(() => undefined);
   return p;
+}
+
+/** The least max_tokens a capped call may be sent with: above the thinking budget when thinking is enabled. */
+function thinkingFloor(body: Json): number | undefined {
+  const thinking = body.thinking as Json | undefined;
+  if (thinking?.type !== 'enabled' || typeof thinking.budget_tokens !== 'number') return undefined;
+  return Math.max(MIN_CAPPED_OUTPUT_TOKENS, thinking.budget_tokens + 1);
 }
 
 /** The headers an Anthropic upstream gets from the client: anthropic-version and anthropic-beta, when sent. */

@@ -36,6 +36,9 @@ export class RequestContext {
   holders = 1;
 
   private flagSet: Set<string> | null = null;
+  /** metered work running for this request (BillingService.meter), and who waits for it to end */
+  private working = 0;
+  private idle: (() => void)[] = [];
 
   constructor(
     readonly requestId: string,
@@ -55,6 +58,35 @@ export class RequestContext {
     const res = this.res;
     if (!res || res.headersSent) return;
     for (const k in headers) res.setHeader(k, headers[k]);
+  }
+
+  /**
+   * Metered work starts (BillingService.meter); the returned function ends it. A request whose
+   * client went away is recorded once its work has charged (see `whenIdle`).
+   */
+  beginWork(): () => void {
+    this.working++;
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      if (--this.working > 0) return;
+      const waiting = this.idle;
+      this.idle = [];
+      for (const resolve of waiting) resolve();
+    };
+  }
+
+  /** null when no metered work runs; else a promise that resolves once the last one ended. */
+  whenIdle(): Promise<void> | null {
+    if (this.working === 0) return null;
+    return new Promise((resolve) => this.idle.push(resolve));
+  }
+
+  /** Removes a header set earlier, unless the headers were already sent. */
+  removeHeader(name: string): void {
+    const res = this.res;
+    if (res && !res.headersSent) res.removeHeader(name);
   }
 
   /** One upstream run (BillingService.meter), successful or not. */

@@ -86,6 +86,14 @@ export class RequestObserver {
     res.removeListener('close', onEnd);
     const totalMs = performance.now() - ctx.startedAt;
     this.contexts.unregister(ctx);
+    // the client left while metered work runs (a stream being cut is charged after the abort):
+    // observed once that work has charged, so the record and the log line carry what was charged
+    const working = ctx.whenIdle();
+    if (working) void working.then(() => this.observe(res, ctx, totalMs));
+    else this.observe(res, ctx, totalMs);
+  }
+
+  private observe(res: Response, ctx: RequestContext, totalMs: number): void {
     const req = res.req as ObservedRequest;
     const route = routeTemplateOf(req);
     const status = res.statusCode;

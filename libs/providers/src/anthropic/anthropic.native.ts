@@ -71,6 +71,7 @@ function merge(
   passthrough: SseEvent[],
 ): CanonicalChatChunk {
   const usage = mapped.find((c) => c.usage)?.usage;
+  const promptUsage = mapped.find((c) => c.promptUsage)?.promptUsage;
   return {
     id,
     object: 'chat.completion.chunk',
@@ -78,6 +79,7 @@ function merge(
     model,
     choices: mapped.flatMap((c) => c.choices),
     ...(usage ? { usage } : {}),
+    ...(promptUsage ? { promptUsage } : {}),
     passthrough,
   };
 }

@@ -18,6 +18,16 @@ function chunkFactory(id: string, model: string) {
       choices: [{ index: 0, delta: {}, finish_reason }],
     }),
     usage: (usage: NonNullable<CanonicalChatChunk['usage']>): CanonicalChatChunk => ({ ...base, choices: [], usage }),
+    /** message_start: the role delta, with the input side as reported (input + cache reads + cache writes) */
+    start: (input: number, cacheRead = 0, cacheWrite = 0): CanonicalChatChunk => ({
+      ...base,
+      choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }],
+      promptUsage: {
+        prompt_tokens: input + cacheRead + cacheWrite,
+        cache_read_tokens: cacheRead,
+        cache_write_tokens: cacheWrite,
+      },
+    }),
   };
 }
 
@@ -28,7 +38,7 @@ describe('Anthropic stream mapping', () => {
   it('maps a text stream: role first, text deltas, finish, then combined usage', () => {
     const c = chunkFactory('msg_01HCDu5LRGeP2o7s2xGmxyx8', 'claude-sonnet');
     expect(replay('stream-text.sse', 'claude-sonnet')).toEqual([
-      c.delta({ role: 'assistant', content: '' }),
+      c.start(21, 1024, 188),
       c.delta({ content: 'Привет' }),
       c.delta({ content: '! Чем могу помочь?' }),
       c.finish('stop'),
@@ -45,7 +55,7 @@ describe('Anthropic stream mapping', () => {
   it('maps tool_use blocks to tool-call deltas indexed from 0', () => {
     const c = chunkFactory('msg_014p7gG3wDgGV9EUtLvnow3U', 'claude-sonnet');
     expect(replay('stream-tool-use.sse', 'claude-sonnet')).toEqual([
-      c.delta({ role: 'assistant', content: '' }),
+      c.start(472),
       c.delta({ content: 'Checking.' }),
       c.delta({
         tool_calls: [
@@ -84,7 +94,7 @@ describe('Anthropic stream mapping', () => {
   it('maps thinking deltas to reasoning_content and ignores signatures', () => {
     const c = chunkFactory('msg_01Qk7vRmN2xS5tY8uZ3wA4bC', 'claude-sonnet-4.5');
     expect(replay('stream-thinking.sse', 'claude-sonnet-4.5')).toEqual([
-      c.delta({ role: 'assistant', content: '' }),
+      c.start(36),
       c.delta({ reasoning_content: '27 * 453: 27*400=10800,' }),
       c.delta({ reasoning_content: ' 27*53=1431, total 12231.' }),
       c.delta({ content: '27 × 453 = 12 231.' }),
@@ -102,7 +112,7 @@ describe('Anthropic stream mapping', () => {
   it('streams the JSON-mode tool input as content and finishes with stop', () => {
     const c = chunkFactory('msg_01Jm5nB6vC7xZ8aS9dF0gH1j', 'claude-haiku');
     expect(replay('stream-json-mode.sse', 'claude-haiku')).toEqual([
-      c.delta({ role: 'assistant', content: '' }),
+      c.start(402),
       c.delta({ content: '{"name": "Анна", ' }),
       c.delta({ content: '"age": 31}' }),
       c.finish('stop'),
@@ -121,7 +131,7 @@ describe('Anthropic stream mapping', () => {
     const state = createAnthropicStreamState('claude-opus', NOW);
     const c = chunkFactory('msg_01Ov3rL0adEdX9y8z7w6v5u4', 'claude-opus');
     expect(events.slice(0, 3).flatMap((e) => mapAnthropicStreamEvent(e, state))).toEqual([
-      c.delta({ role: 'assistant', content: '' }),
+      c.start(12),
       c.delta({ content: 'Once upon' }),
     ]);
     expect(thrownFields(() => mapAnthropicStreamEvent(events[3], state))).toEqual({

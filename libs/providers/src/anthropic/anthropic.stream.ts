@@ -1,7 +1,8 @@
 /**
  * Anthropic SSE events → canonical chunks.
  *
- *   message_start          → first chunk, delta {role: "assistant", content: ""}
+ *   message_start          → first chunk, delta {role: "assistant", content: ""}, with `promptUsage`
+ *                            (input and cache counts, final from here on)
  *   content_block_start    → tool_use: tool_calls delta {index, id, type, name, arguments: ""}
  *   content_block_delta    → text_delta → content; thinking_delta → reasoning_content;
  *                            input_json_delta → tool-call arguments (content for the JSON-mode tool);
@@ -76,7 +77,13 @@ function onMessageStart(payload: JsonRecord, state: AnthropicStreamState): Canon
   const message = asRecord(payload.message);
   state.id = asString(message?.id) ?? state.id;
   state.usage = readAnthropicUsage(message?.usage);
-  return deltaChunk(state, { role: 'assistant', content: '' });
+  const opening = deltaChunk(state, { role: 'assistant', content: '' });
+  // the input side is final here (Anthropic bills it whatever happens next)
+  if (isRecord(message?.usage) && message.usage.input_tokens !== undefined) {
+    const { completion_tokens: _out, total_tokens: _total, ...prompt } = toCanonicalUsage(state.usage);
+    opening[0].promptUsage = prompt;
+  }
+  return opening;
 }
 
 function onBlockStart(payload: JsonRecord, state: AnthropicStreamState): CanonicalChatChunk[] {
