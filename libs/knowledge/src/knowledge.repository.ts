@@ -593,8 +593,9 @@ export class KnowledgeRepository {
    * swap's time: the rows, their tsvector and its GIN entries) of documents ingesting at the same
    * time, on this replica or others, then run side by side instead of one after another behind
    * the lock. The lock order still holds: rows not yet committed are invisible to the deletes that
-   * run under the store lock, so nothing waits on them. SQLite has one writer: there the rows go
-   * in under the lock, after the old ones are deleted.
+   * run under the store lock, so nothing waits on them. SQLite has one writer on the event loop's
+   * thread: there the rows are staged in small transactions first and the swap only moves keys
+   * (swapStaged, ChunkStaging).
    */
   async swapChunks(
     vectorStoreId: string,
@@ -677,7 +678,7 @@ export class KnowledgeRepository {
     await m.increment(VectorStoreEntity, { id: vectorStoreId }, 'revision', 1);
   }
 
-  /** Inserts the chunks in batches of 200 rows; answers their ids (Postgres; SQLite answers none). */
+  /** Inserts the chunks in batches of 200 rows (Postgres); answers their ids. */
   private async insertChunks(
     m: EntityManager,
     vectorStoreId: string,
