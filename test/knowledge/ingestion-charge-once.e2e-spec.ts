@@ -2,8 +2,7 @@
  * A document's ingestion is charged once, whatever step its run dies at: the run is stopped at each
  * step (the step's write committed, then the run throws, as a replica that died there leaves it),
  * the job runs again after its lease and backoff, and the team's ledger holds exactly one embedding
- * charge for the document, of exactly its tokens × price, replaying to the balance. A real SIGKILL of
- * a replica is in ingestion-replica-kill.e2e-spec.ts.
+ * charge for the document, of exactly its tokens × price, replaying to the balance.
  */
 import OpenAI, { toFile } from 'openai';
 import { BillingService } from '@app/billing';
