@@ -74,3 +74,15 @@ export async function scannedPdf(pages: string[][]): Promise<Buffer> {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** A text of `paragraphs` distinct paragraphs (distinct per `seed`, so no chunk is reused across stores). */
+export function distinctText(seed: string, paragraphs: number): string {
+  const out: string[] = [];
+  for (let i = 0; i < paragraphs; i++)
+    out.push(
+      `Section ${seed}-${i}. The ${seed} ledger line ${i} records shipment ${i * 7 + 3} of crate ${seed}${i} ` +
+        `through harbour ${i % 13} with inspector ${seed.length + i} noting weight ${i * 11} kilograms and ` +
+        `the seal number ${seed}-${i * 31} intact on arrival at warehouse ${i % 5}.`,
+    );
+  return out.join('\n\n');
+}

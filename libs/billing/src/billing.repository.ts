@@ -16,6 +16,11 @@ export interface ChargeRecord {
   completionTokens: number;
   totalTokens: number;
   details: string | null;
+  /**
+   * The charge's own key (the ledger's `reference`, unique per team): work that may run again (an
+   * ingestion re-run after its replica died) is charged once. null: the reservation is the key.
+   */
+  reference?: string | null;
 }
 
 /** A budget a reservation must fit in: period 'd:YYYY-MM-DD' / 'm:YYYY-MM' (UTC), [start, end) in epoch ms. */
@@ -424,9 +429,9 @@ export class BillingRepository {
                 t AS (UPDATE ${teams} AS tm SET balance_micro = tm.balance_micro - $2::bigint, reserved_micro = tm.reserved_micro - r.held, updated_at = $3::bigint
                       FROM r WHERE tm.id = r.team_id RETURNING tm.id AS team_id, tm.balance_micro AS balance_after)
            INSERT INTO ${ledger} (team_id, kind, request_id, reference, api_key_id, endpoint, model, prompt_tokens, completion_tokens, total_tokens, amount_micro, balance_after_micro, details, created_at, reservation_id)
-           SELECT t.team_id, 'charge', $4, NULL, $5, $6, $7, $8::int, $9::int, $10::int, -$2::bigint, t.balance_after, $11, $3::bigint, $1 FROM t
+           SELECT t.team_id, 'charge', $4, $12, $5, $6, $7, $8::int, $9::int, $10::int, -$2::bigint, t.balance_after, $11, $3::bigint, $1 FROM t
            RETURNING id, amount_micro, balance_after_micro`,
-            [reservationId, actual, now, ...entry],
+            [reservationId, actual, now, ...entry, chargeReference(charge)],
           ),
         { singleStatement: true },
       );
@@ -457,8 +462,17 @@ export class BillingRepository {
         )[0];
         return q.all(
           `INSERT INTO ${ledger} (team_id, kind, request_id, reference, api_key_id, endpoint, model, prompt_tokens, completion_tokens, total_tokens, amount_micro, balance_after_micro, details, created_at, reservation_id)
-           VALUES ($1, 'charge', $2, NULL, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id, amount_micro, balance_after_micro`,
-          [r.team_id, ...entry.slice(0, 7), -actual, t.balance_micro, charge.details, now, reservationId],
+           VALUES ($1, 'charge', $2, $14, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id, amount_micro, balance_after_micro`,
+          [
+            r.team_id,
+            ...entry.slice(0, 7),
+            -actual,
+            t.balance_micro,
+            charge.details,
+            now,
+            reservationId,
+            chargeReference(charge),
+          ],
         )[0];
       });
     }
@@ -665,9 +679,9 @@ export class BillingRepository {
                           reserved_micro = tm.reserved_micro - COALESCE((SELECT freed FROM gu), 0), updated_at = $3::bigint
                         WHERE tm.id = $12 RETURNING tm.id AS team_id, tm.balance_micro AS balance_after)
              INSERT INTO ${ledger} (team_id, kind, request_id, reference, api_key_id, endpoint, model, prompt_tokens, completion_tokens, total_tokens, amount_micro, balance_after_micro, details, created_at, reservation_id)
-             SELECT t.team_id, 'charge', $4, NULL, $5, $6, $7, $8::int, $9::int, $10::int, -$2::bigint, t.balance_after, $11, $3::bigint, $13 FROM t
+             SELECT t.team_id, 'charge', $4, $14, $5, $6, $7, $8::int, $9::int, $10::int, -$2::bigint, t.balance_after, $11, $3::bigint, $13 FROM t
              RETURNING id, amount_micro, balance_after_micro, (SELECT COUNT(*) FROM gu) AS grant_open`,
-            [c.grantId, actual, now, ...entry, c.teamId, c.holdId],
+            [c.grantId, actual, now, ...entry, c.teamId, c.holdId, chargeReference(charge)],
           ),
         { singleStatement: true },
       );
@@ -684,8 +698,17 @@ export class BillingRepository {
         if (!t) return undefined;
         const inserted = q.all(
           `INSERT INTO ${ledger} (team_id, kind, request_id, reference, api_key_id, endpoint, model, prompt_tokens, completion_tokens, total_tokens, amount_micro, balance_after_micro, details, created_at, reservation_id)
-           VALUES ($1, 'charge', $2, NULL, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id, amount_micro, balance_after_micro`,
-          [c.teamId, ...entry.slice(0, 7), -actual, t.balance_micro, charge.details, now, c.holdId],
+           VALUES ($1, 'charge', $2, $14, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id, amount_micro, balance_after_micro`,
+          [
+            c.teamId,
+            ...entry.slice(0, 7),
+            -actual,
+            t.balance_micro,
+            charge.details,
+            now,
+            c.holdId,
+            chargeReference(charge),
+          ],
         )[0];
         return { ...inserted, grant_open: g ? 1 : 0 };
       });
@@ -788,6 +811,11 @@ export class BillingRepository {
     });
   }
 
+  /** Whether the team's ledger holds an entry under this reference (a keyed charge already applied). */
+  async hasReference(teamId: string, reference: string): Promise<boolean> {
+    return (await this.ledger.countBy({ teamId, reference })) > 0;
+  }
+
   /** Every entry of a team in order (used by replay checks). */
   listLedgerAscending(teamId: string): Promise<LedgerEntryEntity[]> {
     return this.ledger.find({ where: { teamId }, order: { id: 'ASC' } });
@@ -806,6 +834,9 @@ export interface TopUpExtra {
 function ledgerColumns(c: ChargeRecord): (string | number | null)[] {
   return [c.requestId, c.apiKeyId, c.endpoint, c.model, c.promptTokens, c.completionTokens, c.totalTokens, c.details];
 }
+
+/** The ledger's reference column of a charge: its own key, or none (the reservation keys it). */
+const chargeReference = (c: ChargeRecord): string | null => c.reference ?? null;
 
 export function isUniqueViolation(err: unknown): boolean {
   const e = err as { code?: unknown; driverError?: { code?: unknown }; message?: unknown };

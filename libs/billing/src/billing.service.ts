@@ -40,6 +40,14 @@ export interface ChargeDetails {
   breakdown?: Record<string, unknown>;
 }
 
+/** A keyed charge found already applied: nothing more is charged (see MeterSpec.chargeKey). */
+export const ALREADY_CHARGED: SettledCharge = Object.freeze({
+  chargedMicro: 0,
+  balanceAfterMicro: null,
+  ledgerEntryId: null,
+  alreadyCharged: true,
+});
+
 /**
  * One hold for a request made of several charged steps (a RAG chat: query embeddings, rerank, then
  * the answer), taken before the first of them runs. Each step's meter() takes its own hold out of
@@ -74,6 +82,8 @@ export interface SettledCharge {
   /** null when the database was unreachable and the charge was spooled (applied when it returns) */
   balanceAfterMicro: number | null;
   ledgerEntryId: number | null;
+  /** true when the charge's key was charged before (MeterSpec.chargeKey): this run charged nothing */
+  alreadyCharged?: boolean;
 }
 
 /** Told about every committed charge (alerts on balance and budgets); see BillingService.onCharged. */
@@ -203,8 +213,15 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
                 if (!isUniqueViolation(err)) throw err;
               });
           } else if (rec.op === 'settle') {
-            const out = await this.repo.settle(rec.reservationId, rec.actualMicro, rec.charge, rec.at);
-            if (!out.ok && out.status !== 'settled')
+            const out = await this.repo
+              .settle(rec.reservationId, rec.actualMicro, rec.charge, rec.at)
+              .catch((err: unknown) => {
+                // a keyed charge applied meanwhile by another run: its hold is only released
+                if (rec.charge.reference && isUniqueViolation(err)) return null;
+                throw err;
+              });
+            if (out === null) await this.repo.release(rec.reservationId, rec.at);
+            else if (!out.ok && out.status !== 'settled')
               this.spool.reject(rec, `reservation is ${out.status ?? 'missing'}`);
           } else {
             await this.repo.release(rec.reservationId, rec.at);
@@ -354,7 +371,12 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
    * overruns are logged and counted. When the database is unreachable the charge is spooled to
    * disk and applied when it returns: never dropped.
    */
-  async settle(reservation: Reservation, actualCostMicro: number, details: ChargeDetails): Promise<SettledCharge> {
+  async settle(
+    reservation: Reservation,
+    actualCostMicro: number,
+    details: ChargeDetails,
+    chargeKey: string | null = null,
+  ): Promise<SettledCharge> {
     const actual = Math.max(0, Math.round(actualCostMicro));
     if (actual > reservation.amountMicro) {
       this.counters.overruns++;
@@ -378,6 +400,7 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
       completionTokens: details.completionTokens,
       totalTokens: details.totalTokens ?? details.promptTokens + details.completionTokens,
       details: details.breakdown ? JSON.stringify(details.breakdown) : null,
+      reference: chargeKey,
     };
     const now = this.clock.now();
     if (reservation.grantId) return this.chargeFromGrant(reservation, reservation.grantId, actual, record, now);
@@ -385,6 +408,7 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
     try {
       out = await this.repo.settle(reservation.id, actual, record, now);
     } catch (err) {
+      if (chargeKey !== null && isUniqueViolation(err)) return this.chargedBefore(reservation, chargeKey);
       if (!isDatabaseUnavailable(err)) throw err;
       this.defer({ op: 'settle', reservationId: reservation.id, actualMicro: actual, charge: record, at: now }, err);
       this.inFlight.delete(reservation.id);
@@ -405,6 +429,22 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
     return { chargedMicro: out.chargedMicro, balanceAfterMicro: out.balanceAfterMicro, ledgerEntryId: out.ledgerId };
   }
 
+  /**
+   * A keyed charge whose key the ledger already holds (the same work charged by an earlier run that
+   * committed its charge concurrently): the statement rolled back whole, so the hold is released and
+   * nothing is charged.
+   */
+  private async chargedBefore(reservation: Reservation, chargeKey: string): Promise<SettledCharge> {
+    this.logger.warn(
+      { requestId: reservation.requestId, chargeKey },
+      'charge already applied under its key: this run is not charged',
+    );
+    await this.release(reservation).catch((e: unknown) =>
+      this.logger.error({ err: e, reservationId: reservation.id }, 'release failed'),
+    );
+    return ALREADY_CHARGED;
+  }
+
   private async chargeFromGrant(
     reservation: Reservation,
     grantId: string,
@@ -417,6 +457,7 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
     try {
       out = await this.repo.chargeFromGrant({ ...hold, actualMicro: actual }, record, now);
     } catch (err) {
+      if (record.reference && isUniqueViolation(err)) return this.chargedBefore(reservation, record.reference);
       if (!isDatabaseUnavailable(err)) throw err;
       this.defer(
         {
@@ -497,6 +538,13 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
     ctx: RequestContext | undefined,
   ): Promise<{ result: T; charged: SettledCharge | null }> {
     const tokensOf = (d: ChargeDetails) => d.totalTokens ?? d.promptTokens + d.completionTokens;
+    const chargeKey = spec.chargeKey ?? null;
+    if (chargeKey !== null && (await this.repo.hasReference(spec.teamId, chargeKey))) {
+      // charged before (a run that died after its charge committed): the work runs again, unheld and
+      // uncharged, so a balance spent meanwhile does not refuse what was already paid
+      this.logger.log({ requestId: spec.requestId, chargeKey }, 'charged before under its key: running uncharged');
+      return { result: await spec.run(), charged: ALREADY_CHARGED };
+    }
     const hold = spec.within
       ? await this.takeFrom(spec.within.hold, spec.holdMicro, spec.within.last === true, spec.minMicro, key)
       : spec.minMicro !== undefined
@@ -514,7 +562,7 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
       } finally {
         if (partial) {
           used.tokens = tokensOf(partial.details);
-          this.observe(ctx, partial, await this.settle(hold, partial.costMicro, partial.details));
+          this.observe(ctx, partial, await this.settle(hold, partial.costMicro, partial.details, chargeKey));
         } else
           await this.release(hold).catch((e: unknown) =>
             this.logger.error({ err: e, reservationId: hold.id }, 'release failed'),
@@ -535,8 +583,8 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
       return { result, charged: null };
     }
     used.tokens = tokensOf(charge.details);
-    const charged = await this.settle(hold, charge.costMicro, charge.details);
-    this.observe(ctx, charge, charged);
+    const charged = await this.settle(hold, charge.costMicro, charge.details, chargeKey);
+    if (!charged.alreadyCharged) this.observe(ctx, charge, charged);
     return { result, charged };
   }
 
@@ -844,6 +892,12 @@ export interface MeterSpec<T> {
    * the charge for that part, or null (the hold is released). The error is rethrown either way.
    */
   chargeOnFailure?: (err: unknown) => MeteredCharge | null;
+  /**
+   * The charge's own key, for work that may run more than once (an ingestion re-run after its
+   * replica died): the ledger holds it (unique per team), so the work is charged once. A run whose
+   * key is already charged runs without a hold and is not charged (`charged.alreadyCharged`).
+   */
+  chargeKey?: string;
 }
 
 /** The budget periods of a key at `now` (UTC): 'd:YYYY-MM-DD' and 'm:YYYY-MM', each [start, end). */

@@ -231,7 +231,8 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
     if (chunks.length === 0) throw new ExtractionError('empty_document', 'The document holds no text to index.');
     this.log.log(`ingest ${doc.vectorStoreId}/${doc.id}: ${kind}, ${pages} page(s), ${chunks.length} chunk(s)`);
 
-    const vectors = await this.embed(doc, store.embeddingModel, store.dimensions, chunks);
+    const chargeKey = ingestionChargeKey(job, store.embeddingModel, contentHash);
+    const vectors = await this.embed(doc, store.embeddingModel, store.dimensions, chunks, chargeKey);
     const rows: NewChunk[] = chunks.map((c) => ({ ...c, embedding: vectors.get(c.contentHash)! }));
     const tokens = chunks.reduce((s, c) => s + c.tokens, 0);
     const usageBytes = rows.reduce((s, r) => s + Buffer.byteLength(r.text) + r.embedding.length, 0);
@@ -404,6 +405,7 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
     modelKey: string,
     dimensions: number,
     chunks: { contentHash: string; text: string; tokens: number }[],
+    chargeKey: string,
   ): Promise<Map<string, Buffer>> {
     const vectors = await this.repo.embeddingsByHash(doc.vectorStoreId, [...new Set(chunks.map((c) => c.contentHash))]);
     const todo = new Map<string, { text: string; tokens: number }>();
@@ -431,7 +433,7 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
       });
     let metered;
     try {
-      metered = await this.meterEmbedding(doc, model, texts, counts, chunks.length, dimensions, requestId);
+      metered = await this.meterEmbedding(doc, model, texts, counts, chunks.length, dimensions, requestId, chargeKey);
     } catch (err) {
       report(
         err instanceof ApiError ? err.status : 500,
@@ -445,7 +447,8 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
     const { result } = metered;
     items.forEach(([hash], i) => vectors.set(hash, vectorBytes(result.vectors[i])));
     this.log.log(
-      `ingest ${doc.vectorStoreId}/${doc.id}: embedded ${texts.length} chunk(s), ${result.tokens} tokens (${model.key})`,
+      `ingest ${doc.vectorStoreId}/${doc.id}: embedded ${texts.length} chunk(s), ${result.tokens} tokens (${model.key})` +
+        (metered.charged?.alreadyCharged ? ', charged before by an earlier run of this job: not charged again' : ''),
     );
     return vectors;
   }
@@ -458,10 +461,12 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
     chunkCount: number,
     dimensions: number,
     requestId: string,
+    chargeKey: string,
   ) {
     return this.billing.meter({
       teamId: doc.teamId,
       requestId,
+      chargeKey,
       holdMicro: embeddingsHoldMicro(
         model.pricing,
         counts.reduce((a, b) => a + b, 0),
@@ -492,6 +497,17 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
       }),
     });
   }
+}
+
+/**
+ * The key an ingestion's embedding charge is applied under (the ledger's reference, unique per
+ * team): the job (a retry or refresh is a new job), the document's content and the embedding model.
+ * A run of the same job again — its replica died or it failed after the charge committed — finds it
+ * charged and is not charged again.
+ */
+export function ingestionChargeKey(job: IngestJobEntity, model: string, contentHash: string): string {
+  const id = [job.vectorStoreId, job.documentId, String(job.id), contentHash, model].join('\n');
+  return `ingest:${createHash('sha256').update(id).digest('hex')}`;
 }
 
 export type { ExtractedDocument };

@@ -4,6 +4,7 @@ import { DataSource, EntityManager, In, Not, Repository } from 'typeorm';
 import { ChangeRecorder, RawSql, TransactionRunner } from '@app/database';
 import { indexTerms } from '@app/retrieval';
 import { attributeFilterSql } from './attribute-filter-sql';
+import { ChunkStaging } from './chunk-staging.repository';
 import type { Filter } from './kb-rules';
 import {
   DocumentKind,
@@ -67,6 +68,8 @@ export class KnowledgeRepository {
   private readonly T: { jobs: string; chunks: string; stores: string };
   /** Postgres keyword ranking: per `store@revision`, its chunk count and the document frequencies counted so far. */
   private readonly termStatsCache = new Map<string, { n: number; df: Map<string, number> }>();
+  /** SQLite: chunk writes in small transactions (see ChunkStaging) */
+  private readonly staging: ChunkStaging;
 
   constructor(
     @InjectDataSource() ds: DataSource,
@@ -84,6 +87,7 @@ export class KnowledgeRepository {
       chunks: this.sql.table(KbChunkEntity),
       stores: this.sql.table(VectorStoreEntity),
     };
+    this.staging = new ChunkStaging(tx, this.sql, this.T.chunks);
   }
 
   // ── knowledge bases ────────────────────────────────────────────────────────────────────────────
@@ -147,6 +151,7 @@ export class KnowledgeRepository {
       const res = await m.delete(VectorStoreEntity, { teamId, id });
       if ((res.affected ?? 0) === 0) return false;
       await m.delete(KbChunkEntity, { vectorStoreId: id });
+      if (!this.sql.pg) await this.staging.deleteAll(m, id);
       await m.delete(IngestJobEntity, { vectorStoreId: id });
       await m.delete(KbDocumentEntity, { vectorStoreId: id });
       await m.delete(FileBatchEntity, { vectorStoreId: id });
@@ -438,8 +443,8 @@ export class KnowledgeRepository {
   }
 
   /** The document, its chunks and its jobs, in one transaction (search never sees half of it). */
-  deleteDocument(teamId: string, vectorStoreId: string, id: string): Promise<boolean> {
-    return this.tx.run(async (m) => {
+  async deleteDocument(teamId: string, vectorStoreId: string, id: string): Promise<boolean> {
+    const deleted = await this.tx.run(async (m) => {
       if (!(await this.lockStore(m, vectorStoreId))) return false;
       const doc = await m.findOneBy(KbDocumentEntity, { teamId, vectorStoreId, id });
       const res = await m.delete(KbDocumentEntity, { teamId, vectorStoreId, id });
@@ -450,6 +455,9 @@ export class KnowledgeRepository {
       await m.increment(VectorStoreEntity, { id: vectorStoreId }, 'revision', 1);
       return true;
     });
+    // SQLite: rows a run of the document staged before it was deleted
+    if (deleted && !this.sql.pg) await this.staging.purgeStaged(vectorStoreId, id);
+    return deleted;
   }
 
   async updateDocument(vectorStoreId: string, id: string, patch: Partial<KbDocumentEntity>): Promise<void> {
@@ -585,8 +593,9 @@ export class KnowledgeRepository {
    * swap's time: the rows, their tsvector and its GIN entries) of documents ingesting at the same
    * time, on this replica or others, then run side by side instead of one after another behind
    * the lock. The lock order still holds: rows not yet committed are invisible to the deletes that
-   * run under the store lock, so nothing waits on them. SQLite has one writer: there the rows go
-   * in under the lock, after the old ones are deleted.
+   * run under the store lock, so nothing waits on them. SQLite has one writer on the event loop's
+   * thread: there the rows are staged in small transactions first and the swap only moves keys
+   * (swapStaged, ChunkStaging).
    */
   async swapChunks(
     vectorStoreId: string,
@@ -595,37 +604,23 @@ export class KnowledgeRepository {
     patch: Partial<KbDocumentEntity>,
     jobId: number,
   ): Promise<boolean> {
-    const early = this.sql.pg;
+    if (!this.sql.pg) return this.swapStaged(vectorStoreId, documentId, chunks, patch, jobId);
     try {
       return await this.tx.run(async (m) => {
-        const newIds = early ? await this.insertChunks(m, vectorStoreId, documentId, chunks) : [];
+        const newIds = await this.insertChunks(m, vectorStoreId, documentId, chunks);
         const present =
           (await this.lockStore(m, vectorStoreId)) &&
           (await m.findOneBy(KbDocumentEntity, { vectorStoreId, id: documentId }));
-        if (!present) {
-          if (early) throw new SwapDropped(); // rolls the inserted rows back
-          return false;
-        }
+        if (!present) throw new SwapDropped(); // rolls the inserted rows back
         if (present.replacesId) await this.deleteReplaced(m, present);
-        if (early) {
-          // every chunk of the document but the ones just inserted (also those of an earlier run
-          // of the same document that committed meanwhile)
-          await this.sql.exec(
-            `DELETE FROM ${this.T.chunks} WHERE vector_store_id = $1 AND document_id = $2 AND id <> ALL($3::bigint[])`,
-            [vectorStoreId, documentId, newIds],
-            m,
-          );
-        } else {
-          await m.delete(KbChunkEntity, { vectorStoreId, documentId });
-          await this.insertChunks(m, vectorStoreId, documentId, chunks);
-        }
-        await m.update(KbDocumentEntity, { vectorStoreId, id: documentId }, patch);
-        await m.update(
-          IngestJobEntity,
-          { id: jobId },
-          { status: 'completed', leaseOwner: null, leaseUntil: null, updatedAt: patch.updatedAt },
+        // every chunk of the document but the ones just inserted (also those of an earlier run
+        // of the same document that committed meanwhile)
+        await this.sql.exec(
+          `DELETE FROM ${this.T.chunks} WHERE vector_store_id = $1 AND document_id = $2 AND id <> ALL($3::bigint[])`,
+          [vectorStoreId, documentId, newIds],
+          m,
         );
-        await m.increment(VectorStoreEntity, { id: vectorStoreId }, 'revision', 1);
+        await this.completeSwap(m, vectorStoreId, documentId, patch, jobId);
         return true;
       });
     } catch (err) {
@@ -634,7 +629,56 @@ export class KnowledgeRepository {
     }
   }
 
-  /** Inserts the chunks in batches of 200 rows; answers their ids (Postgres; SQLite answers none). */
+  /**
+   * SQLite's swap (see ChunkStaging): the rows are staged in small transactions first, then one
+   * short transaction moves them in and the old and replaced rows out; those are purged afterwards.
+   */
+  private async swapStaged(
+    vectorStoreId: string,
+    documentId: string,
+    chunks: NewChunk[],
+    patch: Partial<KbDocumentEntity>,
+    jobId: number,
+  ): Promise<boolean> {
+    await this.stageChunks(vectorStoreId, documentId, chunks);
+    const swapped = await this.tx.run(async (m) => {
+      const present =
+        (await this.lockStore(m, vectorStoreId)) &&
+        (await m.findOneBy(KbDocumentEntity, { vectorStoreId, id: documentId }));
+      if (!present) return false;
+      if (present.replacesId) await this.deleteReplaced(m, present);
+      await this.staging.publish(m, vectorStoreId, documentId);
+      await this.completeSwap(m, vectorStoreId, documentId, patch, jobId);
+      return true;
+    });
+    if (swapped) await this.staging.purgeTrash(vectorStoreId);
+    else await this.staging.purgeStaged(vectorStoreId, documentId);
+    return swapped;
+  }
+
+  /** SQLite: the document's new chunk rows, written out of sight in small transactions (ChunkStaging.stage). */
+  async stageChunks(vectorStoreId: string, documentId: string, chunks: NewChunk[]): Promise<void> {
+    await this.staging.stage(vectorStoreId, documentId, chunks);
+  }
+
+  /** The swap's last writes: the document, its job, and the knowledge base's revision. */
+  private async completeSwap(
+    m: EntityManager,
+    vectorStoreId: string,
+    documentId: string,
+    patch: Partial<KbDocumentEntity>,
+    jobId: number,
+  ): Promise<void> {
+    await m.update(KbDocumentEntity, { vectorStoreId, id: documentId }, patch);
+    await m.update(
+      IngestJobEntity,
+      { id: jobId },
+      { status: 'completed', leaseOwner: null, leaseUntil: null, updatedAt: patch.updatedAt },
+    );
+    await m.increment(VectorStoreEntity, { id: vectorStoreId }, 'revision', 1);
+  }
+
+  /** Inserts the chunks in batches of 200 rows (Postgres); answers their ids. */
   private async insertChunks(
     m: EntityManager,
     vectorStoreId: string,
@@ -664,7 +708,9 @@ export class KnowledgeRepository {
       const old = await m.findOneBy(KbDocumentEntity, { vectorStoreId, id });
       if (!old) return;
       await m.delete(KbDocumentEntity, { vectorStoreId, id });
-      await m.delete(KbChunkEntity, { vectorStoreId, documentId: id });
+      // SQLite: out of sight now, deleted after the swap in small transactions
+      if (this.sql.pg) await m.delete(KbChunkEntity, { vectorStoreId, documentId: id });
+      else await this.staging.discard(m, vectorStoreId, id);
       await m.delete(IngestJobEntity, { vectorStoreId, documentId: id });
       await this.recordDocument(m, 'document.delete', old, true);
       id = old.replacesId;

@@ -1,0 +1,118 @@
+import { EntityManager } from 'typeorm';
+import { RawSql, TransactionRunner } from '@app/database';
+import { indexTerms } from '@app/retrieval';
+import { KbChunkEntity } from './entities/knowledge.entities';
+
+/** Chunk rows written per transaction while staging (one SQLite transaction stays a few ms long). */
+export const STAGE_ROWS = 48;
+/** Chunk rows deleted per transaction while purging staged or replaced rows. */
+const PURGE_ROWS = 256;
+
+/** The event loop's turn: other requests' work runs between two small transactions. */
+const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+export interface StagedChunk {
+  ordinal: number;
+  page: number | null;
+  text: string;
+  tokens: number;
+  contentHash: string;
+  embedding: Buffer;
+}
+
+/**
+ * SQLite's chunk writes in small transactions. SQLite has one writer on the event loop's thread, so
+ * a document's thousands of chunk rows (their keyword terms and FTS entries) written in one
+ * transaction held every other request for seconds. Instead the rows are staged — written in
+ * transactions of STAGE_ROWS rows, the event loop free between them — under a staging key of their
+ * knowledge base that no reader queries (`~` for the first character of its id), and the swap's one
+ * transaction only moves them under the knowledge base (an UPDATE of the key: the FTS index, kept on
+ * insert and delete, is not touched) and moves the replaced rows to a trash key, which is purged
+ * afterwards in small transactions. A search therefore still sees the old chunks or the new ones.
+ * Rows of a run that died are purged when the document is staged again or its store is deleted.
+ */
+export class ChunkStaging {
+  constructor(
+    private readonly tx: TransactionRunner,
+    private readonly sql: RawSql,
+    private readonly table: string,
+  ) {}
+
+  static stagingKey(vectorStoreId: string): string {
+    return `~${vectorStoreId.slice(1)}`;
+  }
+
+  static trashKey(vectorStoreId: string): string {
+    return `!${vectorStoreId.slice(1)}`;
+  }
+
+  /** Writes the document's new rows under the staging key, a few at a time (leftovers of an earlier run first purged). */
+  async stage(vectorStoreId: string, documentId: string, chunks: StagedChunk[]): Promise<void> {
+    const key = ChunkStaging.stagingKey(vectorStoreId);
+    await this.purge(key, documentId);
+    for (let i = 0; i < chunks.length; i += STAGE_ROWS) {
+      // terms per batch (stemming is CPU work on this thread), never for the whole document at once
+      const rows = chunks
+        .slice(i, i + STAGE_ROWS)
+        .map((c) => ({ ...c, terms: indexTerms(c.text), vectorStoreId: key, documentId }));
+      await this.tx.run((m) =>
+        m.createQueryBuilder().insert().into(KbChunkEntity).values(rows).updateEntity(false).execute(),
+      );
+      await yieldToLoop();
+    }
+  }
+
+  /** Inside the swap's transaction: the document's rows to the trash, its staged rows in their place. */
+  async publish(m: EntityManager, vectorStoreId: string, documentId: string): Promise<void> {
+    await this.discard(m, vectorStoreId, documentId);
+    await this.sql.exec(
+      `UPDATE ${this.table} SET vector_store_id = $1 WHERE vector_store_id = $2 AND document_id = $3`,
+      [vectorStoreId, ChunkStaging.stagingKey(vectorStoreId), documentId],
+      m,
+    );
+  }
+
+  /** Inside a transaction: a document's rows out of sight (to the trash key), purged later by purgeTrash. */
+  async discard(m: EntityManager, vectorStoreId: string, documentId: string): Promise<void> {
+    await this.sql.exec(
+      `UPDATE ${this.table} SET vector_store_id = $1 WHERE vector_store_id = $2 AND document_id = $3`,
+      [ChunkStaging.trashKey(vectorStoreId), vectorStoreId, documentId],
+      m,
+    );
+  }
+
+  /** Deletes the knowledge base's trashed rows, a few at a time. */
+  purgeTrash(vectorStoreId: string): Promise<void> {
+    return this.purge(ChunkStaging.trashKey(vectorStoreId), null);
+  }
+
+  /** Deletes a document's staged rows (its run was dropped), a few at a time. */
+  purgeStaged(vectorStoreId: string, documentId: string): Promise<void> {
+    return this.purge(ChunkStaging.stagingKey(vectorStoreId), documentId);
+  }
+
+  /** Inside a transaction: every staged and trashed row of a knowledge base (it is being deleted). */
+  async deleteAll(m: EntityManager, vectorStoreId: string): Promise<void> {
+    await this.sql.exec(
+      `DELETE FROM ${this.table} WHERE vector_store_id IN ($1, $2)`,
+      [ChunkStaging.stagingKey(vectorStoreId), ChunkStaging.trashKey(vectorStoreId)],
+      m,
+    );
+  }
+
+  private async purge(key: string, documentId: string | null): Promise<void> {
+    const where = documentId === null ? 'vector_store_id = $1' : 'vector_store_id = $1 AND document_id = $2';
+    const params = documentId === null ? [key] : [key, documentId];
+    for (;;) {
+      const { affected } = await this.tx.run((m) =>
+        this.sql.exec(
+          `DELETE FROM ${this.table} WHERE id IN (SELECT id FROM ${this.table} WHERE ${where} LIMIT ${PURGE_ROWS})`,
+          params,
+          m,
+        ),
+      );
+      if (affected < PURGE_ROWS) return;
+      await yieldToLoop();
+    }
+  }
+}
