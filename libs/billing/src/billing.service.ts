@@ -543,7 +543,7 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
       // charged before (a run that died after its charge committed): the work runs again, unheld and
       // uncharged, so a balance spent meanwhile does not refuse what was already paid
       this.logger.log({ requestId: spec.requestId, chargeKey }, 'charged before under its key: running uncharged');
-      return { result: await spec.run(), charged: ALREADY_CHARGED };
+      return { result: await spec.run(0), charged: ALREADY_CHARGED };
     }
     const hold = spec.within
       ? await this.takeFrom(spec.within.hold, spec.holdMicro, spec.within.last === true, spec.minMicro, key)

@@ -125,13 +125,10 @@ export class RedemptionCodesService {
   async redeem(teamId: string, code: string, who: Redeemer): Promise<RedeemResultDto> {
     const now = this.clock.now();
     const keys = [`redeem:u:${who.userId ?? 'operator'}`, `redeem:ip:${who.ip ?? 'unknown'}`];
-    await this.checkThrottle(keys, now);
+    await this.countAttempt(keys, now);
     const row = await this.repo.findByHash(hashCode(code));
     const refused = this.refusal(row, now);
-    if (refused || !row) {
-      await this.throttle.fail(keys, now);
-      throw refused ?? invalid();
-    }
+    if (refused || !row) throw refused ?? invalid();
     let out: { applied: boolean; balanceMicro: number };
     try {
       out = await this.billing.topUp(teamId, row.amountMicro, `code:${row.id}`, {
@@ -144,10 +141,10 @@ export class RedemptionCodesService {
       if (!(err instanceof CodeTaken)) throw err;
       out = { applied: false, balanceMicro: 0 };
     }
-    if (!out.applied) {
-      await this.throttle.fail(keys, now);
+    if (!out.applied)
       throw this.refusal(await this.repo.findById(row.id), now) ?? conflict('This code was used already.');
-    }
+    // a code that worked takes its own attempt back; earlier failures stay counted, as at sign-in
+    await Promise.all(keys.map((k) => this.throttle.unhit(k, now)));
     this.logger.log({ teamId, codeId: row.id, creditedMicro: row.amountMicro }, 'redemption code used');
     return { team_id: teamId, credited_rub: microToRub(row.amountMicro), balance_rub: microToRub(out.balanceMicro) };
   }
@@ -160,12 +157,18 @@ export class RedemptionCodesService {
     return null;
   }
 
-  private async checkThrottle(keys: string[], now: number): Promise<void> {
+  /**
+   * Counts the attempt before the code is looked at (one atomic increment per key, like sign-in), so
+   * a burst of guesses cannot all be evaluated; past the limit: 429, the code not even looked up.
+   */
+  private async countAttempt(keys: string[], now: number): Promise<void> {
     const cfg = this.config.accounts;
-    const [user, ip] = await Promise.all(keys.map((k) => this.throttle.peek(k, now)));
+    const counted = await this.throttle.hit(keys, now);
+    if (!counted) return; // the store cannot answer: not refused for it, as at sign-in
+    const [user, ip] = counted;
     const waitMs = Math.max(
-      user && user.count >= cfg.loginMaxFailuresPerAccount ? user.resetMs : 0,
-      ip && ip.count >= cfg.loginMaxFailuresPerIp ? ip.resetMs : 0,
+      user.count > cfg.loginMaxFailuresPerAccount ? user.resetMs : 0,
+      ip.count > cfg.loginMaxFailuresPerIp ? ip.resetMs : 0,
     );
     if (waitMs > 0)
       throw ApiError.rateLimited(
@@ -173,6 +176,7 @@ export class RedemptionCodesService {
         Math.ceil(waitMs / 1000),
       );
   }
+
 }
 
 const invalid = () => ApiError.notFound('No such redemption code.', 'code_invalid', 'code');
