@@ -176,7 +176,6 @@ export class RedemptionCodesService {
         Math.ceil(waitMs / 1000),
       );
   }
-
 }
 
 const invalid = () => ApiError.notFound('No such redemption code.', 'code_invalid', 'code');

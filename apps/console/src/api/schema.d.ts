@@ -1679,6 +1679,162 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/teams/{team_id}/requisites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The team’s company requisites (404 requisites_missing before they are set) */
+        get: operations["DocumentsController_getRequisites"];
+        /** Set the team’s company requisites (owner or admin) */
+        put: operations["DocumentsController_putRequisites"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/teams/{team_id}/invoices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The team’s invoices, newest first */
+        get: operations["DocumentsController_list"];
+        put?: never;
+        /** Issue an invoice for a bank transfer (owner or admin; 409 requisites_missing) */
+        post: operations["DocumentsController_issue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/teams/{team_id}/invoices/{invoice_id}/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The invoice as PDF (счёт на оплату) */
+        get: operations["DocumentsController_invoicePdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/teams/{team_id}/acts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The act for a month’s services: preliminary while the month is open, final (frozen) once closed */
+        get: operations["DocumentsController_act"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/teams/{team_id}/acts/{month}/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The month’s act as PDF (акт оказанных услуг) */
+        get: operations["DocumentsController_actPdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/seller": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The seller’s requisites (404 seller_requisites_missing before they are set) */
+        get: operations["DocumentsAdminController_getSeller"];
+        /** Set the seller’s requisites (check digits of ИНН, ОГРН, accounts verified) */
+        put: operations["DocumentsAdminController_putSeller"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/bank-statements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Upload a bank statement (1CClientBankExchange): matched payments credit their invoices once */
+        post: operations["DocumentsAdminController_upload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/bank-statements/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An uploaded statement: each payment credited, already credited, or unmatched with the reason */
+        get: operations["DocumentsAdminController_getStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/invoices/{id}/mark-paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Record an invoice’s payment by hand: credits its amount once and marks it paid */
+        post: operations["DocumentsAdminController_markPaid"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/payments/settings": {
         parameters: {
             query?: never;
@@ -6149,6 +6305,362 @@ export interface components {
              * @example false
              */
             body_truncated?: boolean;
+        };
+        TeamRequisitesDto: {
+            /**
+             * @description Full legal name of the team’s company
+             * @example ПАО Сбербанк
+             */
+            legal_name: string;
+            /**
+             * @description ИНН: 10 or 12 digits, check digits verified
+             * @example 7707083893
+             */
+            inn: string;
+            /**
+             * @description КПП: 9 characters (companies)
+             * @example 773601001
+             */
+            kpp?: string | null;
+            /**
+             * @description Legal address
+             * @example 117312, г. Москва, ул. Вавилова, д. 19
+             */
+            address: string;
+            /**
+             * @description Invoices and acts are e-mailed here when SMTP is configured
+             * @example buh@example.ru
+             */
+            email_for_documents?: string | null;
+        };
+        TeamRequisitesViewDto: {
+            /**
+             * @description Full legal name of the team’s company
+             * @example ПАО Сбербанк
+             */
+            legal_name: string;
+            /**
+             * @description ИНН: 10 or 12 digits, check digits verified
+             * @example 7707083893
+             */
+            inn: string;
+            /**
+             * @description КПП: 9 characters (companies)
+             * @example 773601001
+             */
+            kpp?: string | null;
+            /**
+             * @description Legal address
+             * @example 117312, г. Москва, ул. Вавилова, д. 19
+             */
+            address: string;
+            /**
+             * @description Invoices and acts are e-mailed here when SMTP is configured
+             * @example buh@example.ru
+             */
+            email_for_documents?: string | null;
+            /** @example a1b2c3d4-0000-4000-8000-000000000001 */
+            team_id: string;
+            /** @example 2026-11-28T10:00:00.000Z */
+            updated_at: string;
+        };
+        CreateInvoiceDto: {
+            /**
+             * @description Amount to pay, RUB (at most 2 decimals), VAT included
+             * @example 12200
+             */
+            amount_rub: number;
+        };
+        InvoiceDto: {
+            /** @example inv_7f3a… */
+            id: string;
+            /**
+             * @description INV-<year>-<6 digits>, without gaps per year
+             * @example INV-2026-000123
+             */
+            number: string;
+            /** @example 12200 */
+            amount_rub: number;
+            /**
+             * @description VAT included in the amount (0 without VAT)
+             * @example 2200
+             */
+            vat_rub: number;
+            /**
+             * @description The seller’s VAT rate when issued
+             * @example 22
+             * @enum {string}
+             */
+            vat_rate: "22" | "10" | "0" | "none";
+            /**
+             * @example issued
+             * @enum {string}
+             */
+            status: "issued" | "paid";
+            /** @example 2026-11-28T10:00:00.000Z */
+            issued_at: string;
+            /** @example null */
+            paid_at: string | null;
+            /** @example /api/v1/teams/a1b2c3d4-0000-4000-8000-000000000001/invoices/inv_7f3a/pdf */
+            pdf_url: string;
+        };
+        InvoiceListDto: {
+            /** @example list */
+            object: string;
+            data: components["schemas"]["InvoiceDto"][];
+        };
+        ActLineDto: {
+            /** @example gpt-4o-mini */
+            model: string | null;
+            /** @example 12 */
+            requests: number;
+            /** @example 3456 */
+            tokens: number;
+            /** @example 12.34 */
+            amount_rub: number;
+        };
+        ActDto: {
+            /** @example 2026-11 */
+            month: string;
+            /** @example ACT-2026-11-a1b2c3d4 */
+            number: string;
+            /**
+             * @description false: the month is not closed yet (a preliminary act); true: frozen
+             * @example true
+             */
+            final: boolean;
+            /** @example 12.34 */
+            amount_rub: number;
+            /** @example 2.23 */
+            vat_rub: number;
+            /**
+             * @example 22
+             * @enum {string}
+             */
+            vat_rate: "22" | "10" | "0" | "none";
+            lines: components["schemas"]["ActLineDto"][];
+            /** @example /api/v1/teams/a1b2c3d4-0000-4000-8000-000000000001/acts/2026-11/pdf */
+            pdf_url: string;
+        };
+        SellerRequisitesDto: {
+            /**
+             * @description Full legal name of the operator’s company
+             * @example ООО «Шлюз Моделей»
+             */
+            legal_name: string;
+            /**
+             * @description ИНН: 10 digits (company) or 12 (sole proprietor), check digits verified
+             * @example 7736207543
+             */
+            inn: string;
+            /**
+             * @description КПП: 9 characters; required with a 10-digit ИНН
+             * @example 770401001
+             */
+            kpp?: string | null;
+            /**
+             * @description ОГРН (13 digits) or ОГРНИП (15 digits), check digit verified
+             * @example 1027700229193
+             */
+            ogrn: string;
+            /**
+             * @description Legal address
+             * @example 119021, г. Москва, ул. Льва Толстого, д. 16
+             */
+            address: string;
+            /**
+             * @description Bank name
+             * @example ПАО Сбербанк, г. Москва
+             */
+            bank_name: string;
+            /**
+             * @description БИК: 9 digits
+             * @example 044525225
+             */
+            bik: string;
+            /**
+             * @description Расчётный счёт: 20 digits, control key checked against the БИК
+             * @example 40702810438000034726
+             */
+            account: string;
+            /**
+             * @description Корреспондентский счёт of the bank: 20 digits, keyed to the БИК
+             * @example 30101810400000000225
+             */
+            corr_account: string;
+            /**
+             * @description VAT rate of the seller: "22", "10", "0" or "none" (no VAT)
+             * @example 22
+             * @enum {string}
+             */
+            vat_rate: "22" | "10" | "0" | "none";
+            /**
+             * @description Who signs documents (head of the company)
+             * @example Иванов И. И.
+             */
+            signatory: string;
+            /**
+             * @description Chief accountant (default: the signatory)
+             * @example Петрова А. С.
+             */
+            accountant?: string | null;
+        };
+        SellerRequisitesViewDto: {
+            /**
+             * @description Full legal name of the operator’s company
+             * @example ООО «Шлюз Моделей»
+             */
+            legal_name: string;
+            /**
+             * @description ИНН: 10 digits (company) or 12 (sole proprietor), check digits verified
+             * @example 7736207543
+             */
+            inn: string;
+            /**
+             * @description КПП: 9 characters; required with a 10-digit ИНН
+             * @example 770401001
+             */
+            kpp?: string | null;
+            /**
+             * @description ОГРН (13 digits) or ОГРНИП (15 digits), check digit verified
+             * @example 1027700229193
+             */
+            ogrn: string;
+            /**
+             * @description Legal address
+             * @example 119021, г. Москва, ул. Льва Толстого, д. 16
+             */
+            address: string;
+            /**
+             * @description Bank name
+             * @example ПАО Сбербанк, г. Москва
+             */
+            bank_name: string;
+            /**
+             * @description БИК: 9 digits
+             * @example 044525225
+             */
+            bik: string;
+            /**
+             * @description Расчётный счёт: 20 digits, control key checked against the БИК
+             * @example 40702810438000034726
+             */
+            account: string;
+            /**
+             * @description Корреспондентский счёт of the bank: 20 digits, keyed to the БИК
+             * @example 30101810400000000225
+             */
+            corr_account: string;
+            /**
+             * @description VAT rate of the seller: "22", "10", "0" or "none" (no VAT)
+             * @example 22
+             * @enum {string}
+             */
+            vat_rate: "22" | "10" | "0" | "none";
+            /**
+             * @description Who signs documents (head of the company)
+             * @example Иванов И. И.
+             */
+            signatory: string;
+            /**
+             * @description Chief accountant (default: the signatory)
+             * @example Петрова А. С.
+             */
+            accountant?: string | null;
+            /** @example 2026-11-28T10:00:00.000Z */
+            updated_at: string;
+        };
+        StatementUploadDto: {
+            /**
+             * Format: binary
+             * @description The statement in 1CClientBankExchange format (Windows-1251)
+             */
+            file: string;
+        };
+        StatementPaymentDto: {
+            /**
+             * @description Номер of the payment order
+             * @example 512
+             */
+            number: string;
+            /**
+             * @description Дата of the payment order
+             * @example 2026-11-20
+             */
+            date: string;
+            /** @example 12200 */
+            amount_rub: number;
+            /** @example 7707083893 */
+            payer_inn: string;
+            /** @example ПАО Сбербанк */
+            payer_name: string;
+            /** @example Оплата по счёту INV-2026-000001, в т.ч. НДС 22% */
+            purpose: string;
+            /**
+             * @description credited: matched and credited now; already_credited: matched by an earlier upload; unmatched: left for the operator
+             * @example credited
+             * @enum {string}
+             */
+            status: "credited" | "already_credited" | "unmatched";
+            /**
+             * @description Why a payment is unmatched: no_invoice_number, unknown_invoice, foreign_inn, amount_mismatch, invoice_already_paid, not_incoming, not_payment_order
+             * @example null
+             */
+            reason: string | null;
+            /** @example INV-2026-000001 */
+            invoice_number: string | null;
+            /** @example a1b2c3d4-0000-4000-8000-000000000001 */
+            team_id: string | null;
+            /**
+             * @description Ledger reference of the credit
+             * @example bank:512:2026-11-20:7707083893
+             */
+            reference: string | null;
+        };
+        BankStatementDto: {
+            /** @example stm_1a2b… */
+            id: string;
+            /**
+             * @description РасчСчет of the statement
+             * @example 40702810438000034726
+             */
+            account: string;
+            /** @example 2026-11-01 */
+            date_from: string | null;
+            /** @example 2026-11-30 */
+            date_to: string | null;
+            /** @example 2026-11-28T10:00:00.000Z */
+            uploaded_at: string;
+            /**
+             * @description Credited by this upload
+             * @example 12200
+             */
+            credited_rub: number;
+            /** @example 1 */
+            credited: number;
+            /** @example 4 */
+            unmatched: number;
+            payments: components["schemas"]["StatementPaymentDto"][];
+        };
+        MarkPaidDto: {
+            /**
+             * @description The payment’s reference (e.g. the payment order); credits once per team
+             * @example pp-512-2026-11-20
+             */
+            reference: string;
+        };
+        MarkPaidResultDto: {
+            invoice: components["schemas"]["InvoiceDto"];
+            /**
+             * @description The team’s balance after the credit
+             * @example 12200
+             */
+            balance_rub: number;
+            /**
+             * @description The ledger reference of the credit
+             * @example invoice-payment:pp-512-2026-11-20
+             */
+            reference?: string;
         };
         PaymentsSettingsDto: {
             /** @description false: top-ups are not configured (the endpoints answer 404 payments_disabled) */
@@ -16108,6 +16620,919 @@ export interface operations {
             };
             /** @description request_not_found (unknown, expired, or another team’s) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    DocumentsController_getRequisites: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamRequisitesViewDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    DocumentsController_putRequisites: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TeamRequisitesDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamRequisitesViewDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    DocumentsController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoiceListDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    DocumentsController_issue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateInvoiceDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoiceDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    DocumentsController_invoicePdf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+                invoice_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description application/pdf */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    DocumentsController_act: {
+        parameters: {
+            query: {
+                /** @description The month, YYYY-MM (in DOCUMENTS_TZ) */
+                month: string;
+            };
+            header?: never;
+            path: {
+                team_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    DocumentsController_actPdf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+                /** @description YYYY-MM */
+                month: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description application/pdf */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    DocumentsAdminController_getSeller: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SellerRequisitesViewDto"];
+                };
+            };
+            /** @description Invalid or missing admin token (or no operator session). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Admin API disabled (ADMIN_TOKEN unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    DocumentsAdminController_putSeller: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SellerRequisitesDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SellerRequisitesViewDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Invalid or missing admin token (or no operator session). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Admin API disabled (ADMIN_TOKEN unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    DocumentsAdminController_upload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["StatementUploadDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BankStatementDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Invalid or missing admin token (or no operator session). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Admin API disabled (ADMIN_TOKEN unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    DocumentsAdminController_getStatement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BankStatementDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Invalid or missing admin token (or no operator session). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Admin API disabled (ADMIN_TOKEN unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    DocumentsAdminController_markPaid: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MarkPaidDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MarkPaidResultDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Invalid or missing admin token (or no operator session). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Admin API disabled (ADMIN_TOKEN unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
