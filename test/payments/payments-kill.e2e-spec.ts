@@ -111,8 +111,8 @@ paymentsTest(`payments on ${backendKind()}: a replica killed with SIGKILL mid-cr
     const remoteIds = created.map((r) => yk.byLocalId(r.body.id as string)!.id);
     for (const id of remoteIds) yk.succeed(id);
 
-    // YooKassa answers each poll in 100–1000 ms: credits are in flight when the child dies
-    yk.getDelayMs = () => 100 + Math.floor(Math.random() * 900);
+    // YooKassa answers each poll in 100–2000 ms: credits are in flight when the child dies
+    yk.getDelayMs = () => 100 + Math.floor(Math.random() * 1_900);
     const delivered = Promise.all(
       remoteIds.map((id) =>
         yk.notify(id, 'payment.succeeded', {}, `${url}${NOTIFY}`).then(
@@ -147,6 +147,18 @@ paymentsTest(`payments on ${backendKind()}: a replica killed with SIGKILL mid-cr
       );
     }, 90_000);
 
+    // the balance is the start plus the amounts paid, and the ledger replays to it
+    const sum = amounts.reduce((s, v) => s + v, 0) * 1_000_000;
+    const all = await repo.listLedgerAscending(teamId);
+    let running = 0;
+    for (const e of all) {
+      running += e.amountMicro;
+      expect(e.balanceAfterMicro).toBe(running);
+    }
+    const team = (await repo.findTeam(teamId))!;
+    expect(team.balanceMicro).toBe(running);
+    expect(team.balanceMicro).toBe(start + sum);
+
     // one ledger entry per YooKassa payment, the amount paid
     const entries = await credits();
     expect(entries.map((e) => e.reference).sort()).toEqual(remoteIds.map((id) => `yookassa:${id}`).sort());
@@ -162,17 +174,5 @@ paymentsTest(`payments on ${backendKind()}: a replica killed with SIGKILL mid-cr
         status: 'succeeded',
         credited_rub: r.body.amount_rub,
       });
-
-    // the balance is the start plus the amounts paid, and the ledger replays to it
-    const sum = amounts.reduce((s, v) => s + v, 0) * 1_000_000;
-    const all = await repo.listLedgerAscending(teamId);
-    let running = 0;
-    for (const e of all) {
-      running += e.amountMicro;
-      expect(e.balanceAfterMicro).toBe(running);
-    }
-    const team = (await repo.findTeam(teamId))!;
-    expect(team.balanceMicro).toBe(running);
-    expect(team.balanceMicro).toBe(start + sum);
   }, 300_000);
 });
