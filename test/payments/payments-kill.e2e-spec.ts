@@ -56,6 +56,7 @@ paymentsTest(`payments on ${backendKind()}: a replica killed with SIGKILL mid-cr
   }, 60_000);
   afterAll(async () => {
     child?.kill('SIGKILL');
+    child?.stderr?.destroy();
     await a?.close();
     await yk?.close();
     rmSync(dataDir, { recursive: true, force: true });
