@@ -44,6 +44,8 @@ export class FakeYooKassa {
   down = false;
   /** where notifications go (the gateway's notification URL) */
   notifyUrl = '';
+  /** how long (ms) each `GET /payments/{id}` waits before answering: a slow YooKassa */
+  getDelayMs: () => number = () => 0;
   private readonly byKey = new Map<string, string>();
 
   private constructor(
@@ -152,6 +154,8 @@ export class FakeYooKassa {
     if (req.method === 'POST' && url.pathname === '/v3/payments') return this.create(req, body, raw, res);
     const get = /^\/v3\/payments\/([\w-]+)$/.exec(url.pathname);
     if (req.method === 'GET' && get) {
+      const delay = this.getDelayMs();
+      if (delay > 0) await new Promise((r) => setTimeout(r, delay));
       const p = this.payments.get(get[1]);
       if (!p) return error(res, 404, 'not_found', 'Payment not found or forbidden');
       return send(res, 200, p);
