@@ -5,11 +5,22 @@ import { KbChunkEntity } from './entities/knowledge.entities';
 
 /** Chunk rows written per transaction while staging (one SQLite transaction stays a few ms long). */
 export const STAGE_ROWS = 48;
+/** Chunk rows whose keyword terms are asked for at once while staging (a few transactions' worth). */
+const TERMS_ROWS = STAGE_ROWS * 8;
 /** Chunk rows deleted per transaction while purging staged or replaced rows. */
 const PURGE_ROWS = 256;
 
 /** The event loop's turn: other requests' work runs between two small transactions. */
 const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * The keyword index's terms of chunk texts, in order (@app/retrieval indexTerms). Ingestion passes
+ * its parser's, computed in a worker: stemming a document's chunks is seconds of CPU.
+ */
+export type TermsOf = (texts: string[]) => Promise<string[]>;
+
+/** Terms computed on this thread: for a few chunks only. */
+export const inlineTerms: TermsOf = (texts) => Promise.resolve(texts.map((t) => indexTerms(t)));
 
 export interface StagedChunk {
   ordinal: number;
@@ -47,18 +58,27 @@ export class ChunkStaging {
   }
 
   /** Writes the document's new rows under the staging key, a few at a time (leftovers of an earlier run first purged). */
-  async stage(vectorStoreId: string, documentId: string, chunks: StagedChunk[]): Promise<void> {
+  async stage(
+    vectorStoreId: string,
+    documentId: string,
+    chunks: StagedChunk[],
+    termsOf: TermsOf = inlineTerms,
+  ): Promise<void> {
     const key = ChunkStaging.stagingKey(vectorStoreId);
     await this.purge(key, documentId);
-    for (let i = 0; i < chunks.length; i += STAGE_ROWS) {
-      // terms per batch (stemming is CPU work on this thread), never for the whole document at once
-      const rows = chunks
-        .slice(i, i + STAGE_ROWS)
-        .map((c) => ({ ...c, terms: indexTerms(c.text), vectorStoreId: key, documentId }));
-      await this.tx.run((m) =>
-        m.createQueryBuilder().insert().into(KbChunkEntity).values(rows).updateEntity(false).execute(),
-      );
-      await yieldToLoop();
+    for (let i = 0; i < chunks.length; i += TERMS_ROWS) {
+      // terms per group of rows, never for the whole document at once (they would double its memory)
+      const group = chunks.slice(i, i + TERMS_ROWS);
+      const terms = await termsOf(group.map((c) => c.text));
+      for (let j = 0; j < group.length; j += STAGE_ROWS) {
+        const rows = group
+          .slice(j, j + STAGE_ROWS)
+          .map((c, k) => ({ ...c, terms: terms[j + k], vectorStoreId: key, documentId }));
+        await this.tx.run((m) =>
+          m.createQueryBuilder().insert().into(KbChunkEntity).values(rows).updateEntity(false).execute(),
+        );
+        await yieldToLoop();
+      }
     }
   }
 

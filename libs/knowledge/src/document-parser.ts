@@ -1,3 +1,4 @@
+import { indexTerms } from '@app/retrieval/terms';
 import type { Chunking } from './kb-rules';
 
 /** What a parser extracted from a document: text per page (PDF) or one page; CSV rows as units. */
@@ -65,6 +66,15 @@ export abstract class DocumentParser {
     chunking: Chunking,
   ): Promise<ParsedDocument> {
     return chunkedOrScan(await this.extract(bytes, hint), (doc) => this.chunk(doc, chunking));
+  }
+
+  /**
+   * The keyword index's terms of each text (@app/retrieval indexTerms), in order. Stemming a
+   * document's chunks is seconds of CPU: a parser that has workers computes them there
+   * (LibraryDocumentParser); this default computes them inline.
+   */
+  async indexTerms(texts: string[]): Promise<string[]> {
+    return Promise.resolve(texts.map((t) => indexTerms(t)));
   }
 }
 

@@ -200,6 +200,7 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
         await this.keepChunks(doc),
         { status: 'completed', finalUrl, updatedAt: this.clock.now() },
         Number(job.id),
+        (texts) => this.parser.indexTerms(texts),
       );
       this.log.log(`ingest ${doc.vectorStoreId}/${doc.id}: link unchanged, kept ${doc.chunkCount} chunks`);
       return;
@@ -254,6 +255,8 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
         updatedAt: this.clock.now(),
       },
       Number(job.id),
+      // stemmed in a parser worker: on the event loop a large document's terms held it for seconds
+      (texts) => this.parser.indexTerms(texts),
     );
     this.log.log(
       `ingest ${doc.vectorStoreId}/${doc.id}: ${ok ? 'completed' : 'dropped (document deleted meanwhile)'} in ${this.clock.now() - started} ms`,

@@ -2,9 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In, Not, Repository } from 'typeorm';
 import { ChangeRecorder, RawSql, TransactionRunner } from '@app/database';
-import { indexTerms } from '@app/retrieval';
 import { attributeFilterSql } from './attribute-filter-sql';
-import { ChunkStaging } from './chunk-staging.repository';
+import { ChunkStaging, inlineTerms, TermsOf } from './chunk-staging.repository';
 import type { Filter } from './kb-rules';
 import {
   DocumentKind,
@@ -603,11 +602,12 @@ export class KnowledgeRepository {
     chunks: NewChunk[],
     patch: Partial<KbDocumentEntity>,
     jobId: number,
+    termsOf: TermsOf = inlineTerms,
   ): Promise<boolean> {
-    if (!this.sql.pg) return this.swapStaged(vectorStoreId, documentId, chunks, patch, jobId);
+    if (!this.sql.pg) return this.swapStaged(vectorStoreId, documentId, chunks, patch, jobId, termsOf);
     try {
       return await this.tx.run(async (m) => {
-        const newIds = await this.insertChunks(m, vectorStoreId, documentId, chunks);
+        const newIds = await this.insertChunks(m, vectorStoreId, documentId, chunks, termsOf);
         const present =
           (await this.lockStore(m, vectorStoreId)) &&
           (await m.findOneBy(KbDocumentEntity, { vectorStoreId, id: documentId }));
@@ -639,8 +639,9 @@ export class KnowledgeRepository {
     chunks: NewChunk[],
     patch: Partial<KbDocumentEntity>,
     jobId: number,
+    termsOf: TermsOf,
   ): Promise<boolean> {
-    await this.stageChunks(vectorStoreId, documentId, chunks);
+    await this.stageChunks(vectorStoreId, documentId, chunks, termsOf);
     const swapped = await this.tx.run(async (m) => {
       const present =
         (await this.lockStore(m, vectorStoreId)) &&
@@ -657,8 +658,13 @@ export class KnowledgeRepository {
   }
 
   /** SQLite: the document's new chunk rows, written out of sight in small transactions (ChunkStaging.stage). */
-  async stageChunks(vectorStoreId: string, documentId: string, chunks: NewChunk[]): Promise<void> {
-    await this.staging.stage(vectorStoreId, documentId, chunks);
+  async stageChunks(
+    vectorStoreId: string,
+    documentId: string,
+    chunks: NewChunk[],
+    termsOf: TermsOf = inlineTerms,
+  ): Promise<void> {
+    await this.staging.stage(vectorStoreId, documentId, chunks, termsOf);
   }
 
   /** The swap's last writes: the document, its job, and the knowledge base's revision. */
@@ -684,15 +690,18 @@ export class KnowledgeRepository {
     vectorStoreId: string,
     documentId: string,
     chunks: NewChunk[],
+    termsOf: TermsOf,
   ): Promise<string[]> {
     const ids: string[] = [];
     for (let i = 0; i < chunks.length; i += 200) {
+      const batch = chunks.slice(i, i + 200);
+      // terms per batch of rows: computed for all chunks at once they would double the chunks' memory
+      const terms = await termsOf(batch.map((c) => c.text));
       const insert = m
         .createQueryBuilder()
         .insert()
         .into(KbChunkEntity)
-        // terms per batch of rows: computed for all chunks at once they would double the chunks' memory
-        .values(chunks.slice(i, i + 200).map((c) => ({ ...c, terms: indexTerms(c.text), vectorStoreId, documentId })))
+        .values(batch.map((c, k) => ({ ...c, terms: terms[k], vectorStoreId, documentId })))
         .updateEntity(false);
       const res = await (this.sql.pg ? insert.returning(['id']) : insert).execute();
       if (this.sql.pg) for (const r of res.raw as Array<{ id: string }>) ids.push(String(r.id));

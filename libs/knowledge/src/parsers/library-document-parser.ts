@@ -14,6 +14,7 @@ const SNIFF_TASK: ParserTask = { module: TASKS, fn: 'sniffDocument' };
 const EXTRACT_TASK: ParserTask = { module: TASKS, fn: 'extractDocument' };
 const CHUNK_TASK: ParserTask = { module: TASKS, fn: 'chunkDocument' };
 const EXTRACT_AND_CHUNK_TASK: ParserTask = { module: TASKS, fn: 'extractAndChunk' };
+const TERMS_TASK: ParserTask = { module: TASKS, fn: 'chunkTerms' };
 
 /**
  * Type by content, then the format's parser, then token chunking with the embedding tokenizer —
@@ -105,5 +106,10 @@ export class LibraryDocumentParser extends DocumentParser {
    */
   async chunk(doc: ExtractedDocument, chunking: Chunking): Promise<DocumentChunk[]> {
     return this.isolated(() => this.pool.run<DocumentChunk[]>(CHUNK_TASK, doc, chunking, this.tokens.encoding));
+  }
+
+  /** The keyword terms of chunk texts, stemmed in a parser worker: on the event loop they held it for seconds. */
+  override async indexTerms(texts: string[]): Promise<string[]> {
+    return this.pool.run<string[]>(TERMS_TASK, texts);
   }
 }

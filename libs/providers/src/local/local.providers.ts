@@ -100,8 +100,12 @@ export class LocalChatProvider implements ChatProvider {
   }
 }
 
-/** Input past this many characters is embedded in a worker thread (see embed-task.ts). */
-export const LOCAL_EMBED_OFFLOAD_CHARS = 64 * 1024;
+/**
+ * Input past this many characters is embedded in a worker thread (see embed-task.ts). Embedding and
+ * counting run at about 10 µs a character on a loaded machine, so this keeps an inline call within
+ * ~100 ms of the event loop; a document's last, short batch of chunks also goes to the worker.
+ */
+export const LOCAL_EMBED_OFFLOAD_CHARS = 8 * 1024;
 const EMBED_TASK: ParserTask = { module: join(__dirname, 'embed-task'), fn: 'embedTexts' };
 
 /**
