@@ -10,6 +10,7 @@
  * their own; an endpoint that needs an id or a specific order gets one FLOW entry.
  */
 import { createHmac } from 'node:crypto';
+import { FakeYooKassa } from '../fakes';
 import { createTestApp, ADMIN_TOKEN, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
 
@@ -122,6 +123,8 @@ const NOT_EXECUTED: Record<string, string> = {
     "would end a session other than the suite's only one (test/accounts/auth.e2e-spec.ts ends one)",
   'DELETE /api/v1/teams/{team_id}/invitations/{id}':
     "the suite's only invitation is accepted first (test/accounts/keys-invitations-audit.e2e-spec.ts revokes one)",
+  'POST /api/v1/payments/yookassa/notifications':
+    'YooKassa posts it with its own payment object, which no Swagger example carries (test/payments/payments.e2e-spec.ts sends genuine and forged ones)',
   'DELETE /api/v1/teams/{team_id}':
     "the suite's only team keeps the balance its other examples spend, so deleting it is refused (test/accounts/team-delete.e2e-spec.ts deletes one)",
 };
@@ -295,6 +298,18 @@ const FLOW: Record<string, FlowEntry> = {
     capture: (a) => ({ statement: id(a) }),
   },
   'GET /api/v1/admin/bank-statements/{id}': { params: { id: 'statement' } },
+
+  // payments (against the in-test YooKassa) and redemption codes: one code redeemed, another disabled
+  'POST /api/v1/teams/{team_id}/payments': { order: 20, capture: (a) => ({ payment: id(a) }) },
+  'GET /api/v1/teams/{team_id}/payments/{payment_id}': { params: { payment_id: 'payment' } },
+  'POST /api/v1/admin/redemption-codes': {
+    capture: (a) => {
+      const codes = a.body.codes as { id: string; code: string }[];
+      return { redemption_code: codes[0].code, unused_code: codes[1].id };
+    },
+  },
+  'POST /api/v1/teams/{team_id}/redeem': { order: 30, body: (c) => ({ code: c.redemption_code }) },
+  'DELETE /api/v1/admin/redemption-codes/{id}': { params: { id: 'unused_code' } },
 };
 
 /** Path parameters named like this take the captured id of the same resource unless FLOW says otherwise. */
@@ -403,10 +418,17 @@ function defaultOrder(method: string, path: string): number {
 describe(`every Swagger example works (${backendKind()})`, () => {
   let t: TestApp;
   let doc: Doc;
+  let yookassa: FakeYooKassa;
 
   beforeAll(async () => {
+    yookassa = await FakeYooKassa.start();
     t = await createTestApp({
       env: {
+        YOOKASSA_SHOP_ID: yookassa.shopId,
+        YOOKASSA_SECRET_KEY: yookassa.secretKey,
+        YOOKASSA_BASE_URL: yookassa.baseUrl,
+        // the payment example's return_url is on this origin
+        PAYMENTS_RETURN_URL: 'https://gateway.example.com/billing',
         BOOTSTRAP_API_KEY: BOOTSTRAP_KEY,
         BOOTSTRAP_BALANCE_RUB: '1000',
         // the sign-in example's credentials
@@ -417,7 +439,10 @@ describe(`every Swagger example works (${backendKind()})`, () => {
     });
     doc = (await (await fetch(`${t.url}/docs-json`)).json()) as Doc;
   });
-  afterAll(() => t?.close());
+  afterAll(async () => {
+    await t?.close();
+    await yookassa?.close();
+  });
 
   it('executes each operation of /docs-json with its examples (creates first, deletes last) and gets a 2xx', async () => {
     const sampler = new Sampler(doc);
