@@ -348,7 +348,16 @@ describe(`openai SDK → gateway → OpenAI-compatible fakes (${backendKind()})`
   it('models.list(): the catalog in the OpenAI list shape', async () => {
     const ids: string[] = [];
     for await (const m of client.models.list()) {
-      expect(m).toEqual({ id: m.id, object: 'model', owned_by: expect.any(String), created: expect.any(Number) });
+      // the OpenAI shape plus the gateway's three fields: where the provider keeps data, and whether it is configured
+      expect(m).toEqual({
+        id: m.id,
+        object: 'model',
+        owned_by: expect.any(String),
+        created: expect.any(Number),
+        jurisdiction: expect.stringMatching(/^(ru|foreign)$/),
+        available: expect.any(Boolean),
+        unavailable_reason: (m as unknown as { available: boolean }).available ? null : expect.any(String),
+      });
       ids.push(m.id);
     }
     expect(ids).toEqual(
