@@ -9,7 +9,8 @@ export interface RequestLogScope {
   teamId: string | null;
   /**
    * Whose stored bodies it may read: null = every record's (operators, the team's API keys, owners
-   * and admins); a user id = only the records that user made with a session (members, viewers).
+   * and admins); a user id = only the records that user made: with a session, or with an API key
+   * the user created (members, viewers).
    */
   bodiesOfUser: string | null;
 }
@@ -29,7 +30,8 @@ function queryTeam(req: Request): string | null {
  * header) reads every team, or the team of `team_id`; anyone else goes through the API-key guard —
  * the team's API keys, or a session with at least the viewer role in the team it names. Stored
  * bodies are read by operators, the team's keys, owners and admins; members and viewers read the
- * bodies of their own session calls only (other records answer without bodies).
+ * bodies of their own calls only: made with their session or with a key they created (other
+ * records answer without bodies).
  */
 @Injectable()
 export class RequestLogGuard implements CanActivate {

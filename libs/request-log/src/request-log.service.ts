@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { ApiKeysService } from '@app/auth';
 import { ApiError, microToRub, rubToMicro } from '@app/common';
 import { RequestLogDetailDto, RequestLogListDto, RequestLogQueryDto, RequestLogRecordDto } from './dto/request-log.dto';
 import { RequestLogFilter, RequestLogRepository, RequestLogRow } from './request-log.repository';
@@ -89,18 +90,29 @@ function instant(v: string | undefined, param: string): number | undefined {
 /** Reads of the request log, scoped to one team (or every team for operators). */
 @Injectable()
 export class RequestLogService {
-  constructor(private readonly repo: RequestLogRepository) {}
+  constructor(
+    private readonly repo: RequestLogRepository,
+    private readonly keys: ApiKeysService,
+  ) {}
 
   async list(scope: RequestLogScope, q: RequestLogQueryDto): Promise<RequestLogListDto> {
     const { rows, next } = await this.page(scope, q, q.limit ?? 50);
     return { object: 'list', data: rows.map(view), has_more: next !== null, next_cursor: next };
   }
 
+  /** The record's author: the user who made the call with a session, or who created the API key it used. */
+  private async authoredBy(r: RequestLogRow, userId: string): Promise<boolean> {
+    if (r.sessionUserId === userId) return true;
+    if (!r.apiKeyId) return false;
+    const key = await this.keys.get(r.apiKeyId).catch(() => null);
+    return key?.createdBy === userId;
+  }
+
   async get(scope: RequestLogScope, id: string): Promise<RequestLogDetailDto> {
     const r = id.length <= 128 ? await this.repo.find(scope.teamId, id) : null;
     if (!r) throw ApiError.notFound(`No request ${id} in the request log.`, 'request_not_found', 'id');
     const out: RequestLogDetailDto = view(r);
-    if (scope.bodiesOfUser !== null && r.sessionUserId !== scope.bodiesOfUser) return out;
+    if (scope.bodiesOfUser !== null && !(await this.authoredBy(r, scope.bodiesOfUser))) return out;
     if (r.requestBody !== null) out.request_body = r.requestBody;
     if (r.responseBody !== null) out.response_body = r.responseBody;
     if (r.requestBody !== null || r.responseBody !== null) out.body_truncated = r.bodyTruncated;
