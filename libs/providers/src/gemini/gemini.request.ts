@@ -12,7 +12,7 @@ import {
 import { isHttpUrl, joinUrl, parseDataUrl } from '../http/urls';
 import { contentText } from '../message-text';
 import { isRecord, parseJson } from '../http/wire-json';
-import { resolveToolResultNames } from './gemini.tool-ids';
+import { resolveToolResultNames } from '../synthetic-tool-ids';
 
 export interface GeminiFunctionCallPart {
   functionCall: { name: string; args: Record<string, unknown> };

@@ -9,7 +9,7 @@ import {
   ToolCall,
 } from '../types';
 import { asArray, asCount, asNumber, asRecord, asString, isRecord, JsonRecord } from '../http/wire-json';
-import { geminiToolCallId } from './gemini.tool-ids';
+import { syntheticToolCallId } from '../synthetic-tool-ids';
 
 /**
  * promptTokenCount already includes cachedContentTokenCount; tool-use prompt tokens (grounding)
@@ -72,7 +72,7 @@ export function readCandidateParts(candidate: JsonRecord, firstToolIndex: number
     const call = asRecord(part.functionCall);
     if (call) {
       const name = asString(call.name) ?? '';
-      const id = asString(call.id) ?? geminiToolCallId(firstToolIndex + out.toolCalls.length, name);
+      const id = asString(call.id) ?? syntheticToolCallId(firstToolIndex + out.toolCalls.length, name);
       out.toolCalls.push({ id, type: 'function', function: { name, arguments: JSON.stringify(call.args ?? {}) } });
     }
   }

@@ -15,7 +15,6 @@ export const geminiAdapter: ChatAdapter<GeminiStreamState> = {
   mapError: mapGeminiError,
 };
 
-export * from './gemini.tool-ids';
 export * from './gemini.request';
 export * from './gemini.response';
 export * from './gemini.stream';

@@ -17,7 +17,6 @@ export const yandexAdapter: ChatAdapter<YandexStreamState> = {
 };
 
 export * from './yandex.access';
-export * from './yandex.tool-ids';
 export * from './yandex.request';
 export * from './yandex.response';
 export * from './yandex.stream';

@@ -17,7 +17,7 @@ import { joinUrl } from '../http/urls';
 import { isRecord, parseJson } from '../http/wire-json';
 import { contentText } from '../message-text';
 import { yandexAccess, yandexModelUri } from './yandex.access';
-import { resolveYandexToolResultNames } from './yandex.tool-ids';
+import { resolveToolResultNames } from '../synthetic-tool-ids';
 
 export interface YandexFunctionCall {
   functionCall: { name: string; arguments: Record<string, unknown> };
@@ -78,7 +78,7 @@ function parseArgs(args: string, param: string): Record<string, unknown> {
 
 /** Conversation in Yandex's shapes; consecutive tool results become one user turn's toolResultList. */
 export function toYandexMessages(messages: ChatMessage[]): YandexMessage[] {
-  const toolNames = resolveYandexToolResultNames(messages);
+  const toolNames = resolveToolResultNames(messages);
   const out: YandexMessage[] = [];
   messages.forEach((message, i) => {
     const param = `messages[${i}]`;

@@ -12,7 +12,7 @@ import {
   ToolCall,
 } from '../types';
 import { asArray, asRecord, asString, isRecord, JsonRecord } from '../http/wire-json';
-import { yandexToolCallId } from './yandex.tool-ids';
+import { syntheticToolCallId } from '../synthetic-tool-ids';
 
 /** A protobuf int64 (a decimal string, or a number from a lenient proxy) as a token count. */
 export function yandexCount(value: unknown): number {
@@ -70,7 +70,7 @@ export function readYandexAlternative(raw: unknown): YandexAlternative {
     const name = asString(call.name) ?? '';
     const args = isRecord(call.arguments) ? call.arguments : {};
     toolCalls.push({
-      id: yandexToolCallId(toolCalls.length, name),
+      id: syntheticToolCallId(toolCalls.length, name),
       type: 'function',
       function: { name, arguments: JSON.stringify(args) },
     });
