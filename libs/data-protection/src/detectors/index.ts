@@ -1,0 +1,78 @@
+/**
+ * Personal-data detectors: `detectPii(text, options)` returns the personal data found in a text as sorted,
+ * non-overlapping character spans. Structured identifiers are validated by their check digits and, where a random
+ * number would pass too often, by a keyword before them; names are found by dictionary and suffixes; custom patterns
+ * run on a linear-time engine.
+ */
+import { addresses } from './address';
+import { contactDetectors } from './contact';
+import { CompiledCustomPattern, customMatches } from './custom';
+import { identifierDetectors } from './identifiers';
+import { englishNames } from './names-en';
+import { russianNames } from './names-ru';
+import { DEFAULT_ENTITY_TYPES, Detector, PiiEntityType, PiiMatch } from './types';
+
+export type { PiiEntityType, PiiMatch } from './types';
+export { ALL_ENTITY_TYPES, DEFAULT_ENTITY_TYPES } from './types';
+export { compileCustomPattern, PatternRejectedError } from './custom';
+export type { CompiledCustomPattern } from './custom';
+
+export interface DetectOptions {
+  /** entity types to look for; default: all but `address` (`custom` runs when patterns are given) */
+  entities?: PiiEntityType[];
+  customPatterns?: CompiledCustomPattern[];
+  /** values never reported (compared case-insensitively, ignoring surrounding spaces) */
+  allowList?: string[];
+}
+
+const DETECTORS: Partial<Record<PiiEntityType, Detector>> = {
+  ...contactDetectors,
+  ...identifierDetectors,
+  person: (text) => [...russianNames(text), ...englishNames(text)],
+  address: addresses,
+};
+
+/**
+ * Which match wins where two overlap: validated identifiers first (their check digits make them certain), then
+ * contacts, custom patterns, addresses and names; a longer match wins over a shorter one of the same rank.
+ */
+const RANK: Record<PiiEntityType, number> = {
+  email: 0,
+  card: 1,
+  snils: 1,
+  inn: 1,
+  ogrn: 1,
+  bank_account: 1,
+  passport: 2,
+  phone: 3,
+  ip: 3,
+  custom: 4,
+  address: 5,
+  person: 6,
+};
+
+export function detectPii(text: string, options: DetectOptions = {}): PiiMatch[] {
+  if (!text) return [];
+  const wanted = options.entities ?? [...DEFAULT_ENTITY_TYPES];
+  const found: PiiMatch[] = [];
+  for (const type of wanted) {
+    const detector = DETECTORS[type];
+    if (detector) for (const m of detector(text)) if (m.type === type) found.push(m);
+  }
+  if (options.customPatterns?.length && wanted.includes('custom'))
+    found.push(...customMatches(text, options.customPatterns));
+  const allowed = new Set((options.allowList ?? []).map((v) => v.trim().toLowerCase()).filter(Boolean));
+  const candidates = allowed.size ? found.filter((m) => !allowed.has(m.value.trim().toLowerCase())) : found;
+  return resolveOverlaps(candidates);
+}
+
+/** Keeps the best of every group of overlapping matches (see RANK) and returns them in text order. */
+function resolveOverlaps(matches: PiiMatch[]): PiiMatch[] {
+  if (matches.length < 2) return matches;
+  const byPreference = [...matches].sort(
+    (a, b) => RANK[a.type] - RANK[b.type] || b.end - b.start - (a.end - a.start) || a.start - b.start,
+  );
+  const kept: PiiMatch[] = [];
+  for (const m of byPreference) if (!kept.some((k) => k.start < m.end && m.start < k.end)) kept.push(m);
+  return kept.sort((a, b) => a.start - b.start);
+}
