@@ -8,13 +8,13 @@ import { match, PiiMatch } from './types';
 const RU_STREET = String.raw`(?:ул\.|улиц[аеыу]|пр-т|пр-кт|просп\.|проспект[аеу]?|пер\.|переул(?:ок|ке|ка)|ш\.|шоссе|б-р|бульвар[аеу]?|наб\.|набережн(?:ая|ой|ую)|пл\.|площад(?:ь|и)|проезд[аеу]?|пр-д|тупик[аеу]?|аллея|мкр\.?|микрорайон[аеу]?)`;
 const RU_HOUSE = String.raw`(?:д\.|дом|вл\.|влад\.)?\s?\d{1,4}[а-яА-Я]?(?:\s?[/кK]\s?\d{1,3})?(?:,?\s?(?:корп\.|корпус|к\.|стр\.|строение)\s?\d{1,3})?(?:,?\s?(?:кв\.|квартира|оф\.|офис|пом\.)\s?\d{1,4})?`;
 const RU_ADDRESS = new RegExp(
-  String.raw`(?<![\p{L}\p{N}])(?:${RU_STREET}\s?[\p{Lu}\d][\p{L}\d.\- ]{0,40}?|[\p{Lu}][\p{L}\-]{2,30} ${RU_STREET}),?\s?${RU_HOUSE}(?![\p{L}\p{N}])`,
+  String.raw`(?<![\p{L}\p{N}])(?:${RU_STREET}\s?[\p{Lu}\d][\p{L}\d.\- ]{0,40}?|[\p{Lu}][\p{L}\-]{2,30} ${RU_STREET}),?\s?${RU_HOUSE}(?![\p{L}\p{N}]|[:.,]\d)`,
   'gu',
 );
 
 const EN_STREET = String.raw`(?:Street|St\.?|Avenue|Ave\.?|Road|Rd\.?|Boulevard|Blvd\.?|Lane|Ln\.?|Drive|Dr\.?|Court|Ct\.?|Place|Pl\.?|Square|Sq\.?|Way|Terrace|Highway|Hwy\.?)`;
 const EN_ADDRESS = new RegExp(
-  String.raw`(?<![\p{L}\p{N}])\d{1,5}[A-Za-z]?\s(?:[A-Z][a-z]+\s){1,3}${EN_STREET}(?:,?\s(?:Apt\.?|Apartment|Suite|Unit|#)\s?\d{1,5}[A-Za-z]?)?(?![\p{L}\p{N}])`,
+  String.raw`(?<![\p{L}\p{N}])\d{1,5}[A-Za-z]?\s(?:[A-Z][a-z]+\s){1,3}${EN_STREET}(?:,?\s(?:Apt\.?|Apartment|Suite|Unit|#)\s?\d{1,5}[A-Za-z]?)?(?![\p{L}\p{N}]|[:.,]\d)`,
   'gu',
 );
 

@@ -31,13 +31,12 @@ function phones(text: string): PiiMatch[] {
     const start = m.index;
     const raw = m[0];
     const plus = raw.startsWith('+');
-    const contiguous = /^\d+$/.test(raw);
-    if (!plus) {
-      if (contiguous && notPersonalBefore(text, start)) continue;
-      // a bare 7XXXXXXXXXX is a phone only after a phone keyword
-      if (raw.startsWith('7') && !keywordBefore(text, start, PHONE_KEY, 30)) continue;
-      if (/(?:№|#|заказ|order|арт|sku|код)\W{0,3}$/.test(before(text, start, 12))) continue;
-    }
+    // without the plus: not after an order/product keyword, and a leading 7 only after a phone keyword
+    if (
+      !plus &&
+      (notPersonalBefore(text, start) || (raw.startsWith('7') && !keywordBefore(text, start, PHONE_KEY, 30)))
+    )
+      continue;
     taken.add(start);
     out.push(match('phone', text, start, start + raw.length));
   }
@@ -54,12 +53,14 @@ const OCTET = String.raw`(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)`;
 const IPV4 = new RegExp(String.raw`(?<![\p{L}\p{N}_.])${OCTET}(?:\.${OCTET}){3}(?![\p{L}\p{N}_]|\.\d)`, 'gu');
 /** Candidates for IPv6 (hex groups and colons, maybe an embedded IPv4), confirmed by node:net. */
 const IPV6 = /(?<![\p{L}\p{N}_:.])[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?:\.\d{1,3}){0,3}(?![\p{L}\p{N}_:])/gu;
-const VERSION_BEFORE = /(?<![a-zа-яё])(?:v|version|версия|версии|release|релиз|build|сборка|ver\.?)\s*$/;
+/** A version number ("version 1.2.3.4", "версия приложения 7.1.0.2", "v1.2.3.4") looks like an IPv4 address. */
+const VERSION_BEFORE =
+  /(?:(?<![a-zа-яё])v|(?:version|версия|версии|release|релиз|build|сборка|ver\.)[^\d\n.,;]{0,24})$/;
 
 function ips(text: string): PiiMatch[] {
   const out: PiiMatch[] = [];
   for (const m of text.matchAll(IPV4)) {
-    if (VERSION_BEFORE.test(before(text, m.index, 12))) continue;
+    if (VERSION_BEFORE.test(before(text, m.index, 40))) continue;
     out.push(match('ip', text, m.index, m.index + m[0].length));
   }
   for (const m of text.matchAll(IPV6)) {

@@ -4,7 +4,11 @@
  * where a random number would pass too often (10-digit INN, OGRN, bare SNILS, passport), a keyword precedes it.
  */
 import { bankAccountValid, innValid, luhnValid, ogrnValid, snilsValid } from './checksums';
-import { bounded, digitsOnly, keywordBefore, notPersonalBefore } from './context';
+import { bounded, columnKeyed, digitsOnly, keywordBefore, notPersonalBefore } from './context';
+
+/** A keyword shortly before the value, or the header of its table column. */
+const keyed = (text: string, start: number, keyword: RegExp, window: number): boolean =>
+  keywordBefore(text, start, keyword, window) || columnKeyed(text, start, keyword);
 import { match, PiiMatch } from './types';
 
 /** Card numbers: 13-19 digits, contiguous or grouped 4-4-4-4(-3) / 4-6-5 by single spaces or dashes. */
@@ -38,9 +42,8 @@ function inns(text: string): PiiMatch[] {
   const out: PiiMatch[] = [];
   for (const r of digitRuns(text, TEN_OR_TWELVE)) {
     if (!innValid(r.digits)) continue;
-    const keyed = keywordBefore(text, r.start, INN_KEY, 60);
     // a valid 12-digit INN has two check digits (1 in 100 random numbers); a 10-digit one needs its keyword
-    if (keyed || (r.digits.length === 12 && !notPersonalBefore(text, r.start)))
+    if (keyed(text, r.start, INN_KEY, 60) || (r.digits.length === 12 && !notPersonalBefore(text, r.start)))
       out.push(match('inn', text, r.start, r.end));
   }
   return out;
@@ -59,7 +62,7 @@ function snils(text: string): PiiMatch[] {
       out.push(match('snils', text, r.start, r.end));
     }
   for (const r of digitRuns(text, SNILS_LOOSE))
-    if (!seen.has(r.start) && snilsValid(digitsOnly(r.digits)) && keywordBefore(text, r.start, SNILS_KEY, 60))
+    if (!seen.has(r.start) && snilsValid(digitsOnly(r.digits)) && keyed(text, r.start, SNILS_KEY, 60))
       out.push(match('snils', text, r.start, r.end));
   return out;
 }
@@ -72,7 +75,7 @@ function ogrns(text: string): PiiMatch[] {
   for (const r of digitRuns(text, OGRN)) {
     const first = r.digits[0];
     const kindOk = r.digits.length === 13 ? first === '1' || first === '5' : first === '3';
-    if (kindOk && ogrnValid(r.digits) && keywordBefore(text, r.start, OGRN_KEY, 60))
+    if (kindOk && ogrnValid(r.digits) && keyed(text, r.start, OGRN_KEY, 60))
       out.push(match('ogrn', text, r.start, r.end));
   }
   return out;
@@ -87,7 +90,7 @@ function passports(text: string): PiiMatch[] {
   for (const m of text.matchAll(PASSPORT)) {
     const start = m.index;
     const end = start + m[0].length;
-    if (!keywordBefore(text, start, PASSPORT_KEY, 40)) continue;
+    if (!keyed(text, start, PASSPORT_KEY, 40)) continue;
     const d = digitsOnly(m[0]);
     if (d.length !== 10 || d.startsWith('00')) continue;
     out.push(match('passport', text, start, end));

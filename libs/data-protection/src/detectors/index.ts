@@ -33,17 +33,17 @@ const DETECTORS: Partial<Record<PiiEntityType, Detector>> = {
 };
 
 /**
- * Which match wins where two overlap: validated identifiers first (their check digits make them certain), then
- * contacts, custom patterns, addresses and names; a longer match wins over a shorter one of the same rank.
+ * Which match wins where two overlap: identifiers validated by check digits and a keyword
+ * first, then cards (a 13-digit OGRN can pass Luhn), contacts, custom patterns, addresses and names; a longer match wins over a shorter one of the same rank.
  */
 const RANK: Record<PiiEntityType, number> = {
   email: 0,
-  card: 1,
   snils: 1,
   inn: 1,
   ogrn: 1,
   bank_account: 1,
-  passport: 2,
+  passport: 1,
+  card: 2,
   phone: 3,
   ip: 3,
   custom: 4,

@@ -48,9 +48,17 @@ interface Token {
   word: string;
 }
 
-/** Start of a sentence: nothing but spaces and quotes since the last sentence end or line break. */
-const sentenceStart = (text: string, at: number): boolean =>
-  /(?:^|[.!?:\n]["'“«(]?)\s*$/.test(text.slice(Math.max(0, at - 4), at));
+/**
+ * Start of a sentence: nothing but spaces and quotes since the last sentence end or line break. The start of a table
+ * row (a line with commas, semicolons, tabs or bars) is not a sentence start: cells hold names.
+ */
+function sentenceStart(text: string, at: number): boolean {
+  const head = text.slice(Math.max(0, at - 4), at);
+  if (/[.!?:]["'“«(]?\s*$/.test(head)) return true;
+  if (at > 0 && !/\n["'“«(]?\s*$/.test(head)) return false;
+  const lineEnd = text.indexOf('\n', at);
+  return !/[,;\t|]/.test(text.slice(at, lineEnd < 0 ? text.length : lineEnd));
+}
 
 export function englishNames(text: string): PiiMatch[] {
   const tokens: Token[] = [];

@@ -88,10 +88,13 @@ const adjacent = (text: string, a: Token, b: Token): boolean => {
 function nameLength(k: Kind[]): number {
   const seq = k.slice(0, 3).join('');
   // three words with a patronymic; an unknown capitalised word (W) only as an unlisted first name or a short surname
-  if (/^(?:FPS|SFP|FPW|WPS|FSP|SPF|FPF|FFP)$/.test(seq)) return 3;
+  if (/^(?:FPS|SFP|FPW|WPS|SWP|FSP|SPF|FPF|FFP)$/.test(seq)) return 3;
   // surname + two initials, two initials + surname
-  if (/^[SFW]II$/.test(seq) || /^II[SW]$/.test(seq)) return 3;
+  // ("Передайте Ю. А. Калининой": the initials belong to the surname after them)
+  if (/^[SFW]II$/.test(seq) && !/^[SW]$/.test(k[3] ?? '')) return 3;
+  if (/^II[SW]$/.test(seq)) return 3;
   const pair = seq.slice(0, 2);
+  if (pair === 'SI' && k[2] === 'S') return 0;
   // surname + one initial, one initial + surname; first name + patronymic or surname; surname + first name
   if (pair === 'SI' || pair === 'IS' || pair === 'FP' || pair === 'FS' || pair === 'SF') return 2;
   return 0;
