@@ -10,7 +10,8 @@ import { CompiledCustomPattern, customMatches } from './custom';
 import { identifierDetectors } from './identifiers';
 import { englishNames } from './names-en';
 import { russianNames } from './names-ru';
-import { DEFAULT_ENTITY_TYPES, Detector, PiiEntityType, PiiMatch } from './types';
+import { TextScan } from './scan';
+import { DEFAULT_ENTITY_TYPES, PiiEntityType, PiiMatch } from './types';
 
 export type { PiiEntityType, PiiMatch } from './types';
 export { ALL_ENTITY_TYPES, DEFAULT_ENTITY_TYPES } from './types';
@@ -25,10 +26,12 @@ export interface DetectOptions {
   allowList?: string[];
 }
 
+type Detector = (scan: TextScan) => PiiMatch[];
+
 const DETECTORS: Partial<Record<PiiEntityType, Detector>> = {
   ...contactDetectors,
   ...identifierDetectors,
-  person: (text) => [...russianNames(text), ...englishNames(text)],
+  person: (scan) => [...russianNames(scan.text), ...englishNames(scan.text)],
   address: addresses,
 };
 
@@ -54,10 +57,11 @@ const RANK: Record<PiiEntityType, number> = {
 export function detectPii(text: string, options: DetectOptions = {}): PiiMatch[] {
   if (!text) return [];
   const wanted = options.entities ?? [...DEFAULT_ENTITY_TYPES];
+  const scan = new TextScan(text);
   const found: PiiMatch[] = [];
   for (const type of wanted) {
     const detector = DETECTORS[type];
-    if (detector) for (const m of detector(text)) if (m.type === type) found.push(m);
+    if (detector) found.push(...detector(scan));
   }
   if (options.customPatterns?.length && wanted.includes('custom'))
     found.push(...customMatches(text, options.customPatterns));
@@ -69,10 +73,24 @@ export function detectPii(text: string, options: DetectOptions = {}): PiiMatch[]
 /** Keeps the best of every group of overlapping matches (see RANK) and returns them in text order. */
 function resolveOverlaps(matches: PiiMatch[]): PiiMatch[] {
   if (matches.length < 2) return matches;
-  const byPreference = [...matches].sort(
-    (a, b) => RANK[a.type] - RANK[b.type] || b.end - b.start - (a.end - a.start) || a.start - b.start,
-  );
+  const byStart = [...matches].sort((a, b) => a.start - b.start || b.end - a.end);
   const kept: PiiMatch[] = [];
-  for (const m of byPreference) if (!kept.some((k) => k.start < m.end && m.start < k.end)) kept.push(m);
-  return kept.sort((a, b) => a.start - b.start);
+  // groups of transitively overlapping matches are independent: resolve each on its own
+  for (let i = 0; i < byStart.length;) {
+    let j = i + 1;
+    let end = byStart[i].end;
+    while (j < byStart.length && byStart[j].start < end) end = Math.max(end, byStart[j++].end);
+    if (j === i + 1) kept.push(byStart[i]);
+    else {
+      const group = byStart.slice(i, j).sort(preference);
+      const chosen: PiiMatch[] = [];
+      for (const m of group) if (!chosen.some((k) => k.start < m.end && m.start < k.end)) chosen.push(m);
+      kept.push(...chosen.sort((a, b) => a.start - b.start));
+    }
+    i = j;
+  }
+  return kept;
 }
+
+const preference = (a: PiiMatch, b: PiiMatch): number =>
+  RANK[a.type] - RANK[b.type] || b.end - b.start - (a.end - a.start) || a.start - b.start;

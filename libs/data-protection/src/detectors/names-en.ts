@@ -40,7 +40,8 @@ const NOT_NAME = new Set(
 );
 
 const TITLE = /^(?:Mr|Mrs|Ms|Miss|Dr|Prof|Sir|Madam|Mister)\.?$/;
-const TOKEN = /(?<![\p{L}\p{N}])(?:(?:[A-Z]['’]?)?[A-Z][a-z]+(?:-?[A-Z][a-z]+)*\.?|[A-Z]\.)(?![\p{L}])/gu;
+const TOKEN =
+  /(?<![0-9A-Za-z\u00C0-\u024F\u0400-\u04FF])(?:(?:[A-Z]['’]?)?[A-Z][a-z]+(?:-?[A-Z][a-z]+)*\.?|[A-Z]\.)(?![A-Za-z\u00C0-\u024F\u0400-\u04FF])/g;
 
 interface Token {
   start: number;

@@ -57,7 +57,7 @@ const NOT_SURNAME = new Set(
 );
 
 /** Capitalised words (optionally hyphenated) and initials, each with its position. */
-const TOKEN = /(?<![\p{L}\p{N}])(?:[А-ЯЁ][а-яё]+(?:-[А-ЯЁ][а-яё]+)?|[А-ЯЁ]\.)(?![а-яё])/gu;
+const TOKEN = /(?<![0-9A-Za-zА-Яа-яЁё])(?:[А-ЯЁ][а-яё]+(?:-[А-ЯЁ][а-яё]+)?|[А-ЯЁ]\.)(?![а-яё])/g;
 
 /** First name, Patronymic, Surname, Initial, other capitalised Word, a word that is never part of a name (X). */
 type Kind = 'F' | 'P' | 'S' | 'I' | 'W' | 'X';
@@ -67,7 +67,20 @@ interface Token {
   kind: Kind;
 }
 
+/** Kinds of the words seen so far (names repeat within and across texts); cleared when it grows large. */
+const kindCache = new Map<string, Kind>();
+
 function kindOf(word: string): Kind {
+  let kind = kindCache.get(word);
+  if (kind === undefined) {
+    if (kindCache.size > 50_000) kindCache.clear();
+    kind = classify(word);
+    kindCache.set(word, kind);
+  }
+  return kind;
+}
+
+function classify(word: string): Kind {
   if (word.length === 2 && word[1] === '.') return 'I';
   const w = word.toLowerCase();
   if (FIRST_NAMES.has(w)) return 'F';

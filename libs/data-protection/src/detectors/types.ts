@@ -40,9 +40,6 @@ export const ALL_ENTITY_TYPES: readonly PiiEntityType[] = [
 /** What `detectPii` looks for when the caller names no entities: everything except addresses. */
 export const DEFAULT_ENTITY_TYPES: readonly PiiEntityType[] = ALL_ENTITY_TYPES.filter((t) => t !== 'address');
 
-/** A detector family: every match of its types in the text (may overlap; `detectPii` resolves overlaps). */
-export type Detector = (text: string) => PiiMatch[];
-
 export const match = (type: PiiEntityType, text: string, start: number, end: number): PiiMatch => ({
   type,
   start,

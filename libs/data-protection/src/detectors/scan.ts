@@ -1,0 +1,151 @@
+/**
+ * One pass over a text shared by the detectors: the clusters of digits and separators (every structured identifier
+ * lives in one), and the lower-cased text for keyword searches. Detectors then run their exact patterns on the few
+ * clusters long enough to hold their identifier instead of on the whole text, which keeps a 64 KB prompt fast.
+ */
+
+export interface NumberCluster {
+  start: number;
+  end: number;
+  value: string;
+  /** how many decimal digits the cluster holds */
+  digits: number;
+  /** the maximal runs of digits, as absolute spans */
+  runs: { start: number; end: number }[];
+}
+
+/** A run of digits, spaces, dots, dashes, slashes and brackets that starts (after an optional "+" or "(") and ends with a digit. */
+const CLUSTER = /[+(]?\d[\d .\-()/]*/g;
+const LETTER = /[0-9A-Za-z_\u00C0-\u024F\u0400-\u04FF]/;
+
+export class TextScan {
+  private clusterList?: NumberCluster[];
+  private lowerText?: string;
+  /** table rows seen: line start → the start of the first row of its table (same delimiter, same cell count) */
+  private readonly tableTop = new Map<number, number>();
+
+  constructor(readonly text: string) {}
+
+  get lower(): string {
+    return (this.lowerText ??= this.text.toLowerCase());
+  }
+
+  get clusters(): NumberCluster[] {
+    if (this.clusterList) return this.clusterList;
+    const out: NumberCluster[] = [];
+    for (const m of this.text.matchAll(CLUSTER)) {
+      let value = m[0];
+      let cut = value.length;
+      while (cut > 0 && !isDigit(value.charCodeAt(cut - 1))) cut--;
+      value = value.slice(0, cut);
+      let digits = 0;
+      const runs: { start: number; end: number }[] = [];
+      for (let i = 0; i < value.length; i++) {
+        if (!isDigit(value.charCodeAt(i))) continue;
+        digits++;
+        const last = runs[runs.length - 1];
+        if (last && last.end === m.index + i) last.end++;
+        else runs.push({ start: m.index + i, end: m.index + i + 1 });
+      }
+      if (digits >= 4) out.push({ start: m.index, end: m.index + value.length, value, digits, runs });
+    }
+    return (this.clusterList = out);
+  }
+
+  /**
+   * Every match of a global pattern inside the clusters that hold at least `minDigits` digits (and pass `accept`), as
+   * absolute spans; a match touching a cluster's edge must not be glued to a letter in the text around it.
+   */
+  inClusters(
+    re: RegExp,
+    minDigits: number,
+    accept?: (c: NumberCluster) => boolean,
+  ): { start: number; end: number; value: string }[] {
+    const out: { start: number; end: number; value: string }[] = [];
+    for (const c of this.clusters) {
+      if (c.digits < minDigits || (accept && !accept(c))) continue;
+      re.lastIndex = 0;
+      for (let m = re.exec(c.value); m; m = re.exec(c.value)) {
+        const start = c.start + m.index;
+        const end = start + m[0].length;
+        if (m.index === 0 && !boundaryBefore(this.text, start)) continue;
+        if (end === c.end && !boundaryAfter(this.text, end)) continue;
+        out.push({ start, end, value: m[0] });
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The header cell (lower-cased) of the table column holding `start`, when its line is a row of a delimited table
+   * (CSV, TSV, `|`): the first of the lines above that have as many cells, up to 100 lines up.
+   */
+  columnHeader(start: number): string | undefined {
+    const { text } = this;
+    const lineStart = text.lastIndexOf('\n', start - 1) + 1;
+    if (lineStart === 0) return undefined;
+    const line = lineAt(text, lineStart);
+    const delim = DELIMITERS.find((d) => line.includes(d));
+    if (!delim) return undefined;
+    const cols = line.split(delim).length;
+    let top = this.tableTop.get(lineStart);
+    if (top === undefined) {
+      top = lineStart;
+      for (let n = 0; n < 100 && top > 0; n++) {
+        const above = text.lastIndexOf('\n', top - 2) + 1;
+        if (lineAt(text, above).split(delim).length !== cols) break;
+        top = above;
+        const known = this.tableTop.get(top);
+        if (known !== undefined) {
+          top = known;
+          break;
+        }
+      }
+      this.tableTop.set(lineStart, top);
+    }
+    if (top === lineStart) return undefined;
+    const col = text.slice(lineStart, start).split(delim).length - 1;
+    return lineAt(text, top).split(delim)[col]?.toLowerCase();
+  }
+
+  /** The runs of digits of exactly one of these lengths that are not glued to a letter. */
+  digitRuns(...lengths: number[]): { start: number; end: number; value: string }[] {
+    const out: { start: number; end: number; value: string }[] = [];
+    const min = Math.min(...lengths);
+    for (const c of this.clusters) {
+      if (c.digits < min) continue;
+      for (const r of c.runs)
+        if (lengths.includes(r.end - r.start) && boundaryBefore(this.text, r.start) && boundaryAfter(this.text, r.end))
+          out.push({ start: r.start, end: r.end, value: this.text.slice(r.start, r.end) });
+    }
+    return out;
+  }
+}
+
+const DELIMITERS = [';', '\t', '|', ','];
+
+const lineAt = (text: string, lineStart: number): string => {
+  const end = text.indexOf('\n', lineStart);
+  return text.slice(lineStart, end < 0 ? text.length : end);
+};
+
+const isDigit = (c: number): boolean => c >= 48 && c <= 57;
+
+/** True when the span is a whole cell of a delimited line (CSV, TSV, `|` tables), spaces aside. */
+export function isCell(text: string, start: number, end: number): boolean {
+  let a = start - 1;
+  while (a >= 0 && text[a] === ' ') a--;
+  let b = end;
+  while (b < text.length && text[b] === ' ') b++;
+  return (
+    (a < 0 || CELL_EDGE.includes(text[a])) &&
+    (b >= text.length || CELL_EDGE.includes(text[b])) &&
+    (a >= 0 || b < text.length)
+  );
+}
+const CELL_EDGE = ';,\t|\n\r';
+
+/** True when the character before `start` is not a letter, a digit or `_`. */
+export const boundaryBefore = (text: string, start: number): boolean => start === 0 || !LETTER.test(text[start - 1]);
+/** True when the character at `end` is not a letter, a digit or `_`. */
+export const boundaryAfter = (text: string, end: number): boolean => end >= text.length || !LETTER.test(text[end]);
