@@ -97,7 +97,7 @@ function ips(scan: TextScan): PiiMatch[] {
     for (const m of window.matchAll(IPV6)) {
       let value = m[0];
       if (value.endsWith('.')) value = value.slice(0, -1);
-      if ((value.match(/[0-9A-Fa-f]+/g) ?? []).length < 2 || !isIPv6(value)) continue;
+      if ((value.match(/[0-9A-Fa-f]+/g) ?? []).length < 3 || !isIPv6(value)) continue; // "a::b", "::1": too short to tell
       const start = Math.max(0, from - 1) + m.index;
       out.push(match('ip', text, start, start + value.length));
     }
