@@ -1,6 +1,10 @@
 /** Check-digit algorithms of the structured identifiers. Every function takes the digits only (no separators). */
 
-const digitsOf = (s: string): number[] => Array.from(s, (c) => c.charCodeAt(0) - 48);
+const digitsOf = (s: string): number[] => {
+  const d = new Array<number>(s.length);
+  for (let i = 0; i < s.length; i++) d[i] = s.charCodeAt(i) - 48;
+  return d;
+};
 
 /** Luhn (ISO/IEC 7812) over the whole number including its check digit. */
 export function luhnValid(digits: string): boolean {

@@ -94,6 +94,7 @@ function ips(scan: TextScan): PiiMatch[] {
     while (to < text.length && to - from < 50 && HEXISH.test(text[to])) to++;
     covered = to;
     const window = text.slice(Math.max(0, from - 1), to + 1);
+    if (window.indexOf(':', window.indexOf(':') + 1) < 0) continue; // IPv6 has at least two colons
     for (const m of window.matchAll(IPV6)) {
       let value = m[0];
       if (value.endsWith('.')) value = value.slice(0, -1);

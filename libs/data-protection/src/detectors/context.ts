@@ -11,7 +11,10 @@ export const before = (text: string, start: number, window: number): string =>
 const NOT_PERSONAL =
   /(?:заказ[а-яё]*|order|№|#|артикул[а-яё]*|арт\.|sku|invoice|инвойс[а-яё]*|накладн[а-яё]*|трек[а-яё-]*(?:номер)?|tracking(?: number| no\.?)?|ticket|тикет[а-яё]*|обращени[а-яё]*|id|код товара|product code|part(?: no\.?| number)?|barcode|штрих-?код[а-яё]*|ean|модел[а-яё]*|model|serial(?: no\.?| number)?|серийн[а-яё]* номер)[\s:.\-№#]*$/;
 
-export const notPersonalBefore = (text: string, start: number): boolean => NOT_PERSONAL.test(before(text, start, 28));
+const NOT_PERSONAL_I = new RegExp(NOT_PERSONAL.source, 'i');
+
+export const notPersonalBefore = (text: string, start: number): boolean =>
+  NOT_PERSONAL_I.test(text.slice(Math.max(0, start - 28), start));
 
 /**
  * Whether a keyword occurs in the `window` characters before `start`, after the last digit there (so the keyword labels

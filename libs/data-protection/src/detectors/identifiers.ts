@@ -84,7 +84,7 @@ function ogrns(scan: TextScan): PiiMatch[] {
 }
 
 const PASSPORT_KEY = /(?:паспорт|серия|серии|passport|удостоверени[а-яё]* личности)/;
-const PASSPORT_KEY_G = new RegExp(PASSPORT_KEY.source, 'g');
+const PASSPORT_KEY_G = new RegExp(PASSPORT_KEY.source, 'gi');
 /** Series (2+2 digits) then the 6-digit number, with an optional "номер"/"№" between. */
 const PASSPORT = /(?<![\d])\d{2} ?\d{2}(?:[\s,;:]*(?:номер|номера|№|no\.?|number|#)?[\s:]*|-)\d{6}(?!\d)/gi;
 const PASSPORT_CELL = digitBounded(String.raw`\d{2} ?\d{2} ?\d{6}`);
@@ -99,7 +99,7 @@ function passports(scan: TextScan): PiiMatch[] {
     out.push(match('passport', text, start, end));
   };
   // after a keyword: the first series+number within 60 characters
-  for (const k of scan.lower.matchAll(PASSPORT_KEY_G)) {
+  for (const k of text.matchAll(PASSPORT_KEY_G)) {
     const from = k.index + k[0].length;
     PASSPORT.lastIndex = 0;
     const m = PASSPORT.exec(text.slice(from, from + 60));

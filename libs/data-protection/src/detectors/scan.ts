@@ -16,7 +16,14 @@ export interface NumberCluster {
 
 /** A run of digits, spaces, dots, dashes, slashes and brackets that starts (after an optional "+" or "(") and ends with a digit. */
 const CLUSTER = /[+(]?\d[\d .\-()/]*/g;
-const LETTER = /[0-9A-Za-z_\u00C0-\u024F\u0400-\u04FF]/;
+/** Letters (Latin, Latin-1/Extended, Cyrillic), digits and "_": what a number must not be glued to. */
+const isWordChar = (c: number): boolean =>
+  (c >= 48 && c <= 57) ||
+  (c >= 65 && c <= 90) ||
+  (c >= 97 && c <= 122) ||
+  c === 95 ||
+  (c >= 0xc0 && c <= 0x24f && c !== 0xd7 && c !== 0xf7) ||
+  (c >= 0x400 && c <= 0x4ff);
 
 export class TextScan {
   private clusterList?: NumberCluster[];
@@ -146,6 +153,8 @@ export function isCell(text: string, start: number, end: number): boolean {
 const CELL_EDGE = ';,\t|\n\r';
 
 /** True when the character before `start` is not a letter, a digit or `_`. */
-export const boundaryBefore = (text: string, start: number): boolean => start === 0 || !LETTER.test(text[start - 1]);
+export const boundaryBefore = (text: string, start: number): boolean =>
+  start === 0 || !isWordChar(text.charCodeAt(start - 1));
 /** True when the character at `end` is not a letter, a digit or `_`. */
-export const boundaryAfter = (text: string, end: number): boolean => end >= text.length || !LETTER.test(text[end]);
+export const boundaryAfter = (text: string, end: number): boolean =>
+  end >= text.length || !isWordChar(text.charCodeAt(end));
