@@ -30,6 +30,8 @@ export class TextScan {
   private lowerText?: string;
   /** table rows seen: line start → the start of the first row of its table (same delimiter, same cell count) */
   private readonly tableTop = new Map<number, number>();
+  /** runs of 9 or more digits by length (BIK, INN, OGRN …) */
+  private runsByLength?: Map<number, { start: number; end: number; value: string }[]>;
 
   constructor(readonly text: string) {}
 
@@ -95,18 +97,15 @@ export class TextScan {
     const delim = DELIMITERS.find((d) => line.includes(d));
     if (!delim) return undefined;
     const cols = line.split(delim).length;
-    let top = this.tableTop.get(lineStart);
-    if (top === undefined) {
+    let top: number = this.tableTop.get(lineStart) ?? -1;
+    if (top < 0) {
       top = lineStart;
       for (let n = 0; n < 100 && top > 0; n++) {
-        const above = text.lastIndexOf('\n', top - 2) + 1;
+        const above: number = text.lastIndexOf('\n', top - 2) + 1;
         if (lineAt(text, above).split(delim).length !== cols) break;
-        top = above;
-        const known = this.tableTop.get(top);
-        if (known !== undefined) {
-          top = known;
-          break;
-        }
+        const known = this.tableTop.get(above);
+        top = known ?? above;
+        if (known !== undefined) break;
       }
       this.tableTop.set(lineStart, top);
     }
@@ -117,15 +116,19 @@ export class TextScan {
 
   /** The runs of digits of exactly one of these lengths that are not glued to a letter. */
   digitRuns(...lengths: number[]): { start: number; end: number; value: string }[] {
-    const out: { start: number; end: number; value: string }[] = [];
-    const min = Math.min(...lengths);
-    for (const c of this.clusters) {
-      if (c.digits < min) continue;
-      for (const r of c.runs)
-        if (lengths.includes(r.end - r.start) && boundaryBefore(this.text, r.start) && boundaryAfter(this.text, r.end))
-          out.push({ start: r.start, end: r.end, value: this.text.slice(r.start, r.end) });
+    if (!this.runsByLength) {
+      const by = new Map<number, { start: number; end: number; value: string }[]>();
+      for (const c of this.clusters)
+        for (const r of c.runs) {
+          const n = r.end - r.start;
+          if (n < 9 || !boundaryBefore(this.text, r.start) || !boundaryAfter(this.text, r.end)) continue;
+          let list = by.get(n);
+          if (!list) by.set(n, (list = []));
+          list.push({ start: r.start, end: r.end, value: this.text.slice(r.start, r.end) });
+        }
+      this.runsByLength = by;
     }
-    return out;
+    return lengths.flatMap((n) => this.runsByLength!.get(n) ?? []);
   }
 }
 
