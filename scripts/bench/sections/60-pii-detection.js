@@ -139,6 +139,26 @@ module.exports = {
           timeouts: 0,
         });
       }
+    // hostile prompts: no shape of input may make detection slow (all entity types, 64 KB each)
+    const hostile = {
+      'digits only': '1'.repeat(65536),
+      '"1 " repeated': '1 '.repeat(32768),
+      '"a@" repeated': 'a@'.repeat(32768),
+      '"a:" repeated': 'a:'.repeat(32768),
+      '"ab:cd:" repeated': 'ab:cd:'.repeat(10923),
+      '"А. " repeated': 'А. '.repeat(21845),
+      '"ул. Ленина " repeated': 'ул. Ленина '.repeat(5958),
+      'valid OGRN lines': 'ОГРН 1027700132195\n'.repeat(3449),
+    };
+    const slow = Object.entries(hostile).map(([label, text]) => {
+      const all = { entities: [...ALL_ENTITY_TYPES] };
+      detectPii(text, all);
+      const c = process.cpuUsage();
+      for (let i = 0; i < 3; i++) detectPii(text, all);
+      const d = process.cpuUsage(c);
+      return `${label} ${fixed((d.user + d.system) / 3000, 1)}`;
+    });
+    log(`  hostile 64 KB prompts, CPU ms per call: ${slow.join(', ')}`);
     return { rows, checks };
   },
 };

@@ -28,18 +28,25 @@ export function addresses(scan: TextScan): PiiMatch[] {
   const { text } = scan;
   const out: PiiMatch[] = [];
   const seen = new Set<number>();
+  /** runs the pattern once over each stretch of text within reach of a keyword (overlapping stretches merged) */
   const run = (keys: IterableIterator<RegExpMatchArray>, re: RegExp, back: number, ahead: number) => {
+    const ranges: [number, number][] = [];
     for (const k of keys) {
       const from = Math.max(0, (k.index ?? 0) - back);
-      for (const m of text.slice(from, (k.index ?? 0) + ahead).matchAll(re)) {
+      const to = (k.index ?? 0) + ahead;
+      const last = ranges[ranges.length - 1];
+      if (last && from <= last[1]) last[1] = to;
+      else ranges.push([from, to]);
+    }
+    for (const [from, to] of ranges)
+      for (const m of text.slice(from, to).matchAll(re)) {
         const start = from + (m.index ?? 0);
         let end = start + m[0].length;
         if (text[end - 1] === '.') end--; // "St." closing a sentence
-        if (seen.has(start) || end <= (k.index ?? 0)) continue;
+        if (seen.has(start)) continue;
         seen.add(start);
         out.push(match('address', text, start, end));
       }
-    }
   };
   run(scan.lower.matchAll(RU_KEY), RU_ADDRESS, 34, 90);
   run(text.matchAll(EN_KEY), EN_ADDRESS, 60, 40);

@@ -5,9 +5,10 @@ import { digitBounded } from './identifiers';
 import { NumberCluster, TextScan } from './scan';
 import { match, PiiMatch } from './types';
 
-/** An e-mail address around one "@" (found by indexOf: the pattern runs on a short window only). */
+/** An e-mail address starting exactly where its local part starts (found from each "@" by indexOf). */
 const EMAIL =
-  /(?<![\p{L}\p{N}._%+-])[\p{L}\p{N}_%+-]+(?:\.[\p{L}\p{N}_%+-]+)*@(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]{0,61}[\p{L}\p{N}])?\.)+\p{L}{2,24}(?![\p{L}\p{N}_-])/u;
+  /[\p{L}\p{N}_%+-]+(?:\.[\p{L}\p{N}_%+-]+)*@(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]{0,61}[\p{L}\p{N}])?\.)+\p{L}{2,24}(?![\p{L}\p{N}_-])/uy;
+const LOCAL_CHAR = /[\p{L}\p{N}._%+-]/u;
 
 function emails(scan: TextScan): PiiMatch[] {
   const { text } = scan;
@@ -15,18 +16,15 @@ function emails(scan: TextScan): PiiMatch[] {
   let covered = -1;
   for (let at = text.indexOf('@'); at >= 0; at = text.indexOf('@', at + 1)) {
     if (at < covered) continue;
-    const from = Math.max(0, at - 64);
-    const window = text.slice(from, at + 256);
-    const local = window.slice(0, at - from);
-    // the local part starts after the last character that cannot be in an address
-    const cut = Math.max(
-      ...[' ', '\n', '\t', ',', ';', ':', '<', '(', '"', "'", '[', '«'].map((c) => local.lastIndexOf(c)),
-    );
-    const m = EMAIL.exec(window.slice(cut + 1));
-    if (!m || cut + 1 + m.index > at - from) continue;
-    const start = from + cut + 1 + m.index;
-    covered = start + m[0].length;
-    out.push(match('email', text, start, covered));
+    // the local part: the run of address characters before the "@" (at most 64)
+    let from = at;
+    while (from > 0 && at - from <= 64 && LOCAL_CHAR.test(text[from - 1])) from--;
+    if (at - from > 64 || from === at) continue;
+    EMAIL.lastIndex = 0;
+    const m = EMAIL.exec(text.slice(from, at + 256));
+    if (!m) continue;
+    covered = from + m[0].length;
+    out.push(match('email', text, from, covered));
   }
   return out;
 }
@@ -72,7 +70,8 @@ const IPV4 = new RegExp(String.raw`(?<![\d.])${OCTET}(?:\.${OCTET}){3}(?!\.?\d)`
 const VERSION_BEFORE =
   /(?:(?<![a-zа-яё])v|(?:version|версия|версии|release|релиз|build|сборка|ver\.)[^\d\n.,;]{0,24})$/;
 /** An IPv6 candidate around a colon: hex groups and colons, maybe an embedded IPv4; confirmed by node:net. */
-const IPV6 = /(?<![\p{L}\p{N}_:.])[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?:\.\d{1,3}){0,3}(?![\p{L}\p{N}_:])/gu;
+const IPV6 =
+  /(?<![0-9A-Za-z_:.\u00C0-\u024F\u0400-\u04FF])[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?:\.\d{1,3}){0,3}(?![0-9A-Za-z_:\u00C0-\u024F\u0400-\u04FF])/g;
 const HEXISH = /[0-9A-Fa-f:.]/;
 const threeDots = (c: NumberCluster): boolean => {
   const a = c.value.indexOf('.');
