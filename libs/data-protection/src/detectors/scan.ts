@@ -30,6 +30,7 @@ export class TextScan {
   private lowerText?: string;
   /** table rows seen: line start → the start of the first row of its table (same delimiter, same cell count) */
   private readonly tableTop = new Map<number, number>();
+  private readonly rows = new Map<string, { delim?: string; cells: string[] }>();
   /** runs of 9 or more digits by length (BIK, INN, OGRN …) */
   private runsByLength?: Map<number, { start: number; end: number; value: string }[]>;
 
@@ -93,16 +94,15 @@ export class TextScan {
     const { text } = this;
     const lineStart = text.lastIndexOf('\n', start - 1) + 1;
     if (lineStart === 0) return undefined;
-    const line = lineAt(text, lineStart);
-    const delim = DELIMITERS.find((d) => line.includes(d));
-    if (!delim) return undefined;
-    const cols = line.split(delim).length;
+    const row = this.row(lineStart);
+    if (!row.delim) return undefined;
     let top: number = this.tableTop.get(lineStart) ?? -1;
     if (top < 0) {
       top = lineStart;
       for (let n = 0; n < 100 && top > 0; n++) {
         const above: number = text.lastIndexOf('\n', top - 2) + 1;
-        if (lineAt(text, above).split(delim).length !== cols) break;
+        const r = this.row(above, row.delim);
+        if (r.cells.length !== row.cells.length) break;
         const known = this.tableTop.get(above);
         top = known ?? above;
         if (known !== undefined) break;
@@ -110,8 +110,22 @@ export class TextScan {
       this.tableTop.set(lineStart, top);
     }
     if (top === lineStart) return undefined;
-    const col = text.slice(lineStart, start).split(delim).length - 1;
-    return lineAt(text, top).split(delim)[col]?.toLowerCase();
+    let col = 0;
+    for (let i = text.indexOf(row.delim, lineStart); i >= 0 && i < start; i = text.indexOf(row.delim, i + 1)) col++;
+    return this.row(top, row.delim).cells[col]?.toLowerCase();
+  }
+
+  /** A line's cells, split at the given delimiter or at the first of DELIMITERS it holds (cached per line). */
+  private row(lineStart: number, delim?: string): { delim?: string; cells: string[] } {
+    const key = `${lineStart}${delim ?? ''}`;
+    let r = this.rows.get(key);
+    if (!r) {
+      const line = lineAt(this.text, lineStart);
+      const d = delim ?? DELIMITERS.find((x) => line.includes(x));
+      r = { delim: d, cells: d ? line.split(d) : [line] };
+      this.rows.set(key, r);
+    }
+    return r;
   }
 
   /** The runs of digits of exactly one of these lengths that are not glued to a letter. */
