@@ -64,3 +64,11 @@ describe('IP addresses', () => {
     expect(found('std::vector and a::b', 'ip')).toEqual([]);
   });
 });
+
+describe('context words', () => {
+  it('are whole words: "paid" does not read as "id", "border" not as "order"', () => {
+    expect(found('paid 89161234567 yesterday', 'phone')).toEqual(['89161234567']);
+    expect(found('border 8 916 123 45 67', 'phone')).toEqual(['8 916 123 45 67']);
+    expect(found('id 89161234567', 'phone')).toEqual([]);
+  });
+});

@@ -1,4 +1,4 @@
-/** Context around a candidate: keyword windows before it, and word boundaries that also hold for Cyrillic. */
+/** Context before a candidate number: the keyword that labels it, or the words that make it an order or product number. */
 
 /** The `window` characters before `start`, lower-cased. */
 export const before = (text: string, start: number, window: number): string =>
@@ -9,12 +9,10 @@ export const before = (text: string, start: number, window: number): string =>
  * and product numbers, barcodes. Checked on the ~28 characters before an unformatted number.
  */
 const NOT_PERSONAL =
-  /(?:заказ[а-яё]*|order|№|#|артикул[а-яё]*|арт\.|sku|invoice|инвойс[а-яё]*|накладн[а-яё]*|трек[а-яё-]*(?:номер)?|tracking(?: number| no\.?)?|ticket|тикет[а-яё]*|обращени[а-яё]*|id|код товара|product code|part(?: no\.?| number)?|barcode|штрих-?код[а-яё]*|ean|модел[а-яё]*|model|serial(?: no\.?| number)?|серийн[а-яё]* номер)[\s:.\-№#]*$/;
-
-const NOT_PERSONAL_I = new RegExp(NOT_PERSONAL.source, 'i');
+  /(?<![a-zа-яё])(?:заказ[а-яё]*|order|№|#|артикул[а-яё]*|арт\.|sku|invoice|инвойс[а-яё]*|накладн[а-яё]*|трек[а-яё-]*(?:номер)?|tracking(?: number| no\.?)?|ticket|тикет[а-яё]*|обращени[а-яё]*|id|код товара|product code|part(?: no\.?| number)?|barcode|штрих-?код[а-яё]*|ean|модел[а-яё]*|model|serial(?: no\.?| number)?|серийн[а-яё]* номер)[\s:.\-№#]*$/i;
 
 export const notPersonalBefore = (text: string, start: number): boolean =>
-  NOT_PERSONAL_I.test(text.slice(Math.max(0, start - 28), start));
+  NOT_PERSONAL.test(text.slice(Math.max(0, start - 28), start));
 
 /**
  * Whether a keyword occurs in the `window` characters before `start`, after the last digit there (so the keyword labels
