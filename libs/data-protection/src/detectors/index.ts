@@ -36,8 +36,8 @@ const DETECTORS: Partial<Record<PiiEntityType, Detector>> = {
 };
 
 /**
- * Which match wins where two overlap: identifiers validated by check digits and a keyword
- * first, then cards (a 13-digit OGRN can pass Luhn), contacts, custom patterns, addresses and names; a longer match wins over a shorter one of the same rank.
+ * Which match wins where two overlap: identifiers validated by check digits and a keyword first, then cards (a
+ * 13-digit OGRN can pass Luhn), contacts, custom patterns, addresses and names; a longer match wins within a rank.
  */
 const RANK: Record<PiiEntityType, number> = {
   email: 0,
