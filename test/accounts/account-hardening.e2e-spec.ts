@@ -1,6 +1,7 @@
 /**
  * Accounts under hostile use: an ex-member's keys stop spending, a burst of sign-ins cannot outrun
- * the throttle (two replicas on Postgres + Redis), an invitation is bound to its e-mail, and weak
+ * the throttle (two replicas on Postgres, with Redis or without it: then the database holds the
+ * counters), an invitation is bound to its e-mail, and weak
  * passwords are refused with the reason.
  */
 import request from 'supertest';
@@ -20,7 +21,7 @@ interface AuditEntry {
 
 describe(`accounts: hardening on ${backendKind()}`, () => {
   let a: TestApp;
-  /** a second replica on the same database and Redis (Postgres + Redis only) */
+  /** a second replica on the same database (and Redis when TEST_REDIS_URL is set); Postgres only */
   let b: TestApp;
   const shared = backendKind() === 'postgres';
 

@@ -14,8 +14,10 @@ import { AuditController } from './audit.controller';
 import { AuthController } from './auth.controller';
 import { InvitationEntity } from './entities/invitation.entity';
 import { MembershipEntity } from './entities/membership.entity';
+import { LoginThrottleEntity } from './entities/login-throttle.entity';
 import { SessionEntity } from './entities/session.entity';
 import { UserEntity } from './entities/user.entity';
+import { DatabaseLoginThrottleStore } from './database-login-throttle';
 import { InvitationMailer } from './invitation-mailer';
 import { InvitationsController } from './invitations.controller';
 import { LoginThrottleStore, MemoryLoginThrottleStore, RedisLoginThrottleStore } from './login-throttle';
@@ -34,7 +36,7 @@ import { UsersAdminController } from './users-admin.controller';
 /** People: users, sessions, team roles, invitations and the audit log. */
 @Module({
   imports: [
-    TypeOrmModule.forFeature([UserEntity, SessionEntity, MembershipEntity, InvitationEntity]),
+    TypeOrmModule.forFeature([UserEntity, SessionEntity, MembershipEntity, InvitationEntity, LoginThrottleEntity]),
     AuthModule,
     BillingModule,
     AdminModule,
@@ -66,13 +68,18 @@ import { UsersAdminController } from './users-admin.controller';
       useFactory: (config: AppConfig, clock: Clock, db: DatabaseSessionStore) =>
         config.redisUrl ? new RedisSessionStore(config, clock) : db,
     },
+    DatabaseLoginThrottleStore,
     {
+      // Redis when configured; otherwise the database on Postgres (several replicas share it), the
+      // process on SQLite (the embedded default runs one process)
       provide: LoginThrottleStore,
-      inject: [AppConfig],
-      useFactory: (config: AppConfig) =>
+      inject: [AppConfig, DatabaseLoginThrottleStore],
+      useFactory: (config: AppConfig, db: DatabaseLoginThrottleStore) =>
         config.redisUrl
           ? new RedisLoginThrottleStore(config)
-          : new MemoryLoginThrottleStore(config.accounts.loginThrottleWindowMs),
+          : config.databaseKind === 'postgres'
+            ? db
+            : new MemoryLoginThrottleStore(config.accounts.loginThrottleWindowMs),
     },
   ],
   exports: [AccountsService, AccountsBootstrapService, LoginThrottleStore],

@@ -9,6 +9,8 @@ export const STAGE_ROWS = 48;
 const TERMS_ROWS = STAGE_ROWS * 8;
 /** Chunk rows deleted per transaction while purging staged or replaced rows. */
 const PURGE_ROWS = 256;
+/** Staged rows of a new document moved under their knowledge base per transaction. */
+export const PUBLISH_ROWS = 256;
 
 /** The event loop's turn: other requests' work runs between two small transactions. */
 const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -82,14 +84,41 @@ export class ChunkStaging {
     }
   }
 
-  /** Inside the swap's transaction: the document's rows to the trash, its staged rows in their place. */
-  async publish(m: EntityManager, vectorStoreId: string, documentId: string): Promise<void> {
-    await this.discard(m, vectorStoreId, documentId);
+  /**
+   * Inside the swap's transaction: the document's rows to the trash (unless `keepCurrent`: they are
+   * its new rows, published a slice at a time), its staged rows in their place.
+   */
+  async publish(m: EntityManager, vectorStoreId: string, documentId: string, keepCurrent = false): Promise<void> {
+    if (!keepCurrent) await this.discard(m, vectorStoreId, documentId);
     await this.sql.exec(
       `UPDATE ${this.table} SET vector_store_id = $1 WHERE vector_store_id = $2 AND document_id = $3`,
       [vectorStoreId, ChunkStaging.stagingKey(vectorStoreId), documentId],
       m,
     );
+  }
+
+  /**
+   * Inside a transaction: up to `limit` of a document's staged rows moved under the knowledge base
+   * (a document that had no rows there: see KnowledgeRepository.swapStaged); answers how many.
+   */
+  async publishSome(m: EntityManager, vectorStoreId: string, documentId: string, limit: number): Promise<number> {
+    const key = ChunkStaging.stagingKey(vectorStoreId);
+    const { affected } = await this.sql.exec(
+      `UPDATE ${this.table} SET vector_store_id = $1 WHERE id IN (SELECT id FROM ${this.table} WHERE vector_store_id = $2 AND document_id = $3 LIMIT ${Math.trunc(limit)})`,
+      [vectorStoreId, key, documentId],
+      m,
+    );
+    return affected;
+  }
+
+  /** Inside a transaction: whether the document has rows under its knowledge base (searches see them). */
+  async hasRows(m: EntityManager, vectorStoreId: string, documentId: string): Promise<boolean> {
+    const { rows } = await this.sql.exec(
+      `SELECT 1 AS one FROM ${this.table} WHERE vector_store_id = $1 AND document_id = $2 LIMIT 1`,
+      [vectorStoreId, documentId],
+      m,
+    );
+    return rows.length > 0;
   }
 
   /** Inside a transaction: a document's rows out of sight (to the trash key), purged later by purgeTrash. */

@@ -190,8 +190,7 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
     }
     const started = this.clock.now();
     await this.repo.updateDocument(doc.vectorStoreId, doc.id, { status: 'in_progress', updatedAt: started });
-    const { bytes, filename, mime, finalUrl } = await this.load(doc);
-    const contentHash = createHash('sha256').update(bytes).digest('hex');
+    const { bytes, sha256: contentHash, filename, mime, finalUrl } = await this.load(doc);
     if (doc.kind === 'link' && doc.contentHash === contentHash && doc.lastErrorCode === null && doc.chunkCount > 0) {
       // refresh of unchanged content: nothing to re-embed
       await this.repo.swapChunks(
@@ -363,13 +362,15 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
 
   private async load(
     doc: KbDocumentEntity,
-  ): Promise<{ bytes: Buffer; filename: string; mime: string; finalUrl: string | null }> {
+  ): Promise<{ bytes: Buffer; sha256: string; filename: string; mime: string; finalUrl: string | null }> {
     if (doc.kind !== 'link') {
       const bytes = await this.files.content(doc.teamId, doc.id);
       if (!bytes) throw new PermanentFailure('file_not_found', 'The file of this document was deleted.');
       const meta = await this.files.findOwned(doc.teamId, doc.id);
       return {
         bytes,
+        // the digest stored with the file (of these bytes): hashing 10 MB again held the event loop
+        sha256: meta?.sha256 ?? createHash('sha256').update(bytes).digest('hex'),
         filename: meta?.filename ?? doc.id,
         mime: meta?.mime ?? 'application/octet-stream',
         finalUrl: null,
@@ -384,6 +385,7 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
       throw err;
     }
     const name = new URL(res.finalUrl).pathname.split('/').pop() || 'index.html';
+    const sha256 = createHash('sha256').update(res.bytes).digest('hex');
     // the fetched copy is stored under the document's file id, so the content endpoint shows what was indexed
     await this.files.replace({
       id: doc.id,
@@ -392,11 +394,11 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
       purpose: 'user_data',
       mime: res.contentType.slice(0, 100),
       byteSize: res.bytes.length,
-      sha256: createHash('sha256').update(res.bytes).digest('hex'),
+      sha256,
       bytes: res.bytes,
       createdAt: this.clock.now(),
     });
-    return { bytes: res.bytes, filename: name, mime: res.contentType, finalUrl: res.finalUrl };
+    return { bytes: res.bytes, sha256, filename: name, mime: res.contentType, finalUrl: res.finalUrl };
   }
 
   /**

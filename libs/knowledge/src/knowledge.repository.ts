@@ -3,7 +3,7 @@ import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In, Not, Repository } from 'typeorm';
 import { ChangeRecorder, RawSql, TransactionRunner } from '@app/database';
 import { attributeFilterSql } from './attribute-filter-sql';
-import { ChunkStaging, inlineTerms, TermsOf } from './chunk-staging.repository';
+import { ChunkStaging, inlineTerms, PUBLISH_ROWS, TermsOf } from './chunk-staging.repository';
 import type { Filter } from './kb-rules';
 import {
   DocumentKind,
@@ -642,19 +642,51 @@ export class KnowledgeRepository {
     termsOf: TermsOf,
   ): Promise<boolean> {
     await this.stageChunks(vectorStoreId, documentId, chunks, termsOf);
-    const swapped = await this.tx.run(async (m) => {
-      const present =
-        (await this.lockStore(m, vectorStoreId)) &&
-        (await m.findOneBy(KbDocumentEntity, { vectorStoreId, id: documentId }));
-      if (!present) return false;
-      if (present.replacesId) await this.deleteReplaced(m, present);
-      await this.staging.publish(m, vectorStoreId, documentId);
-      await this.completeSwap(m, vectorStoreId, documentId, patch, jobId);
-      return true;
-    });
+    const sliced = await this.publishInSlices(vectorStoreId, documentId);
+    const swapped =
+      sliced !== 'dropped' &&
+      (await this.tx.run(async (m) => {
+        const present =
+          (await this.lockStore(m, vectorStoreId)) &&
+          (await m.findOneBy(KbDocumentEntity, { vectorStoreId, id: documentId }));
+        if (!present) return false;
+        if (present.replacesId) await this.deleteReplaced(m, present);
+        await this.staging.publish(m, vectorStoreId, documentId, sliced === 'published');
+        await this.completeSwap(m, vectorStoreId, documentId, patch, jobId);
+        return true;
+      }));
     if (swapped) await this.staging.purgeTrash(vectorStoreId);
     else await this.staging.purgeStaged(vectorStoreId, documentId);
     return swapped;
+  }
+
+  /**
+   * SQLite, a document with no rows in its knowledge base yet (a first ingestion, replacing no
+   * version): its staged rows are moved in PUBLISH_ROWS at a time, the event loop free between the
+   * transactions — one UPDATE of a large document's thousands of rows held it for hundreds of ms.
+   * Searches may see part of a document that is still in progress meanwhile (there are no old rows
+   * to mix with); the swap then marks it completed. A document that has rows there, or replaces a
+   * version, is moved in the swap's one transaction, so its searches see the old or the new rows.
+   * 'dropped': the document was deleted meanwhile; 'atomic': left to the swap.
+   */
+  private async publishInSlices(
+    vectorStoreId: string,
+    documentId: string,
+  ): Promise<'published' | 'atomic' | 'dropped'> {
+    for (let first = true; ; first = false) {
+      const moved = await this.tx.run(async (m) => {
+        const present =
+          (await this.lockStore(m, vectorStoreId)) &&
+          (await m.findOneBy(KbDocumentEntity, { vectorStoreId, id: documentId }));
+        if (!present) return 'dropped' as const;
+        if (first && (present.replacesId || (await this.staging.hasRows(m, vectorStoreId, documentId))))
+          return 'atomic' as const;
+        return this.staging.publishSome(m, vectorStoreId, documentId, PUBLISH_ROWS);
+      });
+      if (typeof moved === 'string') return moved;
+      if (moved < PUBLISH_ROWS) return 'published';
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
   }
 
   /** SQLite: the document's new chunk rows, written out of sight in small transactions (ChunkStaging.stage). */

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
 import { ApiError, Clock } from '@app/common';
-import type { Caller } from '@app/auth';
+import { assertModelAllowed, type Caller } from '@app/auth';
 import { ModelCatalogService, ModelEntry } from '@app/providers';
 import { DocumentParser, ExtractionError } from './document-parser';
 import {
@@ -112,6 +112,8 @@ export class KnowledgeService {
     const model = input.embedding_model
       ? this.catalog.require(input.embedding_model, 'embedding')
       : this.defaultEmbeddingModel();
+    // every document of the store is embedded with its model: the key must be allowed to use it
+    assertModelAllowed(caller, model.key, 'embedding_model');
     if (!this.catalog.isAvailable(model))
       throw ApiError.badRequest(
         `The embedding model ${model.key} is unavailable (its provider has no credentials).`,
@@ -215,6 +217,16 @@ export class KnowledgeService {
     return { ...store, lastActiveAt: now };
   }
 
+  /**
+   * A knowledge base a caller adds documents to: ingestion embeds them with the store's model, so a
+   * key whose allowed_models does not list it is refused (403) before anything is stored or queued.
+   */
+  private async ingestInto(caller: Caller, id: string, use = false): Promise<VectorStoreEntity> {
+    const store = await this.requireStore(caller.teamId, id);
+    assertModelAllowed(caller, store.embeddingModel, 'vector_store_id');
+    return use ? this.useStore(caller.teamId, id) : store;
+  }
+
   private storeNotFound(id: string): ApiError {
     return ApiError.notFound(
       `No such knowledge base (vector store): ${id}`,
@@ -232,7 +244,7 @@ export class KnowledgeService {
     input: NewDocumentFile,
     batchId: string | null = null,
   ): Promise<KbDocumentEntity> {
-    const store = await this.useStore(caller.teamId, storeId);
+    const store = await this.ingestInto(caller, storeId, true);
     const file = await this.files.require(caller.teamId, input.file_id);
     const bytes = await this.files.requireBytes(caller.teamId, file.id);
     await this.assertIngestible(bytes, file.filename, file.mime);
@@ -261,7 +273,7 @@ export class KnowledgeService {
     metadata: unknown,
     replace = true,
   ): Promise<KbDocumentEntity> {
-    await this.requireStore(caller.teamId, storeId);
+    await this.ingestInto(caller, storeId);
     const attributes = parseAttributes(metadata, 'metadata');
     if (upload) await this.assertIngestible(upload.buffer, upload.originalname, upload.mimetype);
     return this.attachVersion(caller.teamId, storeId, upload, { kind: 'file', attributes, replace });
@@ -273,7 +285,7 @@ export class KnowledgeService {
     storeId: string,
     input: { name: string; text: string; metadata?: unknown; replace?: boolean },
   ): Promise<KbDocumentEntity> {
-    await this.requireStore(caller.teamId, storeId);
+    await this.ingestInto(caller, storeId);
     const attributes = parseAttributes(input.metadata, 'metadata');
     if (input.text.trim() === '') throw ApiError.badRequest('text must not be empty.', 'text');
     const upload = {
@@ -326,7 +338,7 @@ export class KnowledgeService {
     storeId: string,
     input: { url: string; metadata?: unknown },
   ): Promise<KbDocumentEntity> {
-    await this.requireStore(caller.teamId, storeId);
+    await this.ingestInto(caller, storeId);
     const url = parseLinkUrl(input.url);
     const attributes = parseAttributes(input.metadata, 'metadata');
     return this.attach(caller.teamId, storeId, {
@@ -342,6 +354,7 @@ export class KnowledgeService {
   }
 
   async refreshLink(caller: Caller, storeId: string, docId: string): Promise<KbDocumentEntity> {
+    await this.ingestInto(caller, storeId);
     const doc = await this.requireDocument(caller.teamId, storeId, docId);
     if (doc.kind !== 'link') throw ApiError.badRequest(`${docId} is not a link.`, 'link_id');
     const now = this.clock.now();
@@ -494,6 +507,7 @@ export class KnowledgeService {
 
   /** Runs a failed document's ingestion again (409 when it is not failed, also when a concurrent retry won). */
   async retryDocument(caller: Caller, storeId: string, docId: string): Promise<KbDocumentEntity> {
+    await this.ingestInto(caller, storeId);
     const doc = await this.requireDocument(caller.teamId, storeId, docId);
     const requeued =
       doc.status === 'failed' && (await this.repo.requeue(doc, this.job(doc, this.clock.now()), 'failed'));
@@ -734,7 +748,7 @@ export class KnowledgeService {
     storeId: string,
     input: { file_ids?: string[]; files?: NewDocumentFile[]; attributes?: unknown; chunking_strategy?: unknown },
   ): Promise<{ batch: FileBatchEntity; counts: Record<DocumentStatus, number> }> {
-    await this.useStore(caller.teamId, storeId);
+    await this.ingestInto(caller, storeId, true);
     const listed = input.files ? 'files' : 'file_ids';
     const items: NewDocumentFile[] =
       input.files ??

@@ -8,6 +8,7 @@ import { indexTerms } from '@app/retrieval/terms';
 import type { Chunking } from '../kb-rules';
 import { chunkedOrScan, DocumentChunk, ExtractedDocument, ParsedDocument } from '../document-parser';
 import { chunkDocumentText } from './chunking';
+import { packChunks, PackedChunks } from './packed-chunks';
 import { extractCsv, extractDocx, extractHtml, extractJson, extractPdf } from './formats';
 import { normalizeText } from './normalize-text';
 import type { PdfTextTool } from './pdf-text';
@@ -90,6 +91,11 @@ export function chunkDocument(
   return chunkDocumentText(doc, chunking, new TokenCounter(encoding));
 }
 
+/** A ParsedDocument as extractAndChunk sends it: its chunks packed (packed-chunks.ts). */
+export type PackedParsedDocument =
+  | { kind: ExtractedDocument['kind']; title?: string; pageCount: number; packed: PackedChunks }
+  | { scan: ExtractedDocument };
+
 /**
  * Extraction and chunking in one task (ingestion): the page texts stay in this worker instead of
  * being copied to the main thread and back — a dense 10 MB PDF holds 16 MB of text. A PDF whose text
@@ -101,8 +107,14 @@ export async function extractAndChunk(
   pdfText: PdfTextTool | null,
   chunking: Chunking,
   encoding: TokenEncodingName,
-): Promise<ParsedDocument> {
-  return chunkedOrScan(await extractDocument(bytes, hint, pdfText), (doc) => chunkDocument(doc, chunking, encoding));
+): Promise<PackedParsedDocument> {
+  const parsed = await chunkedOrScan(await extractDocument(bytes, hint, pdfText), (doc) =>
+    chunkDocument(doc, chunking, encoding),
+  );
+  // sent packed: thousands of chunk objects would be decoded on the event loop's thread in one go
+  if ('scan' in parsed) return parsed;
+  const { chunks, ...rest } = parsed;
+  return { ...rest, packed: packChunks(chunks) };
 }
 
 /** The keyword index's terms of chunk texts (stemming: seconds of CPU for a large document's chunks). */

@@ -6,6 +6,8 @@ import { TokenCounter, TokenizerService } from '@app/providers';
 import { DocumentChunk, DocumentParser, ExtractedDocument, ExtractionError, ParsedDocument } from '../document-parser';
 import { Chunking } from '../kb-rules';
 import { MAX_FILE_BYTES } from '../files.service';
+import type { PackedParsedDocument } from './document-tasks';
+import { unpackChunks } from './packed-chunks';
 import { PdfTextTool, pdftotextVersion } from './pdf-text';
 
 /** Sniffing and extraction run in a parser worker (document-tasks.ts). */
@@ -80,9 +82,12 @@ export class LibraryDocumentParser extends DocumentParser {
   ): Promise<ParsedDocument> {
     this.assertSize(bytes);
     const pdfText = await this.pdfTextTool();
-    return this.isolated(() =>
-      this.pool.run<ParsedDocument>(EXTRACT_AND_CHUNK_TASK, bytes, hint, pdfText, chunking, this.tokens.encoding),
+    const parsed = await this.isolated(() =>
+      this.pool.run<PackedParsedDocument>(EXTRACT_AND_CHUNK_TASK, bytes, hint, pdfText, chunking, this.tokens.encoding),
     );
+    if ('scan' in parsed) return parsed;
+    const { packed, ...rest } = parsed;
+    return { ...rest, chunks: await unpackChunks(packed) };
   }
 
   /** A worker's failure as the ExtractionError it stands for. */
