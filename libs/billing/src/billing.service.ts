@@ -552,10 +552,11 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
         : await this.reserve(spec.teamId, spec.holdMicro, spec.requestId, key);
     let result: T;
     const started = performance.now();
+    ctx?.beginUpstream(started);
     try {
       result = await spec.run(hold.amountMicro);
     } catch (err) {
-      ctx?.addUpstream(performance.now() - started);
+      ctx?.addUpstream(performance.now() - started, true);
       let partial: MeteredCharge | null = null;
       try {
         partial = spec.chargeOnFailure?.(err) ?? null;
@@ -570,7 +571,7 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
       }
       throw err;
     }
-    ctx?.addUpstream(performance.now() - started);
+    ctx?.addUpstream(performance.now() - started, true);
     let charge: MeteredCharge | null;
     try {
       charge = spec.charge(result);
