@@ -526,9 +526,8 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
       charge: record,
       at: now,
     };
-    if (this.batcher && !record.reference) {
-      // batched: applied against the grant in memory now, journalled, written with the next batch
-      this.batcher.add(pending);
+    // batched: applied against the grant in memory now, journalled, written with the next batch
+    if (this.batcher && !record.reference && this.batcher.add(pending)) {
       this.grants!.charged(hold, actual, true);
       return { chargedMicro: actual, balanceAfterMicro: null, ledgerEntryId: null };
     }

@@ -41,10 +41,20 @@ export class ChargeBatcher {
     return this.queue.length;
   }
 
-  add(c: JournalCharge): void {
-    this.journal.append(c);
+  /**
+   * Queues the charge once it is in the journal; false when the journal cannot take it (disk full,
+   * data directory gone): the caller then writes the charge durably before its answer.
+   */
+  add(c: JournalCharge): boolean {
+    try {
+      this.journal.append(c);
+    } catch (err) {
+      this.logger.error({ err, holdId: c.holdId }, 'billing journal write failed: this charge is written durably');
+      return false;
+    }
     this.queue.push(c);
     this.schedule();
+    return true;
   }
 
   private schedule(): void {
