@@ -13,16 +13,16 @@
  * `report(results, lib, log)`: called once at the end with its `{ backend, ...run() }` results of
  * every backend, for a summary of its own (05-overhead.js prints the overhead table there).
  *
- * Settings (env): BENCH_RATE (500 req/s), BENCH_CONNECTIONS (20), BENCH_DURATION (10 s),
+ * Settings (env): BENCH_RATE (500 req/s; also the overhead section's moderate rate, 200 there when unset), BENCH_CONNECTIONS (20), BENCH_DURATION (10 s),
  * BENCH_WARMUP (3 s), BENCH_LOG_LEVEL (the gateway's LOG_LEVEL, default info: access log on), BENCH_LOW_RATE (50 req/s on 1 connection, 0 = skip that serial pass), BENCH_LOW_DURATION (4 s), BENCH_BACKENDS ("sqlite,postgres"), BENCH_SECTIONS (comma-separated names;
  * default all), BENCH_DATABASE_URL / BENCH_REDIS_URL (default TEST_* or local defaults), BENCH_START_TIMEOUT_MS (30 s: how long
  * a gateway child may take to start).
  * Exit code 1 when a check fails (errors, billing not moving); latency targets are reported only.
  *
  * @typedef {object} BenchContext
- * @property {{ name: string, label: string }} backend
+ * @property {{ name: string, label: string, env: Record<string, string> }} backend   env: the backend's settings given to the gateway (DATA_DIR, DATABASE_URL, DATABASE_SCHEMA, …)
  * @property {{ url: string, apiKey: string, adminToken: string, pid: number }} gateway   bootstrap key with a large balance; pid of the gateway child
- * @property {() => Promise<{ url: string, pid: number, stop: () => Promise<void> }>} startGateway   another gateway child on a fresh backend of the same kind (new SQLite directory, or new Postgres schema and Redis prefix), same keys and settings, for a section that needs a fresh process; the section stops it (which removes that backend)
+ * @property {(env?: Record<string, string>) => Promise<{ url: string, pid: number, stop: () => Promise<void> }>} startGateway   another gateway child on a fresh backend of the same kind (new SQLite directory, or new Postgres schema and Redis prefix), same keys and settings plus `env`, for a section that needs a fresh process; the section stops it (which removes that backend)
  * @property {{ url: string, apiKey: string, usage: { prompt_tokens: number, completion_tokens: number } }} upstream
  * @property {{ rate: number, connections: number, duration: number, warmup: number, lowRate: number, lowDuration: number }} settings
  * @property {typeof import('./bench/lib')} lib
@@ -112,11 +112,11 @@ async function main() {
       try {
         gw = await lib.startGateway(gatewayEnv(backend.env, upstream));
         const ctx = {
-          backend: { name: backend.name, label: backend.label },
+          backend: { name: backend.name, label: backend.label, env: backend.env },
           gateway: { url: gw.url, apiKey: BOOTSTRAP_KEY, adminToken: ADMIN_TOKEN, pid: gw.pid },
-          startGateway: async () => {
+          startGateway: async (env = {}) => {
             const fresh = backend.name === 'sqlite' ? lib.sqliteBackend() : await lib.postgresBackend();
-            const other = await lib.startGateway(gatewayEnv(fresh.env, upstream));
+            const other = await lib.startGateway({ ...gatewayEnv(fresh.env, upstream), ...env });
             return {
               ...other,
               stop: async () => {

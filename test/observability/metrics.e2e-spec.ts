@@ -48,6 +48,7 @@ describe(`GET /metrics (${backendKind()})`, () => {
       ['gateway_request_duration_seconds', 'HISTOGRAM'],
       ['gateway_upstream_duration_seconds', 'HISTOGRAM'],
       ['gateway_overhead_duration_seconds', 'HISTOGRAM'],
+      ['gateway_overhead_seconds', 'HISTOGRAM'],
       ['gateway_upstream_errors_total', 'COUNTER'],
       ['gateway_upstream_retries_total', 'COUNTER'],
       ['gateway_fallbacks_total', 'COUNTER'],
@@ -111,6 +112,64 @@ describe(`GET /metrics (${backendKind()})`, () => {
     expect(overS).toBeCloseTo(totalS - upS, 6);
     // the upstream failure counter did not move
     expect(after.value('gateway_upstream_errors_total') - before.value('gateway_upstream_errors_total')).toBe(0);
+  });
+
+  it('x-gateway-overhead-ms: the gateway time without the upstream call, the same value in gateway_overhead_seconds', async () => {
+    const upstreamDelayMs = 150;
+    fake.enqueue({ text: 'Hello', usage: { input: 5, output: 1 }, delayMs: upstreamDelayMs });
+    const before = await Scrape.of(t.url);
+    const started = performance.now();
+    const res = await chat();
+    const totalMs = performance.now() - started;
+    expect(res.status).toBe(200);
+    const overheadMs = Number(res.headers['x-gateway-overhead-ms']);
+    expect(res.headers['x-gateway-overhead-ms']).toMatch(/^\d+\.\d{2}$/);
+    expect(overheadMs).toBeGreaterThan(0);
+    // the upstream's delay is not in it
+    expect(overheadMs).toBeLessThanOrEqual(totalMs - upstreamDelayMs);
+    const after = await Scrape.of(t.url);
+    const sent = {
+      after: after.histogram('gateway_overhead_seconds', { route: CHAT.route }),
+      before: before.histogram('gateway_overhead_seconds', { route: CHAT.route }),
+    };
+    expect(sent.after.count - sent.before.count).toBe(1);
+    expect((sent.after.sum - sent.before.sum) * 1000).toBeCloseTo(overheadMs, 1);
+  });
+
+  it('x-gateway-overhead-ms on a stream: set as the headers leave, the part before the upstream call', async () => {
+    const upstreamDelayMs = 150;
+    fake.enqueue({ text: 'Hello there', usage: { input: 5, output: 2 }, delayMs: upstreamDelayMs, chunkDelayMs: 20 });
+    const before = await Scrape.of(t.url);
+    const started = performance.now();
+    const res = await chat({ stream: true });
+    const totalMs = performance.now() - started;
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('[DONE]');
+    const overheadMs = Number(res.headers['x-gateway-overhead-ms']);
+    expect(res.headers['x-gateway-overhead-ms']).toMatch(/^\d+\.\d{2}$/);
+    expect(overheadMs).toBeGreaterThan(0);
+    expect(overheadMs).toBeLessThanOrEqual(totalMs - upstreamDelayMs);
+    const after = await Scrape.of(t.url);
+    const sent = {
+      after: after.histogram('gateway_overhead_seconds', { route: CHAT.route }),
+      before: before.histogram('gateway_overhead_seconds', { route: CHAT.route }),
+    };
+    expect(sent.after.count - sent.before.count).toBe(1);
+    expect((sent.after.sum - sent.before.sum) * 1000).toBeCloseTo(overheadMs, 1);
+  });
+
+  it('x-gateway-overhead-ms on an answer without upstream work (a 400 before any call): present, not in the histogram', async () => {
+    const before = await Scrape.of(t.url);
+    const started = performance.now();
+    const res = await chat({ messages: 'not a list' });
+    const totalMs = performance.now() - started;
+    expect(res.status).toBe(400);
+    expect(Number(res.headers['x-gateway-overhead-ms'])).toBeLessThanOrEqual(totalMs);
+    const after = await Scrape.of(t.url);
+    expect(
+      after.histogram('gateway_overhead_seconds', { route: CHAT.route }).count -
+        before.histogram('gateway_overhead_seconds', { route: CHAT.route }).count,
+    ).toBe(0);
   });
 
   it('rerank: the first call is a cache miss, the same call again a hit', async () => {

@@ -13,20 +13,13 @@ import { createHash } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { AppConfig } from '@app/config';
 import type { ChargeRecord } from './billing.repository';
+import type { JournalCharge } from './charge-journal';
 
 /** A settle or release the database could not take when it happened. */
 export type SpoolRecord =
   | { op: 'settle'; reservationId: string; actualMicro: number; charge: ChargeRecord; at: number }
   | { op: 'release'; reservationId: string; at: number }
-  | {
-      op: 'charge';
-      grantId: string;
-      holdId: string;
-      teamId: string;
-      actualMicro: number;
-      charge: ChargeRecord;
-      at: number;
-    };
+  | ({ op: 'charge' } & JournalCharge);
 
 /**
  * The durable outbox of billing writes: one JSON line per record, appended and fsync'ed before the

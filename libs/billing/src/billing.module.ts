@@ -14,6 +14,7 @@ import { ApiKeySpendEntity } from './entities/api-key-spend.entity';
 import { GovernanceModule } from '@app/governance';
 import { TeamsService } from './teams.service';
 import { UsageSummaryService } from './usage-summary.service';
+import { ReconciliationRepository } from './reconciliation.repository';
 
 @Module({
   imports: [
@@ -24,6 +25,7 @@ import { UsageSummaryService } from './usage-summary.service';
   controllers: [BillingController],
   providers: [
     BillingRepository,
+    ReconciliationRepository,
     BillingService,
     TeamsService,
     PricingService,

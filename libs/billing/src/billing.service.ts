@@ -16,6 +16,9 @@ import { AppConfig } from '@app/config';
 import { BillingRepository, TopUpExtra, BudgetPeriod, ChargeRecord, isUniqueViolation } from './billing.repository';
 import { CreditGrants } from './credit-grants';
 import { BillingSpool, SpoolRecord } from './billing-spool';
+import { ChargeBatcher } from './charge-batcher';
+import { ChargeJournal, JournalCharge } from './charge-journal';
+import { ReconciliationRepository } from './reconciliation.repository';
 import { BalanceResponseDto, UsageResponseDto } from './dto/billing.dto';
 import { LedgerEntryEntity } from './entities/ledger-entry.entity';
 
@@ -133,6 +136,9 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
   private readonly chargeListeners: ChargeListener[] = [];
   /** per-replica credit (BILLING_CREDIT_GRANTS): most holds need no database write */
   private readonly grants: CreditGrants | null;
+  /** BILLING_DURABILITY=batched: charges against grants written off the response path */
+  private readonly batcher: ChargeBatcher | null = null;
+  private reconciling: Promise<void> | null = null;
 
   constructor(
     private readonly repo: BillingRepository,
@@ -144,9 +150,20 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
     @Optional() private readonly rateLimits?: RateLimitService,
     // injected by BillingModule; a detached instance uses the spool of its configuration
     @Optional() spool?: BillingSpool,
+    @Optional() private readonly reconciliation?: ReconciliationRepository,
   ) {
     this.spool = spool ?? BillingSpool.forConfig(config);
-    this.grants = config.billingCreditGrants ? new CreditGrants(repo, clock, config.creditGrantTtlMs) : null;
+    const batched = config.billingCreditGrants && config.billingDurability === 'batched';
+    this.grants = config.billingCreditGrants
+      ? new CreditGrants(repo, clock, config.creditGrantTtlMs, async () => this.batcher?.drain())
+      : null;
+    if (batched)
+      this.batcher = new ChargeBatcher(repo, new ChargeJournal(this.spool.dir), config.billingFlushMs, {
+        committed: (c) => this.notifyCharged(c.teamId, c.charge.apiKeyId),
+        grantGone: (c) => this.grants?.gone(c.teamId, c.grantId),
+        unavailable: (c, err) => this.defer({ op: 'charge', ...c }, err),
+        refused: (c, err) => this.spool.reject({ op: 'charge', ...c }, (err as Error).message),
+      });
   }
 
   onModuleInit(): void {
@@ -159,9 +176,55 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
       every,
     );
     this.sweeper.unref();
-    this.replayer = setInterval(() => void this.replaySpool(), 5_000);
+    this.replayer = setInterval(() => void this.replaySpool().then(() => this.reconcileJournals()), 5_000);
     this.replayer.unref();
-    void this.replaySpool();
+    void this.replaySpool().then(() => this.reconcileJournals());
+  }
+
+  /** Batched charges applied in memory and not yet written (0 in the durable mode). */
+  get unwrittenCharges(): number {
+    return this.batcher?.pending ?? 0;
+  }
+
+  /** Writes the batched charges queued so far (the durable mode has none). */
+  async flushCharges(): Promise<void> {
+    await this.batcher?.drain();
+  }
+
+  /**
+   * Journals of killed replicas (BILLING_DURABILITY=batched): the charges they applied in memory and
+   * never wrote are written per grant as ONE ledger entry (`reconcile:<grant>`), those already in
+   * the ledger left out; the dead replica's grant then goes back to the balance. Retried while the
+   * database is away.
+   */
+  reconcileJournals(): Promise<void> {
+    const reconciliation = this.reconciliation;
+    if (!reconciliation) return Promise.resolve();
+    this.reconciling ??= (async () => {
+      for (const { file, charges } of ChargeJournal.orphans(this.spool.dir)) {
+        const byGrant = new Map<string, JournalCharge[]>();
+        for (const c of charges) byGrant.set(c.grantId, [...(byGrant.get(c.grantId) ?? []), c]);
+        try {
+          for (const [grantId, list] of byGrant) {
+            const now = this.clock.now();
+            const out = await reconciliation.reconcileGrant(list[0].teamId, grantId, list, now);
+            await this.repo.release(grantId, now);
+            if (out.reconciled > 0)
+              this.logger.warn(
+                { grantId, teamId: list[0].teamId, charges: out.reconciled, amountMicro: out.amountMicro },
+                'charges of a replica that stopped before writing them: reconciled as one ledger entry',
+              );
+          }
+          ChargeJournal.remove(file);
+        } catch (err) {
+          this.logger.warn({ err, file }, 'reconciling a billing journal failed; retried later');
+          if (isDatabaseUnavailable(err)) break;
+        }
+      }
+    })()
+      .catch((err: unknown) => this.logger.error({ err }, 'billing journal reconciliation failed'))
+      .finally(() => (this.reconciling = null));
+    return this.reconciling;
   }
 
   onModuleDestroy(): void {
@@ -249,6 +312,8 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
     const open = [...this.inFlight.values()];
     if (open.length) this.logger.warn(`releasing ${open.length} reservation(s) still open at shutdown`);
     await Promise.all(open.map((r) => this.release(r).catch(() => undefined)));
+    // the batched charges: all written before the grants go back (a graceful stop loses nothing)
+    await this.batcher?.close();
     await this.grants?.returnAll();
   }
 
@@ -453,24 +518,26 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
     now: number,
   ): Promise<SettledCharge> {
     const hold = { holdId: reservation.id, grantId, teamId: reservation.teamId, amountMicro: reservation.amountMicro };
+    const pending: JournalCharge = {
+      grantId,
+      holdId: hold.holdId,
+      teamId: hold.teamId,
+      actualMicro: actual,
+      charge: record,
+      at: now,
+    };
+    // batched: applied against the grant in memory now, journalled, written with the next batch
+    if (this.batcher && !record.reference && this.batcher.add(pending)) {
+      this.grants!.charged(hold, actual, true);
+      return { chargedMicro: actual, balanceAfterMicro: null, ledgerEntryId: null };
+    }
     let out;
     try {
       out = await this.repo.chargeFromGrant({ ...hold, actualMicro: actual }, record, now);
     } catch (err) {
       if (record.reference && isUniqueViolation(err)) return this.chargedBefore(reservation, record.reference);
       if (!isDatabaseUnavailable(err)) throw err;
-      this.defer(
-        {
-          op: 'charge',
-          grantId,
-          holdId: hold.holdId,
-          teamId: hold.teamId,
-          actualMicro: actual,
-          charge: record,
-          at: now,
-        },
-        err,
-      );
+      this.defer({ op: 'charge', ...pending }, err);
       // the grant still holds the money: requests go on holding from it (RFC 4006's granted units)
       // while the charges wait in the spool
       this.grants!.charged(hold, actual, true);
@@ -552,10 +619,11 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
         : await this.reserve(spec.teamId, spec.holdMicro, spec.requestId, key);
     let result: T;
     const started = performance.now();
+    ctx?.beginUpstream(started);
     try {
       result = await spec.run(hold.amountMicro);
     } catch (err) {
-      ctx?.addUpstream(performance.now() - started);
+      ctx?.addUpstream(performance.now() - started, true);
       let partial: MeteredCharge | null = null;
       try {
         partial = spec.chargeOnFailure?.(err) ?? null;
@@ -570,7 +638,7 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
       }
       throw err;
     }
-    ctx?.addUpstream(performance.now() - started);
+    ctx?.addUpstream(performance.now() - started, true);
     let charge: MeteredCharge | null;
     try {
       charge = spec.charge(result);

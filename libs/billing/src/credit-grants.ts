@@ -60,6 +60,11 @@ export class CreditGrants {
     private readonly repo: BillingRepository,
     private readonly clock: Clock,
     private readonly ttlMs: number,
+    /**
+     * Runs before any credit goes back to the balance: charges applied in memory against a grant
+     * (BILLING_DURABILITY=batched) are written first, so the credit returned is what is really left.
+     */
+    private readonly beforeReturn: () => Promise<void> = async () => undefined,
   ) {}
 
   /** Requests holding from grants on this replica now. */
@@ -113,6 +118,12 @@ export class CreditGrants {
     g.free = Math.max(0, g.free + hold.amountMicro - actualMicro);
   }
 
+  /** A batched charge found its grant closed in the database: no request holds from it any more. */
+  gone(teamId: string, grantId: string): void {
+    const g = this.grants.get(teamId)?.find((x) => x.id === grantId);
+    if (g) this.forget(g);
+  }
+
   /** The request ended without a charge: its hold is free again. */
   released(hold: GrantHold): void {
     const g = this.find(hold);
@@ -139,6 +150,7 @@ export class CreditGrants {
     }
     for (const g of done) this.forget(g);
     await this.repo.extend(keep, now + this.ttlMs);
+    if (done.length) await this.beforeReturn();
     await Promise.all(done.map((g) => this.giveBack(g)));
   }
 
@@ -150,6 +162,7 @@ export class CreditGrants {
   async trim(teamId: string): Promise<boolean> {
     const list = this.grants.get(teamId) ?? [];
     let returned = false;
+    if (list.some((g) => g.free > 0)) await this.beforeReturn();
     for (const g of list) {
       const amount = g.free;
       if (amount <= 0) continue;
@@ -165,6 +178,7 @@ export class CreditGrants {
 
   /** Every grant back to the balance (shutdown, after the requests in flight ended). */
   async returnAll(): Promise<void> {
+    await this.beforeReturn();
     const all = [...this.grants.values()].flat();
     this.grants.clear();
     await Promise.all(all.map((g) => this.giveBack(g)));

@@ -85,6 +85,12 @@ export class AppConfig {
   get billingCreditGrants(): boolean {
     return this.env.billingCreditGrants;
   }
+  get billingDurability(): 'durable' | 'batched' {
+    return this.env.billingDurability;
+  }
+  get billingFlushMs(): number {
+    return this.env.billingFlushMs;
+  }
   get creditGrantTtlMs(): number {
     return this.env.creditGrantTtlSeconds * 1000;
   }

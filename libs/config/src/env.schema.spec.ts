@@ -142,6 +142,14 @@ describe('parseEnv', () => {
     expect(parseEnv({ BILLING_CREDIT_GRANTS: 'false' }).billingCreditGrants).toBe(false);
     expect(parseEnv({}).creditGrantTtlSeconds).toBe(30);
     expect(() => parseEnv({ CREDIT_GRANT_TTL_SECONDS: '1' })).toThrow(/CREDIT_GRANT_TTL_SECONDS/);
+    expect(parseEnv({}).billingDurability).toBe('durable');
+    expect(parseEnv({}).billingFlushMs).toBe(50);
+    expect(parseEnv({ BILLING_DURABILITY: 'batched', BILLING_FLUSH_MS: '20' })).toMatchObject({
+      billingDurability: 'batched',
+      billingFlushMs: 20,
+    });
+    expect(() => parseEnv({ BILLING_DURABILITY: 'fast' })).toThrow(/BILLING_DURABILITY/);
+    expect(() => parseEnv({ BILLING_DURABILITY: 'batched', BILLING_CREDIT_GRANTS: 'off' })).toThrow(/credit grants/);
   });
 
   it('reads values and strips trailing slashes from URLs', () => {

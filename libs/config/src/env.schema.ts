@@ -53,6 +53,9 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
+const BILLING_DURABILITIES = ['durable', 'batched'] as const;
+export type BillingDurability = (typeof BILLING_DURABILITIES)[number];
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -272,6 +275,10 @@ export interface EnvConfig {
   billingCreditGrants: boolean;
   /** a replica's credit grant not renewed for this long (replica gone) returns to the balance */
   creditGrantTtlSeconds: number;
+  /** durable: a charge commits before its answer; batched: applied against the grant at once, written in batches */
+  billingDurability: BillingDurability;
+  /** batched: the longest a charge waits in memory before its batch is written (ms) */
+  billingFlushMs: number;
   authCacheTtlSeconds: number;
   /** failed authentications (API key or admin token) per client address per window before 429; 0 = off */
   authFailureLimit: number;
@@ -405,6 +412,16 @@ function bool(env: Env, name: string, def: boolean): boolean {
   if (/^(1|true|yes|on)$/i.test(raw)) return true;
   if (/^(0|false|no|off)$/i.test(raw)) return false;
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+/** BILLING_DURABILITY: batched charges come out of credit grants, so it needs them. */
+function billingDurability(env: Env): BillingDurability {
+  const raw = (str(env, 'BILLING_DURABILITY') ?? 'durable').toLowerCase();
+  if (!(BILLING_DURABILITIES as readonly string[]).includes(raw))
+    throw new ConfigError(`BILLING_DURABILITY must be one of ${BILLING_DURABILITIES.join(', ')}, got "${raw}"`);
+  if (raw === 'batched' && !bool(env, 'BILLING_CREDIT_GRANTS', true))
+    throw new ConfigError('BILLING_DURABILITY=batched needs credit grants: leave BILLING_CREDIT_GRANTS on');
+  return raw as BillingDurability;
 }
 
 function integrationSecretKey(env: Env): string | undefined {
@@ -648,6 +665,8 @@ export function parseEnv(env: Env, providers: readonly ProviderEnvDeclaration[] 
     // on by default on both databases: a request's charge is its only write
     billingCreditGrants: bool(env, 'BILLING_CREDIT_GRANTS', true),
     creditGrantTtlSeconds: int(env, 'CREDIT_GRANT_TTL_SECONDS', 30, 3, 3_600),
+    billingDurability: billingDurability(env),
+    billingFlushMs: int(env, 'BILLING_FLUSH_MS', 50, 1, 60_000),
     authCacheTtlSeconds: int(env, 'AUTH_CACHE_TTL_SECONDS', 5, 0, 5),
     authFailureLimit: int(env, 'AUTH_FAILURE_LIMIT', 20, 0, 1_000_000),
     authFailureWindowSeconds: int(env, 'AUTH_FAILURE_WINDOW_SECONDS', 60, 1, 86_400),

@@ -17,13 +17,21 @@
  * POST /api/v1/chat with the same prompt:
  *   1. sequential: 2,000 requests one at a time after a warm-up → added p50 (no queueing at all);
  *      at most 20 s per target;
- *   2. open loop at 500 and at 1,000 req/s for 6 s each, after 1 s at the same rate that is not
+ *   2. open loop at a moderate rate (200 req/s, everyday load well below every target's knee), at 500
+ *      and at 1,000 req/s for 6 s each, after 1 s at the same rate that is not
  *      measured (each target idles while the others run): request i is sent at t0 + i/rate whatever
  *      happened to the others, latency measured from its SCHEDULED time, so queueing shows → added
  *      p50 / p99 / p99.9; the REST chat at 500 req/s only; billing is checked exactly for every
  *      gateway run (balance moved by answered requests × catalog price); on Postgres the writing
  *      commits per request (transaction ids assigned, read after ≈ 1.5 s idle before and after; all
  *      commits with the read-only ones, pg_stat_database.xact_commit, shown beside);
+ *      beside them, the database's single-row commit latency (scripts/bench/commit-latency.js: 300
+ *      sequential one-row INSERT commits on the same server / disk), the floor of a request whose
+ *      charge is durable before its answer; at the moderate rate the peer targets are printed as
+ *      ratios: added p50 ≤ Portkey's (+ 1.5 × that commit on Postgres) and added p99 ≤ Portkey's;
+ *      a second gateway with BILLING_DURABILITY=batched (fresh backend of the same kind, its charges
+ *      written in batches off the response path) runs at the moderate rate too, billing-checked
+ *      after its last flush, against added p50 and p99 ≤ Portkey's;
  *   3. streaming: 100 concurrent SSE streams (each worker opens BENCH_OVERHEAD_STREAM_ROUNDS in a
  *      row, the workers' starts spread over one stream length so ≈ 100 are open at any time without
  *      arriving as one burst) → time to the first body bytes (TTFB), added vs direct (p50 / p99);
@@ -47,7 +55,8 @@
  *
  * Env: BENCH_OVERHEAD_QUICK=1 shortens everything (500 sequential, 3 s per rate, 3,000 CPU / 10,000
  * RSS requests, 2 s capacity steps); BENCH_OVERHEAD_PARTS=seq,rate,stream,cpu,rss,capacity (default
- * all; capacity needs rate); BENCH_OVERHEAD_PEERS=0 leaves Portkey out; BENCH_OVERHEAD_RATE (500),
+ * all; capacity needs rate); BENCH_OVERHEAD_PEERS=0 leaves Portkey out; BENCH_OVERHEAD_BATCHED=0 leaves the batched gateway out; BENCH_RATE (the moderate rate, 200; 0 = skip),
+ * BENCH_OVERHEAD_RATE (500),
  * BENCH_OVERHEAD_RATE_HIGH (1000, 0 = skip), BENCH_OVERHEAD_DURATION (6), BENCH_OVERHEAD_SEQ (2000),
  * BENCH_OVERHEAD_CPU_REQUESTS (10000), BENCH_OVERHEAD_RSS_REQUESTS (50000), BENCH_OVERHEAD_STREAMS
  * (100), BENCH_OVERHEAD_STREAM_ROUNDS (3), BENCH_OVERHEAD_CAPACITY_RATES (comma list, the steps
@@ -83,6 +92,7 @@ const envNum = (name, full, short) => {
   return v;
 };
 const S = {
+  moderate: envNum('BENCH_RATE', 200, 200),
   rate: envNum('BENCH_OVERHEAD_RATE', 500, 500),
   rateHigh: envNum('BENCH_OVERHEAD_RATE_HIGH', 1000, 1000),
   duration: envNum('BENCH_OVERHEAD_DURATION', 6, 3),
@@ -102,6 +112,7 @@ const S = {
   capacityRates: (process.env.BENCH_OVERHEAD_CAPACITY_RATES || '1500,2000,2500,3000').split(',').map(Number),
   closedConcurrency: 16,
   peers: process.env.BENCH_OVERHEAD_PEERS !== '0',
+  batched: process.env.BENCH_OVERHEAD_BATCHED !== '0',
 };
 const PARTS = new Set(
   (process.env.BENCH_OVERHEAD_PARTS || 'seq,rate,stream,cpu,rss,capacity').split(',').map((s) => s.trim()),
@@ -119,10 +130,13 @@ const T = {
   rssGrowth: 0.1,
   ttfbAdded: 2,
   commitsPerRequest: 1,
+  /** at the moderate rate, Postgres: added p50 ≤ Portkey's + this × the single-row commit p50 */
+  commitAllowance: 1.5,
 };
 
 const parsePrometheusTextFormat = require('parse-prometheus-text-format');
 const { toMicro, settledBalanceMicro } = require('../lib');
+const { commitLatency } = require('../commit-latency');
 
 /** `x` as a multiple of the proxy's added time (a floor below 0.05 ms is noise: at least that) */
 const vsProxy = (x, floor) => x / Math.max(floor, 0.05);
@@ -191,6 +205,7 @@ const LABELS = {
   portkey: 'Portkey (peer)',
   gateway: 'gateway /v1/chat/completions',
   rest: 'gateway REST /api/v1/chat',
+  batched: 'gateway, BILLING_DURABILITY=batched',
 };
 
 module.exports = {
@@ -243,6 +258,16 @@ module.exports = {
       const names = ['direct', 'proxy', 'nest', ...(portkey ? ['portkey'] : []), 'gateway'];
       const nodeNames = names.slice(1);
       targets = mk(BODY, [...names, 'rest']);
+      // the batched mode: another gateway (fresh backend), at the moderate rate only
+      const batchedGw =
+        S.batched && S.moderate > 0 && PARTS.has('rate')
+          ? await ctx.startGateway({ BILLING_DURABILITY: 'batched' })
+          : null;
+      if (batchedGw) {
+        started.push(batchedGw);
+        targets.batched = lib.loadTarget(`${batchedGw.url}/v1/chat/completions`, gwAuth, BODY);
+      }
+      const gatewayOf = (n) => (n === 'batched' ? { url: batchedGw.url, apiKey: gateway.apiKey } : gateway);
 
       // peak RSS of every Node target through the whole section
       out.peakRss = {};
@@ -282,7 +307,7 @@ module.exports = {
 
       // warm-up every target: JIT, pools, caches, prepared statements
       log(`  warm-up: ${S.seqWarmup} sequential + ${S.rateWarmup} s at ${S.rate} req/s per target`);
-      for (const n of [...names, 'rest']) {
+      for (const n of [...names, 'rest', ...(batchedGw ? ['batched'] : [])]) {
         const w = await lib.sequential(targets[n], S.seqWarmup, S.seqMaxS * 1000);
         if (w.failed) noFailures(`warm-up ${n}`, w);
         await lib.openLoop(targets[n], { rate: S.rate, duration: S.rateWarmup });
@@ -302,7 +327,7 @@ module.exports = {
 
       /** one open-loop run of `n` at `rate`; the gateway's are billing-checked (and on Postgres commits counted) */
       const rateRun = async (n, rate, duration = S.duration) => {
-        const billed = n === 'gateway' || n === 'rest';
+        const billed = n === 'gateway' || n === 'rest' || n === 'batched';
         // the target has idled while the others ran: it gets the rate for a moment first (not measured)
         if (S.rateSettle > 0) await lib.openLoop(targets[n], { rate, duration: S.rateSettle });
         let commits0;
@@ -310,8 +335,9 @@ module.exports = {
           await sleep(1500); // every connection idle ≥ 1 s: its counts are in pg_stat_database
           commits0 = await lib.pgCommits();
         }
-        const before = billed ? await settledBalanceMicro(gateway) : 0;
-        const counters = n === 'gateway' && rate === S.rate ? await gatewayCounters(gateway) : null;
+        const before = billed ? await settledBalanceMicro(gatewayOf(n)) : 0;
+        const counters =
+          n === 'gateway' && (rate === S.rate || rate === S.moderate) ? await gatewayCounters(gateway) : null;
         const r = await lib.openLoop(targets[n], { rate, duration });
         if (counters) {
           const lag = viewOfRun(counters, await gatewayCounters(gateway));
@@ -323,7 +349,9 @@ module.exports = {
         noFailures(`${rate} req/s ${n}`, r);
         rows.push({ target: `${n} @ ${rate} req/s`, ...r, non2xx: r.failed, errors: 0, timeouts: 0 });
         if (billed) {
-          const moved = before - (await settledBalanceMicro(gateway));
+          // batched: its last charges reach the database with the next flush (≤ 50 ms)
+          if (n === 'batched') await sleep(500);
+          const moved = before - (await settledBalanceMicro(gatewayOf(n)));
           check(
             moved === r.ok * perRequestMicro,
             `billing (${n} @ ${rate} req/s): balance moved ${moved} µRUB = ${r.ok} answered × ${perRequestMicro} µRUB (exactly)`,
@@ -346,9 +374,15 @@ module.exports = {
 
       lap('seq');
       if (PARTS.has('rate')) {
+        out.commit = await commitLatency(ctx.backend, ctx.backend.env);
+        log(
+          `  single-row commit latency of the database (${out.commit.n} sequential one-row INSERT commits): p50 ${fmt(out.commit.p50)} ms, p99 ${fmt(out.commit.p99)} ms, mean ${fmt(out.commit.mean)} ms`,
+        );
         out.rate = {};
-        for (const rate of [S.rate, S.rateHigh].filter((x) => x > 0)) {
-          const runNames = rate === S.rate ? [...names, 'rest'] : names;
+        const rates = [...new Set([S.moderate, S.rate, S.rateHigh].filter((x) => x > 0))].sort((a, b) => a - b);
+        for (const rate of rates) {
+          const runNames =
+            rate === S.rate ? [...names, 'rest'] : rate === S.moderate && batchedGw ? [...names, 'batched'] : names;
           log(
             `  open loop: ${rate} req/s for ${S.duration} s per target (${runNames.join(', ')}; latency from the scheduled send time)`,
           );
@@ -541,6 +575,7 @@ module.exports = {
   report(results, lib, log) {
     const verdict = (ok) => (ok ? 'meets' : 'MISSES');
     const high = S.rateHigh > 0 ? S.rateHigh : null;
+    const moderate = S.moderate > 0 && S.moderate !== S.rate ? S.moderate : null;
 
     // 1. every target's figures
     const tableRows = [];
@@ -549,9 +584,11 @@ module.exports = {
       const b = r.backend.label;
       const low = o.rate?.[S.rate];
       const hi = high ? o.rate?.[high] : undefined;
+      const mid = moderate ? o.rate?.[moderate] : undefined;
       const row = (name, label) => ({
         target: label,
         seq: o.seq?.[name] ? fmt(o.seq[name].p50 - o.seq.direct.p50) : '',
+        mid: addedTriple(mid?.[name], mid?.direct),
         low: addedTriple(low?.[name], low?.direct),
         high: addedTriple(hi?.[name], hi?.direct),
         ttfb: o.stream?.[name]
@@ -571,6 +608,7 @@ module.exports = {
       if (o.peers) tableRows.push(row('portkey', `${LABELS.portkey}, ${b} run`));
       tableRows.push(row('gateway', `${LABELS.gateway}, ${b}`));
       tableRows.push(row('rest', `${LABELS.rest}, ${b}`));
+      if (mid?.batched) tableRows.push(row('batched', `${LABELS.batched}, ${b}`));
     }
     log('');
     log('added ms (target minus direct, same run): p50 / p99 / p99.9 open loop; TTFB p50 / p99 over direct');
@@ -578,6 +616,7 @@ module.exports = {
       lib.table(tableRows, [
         { key: 'target', title: 'target', align: 'left' },
         { key: 'seq', title: 'sequential p50' },
+        ...(moderate ? [{ key: 'mid', title: `${moderate} rps p50 / p99 / p99.9` }] : []),
         { key: 'low', title: `${S.rate} rps p50 / p99 / p99.9` },
         { key: 'high', title: high ? `${high} rps p50 / p99 / p99.9` : 'high rate' },
         { key: 'ttfb', title: `stream TTFB (${S.streams}) p50 / p99` },
@@ -635,6 +674,8 @@ module.exports = {
     }
     log('');
     for (const l of lines) log(`  ${l}`);
+
+    if (moderate) moderateTargets(results, moderate, log);
 
     // 3. the peer table: the gateway against Portkey (same run), its own CPU, capacity, commits
     const peer = [];
@@ -704,11 +745,11 @@ module.exports = {
         });
       }
       for (const [rate, at] of Object.entries(o.rate ?? {}))
-        for (const n of ['gateway', 'rest'])
+        for (const n of ['gateway', 'rest', 'batched'])
           if (at[n] && Number.isFinite(at[n].commitsPerRequest))
             peer.push({
               backend: b,
-              what: `Postgres commits per request, ${n === 'rest' ? 'REST /api/v1/chat' : 'chat completions'} @ ${rate} rps`,
+              what: `Postgres commits per request, ${{ rest: 'REST /api/v1/chat', batched: 'chat completions, batched' }[n] ?? 'chat completions'} @ ${rate} rps`,
               gateway: at[n].commitsPerRequest.toFixed(3),
               reference: `${at[n].commits} writing (${at[n].allCommits} with reads)`,
               verdict: `${verdict(at[n].commitsPerRequest <= T.commitsPerRequest)} (≤ ${T.commitsPerRequest})`,
@@ -732,3 +773,45 @@ module.exports = {
     }
   },
 };
+
+/**
+ * The everyday-load targets, as ratios from one run: at the moderate rate, the gateway's added p50
+ * and p99 against Portkey's; on Postgres the p50 may exceed Portkey's by 1.5 × the single-row commit
+ * latency measured in the same run (the durable charge). Reported, never enforced.
+ */
+function moderateTargets(results, rate, log) {
+  const verdict = (ok) => (ok ? 'meets' : 'MISSES');
+  log('');
+  log(`moderate load (${rate} req/s open loop): added ms over direct, this gateway against Portkey, same run`);
+  for (const r of results) {
+    const o = r.overhead;
+    const at = o.rate?.[rate];
+    if (!at?.gateway) continue;
+    const b = r.backend.label;
+    const d = at.direct;
+    const added = (n, k) => (at[n] ? at[n][k] - d[k] : NaN);
+    const commit = o.commit ? o.commit.p50 : NaN;
+    log(
+      `  ${b}: single-row commit p50 ${fmt(commit)} ms; gateway added p50 / p99 / p99.9 ${addedTriple(at.gateway, d)} ms; Portkey ${at.portkey ? addedTriple(at.portkey, d) : 'n/a'} ms`,
+    );
+    if (!at.portkey) continue;
+    const pg = r.backend.name === 'postgres';
+    const allowance = pg ? T.commitAllowance * commit : 0;
+    const g50 = added('gateway', 'p50');
+    const p50 = added('portkey', 'p50');
+    const g99 = added('gateway', 'p99');
+    const p99 = added('portkey', 'p99');
+    log(
+      `    p50: ${fmt(g50)} ms vs Portkey ${fmt(p50)}${pg ? ` + ${T.commitAllowance} × ${fmt(commit)} = ${fmt(p50 + allowance)}` : ''} → ratio ${(g50 / (p50 + allowance)).toFixed(2)} → ${verdict(g50 <= p50 + allowance)} (≤ 1)`,
+    );
+    log(
+      `    p99: ${fmt(g99)} ms vs Portkey ${fmt(p99)} → ratio ${(g99 / p99).toFixed(2)} → ${verdict(g99 <= p99)} (≤ 1)`,
+    );
+    if (!at.batched) continue;
+    const b50 = added('batched', 'p50');
+    const b99 = added('batched', 'p99');
+    log(
+      `  ${b}, BILLING_DURABILITY=batched: added p50 / p99 / p99.9 ${addedTriple(at.batched, d)} ms; p50 ratio to Portkey ${(b50 / p50).toFixed(2)} → ${verdict(b50 <= p50)} (≤ 1); p99 ratio ${(b99 / p99).toFixed(2)} → ${verdict(b99 <= p99)} (≤ 1)`,
+    );
+  }
+}

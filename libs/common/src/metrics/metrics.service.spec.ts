@@ -34,6 +34,7 @@ describe('MetricsService', () => {
       totalSeconds: 1.25,
       upstreamSeconds: 1.2,
       hadUpstream: true,
+      overheadSeconds: 0.04,
     });
     m.httpRequest({
       method: 'GET',
@@ -42,6 +43,7 @@ describe('MetricsService', () => {
       totalSeconds: 0.01,
       upstreamSeconds: 0,
       hadUpstream: false,
+      overheadSeconds: 0.01,
     });
     const sum = async (name: string) =>
       (await series(m, name)).filter((s) => (s as { metricName?: string }).metricName === `${name}_sum`);
@@ -49,6 +51,9 @@ describe('MetricsService', () => {
     expect(overhead).toHaveLength(1);
     expect(overhead[0].labels).toEqual({ route: '/v1/chat/completions' });
     expect(overhead[0].value).toBeCloseTo(0.05, 9);
+    const sent = await sum('gateway_overhead_seconds');
+    expect(sent).toHaveLength(1);
+    expect(sent[0].value).toBeCloseTo(0.04, 9);
     expect((await sum('gateway_request_duration_seconds')).length).toBe(2);
     expect(await series(m, 'gateway_http_requests_total')).toEqual(
       expect.arrayContaining([{ labels: { method: 'GET', route: '/api/v1/balance', status: '200' }, value: 1 }]),

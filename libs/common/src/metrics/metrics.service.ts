@@ -24,6 +24,8 @@ export interface HttpObservation {
   /** time spent in upstream work (BillingService.meter's run), 0 when there was none */
   upstreamSeconds: number;
   hadUpstream: boolean;
+  /** the `x-gateway-overhead-ms` value sent (s); null when no headers went out (client gone first) */
+  overheadSeconds: number | null;
 }
 
 type UpstreamErrorKind = string;
@@ -71,6 +73,12 @@ export class MetricsService implements OnModuleInit, OnModuleDestroy {
   private readonly overheadDuration = new SeriesHistogram(
     'gateway_overhead_duration_seconds',
     'Gateway time around the upstream work (total minus upstream) per request that had upstream work, by route template.',
+    OVERHEAD_BUCKETS,
+    this.registry,
+  );
+  private readonly gatewayOverhead = new SeriesHistogram(
+    'gateway_overhead_seconds',
+    'The x-gateway-overhead-ms of requests that had upstream work: gateway time up to the response headers minus the upstream runs (a stream: the part before the upstream call), by route template.',
     OVERHEAD_BUCKETS,
     this.registry,
   );
@@ -148,7 +156,10 @@ export class MetricsService implements OnModuleInit, OnModuleDestroy {
     Map<string, Map<number, { method: string; route: string; status: string }>>
   >();
   private readonly routeDurations = new Map<string, Map<string, HistogramSeries>>();
-  private readonly upstreamDurations = new Map<string, { upstream: HistogramSeries; overhead: HistogramSeries }>();
+  private readonly upstreamDurations = new Map<
+    string,
+    { upstream: HistogramSeries; overhead: HistogramSeries; sent: HistogramSeries }
+  >();
   private readonly tokenLabels = new Map<
     string,
     { prompt: Record<string, string>; completion: Record<string, string>; model: Record<string, string> }
@@ -211,6 +222,7 @@ export class MetricsService implements OnModuleInit, OnModuleDestroy {
       const r = this.upstreamSeries(o.route);
       r.upstream.observe(o.upstreamSeconds);
       r.overhead.observe(Math.max(0, o.totalSeconds - o.upstreamSeconds));
+      if (o.overheadSeconds !== null) r.sent.observe(o.overheadSeconds);
     }
   }
 
@@ -316,7 +328,11 @@ export class MetricsService implements OnModuleInit, OnModuleDestroy {
     return series;
   }
 
-  private upstreamSeries(route: string): { upstream: HistogramSeries; overhead: HistogramSeries } {
+  private upstreamSeries(route: string): {
+    upstream: HistogramSeries;
+    overhead: HistogramSeries;
+    sent: HistogramSeries;
+  } {
     let series = this.upstreamDurations.get(route);
     if (!series)
       this.upstreamDurations.set(
@@ -324,6 +340,7 @@ export class MetricsService implements OnModuleInit, OnModuleDestroy {
         (series = {
           upstream: this.upstreamDuration.series({ route }),
           overhead: this.overheadDuration.series({ route }),
+          sent: this.gatewayOverhead.series({ route }),
         }),
       );
     return series;

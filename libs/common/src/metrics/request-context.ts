@@ -18,6 +18,11 @@ export class RequestContext {
   /** time spent inside metered work (the provider call, the stream, the embeddings) */
   upstreamMs = 0;
   upstreamCalls = 0;
+  /** upstream runs going on now, and performance.now() when the earliest of them began */
+  private upstreamOpen = 0;
+  private upstreamOpenSince = 0;
+  /** the gateway's own time sent in `x-gateway-overhead-ms` (ms), once the headers went out */
+  overheadMs: number | null = null;
   errorCode: string | null = null;
   /** the provider of the last upstream attempt (UpstreamRouter) */
   provider: string | null = null;
@@ -89,10 +94,26 @@ export class RequestContext {
     if (res && !res.headersSent) res.removeHeader(name);
   }
 
-  /** One upstream run (BillingService.meter), successful or not. */
-  addUpstream(ms: number): void {
+  /** An upstream run (BillingService.meter) begins at `at` (performance.now()); `addUpstream` ends it. */
+  beginUpstream(at: number): void {
+    if (this.upstreamOpen++ === 0) this.upstreamOpenSince = at;
+  }
+
+  /** One upstream run (BillingService.meter), successful or not, begun with `beginUpstream` or not. */
+  addUpstream(ms: number, begun = false): void {
     this.upstreamMs += ms;
     this.upstreamCalls++;
+    if (begun && this.upstreamOpen > 0) this.upstreamOpen--;
+  }
+
+  /**
+   * The gateway's own time up to `now` (performance.now()): time since arrival minus upstream runs,
+   * the ones still going on counted up to `now` (a stream sending its headers). Never negative
+   * (concurrent runs of one request may overlap).
+   */
+  overheadAt(now: number): number {
+    const open = this.upstreamOpen > 0 ? now - this.upstreamOpenSince : 0;
+    return Math.max(0, now - this.startedAt - this.upstreamMs - open);
   }
 
   /** One charge: tokens and cost add up; the model is the last one charged. */

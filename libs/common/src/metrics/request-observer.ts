@@ -1,5 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
+import { ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { HttpLogger } from 'pino-http';
 import { PINO_HTTP } from '../http/logging.module';
@@ -48,6 +49,27 @@ function onEnd(this: Response & { [OBSERVER]?: RequestObserver }): void {
   this[OBSERVER]?.end(this);
 }
 
+/** Response header: the gateway's own time (ms) up to the moment the headers were sent. */
+export const OVERHEAD_HEADER = 'x-gateway-overhead-ms';
+
+const writeHead = ServerResponse.prototype.writeHead;
+
+/**
+ * The response's writeHead (every answer goes through it, implicit headers included): sets
+ * `x-gateway-overhead-ms` — time since arrival minus the upstream runs — as the headers leave. For a
+ * whole answer that is everything but the upstream call(s); for a stream, whose headers leave while
+ * the upstream still runs, it is the part before the upstream call.
+ */
+function writeHeadWithOverhead(this: ServerResponse, ...args: unknown[]): ServerResponse {
+  const ctx = requestContextOf(this);
+  if (ctx && !this.headersSent) {
+    const ms = ctx.overheadAt(performance.now());
+    ctx.overheadMs = ms;
+    this.setHeader(OVERHEAD_HEADER, ms.toFixed(2));
+  }
+  return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
+}
+
 @Injectable()
 export class RequestObserver {
   private recorder: RequestRecorder | null = null;
@@ -73,6 +95,7 @@ export class RequestObserver {
       this.contexts.register(ctx);
       res.on('finish', onEnd);
       res.on('close', onEnd);
+      res.writeHead = writeHeadWithOverhead as Response['writeHead'];
       this.recorder?.watch?.(req, res, ctx);
       next();
     };
@@ -104,6 +127,7 @@ export class RequestObserver {
       totalSeconds: totalMs / 1000,
       upstreamSeconds: ctx.upstreamMs / 1000,
       hadUpstream: ctx.upstreamCalls > 0,
+      overheadSeconds: ctx.overheadMs === null ? null : ctx.overheadMs / 1000,
     });
     this.recorder?.record(req, res, ctx, route, totalMs);
     if (QUIET_PATHS.has(req.path)) return;

@@ -1,0 +1,70 @@
+/**
+ * The single-row commit latency of a backend's database, measured beside the gateway in the same
+ * run: `count` sequential one-row INSERTs, each its own transaction, on a table of their own —
+ *   - Postgres: a table in the bench's schema on the same server the gateway writes to (a durable
+ *     commit: the WAL is flushed before the INSERT returns);
+ *   - SQLite: a database file of its own in the gateway's DATA_DIR (same disk), with the gateway's
+ *     settings (WAL, synchronous = NORMAL, so a commit appends to the WAL without an fsync).
+ * The table (or file) is removed afterwards. Returns { n, p50, p99, mean } in ms.
+ */
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+
+function summary(times) {
+  const sorted = [...times].sort((a, b) => a - b);
+  const at = (p) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+  return { n: sorted.length, p50: at(50), p99: at(99), mean: sorted.reduce((a, t) => a + t, 0) / sorted.length };
+}
+
+async function postgresCommitLatency(env, count) {
+  const { Client } = require('pg');
+  const c = new Client({ connectionString: env.DATABASE_URL });
+  await c.connect();
+  const table = `${env.DATABASE_SCHEMA ? `${env.DATABASE_SCHEMA}.` : ''}bench_commit_latency`;
+  try {
+    await c.query(`CREATE TABLE ${table} (id bigserial PRIMARY KEY, at bigint NOT NULL)`);
+    // a few first: connection and plan warm
+    for (let i = 0; i < 10; i++) await c.query(`INSERT INTO ${table} (at) VALUES ($1)`, [Date.now()]);
+    const times = [];
+    for (let i = 0; i < count; i++) {
+      const t0 = performance.now();
+      await c.query(`INSERT INTO ${table} (at) VALUES ($1)`, [Date.now()]);
+      times.push(performance.now() - t0);
+    }
+    return summary(times);
+  } finally {
+    await c.query(`DROP TABLE IF EXISTS ${table}`).catch(() => undefined);
+    await c.end();
+  }
+}
+
+function sqliteCommitLatency(env, count) {
+  const Database = require('better-sqlite3');
+  const file = path.join(env.DATA_DIR, 'bench-commit-latency.db');
+  const db = new Database(file);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, at INTEGER NOT NULL)');
+    const insert = db.prepare('INSERT INTO t (at) VALUES (?)');
+    for (let i = 0; i < 10; i++) insert.run(Date.now());
+    const times = [];
+    for (let i = 0; i < count; i++) {
+      const t0 = performance.now();
+      insert.run(Date.now());
+      times.push(performance.now() - t0);
+    }
+    return summary(times);
+  } finally {
+    db.close();
+    for (const f of [file, `${file}-wal`, `${file}-shm`]) fs.rmSync(f, { force: true });
+  }
+}
+
+/** @param {{ name: string }} backend @param {Record<string, string>} env the gateway's backend env */
+async function commitLatency(backend, env, count = 300) {
+  return backend.name === 'postgres' ? postgresCommitLatency(env, count) : sqliteCommitLatency(env, count);
+}
+
+module.exports = { commitLatency };
