@@ -781,6 +781,7 @@ export class ChatService {
         promptTokens: usage.prompt_tokens,
         completionTokens: usage.completion_tokens,
         totalTokens: usage.prompt_tokens + usage.completion_tokens,
+        fx: served.fx ?? null,
         breakdown: {
           ...cost,
           cache_read_tokens: usage.cache_read_tokens,
