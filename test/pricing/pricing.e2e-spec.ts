@@ -33,6 +33,7 @@ const MODELS_YAML = `models:
       input_rub_per_1m: 2.5
       output_rub_per_1m: 10
       cache_read_rub_per_1m: 1.25
+      image_rub: 0.001
 `;
 
 async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
@@ -64,16 +65,22 @@ describe(`pricing on ${backendKind()}`, () => {
   /** The newest charge of the key's team. */
   const lastCharge = async (t: TestApp, apiKey: string) => {
     const res = await request(t.url).get('/api/v1/usage?limit=5').set('api-key', apiKey);
-    return (res.body.data as { kind: string; amount_rub: number; model: string; fx_rate: number | null; fx_date: string | null }[]).find(
-      (e) => e.kind === 'charge',
-    )!;
+    return (
+      res.body.data as {
+        kind: string;
+        amount_rub: number;
+        model: string;
+        fx_rate: number | null;
+        fx_date: string | null;
+      }[]
+    ).find((e) => e.kind === 'charge')!;
   };
 
   const catalogPrice = async (t: TestApp, apiKey: string, model: string) => {
     const res = await request(t.url).get('/api/v1/models').set('api-key', apiKey);
-    return (res.body.data as { key: string; pricing: Record<string, number> | null; fx: unknown; available: boolean }[]).find(
-      (m) => m.key === model,
-    );
+    return (
+      res.body.data as { key: string; pricing: Record<string, number> | null; fx: unknown; available: boolean }[]
+    ).find((m) => m.key === model);
   };
 
   beforeAll(async () => {
@@ -143,7 +150,7 @@ describe(`pricing on ${backendKind()}`, () => {
     const charge = await lastCharge(a, team.apiKey);
     expect(charge).toMatchObject({ model: 'gpt-4o', amount_rub: -0.2926, fx_rate: 81.5345, fx_date: '2026-11-28' });
     const logged = await waitFor('the request-log record', async () => {
-      const r = await op(request(a.url).get(`/api/v1/requests?team_id=${team.teamId}&model=gpt-4o`));
+      const r = await op(request(a.url).get(`/api/v1/requests?team_id=${team.teamId}&model=gpt-4o&status=ok`));
       return (r.body.data as { fx_rate: number | null; fx_date: string | null; cost_rub: number }[] | undefined)?.[0];
     });
     expect(logged).toMatchObject({ fx_rate: 81.5345, fx_date: '2026-11-28', cost_rub: 0.2926 });
@@ -159,7 +166,11 @@ describe(`pricing on ${backendKind()}`, () => {
     const charges = (await request(a.url).get('/api/v1/usage?limit=10').set('api-key', team.apiKey)).body.data.filter(
       (e: { model: string }) => e.model === 'gpt-4o',
     );
-    expect(charges[0]).toMatchObject({ amount_rub: -(1000 * 231 + 100 * 924) / 1e6, fx_rate: 90.1, fx_date: '2026-11-29' });
+    expect(charges[0]).toMatchObject({
+      amount_rub: -(1000 * 231 + 100 * 924) / 1e6,
+      fx_rate: 90.1,
+      fx_date: '2026-11-29',
+    });
     expect(charges[1]).toMatchObject({ amount_rub: -0.2926, fx_rate: 81.5345, fx_date: '2026-11-28' });
   });
 
@@ -195,6 +206,211 @@ describe(`pricing on ${backendKind()}`, () => {
       stale: false,
       alert: null,
       date: '2026-12-01',
+    });
+  });
+
+  describe('the operators’ catalog editor', () => {
+    const put = (t: TestApp, model: string, body: unknown) =>
+      op(request(t.url).put(`/api/v1/admin/models/${model}`)).send(body as object);
+    const adminEntry = async (t: TestApp, model: string) =>
+      ((await op(request(t.url).get('/api/v1/admin/models'))).body.data as { key: string }[]).find(
+        (m) => m.key === model,
+      ) as Record<string, unknown> | undefined;
+
+    it('lists the effective catalog with where each price comes from', async () => {
+      expect(await adminEntry(a, 'gpt-4o')).toMatchObject({
+        source: 'file',
+        currency: 'USD',
+        enabled: true,
+        prices: { input_rub_per_1m: 2.5, output_rub_per_1m: 10 },
+        rub_prices: { input_rub_per_1m: 231, output_rub_per_1m: 924 },
+        fx: { rate: 90.1, date: '2026-12-01', markup_percent: 2.5 },
+      });
+      expect(await adminEntry(a, 'gpt-4o-mini')).toMatchObject({
+        source: 'builtin',
+        currency: 'RUB',
+        prices: { input_rub_per_1m: 15, output_rub_per_1m: 60 },
+        fx: null,
+      });
+    });
+
+    it('refuses invalid prices with 400 and unknown models with 404, storing nothing', async () => {
+      const negative = await put(a, 'gpt-4o-mini', { prices: { input_per_1m: -1 } });
+      expect(negative.status).toBe(400);
+      expect(negative.body.error).toMatchObject({ code: 'invalid_model_prices', param: 'prices.input_per_1m' });
+      const missing = await put(a, 'gpt-4o-mini', { prices: { input_per_1m: null } });
+      expect(missing.status).toBe(400);
+      expect(missing.body.error).toMatchObject({ param: 'prices.input_per_1m' });
+      const text = await put(a, 'gpt-4o-mini', { prices: { output_per_1m: 'ten' } });
+      expect(text.status).toBe(400);
+      const fallback = await put(a, 'gpt-4o-mini', { fallbacks: ['no-such-model'] });
+      expect(fallback.status).toBe(400);
+      expect(fallback.body.error.message).toMatch(/no-such-model/);
+      expect((await put(a, 'gpt-4o-mini', { currency: 'EUR' })).status).toBe(400);
+      expect((await put(a, 'gpt-4o-mini', { price: 1 })).body.error).toMatchObject({ code: 'unknown_parameter' });
+      expect((await put(a, 'gpt-4o-mini', { aliases: ['gpt-4o'] })).status).toBe(400);
+      const unknown = await put(a, 'no-such-model', { prices: { input_per_1m: 1 } });
+      expect(unknown.status).toBe(404);
+      expect(unknown.body.error).toMatchObject({ code: 'model_not_found' });
+      expect(await adminEntry(a, 'gpt-4o-mini')).toMatchObject({ source: 'builtin' });
+    });
+
+    it('only operators: a team admin’s session gets 403, an API key 401', async () => {
+      const member = await joinTeam(a.url, team.teamId, 'boss@acme.test', 'admin', 'correct horse battery');
+      expect((await as(a.url, member).get('/api/v1/admin/models')).status).toBe(403);
+      expect((await as(a.url, member).put('/api/v1/admin/models/gpt-4o-mini').send({ enabled: false })).status).toBe(
+        403,
+      );
+      expect((await as(a.url, member).get(`/api/v1/admin/teams/${team.teamId}/pricing`)).status).toBe(403);
+      expect(
+        (await as(a.url, member).put(`/api/v1/admin/teams/${team.teamId}/pricing`).send({ discount_percent: 100 }))
+          .status,
+      ).toBe(403);
+      expect((await request(a.url).get('/api/v1/admin/models').set('api-key', team.apiKey)).status).toBe(401);
+      // any authenticated caller reads the rate
+      expect((await as(a.url, member).get('/api/v1/fx-rates')).status).toBe(200);
+    });
+
+    it('a price edit applies to the next request, on this replica at once and on the other within the poll', async () => {
+      const res = await put(a, 'gpt-4o-mini', { prices: { input_per_1m: 30, output_per_1m: 90 } });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ source: 'database', prices: { input_rub_per_1m: 30, output_rub_per_1m: 90 } });
+      openai.enqueue({ text: 'ok', usage: { input: 1000, output: 100 } });
+      expect((await chat(a, team.apiKey, 'gpt-4o-mini')).status).toBe(200);
+      expect(await lastCharge(a, team.apiKey)).toMatchObject({ model: 'gpt-4o-mini', amount_rub: -0.039 });
+      await waitFor('the edit on the other replica', async () =>
+        (await catalogPrice(b, team.apiKey, 'gpt-4o-mini'))?.pricing?.input_rub_per_1m === 30 ? true : undefined,
+      );
+      openai.enqueue({ text: 'ok', usage: { input: 1000, output: 100 } });
+      expect((await chat(b, team.apiKey, 'gpt-4o-mini')).status).toBe(200);
+      expect(await lastCharge(b, team.apiKey)).toMatchObject({ model: 'gpt-4o-mini', amount_rub: -0.039 });
+      const audit = await op(request(a.url).get('/api/v1/audit-log?action=catalog.model.update&target=gpt-4o-mini'));
+      expect(audit.body.data.length).toBeGreaterThanOrEqual(1);
+      expect(audit.body.data[0]).toMatchObject({ actor_type: 'operator_token', action: 'catalog.model.update' });
+    });
+
+    it('a model priced in USD through the admin API is charged at the rate', async () => {
+      const res = await put(a, 'gpt-4o-mini', {
+        currency: 'USD',
+        prices: { input_per_1m: 0.15, output_per_1m: 0.6, cache_read_per_1m: null },
+      });
+      expect(res.status).toBe(200);
+      // 0.15 × 90.1 × 1.025 = 13.85 → 14; 0.6 × 90.1 × 1.025 = 55.41 → 55
+      expect(res.body.rub_prices).toMatchObject({ input_rub_per_1m: 14, output_rub_per_1m: 55 });
+      openai.enqueue({ text: 'ok', usage: { input: 1000, output: 100 } });
+      expect((await chat(a, team.apiKey, 'gpt-4o-mini')).status).toBe(200);
+      expect(await lastCharge(a, team.apiKey)).toMatchObject({ amount_rub: -0.0195, fx_rate: 90.1 });
+    });
+
+    it('aliases answer for the model; a disabled model answers 404 like an unknown one, on both replicas', async () => {
+      expect((await put(a, 'gpt-4o-mini', { aliases: ['mini-alias'] })).status).toBe(200);
+      openai.enqueue({ text: 'ok', usage: { input: 10, output: 1 } });
+      expect((await chat(a, team.apiKey, 'mini-alias')).status).toBe(200);
+      expect(openai.lastRequest?.body).toMatchObject({ model: 'gpt-4o-mini' });
+
+      const off = await put(a, 'gpt-4o-mini', { enabled: false });
+      expect(off.body).toMatchObject({ enabled: false, source: 'database' });
+      const res = await chat(a, team.apiKey, 'gpt-4o-mini');
+      expect(res.status).toBe(404);
+      expect(res.body.error).toMatchObject({ code: 'model_not_found' });
+      expect((await chat(a, team.apiKey, 'mini-alias')).status).toBe(404);
+      const listed = (await request(a.url).get('/v1/models').set('api-key', team.apiKey)).body.data.map(
+        (m: { id: string }) => m.id,
+      );
+      expect(listed).not.toContain('gpt-4o-mini');
+      await waitFor('the disable on the other replica', async () =>
+        (await chat(b, team.apiKey, 'gpt-4o-mini')).status === 404 ? true : undefined,
+      );
+      expect(openai.requests.filter((r) => r.body.model === 'gpt-4o-mini')).toHaveLength(1);
+    });
+
+    it('DELETE drops the override: back to the built-in entry', async () => {
+      const res = await op(request(a.url).delete('/api/v1/admin/models/gpt-4o-mini'));
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({
+        source: 'builtin',
+        enabled: true,
+        currency: 'RUB',
+        prices: { input_rub_per_1m: 15 },
+      });
+      expect((await op(request(a.url).delete('/api/v1/admin/models/gpt-4o-mini'))).status).toBe(404);
+      openai.enqueue({ text: 'ok', usage: { input: 1000, output: 100 } });
+      expect((await chat(a, team.apiKey, 'gpt-4o-mini')).status).toBe(200);
+      expect(await lastCharge(a, team.apiKey)).toMatchObject({ amount_rub: -0.021 });
+      await waitFor('the reset on the other replica', async () =>
+        (await catalogPrice(b, team.apiKey, 'gpt-4o-mini'))?.pricing?.input_rub_per_1m === 15 ? true : undefined,
+      );
+    });
+  });
+
+  describe('per-team prices', () => {
+    let small: { teamId: string; apiKey: string };
+    let plain: { teamId: string; apiKey: string };
+    const putTeam = (teamId: string, body: unknown) =>
+      op(request(a.url).put(`/api/v1/admin/teams/${teamId}/pricing`)).send(body as object);
+
+    beforeAll(async () => {
+      small = await admin.teamWithKey(0.5, 'small');
+      plain = await admin.teamWithKey(0.5, 'plain');
+    });
+
+    it('validates the discount, the models and their prices', async () => {
+      expect((await putTeam(small.teamId, { discount_percent: 150 })).status).toBe(400);
+      expect((await putTeam(small.teamId, { discount_percent: -1 })).status).toBe(400);
+      const unknown = await putTeam(small.teamId, { models: { 'no-such-model': { input_per_1m_rub: 1 } } });
+      expect(unknown.status).toBe(400);
+      expect(unknown.body.error).toMatchObject({ param: 'models.no-such-model' });
+      const negative = await putTeam(small.teamId, { models: { 'gpt-4o-mini': { input_per_1m_rub: -5 } } });
+      expect(negative.status).toBe(400);
+      expect(negative.body.error).toMatchObject({ param: 'models.gpt-4o-mini.input_per_1m_rub' });
+      expect((await putTeam(small.teamId, { models: { 'gpt-4o-mini': { input: 5 } } })).status).toBe(400);
+      expect(
+        (await op(request(a.url).get('/api/v1/admin/teams/00000000-0000-4000-8000-000000000000/pricing'))).status,
+      ).toBe(404);
+    });
+
+    it('a discount and own prices apply to the team’s hold, charge and /api/v1/models, and to no other team', async () => {
+      // at catalog prices 10 000 output tokens of gpt-4o-mini hold 0.6 RUB: more than a 0.5 RUB balance
+      const refused = await chat(a, plain.apiKey, 'gpt-4o-mini', { max_tokens: 10_000 });
+      expect(refused.status).toBe(402);
+      const res = await putTeam(small.teamId, {
+        discount_percent: 20,
+        models: { 'gpt-4o-mini': { input_per_1m_rub: 10, output_per_1m_rub: 20 } },
+      });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ team_id: small.teamId, discount_percent: 20, markup_percent: 0 });
+      const own = (res.body.prices as { model: string; pricing: Record<string, number> }[]).find(
+        (p) => p.model === 'gpt-4o-mini',
+      );
+      expect(own?.pricing).toMatchObject({ input_rub_per_1m: 10, output_rub_per_1m: 20, cache_read_rub_per_1m: 6 });
+      expect((await catalogPrice(a, small.apiKey, 'gpt-4o-mini'))?.pricing).toMatchObject({
+        input_rub_per_1m: 10,
+        output_rub_per_1m: 20,
+      });
+      // the discount on a USD-priced model: 231 × 0.8
+      expect((await catalogPrice(a, small.apiKey, 'gpt-4o'))?.pricing).toMatchObject({ input_rub_per_1m: 184.8 });
+      expect((await catalogPrice(a, plain.apiKey, 'gpt-4o-mini'))?.pricing).toMatchObject({ input_rub_per_1m: 15 });
+
+      openai.enqueue({ text: 'ok', usage: { input: 1000, output: 100 } });
+      const held = await chat(a, small.apiKey, 'gpt-4o-mini', { max_tokens: 10_000 });
+      expect(held.status).toBe(200);
+      expect(await lastCharge(a, small.apiKey)).toMatchObject({ amount_rub: -0.012 });
+      openai.enqueue({ text: 'ok', usage: { input: 1000, output: 100 } });
+      expect((await chat(a, small.apiKey, 'gpt-4o')).status).toBe(200);
+      // (1000 × 231 + 100 × 924) × 0.8 µRUB
+      expect(await lastCharge(a, small.apiKey)).toMatchObject({ amount_rub: -0.25872, fx_rate: 90.1 });
+
+      await waitFor('the team prices on the other replica', async () =>
+        (await catalogPrice(b, small.apiKey, 'gpt-4o-mini'))?.pricing?.input_rub_per_1m === 10 ? true : undefined,
+      );
+      expect((await op(request(b.url).get(`/api/v1/admin/teams/${small.teamId}/pricing`))).body).toMatchObject({
+        discount_percent: 20,
+        models: { 'gpt-4o-mini': { input_per_1m_rub: 10, output_per_1m_rub: 20 } },
+      });
+      const audit = await op(
+        request(a.url).get(`/api/v1/audit-log?team_id=${small.teamId}&action=team.pricing.update`),
+      );
+      expect(audit.body.data[0]).toMatchObject({ action: 'team.pricing.update', team_id: small.teamId });
     });
   });
 });

@@ -1,15 +1,16 @@
 import { Body, Controller, Delete, Get, Param, Put, Req } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { AdminAuth } from '@app/auth';
 import { actorOf } from '@app/accounts/audit';
 import { RefuseUnknownMembers } from '@app/common';
 import { CatalogAdminService } from './catalog-admin.service';
 import { AdminCatalogDto, AdminCatalogModelDto, PutCatalogModelDto } from './dto/catalog-admin.dto';
-import { PutTeamPricingDto, TeamPricingDto } from './dto/team-pricing.dto';
+import { PutTeamPricingDto, TeamModelPricesDto, TeamPricingDto } from './dto/team-pricing.dto';
 import { TeamPricingService } from './team-pricing.service';
 
 @ApiTags('Pricing (operator)')
+@ApiExtraModels(TeamModelPricesDto)
 @AdminAuth()
 @Controller('api/v1/admin')
 export class PricingAdminController {
