@@ -268,7 +268,7 @@ describe(`pricing on ${backendKind()}`, () => {
       ).toBe(403);
       expect((await request(a.url).get('/api/v1/admin/models').set('api-key', team.apiKey)).status).toBe(401);
       // any authenticated caller reads the rate
-      expect((await as(a.url, member).get('/api/v1/fx-rates')).status).toBe(200);
+      expect((await as(a.url, member).get('/api/v1/fx-rates').set('x-team-id', team.teamId)).status).toBe(200);
     });
 
     it('a price edit applies to the next request, on this replica at once and on the other within the poll', async () => {
