@@ -226,6 +226,11 @@ describe(`pricing on ${backendKind()}`, () => {
         rub_prices: { input_rub_per_1m: 231, output_rub_per_1m: 924 },
         fx: { rate: 90.1, date: '2026-12-01', markup_percent: 2.5 },
       });
+      const usd = (await op(request(a.url).get('/api/v1/admin/models?currency=USD&enabled=true'))).body.data;
+      expect(usd.map((m: { key: string }) => m.key)).toEqual(['gpt-4o']);
+      const search = (await op(request(a.url).get('/api/v1/admin/models?q=MINI&kind=chat'))).body.data;
+      expect(search.map((m: { key: string }) => m.key)).toContain('gpt-4o-mini');
+      expect(search.every((m: { key: string; kind: string }) => m.kind === 'chat' && /mini/.test(m.key))).toBe(true);
       expect(await adminEntry(a, 'gpt-4o-mini')).toMatchObject({
         source: 'builtin',
         currency: 'RUB',

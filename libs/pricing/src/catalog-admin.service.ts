@@ -3,7 +3,12 @@ import { ApiError, Clock } from '@app/common';
 import type { Actor } from '@app/accounts/audit';
 import { FxService } from '@app/fx';
 import { CatalogError, CatalogOverride, ModelCatalogService, ModelEntry, ModelPricing } from '@app/providers';
-import { AdminCatalogDto, AdminCatalogModelDto, PutCatalogModelDto } from './dto/catalog-admin.dto';
+import {
+  AdminCatalogDto,
+  AdminCatalogModelDto,
+  AdminCatalogQueryDto,
+  PutCatalogModelDto,
+} from './dto/catalog-admin.dto';
 import { PricingRepository } from './pricing.repository';
 import { PricingSync } from './pricing-sync';
 import { inRub } from './team-prices';
@@ -44,8 +49,20 @@ export class CatalogAdminService {
     private readonly clock: Clock,
   ) {}
 
-  list(): AdminCatalogDto {
-    return { data: this.catalog.adminList().map((m) => this.view(m.entry, m.enabled, m.source, m.aliases)) };
+  list(f: AdminCatalogQueryDto = {}): AdminCatalogDto {
+    const q = f.q?.toLowerCase();
+    const data = this.catalog
+      .adminList()
+      .filter(
+        (m) =>
+          (!q || [m.entry.key, m.entry.provider, ...m.aliases].some((s) => s.toLowerCase().includes(q))) &&
+          (!f.kind || m.entry.kind === f.kind) &&
+          (!f.provider || m.entry.provider === f.provider) &&
+          (!f.source || m.source === f.source) &&
+          (!f.currency || m.entry.currency === f.currency) &&
+          (f.enabled === undefined || String(m.enabled) === f.enabled),
+      );
+    return { data: data.map((m) => this.view(m.entry, m.enabled, m.source, m.aliases)) };
   }
 
   one(key: string): AdminCatalogModelDto {

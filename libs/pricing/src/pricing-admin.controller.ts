@@ -1,11 +1,16 @@
-import { Body, Controller, Delete, Get, Param, Put, Req } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Param, Put, Query, Req } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { AdminAuth } from '@app/auth';
 import { actorOf } from '@app/accounts/audit';
 import { RefuseUnknownMembers } from '@app/common';
 import { CatalogAdminService } from './catalog-admin.service';
-import { AdminCatalogDto, AdminCatalogModelDto, PutCatalogModelDto } from './dto/catalog-admin.dto';
+import {
+  AdminCatalogDto,
+  AdminCatalogModelDto,
+  AdminCatalogQueryDto,
+  PutCatalogModelDto,
+} from './dto/catalog-admin.dto';
 import { PutTeamPricingDto, TeamModelPricesDto, TeamPricingDto } from './dto/team-pricing.dto';
 import { TeamPricingService } from './team-pricing.service';
 
@@ -25,8 +30,8 @@ export class PricingAdminController {
       'The effective catalog (built-in + MODELS_FILE + database overrides), each entry with where its prices come from',
   })
   @ApiOkResponse({ type: AdminCatalogDto })
-  list(): AdminCatalogDto {
-    return this.catalog.list();
+  list(@Query() query: AdminCatalogQueryDto): AdminCatalogDto {
+    return this.catalog.list(query);
   }
 
   @Put('models/:model')

@@ -1,5 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsNumber, IsObject, IsOptional, IsString, Min } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsNumber,
+  IsObject,
+  IsOptional,
+  IsString,
+  MaxLength,
+  Min,
+} from 'class-validator';
 import { FxStampDto, ModelPricingDto } from '@app/providers/dto/models.dto';
 
 /** Prices in the entry's currency; null: none (cache prices: the input price applies). */
@@ -101,4 +112,38 @@ export class AdminCatalogModelDto {
 
 export class AdminCatalogDto {
   @ApiProperty({ type: [AdminCatalogModelDto] }) data: AdminCatalogModelDto[];
+}
+
+export class AdminCatalogQueryDto {
+  @ApiPropertyOptional({ description: 'Only models whose key, provider or alias contains this (case-insensitive)' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  q?: string;
+
+  @ApiPropertyOptional({ enum: ['chat', 'embedding', 'image'] })
+  @IsOptional()
+  @IsIn(['chat', 'embedding', 'image'])
+  kind?: 'chat' | 'embedding' | 'image';
+
+  @ApiPropertyOptional({ description: 'Only this provider', example: 'openai' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  provider?: string;
+
+  @ApiPropertyOptional({ enum: ['builtin', 'file', 'database'], description: 'Where the prices come from' })
+  @IsOptional()
+  @IsIn(['builtin', 'file', 'database'])
+  source?: 'builtin' | 'file' | 'database';
+
+  @ApiPropertyOptional({ enum: ['true', 'false'], description: 'Only enabled (true) or disabled (false) models' })
+  @IsOptional()
+  @IsIn(['true', 'false'])
+  enabled?: 'true' | 'false';
+
+  @ApiPropertyOptional({ enum: ['RUB', 'USD'] })
+  @IsOptional()
+  @IsIn(['RUB', 'USD'])
+  currency?: 'RUB' | 'USD';
 }
