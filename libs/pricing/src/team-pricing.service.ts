@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { ApiError, Clock } from '@app/common';
 import type { Actor } from '@app/accounts/audit';
 import { TeamEntity } from '@app/billing/entities/team.entity';
-import { ModelCatalogService, ModelEntry } from '@app/providers';
+import { ModelCatalogService } from '@app/providers';
 import { checkPrice } from './catalog-admin.service';
 import { PutTeamPricingDto, TeamPricingDto } from './dto/team-pricing.dto';
 import { PricingRepository } from './pricing.repository';
@@ -86,7 +86,7 @@ export class TeamPricingService {
       models: p.models,
       updated_at: updatedAt === null ? null : new Date(updatedAt).toISOString(),
       prices: this.catalog.list().map((m) => {
-        const priced = this.pricedOrNull(m, teamId);
+        const priced = this.catalog.pricedOrNull(m, teamId);
         return {
           model: m.key,
           pricing: priced
@@ -96,14 +96,5 @@ export class TeamPricingService {
         };
       }),
     };
-  }
-
-  private pricedOrNull(m: ModelEntry, teamId: string): ModelEntry | null {
-    try {
-      return this.catalog.priced(m, teamId);
-    } catch (err) {
-      if (err instanceof ApiError && err.code === 'fx_rate_unavailable') return null;
-      throw err;
-    }
   }
 }

@@ -133,6 +133,25 @@ export class ModelCatalogService {
     return m ? this.priced(m, teamId) : undefined;
   }
 
+  /**
+   * Like `find`, but a model that cannot be priced now (USD-priced, no CBR rate) is undefined
+   * instead of a 503: for optional candidates such as the catalog's fallbacks.
+   */
+  findPriceable(key: string, teamId?: string | null): ModelEntry | undefined {
+    const m = this.entry(key);
+    return (m && this.pricedOrNull(m, teamId)) ?? undefined;
+  }
+
+  /** `m` priced for the team, or null when it cannot be priced now (USD-priced, no CBR rate). */
+  pricedOrNull(m: ModelEntry, teamId?: string | null): ModelEntry | null {
+    try {
+      return this.priced(m, teamId);
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 'fx_rate_unavailable') return null;
+      throw err;
+    }
+  }
+
   /** `m` priced in RUB for `teamId` (default: the request's team). */
   priced(m: ModelEntry, teamId?: string | null): ModelEntry {
     return this.pricer.price(m, teamId === undefined ? requestTeam() : teamId, this.gen);

@@ -104,7 +104,7 @@ export class ModelsController {
     const teamId = req.caller?.teamId ?? null;
     return {
       data: this.catalog.list().map((raw) => {
-        const m = this.pricedOrNull(raw, teamId);
+        const m = this.catalog.pricedOrNull(raw, teamId);
         return {
           ...this.catalogFields(raw),
           available: m !== null && this.catalog.isAvailable(raw),
@@ -116,16 +116,6 @@ export class ModelsController {
         };
       }),
     };
-  }
-
-  /** `m` priced for the team; null when it is USD-priced and no CBR rate is known. */
-  private pricedOrNull(m: ModelEntry, teamId: string | null): ModelEntry | null {
-    try {
-      return this.catalog.priced(m, teamId);
-    } catch (err) {
-      if (err instanceof ApiError && err.code === 'fx_rate_unavailable') return null;
-      throw err;
-    }
   }
 
   private catalogFields(m: ModelEntry) {
