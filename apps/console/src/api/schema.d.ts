@@ -7487,6 +7487,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Admin API disabled (ADMIN_TOKEN unset). */
             404: {
                 headers: {
@@ -7548,6 +7557,15 @@ export interface operations {
             };
             /** @description Invalid or missing admin token (or no operator session). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7630,6 +7648,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Admin API disabled (ADMIN_TOKEN unset). */
             404: {
                 headers: {
@@ -7693,6 +7720,15 @@ export interface operations {
             };
             /** @description Invalid or missing admin token (or no operator session). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7775,6 +7811,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Admin API disabled (ADMIN_TOKEN unset). */
             404: {
                 headers: {
@@ -7838,6 +7883,15 @@ export interface operations {
             };
             /** @description Invalid or missing admin token (or no operator session). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7927,6 +7981,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Admin API disabled (ADMIN_TOKEN unset). */
             404: {
                 headers: {
@@ -7986,6 +8049,15 @@ export interface operations {
             };
             /** @description Invalid or missing admin token (or no operator session). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8058,6 +8130,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Admin API disabled (ADMIN_TOKEN unset). */
             404: {
                 headers: {
@@ -8121,6 +8202,15 @@ export interface operations {
             };
             /** @description Invalid or missing admin token (or no operator session). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8200,6 +8290,15 @@ export interface operations {
             };
             /** @description Invalid or missing admin token (or no operator session). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15901,6 +16000,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Admin API disabled (ADMIN_TOKEN unset). */
             404: {
                 headers: {
@@ -15962,6 +16070,15 @@ export interface operations {
             };
             /** @description Invalid or missing admin token (or no operator session). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16044,6 +16161,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Admin API disabled (ADMIN_TOKEN unset). */
             404: {
                 headers: {
@@ -16107,6 +16233,15 @@ export interface operations {
             };
             /** @description Invalid or missing admin token (or no operator session). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17544,6 +17679,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Admin API disabled (ADMIN_TOKEN unset). */
             404: {
                 headers: {
@@ -17605,6 +17749,15 @@ export interface operations {
             };
             /** @description Invalid or missing admin token (or no operator session). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17689,6 +17842,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Admin API disabled (ADMIN_TOKEN unset). */
             404: {
                 headers: {
@@ -17764,6 +17926,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Admin API disabled (ADMIN_TOKEN unset). */
             404: {
                 headers: {
@@ -17827,6 +17998,15 @@ export interface operations {
             };
             /** @description Invalid or missing admin token (or no operator session). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18218,6 +18398,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Admin API disabled (ADMIN_TOKEN unset). */
             404: {
                 headers: {
@@ -18319,6 +18508,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Admin API disabled (ADMIN_TOKEN unset). */
             404: {
                 headers: {
@@ -18380,6 +18578,15 @@ export interface operations {
             };
             /** @description Invalid or missing admin token (or no operator session). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18455,6 +18662,15 @@ export interface operations {
             };
             /** @description Invalid or missing admin token (or no operator session). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18666,7 +18882,18 @@ export interface operations {
     };
     PricingAdminController_list: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only models whose key, provider or alias contains this (case-insensitive) */
+                q?: string;
+                kind?: "chat" | "embedding" | "image";
+                /** @description Only this provider */
+                provider?: string;
+                /** @description Where the prices come from */
+                source?: "builtin" | "file" | "database";
+                /** @description Only enabled (true) or disabled (false) models */
+                enabled?: "true" | "false";
+                currency?: "RUB" | "USD";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -18681,8 +18908,26 @@ export interface operations {
                     "application/json": components["schemas"]["AdminCatalogDto"];
                 };
             };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Invalid or missing admin token (or no operator session). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18753,6 +18998,15 @@ export interface operations {
             };
             /** @description Invalid or missing admin token (or no operator session). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18835,6 +19089,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Admin API disabled (ADMIN_TOKEN unset). */
             404: {
                 headers: {
@@ -18894,6 +19157,15 @@ export interface operations {
             };
             /** @description Invalid or missing admin token (or no operator session). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18964,6 +19236,15 @@ export interface operations {
             };
             /** @description Invalid or missing admin token (or no operator session). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
