@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, Param, Put, Query, Req } from '@nestjs/common';
-import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { AdminAuth } from '@app/auth';
 import { actorOf } from '@app/accounts/audit';
@@ -35,6 +35,7 @@ export class PricingAdminController {
   }
 
   @Put('models/:model')
+  @ApiParam({ name: 'model', example: 'dall-e-3' })
   @RefuseUnknownMembers(PutCatalogModelDto)
   @ApiOperation({
     summary:
@@ -50,6 +51,7 @@ export class PricingAdminController {
   }
 
   @Delete('models/:model')
+  @ApiParam({ name: 'model', example: 'dall-e-3' })
   @ApiOperation({ summary: 'Drop a model’s database override (back to the built-in / MODELS_FILE entry)' })
   @ApiOkResponse({ type: AdminCatalogModelDto })
   remove(@Param('model') model: string, @Req() req: Request): Promise<AdminCatalogModelDto> {

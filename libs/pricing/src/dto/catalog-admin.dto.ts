@@ -17,23 +17,45 @@ import { FxStampDto, ModelPricingDto } from '@app/providers/dto/models.dto';
 export class ModelPricesInputDto {
   @ApiPropertyOptional({ description: 'Per 1M input tokens', example: 150 }) input_per_1m?: number;
   @ApiPropertyOptional({ description: 'Per 1M output tokens', example: 600 }) output_per_1m?: number;
-  @ApiPropertyOptional({ nullable: true, type: Number, description: 'Per 1M cache-read tokens', example: 75 })
+  @ApiPropertyOptional({ nullable: true, type: Number, description: 'Per 1M cache-read tokens', example: null })
   cache_read_per_1m?: number | null;
-  @ApiPropertyOptional({ nullable: true, type: Number, description: 'Per 1M cache-write tokens (5 minutes)' })
+  @ApiPropertyOptional({
+    nullable: true,
+    type: Number,
+    description: 'Per 1M cache-write tokens (5 minutes)',
+    example: null,
+  })
   cache_write_per_1m?: number | null;
-  @ApiPropertyOptional({ nullable: true, type: Number, description: 'Per 1M cache-write tokens (1 hour)' })
+  @ApiPropertyOptional({
+    nullable: true,
+    type: Number,
+    description: 'Per 1M cache-write tokens (1 hour)',
+    example: null,
+  })
   cache_write_1h_per_1m?: number | null;
-  @ApiPropertyOptional({ nullable: true, type: Number, description: 'Chat models: per input image' })
+  @ApiPropertyOptional({
+    nullable: true,
+    type: Number,
+    description: 'Chat models: per input image (null for image models)',
+    example: null,
+  })
   image?: number | null;
 }
 
 export class PutCatalogModelDto {
-  @ApiPropertyOptional({ description: 'false: the model answers 404 like an unknown one (default true)' })
+  @ApiPropertyOptional({
+    description: 'false: the model answers 404 like an unknown one (default true)',
+    example: true,
+  })
   @IsOptional()
   @IsBoolean()
   enabled?: boolean;
 
-  @ApiPropertyOptional({ enum: ['RUB', 'USD'], description: 'The currency of the prices (default: the entry’s)' })
+  @ApiPropertyOptional({
+    enum: ['RUB', 'USD'],
+    description: 'The currency of the prices (default: the entry’s)',
+    example: 'RUB',
+  })
   @IsOptional()
   @IsIn(['RUB', 'USD'])
   currency?: 'RUB' | 'USD';
@@ -44,28 +66,33 @@ export class PutCatalogModelDto {
   prices?: ModelPricesInputDto;
 
   @ApiPropertyOptional({
-    description: 'Image models: price per generated image by size and quality, e.g. {"1024x1024": {"standard": 3}}',
+    description: 'Image models: price per generated image by size and quality (every size and quality of the model)',
     type: 'object',
     additionalProperties: { type: 'object', additionalProperties: { type: 'number' } },
+    example: {
+      '1024x1024': { standard: 4, hd: 8 },
+      '1792x1024': { standard: 8, hd: 12 },
+      '1024x1792': { standard: 8, hd: 12 },
+    },
   })
   @IsOptional()
   @IsObject()
   per_image?: Record<string, Record<string, number>>;
 
-  @ApiPropertyOptional({ description: 'Image models: per 1M image input tokens' })
+  @ApiPropertyOptional({ description: 'Image models: per 1M image input tokens', example: 0 })
   @IsOptional()
   @IsNumber({ allowNaN: false, allowInfinity: false })
   @Min(0)
   image_input_per_1m?: number;
 
-  @ApiPropertyOptional({ type: [String], description: 'Extra names the model answers to' })
+  @ApiPropertyOptional({ type: [String], description: 'Extra names the model answers to', example: ['dalle3'] })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(50)
   @IsString({ each: true })
   aliases?: string[];
 
-  @ApiPropertyOptional({ type: [String], description: 'Models tried in order when this one fails' })
+  @ApiPropertyOptional({ type: [String], description: 'Models tried in order when this one fails', example: [] })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(20)

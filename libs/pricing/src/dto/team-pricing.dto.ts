@@ -5,10 +5,10 @@ import { FxStampDto, ModelPricingDto } from '@app/providers/dto/models.dto';
 export class TeamModelPricesDto {
   @ApiPropertyOptional({ example: 120 }) input_per_1m_rub?: number;
   @ApiPropertyOptional({ example: 480 }) output_per_1m_rub?: number;
-  @ApiPropertyOptional() cache_read_per_1m_rub?: number;
-  @ApiPropertyOptional() cache_write_per_1m_rub?: number;
-  @ApiPropertyOptional() cache_write_1h_per_1m_rub?: number;
-  @ApiPropertyOptional({ description: 'Chat models: per input image' }) image_rub?: number;
+  @ApiPropertyOptional({ example: 6 }) cache_read_per_1m_rub?: number;
+  @ApiPropertyOptional({ example: 18 }) cache_write_per_1m_rub?: number;
+  @ApiPropertyOptional({ example: 24 }) cache_write_1h_per_1m_rub?: number;
+  @ApiPropertyOptional({ description: 'Chat models: per input image', example: 0.1 }) image_rub?: number;
 }
 
 export class PutTeamPricingDto {
@@ -31,6 +31,7 @@ export class PutTeamPricingDto {
       'The team’s own RUB prices per model (they replace the catalog’s; discount and markup do not apply to them)',
     type: 'object',
     additionalProperties: { $ref: '#/components/schemas/TeamModelPricesDto' },
+    example: { 'gpt-4o-mini': { input_per_1m_rub: 12, output_per_1m_rub: 48 } },
   })
   @IsOptional()
   @IsObject()
