@@ -7023,10 +7023,16 @@ export interface components {
             input_per_1m_rub?: number;
             /** @example 480 */
             output_per_1m_rub?: number;
+            /** @example 6 */
             cache_read_per_1m_rub?: number;
+            /** @example 18 */
             cache_write_per_1m_rub?: number;
+            /** @example 24 */
             cache_write_1h_per_1m_rub?: number;
-            /** @description Chat models: per input image */
+            /**
+             * @description Chat models: per input image
+             * @example 0.1
+             */
             image_rub?: number;
         };
         CatalogPerImageDto: {
@@ -7080,37 +7086,77 @@ export interface components {
             output_per_1m?: number;
             /**
              * @description Per 1M cache-read tokens
-             * @example 75
+             * @example null
              */
             cache_read_per_1m?: number | null;
-            /** @description Per 1M cache-write tokens (5 minutes) */
+            /**
+             * @description Per 1M cache-write tokens (5 minutes)
+             * @example null
+             */
             cache_write_per_1m?: number | null;
-            /** @description Per 1M cache-write tokens (1 hour) */
+            /**
+             * @description Per 1M cache-write tokens (1 hour)
+             * @example null
+             */
             cache_write_1h_per_1m?: number | null;
-            /** @description Chat models: per input image */
+            /**
+             * @description Chat models: per input image (null for image models)
+             * @example null
+             */
             image?: number | null;
         };
         PutCatalogModelDto: {
-            /** @description false: the model answers 404 like an unknown one (default true) */
+            /**
+             * @description false: the model answers 404 like an unknown one (default true)
+             * @example true
+             */
             enabled?: boolean;
             /**
              * @description The currency of the prices (default: the entry’s)
+             * @example RUB
              * @enum {string}
              */
             currency?: "RUB" | "USD";
             /** @description Token and per-image prices; omitted ones stay */
             prices?: components["schemas"]["ModelPricesInputDto"];
-            /** @description Image models: price per generated image by size and quality, e.g. {"1024x1024": {"standard": 3}} */
+            /**
+             * @description Image models: price per generated image by size and quality (every size and quality of the model)
+             * @example {
+             *       "1024x1024": {
+             *         "standard": 4,
+             *         "hd": 8
+             *       },
+             *       "1792x1024": {
+             *         "standard": 8,
+             *         "hd": 12
+             *       },
+             *       "1024x1792": {
+             *         "standard": 8,
+             *         "hd": 12
+             *       }
+             *     }
+             */
             per_image?: {
                 [key: string]: {
                     [key: string]: number;
                 };
             };
-            /** @description Image models: per 1M image input tokens */
+            /**
+             * @description Image models: per 1M image input tokens
+             * @example 0
+             */
             image_input_per_1m?: number;
-            /** @description Extra names the model answers to */
+            /**
+             * @description Extra names the model answers to
+             * @example [
+             *       "dalle3"
+             *     ]
+             */
             aliases?: string[];
-            /** @description Models tried in order when this one fails */
+            /**
+             * @description Models tried in order when this one fails
+             * @example []
+             */
             fallbacks?: string[];
         };
         TeamModelPriceViewDto: {
@@ -7144,7 +7190,15 @@ export interface components {
              * @example 0
              */
             markup_percent?: number;
-            /** @description The team’s own RUB prices per model (they replace the catalog’s; discount and markup do not apply to them) */
+            /**
+             * @description The team’s own RUB prices per model (they replace the catalog’s; discount and markup do not apply to them)
+             * @example {
+             *       "gpt-4o-mini": {
+             *         "input_per_1m_rub": 12,
+             *         "output_per_1m_rub": 48
+             *       }
+             *     }
+             */
             models?: {
                 [key: string]: components["schemas"]["TeamModelPricesDto"];
             };
