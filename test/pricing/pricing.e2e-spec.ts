@@ -324,8 +324,9 @@ describe(`pricing on ${backendKind()}`, () => {
       );
       expect(listed).not.toContain('gpt-4o-mini');
       await waitFor('the disable on the other replica', async () =>
-        (await chat(b, team.apiKey, 'gpt-4o-mini')).status === 404 ? true : undefined,
+        (await catalogPrice(b, team.apiKey, 'gpt-4o-mini')) === undefined ? true : undefined,
       );
+      expect((await chat(b, team.apiKey, 'gpt-4o-mini')).status).toBe(404);
       expect(openai.requests.filter((r) => r.body.model === 'gpt-4o-mini')).toHaveLength(1);
     });
 
