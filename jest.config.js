@@ -27,6 +27,8 @@ for (const lib of [
   'request-log',
   'payments',
   'documents',
+  'fx',
+  'pricing',
 ]) {
   moduleNameMapper[`^@app/${lib}$`] = `<rootDir>/libs/${lib}/src`;
   moduleNameMapper[`^@app/${lib}/(.*)$`] = `<rootDir>/libs/${lib}/src/$1`;

@@ -244,8 +244,9 @@ describe(`accounts: sign-in and sessions on ${backendKind()}`, () => {
     expect(created.status).toBe(201);
     expect((await as(a.url, op).get(`/api/v1/admin/teams/${created.body.id}`)).status).toBe(200);
     const refused = await as(a.url, plain).post('/api/v1/admin/teams').send({ name: 'nope' });
-    expect(refused.status).toBe(401);
-    expect((await as(a.url, plain).get('/api/v1/admin/users')).status).toBe(401);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatchObject({ code: 'operator_required' });
+    expect((await as(a.url, plain).get('/api/v1/admin/users')).status).toBe(403);
   });
 });
 

@@ -138,6 +138,8 @@ const id = (a: Answer): string => String(a.body.id);
 const FLOW: Record<string, FlowEntry> = {
   'POST /api/v1/admin/teams': { order: 1, capture: (a) => ({ team: id(a) }) },
   'GET /api/v1/admin/teams/{id}': { params: { id: 'team' } },
+  'GET /api/v1/admin/teams/{team_id}/pricing': { params: { team_id: 'team' } },
+  'PUT /api/v1/admin/teams/{team_id}/pricing': { params: { team_id: 'team' } },
   'POST /api/v1/admin/teams/{id}/api-keys': { order: 2, params: { id: 'team' }, capture: (a) => ({ api_key: id(a) }) },
   'POST /api/v1/admin/teams/{id}/top-ups': { params: { id: 'team' } },
   'PATCH /api/v1/admin/teams/{id}': { params: { id: 'team' } },

@@ -539,6 +539,8 @@ describe(`request log (${backendKind()})`, () => {
       cacheWriteTokens: 0,
       reasoningTokens: 0,
       costMicro: 1,
+      fxRate: null,
+      fxDate: null,
       latencyMs: 5,
       ttftMs: null,
       apiKeyId: other.keyId,

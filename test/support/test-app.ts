@@ -49,6 +49,8 @@ export async function createTestApp(
   const config = AppConfig.load(ENV_PROVIDERS, {
     LOG_LEVEL: process.env.GW_TEST_LOG_LEVEL ?? 'silent',
     ADMIN_TOKEN,
+    // no test reaches the real CBR: suites about USD prices point FX_RATES_URL at test/fakes' FakeCbr
+    FX_RATES_URL: 'off',
     ...backend.env,
     ...opts.env,
   });

@@ -17,6 +17,8 @@ import { AlertsModule } from '@app/alerts';
 import { DocumentsModule } from '@app/documents';
 import { RequestLogModule } from '@app/request-log';
 import { PaymentsModule } from '@app/payments';
+import { FxModule } from '@app/fx';
+import { PricingModule } from '@app/pricing';
 import { HealthController } from './health.controller';
 
 /** Wires the libs together; nothing else. */
@@ -44,6 +46,8 @@ import { HealthController } from './health.controller';
     DocumentsModule,
     RequestLogModule,
     PaymentsModule,
+    FxModule,
+    PricingModule,
   ],
   controllers: [HealthController],
 })

@@ -100,8 +100,12 @@ export class AdminGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<Request>();
-    if (sessionOf(req)?.operator) return true;
+    const session = sessionOf(req);
+    if (session?.operator) return true;
     const token = this.config.adminToken;
+    // signed in, but not an operator (and no operator token offered): known, and not allowed
+    if (session && token && !req.headers.authorization?.trim())
+      throw ApiError.forbidden('The admin API is for operators.', 'operator_required');
     // disabled: every admin route is unknown, whatever the method (no 405 hinting at the methods it has)
     if (!token)
       throw Object.assign(ApiError.notFound(`Unknown route: ${req.method} ${req.path}`), { methodHint: false });
@@ -165,6 +169,7 @@ export function AdminAuth(): MethodDecorator & ClassDecorator {
     ApiSecurity(SECURITY.admin),
     ApiSecurity(SECURITY.session),
     ApiResponse({ status: 401, description: 'Invalid or missing admin token (or no operator session).' }),
+    ApiResponse({ status: 403, description: 'Signed in without the operator role (operator_required).' }),
     ApiResponse({ status: 404, description: 'Admin API disabled (ADMIN_TOKEN unset).' }),
   );
 }

@@ -21,6 +21,9 @@ export interface ChargeRecord {
    * ingestion re-run after its replica died) is charged once. null: the reservation is the key.
    */
   reference?: string | null;
+  /** USD-priced models: the CBR rate (RUB per USD, as a decimal string) and its date the charge used */
+  fxRate?: string | null;
+  fxDate?: string | null;
 }
 
 /** A budget a reservation must fit in: period 'd:YYYY-MM-DD' / 'm:YYYY-MM' (UTC), [start, end) in epoch ms. */
@@ -428,10 +431,10 @@ export class BillingRepository {
                       RETURNING old.team_id, CASE WHEN old.status = 'open' THEN old.amount_micro ELSE 0 END AS held),
                 t AS (UPDATE ${teams} AS tm SET balance_micro = tm.balance_micro - $2::bigint, reserved_micro = tm.reserved_micro - r.held, updated_at = $3::bigint
                       FROM r WHERE tm.id = r.team_id RETURNING tm.id AS team_id, tm.balance_micro AS balance_after)
-           INSERT INTO ${ledger} (team_id, kind, request_id, reference, api_key_id, endpoint, model, prompt_tokens, completion_tokens, total_tokens, amount_micro, balance_after_micro, details, created_at, reservation_id)
-           SELECT t.team_id, 'charge', $4, $12, $5, $6, $7, $8::int, $9::int, $10::int, -$2::bigint, t.balance_after, $11, $3::bigint, $1 FROM t
+           INSERT INTO ${ledger} (team_id, kind, request_id, reference, api_key_id, endpoint, model, prompt_tokens, completion_tokens, total_tokens, amount_micro, balance_after_micro, details, created_at, reservation_id, fx_rate, fx_date)
+           SELECT t.team_id, 'charge', $4, $12, $5, $6, $7, $8::int, $9::int, $10::int, -$2::bigint, t.balance_after, $11, $3::bigint, $1, $13, $14 FROM t
            RETURNING id, amount_micro, balance_after_micro`,
-            [reservationId, actual, now, ...entry, chargeReference(charge)],
+            [reservationId, actual, now, ...entry, chargeReference(charge), ...fxColumns(charge)],
           ),
         { singleStatement: true },
       );
@@ -461,8 +464,8 @@ export class BillingRepository {
           [actual, held, now, r.team_id],
         )[0];
         return q.all(
-          `INSERT INTO ${ledger} (team_id, kind, request_id, reference, api_key_id, endpoint, model, prompt_tokens, completion_tokens, total_tokens, amount_micro, balance_after_micro, details, created_at, reservation_id)
-           VALUES ($1, 'charge', $2, $14, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id, amount_micro, balance_after_micro`,
+          `INSERT INTO ${ledger} (team_id, kind, request_id, reference, api_key_id, endpoint, model, prompt_tokens, completion_tokens, total_tokens, amount_micro, balance_after_micro, details, created_at, reservation_id, fx_rate, fx_date)
+           VALUES ($1, 'charge', $2, $14, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $15, $16) RETURNING id, amount_micro, balance_after_micro`,
           [
             r.team_id,
             ...entry.slice(0, 7),
@@ -472,6 +475,7 @@ export class BillingRepository {
             now,
             reservationId,
             chargeReference(charge),
+            ...fxColumns(charge),
           ],
         )[0];
       });
@@ -678,10 +682,10 @@ export class BillingRepository {
                   t AS (UPDATE ${teams} AS tm SET balance_micro = tm.balance_micro - $2::bigint,
                           reserved_micro = tm.reserved_micro - COALESCE((SELECT freed FROM gu), 0), updated_at = $3::bigint
                         WHERE tm.id = $12 RETURNING tm.id AS team_id, tm.balance_micro AS balance_after)
-             INSERT INTO ${ledger} (team_id, kind, request_id, reference, api_key_id, endpoint, model, prompt_tokens, completion_tokens, total_tokens, amount_micro, balance_after_micro, details, created_at, reservation_id)
-             SELECT t.team_id, 'charge', $4, $14, $5, $6, $7, $8::int, $9::int, $10::int, -$2::bigint, t.balance_after, $11, $3::bigint, $13 FROM t
+             INSERT INTO ${ledger} (team_id, kind, request_id, reference, api_key_id, endpoint, model, prompt_tokens, completion_tokens, total_tokens, amount_micro, balance_after_micro, details, created_at, reservation_id, fx_rate, fx_date)
+             SELECT t.team_id, 'charge', $4, $14, $5, $6, $7, $8::int, $9::int, $10::int, -$2::bigint, t.balance_after, $11, $3::bigint, $13, $15, $16 FROM t
              RETURNING id, amount_micro, balance_after_micro, (SELECT COUNT(*) FROM gu) AS grant_open`,
-            [c.grantId, actual, now, ...entry, c.teamId, c.holdId, chargeReference(charge)],
+            [c.grantId, actual, now, ...entry, c.teamId, c.holdId, chargeReference(charge), ...fxColumns(charge)],
           ),
         { singleStatement: true },
       );
@@ -697,8 +701,8 @@ export class BillingRepository {
         )[0];
         if (!t) return undefined;
         const inserted = q.all(
-          `INSERT INTO ${ledger} (team_id, kind, request_id, reference, api_key_id, endpoint, model, prompt_tokens, completion_tokens, total_tokens, amount_micro, balance_after_micro, details, created_at, reservation_id)
-           VALUES ($1, 'charge', $2, $14, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id, amount_micro, balance_after_micro`,
+          `INSERT INTO ${ledger} (team_id, kind, request_id, reference, api_key_id, endpoint, model, prompt_tokens, completion_tokens, total_tokens, amount_micro, balance_after_micro, details, created_at, reservation_id, fx_rate, fx_date)
+           VALUES ($1, 'charge', $2, $14, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $15, $16) RETURNING id, amount_micro, balance_after_micro`,
           [
             c.teamId,
             ...entry.slice(0, 7),
@@ -708,6 +712,7 @@ export class BillingRepository {
             now,
             c.holdId,
             chargeReference(charge),
+            ...fxColumns(charge),
           ],
         )[0];
         return { ...inserted, grant_open: g ? 1 : 0 };
@@ -834,6 +839,9 @@ export interface TopUpExtra {
 function ledgerColumns(c: ChargeRecord): (string | number | null)[] {
   return [c.requestId, c.apiKeyId, c.endpoint, c.model, c.promptTokens, c.completionTokens, c.totalTokens, c.details];
 }
+
+/** The ledger's fx_rate and fx_date of a charge: the CBR rate a USD-priced model was charged at. */
+const fxColumns = (c: ChargeRecord): [string | null, string | null] => [c.fxRate ?? null, c.fxDate ?? null];
 
 /** The ledger's reference column of a charge: its own key, or none (the reservation keys it). */
 const chargeReference = (c: ChargeRecord): string | null => c.reference ?? null;

@@ -11,6 +11,7 @@ import {
   RequestContexts,
 } from '@app/common';
 import type { Caller } from '@app/auth';
+import type { FxStamp } from '@app/providers';
 import { COUNTED_FLAG, limitSubject, RateLimitService, RateTicket } from '@app/governance';
 import { AppConfig } from '@app/config';
 import { BillingRepository, TopUpExtra, BudgetPeriod, ChargeRecord, isUniqueViolation } from './billing.repository';
@@ -41,6 +42,8 @@ export interface ChargeDetails {
   totalTokens?: number;
   /** free-form breakdown stored with the ledger entry (JSON) */
   breakdown?: Record<string, unknown>;
+  /** USD-priced models: the CBR rate the prices were converted with (ledger fx_rate, fx_date) */
+  fx?: FxStamp | null;
 }
 
 /** A keyed charge found already applied: nothing more is charged (see MeterSpec.chargeKey). */
@@ -112,6 +115,8 @@ export interface LedgerView {
   totalTokens: number;
   amountMicro: number;
   balanceAfterMicro: number;
+  fxRate: string | null;
+  fxDate: string | null;
   createdAt: number;
 }
 
@@ -466,6 +471,8 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
       totalTokens: details.totalTokens ?? details.promptTokens + details.completionTokens,
       details: details.breakdown ? JSON.stringify(details.breakdown) : null,
       reference: chargeKey,
+      fxRate: details.fx ? String(details.fx.rate) : null,
+      fxDate: details.fx?.date ?? null,
     };
     const now = this.clock.now();
     if (reservation.grantId) return this.chargeFromGrant(reservation, reservation.grantId, actual, record, now);
@@ -754,6 +761,7 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
     const d = charge.details;
     this.metrics.charged(d.model, d.promptTokens, d.completionTokens, settled.chargedMicro);
     ctx?.addCharge(d.model, d.promptTokens, d.completionTokens, settled.chargedMicro, d.breakdown);
+    if (ctx && d.fx) ctx.fx = { rate: String(d.fx.rate), date: d.fx.date };
   }
 
   /**
@@ -884,6 +892,8 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
         total_tokens: e.totalTokens,
         amount_rub: microToRub(e.amountMicro),
         balance_after_rub: microToRub(e.balanceAfterMicro),
+        fx_rate: e.fxRate === null ? null : Number(e.fxRate),
+        fx_date: e.fxDate,
         created_at: new Date(e.createdAt).toISOString(),
       })),
       has_more: rows.length > limit,
@@ -913,6 +923,8 @@ function toView(e: LedgerEntryEntity): LedgerView {
     totalTokens: e.totalTokens,
     amountMicro: e.amountMicro,
     balanceAfterMicro: e.balanceAfterMicro,
+    fxRate: e.fxRate ?? null,
+    fxDate: e.fxDate ?? null,
     createdAt: e.createdAt,
   };
 }

@@ -409,7 +409,8 @@ export class ChatService {
   private fallbackModels(model: ModelEntry, requested: string[] | undefined): ModelEntry[] {
     const keys = (requested ?? model.fallbacks).filter((k, i, all) => k !== model.key && all.indexOf(k) === i);
     if (requested) return keys.map((k) => this.requireFallback(k));
-    return keys.map((k) => this.catalog.find(k)).filter((m): m is ModelEntry => m?.kind === 'chat');
+    // a catalog fallback that cannot be priced now (USD, no rate) is skipped like an unavailable one
+    return keys.map((k) => this.catalog.findPriceable(k)).filter((m): m is ModelEntry => m?.kind === 'chat');
   }
 
   /** A fallback named in the request must exist and be a chat model (404 / 400 on `fallbacks`). */
@@ -781,6 +782,7 @@ export class ChatService {
         promptTokens: usage.prompt_tokens,
         completionTokens: usage.completion_tokens,
         totalTokens: usage.prompt_tokens + usage.completion_tokens,
+        fx: served.fx ?? null,
         breakdown: {
           ...cost,
           cache_read_tokens: usage.cache_read_tokens,

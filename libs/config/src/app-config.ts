@@ -5,6 +5,7 @@ import {
   OcrEnv,
   PdfTextEnv,
   DocumentsEnv,
+  PricingEnv,
   AllowedCidr,
   EnvConfig,
   LogLevel,
@@ -207,6 +208,11 @@ export class AppConfig {
   /** OCR of PDFs without a text layer during ingestion */
   get ocr(): OcrEnv {
     return this.env.ocr;
+  }
+
+  /** the CBR rate of USD prices, and how often catalog and team price changes are polled */
+  get fx(): PricingEnv {
+    return this.env.fx;
   }
 
   /** invoices and acts: their time zone and when a month's act becomes final */

@@ -253,6 +253,20 @@ export interface DocumentsEnv {
   actsCloseDays: number;
 }
 
+/** USD prices at the CBR rate and the operators' catalog and team prices (docs/billing.md). */
+export interface PricingEnv {
+  /** FX_RATES_URL: the CBR daily XML; null ("off"): no fetching, only rates already stored */
+  ratesUrl: string | null;
+  /** FX_STALE_HOURS: hours without a successful fetch before the stale alert */
+  staleHours: number;
+  /** FX_MARKUP_PERCENT: added to USD prices on top of the rate */
+  markupPercent: number;
+  /** FX_CHECK_INTERVAL_MS: how often each replica checks whether a fetch is due (at most hourly) */
+  checkIntervalMs: number;
+  /** CATALOG_REFRESH_MS: how often each replica polls for catalog and team price changes */
+  catalogRefreshMs: number;
+}
+
 /** express "trust proxy": false (default), true, a hop count, or a list of addresses / CIDRs / presets. */
 
 export interface EnvConfig {
@@ -321,6 +335,7 @@ export interface EnvConfig {
   ocr: OcrEnv;
   pdfText: PdfTextEnv;
   documents: DocumentsEnv;
+  fx: PricingEnv;
   requestLog: RequestLogEnv;
   otel: OtelEnv;
   payments: PaymentsEnv;
@@ -608,6 +623,19 @@ function documents(env: Env): DocumentsEnv {
   return { timeZone, actsCloseDays: int(env, 'ACTS_CLOSE_DAYS', 3, 0, 27) };
 }
 
+function pricing(env: Env): PricingEnv {
+  const off = str(env, 'FX_RATES_URL')?.toLowerCase() === 'off';
+  return {
+    ratesUrl: off
+      ? null
+      : (url(env, 'FX_RATES_URL', ['http:', 'https:']) ?? 'https://www.cbr.ru/scripts/XML_daily.asp'),
+    staleHours: int(env, 'FX_STALE_HOURS', 48, 1, 24 * 365),
+    markupPercent: decimal(env, 'FX_MARKUP_PERCENT', 0, 0),
+    checkIntervalMs: int(env, 'FX_CHECK_INTERVAL_MS', 3_600_000, 1000, 3_600_000),
+    catalogRefreshMs: int(env, 'CATALOG_REFRESH_MS', 5000, 100, 10_000),
+  };
+}
+
 function alerts(env: Env): AlertsEnv {
   return {
     evalIntervalMs: int(env, 'ALERTS_EVAL_INTERVAL_MS', 30_000, 100, 3_600_000),
@@ -707,6 +735,7 @@ export function parseEnv(env: Env, providers: readonly ProviderEnvDeclaration[] 
     ocr: ocr(env),
     pdfText: pdfText(env),
     documents: documents(env),
+    fx: pricing(env),
     requestLog: requestLog(env),
     otel: otel(env),
     payments: parsePaymentsEnv({

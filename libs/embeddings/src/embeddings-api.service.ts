@@ -56,6 +56,7 @@ export class EmbeddingsApiService {
           apiKeyId: caller.apiKeyId,
           promptTokens: r.tokens,
           completionTokens: 0,
+          fx: model.fx ?? null,
           breakdown: { inputs: inputs.length, dimensions: dto.dimensions ?? native },
         },
       }),

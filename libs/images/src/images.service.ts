@@ -112,6 +112,7 @@ export class ImagesService implements OnModuleInit, OnModuleDestroy {
             apiKeyId: caller.apiKeyId,
             promptTokens: u ? u.text_input_tokens + u.image_input_tokens : 0,
             completionTokens: u ? u.output_tokens : 0,
+            fx: model.fx ?? null,
             breakdown: {
               n: req.n,
               images: result.images.length,

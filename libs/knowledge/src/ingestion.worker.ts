@@ -416,7 +416,7 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
     const todo = new Map<string, { text: string; tokens: number }>();
     for (const c of chunks) if (!vectors.has(c.contentHash) && !todo.has(c.contentHash)) todo.set(c.contentHash, c);
     if (todo.size === 0) return vectors;
-    const model = this.catalog.require(modelKey, 'embedding');
+    const model = this.catalog.require(modelKey, 'embedding', doc.teamId);
     const items = [...todo.entries()];
     const texts = items.map(([, c]) => c.text);
     // counted by the chunker with the same encoding (in its worker): for batching and the hold only
@@ -435,6 +435,7 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
         costMicro,
         latencyMs: performance.now() - started,
         knowledgeBaseId: doc.vectorStoreId,
+        fx: model.fx ?? null,
       });
     let metered;
     try {
@@ -492,6 +493,7 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
           apiKeyId: null,
           promptTokens: r.tokens,
           completionTokens: 0,
+          fx: model.fx ?? null,
           breakdown: {
             vector_store_id: doc.vectorStoreId,
             document_id: doc.id,

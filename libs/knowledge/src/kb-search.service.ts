@@ -125,6 +125,7 @@ export class KbSearchService {
           apiKeyId: caller.apiKeyId,
           promptTokens: r.tokens,
           completionTokens: 0,
+          fx: model.fx ?? null,
           breakdown: { vector_store_id: store.id, queries: queries.length },
         },
       }),

@@ -18,3 +18,4 @@ export * from './images/image-providers';
 export { OpenAiEmbeddingProvider, OpenAiImageProvider } from './openai/openai.provider';
 export { GeminiImageProvider } from './gemini/gemini.provider';
 export { LocalChatProvider, LocalEmbeddingProvider, LocalImageProvider } from './local/local.providers';
+export * from './catalog/catalog-overrides';

@@ -1,4 +1,5 @@
-import { Controller, Get, Headers, Param } from '@nestjs/common';
+import { Controller, Get, Headers, Param, Req } from '@nestjs/common';
+import type { Request } from 'express';
 import { ApiError } from '@app/common';
 import {
   ApiExtraModels,
@@ -19,6 +20,8 @@ import {
   OpenAiModelListDto,
 } from './dto/models.dto';
 import { ModelEntry } from './catalog/model-catalog';
+
+const FX_MISSING = 'Priced in USD and no CBR rate is known yet (GET /api/v1/fx-rates).';
 
 const ANTHROPIC_VERSION_HEADER = {
   name: 'anthropic-version',
@@ -68,7 +71,7 @@ export class ModelsController {
     @Param('id') id: string,
     @Headers('anthropic-version') anthropicVersion?: string,
   ): OpenAiModelDto | AnthropicModelDto {
-    const m = this.catalog.find(id);
+    const m = this.catalog.entry(id);
     if (!m)
       throw ApiError.notFound(
         `The model '${id}' does not exist. GET /v1/models lists the available models.`,
@@ -97,24 +100,36 @@ export class ModelsController {
   @Get('api/v1/models')
   @ApiOperation({ summary: 'The model catalog with capabilities, availability and RUB prices' })
   @ApiOkResponse({ type: CatalogModelsDto })
-  catalogList(): CatalogModelsDto {
+  catalogList(@Req() req: Request & { caller?: { teamId?: string } }): CatalogModelsDto {
+    const teamId = req.caller?.teamId ?? null;
     return {
-      data: this.catalog.list().map((m) => ({
-        key: m.key,
-        provider: m.provider,
-        kind: m.kind,
-        context_window: m.context_window,
-        max_output_tokens: m.kind === 'chat' ? m.max_output_tokens : null,
-        dimensions: m.dimensions,
-        supports_images: m.supports_images,
-        supports_tools: m.supports_tools,
-        full_context: m.full_context,
-        jurisdiction: this.catalog.jurisdiction(m),
-        available: this.catalog.isAvailable(m),
-        unavailable_reason: this.catalog.unavailableReason(m),
-        pricing: { ...m.pricing, cache_write_1h_rub_per_1m: m.pricing.cache_write_1h_rub_per_1m ?? null },
-        image: m.image ? { ...m.image } : null,
-      })),
+      data: this.catalog.list().map((raw) => {
+        const m = this.catalog.pricedOrNull(raw, teamId);
+        return {
+          ...this.catalogFields(raw),
+          available: m !== null && this.catalog.isAvailable(raw),
+          unavailable_reason: m === null ? FX_MISSING : this.catalog.unavailableReason(raw),
+          pricing: m ? { ...m.pricing, cache_write_1h_rub_per_1m: m.pricing.cache_write_1h_rub_per_1m ?? null } : null,
+          price_currency: raw.currency,
+          fx: m?.fx ?? null,
+          image: m?.image ? { ...m.image } : raw.image ? { ...raw.image } : null,
+        };
+      }),
+    };
+  }
+
+  private catalogFields(m: ModelEntry) {
+    return {
+      key: m.key,
+      provider: m.provider,
+      kind: m.kind,
+      context_window: m.context_window,
+      max_output_tokens: m.kind === 'chat' ? m.max_output_tokens : null,
+      dimensions: m.dimensions,
+      supports_images: m.supports_images,
+      supports_tools: m.supports_tools,
+      full_context: m.full_context,
+      jurisdiction: this.catalog.jurisdiction(m),
     };
   }
 }

@@ -57,6 +57,8 @@ function view(r: RequestLogRow): RequestLogRecordDto {
       reasoning_tokens: r.reasoningTokens,
     },
     cost_rub: microToRub(r.costMicro),
+    fx_rate: r.fxRate === null || r.fxRate === undefined ? null : Number(r.fxRate),
+    fx_date: r.fxDate ?? null,
     latency_ms: r.latencyMs,
     ttft_ms: r.ttftMs,
     attempts: r.attempts,

@@ -184,6 +184,7 @@ export class RerankService {
           apiKeyId: caller.apiKeyId,
           promptTokens: r.queryTokens + r.documentTokens,
           completionTokens: 0,
+          fx: model.fx ?? null,
           breakdown: {
             query_tokens: r.queryTokens,
             document_tokens: r.documentTokens,

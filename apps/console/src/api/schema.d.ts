@@ -1973,6 +1973,76 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/fx-rates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The CBR USD rate USD-priced models are charged at today, with its date and the fetcher’s state */
+        get: operations["FxController_rates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The effective catalog (built-in + MODELS_FILE + database overrides), each entry with where its prices come from */
+        get: operations["PricingAdminController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/models/{model}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Override a model’s prices, currency, enabled flag, aliases or fallbacks (applies to requests that start afterwards) */
+        put: operations["PricingAdminController_put"];
+        post?: never;
+        /** Drop a model’s database override (back to the built-in / MODELS_FILE entry) */
+        delete: operations["PricingAdminController_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/teams/{team_id}/pricing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A team’s discount, markup and own model prices, with the RUB prices it pays today */
+        get: operations["PricingAdminController_getTeam"];
+        /** Set a team’s discount, markup and own model prices (applies to requests that start afterwards) */
+        put: operations["PricingAdminController_putTeam"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2064,6 +2134,16 @@ export interface components {
              * @example 1250.5
              */
             balance_after_rub: number;
+            /**
+             * @description Charges of USD-priced models: the CBR rate (RUB per USD) the prices were converted with
+             * @example null
+             */
+            fx_rate: number | null;
+            /**
+             * @description The date of that CBR rate (YYYY-MM-DD)
+             * @example null
+             */
+            fx_date: string | null;
             /** @example 2026-11-21T10:00:00.000Z */
             created_at: string;
         };
@@ -2490,6 +2570,23 @@ export interface components {
              */
             image_rub: number | null;
         };
+        FxStampDto: {
+            /**
+             * @description RUB per 1 USD (the CBR rate: Value / Nominal)
+             * @example 81.5
+             */
+            rate: number;
+            /**
+             * @description The date of the CBR rate (YYYY-MM-DD)
+             * @example 2026-11-28
+             */
+            date: string;
+            /**
+             * @description FX_MARKUP_PERCENT applied on top of the rate
+             * @example 3
+             */
+            markup_percent: number;
+        };
         ImageModelOptionsDto: {
             /**
              * @example [
@@ -2597,7 +2694,16 @@ export interface components {
              * @example null
              */
             unavailable_reason: string | null;
-            pricing: components["schemas"]["ModelPricingDto"];
+            /** @description The caller's team's RUB prices (its discount or own prices applied; USD-priced models at the day's CBR rate with the markup); null for a USD-priced model while no CBR rate is known */
+            pricing: components["schemas"]["ModelPricingDto"] | null;
+            /**
+             * @description The currency the catalog prices this model in
+             * @example RUB
+             * @enum {string}
+             */
+            price_currency: "RUB" | "USD";
+            /** @description USD-priced models: the CBR rate and markup the RUB prices were computed with */
+            fx: components["schemas"]["FxStampDto"] | null;
             /** @description Image models: options and per-image prices; null otherwise */
             image: components["schemas"]["ImageModelOptionsDto"] | null;
         };
@@ -6155,6 +6261,16 @@ export interface components {
              */
             cost_rub: number;
             /**
+             * @description USD-priced models: the CBR rate (RUB per USD) the charge used; null otherwise
+             * @example null
+             */
+            fx_rate: number | null;
+            /**
+             * @description The date of that CBR rate (YYYY-MM-DD)
+             * @example null
+             */
+            fx_date: string | null;
+            /**
              * @description Total time in the gateway
              * @example 812
              */
@@ -6254,6 +6370,16 @@ export interface components {
              * @example 0.0123
              */
             cost_rub: number;
+            /**
+             * @description USD-priced models: the CBR rate (RUB per USD) the charge used; null otherwise
+             * @example null
+             */
+            fx_rate: number | null;
+            /**
+             * @description The date of that CBR rate (YYYY-MM-DD)
+             * @example null
+             */
+            fx_date: string | null;
             /**
              * @description Total time in the gateway
              * @example 812
@@ -6837,6 +6963,246 @@ export interface components {
             /** @example 1500 */
             balance_rub: number;
         };
+        FxAlertDto: {
+            /**
+             * @description When the stale alert was raised (ISO 8601)
+             * @example 2026-11-30T09:00:00.000Z
+             */
+            raised_at: string;
+            /** @example The CBR USD rate has not been fetched for more than 48 h */
+            message: string;
+        };
+        FxRatesDto: {
+            /** @example USD */
+            currency: string;
+            /**
+             * @description RUB per 1 USD: the CBR rate in use today (null: none known yet)
+             * @example 81.5345
+             */
+            rate: number | null;
+            /**
+             * @description The CBR date of that rate (YYYY-MM-DD)
+             * @example 2026-11-28
+             */
+            date: string | null;
+            /**
+             * @description FX_MARKUP_PERCENT added to USD prices on top of the rate
+             * @example 3
+             */
+            markup_percent: number;
+            /**
+             * @description When that rate was fetched (ISO 8601)
+             * @example null
+             */
+            fetched_at: string | null;
+            /**
+             * @description The last fetch attempt (ISO 8601)
+             * @example null
+             */
+            last_attempt_at: string | null;
+            /**
+             * @description The last successful fetch (ISO 8601)
+             * @example null
+             */
+            last_success_at: string | null;
+            /**
+             * @description Why the last fetch failed (null: it succeeded)
+             * @example null
+             */
+            last_error: string | null;
+            /**
+             * @description true when no fetch succeeded for FX_STALE_HOURS
+             * @example false
+             */
+            stale: boolean;
+            /** @description The operators’ stale-rate alert, while it is up (cleared by the next successful fetch) */
+            alert: components["schemas"]["FxAlertDto"] | null;
+        };
+        TeamModelPricesDto: {
+            /** @example 120 */
+            input_per_1m_rub?: number;
+            /** @example 480 */
+            output_per_1m_rub?: number;
+            /** @example 6 */
+            cache_read_per_1m_rub?: number;
+            /** @example 18 */
+            cache_write_per_1m_rub?: number;
+            /** @example 24 */
+            cache_write_1h_per_1m_rub?: number;
+            /**
+             * @description Chat models: per input image
+             * @example 0.1
+             */
+            image_rub?: number;
+        };
+        CatalogPerImageDto: {
+            per_image: {
+                [key: string]: {
+                    [key: string]: number;
+                };
+            };
+            image_input_per_1m: number;
+        };
+        AdminCatalogModelDto: {
+            /** @example gpt-4o-mini */
+            key: string;
+            /** @example openai */
+            provider: string;
+            /** @enum {string} */
+            kind: "chat" | "embedding" | "image";
+            enabled: boolean;
+            /**
+             * @description Where the entry’s prices come from: the built-in catalog, MODELS_FILE or an operator’s override
+             * @enum {string}
+             */
+            source: "builtin" | "file" | "database";
+            /** @enum {string} */
+            currency: "RUB" | "USD";
+            /** @description Prices in `currency` (field names keep the _rub suffix) */
+            prices: components["schemas"]["ModelPricingDto"];
+            /** @description Image models: per-image prices in `currency` */
+            image: components["schemas"]["CatalogPerImageDto"] | null;
+            /** @description The RUB prices charged today (USD at the CBR rate with the markup); null: USD without a rate */
+            rub_prices: components["schemas"]["ModelPricingDto"] | null;
+            fx: components["schemas"]["FxStampDto"] | null;
+            aliases: string[];
+            fallbacks: string[];
+            /** @description false when the provider has no credentials configured */
+            available: boolean;
+        };
+        AdminCatalogDto: {
+            data: components["schemas"]["AdminCatalogModelDto"][];
+        };
+        ModelPricesInputDto: {
+            /**
+             * @description Per 1M input tokens
+             * @example 150
+             */
+            input_per_1m?: number;
+            /**
+             * @description Per 1M output tokens
+             * @example 600
+             */
+            output_per_1m?: number;
+            /**
+             * @description Per 1M cache-read tokens
+             * @example null
+             */
+            cache_read_per_1m?: number | null;
+            /**
+             * @description Per 1M cache-write tokens (5 minutes)
+             * @example null
+             */
+            cache_write_per_1m?: number | null;
+            /**
+             * @description Per 1M cache-write tokens (1 hour)
+             * @example null
+             */
+            cache_write_1h_per_1m?: number | null;
+            /**
+             * @description Chat models: per input image (null for image models)
+             * @example null
+             */
+            image?: number | null;
+        };
+        PutCatalogModelDto: {
+            /**
+             * @description false: the model answers 404 like an unknown one (default true)
+             * @example true
+             */
+            enabled?: boolean;
+            /**
+             * @description The currency of the prices (default: the entry’s)
+             * @example RUB
+             * @enum {string}
+             */
+            currency?: "RUB" | "USD";
+            /** @description Token and per-image prices; omitted ones stay */
+            prices?: components["schemas"]["ModelPricesInputDto"];
+            /**
+             * @description Image models: price per generated image by size and quality (every size and quality of the model)
+             * @example {
+             *       "1024x1024": {
+             *         "standard": 4,
+             *         "hd": 8
+             *       },
+             *       "1792x1024": {
+             *         "standard": 8,
+             *         "hd": 12
+             *       },
+             *       "1024x1792": {
+             *         "standard": 8,
+             *         "hd": 12
+             *       }
+             *     }
+             */
+            per_image?: {
+                [key: string]: {
+                    [key: string]: number;
+                };
+            };
+            /**
+             * @description Image models: per 1M image input tokens
+             * @example 0
+             */
+            image_input_per_1m?: number;
+            /**
+             * @description Extra names the model answers to
+             * @example [
+             *       "dalle3"
+             *     ]
+             */
+            aliases?: string[];
+            /**
+             * @description Models tried in order when this one fails
+             * @example []
+             */
+            fallbacks?: string[];
+        };
+        TeamModelPriceViewDto: {
+            /** @example gpt-4o-mini */
+            model: string;
+            /** @description null: USD-priced and no CBR rate yet */
+            pricing: components["schemas"]["ModelPricingDto"] | null;
+            fx: components["schemas"]["FxStampDto"] | null;
+        };
+        TeamPricingDto: {
+            team_id: string;
+            /** @example 10 */
+            discount_percent: number;
+            /** @example 0 */
+            markup_percent: number;
+            models: {
+                [key: string]: components["schemas"]["TeamModelPricesDto"];
+            };
+            updated_at: string | null;
+            /** @description The RUB prices the team pays today, per model */
+            prices: components["schemas"]["TeamModelPriceViewDto"][];
+        };
+        PutTeamPricingDto: {
+            /**
+             * @description Off every catalog price of the team (0–100, default 0)
+             * @example 10
+             */
+            discount_percent?: number;
+            /**
+             * @description On top of every catalog price of the team (default 0)
+             * @example 0
+             */
+            markup_percent?: number;
+            /**
+             * @description The team’s own RUB prices per model (they replace the catalog’s; discount and markup do not apply to them)
+             * @example {
+             *       "gpt-4o-mini": {
+             *         "input_per_1m_rub": 12,
+             *         "output_per_1m_rub": 48
+             *       }
+             *     }
+             */
+            models?: {
+                [key: string]: components["schemas"]["TeamModelPricesDto"];
+            };
+        };
     };
     responses: never;
     parameters: never;
@@ -7175,6 +7541,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Admin API disabled (ADMIN_TOKEN unset). */
             404: {
                 headers: {
@@ -7236,6 +7611,15 @@ export interface operations {
             };
             /** @description Invalid or missing admin token (or no operator session). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7318,6 +7702,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Admin API disabled (ADMIN_TOKEN unset). */
             404: {
                 headers: {
@@ -7381,6 +7774,15 @@ export interface operations {
             };
             /** @description Invalid or missing admin token (or no operator session). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7463,6 +7865,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Admin API disabled (ADMIN_TOKEN unset). */
             404: {
                 headers: {
@@ -7526,6 +7937,15 @@ export interface operations {
             };
             /** @description Invalid or missing admin token (or no operator session). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7615,6 +8035,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Admin API disabled (ADMIN_TOKEN unset). */
             404: {
                 headers: {
@@ -7674,6 +8103,15 @@ export interface operations {
             };
             /** @description Invalid or missing admin token (or no operator session). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7746,6 +8184,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Admin API disabled (ADMIN_TOKEN unset). */
             404: {
                 headers: {
@@ -7809,6 +8256,15 @@ export interface operations {
             };
             /** @description Invalid or missing admin token (or no operator session). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7888,6 +8344,15 @@ export interface operations {
             };
             /** @description Invalid or missing admin token (or no operator session). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15589,6 +16054,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Admin API disabled (ADMIN_TOKEN unset). */
             404: {
                 headers: {
@@ -15650,6 +16124,15 @@ export interface operations {
             };
             /** @description Invalid or missing admin token (or no operator session). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15732,6 +16215,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Admin API disabled (ADMIN_TOKEN unset). */
             404: {
                 headers: {
@@ -15795,6 +16287,15 @@ export interface operations {
             };
             /** @description Invalid or missing admin token (or no operator session). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17232,6 +17733,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Admin API disabled (ADMIN_TOKEN unset). */
             404: {
                 headers: {
@@ -17293,6 +17803,15 @@ export interface operations {
             };
             /** @description Invalid or missing admin token (or no operator session). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17377,6 +17896,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Admin API disabled (ADMIN_TOKEN unset). */
             404: {
                 headers: {
@@ -17452,6 +17980,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Admin API disabled (ADMIN_TOKEN unset). */
             404: {
                 headers: {
@@ -17515,6 +18052,15 @@ export interface operations {
             };
             /** @description Invalid or missing admin token (or no operator session). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17906,6 +18452,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Admin API disabled (ADMIN_TOKEN unset). */
             404: {
                 headers: {
@@ -18007,6 +18562,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Admin API disabled (ADMIN_TOKEN unset). */
             404: {
                 headers: {
@@ -18068,6 +18632,15 @@ export interface operations {
             };
             /** @description Invalid or missing admin token (or no operator session). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18143,6 +18716,15 @@ export interface operations {
             };
             /** @description Invalid or missing admin token (or no operator session). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18276,6 +18858,465 @@ export interface operations {
             };
             /** @description too many failed attempts (per user and per client address) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    FxController_rates: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FxRatesDto"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    PricingAdminController_list: {
+        parameters: {
+            query?: {
+                /** @description Only models whose key, provider or alias contains this (case-insensitive) */
+                q?: string;
+                kind?: "chat" | "embedding" | "image";
+                /** @description Only this provider */
+                provider?: string;
+                /** @description Where the prices come from */
+                source?: "builtin" | "file" | "database";
+                /** @description Only enabled (true) or disabled (false) models */
+                enabled?: "true" | "false";
+                currency?: "RUB" | "USD";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminCatalogDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Invalid or missing admin token (or no operator session). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Admin API disabled (ADMIN_TOKEN unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    PricingAdminController_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                model: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutCatalogModelDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminCatalogModelDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Invalid or missing admin token (or no operator session). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Admin API disabled (ADMIN_TOKEN unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    PricingAdminController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                model: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminCatalogModelDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Invalid or missing admin token (or no operator session). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Admin API disabled (ADMIN_TOKEN unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    PricingAdminController_getTeam: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamPricingDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Invalid or missing admin token (or no operator session). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Admin API disabled (ADMIN_TOKEN unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    PricingAdminController_putTeam: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutTeamPricingDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamPricingDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Invalid or missing admin token (or no operator session). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Admin API disabled (ADMIN_TOKEN unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

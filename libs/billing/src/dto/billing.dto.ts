@@ -46,6 +46,15 @@ export class UsageEntryDto {
   @ApiProperty({ description: 'Balance change in RUB: negative for charges, positive for top-ups', example: -0.0312 })
   amount_rub: number;
   @ApiProperty({ description: 'Balance right after this entry', example: 1250.5 }) balance_after_rub: number;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'Charges of USD-priced models: the CBR rate (RUB per USD) the prices were converted with',
+    example: null,
+  })
+  fx_rate: number | null;
+  @ApiProperty({ type: String, nullable: true, description: 'The date of that CBR rate (YYYY-MM-DD)', example: null })
+  fx_date: string | null;
   @ApiProperty({ example: '2026-11-21T10:00:00.000Z' }) created_at: string;
 }
 

@@ -27,5 +27,8 @@ export class LedgerEntryEntity {
   @Column({ type: 'text', nullable: true }) details: string | null;
   /** the reservation a charge settled (unique: a retried settle never charges twice) */
   @Column({ name: 'reservation_id', type: 'varchar', length: 36, nullable: true }) reservationId: string | null;
+  /** USD-priced models: the CBR rate (RUB per USD, decimal string) and its date the charge used */
+  @Column({ name: 'fx_rate', type: 'varchar', length: 32, nullable: true }) fxRate: string | null;
+  @Column({ name: 'fx_date', type: 'varchar', length: 10, nullable: true }) fxDate: string | null;
   @Column({ name: 'created_at', type: 'bigint', transformer: bigintNumber }) createdAt: number;
 }

@@ -13,6 +13,8 @@ export interface BackgroundCall {
   costMicro: number;
   latencyMs: number;
   knowledgeBaseId: string | null;
+  /** USD-priced models: the CBR rate and its date the charge used */
+  fx?: { rate: number; date: string } | null;
 }
 
 /**

@@ -33,6 +33,8 @@ export class RequestContext {
   cacheReadTokens = 0;
   cacheWriteTokens = 0;
   reasoningTokens = 0;
+  /** the CBR rate (decimal string) and its date of the last charge of a USD-priced model */
+  fx: { rate: string; date: string } | null = null;
   /** ms from arrival to the first byte of a streamed answer */
   ttftMs: number | null = null;
   /** another request in flight carries the same request id: nothing is attributed by id */

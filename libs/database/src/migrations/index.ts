@@ -17,6 +17,7 @@ import { ChunkCompression1795900000000 } from './1795900000000-chunk-compression
 import { Payments1796600000000 } from './1796600000000-payments';
 import { Documents1796700000000 } from './1796700000000-documents';
 import { LoginThrottle1797500000000 } from './1797500000000-login-throttle';
+import { Pricing1797000000000 } from './1797000000000-pricing';
 
 /** Ordered list of every migration; the same list runs on Postgres and SQLite. */
 export const migrations = [
@@ -39,4 +40,5 @@ export const migrations = [
   Payments1796600000000,
   Documents1796700000000,
   LoginThrottle1797500000000,
+  Pricing1797000000000,
 ];

@@ -5,6 +5,19 @@ import { findProviderDefinition } from '../provider-definitions';
 
 export type ModelKind = 'chat' | 'embedding' | 'image';
 
+/** The currency a catalog entry's prices are given in; USD prices are turned into RUB at the CBR rate. */
+export type PriceCurrency = 'RUB' | 'USD';
+
+/** The CBR rate a RUB price was computed with (USD-priced entries), recorded with every charge. */
+export interface FxStamp {
+  /** RUB per 1 USD as published (Value / Nominal) */
+  rate: number;
+  /** the rate's date, YYYY-MM-DD */
+  date: string;
+  /** FX_MARKUP_PERCENT applied on top of the rate */
+  markup_percent: number;
+}
+
 export interface ModelPricing {
   input_rub_per_1m: number;
   output_rub_per_1m: number;
@@ -42,6 +55,13 @@ export interface ModelEntry {
   fallbacks: string[];
   /** several upstream endpoints/keys of this model, picked by weight (null: the provider's own connection) */
   deployments: DeploymentSpec[] | null;
+  /**
+   * The currency of the prices above. Entries handed to the price rules are always in RUB (the
+   * catalog converts USD entries at the day's CBR rate and stamps `fx`).
+   */
+  currency: PriceCurrency;
+  /** the rate used to turn this entry's USD prices into RUB (null: priced in RUB) */
+  fx?: FxStamp | null;
 }
 
 /**
@@ -200,6 +220,8 @@ export function parseModelEntry(raw: unknown, where: string): ModelEntry {
     throw new CatalogError(
       `${at}: image models price generated images in "image.per_image_rub"; pricing.image_rub (a chat fee per input image) must be null`,
     );
+  const currency = r.currency === undefined || r.currency === null ? 'RUB' : r.currency;
+  if (currency !== 'RUB' && currency !== 'USD') throw new CatalogError(`${at}: "currency" must be RUB or USD`);
   return {
     key,
     provider: str(r, 'provider', at),
@@ -228,6 +250,8 @@ export function parseModelEntry(raw: unknown, where: string): ModelEntry {
     image: kind === 'image' ? parseImageSpec(r.image, at) : null,
     fallbacks: r.fallbacks === undefined || r.fallbacks === null ? [] : fallbackList(r.fallbacks, key, at),
     deployments: r.deployments === undefined || r.deployments === null ? null : parseDeployments(r.deployments, at),
+    currency,
+    fx: null,
   };
 }
 
@@ -282,7 +306,7 @@ function parseDeployments(v: unknown, at: string): DeploymentSpec[] {
 }
 
 /** Fallbacks must name existing models of the same kind. */
-function checkFallbacks(models: Map<string, ModelEntry>): void {
+export function checkFallbacks(models: Map<string, ModelEntry>): void {
   for (const e of models.values()) {
     for (const f of e.fallbacks) {
       const target = models.get(f);
@@ -294,11 +318,16 @@ function checkFallbacks(models: Map<string, ModelEntry>): void {
 }
 
 /** Built-in entries, then MODELS_FILE entries merged over them by key ("disabled": true removes one). */
-export function loadCatalog(modelsFile?: string, knownProviders?: string[]): ModelEntry[] {
+export function loadCatalog(
+  modelsFile?: string,
+  knownProviders?: string[],
+  sources?: Map<string, 'builtin' | 'file'>,
+): ModelEntry[] {
   const byKey = new Map<string, ModelEntry>();
   builtin.models.forEach((raw, i) => {
     const e = parseModelEntry(raw, `built-in catalog models[${i}]`);
     byKey.set(e.key, e);
+    sources?.set(e.key, 'builtin');
   });
   if (modelsFile) {
     let doc: unknown;
@@ -314,6 +343,7 @@ export function loadCatalog(modelsFile?: string, knownProviders?: string[]): Mod
       const r = raw as Raw;
       if (r && typeof r === 'object' && r.disabled === true && typeof r.key === 'string') {
         byKey.delete(r.key);
+        sources?.delete(r.key);
         return;
       }
       // an override may give only the fields it changes
@@ -323,6 +353,7 @@ export function loadCatalog(modelsFile?: string, knownProviders?: string[]): Mod
         : raw;
       const e = parseModelEntry(merged, where);
       byKey.set(e.key, e);
+      sources?.set(e.key, 'file');
     });
   }
   checkFallbacks(byKey);

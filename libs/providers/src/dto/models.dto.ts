@@ -38,6 +38,12 @@ export class AnthropicModelListDto {
   @ApiProperty({ nullable: true, type: String, example: 'local' }) last_id: string | null;
 }
 
+export class FxStampDto {
+  @ApiProperty({ description: 'RUB per 1 USD (the CBR rate: Value / Nominal)', example: 81.5 }) rate: number;
+  @ApiProperty({ description: 'The date of the CBR rate (YYYY-MM-DD)', example: '2026-11-28' }) date: string;
+  @ApiProperty({ description: 'FX_MARKUP_PERCENT applied on top of the rate', example: 3 }) markup_percent: number;
+}
+
 export class ModelPricingDto {
   @ApiProperty({ example: 15 }) input_rub_per_1m: number;
   @ApiProperty({ example: 60 }) output_rub_per_1m: number;
@@ -108,7 +114,21 @@ export class CatalogModelDto {
   available: boolean;
   @ApiProperty({ nullable: true, type: String, description: UNAVAILABLE_DOC, example: null })
   unavailable_reason: string | null;
-  @ApiProperty({ type: ModelPricingDto }) pricing: ModelPricingDto;
+  @ApiProperty({
+    type: ModelPricingDto,
+    nullable: true,
+    description:
+      "The caller's team's RUB prices (its discount or own prices applied; USD-priced models at the day's CBR rate with the markup); null for a USD-priced model while no CBR rate is known",
+  })
+  pricing: ModelPricingDto | null;
+  @ApiProperty({ enum: ['RUB', 'USD'], description: 'The currency the catalog prices this model in', example: 'RUB' })
+  price_currency: 'RUB' | 'USD';
+  @ApiProperty({
+    type: FxStampDto,
+    nullable: true,
+    description: 'USD-priced models: the CBR rate and markup the RUB prices were computed with',
+  })
+  fx: FxStampDto | null;
   @ApiProperty({
     type: ImageModelOptionsDto,
     nullable: true,

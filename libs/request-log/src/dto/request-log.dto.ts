@@ -143,6 +143,15 @@ export class RequestLogRecordDto {
   @ApiProperty({ example: false }) stream: boolean;
   @ApiProperty({ type: RequestLogUsageDto }) usage: RequestLogUsageDto;
   @ApiProperty({ description: 'RUB charged (= the ledger entry)', example: 0.0123 }) cost_rub: number;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'USD-priced models: the CBR rate (RUB per USD) the charge used; null otherwise',
+    example: null,
+  })
+  fx_rate: number | null;
+  @ApiProperty({ type: String, nullable: true, description: 'The date of that CBR rate (YYYY-MM-DD)', example: null })
+  fx_date: string | null;
   @ApiProperty({ description: 'Total time in the gateway', example: 812 }) latency_ms: number;
   @ApiProperty({ type: Number, nullable: true, description: 'Time to the first streamed byte', example: null })
   ttft_ms: number | null;

@@ -44,6 +44,9 @@ export class RequestLogEntity {
   @Column({ name: 'end_user', type: 'varchar', length: 256, nullable: true }) endUser: string | null;
   @Column({ name: 'project_id', type: 'varchar', length: 64, nullable: true }) projectId: string | null;
   @Column({ name: 'knowledge_base_id', type: 'varchar', length: 64, nullable: true }) knowledgeBaseId: string | null;
+  /** USD-priced models: the CBR rate (RUB per USD, decimal string) and its date the charge used */
+  @Column({ name: 'fx_rate', type: 'varchar', length: 32, nullable: true }) fxRate: string | null;
+  @Column({ name: 'fx_date', type: 'varchar', length: 10, nullable: true }) fxDate: string | null;
   @Column({ name: 'client_ip', type: 'varchar', length: 64, nullable: true }) clientIp: string | null;
   @Column({ name: 'user_agent', type: 'varchar', length: 512, nullable: true }) userAgent: string | null;
   @Column({ name: 'request_body', type: 'text', nullable: true }) requestBody: string | null;

@@ -39,9 +39,9 @@ export function ModelsPage() {
                     {t(`models.jurisdiction_${m.jurisdiction}`)}
                   </Badge>
                 </Table.Td>
-                <Table.Td>{formatRub(m.pricing.input_rub_per_1m, lang)}</Table.Td>
-                <Table.Td>{formatRub(m.pricing.output_rub_per_1m, lang)}</Table.Td>
-                <Table.Td>{formatRub(m.pricing.cache_read_rub_per_1m, lang)}</Table.Td>
+                <Table.Td>{formatRub(m.pricing?.input_rub_per_1m, lang)}</Table.Td>
+                <Table.Td>{formatRub(m.pricing?.output_rub_per_1m, lang)}</Table.Td>
+                <Table.Td>{formatRub(m.pricing?.cache_read_rub_per_1m, lang)}</Table.Td>
                 <Table.Td>{formatNumber(m.context_window, lang)}</Table.Td>
                 <Table.Td>
                   <Group gap={4}>

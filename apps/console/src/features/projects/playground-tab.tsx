@@ -34,7 +34,7 @@ export function ModelPicker({ value, onChange }: { value: string | null; onChang
       onChange={(v) => v && onChange(v)}
       data={chat.map((m) => ({
         value: m.key,
-        label: `${m.key} · ${formatRub(m.pricing.input_rub_per_1m, i18n.language)} / ${formatRub(m.pricing.output_rub_per_1m, i18n.language)} ${t('models.per1m')}`,
+        label: `${m.key} · ${formatRub(m.pricing?.input_rub_per_1m, i18n.language)} / ${formatRub(m.pricing?.output_rub_per_1m, i18n.language)} ${t('models.per1m')}`,
       }))}
     />
   );

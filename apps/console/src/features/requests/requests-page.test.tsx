@@ -26,6 +26,8 @@ const record = (over: Record<string, unknown> = {}) => ({
   stream: false,
   usage,
   cost_rub: 0.012345,
+  fx_rate: null,
+  fx_date: null,
   latency_ms: 812,
   ttft_ms: null,
   attempts: 1,
