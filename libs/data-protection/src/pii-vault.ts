@@ -70,12 +70,12 @@ export class PiiVault {
 
   constructor(private readonly options: DetectOptions) {}
 
-  /** `text` with every detected value replaced by its placeholder. */
-  mask(text: string): string {
+  /** `text` with every detected value replaced by its placeholder (counted unless `count` is false). */
+  mask(text: string, count = true): string {
     if (!text) return text;
     const matches = detectPii(text, this.options);
     if (!matches.length) return text;
-    countMatches(matches, this.counts);
+    if (count) countMatches(matches, this.counts);
     let out = '';
     let at = 0;
     for (const m of matches) {
