@@ -19,7 +19,8 @@ export function canonicalPolicy(given: KeyDataPolicy, param: string): KeyDataPol
     out.custom_patterns = given.custom_patterns.map((p, i) => {
       const at = `${param}.custom_patterns[${i}]`;
       const name = p.name.trim();
-      if (names.has(name)) throw ApiError.badRequest(`${at}.name: "${name}" is used twice.`, `${at}.name`, 'invalid_value');
+      if (names.has(name))
+        throw ApiError.badRequest(`${at}.name: "${name}" is used twice.`, `${at}.name`, 'invalid_value');
       names.add(name);
       try {
         compileCustomPattern(name, p.regex);

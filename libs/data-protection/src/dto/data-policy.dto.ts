@@ -29,8 +29,7 @@ export class CustomPatternDto {
   name: string;
 
   @ApiProperty({
-    description:
-      'A JavaScript regular expression (no back-references or nested quantifiers; at most 500 characters)',
+    description: 'A JavaScript regular expression (no back-references or nested quantifiers; at most 500 characters)',
     example: 'ORD-\\d{6}',
   })
   @IsString()
@@ -51,7 +50,8 @@ export class KeyDataPolicyDto {
 
   @ApiPropertyOptional({
     enum: PII_MODES,
-    description: 'off; mask: personal data replaced by placeholders upstream and restored in the answer; block: 400 pii_detected',
+    description:
+      'off; mask: personal data replaced by placeholders upstream and restored in the answer; block: 400 pii_detected',
   })
   @IsOptional()
   @IsIn(PII_MODES)

@@ -249,7 +249,10 @@ export class UpstreamRouter {
 }
 
 /** True when the policy lets a call reach this model (residency by its provider's jurisdiction). */
-export function policyAllowsModel(policy: Pick<DataPolicy, 'residency'> | null | undefined, model: ModelEntry): boolean {
+export function policyAllowsModel(
+  policy: Pick<DataPolicy, 'residency'> | null | undefined,
+  model: ModelEntry,
+): boolean {
   if (!policy || policy.residency === 'any') return true;
   return residencyAllows(policy as DataPolicy, findProviderDefinition(model.provider)?.jurisdiction ?? 'foreign');
 }
