@@ -48,7 +48,7 @@ export function restoreResponse(r: CanonicalChatResponse, p: RequestProtection):
       ...c,
       message: {
         ...c.message,
-        content: p.restore(c.message.content),
+        content: c.message.content === null ? null : p.restore(c.message.content),
         ...(c.message.reasoning_content !== undefined
           ? { reasoning_content: p.restore(c.message.reasoning_content) }
           : {}),

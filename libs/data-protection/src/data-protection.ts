@@ -1,7 +1,9 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { MetricsService, RequestContexts } from '@app/common';
 import { findProviderDefinition } from '@app/providers';
-import type { DataPolicy } from './policy';
+import { DataPolicyRepository } from './data-policy.repository';
+import { parseStoredPolicy, type DataPolicy } from './policy';
+import { withDefaults } from './policy-validation';
 import { RequestProtection, type Jurisdiction, type ProtectedModel } from './request-protection';
 
 /** What the protection needs of the caller: its team and the effective policy the key lookup put on it. */
@@ -24,7 +26,19 @@ export class DataProtection {
   constructor(
     @Optional() private readonly metrics?: MetricsService,
     @Optional() private readonly requests?: RequestContexts,
+    @Optional() private readonly policies?: DataPolicyRepository,
   ) {}
+
+  /** Work done for a team without a caller (knowledge-base ingestion): the team's own policy. */
+  async forTeam(teamId: string): Promise<RequestProtection> {
+    const row = await this.policies?.find(teamId);
+    const stored = parseStoredPolicy<DataPolicy>(row?.policy);
+    const policy = stored ? withDefaults(stored) : null;
+    return this.forRequest({
+      teamId,
+      dataPolicy: policy && (policy.residency !== 'any' || policy.pii !== 'off') ? policy : null,
+    });
+  }
 
   forRequest(caller: PolicyHolder, requestId?: string): RequestProtection {
     const context = requestId !== undefined ? this.requests?.get(requestId) : undefined;

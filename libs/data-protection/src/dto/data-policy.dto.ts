@@ -38,25 +38,8 @@ export class CustomPatternDto {
   regex: string;
 }
 
-/** The fields of a data policy, each optional (a key's policy leaves to its team what it does not say). */
-export class KeyDataPolicyDto {
-  @ApiPropertyOptional({
-    enum: RESIDENCIES,
-    description: 'any: every model; ru_only: only models whose provider keeps data in Russia',
-  })
-  @IsOptional()
-  @IsIn(RESIDENCIES)
-  residency?: Residency;
-
-  @ApiPropertyOptional({
-    enum: PII_MODES,
-    description:
-      'off; mask: personal data replaced by placeholders upstream and restored in the answer; block: 400 pii_detected',
-  })
-  @IsOptional()
-  @IsIn(PII_MODES)
-  pii?: PiiMode;
-
+/** The detection settings of a data policy, each optional (defaults: foreign_only, every entity, none, none). */
+export class DataPolicyDetectionDto {
   @ApiPropertyOptional({
     enum: PII_SCOPES,
     description: 'foreign_only: mask/block only for providers outside Russia; all_providers: for every provider',
@@ -99,15 +82,44 @@ export class KeyDataPolicyDto {
   allow_list?: string[];
 }
 
-/** PUT body of a team's data policy: residency and pii are required, the rest has defaults. */
-export class PutDataPolicyDto extends KeyDataPolicyDto {
-  @ApiProperty({ enum: RESIDENCIES, example: 'ru_only' })
+/** A key's own data policy: each field optional; what it leaves out is its team's. */
+export class KeyDataPolicyDto extends DataPolicyDetectionDto {
+  @ApiPropertyOptional({
+    enum: RESIDENCIES,
+    description: 'any: every model; ru_only: only models whose provider keeps data in Russia',
+  })
+  @IsOptional()
   @IsIn(RESIDENCIES)
-  override residency!: Residency;
+  residency?: Residency;
 
-  @ApiProperty({ enum: PII_MODES, example: 'mask' })
+  @ApiPropertyOptional({
+    enum: PII_MODES,
+    description:
+      'off; mask: personal data replaced by placeholders upstream and restored in the answer; block: 400 pii_detected',
+  })
+  @IsOptional()
   @IsIn(PII_MODES)
-  override pii!: PiiMode;
+  pii?: PiiMode;
+}
+
+/** PUT body of a team's data policy: residency and pii are required, the rest has defaults. */
+export class PutDataPolicyDto extends DataPolicyDetectionDto {
+  @ApiProperty({
+    enum: RESIDENCIES,
+    description: 'any: every model; ru_only: only models whose provider keeps data in Russia',
+    example: 'ru_only',
+  })
+  @IsIn(RESIDENCIES)
+  residency: Residency;
+
+  @ApiProperty({
+    enum: PII_MODES,
+    description:
+      'off; mask: personal data replaced by placeholders upstream and restored in the answer; block: 400 pii_detected',
+    example: 'mask',
+  })
+  @IsIn(PII_MODES)
+  pii: PiiMode;
 }
 
 export class DataPolicyDto {
