@@ -1973,6 +1973,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/teams/{team_id}/data-policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The team’s data policy (owner or admin; the open default until one is set) */
+        get: operations["DataPolicyController_get"];
+        /** Set the team’s data policy (owner or admin): residency, masking or blocking of personal data, entities, custom patterns, allow list */
+        put: operations["DataPolicyController_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2230,6 +2248,53 @@ export interface components {
              */
             tpm_limit?: number | null;
         };
+        CustomPatternDto: {
+            /**
+             * @description Name of the pattern; its placeholders are [NAME_1], [NAME_2] …
+             * @example order_id
+             */
+            name: string;
+            /**
+             * @description A JavaScript regular expression (no back-references or nested quantifiers; at most 500 characters)
+             * @example ORD-\d{6}
+             */
+            regex: string;
+        };
+        KeyDataPolicyDto: {
+            /**
+             * @description foreign_only: mask/block only for providers outside Russia; all_providers: for every provider
+             * @enum {string}
+             */
+            pii_scope?: "foreign_only" | "all_providers";
+            /**
+             * @description Entity types detected (default: all)
+             * @example [
+             *       "email",
+             *       "phone",
+             *       "passport"
+             *     ]
+             */
+            entities?: ("email" | "phone" | "card" | "inn" | "snils" | "passport" | "ogrn" | "bank_account" | "ip" | "person" | "address" | "custom")[];
+            /** @description Own patterns (rejected patterns answer 400) */
+            custom_patterns?: components["schemas"]["CustomPatternDto"][];
+            /**
+             * @description Values never treated as personal data (e.g. the company support address)
+             * @example [
+             *       "support@example.com"
+             *     ]
+             */
+            allow_list?: string[];
+            /**
+             * @description any: every model; ru_only: only models whose provider keeps data in Russia
+             * @enum {string}
+             */
+            residency?: "any" | "ru_only";
+            /**
+             * @description off; mask: personal data replaced by placeholders upstream and restored in the answer; block: 400 pii_detected
+             * @enum {string}
+             */
+            pii?: "off" | "mask" | "block";
+        };
         ApiKeyDto: {
             /** @example 6f1c1c53-8b0c-4c37-9d43-6a3e3f0f8e11 */
             id: string;
@@ -2298,6 +2363,8 @@ export interface components {
              * @example []
              */
             allowed_models: string[];
+            /** @description The key's own data policy (null: the team's) */
+            data_policy: components["schemas"]["KeyDataPolicyDto"] | null;
         };
         ApiKeyListDto: {
             /** @example list */
@@ -2342,6 +2409,8 @@ export interface components {
              *     ]
              */
             allowed_models?: string[] | null;
+            /** @description The key's own data policy, at least as strict as its team's (looser: 400 data_policy_looser_than_team); fields left out are the team's; null: the team's */
+            data_policy?: components["schemas"]["KeyDataPolicyDto"] | null;
         };
         CreateApiKeyDto: {
             /**
@@ -2362,6 +2431,8 @@ export interface components {
              *     ]
              */
             allowed_models?: string[];
+            /** @description The key's own data policy, at least as strict as its team's (looser: 400 data_policy_looser_than_team); fields left out are the team's; null: the team's */
+            data_policy?: components["schemas"]["KeyDataPolicyDto"] | null;
         };
         CreatedApiKeyDto: {
             /** @example 6f1c1c53-8b0c-4c37-9d43-6a3e3f0f8e11 */
@@ -2384,6 +2455,8 @@ export interface components {
             expires_at: string | null;
             /** @example [] */
             allowed_models: string[];
+            /** @description The key's own data policy (null: the team's) */
+            data_policy: components["schemas"]["KeyDataPolicyDto"] | null;
         };
         TopUpDto: {
             /**
@@ -6109,6 +6182,39 @@ export interface components {
              */
             reasoning_tokens: number;
         };
+        DataProtectionDto: {
+            /**
+             * @example ru_only
+             * @enum {string}
+             */
+            residency: "any" | "ru_only";
+            /**
+             * @example mask
+             * @enum {string}
+             */
+            pii: "off" | "mask" | "block";
+            /**
+             * @example foreign_only
+             * @enum {string}
+             */
+            pii_scope: "foreign_only" | "all_providers";
+            /**
+             * @description masked: placeholders went upstream; blocked: refused with pii_detected; none: nothing done
+             * @example masked
+             * @enum {string}
+             */
+            action: "masked" | "blocked" | "none";
+            /**
+             * @description Personal data found, by entity type (counts only, never values)
+             * @example {
+             *       "email": 1,
+             *       "phone": 2
+             *     }
+             */
+            entities: {
+                [key: string]: number;
+            };
+        };
         RequestLogRecordDto: {
             /**
              * @description The response's x-request-id
@@ -6196,6 +6302,8 @@ export interface components {
             client_ip: string | null;
             /** @example OpenAI/Python 1.54.0 */
             user_agent: string | null;
+            /** @description The team's or key's data policy applied to the call (null: none set) */
+            data_protection: components["schemas"]["DataProtectionDto"] | null;
         };
         RequestLogListDto: {
             /** @example list */
@@ -6296,6 +6404,8 @@ export interface components {
             client_ip: string | null;
             /** @example OpenAI/Python 1.54.0 */
             user_agent: string | null;
+            /** @description The team's or key's data policy applied to the call (null: none set) */
+            data_protection: components["schemas"]["DataProtectionDto"] | null;
             /** @description The request body as stored (JSON text, secrets redacted); only when the team stores bodies */
             request_body?: string;
             /** @description The response body as stored (JSON or SSE text, secrets redacted); only when stored */
@@ -6836,6 +6946,79 @@ export interface components {
             credited_rub: number;
             /** @example 1500 */
             balance_rub: number;
+        };
+        PutDataPolicyDto: {
+            /**
+             * @description foreign_only: mask/block only for providers outside Russia; all_providers: for every provider
+             * @enum {string}
+             */
+            pii_scope?: "foreign_only" | "all_providers";
+            /**
+             * @description Entity types detected (default: all)
+             * @example [
+             *       "email",
+             *       "phone",
+             *       "passport"
+             *     ]
+             */
+            entities?: ("email" | "phone" | "card" | "inn" | "snils" | "passport" | "ogrn" | "bank_account" | "ip" | "person" | "address" | "custom")[];
+            /** @description Own patterns (rejected patterns answer 400) */
+            custom_patterns?: components["schemas"]["CustomPatternDto"][];
+            /**
+             * @description Values never treated as personal data (e.g. the company support address)
+             * @example [
+             *       "support@example.com"
+             *     ]
+             */
+            allow_list?: string[];
+            /**
+             * @description any: every model; ru_only: only models whose provider keeps data in Russia
+             * @example ru_only
+             * @enum {string}
+             */
+            residency: "any" | "ru_only";
+            /**
+             * @description off; mask: personal data replaced by placeholders upstream and restored in the answer; block: 400 pii_detected
+             * @example mask
+             * @enum {string}
+             */
+            pii: "off" | "mask" | "block";
+        };
+        DataPolicyDto: {
+            /**
+             * @example ru_only
+             * @enum {string}
+             */
+            residency: "any" | "ru_only";
+            /**
+             * @example mask
+             * @enum {string}
+             */
+            pii: "off" | "mask" | "block";
+            /**
+             * @example foreign_only
+             * @enum {string}
+             */
+            pii_scope: "foreign_only" | "all_providers";
+            /**
+             * @example [
+             *       "email",
+             *       "phone"
+             *     ]
+             */
+            entities: ("email" | "phone" | "card" | "inn" | "snils" | "passport" | "ogrn" | "bank_account" | "ip" | "person" | "address" | "custom")[];
+            custom_patterns: components["schemas"]["CustomPatternDto"][];
+            /**
+             * @example [
+             *       "support@example.com"
+             *     ]
+             */
+            allow_list: string[];
+            /**
+             * @description When the policy was last set (null: never set; the open default applies)
+             * @example 2026-11-28T10:00:00.000Z
+             */
+            updated_at: string | null;
         };
     };
     responses: never;
@@ -18276,6 +18459,169 @@ export interface operations {
             };
             /** @description too many failed attempts (per user and per client address) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    DataPolicyController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataPolicyDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    DataPolicyController_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutDataPolicyDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataPolicyDto"];
+                };
+            };
+            /** @description invalid_pattern: a custom pattern is rejected */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
