@@ -735,8 +735,9 @@ export class ChatService {
       chargedMicro: charged?.chargedMicro ?? 0,
       usageEstimated,
       aborted,
-      text,
-      reasoning,
+      // what the caller was sent: the request's placeholders restored
+      text: prep.protection?.restore(text) ?? text,
+      reasoning: prep.protection?.restore(reasoning) ?? reasoning,
       servedModel: served,
       routing: routingOf(progress),
     };
