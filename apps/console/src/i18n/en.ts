@@ -265,6 +265,13 @@ export const en = {
     noResults: 'Nothing matched.',
   },
   requests: {
+    dataProtection: 'Data protection',
+    protectionActions: {
+      masked: 'personal data masked',
+      blocked: 'refused: personal data',
+      none: 'nothing to mask',
+    },
+    protectionFound: 'Found: {{found}}',
     title: 'Requests',
     subtitle:
       'Every model call of the team, refused and failed ones included. Open one for its attempts, tokens and cost.',
