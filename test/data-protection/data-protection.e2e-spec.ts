@@ -311,6 +311,35 @@ describe(`data protection (${backendKind()})`, () => {
       expect(openai.requests.length).toBeGreaterThan(0);
     });
 
+    it('knowledge: a new store picks the local embedder; a foreign one named explicitly is refused', async () => {
+      const { key } = await teamWithPolicy({ residency: 'ru_only', pii: 'off' }, 'ru-kb');
+      const api = () => request(t.url);
+      const projectId = (await api().post('/api/v1/projects').set('api-key', key).send({ name: 'Docs' })).body.id;
+      const file = await api()
+        .post(`/api/v1/projects/${projectId}/files`)
+        .set('api-key', key)
+        .attach('file', Buffer.from('The office opens at nine.'), 'hours.md');
+      expect(file.status).toBeLessThan(300);
+      for (let i = 0; i < 300; i++) {
+        const m = await api().get(`/api/v1/projects/${projectId}/materials`).set('api-key', key);
+        const status = (m.body.data as { id: string; status: string }[]).find((x) => x.id === file.body.id)?.status;
+        if (status !== 'in_progress') {
+          expect(status).toBe('completed');
+          break;
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const kb = await post(key, '/v1/vector_stores', { name: 'kb' });
+      expect(kb.status).toBe(200);
+      const foreign = await post(key, '/api/v1/knowledge-bases', {
+        name: 'kb2',
+        embedding_model: 'text-embedding-3-small',
+      });
+      expect(foreign.status).toBe(403);
+      expect(foreign.body.error.code).toBe('model_not_allowed_by_policy');
+      expect(openai.requests).toHaveLength(0);
+    });
+
     it('rerank under ru_only uses the local embedder: nothing goes abroad', async () => {
       const { key } = await teamWithPolicy({ residency: 'ru_only', pii: 'off' }, 'ru-rerank');
       const docs = [
