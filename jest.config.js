@@ -29,6 +29,7 @@ for (const lib of [
   'documents',
   'fx',
   'pricing',
+  'data-protection',
 ]) {
   moduleNameMapper[`^@app/${lib}$`] = `<rootDir>/libs/${lib}/src`;
   moduleNameMapper[`^@app/${lib}/(.*)$`] = `<rootDir>/libs/${lib}/src/$1`;

@@ -100,6 +100,8 @@ describe(`api keys on ${backendKind()}`, () => {
         budgetDayMicro: null,
         budgetMonthMicro: null,
       },
+      // no data policy set on the team or the key
+      dataPolicy: null,
     });
     await keys.revoke(key.id);
     const revoked = await keys.authenticate(key.apiKey).catch((e: unknown) => e);

@@ -19,6 +19,7 @@ import { RequestLogModule } from '@app/request-log';
 import { PaymentsModule } from '@app/payments';
 import { FxModule } from '@app/fx';
 import { PricingModule } from '@app/pricing';
+import { DataProtectionModule } from '@app/data-protection';
 import { HealthController } from './health.controller';
 
 /** Wires the libs together; nothing else. */
@@ -48,6 +49,7 @@ import { HealthController } from './health.controller';
     PaymentsModule,
     FxModule,
     PricingModule,
+    DataProtectionModule,
   ],
   controllers: [HealthController],
 })

@@ -208,6 +208,7 @@ export class TeamsController {
       createdBy: p.kind === 'session' ? p.session.userId : null,
       expiresAt: body.expires_at ?? null,
       allowedModels: body.allowed_models,
+      dataPolicy: body.data_policy,
       actor: actorOf(req),
     });
   }

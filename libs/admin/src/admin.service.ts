@@ -1,3 +1,4 @@
+import type { KeyDataPolicy } from '@app/data-protection/policy';
 import { Injectable } from '@nestjs/common';
 import { ApiError, Clock, microToRub, rubToMicro } from '@app/common';
 import { ApiKeyChange, ApiKeyPatch, ApiKeysService, ApiKeyView } from '@app/auth';
@@ -94,7 +95,13 @@ export class AdminService {
   async createKey(
     teamId: string,
     name: string | null,
-    opts: { createdBy?: string | null; expiresAt?: string | null; allowedModels?: string[]; actor?: Actor } = {},
+    opts: {
+      createdBy?: string | null;
+      expiresAt?: string | null;
+      allowedModels?: string[];
+      dataPolicy?: KeyDataPolicy | null;
+      actor?: Actor;
+    } = {},
   ): Promise<CreatedApiKeyDto> {
     if (!(await this.teams.exists(teamId)))
       throw ApiError.notFound(`Team ${teamId} not found.`, 'team_not_found', 'id');
@@ -113,6 +120,7 @@ export class AdminService {
       createdBy: opts.createdBy ?? null,
       expiresAt,
       allowedModels: opts.allowedModels,
+      dataPolicy: opts.dataPolicy,
       within: this.hook(opts.actor, audit),
     });
     return {
@@ -123,6 +131,7 @@ export class AdminService {
       created_at: new Date(k.createdAt).toISOString(),
       expires_at: k.expiresAt === null ? null : new Date(k.expiresAt).toISOString(),
       allowed_models: k.allowedModels,
+      data_policy: k.dataPolicy,
     };
   }
 
@@ -149,6 +158,7 @@ export class AdminService {
       expiresAt:
         body.expires_at === undefined ? undefined : body.expires_at === null ? null : Date.parse(body.expires_at),
       allowedModels: body.allowed_models,
+      dataPolicy: body.data_policy,
     };
     const audit = (a: Actor, c: ApiKeyChange): AuditRecord => ({
       actor: a,
@@ -256,6 +266,7 @@ export class AdminService {
       created_by: k.createdBy,
       expires_at: iso(k.expiresAt),
       allowed_models: k.allowedModels,
+      data_policy: k.dataPolicy,
     };
   }
 }
@@ -279,6 +290,7 @@ function keyAuditView(k: ApiKeyView): Record<string, unknown> {
     created_by: k.createdBy,
     expires_at: iso(k.expiresAt),
     allowed_models: k.allowedModels,
+    data_policy: k.dataPolicy,
   };
 }
 

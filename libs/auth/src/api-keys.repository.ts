@@ -10,6 +10,24 @@ export interface KeyChange {
   after: ApiKeyEntity;
 }
 
+/** What authentication reads of a key's team: its rate limits and its data policy (JSON text). */
+export interface TeamSettings {
+  teamRpm: number | null;
+  teamTpm: number | null;
+  teamPolicy: string | null;
+}
+
+interface TeamRow {
+  team_rpm: number | string | null;
+  team_tpm: number | string | null;
+  team_policy: string | null;
+}
+
+function teamSettings(row: TeamRow | undefined): TeamSettings {
+  const num = (v: number | string | null | undefined) => (v === null || v === undefined ? null : Number(v));
+  return { teamRpm: num(row?.team_rpm), teamTpm: num(row?.team_tpm), teamPolicy: row?.team_policy ?? null };
+}
+
 @Injectable()
 export class ApiKeysRepository {
   constructor(
@@ -22,33 +40,32 @@ export class ApiKeysRepository {
   }
 
   /** The key with its team's rate limits (one query: what authentication caches). */
-  async findForAuth(
-    keyHash: string,
-  ): Promise<{ key: ApiKeyEntity; teamRpm: number | null; teamTpm: number | null } | null> {
+  async findForAuth(keyHash: string): Promise<({ key: ApiKeyEntity } & TeamSettings) | null> {
     const { entities, raw } = await this.keys
       .createQueryBuilder('k')
       .leftJoin('teams', 't', 't.id = k.team_id')
+      .leftJoin('team_data_policies', 'p', 'p.team_id = k.team_id')
       .addSelect('t.rpm_limit', 'team_rpm')
       .addSelect('t.tpm_limit', 'team_tpm')
+      .addSelect('p.policy', 'team_policy')
       .where('k.key_hash = :keyHash', { keyHash })
-      .getRawAndEntities<{ team_rpm: number | string | null; team_tpm: number | string | null }>();
+      .getRawAndEntities<TeamRow>();
     if (!entities[0]) return null;
-    const num = (v: number | string | null | undefined) => (v === null || v === undefined ? null : Number(v));
-    return { key: entities[0], teamRpm: num(raw[0]?.team_rpm), teamTpm: num(raw[0]?.team_tpm) };
+    return { key: entities[0], ...teamSettings(raw[0]) };
   }
 
-  /** A live team's stored rate limits; null when there is no such team (or it was deleted). */
-  async teamLimits(teamId: string): Promise<{ teamRpm: number | null; teamTpm: number | null } | null> {
+  /** A live team's stored rate limits and data policy; null when there is no such team (or it was deleted). */
+  async teamLimits(teamId: string): Promise<TeamSettings | null> {
     const row = await this.keys.manager
       .createQueryBuilder()
       .select('t.rpm_limit', 'team_rpm')
       .addSelect('t.tpm_limit', 'team_tpm')
+      .addSelect('p.policy', 'team_policy')
       .from('teams', 't')
+      .leftJoin('team_data_policies', 'p', 'p.team_id = t.id')
       .where('t.id = :teamId AND t.deleted_at IS NULL', { teamId })
-      .getRawOne<{ team_rpm: number | string | null; team_tpm: number | string | null }>();
-    if (!row) return null;
-    const num = (v: number | string | null | undefined) => (v === null || v === undefined ? null : Number(v));
-    return { teamRpm: num(row.team_rpm), teamTpm: num(row.team_tpm) };
+      .getRawOne<TeamRow>();
+    return row ? teamSettings(row) : null;
   }
 
   listByTeam(teamId: string): Promise<ApiKeyEntity[]> {
@@ -64,7 +81,14 @@ export class ApiKeysRepository {
     patch: Partial<
       Pick<
         ApiKeyEntity,
-        'name' | 'rpmLimit' | 'tpmLimit' | 'budgetDayMicro' | 'budgetMonthMicro' | 'expiresAt' | 'allowedModels'
+        | 'name'
+        | 'rpmLimit'
+        | 'tpmLimit'
+        | 'budgetDayMicro'
+        | 'budgetMonthMicro'
+        | 'expiresAt'
+        | 'allowedModels'
+        | 'dataPolicy'
       >
     >,
     within?: TransactionHook<KeyChange>,

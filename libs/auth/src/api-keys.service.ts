@@ -5,6 +5,16 @@ import { displayPrefix, generateApiKey, hashApiKey } from './api-key.crypto';
 import { TransactionHook } from '@app/database';
 import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKeyEntity } from './entities/api-key.entity';
+import {
+  effectivePolicy,
+  keyPolicyOver,
+  looserThan,
+  OPEN_POLICY,
+  parseStoredPolicy,
+  type DataPolicy,
+  type KeyDataPolicy,
+} from '@app/data-protection/policy';
+import { canonicalPolicy, withDefaults } from '@app/data-protection/policy-validation';
 
 /** Who is calling: resolved from the API key on every request. */
 export interface Caller {
@@ -17,6 +27,8 @@ export interface Caller {
   allowedModels?: string[];
   /** set when a signed-in session acts for the team instead of an API key */
   userId?: string;
+  /** the data policy the call runs under: the team's, made stricter by the key's own (absent: none set) */
+  dataPolicy?: DataPolicy | null;
 }
 
 /** 403 model_not_allowed when the caller's key restricts models and `modelKey` is not among them. */
@@ -64,6 +76,8 @@ export interface ApiKeyView {
   expiresAt: number | null;
   /** empty = every model */
   allowedModels: string[];
+  /** the key's own data policy (what it leaves out is the team's); null = the team's */
+  dataPolicy: KeyDataPolicy | null;
 }
 
 export type ApiKeyPatch = Partial<{
@@ -75,6 +89,8 @@ export type ApiKeyPatch = Partial<{
   expiresAt: number | null;
   /** null or [] = every model */
   allowedModels: string[] | null;
+  /** null = the team's */
+  dataPolicy: KeyDataPolicy | null;
 }>;
 
 /** Optional properties of a new key. */
@@ -82,6 +98,8 @@ export interface NewKeyOptions {
   createdBy?: string | null;
   expiresAt?: number | null;
   allowedModels?: string[] | null;
+  /** the key's own data policy: at least as strict as its team's (400 otherwise) */
+  dataPolicy?: KeyDataPolicy | null;
   /** runs in the transaction that inserts the key (its audit record) */
   within?: TransactionHook<ApiKeyView>;
 }
@@ -101,6 +119,7 @@ export interface CreatedApiKey {
   createdBy: string | null;
   expiresAt: number | null;
   allowedModels: string[];
+  dataPolicy: KeyDataPolicy | null;
 }
 
 type CachedLookup = { caller: Caller; expiresAt?: number | null } | { revoked: true } | { unknown: true };
@@ -138,6 +157,7 @@ export class ApiKeysService implements OnModuleInit {
   async create(teamId: string, name: string | null, opts: NewKeyOptions = {}): Promise<CreatedApiKey> {
     const apiKey = generateApiKey();
     const models = opts.allowedModels && opts.allowedModels.length > 0 ? [...new Set(opts.allowedModels)] : [];
+    const dataPolicy = opts.dataPolicy ? await this.keyPolicy(teamId, opts.dataPolicy) : null;
     const entity: ApiKeyEntity = {
       id: newId(),
       teamId,
@@ -150,6 +170,7 @@ export class ApiKeysService implements OnModuleInit {
       createdBy: opts.createdBy ?? null,
       expiresAt: opts.expiresAt ?? null,
       allowedModels: models.length > 0 ? JSON.stringify(models) : null,
+      dataPolicy: dataPolicy ? JSON.stringify(dataPolicy) : null,
     };
     const within = opts.within;
     await this.repo.insert(entity, within && ((m, row) => within(m, toView(row))));
@@ -162,7 +183,26 @@ export class ApiKeysService implements OnModuleInit {
       createdBy: entity.createdBy ?? null,
       expiresAt: entity.expiresAt ?? null,
       allowedModels: models,
+      dataPolicy,
     };
+  }
+
+  /**
+   * A key's own data policy made canonical (custom patterns compiled: 400 invalid_pattern), and 400
+   * data_policy_looser_than_team when it would loosen its team's.
+   */
+  private async keyPolicy(teamId: string, given: KeyDataPolicy): Promise<KeyDataPolicy> {
+    const policy = canonicalPolicy(given, 'data_policy');
+    const team = await this.repo.teamLimits(teamId);
+    const teamPolicy = team ? withDefaults(parseStoredPolicy<DataPolicy>(team.teamPolicy) ?? OPEN_POLICY) : OPEN_POLICY;
+    const looser = looserThan(teamPolicy, keyPolicyOver(teamPolicy, policy));
+    if (looser)
+      throw ApiError.badRequest(
+        `data_policy.${looser.field} ${looser.message}: a key's data policy may be stricter than its team's, never looser.`,
+        `data_policy.${looser.field}`,
+        'data_policy_looser_than_team',
+      );
+    return policy;
   }
 
   /** Registers a caller-chosen key (BOOTSTRAP_API_KEY) for a team; idempotent. */
@@ -210,14 +250,24 @@ export class ApiKeysService implements OnModuleInit {
    * and on the other replicas (see forget).
    */
   async update(id: string, patch: ApiKeyPatch, within?: TransactionHook<ApiKeyChange>): Promise<ApiKeyView> {
-    const { allowedModels, ...rest } = patch;
+    const { allowedModels, dataPolicy, ...rest } = patch;
+    let policy: string | null | undefined = dataPolicy === undefined ? undefined : null;
+    if (dataPolicy) {
+      const current = await this.repo.findById(id);
+      if (!current) throw ApiError.notFound(`API key ${id} not found.`, 'api_key_not_found', 'id');
+      policy = JSON.stringify(await this.keyPolicy(current.teamId, dataPolicy));
+    }
     const models =
       allowedModels === undefined
         ? undefined
         : allowedModels === null || allowedModels.length === 0
           ? null
           : JSON.stringify([...new Set(allowedModels)]);
-    const key = await this.repo.update(id, { ...rest, allowedModels: models }, within && viewsOf(within));
+    const key = await this.repo.update(
+      id,
+      { ...rest, allowedModels: models, dataPolicy: policy },
+      within && viewsOf(within),
+    );
     if (!key) throw ApiError.notFound(`API key ${id} not found.`, 'api_key_not_found', 'id');
     await this.forget(key.keyHash);
     return toView(key);
@@ -228,9 +278,24 @@ export class ApiKeysService implements OnModuleInit {
    * no key limits or budgets of its own); null when the team does not exist.
    */
   async sessionLimits(teamId: string): Promise<CallerLimits | null> {
+    return (await this.sessionSettings(teamId))?.limits ?? null;
+  }
+
+  /** The limits and the data policy (the team's) a signed-in session acts under in a team; null when the team does not exist. */
+  async sessionSettings(teamId: string): Promise<{ limits: CallerLimits; dataPolicy: DataPolicy | null } | null> {
     const team = await this.repo.teamLimits(teamId);
     if (!team) return null;
-    return { keyRpm: null, keyTpm: null, ...team, budgetDayMicro: null, budgetMonthMicro: null };
+    return {
+      limits: {
+        keyRpm: null,
+        keyTpm: null,
+        teamRpm: team.teamRpm,
+        teamTpm: team.teamTpm,
+        budgetDayMicro: null,
+        budgetMonthMicro: null,
+      },
+      dataPolicy: callerPolicy(team.teamPolicy, null),
+    };
   }
 
   /** Drops the cached lookups of every key of a team (its limits changed). */
@@ -299,6 +364,7 @@ export class ApiKeysService implements OnModuleInit {
                     budgetMonthMicro: row.budgetMonthMicro ?? null,
                   },
                   allowedModels: parseModels(row.allowedModels),
+                  dataPolicy: callerPolicy(found.teamPolicy, row.dataPolicy),
                 },
                 expiresAt: row.expiresAt ?? null,
               };
@@ -347,7 +413,17 @@ function toView(k: ApiKeyEntity): ApiKeyView {
     createdBy: k.createdBy ?? null,
     expiresAt: k.expiresAt ?? null,
     allowedModels: parseModels(k.allowedModels),
+    dataPolicy: parseStoredPolicy<KeyDataPolicy>(k.dataPolicy),
   };
+}
+
+/** The effective policy of a team's stored policy and a key's; null when neither restricts anything. */
+function callerPolicy(team: string | null, key: string | null | undefined): DataPolicy | null {
+  const teamPolicy = parseStoredPolicy<DataPolicy>(team);
+  const keyPolicy = parseStoredPolicy<KeyDataPolicy>(key);
+  if (!teamPolicy && !keyPolicy) return null;
+  const p = effectivePolicy(teamPolicy ? withDefaults(teamPolicy) : null, keyPolicy);
+  return p.residency === 'any' && p.pii === 'off' ? null : p;
 }
 
 function parseModels(raw: string | null | undefined): string[] {

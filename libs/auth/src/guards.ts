@@ -50,9 +50,9 @@ export class ApiKeyGuard implements CanActivate {
         sessionRole === 'read-write' ? (['GET', 'HEAD'].includes(req.method) ? 'viewer' : 'member') : sessionRole;
       const caller = sessionCaller(session, teamOfRequest(req), needed);
       // the team's stored rate limits apply to its members' sessions as to its keys
-      const limits = await this.keys.sessionLimits(caller.teamId);
-      if (!limits) throw ApiError.notFound(`Team ${caller.teamId} not found.`, 'team_not_found', TEAM_HEADER);
-      req.caller = { ...caller, limits };
+      const team = await this.keys.sessionSettings(caller.teamId);
+      if (!team) throw ApiError.notFound(`Team ${caller.teamId} not found.`, 'team_not_found', TEAM_HEADER);
+      req.caller = { ...caller, limits: team.limits, dataPolicy: team.dataPolicy };
       return true;
     }
     req.caller = await authenticateKey(req, this.keys, this.throttle);

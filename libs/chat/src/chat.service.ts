@@ -30,8 +30,12 @@ import {
   TokenizerService,
   ToolCall,
   UpstreamRouter,
+  modelRefusedByPolicy,
+  policyAllowsModel,
 } from '@app/providers';
+import { DataProtection, RequestProtection } from '@app/data-protection';
 import { assertControls } from './chat-controls';
+import { ChunkRestorer, maskMessages, messageTexts, restoreResponse, toolTexts } from './chat-protection';
 import { pullFrom } from './event-stream';
 import { ImageInliner, MAX_IMAGES } from './image-inliner';
 import { imageParts, messageText } from './messages';
@@ -115,6 +119,8 @@ export interface PreparedChat {
   minHoldMicro?: number;
   /** how each attempt calls its upstream, when not with the candidate's canonical request */
   upstream?: UpstreamCall;
+  /** the caller's data policy on this request (its placeholders when personal data is masked) */
+  protection?: RequestProtection;
 }
 
 /**
@@ -184,6 +190,7 @@ export class ChatService {
     private readonly router: UpstreamRouter,
     @Optional() private readonly clock: Clock = new Clock(),
     @Optional() private readonly requests?: RequestContexts,
+    @Optional() private readonly protection: DataProtection = new DataProtection(),
   ) {}
 
   /**
@@ -208,6 +215,8 @@ export class ChatService {
     if (input.caller) {
       assertModelAllowed(input.caller, model.key);
       for (const f of input.fallbacks ?? []) assertModelAllowed(input.caller, f, 'fallbacks');
+      // the data policy's residency: the requested model must be allowed (fallbacks stop before the first that is not)
+      if (!policyAllowsModel(input.caller.dataPolicy, model)) throw modelRefusedByPolicy(model.key);
     }
     const caller = input.caller;
     const fallbacks = this.fallbackModels(model, input.fallbacks).filter((f) => !caller || modelAllowed(caller, f.key));
@@ -311,18 +320,45 @@ export class ChatService {
         ...(caps ? { promptHoldTokens: pl.promptHoldTokens, minHoldMicro: pl.minHoldMicro } : {}),
       });
     }
-    const runnable = candidates.filter((c) => this.registry.isAvailable(c.model));
+    const protection = this.protection.forRequest(input.caller, input.requestId);
+    const protectedCandidates = this.protect(protection, candidates, input);
+    const runnable = protectedCandidates.filter((c) => this.registry.isAvailable(c.model));
     return {
       input,
       model,
-      request: candidates[0].request,
-      candidates,
+      request: protectedCandidates[0].request,
+      candidates: protectedCandidates,
+      protection,
       promptTokens,
       images: imgs.length,
       // the dearest model that may actually run
       holdMicro: Math.max(...runnable.map((c) => c.holdMicro)),
       ...(caps && runnable.length ? { minHoldMicro: Math.min(...runnable.map((c) => c.minHoldMicro!)) } : {}),
     };
+  }
+
+  /**
+   * The data policy on the candidates: the chain stops before the first model the residency does
+   * not allow; in block mode, personal data in the messages refuses the request (400 pii_detected)
+   * when the requested model blocks it, and leaves out the fallbacks that would; in mask mode, each
+   * candidate whose provider is in scope gets the messages with the request's placeholders.
+   */
+  private protect(p: RequestProtection, candidates: ChatCandidate[], input: ChatCallInput): ChatCandidate[] {
+    const stop = candidates.findIndex((c) => !p.allows(c.model));
+    let out = stop < 0 ? candidates : candidates.slice(0, stop);
+    if (!p.detects) return out;
+    if (out.some((c) => p.blocksFor(c.model))) {
+      const counts = p.scan([...messageTexts(input.messages), ...toolTexts(input.params.tools)]);
+      if (Object.keys(counts).length) {
+        if (p.blocksFor(out[0].model)) throw p.refuse(counts, 'messages');
+        out = out.filter((c) => !p.blocksFor(c.model));
+      }
+    }
+    return out.map((c) =>
+      p.masksFor(c.model)
+        ? { ...c, request: { ...c.request, messages: maskMessages(c.request.messages, (t) => p.mask(t)) } }
+        : c,
+    );
   }
 
   /**
@@ -518,10 +554,11 @@ export class ChatService {
               const r = prep.upstream
                 ? await prep.upstream.complete(c, provider, signal)
                 : await provider.complete(c.request, signal);
-              validate?.(r, c.model);
-              return r;
+              const restored = prep.protection ? restoreResponse(r, prep.protection) : r;
+              validate?.(restored, c.model);
+              return restored;
             },
-            { signal, requestId: prep.input.requestId, progress },
+            { signal, requestId: prep.input.requestId, progress, policy: prep.input.caller.dataPolicy },
           );
           return routed.result;
         } catch (err) {
@@ -586,6 +623,7 @@ export class ChatService {
     // the prompt side the upstream reported when the answer started (a cut stream is charged with it)
     let reportedPrompt: PromptUsage | null = null;
     const progress = this.progress(prep);
+    const restorer = prep.protection?.restores ? new ChunkRestorer(prep.protection) : null;
     const { charged } = await this.billing.meter({
       teamId: prep.input.caller.teamId,
       caller: prep.input.caller,
@@ -623,16 +661,25 @@ export class ChatService {
                   }
                   const { usage: _drop, promptUsage: _prompt, ...rest } = chunk;
                   forwarded = true;
-                  await sink({ ...rest, model: c.model.key });
+                  await sink({ ...(restorer ? restorer.chunk(rest) : rest), model: c.model.key });
                   if (signal.aborted) break;
                 }
+                const started = meta as { id: string; created: number } | null;
+                const held = !signal.aborted && started ? restorer?.flush({ ...started, model: c.model.key }) : null;
+                if (held) await sink(held);
                 if (signal.aborted) aborted = true;
               } catch (err) {
                 if (!(signal.aborted || isProviderAbortError(err))) throw err;
                 aborted = true;
               }
             },
-            { signal, requestId: prep.input.requestId, progress, committed: () => forwarded },
+            {
+              signal,
+              requestId: prep.input.requestId,
+              progress,
+              committed: () => forwarded,
+              policy: prep.input.caller.dataPolicy,
+            },
           );
         } catch (err) {
           throw this.toApiError(err, prep, progress.candidate.model);
@@ -689,8 +736,9 @@ export class ChatService {
       chargedMicro: charged?.chargedMicro ?? 0,
       usageEstimated,
       aborted,
-      text,
-      reasoning,
+      // what the caller was sent: the request's placeholders restored
+      text: prep.protection?.restore(text) ?? text,
+      reasoning: prep.protection?.restore(reasoning) ?? reasoning,
       servedModel: served,
       routing: routingOf(progress),
     };

@@ -1,10 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { ApiError, totalCost } from '@app/common';
 import { assertModelAllowed, type Caller } from '@app/auth';
 import { BillingService, embeddingsChargeMicro, embeddingsHoldMicro } from '@app/billing';
 import { ModelCatalogService } from '@app/providers';
 import { EmbeddingsRequestDto, EmbeddingsResponseDto } from './dto/embeddings.dto';
 import { EmbeddingsService } from './embeddings.service';
+import { DataProtection } from '@app/data-protection';
 
 export const MAX_EMBEDDING_INPUTS = 2048;
 
@@ -15,6 +16,7 @@ export class EmbeddingsApiService {
     private readonly catalog: ModelCatalogService,
     private readonly embeddings: EmbeddingsService,
     private readonly billing: BillingService,
+    @Optional() private readonly protection: DataProtection = new DataProtection(),
   ) {}
 
   async create(
@@ -26,7 +28,10 @@ export class EmbeddingsApiService {
   ): Promise<EmbeddingsResponseDto> {
     const model = this.catalog.require(dto.model, 'embedding');
     assertModelAllowed(caller, model.key);
+    const protection = this.protection.forRequest(caller, requestId);
+    protection.assertAllowed(model);
     const inputs = normalizeInput(dto.input, (tokens) => this.embeddings.decodeTokens(tokens));
+    protection.screenFor(model, inputs, 'input');
     const native = model.dimensions ?? 1536;
     if (dto.dimensions !== undefined && dto.dimensions > native) {
       throw ApiError.badRequest(`dimensions must be at most ${native} for ${model.key}.`, 'dimensions');
@@ -47,7 +52,7 @@ export class EmbeddingsApiService {
       requestId,
       holdMicro: embeddingsHoldMicro(model.pricing, estimate),
       estimatedTokens: estimate,
-      run: () => this.embeddings.embed(model, inputs, dto.dimensions, signal, counts),
+      run: () => this.embeddings.embed(model, inputs, dto.dimensions, signal, counts, 'document', protection),
       charge: (r) => ({
         costMicro: embeddingsChargeMicro(model.pricing, r.tokens),
         details: {

@@ -10,6 +10,7 @@ import {
   upstreamErrorKind,
   UpstreamRouter,
 } from '@app/providers';
+import type { RequestProtection } from '@app/data-protection';
 
 /** Upstream batch limits: inputs per call and a token budget per call (OpenAI allows 2048 / 300k). */
 export const MAX_INPUTS_PER_CALL = 2048;
@@ -102,8 +103,15 @@ export class EmbeddingsService {
     signal?: AbortSignal,
     tokenCounts?: number[],
     purpose: EmbeddingPurpose = 'document',
+    /** the caller's data policy: residency (403 before any call), personal data blocked or masked */
+    protection?: RequestProtection,
   ): Promise<EmbedResult> {
     if (texts.length === 0) return { vectors: [], tokens: 0 };
+    if (protection) {
+      protection.assertAllowed(model);
+      protection.screenFor(model, texts, 'input');
+      if (protection.masksFor(model)) texts = texts.map((t) => protection.mask(t));
+    }
     const provider = this.registry.embeddings(model);
     const counts = tokenCounts ?? this.countTokens(texts);
     const batches = planBatches(counts);
@@ -112,7 +120,7 @@ export class EmbeddingsService {
       results = await mapLimit(batches, BATCH_CONCURRENCY, ([s, e]) => {
         const call = () =>
           provider.embed({ model: model.upstream_model, input: texts.slice(s, e), dimensions, purpose }, signal);
-        return this.router ? this.router.retry(model, call, { signal }) : call();
+        return this.router ? this.router.retry(model, call, { signal, policy: protection?.policy }) : call();
       });
     } catch (err) {
       // the router counted every failed attempt; without one, the single attempt is counted here

@@ -1,4 +1,5 @@
-import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
+import { DataProtection } from '@app/data-protection';
 import { ApiError, Clock, microToRub } from '@app/common';
 import { AppConfig } from '@app/config';
 import { assertModelAllowed, type Caller } from '@app/auth';
@@ -54,6 +55,7 @@ export class ImagesService implements OnModuleInit, OnModuleDestroy {
     private readonly config: AppConfig,
     private readonly clock: Clock,
     private readonly router: UpstreamRouter,
+    @Optional() private readonly protection: DataProtection = new DataProtection(),
   ) {}
 
   onModuleInit(): void {
@@ -77,7 +79,12 @@ export class ImagesService implements OnModuleInit, OnModuleDestroy {
   ): Promise<ImageGeneration> {
     const model = this.catalog.require(dto.model, 'image');
     assertModelAllowed(caller, model.key);
-    const req = resolveImageRequest(model, dto);
+    // the data policy: residency, and personal data in the prompt refused (block) or masked
+    const protection = this.protection.forRequest(caller, requestId);
+    protection.assertAllowed(model);
+    protection.screenFor(model, [dto.prompt], 'prompt');
+    const resolved = resolveImageRequest(model, dto);
+    const req = protection.masksFor(model) ? { ...resolved, prompt: protection.mask(resolved.prompt) } : resolved;
     const provider = this.registry.images(model);
     const { result: g, charged } = await this.billing.meter({
       teamId: caller.teamId,
@@ -88,7 +95,10 @@ export class ImagesService implements OnModuleInit, OnModuleDestroy {
         let result: ImageGenerationResult;
         try {
           // nothing reached the client yet: a retryable failure is retried (<PROVIDER>_MAX_RETRIES)
-          result = await this.router.retry(model, () => provider.generate(req), { requestId });
+          result = await this.router.retry(model, () => provider.generate(req), {
+            requestId,
+            policy: caller.dataPolicy,
+          });
         } catch (err) {
           // the router counted every failed attempt (gateway_upstream_errors_total)
           throw providerErrorToApiError(err, model);

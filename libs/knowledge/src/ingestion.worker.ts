@@ -1,3 +1,4 @@
+import { DataProtection, type RequestProtection } from '@app/data-protection';
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit, Optional } from '@nestjs/common';
 import { AsyncResource } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
@@ -95,6 +96,7 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
     private readonly ocr: PdfOcr,
     /** the request log's record of each embedding call */
     @Optional() private readonly calls?: BackgroundCalls,
+    @Optional() private readonly protection: DataProtection = new DataProtection(),
   ) {}
 
   onModuleInit(): void {
@@ -439,7 +441,19 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
       });
     let metered;
     try {
-      metered = await this.meterEmbedding(doc, model, texts, counts, chunks.length, dimensions, requestId, chargeKey);
+      // the team's data policy: residency of the store's embedder, personal data in the chunks blocked or masked
+      const protection = await this.protection.forTeam(doc.teamId);
+      metered = await this.meterEmbedding(
+        doc,
+        model,
+        texts,
+        counts,
+        chunks.length,
+        dimensions,
+        requestId,
+        chargeKey,
+        protection,
+      );
     } catch (err) {
       report(
         err instanceof ApiError ? err.status : 500,
@@ -468,6 +482,7 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
     dimensions: number,
     requestId: string,
     chargeKey: string,
+    protection: RequestProtection,
   ) {
     return this.billing.meter({
       teamId: doc.teamId,
@@ -484,6 +499,8 @@ export class IngestionWorker implements OnModuleInit, OnApplicationShutdown {
           model.dimensions === dimensions ? undefined : dimensions,
           undefined,
           counts,
+          'document',
+          protection,
         ),
       charge: (r) => ({
         costMicro: embeddingsChargeMicro(model.pricing, r.tokens),

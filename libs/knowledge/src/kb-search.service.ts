@@ -1,4 +1,5 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, Optional } from '@nestjs/common';
+import { DataProtection } from '@app/data-protection';
 import { ApiError, Clock } from '@app/common';
 import { assertModelAllowed, type Caller } from '@app/auth';
 import { AppConfig } from '@app/config';
@@ -65,6 +66,7 @@ export class KbSearchService {
     private readonly billing: BillingService,
     private readonly clock: Clock,
     config: AppConfig,
+    @Optional() private readonly protection: DataProtection = new DataProtection(),
   ) {
     this.cache = new VectorIndexCache(config.kbVectorCacheBytes);
   }
@@ -98,6 +100,10 @@ export class KbSearchService {
     assertModelAllowed(caller, model.key);
     const queries = input.queries.map((q) => q.trim()).filter(Boolean);
     if (queries.length === 0) throw ApiError.badRequest('query must not be empty.', 'query');
+    // the store's embedder is under the caller's data policy (residency, personal data in the queries)
+    const protection = this.protection.forRequest(caller, requestId);
+    protection.assertAllowed(model);
+    protection.screenFor(model, queries, 'query');
     const counts = this.embeddings.countTokens(queries);
     const { result, charged } = await this.billing.meter({
       teamId: caller.teamId,
@@ -116,6 +122,7 @@ export class KbSearchService {
           undefined,
           counts,
           'query',
+          protection,
         ),
       charge: (r) => ({
         costMicro: embeddingsChargeMicro(model.pricing, r.tokens),

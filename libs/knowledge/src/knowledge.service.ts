@@ -2,7 +2,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
 import { ApiError, Clock } from '@app/common';
 import { assertModelAllowed, type Caller } from '@app/auth';
-import { ModelCatalogService, ModelEntry } from '@app/providers';
+import { ModelCatalogService, ModelEntry, modelRefusedByPolicy, policyAllowsModel } from '@app/providers';
+import type { DataPolicy } from '@app/data-protection/policy';
 import { DocumentParser, ExtractionError } from './document-parser';
 import {
   DocumentKind,
@@ -95,10 +96,13 @@ export class KnowledgeService {
     private readonly clock: Clock,
   ) {}
 
-  /** The embedding model of new knowledge bases: text-embedding-3-small with an OpenAI key, else the local lexical embedder (1536). */
-  defaultEmbeddingModel(): ModelEntry {
+  /**
+   * The embedding model of new knowledge bases: text-embedding-3-small with an OpenAI key (and a
+   * data policy that lets the team's texts reach it), else the local lexical embedder (1536).
+   */
+  defaultEmbeddingModel(policy?: Pick<DataPolicy, 'residency'> | null): ModelEntry {
     const remote = this.catalog.find('text-embedding-3-small');
-    if (remote && this.catalog.isAvailable(remote)) return remote;
+    if (remote && this.catalog.isAvailable(remote) && policyAllowsModel(policy, remote)) return remote;
     return this.catalog.require('local-embedding-small', 'embedding');
   }
 
@@ -111,9 +115,11 @@ export class KnowledgeService {
   async createStore(caller: Caller, input: NewStore): Promise<StoreView> {
     const model = input.embedding_model
       ? this.catalog.require(input.embedding_model, 'embedding')
-      : this.defaultEmbeddingModel();
+      : this.defaultEmbeddingModel(caller.dataPolicy);
     // every document of the store is embedded with its model: the key must be allowed to use it
     assertModelAllowed(caller, model.key, 'embedding_model');
+    // the documents of the store will be sent to its embedder: the data policy must allow it
+    if (!policyAllowsModel(caller.dataPolicy, model)) throw modelRefusedByPolicy(model.key, 'embedding_model');
     if (!this.catalog.isAvailable(model))
       throw ApiError.badRequest(
         `The embedding model ${model.key} is unavailable (its provider has no credentials).`,
@@ -545,8 +551,12 @@ export class KnowledgeService {
   // The same documents, ingestion jobs, chunks, billing and search as knowledge bases; the store is
   // marked internal so /v1/vector_stores and /api/v1/knowledge-bases neither list nor serve it.
 
-  async createInternalStore(teamId: string, name: string): Promise<VectorStoreEntity> {
-    const model = this.defaultEmbeddingModel();
+  async createInternalStore(
+    teamId: string,
+    name: string,
+    policy?: Pick<DataPolicy, 'residency'> | null,
+  ): Promise<VectorStoreEntity> {
+    const model = this.defaultEmbeddingModel(policy);
     const now = this.clock.now();
     const store: Omit<VectorStoreEntity, 'seq'> = {
       id: newStoreId(),

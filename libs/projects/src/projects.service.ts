@@ -42,7 +42,7 @@ export class ProjectsService {
 
   async create(caller: Caller, dto: CreateProjectDto): Promise<ProjectDto> {
     const id = newProjectId();
-    const store = await this.kb.createInternalStore(caller.teamId, `project ${id}`);
+    const store = await this.kb.createInternalStore(caller.teamId, `project ${id}`, caller.dataPolicy);
     const now = this.clock.now();
     await this.repo.insertProject({
       id,

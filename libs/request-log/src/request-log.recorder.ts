@@ -82,8 +82,9 @@ export class RequestLogRecorder implements RequestRecorder, OnModuleInit, OnModu
       // a team at `none` costs one map lookup (unless spans are exported)
       if (known?.level === 'none' && !this.traces.enabled) return;
       const entry = this.build(req, res, ctx, route, totalMs);
-      if (known) this.finish(entry, known, req, res);
-      else void this.settings.get(teamId!).then((s) => this.finish(entry, s, req, res));
+      const masker = ctx.bodyMasker ?? undefined;
+      if (known) this.finish(entry, known, req, res, masker);
+      else void this.settings.get(teamId!).then((s) => this.finish(entry, s, req, res, masker));
     } catch (err) {
       this.log.error({ err }, 'request-log record not built');
     }
@@ -137,11 +138,18 @@ export class RequestLogRecorder implements RequestRecorder, OnModuleInit, OnModu
       requestBody: null,
       responseBody: null,
       bodyTruncated: false,
+      dataProtection: ctx.dataProtection ? JSON.stringify(ctx.dataProtection) : null,
     };
   }
 
   /** Exports the span and queues the record at the team's level; never throws (it may run in a promise callback). */
-  private finish(entry: RequestLogEntity, s: TeamLogSettings, req: Request | null, res: Response | null): void {
+  private finish(
+    entry: RequestLogEntity,
+    s: TeamLogSettings,
+    req: Request | null,
+    res: Response | null,
+    masker?: (text: string) => string,
+  ): void {
     try {
       const traceparent = req?.headers.traceparent;
       this.traces.export(entry, typeof traceparent === 'string' ? traceparent : undefined);
@@ -149,7 +157,7 @@ export class RequestLogRecorder implements RequestRecorder, OnModuleInit, OnModu
       entry.expiresAt = entry.createdAt + s.retentionMs;
       if (s.level === 'full' && req && res)
         try {
-          this.attachBodies(entry, s, req, res);
+          this.attachBodies(entry, s, req, res, masker);
         } catch (err) {
           this.log.warn({ err }, 'request-log bodies not stored');
         }
@@ -159,15 +167,23 @@ export class RequestLogRecorder implements RequestRecorder, OnModuleInit, OnModu
     }
   }
 
-  private attachBodies(entry: RequestLogEntity, s: TeamLogSettings, req: Request, res: Response): void {
+  /** The bodies at `full`; a request whose personal data was masked is stored masked (as its upstream saw it). */
+  private attachBodies(
+    entry: RequestLogEntity,
+    s: TeamLogSettings,
+    req: Request,
+    res: Response,
+    masker?: (text: string) => string,
+  ): void {
     const max = this.config.requestLog.bodyMaxBytes;
     const request = storedRequestBody(req.body, max);
     const captured = capturedResponse(res);
     const response = captured
       ? storedResponseBody(Buffer.concat(captured.chunks).toString('utf8'), captured.truncated, max)
       : null;
-    entry.requestBody = request?.text ?? null;
-    entry.responseBody = response?.text ?? null;
+    const masked = (t: string | undefined) => (t === undefined ? null : masker ? masker(t) : t);
+    entry.requestBody = masked(request?.text);
+    entry.responseBody = masked(response?.text);
     entry.bodyTruncated = (request?.truncated ?? false) || (response?.truncated ?? false);
     if (entry.requestBody !== null || entry.responseBody !== null)
       entry.bodiesExpireAt = entry.createdAt + s.bodyRetentionMs;

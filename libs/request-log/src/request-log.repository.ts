@@ -45,6 +45,7 @@ const COLUMNS = [
   'request_body',
   'response_body',
   'body_truncated',
+  'data_protection',
 ] as const;
 
 /** Postgres casts of the non-text columns (the JSON values arrive as text). */
@@ -104,6 +105,7 @@ function pushRow(p: unknown[], r: RequestLogEntity): void {
     r.requestBody,
     r.responseBody,
     r.bodyTruncated ? 1 : 0,
+    r.dataProtection ?? null,
   );
 }
 

@@ -1,7 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { ApiKeysService } from '@app/auth';
 import { ApiError, microToRub, rubToMicro } from '@app/common';
-import { RequestLogDetailDto, RequestLogListDto, RequestLogQueryDto, RequestLogRecordDto } from './dto/request-log.dto';
+import {
+  DataProtectionDto,
+  RequestLogDetailDto,
+  RequestLogListDto,
+  RequestLogQueryDto,
+  RequestLogRecordDto,
+} from './dto/request-log.dto';
 import { RequestLogFilter, RequestLogRepository, RequestLogRow } from './request-log.repository';
 import type { RequestLogScope } from './request-log.guard';
 
@@ -71,6 +77,7 @@ function view(r: RequestLogRow): RequestLogRecordDto {
     knowledge_base_id: r.knowledgeBaseId,
     client_ip: r.clientIp,
     user_agent: r.userAgent,
+    data_protection: r.dataProtection ? (JSON.parse(r.dataProtection) as DataProtectionDto) : null,
   };
 }
 

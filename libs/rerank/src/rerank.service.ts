@@ -1,8 +1,9 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, Optional } from '@nestjs/common';
+import { DataProtection } from '@app/data-protection';
 import { ApiError, MetricsService } from '@app/common';
 import { assertModelAllowed, modelAllowed, type Caller } from '@app/auth';
 import { BillingService, RequestHold, rerankChargeMicro, rerankHoldMicro } from '@app/billing';
-import { ModelCatalogService, ModelEntry } from '@app/providers';
+import { ModelCatalogService, ModelEntry, policyAllowsModel } from '@app/providers';
 import {
   ContentFormError,
   fingerprintContent,
@@ -66,6 +67,7 @@ export class RerankService {
     private readonly cache: RerankCacheStore,
     private readonly billing: BillingService,
     private readonly metrics: MetricsService = new MetricsService(),
+    @Optional() private readonly protection: DataProtection = new DataProtection(),
   ) {}
 
   /** Parses and validates `content` (400 naming the problem, 413 beyond the limits). */
@@ -93,9 +95,19 @@ export class RerankService {
     return parsed;
   }
 
-  embeddingModelFor(size: RerankSize): ModelEntry {
+  /**
+   * The embedding model of a rerank of `size`: the remote one when it is configured and the
+   * caller's data policy lets the call reach it (residency), else the local one.
+   */
+  embeddingModelFor(size: RerankSize, caller?: Caller): ModelEntry {
     const remote = this.catalog.find(REMOTE_MODEL[size]);
-    if (remote && remote.kind === 'embedding' && this.catalog.isAvailable(remote)) return remote;
+    if (
+      remote &&
+      remote.kind === 'embedding' &&
+      this.catalog.isAvailable(remote) &&
+      policyAllowsModel(caller?.dataPolicy, remote)
+    )
+      return remote;
     return this.catalog.require(LOCAL_MODEL[size], 'embedding');
   }
 
@@ -104,7 +116,7 @@ export class RerankService {
    * rerank models by their size ("small", "large") or by the embedding model's key.
    */
   assertAllowed(caller: Caller, size: RerankSize): void {
-    if (!modelAllowed(caller, size)) assertModelAllowed(caller, this.embeddingModelFor(size).key);
+    if (!modelAllowed(caller, size)) assertModelAllowed(caller, this.embeddingModelFor(size, caller).key);
   }
 
   /** What a rerank of `tokens` (query and documents, as counted) holds at most, µRUB. */
@@ -119,8 +131,12 @@ export class RerankService {
 
   async rerank(caller: Caller, input: RerankInput, requestId: string, signal?: AbortSignal): Promise<RerankOutcome> {
     if (input.query.trim() === '') throw ApiError.badRequest('query must not be empty.', 'query');
-    const model = this.embeddingModelFor(input.size);
+    const model = this.embeddingModelFor(input.size, caller);
     this.assertAllowed(caller, input.size);
+    // a remote embedder is under the caller's data policy (residency, personal data)
+    const protection = this.protection.forRequest(caller, requestId);
+    protection.assertAllowed(model);
+    protection.screenFor(model, [input.query, ...input.parsed.items.map((i) => i.data)], 'query');
     const dims = model.dimensions ?? RERANK_DIMENSIONS[input.size];
     const queryCount = this.embeddings.countTokens([input.query])[0];
     if (queryCount > model.context_window) {
@@ -147,7 +163,7 @@ export class RerankService {
       holdMicro: rerankHoldMicro(model.pricing, estimate),
       within: input.within ? { hold: input.within } : undefined,
       run: async () => {
-        const q = await this.embeddings.embed(model, [input.query], dims, signal, undefined, 'query');
+        const q = await this.embeddings.embed(model, [input.query], dims, signal, undefined, 'query', protection);
         let documentTokens = 0;
         let docVectors: Float32Array[];
         if (hit) {
@@ -162,6 +178,8 @@ export class RerankService {
             dims,
             signal,
             docCounts.map((c) => Math.min(c, model.context_window)),
+            'document',
+            protection,
           );
           documentTokens = d.tokens;
           docVectors = d.vectors;

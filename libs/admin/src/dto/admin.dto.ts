@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { REQUEST_LOG_LEVELS, type RequestLogBodies } from '@app/billing';
+import { KeyDataPolicyDto } from '@app/data-protection/dto/data-policy.dto';
 import {
   ArrayMaxSize,
   IsArray,
@@ -14,6 +15,7 @@ import {
   Max,
   MaxLength,
   Min,
+  ValidateNested,
 } from 'class-validator';
 
 export class CreateTeamDto {
@@ -75,6 +77,17 @@ export class CreateApiKeyDto {
   @IsNotEmpty({ each: true })
   @MaxLength(200, { each: true })
   allowed_models?: string[];
+
+  @ApiPropertyOptional({
+    type: KeyDataPolicyDto,
+    nullable: true,
+    description:
+      "The key's own data policy, at least as strict as its team's (looser: 400 data_policy_looser_than_team); fields left out are the team's; null: the team's",
+  })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => KeyDataPolicyDto)
+  data_policy?: KeyDataPolicyDto | null;
 }
 
 export class CreatedApiKeyDto {
@@ -86,6 +99,8 @@ export class CreatedApiKeyDto {
   @ApiProperty({ example: '2026-11-21T10:00:00.000Z' }) created_at: string;
   @ApiProperty({ type: String, nullable: true, example: null }) expires_at: string | null;
   @ApiProperty({ type: [String], example: [] }) allowed_models: string[];
+  @ApiProperty({ type: KeyDataPolicyDto, nullable: true, description: "The key's own data policy (null: the team's)" })
+  data_policy: KeyDataPolicyDto | null;
 }
 
 export class TopUpDto {
@@ -342,6 +357,17 @@ export class UpdateApiKeyDto {
   @IsNotEmpty({ each: true })
   @MaxLength(200, { each: true })
   allowed_models?: string[] | null;
+
+  @ApiPropertyOptional({
+    type: KeyDataPolicyDto,
+    nullable: true,
+    description:
+      "The key's own data policy, at least as strict as its team's (looser: 400 data_policy_looser_than_team); fields left out are the team's; null: the team's",
+  })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => KeyDataPolicyDto)
+  data_policy?: KeyDataPolicyDto | null;
 }
 
 export class ApiKeyDto {
@@ -391,6 +417,8 @@ export class ApiKeyDto {
   expires_at: string | null;
   @ApiProperty({ type: [String], description: 'Models the key may call; empty = all', example: [] })
   allowed_models: string[];
+  @ApiProperty({ type: KeyDataPolicyDto, nullable: true, description: "The key's own data policy (null: the team's)" })
+  data_policy: KeyDataPolicyDto | null;
 }
 
 export class ApiKeyListDto {

@@ -27,4 +27,6 @@ export class ApiKeyEntity {
   @Column({ name: 'expires_at', type: 'bigint', nullable: true, transformer: bigintNumber }) expiresAt?: number | null;
   /** JSON array of model keys the key may call; null or [] = all */
   @Column({ name: 'allowed_models', type: 'text', nullable: true }) allowedModels?: string | null;
+  /** the key's own data policy (JSON; fields it leaves out are its team's); null = the team's */
+  @Column({ name: 'data_policy', type: 'text', nullable: true }) dataPolicy?: string | null;
 }

@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { DataProtection, type RequestProtection } from '@app/data-protection';
+import { Injectable, Optional } from '@nestjs/common';
 import { anthropicErrorBody, ApiError, toApiError } from '@app/common';
 import { assertModelAllowed, type Caller } from '@app/auth';
 import {
@@ -7,9 +8,12 @@ import {
   ChatProvider,
   ModelCatalogService,
   ProviderRegistry,
+  modelRefusedByPolicy,
+  policyAllowsModel,
   providerErrorToApiError,
   SseEvent as UpstreamEvent,
 } from '@app/providers';
+import { messageTexts } from '../chat-protection';
 import {
   ChatCandidate,
   ChatService,
@@ -56,6 +60,7 @@ export class MessagesService {
     private readonly chat: ChatService,
     private readonly catalog: ModelCatalogService,
     private readonly registry: ProviderRegistry,
+    @Optional() private readonly protection: DataProtection = new DataProtection(),
   ) {}
 
   async prepare(
@@ -95,13 +100,23 @@ export class MessagesService {
     const holdMicro = runnable.length ? Math.max(...runnable.map((c) => c.holdMicro)) : prep.holdMicro;
     const minHoldMicro = runnable.length ? Math.min(...runnable.map((c) => c.minHoldMicro!)) : prep.minHoldMicro;
     return {
-      prep: { ...prep, candidates, holdMicro, minHoldMicro, upstream: this.upstreamCall(body, headers) },
+      prep: {
+        ...prep,
+        candidates,
+        holdMicro,
+        minHoldMicro,
+        upstream: this.upstreamCall(body, headers, prep.protection),
+      },
       request,
     };
   }
 
-  /** The attempt of one candidate: natively through its Messages API, else the canonical request. */
-  private upstreamCall(body: Json, headers: AnthropicClientHeaders): UpstreamCall {
+  /**
+   * The attempt of one candidate: natively through its Messages API, else the canonical request —
+   * also when the data policy masks personal data for it (the canonical request carries the
+   * placeholders, the caller's own body would not).
+   */
+  private upstreamCall(body: Json, headers: AnthropicClientHeaders, protection?: RequestProtection): UpstreamCall {
     const forward = forwarded(headers);
     // the caller's body, but for the model id and a max_tokens capped to the balance
     const nativeBody = (c: ChatCandidate): Json => ({
@@ -110,7 +125,7 @@ export class MessagesService {
       ...(c.cappedOutput !== undefined ? { max_tokens: c.cappedOutput } : {}),
     });
     const native = (c: ChatCandidate, provider: ChatProvider) =>
-      this.registry.speaksMessagesApi(c.model) ? provider.messagesApi : undefined;
+      this.registry.speaksMessagesApi(c.model) && !protection?.masksFor(c.model) ? provider.messagesApi : undefined;
     return {
       complete: (c, provider, signal): Promise<CanonicalChatResponse> => {
         const api = native(c, provider);
@@ -195,7 +210,11 @@ export class MessagesService {
     const request = readMessagesRequest(body, undefined);
     const model = this.catalog.require(String(body.model), 'chat');
     assertModelAllowed(caller, model.key);
-    if (this.registry.speaksMessagesApi(model)) {
+    if (!policyAllowsModel(caller.dataPolicy, model)) throw modelRefusedByPolicy(model.key);
+    // personal data in scope of the data policy: refused (block), or counted here rather than sent (mask)
+    const p = this.protection.forRequest(caller);
+    p.screenFor(model, messageTexts(request.messages), 'messages');
+    if (this.registry.speaksMessagesApi(model) && !p.masksFor(model)) {
       const provider = this.registry.chatDeployments(model)[0].provider;
       if (provider.messagesApi) {
         try {

@@ -41,6 +41,7 @@ type UpstreamErrorKind = string;
  *  - retries, fallbacks (deployments): upstreamRetry, fallback
  *  - rate limits and budgets: rateLimited
  *  - rerank: rerankCache
+ *  - data protection (masked or blocked personal data): dataProtection
  *  - billing (open holds) and knowledge (ingestion jobs): register gauge sources, read at scrape time
  *
  * The hot path is label lookups only: label objects are cached per value, and the per-request
@@ -122,6 +123,13 @@ export class MetricsService implements OnModuleInit, OnModuleDestroy {
     name: 'gateway_rate_limited_total',
     help: 'Requests refused by a gateway rate limit or budget, by scope (key, team, …) and kind (requests, tokens, budget_day, budget_month).',
     labelNames: ['scope', 'kind'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly dataProtectionActions = new Counter({
+    name: 'gateway_data_protection_requests_total',
+    help: "Requests whose personal data the team's data policy masked or blocked, by team and action (masked, blocked).",
+    labelNames: ['team', 'action'] as const,
     registers: [this.registry],
   });
 
@@ -254,6 +262,11 @@ export class MetricsService implements OnModuleInit, OnModuleDestroy {
   /** A request refused by a rate limit or a budget (`scope`: key, team, …; `kind`: requests, tokens, budget, …). */
   rateLimited(scope: string, kind: string): void {
     this.rateLimitRejections.inc({ scope, kind });
+  }
+
+  /** A request whose personal data was masked before the upstream call, or refused for it (data policy). */
+  dataProtection(team: string, action: 'masked' | 'blocked'): void {
+    this.dataProtectionActions.inc({ team, action });
   }
 
   /** One rerank cache lookup. */

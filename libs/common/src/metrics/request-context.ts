@@ -1,6 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 
+/** The data policy a request ran under and what it did (request log: never the values). */
+export interface DataProtectionNote {
+  residency: string;
+  pii: string;
+  pii_scope: string;
+  /** masked: placeholders went upstream; blocked: refused with pii_detected; none: nothing detected or not in scope */
+  action: 'masked' | 'blocked' | 'none';
+  /** occurrences detected, by entity type */
+  entities: Record<string, number>;
+}
+
 /**
  * What one HTTP request did, filled while it runs and read once when it ends (access log line and
  * metrics). Created by the request observer; BillingService.meter adds the upstream time, the model,
@@ -41,6 +52,11 @@ export class RequestContext {
   shared = false;
   /** live requests registered under this context's id (the first one holds the registry slot) */
   holders = 1;
+
+  /** the data policy applied (set by the chat pipeline and the other model calls under a policy) */
+  dataProtection: DataProtectionNote | null = null;
+  /** masks personal data in a stored request-log body as the upstream saw it (set when the request was masked) */
+  bodyMasker: ((text: string) => string) | null = null;
 
   private flagSet: Set<string> | null = null;
   /** metered work running for this request (BillingService.meter), and who waits for it to end */

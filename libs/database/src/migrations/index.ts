@@ -18,6 +18,7 @@ import { Payments1796600000000 } from './1796600000000-payments';
 import { Documents1796700000000 } from './1796700000000-documents';
 import { LoginThrottle1797500000000 } from './1797500000000-login-throttle';
 import { Pricing1797000000000 } from './1797000000000-pricing';
+import { DataProtection1797100000000 } from './1797100000000-data-protection';
 
 /** Ordered list of every migration; the same list runs on Postgres and SQLite. */
 export const migrations = [
@@ -41,4 +42,5 @@ export const migrations = [
   Documents1796700000000,
   LoginThrottle1797500000000,
   Pricing1797000000000,
+  DataProtection1797100000000,
 ];

@@ -1,3 +1,4 @@
+import type { DataPolicy } from '@app/data-protection/policy';
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '@app/auth';
 import type { RequestHold } from '@app/billing';
@@ -46,8 +47,12 @@ export class KnowledgeStoreService extends KnowledgeStore implements StoreSearch
     return gone;
   }
 
-  async createInternalStore(teamId: string, name: string): Promise<StoreRef> {
-    return toStoreRef(await this.knowledge.createInternalStore(teamId, name));
+  async createInternalStore(
+    teamId: string,
+    name: string,
+    policy?: Pick<DataPolicy, 'residency'> | null,
+  ): Promise<StoreRef> {
+    return toStoreRef(await this.knowledge.createInternalStore(teamId, name, policy));
   }
 
   deleteInternalStore(teamId: string, id: string, ownedFileIds: string[] = []): Promise<void> {

@@ -1,3 +1,4 @@
+import type { DataPolicy } from '@app/data-protection/policy';
 import type { Caller } from '@app/auth';
 import type { RequestHold } from '@app/billing';
 import type { UploadedBytes } from '../files.service';
@@ -88,7 +89,12 @@ export abstract class KnowledgeStore {
   abstract missingKnowledgeBases(teamId: string, ids: string[]): Promise<Set<string>>;
 
   // ── project-owned (internal) stores: never listed or served by the knowledge-base APIs ──
-  abstract createInternalStore(teamId: string, name: string): Promise<StoreRef>;
+  /** `policy`: the creating caller's data policy (its residency picks an embedder the team may use) */
+  abstract createInternalStore(
+    teamId: string,
+    name: string,
+    policy?: Pick<DataPolicy, 'residency'> | null,
+  ): Promise<StoreRef>;
   /** Deletes the internal store with its documents, and the files listed in `ownedFileIds`. */
   abstract deleteInternalStore(teamId: string, id: string, ownedFileIds?: string[]): Promise<void>;
   /** Adds a document (queued for ingestion); knowledge-base limits apply, `holder` names the owner in the 409. */

@@ -9,6 +9,8 @@ import { ProviderError } from '../types';
 import { DeploymentCooldowns } from './deployment-cooldowns';
 import { pickDeployment } from './deployment-pick';
 import { ResilienceEvents } from './resilience-events';
+import { findProviderDefinition } from '../provider-definitions';
+import { residencyAllows, type DataPolicy } from '@app/data-protection/policy';
 import { BackoffSettings, isRetryableError, retryDelayMs } from './retry-policy';
 
 /** Where a routed call stands; updated as it goes, so a failure still tells which model and how many tries. */
@@ -34,6 +36,8 @@ export interface RouteOptions<C> {
   committed?: () => boolean;
   /** filled in as the call goes (counts for metrics, the candidate for error messages) */
   progress?: RouteProgress<C>;
+  /** the caller's data policy: with residency "ru_only" only models of Russian providers are called */
+  policy?: Pick<DataPolicy, 'residency'> | null;
 }
 
 /**
@@ -46,6 +50,9 @@ export interface RouteOptions<C> {
  *   within DEPLOYMENT_COOLDOWN_SECONDS (shared through Redis when configured) while another is warm;
  *   a deployment whose key is refused (401/403) cools down and the call moves to another deployment;
  * - a candidate whose provider has no credentials (503) is skipped for the next one;
+ * - the caller's data policy is enforced here, before any attempt: a requested model it does not
+ *   allow (residency "ru_only" and a provider abroad) is refused with 403 model_not_allowed_by_policy,
+ *   and the chain of fallbacks stops at the last model it allows;
  * - nothing is retried once `committed()` says bytes went to the client, or after the caller aborted;
  *   a non-retryable failure (e.g. a provider 400) is thrown at once.
  * The error thrown is the last attempt's, untouched; `progress.candidate` says whose it was.
@@ -79,6 +86,7 @@ export class UpstreamRouter {
     opts: RouteOptions<C> = {},
   ): Promise<{ result: T } & RouteProgress<C>> {
     if (candidates.length === 0) throw new Error('UpstreamRouter.run: no candidates');
+    candidates = allowedChain(candidates, opts.policy);
     const progress: RouteProgress<C> = opts.progress ?? {
       candidate: candidates[0],
       deployment: '',
@@ -168,8 +176,9 @@ export class UpstreamRouter {
   async retry<T>(
     model: ModelEntry,
     call: () => Promise<T>,
-    opts: { signal?: AbortSignal; requestId?: string } = {},
+    opts: { signal?: AbortSignal; requestId?: string; policy?: Pick<DataPolicy, 'residency'> | null } = {},
   ): Promise<T> {
+    allowedChain([{ model }], opts.policy);
     const maxRetries = this.registry.maxRetries(model);
     for (let retry = 0; ; retry++) {
       this.noteAttempt(opts.requestId, model);
@@ -237,6 +246,36 @@ export class UpstreamRouter {
     for (const id of failedHere) cooling.add(id);
     return pickDeployment(deployments, cooling, this.random);
   }
+}
+
+/** True when the policy lets a call reach this model (residency by its provider's jurisdiction). */
+export function policyAllowsModel(
+  policy: Pick<DataPolicy, 'residency'> | null | undefined,
+  model: ModelEntry,
+): boolean {
+  if (!policy || policy.residency === 'any') return true;
+  return residencyAllows(policy as DataPolicy, findProviderDefinition(model.provider)?.jurisdiction ?? 'foreign');
+}
+
+/** 403 model_not_allowed_by_policy for a model the caller's data policy does not let a call reach. */
+export function modelRefusedByPolicy(modelKey: string, param: string | null = 'model'): ApiError {
+  return new ApiError(
+    403,
+    'permission_error',
+    `The model '${modelKey}' is served outside Russia, and the data policy of this team or key allows only models whose provider keeps data in Russia (residency "ru_only").`,
+    'model_not_allowed_by_policy',
+    param,
+  );
+}
+
+/** The candidates up to (not including) the first the policy refuses; 403 when that is the first. */
+function allowedChain<C extends { model: ModelEntry }>(
+  candidates: readonly C[],
+  policy: Pick<DataPolicy, 'residency'> | null | undefined,
+): readonly C[] {
+  const stop = candidates.findIndex((c) => !policyAllowsModel(policy, c.model));
+  if (stop === 0) throw modelRefusedByPolicy(candidates[0].model.key);
+  return stop < 0 ? candidates : candidates.slice(0, stop);
 }
 
 function isUnavailable(err: unknown): boolean {

@@ -127,6 +127,25 @@ export class RequestLogUsageDto {
   @ApiProperty({ description: 'Of output_tokens, spent on reasoning', example: 0 }) reasoning_tokens: number;
 }
 
+export class DataProtectionDto {
+  @ApiProperty({ enum: ['any', 'ru_only'], example: 'ru_only' }) residency: string;
+  @ApiProperty({ enum: ['off', 'mask', 'block'], example: 'mask' }) pii: string;
+  @ApiProperty({ enum: ['foreign_only', 'all_providers'], example: 'foreign_only' }) pii_scope: string;
+  @ApiProperty({
+    enum: ['masked', 'blocked', 'none'],
+    description: 'masked: placeholders went upstream; blocked: refused with pii_detected; none: nothing done',
+    example: 'masked',
+  })
+  action: 'masked' | 'blocked' | 'none';
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'integer' },
+    description: 'Personal data found, by entity type (counts only, never values)',
+    example: { email: 1, phone: 2 },
+  })
+  entities: Record<string, number>;
+}
+
 export class RequestLogRecordDto {
   @ApiProperty({ description: "The response's x-request-id", example: 'req_6f1c2a9e0b7d4e3f' }) id: string;
   @ApiProperty({ description: 'When the call arrived', example: '2026-11-26T12:00:00.000Z' }) created_at: string;
@@ -179,6 +198,12 @@ export class RequestLogRecordDto {
   @ApiProperty({ type: String, nullable: true, example: null }) knowledge_base_id: string | null;
   @ApiProperty({ type: String, nullable: true, example: '203.0.113.7' }) client_ip: string | null;
   @ApiProperty({ type: String, nullable: true, example: 'OpenAI/Python 1.54.0' }) user_agent: string | null;
+  @ApiProperty({
+    type: () => DataProtectionDto,
+    nullable: true,
+    description: "The team's or key's data policy applied to the call (null: none set)",
+  })
+  data_protection: DataProtectionDto | null;
 }
 
 export class RequestLogDetailDto extends RequestLogRecordDto {

@@ -52,4 +52,6 @@ export class RequestLogEntity {
   @Column({ name: 'request_body', type: 'text', nullable: true }) requestBody: string | null;
   @Column({ name: 'response_body', type: 'text', nullable: true }) responseBody: string | null;
   @Column({ name: 'body_truncated', type: 'integer', transformer: flag }) bodyTruncated: boolean;
+  /** the data policy applied and the entity counts by type (JSON; never values); null: no policy */
+  @Column({ name: 'data_protection', type: 'text', nullable: true }) dataProtection?: string | null;
 }

@@ -10,6 +10,7 @@ import { InviteForm, ROLES, type Role } from './invite-form';
 import { formatDate } from '../../i18n';
 import { DeleteTeam } from './delete-team';
 import { RequestLogSettings } from './request-log-settings';
+import { DataPolicySettings } from './data-policy-settings';
 
 type Member = components['schemas']['MemberDto'];
 type Invitation = components['schemas']['InvitationDto'];
@@ -144,6 +145,7 @@ export function MembersPage() {
         </>
       )}
       {can.canManageMembers && team_id && <RequestLogSettings teamId={team_id} />}
+      {can.canManageMembers && team_id && <DataPolicySettings teamId={team_id} />}
       {canDeleteTeam && (
         <DeleteTeam
           teamId={team_id}

@@ -146,6 +146,29 @@ function Bodies({ r }: { r: RequestDetail }) {
   );
 }
 
+/** The data policy applied to the call: what was done, and the personal data found by type (never values). */
+function Protection({ p }: { p: NonNullable<RequestDetail['data_protection']> }) {
+  const { t } = useTranslation();
+  const found = Object.entries(p.entities)
+    .map(([type, n]) => `${type} ×${n}`)
+    .join(', ');
+  return (
+    <Stack gap={4} aria-label={t('requests.dataProtection')}>
+      <Title order={3} size="h5">
+        {t('requests.dataProtection')}
+      </Title>
+      <Text size="sm">
+        {t(`requests.protectionActions.${p.action}`)} · {p.residency} · {p.pii} ({p.pii_scope})
+      </Text>
+      {found && (
+        <Text size="sm" c="dimmed">
+          {t('requests.protectionFound', { found })}
+        </Text>
+      )}
+    </Stack>
+  );
+}
+
 /** One call of the request log: facts, the timeline of attempts, tokens and cost, bodies when stored. */
 export function RequestDrawer({
   id,
@@ -183,6 +206,7 @@ export function RequestDrawer({
               {t('requests.attempts')}
             </Title>
             <Attempts r={r} />
+            {r.data_protection && <Protection p={r.data_protection} />}
             <Title order={3} size="h5">
               {t('requests.tokensAndCost')}
             </Title>

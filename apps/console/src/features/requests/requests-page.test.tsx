@@ -40,6 +40,7 @@ const record = (over: Record<string, unknown> = {}) => ({
   knowledge_base_id: null,
   client_ip: '203.0.113.7',
   user_agent: 'OpenAI/Python 1.54.0',
+  data_protection: null,
   ...over,
 });
 const failed = record({
