@@ -6,7 +6,7 @@
 import { TokenCounter, TokenEncodingName } from '@app/providers/tokenizer/token-counter';
 import { indexTerms } from '@app/retrieval/terms';
 import type { Chunking } from '../kb-rules';
-import { chunkedOrScan, DocumentChunk, ExtractedDocument, ParsedDocument } from '../document-parser';
+import { chunkedOrScan, DocumentChunk, ExtractedDocument } from '../document-parser';
 import { chunkDocumentText } from './chunking';
 import { packChunks, PackedChunks } from './packed-chunks';
 import { extractCsv, extractDocx, extractHtml, extractJson, extractPdf } from './formats';
