@@ -52,25 +52,25 @@ export class FakeCbr {
   ) {}
 
   static async start(): Promise<FakeCbr> {
-    let self: FakeCbr | undefined;
+    const ref: { self?: FakeCbr } = {};
     const server = createServer((req, res) => {
-      self!.requests++;
+      ref.self!.requests++;
       if (!req.url?.startsWith('/scripts/XML_daily.asp')) {
         res.writeHead(404).end();
         return;
       }
-      if (self!.failing !== null) {
-        res.writeHead(self!.failing, { 'content-type': 'text/html' }).end('<html>Service unavailable</html>');
+      if (ref.self!.failing !== null) {
+        res.writeHead(ref.self!.failing, { 'content-type': 'text/html' }).end('<html>Service unavailable</html>');
         return;
       }
       res
         .writeHead(200, { 'content-type': 'application/xml; charset=windows-1251' })
-        .end(cbrDailyXml(self!.date, self!.valutes));
+        .end(cbrDailyXml(ref.self!.date, ref.self!.valutes));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as AddressInfo).port;
-    self = new FakeCbr(server, `http://127.0.0.1:${port}/scripts/XML_daily.asp`);
-    return self;
+    ref.self = new FakeCbr(server, `http://127.0.0.1:${port}/scripts/XML_daily.asp`);
+    return ref.self;
   }
 
   /** What the next fetches get: the list of `date` (DD.MM.YYYY) with USD at `usdValue` ("81,5345"). */

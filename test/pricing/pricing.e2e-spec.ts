@@ -54,7 +54,6 @@ describe(`pricing on ${backendKind()}`, () => {
   let b: TestApp;
   let admin: AdminClient;
   let team: { teamId: string; apiKey: string };
-  let other: { teamId: string; apiKey: string };
 
   const chat = (t: TestApp, apiKey: string, model: string, extra: Record<string, unknown> = {}) =>
     request(t.url)
@@ -102,7 +101,6 @@ describe(`pricing on ${backendKind()}`, () => {
     b = await createTestApp({ env, clock, shareBackendWith: a });
     admin = new AdminClient(a.url);
     team = await admin.teamWithKey(10, 'acme');
-    other = await admin.teamWithKey(10, 'other');
   }, 60_000);
 
   afterAll(async () => {
