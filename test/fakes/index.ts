@@ -9,3 +9,4 @@ export * from './otlp-receiver';
 export * from './fake-yandex';
 export * from './fake-yookassa';
 export * from './fake-gigachat';
+export * from './fake-mcp';

@@ -17,6 +17,7 @@ import { AlertsModule } from '@app/alerts';
 import { DocumentsModule } from '@app/documents';
 import { RequestLogModule } from '@app/request-log';
 import { PaymentsModule } from '@app/payments';
+import { McpModule } from '@app/mcp';
 import { HealthController } from './health.controller';
 
 /** Wires the libs together; nothing else. */
@@ -44,6 +45,7 @@ import { HealthController } from './health.controller';
     DocumentsModule,
     RequestLogModule,
     PaymentsModule,
+    McpModule,
   ],
   controllers: [HealthController],
 })

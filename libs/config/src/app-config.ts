@@ -13,6 +13,7 @@ import {
   ProviderEnv,
   ProviderEnvDeclaration,
   RequestLogEnv,
+  McpEnv,
   ResilienceEnv,
 } from './env.schema';
 import type { PaymentsEnv } from './payments-env';
@@ -210,6 +211,10 @@ export class AppConfig {
 
   get pdfText(): PdfTextEnv {
     return this.env.pdfText;
+  }
+  /** the MCP gateway: per-request timeout of registered servers, tool rounds of /v1/responses */
+  get mcp(): McpEnv {
+    return this.env.mcp;
   }
   /** the team request log: queue, body cap, default retention */
   get requestLog(): RequestLogEnv {

@@ -317,6 +317,15 @@ export interface EnvConfig {
   requestLog: RequestLogEnv;
   otel: OtelEnv;
   payments: PaymentsEnv;
+  mcp: McpEnv;
+}
+
+/** The MCP gateway (docs/mcp.md). */
+export interface McpEnv {
+  /** MCP_CALL_TIMEOUT_MS: how long a registered server may take to answer one request */
+  callTimeoutMs: number;
+  /** MCP_MAX_TOOL_ROUNDS: model turns with MCP tool calls one /v1/responses request may run */
+  maxToolRounds: number;
 }
 
 /** The team request log: its write queue, body cap and default retention (docs/request-log.md). */
@@ -690,6 +699,10 @@ export function parseEnv(env: Env, providers: readonly ProviderEnvDeclaration[] 
     documents: documents(env),
     requestLog: requestLog(env),
     otel: otel(env),
+    mcp: {
+      callTimeoutMs: int(env, 'MCP_CALL_TIMEOUT_MS', 60_000, 100, 3_600_000),
+      maxToolRounds: int(env, 'MCP_MAX_TOOL_ROUNDS', 8, 1, 64),
+    },
     payments: parsePaymentsEnv({
       str: (name) => str(env, name),
       int: (name, def, min, max) => int(env, name, def, min, max),

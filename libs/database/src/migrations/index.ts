@@ -16,6 +16,7 @@ import { SearchTerms1795800000000 } from './1795800000000-search-terms';
 import { ChunkCompression1795900000000 } from './1795900000000-chunk-compression';
 import { Payments1796600000000 } from './1796600000000-payments';
 import { Documents1796700000000 } from './1796700000000-documents';
+import { Mcp1797200000000 } from './1797200000000-mcp';
 
 /** Ordered list of every migration; the same list runs on Postgres and SQLite. */
 export const migrations = [
@@ -37,4 +38,5 @@ export const migrations = [
   ChunkCompression1795900000000,
   Payments1796600000000,
   Documents1796700000000,
+  Mcp1797200000000,
 ];

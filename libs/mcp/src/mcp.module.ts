@@ -1,0 +1,21 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AccountsModule, PrincipalGuard } from '@app/accounts';
+import { AuditModule } from '@app/accounts/audit';
+import { AuthModule } from '@app/auth';
+import { BillingModule } from '@app/billing';
+import { McpServerEntity } from './entities/mcp-server.entity';
+import { McpSecrets } from './mcp-secrets';
+import { McpServersController } from './mcp-servers.controller';
+import { McpServersRepository } from './mcp-servers.repository';
+import { McpServersService } from './mcp-servers.service';
+import { McpUpstream } from './mcp-upstream';
+
+/** The MCP gateway: the team's server registry, the gateway's own /mcp endpoint, remote MCP tools for /v1/responses. */
+@Module({
+  imports: [TypeOrmModule.forFeature([McpServerEntity]), AuthModule, BillingModule, AuditModule, AccountsModule],
+  controllers: [McpServersController],
+  providers: [PrincipalGuard, McpServersRepository, McpSecrets, McpServersService, McpUpstream],
+  exports: [McpServersService, McpUpstream],
+})
+export class McpModule {}
