@@ -208,6 +208,7 @@ export class TeamsController {
       createdBy: p.kind === 'session' ? p.session.userId : null,
       expiresAt: body.expires_at ?? null,
       allowedModels: body.allowed_models,
+      allowedMcpTools: body.allowed_mcp_tools,
       actor: actorOf(req),
     });
   }

@@ -101,6 +101,7 @@ export class AdminController {
       createdBy: actor.type === 'user' ? actor.id : null,
       expiresAt: body.expires_at ?? null,
       allowedModels: body.allowed_models,
+      allowedMcpTools: body.allowed_mcp_tools,
       actor,
     });
   }

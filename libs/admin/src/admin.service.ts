@@ -94,7 +94,13 @@ export class AdminService {
   async createKey(
     teamId: string,
     name: string | null,
-    opts: { createdBy?: string | null; expiresAt?: string | null; allowedModels?: string[]; actor?: Actor } = {},
+    opts: {
+      createdBy?: string | null;
+      expiresAt?: string | null;
+      allowedModels?: string[];
+      allowedMcpTools?: string[];
+      actor?: Actor;
+    } = {},
   ): Promise<CreatedApiKeyDto> {
     if (!(await this.teams.exists(teamId)))
       throw ApiError.notFound(`Team ${teamId} not found.`, 'team_not_found', 'id');
@@ -113,6 +119,7 @@ export class AdminService {
       createdBy: opts.createdBy ?? null,
       expiresAt,
       allowedModels: opts.allowedModels,
+      allowedMcpTools: opts.allowedMcpTools,
       within: this.hook(opts.actor, audit),
     });
     return {
@@ -123,6 +130,7 @@ export class AdminService {
       created_at: new Date(k.createdAt).toISOString(),
       expires_at: k.expiresAt === null ? null : new Date(k.expiresAt).toISOString(),
       allowed_models: k.allowedModels,
+      allowed_mcp_tools: k.allowedMcpTools,
     };
   }
 
@@ -149,6 +157,7 @@ export class AdminService {
       expiresAt:
         body.expires_at === undefined ? undefined : body.expires_at === null ? null : Date.parse(body.expires_at),
       allowedModels: body.allowed_models,
+      allowedMcpTools: body.allowed_mcp_tools,
     };
     const audit = (a: Actor, c: ApiKeyChange): AuditRecord => ({
       actor: a,
@@ -256,6 +265,7 @@ export class AdminService {
       created_by: k.createdBy,
       expires_at: iso(k.expiresAt),
       allowed_models: k.allowedModels,
+      allowed_mcp_tools: k.allowedMcpTools,
     };
   }
 }
@@ -279,6 +289,7 @@ function keyAuditView(k: ApiKeyView): Record<string, unknown> {
     created_by: k.createdBy,
     expires_at: iso(k.expiresAt),
     allowed_models: k.allowedModels,
+    allowed_mcp_tools: k.allowedMcpTools,
   };
 }
 

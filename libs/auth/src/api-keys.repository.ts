@@ -64,7 +64,14 @@ export class ApiKeysRepository {
     patch: Partial<
       Pick<
         ApiKeyEntity,
-        'name' | 'rpmLimit' | 'tpmLimit' | 'budgetDayMicro' | 'budgetMonthMicro' | 'expiresAt' | 'allowedModels'
+        | 'name'
+        | 'rpmLimit'
+        | 'tpmLimit'
+        | 'budgetDayMicro'
+        | 'budgetMonthMicro'
+        | 'expiresAt'
+        | 'allowedModels'
+        | 'allowedMcpTools'
       >
     >,
     within?: TransactionHook<KeyChange>,

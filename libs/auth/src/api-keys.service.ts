@@ -15,6 +15,8 @@ export interface Caller {
   limits?: CallerLimits;
   /** the models the key may call (absent or empty = all) */
   allowedModels?: string[];
+  /** `server/tool` patterns of the MCP tools the key may use (absent or empty = none) */
+  allowedMcpTools?: string[];
   /** set when a signed-in session acts for the team instead of an API key */
   userId?: string;
 }
@@ -64,6 +66,8 @@ export interface ApiKeyView {
   expiresAt: number | null;
   /** empty = every model */
   allowedModels: string[];
+  /** empty = no MCP tool */
+  allowedMcpTools: string[];
 }
 
 export type ApiKeyPatch = Partial<{
@@ -75,6 +79,8 @@ export type ApiKeyPatch = Partial<{
   expiresAt: number | null;
   /** null or [] = every model */
   allowedModels: string[] | null;
+  /** null or [] = no MCP tool */
+  allowedMcpTools: string[] | null;
 }>;
 
 /** Optional properties of a new key. */
@@ -82,6 +88,7 @@ export interface NewKeyOptions {
   createdBy?: string | null;
   expiresAt?: number | null;
   allowedModels?: string[] | null;
+  allowedMcpTools?: string[] | null;
   /** runs in the transaction that inserts the key (its audit record) */
   within?: TransactionHook<ApiKeyView>;
 }
@@ -101,6 +108,7 @@ export interface CreatedApiKey {
   createdBy: string | null;
   expiresAt: number | null;
   allowedModels: string[];
+  allowedMcpTools: string[];
 }
 
 type CachedLookup = { caller: Caller; expiresAt?: number | null } | { revoked: true } | { unknown: true };
@@ -138,6 +146,7 @@ export class ApiKeysService implements OnModuleInit {
   async create(teamId: string, name: string | null, opts: NewKeyOptions = {}): Promise<CreatedApiKey> {
     const apiKey = generateApiKey();
     const models = opts.allowedModels && opts.allowedModels.length > 0 ? [...new Set(opts.allowedModels)] : [];
+    const tools = opts.allowedMcpTools && opts.allowedMcpTools.length > 0 ? [...new Set(opts.allowedMcpTools)] : [];
     const entity: ApiKeyEntity = {
       id: newId(),
       teamId,
@@ -150,6 +159,7 @@ export class ApiKeysService implements OnModuleInit {
       createdBy: opts.createdBy ?? null,
       expiresAt: opts.expiresAt ?? null,
       allowedModels: models.length > 0 ? JSON.stringify(models) : null,
+      allowedMcpTools: tools.length > 0 ? JSON.stringify(tools) : null,
     };
     const within = opts.within;
     await this.repo.insert(entity, within && ((m, row) => within(m, toView(row))));
@@ -162,6 +172,7 @@ export class ApiKeysService implements OnModuleInit {
       createdBy: entity.createdBy ?? null,
       expiresAt: entity.expiresAt ?? null,
       allowedModels: models,
+      allowedMcpTools: tools,
     };
   }
 
@@ -210,14 +221,12 @@ export class ApiKeysService implements OnModuleInit {
    * and on the other replicas (see forget).
    */
   async update(id: string, patch: ApiKeyPatch, within?: TransactionHook<ApiKeyChange>): Promise<ApiKeyView> {
-    const { allowedModels, ...rest } = patch;
-    const models =
-      allowedModels === undefined
-        ? undefined
-        : allowedModels === null || allowedModels.length === 0
-          ? null
-          : JSON.stringify([...new Set(allowedModels)]);
-    const key = await this.repo.update(id, { ...rest, allowedModels: models }, within && viewsOf(within));
+    const { allowedModels, allowedMcpTools, ...rest } = patch;
+    const key = await this.repo.update(
+      id,
+      { ...rest, allowedModels: storedList(allowedModels), allowedMcpTools: storedList(allowedMcpTools) },
+      within && viewsOf(within),
+    );
     if (!key) throw ApiError.notFound(`API key ${id} not found.`, 'api_key_not_found', 'id');
     await this.forget(key.keyHash);
     return toView(key);
@@ -299,6 +308,7 @@ export class ApiKeysService implements OnModuleInit {
                     budgetMonthMicro: row.budgetMonthMicro ?? null,
                   },
                   allowedModels: parseModels(row.allowedModels),
+                  allowedMcpTools: parseModels(row.allowedMcpTools),
                 },
                 expiresAt: row.expiresAt ?? null,
               };
@@ -347,7 +357,14 @@ function toView(k: ApiKeyEntity): ApiKeyView {
     createdBy: k.createdBy ?? null,
     expiresAt: k.expiresAt ?? null,
     allowedModels: parseModels(k.allowedModels),
+    allowedMcpTools: parseModels(k.allowedMcpTools),
   };
+}
+
+/** A list patch as stored: undefined = unchanged, null or [] = cleared, else the distinct entries as JSON. */
+function storedList(list: string[] | null | undefined): string | null | undefined {
+  if (list === undefined) return undefined;
+  return list === null || list.length === 0 ? null : JSON.stringify([...new Set(list)]);
 }
 
 function parseModels(raw: string | null | undefined): string[] {

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
+import { MCP_TOOL_PATTERN } from '@app/auth';
 import { REQUEST_LOG_LEVELS, type RequestLogBodies } from '@app/billing';
 import {
   ArrayMaxSize,
@@ -11,6 +12,7 @@ import {
   IsNumber,
   IsOptional,
   IsString,
+  Matches,
   Max,
   MaxLength,
   Min,
@@ -75,6 +77,22 @@ export class CreateApiKeyDto {
   @IsNotEmpty({ each: true })
   @MaxLength(200, { each: true })
   allowed_models?: string[];
+
+  @ApiPropertyOptional({
+    type: [String],
+    description:
+      'MCP tools the key may use through the gateway, as `server/tool` patterns (`*` matches any run of characters: `github/*`, `*/search_*`); empty or absent = none',
+    example: ['github/*', 'docs/search'],
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(200)
+  @IsString({ each: true })
+  @Matches(MCP_TOOL_PATTERN, {
+    each: true,
+    message: 'allowed_mcp_tools entries must be server/tool patterns (`*` allowed)',
+  })
+  allowed_mcp_tools?: string[];
 }
 
 export class CreatedApiKeyDto {
@@ -86,6 +104,7 @@ export class CreatedApiKeyDto {
   @ApiProperty({ example: '2026-11-21T10:00:00.000Z' }) created_at: string;
   @ApiProperty({ type: String, nullable: true, example: null }) expires_at: string | null;
   @ApiProperty({ type: [String], example: [] }) allowed_models: string[];
+  @ApiProperty({ type: [String], example: [] }) allowed_mcp_tools: string[];
 }
 
 export class TopUpDto {
@@ -342,6 +361,22 @@ export class UpdateApiKeyDto {
   @IsNotEmpty({ each: true })
   @MaxLength(200, { each: true })
   allowed_models?: string[] | null;
+
+  @ApiPropertyOptional({
+    nullable: true,
+    type: [String],
+    description: 'MCP tools the key may use, as `server/tool` patterns with `*`; null or [] = none',
+    example: ['github/*'],
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(200)
+  @IsString({ each: true })
+  @Matches(MCP_TOOL_PATTERN, {
+    each: true,
+    message: 'allowed_mcp_tools entries must be server/tool patterns (`*` allowed)',
+  })
+  allowed_mcp_tools?: string[] | null;
 }
 
 export class ApiKeyDto {
@@ -391,6 +426,12 @@ export class ApiKeyDto {
   expires_at: string | null;
   @ApiProperty({ type: [String], description: 'Models the key may call; empty = all', example: [] })
   allowed_models: string[];
+  @ApiProperty({
+    type: [String],
+    description: 'MCP tools the key may use (`server/tool` patterns); empty = none',
+    example: [],
+  })
+  allowed_mcp_tools: string[];
 }
 
 export class ApiKeyListDto {

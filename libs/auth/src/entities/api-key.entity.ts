@@ -27,4 +27,6 @@ export class ApiKeyEntity {
   @Column({ name: 'expires_at', type: 'bigint', nullable: true, transformer: bigintNumber }) expiresAt?: number | null;
   /** JSON array of model keys the key may call; null or [] = all */
   @Column({ name: 'allowed_models', type: 'text', nullable: true }) allowedModels?: string | null;
+  /** JSON array of `server/tool` patterns the key may use through the MCP gateway; null or [] = none */
+  @Column({ name: 'allowed_mcp_tools', type: 'text', nullable: true }) allowedMcpTools?: string | null;
 }
