@@ -102,7 +102,7 @@ export class FakeMcpServer {
     mcp.registerTool('fail', { description: 'Always fails' }, () => {
       throw new Error('the tool broke');
     });
-    mcp.registerTool('whoami', { description: 'The Authorization header received' }, (_args, extra) => ({
+    mcp.registerTool('whoami', { description: 'The Authorization header received' }, (extra) => ({
       content: [{ type: 'text', text: String(extra.requestInfo?.headers.authorization ?? '') }],
     }));
     return mcp;

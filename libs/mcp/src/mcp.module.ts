@@ -5,6 +5,9 @@ import { AuditModule } from '@app/accounts/audit';
 import { AuthModule } from '@app/auth';
 import { BillingModule } from '@app/billing';
 import { McpServerEntity } from './entities/mcp-server.entity';
+import { McpEndpoint } from './mcp-endpoint';
+import { McpEndpointController } from './mcp-endpoint.controller';
+import { McpGateway } from './mcp-gateway.service';
 import { McpSecrets } from './mcp-secrets';
 import { McpServersController } from './mcp-servers.controller';
 import { McpServersRepository } from './mcp-servers.repository';
@@ -14,8 +17,16 @@ import { McpUpstream } from './mcp-upstream';
 /** The MCP gateway: the team's server registry, the gateway's own /mcp endpoint, remote MCP tools for /v1/responses. */
 @Module({
   imports: [TypeOrmModule.forFeature([McpServerEntity]), AuthModule, BillingModule, AuditModule, AccountsModule],
-  controllers: [McpServersController],
-  providers: [PrincipalGuard, McpServersRepository, McpSecrets, McpServersService, McpUpstream],
-  exports: [McpServersService, McpUpstream],
+  controllers: [McpServersController, McpEndpointController],
+  providers: [
+    PrincipalGuard,
+    McpServersRepository,
+    McpSecrets,
+    McpServersService,
+    McpUpstream,
+    McpGateway,
+    McpEndpoint,
+  ],
+  exports: [McpServersService, McpUpstream, McpGateway],
 })
 export class McpModule {}

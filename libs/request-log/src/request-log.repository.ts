@@ -43,6 +43,10 @@ const COLUMNS = [
   'request_body',
   'response_body',
   'body_truncated',
+  'kind',
+  'mcp_server',
+  'mcp_tool',
+  'bytes',
 ] as const;
 
 /** Postgres casts of the non-text columns (the JSON values arrive as text). */
@@ -62,6 +66,7 @@ const PG_TYPES: Partial<Record<(typeof COLUMNS)[number], string>> = {
   latency_ms: 'integer',
   ttft_ms: 'integer',
   body_truncated: 'integer',
+  bytes: 'integer',
 };
 
 function pushRow(p: unknown[], r: RequestLogEntity): void {
@@ -100,6 +105,10 @@ function pushRow(p: unknown[], r: RequestLogEntity): void {
     r.requestBody,
     r.responseBody,
     r.bodyTruncated ? 1 : 0,
+    r.kind ?? null,
+    r.mcpServer ?? null,
+    r.mcpTool ?? null,
+    r.bytes ?? null,
   );
 }
 
@@ -112,6 +121,7 @@ export interface RequestLogFilter {
   user?: string;
   model?: string;
   endpoint?: string;
+  kind?: 'model' | 'mcp_tool';
   status?: 'ok' | 'error' | '4xx' | '5xx';
   projectId?: string;
   minCostMicro?: number;
@@ -243,6 +253,8 @@ export class RequestLogRepository {
         model: f.model,
       });
     if (f.endpoint) q.andWhere('r.endpoint = :endpoint', { endpoint: f.endpoint });
+    if (f.kind === 'model') q.andWhere('r.kind IS NULL');
+    if (f.kind === 'mcp_tool') q.andWhere("r.kind = 'mcp_tool'");
     if (f.projectId) q.andWhere('r.project_id = :projectId', { projectId: f.projectId });
     if (f.minCostMicro !== undefined) q.andWhere('r.cost_micro >= :minCost', { minCost: f.minCostMicro });
     if (f.status === 'ok') q.andWhere('r.status < 400');

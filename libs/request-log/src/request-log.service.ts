@@ -69,6 +69,10 @@ function view(r: RequestLogRow): RequestLogRecordDto {
     knowledge_base_id: r.knowledgeBaseId,
     client_ip: r.clientIp,
     user_agent: r.userAgent,
+    kind: r.kind === 'mcp_tool' ? 'mcp_tool' : 'model',
+    mcp_server: r.mcpServer ?? null,
+    mcp_tool: r.mcpTool ?? null,
+    bytes: r.bytes ?? null,
   };
 }
 
@@ -144,6 +148,7 @@ export class RequestLogService {
       user: q.user,
       model: q.model,
       endpoint: q.endpoint,
+      kind: q.kind,
       status: q.status,
       projectId: q.project_id,
       minCostMicro: q.min_cost_rub === undefined ? undefined : rubToMicro(q.min_cost_rub),

@@ -2044,6 +2044,25 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Not offered: the endpoint is stateless (405), so there is no stream to open */
+        get: operations["McpEndpointController_get"];
+        put?: never;
+        /** MCP Streamable HTTP: initialize, tools/list, tools/call (JSON-RPC; answered as JSON or an SSE stream) */
+        post: operations["McpEndpointController_post"];
+        /** Not offered: the endpoint is stateless (405), there is no session to end */
+        delete: operations["McpEndpointController_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2369,6 +2388,11 @@ export interface components {
              * @example []
              */
             allowed_models: string[];
+            /**
+             * @description MCP tools the key may use (`server/tool` patterns); empty = none
+             * @example []
+             */
+            allowed_mcp_tools: string[];
         };
         ApiKeyListDto: {
             /** @example list */
@@ -2413,6 +2437,13 @@ export interface components {
              *     ]
              */
             allowed_models?: string[] | null;
+            /**
+             * @description MCP tools the key may use, as `server/tool` patterns with `*`; null or [] = none
+             * @example [
+             *       "github/*"
+             *     ]
+             */
+            allowed_mcp_tools?: string[] | null;
         };
         CreateApiKeyDto: {
             /**
@@ -2433,6 +2464,14 @@ export interface components {
              *     ]
              */
             allowed_models?: string[];
+            /**
+             * @description MCP tools the key may use through the gateway, as `server/tool` patterns (`*` matches any run of characters: `github/*`, `*\/search_*`); empty or absent = none
+             * @example [
+             *       "github/*",
+             *       "docs/search"
+             *     ]
+             */
+            allowed_mcp_tools?: string[];
         };
         CreatedApiKeyDto: {
             /** @example 6f1c1c53-8b0c-4c37-9d43-6a3e3f0f8e11 */
@@ -2455,6 +2494,8 @@ export interface components {
             expires_at: string | null;
             /** @example [] */
             allowed_models: string[];
+            /** @example [] */
+            allowed_mcp_tools: string[];
         };
         TopUpDto: {
             /**
@@ -6267,6 +6308,27 @@ export interface components {
             client_ip: string | null;
             /** @example OpenAI/Python 1.54.0 */
             user_agent: string | null;
+            /**
+             * @description A model call, or a tool call through the MCP gateway
+             * @example model
+             * @enum {string}
+             */
+            kind: "model" | "mcp_tool";
+            /**
+             * @description mcp_tool: the registered server
+             * @example null
+             */
+            mcp_server: string | null;
+            /**
+             * @description mcp_tool: the tool called
+             * @example null
+             */
+            mcp_tool: string | null;
+            /**
+             * @description mcp_tool: bytes of the tool's result
+             * @example null
+             */
+            bytes: number | null;
         };
         RequestLogListDto: {
             /** @example list */
@@ -6367,6 +6429,27 @@ export interface components {
             client_ip: string | null;
             /** @example OpenAI/Python 1.54.0 */
             user_agent: string | null;
+            /**
+             * @description A model call, or a tool call through the MCP gateway
+             * @example model
+             * @enum {string}
+             */
+            kind: "model" | "mcp_tool";
+            /**
+             * @description mcp_tool: the registered server
+             * @example null
+             */
+            mcp_server: string | null;
+            /**
+             * @description mcp_tool: the tool called
+             * @example null
+             */
+            mcp_tool: string | null;
+            /**
+             * @description mcp_tool: bytes of the tool's result
+             * @example null
+             */
+            bytes: number | null;
             /** @description The request body as stored (JSON text, secrets redacted); only when the team stores bodies */
             request_body?: string;
             /** @description The response body as stored (JSON or SSE text, secrets redacted); only when stored */
@@ -7035,6 +7118,34 @@ export interface components {
             /** @example list */
             object: string;
             data: components["schemas"]["McpToolDto"][];
+        };
+        JsonRpcErrorDto: {
+            /** @example -32003 */
+            code?: number;
+            /** @example Tool 'github__delete_repo' is not available to this API key. */
+            message?: string;
+            data?: {
+                [key: string]: unknown;
+            };
+        };
+        JsonRpcMessageDto: {
+            /** @example 2.0 */
+            jsonrpc?: string;
+            /** @example 1 */
+            id?: (string | number) | null;
+            /**
+             * @description Notifications (notifications/progress)
+             * @example notifications/progress
+             */
+            method?: string;
+            params?: {
+                [key: string]: unknown;
+            };
+            /** @description initialize: server info and capabilities; tools/list: {tools}; tools/call: the server’s result unchanged */
+            result?: {
+                [key: string]: unknown;
+            };
+            error?: components["schemas"]["JsonRpcErrorDto"];
         };
     };
     responses: never;
@@ -16622,6 +16733,8 @@ export interface operations {
                 model?: string;
                 /** @description Only this endpoint (route template) */
                 endpoint?: string;
+                /** @description Only model calls, or only MCP tool calls */
+                kind?: "model" | "mcp_tool";
                 /** @description ok: HTTP status below 400; error: 400 and above; 4xx; 5xx */
                 status?: "ok" | "error" | "4xx" | "5xx";
                 /** @description Only calls with this project */
@@ -16705,6 +16818,8 @@ export interface operations {
                 model?: string;
                 /** @description Only this endpoint (route template) */
                 endpoint?: string;
+                /** @description Only model calls, or only MCP tool calls */
+                kind?: "model" | "mcp_tool";
                 /** @description ok: HTTP status below 400; error: 400 and above; 4xx; 5xx */
                 status?: "ok" | "error" | "4xx" | "5xx";
                 /** @description Only calls with this project */
@@ -19047,6 +19162,185 @@ export interface operations {
             };
             /** @description The resource does not exist or belongs to another team */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    McpEndpointController_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Missing, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    McpEndpointController_post: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JsonRpcMessageDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcMessageDto"];
+                    "text/event-stream": components["schemas"]["JsonRpcMessageDto"];
+                };
+            };
+            /** @description A notification or response was accepted (no body) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    McpEndpointController_remove: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Missing, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Method not allowed */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -49,4 +49,10 @@ export class RequestLogEntity {
   @Column({ name: 'request_body', type: 'text', nullable: true }) requestBody: string | null;
   @Column({ name: 'response_body', type: 'text', nullable: true }) responseBody: string | null;
   @Column({ name: 'body_truncated', type: 'integer', transformer: flag }) bodyTruncated: boolean;
+  /** null: a model call; `mcp_tool`: a tool call through the MCP gateway */
+  @Column({ type: 'varchar', length: 16, nullable: true }) kind?: string | null;
+  @Column({ name: 'mcp_server', type: 'varchar', length: 64, nullable: true }) mcpServer?: string | null;
+  @Column({ name: 'mcp_tool', type: 'varchar', length: 200, nullable: true }) mcpTool?: string | null;
+  /** bytes of a tool call's result */
+  @Column({ type: 'integer', nullable: true }) bytes?: number | null;
 }
