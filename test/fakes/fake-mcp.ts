@@ -130,7 +130,10 @@ export class FakeMcpServer {
     }
     try {
       if (this.opts.transport === 'sse') await this.handleSse(req, res, path, body);
-      else {
+      else if (req.method !== 'POST') {
+        // stateless: no standalone stream to open, no session to end
+        res.writeHead(405, { allow: 'POST' }).end();
+      } else {
         const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
         const mcp = this.build();
         res.on('close', () => void mcp.close().catch(() => undefined));
