@@ -4,7 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AdminClient } from '../support/admin-client';
 import { ADMIN_TOKEN, createTestApp, TestApp } from '../support/test-app';
-import { admin } from '../accounts/accounts-helpers';
+import { admin, as as asUser, joinTeam } from '../accounts/accounts-helpers';
 import { FakeMcpServer, TINY_PNG_BASE64 } from '../fakes';
 
 const SECRET = 'Bearer upstream-secret-0123456789';
@@ -254,6 +254,36 @@ describe('MCP gateway endpoint (/mcp)', () => {
     expect(stored.body.response_body).toContain('echoed');
     expect(JSON.stringify(stored.body)).not.toContain(secretArg);
   });
+
+  it('takes a signed-in session with the member role: viewers list, members call', async () => {
+    const viewer = await joinTeam(t.url, teamId, 'mcp-viewer@example.com', 'viewer', 'Passw0rd!-viewer');
+    const member = await joinTeam(t.url, teamId, 'mcp-member@example.com', 'member', 'Passw0rd!-member');
+    const rpc = (who: typeof viewer, body: unknown) =>
+      asUser(t.url, who)
+        .post('/mcp')
+        .set('x-team-id', teamId)
+        .set('accept', 'application/json, text/event-stream')
+        .send(body);
+    const listed = await rpc(viewer, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    expect(listed.status).toBe(200);
+    // a session sees every tool of the team (no key allowlist)
+    expect(listed.text).toContain('tools__whoami');
+    const calls = plain.toolCalls;
+    const call = {
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'tools__echo', arguments: { text: 'm' } },
+    };
+    const refused = await rpc(viewer, call);
+    expect(refused.text).toContain('-32003');
+    expect(refused.text).toContain('member role');
+    expect(plain.toolCalls).toBe(calls);
+    const done = await rpc(member, call);
+    expect(done.status).toBe(200);
+    expect(done.text).toContain('echo: m');
+    expect(plain.toolCalls).toBe(calls + 1);
+  }, 120_000);
 
   it('refuses callers without a valid key', async () => {
     const res = await request(t.url)

@@ -155,5 +155,5 @@ describe('MCP server registry', () => {
     // another team's servers are not found
     const other = (await new AdminClient(t.url).createTeam('other', 1)).id;
     expect((await as(t.url, owner).get(`/api/v1/teams/${other}/mcp-servers`)).status).toBe(404);
-  });
+  }, 120_000);
 });

@@ -212,7 +212,7 @@ export class AppConfig {
   get pdfText(): PdfTextEnv {
     return this.env.pdfText;
   }
-  /** the MCP gateway: per-request timeout of registered servers, tool rounds of /v1/responses */
+  /** the MCP gateway: how long a registered server may take to answer one request */
   get mcp(): McpEnv {
     return this.env.mcp;
   }

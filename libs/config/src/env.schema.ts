@@ -324,8 +324,6 @@ export interface EnvConfig {
 export interface McpEnv {
   /** MCP_CALL_TIMEOUT_MS: how long a registered server may take to answer one request */
   callTimeoutMs: number;
-  /** MCP_MAX_TOOL_ROUNDS: model turns with MCP tool calls one /v1/responses request may run */
-  maxToolRounds: number;
 }
 
 /** The team request log: its write queue, body cap and default retention (docs/request-log.md). */
@@ -701,7 +699,6 @@ export function parseEnv(env: Env, providers: readonly ProviderEnvDeclaration[] 
     otel: otel(env),
     mcp: {
       callTimeoutMs: int(env, 'MCP_CALL_TIMEOUT_MS', 60_000, 100, 3_600_000),
-      maxToolRounds: int(env, 'MCP_MAX_TOOL_ROUNDS', 8, 1, 64),
     },
     payments: parsePaymentsEnv({
       str: (name) => str(env, name),

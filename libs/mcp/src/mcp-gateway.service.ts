@@ -93,7 +93,7 @@ export class McpGateway {
 
   /**
    * Calls a tool of a registered server (the allowlist already checked), logged and billed. Used by
-   * /mcp and by the Responses API's remote MCP tools.
+   * /mcp (and by any other module that runs tools of registered servers).
    */
   async forward(
     caller: Caller,

@@ -14,7 +14,7 @@ import { McpServersRepository } from './mcp-servers.repository';
 import { McpServersService } from './mcp-servers.service';
 import { McpUpstream } from './mcp-upstream';
 
-/** The MCP gateway: the team's server registry, the gateway's own /mcp endpoint, remote MCP tools for /v1/responses. */
+/** The MCP gateway: the team's server registry and the gateway's own /mcp endpoint. */
 @Module({
   imports: [TypeOrmModule.forFeature([McpServerEntity]), AuthModule, BillingModule, AuditModule, AccountsModule],
   controllers: [McpServersController, McpEndpointController],

@@ -1,4 +1,4 @@
-/** The name a tool has on the gateway's own MCP endpoint and in /v1/responses: `<server>__<tool>`. */
+/** The name a tool has on the gateway's own MCP endpoint: `<server>__<tool>`. */
 export function gatewayToolName(server: string, tool: string): string {
   return `${server}__${tool}`;
 }

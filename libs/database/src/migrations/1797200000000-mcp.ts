@@ -2,8 +2,8 @@ import { MigrationInterface, QueryRunner, Table, TableColumn } from 'typeorm';
 
 /**
  * The MCP gateway (docs/mcp.md): a team's registered MCP servers (headers sealed, the tools last
- * read from the server kept as JSON), the tool allowlist of API keys, the team's switch for ad-hoc
- * servers in /v1/responses, and the request log's tool-call records (kind `mcp_tool`).
+ * read from the server kept as JSON), the tool allowlist of API keys, and the request log's
+ * tool-call records (kind `mcp_tool`).
  */
 export class Mcp1797200000000 implements MigrationInterface {
   name = 'Mcp1797200000000';
@@ -36,7 +36,6 @@ export class Mcp1797200000000 implements MigrationInterface {
       }),
     );
     await q.addColumn('api_keys', new TableColumn({ name: 'allowed_mcp_tools', type: 'text', isNullable: true }));
-    await q.addColumn('teams', new TableColumn({ name: 'mcp_adhoc_servers', type: 'integer', isNullable: true }));
     await q.addColumns('request_log', [
       // null: a model call; `mcp_tool`: a tool call through the MCP gateway
       new TableColumn({ name: 'kind', type: 'varchar', length: '16', isNullable: true }),
@@ -48,7 +47,6 @@ export class Mcp1797200000000 implements MigrationInterface {
 
   async down(q: QueryRunner): Promise<void> {
     for (const c of ['bytes', 'mcp_tool', 'mcp_server', 'kind']) await q.dropColumn('request_log', c);
-    await q.dropColumn('teams', 'mcp_adhoc_servers');
     await q.dropColumn('api_keys', 'allowed_mcp_tools');
     await q.dropTable('mcp_servers');
   }
