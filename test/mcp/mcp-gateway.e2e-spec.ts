@@ -258,7 +258,7 @@ describe('MCP gateway endpoint (/mcp)', () => {
   it('takes a signed-in session with the member role: viewers list, members call', async () => {
     const viewer = await joinTeam(t.url, teamId, 'mcp-viewer@example.com', 'viewer', 'Passw0rd!-viewer');
     const member = await joinTeam(t.url, teamId, 'mcp-member@example.com', 'member', 'Passw0rd!-member');
-    const rpc = (who: typeof viewer, body: unknown) =>
+    const rpc = (who: typeof viewer, body: object) =>
       asUser(t.url, who)
         .post('/mcp')
         .set('x-team-id', teamId)
@@ -298,7 +298,7 @@ describe('MCP gateway endpoint (/mcp)', () => {
       shareBackendWith: t,
       env: { OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32', MCP_CALL_TIMEOUT_MS: '3000' },
     });
-    const rpc = (url: string, body: unknown) =>
+    const rpc = (url: string, body: object) =>
       request(url)
         .post('/mcp')
         .set('authorization', `Bearer ${keyA.api_key}`)
