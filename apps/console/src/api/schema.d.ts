@@ -2051,12 +2051,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Not offered: the endpoint is stateless (405), so there is no stream to open */
+        /** Not offered: the endpoint is stateless, so there is no stream to open (405) */
         get: operations["McpEndpointController_get"];
         put?: never;
         /** MCP Streamable HTTP: initialize, tools/list, tools/call (JSON-RPC; answered as JSON or an SSE stream) */
         post: operations["McpEndpointController_post"];
-        /** Not offered: the endpoint is stateless (405), there is no session to end */
+        /** Not offered: the endpoint is stateless, so there is no session to end (405) */
         delete: operations["McpEndpointController_remove"];
         options?: never;
         head?: never;
@@ -19210,7 +19210,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Method not allowed */
+            /** @description method_not_allowed */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -19339,7 +19339,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Method not allowed */
+            /** @description method_not_allowed */
             405: {
                 headers: {
                     [name: string]: unknown;
