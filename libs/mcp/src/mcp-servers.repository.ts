@@ -20,12 +20,18 @@ export class McpServersRepository {
 
   /** Inserts the server with its audit record; false when the team has a server of that name. */
   async insert(row: McpServerEntity): Promise<boolean> {
-    return this.tx.run(async (m) => {
-      if (await m.findOneBy(McpServerEntity, { teamId: row.teamId, name: row.name })) return false;
-      await m.insert(McpServerEntity, { ...row });
-      await this.record(m, 'mcp_server.create', row.teamId, row.id, null, row);
-      return true;
-    });
+    try {
+      return await this.tx.run(async (m) => {
+        if (await m.findOneBy(McpServerEntity, { teamId: row.teamId, name: row.name })) return false;
+        await m.insert(McpServerEntity, { ...row });
+        await this.record(m, 'mcp_server.create', row.teamId, row.id, null, row);
+        return true;
+      });
+    } catch (err) {
+      // two registrations of one name racing: the unique (team, name) index lets one in
+      if (isUniqueViolation(err)) return false;
+      throw err;
+    }
   }
 
   find(teamId: string, id: string): Promise<McpServerEntity | null> {
@@ -114,4 +120,11 @@ export class McpServersRepository {
       after: view(after),
     });
   }
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown };
+  return (
+    e.code === '23505' || e.code === 'SQLITE_CONSTRAINT_UNIQUE' || /UNIQUE constraint failed/.test(String(e.message))
+  );
 }
