@@ -30,6 +30,7 @@ for (const lib of [
   'fx',
   'pricing',
   'data-protection',
+  'mcp',
 ]) {
   moduleNameMapper[`^@app/${lib}$`] = `<rootDir>/libs/${lib}/src`;
   moduleNameMapper[`^@app/${lib}/(.*)$`] = `<rootDir>/libs/${lib}/src/$1`;

@@ -55,6 +55,7 @@ describe(`foundation over HTTP on ${backendKind()}`, () => {
       created_at: expect.any(String),
       expires_at: null,
       allowed_models: [],
+      allowed_mcp_tools: [],
     });
 
     const top = await admin(request(t.url).post(`/api/v1/admin/teams/${team.body.id}/top-ups`)).send({

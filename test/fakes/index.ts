@@ -10,3 +10,4 @@ export * from './fake-yandex';
 export * from './fake-yookassa';
 export * from './fake-gigachat';
 export * from './fake-cbr';
+export * from './fake-mcp';

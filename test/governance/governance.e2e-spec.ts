@@ -438,6 +438,7 @@ describe(`governance on ${backendKind()}`, () => {
       created_by: null,
       expires_at: null,
       allowed_models: [],
+      allowed_mcp_tools: [],
     });
     // absent fields stay, null removes
     const cleared = await patchKey(k.id, { tpm_limit: null, budget_rub_per_month: null });

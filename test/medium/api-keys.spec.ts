@@ -88,6 +88,7 @@ describe(`api keys on ${backendKind()}`, () => {
     const { team, key } = await make.teamWithKey(1);
     await expect(keys.authenticate(key.apiKey)).resolves.toEqual({
       allowedModels: [],
+      allowedMcpTools: [],
       teamId: team.id,
       apiKeyId: key.id,
       keyPrefix: key.prefix,

@@ -20,6 +20,7 @@ import { PaymentsModule } from '@app/payments';
 import { FxModule } from '@app/fx';
 import { PricingModule } from '@app/pricing';
 import { DataProtectionModule } from '@app/data-protection';
+import { McpModule } from '@app/mcp';
 import { HealthController } from './health.controller';
 
 /** Wires the libs together; nothing else. */
@@ -50,6 +51,7 @@ import { HealthController } from './health.controller';
     FxModule,
     PricingModule,
     DataProtectionModule,
+    McpModule,
   ],
   controllers: [HealthController],
 })

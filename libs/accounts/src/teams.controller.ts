@@ -209,6 +209,7 @@ export class TeamsController {
       expiresAt: body.expires_at ?? null,
       allowedModels: body.allowed_models,
       dataPolicy: body.data_policy,
+      allowedMcpTools: body.allowed_mcp_tools,
       actor: actorOf(req),
     });
   }

@@ -102,6 +102,7 @@ export class AdminController {
       expiresAt: body.expires_at ?? null,
       allowedModels: body.allowed_models,
       dataPolicy: body.data_policy,
+      allowedMcpTools: body.allowed_mcp_tools,
       actor,
     });
   }

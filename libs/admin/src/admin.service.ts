@@ -100,6 +100,7 @@ export class AdminService {
       expiresAt?: string | null;
       allowedModels?: string[];
       dataPolicy?: KeyDataPolicy | null;
+      allowedMcpTools?: string[];
       actor?: Actor;
     } = {},
   ): Promise<CreatedApiKeyDto> {
@@ -121,6 +122,7 @@ export class AdminService {
       expiresAt,
       allowedModels: opts.allowedModels,
       dataPolicy: opts.dataPolicy,
+      allowedMcpTools: opts.allowedMcpTools,
       within: this.hook(opts.actor, audit),
     });
     return {
@@ -132,6 +134,7 @@ export class AdminService {
       expires_at: k.expiresAt === null ? null : new Date(k.expiresAt).toISOString(),
       allowed_models: k.allowedModels,
       data_policy: k.dataPolicy,
+      allowed_mcp_tools: k.allowedMcpTools,
     };
   }
 
@@ -159,6 +162,7 @@ export class AdminService {
         body.expires_at === undefined ? undefined : body.expires_at === null ? null : Date.parse(body.expires_at),
       allowedModels: body.allowed_models,
       dataPolicy: body.data_policy,
+      allowedMcpTools: body.allowed_mcp_tools,
     };
     const audit = (a: Actor, c: ApiKeyChange): AuditRecord => ({
       actor: a,
@@ -267,6 +271,7 @@ export class AdminService {
       expires_at: iso(k.expiresAt),
       allowed_models: k.allowedModels,
       data_policy: k.dataPolicy,
+      allowed_mcp_tools: k.allowedMcpTools,
     };
   }
 }
@@ -291,6 +296,7 @@ function keyAuditView(k: ApiKeyView): Record<string, unknown> {
     expires_at: iso(k.expiresAt),
     allowed_models: k.allowedModels,
     data_policy: k.dataPolicy,
+    allowed_mcp_tools: k.allowedMcpTools,
   };
 }
 

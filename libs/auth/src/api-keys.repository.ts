@@ -89,6 +89,7 @@ export class ApiKeysRepository {
         | 'expiresAt'
         | 'allowedModels'
         | 'dataPolicy'
+        | 'allowedMcpTools'
       >
     >,
     within?: TransactionHook<KeyChange>,

@@ -25,6 +25,8 @@ export interface Caller {
   limits?: CallerLimits;
   /** the models the key may call (absent or empty = all) */
   allowedModels?: string[];
+  /** `server/tool` patterns of the MCP tools the key may use (absent or empty = none) */
+  allowedMcpTools?: string[];
   /** set when a signed-in session acts for the team instead of an API key */
   userId?: string;
   /** the data policy the call runs under: the team's, made stricter by the key's own (absent: none set) */
@@ -78,6 +80,8 @@ export interface ApiKeyView {
   allowedModels: string[];
   /** the key's own data policy (what it leaves out is the team's); null = the team's */
   dataPolicy: KeyDataPolicy | null;
+  /** empty = no MCP tool */
+  allowedMcpTools: string[];
 }
 
 export type ApiKeyPatch = Partial<{
@@ -91,6 +95,8 @@ export type ApiKeyPatch = Partial<{
   allowedModels: string[] | null;
   /** null = the team's */
   dataPolicy: KeyDataPolicy | null;
+  /** null or [] = no MCP tool */
+  allowedMcpTools: string[] | null;
 }>;
 
 /** Optional properties of a new key. */
@@ -100,6 +106,7 @@ export interface NewKeyOptions {
   allowedModels?: string[] | null;
   /** the key's own data policy: at least as strict as its team's (400 otherwise) */
   dataPolicy?: KeyDataPolicy | null;
+  allowedMcpTools?: string[] | null;
   /** runs in the transaction that inserts the key (its audit record) */
   within?: TransactionHook<ApiKeyView>;
 }
@@ -120,6 +127,7 @@ export interface CreatedApiKey {
   expiresAt: number | null;
   allowedModels: string[];
   dataPolicy: KeyDataPolicy | null;
+  allowedMcpTools: string[];
 }
 
 type CachedLookup = { caller: Caller; expiresAt?: number | null } | { revoked: true } | { unknown: true };
@@ -158,6 +166,7 @@ export class ApiKeysService implements OnModuleInit {
     const apiKey = generateApiKey();
     const models = opts.allowedModels && opts.allowedModels.length > 0 ? [...new Set(opts.allowedModels)] : [];
     const dataPolicy = opts.dataPolicy ? await this.keyPolicy(teamId, opts.dataPolicy) : null;
+    const tools = opts.allowedMcpTools && opts.allowedMcpTools.length > 0 ? [...new Set(opts.allowedMcpTools)] : [];
     const entity: ApiKeyEntity = {
       id: newId(),
       teamId,
@@ -171,6 +180,7 @@ export class ApiKeysService implements OnModuleInit {
       expiresAt: opts.expiresAt ?? null,
       allowedModels: models.length > 0 ? JSON.stringify(models) : null,
       dataPolicy: dataPolicy ? JSON.stringify(dataPolicy) : null,
+      allowedMcpTools: tools.length > 0 ? JSON.stringify(tools) : null,
     };
     const within = opts.within;
     await this.repo.insert(entity, within && ((m, row) => within(m, toView(row))));
@@ -184,6 +194,7 @@ export class ApiKeysService implements OnModuleInit {
       expiresAt: entity.expiresAt ?? null,
       allowedModels: models,
       dataPolicy,
+      allowedMcpTools: tools,
     };
   }
 
@@ -250,22 +261,21 @@ export class ApiKeysService implements OnModuleInit {
    * and on the other replicas (see forget).
    */
   async update(id: string, patch: ApiKeyPatch, within?: TransactionHook<ApiKeyChange>): Promise<ApiKeyView> {
-    const { allowedModels, dataPolicy, ...rest } = patch;
+    const { allowedModels, allowedMcpTools, dataPolicy, ...rest } = patch;
     let policy: string | null | undefined = dataPolicy === undefined ? undefined : null;
     if (dataPolicy) {
       const current = await this.repo.findById(id);
       if (!current) throw ApiError.notFound(`API key ${id} not found.`, 'api_key_not_found', 'id');
       policy = JSON.stringify(await this.keyPolicy(current.teamId, dataPolicy));
     }
-    const models =
-      allowedModels === undefined
-        ? undefined
-        : allowedModels === null || allowedModels.length === 0
-          ? null
-          : JSON.stringify([...new Set(allowedModels)]);
     const key = await this.repo.update(
       id,
-      { ...rest, allowedModels: models, dataPolicy: policy },
+      {
+        ...rest,
+        allowedModels: storedList(allowedModels),
+        allowedMcpTools: storedList(allowedMcpTools),
+        dataPolicy: policy,
+      },
       within && viewsOf(within),
     );
     if (!key) throw ApiError.notFound(`API key ${id} not found.`, 'api_key_not_found', 'id');
@@ -365,6 +375,7 @@ export class ApiKeysService implements OnModuleInit {
                   },
                   allowedModels: parseModels(row.allowedModels),
                   dataPolicy: callerPolicy(found.teamPolicy, row.dataPolicy),
+                  allowedMcpTools: parseModels(row.allowedMcpTools),
                 },
                 expiresAt: row.expiresAt ?? null,
               };
@@ -414,6 +425,7 @@ function toView(k: ApiKeyEntity): ApiKeyView {
     expiresAt: k.expiresAt ?? null,
     allowedModels: parseModels(k.allowedModels),
     dataPolicy: parseStoredPolicy<KeyDataPolicy>(k.dataPolicy),
+    allowedMcpTools: parseModels(k.allowedMcpTools),
   };
 }
 
@@ -424,6 +436,12 @@ function callerPolicy(team: string | null, key: string | null | undefined): Data
   if (!teamPolicy && !keyPolicy) return null;
   const p = effectivePolicy(teamPolicy ? withDefaults(teamPolicy) : null, keyPolicy);
   return p.residency === 'any' && p.pii === 'off' ? null : p;
+}
+
+/** A list patch as stored: undefined = unchanged, null or [] = cleared, else the distinct entries as JSON. */
+function storedList(list: string[] | null | undefined): string | null | undefined {
+  if (list === undefined) return undefined;
+  return list === null || list.length === 0 ? null : JSON.stringify([...new Set(list)]);
 }
 
 function parseModels(raw: string | null | undefined): string[] {

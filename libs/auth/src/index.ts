@@ -6,3 +6,4 @@ export * from './guards';
 export * from './auth-gate';
 export * from './auth-throttle';
 export * from './principal';
+export * from './mcp-tool-allowlist';

@@ -14,6 +14,7 @@ import {
   ProviderEnv,
   ProviderEnvDeclaration,
   RequestLogEnv,
+  McpEnv,
   ResilienceEnv,
 } from './env.schema';
 import type { PaymentsEnv } from './payments-env';
@@ -222,6 +223,10 @@ export class AppConfig {
 
   get pdfText(): PdfTextEnv {
     return this.env.pdfText;
+  }
+  /** the MCP gateway: how long a registered server may take to answer one request */
+  get mcp(): McpEnv {
+    return this.env.mcp;
   }
   /** the team request log: queue, body cap, default retention */
   get requestLog(): RequestLogEnv {

@@ -339,6 +339,13 @@ export interface EnvConfig {
   requestLog: RequestLogEnv;
   otel: OtelEnv;
   payments: PaymentsEnv;
+  mcp: McpEnv;
+}
+
+/** The MCP gateway (docs/mcp.md). */
+export interface McpEnv {
+  /** MCP_CALL_TIMEOUT_MS: how long a registered server may take to answer one request */
+  callTimeoutMs: number;
 }
 
 /** The team request log: its write queue, body cap and default retention (docs/request-log.md). */
@@ -738,6 +745,9 @@ export function parseEnv(env: Env, providers: readonly ProviderEnvDeclaration[] 
     fx: pricing(env),
     requestLog: requestLog(env),
     otel: otel(env),
+    mcp: {
+      callTimeoutMs: int(env, 'MCP_CALL_TIMEOUT_MS', 60_000, 100, 3_600_000),
+    },
     payments: parsePaymentsEnv({
       str: (name) => str(env, name),
       int: (name, def, min, max) => int(env, name, def, min, max),

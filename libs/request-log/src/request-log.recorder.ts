@@ -1,6 +1,14 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { BackgroundCall, BackgroundCalls, Clock, RequestContext, RequestObserver, RequestRecorder } from '@app/common';
+import {
+  BackgroundCall,
+  BackgroundCalls,
+  Clock,
+  RequestContext,
+  RequestObserver,
+  RequestRecorder,
+  ToolCallReport,
+} from '@app/common';
 import { AppConfig } from '@app/config';
 import { ModelCatalogService } from '@app/providers';
 import { RequestLogEntity } from './entities/request-log.entity';
@@ -60,12 +68,15 @@ export class RequestLogRecorder implements RequestRecorder, OnModuleInit, OnModu
   onModuleInit(): void {
     if (!this.config.requestLog.enabled && !this.traces.enabled) return;
     this.observer.useRecorder(this);
-    this.background.use((call) => this.recordBackground(call));
+    this.background.use(
+      (call) => this.recordBackground(call),
+      (call) => this.recordTool(call),
+    );
   }
 
   onModuleDestroy(): void {
     this.observer.useRecorder(null);
-    this.background.use(null);
+    this.background.use(null, null);
   }
 
   /** Watches each model call's response: its first byte when streamed, its bytes for teams at `full`. */
@@ -233,6 +244,71 @@ export class RequestLogRecorder implements RequestRecorder, OnModuleInit, OnModu
       void this.settings.get(call.teamId).then((s) => this.finish(entry, s, null, null));
     } catch (err) {
       this.log.error({ err }, 'request-log record of a background call not built');
+    }
+  }
+
+  /** A tool call through the MCP gateway (kind `mcp_tool`): its arguments and result only at the team's `full` level. */
+  private recordTool(call: ToolCallReport): void {
+    try {
+      const latencyMs = Math.round(call.latencyMs);
+      const entry: RequestLogEntity = {
+        id: call.requestId,
+        teamId: call.teamId,
+        createdAt: this.clock.now() - latencyMs,
+        expiresAt: 0,
+        bodiesExpireAt: null,
+        method: 'POST',
+        endpoint: call.endpoint,
+        model: null,
+        servedModel: null,
+        provider: null,
+        attempts: 1,
+        fallbackPath: null,
+        status: call.status,
+        errorCode: call.errorCode,
+        stream: false,
+        inputTokens: 0,
+        outputTokens: 0,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+        reasoningTokens: 0,
+        costMicro: call.costMicro,
+        latencyMs,
+        ttftMs: null,
+        apiKeyId: call.apiKeyId,
+        keyPrefix: call.keyPrefix ? call.keyPrefix.slice(0, 32) : null,
+        sessionUserId: call.sessionUserId,
+        endUser: null,
+        projectId: null,
+        knowledgeBaseId: null,
+        clientIp: call.clientIp ? call.clientIp.slice(0, 64) : null,
+        userAgent: userAgentOf(call.userAgent),
+        requestBody: null,
+        responseBody: null,
+        bodyTruncated: false,
+        kind: 'mcp_tool',
+        mcpServer: call.server.slice(0, 64),
+        mcpTool: call.tool.slice(0, 200),
+        bytes: call.bytes,
+      };
+      void this.settings.get(call.teamId).then(
+        (s) => {
+          if (s.level === 'full' && this.config.requestLog.enabled) {
+            const max = this.config.requestLog.bodyMaxBytes;
+            const request = storedRequestBody({ arguments: call.arguments ?? {} }, max);
+            const response = call.result === undefined ? null : storedRequestBody(call.result, max);
+            entry.requestBody = request?.text ?? null;
+            entry.responseBody = response?.text ?? null;
+            entry.bodyTruncated = (request?.truncated ?? false) || (response?.truncated ?? false);
+            if (entry.requestBody !== null || entry.responseBody !== null)
+              entry.bodiesExpireAt = entry.createdAt + s.bodyRetentionMs;
+          }
+          this.finish(entry, s, null, null);
+        },
+        (err: unknown) => this.log.warn({ err }, 'request-log settings not read'),
+      );
+    } catch (err) {
+      this.log.error({ err }, 'request-log record of a tool call not built');
     }
   }
 }

@@ -46,6 +46,10 @@ const COLUMNS = [
   'response_body',
   'body_truncated',
   'data_protection',
+  'kind',
+  'mcp_server',
+  'mcp_tool',
+  'bytes',
 ] as const;
 
 /** Postgres casts of the non-text columns (the JSON values arrive as text). */
@@ -65,6 +69,7 @@ const PG_TYPES: Partial<Record<(typeof COLUMNS)[number], string>> = {
   latency_ms: 'integer',
   ttft_ms: 'integer',
   body_truncated: 'integer',
+  bytes: 'integer',
 };
 
 function pushRow(p: unknown[], r: RequestLogEntity): void {
@@ -106,6 +111,10 @@ function pushRow(p: unknown[], r: RequestLogEntity): void {
     r.responseBody,
     r.bodyTruncated ? 1 : 0,
     r.dataProtection ?? null,
+    r.kind ?? null,
+    r.mcpServer ?? null,
+    r.mcpTool ?? null,
+    r.bytes ?? null,
   );
 }
 
@@ -118,6 +127,7 @@ export interface RequestLogFilter {
   user?: string;
   model?: string;
   endpoint?: string;
+  kind?: 'model' | 'mcp_tool';
   status?: 'ok' | 'error' | '4xx' | '5xx';
   projectId?: string;
   minCostMicro?: number;
@@ -249,6 +259,8 @@ export class RequestLogRepository {
         model: f.model,
       });
     if (f.endpoint) q.andWhere('r.endpoint = :endpoint', { endpoint: f.endpoint });
+    if (f.kind === 'model') q.andWhere('r.kind IS NULL');
+    if (f.kind === 'mcp_tool') q.andWhere("r.kind = 'mcp_tool'");
     if (f.projectId) q.andWhere('r.project_id = :projectId', { projectId: f.projectId });
     if (f.minCostMicro !== undefined) q.andWhere('r.cost_micro >= :minCost', { minCost: f.minCostMicro });
     if (f.status === 'ok') q.andWhere('r.status < 400');

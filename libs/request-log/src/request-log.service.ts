@@ -78,6 +78,10 @@ function view(r: RequestLogRow): RequestLogRecordDto {
     client_ip: r.clientIp,
     user_agent: r.userAgent,
     data_protection: r.dataProtection ? (JSON.parse(r.dataProtection) as DataProtectionDto) : null,
+    kind: r.kind === 'mcp_tool' ? 'mcp_tool' : 'model',
+    mcp_server: r.mcpServer ?? null,
+    mcp_tool: r.mcpTool ?? null,
+    bytes: r.bytes ?? null,
   };
 }
 
@@ -153,6 +157,7 @@ export class RequestLogService {
       user: q.user,
       model: q.model,
       endpoint: q.endpoint,
+      kind: q.kind,
       status: q.status,
       projectId: q.project_id,
       minCostMicro: q.min_cost_rub === undefined ? undefined : rubToMicro(q.min_cost_rub),

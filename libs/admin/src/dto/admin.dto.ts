@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
+import { MCP_TOOL_PATTERN } from '@app/auth';
 import { REQUEST_LOG_LEVELS, type RequestLogBodies } from '@app/billing';
 import { KeyDataPolicyDto } from '@app/data-protection/dto/data-policy.dto';
 import {
@@ -12,6 +13,7 @@ import {
   IsNumber,
   IsOptional,
   IsString,
+  Matches,
   Max,
   MaxLength,
   Min,
@@ -88,6 +90,22 @@ export class CreateApiKeyDto {
   @ValidateNested()
   @Type(() => KeyDataPolicyDto)
   data_policy?: KeyDataPolicyDto | null;
+
+  @ApiPropertyOptional({
+    type: [String],
+    description:
+      'MCP tools the key may use through the gateway, as `server/tool` patterns (`*` matches any run of characters: `github/*`, `*/search_*`); empty or absent = none',
+    example: ['github/*', 'docs/search'],
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(200)
+  @IsString({ each: true })
+  @Matches(MCP_TOOL_PATTERN, {
+    each: true,
+    message: 'allowed_mcp_tools entries must be server/tool patterns (`*` allowed)',
+  })
+  allowed_mcp_tools?: string[];
 }
 
 export class CreatedApiKeyDto {
@@ -101,6 +119,7 @@ export class CreatedApiKeyDto {
   @ApiProperty({ type: [String], example: [] }) allowed_models: string[];
   @ApiProperty({ type: KeyDataPolicyDto, nullable: true, description: "The key's own data policy (null: the team's)" })
   data_policy: KeyDataPolicyDto | null;
+  @ApiProperty({ type: [String], example: [] }) allowed_mcp_tools: string[];
 }
 
 export class TopUpDto {
@@ -368,6 +387,22 @@ export class UpdateApiKeyDto {
   @ValidateNested()
   @Type(() => KeyDataPolicyDto)
   data_policy?: KeyDataPolicyDto | null;
+
+  @ApiPropertyOptional({
+    nullable: true,
+    type: [String],
+    description: 'MCP tools the key may use, as `server/tool` patterns with `*`; null or [] = none',
+    example: ['github/*'],
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(200)
+  @IsString({ each: true })
+  @Matches(MCP_TOOL_PATTERN, {
+    each: true,
+    message: 'allowed_mcp_tools entries must be server/tool patterns (`*` allowed)',
+  })
+  allowed_mcp_tools?: string[] | null;
 }
 
 export class ApiKeyDto {
@@ -419,6 +454,12 @@ export class ApiKeyDto {
   allowed_models: string[];
   @ApiProperty({ type: KeyDataPolicyDto, nullable: true, description: "The key's own data policy (null: the team's)" })
   data_policy: KeyDataPolicyDto | null;
+  @ApiProperty({
+    type: [String],
+    description: 'MCP tools the key may use (`server/tool` patterns); empty = none',
+    example: [],
+  })
+  allowed_mcp_tools: string[];
 }
 
 export class ApiKeyListDto {

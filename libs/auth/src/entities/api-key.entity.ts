@@ -29,4 +29,6 @@ export class ApiKeyEntity {
   @Column({ name: 'allowed_models', type: 'text', nullable: true }) allowedModels?: string | null;
   /** the key's own data policy (JSON; fields it leaves out are its team's); null = the team's */
   @Column({ name: 'data_policy', type: 'text', nullable: true }) dataPolicy?: string | null;
+  /** JSON array of `server/tool` patterns the key may use through the MCP gateway; null or [] = none */
+  @Column({ name: 'allowed_mcp_tools', type: 'text', nullable: true }) allowedMcpTools?: string | null;
 }

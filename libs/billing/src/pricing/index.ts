@@ -5,3 +5,4 @@ export * from './rerank';
 export * from './chat-tokens';
 export * from './images';
 export * from './pricing.service';
+export * from './per-call';

@@ -1,2 +1,3 @@
 export * from './ip-policy';
 export * from './safe-fetcher';
+export * from './guarded-fetch';

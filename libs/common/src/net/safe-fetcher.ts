@@ -240,6 +240,17 @@ export class SafeFetcher {
     await this.vet(parseOrThrow(url));
   }
 
+  /**
+   * The address policy for a URL this process will connect to itself over a protocol that streams
+   * (MCP servers): the vetted addresses to pin the connection to (see {@link pinnedConnector}).
+   * Throws SafeFetchError ('invalid_url' | 'forbidden_address' | 'network').
+   */
+  async vetUrl(url: string): Promise<{ hostname: string; addresses: readonly string[] }> {
+    if (typeof url !== 'string') throw new SafeFetchError('invalid_url', 'URL must be a string');
+    const target = parseOrThrow(url);
+    return { hostname: target.hostname, addresses: await this.vet(target) };
+  }
+
   /** Applies hostname and address policy; returns the vetted addresses to pin the connection to. */
   private async vet(target: ParsedHttpUrl): Promise<readonly string[]> {
     const url = target.url.href;
@@ -429,7 +440,10 @@ type ConnectArgs = Parameters<buildConnector.Callback>;
  * request's host (trying them in order), keeping the hostname for TLS SNI and certificate checks.
  * A host that was not vetted is refused.
  */
-function pinnedConnector(pins: ReadonlyMap<string, readonly string[]>, timeoutMs: number): buildConnector.connector {
+export function pinnedConnector(
+  pins: ReadonlyMap<string, readonly string[]>,
+  timeoutMs: number,
+): buildConnector.connector {
   const base = buildConnector({ timeout: timeoutMs });
   return (options, callback) => {
     const addresses = pins.get(normalizeHostname(options.hostname));

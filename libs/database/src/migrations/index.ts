@@ -19,6 +19,7 @@ import { Documents1796700000000 } from './1796700000000-documents';
 import { LoginThrottle1797500000000 } from './1797500000000-login-throttle';
 import { Pricing1797000000000 } from './1797000000000-pricing';
 import { DataProtection1797100000000 } from './1797100000000-data-protection';
+import { Mcp1797200000000 } from './1797200000000-mcp';
 
 /** Ordered list of every migration; the same list runs on Postgres and SQLite. */
 export const migrations = [
@@ -43,4 +44,5 @@ export const migrations = [
   LoginThrottle1797500000000,
   Pricing1797000000000,
   DataProtection1797100000000,
+  Mcp1797200000000,
 ];

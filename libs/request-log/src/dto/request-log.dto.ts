@@ -56,6 +56,11 @@ export class RequestLogQueryDto {
   @MaxLength(200)
   endpoint?: string;
 
+  @ApiPropertyOptional({ enum: ['model', 'mcp_tool'], description: 'Only model calls, or only MCP tool calls' })
+  @IsOptional()
+  @IsIn(['model', 'mcp_tool'])
+  kind?: 'model' | 'mcp_tool';
+
   @ApiPropertyOptional({
     enum: STATUS_FILTERS,
     description: 'ok: HTTP status below 400; error: 400 and above; 4xx; 5xx',
@@ -204,6 +209,18 @@ export class RequestLogRecordDto {
     description: "The team's or key's data policy applied to the call (null: none set)",
   })
   data_protection: DataProtectionDto | null;
+  @ApiProperty({
+    enum: ['model', 'mcp_tool'],
+    description: 'A model call, or a tool call through the MCP gateway',
+    example: 'model',
+  })
+  kind: 'model' | 'mcp_tool';
+  @ApiProperty({ type: String, nullable: true, description: 'mcp_tool: the registered server', example: null })
+  mcp_server: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'mcp_tool: the tool called', example: null })
+  mcp_tool: string | null;
+  @ApiProperty({ type: Number, nullable: true, description: "mcp_tool: bytes of the tool's result", example: null })
+  bytes: number | null;
 }
 
 export class RequestLogDetailDto extends RequestLogRecordDto {

@@ -54,4 +54,10 @@ export class RequestLogEntity {
   @Column({ name: 'body_truncated', type: 'integer', transformer: flag }) bodyTruncated: boolean;
   /** the data policy applied and the entity counts by type (JSON; never values); null: no policy */
   @Column({ name: 'data_protection', type: 'text', nullable: true }) dataProtection?: string | null;
+  /** null: a model call; `mcp_tool`: a tool call through the MCP gateway */
+  @Column({ type: 'varchar', length: 16, nullable: true }) kind?: string | null;
+  @Column({ name: 'mcp_server', type: 'varchar', length: 64, nullable: true }) mcpServer?: string | null;
+  @Column({ name: 'mcp_tool', type: 'varchar', length: 200, nullable: true }) mcpTool?: string | null;
+  /** bytes of a tool call's result */
+  @Column({ type: 'integer', nullable: true }) bytes?: number | null;
 }

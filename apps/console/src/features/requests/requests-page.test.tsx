@@ -41,6 +41,10 @@ const record = (over: Record<string, unknown> = {}) => ({
   client_ip: '203.0.113.7',
   user_agent: 'OpenAI/Python 1.54.0',
   data_protection: null,
+  kind: 'model' as const,
+  mcp_server: null,
+  mcp_tool: null,
+  bytes: null,
   ...over,
 });
 const failed = record({

@@ -1,0 +1,32 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AccountsModule, PrincipalGuard } from '@app/accounts';
+import { AuditModule } from '@app/accounts/audit';
+import { AuthModule } from '@app/auth';
+import { BillingModule } from '@app/billing';
+import { McpServerEntity } from './entities/mcp-server.entity';
+import { McpEndpoint } from './mcp-endpoint';
+import { McpEndpointController } from './mcp-endpoint.controller';
+import { McpGateway } from './mcp-gateway.service';
+import { McpSecrets } from './mcp-secrets';
+import { McpServersController } from './mcp-servers.controller';
+import { McpServersRepository } from './mcp-servers.repository';
+import { McpServersService } from './mcp-servers.service';
+import { McpUpstream } from './mcp-upstream';
+
+/** The MCP gateway: the team's server registry and the gateway's own /mcp endpoint. */
+@Module({
+  imports: [TypeOrmModule.forFeature([McpServerEntity]), AuthModule, BillingModule, AuditModule, AccountsModule],
+  controllers: [McpServersController, McpEndpointController],
+  providers: [
+    PrincipalGuard,
+    McpServersRepository,
+    McpSecrets,
+    McpServersService,
+    McpUpstream,
+    McpGateway,
+    McpEndpoint,
+  ],
+  exports: [McpServersService, McpUpstream, McpGateway],
+})
+export class McpModule {}
