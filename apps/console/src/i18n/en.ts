@@ -1,3 +1,5 @@
+import { documentsEn } from './documents.en';
+
 export const en = {
   app: { name: 'Model gateway' },
   common: {
@@ -441,7 +443,7 @@ export const en = {
   },
   billing: {
     title: 'Billing',
-    description: "The team's balance: top up by card or SBP, redeem a code, see past payments.",
+    description: "The team's balance: top up by card or SBP, redeem a code, pay by invoice, download acts.",
     balance: 'Balance',
     noTeam: 'No team selected',
     noTeamHint: 'Choose a team to see its balance.',
@@ -495,5 +497,6 @@ export const en = {
     note: 'Note (reference)',
     topUp: 'Top up',
   },
+  documents: documentsEn,
 };
 export type Dictionary = typeof en;

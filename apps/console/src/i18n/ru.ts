@@ -1,4 +1,5 @@
 import type { Dictionary } from './en';
+import { documentsRu } from './documents.ru';
 
 export const ru: Dictionary = {
   app: { name: 'Шлюз моделей' },
@@ -443,7 +444,7 @@ export const ru: Dictionary = {
   },
   billing: {
     title: 'Оплата',
-    description: 'Баланс команды: пополнение картой или через СБП, активация кода, история платежей.',
+    description: 'Баланс команды: пополнение картой или через СБП, активация кода, оплата по счёту, акты.',
     balance: 'Баланс',
     noTeam: 'Команда не выбрана',
     noTeamHint: 'Выберите команду, чтобы увидеть её баланс.',
@@ -497,4 +498,5 @@ export const ru: Dictionary = {
     note: 'Примечание (референс)',
     topUp: 'Пополнить',
   },
+  documents: documentsRu,
 };
