@@ -82,6 +82,8 @@ export interface NewKeyOptions {
   createdBy?: string | null;
   expiresAt?: number | null;
   allowedModels?: string[] | null;
+  /** rate limits and budgets (a rotated key keeps its predecessor's) */
+  limits?: Pick<ApiKeyView, 'rpmLimit' | 'tpmLimit' | 'budgetDayMicro' | 'budgetMonthMicro'>;
   /** runs in the transaction that inserts the key (its audit record) */
   within?: TransactionHook<ApiKeyView>;
 }
@@ -150,6 +152,7 @@ export class ApiKeysService implements OnModuleInit {
       createdBy: opts.createdBy ?? null,
       expiresAt: opts.expiresAt ?? null,
       allowedModels: models.length > 0 ? JSON.stringify(models) : null,
+      ...(opts.limits ?? {}),
     };
     const within = opts.within;
     await this.repo.insert(entity, within && ((m, row) => within(m, toView(row))));

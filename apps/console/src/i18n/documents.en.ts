@@ -1,5 +1,7 @@
 /** Company documents: requisites, invoices, acts, the seller and bank statements. */
 export const documentsEn = {
+  unavailable:
+    'Paying by invoice is not set up on this gateway yet (the operator enters the seller’s requisites first).',
   requisites: {
     title: 'Company requisites',
     hint: 'Invoices and acts are made out to these details. ИНН, КПП and accounts are checked against their check digits.',

@@ -1,6 +1,7 @@
 import type { documentsEn } from './documents.en';
 
 export const documentsRu: typeof documentsEn = {
+  unavailable: 'Оплата по счёту на этом шлюзе ещё не настроена (сначала оператор вводит реквизиты продавца).',
   requisites: {
     title: 'Реквизиты компании',
     hint: 'На эти реквизиты выставляются счета и акты. ИНН, КПП и счета проверяются по контрольным числам.',

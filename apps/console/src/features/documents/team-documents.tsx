@@ -247,6 +247,18 @@ export function recentMonths(count: number, now = new Date()): string[] {
   });
 }
 
+/** A month's act; null when the browser's month is ahead of the server's calendar (a few hours a month). */
+async function fetchAct(teamId: string, month: string): Promise<Act | null> {
+  try {
+    return unwrap(
+      await api.GET('/api/v1/teams/{team_id}/acts', { params: { path: { team_id: teamId }, query: { month } } }),
+    );
+  } catch (e) {
+    if (e instanceof ApiRequestError && e.code === 'month_in_future') return null;
+    throw e;
+  }
+}
+
 function monthName(month: string, lang: string): string {
   const [y, m] = month.split('-').map(Number);
   return new Intl.DateTimeFormat(lang === 'ru' ? 'ru-RU' : 'en-GB', { month: 'long', year: 'numeric' }).format(
@@ -261,19 +273,7 @@ function Acts({ teamId }: { teamId: string }) {
   const acts = useQueries({
     queries: months.map((month) => ({
       queryKey: ['act', teamId, month],
-      queryFn: async (): Promise<Act | null> => {
-        try {
-          return unwrap(
-            await api.GET('/api/v1/teams/{team_id}/acts', {
-              params: { path: { team_id: teamId }, query: { month } },
-            }),
-          );
-        } catch (e) {
-          // the browser's month may be ahead of the server's calendar for a few hours
-          if (e instanceof ApiRequestError && e.code === 'month_in_future') return null;
-          throw e;
-        }
-      },
+      queryFn: async () => fetchAct(teamId, month),
     })),
   });
   const failed = acts.find((a) => a.error)?.error;
@@ -351,6 +351,20 @@ function Acts({ teamId }: { teamId: string }) {
  * month and final once it is closed.
  */
 export function TeamDocuments({ teamId, canManage }: { teamId: string; canManage: boolean }) {
+  const { t } = useTranslation();
+  const month = recentMonths(1)[0];
+  // the current month's act tells whether the operator has set up documents (the seller's requisites)
+  const probe = useQuery({
+    queryKey: ['act', teamId, month],
+    queryFn: async () => fetchAct(teamId, month),
+  });
+  if (probe.error instanceof ApiRequestError && probe.error.code === 'seller_requisites_missing')
+    return (
+      <Text size="sm" c="dimmed" data-testid="documents-unavailable">
+        {t('documents.unavailable')}
+      </Text>
+    );
+  if (probe.isPending) return <LoadingRows rows={2} />;
   return (
     <>
       <TeamRequisites teamId={teamId} canEdit={canManage} />
