@@ -1,4 +1,5 @@
 import { documentsEn } from './documents.en';
+import { teamAdminEn } from './team-admin.en';
 
 export const en = {
   app: { name: 'Model gateway' },
@@ -498,5 +499,6 @@ export const en = {
     topUp: 'Top up',
   },
   documents: documentsEn,
+  teamAdmin: teamAdminEn,
 };
 export type Dictionary = typeof en;

@@ -1,5 +1,6 @@
 import type { Dictionary } from './en';
 import { documentsRu } from './documents.ru';
+import { teamAdminRu } from './team-admin.ru';
 
 export const ru: Dictionary = {
   app: { name: 'Шлюз моделей' },
@@ -499,4 +500,5 @@ export const ru: Dictionary = {
     topUp: 'Пополнить',
   },
   documents: documentsRu,
+  teamAdmin: teamAdminRu,
 };
