@@ -127,7 +127,7 @@ describe('Team admin in Chromium', () => {
     await s.page.getByRole('link', { name: 'API-ключи' }).click();
     await s.page.getByRole('button', { name: /^Заменить sk-/ }).click();
     const dialog = s.page.getByRole('dialog');
-    await dialog.getByRole('textbox', { name: 'Старый секрет работает ещё' }).waitFor();
+    await dialog.getByLabel('Старый секрет работает ещё').waitFor();
     await shot(s.page, 'team-admin-rotate-ru');
     await dialog.getByRole('button', { name: 'Заменить ключ' }).click();
     await dialog.getByTestId('new-key').waitFor();
