@@ -62,6 +62,7 @@ export const teamAdminEn = {
     firedAt: 'Fired',
     message: 'Message',
     deliveries: 'Deliveries',
+    testMessage: 'A test of this rule: its channels are reachable.',
     test: 'test',
     statuses: { pending: 'pending', delivered: 'delivered', failed: 'failed' },
     attempts: '{{count}} attempt(s)',

@@ -69,6 +69,7 @@ export const teamAdminRu: typeof teamAdminEn = {
     firedAt: 'Время',
     message: 'Сообщение',
     deliveries: 'Доставки',
+    testMessage: 'Тест правила: его каналы доступны.',
     test: 'тест',
     statuses: { pending: 'ожидает', delivered: 'доставлено', failed: 'не доставлено' },
     attempts: 'попыток: {{count}}',

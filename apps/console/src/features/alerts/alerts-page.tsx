@@ -356,7 +356,9 @@ function Events({ teamId }: { teamId: string }) {
                     </Group>
                   </Table.Td>
                   <Table.Td>
-                    <Text size="xs">{e.message}</Text>
+                    <Text size="xs" title={e.message}>
+                      {e.test ? t('teamAdmin.alerts.testMessage') : e.message}
+                    </Text>
                   </Table.Td>
                   <Table.Td>
                     <Stack gap={4}>
@@ -364,9 +366,14 @@ function Events({ teamId }: { teamId: string }) {
                         const last = d.attempts[d.attempts.length - 1];
                         const result = last ? (last.status_code ?? (last.error as string | null) ?? '—') : '—';
                         return (
-                          <Group gap={6} key={d.id} wrap="nowrap">
+                          <Group gap={6} key={d.id}>
                             <Text size="xs">{t(`teamAdmin.alerts.channelTypes.${d.channel_type as 'webhook'}`)}</Text>
-                            <Badge size="sm" color={DELIVERY_COLOR[d.status] ?? 'gray'} variant="light">
+                            <Badge
+                              size="sm"
+                              color={DELIVERY_COLOR[d.status] ?? 'gray'}
+                              variant="light"
+                              style={{ flexShrink: 0, overflow: 'visible' }}
+                            >
                               {t(`teamAdmin.alerts.statuses.${d.status as 'pending'}`)}
                             </Badge>
                             <Text size="xs" c="dimmed">
