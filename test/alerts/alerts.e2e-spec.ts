@@ -544,4 +544,77 @@ describe(`alerts on ${backendKind()} (two replicas on one database)`, () => {
     expect(fired.deliveries[0].attempts.map((t) => t.ok)).toEqual([false]);
     expect(hooksAt('/redirect-private')).toHaveLength(1);
   }, 60_000);
+
+  it('send a test: one signed alert.test per channel now, listed as a test event with its attempts', async () => {
+    const { teamId, apiKey } = await client.teamWithKey(10, 'test-send');
+    const created = await request(a.url)
+      .post(alerts(teamId))
+      .set('api-key', apiKey)
+      .send({
+        kind: 'balance_below',
+        threshold_rub: 1,
+        channels: [{ type: 'webhook', url: `${hooks.url}/test-send` }],
+      });
+    expect(created.status).toBe(201);
+    const ruleId: string = created.body.id;
+    const secret: string = created.body.channels[0].secret;
+
+    const sent = await request(b.url)
+      .post(`${alerts(teamId)}/${ruleId}/test`)
+      .set('api-key', apiKey);
+    expect(sent.status).toBe(201);
+    expect(sent.body).toMatchObject({ rule_id: ruleId, test: true, kind: 'balance_below' });
+    expect(sent.body.deliveries).toEqual([expect.objectContaining({ channel_type: 'webhook', status: 'pending' })]);
+    await waitFor(() => hooksAt('/test-send').length === 1);
+    const hook = hooksAt('/test-send')[0];
+    const verdict = verifyWebhook(
+      secret,
+      {
+        id: String(hook.headers['webhook-id']),
+        timestamp: String(hook.headers['webhook-timestamp']),
+        signature: String(hook.headers['webhook-signature']),
+      },
+      hook.body,
+      Math.floor(Date.now() / 1000),
+    );
+    expect(verdict).toEqual({ ok: true });
+    expect(JSON.parse(hook.body.toString())).toMatchObject({
+      type: 'alert.test',
+      data: { rule_id: ruleId, team_id: teamId, test: true },
+    });
+    await waitFor(async () => (await events(teamId, apiKey))[0]?.deliveries[0]?.status === 'delivered');
+    const listed = (await events(teamId, apiKey)) as unknown as {
+      test: boolean;
+      deliveries: { attempts: unknown[] }[];
+    }[];
+    expect(listed).toHaveLength(1);
+    expect(listed[0].test).toBe(true);
+    expect(listed[0].deliveries[0].attempts).toHaveLength(1);
+    // a second test is another event (tests never stand in for a real crossing)
+    expect(
+      (
+        await request(a.url)
+          .post(`${alerts(teamId)}/${ruleId}/test`)
+          .set('api-key', apiKey)
+      ).status,
+    ).toBe(201);
+    await waitFor(() => hooksAt('/test-send').length === 2);
+    // an unknown rule and another team's caller are refused
+    expect(
+      (
+        await request(a.url)
+          .post(`${alerts(teamId)}/alr_000000000000000000000000/test`)
+          .set('api-key', apiKey)
+      ).status,
+    ).toBe(404);
+    const other = await client.teamWithKey(1, 'test-send-other');
+    expect(
+      (
+        await request(a.url)
+          .post(`${alerts(teamId)}/${ruleId}/test`)
+          .set('api-key', other.apiKey)
+      ).status,
+    ).toBe(404);
+    expect(await events(teamId, apiKey)).toHaveLength(2);
+  }, 60_000);
 });

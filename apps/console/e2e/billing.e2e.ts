@@ -1,7 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { FakeYooKassa } from '../../../test/fakes/fake-yookassa';
-import { admin, freePort, launchBrowser, openSession, requireBuild, shot, startGateway, type Gateway } from './support';
+import {
+  addMember,
+  admin,
+  freePort,
+  launchBrowser,
+  openSession,
+  requireBuild,
+  shot,
+  signInWithPassword,
+  startGateway,
+  type Gateway,
+} from './support';
 
 /**
  * The Billing page in Chromium against the real built server and a fake YooKassa: the owner tops up
@@ -15,22 +26,8 @@ let yk: FakeYooKassa;
 let browser: Browser;
 let teamId = '';
 
-async function member(email: string, role: string): Promise<void> {
-  const inv = await admin<{ token: string }>(gw, 'POST', `/api/v1/teams/${teamId}/invitations`, { email, role });
-  const res = await fetch(`${gw.url}/api/v1/invitations/${inv.token}/accept`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ name: email.split('@')[0], password: PASSWORD }),
-  });
-  if (!res.ok) throw new Error(`accept: ${res.status} ${await res.text()}`);
-}
-
-async function signIn(page: Page, email: string, password = PASSWORD) {
-  await page.goto(`${gw.url}/`);
-  await page.getByLabel(/^(Email|Эл\. почта|E-mail)/).fill(email);
-  await page.getByLabel(/^(Password|Пароль)/).fill(password);
-  await page.getByRole('button', { name: /^(Sign in|Войти)$/ }).click();
-}
+const member = (email: string, role: string) => addMember(gw, teamId, email, role, PASSWORD);
+const signIn = (page: Page, email: string) => signInWithPassword(page, gw, email, PASSWORD);
 
 beforeAll(async () => {
   requireBuild();

@@ -151,3 +151,22 @@ export async function admin<T>(gw: Gateway, method: string, path: string, body?:
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
   return (await res.json()) as T;
 }
+
+/** A member of the team with a password: invited by the operator, the invitation accepted. */
+export async function addMember(gw: Gateway, teamId: string, email: string, role: string, password: string) {
+  const inv = await admin<{ token: string }>(gw, 'POST', `/api/v1/teams/${teamId}/invitations`, { email, role });
+  const res = await fetch(`${gw.url}/api/v1/invitations/${inv.token}/accept`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: email.split('@')[0], password }),
+  });
+  if (!res.ok) throw new Error(`accept: ${res.status} ${await res.text()}`);
+}
+
+/** Signs in on the sign-in page with e-mail and password (either interface language). */
+export async function signInWithPassword(page: Page, gw: Gateway, email: string, password: string) {
+  await page.goto(`${gw.url}/`);
+  await page.getByLabel(/^(Email|Эл\. почта|E-mail)/).fill(email);
+  await page.getByLabel(/^(Password|Пароль)/).fill(password);
+  await page.getByRole('button', { name: /^(Sign in|Войти)$/ }).click();
+}

@@ -15,6 +15,8 @@ import {
   ApiKeyListDto,
   CreateApiKeyDto,
   CreatedApiKeyDto,
+  RotateApiKeyDto,
+  RotatedApiKeyDto,
   TeamLimitsDto,
   UpdateApiKeyDto,
 } from '@app/admin/dto/admin.dto';
@@ -226,6 +228,24 @@ export class TeamsController {
   ): Promise<ApiKeyDto> {
     await this.keyOfTeam(teamId, keyId);
     return this.admin.updateKey(keyId, body, actorOf(req));
+  }
+
+  @Post(':team_id/api-keys/:key_id/rotate')
+  @HttpCode(201)
+  @TeamAccess('admin')
+  @ApiOperation({
+    summary:
+      'Rotate a key (admin): a new secret (shown once) with the same settings; the old one works for grace_seconds more',
+  })
+  @ApiCreatedResponse({ type: RotatedApiKeyDto })
+  async rotateKey(
+    @Param('team_id') teamId: string,
+    @Param('key_id') keyId: string,
+    @Body() body: RotateApiKeyDto,
+    @Req() req: Request,
+  ): Promise<RotatedApiKeyDto> {
+    await this.keyOfTeam(teamId, keyId);
+    return this.admin.rotateKey(keyId, body.grace_seconds, actorOf(req));
   }
 
   @Delete(':team_id/api-keys/:key_id')

@@ -1,7 +1,7 @@
 import type { KeyDataPolicy } from '@app/data-protection/policy';
 import { Injectable } from '@nestjs/common';
 import { ApiError, Clock, microToRub, rubToMicro } from '@app/common';
-import { ApiKeyChange, ApiKeyPatch, ApiKeysService, ApiKeyView } from '@app/auth';
+import { ApiKeyChange, ApiKeyPatch, ApiKeysService, ApiKeyView, CreatedApiKey } from '@app/auth';
 import { Actor, AuditRecord, AuditTrail } from '@app/accounts/audit';
 import { TransactionHook } from '@app/database';
 import {
@@ -17,6 +17,7 @@ import {
   ApiKeyDto,
   ApiKeyListDto,
   CreatedApiKeyDto,
+  RotatedApiKeyDto,
   TeamDto,
   TeamLimitsDto,
   TeamListDto,
@@ -125,16 +126,72 @@ export class AdminService {
       allowedMcpTools: opts.allowedMcpTools,
       within: this.hook(opts.actor, audit),
     });
+    return createdView(k);
+  }
+
+  /**
+   * Rotation: a new secret as a new key with the old one's name, creator, limits, budgets, allowlist
+   * and expiry; the old key keeps working for `graceSeconds` (never past its own expiry) or, with 0, is
+   * revoked at once. Both changes are audit-logged as `api_key.rotate`, each in its transaction; the
+   * new key is made first, so a failure never leaves the team without a working key.
+   */
+  async rotateKey(id: string, graceSeconds: number, actor?: Actor): Promise<RotatedApiKeyDto> {
+    const old = await this.keys.get(id);
+    const now = this.clock.now();
+    if (old.revokedAt !== null)
+      throw new ApiError(409, 'invalid_request_error', 'A revoked key cannot be rotated.', 'api_key_revoked', 'key_id');
+    if (old.expiresAt !== null && old.expiresAt <= now)
+      throw new ApiError(409, 'invalid_request_error', 'An expired key cannot be rotated.', 'key_expired', 'key_id');
+    const record = (
+      a: Actor,
+      key: ApiKeyView,
+      before: Record<string, unknown>,
+      after: Record<string, unknown>,
+    ): AuditRecord => ({
+      actor: a,
+      teamId: key.teamId,
+      action: 'api_key.rotate',
+      targetType: 'api_key',
+      targetId: key.id,
+      before,
+      after,
+    });
+    const k = await this.keys.create(old.teamId, old.name, {
+      createdBy: old.createdBy,
+      expiresAt: old.expiresAt,
+      allowedModels: old.allowedModels,
+      dataPolicy: old.dataPolicy,
+      allowedMcpTools: old.allowedMcpTools,
+      limits: {
+        rpmLimit: old.rpmLimit,
+        tpmLimit: old.tpmLimit,
+        budgetDayMicro: old.budgetDayMicro,
+        budgetMonthMicro: old.budgetMonthMicro,
+      },
+      within: this.hook(actor, (a, key: ApiKeyView) =>
+        record(a, key, { rotated_from: old.id }, { ...keyAuditView(key), rotated_from: old.id }),
+      ),
+    });
+    let previousExpiresAt: number | null = null;
+    const oldRecord = (a: Actor, c: ApiKeyChange, after: Record<string, unknown>) =>
+      record(a, c.after, { ...keyAuditView(c.before), replaced_by: k.id }, { ...after, replaced_by: k.id });
+    if (graceSeconds === 0) {
+      await this.keys.revoke(
+        id,
+        this.hook(actor, (a, c: ApiKeyChange) => oldRecord(a, c, { revoked: true })),
+      );
+    } else {
+      previousExpiresAt = Math.min(old.expiresAt ?? Infinity, now + graceSeconds * 1000);
+      await this.keys.update(
+        id,
+        { expiresAt: previousExpiresAt },
+        this.hook(actor, (a, c: ApiKeyChange) => oldRecord(a, c, keyAuditView(c.after))),
+      );
+    }
     return {
-      id: k.id,
-      api_key: k.apiKey,
-      prefix: k.prefix,
-      name: k.name,
-      created_at: new Date(k.createdAt).toISOString(),
-      expires_at: k.expiresAt === null ? null : new Date(k.expiresAt).toISOString(),
-      allowed_models: k.allowedModels,
-      data_policy: k.dataPolicy,
-      allowed_mcp_tools: k.allowedMcpTools,
+      ...createdView(k),
+      rotated_from: old.id,
+      previous_expires_at: previousExpiresAt === null ? null : new Date(previousExpiresAt).toISOString(),
     };
   }
 
@@ -274,6 +331,20 @@ export class AdminService {
       allowed_mcp_tools: k.allowedMcpTools,
     };
   }
+}
+
+function createdView(k: CreatedApiKey): CreatedApiKeyDto {
+  return {
+    id: k.id,
+    api_key: k.apiKey,
+    prefix: k.prefix,
+    name: k.name,
+    created_at: new Date(k.createdAt).toISOString(),
+    expires_at: k.expiresAt === null ? null : new Date(k.expiresAt).toISOString(),
+    allowed_models: k.allowedModels,
+    data_policy: k.dataPolicy,
+    allowed_mcp_tools: k.allowedMcpTools,
+  };
 }
 
 function teamDto(t: TeamView): TeamDto {

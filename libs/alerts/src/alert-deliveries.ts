@@ -111,12 +111,13 @@ export class AlertDeliveries implements OnModuleInit, OnModuleDestroy {
 /** The event as a webhook body (JSON) and as text (e-mail, Telegram). */
 export function messageOf(event: AlertEventEntity, deliveryId: string): AlertMessage {
   const payload = JSON.parse(event.payload) as { value: number; message: string; [k: string]: unknown };
+  const test = payload.test === true;
   return {
     id: deliveryId,
-    subject: `Gateway alert: ${event.kind.replace('_', ' ')}`,
+    subject: `Gateway alert${test ? ' (test)' : ''}: ${event.kind.replace('_', ' ')}`,
     text: `${payload.message}\n\nTeam ${event.teamId}, rule ${event.ruleId}, ${new Date(event.firedAt).toISOString()}.`,
     json: {
-      type: 'alert.fired',
+      type: test ? 'alert.test' : 'alert.fired',
       timestamp: new Date(event.firedAt).toISOString(),
       data: {
         event_id: event.id,

@@ -12,6 +12,7 @@ import { RefuseUnknownMembers } from '@app/common';
 import { TeamAdminOrKeyAuth } from './alerts-access';
 import { AlertsService } from './alerts.service';
 import {
+  AlertEventDto,
   AlertEventListDto,
   AlertEventQueryDto,
   AlertRuleDto,
@@ -109,6 +110,16 @@ export class AlertsController {
     @Body() body: UpdateAlertDto,
   ): Promise<AlertRuleDto> {
     return this.alerts.update(teamId.toLowerCase(), id, body);
+  }
+
+  @Post(':alert_id/test')
+  @HttpCode(201)
+  @ApiOperation({
+    summary: 'Send a test through every channel of the rule now (an event marked test, with its deliveries)',
+  })
+  @ApiCreatedResponse({ type: AlertEventDto })
+  sendTest(@Param('team_id') teamId: string, @Param('alert_id') id: string): Promise<AlertEventDto> {
+    return this.alerts.sendTest(teamId.toLowerCase(), id);
   }
 
   @Delete(':alert_id')

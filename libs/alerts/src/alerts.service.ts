@@ -10,6 +10,7 @@ import {
   type RuleParams,
   type StoredChannel,
 } from './alert-rules';
+import { AlertDeliveries } from './alert-deliveries';
 import { AlertSecrets } from './alert-secrets';
 import { AlertSender } from './alert-sender';
 import { AlertsRepository } from './alerts.repository';
@@ -24,7 +25,12 @@ import {
   CreateAlertDto,
   UpdateAlertDto,
 } from './dto/alerts.dto';
-import { AlertDeliveryAttemptEntity, AlertDeliveryEntity, AlertRuleEntity } from './entities/alert.entities';
+import {
+  AlertDeliveryAttemptEntity,
+  AlertDeliveryEntity,
+  AlertEventEntity,
+  AlertRuleEntity,
+} from './entities/alert.entities';
 
 /** The body fields each kind takes (besides kind, channels, enabled). */
 const FIELDS: Record<AlertKind, readonly (keyof UpdateAlertDto)[]> = {
@@ -43,6 +49,7 @@ export class AlertsService {
     private readonly sender: AlertSender,
     private readonly fetcher: SafeFetcher,
     private readonly keys: ApiKeysService,
+    private readonly deliveries: AlertDeliveries,
     private readonly clock: Clock,
   ) {}
 
@@ -112,22 +119,50 @@ export class AlertsService {
     const page = rows.slice(0, limit);
     const deliveries = await this.repo.deliveriesOf(page.map((e) => e.id));
     const attempts = await this.repo.attemptsOf(deliveries.map((d) => d.id));
-    const data: AlertEventDto[] = page.map((e) => {
-      const payload = JSON.parse(e.payload) as { value: number; message: string };
-      return {
-        id: e.id,
-        object: 'alert_event',
-        rule_id: e.ruleId,
-        kind: e.kind as AlertKind,
-        threshold: Number(e.threshold),
-        period_key: e.periodKey,
-        value: payload.value,
-        message: payload.message,
-        fired_at: iso(e.firedAt),
-        deliveries: deliveries.filter((d) => d.eventId === e.id).map((d) => deliveryDto(d, attempts)),
-      };
-    });
+    const data = page.map((e) => eventDto(e, deliveries, attempts));
     return { object: 'list', data, has_more: rows.length > limit };
+  }
+
+  /**
+   * Sends a test through every channel of a rule now: an event marked `test` (its own period key, so
+   * it never stands in for a real crossing) with one delivery per channel, sent and retried like any
+   * other and listed with its attempts.
+   */
+  async sendTest(teamId: string, id: string): Promise<AlertEventDto> {
+    const rule = await this.rule(teamId, id);
+    const now = this.clock.now();
+    const eventId = newAlertId('ale');
+    const event: AlertEventEntity = {
+      id: eventId,
+      ruleId: rule.id,
+      teamId,
+      kind: rule.kind,
+      threshold: '0',
+      periodKey: `t:${eventId}`,
+      payload: JSON.stringify({
+        value: 0,
+        test: true,
+        message: `Test of the ${rule.kind.replace('_', ' ')} alert rule ${rule.id}: its channels are reachable.`,
+      }),
+      firedAt: now,
+    };
+    const deliveries: AlertDeliveryEntity[] = (JSON.parse(rule.channels) as StoredChannel[]).map((c) => ({
+      id: newAlertId('ald'),
+      eventId,
+      teamId,
+      channelType: c.type,
+      channel: JSON.stringify(c),
+      status: 'pending',
+      attempts: 0,
+      nextAttemptAt: now,
+      leaseUntil: null,
+      lastError: null,
+      deliveredAt: null,
+      createdAt: now,
+    }));
+    await this.repo.insertEventOnce({ event, deliveries });
+    this.deliveries.kick();
+    return eventDto(event, deliveries, []);
   }
 
   private async rule(teamId: string, id: string): Promise<AlertRuleEntity> {
@@ -341,4 +376,25 @@ function notFound(id: string): ApiError {
 
 function iso(ms: number): string {
   return new Date(ms).toISOString();
+}
+
+function eventDto(
+  e: AlertEventEntity,
+  deliveries: AlertDeliveryEntity[],
+  attempts: AlertDeliveryAttemptEntity[],
+): AlertEventDto {
+  const payload = JSON.parse(e.payload) as { value: number; message: string; test?: boolean };
+  return {
+    id: e.id,
+    object: 'alert_event',
+    rule_id: e.ruleId,
+    kind: e.kind as AlertKind,
+    threshold: Number(e.threshold),
+    period_key: e.periodKey,
+    value: payload.value,
+    message: payload.message,
+    fired_at: iso(e.firedAt),
+    test: payload.test === true,
+    deliveries: deliveries.filter((d) => d.eventId === e.id).map((d) => deliveryDto(d, attempts)),
+  };
 }

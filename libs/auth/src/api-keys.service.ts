@@ -107,6 +107,8 @@ export interface NewKeyOptions {
   /** the key's own data policy: at least as strict as its team's (400 otherwise) */
   dataPolicy?: KeyDataPolicy | null;
   allowedMcpTools?: string[] | null;
+  /** rate limits and budgets (a rotated key keeps its predecessor's) */
+  limits?: Pick<ApiKeyView, 'rpmLimit' | 'tpmLimit' | 'budgetDayMicro' | 'budgetMonthMicro'>;
   /** runs in the transaction that inserts the key (its audit record) */
   within?: TransactionHook<ApiKeyView>;
 }
@@ -181,6 +183,7 @@ export class ApiKeysService implements OnModuleInit {
       allowedModels: models.length > 0 ? JSON.stringify(models) : null,
       dataPolicy: dataPolicy ? JSON.stringify(dataPolicy) : null,
       allowedMcpTools: tools.length > 0 ? JSON.stringify(tools) : null,
+      ...(opts.limits ?? {}),
     };
     const within = opts.within;
     await this.repo.insert(entity, within && ((m, row) => within(m, toView(row))));

@@ -55,6 +55,8 @@ export class ApiRequestError extends Error {
     message: string,
     readonly status: number,
     readonly code?: string | null,
+    /** the request field the error is about, when the server names one */
+    readonly param?: string | null,
   ) {
     super(message);
   }
@@ -66,5 +68,5 @@ export function unwrap<T>(result: { data?: T; error?: unknown; response: Respons
   if (result.response.ok) return undefined as T; // 204
   const body = result.error as ApiErrorBody | undefined;
   const message = body?.error?.message ?? `${result.response.status} ${result.response.statusText}`;
-  throw new ApiRequestError(message, result.response.status, body?.error?.code);
+  throw new ApiRequestError(message, result.response.status, body?.error?.code, body?.error?.param);
 }

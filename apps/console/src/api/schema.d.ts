@@ -1433,6 +1433,23 @@ export interface paths {
         patch: operations["TeamsController_updateKey"];
         trace?: never;
     };
+    "/api/v1/teams/{team_id}/api-keys/{key_id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rotate a key (admin): a new secret (shown once) with the same settings; the old one works for grace_seconds more */
+        post: operations["TeamsController_rotateKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/teams/{team_id}/balance": {
         parameters: {
             query?: never;
@@ -1626,6 +1643,23 @@ export interface paths {
         head?: never;
         /** Edit an alert rule (channels, when given, replace the list; a kept webhook URL keeps its secret) */
         patch: operations["AlertsController_update"];
+        trace?: never;
+    };
+    "/api/v1/teams/{team_id}/alerts/{alert_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a test through every channel of the rule now (an event marked test, with its deliveries) */
+        post: operations["AlertsController_sendTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/requests": {
@@ -5773,6 +5807,45 @@ export interface components {
             object: string;
             data: components["schemas"]["InvitationDto"][];
         };
+        RotateApiKeyDto: {
+            /**
+             * @description How long the old secret keeps working, in seconds (0: revoked at once; at most 30 days). It never outlives its own expiry.
+             * @example 3600
+             */
+            grace_seconds: number;
+        };
+        RotatedApiKeyDto: {
+            /** @example 6f1c1c53-8b0c-4c37-9d43-6a3e3f0f8e11 */
+            id: string;
+            /**
+             * @description The key itself. Shown only in this response; store it now.
+             * @example sk-Yh3…
+             */
+            api_key: string;
+            /**
+             * @description Display prefix (safe to show in lists)
+             * @example sk-Yh3kq9Zx
+             */
+            prefix: string;
+            /** @example backend-prod */
+            name: string | null;
+            /** @example 2026-11-21T10:00:00.000Z */
+            created_at: string;
+            /** @example null */
+            expires_at: string | null;
+            /** @example [] */
+            allowed_models: string[];
+            /**
+             * @description The key this one replaces
+             * @example 0b9e4c1a-2f7d-4e55-9a61-1c2d3e4f5a6b
+             */
+            rotated_from: string;
+            /**
+             * @description When the old secret stops working; null: it was revoked at once (grace_seconds 0)
+             * @example 2026-11-21T11:00:00.000Z
+             */
+            previous_expires_at: string | null;
+        };
         AcceptInvitationDto: {
             /**
              * @description Required for a new user
@@ -6130,6 +6203,11 @@ export interface components {
             message: string;
             /** @example 2026-11-26T10:00:00.000Z */
             fired_at: string;
+            /**
+             * @description A test sent on request ("send a test"), not a crossed threshold
+             * @example false
+             */
+            test: boolean;
             deliveries: components["schemas"]["AlertDeliveryDto"][];
         };
         AlertEventListDto: {
@@ -15618,6 +15696,95 @@ export interface operations {
             };
         };
     };
+    TeamsController_rotateKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RotateApiKeyDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotatedApiKeyDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
     TeamsController_balance: {
         parameters: {
             query?: never;
@@ -16882,6 +17049,82 @@ export interface operations {
             };
             /** @description Request body too large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    AlertsController_sendTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+                alert_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertEventDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No session, operator token or API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed or insufficient_role (admin needed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

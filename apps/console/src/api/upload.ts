@@ -27,8 +27,10 @@ export function uploadWithProgress<T>(
         onProgress(1);
         resolve(body as T);
       } else {
-        const msg = (body as ApiErrorBody | null)?.error?.message ?? `${xhr.status} ${xhr.statusText}`;
-        reject(new ApiRequestError(msg, xhr.status));
+        const err = (body as ApiErrorBody | null)?.error;
+        reject(
+          new ApiRequestError(err?.message ?? `${xhr.status} ${xhr.statusText}`, xhr.status, err?.code, err?.param),
+        );
       }
     };
     xhr.onerror = () => reject(new ApiRequestError('Network error', 0));

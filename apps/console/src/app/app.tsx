@@ -23,6 +23,7 @@ const OperatorPage = page(() => import('../features/operator/operator-page'), 'O
 const MembersPage = page(() => import('../features/members/members-page'), 'MembersPage');
 const AuditPage = page(() => import('../features/audit/audit-page'), 'AuditPage');
 const BillingPage = page(() => import('../features/billing/billing-page'), 'BillingPage');
+const AlertsPage = page(() => import('../features/alerts/alerts-page'), 'AlertsPage');
 
 export const theme = createTheme({
   primaryColor: 'blue',
@@ -56,6 +57,7 @@ const router = createBrowserRouter([
       { path: 'members', element: <MembersPage /> },
       { path: 'audit-log', element: <AuditPage /> },
       { path: 'billing', element: <BillingPage /> },
+      { path: 'alerts', element: <AlertsPage /> },
       { path: '*', element: <Navigate to="/" replace /> },
     ],
   },

@@ -96,6 +96,7 @@ export function Layout() {
     { to: '/requests', label: t('nav.requests'), show: can.hasTeam },
     { to: '/models', label: t('nav.models'), show: can.hasTeam },
     { to: '/members', label: t('nav.members'), show: auth.mode === 'session' && can.canManageMembers },
+    { to: '/alerts', label: t('teamAdmin.alerts.nav'), show: auth.mode === 'session' && can.canManageMembers },
     { to: '/audit-log', label: t('nav.audit'), show: auth.mode === 'session' && can.canSeeAudit },
     { to: '/operator', label: t('nav.operator'), show: can.isOperator },
   ].filter((l) => l.show);

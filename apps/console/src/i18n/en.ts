@@ -1,3 +1,6 @@
+import { documentsEn } from './documents.en';
+import { teamAdminEn } from './team-admin.en';
+
 export const en = {
   app: { name: 'Model gateway' },
   common: {
@@ -489,7 +492,7 @@ export const en = {
   },
   billing: {
     title: 'Billing',
-    description: "The team's balance: top up by card or SBP, redeem a code, see past payments.",
+    description: "The team's balance: top up by card or SBP, redeem a code, pay by invoice, download acts.",
     balance: 'Balance',
     noTeam: 'No team selected',
     noTeamHint: 'Choose a team to see its balance.',
@@ -543,5 +546,7 @@ export const en = {
     note: 'Note (reference)',
     topUp: 'Top up',
   },
+  documents: documentsEn,
+  teamAdmin: teamAdminEn,
 };
 export type Dictionary = typeof en;

@@ -1,4 +1,6 @@
 import type { Dictionary } from './en';
+import { documentsRu } from './documents.ru';
+import { teamAdminRu } from './team-admin.ru';
 
 export const ru: Dictionary = {
   app: { name: 'Шлюз моделей' },
@@ -491,7 +493,7 @@ export const ru: Dictionary = {
   },
   billing: {
     title: 'Оплата',
-    description: 'Баланс команды: пополнение картой или через СБП, активация кода, история платежей.',
+    description: 'Баланс команды: пополнение картой или через СБП, активация кода, оплата по счёту, акты.',
     balance: 'Баланс',
     noTeam: 'Команда не выбрана',
     noTeamHint: 'Выберите команду, чтобы увидеть её баланс.',
@@ -545,4 +547,6 @@ export const ru: Dictionary = {
     note: 'Примечание (референс)',
     topUp: 'Пополнить',
   },
+  documents: documentsRu,
+  teamAdmin: teamAdminRu,
 };

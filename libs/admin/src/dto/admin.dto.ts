@@ -122,6 +122,33 @@ export class CreatedApiKeyDto {
   @ApiProperty({ type: [String], example: [] }) allowed_mcp_tools: string[];
 }
 
+export class RotateApiKeyDto {
+  @ApiProperty({
+    description:
+      'How long the old secret keeps working, in seconds (0: revoked at once; at most 30 days). It never outlives its own expiry.',
+    example: 3600,
+    minimum: 0,
+    maximum: 2_592_000,
+  })
+  @IsInt()
+  @Min(0)
+  @Max(2_592_000)
+  grace_seconds: number;
+}
+
+export class RotatedApiKeyDto extends CreatedApiKeyDto {
+  @ApiProperty({ description: 'The key this one replaces', example: '0b9e4c1a-2f7d-4e55-9a61-1c2d3e4f5a6b' })
+  rotated_from: string;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'When the old secret stops working; null: it was revoked at once (grace_seconds 0)',
+    example: '2026-11-21T11:00:00.000Z',
+  })
+  previous_expires_at: string | null;
+}
+
 export class TopUpDto {
   @ApiProperty({ description: 'Amount in RUB (> 0, at most 6 decimals)', example: 500 })
   @IsNumber({ maxDecimalPlaces: 6, allowNaN: false, allowInfinity: false })

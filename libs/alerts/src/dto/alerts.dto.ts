@@ -264,6 +264,8 @@ export class AlertEventDto {
   })
   message: string;
   @ApiProperty({ example: '2026-11-26T10:00:00.000Z' }) fired_at: string;
+  @ApiProperty({ description: 'A test sent on request ("send a test"), not a crossed threshold', example: false })
+  test: boolean;
   @ApiProperty({ type: [AlertDeliveryDto] }) deliveries: AlertDeliveryDto[];
 }
 

@@ -9,6 +9,7 @@ import { useAuth, usePermissions } from '../../auth/auth-context';
 import { EmptyState, ErrorAlert, LoadingRows, PageHeader } from '../../components/common';
 import { formatDate, formatRub } from '../../i18n';
 import { useBalance } from '../usage/usage-queries';
+import { TeamDocuments } from '../documents/team-documents';
 
 type Payment = components['schemas']['PaymentDto'];
 const FINAL = new Set(['succeeded', 'canceled', 'failed']);
@@ -254,7 +255,8 @@ function History({ teamId }: { teamId: string }) {
 /**
  * The team's money in: balance, top-up through YooKassa (owner/admin; hidden when payments are not
  * configured), the payment the payer just came back with (followed until final), the payment
- * history, and redemption codes (member and up). Viewers see the balance and history only.
+ * history, redemption codes (member and up), and paying by bank transfer: company requisites,
+ * invoices and monthly acts (owner/admin issue; every role downloads). Viewers see and download only.
  */
 export function BillingPage() {
   const { t, i18n } = useTranslation();
@@ -298,6 +300,7 @@ export function BillingPage() {
       )}
       {can.canWrite && <RedeemForm teamId={teamId} />}
       {enabled && <History teamId={teamId} />}
+      <TeamDocuments teamId={teamId} canManage={canPay} />
       <Text size="xs" c="dimmed">
         {t('billing.refunds')}
       </Text>

@@ -6,7 +6,8 @@ import { api, unwrap } from '../../api/client';
 import type { components } from '../../api/schema';
 import { useAuth, usePermissions } from '../../auth/auth-context';
 import { ErrorAlert, PageHeader } from '../../components/common';
-import { CreateKeyForm, KeysTable, NewKeySecret, type ApiKey, type CreatedKey, type KeyLimits } from './keys-table';
+import { KeysTable, NewKeySecret, type ApiKey, type CreatedKey, type KeyLimits } from './keys-table';
+import { KeyForm, RotateKey, RotationNote, useMemberNames } from './key-admin';
 
 export function KeysPage() {
   const { t } = useTranslation();
@@ -14,6 +15,7 @@ export function KeysPage() {
   const can = usePermissions();
   const qc = useQueryClient();
   const [created, setCreated] = useState<CreatedKey | null>(null);
+  const [rotated, setRotated] = useState<components['schemas']['RotatedApiKeyDto'] | null>(null);
   const team_id = auth.teamId ?? '';
   const session = auth.mode === 'session';
   const keys = useQuery({
@@ -21,19 +23,7 @@ export function KeysPage() {
     queryFn: async () => unwrap(await api.GET('/api/v1/teams/{team_id}/api-keys', { params: { path: { team_id } } })),
     enabled: session && !!team_id,
   });
-  const create = useMutation({
-    mutationFn: async (name: string) =>
-      unwrap(
-        await api.POST('/api/v1/teams/{team_id}/api-keys', {
-          params: { path: { team_id } },
-          body: name ? { name } : {},
-        }),
-      ),
-    onSuccess: (k: CreatedKey) => {
-      setCreated(k);
-      void qc.invalidateQueries({ queryKey: ['keys'] });
-    },
-  });
+  const creatorName = useMemberNames(team_id, session && can.canManageMembers);
   const revoke = useMutation({
     mutationFn: async (key_id: string) =>
       unwrap(await api.DELETE('/api/v1/teams/{team_id}/api-keys/{key_id}', { params: { path: { team_id, key_id } } })),
@@ -54,8 +44,17 @@ export function KeysPage() {
       ) : (
         <>
           {can.canManageKeys && (
-            <CreateKeyForm onCreate={(n) => create.mutate(n)} busy={create.isPending} error={create.error} />
+            <KeyForm
+              teamId={team_id}
+              canSetLimits={can.canManageMembers}
+              onCreated={(k) => {
+                setRotated(null);
+                setCreated(k);
+                void qc.invalidateQueries({ queryKey: ['keys'] });
+              }}
+            />
           )}
+          <RotationNote rotated={rotated} />
           <ErrorAlert error={keys.error ?? revoke.error} />
           <KeysTable
             keys={(keys.data?.data ?? []) as ApiKey[]}
@@ -63,6 +62,22 @@ export function KeysPage() {
             canManage={can.canManageKeys}
             onRevoke={(id) => revoke.mutateAsync(id)}
             onSaveLimits={can.canManageMembers ? saveLimits : undefined}
+            creatorName={creatorName}
+            extraActions={
+              can.canManageMembers
+                ? (k) => (
+                    <RotateKey
+                      teamId={team_id}
+                      apiKey={k}
+                      onRotated={(r) => {
+                        setRotated(r);
+                        setCreated(r);
+                        void qc.invalidateQueries({ queryKey: ['keys'] });
+                      }}
+                    />
+                  )
+                : undefined
+            }
           />
         </>
       )}

@@ -18,6 +18,7 @@ import {
 } from '../keys/keys-table';
 import { DeleteTeam } from '../members/delete-team';
 import { UsersPanel } from './users-panel';
+import { SellerPanel, StatementsPanel, TeamInvoicesPanel } from '../documents/operator-documents';
 
 function CreateTeamForm() {
   const { t } = useTranslation();
@@ -149,6 +150,7 @@ function TeamDetail({ teamId, onDeleted }: { teamId: string; onDeleted: () => vo
           }}
         />
         <NewKeySecret created={created} onClose={() => setCreated(null)} />
+        <TeamInvoicesPanel teamId={teamId} />
         <DeleteTeam teamId={teamId} teamName={team.data.name} onDeleted={onDeleted} />
       </Stack>
     </Paper>
@@ -210,6 +212,8 @@ export function OperatorPage() {
         />
       )}
       {auth.mode === 'session' && <UsersPanel />}
+      <SellerPanel />
+      <StatementsPanel />
     </Stack>
   );
 }
