@@ -2077,6 +2077,114 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/teams/{team_id}/data-policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The team’s data policy (owner or admin; the open default until one is set) */
+        get: operations["DataPolicyController_get"];
+        /** Set the team’s data policy (owner or admin): residency, masking or blocking of personal data, entities, custom patterns, allow list */
+        put: operations["DataPolicyController_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/teams/{team_id}/mcp-servers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The team's MCP servers */
+        get: operations["McpServersController_list"];
+        put?: never;
+        /** Register an MCP server (its tools are read at once; headers are stored encrypted) */
+        post: operations["McpServersController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/teams/{team_id}/mcp-servers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One MCP server */
+        get: operations["McpServersController_get"];
+        put?: never;
+        post?: never;
+        /** Remove an MCP server */
+        delete: operations["McpServersController_remove"];
+        options?: never;
+        head?: never;
+        /** Edit an MCP server (a new URL, transport or headers reads its tools again) */
+        patch: operations["McpServersController_update"];
+        trace?: never;
+    };
+    "/api/v1/teams/{team_id}/mcp-servers/{id}/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Read the server's tools again (status error when it cannot be reached) */
+        post: operations["McpServersController_refresh"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/teams/{team_id}/mcp-servers/{id}/tools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tools read from the server at its last refresh */
+        get: operations["McpServersController_tools"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Not offered: the endpoint is stateless, so there is no stream to open (405) */
+        get: operations["McpEndpointController_get"];
+        put?: never;
+        /** MCP Streamable HTTP: initialize, tools/list, tools/call (JSON-RPC; answered as JSON or an SSE stream) */
+        post: operations["McpEndpointController_post"];
+        /** Not offered: the endpoint is stateless, so there is no session to end (405) */
+        delete: operations["McpEndpointController_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2344,6 +2452,53 @@ export interface components {
              */
             tpm_limit?: number | null;
         };
+        CustomPatternDto: {
+            /**
+             * @description Name of the pattern; its placeholders are [NAME_1], [NAME_2] …
+             * @example order_id
+             */
+            name: string;
+            /**
+             * @description A JavaScript regular expression (no back-references or nested quantifiers; at most 500 characters)
+             * @example ORD-\d{6}
+             */
+            regex: string;
+        };
+        KeyDataPolicyDto: {
+            /**
+             * @description foreign_only: mask/block only for providers outside Russia; all_providers: for every provider
+             * @enum {string}
+             */
+            pii_scope?: "foreign_only" | "all_providers";
+            /**
+             * @description Entity types detected (default: all)
+             * @example [
+             *       "email",
+             *       "phone",
+             *       "passport"
+             *     ]
+             */
+            entities?: ("email" | "phone" | "card" | "inn" | "snils" | "passport" | "ogrn" | "bank_account" | "ip" | "person" | "address" | "custom")[];
+            /** @description Own patterns (rejected patterns answer 400) */
+            custom_patterns?: components["schemas"]["CustomPatternDto"][];
+            /**
+             * @description Values never treated as personal data (e.g. the company support address)
+             * @example [
+             *       "support@example.com"
+             *     ]
+             */
+            allow_list?: string[];
+            /**
+             * @description any: every model; ru_only: only models whose provider keeps data in Russia
+             * @enum {string}
+             */
+            residency?: "any" | "ru_only";
+            /**
+             * @description off; mask: personal data replaced by placeholders upstream and restored in the answer; block: 400 pii_detected
+             * @enum {string}
+             */
+            pii?: "off" | "mask" | "block";
+        };
         ApiKeyDto: {
             /** @example 6f1c1c53-8b0c-4c37-9d43-6a3e3f0f8e11 */
             id: string;
@@ -2412,6 +2567,13 @@ export interface components {
              * @example []
              */
             allowed_models: string[];
+            /** @description The key's own data policy (null: the team's) */
+            data_policy: components["schemas"]["KeyDataPolicyDto"] | null;
+            /**
+             * @description MCP tools the key may use (`server/tool` patterns); empty = none
+             * @example []
+             */
+            allowed_mcp_tools: string[];
         };
         ApiKeyListDto: {
             /** @example list */
@@ -2456,6 +2618,15 @@ export interface components {
              *     ]
              */
             allowed_models?: string[] | null;
+            /** @description The key's own data policy, at least as strict as its team's (looser: 400 data_policy_looser_than_team); fields left out are the team's; null: the team's */
+            data_policy?: components["schemas"]["KeyDataPolicyDto"] | null;
+            /**
+             * @description MCP tools the key may use, as `server/tool` patterns with `*`; null or [] = none
+             * @example [
+             *       "github/*"
+             *     ]
+             */
+            allowed_mcp_tools?: string[] | null;
         };
         CreateApiKeyDto: {
             /**
@@ -2476,6 +2647,16 @@ export interface components {
              *     ]
              */
             allowed_models?: string[];
+            /** @description The key's own data policy, at least as strict as its team's (looser: 400 data_policy_looser_than_team); fields left out are the team's; null: the team's */
+            data_policy?: components["schemas"]["KeyDataPolicyDto"] | null;
+            /**
+             * @description MCP tools the key may use through the gateway, as `server/tool` patterns (`*` matches any run of characters: `github/*`, `*\/search_*`); empty or absent = none
+             * @example [
+             *       "github/*",
+             *       "docs/search"
+             *     ]
+             */
+            allowed_mcp_tools?: string[];
         };
         CreatedApiKeyDto: {
             /** @example 6f1c1c53-8b0c-4c37-9d43-6a3e3f0f8e11 */
@@ -2498,6 +2679,10 @@ export interface components {
             expires_at: string | null;
             /** @example [] */
             allowed_models: string[];
+            /** @description The key's own data policy (null: the team's) */
+            data_policy: components["schemas"]["KeyDataPolicyDto"] | null;
+            /** @example [] */
+            allowed_mcp_tools: string[];
         };
         TopUpDto: {
             /**
@@ -5835,6 +6020,10 @@ export interface components {
             expires_at: string | null;
             /** @example [] */
             allowed_models: string[];
+            /** @description The key's own data policy (null: the team's) */
+            data_policy: components["schemas"]["KeyDataPolicyDto"] | null;
+            /** @example [] */
+            allowed_mcp_tools: string[];
             /**
              * @description The key this one replaces
              * @example 0b9e4c1a-2f7d-4e55-9a61-1c2d3e4f5a6b
@@ -6293,6 +6482,39 @@ export interface components {
              */
             reasoning_tokens: number;
         };
+        DataProtectionDto: {
+            /**
+             * @example ru_only
+             * @enum {string}
+             */
+            residency: "any" | "ru_only";
+            /**
+             * @example mask
+             * @enum {string}
+             */
+            pii: "off" | "mask" | "block";
+            /**
+             * @example foreign_only
+             * @enum {string}
+             */
+            pii_scope: "foreign_only" | "all_providers";
+            /**
+             * @description masked: placeholders went upstream; blocked: refused with pii_detected; none: nothing done
+             * @example masked
+             * @enum {string}
+             */
+            action: "masked" | "blocked" | "none";
+            /**
+             * @description Personal data found, by entity type (counts only, never values)
+             * @example {
+             *       "email": 1,
+             *       "phone": 2
+             *     }
+             */
+            entities: {
+                [key: string]: number;
+            };
+        };
         RequestLogRecordDto: {
             /**
              * @description The response's x-request-id
@@ -6390,6 +6612,29 @@ export interface components {
             client_ip: string | null;
             /** @example OpenAI/Python 1.54.0 */
             user_agent: string | null;
+            /** @description The team's or key's data policy applied to the call (null: none set) */
+            data_protection: components["schemas"]["DataProtectionDto"] | null;
+            /**
+             * @description A model call, or a tool call through the MCP gateway
+             * @example model
+             * @enum {string}
+             */
+            kind: "model" | "mcp_tool";
+            /**
+             * @description mcp_tool: the registered server
+             * @example null
+             */
+            mcp_server: string | null;
+            /**
+             * @description mcp_tool: the tool called
+             * @example null
+             */
+            mcp_tool: string | null;
+            /**
+             * @description mcp_tool: bytes of the tool's result
+             * @example null
+             */
+            bytes: number | null;
         };
         RequestLogListDto: {
             /** @example list */
@@ -6500,6 +6745,29 @@ export interface components {
             client_ip: string | null;
             /** @example OpenAI/Python 1.54.0 */
             user_agent: string | null;
+            /** @description The team's or key's data policy applied to the call (null: none set) */
+            data_protection: components["schemas"]["DataProtectionDto"] | null;
+            /**
+             * @description A model call, or a tool call through the MCP gateway
+             * @example model
+             * @enum {string}
+             */
+            kind: "model" | "mcp_tool";
+            /**
+             * @description mcp_tool: the registered server
+             * @example null
+             */
+            mcp_server: string | null;
+            /**
+             * @description mcp_tool: the tool called
+             * @example null
+             */
+            mcp_tool: string | null;
+            /**
+             * @description mcp_tool: bytes of the tool's result
+             * @example null
+             */
+            bytes: number | null;
             /** @description The request body as stored (JSON text, secrets redacted); only when the team stores bodies */
             request_body?: string;
             /** @description The response body as stored (JSON or SSE text, secrets redacted); only when stored */
@@ -7280,6 +7548,235 @@ export interface components {
             models?: {
                 [key: string]: components["schemas"]["TeamModelPricesDto"];
             };
+        };
+        PutDataPolicyDto: {
+            /**
+             * @description foreign_only: mask/block only for providers outside Russia; all_providers: for every provider
+             * @enum {string}
+             */
+            pii_scope?: "foreign_only" | "all_providers";
+            /**
+             * @description Entity types detected (default: all)
+             * @example [
+             *       "email",
+             *       "phone",
+             *       "passport"
+             *     ]
+             */
+            entities?: ("email" | "phone" | "card" | "inn" | "snils" | "passport" | "ogrn" | "bank_account" | "ip" | "person" | "address" | "custom")[];
+            /** @description Own patterns (rejected patterns answer 400) */
+            custom_patterns?: components["schemas"]["CustomPatternDto"][];
+            /**
+             * @description Values never treated as personal data (e.g. the company support address)
+             * @example [
+             *       "support@example.com"
+             *     ]
+             */
+            allow_list?: string[];
+            /**
+             * @description any: every model; ru_only: only models whose provider keeps data in Russia
+             * @example ru_only
+             * @enum {string}
+             */
+            residency: "any" | "ru_only";
+            /**
+             * @description off; mask: personal data replaced by placeholders upstream and restored in the answer; block: 400 pii_detected
+             * @example mask
+             * @enum {string}
+             */
+            pii: "off" | "mask" | "block";
+        };
+        DataPolicyDto: {
+            /**
+             * @example ru_only
+             * @enum {string}
+             */
+            residency: "any" | "ru_only";
+            /**
+             * @example mask
+             * @enum {string}
+             */
+            pii: "off" | "mask" | "block";
+            /**
+             * @example foreign_only
+             * @enum {string}
+             */
+            pii_scope: "foreign_only" | "all_providers";
+            /**
+             * @example [
+             *       "email",
+             *       "phone"
+             *     ]
+             */
+            entities: ("email" | "phone" | "card" | "inn" | "snils" | "passport" | "ogrn" | "bank_account" | "ip" | "person" | "address" | "custom")[];
+            custom_patterns: components["schemas"]["CustomPatternDto"][];
+            /**
+             * @example [
+             *       "support@example.com"
+             *     ]
+             */
+            allow_list: string[];
+            /**
+             * @description When the policy was last set (null: never set; the open default applies)
+             * @example 2026-11-28T10:00:00.000Z
+             */
+            updated_at: string | null;
+        };
+        CreateMcpServerDto: {
+            /**
+             * @description Unique in the team: [a-z0-9_-], no "__"
+             * @example github
+             */
+            name: string;
+            /**
+             * @description The server’s MCP endpoint (http or https)
+             * @example https://mcp.example.com/mcp
+             */
+            url: string;
+            /**
+             * @default streamable_http
+             * @example streamable_http
+             * @enum {string}
+             */
+            transport?: "streamable_http" | "sse";
+            /**
+             * @description Headers sent to the server with every request (e.g. Authorization), stored encrypted and never returned; on update, the given object replaces the stored set ({} removes them all)
+             * @example {
+             *       "Authorization": "Bearer ghp_…"
+             *     }
+             */
+            headers?: {
+                [key: string]: string;
+            };
+            /** @example Issues and pull requests of our repositories */
+            description?: string;
+            /**
+             * @description RUB charged per tool call (0: free)
+             * @default 0
+             * @example 0.5
+             */
+            price_per_call_rub?: number;
+        };
+        McpServerDto: {
+            /** @example mcp_4f0c2a9e1b7d4c3a8e6f5d2c1b0a9e8f */
+            id: string;
+            /** @example github */
+            name: string;
+            /** @example https://mcp.example.com/mcp */
+            url: string;
+            /**
+             * @example streamable_http
+             * @enum {string}
+             */
+            transport: "streamable_http" | "sse";
+            /**
+             * @description ok: its tools were read at the last refresh; error: it could not be reached (status_error says why)
+             * @example ok
+             * @enum {string}
+             */
+            status: "unknown" | "ok" | "error";
+            /** @example null */
+            status_error: string | null;
+            /** @example null */
+            description: string | null;
+            /** @example 0 */
+            price_per_call_rub: number;
+            /**
+             * @description Names of the stored headers (values are never returned)
+             * @example [
+             *       "Authorization"
+             *     ]
+             */
+            header_names: string[];
+            /**
+             * @description Tools read at the last refresh
+             * @example 12
+             */
+            tool_count: number;
+            /** @example 2026-11-21T10:00:00.000Z */
+            tools_refreshed_at: string | null;
+            /** @example 2026-11-21T10:00:00.000Z */
+            created_at: string;
+            /** @example 2026-11-21T10:00:00.000Z */
+            updated_at: string;
+        };
+        McpServerListDto: {
+            /** @example list */
+            object: string;
+            data: components["schemas"]["McpServerDto"][];
+        };
+        UpdateMcpServerDto: {
+            /** @example github */
+            name?: string;
+            /** @example https://mcp.example.com/mcp */
+            url?: string;
+            /** @enum {string} */
+            transport?: "streamable_http" | "sse";
+            /**
+             * @description Headers sent to the server with every request (e.g. Authorization), stored encrypted and never returned; on update, the given object replaces the stored set ({} removes them all)
+             * @example {
+             *       "Authorization": "Bearer ghp_…"
+             *     }
+             */
+            headers?: {
+                [key: string]: string;
+            };
+            description?: string | null;
+            /** @example 0 */
+            price_per_call_rub?: number;
+        };
+        McpToolDto: {
+            /** @example search_issues */
+            name: string;
+            /**
+             * @description As the gateway’s /mcp endpoint lists it
+             * @example github__search_issues
+             */
+            gateway_name: string;
+            /** @example Search issues */
+            description: string | null;
+            /**
+             * @description JSON Schema of its arguments
+             * @example {
+             *       "type": "object"
+             *     }
+             */
+            input_schema: {
+                [key: string]: unknown;
+            };
+        };
+        McpToolListDto: {
+            /** @example list */
+            object: string;
+            data: components["schemas"]["McpToolDto"][];
+        };
+        JsonRpcErrorDto: {
+            /** @example -32003 */
+            code?: number;
+            /** @example Tool 'github__delete_repo' is not available to this API key. */
+            message?: string;
+            data?: {
+                [key: string]: unknown;
+            };
+        };
+        JsonRpcMessageDto: {
+            /** @example 2.0 */
+            jsonrpc?: string;
+            /** @example 1 */
+            id?: (string | number) | null;
+            /**
+             * @description Notifications (notifications/progress)
+             * @example notifications/progress
+             */
+            method?: string;
+            params?: {
+                [key: string]: unknown;
+            };
+            /** @description initialize: server info and capabilities; tools/list: {tools}; tools/call: the server’s result unchanged */
+            result?: {
+                [key: string]: unknown;
+            };
+            error?: components["schemas"]["JsonRpcErrorDto"];
         };
     };
     responses: never;
@@ -17167,6 +17664,8 @@ export interface operations {
                 model?: string;
                 /** @description Only this endpoint (route template) */
                 endpoint?: string;
+                /** @description Only model calls, or only MCP tool calls */
+                kind?: "model" | "mcp_tool";
                 /** @description ok: HTTP status below 400; error: 400 and above; 4xx; 5xx */
                 status?: "ok" | "error" | "4xx" | "5xx";
                 /** @description Only calls with this project */
@@ -17250,6 +17749,8 @@ export interface operations {
                 model?: string;
                 /** @description Only this endpoint (route template) */
                 endpoint?: string;
+                /** @description Only model calls, or only MCP tool calls */
+                kind?: "model" | "mcp_tool";
                 /** @description ok: HTTP status below 400; error: 400 and above; 4xx; 5xx */
                 status?: "ok" | "error" | "4xx" | "5xx";
                 /** @description Only calls with this project */
@@ -19560,6 +20061,920 @@ export interface operations {
             };
             /** @description Request body too large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    DataPolicyController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataPolicyDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    DataPolicyController_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutDataPolicyDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataPolicyDto"];
+                };
+            };
+            /** @description invalid_pattern: a custom pattern is rejected */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    McpServersController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerListDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    McpServersController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateMcpServerDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerDto"];
+                };
+            };
+            /** @description Invalid server, header, or a URL the SSRF guard refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description mcp_server_name_taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    McpServersController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    McpServersController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    McpServersController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateMcpServerDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description mcp_server_name_taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    McpServersController_refresh: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    McpServersController_tools: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpToolListDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    McpEndpointController_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Missing, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description method_not_allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    McpEndpointController_post: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JsonRpcMessageDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcMessageDto"];
+                    "text/event-stream": components["schemas"]["JsonRpcMessageDto"];
+                };
+            };
+            /** @description A notification or response was accepted (no body) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    McpEndpointController_remove: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Missing, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description method_not_allowed */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
