@@ -1,5 +1,6 @@
 import request from 'supertest';
-import { AccountsBootstrapService, FIRST_RUN_OPERATOR_EMAIL } from '@app/accounts';
+import { Logger } from '@nestjs/common';
+import { AccountsBootstrapService, FIRST_RUN_OPERATOR_EMAIL, NO_USER_HINT } from '@app/accounts';
 import { ManualClock } from '../support/manual-clock';
 import { createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
@@ -276,6 +277,23 @@ describe(`accounts: the first operator on ${backendKind()}`, () => {
       expect(users.body.data.filter((u: { email: string }) => u.email === 'root@example.com')).toHaveLength(1);
     } finally {
       await t.close();
+    }
+  });
+
+  it('a server with no user logs how to create one; with a user it says nothing', async () => {
+    const warned: string[] = [];
+    const spy = jest.spyOn(Logger.prototype, 'warn').mockImplementation((m: unknown) => void warned.push(String(m)));
+    const app = await createTestApp(); // ADMIN_TOKEN set: no first run, no user
+    try {
+      await app.get(AccountsBootstrapService).firstRun();
+      expect(warned).toContain(NO_USER_HINT);
+      warned.length = 0;
+      await createUser(app.url, 'someone@example.com', PASSWORD);
+      await app.get(AccountsBootstrapService).firstRun();
+      expect(warned).not.toContain(NO_USER_HINT);
+    } finally {
+      spy.mockRestore();
+      await app.close();
     }
   });
 

@@ -1501,6 +1501,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/invitations/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What an invitation is for (public: the token is the credential)
+         * @description The team, who invited, the invited e-mail, the role and the password rule, so the invitation page can show them before anything is typed. Changes nothing.
+         */
+        get: operations["InvitationsController_preview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/invitations/{token}/accept": {
         parameters: {
             query?: never;
@@ -5666,6 +5686,39 @@ export interface components {
             /** @example list */
             object: string;
             data: components["schemas"]["InvitationDto"][];
+        };
+        InvitationPreviewDto: {
+            /** @example acme */
+            team_name: string;
+            /**
+             * @description The invited e-mail (the account to create or sign in with)
+             * @example grace@example.com
+             */
+            email: string;
+            /**
+             * @example member
+             * @enum {string}
+             */
+            role: "viewer" | "member" | "admin" | "owner";
+            /**
+             * @description Who invited: name and e-mail of the user (null when created by the operator token or the CLI)
+             * @example Ada Lovelace <ada@example.com>
+             */
+            invited_by: string | null;
+            /** @example 2026-12-02T10:00:00.000Z */
+            expires_at: string;
+            /** @description Whether an account with the invited e-mail exists (then sign in and accept) */
+            account_exists: boolean;
+            /**
+             * @description The shortest password the server accepts
+             * @example 12
+             */
+            password_min_length: number;
+            /**
+             * @description The longest password the server accepts
+             * @example 200
+             */
+            password_max_length: number;
         };
         AcceptInvitationDto: {
             /**
@@ -15461,6 +15514,63 @@ export interface operations {
             };
             /** @description The database cannot be reached right now (Retry-After) */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    InvitationsController_preview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationPreviewDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description invitation_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description invitation_invalid: used, revoked or expired */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,5 +1,5 @@
 import { Suspense } from 'react';
-import { NavLink as RouterNavLink, Outlet, useLocation } from 'react-router';
+import { NavLink as RouterNavLink, Outlet, useLocation, useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import {
   AppShell,
@@ -86,6 +86,12 @@ export function Layout() {
   const can = usePermissions();
   const [opened, { toggle, close }] = useDisclosure();
   const location = useLocation();
+  const navigate = useNavigate();
+  // signing out forgets where the user was: the next sign-in starts from the page that fits it
+  const signOut = async () => {
+    await auth.signOut();
+    void navigate('/', { replace: true });
+  };
   const links = [
     { to: '/', label: t('nav.overview'), show: can.hasTeam },
     { to: '/keys', label: t('nav.keys'), show: can.hasTeam },
@@ -115,7 +121,7 @@ export function Layout() {
             <TeamSwitch />
             <LanguageSwitch />
             <ThemeSwitch />
-            <Button size="xs" variant="subtle" onClick={() => void auth.signOut()}>
+            <Button size="xs" variant="subtle" onClick={() => void signOut()}>
               {t('layout.signOut')}
             </Button>
           </Group>

@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
+import { useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import {
   Anchor,
@@ -56,9 +57,16 @@ export function SignInPage() {
   const [password, setPassword] = useState('');
   const [apiKey, setApiKey] = useState('');
   const [token, setToken] = useState('');
-  const withPassword = useSubmit(() => auth.signInWithPassword(email.trim(), password));
-  const withKey = useSubmit(() => auth.signInWithKey(apiKey.trim()));
-  const withToken = useSubmit(() => auth.signInWithAdminToken(token.trim()));
+  const navigate = useNavigate();
+  // every sign-in lands on the home page, which fits the credential (a team's overview, or the
+  // operator area for an operator without a team and for the admin token)
+  const landing = (signIn: () => Promise<void>) => async () => {
+    await signIn();
+    void navigate('/', { replace: true });
+  };
+  const withPassword = useSubmit(landing(() => auth.signInWithPassword(email.trim(), password)));
+  const withKey = useSubmit(landing(() => auth.signInWithKey(apiKey.trim())));
+  const withToken = useSubmit(landing(() => auth.signInWithAdminToken(token.trim())));
 
   return (
     <Center mih="100vh" p="md">
@@ -149,7 +157,13 @@ export function SignInPage() {
             </form>
           </Tabs.Panel>
         </Tabs>
-        <Text size="xs" c="dimmed" mt="lg">
+        <Text size="sm" mt="lg" data-testid="no-user-hint">
+          <Text span fw={600} size="sm">
+            {t('signIn.nobodyTitle')}
+          </Text>{' '}
+          {t('signIn.nobody')}
+        </Text>
+        <Text size="xs" mt="sm">
           <Anchor href="/docs" size="xs">
             {t('signIn.apiDocs')}
           </Anchor>

@@ -131,7 +131,7 @@ function TeamDetail({ teamId, onDeleted }: { teamId: string; onDeleted: () => vo
         <Title order={3} size="h5">
           {t('members.title')}
         </Title>
-        <InviteForm teamId={teamId} defaultRole="admin" />
+        <InviteForm teamId={teamId} />
         <Title order={3} size="h5">
           {t('keys.title')}
         </Title>
