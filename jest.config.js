@@ -27,6 +27,7 @@ for (const lib of [
   'request-log',
   'payments',
   'documents',
+  'provider-status',
 ]) {
   moduleNameMapper[`^@app/${lib}$`] = `<rootDir>/libs/${lib}/src`;
   moduleNameMapper[`^@app/${lib}/(.*)$`] = `<rootDir>/libs/${lib}/src/$1`;

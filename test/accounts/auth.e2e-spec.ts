@@ -50,12 +50,21 @@ describe(`accounts: sign-in and sessions on ${backendKind()}`, () => {
     });
     // the other replica knows the session too (stored in the database)
     expect((await as(b.url, br).get('/api/v1/auth/me')).status).toBe(200);
+    // the console's probe: the same state when signed in, 200 with signed_in false otherwise
+    expect((await as(a.url, br).get('/api/v1/auth/session')).body).toEqual({ signed_in: true, state: me.body });
 
     expect((await as(a.url, br).post('/api/v1/auth/logout')).status).toBe(204);
     const after = await as(a.url, br).get('/api/v1/auth/me');
     expect(after.status).toBe(401);
     expect(after.body.error.code).toBe('not_authenticated');
     expect((await request(a.url).get('/api/v1/auth/me')).status).toBe(401);
+    for (const probe of [
+      await as(a.url, br).get('/api/v1/auth/session'),
+      await request(a.url).get('/api/v1/auth/session'),
+    ]) {
+      expect(probe.status).toBe(200);
+      expect(probe.body).toEqual({ signed_in: false, state: null });
+    }
   });
 
   it('Secure is set when the request came over TLS per TRUST_PROXY, and not from a forwarded header without it', async () => {

@@ -22,6 +22,7 @@ const ModelsPage = page(() => import('../features/models/models-page'), 'ModelsP
 const OperatorPage = page(() => import('../features/operator/operator-page'), 'OperatorPage');
 const MembersPage = page(() => import('../features/members/members-page'), 'MembersPage');
 const AuditPage = page(() => import('../features/audit/audit-page'), 'AuditPage');
+const ProvidersPage = page(() => import('../features/providers/providers-page'), 'ProvidersPage');
 const BillingPage = page(() => import('../features/billing/billing-page'), 'BillingPage');
 
 export const theme = createTheme({
@@ -53,6 +54,7 @@ const router = createBrowserRouter([
       { path: 'requests', element: <RequestsPage /> },
       { path: 'models', element: <ModelsPage /> },
       { path: 'operator', element: <OperatorPage /> },
+      { path: 'providers', element: <ProvidersPage /> },
       { path: 'members', element: <MembersPage /> },
       { path: 'audit-log', element: <AuditPage /> },
       { path: 'billing', element: <BillingPage /> },
@@ -75,7 +77,7 @@ export function Providers({ children, auth }: { children: ReactNode; auth?: Auth
       new QueryClient({ defaultOptions: { queries: { retry: false, refetchOnWindowFocus: false, staleTime: 5_000 } } }),
   );
   return (
-    <MantineProvider theme={theme} defaultColorScheme="light" colorSchemeManager={colorSchemeManager}>
+    <MantineProvider theme={theme} defaultColorScheme="auto" colorSchemeManager={colorSchemeManager}>
       <QueryClientProvider client={queryClient}>
         <AuthProvider initial={auth}>{children}</AuthProvider>
       </QueryClientProvider>

@@ -9,6 +9,7 @@ import {
   NavLink,
   SegmentedControl,
   Select,
+  Stack,
   Text,
   useComputedColorScheme,
   useMantineColorScheme,
@@ -80,6 +81,21 @@ function TeamSwitch() {
   );
 }
 
+/** The team, language, theme and sign-out: in the header, or in the menu on a narrow screen. */
+function HeaderControls({ onSignOut }: { onSignOut: () => void }) {
+  const { t } = useTranslation();
+  return (
+    <>
+      <TeamSwitch />
+      <LanguageSwitch />
+      <ThemeSwitch />
+      <Button size="xs" variant="subtle" onClick={onSignOut}>
+        {t('layout.signOut')}
+      </Button>
+    </>
+  );
+}
+
 export function Layout() {
   const { t } = useTranslation();
   const auth = useAuth();
@@ -104,6 +120,7 @@ export function Layout() {
     { to: '/members', label: t('nav.members'), show: auth.mode === 'session' && can.canManageMembers },
     { to: '/audit-log', label: t('nav.audit'), show: auth.mode === 'session' && can.canSeeAudit },
     { to: '/operator', label: t('nav.operator'), show: can.isOperator },
+    { to: '/providers', label: t('nav.providers'), show: can.isOperator },
   ].filter((l) => l.show);
   return (
     <AppShell
@@ -117,13 +134,8 @@ export function Layout() {
             <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label={t('layout.menu')} />
             <Text fw={700}>{t('app.name')}</Text>
           </Group>
-          <Group gap="sm" wrap="nowrap">
-            <TeamSwitch />
-            <LanguageSwitch />
-            <ThemeSwitch />
-            <Button size="xs" variant="subtle" onClick={() => void signOut()}>
-              {t('layout.signOut')}
-            </Button>
+          <Group gap="sm" wrap="nowrap" visibleFrom="sm">
+            <HeaderControls onSignOut={() => void signOut()} />
           </Group>
         </Group>
       </AppShell.Header>
@@ -139,8 +151,12 @@ export function Layout() {
             onClick={close}
           />
         ))}
+        {/* a narrow screen has no room in the header: its controls live in the menu */}
+        <Stack gap="sm" p="xs" mt="md" hiddenFrom="sm" align="flex-start" data-testid="menu-controls">
+          <HeaderControls onSignOut={() => void signOut()} />
+        </Stack>
         {auth.email && (
-          <Text size="xs" c="dimmed" mt="auto" p="xs">
+          <Text size="xs" mt="auto" p="xs">
             {auth.email}
           </Text>
         )}

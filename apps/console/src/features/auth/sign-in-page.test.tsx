@@ -14,7 +14,7 @@ function Probe() {
 describe('Sign in', () => {
   it('signs in with email and password: the session endpoint gets the credentials', async () => {
     server.handle = ({ path }) => {
-      if (path === '/api/v1/auth/me') return json({ error: { message: 'no session' } }, 401);
+      if (path === '/api/v1/auth/session') return json({ signed_in: false, state: null });
       if (path === '/api/v1/auth/login')
         return json({
           user: { id: 'u1', email: 'ann@example.com' },
