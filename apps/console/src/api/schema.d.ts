@@ -1258,6 +1258,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Is there a session? (public; 200 either way)
+         * @description For a page that only wants to know whether to show sign-in: unlike GET /api/v1/auth/me it answers 200 without a session (signed_in false), so a signed-out browser logs no failed request.
+         */
+        get: operations["AuthController_probe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/password": {
         parameters: {
             query?: never;
@@ -5695,6 +5715,15 @@ export interface components {
              * @example q1Jx0cJ8dJm1v2yPZKq6mJp0pQe3u9Zt
              */
             csrf_token: string;
+        };
+        SessionProbeDto: {
+            /**
+             * @description Whether the request carries a live session cookie
+             * @example false
+             */
+            signed_in: boolean;
+            /** @description What GET /api/v1/auth/me answers, when signed in */
+            state: components["schemas"]["AuthStateDto"] | null;
         };
         ChangePasswordDto: {
             /** @example correct horse battery staple */
@@ -14311,6 +14340,34 @@ export interface operations {
             };
             /** @description The database cannot be reached right now (Retry-After) */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    AuthController_probe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionProbeDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
