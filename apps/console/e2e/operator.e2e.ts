@@ -65,7 +65,7 @@ describe('operator console in Chromium', () => {
     await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/');
     await accessible(page, 'overview-en');
-    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByRole('navigation').getByRole('link', { name: 'API keys' }).click();
     await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
@@ -275,10 +275,17 @@ describe('operator console in Chromium', () => {
     expect(await page.getByRole('navigation').getByRole('radio', { name: 'RU' }).count()).toBe(1);
     await accessible(page, 'menu-390');
     await shot(page, 'menu-390-en');
-    for (const link of ['Requests', 'Providers', 'Operator']) {
-      if ((await burger.getAttribute('data-opened')) === null) await burger.click();
-      await page.getByRole('link', { name: link }).click();
-      await page.getByRole('heading', { level: 1, name: link }).waitFor();
+    await burger.click(); // closes the menu
+    for (const [path, title] of [
+      ['/', 'Overview'],
+      ['/requests', 'Requests'],
+      ['/providers', 'Providers'],
+      ['/operator', 'Operator'],
+      ['/members', 'Members'],
+    ]) {
+      await page.goto(`${gw.url}${path}`);
+      await page.getByRole('heading', { level: 1, name: title }).waitFor();
+      const link = title;
       await page.waitForTimeout(300);
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       expect(overflow, `${link} is wider than the screen`).toBeLessThanOrEqual(0);

@@ -1,6 +1,7 @@
 export const en = {
   app: { name: 'Model gateway' },
   common: {
+    close: 'Close',
     actions: 'Actions',
     cancel: 'Cancel',
     confirm: 'Confirm',

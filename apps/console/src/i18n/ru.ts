@@ -3,6 +3,7 @@ import type { Dictionary } from './en';
 export const ru: Dictionary = {
   app: { name: 'Шлюз моделей' },
   common: {
+    close: 'Закрыть',
     actions: 'Действия',
     cancel: 'Отмена',
     confirm: 'Подтвердить',

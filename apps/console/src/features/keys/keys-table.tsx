@@ -189,72 +189,74 @@ export function KeysTable({
     return <EmptyState title={t('keys.empty')} hint={canManage ? t('keys.emptyHint') : t('keys.emptyViewer')} />;
   const limit = (v: unknown) => (v === null || v === undefined ? '—' : String(v));
   return (
-    <Table striped aria-label={t('keys.title')}>
-      <Table.Thead>
-        <Table.Tr>
-          <Table.Th>{t('keys.name')}</Table.Th>
-          <Table.Th>{t('keys.prefix')}</Table.Th>
-          <Table.Th>{t('keys.lastUsed')}</Table.Th>
-          <Table.Th>{t('keys.limits')}</Table.Th>
-          <Table.Th>{t('keys.budgets')}</Table.Th>
-          <Table.Th>{t('keys.spend')}</Table.Th>
-          <Table.Th>{t('keys.expires')}</Table.Th>
-          <Table.Th>{t('keys.models')}</Table.Th>
-          <Table.Th>{t('common.actions')}</Table.Th>
-        </Table.Tr>
-      </Table.Thead>
-      <Table.Tbody>
-        {keys.map((k) => (
-          <Table.Tr key={k.id}>
-            <Table.Td>{(k.name as string | null) ?? '—'}</Table.Td>
-            <Table.Td>
-              <Code>{k.prefix}…</Code>
-            </Table.Td>
-            <Table.Td>{formatDate(k.last_used_at as string | null, lang)}</Table.Td>
-            <Table.Td>
-              <Text size="xs">
-                {limit(k.rpm_limit)} RPM · {limit(k.tpm_limit)} TPM
-              </Text>
-            </Table.Td>
-            <Table.Td>
-              <Text size="xs">
-                {t('keys.perDay')}:{' '}
-                {k.budget_rub_per_day == null ? '—' : formatRub(k.budget_rub_per_day as unknown as number, lang)} ·{' '}
-                {t('keys.perMonth')}:{' '}
-                {k.budget_rub_per_month == null ? '—' : formatRub(k.budget_rub_per_month as unknown as number, lang)}
-              </Text>
-            </Table.Td>
-            <Table.Td>
-              <Text size="xs">
-                {formatRub(k.spent_rub_today, lang)} / {formatRub(k.spent_rub_this_month, lang)}
-              </Text>
-            </Table.Td>
-            <Table.Td>{formatDate(k.expires_at as unknown as string | null, lang)}</Table.Td>
-            <Table.Td>
-              <Text size="xs">
-                {(k.allowed_models ?? []).length ? (k.allowed_models ?? []).join(', ') : t('keys.allModels')}
-              </Text>
-            </Table.Td>
-            <Table.Td>
-              {k.revoked ? (
-                <Badge color="gray">{t('keys.revoked')}</Badge>
-              ) : (
-                canManage && (
-                  <Group gap={6} wrap="nowrap">
-                    {onSaveLimits && <EditLimits apiKey={k} onSave={onSaveLimits} />}
-                    <ConfirmAction
-                      label={t('keys.revoke')}
-                      title={t('keys.revokeTitle')}
-                      body={t('keys.revokeBody', { prefix: k.prefix })}
-                      onConfirm={() => onRevoke(k.id).then(() => undefined)}
-                    />
-                  </Group>
-                )
-              )}
-            </Table.Td>
+    <Table.ScrollContainer minWidth={640}>
+      <Table striped aria-label={t('keys.title')}>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>{t('keys.name')}</Table.Th>
+            <Table.Th>{t('keys.prefix')}</Table.Th>
+            <Table.Th>{t('keys.lastUsed')}</Table.Th>
+            <Table.Th>{t('keys.limits')}</Table.Th>
+            <Table.Th>{t('keys.budgets')}</Table.Th>
+            <Table.Th>{t('keys.spend')}</Table.Th>
+            <Table.Th>{t('keys.expires')}</Table.Th>
+            <Table.Th>{t('keys.models')}</Table.Th>
+            <Table.Th>{t('common.actions')}</Table.Th>
           </Table.Tr>
-        ))}
-      </Table.Tbody>
-    </Table>
+        </Table.Thead>
+        <Table.Tbody>
+          {keys.map((k) => (
+            <Table.Tr key={k.id}>
+              <Table.Td>{(k.name as string | null) ?? '—'}</Table.Td>
+              <Table.Td>
+                <Code>{k.prefix}…</Code>
+              </Table.Td>
+              <Table.Td>{formatDate(k.last_used_at as string | null, lang)}</Table.Td>
+              <Table.Td>
+                <Text size="xs">
+                  {limit(k.rpm_limit)} RPM · {limit(k.tpm_limit)} TPM
+                </Text>
+              </Table.Td>
+              <Table.Td>
+                <Text size="xs">
+                  {t('keys.perDay')}:{' '}
+                  {k.budget_rub_per_day == null ? '—' : formatRub(k.budget_rub_per_day as unknown as number, lang)} ·{' '}
+                  {t('keys.perMonth')}:{' '}
+                  {k.budget_rub_per_month == null ? '—' : formatRub(k.budget_rub_per_month as unknown as number, lang)}
+                </Text>
+              </Table.Td>
+              <Table.Td>
+                <Text size="xs">
+                  {formatRub(k.spent_rub_today, lang)} / {formatRub(k.spent_rub_this_month, lang)}
+                </Text>
+              </Table.Td>
+              <Table.Td>{formatDate(k.expires_at as unknown as string | null, lang)}</Table.Td>
+              <Table.Td>
+                <Text size="xs">
+                  {(k.allowed_models ?? []).length ? (k.allowed_models ?? []).join(', ') : t('keys.allModels')}
+                </Text>
+              </Table.Td>
+              <Table.Td>
+                {k.revoked ? (
+                  <Badge color="gray">{t('keys.revoked')}</Badge>
+                ) : (
+                  canManage && (
+                    <Group gap={6} wrap="nowrap">
+                      {onSaveLimits && <EditLimits apiKey={k} onSave={onSaveLimits} />}
+                      <ConfirmAction
+                        label={t('keys.revoke')}
+                        title={t('keys.revokeTitle')}
+                        body={t('keys.revokeBody', { prefix: k.prefix })}
+                        onConfirm={() => onRevoke(k.id).then(() => undefined)}
+                      />
+                    </Group>
+                  )
+                )}
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
   );
 }

@@ -39,13 +39,13 @@ function TestOutcome({ r }: { r: TestResult }) {
   const { t } = useTranslation();
   if (r.ok)
     return (
-      <Text size="sm" c="teal.9" data-testid={`test-${r.provider}`}>
+      <Text size="sm" c="var(--mantine-color-teal-light-color)" data-testid={`test-${r.provider}`}>
         {t('providers.testOk', { model: r.model, ms: r.latency_ms })}
       </Text>
     );
   const e = r.error!;
   return (
-    <Text size="sm" c="red.9" data-testid={`test-${r.provider}`} title={e.message}>
+    <Text size="sm" c="var(--mantine-color-red-light-color)" data-testid={`test-${r.provider}`} title={e.message}>
       {t('providers.testFailed', {
         status: e.status,
         code: e.code ? `, ${e.code}` : '',
