@@ -32,6 +32,10 @@ export const theme = createTheme({
   primaryShade: { light: 8, dark: 8 },
   fontFamily: 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif',
   defaultRadius: 'md',
+  components: {
+    // a table wider than the screen scrolls inside the page; its scrolling area takes keyboard focus
+    TableScrollContainer: { defaultProps: { scrollAreaProps: { viewportProps: { tabIndex: 0 } } } },
+  },
 });
 
 /** Dimmed text and "light" variants darker (light) or lighter (dark) than the defaults: AA contrast. */
@@ -64,6 +68,7 @@ function useLocalizedTheme() {
       createTheme({
         ...theme,
         components: {
+          ...theme.components,
           Modal: { defaultProps: { closeButtonProps: { 'aria-label': t('common.close') } } },
           Drawer: { defaultProps: { closeButtonProps: { 'aria-label': t('common.close') } } },
         },
