@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { axe, launchBrowser, openSession, requireBuild, shot, startGateway, type Gateway } from './support';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { axe, launchBrowser, openSession, requireBuild, ROOT, shot, startGateway, type Gateway } from './support';
 
 /**
  * First contact, the operator's job and the quality bar, in Chromium against the real built server
@@ -9,20 +11,33 @@ import { axe, launchBrowser, openSession, requireBuild, shot, startGateway, type
  * all-teams usage, the providers page with a test call; axe-core on every page state visited,
  * Russian, the OS dark preference and a 390 px screen.
  */
-const OPERATOR = { email: 'admin@example.com', password: 'plum-kettle-orbit-42' };
-const KEY = 'sk-dev-0123456789abcdefghij';
+/** The variables of the README quick start's `… npm start` line: the server these flows run against. */
+function readmeServerEnv(): Record<string, string> {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const block = /<!-- readme-test: server -->\s*```bash\n([\s\S]*?)```/.exec(readme)![1];
+  const start = block.split('\n').find((l) => /\bnpm start$/.test(l.trim()))!;
+  return Object.fromEntries(
+    start
+      .trim()
+      .split(/\s+/)
+      .filter((p) => p.includes('='))
+      .map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]),
+  );
+}
+
+const README_ENV = readmeServerEnv();
+const OPERATOR = { email: README_ENV.BOOTSTRAP_OPERATOR_EMAIL, password: README_ENV.BOOTSTRAP_OPERATOR_PASSWORD };
+const KEY = README_ENV.BOOTSTRAP_API_KEY;
 
 let gw: Gateway;
 let browser: Browser;
 
 beforeAll(async () => {
   requireBuild();
-  gw = await startGateway({
-    BOOTSTRAP_API_KEY: KEY,
-    BOOTSTRAP_BALANCE_RUB: '1000',
-    BOOTSTRAP_OPERATOR_EMAIL: OPERATOR.email,
-    BOOTSTRAP_OPERATOR_PASSWORD: OPERATOR.password,
-  });
+  // started as the README's quick start says (its ADMIN_TOKEN aside: the tests' own)
+  const env = { ...README_ENV };
+  delete env.ADMIN_TOKEN;
+  gw = await startGateway(env);
   browser = await launchBrowser();
 });
 
@@ -50,7 +65,10 @@ function consoleErrors(page: Page): string[] {
 }
 
 describe('operator console in Chromium', () => {
-  it('first contact: the signed-out page logs no error and says what to do; sign-in lands on the overview; sign-out forgets the route', async () => {
+  it('first contact: the README quick start signs in; the signed-out page logs no error and says what to do; sign-in lands on the overview; sign-out forgets the route', async () => {
+    expect(OPERATOR.email && OPERATOR.password && KEY).toBeTruthy();
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    expect(readme).toContain(`sign in with \`${OPERATOR.email}\` and \`${OPERATOR.password}\``);
     const { page, context, errors } = await openSession(browser);
     const logged = consoleErrors(page);
     await page.goto(`${gw.url}/keys`);

@@ -690,9 +690,11 @@ export const en = {
     noCalls: 'no calls',
     test: 'Test',
     testNamed: 'Test {{name}}',
-    testOk: 'OK: {{model}} answered in {{ms}} ms',
+    testOk: 'OK: {{model}} answered in {{ms}}',
     testFailed: 'Failed ({{status}}{{code}}){{latency}}: {{message}}',
     testModel: 'Test model',
+    and: 'and',
+    or: 'or',
   },
 };
 export type Dictionary = typeof en;

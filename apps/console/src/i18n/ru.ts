@@ -692,8 +692,10 @@ export const ru: Dictionary = {
     noCalls: 'вызовов нет',
     test: 'Проверить',
     testNamed: 'Проверить {{name}}',
-    testOk: 'Работает: {{model}} ответила за {{ms}} мс',
+    testOk: 'Работает: {{model}} ответила за {{ms}}',
     testFailed: 'Ошибка ({{status}}{{code}}){{latency}}: {{message}}',
     testModel: 'Модель для проверки',
+    and: 'и',
+    or: 'или',
   },
 };

@@ -2,9 +2,9 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { Badge, Button, Code, Stack, Table, Text } from '@mantine/core';
-import { api, unwrap } from '../../api/client';
+import { api, ApiRequestError, unwrap } from '../../api/client';
 import type { components } from '../../api/schema';
-import { ErrorAlert, LoadingRows, PageHeader } from '../../components/common';
+import { ErrorAlert, LoadingRows, PageHeader, useErrorText } from '../../components/common';
 import { formatNumber } from '../../i18n';
 
 type Provider = components['schemas']['ProviderStatusDto'];
@@ -14,7 +14,7 @@ type TestResult = components['schemas']['ProviderTestResultDto'];
 function Health({ label, w }: { label: string; w: Window }) {
   const { t, i18n } = useTranslation();
   const lang = i18n.language;
-  const ms = (v: number | null) => (v === null ? '—' : `${formatNumber(v, lang)} ms`);
+  const ms = (v: number | null) => (v === null ? '—' : t('requests.ms', { value: formatNumber(v, lang) }));
   return (
     <Text size="sm">
       <Text span fw={600} size="sm">
@@ -37,20 +37,22 @@ function Health({ label, w }: { label: string; w: Window }) {
 
 function TestOutcome({ r }: { r: TestResult }) {
   const { t } = useTranslation();
+  const describe = useErrorText();
   if (r.ok)
     return (
       <Text size="sm" c="var(--mantine-color-teal-light-color)" data-testid={`test-${r.provider}`}>
-        {t('providers.testOk', { model: r.model, ms: r.latency_ms })}
+        {t('providers.testOk', { model: r.model, ms: t('requests.ms', { value: r.latency_ms }) })}
       </Text>
     );
   const e = r.error!;
+  const said = describe(new ApiRequestError(e.message, e.status, e.code));
   return (
     <Text size="sm" c="var(--mantine-color-red-light-color)" data-testid={`test-${r.provider}`} title={e.message}>
       {t('providers.testFailed', {
         status: e.status,
         code: e.code ? `, ${e.code}` : '',
-        latency: r.latency_ms === null ? '' : `, ${r.latency_ms} ms`,
-        message: e.message,
+        latency: r.latency_ms === null ? '' : `, ${t('requests.ms', { value: r.latency_ms })}`,
+        message: said.text,
       })}
     </Text>
   );
@@ -82,7 +84,7 @@ export function ProvidersPage() {
           <Table aria-label={t('providers.title')} verticalSpacing="sm">
             <Table.Thead>
               <Table.Tr>
-                <Table.Th>{t('providers.name')}</Table.Th>
+                <Table.Th w={160}>{t('providers.name')}</Table.Th>
                 <Table.Th>{t('providers.status')}</Table.Th>
                 <Table.Th>{t('providers.health')}</Table.Th>
                 <Table.Th>{t('common.actions')}</Table.Th>
@@ -93,7 +95,7 @@ export function ProvidersPage() {
                 <Table.Tr key={p.name} data-testid={`provider-${p.name}`}>
                   <Table.Td>
                     <Text fw={600}>{p.name}</Text>
-                    <Badge color={p.configured ? 'teal' : 'gray'} variant="light" mt={4}>
+                    <Badge color={p.configured ? 'teal' : 'gray'} variant="light" mt={4} tt="none">
                       {p.configured ? t('providers.configured') : t('providers.notConfigured')}
                     </Badge>
                   </Table.Td>
@@ -104,7 +106,13 @@ export function ProvidersPage() {
                       <Stack gap={2}>
                         <Text size="sm">
                           {t('providers.credential')}:{' '}
-                          {p.missing ? t('providers.missing', { vars: p.missing }) : t('providers.credentialSet')}
+                          {p.missing
+                            ? t('providers.missing', {
+                                vars: p.missing
+                                  .replace(/ and /g, ` ${t('providers.and')} `)
+                                  .replace(/ or /g, ` ${t('providers.or')} `),
+                              })
+                            : t('providers.credentialSet')}
                         </Text>
                         <Text size="sm">
                           {t('providers.baseUrl')}: <Code>{p.base_url}</Code>
