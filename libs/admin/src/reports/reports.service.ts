@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError, Clock, microToRub } from '@app/common';
-import { MAX_SUMMARY_DAYS, TeamsService } from '@app/billing';
+import { Clock, microToRub } from '@app/common';
+import { summaryRange, TeamsService } from '@app/billing';
 import { ReportsRepository } from './reports.repository';
 import { AllTeamsUsageDto, AllTeamsUsageQueryDto, TopUpActorDto, TopUpListDto } from './reports.dto';
 
 const DAY_MS = 86_400_000;
-const DEFAULT_DAYS = 30;
 
 /** The operator's reports: spend of every team by day and the top models; a team's top-ups with note and actor. */
 @Injectable()
@@ -17,15 +16,7 @@ export class ReportsService {
   ) {}
 
   async allTeamsUsage(q: AllTeamsUsageQueryDto): Promise<AllTeamsUsageDto> {
-    const to = q.to !== undefined ? Date.parse(q.to) : this.clock.now();
-    const from = q.from !== undefined ? Date.parse(q.from) : to - DEFAULT_DAYS * DAY_MS;
-    if (from >= to) throw ApiError.badRequest('from must be earlier than to.', 'from', 'invalid_value');
-    if (to - from > MAX_SUMMARY_DAYS * DAY_MS)
-      throw ApiError.badRequest(
-        `The range from..to may cover at most ${MAX_SUMMARY_DAYS} days.`,
-        'to',
-        'invalid_value',
-      );
+    const { from, to } = summaryRange(q, this.clock.now());
     const [days, models] = await Promise.all([
       this.repo.spendByTeamDay(from, to),
       this.repo.topModels(from, to, q.top ?? 10),

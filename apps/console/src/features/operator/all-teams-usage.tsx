@@ -5,6 +5,7 @@ import { Group, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { api, unwrap } from '../../api/client';
 import { ErrorAlert, LoadingRows } from '../../components/common';
 import { formatNumber, formatRub } from '../../i18n';
+import { ModelSpendTable } from './model-spend-table';
 
 const SpendChart = lazy(() => import('../overview/spend-chart'));
 
@@ -71,28 +72,7 @@ export function AllTeamsUsage() {
           <Title order={3} size="h5">
             {t('operator.topModels')}
           </Title>
-          <Table.ScrollContainer minWidth={360}>
-            <Table aria-label={t('operator.topModels')}>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>{t('usage.model')}</Table.Th>
-                  <Table.Th>{t('operator.requests')}</Table.Th>
-                  <Table.Th>{t('operator.tokens')}</Table.Th>
-                  <Table.Th>{t('operator.spend')}</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {u.top_models.map((m) => (
-                  <Table.Tr key={m.model ?? '—'}>
-                    <Table.Td>{m.model ?? '—'}</Table.Td>
-                    <Table.Td>{formatNumber(m.requests, lang)}</Table.Td>
-                    <Table.Td>{formatNumber(m.total_tokens, lang)}</Table.Td>
-                    <Table.Td>{formatRub(m.amount_rub, lang)}</Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+          <ModelSpendTable label={t('operator.topModels')} rows={u.top_models} />
         </Stack>
       </SimpleGrid>
     </Stack>
