@@ -95,7 +95,7 @@ export function EmptyState({ title, hint, action }: { title: string; hint: strin
 export function LoadingRows({ rows = 4 }: { rows?: number }) {
   const { t } = useTranslation();
   return (
-    <Stack gap="xs" aria-busy="true" aria-label={t('common.loading')}>
+    <Stack gap="xs" role="status" aria-busy="true" aria-label={t('common.loading')}>
       {Array.from({ length: rows }, (_, i) => (
         <Skeleton key={i} height={28} radius="sm" />
       ))}
