@@ -274,7 +274,7 @@ describe('console with accounts in Chromium', () => {
     await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/balance/i);
     expect((await admin<{ id: string }>(gw, 'GET', `/api/v1/admin/teams/${teamId}`)).id).toBe(teamId);
 
-    await page.getByLabel('Team name').fill('scratch');
+    await page.getByLabel('Team name').first().fill('scratch');
     await page.getByRole('button', { name: 'Create team' }).click();
     await page.getByRole('button', { name: 'Open team scratch' }).click();
     await page.getByRole('heading', { name: /^scratch · / }).waitFor();

@@ -94,3 +94,15 @@ describe('Sign in', () => {
     expect(screen.queryByRole('link', { name: 'Sign in with SSO' })).not.toBeInTheDocument();
   });
 });
+
+describe('where a sign-in lands', () => {
+  it('stays on a page the credential can use, otherwise goes home', async () => {
+    const { fitsCredential } = await import('./sign-in-page');
+    expect(fitsCredential('admin', '/providers')).toBe(true);
+    expect(fitsCredential('admin', '/keys')).toBe(false);
+    expect(fitsCredential('key', '/operator')).toBe(false);
+    expect(fitsCredential('key', '/billing')).toBe(false);
+    expect(fitsCredential('key', '/projects/p1/settings')).toBe(true);
+    expect(fitsCredential('session', '/members')).toBe(true);
+  });
+});
