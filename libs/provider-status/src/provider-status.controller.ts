@@ -1,5 +1,5 @@
 import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { AdminAuth } from '@app/auth';
 import { ProviderStatusService } from './provider-status.service';
 import { ProviderStatusListDto, ProviderTestResultDto } from './provider-status.dto';
@@ -28,6 +28,7 @@ export class ProviderStatusController {
     description:
       'Answers 200 with ok, the latency and the error the gateway would give a caller; nothing is charged or logged as a team call.',
   })
+  @ApiParam({ name: 'name', description: 'The provider (GET /api/v1/admin/providers lists them)', example: 'local' })
   @ApiOkResponse({ type: ProviderTestResultDto })
   test(@Param('name') name: string): Promise<ProviderTestResultDto> {
     return this.providers.test(name);
