@@ -18211,6 +18211,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The provider (GET /api/v1/admin/providers lists them) */
                 name: string;
             };
             cookie?: never;
