@@ -31,6 +31,7 @@ for (const lib of [
   'pricing',
   'data-protection',
   'mcp',
+  'provider-status',
 ]) {
   moduleNameMapper[`^@app/${lib}$`] = `<rootDir>/libs/${lib}/src`;
   moduleNameMapper[`^@app/${lib}/(.*)$`] = `<rootDir>/libs/${lib}/src/$1`;

@@ -1,5 +1,6 @@
 import request from 'supertest';
-import { AccountsBootstrapService, FIRST_RUN_OPERATOR_EMAIL } from '@app/accounts';
+import { Logger } from '@nestjs/common';
+import { AccountsBootstrapService, FIRST_RUN_OPERATOR_EMAIL, NO_USER_HINT } from '@app/accounts';
 import { ManualClock } from '../support/manual-clock';
 import { createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
@@ -49,12 +50,21 @@ describe(`accounts: sign-in and sessions on ${backendKind()}`, () => {
     });
     // the other replica knows the session too (stored in the database)
     expect((await as(b.url, br).get('/api/v1/auth/me')).status).toBe(200);
+    // the console's probe: the same state when signed in, 200 with signed_in false otherwise
+    expect((await as(a.url, br).get('/api/v1/auth/session')).body).toEqual({ signed_in: true, state: me.body });
 
     expect((await as(a.url, br).post('/api/v1/auth/logout')).status).toBe(204);
     const after = await as(a.url, br).get('/api/v1/auth/me');
     expect(after.status).toBe(401);
     expect(after.body.error.code).toBe('not_authenticated');
     expect((await request(a.url).get('/api/v1/auth/me')).status).toBe(401);
+    for (const probe of [
+      await as(a.url, br).get('/api/v1/auth/session'),
+      await request(a.url).get('/api/v1/auth/session'),
+    ]) {
+      expect(probe.status).toBe(200);
+      expect(probe.body).toEqual({ signed_in: false, state: null });
+    }
   });
 
   it('Secure is set when the request came over TLS per TRUST_PROXY, and not from a forwarded header without it', async () => {
@@ -277,6 +287,23 @@ describe(`accounts: the first operator on ${backendKind()}`, () => {
       expect(users.body.data.filter((u: { email: string }) => u.email === 'root@example.com')).toHaveLength(1);
     } finally {
       await t.close();
+    }
+  });
+
+  it('a server with no user logs how to create one; with a user it says nothing', async () => {
+    const warned: string[] = [];
+    const spy = jest.spyOn(Logger.prototype, 'warn').mockImplementation((m: unknown) => void warned.push(String(m)));
+    const app = await createTestApp(); // ADMIN_TOKEN set: no first run, no user
+    try {
+      await app.get(AccountsBootstrapService).firstRun();
+      expect(warned).toContain(NO_USER_HINT);
+      warned.length = 0;
+      await createUser(app.url, 'someone@example.com', PASSWORD);
+      await app.get(AccountsBootstrapService).firstRun();
+      expect(warned).not.toContain(NO_USER_HINT);
+    } finally {
+      spy.mockRestore();
+      await app.close();
     }
   });
 

@@ -157,6 +157,21 @@ describe(`accounts: API key expiry and model allowlist, invitations, audit log o
     expect(mail.raw.replace(/=\r\n/g, '')).toContain(inv.body.token);
     expect(mail.raw).toContain('From: Gateway <gateway@example.com>');
 
+    // the invitation page's preview: team, inviter, invited e-mail and the password rule, no credential
+    const preview = await request(t.url).get(`/api/v1/invitations/${inv.body.token}`);
+    expect(preview.status).toBe(200);
+    expect(preview.body).toEqual({
+      team_name: 'acme',
+      email: 'new@acme.test',
+      role: 'member',
+      invited_by: 'Owner <owner@acme.test>',
+      expires_at: inv.body.expires_at,
+      account_exists: false,
+      password_min_length: 12,
+      password_max_length: 200,
+    });
+    expect((await request(t.url).get('/api/v1/invitations/inv_unknown')).status).toBe(404);
+
     const missing = await request(t.url).post(`/api/v1/invitations/${inv.body.token}/accept`).send({ name: 'New' });
     expect(missing.status).toBe(400);
     const accepted = await request(t.url)
@@ -172,11 +187,17 @@ describe(`accounts: API key expiry and model allowlist, invitations, audit log o
       .send({ name: 'X', password: PASSWORD });
     expect(again.status).toBe(410);
     expect(again.body.error.code).toBe('invitation_invalid');
+    const used = await request(t.url).get(`/api/v1/invitations/${inv.body.token}`);
+    expect([used.status, used.body.error.code]).toEqual([410, 'invitation_invalid']);
 
     const late = await as(t.url, owner)
       .post(`/api/v1/teams/${teamId}/invitations`)
       .send({ email: 'late@acme.test', role: 'viewer' });
+    expect((await request(t.url).get(`/api/v1/invitations/${late.body.token}`)).body.invited_by).toBe(
+      'Owner <owner@acme.test>',
+    );
     clock.advance(7 * DAY + 1);
+    expect((await request(t.url).get(`/api/v1/invitations/${late.body.token}`)).status).toBe(410);
     const expired = await request(t.url)
       .post(`/api/v1/invitations/${late.body.token}/accept`)
       .send({ name: 'L', password: PASSWORD });
@@ -206,6 +227,7 @@ describe(`accounts: API key expiry and model allowlist, invitations, audit log o
     const known = await as(t.url, owner)
       .post(`/api/v1/teams/${teamId}/invitations`)
       .send({ email: 'known@else.test', role: 'admin' });
+    expect((await request(t.url).get(`/api/v1/invitations/${known.body.token}`)).body.account_exists).toBe(true);
     const anon = await request(t.url)
       .post(`/api/v1/invitations/${known.body.token}/accept`)
       .send({ name: 'K', password: PASSWORD });

@@ -15,6 +15,7 @@ import { ProjectsModule } from '@app/projects';
 import { AccountsModule } from '@app/accounts';
 import { AlertsModule } from '@app/alerts';
 import { DocumentsModule } from '@app/documents';
+import { ProviderStatusModule } from '@app/provider-status';
 import { RequestLogModule } from '@app/request-log';
 import { PaymentsModule } from '@app/payments';
 import { FxModule } from '@app/fx';
@@ -46,6 +47,7 @@ import { HealthController } from './health.controller';
     AccountsModule,
     AlertsModule,
     DocumentsModule,
+    ProviderStatusModule,
     RequestLogModule,
     PaymentsModule,
     FxModule,

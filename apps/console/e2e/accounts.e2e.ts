@@ -74,6 +74,7 @@ describe('console with accounts in Chromium', () => {
     await op.page.getByRole('button', { name: 'Open team northwind' }).click();
     await op.page.getByRole('heading', { name: /northwind · RUB 300\.00/ }).waitFor();
     // users: create one (its generated password shown once), make it an operator, disable it
+    await op.page.getByRole('tab', { name: 'Users' }).click();
     await op.page.getByLabel(/^New user email/).fill('sam@example.com');
     await op.page.getByRole('button', { name: 'Create user' }).click();
     expect((await op.page.getByTestId('new-user-password').textContent())!.length).toBeGreaterThanOrEqual(12);
@@ -267,15 +268,17 @@ describe('console with accounts in Chromium', () => {
     await signIn(page, OPERATOR.email, OPERATOR.password);
     await page.getByRole('link', { name: 'Operator' }).click();
     await page.getByRole('button', { name: 'Open team northwind' }).click();
+    await page.getByRole('tab', { name: 'Settings' }).click();
     await page.getByRole('button', { name: 'Delete team' }).click();
     await page.getByRole('dialog', { name: 'Delete team northwind?' }).getByRole('button', { name: 'Confirm' }).click();
     await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/balance/i);
     expect((await admin<{ id: string }>(gw, 'GET', `/api/v1/admin/teams/${teamId}`)).id).toBe(teamId);
 
-    await page.getByLabel('Team name').fill('scratch');
+    await page.getByLabel('Team name').first().fill('scratch');
     await page.getByRole('button', { name: 'Create team' }).click();
     await page.getByRole('button', { name: 'Open team scratch' }).click();
     await page.getByRole('heading', { name: /^scratch · / }).waitFor();
+    await page.getByRole('tab', { name: 'Settings' }).click();
     await page.getByRole('button', { name: 'Delete team' }).click();
     await page.getByRole('dialog', { name: 'Delete team scratch?' }).getByRole('button', { name: 'Confirm' }).click();
     await expect.poll(() => page.getByRole('button', { name: 'Open team scratch' }).count()).toBe(0);

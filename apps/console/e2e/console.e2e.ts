@@ -95,11 +95,13 @@ describe('console in Chromium', () => {
     await page.getByRole('button', { name: 'Open team acme' }).click();
     await page.getByRole('heading', { name: /acme · RUB 500\.00/ }).waitFor();
 
+    await page.getByRole('tab', { name: 'Balance' }).click();
     await page.getByLabel('Amount, RUB').fill('250');
     await page.getByLabel('Note (reference)').fill('invoice-7');
     await page.getByRole('button', { name: 'Top up' }).click();
     await page.getByRole('heading', { name: /acme · RUB 750\.00/ }).waitFor();
 
+    await page.getByRole('tab', { name: 'API keys' }).click();
     await page.getByLabel('Key name').fill('backend');
     await page.getByRole('button', { name: 'Create key' }).click();
     const dialog = page.getByRole('dialog', { name: 'Your new API key' });

@@ -38,6 +38,7 @@ async function signInOperator(page: Page) {
   await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { level: 1, name: 'Operator' }).waitFor();
+  await page.getByRole('tab', { name: 'Documents' }).click();
 }
 
 /** Clicks a download button and answers the saved file's bytes. */
@@ -222,6 +223,7 @@ describe('Company documents in Chromium', () => {
     await s.page.getByLabel('Токен администратора').fill(ADMIN_TOKEN);
     await s.page.getByRole('button', { name: 'Войти' }).click();
     await s.page.getByRole('button', { name: /acme/ }).click();
+    await s.page.getByRole('tab', { name: 'Баланс' }).click();
     await s.page.getByRole('button', { name: `Отметить оплату ${second.number}` }).click();
     const dialog = s.page.getByRole('dialog');
     await dialog.getByLabel(/Основание платежа/).fill('п/п 77 от 20.11.2026');

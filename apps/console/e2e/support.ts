@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -109,10 +109,16 @@ export interface Session {
 /** A fresh browser context (own cookies and storage) in a given language and color scheme. */
 export async function openSession(
   browser: Browser,
-  opts: { locale?: 'en' | 'ru'; colorScheme?: 'light' | 'dark' } = {},
+  opts: {
+    locale?: 'en' | 'ru';
+    colorScheme?: 'light' | 'dark';
+    /** false: no theme is stored beforehand, so the console follows the OS preference (colorScheme) */
+    pickTheme?: boolean;
+    viewport?: { width: number; height: number };
+  } = {},
 ): Promise<Session> {
   const context = await browser.newContext({
-    viewport: { width: 1280, height: 860 },
+    viewport: opts.viewport ?? { width: 1280, height: 860 },
     locale: opts.locale === 'ru' ? 'ru-RU' : 'en-US',
     colorScheme: opts.colorScheme ?? 'light',
     acceptDownloads: true,
@@ -120,9 +126,9 @@ export async function openSession(
   await context.addInitScript(
     ([lang, scheme]) => {
       if (!localStorage.getItem('console.lang')) localStorage.setItem('console.lang', lang);
-      if (!localStorage.getItem('console.theme')) localStorage.setItem('console.theme', scheme);
+      if (scheme && !localStorage.getItem('console.theme')) localStorage.setItem('console.theme', scheme);
     },
-    [opts.locale ?? 'en', opts.colorScheme ?? 'light'],
+    [opts.locale ?? 'en', opts.pickTheme === false ? '' : (opts.colorScheme ?? 'light')],
   );
   const page = await context.newPage();
   const errors: string[] = [];
@@ -169,4 +175,32 @@ export async function signInWithPassword(page: Page, gw: Gateway, email: string,
   await page.getByLabel(/^(Email|Эл\. почта|E-mail)/).fill(email);
   await page.getByLabel(/^(Password|Пароль)/).fill(password);
   await page.getByRole('button', { name: /^(Sign in|Войти)$/ }).click();
+}
+
+/** One page state's accessibility check: the violations axe-core finds, saved with the test output. */
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: string[];
+}
+
+/**
+ * Runs axe-core (WCAG 2 A/AA rules) on the page as it is now, writes the result to
+ * test-results/console/axe-<name>.json and returns the serious and critical violations.
+ * The script is evaluated through the DevTools protocol, so the page's Content-Security-Policy stays on.
+ */
+export async function axe(page: Page, name: string): Promise<AxeViolation[]> {
+  const source = readFileSync(join(ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8');
+  await page.evaluate(source);
+  await page.waitForTimeout(250); // transitions (menus, tooltips) settle before colours are measured
+  const result = (await page.evaluate(async () => {
+    const w = window as unknown as { axe: { run(ctx: unknown, opts: unknown): Promise<unknown> } };
+    return w.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+  })) as { violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[] };
+  mkdirSync(OUTPUT, { recursive: true });
+  writeFileSync(join(OUTPUT, `axe-${name}.json`), JSON.stringify(result.violations, null, 2));
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')) }));
 }

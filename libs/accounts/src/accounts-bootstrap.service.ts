@@ -6,6 +6,13 @@ import { AccountsRepository } from './accounts.repository';
 import { AccountsService, generatePassword } from './accounts.service';
 import { SYSTEM_ACTOR } from './audit';
 
+/**
+ * What to do when nobody can sign in: logged by a server that has no user, shown on the console's
+ * sign-in page and quoted by the README (word for word).
+ */
+export const NO_USER_HINT =
+  'No one can sign in yet: restart the server with BOOTSTRAP_OPERATOR_EMAIL and BOOTSTRAP_OPERATOR_PASSWORD (12 characters or more) to create the first operator, or run `npm run admin -- user create you@example.com --operator` on the server, which prints a password.';
+
 /** The e-mail of the operator created on the embedded default's first run. */
 export const FIRST_RUN_OPERATOR_EMAIL = 'operator@gateway.local';
 
@@ -48,9 +55,12 @@ export class AccountsBootstrapService implements OnApplicationBootstrap {
     }
   }
 
-  /** The embedded default's first run: the development workspace, its key and an operator who owns it. */
-  firstRun(): Promise<boolean> {
-    return this.workspace.firstRun(async (teamId) => {
+  /**
+   * The embedded default's first run: the development workspace, its key and an operator who owns it.
+   * Afterwards, a server with no user at all logs how to create one (NO_USER_HINT).
+   */
+  async firstRun(): Promise<boolean> {
+    const created = await this.workspace.firstRun(async (teamId) => {
       const password = generatePassword();
       await this.accounts.createUser(
         { email: FIRST_RUN_OPERATOR_EMAIL, password, operator: true, name: 'Operator' },
@@ -63,5 +73,7 @@ export class AccountsBootstrapService implements OnApplicationBootstrap {
         `   Password: ${password}`,
       ];
     });
+    if ((await this.repo.countUsers()) === 0) this.logger.warn(NO_USER_HINT);
+    return created;
   }
 }

@@ -8,12 +8,19 @@ import {
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { SESSION_COOKIE, SessionPrincipal } from '@app/auth';
+import { SESSION_COOKIE, SessionPrincipal, sessionOf } from '@app/auth';
 import { AppConfig } from '@app/config';
 import { AccountsService } from './accounts.service';
 import { CurrentSession, SessionAuth } from './access';
 import { actorOf } from './audit';
-import { AuthProvidersDto, AuthStateDto, ChangePasswordDto, LoginDto, SessionListDto } from './dto/auth.dto';
+import {
+  AuthProvidersDto,
+  AuthStateDto,
+  ChangePasswordDto,
+  LoginDto,
+  SessionListDto,
+  SessionProbeDto,
+} from './dto/auth.dto';
 
 /** Cookie flags: HttpOnly, SameSite=Lax, Path=/, Secure when the request came over TLS (per TRUST_PROXY). */
 export function setSessionCookie(res: Response, req: Request, token: string, maxAgeMs: number): void {
@@ -89,6 +96,18 @@ export class AuthController {
   @ApiOkResponse({ type: AuthStateDto })
   me(@CurrentSession() s: SessionPrincipal): Promise<AuthStateDto> {
     return this.accounts.me(s);
+  }
+
+  @Get('session')
+  @ApiOperation({
+    summary: 'Is there a session? (public; 200 either way)',
+    description:
+      'For a page that only wants to know whether to show sign-in: unlike GET /api/v1/auth/me it answers 200 without a session (signed_in false), so a signed-out browser logs no failed request.',
+  })
+  @ApiOkResponse({ type: SessionProbeDto })
+  async probe(@Req() req: Request): Promise<SessionProbeDto> {
+    const s = sessionOf(req);
+    return s ? { signed_in: true, state: await this.accounts.me(s) } : { signed_in: false, state: null };
   }
 
   @Post('password')

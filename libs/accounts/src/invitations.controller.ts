@@ -1,11 +1,18 @@
-import { Body, Controller, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import {
+  ApiGoneResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiSecurity,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { SECURITY, sessionOf } from '@app/auth';
 import { AppConfig } from '@app/config';
 import { actorOf } from './audit';
 import { setSessionCookie } from './auth.controller';
-import { AcceptedInvitationDto, AcceptInvitationDto } from './dto/teams.dto';
+import { AcceptedInvitationDto, AcceptInvitationDto, InvitationPreviewDto } from './dto/teams.dto';
 import { SessionsService } from './sessions.service';
 import { TeamPeopleService } from './team-people.service';
 
@@ -17,6 +24,19 @@ export class InvitationsController {
     private readonly sessions: SessionsService,
     private readonly config: AppConfig,
   ) {}
+
+  @Get(':token')
+  @ApiOperation({
+    summary: 'What an invitation is for (public: the token is the credential)',
+    description:
+      'The team, who invited, the invited e-mail, the role and the password rule, so the invitation page can show them before anything is typed. Changes nothing.',
+  })
+  @ApiOkResponse({ type: InvitationPreviewDto })
+  @ApiNotFoundResponse({ description: 'invitation_not_found' })
+  @ApiGoneResponse({ description: 'invitation_invalid: used, revoked or expired' })
+  preview(@Param('token') token: string): Promise<InvitationPreviewDto> {
+    return this.people.preview(token);
+  }
 
   @Post(':token/accept')
   @HttpCode(200)

@@ -3,11 +3,18 @@ import { createHash, randomBytes } from 'node:crypto';
 import { ApiError, Clock, newId } from '@app/common';
 import { AppConfig } from '@app/config';
 import { ApiKeysService, roleAtLeast, TeamRole } from '@app/auth';
-import { BillingService } from '@app/billing';
+import { BillingService, TeamsService } from '@app/billing';
 import { AccountsRepository, LastOwnerError } from './accounts.repository';
 import { Actor } from './audit';
 import { Principal, isOperator } from './access';
-import { MemberDto, CreatedInvitationDto, InvitationDto, AcceptedInvitationDto } from './dto/teams.dto';
+import {
+  MemberDto,
+  CreatedInvitationDto,
+  InvitationDto,
+  AcceptedInvitationDto,
+  InvitationPreviewDto,
+} from './dto/teams.dto';
+import { PASSWORD_MAX, PASSWORD_MIN } from './dto/auth.dto';
 import { InvitationEntity } from './entities/invitation.entity';
 import { UserEntity } from './entities/user.entity';
 import { PasswordHasher } from './password-hasher';
@@ -16,6 +23,14 @@ import { InvitationMailer } from './invitation-mailer';
 
 const iso = (t: number) => new Date(t).toISOString();
 const hashToken = (t: string) => createHash('sha256').update(t, 'utf8').digest('hex');
+
+const invitationGone = () =>
+  new ApiError(
+    410,
+    'invalid_request_error',
+    'This invitation has expired, was revoked or was already used.',
+    'invitation_invalid',
+  );
 
 /** The caller's role in a team (operators count as owners). */
 export function roleIn(p: Principal, teamId: string): TeamRole | undefined {
@@ -35,6 +50,7 @@ export class TeamPeopleService {
     private readonly config: AppConfig,
     private readonly keys: ApiKeysService,
     private readonly billing: BillingService,
+    private readonly teams: TeamsService,
   ) {}
 
   async members(teamId: string): Promise<MemberDto[]> {
@@ -239,6 +255,32 @@ export class TeamPeopleService {
   }
 
   /**
+   * What the invitation page shows before anything is typed: the team, who invited, the invited
+   * e-mail and the password rule. 404 unknown; 410 invitation_invalid once used, revoked or expired.
+   */
+  async preview(token: string): Promise<InvitationPreviewDto> {
+    const inv = await this.usableInvitation(token);
+    const inviter = inv.createdBy ? await this.repo.findUserById(inv.createdBy) : null;
+    return {
+      team_name: (await this.teams.get(inv.teamId)).name,
+      email: inv.email,
+      role: inv.role,
+      invited_by: inviter ? (inviter.name ? `${inviter.name} <${inviter.email}>` : inviter.email) : null,
+      expires_at: iso(inv.expiresAt),
+      account_exists: (await this.repo.findUserByEmail(inv.email)) !== null,
+      password_min_length: PASSWORD_MIN,
+      password_max_length: PASSWORD_MAX,
+    };
+  }
+
+  private async usableInvitation(token: string): Promise<InvitationEntity> {
+    const inv = await this.repo.findInvitationByHash(hashToken(token));
+    if (!inv) throw ApiError.notFound('Unknown invitation.', 'invitation_not_found', 'token');
+    if (inv.acceptedAt !== null || inv.revokedAt !== null || inv.expiresAt <= this.clock.now()) throw invitationGone();
+    return inv;
+  }
+
+  /**
    * Accepts an invitation: a signed-in user joins with their account; otherwise a new user is
    * created from {name, password} with the invited e-mail. One use; expired, revoked or used
    * invitations answer 410 invitation_invalid. An existing user's e-mail must sign in first.
@@ -252,17 +294,8 @@ export class TeamPeopleService {
     session: { userId: string; email: string; operator: boolean } | null,
     actor: Actor,
   ): Promise<{ result: AcceptedInvitationDto; newUser: UserEntity | null }> {
-    const inv = await this.repo.findInvitationByHash(hashToken(token));
+    const inv = await this.usableInvitation(token);
     const now = this.clock.now();
-    const gone = () =>
-      new ApiError(
-        410,
-        'invalid_request_error',
-        'This invitation has expired, was revoked or was already used.',
-        'invitation_invalid',
-      );
-    if (!inv) throw ApiError.notFound('Unknown invitation.', 'invitation_not_found', 'token');
-    if (inv.acceptedAt !== null || inv.revokedAt !== null || inv.expiresAt <= now) throw gone();
     let userId: string;
     let newUser: UserEntity | null = null;
     let override: { invited: string; accepted_by: string } | null = null;
@@ -319,7 +352,7 @@ export class TeamPeopleService {
       },
       now,
     );
-    if (!ok) throw gone();
+    if (!ok) throw invitationGone();
     return { result: { team_id: inv.teamId, role: inv.role, user_id: userId }, newUser };
   }
 }

@@ -9,6 +9,21 @@ export const MAX_SUMMARY_DAYS = 366;
 const DEFAULT_DAYS = 30;
 
 /**
+ * The [from, to) of a summary query in ms: `to` defaults to now, `from` to 30 days before `to`;
+ * 400 invalid_value for an unreadable, reversed or longer than MAX_SUMMARY_DAYS range.
+ */
+export function summaryRange(q: { from?: string; to?: string }, now: number): { from: number; to: number } {
+  const to = q.to !== undefined ? Date.parse(q.to) : now;
+  const from = q.from !== undefined ? Date.parse(q.from) : to - DEFAULT_DAYS * DAY_MS;
+  if (!Number.isFinite(from)) throw ApiError.badRequest('from must be an ISO 8601 date-time.', 'from', 'invalid_value');
+  if (!Number.isFinite(to)) throw ApiError.badRequest('to must be an ISO 8601 date-time.', 'to', 'invalid_value');
+  if (from >= to) throw ApiError.badRequest('from must be earlier than to.', 'from', 'invalid_value');
+  if (to - from > MAX_SUMMARY_DAYS * DAY_MS)
+    throw ApiError.badRequest(`The range from..to may cover at most ${MAX_SUMMARY_DAYS} days.`, 'to', 'invalid_value');
+  return { from, to };
+}
+
+/**
  * Requests, tokens and RUB of a team's charges grouped by model, UTC day, API key or endpoint —
  * computed in the database (GROUP BY over the ledger), so the sums equal the ledger's.
  */
@@ -20,18 +35,7 @@ export class UsageSummaryService {
   ) {}
 
   async summary(teamId: string, q: UsageSummaryQueryDto): Promise<UsageSummaryResponseDto> {
-    const to = q.to !== undefined ? Date.parse(q.to) : this.clock.now();
-    const from = q.from !== undefined ? Date.parse(q.from) : to - DEFAULT_DAYS * DAY_MS;
-    if (!Number.isFinite(from))
-      throw ApiError.badRequest('from must be an ISO 8601 date-time.', 'from', 'invalid_value');
-    if (!Number.isFinite(to)) throw ApiError.badRequest('to must be an ISO 8601 date-time.', 'to', 'invalid_value');
-    if (from >= to) throw ApiError.badRequest('from must be earlier than to.', 'from', 'invalid_value');
-    if (to - from > MAX_SUMMARY_DAYS * DAY_MS)
-      throw ApiError.badRequest(
-        `The range from..to may cover at most ${MAX_SUMMARY_DAYS} days.`,
-        'to',
-        'invalid_value',
-      );
+    const { from, to } = summaryRange(q, this.clock.now());
     const groupBy: SummaryGroupBy = q.group_by ?? 'model';
     const rows = await this.repo.summary(teamId, from, to, groupBy);
     const total: SummaryRow = rows.reduce(

@@ -1,6 +1,7 @@
-import { lazy, Suspense, useState, type ReactNode } from 'react';
+import { lazy, Suspense, useMemo, useState, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 import { createBrowserRouter, Navigate, RouterProvider } from 'react-router';
-import { MantineProvider, createTheme, localStorageColorSchemeManager } from '@mantine/core';
+import { MantineProvider, createTheme, localStorageColorSchemeManager, type CSSVariablesResolver } from '@mantine/core';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { AuthProvider, useAuth, usePermissions, type AuthState } from '../auth/auth-context';
 import { LoadingRows } from '../components/common';
@@ -22,14 +23,60 @@ const ModelsPage = page(() => import('../features/models/models-page'), 'ModelsP
 const OperatorPage = page(() => import('../features/operator/operator-page'), 'OperatorPage');
 const MembersPage = page(() => import('../features/members/members-page'), 'MembersPage');
 const AuditPage = page(() => import('../features/audit/audit-page'), 'AuditPage');
+const ProvidersPage = page(() => import('../features/providers/providers-page'), 'ProvidersPage');
 const BillingPage = page(() => import('../features/billing/billing-page'), 'BillingPage');
 const AlertsPage = page(() => import('../features/alerts/alerts-page'), 'AlertsPage');
 
 export const theme = createTheme({
   primaryColor: 'blue',
+  // shade 8: white on the primary colour and the primary colour on white both reach 4.5:1 (WCAG AA)
+  primaryShade: { light: 8, dark: 8 },
   fontFamily: 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif',
   defaultRadius: 'md',
+  components: {
+    // a table wider than the screen scrolls inside the page; its scrolling area takes keyboard focus
+    TableScrollContainer: { defaultProps: { scrollAreaProps: { viewportProps: { tabIndex: 0 } } } },
+  },
 });
+
+/** Dimmed text and "light" variants darker (light) or lighter (dark) than the defaults: AA contrast. */
+const contrastVariables: CSSVariablesResolver = (t) => ({
+  variables: {},
+  light: {
+    '--mantine-color-dimmed': t.colors.gray[7],
+    '--mantine-color-blue-light-color': t.colors.blue[9],
+    '--mantine-color-blue-light': t.colors.blue[0],
+    '--mantine-color-blue-light-hover': t.colors.blue[1],
+    '--mantine-color-teal-light-color': t.colors.teal[9],
+    '--mantine-color-teal-light': t.colors.teal[0],
+    '--mantine-color-red-light-color': t.colors.red[9],
+    '--mantine-color-red-light': t.colors.red[0],
+    '--mantine-color-gray-light-color': t.colors.gray[8],
+  },
+  dark: {
+    '--mantine-color-dimmed': t.colors.dark[1],
+    '--mantine-color-blue-light-color': t.colors.blue[2],
+    '--mantine-color-teal-light-color': t.colors.teal[2],
+    '--mantine-color-red-light-color': t.colors.red[2],
+  },
+});
+
+/** The theme in the current language: the close buttons of dialogs and drawers are named. */
+function useLocalizedTheme() {
+  const { t, i18n } = useTranslation();
+  return useMemo(
+    () =>
+      createTheme({
+        ...theme,
+        components: {
+          ...theme.components,
+          Modal: { defaultProps: { closeButtonProps: { 'aria-label': t('common.close') } } },
+          Drawer: { defaultProps: { closeButtonProps: { 'aria-label': t('common.close') } } },
+        },
+      }),
+    [t, i18n.language],
+  );
+}
 
 const colorSchemeManager = localStorageColorSchemeManager({ key: 'console.theme' });
 
@@ -54,6 +101,7 @@ const router = createBrowserRouter([
       { path: 'requests', element: <RequestsPage /> },
       { path: 'models', element: <ModelsPage /> },
       { path: 'operator', element: <OperatorPage /> },
+      { path: 'providers', element: <ProvidersPage /> },
       { path: 'members', element: <MembersPage /> },
       { path: 'audit-log', element: <AuditPage /> },
       { path: 'billing', element: <BillingPage /> },
@@ -76,8 +124,14 @@ export function Providers({ children, auth }: { children: ReactNode; auth?: Auth
     () =>
       new QueryClient({ defaultOptions: { queries: { retry: false, refetchOnWindowFocus: false, staleTime: 5_000 } } }),
   );
+  const localized = useLocalizedTheme();
   return (
-    <MantineProvider theme={theme} defaultColorScheme="light" colorSchemeManager={colorSchemeManager}>
+    <MantineProvider
+      theme={localized}
+      defaultColorScheme="auto"
+      colorSchemeManager={colorSchemeManager}
+      cssVariablesResolver={contrastVariables}
+    >
       <QueryClientProvider client={queryClient}>
         <AuthProvider initial={auth}>{children}</AuthProvider>
       </QueryClientProvider>

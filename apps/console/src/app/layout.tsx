@@ -1,5 +1,5 @@
 import { Suspense } from 'react';
-import { NavLink as RouterNavLink, Outlet, useLocation } from 'react-router';
+import { NavLink as RouterNavLink, Outlet, useLocation, useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import {
   AppShell,
@@ -9,6 +9,7 @@ import {
   NavLink,
   SegmentedControl,
   Select,
+  Stack,
   Text,
   useComputedColorScheme,
   useMantineColorScheme,
@@ -80,12 +81,33 @@ function TeamSwitch() {
   );
 }
 
+/** The team, language, theme and sign-out: in the header, or in the menu on a narrow screen. */
+function HeaderControls({ onSignOut }: { onSignOut: () => void }) {
+  const { t } = useTranslation();
+  return (
+    <>
+      <TeamSwitch />
+      <LanguageSwitch />
+      <ThemeSwitch />
+      <Button size="xs" variant="subtle" onClick={onSignOut}>
+        {t('layout.signOut')}
+      </Button>
+    </>
+  );
+}
+
 export function Layout() {
   const { t } = useTranslation();
   const auth = useAuth();
   const can = usePermissions();
   const [opened, { toggle, close }] = useDisclosure();
   const location = useLocation();
+  const navigate = useNavigate();
+  // signing out forgets where the user was: the next sign-in starts from the page that fits it
+  const signOut = async () => {
+    await auth.signOut();
+    void navigate('/', { replace: true });
+  };
   const links = [
     { to: '/', label: t('nav.overview'), show: can.hasTeam },
     { to: '/keys', label: t('nav.keys'), show: can.hasTeam },
@@ -99,6 +121,7 @@ export function Layout() {
     { to: '/alerts', label: t('teamAdmin.alerts.nav'), show: auth.mode === 'session' && can.canManageMembers },
     { to: '/audit-log', label: t('nav.audit'), show: auth.mode === 'session' && can.canSeeAudit },
     { to: '/operator', label: t('nav.operator'), show: can.isOperator },
+    { to: '/providers', label: t('nav.providers'), show: can.isOperator },
   ].filter((l) => l.show);
   return (
     <AppShell
@@ -112,13 +135,8 @@ export function Layout() {
             <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label={t('layout.menu')} />
             <Text fw={700}>{t('app.name')}</Text>
           </Group>
-          <Group gap="sm" wrap="nowrap">
-            <TeamSwitch />
-            <LanguageSwitch />
-            <ThemeSwitch />
-            <Button size="xs" variant="subtle" onClick={() => void auth.signOut()}>
-              {t('layout.signOut')}
-            </Button>
+          <Group gap="sm" wrap="nowrap" visibleFrom="sm">
+            <HeaderControls onSignOut={() => void signOut()} />
           </Group>
         </Group>
       </AppShell.Header>
@@ -134,8 +152,12 @@ export function Layout() {
             onClick={close}
           />
         ))}
+        {/* a narrow screen has no room in the header: its controls live in the menu */}
+        <Stack gap="sm" p="xs" mt="md" hiddenFrom="sm" align="flex-start" data-testid="menu-controls">
+          <HeaderControls onSignOut={() => void signOut()} />
+        </Stack>
         {auth.email && (
-          <Text size="xs" c="dimmed" mt="auto" p="xs">
+          <Text size="xs" mt="auto" p="xs">
             {auth.email}
           </Text>
         )}

@@ -27,10 +27,13 @@ export async function login(email: string, password: string): Promise<SessionInf
   return toSession(unwrap(await api.POST('/api/v1/auth/login', { body: { email, password } })));
 }
 
-/** The current session from its cookie, or null when there is none. */
+/**
+ * The current session from its cookie, or null when there is none. The probe answers 200 either way,
+ * so a signed-out page logs no failed request in the browser console.
+ */
 export async function me(): Promise<SessionInfo | null> {
-  const res = await api.GET('/api/v1/auth/me');
-  return res.response.ok && res.data ? toSession(res.data) : null;
+  const res = await api.GET('/api/v1/auth/session');
+  return res.response.ok && res.data?.state ? toSession(res.data.state) : null;
 }
 
 export async function logout(): Promise<void> {

@@ -1,4 +1,5 @@
 import { useState, type ReactNode } from 'react';
+import { ApiRequestError } from '../api/client';
 import { useTranslation } from 'react-i18next';
 import {
   Alert,
@@ -41,14 +42,38 @@ export function PageHeader({
   );
 }
 
-/** The server's own error message. */
+/**
+ * What to show for an error: in English the server's own message; in another language the
+ * translation of its error code (or of its HTTP status), the server's message kept as the detail.
+ */
+export function useErrorText(): (error: unknown) => { text: string; detail: string | null } {
+  const { t, i18n } = useTranslation();
+  return (error) => {
+    const message = error instanceof Error ? error.message : String(error);
+    if (i18n.language.startsWith('en') || !(error instanceof ApiRequestError)) return { text: message, detail: null };
+    const key = `errors.codes.${error.code ?? ''}`;
+    const text = error.code && i18n.exists(key) ? t(key) : t('errors.status', { status: error.status });
+    return { text, detail: message };
+  };
+}
+
+/** An error: the server's message, or its translation with the server's message as a tooltip. */
 export function ErrorAlert({ error }: { error: unknown }) {
   const { t } = useTranslation();
+  const describe = useErrorText();
   if (!error) return null;
-  const message = error instanceof Error ? error.message : String(error);
+  const { text, detail } = describe(error);
   return (
     <Alert color="red" title={t('common.error')} role="alert" mb="md">
-      {message}
+      {detail ? (
+        <Tooltip label={`${t('errors.serverSaid')}: ${detail}`} multiline maw={420} withArrow>
+          <Text span size="sm" title={detail} tabIndex={0} data-testid="error-text">
+            {text}
+          </Text>
+        </Tooltip>
+      ) : (
+        text
+      )}
     </Alert>
   );
 }
@@ -70,7 +95,7 @@ export function EmptyState({ title, hint, action }: { title: string; hint: strin
 export function LoadingRows({ rows = 4 }: { rows?: number }) {
   const { t } = useTranslation();
   return (
-    <Stack gap="xs" aria-busy="true" aria-label={t('common.loading')}>
+    <Stack gap="xs" role="status" aria-busy="true" aria-label={t('common.loading')}>
       {Array.from({ length: rows }, (_, i) => (
         <Skeleton key={i} height={28} radius="sm" />
       ))}

@@ -49,6 +49,13 @@ export class AuthStateDto {
   csrf_token: string;
 }
 
+export class SessionProbeDto {
+  @ApiProperty({ description: 'Whether the request carries a live session cookie', example: false })
+  signed_in: boolean;
+  @ApiProperty({ type: AuthStateDto, nullable: true, description: 'What GET /api/v1/auth/me answers, when signed in' })
+  state: AuthStateDto | null;
+}
+
 export class ChangePasswordDto {
   @ApiProperty({ example: 'correct horse battery staple', maxLength: 200 })
   @IsString()

@@ -3,7 +3,7 @@ import { Transform } from 'class-transformer';
 import { IsEmail, IsIn, IsNotEmpty, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 import { TEAM_ROLES, type TeamRole } from '@app/auth';
 import { RequestLogSettingsDto } from '@app/admin/dto/admin.dto';
-import { PASSWORD_MIN } from './auth.dto';
+import { PASSWORD_MAX, PASSWORD_MIN } from './auth.dto';
 
 export class MyTeamDto {
   @ApiProperty({ example: '1b4e28ba-2fa1-11d2-883f-0016d3cca427' }) id: string;
@@ -70,6 +70,30 @@ export class InvitationDto {
 export class InvitationListDto {
   @ApiProperty({ example: 'list' }) object: 'list';
   @ApiProperty({ type: [InvitationDto] }) data: InvitationDto[];
+}
+
+export class InvitationPreviewDto {
+  @ApiProperty({ example: 'acme' }) team_name: string;
+  @ApiProperty({
+    example: 'grace@example.com',
+    description: 'The invited e-mail (the account to create or sign in with)',
+  })
+  email: string;
+  @ApiProperty({ enum: TEAM_ROLES, example: 'member' }) role: TeamRole;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    example: 'Ada Lovelace <ada@example.com>',
+    description: 'Who invited: name and e-mail of the user (null when created by the operator token or the CLI)',
+  })
+  invited_by: string | null;
+  @ApiProperty({ example: '2026-12-02T10:00:00.000Z' }) expires_at: string;
+  @ApiProperty({ description: 'Whether an account with the invited e-mail exists (then sign in and accept)' })
+  account_exists: boolean;
+  @ApiProperty({ example: PASSWORD_MIN, description: 'The shortest password the server accepts' })
+  password_min_length: number;
+  @ApiProperty({ example: PASSWORD_MAX, description: 'The longest password the server accepts' })
+  password_max_length: number;
 }
 
 export class AcceptInvitationDto {

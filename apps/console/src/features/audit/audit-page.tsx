@@ -1,3 +1,4 @@
+import { useAuditLabels } from '../../i18n/audit-labels';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useQuery } from '@tanstack/react-query';
@@ -12,6 +13,7 @@ type AuditEntry = components['schemas']['AuditEntryDto'];
 
 export function AuditPage() {
   const { t, i18n } = useTranslation();
+  const labels = useAuditLabels();
   const auth = useAuth();
   const [action, setAction] = useState('');
   const [actor, setActor] = useState('');
@@ -50,31 +52,33 @@ export function AuditPage() {
       ) : list.length === 0 ? (
         <EmptyState title={t('audit.empty')} hint={t('audit.emptyHint')} />
       ) : (
-        <Table striped aria-label={t('audit.title')}>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>{t('usage.time')}</Table.Th>
-              <Table.Th>{t('audit.action')}</Table.Th>
-              <Table.Th>{t('audit.actor')}</Table.Th>
-              <Table.Th>{t('audit.target')}</Table.Th>
-              <Table.Th>IP</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {list.map((e) => (
-              <Table.Tr key={e.id}>
-                <Table.Td>{formatDate(e.at, i18n.language)}</Table.Td>
-                <Table.Td>{e.action}</Table.Td>
-                <Table.Td>
-                  {e.actor_type}
-                  {e.actor_id ? ` · ${e.actor_id}` : ''}
-                </Table.Td>
-                <Table.Td>{e.target_type ? `${e.target_type} · ${e.target_id ?? ''}` : '—'}</Table.Td>
-                <Table.Td>{(e.ip as unknown as string | null) ?? '—'}</Table.Td>
+        <Table.ScrollContainer minWidth={760}>
+          <Table striped aria-label={t('audit.title')}>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t('usage.time')}</Table.Th>
+                <Table.Th>{t('audit.action')}</Table.Th>
+                <Table.Th>{t('audit.actor')}</Table.Th>
+                <Table.Th>{t('audit.target')}</Table.Th>
+                <Table.Th>IP</Table.Th>
               </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+            </Table.Thead>
+            <Table.Tbody>
+              {list.map((e) => (
+                <Table.Tr key={e.id}>
+                  <Table.Td>{formatDate(e.at, i18n.language)}</Table.Td>
+                  <Table.Td>{labels.action(e.action)}</Table.Td>
+                  <Table.Td>
+                    {labels.actor(e.actor_type)}
+                    {e.actor_id ? ` · ${e.actor_id}` : ''}
+                  </Table.Td>
+                  <Table.Td>{e.target_type ? `${labels.object(e.target_type)} · ${e.target_id ?? ''}` : '—'}</Table.Td>
+                  <Table.Td>{(e.ip as unknown as string | null) ?? '—'}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
       )}
     </Stack>
   );

@@ -14,7 +14,7 @@ function Probe() {
 describe('Sign in', () => {
   it('signs in with email and password: the session endpoint gets the credentials', async () => {
     server.handle = ({ path }) => {
-      if (path === '/api/v1/auth/me') return json({ error: { message: 'no session' } }, 401);
+      if (path === '/api/v1/auth/session') return json({ signed_in: false, state: null });
       if (path === '/api/v1/auth/login')
         return json({
           user: { id: 'u1', email: 'ann@example.com' },
@@ -92,5 +92,17 @@ describe('Sign in', () => {
     await screen.findByLabelText(/^Email/);
     await waitFor(() => expect(server.calls.some((c) => c.url.endsWith('/api/v1/auth/providers'))).toBe(true));
     expect(screen.queryByRole('link', { name: 'Sign in with SSO' })).not.toBeInTheDocument();
+  });
+});
+
+describe('where a sign-in lands', () => {
+  it('stays on a page the credential can use, otherwise goes home', async () => {
+    const { fitsCredential } = await import('./sign-in-page');
+    expect(fitsCredential('admin', '/providers')).toBe(true);
+    expect(fitsCredential('admin', '/keys')).toBe(false);
+    expect(fitsCredential('key', '/operator')).toBe(false);
+    expect(fitsCredential('key', '/billing')).toBe(false);
+    expect(fitsCredential('key', '/projects/p1/settings')).toBe(true);
+    expect(fitsCredential('session', '/members')).toBe(true);
   });
 });

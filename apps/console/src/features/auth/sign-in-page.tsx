@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
+import { useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import {
   Anchor,
@@ -14,7 +15,7 @@ import {
   TextInput,
   Title,
 } from '@mantine/core';
-import { api, unwrap } from '../../api/client';
+import { api, unwrap, type Credential } from '../../api/client';
 import { useAuth } from '../../auth/auth-context';
 import { ErrorAlert } from '../../components/common';
 import { LanguageSwitch, ThemeSwitch } from '../../app/layout';
@@ -48,6 +49,18 @@ function useSubmit(action: () => Promise<void>) {
   return { busy, error, submit };
 }
 
+/** Pages only an operator uses, and pages that need an account session. */
+const OPERATOR_PAGES = ['/operator', '/providers'];
+const SESSION_PAGES = ['/members', '/audit-log', '/billing'];
+const under = (path: string, pages: string[]) => pages.some((p) => path === p || path.startsWith(`${p}/`));
+
+/** Whether a credential of this kind can use the page at `path` (the admin token: operator pages only). */
+export function fitsCredential(kind: Credential['kind'], path: string): boolean {
+  if (kind === 'admin') return under(path, OPERATOR_PAGES);
+  if (kind === 'key') return !under(path, [...OPERATOR_PAGES, ...SESSION_PAGES]);
+  return true;
+}
+
 export function SignInPage() {
   const { t } = useTranslation();
   const auth = useAuth();
@@ -56,9 +69,16 @@ export function SignInPage() {
   const [password, setPassword] = useState('');
   const [apiKey, setApiKey] = useState('');
   const [token, setToken] = useState('');
-  const withPassword = useSubmit(() => auth.signInWithPassword(email.trim(), password));
-  const withKey = useSubmit(() => auth.signInWithKey(apiKey.trim()));
-  const withToken = useSubmit(() => auth.signInWithAdminToken(token.trim()));
+  const navigate = useNavigate();
+  // a sign-in stays on the address it was made at when the credential can use that page (a link
+  // opened again after a reload), and otherwise lands on the home page, which fits the credential
+  const landing = (kind: Credential['kind'], signIn: () => Promise<void>) => async () => {
+    await signIn();
+    if (!fitsCredential(kind, window.location.pathname)) void navigate('/', { replace: true });
+  };
+  const withPassword = useSubmit(landing('session', () => auth.signInWithPassword(email.trim(), password)));
+  const withKey = useSubmit(landing('key', () => auth.signInWithKey(apiKey.trim())));
+  const withToken = useSubmit(landing('admin', () => auth.signInWithAdminToken(token.trim())));
 
   return (
     <Center mih="100vh" p="md">
@@ -149,7 +169,13 @@ export function SignInPage() {
             </form>
           </Tabs.Panel>
         </Tabs>
-        <Text size="xs" c="dimmed" mt="lg">
+        <Text size="sm" mt="lg" data-testid="no-user-hint">
+          <Text span fw={600} size="sm">
+            {t('signIn.nobodyTitle')}
+          </Text>{' '}
+          {t('signIn.nobody')}
+        </Text>
+        <Text size="xs" mt="sm">
           <Anchor href="/docs" size="xs">
             {t('signIn.apiDocs')}
           </Anchor>

@@ -211,30 +211,32 @@ function History({ teamId }: { teamId: string }) {
       {rows.length === 0 ? (
         <EmptyState title={t('billing.history.empty')} hint={t('billing.history.emptyHint')} />
       ) : (
-        <Table striped aria-label={t('billing.history.title')}>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>{t('billing.history.date')}</Table.Th>
-              <Table.Th>{t('billing.history.amount')}</Table.Th>
-              <Table.Th>{t('billing.history.status')}</Table.Th>
-              <Table.Th>{t('billing.history.credited')}</Table.Th>
-              <Table.Th>{t('billing.history.reason')}</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {rows.map((p) => (
-              <Table.Tr key={p.id}>
-                <Table.Td>{formatDate(p.created_at, i18n.language)}</Table.Td>
-                <Table.Td>{formatRub(p.amount_rub, i18n.language)}</Table.Td>
-                <Table.Td>
-                  <StatusBadge status={p.status} />
-                </Table.Td>
-                <Table.Td>{p.credited_rub === null ? '—' : formatRub(p.credited_rub, i18n.language)}</Table.Td>
-                <Table.Td>{p.cancellation_reason ?? ''}</Table.Td>
+        <Table.ScrollContainer minWidth={640}>
+          <Table striped aria-label={t('billing.history.title')}>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t('billing.history.date')}</Table.Th>
+                <Table.Th>{t('billing.history.amount')}</Table.Th>
+                <Table.Th>{t('billing.history.status')}</Table.Th>
+                <Table.Th>{t('billing.history.credited')}</Table.Th>
+                <Table.Th>{t('billing.history.reason')}</Table.Th>
               </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+            </Table.Thead>
+            <Table.Tbody>
+              {rows.map((p) => (
+                <Table.Tr key={p.id}>
+                  <Table.Td>{formatDate(p.created_at, i18n.language)}</Table.Td>
+                  <Table.Td>{formatRub(p.amount_rub, i18n.language)}</Table.Td>
+                  <Table.Td>
+                    <StatusBadge status={p.status} />
+                  </Table.Td>
+                  <Table.Td>{p.credited_rub === null ? '—' : formatRub(p.credited_rub, i18n.language)}</Table.Td>
+                  <Table.Td>{p.cancellation_reason ?? ''}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
       )}
       <Group>
         {pages.length > 0 && (

@@ -63,33 +63,35 @@ export function SearchTester({ kbId }: { kbId: string }) {
       <ErrorAlert error={search.error} />
       {search.isSuccess && results.length === 0 && <Text c="dimmed">{t('kb.noResults')}</Text>}
       {results.length > 0 && (
-        <Table aria-label={t('kb.results')}>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>#</Table.Th>
-              <Table.Th>{t('kb.score')}</Table.Th>
-              <Table.Th>{t('kb.document')}</Table.Th>
-              <Table.Th>{t('kb.chunk')}</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {results.map((r) => (
-              <Table.Tr key={r.id}>
-                <Table.Td>{r.rank}</Table.Td>
-                <Table.Td>{r.similarity_score.toFixed(3)}</Table.Td>
-                <Table.Td>
-                  {r.source.title}
-                  {r.source.page ? ` · ${t('playground.page', { page: r.source.page })}` : ''}
-                </Table.Td>
-                <Table.Td>
-                  <Text size="sm" lineClamp={3}>
-                    {r.data}
-                  </Text>
-                </Table.Td>
+        <Table.ScrollContainer minWidth={640}>
+          <Table aria-label={t('kb.results')}>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>#</Table.Th>
+                <Table.Th>{t('kb.score')}</Table.Th>
+                <Table.Th>{t('kb.document')}</Table.Th>
+                <Table.Th>{t('kb.chunk')}</Table.Th>
               </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+            </Table.Thead>
+            <Table.Tbody>
+              {results.map((r) => (
+                <Table.Tr key={r.id}>
+                  <Table.Td>{r.rank}</Table.Td>
+                  <Table.Td>{r.similarity_score.toFixed(3)}</Table.Td>
+                  <Table.Td>
+                    {r.source.title}
+                    {r.source.page ? ` · ${t('playground.page', { page: r.source.page })}` : ''}
+                  </Table.Td>
+                  <Table.Td>
+                    <Text size="sm" lineClamp={3}>
+                      {r.data}
+                    </Text>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
       )}
     </Stack>
   );
@@ -145,44 +147,46 @@ function KnowledgeBaseDetail({ kb }: { kb: KnowledgeBase }) {
         ) : list.length === 0 ? (
           <EmptyState title={t('kb.noDocs')} hint={t('kb.noDocsHint')} />
         ) : (
-          <Table aria-label={t('kb.documents')}>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t('kb.document')}</Table.Th>
-                <Table.Th>{t('materials.status')}</Table.Th>
-                <Table.Th>{t('kb.chunksCol')}</Table.Th>
-                <Table.Th>{t('common.created')}</Table.Th>
-                <Table.Th>{t('common.actions')}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {list.map((d) => (
-                <Table.Tr key={d.id}>
-                  <Table.Td>{d.title || d.filename || d.url}</Table.Td>
-                  <Table.Td>
-                    <StatusBadge status={d.status} />
-                    {d.last_error && (
-                      <Text size="xs" c="red">
-                        {(d.last_error as { message?: string }).message}
-                      </Text>
-                    )}
-                  </Table.Td>
-                  <Table.Td>{formatNumber(d.chunks, i18n.language)}</Table.Td>
-                  <Table.Td>{formatDate(d.created_at, i18n.language)}</Table.Td>
-                  <Table.Td>
-                    {can.canWrite && (
-                      <ConfirmAction
-                        label={t('common.delete')}
-                        title={t('kb.deleteDocTitle')}
-                        body={t('materials.deleteBody', { name: d.title || d.filename })}
-                        onConfirm={() => remove.mutateAsync(d.id).then(() => undefined)}
-                      />
-                    )}
-                  </Table.Td>
+          <Table.ScrollContainer minWidth={640}>
+            <Table aria-label={t('kb.documents')}>
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>{t('kb.document')}</Table.Th>
+                  <Table.Th>{t('materials.status')}</Table.Th>
+                  <Table.Th>{t('kb.chunksCol')}</Table.Th>
+                  <Table.Th>{t('common.created')}</Table.Th>
+                  <Table.Th>{t('common.actions')}</Table.Th>
                 </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
+              </Table.Thead>
+              <Table.Tbody>
+                {list.map((d) => (
+                  <Table.Tr key={d.id}>
+                    <Table.Td>{d.title || d.filename || d.url}</Table.Td>
+                    <Table.Td>
+                      <StatusBadge status={d.status} />
+                      {d.last_error && (
+                        <Text size="xs" c="red">
+                          {(d.last_error as { message?: string }).message}
+                        </Text>
+                      )}
+                    </Table.Td>
+                    <Table.Td>{formatNumber(d.chunks, i18n.language)}</Table.Td>
+                    <Table.Td>{formatDate(d.created_at, i18n.language)}</Table.Td>
+                    <Table.Td>
+                      {can.canWrite && (
+                        <ConfirmAction
+                          label={t('common.delete')}
+                          title={t('kb.deleteDocTitle')}
+                          body={t('materials.deleteBody', { name: d.title || d.filename })}
+                          onConfirm={() => remove.mutateAsync(d.id).then(() => undefined)}
+                        />
+                      )}
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
         )}
         <Title order={3} size="h5">
           {t('kb.searchTester')}
@@ -228,30 +232,32 @@ export function KnowledgeBasesPage() {
       ) : list.length === 0 ? (
         <EmptyState title={t('kb.empty')} hint={t('kb.emptyHint')} action={createButton} />
       ) : (
-        <Table highlightOnHover aria-label={t('kb.title')}>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>{t('projects.name')}</Table.Th>
-              <Table.Th>{t('kb.documents')}</Table.Th>
-              <Table.Th>{t('materials.status')}</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {list.map((kb) => (
-              <Table.Tr key={kb.id}>
-                <Table.Td>
-                  <UnstyledButton onClick={() => setSelected(kb.id)}>
-                    <Text c="blue">{kb.name}</Text>
-                  </UnstyledButton>
-                </Table.Td>
-                <Table.Td>{formatNumber(kb.document_count, i18n.language)}</Table.Td>
-                <Table.Td>
-                  <StatusBadge status={kb.status} />
-                </Table.Td>
+        <Table.ScrollContainer minWidth={640}>
+          <Table highlightOnHover aria-label={t('kb.title')}>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t('projects.name')}</Table.Th>
+                <Table.Th>{t('kb.documents')}</Table.Th>
+                <Table.Th>{t('materials.status')}</Table.Th>
               </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+            </Table.Thead>
+            <Table.Tbody>
+              {list.map((kb) => (
+                <Table.Tr key={kb.id}>
+                  <Table.Td>
+                    <UnstyledButton onClick={() => setSelected(kb.id)}>
+                      <Text c="blue">{kb.name}</Text>
+                    </UnstyledButton>
+                  </Table.Td>
+                  <Table.Td>{formatNumber(kb.document_count, i18n.language)}</Table.Td>
+                  <Table.Td>
+                    <StatusBadge status={kb.status} />
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
       )}
       {current && <KnowledgeBaseDetail kb={current} />}
       <Modal opened={open} onClose={() => setOpen(false)} title={t('kb.new')}>

@@ -24,11 +24,14 @@ const members = [
 function teamServer(deleteAnswer: () => Response) {
   server.handle = ({ method, path }) => {
     if (method === 'DELETE' && path === '/api/v1/teams/team-1') return deleteAnswer();
-    if (path === '/api/v1/auth/me')
+    if (path === '/api/v1/auth/session')
       return json({
-        user: { id: 'u1', email: 'olga@example.com', name: 'Olga', operator: false },
-        memberships: [],
-        csrf_token: 'csrf-2',
+        signed_in: true,
+        state: {
+          user: { id: 'u1', email: 'olga@example.com', name: 'Olga', operator: false },
+          memberships: [],
+          csrf_token: 'csrf-2',
+        },
       });
     if (path.endsWith('/members')) return json({ object: 'list', data: members });
     if (path === '/api/v1/teams/team-1') return json({ id: 'team-1', name: 'Acme', request_log_bodies: 'metadata' });
@@ -54,14 +57,14 @@ describe('Members → delete the team', () => {
     expect(await screen.findByRole('alert')).toHaveTextContent(message);
     const del = server.calls.find((c) => c.method === 'DELETE')!;
     expect(del.headers.get('x-csrf-token')).toBe('csrf-1');
-    expect(server.calls.some((c) => c.url.endsWith('/api/v1/auth/me'))).toBe(false);
+    expect(server.calls.some((c) => c.url.endsWith('/api/v1/auth/session'))).toBe(false);
   });
 
   it('after the deletion the session is read again (the team is gone from its memberships)', async () => {
     teamServer(() => new Response(null, { status: 204 }));
     renderWithApp(<MembersPage />, ownerState);
     await confirmDelete();
-    await waitFor(() => expect(server.calls.some((c) => c.url.endsWith('/api/v1/auth/me'))).toBe(true));
+    await waitFor(() => expect(server.calls.some((c) => c.url.endsWith('/api/v1/auth/session'))).toBe(true));
     expect(screen.queryByRole('alert')).not.toBeInTheDocument();
   });
 

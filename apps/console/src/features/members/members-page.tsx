@@ -70,78 +70,82 @@ export function MembersPage() {
       ) : list.length === 0 ? (
         <EmptyState title={t('members.empty')} hint={t('members.emptyHint')} />
       ) : (
-        <Table aria-label={t('members.title')}>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>{t('members.email')}</Table.Th>
-              <Table.Th>{t('members.name')}</Table.Th>
-              <Table.Th>{t('members.role')}</Table.Th>
-              <Table.Th>{t('members.joined')}</Table.Th>
-              <Table.Th>{t('common.actions')}</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {list.map((m) => (
-              <Table.Tr key={m.user_id}>
-                <Table.Td>{m.email}</Table.Td>
-                <Table.Td>{m.name}</Table.Td>
-                <Table.Td>
-                  {can.canManageMembers && m.email !== auth.email ? (
-                    <Select
-                      size="xs"
-                      w={160}
-                      aria-label={t('members.roleOf', { email: m.email })}
-                      data={roleOptions}
-                      value={m.role}
-                      allowDeselect={false}
-                      onChange={(v) => v && setMemberRole.mutate({ userId: m.user_id, role: v as Role })}
-                    />
-                  ) : (
-                    t(`roles.${m.role}`)
-                  )}
-                </Table.Td>
-                <Table.Td>{formatDate(m.joined_at, i18n.language)}</Table.Td>
-                <Table.Td>
-                  {can.canManageMembers && m.email !== auth.email && (
-                    <ConfirmAction
-                      label={t('members.remove')}
-                      title={t('members.removeTitle')}
-                      body={t('members.removeBody', { email: m.email })}
-                      onConfirm={() => remove.mutateAsync(m.user_id).then(() => undefined)}
-                    />
-                  )}
-                </Table.Td>
+        <Table.ScrollContainer minWidth={640}>
+          <Table aria-label={t('members.title')}>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t('members.email')}</Table.Th>
+                <Table.Th>{t('members.name')}</Table.Th>
+                <Table.Th>{t('members.role')}</Table.Th>
+                <Table.Th>{t('members.joined')}</Table.Th>
+                <Table.Th>{t('common.actions')}</Table.Th>
               </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+            </Table.Thead>
+            <Table.Tbody>
+              {list.map((m) => (
+                <Table.Tr key={m.user_id}>
+                  <Table.Td>{m.email}</Table.Td>
+                  <Table.Td>{m.name}</Table.Td>
+                  <Table.Td>
+                    {can.canManageMembers && m.email !== auth.email ? (
+                      <Select
+                        size="xs"
+                        w={160}
+                        aria-label={t('members.roleOf', { email: m.email })}
+                        data={roleOptions}
+                        value={m.role}
+                        allowDeselect={false}
+                        onChange={(v) => v && setMemberRole.mutate({ userId: m.user_id, role: v as Role })}
+                      />
+                    ) : (
+                      t(`roles.${m.role}`)
+                    )}
+                  </Table.Td>
+                  <Table.Td>{formatDate(m.joined_at, i18n.language)}</Table.Td>
+                  <Table.Td>
+                    {can.canManageMembers && m.email !== auth.email && (
+                      <ConfirmAction
+                        label={t('members.remove')}
+                        title={t('members.removeTitle')}
+                        body={t('members.removeBody', { email: m.email })}
+                        onConfirm={() => remove.mutateAsync(m.user_id).then(() => undefined)}
+                      />
+                    )}
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
       )}
       {can.canManageMembers && pending.length > 0 && (
         <>
           <Title order={2} size="h4">
             {t('members.pending')}
           </Title>
-          <Table aria-label={t('members.pending')}>
-            <Table.Tbody>
-              {pending.map((i) => (
-                <Table.Tr key={i.id}>
-                  <Table.Td>{i.email}</Table.Td>
-                  <Table.Td>{t(`roles.${i.role}`)}</Table.Td>
-                  <Table.Td>
-                    {t('members.expires')} {formatDate(i.expires_at, i18n.language)}
-                  </Table.Td>
-                  <Table.Td>
-                    <ConfirmAction
-                      label={t('members.revokeInvitation')}
-                      title={t('members.revokeInvitation')}
-                      body={t('members.revokeInvitationBody', { email: i.email })}
-                      onConfirm={() => revokeInvitation.mutateAsync(i.id).then(() => undefined)}
-                    />
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
+          <Table.ScrollContainer minWidth={640}>
+            <Table aria-label={t('members.pending')}>
+              <Table.Tbody>
+                {pending.map((i) => (
+                  <Table.Tr key={i.id}>
+                    <Table.Td>{i.email}</Table.Td>
+                    <Table.Td>{t(`roles.${i.role}`)}</Table.Td>
+                    <Table.Td>
+                      {t('members.expires')} {formatDate(i.expires_at, i18n.language)}
+                    </Table.Td>
+                    <Table.Td>
+                      <ConfirmAction
+                        label={t('members.revokeInvitation')}
+                        title={t('members.revokeInvitation')}
+                        body={t('members.revokeInvitationBody', { email: i.email })}
+                        onConfirm={() => revokeInvitation.mutateAsync(i.id).then(() => undefined)}
+                      />
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
         </>
       )}
       {can.canManageMembers && team_id && <RequestLogSettings teamId={team_id} />}

@@ -16,53 +16,55 @@ export function ModelsPage() {
       {models.isPending ? (
         <LoadingRows rows={8} />
       ) : (
-        <Table striped aria-label={t('models.title')}>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>{t('models.model')}</Table.Th>
-              <Table.Th>{t('models.provider')}</Table.Th>
-              <Table.Th>{t('models.jurisdiction')}</Table.Th>
-              <Table.Th>{t('models.input')}</Table.Th>
-              <Table.Th>{t('models.output')}</Table.Th>
-              <Table.Th>{t('models.cache')}</Table.Th>
-              <Table.Th>{t('models.context')}</Table.Th>
-              <Table.Th>{t('models.capabilities')}</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {list.map((m) => (
-              <Table.Tr key={m.key} opacity={m.available ? 1 : 0.55}>
-                <Table.Td>{m.key}</Table.Td>
-                <Table.Td>{m.provider}</Table.Td>
-                <Table.Td>
-                  <Badge size="xs" variant="light" color={m.jurisdiction === 'ru' ? 'teal' : 'gray'}>
-                    {t(`models.jurisdiction_${m.jurisdiction}`)}
-                  </Badge>
-                </Table.Td>
-                <Table.Td>{formatRub(m.pricing?.input_rub_per_1m, lang)}</Table.Td>
-                <Table.Td>{formatRub(m.pricing?.output_rub_per_1m, lang)}</Table.Td>
-                <Table.Td>{formatRub(m.pricing?.cache_read_rub_per_1m, lang)}</Table.Td>
-                <Table.Td>{formatNumber(m.context_window, lang)}</Table.Td>
-                <Table.Td>
-                  <Group gap={4}>
-                    <Badge size="xs" variant="outline">
-                      {t(`models.kind_${m.kind}`)}
-                    </Badge>
-                    {m.supports_images && <Badge size="xs">{t('models.images')}</Badge>}
-                    {m.supports_tools && <Badge size="xs">{t('models.tools')}</Badge>}
-                    {!m.available && (
-                      <Tooltip label={m.unavailable_reason ?? ''} disabled={!m.unavailable_reason} multiline w={320}>
-                        <Badge size="xs" color="gray">
-                          {t('models.unavailable')}
-                        </Badge>
-                      </Tooltip>
-                    )}
-                  </Group>
-                </Table.Td>
+        <Table.ScrollContainer minWidth={640}>
+          <Table striped aria-label={t('models.title')}>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t('models.model')}</Table.Th>
+                <Table.Th>{t('models.provider')}</Table.Th>
+                <Table.Th>{t('models.jurisdiction')}</Table.Th>
+                <Table.Th>{t('models.input')}</Table.Th>
+                <Table.Th>{t('models.output')}</Table.Th>
+                <Table.Th>{t('models.cache')}</Table.Th>
+                <Table.Th>{t('models.context')}</Table.Th>
+                <Table.Th>{t('models.capabilities')}</Table.Th>
               </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+            </Table.Thead>
+            <Table.Tbody>
+              {list.map((m) => (
+                <Table.Tr key={m.key} opacity={m.available ? 1 : 0.55}>
+                  <Table.Td>{m.key}</Table.Td>
+                  <Table.Td>{m.provider}</Table.Td>
+                  <Table.Td>
+                    <Badge size="xs" variant="light" color={m.jurisdiction === 'ru' ? 'teal' : 'gray'}>
+                      {t(`models.jurisdiction_${m.jurisdiction}`)}
+                    </Badge>
+                  </Table.Td>
+                  <Table.Td>{formatRub(m.pricing?.input_rub_per_1m, lang)}</Table.Td>
+                  <Table.Td>{formatRub(m.pricing?.output_rub_per_1m, lang)}</Table.Td>
+                  <Table.Td>{formatRub(m.pricing?.cache_read_rub_per_1m, lang)}</Table.Td>
+                  <Table.Td>{formatNumber(m.context_window, lang)}</Table.Td>
+                  <Table.Td>
+                    <Group gap={4}>
+                      <Badge size="xs" variant="outline">
+                        {t(`models.kind_${m.kind}`)}
+                      </Badge>
+                      {m.supports_images && <Badge size="xs">{t('models.images')}</Badge>}
+                      {m.supports_tools && <Badge size="xs">{t('models.tools')}</Badge>}
+                      {!m.available && (
+                        <Tooltip label={m.unavailable_reason ?? ''} disabled={!m.unavailable_reason} multiline w={320}>
+                          <Badge size="xs" color="gray">
+                            {t('models.unavailable')}
+                          </Badge>
+                        </Tooltip>
+                      )}
+                    </Group>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
       )}
     </Stack>
   );

@@ -1,10 +1,21 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Button, Group, NumberInput, Paper, Stack, Table, Text, TextInput, Title, UnstyledButton } from '@mantine/core';
+import {
+  Button,
+  Group,
+  NumberInput,
+  Paper,
+  Stack,
+  Table,
+  Tabs,
+  Text,
+  TextInput,
+  Title,
+  UnstyledButton,
+} from '@mantine/core';
 import { api, unwrap } from '../../api/client';
 import { EmptyState, ErrorAlert, LoadingRows, PageHeader } from '../../components/common';
-import { InviteForm } from '../members/invite-form';
 import { formatRub } from '../../i18n';
 import { useAuth } from '../../auth/auth-context';
 import type { components } from '../../api/schema';
@@ -16,9 +27,14 @@ import {
   type CreatedKey,
   type KeyLimits,
 } from '../keys/keys-table';
-import { DeleteTeam } from '../members/delete-team';
 import { UsersPanel } from './users-panel';
 import { SellerPanel, StatementsPanel, TeamInvoicesPanel } from '../documents/operator-documents';
+import { AllTeamsUsage } from './all-teams-usage';
+import { TeamBalance } from './team-balance';
+import { TeamPeople } from './team-people';
+import { TeamRequests } from './team-requests';
+import { TeamSettings } from './team-settings';
+import { TeamUsage } from './team-usage';
 
 function CreateTeamForm() {
   const { t } = useTranslation();
@@ -61,8 +77,6 @@ function CreateTeamForm() {
 function TeamDetail({ teamId, onDeleted }: { teamId: string; onDeleted: () => void }) {
   const { t, i18n } = useTranslation();
   const qc = useQueryClient();
-  const [amount, setAmount] = useState<number | string>('');
-  const [note, setNote] = useState('');
   const [created, setCreated] = useState<CreatedKey | null>(null);
   const team = useQuery({
     queryKey: ['admin-team', teamId],
@@ -72,21 +86,6 @@ function TeamDetail({ teamId, onDeleted }: { teamId: string; onDeleted: () => vo
     queryKey: ['admin-keys', teamId],
     queryFn: async () =>
       unwrap(await api.GET('/api/v1/admin/teams/{id}/api-keys', { params: { path: { id: teamId } } })),
-  });
-  const topUp = useMutation({
-    mutationFn: async () =>
-      unwrap(
-        await api.POST('/api/v1/admin/teams/{id}/top-ups', {
-          params: { path: { id: teamId } },
-          body: { amount_rub: Number(amount), reference: note.trim() || undefined },
-        }),
-      ),
-    onSuccess: () => {
-      setAmount('');
-      setNote('');
-      void qc.invalidateQueries({ queryKey: ['admin-team', teamId] });
-      void qc.invalidateQueries({ queryKey: ['admin-teams'] });
-    },
   });
   const createKey = useMutation({
     mutationFn: async (name: string) =>
@@ -114,44 +113,52 @@ function TeamDetail({ teamId, onDeleted }: { teamId: string; onDeleted: () => vo
         <Title order={2} size="h4">
           {team.data.name} · {formatRub(team.data.balance_rub, i18n.language)}
         </Title>
-        <form
-          onSubmit={(e: FormEvent) => {
-            e.preventDefault();
-            topUp.mutate();
-          }}
-        >
-          <Group align="flex-end">
-            <NumberInput label={t('operator.amount')} min={0.01} required value={amount} onChange={setAmount} w={160} />
-            <TextInput label={t('operator.note')} value={note} onChange={(e) => setNote(e.currentTarget.value)} />
-            <Button type="submit" loading={topUp.isPending} disabled={!Number(amount)}>
-              {t('operator.topUp')}
-            </Button>
-          </Group>
-          <ErrorAlert error={topUp.error} />
-        </form>
-        <Title order={3} size="h5">
-          {t('members.title')}
-        </Title>
-        <InviteForm teamId={teamId} defaultRole="admin" />
-        <Title order={3} size="h5">
-          {t('keys.title')}
-        </Title>
-        <CreateKeyForm onCreate={(n) => createKey.mutate(n)} busy={createKey.isPending} error={createKey.error} />
-        <ErrorAlert error={keys.error ?? revoke.error} />
-        <KeysTable
-          keys={(keys.data?.data ?? []) as ApiKey[]}
-          loading={keys.isPending}
-          canManage
-          onRevoke={(id) => revoke.mutateAsync(id)}
-          onSaveLimits={async (id: string, limits: KeyLimits) => {
-            const body = limits as unknown as components['schemas']['UpdateApiKeyDto'];
-            unwrap(await api.PATCH('/api/v1/admin/api-keys/{id}', { params: { path: { id } }, body }));
-            await qc.invalidateQueries({ queryKey: ['admin-keys', teamId] });
-          }}
-        />
+        <Tabs defaultValue="members" keepMounted={false}>
+          <Tabs.List mb="md">
+            <Tabs.Tab value="members">{t('operator.tabMembers')}</Tabs.Tab>
+            <Tabs.Tab value="keys">{t('operator.tabKeys')}</Tabs.Tab>
+            <Tabs.Tab value="usage">{t('operator.tabUsage')}</Tabs.Tab>
+            <Tabs.Tab value="requests">{t('operator.tabRequests')}</Tabs.Tab>
+            <Tabs.Tab value="balance">{t('operator.tabBalance')}</Tabs.Tab>
+            <Tabs.Tab value="settings">{t('operator.tabSettings')}</Tabs.Tab>
+          </Tabs.List>
+          <Tabs.Panel value="members">
+            <TeamPeople teamId={teamId} />
+          </Tabs.Panel>
+          <Tabs.Panel value="keys">
+            <Stack>
+              <CreateKeyForm onCreate={(n) => createKey.mutate(n)} busy={createKey.isPending} error={createKey.error} />
+              <ErrorAlert error={keys.error ?? revoke.error} />
+              <KeysTable
+                keys={(keys.data?.data ?? []) as ApiKey[]}
+                loading={keys.isPending}
+                canManage
+                onRevoke={(id) => revoke.mutateAsync(id)}
+                onSaveLimits={async (id: string, limits: KeyLimits) => {
+                  const body = limits as unknown as components['schemas']['UpdateApiKeyDto'];
+                  unwrap(await api.PATCH('/api/v1/admin/api-keys/{id}', { params: { path: { id } }, body }));
+                  await qc.invalidateQueries({ queryKey: ['admin-keys', teamId] });
+                }}
+              />
+            </Stack>
+          </Tabs.Panel>
+          <Tabs.Panel value="usage">
+            <TeamUsage teamId={teamId} />
+          </Tabs.Panel>
+          <Tabs.Panel value="requests">
+            <TeamRequests teamId={teamId} />
+          </Tabs.Panel>
+          <Tabs.Panel value="balance">
+            <Stack>
+              <TeamBalance teamId={teamId} />
+              <TeamInvoicesPanel teamId={teamId} />
+            </Stack>
+          </Tabs.Panel>
+          <Tabs.Panel value="settings">
+            <TeamSettings team={team.data} onDeleted={onDeleted} />
+          </Tabs.Panel>
+        </Tabs>
         <NewKeySecret created={created} onClose={() => setCreated(null)} />
-        <TeamInvoicesPanel teamId={teamId} />
-        <DeleteTeam teamId={teamId} teamName={team.data.name} onDeleted={onDeleted} />
       </Stack>
     </Paper>
   );
@@ -170,50 +177,75 @@ export function OperatorPage() {
   return (
     <Stack>
       <PageHeader title={t('operator.title')} description={t('operator.subtitle')} />
-      <CreateTeamForm />
-      <ErrorAlert error={teams.error} />
-      {teams.isPending ? (
-        <LoadingRows />
-      ) : list.length === 0 ? (
-        <EmptyState title={t('operator.noTeams')} hint={t('operator.noTeamsHint')} />
-      ) : (
-        <Table highlightOnHover aria-label={t('operator.teams')}>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>{t('operator.teamName')}</Table.Th>
-              <Table.Th>{t('overview.balance')}</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {list.map((team) => (
-              <Table.Tr key={team.id} bg={team.id === selected ? 'var(--mantine-color-blue-light)' : undefined}>
-                <Table.Td>
-                  <UnstyledButton
-                    onClick={() => setSelected(team.id)}
-                    aria-label={t('operator.open', { name: team.name })}
-                  >
-                    <Text c="blue">{team.name}</Text>
-                  </UnstyledButton>
-                </Table.Td>
-                <Table.Td>{formatRub(team.balance_rub, i18n.language)}</Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      )}
-      {selected && (
-        <TeamDetail
-          key={selected}
-          teamId={selected}
-          onDeleted={() => {
-            setSelected(null);
-            void qc.invalidateQueries({ queryKey: ['admin-teams'] });
-          }}
-        />
-      )}
-      {auth.mode === 'session' && <UsersPanel />}
-      <SellerPanel />
-      <StatementsPanel />
+      <Tabs defaultValue="teams" keepMounted={false}>
+        <Tabs.List mb="md">
+          <Tabs.Tab value="teams">{t('operator.tabTeams')}</Tabs.Tab>
+          <Tabs.Tab value="usage">{t('operator.tabAllUsage')}</Tabs.Tab>
+          <Tabs.Tab value="documents">{t('operator.tabDocuments')}</Tabs.Tab>
+          {auth.mode === 'session' && <Tabs.Tab value="users">{t('operator.tabUsers')}</Tabs.Tab>}
+        </Tabs.List>
+        <Tabs.Panel value="teams">
+          <Stack>
+            <CreateTeamForm />
+            <ErrorAlert error={teams.error} />
+            {teams.isPending ? (
+              <LoadingRows />
+            ) : list.length === 0 ? (
+              <EmptyState title={t('operator.noTeams')} hint={t('operator.noTeamsHint')} />
+            ) : (
+              <Table.ScrollContainer minWidth={360}>
+                <Table highlightOnHover aria-label={t('operator.teams')}>
+                  <Table.Thead>
+                    <Table.Tr>
+                      <Table.Th>{t('operator.teamName')}</Table.Th>
+                      <Table.Th>{t('overview.balance')}</Table.Th>
+                    </Table.Tr>
+                  </Table.Thead>
+                  <Table.Tbody>
+                    {list.map((team) => (
+                      <Table.Tr key={team.id} bg={team.id === selected ? 'var(--mantine-color-blue-light)' : undefined}>
+                        <Table.Td>
+                          <UnstyledButton
+                            onClick={() => setSelected(team.id)}
+                            aria-label={t('operator.open', { name: team.name })}
+                          >
+                            <Text c="blue">{team.name}</Text>
+                          </UnstyledButton>
+                        </Table.Td>
+                        <Table.Td>{formatRub(team.balance_rub, i18n.language)}</Table.Td>
+                      </Table.Tr>
+                    ))}
+                  </Table.Tbody>
+                </Table>
+              </Table.ScrollContainer>
+            )}
+            {selected && (
+              <TeamDetail
+                key={selected}
+                teamId={selected}
+                onDeleted={() => {
+                  setSelected(null);
+                  void qc.invalidateQueries({ queryKey: ['admin-teams'] });
+                }}
+              />
+            )}
+          </Stack>
+        </Tabs.Panel>
+        <Tabs.Panel value="usage">
+          <AllTeamsUsage />
+        </Tabs.Panel>
+        <Tabs.Panel value="documents">
+          <Stack>
+            <SellerPanel />
+            <StatementsPanel />
+          </Stack>
+        </Tabs.Panel>
+        {auth.mode === 'session' && (
+          <Tabs.Panel value="users">
+            <UsersPanel />
+          </Tabs.Panel>
+        )}
+      </Tabs>
     </Stack>
   );
 }

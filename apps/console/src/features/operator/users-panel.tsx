@@ -80,42 +80,44 @@ export function UsersPanel() {
       {users.isPending ? (
         <LoadingRows />
       ) : (
-        <Table aria-label={t('users.title')}>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>{t('members.email')}</Table.Th>
-              <Table.Th>{t('members.name')}</Table.Th>
-              <Table.Th>{t('users.lastLogin')}</Table.Th>
-              <Table.Th>{t('users.operator')}</Table.Th>
-              <Table.Th>{t('users.disabled')}</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {list.map((u) => (
-              <Table.Tr key={u.id}>
-                <Table.Td>
-                  {u.email} {u.disabled && <Badge color="gray">{t('users.disabled')}</Badge>}
-                </Table.Td>
-                <Table.Td>{u.name}</Table.Td>
-                <Table.Td>{formatDate(u.last_login_at as unknown as string | null, i18n.language)}</Table.Td>
-                <Table.Td>
-                  <Switch
-                    aria-label={t('users.operatorOf', { email: u.email })}
-                    checked={u.operator}
-                    onChange={(e) => update.mutate({ id: u.id, operator: e.currentTarget.checked })}
-                  />
-                </Table.Td>
-                <Table.Td>
-                  <Switch
-                    aria-label={t('users.disabledOf', { email: u.email })}
-                    checked={u.disabled}
-                    onChange={(e) => update.mutate({ id: u.id, disabled: e.currentTarget.checked })}
-                  />
-                </Table.Td>
+        <Table.ScrollContainer minWidth={640}>
+          <Table aria-label={t('users.title')}>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t('members.email')}</Table.Th>
+                <Table.Th>{t('members.name')}</Table.Th>
+                <Table.Th>{t('users.lastLogin')}</Table.Th>
+                <Table.Th>{t('users.operator')}</Table.Th>
+                <Table.Th>{t('users.disabled')}</Table.Th>
               </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+            </Table.Thead>
+            <Table.Tbody>
+              {list.map((u) => (
+                <Table.Tr key={u.id}>
+                  <Table.Td>
+                    {u.email} {u.disabled && <Badge color="gray">{t('users.disabled')}</Badge>}
+                  </Table.Td>
+                  <Table.Td>{u.name}</Table.Td>
+                  <Table.Td>{formatDate(u.last_login_at as unknown as string | null, i18n.language)}</Table.Td>
+                  <Table.Td>
+                    <Switch
+                      aria-label={t('users.operatorOf', { email: u.email })}
+                      checked={u.operator}
+                      onChange={(e) => update.mutate({ id: u.id, operator: e.currentTarget.checked })}
+                    />
+                  </Table.Td>
+                  <Table.Td>
+                    <Switch
+                      aria-label={t('users.disabledOf', { email: u.email })}
+                      checked={u.disabled}
+                      onChange={(e) => update.mutate({ id: u.id, disabled: e.currentTarget.checked })}
+                    />
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
       )}
     </Stack>
   );

@@ -67,43 +67,45 @@ export function BudgetUse() {
           {t('overview.noBudgets')}
         </Text>
       ) : (
-        <Table aria-label={t('overview.budgetUse')}>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>{t('usage.key')}</Table.Th>
-              <Table.Th>{t('overview.budgetDay')}</Table.Th>
-              <Table.Th>{t('overview.budgetMonth')}</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {capped.map((k) => {
-              const name = (k.name as string | null) ?? `${k.prefix}…`;
-              return (
-                <Table.Tr key={k.id}>
-                  <Table.Td>
-                    {(k.name as string | null) ?? ''} <Code>{k.prefix}…</Code>
-                  </Table.Td>
-                  <Table.Td>
-                    <Use
-                      spent={k.spent_rub_today}
-                      cap={k.budget_rub_per_day}
-                      label={t('overview.budgetDayOf', { name })}
-                      lang={lang}
-                    />
-                  </Table.Td>
-                  <Table.Td>
-                    <Use
-                      spent={k.spent_rub_this_month}
-                      cap={k.budget_rub_per_month}
-                      label={t('overview.budgetMonthOf', { name })}
-                      lang={lang}
-                    />
-                  </Table.Td>
-                </Table.Tr>
-              );
-            })}
-          </Table.Tbody>
-        </Table>
+        <Table.ScrollContainer minWidth={640}>
+          <Table aria-label={t('overview.budgetUse')}>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t('usage.key')}</Table.Th>
+                <Table.Th>{t('overview.budgetDay')}</Table.Th>
+                <Table.Th>{t('overview.budgetMonth')}</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {capped.map((k) => {
+                const name = (k.name as string | null) ?? `${k.prefix}…`;
+                return (
+                  <Table.Tr key={k.id}>
+                    <Table.Td>
+                      {(k.name as string | null) ?? ''} <Code>{k.prefix}…</Code>
+                    </Table.Td>
+                    <Table.Td>
+                      <Use
+                        spent={k.spent_rub_today}
+                        cap={k.budget_rub_per_day}
+                        label={t('overview.budgetDayOf', { name })}
+                        lang={lang}
+                      />
+                    </Table.Td>
+                    <Table.Td>
+                      <Use
+                        spent={k.spent_rub_this_month}
+                        cap={k.budget_rub_per_month}
+                        label={t('overview.budgetMonthOf', { name })}
+                        lang={lang}
+                      />
+                    </Table.Td>
+                  </Table.Tr>
+                );
+              })}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
       )}
     </Paper>
   );

@@ -113,26 +113,28 @@ export function OverviewPage() {
             {t('overview.noKeysUsage')}
           </Text>
         ) : (
-          <Table aria-label={t('overview.topKeys')}>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t('usage.key')}</Table.Th>
-                <Table.Th>{t('usage.requests')}</Table.Th>
-                <Table.Th>{t('usage.tokens')}</Table.Th>
-                <Table.Th>{t('usage.amount')}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {topKeys.map((k) => (
-                <Table.Tr key={String(k.group)}>
-                  <Table.Td>{k.group === null ? t('overview.noKey') : (keyLabels.get(k.group) ?? k.group)}</Table.Td>
-                  <Table.Td>{formatNumber(k.requests, lang)}</Table.Td>
-                  <Table.Td>{formatNumber(k.total_tokens, lang)}</Table.Td>
-                  <Table.Td>{formatRub(k.amount_rub, lang)}</Table.Td>
+          <Table.ScrollContainer minWidth={640}>
+            <Table aria-label={t('overview.topKeys')}>
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>{t('usage.key')}</Table.Th>
+                  <Table.Th>{t('usage.requests')}</Table.Th>
+                  <Table.Th>{t('usage.tokens')}</Table.Th>
+                  <Table.Th>{t('usage.amount')}</Table.Th>
                 </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
+              </Table.Thead>
+              <Table.Tbody>
+                {topKeys.map((k) => (
+                  <Table.Tr key={String(k.group)}>
+                    <Table.Td>{k.group === null ? t('overview.noKey') : (keyLabels.get(k.group) ?? k.group)}</Table.Td>
+                    <Table.Td>{formatNumber(k.requests, lang)}</Table.Td>
+                    <Table.Td>{formatNumber(k.total_tokens, lang)}</Table.Td>
+                    <Table.Td>{formatRub(k.amount_rub, lang)}</Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
         )}
       </Paper>
       <RecentErrors />

@@ -15,6 +15,7 @@ export default function SpendChart({ rows, models }: { rows: Record<string, stri
       type="stacked"
       withLegend
       yAxisProps={{ width: 96, tickFormatter: (v: number) => formatRubAxis(v, i18n.language) }}
+      role="img"
       aria-label={t('overview.chartLabel')}
       valueFormatter={(v) => formatRub(v, i18n.language)}
       series={models.map((m, i) => ({ name: m, color: COLORS[i % COLORS.length] }))}

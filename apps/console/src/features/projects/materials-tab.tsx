@@ -257,59 +257,61 @@ export function MaterialsTab({ projectId }: { projectId: string }) {
       ) : list.length === 0 ? (
         <EmptyState title={t('materials.empty')} hint={t('materials.emptyHint')} />
       ) : (
-        <Table aria-label={t('materials.title')}>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>{t('materials.material')}</Table.Th>
-              <Table.Th>{t('materials.kind')}</Table.Th>
-              <Table.Th>{t('materials.status')}</Table.Th>
-              <Table.Th>{t('usage.tokens')}</Table.Th>
-              <Table.Th>{t('common.actions')}</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {list.map((m) => (
-              <Table.Tr key={m.id}>
-                <Table.Td>{m.title ?? m.url ?? m.id}</Table.Td>
-                <Table.Td>{t(`kinds.${m.kind}`, { defaultValue: m.kind })}</Table.Td>
-                <Table.Td>
-                  {m.status === 'failed' && m.last_error ? (
-                    <Tooltip label={(m.last_error as { message?: string }).message ?? ''}>
-                      <span>
-                        <StatusBadge status={m.status} />
-                      </span>
-                    </Tooltip>
-                  ) : (
-                    <StatusBadge status={m.status} />
-                  )}
-                  {m.status === 'failed' && m.last_error && (
-                    <Text size="xs" c="red">
-                      {(m.last_error as { message?: string }).message}
-                    </Text>
-                  )}
-                </Table.Td>
-                <Table.Td>{formatNumber(m.tokens as number | null, i18n.language)}</Table.Td>
-                <Table.Td>
-                  {can.canWrite && (
-                    <Group gap={6}>
-                      {(m.status === 'failed' || m.kind === 'link') && (
-                        <Button size="xs" variant="light" onClick={() => retry.mutate(m.id)}>
-                          {m.status === 'failed' ? t('materials.retry') : t('common.refresh')}
-                        </Button>
-                      )}
-                      <ConfirmAction
-                        label={t('common.delete')}
-                        title={t('materials.deleteTitle')}
-                        body={t('materials.deleteBody', { name: m.title ?? m.id })}
-                        onConfirm={() => remove.mutateAsync(m.id).then(() => undefined)}
-                      />
-                    </Group>
-                  )}
-                </Table.Td>
+        <Table.ScrollContainer minWidth={640}>
+          <Table aria-label={t('materials.title')}>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t('materials.material')}</Table.Th>
+                <Table.Th>{t('materials.kind')}</Table.Th>
+                <Table.Th>{t('materials.status')}</Table.Th>
+                <Table.Th>{t('usage.tokens')}</Table.Th>
+                <Table.Th>{t('common.actions')}</Table.Th>
               </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+            </Table.Thead>
+            <Table.Tbody>
+              {list.map((m) => (
+                <Table.Tr key={m.id}>
+                  <Table.Td>{m.title ?? m.url ?? m.id}</Table.Td>
+                  <Table.Td>{t(`kinds.${m.kind}`, { defaultValue: m.kind })}</Table.Td>
+                  <Table.Td>
+                    {m.status === 'failed' && m.last_error ? (
+                      <Tooltip label={(m.last_error as { message?: string }).message ?? ''}>
+                        <span>
+                          <StatusBadge status={m.status} />
+                        </span>
+                      </Tooltip>
+                    ) : (
+                      <StatusBadge status={m.status} />
+                    )}
+                    {m.status === 'failed' && m.last_error && (
+                      <Text size="xs" c="red">
+                        {(m.last_error as { message?: string }).message}
+                      </Text>
+                    )}
+                  </Table.Td>
+                  <Table.Td>{formatNumber(m.tokens as number | null, i18n.language)}</Table.Td>
+                  <Table.Td>
+                    {can.canWrite && (
+                      <Group gap={6}>
+                        {(m.status === 'failed' || m.kind === 'link') && (
+                          <Button size="xs" variant="light" onClick={() => retry.mutate(m.id)}>
+                            {m.status === 'failed' ? t('materials.retry') : t('common.refresh')}
+                          </Button>
+                        )}
+                        <ConfirmAction
+                          label={t('common.delete')}
+                          title={t('materials.deleteTitle')}
+                          body={t('materials.deleteBody', { name: m.title ?? m.id })}
+                          onConfirm={() => remove.mutateAsync(m.id).then(() => undefined)}
+                        />
+                      </Group>
+                    )}
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
       )}
     </Stack>
   );

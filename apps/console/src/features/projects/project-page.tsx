@@ -14,8 +14,9 @@ export function ProjectPage() {
   const project = useProject(projectId);
   const materials = useMaterials(projectId);
   const [settingsTab, setSettingsTab] = useState<string | null>('api');
-  const kb = ((materials.data?.data ?? []) as Material[]).find((m) => m.knowledge_base_id)?.knowledge_base_id as
-    string | undefined;
+  const list = (materials.data?.data ?? []) as Material[];
+  const kb = list.find((m) => m.knowledge_base_id)?.knowledge_base_id as string | undefined;
+  const material = list.find((m) => m.status === 'completed' && m.kind !== 'knowledge_base')?.title;
   if (project.isPending) return <LoadingRows rows={6} />;
   if (project.error) return <ErrorAlert error={project.error} />;
   const p = project.data;
@@ -40,7 +41,13 @@ export function ProjectPage() {
               <Tabs.Tab value="api">{t('project.apiRequests')}</Tabs.Tab>
             </Tabs.List>
             <Tabs.Panel value="api">
-              <ApiRequestsTab projectId={p.id} baseUrl={window.location.origin} model="local" knowledgeBaseId={kb} />
+              <ApiRequestsTab
+                projectId={p.id}
+                baseUrl={window.location.origin}
+                model="local"
+                knowledgeBaseId={kb}
+                materialTitle={material}
+              />
             </Tabs.Panel>
           </Tabs>
         </Tabs.Panel>

@@ -58,28 +58,30 @@ export function ProjectsPage() {
       ) : list.length === 0 ? (
         <EmptyState title={t('projects.empty')} hint={t('projects.emptyHint')} action={createButton} />
       ) : (
-        <Table striped highlightOnHover aria-label={t('projects.title')}>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>{t('projects.name')}</Table.Th>
-              <Table.Th>{t('projects.materials')}</Table.Th>
-              <Table.Th>{t('common.created')}</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {list.map((p) => (
-              <Table.Tr key={p.id}>
-                <Table.Td>
-                  <Anchor component={Link} to={`/projects/${p.id}`}>
-                    {p.name}
-                  </Anchor>
-                </Table.Td>
-                <Table.Td>{p.materials.total}</Table.Td>
-                <Table.Td>{formatDate(p.created_at, i18n.language)}</Table.Td>
+        <Table.ScrollContainer minWidth={640}>
+          <Table striped highlightOnHover aria-label={t('projects.title')}>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t('projects.name')}</Table.Th>
+                <Table.Th>{t('projects.materials')}</Table.Th>
+                <Table.Th>{t('common.created')}</Table.Th>
               </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+            </Table.Thead>
+            <Table.Tbody>
+              {list.map((p) => (
+                <Table.Tr key={p.id}>
+                  <Table.Td>
+                    <Anchor component={Link} to={`/projects/${p.id}`}>
+                      {p.name}
+                    </Anchor>
+                  </Table.Td>
+                  <Table.Td>{p.materials.total}</Table.Td>
+                  <Table.Td>{formatDate(p.created_at, i18n.language)}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
       )}
       <Modal opened={open} onClose={() => setOpen(false)} title={t('projects.new')}>
         <CreateProjectForm

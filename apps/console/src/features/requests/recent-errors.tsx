@@ -29,34 +29,36 @@ export function RecentErrors() {
           {t('overview.noErrors')}
         </Text>
       ) : (
-        <Table aria-label={t('overview.recentErrors')}>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>{t('requests.time')}</Table.Th>
-              <Table.Th>{t('requests.endpoint')}</Table.Th>
-              <Table.Th>{t('requests.model')}</Table.Th>
-              <Table.Th>{t('requests.status')}</Table.Th>
-              <Table.Th>{t('requests.errorCode')}</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {rows.map((r) => (
-              <Table.Tr key={r.id}>
-                <Table.Td>
-                  <Anchor component={Link} to={`/requests?status=error&id=${encodeURIComponent(r.id)}`}>
-                    {formatDate(r.created_at, i18n.language)}
-                  </Anchor>
-                </Table.Td>
-                <Table.Td>{r.endpoint}</Table.Td>
-                <Table.Td>{r.served_model ?? r.model ?? '—'}</Table.Td>
-                <Table.Td>
-                  <StatusBadge status={r.status} />
-                </Table.Td>
-                <Table.Td>{r.error_code ?? '—'}</Table.Td>
+        <Table.ScrollContainer minWidth={640}>
+          <Table aria-label={t('overview.recentErrors')}>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t('requests.time')}</Table.Th>
+                <Table.Th>{t('requests.endpoint')}</Table.Th>
+                <Table.Th>{t('requests.model')}</Table.Th>
+                <Table.Th>{t('requests.status')}</Table.Th>
+                <Table.Th>{t('requests.errorCode')}</Table.Th>
               </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+            </Table.Thead>
+            <Table.Tbody>
+              {rows.map((r) => (
+                <Table.Tr key={r.id}>
+                  <Table.Td>
+                    <Anchor component={Link} to={`/requests?status=error&id=${encodeURIComponent(r.id)}`}>
+                      {formatDate(r.created_at, i18n.language)}
+                    </Anchor>
+                  </Table.Td>
+                  <Table.Td>{r.endpoint}</Table.Td>
+                  <Table.Td>{r.served_model ?? r.model ?? '—'}</Table.Td>
+                  <Table.Td>
+                    <StatusBadge status={r.status} />
+                  </Table.Td>
+                  <Table.Td>{r.error_code ?? '—'}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
       )}
     </Paper>
   );

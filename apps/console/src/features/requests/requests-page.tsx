@@ -114,14 +114,15 @@ export function whoCalled(r: RequestRecord, keyLabels: Map<string, string>, sess
   return r.session_user_id ? sessionLabel : '—';
 }
 
-function RequestsTable({
+/** The request log's rows; `onOpen` (when given) opens a call's detail. */
+export function RequestsTable({
   rows,
   keyLabels,
   onOpen,
 }: {
   rows: RequestRecord[];
   keyLabels: Map<string, string>;
-  onOpen: (id: string) => void;
+  onOpen?: (id: string) => void;
 }) {
   const { t, i18n } = useTranslation();
   const lang = i18n.language;
@@ -138,7 +139,7 @@ function RequestsTable({
             <Table.Th>{t('requests.cost')}</Table.Th>
             <Table.Th>{t('requests.latency')}</Table.Th>
             <Table.Th>{t('requests.key')}</Table.Th>
-            <Table.Th>{t('common.actions')}</Table.Th>
+            {onOpen && <Table.Th>{t('common.actions')}</Table.Th>}
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
@@ -163,16 +164,18 @@ function RequestsTable({
               <Table.Td>{formatRub(r.cost_rub, lang, 6)}</Table.Td>
               <Table.Td>{t('requests.ms', { value: formatNumber(r.latency_ms, lang) })}</Table.Td>
               <Table.Td>{whoCalled(r, keyLabels, t('requests.session'))}</Table.Td>
-              <Table.Td>
-                <Button
-                  size="xs"
-                  variant="light"
-                  onClick={() => onOpen(r.id)}
-                  aria-label={t('requests.open', { id: r.id })}
-                >
-                  {t('requests.details')}
-                </Button>
-              </Table.Td>
+              {onOpen && (
+                <Table.Td>
+                  <Button
+                    size="xs"
+                    variant="light"
+                    onClick={() => onOpen(r.id)}
+                    aria-label={t('requests.open', { id: r.id })}
+                  >
+                    {t('requests.details')}
+                  </Button>
+                </Table.Td>
+              )}
             </Table.Tr>
           ))}
         </Table.Tbody>

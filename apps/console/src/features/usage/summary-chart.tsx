@@ -15,6 +15,7 @@ export default function SummaryChart({ groups, labels }: { groups: SummaryGroup[
       h={240}
       data={data}
       dataKey="group"
+      role="img"
       aria-label={t('usage.chart')}
       valueFormatter={(v) => formatRub(v, i18n.language)}
       yAxisProps={{ width: 96, tickFormatter: (v: number) => formatRubAxis(v, i18n.language) }}

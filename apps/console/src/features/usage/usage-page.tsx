@@ -195,44 +195,46 @@ export function UsagePage() {
       ) : entries.length === 0 ? (
         <EmptyState title={t('usage.empty')} hint={t('usage.emptyHint')} />
       ) : (
-        <Table striped aria-label={t('usage.ledger')}>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>{t('usage.time')}</Table.Th>
-              <Table.Th>{t('usage.kind')}</Table.Th>
-              <Table.Th>{t('usage.endpoint')}</Table.Th>
-              <Table.Th>{t('usage.model')}</Table.Th>
-              <Table.Th>{t('usage.tokens')}</Table.Th>
-              <Table.Th>{t('usage.amount')}</Table.Th>
-              <Table.Th>{t('usage.balanceAfter')}</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {entries.slice(0, 500).map((e) => (
-              <Table.Tr key={e.id}>
-                <Table.Td>
-                  {e.request_id ? (
-                    <Anchor
-                      component={Link}
-                      to={`/requests?id=${encodeURIComponent(e.request_id)}`}
-                      aria-label={t('usage.openRequest', { time: formatDate(e.created_at, lang) })}
-                    >
-                      {formatDate(e.created_at, lang)}
-                    </Anchor>
-                  ) : (
-                    formatDate(e.created_at, lang)
-                  )}
-                </Table.Td>
-                <Table.Td>{e.kind === 'charge' ? t('usage.charge') : t('usage.topUp')}</Table.Td>
-                <Table.Td>{(e.endpoint as string | null) ?? '—'}</Table.Td>
-                <Table.Td>{(e.model as unknown as string | null) ?? '—'}</Table.Td>
-                <Table.Td>{formatNumber(e.total_tokens as number | null, lang)}</Table.Td>
-                <Table.Td>{formatRub(e.amount_rub, lang, 6)}</Table.Td>
-                <Table.Td>{formatRub(e.balance_after_rub, lang)}</Table.Td>
+        <Table.ScrollContainer minWidth={640}>
+          <Table striped aria-label={t('usage.ledger')}>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t('usage.time')}</Table.Th>
+                <Table.Th>{t('usage.kind')}</Table.Th>
+                <Table.Th>{t('usage.endpoint')}</Table.Th>
+                <Table.Th>{t('usage.model')}</Table.Th>
+                <Table.Th>{t('usage.tokens')}</Table.Th>
+                <Table.Th>{t('usage.amount')}</Table.Th>
+                <Table.Th>{t('usage.balanceAfter')}</Table.Th>
               </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+            </Table.Thead>
+            <Table.Tbody>
+              {entries.slice(0, 500).map((e) => (
+                <Table.Tr key={e.id}>
+                  <Table.Td>
+                    {e.request_id ? (
+                      <Anchor
+                        component={Link}
+                        to={`/requests?id=${encodeURIComponent(e.request_id)}`}
+                        aria-label={t('usage.openRequest', { time: formatDate(e.created_at, lang) })}
+                      >
+                        {formatDate(e.created_at, lang)}
+                      </Anchor>
+                    ) : (
+                      formatDate(e.created_at, lang)
+                    )}
+                  </Table.Td>
+                  <Table.Td>{e.kind === 'charge' ? t('usage.charge') : t('usage.topUp')}</Table.Td>
+                  <Table.Td>{(e.endpoint as string | null) ?? '—'}</Table.Td>
+                  <Table.Td>{(e.model as unknown as string | null) ?? '—'}</Table.Td>
+                  <Table.Td>{formatNumber(e.total_tokens as number | null, lang)}</Table.Td>
+                  <Table.Td>{formatRub(e.amount_rub, lang, 6)}</Table.Td>
+                  <Table.Td>{formatRub(e.balance_after_rub, lang)}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
       )}
     </Stack>
   );
