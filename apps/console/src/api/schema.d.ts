@@ -205,10 +205,28 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** A team's top-ups, newest first, with the note and who made it (cursor `before`) */
+        get: operations["ReportsController_topUps"];
         put?: never;
         /** Add funds to a team balance (idempotent by reference), with an optional note */
         post: operations["AdminController_topUp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Spend of every team per UTC day, per team, and the top models over [from, to) (at most 366 days) */
+        get: operations["ReportsController_allTeamsUsage"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1240,6 +1258,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Is there a session? (public; 200 either way)
+         * @description For a page that only wants to know whether to show sign-in: unlike GET /api/v1/auth/me it answers 200 without a session (signed_in false), so a signed-out browser logs no failed request.
+         */
+        get: operations["AuthController_probe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/password": {
         parameters: {
             query?: never;
@@ -1510,6 +1548,26 @@ export interface paths {
         };
         /** The team's ledger (charges and top-ups), newest first, cursor `before` */
         get: operations["TeamsController_ledger"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invitations/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What an invitation is for (public: the token is the credential)
+         * @description The team, who invited, the invited e-mail, the role and the password rule, so the invitation page can show them before anything is typed. Changes nothing.
+         */
+        get: operations["InvitationsController_preview"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1863,6 +1921,46 @@ export interface paths {
         put?: never;
         /** Record an invoice’s payment by hand: credits its amount once and marks it paid */
         post: operations["DocumentsAdminController_markPaid"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every provider: configuration (credential, base URL, CA file) and health over the last hour and day
+         * @description Health comes from the request log: calls served by the provider, upstream failures (429, 5xx), their rate and p50/p95 latency.
+         */
+        get: operations["ProviderStatusController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/providers/{name}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test a provider: the smallest real request (its cheapest chat model, one word, max_tokens 1)
+         * @description Answers 200 with ok, the latency and the error the gateway would give a caller; nothing is charged or logged as a team call.
+         */
+        post: operations["ProviderStatusController_test"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2709,6 +2807,111 @@ export interface components {
              * @example true
              */
             applied: boolean;
+        };
+        TeamDaySpendDto: {
+            /**
+             * @description UTC day
+             * @example 2026-11-21
+             */
+            day: string;
+            /** @example 1b4e28ba-2fa1-11d2-883f-0016d3cca427 */
+            team_id: string;
+            /** @example acme */
+            team_name: string;
+            /** @example 42 */
+            requests: number;
+            /**
+             * @description RUB spent (charges)
+             * @example 12.5
+             */
+            amount_rub: number;
+        };
+        TeamSpendDto: {
+            /** @example 1b4e28ba-2fa1-11d2-883f-0016d3cca427 */
+            team_id: string;
+            /** @example acme */
+            team_name: string;
+            /** @example 420 */
+            requests: number;
+            /** @example 125.5 */
+            amount_rub: number;
+        };
+        ModelSpendDto: {
+            /** @example gpt-4o-mini */
+            model: string | null;
+            /** @example 420 */
+            requests: number;
+            /** @example 120000 */
+            total_tokens: number;
+            /** @example 125.5 */
+            amount_rub: number;
+        };
+        AllTeamsUsageDto: {
+            /** @example usage.all_teams */
+            object: string;
+            /** @example 2026-11-01T00:00:00.000Z */
+            from: string;
+            /** @example 2026-12-01T00:00:00.000Z */
+            to: string;
+            /** @description Spend per team per UTC day (days with spend only) */
+            days: components["schemas"]["TeamDaySpendDto"][];
+            /** @description Spend per team over the range, highest first */
+            teams: components["schemas"]["TeamSpendDto"][];
+            /** @description The models with the highest spend over the range */
+            top_models: components["schemas"]["ModelSpendDto"][];
+            /**
+             * @description RUB spent by every team over the range
+             * @example 300.25
+             */
+            total_rub: number;
+        };
+        TopUpActorDto: {
+            /**
+             * @example user
+             * @enum {string}
+             */
+            type: "user" | "operator_token" | "api_key" | "cli" | "system" | "anonymous";
+            /** @example 0f8fad5b-d9cb-469f-a165-70867728950e */
+            id: string | null;
+            /**
+             * @description The user's e-mail when the actor is a user who still exists
+             * @example ops@example.com
+             */
+            email: string | null;
+        };
+        TopUpEntryDto: {
+            /**
+             * @description Ledger entry id
+             * @example 1043
+             */
+            id: number;
+            /** @example 500 */
+            amount_rub: number;
+            /**
+             * @description Balance right after the top-up
+             * @example 1250.5
+             */
+            balance_after_rub: number;
+            /** @example inv-42 */
+            reference: string | null;
+            /** @example November invoice */
+            note: string | null;
+            /** @description Who made it (null: not recorded) */
+            actor: components["schemas"]["TopUpActorDto"] | null;
+            /** @example 2026-11-21T10:00:00.000Z */
+            created_at: string;
+        };
+        TopUpListDto: {
+            /** @example list */
+            object: string;
+            data: components["schemas"]["TopUpEntryDto"][];
+            /** @example false */
+            has_more: boolean;
+            /**
+             * @description Pass as `before` for the next page
+             * @example null
+             */
+            next_before: number | null;
         };
         OpenAiModelDto: {
             /** @example gpt-4o-mini */
@@ -5838,6 +6041,15 @@ export interface components {
              */
             csrf_token: string;
         };
+        SessionProbeDto: {
+            /**
+             * @description Whether the request carries a live session cookie
+             * @example false
+             */
+            signed_in: boolean;
+            /** @description What GET /api/v1/auth/me answers, when signed in */
+            state: components["schemas"]["AuthStateDto"] | null;
+        };
         ChangePasswordDto: {
             /** @example correct horse battery staple */
             current_password: string;
@@ -6034,6 +6246,39 @@ export interface components {
              * @example 2026-11-21T11:00:00.000Z
              */
             previous_expires_at: string | null;
+        };
+        InvitationPreviewDto: {
+            /** @example acme */
+            team_name: string;
+            /**
+             * @description The invited e-mail (the account to create or sign in with)
+             * @example grace@example.com
+             */
+            email: string;
+            /**
+             * @example member
+             * @enum {string}
+             */
+            role: "viewer" | "member" | "admin" | "owner";
+            /**
+             * @description Who invited: name and e-mail of the user (null when created by the operator token or the CLI)
+             * @example Ada Lovelace <ada@example.com>
+             */
+            invited_by: string | null;
+            /** @example 2026-12-02T10:00:00.000Z */
+            expires_at: string;
+            /** @description Whether an account with the invited e-mail exists (then sign in and accept) */
+            account_exists: boolean;
+            /**
+             * @description The shortest password the server accepts
+             * @example 12
+             */
+            password_min_length: number;
+            /**
+             * @description The longest password the server accepts
+             * @example 200
+             */
+            password_max_length: number;
         };
         AcceptInvitationDto: {
             /**
@@ -7133,6 +7378,126 @@ export interface components {
              * @example invoice-payment:pp-512-2026-11-20
              */
             reference?: string;
+        };
+        ProviderHealthWindowDto: {
+            /**
+             * @description Calls served by the provider in the window (request log)
+             * @example 120
+             */
+            calls: number;
+            /**
+             * @description Calls that failed upstream (HTTP 429 or 5xx)
+             * @example 3
+             */
+            errors: number;
+            /**
+             * @description errors / calls (null without calls)
+             * @example 0.025
+             */
+            error_rate: number | null;
+            /**
+             * @description Median latency, ms (null without calls)
+             * @example 840
+             */
+            p50_ms: number | null;
+            /**
+             * @description 95th percentile latency, ms
+             * @example 2300
+             */
+            p95_ms: number | null;
+        };
+        ProviderHealthDto: {
+            last_hour: components["schemas"]["ProviderHealthWindowDto"];
+            last_day: components["schemas"]["ProviderHealthWindowDto"];
+        };
+        ProviderStatusDto: {
+            /** @example openai */
+            name: string;
+            /**
+             * @description Adapter family
+             * @example openai
+             */
+            type: string;
+            /**
+             * @example foreign
+             * @enum {string}
+             */
+            jurisdiction: "ru" | "foreign";
+            /**
+             * @description Credentials are set: its models can be called
+             * @example true
+             */
+            configured: boolean;
+            /**
+             * @description The variables still to set when not configured
+             * @example OPENAI_API_KEY
+             */
+            missing: string | null;
+            /**
+             * @description Environment prefix (null: needs no configuration)
+             * @example OPENAI
+             */
+            env_prefix: string | null;
+            /** @example https://api.openai.com/v1 */
+            base_url: string | null;
+            /**
+             * @description base_url is not the provider’s own default
+             * @example false
+             */
+            custom_base_url: boolean;
+            /**
+             * @description The extra CA bundle file (<PREFIX>_CA_FILE) when the provider takes one and it is set
+             * @example null
+             */
+            ca_file: string | null;
+            /**
+             * @description The provider takes a <PREFIX>_CA_FILE
+             * @example false
+             */
+            takes_ca_file: boolean;
+            /**
+             * @description Chat models of the catalog served by it
+             * @example 12
+             */
+            chat_models: number;
+            /**
+             * @description The model "Test" calls (its cheapest chat model)
+             * @example gpt-4o-mini
+             */
+            test_model: string | null;
+            health: components["schemas"]["ProviderHealthDto"];
+        };
+        ProviderStatusListDto: {
+            /** @example list */
+            object: string;
+            data: components["schemas"]["ProviderStatusDto"][];
+        };
+        ProviderTestErrorDto: {
+            /**
+             * @description HTTP status the gateway would answer
+             * @example 502
+             */
+            status: number;
+            /** @example upstream_auth_error */
+            code: string | null;
+            /** @example openai (gpt-4o-mini) rejected the gateway's credentials. */
+            message: string;
+        };
+        ProviderTestResultDto: {
+            /** @example openai */
+            provider: string;
+            /** @example gpt-4o-mini */
+            model: string | null;
+            /** @example true */
+            ok: boolean;
+            /**
+             * @description Round trip of the upstream call, ms (null: no call made)
+             * @example 420
+             */
+            latency_ms: number | null;
+            error: components["schemas"]["ProviderTestErrorDto"] | null;
+            /** @example 2026-11-21T10:00:00.000Z */
+            tested_at: string;
         };
         PaymentsSettingsDto: {
             /** @description false: top-ups are not configured (the endpoints answer 404 payments_disabled) */
@@ -8885,6 +9250,85 @@ export interface operations {
             };
         };
     };
+    ReportsController_topUps: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Cursor: `next_before` of the previous page */
+                before?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopUpListDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Invalid or missing admin token (or no operator session). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Admin API disabled (ADMIN_TOKEN unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
     AdminController_topUp: {
         parameters: {
             query?: never;
@@ -8946,6 +9390,86 @@ export interface operations {
             };
             /** @description Request body too large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    ReportsController_allTeamsUsage: {
+        parameters: {
+            query?: {
+                /** @description Start, inclusive (ISO 8601; default: `to` minus 30 days) */
+                from?: string;
+                /** @description End, exclusive (ISO 8601; default: now); at most 366 days after `from` */
+                to?: string;
+                /** @description How many models the top list holds */
+                top?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AllTeamsUsageDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Invalid or missing admin token (or no operator session). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Admin API disabled (ADMIN_TOKEN unset). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14883,6 +15407,34 @@ export interface operations {
             };
         };
     };
+    AuthController_probe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionProbeDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
     AuthController_password: {
         parameters: {
             query?: never;
@@ -16590,6 +17142,63 @@ export interface operations {
             };
             /** @description The database cannot be reached right now (Retry-After) */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    InvitationsController_preview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationPreviewDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description invitation_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description invitation_invalid: used, revoked or expired */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18823,6 +19432,146 @@ export interface operations {
             };
             /** @description Request body too large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    ProviderStatusController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderStatusListDto"];
+                };
+            };
+            /** @description Invalid or missing admin token (or no operator session). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Admin API disabled (ADMIN_TOKEN unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    ProviderStatusController_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The provider (GET /api/v1/admin/providers lists them) */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderTestResultDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Invalid or missing admin token (or no operator session). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Signed in without the operator role (operator_required). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Admin API disabled (ADMIN_TOKEN unset). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
