@@ -141,7 +141,7 @@ export function responsesMcpTools(v: unknown[] | null | undefined): ResponsesMcp
         allowed_tools: t.allowed_tools ?? null,
         headers: null,
         require_approval: t.require_approval ?? 'always',
-        server_description: typeof t.server_description === 'string' ? t.server_description : null,
+        ...(typeof t.server_description === 'string' ? { server_description: t.server_description } : {}),
       },
     });
   });
