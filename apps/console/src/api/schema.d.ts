@@ -1323,7 +1323,7 @@ export interface paths {
         delete: operations["TeamsController_deleteTeam"];
         options?: never;
         head?: never;
-        /** Team settings (admin): rename, request log level and retention */
+        /** Team settings (admin): rename, request log level and retention, ad-hoc MCP servers */
         patch: operations["TeamsController_update"];
         trace?: never;
     };
@@ -2043,6 +2043,114 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/teams/{team_id}/data-policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The team’s data policy (owner or admin; the open default until one is set) */
+        get: operations["DataPolicyController_get"];
+        /** Set the team’s data policy (owner or admin): residency, masking or blocking of personal data, entities, custom patterns, allow list */
+        put: operations["DataPolicyController_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/teams/{team_id}/mcp-servers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The team's MCP servers */
+        get: operations["McpServersController_list"];
+        put?: never;
+        /** Register an MCP server (its tools are read at once; headers are stored encrypted) */
+        post: operations["McpServersController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/teams/{team_id}/mcp-servers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One MCP server */
+        get: operations["McpServersController_get"];
+        put?: never;
+        post?: never;
+        /** Remove an MCP server */
+        delete: operations["McpServersController_remove"];
+        options?: never;
+        head?: never;
+        /** Edit an MCP server (a new URL, transport or headers reads its tools again) */
+        patch: operations["McpServersController_update"];
+        trace?: never;
+    };
+    "/api/v1/teams/{team_id}/mcp-servers/{id}/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Read the server's tools again (status error when it cannot be reached) */
+        post: operations["McpServersController_refresh"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/teams/{team_id}/mcp-servers/{id}/tools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tools read from the server at its last refresh */
+        get: operations["McpServersController_tools"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Not offered: the endpoint is stateless, so there is no stream to open (405) */
+        get: operations["McpEndpointController_get"];
+        put?: never;
+        /** MCP Streamable HTTP: initialize, tools/list, tools/call (JSON-RPC; answered as JSON or an SSE stream) */
+        post: operations["McpEndpointController_post"];
+        /** Not offered: the endpoint is stateless, so there is no session to end (405) */
+        delete: operations["McpEndpointController_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2264,6 +2372,11 @@ export interface components {
              * @example null
              */
             request_log_body_retention_days: number | null;
+            /**
+             * @description /v1/responses may use MCP servers the team has not registered (server_url), within the outbound address policy
+             * @example false
+             */
+            mcp_adhoc_servers: boolean;
         };
         TeamListDto: {
             /** @example list */
@@ -2295,6 +2408,11 @@ export interface components {
              */
             request_log_body_retention_days?: number | null;
             /**
+             * @description Team setting (not the request log): /v1/responses may use MCP servers the team has not registered (default false)
+             * @example false
+             */
+            mcp_adhoc_servers?: boolean;
+            /**
              * @description Workspace name
              * @example search-team
              */
@@ -2309,6 +2427,53 @@ export interface components {
              * @example 200000
              */
             tpm_limit?: number | null;
+        };
+        CustomPatternDto: {
+            /**
+             * @description Name of the pattern; its placeholders are [NAME_1], [NAME_2] …
+             * @example order_id
+             */
+            name: string;
+            /**
+             * @description A JavaScript regular expression (no back-references or nested quantifiers; at most 500 characters)
+             * @example ORD-\d{6}
+             */
+            regex: string;
+        };
+        KeyDataPolicyDto: {
+            /**
+             * @description foreign_only: mask/block only for providers outside Russia; all_providers: for every provider
+             * @enum {string}
+             */
+            pii_scope?: "foreign_only" | "all_providers";
+            /**
+             * @description Entity types detected (default: all)
+             * @example [
+             *       "email",
+             *       "phone",
+             *       "passport"
+             *     ]
+             */
+            entities?: ("email" | "phone" | "card" | "inn" | "snils" | "passport" | "ogrn" | "bank_account" | "ip" | "person" | "address" | "custom")[];
+            /** @description Own patterns (rejected patterns answer 400) */
+            custom_patterns?: components["schemas"]["CustomPatternDto"][];
+            /**
+             * @description Values never treated as personal data (e.g. the company support address)
+             * @example [
+             *       "support@example.com"
+             *     ]
+             */
+            allow_list?: string[];
+            /**
+             * @description any: every model; ru_only: only models whose provider keeps data in Russia
+             * @enum {string}
+             */
+            residency?: "any" | "ru_only";
+            /**
+             * @description off; mask: personal data replaced by placeholders upstream and restored in the answer; block: 400 pii_detected
+             * @enum {string}
+             */
+            pii?: "off" | "mask" | "block";
         };
         ApiKeyDto: {
             /** @example 6f1c1c53-8b0c-4c37-9d43-6a3e3f0f8e11 */
@@ -2378,6 +2543,13 @@ export interface components {
              * @example []
              */
             allowed_models: string[];
+            /** @description The key's own data policy (null: the team's) */
+            data_policy: components["schemas"]["KeyDataPolicyDto"] | null;
+            /**
+             * @description MCP tools the key may use (`server/tool` patterns); empty = none
+             * @example []
+             */
+            allowed_mcp_tools: string[];
         };
         ApiKeyListDto: {
             /** @example list */
@@ -2422,6 +2594,15 @@ export interface components {
              *     ]
              */
             allowed_models?: string[] | null;
+            /** @description The key's own data policy, at least as strict as its team's (looser: 400 data_policy_looser_than_team); fields left out are the team's; null: the team's */
+            data_policy?: components["schemas"]["KeyDataPolicyDto"] | null;
+            /**
+             * @description MCP tools the key may use, as `server/tool` patterns with `*`; null or [] = none
+             * @example [
+             *       "github/*"
+             *     ]
+             */
+            allowed_mcp_tools?: string[] | null;
         };
         CreateApiKeyDto: {
             /**
@@ -2442,6 +2623,16 @@ export interface components {
              *     ]
              */
             allowed_models?: string[];
+            /** @description The key's own data policy, at least as strict as its team's (looser: 400 data_policy_looser_than_team); fields left out are the team's; null: the team's */
+            data_policy?: components["schemas"]["KeyDataPolicyDto"] | null;
+            /**
+             * @description MCP tools the key may use through the gateway, as `server/tool` patterns (`*` matches any run of characters: `github/*`, `*\/search_*`); empty or absent = none
+             * @example [
+             *       "github/*",
+             *       "docs/search"
+             *     ]
+             */
+            allowed_mcp_tools?: string[];
         };
         CreatedApiKeyDto: {
             /** @example 6f1c1c53-8b0c-4c37-9d43-6a3e3f0f8e11 */
@@ -2464,6 +2655,10 @@ export interface components {
             expires_at: string | null;
             /** @example [] */
             allowed_models: string[];
+            /** @description The key's own data policy (null: the team's) */
+            data_policy: components["schemas"]["KeyDataPolicyDto"] | null;
+            /** @example [] */
+            allowed_mcp_tools: string[];
         };
         TopUpDto: {
             /**
@@ -3389,6 +3584,24 @@ export interface components {
                 [key: string]: unknown;
             } | null;
         };
+        ResponseMcpToolDto: {
+            /** @example echo */
+            name: string;
+            /** @example Echoes its input */
+            description: string | null;
+            /**
+             * @example {
+             *       "type": "object"
+             *     }
+             */
+            input_schema: {
+                [key: string]: unknown;
+            };
+            /** @example null */
+            annotations: {
+                [key: string]: unknown;
+            } | null;
+        };
         ResponseFileCitationDto: {
             /**
              * @example file_citation
@@ -3445,12 +3658,32 @@ export interface components {
              * @example message
              * @enum {string}
              */
-            type: "message" | "function_call" | "file_search_call";
+            type: "message" | "function_call" | "file_search_call" | "mcp_list_tools" | "mcp_call" | "mcp_approval_request";
             /**
+             * @description every item but mcp_list_tools and mcp_approval_request
              * @example completed
              * @enum {string}
              */
-            status: "completed" | "incomplete" | "in_progress" | "searching";
+            status?: "completed" | "incomplete" | "in_progress" | "searching" | "failed";
+            /**
+             * @description mcp_* items: the label of the MCP server
+             * @example docs
+             */
+            server_label?: string;
+            /** @description mcp_list_tools items: the tools offered */
+            tools?: components["schemas"]["ResponseMcpToolDto"][];
+            /**
+             * @description mcp_call items: what the tool answered (its text), null until it ran or when it failed
+             * @example hello
+             */
+            output?: string | null;
+            /** @description mcp_call: why the call failed; mcp_list_tools: why the tools could not be listed (a string) */
+            error?: (components["schemas"]["ResponseMcpCallErrorDto"] | string) | null;
+            /**
+             * @description mcp_call items run after an approval: the mcp_approval_request they answer
+             * @example null
+             */
+            approval_request_id?: string | null;
             /** @example assistant */
             role?: string;
             content?: components["schemas"]["ResponseOutputTextDto"][];
@@ -3460,12 +3693,12 @@ export interface components {
              */
             call_id?: string;
             /**
-             * @description function_call items
+             * @description function_call and mcp_* items: the tool
              * @example get_weather
              */
             name?: string;
             /**
-             * @description function_call items: JSON text
+             * @description function_call and mcp_* items: JSON text
              * @example {"city":"Paris"}
              */
             arguments?: string;
@@ -3602,7 +3835,7 @@ export interface components {
         };
         ResponseStreamEventDto: {
             /**
-             * @description response.created, response.in_progress, response.output_item.added, response.content_part.added, response.output_text.delta, response.output_text.done, response.content_part.done, response.function_call_arguments.delta, response.function_call_arguments.done, response.file_search_call.in_progress, response.file_search_call.searching, response.file_search_call.completed, response.output_text.annotation.added, response.output_item.done, response.completed (or response.incomplete); error on an upstream failure mid-stream
+             * @description response.created, response.in_progress, response.output_item.added, response.content_part.added, response.output_text.delta, response.output_text.done, response.content_part.done, response.function_call_arguments.delta, response.function_call_arguments.done, response.file_search_call.in_progress, response.file_search_call.searching, response.file_search_call.completed, response.output_text.annotation.added, response.mcp_list_tools.in_progress, response.mcp_list_tools.completed (failed), response.mcp_call.in_progress, response.mcp_call_arguments.delta, response.mcp_call_arguments.done, response.mcp_call.completed (failed), response.output_item.done, response.completed (or response.incomplete); error on an upstream failure mid-stream
              * @example response.output_text.delta
              */
             type: string;
@@ -3667,6 +3900,29 @@ export interface components {
              * @example null
              */
             param?: string | null;
+        };
+        ResponseMcpCallErrorDto: {
+            /**
+             * @example mcp_protocol_error
+             * @enum {string}
+             */
+            type: "mcp_protocol_error" | "mcp_tool_execution_error" | "http_error";
+            /** @example -32603 */
+            code?: number;
+            /** @example MCP server 'tools' is unreachable: fetch failed */
+            message?: string;
+            /**
+             * @description mcp_tool_execution_error: the content the tool answered
+             * @example [
+             *       {
+             *         "type": "text",
+             *         "text": "boom"
+             *       }
+             *     ]
+             */
+            content?: {
+                [key: string]: unknown;
+            }[];
         };
         ResponseCreateRequestDto: {
             /**
@@ -5693,6 +5949,11 @@ export interface components {
              * @example 7
              */
             request_log_body_retention_days?: number | null;
+            /**
+             * @description Team setting (not the request log): /v1/responses may use MCP servers the team has not registered (default false)
+             * @example false
+             */
+            mcp_adhoc_servers?: boolean;
             /** @example search-team */
             name?: string;
         };
@@ -6215,6 +6476,39 @@ export interface components {
              */
             reasoning_tokens: number;
         };
+        DataProtectionDto: {
+            /**
+             * @example ru_only
+             * @enum {string}
+             */
+            residency: "any" | "ru_only";
+            /**
+             * @example mask
+             * @enum {string}
+             */
+            pii: "off" | "mask" | "block";
+            /**
+             * @example foreign_only
+             * @enum {string}
+             */
+            pii_scope: "foreign_only" | "all_providers";
+            /**
+             * @description masked: placeholders went upstream; blocked: refused with pii_detected; none: nothing done
+             * @example masked
+             * @enum {string}
+             */
+            action: "masked" | "blocked" | "none";
+            /**
+             * @description Personal data found, by entity type (counts only, never values)
+             * @example {
+             *       "email": 1,
+             *       "phone": 2
+             *     }
+             */
+            entities: {
+                [key: string]: number;
+            };
+        };
         RequestLogRecordDto: {
             /**
              * @description The response's x-request-id
@@ -6312,6 +6606,29 @@ export interface components {
             client_ip: string | null;
             /** @example OpenAI/Python 1.54.0 */
             user_agent: string | null;
+            /** @description The team's or key's data policy applied to the call (null: none set) */
+            data_protection: components["schemas"]["DataProtectionDto"] | null;
+            /**
+             * @description A model call, or a tool call through the MCP gateway
+             * @example model
+             * @enum {string}
+             */
+            kind: "model" | "mcp_tool";
+            /**
+             * @description mcp_tool: the registered server
+             * @example null
+             */
+            mcp_server: string | null;
+            /**
+             * @description mcp_tool: the tool called
+             * @example null
+             */
+            mcp_tool: string | null;
+            /**
+             * @description mcp_tool: bytes of the tool's result
+             * @example null
+             */
+            bytes: number | null;
         };
         RequestLogListDto: {
             /** @example list */
@@ -6422,6 +6739,29 @@ export interface components {
             client_ip: string | null;
             /** @example OpenAI/Python 1.54.0 */
             user_agent: string | null;
+            /** @description The team's or key's data policy applied to the call (null: none set) */
+            data_protection: components["schemas"]["DataProtectionDto"] | null;
+            /**
+             * @description A model call, or a tool call through the MCP gateway
+             * @example model
+             * @enum {string}
+             */
+            kind: "model" | "mcp_tool";
+            /**
+             * @description mcp_tool: the registered server
+             * @example null
+             */
+            mcp_server: string | null;
+            /**
+             * @description mcp_tool: the tool called
+             * @example null
+             */
+            mcp_tool: string | null;
+            /**
+             * @description mcp_tool: bytes of the tool's result
+             * @example null
+             */
+            bytes: number | null;
             /** @description The request body as stored (JSON text, secrets redacted); only when the team stores bodies */
             request_body?: string;
             /** @description The response body as stored (JSON or SSE text, secrets redacted); only when stored */
@@ -7202,6 +7542,235 @@ export interface components {
             models?: {
                 [key: string]: components["schemas"]["TeamModelPricesDto"];
             };
+        };
+        PutDataPolicyDto: {
+            /**
+             * @description foreign_only: mask/block only for providers outside Russia; all_providers: for every provider
+             * @enum {string}
+             */
+            pii_scope?: "foreign_only" | "all_providers";
+            /**
+             * @description Entity types detected (default: all)
+             * @example [
+             *       "email",
+             *       "phone",
+             *       "passport"
+             *     ]
+             */
+            entities?: ("email" | "phone" | "card" | "inn" | "snils" | "passport" | "ogrn" | "bank_account" | "ip" | "person" | "address" | "custom")[];
+            /** @description Own patterns (rejected patterns answer 400) */
+            custom_patterns?: components["schemas"]["CustomPatternDto"][];
+            /**
+             * @description Values never treated as personal data (e.g. the company support address)
+             * @example [
+             *       "support@example.com"
+             *     ]
+             */
+            allow_list?: string[];
+            /**
+             * @description any: every model; ru_only: only models whose provider keeps data in Russia
+             * @example ru_only
+             * @enum {string}
+             */
+            residency: "any" | "ru_only";
+            /**
+             * @description off; mask: personal data replaced by placeholders upstream and restored in the answer; block: 400 pii_detected
+             * @example mask
+             * @enum {string}
+             */
+            pii: "off" | "mask" | "block";
+        };
+        DataPolicyDto: {
+            /**
+             * @example ru_only
+             * @enum {string}
+             */
+            residency: "any" | "ru_only";
+            /**
+             * @example mask
+             * @enum {string}
+             */
+            pii: "off" | "mask" | "block";
+            /**
+             * @example foreign_only
+             * @enum {string}
+             */
+            pii_scope: "foreign_only" | "all_providers";
+            /**
+             * @example [
+             *       "email",
+             *       "phone"
+             *     ]
+             */
+            entities: ("email" | "phone" | "card" | "inn" | "snils" | "passport" | "ogrn" | "bank_account" | "ip" | "person" | "address" | "custom")[];
+            custom_patterns: components["schemas"]["CustomPatternDto"][];
+            /**
+             * @example [
+             *       "support@example.com"
+             *     ]
+             */
+            allow_list: string[];
+            /**
+             * @description When the policy was last set (null: never set; the open default applies)
+             * @example 2026-11-28T10:00:00.000Z
+             */
+            updated_at: string | null;
+        };
+        CreateMcpServerDto: {
+            /**
+             * @description Unique in the team: [a-z0-9_-], no "__"
+             * @example github
+             */
+            name: string;
+            /**
+             * @description The server’s MCP endpoint (http or https)
+             * @example https://mcp.example.com/mcp
+             */
+            url: string;
+            /**
+             * @default streamable_http
+             * @example streamable_http
+             * @enum {string}
+             */
+            transport?: "streamable_http" | "sse";
+            /**
+             * @description Headers sent to the server with every request (e.g. Authorization), stored encrypted and never returned; on update, the given object replaces the stored set ({} removes them all)
+             * @example {
+             *       "Authorization": "Bearer ghp_…"
+             *     }
+             */
+            headers?: {
+                [key: string]: string;
+            };
+            /** @example Issues and pull requests of our repositories */
+            description?: string;
+            /**
+             * @description RUB charged per tool call (0: free)
+             * @default 0
+             * @example 0.5
+             */
+            price_per_call_rub?: number;
+        };
+        McpServerDto: {
+            /** @example mcp_4f0c2a9e1b7d4c3a8e6f5d2c1b0a9e8f */
+            id: string;
+            /** @example github */
+            name: string;
+            /** @example https://mcp.example.com/mcp */
+            url: string;
+            /**
+             * @example streamable_http
+             * @enum {string}
+             */
+            transport: "streamable_http" | "sse";
+            /**
+             * @description ok: its tools were read at the last refresh; error: it could not be reached (status_error says why)
+             * @example ok
+             * @enum {string}
+             */
+            status: "unknown" | "ok" | "error";
+            /** @example null */
+            status_error: string | null;
+            /** @example null */
+            description: string | null;
+            /** @example 0 */
+            price_per_call_rub: number;
+            /**
+             * @description Names of the stored headers (values are never returned)
+             * @example [
+             *       "Authorization"
+             *     ]
+             */
+            header_names: string[];
+            /**
+             * @description Tools read at the last refresh
+             * @example 12
+             */
+            tool_count: number;
+            /** @example 2026-11-21T10:00:00.000Z */
+            tools_refreshed_at: string | null;
+            /** @example 2026-11-21T10:00:00.000Z */
+            created_at: string;
+            /** @example 2026-11-21T10:00:00.000Z */
+            updated_at: string;
+        };
+        McpServerListDto: {
+            /** @example list */
+            object: string;
+            data: components["schemas"]["McpServerDto"][];
+        };
+        UpdateMcpServerDto: {
+            /** @example github */
+            name?: string;
+            /** @example https://mcp.example.com/mcp */
+            url?: string;
+            /** @enum {string} */
+            transport?: "streamable_http" | "sse";
+            /**
+             * @description Headers sent to the server with every request (e.g. Authorization), stored encrypted and never returned; on update, the given object replaces the stored set ({} removes them all)
+             * @example {
+             *       "Authorization": "Bearer ghp_…"
+             *     }
+             */
+            headers?: {
+                [key: string]: string;
+            };
+            description?: string | null;
+            /** @example 0 */
+            price_per_call_rub?: number;
+        };
+        McpToolDto: {
+            /** @example search_issues */
+            name: string;
+            /**
+             * @description As the gateway’s /mcp endpoint lists it
+             * @example github__search_issues
+             */
+            gateway_name: string;
+            /** @example Search issues */
+            description: string | null;
+            /**
+             * @description JSON Schema of its arguments
+             * @example {
+             *       "type": "object"
+             *     }
+             */
+            input_schema: {
+                [key: string]: unknown;
+            };
+        };
+        McpToolListDto: {
+            /** @example list */
+            object: string;
+            data: components["schemas"]["McpToolDto"][];
+        };
+        JsonRpcErrorDto: {
+            /** @example -32003 */
+            code?: number;
+            /** @example Tool 'github__delete_repo' is not available to this API key. */
+            message?: string;
+            data?: {
+                [key: string]: unknown;
+            };
+        };
+        JsonRpcMessageDto: {
+            /** @example 2.0 */
+            jsonrpc?: string;
+            /** @example 1 */
+            id?: (string | number) | null;
+            /**
+             * @description Notifications (notifications/progress)
+             * @example notifications/progress
+             */
+            method?: string;
+            params?: {
+                [key: string]: unknown;
+            };
+            /** @description initialize: server info and capabilities; tools/list: {tools}; tools/call: the server’s result unchanged */
+            result?: {
+                [key: string]: unknown;
+            };
+            error?: components["schemas"]["JsonRpcErrorDto"];
         };
     };
     responses: never;
@@ -16924,6 +17493,8 @@ export interface operations {
                 model?: string;
                 /** @description Only this endpoint (route template) */
                 endpoint?: string;
+                /** @description Only model calls, or only MCP tool calls */
+                kind?: "model" | "mcp_tool";
                 /** @description ok: HTTP status below 400; error: 400 and above; 4xx; 5xx */
                 status?: "ok" | "error" | "4xx" | "5xx";
                 /** @description Only calls with this project */
@@ -17007,6 +17578,8 @@ export interface operations {
                 model?: string;
                 /** @description Only this endpoint (route template) */
                 endpoint?: string;
+                /** @description Only model calls, or only MCP tool calls */
+                kind?: "model" | "mcp_tool";
                 /** @description ok: HTTP status below 400; error: 400 and above; 4xx; 5xx */
                 status?: "ok" | "error" | "4xx" | "5xx";
                 /** @description Only calls with this project */
@@ -19317,6 +19890,920 @@ export interface operations {
             };
             /** @description Request body too large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    DataPolicyController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataPolicyDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    DataPolicyController_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutDataPolicyDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataPolicyDto"];
+                };
+            };
+            /** @description invalid_pattern: a custom pattern is rejected */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    McpServersController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerListDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    McpServersController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateMcpServerDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerDto"];
+                };
+            };
+            /** @description Invalid server, header, or a URL the SSRF guard refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description mcp_server_name_taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    McpServersController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    McpServersController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    McpServersController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateMcpServerDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description mcp_server_name_taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    McpServersController_refresh: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    McpServersController_tools: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpToolListDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    McpEndpointController_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Missing, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description method_not_allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    McpEndpointController_post: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JsonRpcMessageDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcMessageDto"];
+                    "text/event-stream": components["schemas"]["JsonRpcMessageDto"];
+                };
+            };
+            /** @description A notification or response was accepted (no body) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    McpEndpointController_remove: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
+                "x-team-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Missing, unknown or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description method_not_allowed */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
