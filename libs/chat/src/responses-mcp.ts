@@ -7,7 +7,7 @@ export interface ResponsesMcpTool extends McpServerSpec {
   /** tool names the model may use (null: every tool the server lists) */
   allowedTools: string[] | null;
   /** which tools need the caller's approval before they run */
-  approval: { always: boolean; never: string[]; alwaysNames: string[] };
+  approval: { always: boolean; never: string[]; alwaysNames: string[]; explicitNever: boolean };
   /** the tool as the response object echoes it (headers left out: they may hold secrets) */
   echo: Record<string, unknown>;
 }
@@ -72,23 +72,28 @@ function toolNames(v: unknown, at: string): string[] {
 
 function approvalPolicy(v: unknown, at: string): ResponsesMcpTool['approval'] {
   // OpenAI's default: every call needs approval
-  if (v === undefined || v === null || v === 'always') return { always: true, never: [], alwaysNames: [] };
-  if (v === 'never') return { always: false, never: [], alwaysNames: [] };
+  if (v === undefined || v === null || v === 'always')
+    return { always: true, never: [], alwaysNames: [], explicitNever: false };
+  if (v === 'never') return { always: false, never: [], alwaysNames: [], explicitNever: true };
   if (!isRecord(v)) throw bad(`${at} must be "always", "never" or {always?, never?}.`, at);
   return {
     always: false,
     never: v.never === undefined ? [] : toolNames(v.never, `${at}.never`),
     alwaysNames: v.always === undefined ? [] : toolNames(v.always, `${at}.always`),
+    explicitNever: false,
   };
 }
 
-/** Whether a call of `name` needs approval: named in `always`, or not named in `never` (unless "never"). */
+/**
+ * Whether a call of `name` needs approval: a listed tool as its list says; an unlisted one needs it
+ * unless the policy only lists tools that do (`{always: …}` alone), or is "never".
+ */
 export function needsApproval(tool: ResponsesMcpTool, name: string): boolean {
   const a = tool.approval;
-  if (a.always) return true;
-  if (a.alwaysNames.includes(name)) return true;
-  if (a.never.length === 0 && a.alwaysNames.length === 0) return false;
-  return !a.never.includes(name);
+  if (a.always || a.alwaysNames.includes(name)) return true;
+  if (a.never.includes(name)) return false;
+  if (a.never.length === 0 && a.alwaysNames.length > 0) return false;
+  return a.never.length > 0 || !a.explicitNever;
 }
 
 /** The `{type: "mcp"}` entries of `tools`, validated (labels unique, exactly one of server_url and server_id). */
