@@ -247,6 +247,27 @@ describe(`/v1/responses with remote MCP tools (${backendKind()})`, () => {
     }
   });
 
+  it('stops after MCP_MAX_TOOL_ROUNDS model calls: the last one is offered no tools and answers', async () => {
+    const call = (i: number) => ({
+      text: '',
+      toolCalls: [{ id: `call_${i}`, name: 'docs__echo', arguments: { text: `${i}` } }],
+    });
+    openai.enqueue(...Array.from({ length: 8 }, (_, i) => call(i)));
+    const res = await post({
+      model: MODEL,
+      input: 'Keep echoing.',
+      tools: [{ type: 'mcp', server_label: 'docs', server_id: serverId, require_approval: 'never' }],
+    });
+    expect(res.status).toBe(200);
+    expect(openai.requests).toHaveLength(8);
+    expect(openai.requests.slice(0, 7).map((r) => r.body.tool_choice ?? 'auto')).not.toContain('none');
+    expect(openai.requests[7].body.tool_choice).toBe('none');
+    const types = res.body.output.map((o: Json) => o.type);
+    expect(types.filter((x: string) => x === 'mcp_call')).toHaveLength(7);
+    expect(types[types.length - 1]).toBe('message');
+    expect(docs.toolCalls).toBe(7);
+  });
+
   it('refuses malformed mcp tools with a 400 naming the field', async () => {
     const cases: [Json, string][] = [
       [{ type: 'mcp', server_id: serverId }, 'tools[0].server_label'],
