@@ -191,6 +191,31 @@ describe(`/v1/responses with remote MCP tools (${backendKind()})`, () => {
     expect(sent[sent.length - 1].tool_call_id).toBe(ask.id);
   });
 
+  it('a request that leaves an approval request unanswered tells the model the call was not approved', async () => {
+    openai.enqueue({ text: '', toolCalls: [{ id: 'call_7', name: 'docs__echo', arguments: { text: 'x' } }] });
+    const tools = [{ type: 'mcp', server_label: 'docs', server_id: serverId }];
+    const first = await post({ model: MODEL, input: 'Echo x.', tools });
+    const ask = first.body.output[1];
+    expect(ask.type).toBe('mcp_approval_request');
+    openai.enqueue({ text: 'Fine, I will not.' });
+    const next = await post({ model: MODEL, previous_response_id: first.body.id, input: 'Never mind.' });
+    expect(next.status).toBe(200);
+    const sent = openai.lastRequest!.body.messages as { role: string; content: string; tool_call_id?: string }[];
+    expect(sent.slice(-3).map((m) => m.role)).toEqual(['assistant', 'tool', 'user']);
+    expect(sent[sent.length - 2]).toMatchObject({
+      tool_call_id: ask.id,
+      content: expect.stringContaining('not approve'),
+    });
+    const approveWithoutTools = await post({
+      model: MODEL,
+      previous_response_id: first.body.id,
+      input: [{ type: 'mcp_approval_response', approval_request_id: ask.id, approve: true }],
+    });
+    expect(approveWithoutTools.status).toBe(400);
+    expect(approveWithoutTools.body.error.param).toBe('tools');
+    expect(docs.toolCalls).toBe(0);
+  });
+
   it('reports a tool’s own error as a failed mcp_call, uncharged', async () => {
     openai.enqueue(
       { text: '', toolCalls: [{ id: 'call_f', name: 'docs__fail', arguments: {} }] },

@@ -137,16 +137,22 @@ export class McpToolLoop {
 
   /**
    * Answers the previous response's approval requests: approved calls run now, refused ones tell the
-   * model so. Each open request of the previous response is answered (unanswered ones as refused).
+   * model so. Each open request of the previous response is answered (unanswered ones as refused,
+   * also when this request has no mcp tools, so the conversation stays well-formed).
    */
   async answerApprovals(
-    session: McpSession,
+    session: McpSession | undefined,
     previous: ChatMessage[],
     answers: McpApprovalAnswer[],
   ): Promise<ChatMessage[]> {
     const last = [...previous].reverse().find((m) => m.role === 'assistant');
     const answered = new Set(previous.filter((m) => m.role === 'tool').map((m) => m.tool_call_id));
     const open = (last?.tool_calls ?? []).filter((c) => c.id.startsWith('mcpr_') && !answered.has(c.id));
+    if (!session && answers.length > 0)
+      throw ApiError.badRequest(
+        'mcp_approval_response items need the mcp tools of the calls they approve in tools.',
+        'tools',
+      );
     answers.forEach((a, i) => {
       if (!open.some((c) => c.id === a.requestId))
         throw ApiError.badRequest(
@@ -157,8 +163,8 @@ export class McpToolLoop {
     const out: ChatMessage[] = [];
     for (const call of open) {
       const approve = answers.find((a) => a.requestId === call.id)?.approve === true;
-      const target = session.names.get(call.function.name);
-      if (!approve || !target) {
+      const target = session?.names.get(call.function.name);
+      if (!session || !approve || !target) {
         out.push({ role: 'tool', tool_call_id: call.id, content: 'The user did not approve this tool call.' });
         continue;
       }

@@ -182,8 +182,7 @@ export class ResponsesService {
     // the servers are resolved (refusals are 400s before any call) and their tools offered as functions
     const mcp = mcpTools.length > 0 ? await this.mcpLoop.open(caller, mcpTools, requestId) : undefined;
     if (mcp && mcp.definitions.length > 0) params.tools = [...(params.tools ?? []), ...mcp.definitions];
-    const answered =
-      mcp && split.approvals.length > 0 ? await this.mcpLoop.answerApprovals(mcp, previous, split.approvals) : [];
+    const answered = previous.length > 0 ? await this.mcpLoop.answerApprovals(mcp, previous, split.approvals) : [];
     const history = [...previous, ...answered, ...input];
     const instructions = dto.instructions ? [{ role: 'system' as const, content: dto.instructions }] : [];
     const messages: ChatMessage[] = [...instructions, ...history];
