@@ -41,6 +41,7 @@ describe(`foundation over HTTP on ${backendKind()}`, () => {
       request_log_bodies: 'metadata',
       request_log_retention_days: null,
       request_log_body_retention_days: null,
+      mcp_adhoc_servers: false,
     });
 
     const key = await admin(request(t.url).post(`/api/v1/admin/teams/${team.body.id}/api-keys`)).send({

@@ -410,6 +410,7 @@ describe(`governance on ${backendKind()}`, () => {
       request_log_bodies: 'metadata',
       request_log_retention_days: null,
       request_log_body_retention_days: null,
+      mcp_adhoc_servers: false,
     });
 
     const patched = await patchKey(k.id, {

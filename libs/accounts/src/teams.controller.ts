@@ -78,7 +78,7 @@ export class TeamsController {
 
   @Patch(':team_id')
   @TeamAccess('admin')
-  @ApiOperation({ summary: 'Team settings (admin): rename, request log level and retention' })
+  @ApiOperation({ summary: 'Team settings (admin): rename, request log level and retention, ad-hoc MCP servers' })
   @ApiOkResponse({ type: TeamLimitsDto })
   update(
     @Param('team_id') teamId: string,
@@ -92,6 +92,7 @@ export class TeamsController {
         request_log_bodies: body.request_log_bodies,
         request_log_retention_days: body.request_log_retention_days,
         request_log_body_retention_days: body.request_log_body_retention_days,
+        mcp_adhoc_servers: body.mcp_adhoc_servers,
       },
       actorOf(req),
     );

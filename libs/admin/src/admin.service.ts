@@ -78,6 +78,7 @@ export class AdminService {
       requestLogBodies: body.request_log_bodies,
       requestLogRetentionDays: body.request_log_retention_days,
       requestLogBodyRetentionDays: body.request_log_body_retention_days,
+      mcpAdhocServers: body.mcp_adhoc_servers,
     };
     const audit = (a: Actor, c: { before: TeamView; after: TeamView }): AuditRecord => ({
       actor: a,
@@ -383,5 +384,6 @@ function teamView(t: TeamView): TeamLimitsDto {
     request_log_bodies: t.requestLogBodies,
     request_log_retention_days: t.requestLogRetentionDays,
     request_log_body_retention_days: t.requestLogBodyRetentionDays,
+    mcp_adhoc_servers: t.mcpAdhocServers,
   };
 }

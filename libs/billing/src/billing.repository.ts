@@ -388,6 +388,7 @@ export class BillingRepository {
         | 'requestLogBodies'
         | 'requestLogRetentionDays'
         | 'requestLogBodyRetentionDays'
+        | 'mcpAdhocServers'
       >
     >,
     now: number,

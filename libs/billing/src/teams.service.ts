@@ -18,6 +18,8 @@ export interface TeamView {
   /** days records / bodies are kept (null: the env default) */
   requestLogRetentionDays: number | null;
   requestLogBodyRetentionDays: number | null;
+  /** /v1/responses may reach MCP servers the team has not registered (docs/mcp.md) */
+  mcpAdhocServers: boolean;
 }
 
 /** none: no record; metadata: records without bodies (the default); full: with redacted, capped bodies (docs/decisions/request-log-levels.md) */
@@ -31,6 +33,7 @@ export type TeamPatch = Partial<{
   requestLogBodies: RequestLogBodies;
   requestLogRetentionDays: number | null;
   requestLogBodyRetentionDays: number | null;
+  mcpAdhocServers: boolean;
 }>;
 
 /** Team workspaces are billing accounts: they live in billing, with their balance. */
@@ -117,5 +120,6 @@ function toView(team: TeamEntity): TeamView {
       : 'metadata',
     requestLogRetentionDays: team.requestLogRetentionDays ?? null,
     requestLogBodyRetentionDays: team.requestLogBodyRetentionDays ?? null,
+    mcpAdhocServers: team.mcpAdhocServers === true,
   };
 }

@@ -6,6 +6,7 @@
  * billed before the iteration ends).
  */
 import { AppConfig } from '@app/config';
+import { McpToolLoop } from './responses-mcp-loop';
 import { ApiError, Clock, Sleeper } from '@app/common';
 import type { Caller } from '@app/auth';
 import { BillingService, MeterSpec, PricingService } from '@app/billing';
@@ -298,6 +299,7 @@ describe('streaming services yield events (no HTTP)', () => {
       } as unknown as ResponsesRepository,
       new Clock(),
       {} as ChatContextService,
+      new McpToolLoop(chat, config),
     );
     const prep = await responses.prepare(
       caller,

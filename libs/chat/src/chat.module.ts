@@ -15,6 +15,7 @@ import { CompletionsService } from './completions.service';
 import { ImageInliner } from './image-inliner';
 import { ResponsesController } from './responses.controller';
 import { ResponsesService } from './responses.service';
+import { McpToolLoop } from './responses-mcp-loop';
 import { ResponsesRepository } from './responses.repository';
 import { StoredResponseEntity } from './entities/stored-response.entity';
 import { RestChatService } from './rest-chat.service';
@@ -30,6 +31,7 @@ import { RestChatService } from './rest-chat.service';
     RestChatService,
     CompletionsService,
     ResponsesService,
+    McpToolLoop,
     MessagesService,
     ResponsesRepository,
   ],

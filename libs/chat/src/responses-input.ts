@@ -150,14 +150,16 @@ function outputText(p: unknown, at: string): string {
 
 /** Responses `tools` (flat function tools) → canonical tool definitions. */
 export function responsesTools(v: unknown[] | undefined): ToolDefinition[] | undefined {
-  const functions = (v ?? []).map((t, i) => ({ t, i })).filter(({ t }) => !isRecord(t) || t.type !== 'file_search');
+  const functions = (v ?? [])
+    .map((t, i) => ({ t, i }))
+    .filter(({ t }) => !isRecord(t) || (t.type !== 'file_search' && t.type !== 'mcp'));
   if (functions.length === 0) return undefined;
   return functions.map(({ t, i }) => {
     const at = `tools[${i}]`;
     if (!isRecord(t)) throw bad(`${at} must be an object.`, at);
     if (t.type !== 'function')
       throw bad(
-        `${at}.type "${String(t.type)}" is not supported: only function and file_search tools.`,
+        `${at}.type "${String(t.type)}" is not supported: only function, file_search and mcp tools.`,
         `${at}.type`,
         'unsupported_value',
       );
@@ -317,6 +319,8 @@ export function responseInputItems(input: unknown): Record<string, unknown>[] {
         name: item.name,
         arguments: item.arguments,
       };
+    if (typeof type === 'string' && type.startsWith('mcp_'))
+      return { ...item, id: typeof item.id === 'string' ? item.id : id('mcpr') };
     if (type === 'function_call_output')
       return { id: id('fco'), type, status: 'completed', call_id: item.call_id, output: item.output };
     const role = item.role as string;

@@ -16,6 +16,7 @@ import {
   ResponseCreateRequestDto,
   ResponseDeletedDto,
   ResponseInputItemListDto,
+  ResponseMcpCallErrorDto,
   ResponseObjectDto,
   ResponseStreamEventDto,
 } from './dto/responses.dto';
@@ -23,7 +24,7 @@ import { ResponsesService } from './responses.service';
 import { clientAbortSignal, SseWriter } from './sse-writer';
 import { ApiChargedErrors, RefuseUnknownMembers } from '@app/common';
 
-@ApiExtraModels(ResponseObjectDto, ResponseStreamEventDto)
+@ApiExtraModels(ResponseObjectDto, ResponseStreamEventDto, ResponseMcpCallErrorDto)
 @ApiTags('OpenAI-compatible')
 @ApiKeyAuth()
 @AllowSession()

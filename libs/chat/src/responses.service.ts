@@ -36,6 +36,9 @@ import {
 } from './responses-file-search';
 import { ResponsesRepository } from './responses.repository';
 import type { EventStream } from './event-stream';
+import { McpSession, McpToolLoop } from './responses-mcp-loop';
+import { McpOutputItem, responsesMcpTools, splitMcpInput } from './responses-mcp';
+import { mcpComplete, mcpEvents } from './responses-mcp-response';
 
 const ENDPOINT = '/v1/responses';
 
@@ -57,7 +60,8 @@ interface OutputText {
   logprobs: unknown[];
 }
 
-type OutputItem =
+export type OutputItem =
+  | McpOutputItem
   | { id: string; type: 'message'; status: ItemStatus; role: 'assistant'; content: OutputText[] }
   | { id: string; type: 'function_call'; status: ItemStatus; call_id: string; name: string; arguments: string }
   | FileSearchCallItem;
@@ -102,14 +106,16 @@ export interface PreparedResponse {
   fileSearch: FileSearchRun | null;
   /** what the file search charged (query embeddings, their own ledger entries), µRUB */
   retrievalMicro?: number;
+  /** remote MCP tools: the servers resolved and listed, run in a loop with the model */
+  mcp?: McpSession;
 }
 
-function hexId(prefix: string): string {
+export function hexId(prefix: string): string {
   return `${prefix}_${randomUUID().replace(/-/g, '')}`;
 }
 
 /** `logprobs`: the chat answer's logprobs.content (same token entries), with top_logprobs. */
-function outputText(text: string, logprobs: unknown[] = [], annotations: FileCitation[] = []): OutputText {
+export function outputText(text: string, logprobs: unknown[] = [], annotations: FileCitation[] = []): OutputText {
   return { type: 'output_text', text, annotations, logprobs };
 }
 
@@ -144,12 +150,22 @@ export class ResponsesService {
     private readonly repo: ResponsesRepository,
     private readonly clock: Clock,
     private readonly context: ChatContextService,
+    private readonly mcpLoop: McpToolLoop,
   ) {}
 
   async prepare(caller: Caller, dto: ResponseCreateRequestDto, requestId: string): Promise<PreparedResponse> {
-    const input = responsesMessages({ input: dto.input });
+    const mcpTools = responsesMcpTools(dto.tools);
+    const split = splitMcpInput(dto.input);
+    // an input of approval answers only continues the previous response
+    const onlyAnswers = split.approvals.length > 0 && (split.input as unknown[]).length === 0;
+    const input = onlyAnswers ? [] : responsesMessages({ input: split.input });
     const params = responsesParams(dto);
     const inputItems = responseInputItems(dto.input);
+    if (split.approvals.length > 0 && !dto.previous_response_id)
+      throw ApiError.badRequest(
+        'mcp_approval_response items answer a previous response: previous_response_id is required.',
+        'previous_response_id',
+      );
     // previous_response_id continues a stored conversation of the team (its instructions are not
     // carried over, as in OpenAI's API); an unknown, deleted or expired id is a 404 before any charge
     let previous: ChatMessage[] = [];
@@ -163,7 +179,11 @@ export class ResponsesService {
         );
       previous = JSON.parse(row.conversation) as ChatMessage[];
     }
-    const history = [...previous, ...input];
+    // the servers are resolved (refusals are 400s before any call) and their tools offered as functions
+    const mcp = mcpTools.length > 0 ? await this.mcpLoop.open(caller, mcpTools, requestId) : undefined;
+    if (mcp && mcp.definitions.length > 0) params.tools = [...(params.tools ?? []), ...mcp.definitions];
+    const answered = previous.length > 0 ? await this.mcpLoop.answerApprovals(mcp, previous, split.approvals) : [];
+    const history = [...previous, ...answered, ...input];
     const instructions = dto.instructions ? [{ role: 'system' as const, content: dto.instructions }] : [];
     const messages: ChatMessage[] = [...instructions, ...history];
     const call: ChatCallInput = {
@@ -185,6 +205,7 @@ export class ResponsesService {
     const query = lastUserText(history);
     return {
       chat,
+      mcp,
       fileSearch: tool ? fileSearchRun(ctx, query, (dto.include ?? []).includes(FILE_SEARCH_RESULTS_INCLUDE)) : null,
       retrievalMicro: ctx?.retrievalMicro,
       id: hexId('resp'),
@@ -198,7 +219,11 @@ export class ResponsesService {
         temperature: dto.temperature ?? null,
         top_p: dto.top_p ?? null,
         tool_choice: dto.tool_choice ?? 'auto',
-        tools: echoTools(params.tools, tool),
+        tools: echoTools(
+          params.tools?.filter((t) => !mcp?.names.has(t.function.name)),
+          tool,
+          mcpTools.map((m) => ({ index: m.index, echo: m.echo })),
+        ),
         text: dto.text ?? { format: { type: 'text' } },
         parallel_tool_calls: dto.parallel_tool_calls ?? true,
         metadata: dto.metadata ?? {},
@@ -278,7 +303,12 @@ export class ResponsesService {
    * Keeps an answered response (store: true) for RESPONSE_RETENTION_MS. The answer is already
    * delivered and charged, so a failure to store is logged, not turned into an error.
    */
-  private async save(prep: PreparedResponse, body: Record<string, unknown>, output: OutputItem[]): Promise<void> {
+  async save(
+    prep: PreparedResponse,
+    body: Record<string, unknown>,
+    output: OutputItem[],
+    tail: ChatMessage[] = [],
+  ): Promise<void> {
     if (!prep.echo.store) return;
     const now = this.clock.now();
     try {
@@ -290,7 +320,12 @@ export class ResponsesService {
         expiresAt: now + RESPONSE_RETENTION_MS,
         body: JSON.stringify(body),
         inputItems: JSON.stringify(prep.inputItems),
-        conversation: JSON.stringify([...prep.history, assistantTurn(output)]),
+        conversation: JSON.stringify(
+          // a response that ends asking for approval ends with the tool calls awaiting it
+          tail.length > 0 && !output.some((o) => o.type === 'message' || o.type === 'function_call')
+            ? [...prep.history, ...tail]
+            : [...prep.history, ...tail, assistantTurn(output)],
+        ),
       });
     } catch (err) {
       this.log.error(`could not store response ${prep.id}: ${err instanceof Error ? err.message : String(err)}`);
@@ -301,6 +336,7 @@ export class ResponsesService {
     prep: PreparedResponse,
     signal: AbortSignal,
   ): Promise<{ body: ResponseObjectDto; cost: CostRubDto; servedModel: string }> {
+    if (prep.mcp) return mcpComplete(this.mcpLoop, prep, prep.mcp, signal, this.save.bind(this));
     const out = await this.chat.complete(prep.chat, signal);
     const choice = out.response.choices[0];
     const incomplete = choice?.finish_reason === 'length';
@@ -347,6 +383,8 @@ export class ResponsesService {
    */
   stream(prep: PreparedResponse, signal: AbortSignal): EventStream<ResponsesStreamEvent> {
     const headers: Record<string, string> = {};
+    if (prep.mcp)
+      return { headers, events: mcpEvents(this.mcpLoop, prep, prep.mcp, signal, headers, this.save.bind(this)) };
     return { headers, events: this.events(prep, signal, headers) };
   }
 
@@ -392,7 +430,11 @@ export class ResponsesService {
  * The tools as the response object names them (OpenAI's FunctionTool: name, description,
  * parameters and strict always present; strict is false unless the request asked for it).
  */
-function echoTools(tools: ToolDefinition[] | undefined, fileSearch: ResponsesFileSearch | null): unknown[] {
+function echoTools(
+  tools: ToolDefinition[] | undefined,
+  fileSearch: ResponsesFileSearch | null,
+  mcp: { index: number; echo: Record<string, unknown> }[] = [],
+): unknown[] {
   const out: unknown[] = (tools ?? []).map((t) => ({
     type: 'function',
     name: t.function.name,
@@ -401,7 +443,11 @@ function echoTools(tools: ToolDefinition[] | undefined, fileSearch: ResponsesFil
     strict: t.function.strict ?? false,
   }));
   // in the request's order
-  if (fileSearch) out.splice(fileSearch.index, 0, echoFileSearchTool(fileSearch));
+  const placed = [
+    ...(fileSearch ? [{ index: fileSearch.index, echo: echoFileSearchTool(fileSearch) }] : []),
+    ...mcp,
+  ].sort((a, b) => a.index - b.index);
+  for (const p of placed) out.splice(p.index, 0, p.echo);
   return out;
 }
 
@@ -414,7 +460,7 @@ function notFound(id: string): ApiError {
 }
 
 /** The answer as the next turn of the conversation: its text and its function calls. */
-function assistantTurn(output: OutputItem[]): ChatMessage {
+export function assistantTurn(output: OutputItem[]): ChatMessage {
   const text = output
     .filter((o) => o.type === 'message')
     .flatMap((o) => o.content.map((c) => c.text))
@@ -452,7 +498,7 @@ export function responseErrorCode(error: ErrorBody['error']): 'rate_limit_exceed
 }
 
 /** `model`: the catalog key of the model that serves (the requested one, or a fallback). */
-function responseObject(
+export function responseObject(
   prep: PreparedResponse,
   model: string,
   status: 'in_progress' | 'completed' | 'incomplete' | 'failed',

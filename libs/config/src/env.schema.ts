@@ -346,6 +346,8 @@ export interface EnvConfig {
 export interface McpEnv {
   /** MCP_CALL_TIMEOUT_MS: how long a registered server may take to answer one request */
   callTimeoutMs: number;
+  /** MCP_MAX_TOOL_ROUNDS: model calls one /v1/responses request with MCP tools makes at most */
+  maxToolRounds: number;
 }
 
 /** The team request log: its write queue, body cap and default retention (docs/request-log.md). */
@@ -747,6 +749,7 @@ export function parseEnv(env: Env, providers: readonly ProviderEnvDeclaration[] 
     otel: otel(env),
     mcp: {
       callTimeoutMs: int(env, 'MCP_CALL_TIMEOUT_MS', 60_000, 100, 3_600_000),
+      maxToolRounds: int(env, 'MCP_MAX_TOOL_ROUNDS', 8, 1, 64),
     },
     payments: parsePaymentsEnv({
       str: (name) => str(env, name),

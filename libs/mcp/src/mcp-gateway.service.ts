@@ -5,7 +5,7 @@ import { BillingService, perCallChargeMicro, perCallHoldMicro } from '@app/billi
 import { BackgroundCalls } from '@app/common';
 import { McpServerEntity } from './entities/mcp-server.entity';
 import { McpServersService, toolsOf } from './mcp-servers.service';
-import { McpUpstream, McpUpstreamError } from './mcp-upstream';
+import { McpTarget, McpUpstream, McpUpstreamError } from './mcp-upstream';
 import { gatewayToolName, splitGatewayToolName } from './tool-patterns';
 
 /**
@@ -29,6 +29,8 @@ export interface CallOrigin {
 export interface CallOptions {
   onProgress?: (p: Progress) => void;
   signal?: AbortSignal;
+  /** told what the call charged, µRUB (0 when unpriced, failed or refused) */
+  onCharged?: (costMicro: number) => void;
 }
 
 /** -32003: a tool the caller may not use (JSON-RPC's implementation-defined server error range). */
@@ -136,6 +138,7 @@ export class McpGateway {
         result = out.result;
         costMicro = out.charged && !out.charged.alreadyCharged ? out.charged.chargedMicro : 0;
       } else result = await run();
+      opts.onCharged?.(costMicro);
       this.report(caller, server.name, tool, args, origin, started, {
         status: 200,
         errorCode: result.isError === true ? 'tool_error' : null,
@@ -152,6 +155,39 @@ export class McpGateway {
         costMicro: 0,
       });
       if (upstream) throw new McpError(ErrorCode.InternalError, upstream.message, { server: server.name });
+      throw err;
+    }
+  }
+
+  /**
+   * Calls a tool of a server the team has not registered (a /v1/responses `server_url` the team's
+   * setting allows): logged like any call, never charged (it has no price).
+   */
+  async callUnregistered(
+    caller: Caller,
+    target: McpTarget,
+    tool: string,
+    args: Record<string, unknown>,
+    origin: CallOrigin,
+  ): Promise<CallToolResult> {
+    const started = performance.now();
+    try {
+      const result = await this.upstream.callTool(target, tool, args);
+      this.report(caller, target.name, tool, args, origin, started, {
+        status: 200,
+        errorCode: result.isError === true ? 'tool_error' : null,
+        result,
+        costMicro: 0,
+      });
+      return result;
+    } catch (err) {
+      const upstream = err instanceof McpUpstreamError ? err : null;
+      this.report(caller, target.name, tool, args, origin, started, {
+        status: upstream ? (upstream.reason === 'timeout' ? 504 : 502) : errorStatus(err),
+        errorCode: upstream ? `mcp_${upstream.reason}` : errorCode(err),
+        result: undefined,
+        costMicro: 0,
+      });
       throw err;
     }
   }

@@ -1,4 +1,5 @@
-import { Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
+import { McpToolHost } from '@app/chat/mcp/ports';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccountsModule, PrincipalGuard } from '@app/accounts';
 import { AuditModule } from '@app/accounts/audit';
@@ -13,8 +14,14 @@ import { McpServersController } from './mcp-servers.controller';
 import { McpServersRepository } from './mcp-servers.repository';
 import { McpServersService } from './mcp-servers.service';
 import { McpUpstream } from './mcp-upstream';
+import { McpResponseTools } from './mcp-response-tools';
 
-/** The MCP gateway: the team's server registry and the gateway's own /mcp endpoint. */
+/**
+ * The MCP gateway: the team's server registry, the gateway's own /mcp endpoint, and the remote MCP
+ * tools of /v1/responses (chat's McpToolHost port). Global, so the port reaches chat without chat
+ * importing this module.
+ */
+@Global()
 @Module({
   imports: [TypeOrmModule.forFeature([McpServerEntity]), AuthModule, BillingModule, AuditModule, AccountsModule],
   controllers: [McpServersController, McpEndpointController],
@@ -26,7 +33,9 @@ import { McpUpstream } from './mcp-upstream';
     McpUpstream,
     McpGateway,
     McpEndpoint,
+    McpResponseTools,
+    { provide: McpToolHost, useExisting: McpResponseTools },
   ],
-  exports: [McpServersService, McpUpstream, McpGateway],
+  exports: [McpServersService, McpUpstream, McpGateway, McpToolHost],
 })
 export class McpModule {}

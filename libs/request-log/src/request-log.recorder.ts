@@ -286,6 +286,9 @@ export class RequestLogRecorder implements RequestRecorder, OnModuleInit, OnModu
         requestBody: null,
         responseBody: null,
         bodyTruncated: false,
+        // a tool call is priced in roubles: no exchange rate
+        fxRate: null,
+        fxDate: null,
         kind: 'mcp_tool',
         mcpServer: call.server.slice(0, 64),
         mcpTool: call.tool.slice(0, 200),

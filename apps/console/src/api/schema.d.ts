@@ -1361,7 +1361,7 @@ export interface paths {
         delete: operations["TeamsController_deleteTeam"];
         options?: never;
         head?: never;
-        /** Team settings (admin): rename, request log level and retention */
+        /** Team settings (admin): rename, request log level and retention, ad-hoc MCP servers */
         patch: operations["TeamsController_update"];
         trace?: never;
     };
@@ -2504,6 +2504,11 @@ export interface components {
              * @example null
              */
             request_log_body_retention_days: number | null;
+            /**
+             * @description /v1/responses may use MCP servers the team has not registered (server_url), within the outbound address policy
+             * @example false
+             */
+            mcp_adhoc_servers: boolean;
         };
         TeamListDto: {
             /** @example list */
@@ -2534,6 +2539,11 @@ export interface components {
              * @example 7
              */
             request_log_body_retention_days?: number | null;
+            /**
+             * @description Team setting (not the request log): /v1/responses may use MCP servers the team has not registered (default false)
+             * @example false
+             */
+            mcp_adhoc_servers?: boolean;
             /**
              * @description Workspace name
              * @example search-team
@@ -3811,6 +3821,24 @@ export interface components {
                 [key: string]: unknown;
             } | null;
         };
+        ResponseMcpToolDto: {
+            /** @example echo */
+            name: string;
+            /** @example Echoes its input */
+            description: string | null;
+            /**
+             * @example {
+             *       "type": "object"
+             *     }
+             */
+            input_schema: {
+                [key: string]: unknown;
+            };
+            /** @example null */
+            annotations: {
+                [key: string]: unknown;
+            } | null;
+        };
         ResponseFileCitationDto: {
             /**
              * @example file_citation
@@ -3867,12 +3895,32 @@ export interface components {
              * @example message
              * @enum {string}
              */
-            type: "message" | "function_call" | "file_search_call";
+            type: "message" | "function_call" | "file_search_call" | "mcp_list_tools" | "mcp_call" | "mcp_approval_request";
             /**
+             * @description every item but mcp_list_tools and mcp_approval_request
              * @example completed
              * @enum {string}
              */
-            status: "completed" | "incomplete" | "in_progress" | "searching";
+            status?: "completed" | "incomplete" | "in_progress" | "searching" | "failed";
+            /**
+             * @description mcp_* items: the label of the MCP server
+             * @example docs
+             */
+            server_label?: string;
+            /** @description mcp_list_tools items: the tools offered */
+            tools?: components["schemas"]["ResponseMcpToolDto"][];
+            /**
+             * @description mcp_call items: what the tool answered (its text), null until it ran or when it failed
+             * @example hello
+             */
+            output?: string | null;
+            /** @description mcp_call: why the call failed; mcp_list_tools: why the tools could not be listed (a string) */
+            error?: (components["schemas"]["ResponseMcpCallErrorDto"] | string) | null;
+            /**
+             * @description mcp_call items run after an approval: the mcp_approval_request they answer
+             * @example null
+             */
+            approval_request_id?: string | null;
             /** @example assistant */
             role?: string;
             content?: components["schemas"]["ResponseOutputTextDto"][];
@@ -3882,12 +3930,12 @@ export interface components {
              */
             call_id?: string;
             /**
-             * @description function_call items
+             * @description function_call and mcp_* items: the tool
              * @example get_weather
              */
             name?: string;
             /**
-             * @description function_call items: JSON text
+             * @description function_call and mcp_* items: JSON text
              * @example {"city":"Paris"}
              */
             arguments?: string;
@@ -4024,7 +4072,7 @@ export interface components {
         };
         ResponseStreamEventDto: {
             /**
-             * @description response.created, response.in_progress, response.output_item.added, response.content_part.added, response.output_text.delta, response.output_text.done, response.content_part.done, response.function_call_arguments.delta, response.function_call_arguments.done, response.file_search_call.in_progress, response.file_search_call.searching, response.file_search_call.completed, response.output_text.annotation.added, response.output_item.done, response.completed (or response.incomplete); error on an upstream failure mid-stream
+             * @description response.created, response.in_progress, response.output_item.added, response.content_part.added, response.output_text.delta, response.output_text.done, response.content_part.done, response.function_call_arguments.delta, response.function_call_arguments.done, response.file_search_call.in_progress, response.file_search_call.searching, response.file_search_call.completed, response.output_text.annotation.added, response.mcp_list_tools.in_progress, response.mcp_list_tools.completed (failed), response.mcp_call.in_progress, response.mcp_call_arguments.delta, response.mcp_call_arguments.done, response.mcp_call.completed (failed), response.output_item.done, response.completed (or response.incomplete); error on an upstream failure mid-stream
              * @example response.output_text.delta
              */
             type: string;
@@ -4089,6 +4137,29 @@ export interface components {
              * @example null
              */
             param?: string | null;
+        };
+        ResponseMcpCallErrorDto: {
+            /**
+             * @example mcp_protocol_error
+             * @enum {string}
+             */
+            type: "mcp_protocol_error" | "mcp_tool_execution_error" | "http_error";
+            /** @example -32603 */
+            code?: number;
+            /** @example MCP server 'tools' is unreachable: fetch failed */
+            message?: string;
+            /**
+             * @description mcp_tool_execution_error: the content the tool answered
+             * @example [
+             *       {
+             *         "type": "text",
+             *         "text": "boom"
+             *       }
+             *     ]
+             */
+            content?: {
+                [key: string]: unknown;
+            }[];
         };
         ResponseCreateRequestDto: {
             /**
@@ -6124,6 +6195,11 @@ export interface components {
              * @example 7
              */
             request_log_body_retention_days?: number | null;
+            /**
+             * @description Team setting (not the request log): /v1/responses may use MCP servers the team has not registered (default false)
+             * @example false
+             */
+            mcp_adhoc_servers?: boolean;
             /** @example search-team */
             name?: string;
         };

@@ -6,6 +6,7 @@ import { KeyDataPolicyDto } from '@app/data-protection/dto/data-policy.dto';
 import {
   ArrayMaxSize,
   IsArray,
+  IsBoolean,
   IsDateString,
   IsIn,
   IsInt,
@@ -240,6 +241,12 @@ export class TeamLimitsDto extends TeamDetailsDto {
     example: null,
   })
   request_log_body_retention_days: number | null;
+  @ApiProperty({
+    description:
+      '/v1/responses may use MCP servers the team has not registered (server_url), within the outbound address policy',
+    example: false,
+  })
+  mcp_adhoc_servers: boolean;
 }
 
 export class TeamListDto {
@@ -284,6 +291,15 @@ export class RequestLogSettingsDto {
   @Min(1)
   @Max(3650)
   request_log_body_retention_days?: number | null;
+
+  @ApiPropertyOptional({
+    description:
+      'Team setting (not the request log): /v1/responses may use MCP servers the team has not registered (default false)',
+    example: false,
+  })
+  @IsOptional()
+  @IsBoolean()
+  mcp_adhoc_servers?: boolean;
 }
 
 export class UpdateTeamDto extends RequestLogSettingsDto {

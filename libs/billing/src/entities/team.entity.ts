@@ -19,6 +19,8 @@ export class TeamEntity {
     number | null;
   @Column({ name: 'request_log_body_retention_days', type: 'integer', nullable: true }) requestLogBodyRetentionDays?:
     number | null;
+  /** /v1/responses may use MCP servers the team has not registered (null = false) */
+  @Column({ name: 'mcp_adhoc_servers', type: 'boolean', nullable: true }) mcpAdhocServers?: boolean | null;
   @Column({ name: 'created_at', type: 'bigint', transformer: bigintNumber }) createdAt: number;
   /** set when the team was deleted: the row stays for its ledger history, the team answers 404 */
   @Column({ name: 'deleted_at', type: 'bigint', nullable: true, transformer: bigintNumber }) deletedAt?: number | null;

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import {
   Allow,
   ArrayMaxSize,
@@ -279,21 +279,85 @@ export class ResponseOutputTextDto {
   @ApiProperty({ type: 'array', items: { type: 'object' }, example: [] }) logprobs: unknown[];
 }
 
+/** A tool an MCP server lists (mcp_list_tools items). */
+export class ResponseMcpToolDto {
+  @ApiProperty({ example: 'echo' }) name: string;
+  @ApiProperty({ type: String, nullable: true, example: 'Echoes its input' }) description: string | null;
+  @ApiProperty({ type: 'object', additionalProperties: true, example: { type: 'object' } })
+  input_schema: Record<string, unknown>;
+  @ApiProperty({ type: 'object', nullable: true, additionalProperties: true, example: null }) annotations: Record<
+    string,
+    unknown
+  > | null;
+}
+
+/** Why an mcp_call failed: a protocol error, the tool's own error (its content), or an HTTP error. */
+export class ResponseMcpCallErrorDto {
+  @ApiProperty({
+    enum: ['mcp_protocol_error', 'mcp_tool_execution_error', 'http_error'],
+    example: 'mcp_protocol_error',
+  })
+  type: string;
+  @ApiPropertyOptional({ example: -32603 }) code?: number;
+  @ApiPropertyOptional({ example: "MCP server 'tools' is unreachable: fetch failed" }) message?: string;
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'object', additionalProperties: true },
+    description: 'mcp_tool_execution_error: the content the tool answered',
+    example: [{ type: 'text', text: 'boom' }],
+  })
+  content?: unknown;
+}
+
 /**
- * An output item: a message ({type: "message"}), a function call ({type: "function_call"}) or the
- * file_search tool's search ({type: "file_search_call"}, before the message).
+ * An output item: a message ({type: "message"}), a function call ({type: "function_call"}), the
+ * file_search tool's search ({type: "file_search_call"}, before the message), or a remote MCP
+ * tool's items: mcp_list_tools (a server's tools), mcp_call (a tool run: arguments, output or
+ * error) and mcp_approval_request (a call waiting for the caller's mcp_approval_response).
  */
 export class ResponseOutputItemDto {
   @ApiProperty({ example: 'msg_6f0c0a2b9d3e4c51a7b8c9d0e1f2a3b4' }) id: string;
-  @ApiProperty({ enum: ['message', 'function_call', 'file_search_call'], example: 'message' }) type:
-    'message' | 'function_call' | 'file_search_call';
-  @ApiProperty({ enum: ['completed', 'incomplete', 'in_progress', 'searching'], example: 'completed' })
-  status: string;
+  @ApiProperty({
+    enum: ['message', 'function_call', 'file_search_call', 'mcp_list_tools', 'mcp_call', 'mcp_approval_request'],
+    example: 'message',
+  })
+  type: 'message' | 'function_call' | 'file_search_call' | 'mcp_list_tools' | 'mcp_call' | 'mcp_approval_request';
+  @ApiPropertyOptional({
+    enum: ['completed', 'incomplete', 'in_progress', 'searching', 'failed'],
+    example: 'completed',
+    description: 'every item but mcp_list_tools and mcp_approval_request',
+  })
+  status?: string;
+  @ApiPropertyOptional({ example: 'docs', description: 'mcp_* items: the label of the MCP server' })
+  server_label?: string;
+  @ApiPropertyOptional({ type: [ResponseMcpToolDto], description: 'mcp_list_tools items: the tools offered' })
+  tools?: ResponseMcpToolDto[];
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: 'hello',
+    description: 'mcp_call items: what the tool answered (its text), null until it ran or when it failed',
+  })
+  output?: string | null;
+  @ApiPropertyOptional({
+    nullable: true,
+    description: 'mcp_call: why the call failed; mcp_list_tools: why the tools could not be listed (a string)',
+    oneOf: [{ $ref: getSchemaPath(ResponseMcpCallErrorDto) }, { type: 'string' }],
+  })
+  error?: ResponseMcpCallErrorDto | string | null;
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: null,
+    description: 'mcp_call items run after an approval: the mcp_approval_request they answer',
+  })
+  approval_request_id?: string | null;
   @ApiPropertyOptional({ example: 'assistant' }) role?: 'assistant';
   @ApiPropertyOptional({ type: [ResponseOutputTextDto] }) content?: ResponseOutputTextDto[];
   @ApiPropertyOptional({ example: 'call_abc123', description: 'function_call items' }) call_id?: string;
-  @ApiPropertyOptional({ example: 'get_weather', description: 'function_call items' }) name?: string;
-  @ApiPropertyOptional({ example: '{"city":"Paris"}', description: 'function_call items: JSON text' })
+  @ApiPropertyOptional({ example: 'get_weather', description: 'function_call and mcp_* items: the tool' })
+  name?: string;
+  @ApiPropertyOptional({ example: '{"city":"Paris"}', description: 'function_call and mcp_* items: JSON text' })
   arguments?: string;
   @ApiPropertyOptional({
     type: [String],
@@ -395,7 +459,7 @@ export class ResponseStreamEventDto {
   @ApiProperty({
     example: 'response.output_text.delta',
     description:
-      'response.created, response.in_progress, response.output_item.added, response.content_part.added, response.output_text.delta, response.output_text.done, response.content_part.done, response.function_call_arguments.delta, response.function_call_arguments.done, response.file_search_call.in_progress, response.file_search_call.searching, response.file_search_call.completed, response.output_text.annotation.added, response.output_item.done, response.completed (or response.incomplete); error on an upstream failure mid-stream',
+      'response.created, response.in_progress, response.output_item.added, response.content_part.added, response.output_text.delta, response.output_text.done, response.content_part.done, response.function_call_arguments.delta, response.function_call_arguments.done, response.file_search_call.in_progress, response.file_search_call.searching, response.file_search_call.completed, response.output_text.annotation.added, response.mcp_list_tools.in_progress, response.mcp_list_tools.completed (failed), response.mcp_call.in_progress, response.mcp_call_arguments.delta, response.mcp_call_arguments.done, response.mcp_call.completed (failed), response.output_item.done, response.completed (or response.incomplete); error on an upstream failure mid-stream',
   })
   type: string;
   @ApiProperty({ example: 4 }) sequence_number: number;

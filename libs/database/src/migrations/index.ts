@@ -20,6 +20,7 @@ import { LoginThrottle1797500000000 } from './1797500000000-login-throttle';
 import { Pricing1797000000000 } from './1797000000000-pricing';
 import { DataProtection1797100000000 } from './1797100000000-data-protection';
 import { Mcp1797200000000 } from './1797200000000-mcp';
+import { McpAdhocServers1797700000000 } from './1797700000000-mcp-adhoc-servers';
 
 /** Ordered list of every migration; the same list runs on Postgres and SQLite. */
 export const migrations = [
@@ -45,4 +46,5 @@ export const migrations = [
   Pricing1797000000000,
   DataProtection1797100000000,
   Mcp1797200000000,
+  McpAdhocServers1797700000000,
 ];
