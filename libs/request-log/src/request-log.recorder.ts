@@ -293,8 +293,6 @@ export class RequestLogRecorder implements RequestRecorder, OnModuleInit, OnModu
         mcpServer: call.server.slice(0, 64),
         mcpTool: call.tool.slice(0, 200),
         bytes: call.bytes,
-        fxRate: null,
-        fxDate: null,
       };
       void this.settings.get(call.teamId).then(
         (s) => {

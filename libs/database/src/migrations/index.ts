@@ -42,9 +42,9 @@ export const migrations = [
   ChunkCompression1795900000000,
   Payments1796600000000,
   Documents1796700000000,
-  LoginThrottle1797500000000,
   Pricing1797000000000,
   DataProtection1797100000000,
   Mcp1797200000000,
+  LoginThrottle1797500000000,
   McpAdhocServers1797700000000,
 ];
