@@ -57,6 +57,7 @@ describe(`foundation over HTTP on ${backendKind()}`, () => {
       expires_at: null,
       allowed_models: [],
       allowed_mcp_tools: [],
+      data_policy: null,
     });
 
     const top = await admin(request(t.url).post(`/api/v1/admin/teams/${team.body.id}/top-ups`)).send({

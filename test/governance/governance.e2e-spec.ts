@@ -440,6 +440,7 @@ describe(`governance on ${backendKind()}`, () => {
       expires_at: null,
       allowed_models: [],
       allowed_mcp_tools: [],
+      data_policy: null,
     });
     // absent fields stay, null removes
     const cleared = await patchKey(k.id, { tpm_limit: null, budget_rub_per_month: null });

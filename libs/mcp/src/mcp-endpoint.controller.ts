@@ -1,10 +1,10 @@
 import { Controller, Delete, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
 import {
   ApiBody,
+  ApiExcludeEndpoint,
   ApiOkResponse,
   ApiOperation,
   ApiProduces,
-  ApiResponse,
   ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
@@ -27,6 +27,8 @@ export class McpEndpointController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'MCP Streamable HTTP: initialize, tools/list, tools/call (JSON-RPC; answered as JSON or an SSE stream)',
+    description:
+      'A message without an id (a notification, or a response to the server) is accepted with 202 and no body. GET and DELETE answer 405: the endpoint is stateless, so there is no stream to open and no session to end.',
   })
   @ApiBody({ type: JsonRpcMessageDto })
   @ApiProduces('application/json', 'text/event-stream')
@@ -36,21 +38,18 @@ export class McpEndpointController {
       'text/event-stream': { schema: { $ref: getSchemaPath(JsonRpcMessageDto) } },
     },
   })
-  @ApiResponse({ status: 202, description: 'A notification or response was accepted (no body)' })
   async post(@CurrentCaller() caller: Caller, @Req() req: Request, @Res() res: Response): Promise<void> {
     await this.endpoint.handle(toolUser(req, caller), origin(req, res), req, res);
   }
 
   @Get()
-  @ApiOperation({ summary: 'Not offered: the endpoint is stateless, so there is no stream to open (405)' })
-  @ApiResponse({ status: 405, description: 'method_not_allowed' })
+  @ApiExcludeEndpoint()
   get(): never {
     throw stateless();
   }
 
   @Delete()
-  @ApiOperation({ summary: 'Not offered: the endpoint is stateless, so there is no session to end (405)' })
-  @ApiResponse({ status: 405, description: 'method_not_allowed' })
+  @ApiExcludeEndpoint()
   remove(): never {
     throw stateless();
   }

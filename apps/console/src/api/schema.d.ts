@@ -2271,13 +2271,14 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Not offered: the endpoint is stateless, so there is no stream to open (405) */
-        get: operations["McpEndpointController_get"];
+        get?: never;
         put?: never;
-        /** MCP Streamable HTTP: initialize, tools/list, tools/call (JSON-RPC; answered as JSON or an SSE stream) */
+        /**
+         * MCP Streamable HTTP: initialize, tools/list, tools/call (JSON-RPC; answered as JSON or an SSE stream)
+         * @description A message without an id (a notification, or a response to the server) is accepted with 202 and no body. GET and DELETE answer 405: the endpoint is stateless, so there is no stream to open and no session to end.
+         */
         post: operations["McpEndpointController_post"];
-        /** Not offered: the endpoint is stateless, so there is no session to end (405) */
-        delete: operations["McpEndpointController_remove"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -21648,56 +21649,6 @@ export interface operations {
             };
         };
     };
-    McpEndpointController_get: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
-                "x-team-id"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Missing, unknown or revoked API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description method_not_allowed */
-            405: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description Internal error (logged with the request id; no detail is sent) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description The database cannot be reached right now (Retry-After) */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-        };
-    };
     McpEndpointController_post: {
         parameters: {
             query?: never;
@@ -21723,13 +21674,6 @@ export interface operations {
                     "text/event-stream": components["schemas"]["JsonRpcMessageDto"];
                 };
             };
-            /** @description A notification or response was accepted (no body) */
-            202: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description Invalid request: the message names the problem and `param` the field */
             400: {
                 headers: {
@@ -21750,56 +21694,6 @@ export interface operations {
             };
             /** @description Request body too large */
             413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description Internal error (logged with the request id; no detail is sent) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description The database cannot be reached right now (Retry-After) */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-        };
-    };
-    McpEndpointController_remove: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description With a session cookie: the team to act in (or the team_id query parameter). Ignored with an API key. */
-                "x-team-id"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Missing, unknown or revoked API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description method_not_allowed */
-            405: {
                 headers: {
                     [name: string]: unknown;
                 };
