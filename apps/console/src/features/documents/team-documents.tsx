@@ -215,7 +215,7 @@ function IssueInvoice({ teamId }: { teamId: string }) {
 }
 
 function Invoices({ teamId, canIssue }: { teamId: string; canIssue: boolean }) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const list = useInvoices(teamId);
   const rows: Invoice[] = list.data?.data ?? [];
   return (
