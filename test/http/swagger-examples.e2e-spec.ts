@@ -11,6 +11,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { FakeYooKassa } from '../fakes';
+import { FakeMcpServer } from '../fakes/fake-mcp';
 import { createTestApp, ADMIN_TOKEN, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
 
@@ -183,6 +184,21 @@ const FLOW: Record<string, FlowEntry> = {
   'GET /api/v1/teams/{team_id}/alerts/{alert_id}': { params: { alert_id: 'alert' } },
   'PATCH /api/v1/teams/{team_id}/alerts/{alert_id}': { params: { alert_id: 'alert' } },
   'DELETE /api/v1/teams/{team_id}/alerts/{alert_id}': { order: 95, params: { alert_id: 'alert' } },
+  'POST /api/v1/teams/{team_id}/alerts/{alert_id}/test': { params: { alert_id: 'alert' } },
+  'POST /api/v1/teams/{team_id}/api-keys/{key_id}/rotate': { order: 60, params: { key_id: 'team_api_key' } },
+
+  // MCP: a server registered at the in-test MCP server; the gateway's own endpoint asked for its tools
+  'POST /api/v1/teams/{team_id}/mcp-servers': {
+    order: 20,
+    body: (c) => ({ url: c.mcp_url }),
+    capture: (a) => ({ mcp_server: id(a) }),
+  },
+  'GET /api/v1/teams/{team_id}/mcp-servers/{id}': { params: { id: 'mcp_server' } },
+  'PATCH /api/v1/teams/{team_id}/mcp-servers/{id}': { params: { id: 'mcp_server' }, body: (c) => ({ url: c.mcp_url }) },
+  'POST /api/v1/teams/{team_id}/mcp-servers/{id}/refresh': { params: { id: 'mcp_server' } },
+  'GET /api/v1/teams/{team_id}/mcp-servers/{id}/tools': { params: { id: 'mcp_server' } },
+  'DELETE /api/v1/teams/{team_id}/mcp-servers/{id}': { order: 95, params: { id: 'mcp_server' } },
+  'POST /mcp': { headers: () => ({ accept: 'application/json, text/event-stream' }) },
 
   'POST /v1/images/generations': {
     order: 5,
@@ -423,9 +439,11 @@ describe(`every Swagger example works (${backendKind()})`, () => {
   let t: TestApp;
   let doc: Doc;
   let yookassa: FakeYooKassa;
+  let mcp: FakeMcpServer;
 
   beforeAll(async () => {
     yookassa = await FakeYooKassa.start();
+    mcp = await FakeMcpServer.start();
     t = await createTestApp({
       env: {
         YOOKASSA_SHOP_ID: yookassa.shopId,
@@ -439,6 +457,8 @@ describe(`every Swagger example works (${backendKind()})`, () => {
         BOOTSTRAP_OPERATOR_EMAIL: 'ada@example.com',
         BOOTSTRAP_OPERATOR_PASSWORD: 'correct horse battery staple',
         REQUEST_LOG_FLUSH_MS: '10',
+        // the MCP server example is registered at the in-test server on this machine
+        OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32',
       },
     });
     doc = (await (await fetch(`${t.url}/docs-json`)).json()) as Doc;
@@ -446,6 +466,7 @@ describe(`every Swagger example works (${backendKind()})`, () => {
   afterAll(async () => {
     await t?.close();
     await yookassa?.close();
+    await mcp?.close();
   });
 
   it('executes each operation of /docs-json with its examples (creates first, deletes last) and gets a 2xx', async () => {
@@ -464,7 +485,7 @@ describe(`every Swagger example works (${backendKind()})`, () => {
     calls.sort((a, b) => a.order - b.order);
     expect(calls.length).toBeGreaterThan(50);
 
-    const captured: Captured = {};
+    const captured: Captured = { mcp_url: mcp.url };
     const failures: string[] = [];
     for (const call of calls) {
       const label = `${call.key}${call.media ? ` (${call.media})` : ''}`;

@@ -149,6 +149,8 @@ describe(`rerank over HTTP (fake OpenAI embeddings) on ${backendKind()}`, () => 
       amount_rub: -0.0102,
       balance_after_rub: after,
       created_at: expect.any(String),
+      fx_rate: null,
+      fx_date: null,
     });
   });
 

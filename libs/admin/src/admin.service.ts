@@ -161,7 +161,7 @@ export class AdminService {
       createdBy: old.createdBy,
       expiresAt: old.expiresAt,
       allowedModels: old.allowedModels,
-      dataPolicy: old.dataPolicy,
+      inheritedDataPolicy: old.dataPolicy,
       allowedMcpTools: old.allowedMcpTools,
       limits: {
         rpmLimit: old.rpmLimit,

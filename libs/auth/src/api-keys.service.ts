@@ -106,6 +106,11 @@ export interface NewKeyOptions {
   allowedModels?: string[] | null;
   /** the key's own data policy: at least as strict as its team's (400 otherwise) */
   dataPolicy?: KeyDataPolicy | null;
+  /**
+   * a rotated key's policy, copied as its predecessor stored it, unchecked: the effective policy is the
+   * stricter of team and key, so one the team has since tightened past stays harmless
+   */
+  inheritedDataPolicy?: KeyDataPolicy | null;
   allowedMcpTools?: string[] | null;
   /** rate limits and budgets (a rotated key keeps its predecessor's) */
   limits?: Pick<ApiKeyView, 'rpmLimit' | 'tpmLimit' | 'budgetDayMicro' | 'budgetMonthMicro'>;
@@ -167,7 +172,12 @@ export class ApiKeysService implements OnModuleInit {
   async create(teamId: string, name: string | null, opts: NewKeyOptions = {}): Promise<CreatedApiKey> {
     const apiKey = generateApiKey();
     const models = opts.allowedModels && opts.allowedModels.length > 0 ? [...new Set(opts.allowedModels)] : [];
-    const dataPolicy = opts.dataPolicy ? await this.keyPolicy(teamId, opts.dataPolicy) : null;
+    const dataPolicy =
+      opts.inheritedDataPolicy !== undefined
+        ? opts.inheritedDataPolicy
+        : opts.dataPolicy
+          ? await this.keyPolicy(teamId, opts.dataPolicy)
+          : null;
     const tools = opts.allowedMcpTools && opts.allowedMcpTools.length > 0 ? [...new Set(opts.allowedMcpTools)] : [];
     const entity: ApiKeyEntity = {
       id: newId(),

@@ -30,7 +30,15 @@ export class McpEndpointController {
     description:
       'A message without an id (a notification, or a response to the server) is accepted with 202 and no body. GET and DELETE answer 405: the endpoint is stateless, so there is no stream to open and no session to end.',
   })
-  @ApiBody({ type: JsonRpcMessageDto })
+  @ApiBody({
+    type: JsonRpcMessageDto,
+    examples: {
+      'tools/list': {
+        summary: 'The tools this key may call',
+        value: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
+      },
+    },
+  })
   @ApiProduces('application/json', 'text/event-stream')
   @ApiOkResponse({
     content: {
