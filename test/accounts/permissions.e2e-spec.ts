@@ -229,7 +229,9 @@ describe(`accounts: roles and permissions on ${backendKind()}`, () => {
       return;
     }
     if (action.min === 'operator') {
-      expect(res.status).toBe(401);
+      // signed in, but the admin API is for operators
+      expect(res.status).toBe(403);
+      expect(res.body.error.code).toBe('operator_required');
     } else if (who === 'outsider') {
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe('team_not_found');
