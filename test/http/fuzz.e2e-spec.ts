@@ -245,18 +245,30 @@ describe(`fuzz: hostile requests across every operation (${backendKind()})`, () 
           const e = parsed?.error;
           // the Anthropic-compatible paths answer in Anthropic's shape: {type: "error", error: {type, message}, request_id}
           const anthropicShape = /^\/v1\/messages(\/|$)/.test(path);
-          const ok = anthropicShape
-            ? !!e &&
-              (parsed as { type?: unknown }).type === 'error' &&
-              typeof e.message === 'string' &&
-              typeof e.type === 'string' &&
-              Object.keys(e).length === 2
-            : !!e &&
-              typeof e.message === 'string' &&
-              typeof e.type === 'string' &&
-              'code' in e &&
-              'param' in e &&
-              Object.keys(parsed!).length === 1;
+          const gatewayShape =
+            !!e &&
+            typeof e.message === 'string' &&
+            typeof e.type === 'string' &&
+            'code' in e &&
+            'param' in e &&
+            Object.keys(parsed!).length === 1;
+          // the MCP endpoint: what the HTTP layer refuses (body, key) is in the gateway's shape; what the MCP
+          // transport refuses is a JSON-RPC error {jsonrpc, error: {code, message}, id}, as MCP clients expect
+          const jsonRpcShape =
+            !!e &&
+            (parsed as { jsonrpc?: unknown }).jsonrpc === '2.0' &&
+            typeof e.code === 'number' &&
+            typeof e.message === 'string';
+          const ok =
+            path === '/mcp'
+              ? gatewayShape || jsonRpcShape
+              : anthropicShape
+                ? !!e &&
+                  (parsed as { type?: unknown }).type === 'error' &&
+                  typeof e.message === 'string' &&
+                  typeof e.type === 'string' &&
+                  Object.keys(e).length === 2
+                : gatewayShape;
           if (!ok) failures.push(`not in the error shape: ${where}`);
           if (res.status >= 400 && res.status !== 402 && res.status !== 404 && fake.requests.length !== upstreamBefore)
             failures.push(`upstream called for a ${res.status}: ${where}`);

@@ -162,7 +162,7 @@ describe('Team admin in Chromium', () => {
     await events.getByText('delivered').waitFor({ timeout: 15_000 });
     await events.getByText('test', { exact: true }).waitFor();
     await shot(s.page, 'team-admin-alerts-en');
-    await s.page.getByText('RU', { exact: true }).click();
+    await s.page.getByRole('radiogroup', { name: 'Language' }).getByText('RU', { exact: true }).click();
     await s.page.getByRole('heading', { level: 1, name: 'Оповещения' }).waitFor();
     await s.page.getByRole('table', { name: 'События и доставки' }).getByText('доставлено').waitFor();
     await shot(s.page, 'team-admin-alerts-ru');

@@ -17,12 +17,23 @@ const adminState: AuthState = {
   memberships: [{ teamId: 'team-1', teamName: 'Acme', role: 'admin' }],
   role: 'admin',
 };
+/** the team's data policy as the server answers it when none was set */
+const OPEN_POLICY = {
+  residency: 'any',
+  pii: 'off',
+  pii_scope: 'foreign_only',
+  entities: ['email', 'phone', 'card', 'inn', 'snils', 'passport', 'ogrn', 'bank_account', 'ip', 'person'],
+  custom_patterns: [],
+  allow_list: [],
+  updated_at: null,
+};
 const members = [
   { user_id: 'u1', email: 'olga@example.com', name: 'Olga', role: 'owner', joined_at: '2026-11-01T00:00:00Z' },
 ];
 
 function teamServer(deleteAnswer: () => Response) {
   server.handle = ({ method, path }) => {
+    if (path.endsWith('/data-policy')) return json(OPEN_POLICY);
     if (method === 'DELETE' && path === '/api/v1/teams/team-1') return deleteAnswer();
     if (path === '/api/v1/auth/session')
       return json({

@@ -12,6 +12,16 @@ const adminState: AuthState = {
   memberships: [{ teamId: 'team-1', teamName: 'Acme', role: 'admin' }],
   role: 'admin',
 };
+/** the team's data policy as the server answers it when none was set */
+const OPEN_POLICY = {
+  residency: 'any',
+  pii: 'off',
+  pii_scope: 'foreign_only',
+  entities: ['email', 'phone', 'card', 'inn', 'snils', 'passport', 'ogrn', 'bank_account', 'ip', 'person'],
+  custom_patterns: [],
+  allow_list: [],
+  updated_at: null,
+};
 const members = [
   { user_id: 'u1', email: 'ann@example.com', name: 'Ann', role: 'admin', joined_at: '2026-11-01T00:00:00Z' },
   { user_id: 'u2', email: 'bob@example.com', name: 'Bob', role: 'member', joined_at: '2026-11-02T00:00:00Z' },
@@ -20,6 +30,7 @@ const members = [
 describe('Members and invitations', () => {
   it('an admin invites by email with a role and gets the link to copy', async () => {
     server.handle = ({ method, path }) => {
+      if (path.endsWith('/data-policy')) return json(OPEN_POLICY);
       if (method === 'GET' && path.endsWith('/members')) return json({ object: 'list', data: members });
       if (method === 'GET' && path.endsWith('/invitations')) return json({ object: 'list', data: [] });
       if (method === 'POST' && path === '/api/v1/teams/team-1/invitations')
@@ -43,6 +54,7 @@ describe('Members and invitations', () => {
 
   it("an admin changes another member's role; removing asks first", async () => {
     server.handle = ({ method, path }) => {
+      if (path.endsWith('/data-policy')) return json(OPEN_POLICY);
       if (method === 'GET' && path.endsWith('/members')) return json({ object: 'list', data: members });
       if (method === 'GET') return json({ object: 'list', data: [] });
       if (method === 'PATCH') return json({ ...members[1], role: 'viewer' });
