@@ -72,6 +72,10 @@ export class CatalogAdminService {
   }
 
   async put(key: string, dto: PutCatalogModelDto, actor: Actor): Promise<AdminCatalogModelDto> {
+    // the body before the model: a price that may not be null is refused by name, as every DTO field is
+    for (const [name, v] of Object.entries(dto.prices ?? {}))
+      if (v === null && PRICE_FIELDS[name] && !PRICE_FIELDS[name].nullable)
+        throw ApiError.badRequest(`prices.${name} must not be null.`, `prices.${name}`, 'invalid_value');
     const base = this.catalog.baseEntry(key);
     if (!base) throw notInCatalog(key);
     const override = this.overrideOf(key, dto, base);
