@@ -1,4 +1,4 @@
-import type { PiiEntityType } from './detectors';
+import { ALL_ENTITY_TYPES, type PiiEntityType } from './detectors';
 
 /**
  * The data policy of a team or an API key, and how two of them combine. Pure: no I/O, no Nest;
@@ -10,20 +10,7 @@ export const PII_MODES = ['off', 'mask', 'block'] as const;
 export type PiiMode = (typeof PII_MODES)[number];
 export const PII_SCOPES = ['foreign_only', 'all_providers'] as const;
 export type PiiScope = (typeof PII_SCOPES)[number];
-export const PII_ENTITY_TYPES: readonly PiiEntityType[] = [
-  'email',
-  'phone',
-  'card',
-  'inn',
-  'snils',
-  'passport',
-  'ogrn',
-  'bank_account',
-  'ip',
-  'person',
-  'address',
-  'custom',
-];
+export const PII_ENTITY_TYPES: readonly PiiEntityType[] = ALL_ENTITY_TYPES;
 
 export interface CustomPattern {
   name: string;
