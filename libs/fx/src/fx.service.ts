@@ -1,12 +1,10 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { Gauge } from 'prom-client';
-import { DataSource, IsNull } from 'typeorm';
 import { Clock, MetricsService } from '@app/common';
 import { AppConfig } from '@app/config';
-import { isUniqueViolation } from '@app/billing/billing.repository';
 import { parseCbrDaily } from './cbr-xml';
 import { FxRateEntity, FxStatusEntity } from './fx.entities';
+import { FxRepository } from './fx.repository';
 
 /** The rate prices are converted with: RUB per USD, its CBR date, and the operator's markup. */
 export interface FxQuote {
@@ -53,7 +51,7 @@ export class FxService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly listeners: (() => void)[] = [];
 
   constructor(
-    @InjectDataSource() private readonly ds: DataSource,
+    private readonly repo: FxRepository,
     private readonly config: AppConfig,
     private readonly clock: Clock,
     metrics: MetricsService,
@@ -105,12 +103,8 @@ export class FxService implements OnApplicationBootstrap, OnModuleDestroy {
   /** Re-reads the newest rates and the fetcher's status from the database. */
   async reload(): Promise<void> {
     const before = this.current();
-    this.recent = await this.ds.getRepository(FxRateEntity).find({
-      where: { currency: CURRENCY },
-      order: { rateDate: 'DESC' },
-      take: 10,
-    });
-    this.status = await this.ds.getRepository(FxStatusEntity).findOneBy({ currency: CURRENCY });
+    this.recent = await this.repo.recent(CURRENCY, 10);
+    this.status = await this.repo.status(CURRENCY);
     this.staleGauge.set(this.status?.alertRaisedAt ? 1 : 0);
     const after = this.current();
     if (before?.date !== after?.date || before?.rate !== after?.rate) for (const l of this.listeners) l();
@@ -144,7 +138,7 @@ export class FxService implements OnApplicationBootstrap, OnModuleDestroy {
       const daily = parseCbrDaily(await this.download(url));
       const usd = daily.rates.get(CURRENCY);
       if (!usd) throw new Error(`the list of ${daily.date} has no ${CURRENCY} rate`);
-      await this.store({
+      await this.repo.insertRate({
         currency: CURRENCY,
         rateDate: daily.date,
         rate: usd.rate,
@@ -152,12 +146,17 @@ export class FxService implements OnApplicationBootstrap, OnModuleDestroy {
         value: usd.value,
         fetchedAt: at,
       });
-      await this.saveStatus({ lastAttemptAt: at, lastSuccessAt: at, lastError: null, alertRaisedAt: null });
+      await this.repo.saveStatus(CURRENCY, {
+        lastAttemptAt: at,
+        lastSuccessAt: at,
+        lastError: null,
+        alertRaisedAt: null,
+      });
       this.log.log({ date: daily.date, rate: usd.rate }, 'CBR rate fetched');
     } catch (err) {
       const message = (err as Error).message?.slice(0, 500) || String(err);
       this.log.warn({ url, err: message }, 'CBR rate fetch failed; the last rate stays in use');
-      await this.saveStatus({ lastAttemptAt: at, lastError: message });
+      await this.repo.saveStatus(CURRENCY, { lastAttemptAt: at, lastError: message });
     }
     await this.reload();
     await this.checkStale();
@@ -174,29 +173,6 @@ export class FxService implements OnApplicationBootstrap, OnModuleDestroy {
     return body;
   }
 
-  private async store(row: FxRateEntity): Promise<void> {
-    const repo = this.ds.getRepository(FxRateEntity);
-    if (await repo.findOneBy({ currency: row.currency, rateDate: row.rateDate })) return;
-    try {
-      await repo.insert(row);
-    } catch (err) {
-      // another replica stored the same day's rate first
-      if (!isUniqueViolation(err)) throw err;
-    }
-  }
-
-  private async saveStatus(patch: Partial<FxStatusEntity>): Promise<void> {
-    const repo = this.ds.getRepository(FxStatusEntity);
-    const row = (await repo.findOneBy({ currency: CURRENCY })) ?? {
-      currency: CURRENCY,
-      lastAttemptAt: null,
-      lastSuccessAt: null,
-      lastError: null,
-      alertRaisedAt: null,
-    };
-    await repo.save({ ...row, ...patch });
-  }
-
   private isStale(): boolean {
     const since = this.status?.lastSuccessAt ?? this.startedAt;
     return this.clock.now() - since > this.config.fx.staleHours * HOUR;
@@ -209,10 +185,7 @@ export class FxService implements OnApplicationBootstrap, OnModuleDestroy {
   async checkStale(): Promise<boolean> {
     if (!this.isStale()) return false;
     const now = this.clock.now();
-    const repo = this.ds.getRepository(FxStatusEntity);
-    if (!(await repo.findOneBy({ currency: CURRENCY }))) await this.saveStatus({});
-    const res = await repo.update({ currency: CURRENCY, alertRaisedAt: IsNull() }, { alertRaisedAt: now });
-    if (res.affected) {
+    if (await this.repo.raiseAlert(CURRENCY, now)) {
       const last = this.current();
       this.log.error(
         { lastSuccessAt: this.status?.lastSuccessAt ?? null, lastRate: last, staleHours: this.config.fx.staleHours },

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { TransactionRunner } from '@app/database';
 import { AuditRecord, AuditTrail } from '@app/accounts/audit';
+import { TeamEntity } from '@app/billing/entities/team.entity';
 import { CatalogOverrideEntity, PricingVersionEntity, TeamPricingEntity } from './pricing.entities';
 
 const VERSION_ID = 'pricing';
@@ -77,5 +78,9 @@ export class PricingRepository {
         .execute();
       return true;
     });
+  }
+
+  teamExists(teamId: string): Promise<boolean> {
+    return this.ds.getRepository(TeamEntity).existsBy({ id: teamId });
   }
 }

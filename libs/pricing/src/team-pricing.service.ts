@@ -1,9 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { ApiError, Clock } from '@app/common';
 import type { Actor } from '@app/accounts/audit';
-import { TeamEntity } from '@app/billing/entities/team.entity';
 import { ModelCatalogService } from '@app/providers';
 import { checkPrice } from './catalog-admin.service';
 import { PutTeamPricingDto, TeamPricingDto } from './dto/team-pricing.dto';
@@ -26,7 +23,6 @@ const NONE: TeamPricing = { discount_percent: 0, markup_percent: 0, models: {} }
 @Injectable()
 export class TeamPricingService {
   constructor(
-    @InjectDataSource() private readonly ds: DataSource,
     private readonly repo: PricingRepository,
     private readonly sync: PricingSync,
     private readonly catalog: ModelCatalogService,
@@ -74,8 +70,7 @@ export class TeamPricingService {
   }
 
   private async assertTeam(teamId: string): Promise<void> {
-    if (!(await this.ds.getRepository(TeamEntity).existsBy({ id: teamId })))
-      throw ApiError.notFound(`Team ${teamId} not found.`, 'team_not_found');
+    if (!(await this.repo.teamExists(teamId))) throw ApiError.notFound(`Team ${teamId} not found.`, 'team_not_found');
   }
 
   private view(teamId: string, p: TeamPricing, updatedAt: number | null): TeamPricingDto {
