@@ -60,7 +60,7 @@ export function DownloadButton({ url, name }: { url: string; name: string }) {
 export function InvoiceStatus({ status }: { status: string }) {
   const { t } = useTranslation();
   return (
-    <Badge color={status === 'paid' ? 'green' : 'yellow'} variant="light">
+    <Badge color={status === 'paid' ? 'green' : 'yellow'} variant="light" tt="none">
       {t(`documents.invoices.statuses.${status as 'paid'}`)}
     </Badge>
   );
