@@ -5,6 +5,8 @@
  *     JSON, DOCX), each in a fresh gateway child on a fresh backend of the same kind (after a small
  *     warm-up document); that child's RSS (/proc/<pid>/status VmRSS) sampled every 50 ms until the
  *     document is completed; peak growth over the RSS before the upload, against ≤ 300 MB;
+ *     meanwhile `/health` is asked every 50 ms on a fresh connection: its p99 and worst answer time
+ *     against ≤ 100 ms (no request may wait longer than that behind an ingestion);
  *  2. throughput: a mixed set (BENCH_INGEST_MIXED, default 2 × each type × 1 MB) uploaded at once;
  *     wall time from the first upload until every document is completed, MB/s against ≥ 2 MB/s.
  * BENCH_INGEST_TYPES narrows step 1 (e.g. "html,text,pdf"; "none" skips it); BENCH_INGEST_MB sets its size (10).
@@ -16,6 +18,8 @@ const { makeDocument, KINDS } = require('../ingestion-docs');
 
 const TARGET_GROWTH_MB = 300;
 const TARGET_MB_PER_S = 2;
+/** the longest a request may wait behind an ingestion (measured on /health) */
+const TARGET_HEALTH_MS = 100;
 const MB = 1_000_000;
 
 const rssMb = (pid) => {
@@ -26,6 +30,28 @@ const rssMb = (pid) => {
     return NaN;
   }
 };
+
+/** Asks `base`/health every 50 ms on a fresh connection until stopped; answers the times (ms), sorted. */
+function healthPoller(base) {
+  const times = [];
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const t0 = performance.now();
+      const res = await fetch(`${base}/health`, { headers: { connection: 'close' } }).catch(() => null);
+      if (res) await res.arrayBuffer().catch(() => null);
+      times.push(performance.now() - t0);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return times.sort((a, b) => a - b);
+    },
+  };
+}
 
 /** Samples the RSS of `pid` every 50 ms until stopped; answers the peak. */
 function sampler(pid) {
@@ -82,7 +108,7 @@ const newKb = async (base, key, name) =>
 
 module.exports = {
   name: 'ingestion',
-  title: `Ingestion: peak RSS growth per ~10 MB document type (≤ ${TARGET_GROWTH_MB} MB) and MB/s of a mixed set (≥ ${TARGET_MB_PER_S} MB/s)`,
+  title: `Ingestion: peak RSS growth per ~10 MB document type (≤ ${TARGET_GROWTH_MB} MB), /health while it ingests (≤ ${TARGET_HEALTH_MS} ms) and MB/s of a mixed set (≥ ${TARGET_MB_PER_S} MB/s)`,
 
   /** @param {import('../../bench').BenchContext} ctx */
   async run(ctx) {
@@ -111,6 +137,7 @@ module.exports = {
       let seconds;
       let idle;
       let peak;
+      let health = [];
       try {
         const kb = await newKb(gw.url, key, `bench-ingest-${kind}`);
         // a warm-up document: the parser workers, tokenizer tables and embedder are loaded lazily
@@ -123,16 +150,20 @@ module.exports = {
         await new Promise((r) => setTimeout(r, 500));
         idle = rssMb(gw.pid);
         const s = sampler(gw.pid);
+        const h = healthPoller(gw.url);
         const t0 = performance.now();
         const id = await upload(gw.url, key, kb, doc);
         [res] = await settle(gw.url, key, kb, [id], 600_000);
         seconds = (performance.now() - t0) / 1000;
         peak = s.stop();
+        health = await h.stop();
       } finally {
         await gw.stop();
       }
       const growth = peak - idle;
-      memory.push({ kind, growth, completed: res.status === 'completed' });
+      const healthP99 = health.length ? health[Math.min(health.length - 1, Math.floor(health.length * 0.99))] : NaN;
+      const healthMax = health.length ? health[health.length - 1] : NaN;
+      memory.push({ kind, growth, completed: res.status === 'completed', healthP99, healthMax });
       check(
         res.status === 'completed',
         `${kind}: ${(doc.bytes.length / MB).toFixed(1)} MB ${res.status}${res.last_error ? ` (${res.last_error.code})` : ''}, ${res.chunks} chunks in ${seconds.toFixed(1)} s`,
@@ -140,11 +171,14 @@ module.exports = {
       log(
         `  ${kind}: peak RSS ${peak.toFixed(0)} MB, growth ${growth.toFixed(0)} MB over ${idle.toFixed(0)} MB idle — ${growth <= TARGET_GROWTH_MB ? 'meets' : 'MISSES'} ≤ ${TARGET_GROWTH_MB} MB`,
       );
+      log(
+        `  ${kind}: /health while ingesting (${health.length} polls) p99 ${healthP99.toFixed(1)} ms, max ${healthMax.toFixed(1)} ms — ${healthMax <= TARGET_HEALTH_MS ? 'meets' : 'MISSES'} ≤ ${TARGET_HEALTH_MS} ms`,
+      );
       rows.push({
-        target: `${kind} ${(doc.bytes.length / MB).toFixed(1)} MB (peak RSS growth ${growth.toFixed(0)} MB)`,
+        target: `${kind} ${(doc.bytes.length / MB).toFixed(1)} MB (peak RSS growth ${growth.toFixed(0)} MB; p50/p99: /health)`,
         rps: doc.bytes.length / MB / seconds,
-        p50: NaN,
-        p99: NaN,
+        p50: health.length ? health[Math.floor(health.length / 2)] : NaN,
+        p99: healthP99,
         max: seconds * 1000,
         non2xx: res.status === 'completed' ? 0 : 1,
         errors: 0,
@@ -198,12 +232,15 @@ module.exports = {
           const worst = r.memory.reduce((a, b) => (b.growth > a.growth ? b : a), { kind: '-', growth: 0 });
           const failed = r.memory.filter((m) => !m.completed).map((m) => m.kind);
           const met = worst.growth <= TARGET_GROWTH_MB && failed.length === 0;
+          const slowest = r.memory.reduce((a, b) => (b.healthMax > a.healthMax ? b : a), { kind: '-', healthMax: 0 });
           return {
             backend: r.backend.label,
             worst: `${worst.kind} ${worst.growth.toFixed(0)} MB`,
             memory: met ? 'meets' : `MISSES${failed.length ? ` (${failed.join(', ')} not ingested)` : ''}`,
             rate: r.rate.toFixed(2),
             throughput: r.rate >= TARGET_MB_PER_S ? 'meets' : 'MISSES',
+            health: `${slowest.kind} ${slowest.healthMax.toFixed(0)} ms`,
+            healthVerdict: slowest.healthMax <= TARGET_HEALTH_MS ? 'meets' : 'MISSES',
           };
         }),
         [
@@ -212,6 +249,8 @@ module.exports = {
           { key: 'memory', title: `≤ ${TARGET_GROWTH_MB} MB`, align: 'left' },
           { key: 'rate', title: 'mixed MB/s' },
           { key: 'throughput', title: `≥ ${TARGET_MB_PER_S} MB/s`, align: 'left' },
+          { key: 'health', title: 'slowest /health while ingesting', align: 'left' },
+          { key: 'healthVerdict', title: `≤ ${TARGET_HEALTH_MS} ms`, align: 'left' },
         ],
       ),
     );
