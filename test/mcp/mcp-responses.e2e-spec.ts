@@ -122,6 +122,9 @@ describe(`/v1/responses with remote MCP tools (${backendKind()})`, () => {
     expect(cost.total_cost_rub).toBeGreaterThan(0.5);
     expect(before - (await balance())).toBeCloseTo(cost.total_cost_rub, 6);
     expect(res.usage!.input_tokens).toBeGreaterThan(0);
+    // nothing stays held once the response is answered: the model rounds' and the call's holds are released
+    const wallet = await request(t.url).get('/api/v1/balance').set('api-key', apiKey);
+    expect(wallet.body.reserved_rub).toBe(0);
   });
 
   it('streams the mcp_list_tools, mcp_call and message events in order, each valid', async () => {
