@@ -26,6 +26,7 @@ const AuditPage = page(() => import('../features/audit/audit-page'), 'AuditPage'
 const ProvidersPage = page(() => import('../features/providers/providers-page'), 'ProvidersPage');
 const BillingPage = page(() => import('../features/billing/billing-page'), 'BillingPage');
 const AlertsPage = page(() => import('../features/alerts/alerts-page'), 'AlertsPage');
+const McpPage = page(() => import('../features/mcp/mcp-page'), 'McpPage');
 
 export const theme = createTheme({
   primaryColor: 'blue',
@@ -97,6 +98,7 @@ const router = createBrowserRouter([
       { path: 'projects/:projectId', element: <ProjectPage /> },
       { path: 'projects/:projectId/:tab', element: <ProjectPage /> },
       { path: 'knowledge-bases', element: <KnowledgeBasesPage /> },
+      { path: 'mcp', element: <McpPage /> },
       { path: 'usage', element: <UsagePage /> },
       { path: 'requests', element: <RequestsPage /> },
       { path: 'models', element: <ModelsPage /> },
