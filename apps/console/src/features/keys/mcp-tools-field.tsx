@@ -33,6 +33,7 @@ export function McpToolsField({
       error={bad.length ? bad.map((v) => t('mcp.keys.invalid', { value: v })).join(' ') : undefined}
       acceptValueOnBlur
       clearable
+      clearButtonProps={{ 'aria-label': t('mcp.keys.clear') }}
       splitChars={[',', ' ']}
       maxTags={200}
       comboboxProps={{ withinPortal: true }}

@@ -95,13 +95,14 @@ export function TestCall({ teamId, serverId, tools }: { teamId: string; serverId
   const [args, setArgs] = useState('{}');
   const [touched, setTouched] = useState(false);
   const parsed = parseArguments(args);
-  const argsError = !touched
-    ? undefined
-    : !parsed.ok
-      ? parsed.reason === 'json'
-        ? t('mcp.call.invalidJson', { message: parsed.message })
-        : t('mcp.call.notObject')
-      : undefined;
+  // the parser's own message is in English: only the position is kept from it
+  const position = parsed.ok ? undefined : /position (\d+)/.exec(parsed.message)?.[1];
+  const argsError =
+    !touched || parsed.ok
+      ? undefined
+      : parsed.reason === 'object'
+        ? t('mcp.call.notObject')
+        : [t('mcp.call.invalidJson'), position ? t('mcp.call.atPosition', { n: position }) : ''].join(' ').trim();
   const call = useMutation({
     mutationFn: async (input: { tool: string; args: Record<string, unknown> }) =>
       unwrap(
