@@ -16,7 +16,6 @@ export const mcpEn = {
   status: 'Status',
   statuses: { ok: 'ok', error: 'error', unknown: 'not read yet' },
   tools: 'Tools',
-  toolCount: 'Tool count',
   price: 'Price per call',
   free: 'free',
   refreshed: 'Last refreshed',
@@ -26,7 +25,6 @@ export const mcpEn = {
   editOf: 'Edit {{name}}',
   refresh: 'Refresh',
   refreshOf: 'Read the tools of {{name}} again',
-  deleteOf: 'Delete {{name}}',
   deleteTitle: 'Delete the MCP server?',
   deleteBody:
     "{{name}} and its tools leave the team's /mcp endpoint. API keys that name its tools keep their patterns.",
@@ -102,7 +100,6 @@ export const mcpEn = {
     editOf: 'MCP tools of {{prefix}}…',
     save: 'Save MCP tools',
     clear: 'Clear the list',
-    allTools: 'every tool of {{server}}',
     invalid: '{{value}} is not a server/tool pattern.',
   },
 };

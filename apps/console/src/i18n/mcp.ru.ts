@@ -17,7 +17,6 @@ export const mcpRu: typeof mcpEn = {
   status: 'Состояние',
   statuses: { ok: 'работает', error: 'ошибка', unknown: 'ещё не прочитан' },
   tools: 'Инструменты',
-  toolCount: 'Число инструментов',
   price: 'Цена вызова',
   free: 'бесплатно',
   refreshed: 'Обновлён',
@@ -27,7 +26,6 @@ export const mcpRu: typeof mcpEn = {
   editOf: 'Изменить {{name}}',
   refresh: 'Обновить',
   refreshOf: 'Заново прочитать инструменты {{name}}',
-  deleteOf: 'Удалить {{name}}',
   deleteTitle: 'Удалить MCP-сервер?',
   deleteBody:
     '{{name}} и его инструменты пропадут из точки /mcp команды. Шаблоны его инструментов в API-ключах останутся.',
@@ -103,7 +101,6 @@ export const mcpRu: typeof mcpEn = {
     editOf: 'Инструменты MCP ключа {{prefix}}…',
     save: 'Сохранить инструменты',
     clear: 'Очистить список',
-    allTools: 'все инструменты {{server}}',
     invalid: '{{value}} — не шаблон вида сервер/инструмент.',
   },
 };

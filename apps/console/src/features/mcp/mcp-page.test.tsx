@@ -62,8 +62,9 @@ describe('MCP servers page', () => {
     await user.click(await screen.findByRole('button', { name: 'Edit docs' }));
     const dialog = await screen.findByRole('dialog', { name: 'Edit docs' });
     expect(within(dialog).getByText('set')).toBeInTheDocument();
-    await user.type(within(dialog).getByLabelText('Name of header 1'), 'X-Org');
-    await user.type(within(dialog).getByLabelText('Value of header 1'), 'acme');
+    await user.click(within(dialog).getByRole('button', { name: 'Add header' }));
+    await user.type(within(dialog).getByLabelText('Name of header 2'), 'X-Org');
+    await user.type(within(dialog).getByLabelText('Value of header 2'), 'acme');
     await user.click(within(dialog).getByRole('button', { name: 'Save' }));
     await waitFor(() => expect(server.calls.some((c) => c.method === 'PATCH')).toBe(true));
     const patch = server.calls.find((c) => c.method === 'PATCH')!;
