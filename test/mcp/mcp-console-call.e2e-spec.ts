@@ -170,7 +170,7 @@ describe('MCP test call from the console (session)', () => {
   });
 
   it('answers 504 mcp_timeout for a call slower than MCP_CALL_TIMEOUT_MS', async () => {
-    const res = await asUser(t.url, member).post(path(tools, 'slow')).send({ arguments: { ms: 8000 } });
+    const res = await asUser(t.url, member).post(path(tools, 'slow')).send({ arguments: { ms: 4500 } });
     expect(res.status).toBe(504);
     expect(res.body.error.code).toBe('mcp_timeout');
   }, 30_000);
