@@ -160,7 +160,9 @@ describe('MCP test call from the console (session)', () => {
 
   it('answers 502 mcp_unreachable for a server that is down, uncharged and logged', async () => {
     const before = await balance();
-    const res = await asUser(t.url, member).post(path(down, 'echo')).send({ arguments: { text: 'x' } });
+    const res = await asUser(t.url, member)
+      .post(path(down, 'echo'))
+      .send({ arguments: { text: 'x' } });
     expect(res.status).toBe(502);
     expect(res.body.error).toMatchObject({ type: 'upstream_error', code: 'mcp_unreachable' });
     expect(res.body.error.message).toContain("MCP server 'down'");
@@ -170,7 +172,9 @@ describe('MCP test call from the console (session)', () => {
   });
 
   it('answers 504 mcp_timeout for a call slower than MCP_CALL_TIMEOUT_MS', async () => {
-    const res = await asUser(t.url, member).post(path(tools, 'slow')).send({ arguments: { ms: 4500 } });
+    const res = await asUser(t.url, member)
+      .post(path(tools, 'slow'))
+      .send({ arguments: { ms: 4500 } });
     expect(res.status).toBe(504);
     expect(res.body.error.code).toBe('mcp_timeout');
   }, 30_000);

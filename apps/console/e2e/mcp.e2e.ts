@@ -42,8 +42,7 @@ interface Server {
   header_names: string[];
   tool_count: number;
 }
-const servers = async () =>
-  (await admin<{ data: Server[] }>(gw, 'GET', `/api/v1/teams/${teamId}/mcp-servers`)).data;
+const servers = async () => (await admin<{ data: Server[] }>(gw, 'GET', `/api/v1/teams/${teamId}/mcp-servers`)).data;
 
 async function mcpClient(key: string): Promise<Client> {
   const client = new Client({ name: 'console-e2e', version: '1.0.0' });

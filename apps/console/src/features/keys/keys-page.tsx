@@ -82,14 +82,14 @@ export function KeysPage() {
                     <>
                       <EditMcpTools apiKey={k} suggestions={mcpSuggestions} onSave={saveMcpTools} />
                       <RotateKey
-                      teamId={team_id}
-                      apiKey={k}
-                      onRotated={(r) => {
-                        setRotated(r);
-                        setCreated(r);
-                        void qc.invalidateQueries({ queryKey: ['keys'] });
-                      }}
-                    />
+                        teamId={team_id}
+                        apiKey={k}
+                        onRotated={(r) => {
+                          setRotated(r);
+                          setCreated(r);
+                          void qc.invalidateQueries({ queryKey: ['keys'] });
+                        }}
+                      />
                     </>
                   )
                 : undefined

@@ -157,7 +157,9 @@ export function McpPage() {
                     <StatusBadge server={s} />
                   </Table.Td>
                   <Table.Td>{formatNumber(s.tool_count, lang)}</Table.Td>
-                  <Table.Td>{s.price_per_call_rub > 0 ? formatRub(s.price_per_call_rub, lang) : t('mcp.free')}</Table.Td>
+                  <Table.Td>
+                    {s.price_per_call_rub > 0 ? formatRub(s.price_per_call_rub, lang) : t('mcp.free')}
+                  </Table.Td>
                   <Table.Td>{formatDate(s.tools_refreshed_at as string | null, lang)}</Table.Td>
                   <Table.Td>
                     <Group gap={6} wrap="nowrap">
