@@ -78,8 +78,10 @@ describe('MCP servers page', () => {
     expect(await screen.findByText('You can see the servers and their tools; owners and admins change them.'));
     expect(screen.queryByRole('button', { name: 'Add server' })).not.toBeInTheDocument();
     await user.click(await screen.findByRole('button', { name: 'Tools of docs' }));
-    await user.click(await screen.findByRole('combobox', { name: 'Tool' }));
-    await user.click(await screen.findByRole('option', { name: 'echo' }));
+    const input = await screen.findByRole('combobox', { name: 'Tool' });
+    await user.click(input);
+    const listbox = await waitFor(() => document.getElementById(input.getAttribute('aria-controls') ?? '')!);
+    await user.click(within(listbox).getByRole('option', { name: 'echo', hidden: true }));
     const args = screen.getByLabelText('Arguments (JSON)');
     expect(JSON.parse((args as HTMLTextAreaElement).value)).toEqual({ text: '' });
     fireEvent.change(args, { target: { value: '[1]' } });
