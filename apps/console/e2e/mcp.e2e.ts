@@ -176,7 +176,7 @@ describe('MCP servers in Chromium', () => {
     const s = await openSession(browser);
     const { page } = s;
     await signInWithPassword(page, gw, 'mcp-admin@example.com', PASSWORD);
-    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByRole('link', { name: 'API keys', exact: true }).click();
     const form = page.getByTestId('key-form');
     await form.getByLabel('Key name').fill('agent');
     await form.getByText('Empty: MCP is off for this key', { exact: false }).waitFor();
@@ -237,7 +237,7 @@ describe('MCP servers in Chromium', () => {
     await signInWithPassword(page, gw, 'mcp-admin@example.com', PASSWORD);
     await page.getByRole('link', { name: 'MCP-серверы' }).click();
     await page.getByTestId('mcp-row-docs').getByText('работает').waitFor();
-    await page.getByRole('button', { name: 'Инструменты docs' }).click();
+    await page.getByRole('button', { name: 'Инструменты docs', exact: true }).click();
     await page.getByTestId('mcp-server-detail').getByText('Пробный вызов').waitFor();
     await accessible(page, 'mcp-ru-dark');
     await shot(page, 'mcp-ru-dark');
@@ -264,7 +264,7 @@ describe('MCP servers in Chromium', () => {
       expect(await page.getByRole('button', { name: locale === 'en' ? 'Add server' : 'Добавить сервер' }).count()).toBe(
         0,
       );
-      await page.getByRole('button', { name: locale === 'en' ? 'Tools of docs' : 'Инструменты docs' }).click();
+      await page.getByRole('button', { name: locale === 'en' ? 'Tools of docs' : 'Инструменты docs', exact: true }).click();
       await page
         .getByText(locale === 'en' ? 'test calls need the member role' : 'нужна роль участника', { exact: false })
         .waitFor();

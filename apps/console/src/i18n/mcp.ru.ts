@@ -25,7 +25,7 @@ export const mcpRu: typeof mcpEn = {
   edit: 'Изменить',
   editOf: 'Изменить {{name}}',
   refresh: 'Обновить',
-  refreshOf: 'Заново прочитать инструменты {{name}}',
+  refreshOf: 'Обновить {{name}}',
   deleteTitle: 'Удалить MCP-сервер?',
   deleteBody:
     '{{name}} и его инструменты пропадут из точки /mcp команды. Шаблоны его инструментов в API-ключах останутся.',
@@ -55,7 +55,7 @@ export const mcpRu: typeof mcpEn = {
     newValueOf: 'Новое значение {{name}}',
     removed: 'будет удалён при сохранении',
     undoRemove: 'Вернуть',
-    undoRemoveOf: 'Оставить заголовок {{name}}',
+    undoRemoveOf: 'Вернуть заголовок {{name}}',
     save: 'Сохранить',
     create: 'Добавить сервер',
     invalidName: 'От 1 до 64 символов: a–z, 0–9, «_» и «-», без «__».',
