@@ -222,6 +222,7 @@ describe('MCP servers in Chromium', () => {
     await tags.press('Backspace');
     await tags.press('Backspace');
     await edit.getByText('MCP off').waitFor();
+    await edit.getByRole('heading').click(); // the suggestions close
     await edit.getByRole('button', { name: 'Save MCP tools' }).click();
     await edit.waitFor({ state: 'hidden' });
     await cell.getByText('MCP off').waitFor();
