@@ -54,11 +54,11 @@ export function HeadersEditor({ rows, onChange }: { rows: HeaderRow[]; onChange:
             <Group gap="xs" wrap="wrap">
               <Code>{r.name}</Code>
               {r.state === 'remove' ? (
-                <Badge color="red" variant="light">
+                <Badge color="red" variant="light" tt="none">
                   {t('mcp.form.removed')}
                 </Badge>
               ) : (
-                <Badge color="teal" variant="light">
+                <Badge color="teal" variant="light" tt="none">
                   {t('mcp.form.set')}
                 </Badge>
               )}

@@ -54,11 +54,11 @@ export function CallResult({ result }: { result: McpCallResult }) {
             {t('mcp.call.result')}
           </Title>
           {result.is_error ? (
-            <Badge color="red" variant="light">
+            <Badge color="red" variant="light" tt="none">
               {t('mcp.call.toolError')}
             </Badge>
           ) : (
-            <Badge color="teal" variant="light">
+            <Badge color="teal" variant="light" tt="none">
               {t('mcp.call.ok')}
             </Badge>
           )}
