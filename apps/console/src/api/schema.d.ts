@@ -8104,7 +8104,7 @@ export interface components {
             /**
              * @description Headers sent to the server with every request (e.g. Authorization), stored encrypted and never returned; on update, the given object replaces the stored set ({} removes them all)
              * @example {
-             *       "Authorization": "Bearer ghp_…"
+             *       "Authorization": "Bearer ghp_example"
              *     }
              */
             headers?: {

@@ -11,7 +11,7 @@ const HEADERS_SCHEMA = {
   description:
     'Headers sent to the server with every request (e.g. Authorization), stored encrypted and never returned; ' +
     'on update, the given object replaces the stored set ({} removes them all)',
-  example: { Authorization: 'Bearer ghp_…' },
+  example: { Authorization: 'Bearer ghp_example' },
 } as const;
 
 export class CreateMcpServerDto {
