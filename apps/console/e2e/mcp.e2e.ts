@@ -269,7 +269,9 @@ describe('MCP servers in Chromium', () => {
       expect(await page.getByRole('button', { name: locale === 'en' ? 'Add server' : 'Добавить сервер' }).count()).toBe(
         0,
       );
-      await page.getByRole('button', { name: locale === 'en' ? 'Tools of docs' : 'Инструменты docs', exact: true }).click();
+      await page
+        .getByRole('button', { name: locale === 'en' ? 'Tools of docs' : 'Инструменты docs', exact: true })
+        .click();
       await page
         .getByText(locale === 'en' ? 'test calls need the member role' : 'нужна роль участника', { exact: false })
         .waitFor();
