@@ -197,6 +197,7 @@ const FLOW: Record<string, FlowEntry> = {
   'PATCH /api/v1/teams/{team_id}/mcp-servers/{id}': { params: { id: 'mcp_server' }, body: (c) => ({ url: c.mcp_url }) },
   'POST /api/v1/teams/{team_id}/mcp-servers/{id}/refresh': { params: { id: 'mcp_server' } },
   'GET /api/v1/teams/{team_id}/mcp-servers/{id}/tools': { params: { id: 'mcp_server' } },
+  'POST /api/v1/teams/{team_id}/mcp-servers/{id}/tools/{tool}/call': { params: { id: 'mcp_server' } },
   'DELETE /api/v1/teams/{team_id}/mcp-servers/{id}': { order: 95, params: { id: 'mcp_server' } },
   'POST /mcp': { headers: () => ({ accept: 'application/json, text/event-stream' }) },
 

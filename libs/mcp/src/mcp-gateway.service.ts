@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ErrorCode, McpError, type CallToolResult, type Progress, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Caller, mcpToolAllowed, roleAtLeast, TeamRole } from '@app/auth';
 import { BillingService, perCallChargeMicro, perCallHoldMicro } from '@app/billing';
-import { BackgroundCalls } from '@app/common';
+import { ApiError, BackgroundCalls } from '@app/common';
 import { McpServerEntity } from './entities/mcp-server.entity';
 import { McpServersService, toolsOf } from './mcp-servers.service';
 import { McpTarget, McpUpstream, McpUpstreamError } from './mcp-upstream';
@@ -154,8 +154,44 @@ export class McpGateway {
         result: undefined,
         costMicro: 0,
       });
-      if (upstream) throw new McpError(ErrorCode.InternalError, upstream.message, { server: server.name });
+      if (upstream)
+        throw new McpError(ErrorCode.InternalError, upstream.message, { server: server.name, reason: upstream.reason });
       throw err;
+    }
+  }
+
+  /**
+   * A signed-in member's call of one tool of a registered server (the console's test call, by server
+   * id): the tool must be one the registry last read (404 otherwise, nothing sent); then the same
+   * path as /mcp's tools/call — logged, priced, timed out. A tool error is a result (`isError`); a
+   * server that could not answer is a 502 (504 when too slow) in the REST error shape.
+   */
+  async callServerTool(
+    caller: Caller,
+    serverId: string,
+    tool: string,
+    args: Record<string, unknown> | undefined,
+    origin: CallOrigin,
+  ): Promise<{ result: CallToolResult; costMicro: number; durationMs: number }> {
+    const server = await this.servers.findById(caller.teamId, serverId);
+    if (!server) throw ApiError.notFound(`MCP server ${serverId} not found.`, 'mcp_server_not_found', 'id');
+    if (!toolsOf(server).some((t) => t.name === tool))
+      throw ApiError.notFound(
+        `MCP server '${server.name}' has no tool '${tool}' (as its tools were last read).`,
+        'mcp_tool_not_found',
+        'tool',
+      );
+    const started = performance.now();
+    let costMicro = 0;
+    try {
+      const result = await this.forward(caller, server, tool, args, origin, { onCharged: (m) => (costMicro = m) });
+      return { result, costMicro, durationMs: Math.round(performance.now() - started) };
+    } catch (err) {
+      const reason = err instanceof McpError ? (err.data as { reason?: string } | undefined)?.reason : undefined;
+      if (!reason) throw err;
+      const message = err instanceof Error ? err.message.replace(/^MCP error -?\d+: /, '') : String(err);
+      if (reason === 'timeout') throw new ApiError(504, 'timeout_error', message, 'mcp_timeout');
+      throw ApiError.badGateway(message, `mcp_${reason}`);
     }
   }
 

@@ -84,7 +84,13 @@ export class McpServersService {
     if (body.name !== undefined) patch.name = body.name;
     if (body.url !== undefined) patch.url = body.url;
     if (body.transport !== undefined) patch.transport = body.transport;
-    if (body.headers !== undefined) patch.headers = await this.sealHeaders(body.headers);
+    if (body.headers !== undefined) {
+      // a null value keeps the stored value of that header (values are never returned, so an editor
+      // that changes one header names the others without knowing them)
+      const keeps = Object.values(body.headers).some((v) => v === null);
+      const stored = keeps ? (JSON.parse((await this.row(teamId, id)).headers) as Record<string, string>) : {};
+      patch.headers = await this.sealHeaders(body.headers, stored);
+    }
     if (body.description !== undefined) patch.description = body.description;
     if (body.price_per_call_rub !== undefined) patch.pricePerCallMicro = rubToMicro(body.price_per_call_rub);
     const out = await this.repo.update(teamId, id, patch);
@@ -166,13 +172,20 @@ export class McpServersService {
     }
   }
 
-  private async sealHeaders(headers: Record<string, unknown>): Promise<string> {
+  /** Seals the header values; a null value keeps the sealed value in `stored` (update only). */
+  private async sealHeaders(headers: Record<string, unknown>, stored: Record<string, string> = {}): Promise<string> {
     const entries = Object.entries(headers);
     if (entries.length > MAX_HEADERS) throw ApiError.badRequest(`At most ${MAX_HEADERS} headers.`, 'headers');
     const sealed: Record<string, string> = {};
     for (const [name, value] of entries) {
       if (!HEADER_NAME.test(name) || RESERVED_HEADERS.has(name.toLowerCase()))
         throw ApiError.badRequest(`'${name}' cannot be a server header.`, 'headers');
+      if (value === null && Object.hasOwn(stored, name)) {
+        sealed[name] = stored[name];
+        continue;
+      }
+      if (value === null)
+        throw ApiError.badRequest(`Header '${name}' is not stored, so its value cannot be kept (null).`, 'headers');
       if (typeof value !== 'string' || value.length > MAX_HEADER_VALUE || /[\r\n\0]/.test(value))
         throw ApiError.badRequest(
           `The value of header '${name}' must be a string of at most ${MAX_HEADER_VALUE} characters on one line.`,

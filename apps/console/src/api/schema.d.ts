@@ -2264,6 +2264,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/teams/{team_id}/mcp-servers/{id}/tools/{tool}/call": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Call one tool of the server as the signed-in member (the console’s test call)
+         * @description The same path as tools/call on /mcp: logged (request-log kind mcp_tool), held and charged at the server’s price (a tool error or a failed call is free), within MCP_CALL_TIMEOUT_MS. Members, admins, owners and operators; viewers get 403. A tool error is a 200 with is_error; a server that cannot be reached answers 502 (mcp_unreachable, mcp_forbidden, mcp_protocol), one too slow 504 (mcp_timeout).
+         */
+        post: operations["McpServersController_callTool"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/mcp": {
         parameters: {
             query?: never;
@@ -8084,7 +8104,7 @@ export interface components {
             /**
              * @description Headers sent to the server with every request (e.g. Authorization), stored encrypted and never returned; on update, the given object replaces the stored set ({} removes them all)
              * @example {
-             *       "Authorization": "Bearer ghp_…"
+             *       "Authorization": "Bearer ghp_example"
              *     }
              */
             headers?: {
@@ -8155,13 +8175,14 @@ export interface components {
             /** @enum {string} */
             transport?: "streamable_http" | "sse";
             /**
-             * @description Headers sent to the server with every request (e.g. Authorization), stored encrypted and never returned; on update, the given object replaces the stored set ({} removes them all)
+             * @description Headers sent to the server with every request (e.g. Authorization), stored encrypted and never returned; on update, the given object replaces the stored set ({} removes them all); a null value keeps the stored value of that header (so one header can change without sending the others)
              * @example {
-             *       "Authorization": "Bearer ghp_…"
+             *       "Authorization": null,
+             *       "X-Org": "acme"
              *     }
              */
             headers?: {
-                [key: string]: string;
+                [key: string]: string | null;
             };
             description?: string | null;
             /** @example 0 */
@@ -8191,6 +8212,55 @@ export interface components {
             /** @example list */
             object: string;
             data: components["schemas"]["McpToolDto"][];
+        };
+        CallMcpToolDto: {
+            /**
+             * @description The tool's arguments, as its input schema describes them (absent: {})
+             * @example {
+             *       "text": "hello"
+             *     }
+             */
+            arguments?: {
+                [key: string]: unknown;
+            };
+        };
+        McpToolCallResultDto: {
+            /**
+             * @description The result as the server sent it: text, image, audio, resource and resource_link parts
+             * @example [
+             *       {
+             *         "type": "text",
+             *         "text": "echo: hello"
+             *       }
+             *     ]
+             */
+            content: {
+                [key: string]: unknown;
+            }[];
+            /**
+             * @description The tool's structured result (structuredContent), when it sent one
+             * @example {
+             *       "echoed": "hello"
+             *     }
+             */
+            structured_content: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @description The tool reported an error (the call is not charged)
+             * @example false
+             */
+            is_error: boolean;
+            /**
+             * @description How long the call took, in milliseconds
+             * @example 42
+             */
+            duration_ms: number;
+            /**
+             * @description RUB charged for the call (0: free, failed or unpriced)
+             * @example 0.5
+             */
+            cost_rub: number;
         };
         JsonRpcErrorDto: {
             /** @example -32003 */
@@ -21640,6 +21710,115 @@ export interface operations {
             };
             /** @description The database cannot be reached right now (Retry-After) */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    McpServersController_callTool: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team_id: string;
+                id: string;
+                /** @description The tool’s name on its server */
+                tool: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CallMcpToolDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpToolCallResultDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description mcp_server_not_found, mcp_tool_not_found (not among the tools last read) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description mcp_unreachable, mcp_forbidden, mcp_protocol */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description mcp_timeout */
+            504: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -26,6 +26,7 @@ const AuditPage = page(() => import('../features/audit/audit-page'), 'AuditPage'
 const ProvidersPage = page(() => import('../features/providers/providers-page'), 'ProvidersPage');
 const BillingPage = page(() => import('../features/billing/billing-page'), 'BillingPage');
 const AlertsPage = page(() => import('../features/alerts/alerts-page'), 'AlertsPage');
+const McpPage = page(() => import('../features/mcp/mcp-page'), 'McpPage');
 
 export const theme = createTheme({
   primaryColor: 'blue',
@@ -52,12 +53,15 @@ const contrastVariables: CSSVariablesResolver = (t) => ({
     '--mantine-color-red-light-color': t.colors.red[9],
     '--mantine-color-red-light': t.colors.red[0],
     '--mantine-color-gray-light-color': t.colors.gray[8],
+    // a field's error message and the text of a field in error
+    '--mantine-color-error': t.colors.red[9],
   },
   dark: {
     '--mantine-color-dimmed': t.colors.dark[1],
     '--mantine-color-blue-light-color': t.colors.blue[2],
     '--mantine-color-teal-light-color': t.colors.teal[2],
     '--mantine-color-red-light-color': t.colors.red[2],
+    '--mantine-color-error': t.colors.red[4],
   },
 });
 
@@ -97,6 +101,7 @@ const router = createBrowserRouter([
       { path: 'projects/:projectId', element: <ProjectPage /> },
       { path: 'projects/:projectId/:tab', element: <ProjectPage /> },
       { path: 'knowledge-bases', element: <KnowledgeBasesPage /> },
+      { path: 'mcp', element: <McpPage /> },
       { path: 'usage', element: <UsagePage /> },
       { path: 'requests', element: <RequestsPage /> },
       { path: 'models', element: <ModelsPage /> },

@@ -113,6 +113,7 @@ export function Layout() {
     { to: '/keys', label: t('nav.keys'), show: can.hasTeam },
     { to: '/projects', label: t('nav.projects'), show: can.hasTeam },
     { to: '/knowledge-bases', label: t('nav.knowledgeBases'), show: can.hasTeam },
+    { to: '/mcp', label: t('mcp.nav'), show: auth.mode === 'session' && can.hasTeam },
     { to: '/usage', label: t('nav.usage'), show: can.hasTeam },
     { to: '/billing', label: t('nav.billing'), show: auth.mode === 'session' && can.hasTeam },
     { to: '/requests', label: t('nav.requests'), show: can.hasTeam },

@@ -1,5 +1,6 @@
 import { documentsEn } from './documents.en';
 import { teamAdminEn } from './team-admin.en';
+import { mcpEn, mcpErrorsEn } from './mcp.en';
 
 export const en = {
   app: { name: 'Model gateway' },
@@ -54,6 +55,7 @@ export const en = {
       too_large: 'The file is too large.',
       unsupported_type: 'This file type is not supported.',
       request_aborted: 'The request was cancelled.',
+      ...mcpErrorsEn,
     },
     status: 'The server refused the request (HTTP {{status}}).',
     serverSaid: 'Server message',
@@ -750,5 +752,6 @@ export const en = {
   },
   documents: documentsEn,
   teamAdmin: teamAdminEn,
+  mcp: mcpEn,
 };
 export type Dictionary = typeof en;

@@ -1,6 +1,7 @@
 import type { Dictionary } from './en';
 import { documentsRu } from './documents.ru';
 import { teamAdminRu } from './team-admin.ru';
+import { mcpRu, mcpErrorsRu } from './mcp.ru';
 
 export const ru: Dictionary = {
   app: { name: 'Шлюз моделей' },
@@ -55,6 +56,7 @@ export const ru: Dictionary = {
       too_large: 'Файл слишком большой.',
       unsupported_type: 'Этот тип файла не поддерживается.',
       request_aborted: 'Запрос отменён.',
+      ...mcpErrorsRu,
     },
     status: 'Сервер отклонил запрос (HTTP {{status}}).',
     serverSaid: 'Сообщение сервера',
@@ -751,4 +753,5 @@ export const ru: Dictionary = {
   },
   documents: documentsRu,
   teamAdmin: teamAdminRu,
+  mcp: mcpRu,
 };

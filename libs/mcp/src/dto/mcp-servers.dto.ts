@@ -11,7 +11,7 @@ const HEADERS_SCHEMA = {
   description:
     'Headers sent to the server with every request (e.g. Authorization), stored encrypted and never returned; ' +
     'on update, the given object replaces the stored set ({} removes them all)',
-  example: { Authorization: 'Bearer ghp_…' },
+  example: { Authorization: 'Bearer ghp_example' },
 } as const;
 
 export class CreateMcpServerDto {
@@ -49,6 +49,15 @@ export class CreateMcpServerDto {
   price_per_call_rub?: number;
 }
 
+const UPDATE_HEADERS_SCHEMA = {
+  ...HEADERS_SCHEMA,
+  additionalProperties: { type: 'string', nullable: true },
+  description:
+    HEADERS_SCHEMA.description +
+    '; a null value keeps the stored value of that header (so one header can change without sending the others)',
+  example: { Authorization: null, 'X-Org': 'acme' },
+} as const;
+
 export class UpdateMcpServerDto {
   @ApiPropertyOptional({ example: 'github' })
   @IsOptional()
@@ -67,10 +76,10 @@ export class UpdateMcpServerDto {
   @IsIn(MCP_TRANSPORTS as unknown as string[])
   transport?: (typeof MCP_TRANSPORTS)[number];
 
-  @ApiPropertyOptional(HEADERS_SCHEMA)
+  @ApiPropertyOptional(UPDATE_HEADERS_SCHEMA)
   @IsOptional()
   @IsObject()
-  headers?: Record<string, string>;
+  headers?: Record<string, string | null>;
 
   @ApiPropertyOptional({ type: String, nullable: true })
   @IsOptional()
@@ -134,4 +143,40 @@ export class McpToolDto {
 export class McpToolListDto {
   @ApiProperty({ example: 'list' }) object: 'list';
   @ApiProperty({ type: [McpToolDto] }) data: McpToolDto[];
+}
+
+export class CallMcpToolDto {
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: "The tool's arguments, as its input schema describes them (absent: {})",
+    example: { text: 'hello' },
+  })
+  @IsOptional()
+  @IsObject()
+  arguments?: Record<string, unknown>;
+}
+
+export class McpToolCallResultDto {
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'object', additionalProperties: true },
+    description: 'The result as the server sent it: text, image, audio, resource and resource_link parts',
+    example: [{ type: 'text', text: 'echo: hello' }],
+  })
+  content: Record<string, unknown>[];
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    description: "The tool's structured result (structuredContent), when it sent one",
+    example: { echoed: 'hello' },
+  })
+  structured_content: Record<string, unknown> | null;
+  @ApiProperty({ description: 'The tool reported an error (the call is not charged)', example: false })
+  is_error: boolean;
+  @ApiProperty({ description: 'How long the call took, in milliseconds', example: 42 })
+  duration_ms: number;
+  @ApiProperty({ description: 'RUB charged for the call (0: free, failed or unpriced)', example: 0.5 })
+  cost_rub: number;
 }

@@ -22,6 +22,7 @@ import { ErrorAlert } from '../../components/common';
 import { formatDate } from '../../i18n';
 import { useModels } from '../projects/project-queries';
 import type { ApiKey, CreatedKey, KeyLimits } from './keys-table';
+import { McpToolsField, mcpToolsValid } from './mcp-tools-field';
 
 type Rotated = components['schemas']['RotatedApiKeyDto'];
 const GRACES = ['0', '300', '3600', '86400', '604800'] as const;
@@ -49,15 +50,19 @@ export function KeyForm({
   teamId,
   canSetLimits,
   onCreated,
+  mcpSuggestions = [],
 }: {
   teamId: string;
   canSetLimits: boolean;
   onCreated: (k: CreatedKey) => void;
+  /** `server/*` and `server/tool` of the team's registered MCP servers */
+  mcpSuggestions?: string[];
 }) {
   const { t } = useTranslation();
   const models = useModels();
   const [name, setName] = useState('');
   const [allowed, setAllowed] = useState<string[]>([]);
+  const [mcpTools, setMcpTools] = useState<string[]>([]);
   const [expires, setExpires] = useState('');
   const [limits, setLimits] = useState<Record<keyof KeyLimits, number | string>>({
     rpm_limit: '',
@@ -73,6 +78,7 @@ export function KeyForm({
           body: {
             ...(name.trim() ? { name: name.trim() } : {}),
             ...(allowed.length ? { allowed_models: allowed } : {}),
+            ...(mcpTools.length ? { allowed_mcp_tools: mcpTools } : {}),
             ...(expires ? { expires_at: new Date(expires).toISOString() } : {}),
           },
         }),
@@ -94,6 +100,7 @@ export function KeyForm({
     onSuccess: (k) => {
       setName('');
       setAllowed([]);
+      setMcpTools([]);
       setExpires('');
       setLimits({ rpm_limit: '', tpm_limit: '', budget_rub_per_day: '', budget_rub_per_month: '' });
       onCreated(k);
@@ -147,6 +154,7 @@ export function KeyForm({
               onChange={(e) => setExpires(e.currentTarget.value)}
             />
           </SimpleGrid>
+          <McpToolsField value={mcpTools} onChange={setMcpTools} suggestions={mcpSuggestions} />
           {canSetLimits ? (
             <SimpleGrid cols={{ base: 2, sm: 4 }}>
               {limitField('budget_rub_per_day', t('keys.budgetDay'))}
@@ -160,7 +168,7 @@ export function KeyForm({
             </Text>
           )}
           <Group>
-            <Button type="submit" loading={create.isPending}>
+            <Button type="submit" loading={create.isPending} disabled={!mcpToolsValid(mcpTools)}>
               {t('keys.create')}
             </Button>
           </Group>

@@ -8,6 +8,8 @@ import { useAuth, usePermissions } from '../../auth/auth-context';
 import { ErrorAlert, PageHeader } from '../../components/common';
 import { KeysTable, NewKeySecret, type ApiKey, type CreatedKey, type KeyLimits } from './keys-table';
 import { KeyForm, RotateKey, RotationNote, useMemberNames } from './key-admin';
+import { EditMcpTools } from './mcp-tools-field';
+import { useMcpToolPatterns } from '../mcp/mcp-queries';
 
 export function KeysPage() {
   const { t } = useTranslation();
@@ -24,6 +26,7 @@ export function KeysPage() {
     enabled: session && !!team_id,
   });
   const creatorName = useMemberNames(team_id, session && can.canManageMembers);
+  const mcpSuggestions = useMcpToolPatterns(team_id, session && can.canManageKeys);
   const revoke = useMutation({
     mutationFn: async (key_id: string) =>
       unwrap(await api.DELETE('/api/v1/teams/{team_id}/api-keys/{key_id}', { params: { path: { team_id, key_id } } })),
@@ -33,6 +36,15 @@ export function KeysPage() {
     const body = limits as unknown as components['schemas']['UpdateApiKeyDto'];
     unwrap(
       await api.PATCH('/api/v1/teams/{team_id}/api-keys/{key_id}', { params: { path: { team_id, key_id } }, body }),
+    );
+    await qc.invalidateQueries({ queryKey: ['keys'] });
+  };
+  const saveMcpTools = async (key_id: string, tools: string[]) => {
+    unwrap(
+      await api.PATCH('/api/v1/teams/{team_id}/api-keys/{key_id}', {
+        params: { path: { team_id, key_id } },
+        body: { allowed_mcp_tools: tools },
+      }),
     );
     await qc.invalidateQueries({ queryKey: ['keys'] });
   };
@@ -47,6 +59,7 @@ export function KeysPage() {
             <KeyForm
               teamId={team_id}
               canSetLimits={can.canManageMembers}
+              mcpSuggestions={mcpSuggestions}
               onCreated={(k) => {
                 setRotated(null);
                 setCreated(k);
@@ -66,15 +79,18 @@ export function KeysPage() {
             extraActions={
               can.canManageMembers
                 ? (k) => (
-                    <RotateKey
-                      teamId={team_id}
-                      apiKey={k}
-                      onRotated={(r) => {
-                        setRotated(r);
-                        setCreated(r);
-                        void qc.invalidateQueries({ queryKey: ['keys'] });
-                      }}
-                    />
+                    <>
+                      <EditMcpTools apiKey={k} suggestions={mcpSuggestions} onSave={saveMcpTools} />
+                      <RotateKey
+                        teamId={team_id}
+                        apiKey={k}
+                        onRotated={(r) => {
+                          setRotated(r);
+                          setCreated(r);
+                          void qc.invalidateQueries({ queryKey: ['keys'] });
+                        }}
+                      />
+                    </>
                   )
                 : undefined
             }

@@ -17,6 +17,7 @@ import {
 import type { components } from '../../api/schema';
 import { ConfirmAction, CopyValue, EmptyState, ErrorAlert, LoadingRows, Snippet } from '../../components/common';
 import { formatDate, formatRub } from '../../i18n';
+import { McpToolsSummary } from './mcp-tools-field';
 
 export type ApiKey = components['schemas']['ApiKeyDto'];
 export type CreatedKey = components['schemas']['CreatedApiKeyDto'];
@@ -195,7 +196,7 @@ export function KeysTable({
     return <EmptyState title={t('keys.empty')} hint={canManage ? t('keys.emptyHint') : t('keys.emptyViewer')} />;
   const limit = (v: unknown) => (v === null || v === undefined ? '—' : String(v));
   return (
-    <Table.ScrollContainer minWidth={900}>
+    <Table.ScrollContainer minWidth={1040}>
       <Table striped aria-label={t('keys.title')}>
         <Table.Thead>
           <Table.Tr>
@@ -208,6 +209,7 @@ export function KeysTable({
             <Table.Th>{t('keys.spend')}</Table.Th>
             <Table.Th>{t('keys.expires')}</Table.Th>
             <Table.Th>{t('keys.models')}</Table.Th>
+            <Table.Th>{t('mcp.keys.column')}</Table.Th>
             <Table.Th>{t('common.actions')}</Table.Th>
           </Table.Tr>
         </Table.Thead>
@@ -243,6 +245,9 @@ export function KeysTable({
                 <Text size="xs">
                   {(k.allowed_models ?? []).length ? (k.allowed_models ?? []).join(', ') : t('keys.allModels')}
                 </Text>
+              </Table.Td>
+              <Table.Td data-testid={`mcp-tools-${k.prefix}`}>
+                <McpToolsSummary tools={k.allowed_mcp_tools ?? []} />
               </Table.Td>
               <Table.Td>
                 {k.revoked ? (
