@@ -122,6 +122,26 @@ describe('MCP server registry', () => {
     });
     expect(host.status).toBe(400);
     expect(host.body.error.param).toBe('headers');
+    // a value HTTP cannot carry (past Latin-1, or a control character) is refused, not stored to fail later
+    for (const value of ['Bearer ghp_\u2026', 'Bearer \u0442\u043e\u043a\u0435\u043d', 'a\u0007b']) {
+      const res = await admin(request(t.url).post(base())).send({
+        name: 'latin',
+        url: plain.url,
+        headers: { 'X-Token': value },
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.error.param).toBe('headers');
+    }
+    const latin1 = await admin(request(t.url).post(base())).send({
+      name: 'latin',
+      url: plain.url,
+      headers: { 'X-Token': 'caf\u00e9 token\t1' },
+    });
+    expect(latin1.status).toBe(201);
+    // the Latin-1 value reaches the server as given
+    expect(plain.requests.at(-1)?.headers['x-token']).toBe('caf\u00e9 token\t1');
+    await admin(request(t.url).delete(`${base()}/${latin1.body.id}`));
+    plain.reset();
   });
 
   it('refuses URLs the SSRF guard refuses, and redirects', async () => {

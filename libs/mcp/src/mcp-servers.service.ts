@@ -16,6 +16,8 @@ import { gatewayToolName } from './tool-patterns';
 
 /** RFC 9110 token; hop-by-hop and framing headers are the transport's own. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
+/** What an HTTP field value cannot hold: control characters (but tab) and anything past Latin-1. */
+const FIELD_VALUE_INVALID = /[^\t\x20-\x7e\x80-\xff]/;
 const RESERVED_HEADERS = new Set([
   'host',
   'content-length',
@@ -186,9 +188,11 @@ export class McpServersService {
       }
       if (value === null)
         throw ApiError.badRequest(`Header '${name}' is not stored, so its value cannot be kept (null).`, 'headers');
-      if (typeof value !== 'string' || value.length > MAX_HEADER_VALUE || /[\r\n\0]/.test(value))
+      // an HTTP field value (RFC 9110): visible ASCII, spaces, tabs and Latin-1 bytes; anything else
+      // could be stored but never sent, and the server would only ever show status `error`
+      if (typeof value !== 'string' || value.length > MAX_HEADER_VALUE || FIELD_VALUE_INVALID.test(value))
         throw ApiError.badRequest(
-          `The value of header '${name}' must be a string of at most ${MAX_HEADER_VALUE} characters on one line.`,
+          `The value of header '${name}' must be a string of at most ${MAX_HEADER_VALUE} characters on one line, in ASCII or Latin-1.`,
           'headers',
         );
       sealed[name] = await this.secrets.seal(value);
