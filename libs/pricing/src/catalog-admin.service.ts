@@ -159,12 +159,18 @@ export class CatalogAdminService {
       key: m.key,
       provider: m.provider,
       kind: m.kind,
+      supports_images: m.supports_images,
+      supports_tools: m.supports_tools,
+      context_window: m.context_window,
       enabled,
       source,
       currency: m.currency,
       prices: pricingView(m.pricing),
       image: m.image ? { per_image: m.image.per_image_rub, image_input_per_1m: m.image.image_input_rub_per_1m } : null,
       rub_prices: rub ? pricingView(rub.pricing) : null,
+      rub_image: rub?.image
+        ? { per_image: rub.image.per_image_rub, image_input_per_1m: rub.image.image_input_rub_per_1m }
+        : null,
       fx: rub?.fx ?? null,
       aliases,
       fallbacks: m.fallbacks,

@@ -155,6 +155,9 @@ export class AdminCatalogModelDto {
   @ApiProperty({ example: 'gpt-4o-mini' }) key: string;
   @ApiProperty({ example: 'openai' }) provider: string;
   @ApiProperty({ enum: ['chat', 'embedding', 'image'] }) kind: string;
+  @ApiProperty({ description: 'Chat models: takes input images' }) supports_images: boolean;
+  @ApiProperty({ description: 'Chat models: takes tools (function calling)' }) supports_tools: boolean;
+  @ApiProperty({ example: 128000 }) context_window: number;
   @ApiProperty() enabled: boolean;
   @ApiProperty({
     enum: ['builtin', 'file', 'database'],
@@ -176,6 +179,12 @@ export class AdminCatalogModelDto {
     description: 'The RUB prices charged today (USD at the CBR rate with the markup); null: USD without a rate',
   })
   rub_prices: ModelPricingDto | null;
+  @ApiProperty({
+    type: CatalogPerImageDto,
+    nullable: true,
+    description: 'Image models: the per-image prices charged today in RUB; null: not an image model, or USD without a rate',
+  })
+  rub_image: CatalogPerImageDto | null;
   @ApiProperty({ type: FxStampDto, nullable: true }) fx: FxStampDto | null;
   @ApiProperty({ type: [String] }) aliases: string[];
   @ApiProperty({ type: [String] }) fallbacks: string[];
