@@ -1,5 +1,6 @@
 import { documentsEn } from './documents.en';
 import { teamAdminEn } from './team-admin.en';
+import { catalogEn } from './catalog.en';
 
 export const en = {
   app: { name: 'Model gateway' },
@@ -38,6 +39,9 @@ export const en = {
       password_weak: 'This password is too easy to guess.',
       invalid_value: 'A value is not valid.',
       invalid_request: 'The request is not valid.',
+      invalid_model_prices: 'A price or setting of the model is not valid.',
+      override_not_found: 'The model has no override to reset.',
+      unknown_parameter: 'The server does not know one of the fields.',
       model_not_found: 'No such model.',
       model_not_allowed: 'This key may not use this model.',
       insufficient_quota: 'The team balance is too low.',
@@ -488,7 +492,7 @@ export const en = {
   },
   models: {
     title: 'Models and prices',
-    subtitle: 'Prices in RUB per 1M tokens.',
+    subtitle: 'Prices in RUB: tokens per 1M, images per image.',
     model: 'Model',
     provider: 'Provider',
     input: 'Input',
@@ -750,5 +754,6 @@ export const en = {
   },
   documents: documentsEn,
   teamAdmin: teamAdminEn,
+  catalog: catalogEn,
 };
 export type Dictionary = typeof en;
