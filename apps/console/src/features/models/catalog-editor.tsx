@@ -30,7 +30,7 @@ function UsdSource({ m }: { m: AdminModel }) {
   return (
     <Text size="xs" c="dimmed">
       {t('catalog.price.usd', {
-        prices: priceLines(m.kind, m.prices, m.image?.per_image, usd, t).join('; '),
+        prices: priceLines(m.kind, m.prices, m.image?.per_image, usd, (k, v) => t(k, v)).join('; '),
         rate: formatNumber(m.fx.rate, i18n.language),
         date: m.fx.date,
         markup: formatNumber(m.fx.markup_percent, i18n.language),

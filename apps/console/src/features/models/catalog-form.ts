@@ -134,7 +134,7 @@ export function bodyOf(m: AdminModel, f: CatalogForm): PutModelBody {
   for (const name of pricesOf(m.kind))
     if (keep(`prices.${name}`, currencyChanged || f.prices[name] !== initial.prices[name]))
       prices[name] = parseAmount(f.prices[name]);
-  if (Object.keys(prices).length) body.prices = prices as PutModelBody['prices'];
+  if (Object.keys(prices).length) body.prices = prices as unknown as PutModelBody['prices'];
   if (m.kind === 'image') {
     if (keep('per_image', currencyChanged || !same(f.perImage, initial.perImage)))
       body.per_image = Object.fromEntries(

@@ -73,7 +73,7 @@ export function RubPrices({
 }) {
   const { t, i18n } = useTranslation();
   if (!prices) return <Text size="sm">—</Text>;
-  const lines = priceLines(kind, prices, perImage, (v) => formatRub(v, i18n.language), t);
+  const lines = priceLines(kind, prices, perImage, (v) => formatRub(v, i18n.language), (k, v) => t(k, v));
   return (
     <Stack gap={0}>
       {lines.map((l) => (
