@@ -109,13 +109,13 @@ describe('models and prices editor in Chromium', () => {
     expect((await chat('gpt-4o-mini')).status).toBe(200);
     expect(await lastCharge()).toMatchObject({ model: 'gpt-4o-mini', amount_rub: -0.021 });
 
-    await page.getByLabel('Search').fill('gpt-4o-mini');
+    await page.getByLabel('Search', { exact: true }).fill('gpt-4o-mini');
     await row(page, 'gpt-4o-mini').waitFor();
     expect(await row(page, 'gpt-4o-mini').textContent()).toContain('built-in');
     await page.getByRole('button', { name: 'Edit gpt-4o-mini' }).click();
     const drawer = page.getByRole('dialog');
-    await drawer.getByLabel('Input, RUB').fill('30');
-    await drawer.getByLabel('Output, RUB').fill('90');
+    await drawer.getByLabel('Input, RUB', { exact: true }).fill('30');
+    await drawer.getByLabel('Output, RUB', { exact: true }).fill('90');
     await drawer.getByLabel('Per request, RUB').fill('0,5');
     await drawer.getByRole('button', { name: 'Save' }).click();
     await drawer.waitFor({ state: 'detached' });
@@ -197,11 +197,11 @@ describe('models and prices editor in Chromium', () => {
       // a negative price is refused before anything is sent, in the interface's language
       await page.getByLabel(L('Kind', 'Тип'), { exact: true }).click();
       await page.getByRole('option', { name: L('chat', 'чат'), exact: true }).click();
-      await page.getByLabel(L('Search', 'Поиск')).fill('gpt-4o-mini');
+      await page.getByLabel(L('Search', 'Поиск'), { exact: true }).fill('gpt-4o-mini');
       await row(page, 'gpt-4o-mini').getByRole('button', { name: L('Edit gpt-4o-mini', 'Изменить gpt-4o-mini') }).click();
       const form = page.getByRole('dialog');
-      await form.getByLabel(L('Input, RUB', 'Вход, RUB')).fill('-1');
-      await form.getByLabel(L('Output, RUB', 'Выход, RUB')).fill('');
+      await form.getByLabel(L('Input, RUB', 'Вход, RUB'), { exact: true }).fill('-1');
+      await form.getByLabel(L('Output, RUB', 'Выход, RUB'), { exact: true }).fill('');
       await form.getByRole('button', { name: L('Save', 'Сохранить') }).click();
       await form.getByText(L('Must not be negative.', 'Не может быть отрицательной.')).waitFor();
       await form.getByText(L('Required for an enabled model.', 'Обязательно для включённой модели.')).waitFor();
