@@ -389,7 +389,10 @@ describe(`pricing on ${backendKind()}`, () => {
       };
       // a new URL would receive the provider's key: the editor takes environment variables instead
       await refused([{ base_url: 'https://elsewhere.test/v1' }], 'deployments[0].base_url');
-      await refused([{ base_url_env: 'OPENAI_EU_BASE_URL', api_key_env: 'DATABASE_URL' }], 'deployments[0].api_key_env');
+      await refused(
+        [{ base_url_env: 'OPENAI_EU_BASE_URL', api_key_env: 'DATABASE_URL' }],
+        'deployments[0].api_key_env',
+      );
       await refused([{ base_url_env: 'HOME' }], 'deployments[0].base_url_env');
       await refused([{ base_url_env: 'OPENAI_EU_BASE_URL', weight: 0 }], 'deployments[0].weight');
       await refused([], 'deployments');

@@ -2,7 +2,16 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { axe, launchBrowser, openSession, requireBuild, shot, signInWithPassword, startGateway, type Gateway } from './support';
+import {
+  axe,
+  launchBrowser,
+  openSession,
+  requireBuild,
+  shot,
+  signInWithPassword,
+  startGateway,
+  type Gateway,
+} from './support';
 
 /**
  * The operators' models-and-prices editor in Chromium against the real built server with an
@@ -184,11 +193,12 @@ describe('models and prices editor in Chromium', () => {
       expect(await dalle.textContent()).toMatch(ru ? /за изображение/ : /per image/);
       expect(await dalle.getByText(L('image generation', 'генерация изображений')).count()).toBe(1);
       expect(await page.locator('tbody tr').count()).toBeGreaterThan(0);
-      for (const r of await page.locator('tbody tr').all())
-        expect(await r.textContent()).not.toMatch(/chat|чат/);
+      for (const r of await page.locator('tbody tr').all()) expect(await r.textContent()).not.toMatch(/chat|чат/);
       await dalle.getByRole('button', { name: L('Edit dall-e-3', 'Изменить dall-e-3') }).click();
       const drawer = page.getByRole('dialog');
-      await drawer.getByRole('group', { name: L('Per generated image, RUB', 'За сгенерированное изображение, RUB') }).waitFor();
+      await drawer
+        .getByRole('group', { name: L('Per generated image, RUB', 'За сгенерированное изображение, RUB') })
+        .waitFor();
       await accessible(page, `catalog-edit-image-${name}`);
       await shot(page, `catalog-edit-image-${name}`);
       await drawer.getByRole('button', { name: L('Cancel', 'Отмена') }).click();
@@ -198,7 +208,9 @@ describe('models and prices editor in Chromium', () => {
       await page.getByLabel(L('Kind', 'Тип'), { exact: true }).click();
       await page.getByRole('option', { name: L('chat', 'чат'), exact: true }).click();
       await page.getByLabel(L('Search', 'Поиск'), { exact: true }).fill('gpt-4o-mini');
-      await row(page, 'gpt-4o-mini').getByRole('button', { name: L('Edit gpt-4o-mini', 'Изменить gpt-4o-mini') }).click();
+      await row(page, 'gpt-4o-mini')
+        .getByRole('button', { name: L('Edit gpt-4o-mini', 'Изменить gpt-4o-mini') })
+        .click();
       const form = page.getByRole('dialog');
       await form.getByLabel(L('Input, RUB', 'Вход, RUB'), { exact: true }).fill('-1');
       await form.getByLabel(L('Output, RUB', 'Выход, RUB'), { exact: true }).fill('');

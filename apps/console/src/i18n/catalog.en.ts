@@ -46,7 +46,8 @@ export const catalogEn = {
   reset: 'Reset',
   resetOf: 'Reset {{model}} to its built-in entry',
   resetTitle: 'Reset {{model}}?',
-  resetBody: 'The override is dropped: prices, state, aliases, fallbacks and deployments come from the built-in catalog or MODELS_FILE again.',
+  resetBody:
+    'The override is dropped: prices, state, aliases, fallbacks and deployments come from the built-in catalog or MODELS_FILE again.',
   resetConfirm: 'Reset override',
   cancel: 'Cancel',
   saved: 'Saved.',
@@ -75,7 +76,8 @@ export const catalogEn = {
     fallbacks: 'Fallbacks',
     fallbacksHint: 'Models of the same kind tried in order when this one fails.',
     deployments: 'Deployments',
-    deploymentsHint: 'Upstreams picked by weight. URLs and keys come from environment variables named *_BASE_URL and *_API_KEY; empty: the provider’s own.',
+    deploymentsHint:
+      'Upstreams picked by weight. URLs and keys come from environment variables named *_BASE_URL and *_API_KEY; empty: the provider’s own.',
     deploymentId: 'Name',
     baseUrlEnv: 'URL variable',
     baseUrl: 'URL (from MODELS_FILE)',

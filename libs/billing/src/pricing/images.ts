@@ -64,10 +64,11 @@ export function imageCharge(model: ModelEntry, result: ImageGenerationResult): I
   const s = spec(model);
   if (s.token_priced && result.usage) {
     const u = result.usage;
-    const input = exactCostMicro([
-      { tokens: u.text_input_tokens, rubPer1M: model.pricing.input_rub_per_1m },
-      { tokens: u.image_input_tokens, rubPer1M: s.image_input_rub_per_1m },
-    ]).totalMicro + feeMicro(model);
+    const input =
+      exactCostMicro([
+        { tokens: u.text_input_tokens, rubPer1M: model.pricing.input_rub_per_1m },
+        { tokens: u.image_input_tokens, rubPer1M: s.image_input_rub_per_1m },
+      ]).totalMicro + feeMicro(model);
     const image = exactCostMicro([{ tokens: u.output_tokens, rubPer1M: model.pricing.output_rub_per_1m }]).totalMicro;
     return { imageMicro: image, inputMicro: input, totalMicro: input + image, basis: 'tokens' };
   }

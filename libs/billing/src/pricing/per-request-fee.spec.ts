@@ -14,7 +14,13 @@ const fee: ModelPricing = {
   image_rub: null,
   request_rub: 0.5,
 };
-const usage = { prompt_tokens: 1000, completion_tokens: 100, total_tokens: 1100, cache_read_tokens: 0, cache_write_tokens: 0 };
+const usage = {
+  prompt_tokens: 1000,
+  completion_tokens: 100,
+  total_tokens: 1100,
+  cache_read_tokens: 0,
+  cache_write_tokens: 0,
+};
 
 describe('a fee per request', () => {
   it('chat: once per call, in the hold and the charge, shown in the breakdown', () => {
@@ -33,15 +39,29 @@ describe('a fee per request', () => {
 
   it('embeddings (and rerank, which uses the same input-only rule): once per call', () => {
     expect(embeddingsChargeMicro(fee, 1000)).toBe(15_000 + 500_000);
-    expect(embeddingsHoldMicro(fee, 0)).toBe(500_000);
+    // the hold pads the count (32 tokens at 15 µRUB) and adds the fee
+    expect(embeddingsHoldMicro(fee, 0)).toBe(32 * 15 + 500_000);
   });
 
   it('images: once per request, whatever n', () => {
     const dalle = loadCatalog().find((m) => m.key === 'dall-e-3')!;
     const priced = { ...dalle, pricing: { ...dalle.pricing, request_rub: 1 } };
-    const png = [{ b64: 'AA==', mime: 'image/png' }, { b64: 'AA==', mime: 'image/png' }];
-    const cost = imageCharge(priced, { images: png, usage: null, size: '1024x1024', quality: 'standard', output_format: 'png' });
-    expect(cost.totalMicro - imageCharge(dalle, { images: png, usage: null, size: '1024x1024', quality: 'standard', output_format: 'png' }).totalMicro).toBe(1_000_000);
+    const png = [
+      { b64: 'AA==', mime: 'image/png' },
+      { b64: 'AA==', mime: 'image/png' },
+    ];
+    const cost = imageCharge(priced, {
+      images: png,
+      usage: null,
+      size: '1024x1024',
+      quality: 'standard',
+      output_format: 'png',
+    });
+    expect(
+      cost.totalMicro -
+        imageCharge(dalle, { images: png, usage: null, size: '1024x1024', quality: 'standard', output_format: 'png' })
+          .totalMicro,
+    ).toBe(1_000_000);
     const req = { n: 2, size: '1024x1024', quality: 'standard', prompt: 'a cat' };
     expect(imageHoldMicro(priced, req) - imageHoldMicro(dalle, req)).toBe(1_000_000);
   });

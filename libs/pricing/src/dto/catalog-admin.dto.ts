@@ -182,7 +182,8 @@ export class AdminCatalogModelDto {
   @ApiProperty({
     type: CatalogPerImageDto,
     nullable: true,
-    description: 'Image models: the per-image prices charged today in RUB; null: not an image model, or USD without a rate',
+    description:
+      'Image models: the per-image prices charged today in RUB; null: not an image model, or USD without a rate',
   })
   rub_image: CatalogPerImageDto | null;
   @ApiProperty({ type: FxStampDto, nullable: true }) fx: FxStampDto | null;

@@ -243,7 +243,12 @@ export function CatalogEditDrawer({
             searchable
             error={errorOf('fallbacks', t('catalog.form.fallbacks'))}
           />
-          <Deployments form={form} set={set} errorOf={errorOf} legend={label(t('catalog.form.deployments'), 'deployments')} />
+          <Deployments
+            form={form}
+            set={set}
+            errorOf={errorOf}
+            legend={label(t('catalog.form.deployments'), 'deployments')}
+          />
           <Group justify="flex-end">
             <Button variant="default" onClick={onClose}>
               {t('catalog.cancel')}

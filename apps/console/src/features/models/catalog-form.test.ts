@@ -64,9 +64,15 @@ describe('the catalog editor form', () => {
   it('a change of currency sends every price, read in the new currency', () => {
     const body = bodyOf(chat, { ...formOf(chat), currency: 'USD' });
     expect(body.currency).toBe('USD');
-    expect(Object.keys(body.prices ?? {}).sort()).toEqual(
-      ['cache_read_per_1m', 'cache_write_1h_per_1m', 'cache_write_per_1m', 'image', 'input_per_1m', 'output_per_1m', 'request'],
-    );
+    expect(Object.keys(body.prices ?? {}).sort()).toEqual([
+      'cache_read_per_1m',
+      'cache_write_1h_per_1m',
+      'cache_write_per_1m',
+      'image',
+      'input_per_1m',
+      'output_per_1m',
+      'request',
+    ]);
   });
 
   it('checks as the server does: no negative price, input and output required while enabled', () => {
@@ -75,7 +81,10 @@ describe('the catalog editor form', () => {
     f.prices.output_per_1m = '';
     expect(validate(chat, f)).toEqual({ 'prices.input_per_1m': 'negative', 'prices.output_per_1m': 'required' });
     expect(validate(chat, { ...f, enabled: false })).toEqual({ 'prices.input_per_1m': 'negative' });
-    const d = { ...formOf(chat), deployments: [{ id: 'a', base_url: '', base_url_env: 'HOME', api_key_env: 'DATABASE_URL', weight: '0' }] };
+    const d = {
+      ...formOf(chat),
+      deployments: [{ id: 'a', base_url: '', base_url_env: 'HOME', api_key_env: 'DATABASE_URL', weight: '0' }],
+    };
     expect(validate(chat, d)).toEqual({
       'deployments[0].base_url_env': 'env_base_url',
       'deployments[0].api_key_env': 'env_api_key',

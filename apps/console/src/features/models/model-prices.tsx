@@ -14,7 +14,9 @@ export interface PriceFields {
 }
 
 /** The lowest and highest per-image price of an image model's {size: {quality: price}} table. */
-export function perImageRange(table: Record<string, Record<string, number>> | null | undefined): [number, number] | null {
+export function perImageRange(
+  table: Record<string, Record<string, number>> | null | undefined,
+): [number, number] | null {
   const all = Object.values(table ?? {}).flatMap((row) => Object.values(row));
   return all.length ? [Math.min(...all), Math.max(...all)] : null;
 }
@@ -73,7 +75,13 @@ export function RubPrices({
 }) {
   const { t, i18n } = useTranslation();
   if (!prices) return <Text size="sm">—</Text>;
-  const lines = priceLines(kind, prices, perImage, (v) => formatRub(v, i18n.language), (k, v) => t(k, v));
+  const lines = priceLines(
+    kind,
+    prices,
+    perImage,
+    (v) => formatRub(v, i18n.language),
+    (k, v) => t(k, v),
+  );
   return (
     <Stack gap={0}>
       {lines.map((l) => (

@@ -45,7 +45,11 @@ export function ModelsPage() {
                   <Table.Td>{formatNumber(m.context_window, lang)}</Table.Td>
                   <Table.Td>
                     <Group gap={4}>
-                      <CapabilityBadges kind={m.kind} supportsImages={m.supports_images} supportsTools={m.supports_tools} />
+                      <CapabilityBadges
+                        kind={m.kind}
+                        supportsImages={m.supports_images}
+                        supportsTools={m.supports_tools}
+                      />
                       {!m.available && (
                         <Tooltip label={m.unavailable_reason ?? ''} disabled={!m.unavailable_reason} multiline w={320}>
                           <Badge size="xs" color="gray">
