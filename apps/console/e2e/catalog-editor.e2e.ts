@@ -140,7 +140,7 @@ describe('models and prices editor in Chromium', () => {
     expect((await chat('gpt-4o-mini')).status).toBe(200);
     expect(await lastCharge()).toMatchObject({ model: 'gpt-4o-mini', amount_rub: -0.539 });
 
-    await page.getByRole('switch', { name: 'Enable gpt-4o-mini' }).click();
+    await page.getByRole('switch', { name: 'Enable gpt-4o-mini' }).click({ force: true }); // the track covers the input
     await row(page, 'gpt-4o-mini').getByText('disabled', { exact: true }).waitFor();
     const before = upstream.calls.length;
     const off = await chat('gpt-4o-mini');
@@ -186,7 +186,7 @@ describe('models and prices editor in Chromium', () => {
       }
 
       // the kind filter: image models only, priced per image (never "0.00 / 0.00")
-      await page.getByLabel(L('Kind', 'Тип'), { exact: true }).click();
+      await page.getByRole('combobox', { name: L('Kind', 'Тип'), exact: true }).click();
       await page.getByRole('option', { name: L('image generation', 'генерация изображений') }).click();
       const dalle = row(page, 'dall-e-3');
       await dalle.waitFor();
@@ -205,7 +205,7 @@ describe('models and prices editor in Chromium', () => {
       await drawer.waitFor({ state: 'detached' });
 
       // a negative price is refused before anything is sent, in the interface's language
-      await page.getByLabel(L('Kind', 'Тип'), { exact: true }).click();
+      await page.getByRole('combobox', { name: L('Kind', 'Тип'), exact: true }).click();
       await page.getByRole('option', { name: L('chat', 'чат'), exact: true }).click();
       await page.getByLabel(L('Search', 'Поиск'), { exact: true }).fill('gpt-4o-mini');
       await row(page, 'gpt-4o-mini')

@@ -52,12 +52,15 @@ const contrastVariables: CSSVariablesResolver = (t) => ({
     '--mantine-color-red-light-color': t.colors.red[9],
     '--mantine-color-red-light': t.colors.red[0],
     '--mantine-color-gray-light-color': t.colors.gray[8],
+    // field errors (and an invalid field's text) in a red that reaches 4.5:1
+    '--mantine-color-error': t.colors.red[9],
   },
   dark: {
     '--mantine-color-dimmed': t.colors.dark[1],
     '--mantine-color-blue-light-color': t.colors.blue[2],
     '--mantine-color-teal-light-color': t.colors.teal[2],
     '--mantine-color-red-light-color': t.colors.red[2],
+    '--mantine-color-error': t.colors.red[3],
   },
 });
 

@@ -46,7 +46,7 @@ export const catalogRu: typeof catalogEn = {
   editOf: 'Изменить {{model}}',
   toggleOf: 'Включить {{model}}',
   reset: 'Сбросить',
-  resetOf: 'Вернуть {{model}} к встроенной записи',
+  resetOf: 'Сбросить {{model}} до встроенной записи',
   resetTitle: 'Сбросить {{model}}?',
   resetBody:
     'Изменение удаляется: цены, состояние, псевдонимы, резервные модели и развёртывания снова берутся из встроенного каталога или MODELS_FILE.',
