@@ -168,7 +168,7 @@ describe('models and prices editor in Chromium', () => {
     ['en', 'dark', 390],
     ['ru', 'light', 390],
   ] as const) {
-    it(`the page (${lang}, ${scheme}, ${width} px): filters, per-image prices of an image model, a refused price`, async () => {
+    it(`the page (${lang}, ${scheme}, ${width} px): filters, per-image prices of an image model, a price refused in the browser and by the server`, async () => {
       const ru = lang === 'ru';
       const L = (en: string, r: string) => (ru ? r : en);
       const name = `${lang}-${scheme}-${width}`;
@@ -219,6 +219,29 @@ describe('models and prices editor in Chromium', () => {
       await form.getByText(L('Required for an enabled model.', 'Обязательно для включённой модели.')).waitFor();
       await accessible(page, `catalog-edit-refused-${name}`);
       await shot(page, `catalog-edit-refused-${name}`);
+      if (width === 390) {
+        expect(errors).toEqual([]);
+        await context.close();
+        return;
+      }
+      // the server's refusal (an alias that is another model's key), in the interface's language
+      await form.getByLabel(L('Input, RUB', 'Вход, RUB'), { exact: true }).fill('15');
+      await form.getByLabel(L('Output, RUB', 'Выход, RUB'), { exact: true }).fill('60');
+      await form.getByLabel(L('Aliases', 'Псевдонимы'), { exact: true }).fill('gpt-4o');
+      await form.getByLabel(L('Aliases', 'Псевдонимы'), { exact: true }).press('Enter');
+      await form.getByRole('button', { name: L('Save', 'Сохранить') }).click();
+      await form
+        .getByRole('alert')
+        .getByText(
+          ru
+            ? 'Цена или настройка модели указана неверно.'
+            : 'model gpt-4o-mini: alias "gpt-4o" is the key of a catalog model',
+        )
+        .waitFor();
+      await accessible(page, `catalog-edit-server-refused-${name}`);
+      await shot(page, `catalog-edit-server-refused-${name}`);
+      await form.getByRole('button', { name: L('Cancel', 'Отмена') }).click();
+      expect(await row(page, 'gpt-4o-mini').textContent()).toContain(L('built-in', 'встроенная'));
       expect(errors).toEqual([]);
       await context.close();
     });

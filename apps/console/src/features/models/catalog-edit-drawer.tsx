@@ -1,4 +1,4 @@
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMutation } from '@tanstack/react-query';
 import {
@@ -60,6 +60,11 @@ export function CatalogEditDrawer({
   const [form, setForm] = useState<CatalogForm>(() => formOf(model));
   const [errors, setErrors] = useState<FieldErrors>({});
   const set = (patch: Partial<CatalogForm>) => setForm((f) => ({ ...f, ...patch }));
+  const formRef = useRef<HTMLFormElement>(null);
+  // a refused form brings its first marked field into view
+  useEffect(() => {
+    formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+  }, [errors]);
   const over = (field: string) => model.overridden_fields.includes(field);
 
   const save = useMutation({
@@ -127,7 +132,7 @@ export function CatalogEditDrawer({
         </Group>
       }
     >
-      <form onSubmit={submit} noValidate aria-label={t('catalog.editOf', { model: model.key })}>
+      <form ref={formRef} onSubmit={submit} noValidate aria-label={t('catalog.editOf', { model: model.key })}>
         <Stack>
           <ErrorAlert error={save.error} />
           {Object.keys(errors).length > 0 && !save.error && (
