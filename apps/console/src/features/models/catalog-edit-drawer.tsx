@@ -82,6 +82,12 @@ export function CatalogEditDrawer({
     },
   });
 
+  // a refusal of the server brings its message into view
+  const refusal = save.error;
+  useEffect(() => {
+    if (refusal) formRef.current?.querySelector('[role="alert"]')?.scrollIntoView({ block: 'center' });
+  }, [refusal]);
+
   /** The text of a field's error: the form's own check, or the server's refusal (its words in English). */
   const errorOf = (name: string, label: string): string | undefined => {
     const e = errors[name];
