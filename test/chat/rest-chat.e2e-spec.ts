@@ -375,6 +375,7 @@ describe(`POST /api/v1/chat over raw HTTP (${backendKind()})`, () => {
         cache_write_rub_per_1m: p.cacheWrite,
         cache_write_1h_rub_per_1m: ('cacheWrite1h' in p ? p.cacheWrite1h : null) ?? null,
         image_rub: p.image,
+        request_rub: null,
       });
     }
   });

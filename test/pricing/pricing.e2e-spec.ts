@@ -49,6 +49,8 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, tim
 describe(`pricing on ${backendKind()}`, () => {
   const clock = new ManualClock(Date.parse('2026-11-28T09:00:00Z')); // 12:00 in Moscow
   let openai: FakeOpenAI;
+  /** a second OpenAI-compatible deployment, named by environment variables only */
+  let eu: FakeOpenAI;
   let cbr: FakeCbr;
   let a: TestApp;
   let b: TestApp;
@@ -84,6 +86,7 @@ describe(`pricing on ${backendKind()}`, () => {
 
   beforeAll(async () => {
     openai = await FakeOpenAI.start({ apiKey: UPSTREAM_KEYS.openai });
+    eu = await FakeOpenAI.start({ apiKey: 'sk-eu-deployment' });
     cbr = await FakeCbr.start();
     cbr.fail(503); // the CBR is down when the gateway starts: no rate at all
     const dir = mkdtempSync(join(tmpdir(), 'gw-pricing-'));
@@ -96,6 +99,8 @@ describe(`pricing on ${backendKind()}`, () => {
       FX_MARKUP_PERCENT: '2.5',
       FX_STALE_HOURS: '48',
       CATALOG_REFRESH_MS: '200',
+      OPENAI_EU_BASE_URL: `${eu.baseUrl}/v1`,
+      OPENAI_EU_API_KEY: 'sk-eu-deployment',
     };
     a = await createTestApp({ env, clock });
     b = await createTestApp({ env, clock, shareBackendWith: a });
@@ -107,10 +112,14 @@ describe(`pricing on ${backendKind()}`, () => {
     await b?.close();
     await a?.close();
     await openai?.close();
+    await eu?.close();
     await cbr?.close();
   });
 
-  afterEach(() => openai.reset());
+  afterEach(() => {
+    openai.reset();
+    eu.reset();
+  });
 
   it('with no CBR rate at all, a USD-priced model answers 503 fx_rate_unavailable before any upstream call', async () => {
     await waitFor('the failed start fetch', async () =>
@@ -344,6 +353,92 @@ describe(`pricing on ${backendKind()}`, () => {
       await waitFor('the reset on the other replica', async () =>
         (await catalogPrice(b, team.apiKey, 'gpt-4o-mini'))?.pricing?.input_rub_per_1m === 15 ? true : undefined,
       );
+    });
+
+    it('a fee per request is charged with the token prices of every call, and shown as overridden', async () => {
+      expect((await put(a, 'gpt-4.1-mini', { prices: { request: -0.5 } })).body.error).toMatchObject({
+        code: 'invalid_model_prices',
+        param: 'prices.request',
+      });
+      const res = await put(a, 'gpt-4.1-mini', { prices: { request: 0.5 } });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({
+        source: 'database',
+        prices: { input_rub_per_1m: 40, output_rub_per_1m: 160, request_rub: 0.5 },
+        rub_prices: { request_rub: 0.5 },
+        overridden_fields: ['prices.request'],
+      });
+      expect((await adminEntry(a, 'gpt-4.1')) as Record<string, unknown>).toMatchObject({
+        overridden_fields: [],
+        prices: { request_rub: null },
+      });
+      openai.enqueue({ text: 'ok', usage: { input: 1000, output: 100 } });
+      expect((await chat(a, team.apiKey, 'gpt-4.1-mini')).status).toBe(200);
+      // 1000 × 40 / 1M + 100 × 160 / 1M + 0.5
+      expect(await lastCharge(a, team.apiKey)).toMatchObject({ model: 'gpt-4.1-mini', amount_rub: -0.556 });
+      // the team's catalog shows the fee
+      expect((await catalogPrice(a, team.apiKey, 'gpt-4.1-mini'))?.pricing).toMatchObject({ request_rub: 0.5 });
+      expect((await op(request(a.url).delete('/api/v1/admin/models/gpt-4.1-mini'))).status).toBe(200);
+    });
+
+    it('deployments: only URLs and keys of the environment, routed at once; null goes back to the provider', async () => {
+      const refused = async (deployments: unknown, param: string) => {
+        const r = await put(a, 'gpt-4.1-mini', { deployments });
+        expect(r.status).toBe(400);
+        expect(r.body.error).toMatchObject({ code: 'invalid_model_prices', param });
+      };
+      // a new URL would receive the provider's key: the editor takes environment variables instead
+      await refused([{ base_url: 'https://elsewhere.test/v1' }], 'deployments[0].base_url');
+      await refused(
+        [{ base_url_env: 'OPENAI_EU_BASE_URL', api_key_env: 'DATABASE_URL' }],
+        'deployments[0].api_key_env',
+      );
+      await refused([{ base_url_env: 'HOME' }], 'deployments[0].base_url_env');
+      await refused([{ base_url_env: 'OPENAI_EU_BASE_URL', weight: 0 }], 'deployments[0].weight');
+      await refused([], 'deployments');
+      const dup = await put(a, 'gpt-4.1-mini', {
+        deployments: [
+          { id: 'x', base_url_env: 'OPENAI_EU_BASE_URL' },
+          { id: 'x', base_url_env: 'OPENAI_EU_BASE_URL' },
+        ],
+      });
+      expect(dup.status).toBe(400);
+      expect(dup.body.error.message).toMatch(/duplicate id "x"/);
+      expect(await adminEntry(a, 'gpt-4.1-mini')).toMatchObject({ source: 'builtin', deployments: null });
+
+      const res = await put(a, 'gpt-4.1-mini', {
+        deployments: [{ id: 'eu', base_url_env: 'OPENAI_EU_BASE_URL', api_key_env: 'OPENAI_EU_API_KEY', weight: 2 }],
+      });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({
+        deployments: [
+          { id: 'eu', base_url: null, base_url_env: 'OPENAI_EU_BASE_URL', api_key_env: 'OPENAI_EU_API_KEY', weight: 2 },
+        ],
+        overridden_fields: ['deployments'],
+        available: true,
+      });
+      eu.enqueue({ text: 'from eu', usage: { input: 10, output: 1 } });
+      const viaEu = await chat(a, team.apiKey, 'gpt-4.1-mini');
+      expect(viaEu.status).toBe(200);
+      expect(viaEu.body.choices[0].message.content).toBe('from eu');
+      expect(eu.requests).toHaveLength(1);
+      expect(eu.lastRequest?.body).toMatchObject({ model: 'gpt-4.1-mini' });
+      expect(openai.requests).toHaveLength(0);
+      // the other replica routes there too once its poll saw the change
+      await waitFor('the deployments on the other replica', async () => {
+        eu.enqueue({ text: 'from eu', usage: { input: 10, output: 1 } });
+        openai.enqueue({ text: 'ok', usage: { input: 10, output: 1 } });
+        const r = await chat(b, team.apiKey, 'gpt-4.1-mini');
+        return r.body.choices?.[0]?.message?.content === 'from eu' ? true : undefined;
+      });
+      eu.reset();
+      openai.reset();
+
+      expect((await put(a, 'gpt-4.1-mini', { deployments: null })).body).toMatchObject({ deployments: null });
+      openai.enqueue({ text: 'from openai', usage: { input: 10, output: 1 } });
+      expect((await chat(a, team.apiKey, 'gpt-4.1-mini')).body.choices[0].message.content).toBe('from openai');
+      expect(eu.requests).toHaveLength(0);
+      expect((await op(request(a.url).delete('/api/v1/admin/models/gpt-4.1-mini'))).status).toBe(200);
     });
   });
 

@@ -8,6 +8,8 @@ export interface CostRubDto {
   cache_cost_rub: number | null;
   /** with a project / knowledge base / PDF context: the query embeddings and rerank charged with the chat */
   retrieval_cost_rub?: number;
+  /** the model's flat fee per call, when it has one */
+  request_cost_rub?: number;
   total_cost_rub: number;
   currency: 'RUB';
 }
@@ -22,6 +24,7 @@ export function costToRub(cost: ChatCost, chargedMicro: number, retrievalMicro?:
     output_cost_rub: microToRub(cost.outputMicro),
     image_cost_rub: cost.imageMicro === null ? null : microToRub(cost.imageMicro),
     cache_cost_rub: cost.cacheMicro === null ? null : microToRub(cost.cacheMicro),
+    ...(cost.requestMicro !== undefined ? { request_cost_rub: microToRub(cost.requestMicro) } : {}),
     ...(retrievalMicro !== undefined ? { retrieval_cost_rub: microToRub(retrievalMicro) } : {}),
     total_cost_rub: microToRub(chargedMicro + (retrievalMicro ?? 0)),
     currency: 'RUB',

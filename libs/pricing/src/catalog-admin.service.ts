@@ -2,7 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { ApiError, Clock } from '@app/common';
 import type { Actor } from '@app/accounts/audit';
 import { FxService } from '@app/fx';
-import { CatalogError, CatalogOverride, ModelCatalogService, ModelEntry, ModelPricing } from '@app/providers';
+import {
+  CatalogError,
+  CatalogOverride,
+  DeploymentSpec,
+  ModelCatalogService,
+  ModelEntry,
+  ModelPricing,
+} from '@app/providers';
 import {
   AdminCatalogDto,
   AdminCatalogModelDto,
@@ -21,6 +28,7 @@ const PRICE_FIELDS: Record<string, { field: keyof ModelPricing; nullable: boolea
   cache_write_per_1m: { field: 'cache_write_rub_per_1m', nullable: true },
   cache_write_1h_per_1m: { field: 'cache_write_1h_rub_per_1m', nullable: true },
   image: { field: 'image_rub', nullable: true },
+  request: { field: 'request_rub', nullable: true },
 };
 
 const invalid = (message: string, param: string) => ApiError.badRequest(message, param, 'invalid_model_prices');
@@ -36,7 +44,7 @@ export function checkPrice(v: unknown, param: string, nullable: boolean): number
 /**
  * The operators' catalog editor: the effective catalog (built-in + MODELS_FILE + database
  * overrides) with where each price comes from; an override per model (prices, currency, enabled,
- * aliases, fallbacks), validated like MODELS_FILE entries before it is stored, audit-logged, and
+ * aliases, fallbacks, deployments), validated like MODELS_FILE entries before it is stored, audit-logged, and
  * applied here at once and on the other replicas within CATALOG_REFRESH_MS.
  */
 @Injectable()
@@ -62,13 +70,13 @@ export class CatalogAdminService {
           (!f.currency || m.entry.currency === f.currency) &&
           (f.enabled === undefined || String(m.enabled) === f.enabled),
       );
-    return { data: data.map((m) => this.view(m.entry, m.enabled, m.source, m.aliases)) };
+    return { data: data.map((m) => this.view(m.entry, m.enabled, m.source, m.aliases, m.override)) };
   }
 
   one(key: string): AdminCatalogModelDto {
     const m = this.catalog.adminList().find((x) => x.entry.key === key);
     if (!m) throw notInCatalog(key);
-    return this.view(m.entry, m.enabled, m.source, m.aliases);
+    return this.view(m.entry, m.enabled, m.source, m.aliases, m.override);
   }
 
   async put(key: string, dto: PutCatalogModelDto, actor: Actor): Promise<AdminCatalogModelDto> {
@@ -134,6 +142,7 @@ export class CatalogAdminService {
     }
     if (dto.aliases) o.aliases = [...new Set(dto.aliases)];
     if (dto.fallbacks) o.fallbacks = dto.fallbacks;
+    if (dto.deployments !== undefined) o.deployments = deploymentsOf(dto.deployments, base);
     return o;
   }
 
@@ -142,6 +151,7 @@ export class CatalogAdminService {
     enabled: boolean,
     source: AdminCatalogModelDto['source'],
     aliases: string[],
+    override: CatalogOverride | null,
   ): AdminCatalogModelDto {
     const quote = this.fx.current();
     const rub = m.currency === 'RUB' ? m : quote ? inRub(m, quote) : null;
@@ -149,21 +159,91 @@ export class CatalogAdminService {
       key: m.key,
       provider: m.provider,
       kind: m.kind,
+      supports_images: m.supports_images,
+      supports_tools: m.supports_tools,
+      context_window: m.context_window,
       enabled,
       source,
       currency: m.currency,
       prices: pricingView(m.pricing),
       image: m.image ? { per_image: m.image.per_image_rub, image_input_per_1m: m.image.image_input_rub_per_1m } : null,
       rub_prices: rub ? pricingView(rub.pricing) : null,
+      rub_image: rub?.image
+        ? { per_image: rub.image.per_image_rub, image_input_per_1m: rub.image.image_input_rub_per_1m }
+        : null,
       fx: rub?.fx ?? null,
       aliases,
       fallbacks: m.fallbacks,
+      deployments: m.deployments,
+      overridden_fields: override ? overriddenFields(override) : [],
       available: this.catalog.isAvailable(m),
     };
   }
 }
 
-const pricingView = (p: ModelPricing) => ({ ...p, cache_write_1h_rub_per_1m: p.cache_write_1h_rub_per_1m ?? null });
+/**
+ * The deployments an operator sent, checked for what the editor may take: URLs and keys the host
+ * already configured — a `base_url` the built-in / MODELS_FILE entry names, or environment variables
+ * named `*_BASE_URL` / `*_API_KEY` — never a new URL for the provider's key. The rest (ids, weights,
+ * URL shape, duplicates) is checked with the merged entry like MODELS_FILE.
+ */
+function deploymentsOf(v: unknown, base: ModelEntry): DeploymentSpec[] | null {
+  if (v === null) return null;
+  if (!Array.isArray(v) || v.length === 0)
+    throw invalid('deployments must be a non-empty list (or null for the provider’s connection).', 'deployments');
+  const knownUrls = new Set((base.deployments ?? []).map((d) => d.base_url).filter((u) => u !== null));
+  return v.map((raw: unknown, i) => {
+    const at = `deployments[${i}]`;
+    if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw invalid(`${at} must be an object.`, at);
+    const d = raw as Record<string, unknown>;
+    const opt = (field: string): string | null => {
+      const x = d[field];
+      if (x === undefined || x === null || x === '') return null;
+      if (typeof x !== 'string') throw invalid(`${at}.${field} must be a string.`, `${at}.${field}`);
+      return x.trim();
+    };
+    const baseUrl = opt('base_url')?.replace(/\/+$/, '') ?? null;
+    if (baseUrl !== null && !knownUrls.has(baseUrl))
+      throw invalid(
+        `${at}.base_url: the editor takes only the URLs MODELS_FILE gives for this model; name a *_BASE_URL environment variable in base_url_env.`,
+        `${at}.base_url`,
+      );
+    const baseUrlEnv = opt('base_url_env');
+    if (baseUrlEnv !== null && !/^[A-Z][A-Z0-9_]*_BASE_URL$/.test(baseUrlEnv))
+      throw invalid(`${at}.base_url_env must be an environment variable named *_BASE_URL.`, `${at}.base_url_env`);
+    const apiKeyEnv = opt('api_key_env');
+    if (apiKeyEnv !== null && !/^[A-Z][A-Z0-9_]*_API_KEY$/.test(apiKeyEnv))
+      throw invalid(`${at}.api_key_env must be an environment variable named *_API_KEY.`, `${at}.api_key_env`);
+    const weight = d.weight === undefined || d.weight === null ? 1 : d.weight;
+    if (typeof weight !== 'number' || !Number.isFinite(weight) || weight <= 0)
+      throw invalid(`${at}.weight must be a number > 0.`, `${at}.weight`);
+    const id = opt('id') ?? `d${i}`;
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(id))
+      throw invalid(`${at}.id must be letters, digits, ".", "_" or "-" (at most 64).`, `${at}.id`);
+    return { id, base_url: baseUrl, base_url_env: baseUrlEnv, api_key_env: apiKeyEnv, weight };
+  });
+}
+
+const pricingView = (p: ModelPricing) => ({
+  ...p,
+  cache_write_1h_rub_per_1m: p.cache_write_1h_rub_per_1m ?? null,
+  request_rub: p.request_rub ?? null,
+});
+
+/** What an override changes, by the editor's field names (`prices.input_per_1m`, `per_image`, `aliases`, …). */
+function overriddenFields(o: CatalogOverride): string[] {
+  const out: string[] = [];
+  if (!o.enabled) out.push('enabled');
+  if (o.currency) out.push('currency');
+  for (const [name, spec] of Object.entries(PRICE_FIELDS))
+    if (o.pricing && spec.field in o.pricing) out.push(`prices.${name}`);
+  if (o.image?.per_image_rub) out.push('per_image');
+  if (o.image?.image_input_rub_per_1m !== undefined) out.push('image_input_per_1m');
+  if (o.aliases?.length) out.push('aliases');
+  if (o.fallbacks) out.push('fallbacks');
+  if (o.deployments !== undefined) out.push('deployments');
+  return out;
+}
 
 function notInCatalog(key: string): ApiError {
   return ApiError.notFound(

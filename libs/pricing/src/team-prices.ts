@@ -46,6 +46,7 @@ export function mapPrices(e: ModelEntry, token: Fn, item: Fn): ModelEntry {
       cache_write_rub_per_1m: orNull(p.cache_write_rub_per_1m, token),
       cache_write_1h_rub_per_1m: orNull(p.cache_write_1h_rub_per_1m, token),
       image_rub: orNull(p.image_rub, item),
+      request_rub: orNull(p.request_rub, item),
     },
     image,
   };
@@ -96,6 +97,7 @@ export function forTeam(e: ModelEntry, t: TeamPricing | undefined): ModelEntry {
       cache_write_rub_per_1m: own.cache_write_per_1m_rub ?? p.cache_write_rub_per_1m,
       cache_write_1h_rub_per_1m: own.cache_write_1h_per_1m_rub ?? p.cache_write_1h_rub_per_1m,
       image_rub: own.image_rub ?? p.image_rub,
+      request_rub: p.request_rub ?? null,
     },
   };
 }

@@ -101,7 +101,13 @@ export class ModelCatalogService {
   }
 
   /** Every entry operators see: enabled and disabled, with where it comes from. */
-  adminList(): { entry: ModelEntry; enabled: boolean; source: CatalogSource; aliases: string[] }[] {
+  adminList(): {
+    entry: ModelEntry;
+    enabled: boolean;
+    source: CatalogSource;
+    aliases: string[];
+    override: CatalogOverride | null;
+  }[] {
     const aliasesOf = new Map<string, string[]>();
     for (const [alias, key] of this.current.aliases) aliasesOf.set(key, [...(aliasesOf.get(key) ?? []), alias]);
     const out = [];
@@ -109,7 +115,13 @@ export class ModelCatalogService {
       const disabled = this.current.disabled.get(m.key);
       const entry = disabled ?? this.current.byKey.get(m.key) ?? m;
       const source: CatalogSource = this.current.overridden.has(m.key) ? 'database' : this.baseSources.get(m.key)!;
-      out.push({ entry, enabled: !disabled, source, aliases: aliasesOf.get(m.key) ?? [] });
+      out.push({
+        entry,
+        enabled: !disabled,
+        source,
+        aliases: aliasesOf.get(m.key) ?? [],
+        override: this.current.overrides.get(m.key) ?? null,
+      });
     }
     return out;
   }

@@ -81,7 +81,8 @@ export class ProviderRegistry {
     for (const dep of model.deployments) {
       const apiKey = this.deploymentKey(d, dep);
       if (!apiKey) continue;
-      const cacheKey = `${model.key}\u0000${dep.id}`;
+      // the deployment's settings are part of the key: an operator's catalog edit may change them
+      const cacheKey = [model.key, dep.id, dep.base_url, dep.base_url_env, dep.api_key_env].join('\u0000');
       let p = this.chatProviders.get(cacheKey);
       if (!p) {
         const base = this.context(d).connection();

@@ -223,7 +223,11 @@ export class RerankService {
       await this.cache.recordHit(
         caller.apiKeyId,
         hit.documentTokens,
-        rerankChargeMicro(model.pricing, { queryTokens: 0, documentTokens: hit.documentTokens }),
+        // what the hit saved: the documents' tokens (the fee per call is paid either way)
+        rerankChargeMicro(
+          { input_rub_per_1m: model.pricing.input_rub_per_1m },
+          { queryTokens: 0, documentTokens: hit.documentTokens },
+        ),
       );
     } else if (input.caching && read?.status === 'miss' && docVectors) {
       const stored = await this.cache.put(caller.apiKeyId, model.key, fingerprint, {

@@ -3022,6 +3022,11 @@ export interface components {
              * @example 0.1
              */
             image_rub: number | null;
+            /**
+             * @description A flat fee per call of the model, on top of the other prices (null: none)
+             * @example null
+             */
+            request_rub?: number | null;
         };
         FxStampDto: {
             /**
@@ -3216,6 +3221,11 @@ export interface components {
              * @example 0.000004
              */
             retrieval_cost_rub?: number;
+            /**
+             * @description The model’s flat fee per call, when its catalog entry has one
+             * @example 0.5
+             */
+            request_cost_rub?: number;
             /**
              * @description Charged to the balance: the sum of the ledger entries
              * @example 0.00079
@@ -7851,6 +7861,33 @@ export interface components {
             };
             image_input_per_1m: number;
         };
+        CatalogDeploymentDto: {
+            /**
+             * @description Stable name in logs and cooldowns (default d<index>)
+             * @example eu
+             */
+            id: string;
+            /**
+             * @description Editor: only a URL MODELS_FILE already gives for this model
+             * @example null
+             */
+            base_url: string | null;
+            /**
+             * @description An environment variable named *_BASE_URL holding the base URL
+             * @example AZURE_EU_BASE_URL
+             */
+            base_url_env: string | null;
+            /**
+             * @description An environment variable named *_API_KEY holding the key (default: the provider’s)
+             * @example AZURE_EU_API_KEY
+             */
+            api_key_env: string | null;
+            /**
+             * @description Relative share of the traffic (> 0)
+             * @example 1
+             */
+            weight: number;
+        };
         AdminCatalogModelDto: {
             /** @example gpt-4o-mini */
             key: string;
@@ -7858,6 +7895,12 @@ export interface components {
             provider: string;
             /** @enum {string} */
             kind: "chat" | "embedding" | "image";
+            /** @description Chat models: takes input images */
+            supports_images: boolean;
+            /** @description Chat models: takes tools (function calling) */
+            supports_tools: boolean;
+            /** @example 128000 */
+            context_window: number;
             enabled: boolean;
             /**
              * @description Where the entry’s prices come from: the built-in catalog, MODELS_FILE or an operator’s override
@@ -7872,9 +7915,20 @@ export interface components {
             image: components["schemas"]["CatalogPerImageDto"] | null;
             /** @description The RUB prices charged today (USD at the CBR rate with the markup); null: USD without a rate */
             rub_prices: components["schemas"]["ModelPricingDto"] | null;
+            /** @description Image models: the per-image prices charged today in RUB; null: not an image model, or USD without a rate */
+            rub_image: components["schemas"]["CatalogPerImageDto"] | null;
             fx: components["schemas"]["FxStampDto"] | null;
             aliases: string[];
             fallbacks: string[];
+            /** @description The upstream deployments picked by weight; null: the provider’s own connection */
+            deployments: components["schemas"]["CatalogDeploymentDto"][] | null;
+            /**
+             * @description The fields the database override sets (enabled, currency, prices.<name>, per_image, image_input_per_1m, aliases, fallbacks, deployments); the others come from the built-in catalog or MODELS_FILE
+             * @example [
+             *       "prices.input_per_1m"
+             *     ]
+             */
+            overridden_fields: string[];
             /** @description false when the provider has no credentials configured */
             available: boolean;
         };
@@ -7912,6 +7966,11 @@ export interface components {
              * @example null
              */
             image?: number | null;
+            /**
+             * @description A flat fee per call of the model (chat, embeddings, rerank, images), on top of the other prices
+             * @example null
+             */
+            request?: number | null;
         };
         PutCatalogModelDto: {
             /**
@@ -7966,6 +8025,8 @@ export interface components {
              * @example []
              */
             fallbacks?: string[];
+            /** @description Replaces the model’s deployments, picked by weight; null: the provider’s own connection. URLs and keys come from the environment (*_BASE_URL, *_API_KEY) or MODELS_FILE */
+            deployments?: components["schemas"]["CatalogDeploymentDto"][] | null;
         };
         TeamModelPriceViewDto: {
             /** @example gpt-4o-mini */

@@ -61,7 +61,7 @@ const contrastVariables: CSSVariablesResolver = (t) => ({
     '--mantine-color-blue-light-color': t.colors.blue[2],
     '--mantine-color-teal-light-color': t.colors.teal[2],
     '--mantine-color-red-light-color': t.colors.red[2],
-    '--mantine-color-error': t.colors.red[4],
+    '--mantine-color-error': t.colors.red[3],
   },
 });
 

@@ -1,6 +1,7 @@
 import { documentsEn } from './documents.en';
 import { teamAdminEn } from './team-admin.en';
 import { mcpEn, mcpErrorsEn } from './mcp.en';
+import { catalogEn } from './catalog.en';
 
 export const en = {
   app: { name: 'Model gateway' },
@@ -39,6 +40,9 @@ export const en = {
       password_weak: 'This password is too easy to guess.',
       invalid_value: 'A value is not valid.',
       invalid_request: 'The request is not valid.',
+      invalid_model_prices: 'A price or setting of the model is not valid.',
+      override_not_found: 'The model has no override to reset.',
+      unknown_parameter: 'The server does not know one of the fields.',
       model_not_found: 'No such model.',
       model_not_allowed: 'This key may not use this model.',
       insufficient_quota: 'The team balance is too low.',
@@ -490,7 +494,7 @@ export const en = {
   },
   models: {
     title: 'Models and prices',
-    subtitle: 'Prices in RUB per 1M tokens.',
+    subtitle: 'Prices in RUB: tokens per 1M, images per image.',
     model: 'Model',
     provider: 'Provider',
     input: 'Input',
@@ -753,5 +757,6 @@ export const en = {
   documents: documentsEn,
   teamAdmin: teamAdminEn,
   mcp: mcpEn,
+  catalog: catalogEn,
 };
 export type Dictionary = typeof en;

@@ -2,6 +2,7 @@ import type { Dictionary } from './en';
 import { documentsRu } from './documents.ru';
 import { teamAdminRu } from './team-admin.ru';
 import { mcpRu, mcpErrorsRu } from './mcp.ru';
+import { catalogRu } from './catalog.ru';
 
 export const ru: Dictionary = {
   app: { name: 'Шлюз моделей' },
@@ -40,6 +41,9 @@ export const ru: Dictionary = {
       password_weak: 'Этот пароль слишком легко подобрать.',
       invalid_value: 'Недопустимое значение.',
       invalid_request: 'Некорректный запрос.',
+      invalid_model_prices: 'Цена или настройка модели указана неверно.',
+      override_not_found: 'У модели нет изменений, которые можно сбросить.',
+      unknown_parameter: 'Сервер не знает одно из полей.',
       model_not_found: 'Такой модели нет.',
       model_not_allowed: 'Этому ключу эта модель недоступна.',
       insufficient_quota: 'На балансе команды недостаточно средств.',
@@ -491,7 +495,7 @@ export const ru: Dictionary = {
   },
   models: {
     title: 'Модели и цены',
-    subtitle: 'Цены в рублях за 1 млн токенов.',
+    subtitle: 'Цены в рублях: токены — за 1 млн, изображения — за штуку.',
     model: 'Модель',
     provider: 'Провайдер',
     input: 'Вход',
@@ -754,4 +758,5 @@ export const ru: Dictionary = {
   documents: documentsRu,
   teamAdmin: teamAdminRu,
   mcp: mcpRu,
+  catalog: catalogRu,
 };

@@ -9,15 +9,24 @@ export interface ChatCost {
   imageMicro: number | null;
   /** null when the model has no cache prices and no cache tokens were reported */
   cacheMicro: number | null;
+  /** the model's flat fee per call (absent when it has none) */
+  requestMicro?: number;
   totalMicro: number;
 }
 
 /** An image fee is a per-image price: 1M "tokens" per image at image_rub per 1M. */
 const perImage = (images: number, rub: number | null) => ({ tokens: images * 1_000_000, rubPer1M: rub ?? 0 });
 
+/** The model's flat fee per call as a price part: one "item" at request_rub. */
+export const perRequestPart = (pricing: { request_rub?: number | null }) => ({
+  tokens: pricing.request_rub ? 1_000_000 : 0,
+  rubPer1M: pricing.request_rub ?? 0,
+});
+
 /**
  * Chat tokens, hold: every prompt token at the dearest input-side price (input, cache read, cache
- * write or 1-hour cache write), the full output cap, and every input image at the image fee.
+ * write or 1-hour cache write), the full output cap, every input image at the image fee, and the
+ * model's fee per call.
  */
 export function chatTokensHoldMicro(
   promptTokens: number,
@@ -35,6 +44,7 @@ export function chatTokensHoldMicro(
     { tokens: promptTokens, rubPer1M: inputSide },
     { tokens: maxOutputTokens, rubPer1M: pricing.output_rub_per_1m },
     perImage(images, pricing.image_rub),
+    perRequestPart(pricing),
   ]).totalMicro;
 }
 
@@ -42,7 +52,8 @@ export function chatTokensHoldMicro(
  * Chat tokens, charge. prompt_tokens includes cache reads and writes (normalised by the adapters),
  * so the input price applies to the uncached part only; cache reads and writes are charged at their
  * own prices (the input price when the catalog has none; 1-hour writes at the 1-hour price, else the
- * write price). Reasoning tokens are part of completion_tokens. Input images at the image fee.
+ * write price). Reasoning tokens are part of completion_tokens. Input images at the image fee, plus
+ * the model's fee per call when it has one.
  */
 export function chatTokensCharge(usage: CanonicalUsage, pricing: ModelPricing, images: number): ChatCost {
   const cacheRead = Math.max(0, usage.cache_read_tokens);
@@ -62,6 +73,7 @@ export function chatTokensCharge(usage: CanonicalUsage, pricing: ModelPricing, i
     { tokens: cacheWrite5m, rubPer1M: writePrice },
     { tokens: cacheWrite1h, rubPer1M: write1hPrice },
     image,
+    perRequestPart(pricing),
   ]);
   const hasCachePricing = pricing.cache_read_rub_per_1m !== null || pricing.cache_write_rub_per_1m !== null;
   return {
@@ -74,6 +86,7 @@ export function chatTokensCharge(usage: CanonicalUsage, pricing: ModelPricing, i
           tokenCostMicro(cacheWrite5m, writePrice) +
           tokenCostMicro(cacheWrite1h, write1hPrice)
         : null,
+    ...(pricing.request_rub ? { requestMicro: tokenCostMicro(1_000_000, pricing.request_rub) } : {}),
     totalMicro,
   };
 }

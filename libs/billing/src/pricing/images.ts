@@ -2,7 +2,10 @@ import { exactCostMicro } from '@app/common';
 import { imageCallsFor, pricedQualities } from '@app/providers';
 import type { ImageGenerationResult, ImageModelSpec, ModelEntry } from '@app/providers';
 
-/** One image request's cost, µRUB: `imageMicro` is the generated images, `inputMicro` the prompt side. */
+/**
+ * One image request's cost, µRUB: `imageMicro` is the generated images, `inputMicro` the prompt side
+ * (with the model's fee per call, when it has one).
+ */
 export interface ImageCost {
   imageMicro: number;
   inputMicro: number;
@@ -29,10 +32,14 @@ function candidates(s: ImageModelSpec, size: string, quality: string): number[] 
 /** A per-image price as an exactCostMicro part: 1M "tokens" per image at price RUB per 1M. */
 const perImagePart = (images: number, rub: number) => ({ tokens: images * 1_000_000, rubPer1M: rub });
 
+/** The model's flat fee per call (pricing.request_rub), µRUB; charged with the prompt side. */
+const feeMicro = (model: ModelEntry) => exactCostMicro([perImagePart(1, model.pricing.request_rub ?? 0)]).totalMicro;
+
 /**
  * Images, hold: n × the dearest image the request may produce, plus the prompt at the text-input
  * price counted as one token per character (an upper bound of any tokenizer's count) once per
- * upstream call (a provider that makes one call per image sends the prompt n times).
+ * upstream call (a provider that makes one call per image sends the prompt n times), plus the
+ * model's fee per call.
  */
 export function imageHoldMicro(
   model: ModelEntry,
@@ -44,6 +51,7 @@ export function imageHoldMicro(
   return exactCostMicro([
     perImagePart(req.n, dearest),
     { tokens: s.token_priced ? req.prompt.length * calls : 0, rubPer1M: model.pricing.input_rub_per_1m },
+    perImagePart(1, model.pricing.request_rub ?? 0),
   ]).totalMicro;
 }
 
@@ -56,14 +64,16 @@ export function imageCharge(model: ModelEntry, result: ImageGenerationResult): I
   const s = spec(model);
   if (s.token_priced && result.usage) {
     const u = result.usage;
-    const input = exactCostMicro([
-      { tokens: u.text_input_tokens, rubPer1M: model.pricing.input_rub_per_1m },
-      { tokens: u.image_input_tokens, rubPer1M: s.image_input_rub_per_1m },
-    ]).totalMicro;
+    const input =
+      exactCostMicro([
+        { tokens: u.text_input_tokens, rubPer1M: model.pricing.input_rub_per_1m },
+        { tokens: u.image_input_tokens, rubPer1M: s.image_input_rub_per_1m },
+      ]).totalMicro + feeMicro(model);
     const image = exactCostMicro([{ tokens: u.output_tokens, rubPer1M: model.pricing.output_rub_per_1m }]).totalMicro;
     return { imageMicro: image, inputMicro: input, totalMicro: input + image, basis: 'tokens' };
   }
   const each = Math.max(0, ...candidates(s, result.size, result.quality));
   const image = exactCostMicro([perImagePart(result.images.length, each)]).totalMicro;
-  return { imageMicro: image, inputMicro: 0, totalMicro: image, basis: 'per_image' };
+  const fee = feeMicro(model);
+  return { imageMicro: image, inputMicro: fee, totalMicro: image + fee, basis: 'per_image' };
 }

@@ -29,6 +29,8 @@ export class CostBreakdownDto {
     example: 0.000004,
   })
   retrieval_cost_rub?: number;
+  @ApiPropertyOptional({ description: 'The model’s flat fee per call, when its catalog entry has one', example: 0.5 })
+  request_cost_rub?: number;
   @ApiProperty({ description: 'Charged to the balance: the sum of the ledger entries', example: 0.00079 })
   total_cost_rub: number;
   @ApiProperty({ enum: ['RUB'], example: 'RUB' }) currency: 'RUB';

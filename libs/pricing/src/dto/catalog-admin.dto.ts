@@ -40,6 +40,40 @@ export class ModelPricesInputDto {
     example: null,
   })
   image?: number | null;
+  @ApiPropertyOptional({
+    nullable: true,
+    type: Number,
+    description: 'A flat fee per call of the model (chat, embeddings, rerank, images), on top of the other prices',
+    example: null,
+  })
+  request?: number | null;
+}
+
+/** One upstream deployment of a model (see MODELS_FILE `deployments`). */
+export class CatalogDeploymentDto {
+  @ApiProperty({ description: 'Stable name in logs and cooldowns (default d<index>)', example: 'eu' }) id: string;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description: 'Editor: only a URL MODELS_FILE already gives for this model',
+    example: null,
+  })
+  base_url: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description: 'An environment variable named *_BASE_URL holding the base URL',
+    example: 'AZURE_EU_BASE_URL',
+  })
+  base_url_env: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description: 'An environment variable named *_API_KEY holding the key (default: the provider’s)',
+    example: 'AZURE_EU_API_KEY',
+  })
+  api_key_env: string | null;
+  @ApiProperty({ description: 'Relative share of the traffic (> 0)', example: 1 }) weight: number;
 }
 
 export class PutCatalogModelDto {
@@ -98,6 +132,17 @@ export class PutCatalogModelDto {
   @ArrayMaxSize(20)
   @IsString({ each: true })
   fallbacks?: string[];
+
+  @ApiPropertyOptional({
+    type: [CatalogDeploymentDto],
+    nullable: true,
+    description:
+      'Replaces the model’s deployments, picked by weight; null: the provider’s own connection. URLs and keys come from the environment (*_BASE_URL, *_API_KEY) or MODELS_FILE',
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(20)
+  deployments?: Partial<CatalogDeploymentDto>[] | null;
 }
 
 export class CatalogPerImageDto {
@@ -110,6 +155,9 @@ export class AdminCatalogModelDto {
   @ApiProperty({ example: 'gpt-4o-mini' }) key: string;
   @ApiProperty({ example: 'openai' }) provider: string;
   @ApiProperty({ enum: ['chat', 'embedding', 'image'] }) kind: string;
+  @ApiProperty({ description: 'Chat models: takes input images' }) supports_images: boolean;
+  @ApiProperty({ description: 'Chat models: takes tools (function calling)' }) supports_tools: boolean;
+  @ApiProperty({ example: 128000 }) context_window: number;
   @ApiProperty() enabled: boolean;
   @ApiProperty({
     enum: ['builtin', 'file', 'database'],
@@ -131,9 +179,29 @@ export class AdminCatalogModelDto {
     description: 'The RUB prices charged today (USD at the CBR rate with the markup); null: USD without a rate',
   })
   rub_prices: ModelPricingDto | null;
+  @ApiProperty({
+    type: CatalogPerImageDto,
+    nullable: true,
+    description:
+      'Image models: the per-image prices charged today in RUB; null: not an image model, or USD without a rate',
+  })
+  rub_image: CatalogPerImageDto | null;
   @ApiProperty({ type: FxStampDto, nullable: true }) fx: FxStampDto | null;
   @ApiProperty({ type: [String] }) aliases: string[];
   @ApiProperty({ type: [String] }) fallbacks: string[];
+  @ApiProperty({
+    type: [CatalogDeploymentDto],
+    nullable: true,
+    description: 'The upstream deployments picked by weight; null: the provider’s own connection',
+  })
+  deployments: CatalogDeploymentDto[] | null;
+  @ApiProperty({
+    type: [String],
+    description:
+      'The fields the database override sets (enabled, currency, prices.<name>, per_image, image_input_per_1m, aliases, fallbacks, deployments); the others come from the built-in catalog or MODELS_FILE',
+    example: ['prices.input_per_1m'],
+  })
+  overridden_fields: string[];
   @ApiProperty({ description: 'false when the provider has no credentials configured' }) available: boolean;
 }
 

@@ -1,6 +1,8 @@
+import { findProviderDefinition } from '../provider-definitions';
 import {
   CatalogError,
   checkFallbacks,
+  DeploymentSpec,
   ModelEntry,
   ModelPricing,
   parseModelEntry,
@@ -27,6 +29,8 @@ export interface CatalogOverride {
   aliases?: string[];
   /** replaces the entry's fallbacks */
   fallbacks?: string[];
+  /** replaces the entry's deployments (null: the provider's own connection) */
+  deployments?: DeploymentSpec[] | null;
 }
 
 export interface EffectiveCatalog {
@@ -38,6 +42,8 @@ export interface EffectiveCatalog {
   aliases: Map<string, string>;
   /** keys with an override */
   overridden: Set<string>;
+  /** the override of each key that has one, as stored */
+  overrides: Map<string, CatalogOverride>;
 }
 
 const ALIAS = /^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,199}$/;
@@ -48,10 +54,17 @@ export function mergeOverride(base: ModelEntry, o: CatalogOverride): ModelEntry 
     ...base,
     currency: o.currency ?? base.currency,
     fallbacks: o.fallbacks ?? base.fallbacks,
+    deployments: o.deployments !== undefined ? o.deployments : base.deployments,
     pricing: { ...base.pricing, ...(o.pricing ?? {}) },
   };
   if (base.image) raw.image = { ...base.image, ...(o.image ?? {}) };
-  return parseModelEntry(raw, `database override`);
+  const merged = parseModelEntry(raw, `database override`);
+  // deployments replace a provider's connection settings: only providers with env vars have them
+  if (merged.deployments && !findProviderDefinition(merged.provider)?.env)
+    throw new CatalogError(
+      `model ${merged.key}: the ${merged.provider} provider has no deployments (it has no connection settings)`,
+    );
+  return merged;
 }
 
 /**
@@ -64,11 +77,13 @@ export function applyOverrides(base: ModelEntry[], overrides: CatalogOverride[])
   const all = new Map(base.map((m) => [m.key, m]));
   const disabled = new Map<string, ModelEntry>();
   const overridden = new Set<string>();
+  const byOverride = new Map<string, CatalogOverride>();
   const aliases = new Map<string, string>();
   for (const o of overrides) {
     const b = all.get(o.key);
     if (!b) continue;
     overridden.add(o.key);
+    byOverride.set(o.key, o);
     let merged: ModelEntry;
     try {
       merged = mergeOverride(b, o);
@@ -98,5 +113,5 @@ export function applyOverrides(base: ModelEntry[], overrides: CatalogOverride[])
     byKey.set(key, fallbacks.length === m.fallbacks.length ? m : { ...m, fallbacks });
   }
   for (const [alias, key] of aliases) if (disabled.has(key)) aliases.delete(alias);
-  return { byKey, disabled, aliases, overridden };
+  return { byKey, disabled, aliases, overridden, overrides: byOverride };
 }

@@ -28,6 +28,8 @@ export interface ModelPricing {
   cache_write_1h_rub_per_1m?: number | null;
   /** per image: chat models → per input image handled; image models → per generated image */
   image_rub: number | null;
+  /** a flat fee per call of the model, on top of its token and image prices (null or absent: none) */
+  request_rub?: number | null;
 }
 
 export interface ModelEntry {
@@ -246,6 +248,7 @@ export function parseModelEntry(raw: unknown, where: string): ModelEntry {
       cache_write_rub_per_1m: num(pr, 'cache_write_rub_per_1m', `${at} pricing`, { nullable: true }),
       cache_write_1h_rub_per_1m: num(pr, 'cache_write_1h_rub_per_1m', `${at} pricing`, { nullable: true }),
       image_rub: imageRub,
+      request_rub: num(pr, 'request_rub', `${at} pricing`, { nullable: true }),
     },
     image: kind === 'image' ? parseImageSpec(r.image, at) : null,
     fallbacks: r.fallbacks === undefined || r.fallbacks === null ? [] : fallbackList(r.fallbacks, key, at),

@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 const JURISDICTION_DOC =
   "Where the model's provider keeps the data it is sent: `ru` (GigaChat, YandexGPT, the local models) or `foreign`";
@@ -69,6 +69,13 @@ export class ModelPricingDto {
     example: 0.1,
   })
   image_rub: number | null;
+  @ApiPropertyOptional({
+    nullable: true,
+    type: Number,
+    description: 'A flat fee per call of the model, on top of the other prices (null: none)',
+    example: null,
+  })
+  request_rub?: number | null;
 }
 
 export class ImageModelOptionsDto {

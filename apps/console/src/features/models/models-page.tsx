@@ -1,8 +1,9 @@
 import { useTranslation } from 'react-i18next';
 import { Badge, Group, Stack, Table, Tooltip } from '@mantine/core';
 import { ErrorAlert, LoadingRows, PageHeader } from '../../components/common';
-import { formatNumber, formatRub } from '../../i18n';
+import { formatNumber } from '../../i18n';
 import { useModels, type CatalogModel } from '../projects/project-queries';
+import { CapabilityBadges, RubPrices } from './model-prices';
 
 export function ModelsPage() {
   const { t, i18n } = useTranslation();
@@ -23,9 +24,7 @@ export function ModelsPage() {
                 <Table.Th>{t('models.model')}</Table.Th>
                 <Table.Th>{t('models.provider')}</Table.Th>
                 <Table.Th>{t('models.jurisdiction')}</Table.Th>
-                <Table.Th>{t('models.input')}</Table.Th>
-                <Table.Th>{t('models.output')}</Table.Th>
-                <Table.Th>{t('models.cache')}</Table.Th>
+                <Table.Th>{t('catalog.prices')}</Table.Th>
                 <Table.Th>{t('models.context')}</Table.Th>
                 <Table.Th>{t('models.capabilities')}</Table.Th>
               </Table.Tr>
@@ -40,17 +39,17 @@ export function ModelsPage() {
                       {t(`models.jurisdiction_${m.jurisdiction}`)}
                     </Badge>
                   </Table.Td>
-                  <Table.Td>{formatRub(m.pricing?.input_rub_per_1m, lang)}</Table.Td>
-                  <Table.Td>{formatRub(m.pricing?.output_rub_per_1m, lang)}</Table.Td>
-                  <Table.Td>{formatRub(m.pricing?.cache_read_rub_per_1m, lang)}</Table.Td>
+                  <Table.Td>
+                    <RubPrices kind={m.kind} prices={m.pricing} perImage={m.image?.per_image_rub} />
+                  </Table.Td>
                   <Table.Td>{formatNumber(m.context_window, lang)}</Table.Td>
                   <Table.Td>
                     <Group gap={4}>
-                      <Badge size="xs" variant="outline">
-                        {t(`models.kind_${m.kind}`)}
-                      </Badge>
-                      {m.supports_images && <Badge size="xs">{t('models.images')}</Badge>}
-                      {m.supports_tools && <Badge size="xs">{t('models.tools')}</Badge>}
+                      <CapabilityBadges
+                        kind={m.kind}
+                        supportsImages={m.supports_images}
+                        supportsTools={m.supports_tools}
+                      />
                       {!m.available && (
                         <Tooltip label={m.unavailable_reason ?? ''} disabled={!m.unavailable_reason} multiline w={320}>
                           <Badge size="xs" color="gray">

@@ -30,6 +30,7 @@ import {
 import { UsersPanel } from './users-panel';
 import { SellerPanel, StatementsPanel, TeamInvoicesPanel } from '../documents/operator-documents';
 import { AllTeamsUsage } from './all-teams-usage';
+import { CatalogEditor } from '../models/catalog-editor';
 import { TeamBalance } from './team-balance';
 import { TeamPeople } from './team-people';
 import { TeamRequests } from './team-requests';
@@ -181,6 +182,7 @@ export function OperatorPage() {
         <Tabs.List mb="md">
           <Tabs.Tab value="teams">{t('operator.tabTeams')}</Tabs.Tab>
           <Tabs.Tab value="usage">{t('operator.tabAllUsage')}</Tabs.Tab>
+          <Tabs.Tab value="models">{t('catalog.tab')}</Tabs.Tab>
           <Tabs.Tab value="documents">{t('operator.tabDocuments')}</Tabs.Tab>
           {auth.mode === 'session' && <Tabs.Tab value="users">{t('operator.tabUsers')}</Tabs.Tab>}
         </Tabs.List>
@@ -233,6 +235,9 @@ export function OperatorPage() {
         </Tabs.Panel>
         <Tabs.Panel value="usage">
           <AllTeamsUsage />
+        </Tabs.Panel>
+        <Tabs.Panel value="models">
+          <CatalogEditor />
         </Tabs.Panel>
         <Tabs.Panel value="documents">
           <Stack>
