@@ -120,16 +120,20 @@ function targetLabel(e: AuditEntryEntity, names: AuditNames, before: Obj, after:
   }
 }
 
+const firstOf = (...values: (string | null)[]): string | null => values.find((v) => v !== null) ?? null;
+
 function detailsView(e: AuditEntryEntity, names: AuditNames, before: Obj, after: Obj): AuditDetailsView {
   const role = str(after.role);
   const previous = str(before.role);
   const acceptedBy = e.action === 'invitation.accept' ? str(after.user_id) : null;
-  const email =
-    str(after.email) ??
-    str(before.email) ??
-    (acceptedBy ? (names.users.get(acceptedBy)?.email ?? null) : null) ??
-    (e.targetType === 'user' && e.targetId ? (names.users.get(e.targetId)?.email ?? null) : null) ??
-    (e.targetType === 'invitation' && e.targetId ? (names.invitations.get(e.targetId) ?? null) : null);
+  const userEmail = (id: string | null) => (id ? (names.users.get(id)?.email ?? null) : null);
+  const email = firstOf(
+    str(after.email),
+    str(before.email),
+    userEmail(acceptedBy),
+    e.targetType === 'user' ? userEmail(e.targetId) : null,
+    e.targetType === 'invitation' && e.targetId ? (names.invitations.get(e.targetId) ?? null) : null,
+  );
   return {
     amount_rub: num(after.amount_rub),
     balance_rub: num(after.balance_rub),
