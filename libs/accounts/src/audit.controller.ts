@@ -39,7 +39,10 @@ export class AuditController {
       'Every record matching the filters as CSV, newest first, streamed: names and e-mails beside the ids, readable details',
   })
   @ApiProduces('text/csv')
-  @ApiOkResponse({ description: 'RFC 4180 CSV; cells a spreadsheet would run as a formula start with an apostrophe' })
+  @ApiOkResponse({
+    description: 'RFC 4180 CSV; cells a spreadsheet would run as a formula start with an apostrophe',
+    schema: { type: 'string' },
+  })
   async export(
     @CurrentPrincipal() p: Principal,
     @Query() q: AuditFilterQueryDto,

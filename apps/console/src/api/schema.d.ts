@@ -17967,7 +17967,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/csv": string;
+                };
             };
             /** @description Invalid request: the message names the problem and `param` the field */
             400: {
