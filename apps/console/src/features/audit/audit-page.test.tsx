@@ -155,9 +155,14 @@ describe('Audit log page', () => {
     renderWithApp(<AuditPage />, ownerState);
     const table = await screen.findByRole('table', { name: 'Audit log' });
     expect(within(table).queryByRole('columnheader', { name: 'Team' })).not.toBeInTheDocument();
-    await userEvent.click(screen.getByRole('textbox', { name: 'Person' }));
-    await userEvent.click(await screen.findByRole('option', { name: 'Olga Owner (olga@acme.test)' }));
-    await within(table).findByRole('row', { name: /API key: created.*backend-prod/ });
+    const user = userEvent.setup();
+    const input = (await screen.findAllByLabelText('Person', { selector: 'input' }))[0];
+    await user.click(input);
+    const listbox = await waitFor(() => document.getElementById(input.getAttribute('aria-controls') ?? '')!);
+    await user.click(
+      await within(listbox).findByRole('option', { name: 'Olga Owner (olga@acme.test)', hidden: true }),
+    );
+    await screen.findByRole('row', { name: /API key: created.*backend-prod/ });
     const call = server.calls.filter((c) => c.url.includes('/audit-log')).pop()!;
     expect(call.url).toContain('actor_email=olga%40acme.test');
     expect(call.url).toContain(`team_id=${TEAM}`);

@@ -7,7 +7,7 @@ import type { components, paths } from '../../api/schema';
 import { useAuth } from '../../auth/auth-context';
 import { EmptyState, ErrorAlert, LoadingRows, PageHeader } from '../../components/common';
 import { formatDate } from '../../i18n';
-import { AUDIT_ACTIONS, AUDIT_OBJECT_TYPES } from './audit-actions';
+import { AUDIT_ACTIONS, AUDIT_OBJECT_TYPES, type AuditObjectType } from './audit-actions';
 import { AuditDetails } from './audit-details';
 import { AuditExportButton } from './audit-export';
 import { useAuditPeople, useAuditTeams } from './audit-queries';
@@ -76,7 +76,7 @@ export function AuditPage() {
   const filters: AuditFilters = {
     team_id: teamId,
     action: action ?? undefined,
-    target_type: objectType ?? undefined,
+    target_type: (objectType as AuditObjectType | null) ?? undefined,
     actor_email: person ?? undefined,
     from: from ? `${from}T00:00:00.000Z` : undefined,
     to: to ? `${to}T23:59:59.999Z` : undefined,
