@@ -65,7 +65,7 @@ export const en = {
     pricing: 'prices',
     alert: 'alert rule',
     api_key: 'API key',
-    auth: 'sign-in',
+    auth: 'account',
     bank_statement: 'bank statement',
     document: 'document',
     file: 'file',

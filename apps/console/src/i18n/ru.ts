@@ -66,7 +66,7 @@ export const ru: Dictionary = {
     pricing: 'цены',
     alert: 'правило оповещения',
     api_key: 'API-ключ',
-    auth: 'вход',
+    auth: 'учётная запись',
     bank_statement: 'банковская выписка',
     document: 'документ',
     file: 'файл',
