@@ -27,16 +27,27 @@ function parseCsv(text: string): string[][] {
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
     if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (cell += '"'), i++;
-      else if (c === '"') quoted = false;
+      if (c === '"' && text[i + 1] === '"') {
+        cell += '"';
+        i++;
+      } else if (c === '"') quoted = false;
       else cell += c;
     } else if (c === '"') quoted = true;
-    else if (c === ',') row.push(cell), (cell = '');
-    else if (c === '\r' && text[i + 1] === '\n') {
-      row.push(cell), rows.push(row), (row = []), (cell = ''), i++;
+    else if (c === ',') {
+      row.push(cell);
+      cell = '';
+    } else if (c === '\r' && text[i + 1] === '\n') {
+      row.push(cell);
+      rows.push(row);
+      row = [];
+      cell = '';
+      i++;
     } else cell += c;
   }
-  if (cell !== '' || row.length > 0) row.push(cell), rows.push(row);
+  if (cell !== '' || row.length > 0) {
+    row.push(cell);
+    rows.push(row);
+  }
   return rows;
 }
 
@@ -75,9 +86,7 @@ describe(`audit log with readable identities on ${backendKind()}`, () => {
     const dev = (await as(t.url, owner).get(`/api/v1/teams/${teamId}/members`)).body.data.find(
       (m: { email: string }) => m.email === 'dev@acme.test',
     );
-    const role = await as(t.url, owner)
-      .patch(`/api/v1/teams/${teamId}/members/${dev.user_id}`)
-      .send({ role: 'admin' });
+    const role = await as(t.url, owner).patch(`/api/v1/teams/${teamId}/members/${dev.user_id}`).send({ role: 'admin' });
     expect(role.status).toBe(200);
     const top = await admin(request(t.url).post(`/api/v1/admin/teams/${teamId}/top-ups`)).send({
       amount_rub: 1500.5,
@@ -162,7 +171,9 @@ describe(`audit log with readable identities on ${backendKind()}`, () => {
       seen.push(...page.data.map((e) => e.id));
       cursor = page.next_cursor;
       // a change between two pages: it is newer than every record being paged
-      await as(t.url, owner).post(`/api/v1/teams/${teamId}/api-keys`).send({ name: `during-${n++}` });
+      await as(t.url, owner)
+        .post(`/api/v1/teams/${teamId}/api-keys`)
+        .send({ name: `during-${n++}` });
     } while (cursor !== null);
     expect(seen).toEqual(all);
     expect((await admin(request(t.url).get('/api/v1/audit-log?limit=1001'))).status).toBe(400);
@@ -221,7 +232,9 @@ describe(`audit log with readable identities on ${backendKind()}`, () => {
     const named = await as(t.url, owner).post(`/api/v1/teams/${teamId}/api-keys`).send({ name: '@SUM(1+1)' });
     expect(named.status).toBe(201);
     const res = await admin(
-      request(t.url).get(`/api/v1/audit-log/export.csv?team_id=${teamId}&action=api_key.create&target=${named.body.id}`),
+      request(t.url).get(
+        `/api/v1/audit-log/export.csv?team_id=${teamId}&action=api_key.create&target=${named.body.id}`,
+      ),
     );
     const rows = parseCsv(res.text);
     expect(rows).toHaveLength(2);

@@ -505,7 +505,9 @@ describe(`request log (${backendKind()})`, () => {
   it('the detail names the key, its creator, the signed-in user and the project; spend by key names keys and creators', async () => {
     const named = await admin.teamWithKey(100, 'named');
     const owner = await joinTeam(t.url, named.teamId, 'owner-names@example.com', 'owner', 'long password 123');
-    const created = await as(t.url, owner).post(`/api/v1/teams/${named.teamId}/api-keys`).send({ name: 'backend-prod' });
+    const created = await as(t.url, owner)
+      .post(`/api/v1/teams/${named.teamId}/api-keys`)
+      .send({ name: 'backend-prod' });
     expect(created.status).toBe(201);
     fake.enqueue({ text: 'x', usage: { input: 1, output: 1 } }, { text: 'y', usage: { input: 1, output: 1 } });
     const byKey = (await chat(created.body.api_key, hi)).headers['x-request-id'] as string;

@@ -54,7 +54,10 @@ async function accessible(page: Page, name: string) {
 const auditTable = (page: Page, name: RegExp = /^(Audit log|Журнал аудита)$/) => page.getByRole('table', { name });
 
 async function openAudit(page: Page) {
-  await page.getByRole('navigation').getByRole('link', { name: /^(Audit log|Журнал аудита)$/ }).click();
+  await page
+    .getByRole('navigation')
+    .getByRole('link', { name: /^(Audit log|Журнал аудита)$/ })
+    .click();
   await auditTable(page).waitFor();
 }
 
@@ -77,7 +80,9 @@ describe('audit log in Chromium', () => {
     await dialog.waitFor({ state: 'hidden' });
     // enough admin-API changes to push the console's changes to a second page; then the operator tops up
     for (let i = 0; i < 26; i++) {
-      const k = await admin<{ id: string }>(gw, 'POST', `/api/v1/admin/teams/${teamId}/api-keys`, { name: `batch-${i}` });
+      const k = await admin<{ id: string }>(gw, 'POST', `/api/v1/admin/teams/${teamId}/api-keys`, {
+        name: `batch-${i}`,
+      });
       const revoked = await fetch(`${gw.url}/api/v1/admin/api-keys/${k.id}`, {
         method: 'DELETE',
         headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
@@ -93,7 +98,10 @@ describe('audit log in Chromium', () => {
     await openAudit(s.page);
     const table = auditTable(s.page);
     await table.getByText('Invoice 42 paid').waitFor();
-    await table.getByText(/RUB\s1,500\.00/).first().waitFor();
+    await table
+      .getByText(/RUB\s1,500\.00/)
+      .first()
+      .waitFor();
     // the newest 50 first; the rest behind "Load more"
     expect(await table.getByRole('row').count()).toBe(51);
     await s.page.getByRole('button', { name: 'Load more' }).click();
@@ -139,7 +147,10 @@ describe('audit log in Chromium', () => {
     const table = auditTable(s.page);
     await table.waitFor();
     await table.getByRole('columnheader', { name: 'Команда' }).waitFor();
-    await table.getByRole('row', { name: /Acme Robotics.*API-ключ: создание/ }).first().waitFor();
+    await table
+      .getByRole('row', { name: /Acme Robotics.*API-ключ: создание/ })
+      .first()
+      .waitFor();
     await table.getByText('Сумма:').first().waitFor();
     const text = await table.innerText();
     expect(text).not.toMatch(UUID);

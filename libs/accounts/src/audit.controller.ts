@@ -43,11 +43,7 @@ export class AuditController {
     description: 'RFC 4180 CSV; cells a spreadsheet would run as a formula start with an apostrophe',
     schema: { type: 'string' },
   })
-  async export(
-    @CurrentPrincipal() p: Principal,
-    @Query() q: AuditFilterQueryDto,
-    @Res() res: Response,
-  ): Promise<void> {
+  async export(@CurrentPrincipal() p: Principal, @Query() q: AuditFilterQueryDto, @Res() res: Response): Promise<void> {
     this.audit.authorize(p, q);
     res.status(200);
     res.setHeader('content-type', 'text/csv; charset=utf-8');

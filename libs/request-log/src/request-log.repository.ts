@@ -232,7 +232,12 @@ export class RequestLogRepository {
     apiKeyId: string | null;
     sessionUserId: string | null;
     projectId: string | null;
-  }): Promise<{ keyName: string | null; keyCreatorEmail: string | null; userEmail: string | null; projectName: string | null }> {
+  }): Promise<{
+    keyName: string | null;
+    keyCreatorEmail: string | null;
+    userEmail: string | null;
+    projectName: string | null;
+  }> {
     const one = async (sql: string, id: string | null): Promise<Record<string, unknown> | null> =>
       id === null ? null : ((await this.raw.exec(sql, [id])).rows[0] ?? null);
     const users = this.raw.table('users');

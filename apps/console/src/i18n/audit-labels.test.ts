@@ -27,7 +27,8 @@ describe('audit labels', () => {
     for (const action of serverActions) {
       const parts = action.split('.');
       const verb = parts.pop()!;
-      for (const p of parts) expect(own(lang, `auditObjects.${p}`), `${action}: object ${p}`).toEqual(expect.any(String));
+      for (const p of parts)
+        expect(own(lang, `auditObjects.${p}`), `${action}: object ${p}`).toEqual(expect.any(String));
       expect(own(lang, `auditVerbs.${verb}`), `${action}: verb ${verb}`).toEqual(expect.any(String));
     }
     for (const type of serverTypes) expect(own(lang, `auditObjects.${type}`), type).toEqual(expect.any(String));

@@ -642,7 +642,6 @@ export const en = {
       actorTypes: 'actor',
       auditReasons: 'other reason',
     },
-
   },
   users: {
     title: 'Users',

@@ -643,7 +643,6 @@ export const ru: Dictionary = {
       actorTypes: 'участник',
       auditReasons: 'другая причина',
     },
-
   },
   users: {
     title: 'Пользователи',

@@ -60,8 +60,6 @@ describe('audit actions', () => {
   });
 
   it('every object type the code writes is listed', () => {
-    expect([...found.targets].filter((t) => !(AUDIT_OBJECT_TYPES as readonly string[]).includes(t)).sort()).toEqual(
-      [],
-    );
+    expect([...found.targets].filter((t) => !(AUDIT_OBJECT_TYPES as readonly string[]).includes(t)).sort()).toEqual([]);
   });
 });

@@ -43,7 +43,11 @@ type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' && v !== '[redacted]' ? v : null);
 const num = (v: unknown): number | null =>
-  typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : null;
+  typeof v === 'number' && Number.isFinite(v)
+    ? v
+    : typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v)
+      ? Number(v)
+      : null;
 
 function parsedDiff(e: AuditEntryEntity): { before: Obj; after: Obj; raw: unknown } {
   const raw = e.diff === null ? null : (JSON.parse(e.diff) as unknown);

@@ -81,7 +81,6 @@ export class AuditFilterQueryDto {
   @IsOptional()
   @IsDateString()
   to?: string;
-
 }
 
 export class AuditQueryDto extends AuditFilterQueryDto {
@@ -123,7 +122,8 @@ export class AuditActorDto {
   @ApiProperty({
     type: String,
     nullable: true,
-    description: 'What to show: the name or e-mail of the user, the name of the key; null for the operator token, CLI and system',
+    description:
+      'What to show: the name or e-mail of the user, the name of the key; null for the operator token, CLI and system',
     example: 'Olga Owner',
   })
   label: string | null;

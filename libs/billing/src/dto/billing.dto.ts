@@ -124,7 +124,8 @@ export class UsageSummaryGroupDto {
   @ApiPropertyOptional({
     type: String,
     nullable: true,
-    description: 'group_by=key: the e-mail of the user who created the key (null: the admin API, the CLI or a bootstrap)',
+    description:
+      'group_by=key: the e-mail of the user who created the key (null: the admin API, the CLI or a bootstrap)',
     example: 'ada@example.com',
   })
   key_created_by_email?: string | null;

@@ -236,12 +236,17 @@ export class RequestLogDetailDto extends RequestLogRecordDto {
   response_body?: string;
   @ApiPropertyOptional({ description: 'A stored body was cut at REQUEST_LOG_BODY_MAX_KB', example: false })
   body_truncated?: boolean;
-  @ApiProperty({ type: String, nullable: true, description: "The API key's name (null: none given, or no key)", example: 'backend-prod' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: "The API key's name (null: none given, or no key)",
+    example: 'backend-prod',
+  })
   key_name: string | null;
   @ApiProperty({
     type: String,
     nullable: true,
-    description: "The e-mail of the signed-in user of a console call",
+    description: 'The e-mail of the signed-in user of a console call',
     example: 'ada@example.com',
   })
   session_user_email: string | null;

@@ -159,9 +159,7 @@ describe('Audit log page', () => {
     const input = (await screen.findAllByLabelText('Person', { selector: 'input' }))[0];
     await user.click(input);
     const listbox = await waitFor(() => document.getElementById(input.getAttribute('aria-controls') ?? '')!);
-    await user.click(
-      await within(listbox).findByRole('option', { name: 'Olga Owner (olga@acme.test)', hidden: true }),
-    );
+    await user.click(await within(listbox).findByRole('option', { name: 'Olga Owner (olga@acme.test)', hidden: true }));
     await screen.findByRole('row', { name: /API key: created.*backend-prod/ });
     const call = server.calls.filter((c) => c.url.includes('/audit-log')).pop()!;
     expect(call.url).toContain('actor_email=olga%40acme.test');
@@ -181,7 +179,10 @@ describe('Audit log page', () => {
       expect(text).toContain('Роль:');
       expect(text).toContain('участник → администратор');
       for (const english of ['team', 'top_up', 'admin token', 'Role', 'Amount', 'member', 'user']) {
-        const withoutData = text.replace(/Invoice 42 paid|inv-42|olga@acme\.test|dev@acme\.test|Olga Owner|Acme Robotics/g, '');
+        const withoutData = text.replace(
+          /Invoice 42 paid|inv-42|olga@acme\.test|dev@acme\.test|Olga Owner|Acme Robotics/g,
+          '',
+        );
         expect(withoutData, english).not.toContain(english);
       }
       await waitFor(() => expect(screen.getByRole('button', { name: 'Показать ещё' })).toBeInTheDocument());

@@ -24,7 +24,13 @@ function Actor({ e }: { e: AuditEntry }) {
   const labels = useAuditLabels();
   const a = e.actor;
   if (a.type === 'anonymous')
-    return <>{a.email ? `${labels.actor('anonymous')} · ${t('audit.failedSignIn', { email: a.email })}` : labels.actor('anonymous')}</>;
+    return (
+      <>
+        {a.email
+          ? `${labels.actor('anonymous')} · ${t('audit.failedSignIn', { email: a.email })}`
+          : labels.actor('anonymous')}
+      </>
+    );
   if (!a.label) return <>{labels.actor(a.type)}</>;
   return (
     <Stack gap={0}>
