@@ -52,7 +52,8 @@ const EXPORT_BATCH = 500;
  */
 export function csvField(v: unknown): string {
   if (v === null || v === undefined) return '';
-  let s = typeof v === 'string' ? v : typeof v === 'number' ? String(v) : JSON.stringify(v);
+  if (typeof v === 'number') return String(v); // a number is never a formula: -7 stays -7
+  let s = typeof v === 'string' ? v : JSON.stringify(v);
   if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
