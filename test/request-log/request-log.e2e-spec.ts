@@ -502,6 +502,50 @@ describe(`request log (${backendKind()})`, () => {
     ]).toEqual([false, false, false, true, true, true, true, true]);
   });
 
+  it('the detail names the key, its creator, the signed-in user and the project; spend by key names keys and creators', async () => {
+    const named = await admin.teamWithKey(100, 'named');
+    const owner = await joinTeam(t.url, named.teamId, 'owner-names@example.com', 'owner', 'long password 123');
+    const created = await as(t.url, owner)
+      .post(`/api/v1/teams/${named.teamId}/api-keys`)
+      .send({ name: 'backend-prod' });
+    expect(created.status).toBe(201);
+    fake.enqueue({ text: 'x', usage: { input: 1, output: 1 } }, { text: 'y', usage: { input: 1, output: 1 } });
+    const byKey = (await chat(created.body.api_key, hi)).headers['x-request-id'] as string;
+    const bySession = await as(t.url, owner).post('/v1/chat/completions').set('x-team-id', named.teamId).send(hi);
+    expect(bySession.status).toBe(200);
+    await flushed();
+    const detail = async (id: string) =>
+      (await as(t.url, owner).get(`/api/v1/requests/${id}`).set('x-team-id', named.teamId)).body as Rec;
+    expect(await detail(byKey)).toMatchObject({
+      api_key_id: created.body.id,
+      key_name: 'backend-prod',
+      key_created_by_email: 'owner-names@example.com',
+      session_user_email: null,
+      project_name: null,
+    });
+    expect(await detail(bySession.headers['x-request-id'] as string)).toMatchObject({
+      session_user_id: owner.userId,
+      session_user_email: 'owner-names@example.com',
+    });
+    // the operator's key (admin API) has no creator
+    fake.enqueue({ text: 'z', usage: { input: 1, output: 1 } });
+    const byAdminKey = (await chat(named.apiKey, hi)).headers['x-request-id'] as string;
+    await flushed();
+    expect(await detail(byAdminKey)).toMatchObject({ key_created_by_email: null, key_prefix: expect.any(String) });
+
+    const summary = await as(t.url, owner).get(`/api/v1/teams/${named.teamId}/usage/summary?group_by=key`);
+    expect(summary.status).toBe(200);
+    const row = (summary.body.data as Record<string, unknown>[]).find((r) => r.group === created.body.id);
+    expect(row).toMatchObject({
+      key_name: 'backend-prod',
+      key_prefix: created.body.prefix,
+      key_created_by_email: 'owner-names@example.com',
+    });
+    // another grouping carries no key fields
+    const byModel = await as(t.url, owner).get(`/api/v1/teams/${named.teamId}/usage/summary?group_by=model`);
+    expect(byModel.body.data[0]).not.toHaveProperty('key_name');
+  });
+
   it('the User-Agent is stored with the credentials in it redacted', async () => {
     fake.enqueue({ text: 'x', usage: { input: 1, output: 1 } });
     const res = await chat(team.apiKey, hi).set(

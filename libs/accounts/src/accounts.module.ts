@@ -10,6 +10,8 @@ import { AccountsBootstrapService } from './accounts-bootstrap.service';
 import { AccountsRepository } from './accounts.repository';
 import { AccountsService } from './accounts.service';
 import { AuditModule } from './audit';
+import { AuditNamesRepository } from './audit/audit-names.repository';
+import { AuditLogService } from './audit-log.service';
 import { AuditController } from './audit.controller';
 import { AuthController } from './auth.controller';
 import { InvitationEntity } from './entities/invitation.entity';
@@ -61,6 +63,8 @@ import { UsersAdminController } from './users-admin.controller';
     PrincipalGuard,
     AccountsBootstrapService,
     OidcService,
+    AuditLogService,
+    AuditNamesRepository,
     DatabaseSessionStore,
     {
       provide: SessionStore,

@@ -14,6 +14,7 @@ import { ApiKeySpendEntity } from './entities/api-key-spend.entity';
 import { GovernanceModule } from '@app/governance';
 import { TeamsService } from './teams.service';
 import { UsageSummaryService } from './usage-summary.service';
+import { KeyNamesRepository } from './key-names.repository';
 import { ReconciliationRepository } from './reconciliation.repository';
 
 @Module({
@@ -30,6 +31,7 @@ import { ReconciliationRepository } from './reconciliation.repository';
     TeamsService,
     PricingService,
     UsageSummaryService,
+    KeyNamesRepository,
     // the durable outbox of billing writes, under DATA_DIR (one per database)
     { provide: BillingSpool, useFactory: (config: AppConfig) => BillingSpool.forConfig(config), inject: [AppConfig] },
   ],

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError, Clock, microToRub } from '@app/common';
 import { BillingRepository, SummaryRow } from './billing.repository';
+import { KeyNamesRepository } from './key-names.repository';
 import { SummaryGroupBy, UsageSummaryGroupDto, UsageSummaryQueryDto, UsageSummaryResponseDto } from './dto/billing.dto';
 
 const DAY_MS = 86_400_000;
@@ -32,6 +33,7 @@ export class UsageSummaryService {
   constructor(
     private readonly repo: BillingRepository,
     private readonly clock: Clock,
+    private readonly keyNames: KeyNamesRepository,
   ) {}
 
   async summary(teamId: string, q: UsageSummaryQueryDto): Promise<UsageSummaryResponseDto> {
@@ -55,9 +57,21 @@ export class UsageSummaryService {
       from: new Date(from).toISOString(),
       to: new Date(to).toISOString(),
       group_by: groupBy,
-      data: rows.map((r) => view(r, groupBy)),
+      data: groupBy === 'key' ? await this.withKeyNames(teamId, rows) : rows.map((r) => view(r, groupBy)),
       total: view(total, groupBy),
     };
+  }
+
+  /** Spend by key, each group with the key's name, prefix and creator's e-mail beside its id. */
+  private async withKeyNames(teamId: string, rows: SummaryRow[]): Promise<UsageSummaryGroupDto[]> {
+    const ids = rows.filter((r) => r.group !== null).map((r) => String(r.group));
+    const names = await this.keyNames.forTeam(teamId, ids);
+    return rows.map((r) => {
+      const k = r.group === null ? undefined : names.get(String(r.group));
+      return k
+        ? { ...view(r, 'key'), key_name: k.name, key_prefix: k.prefix, key_created_by_email: k.createdByEmail }
+        : view(r, 'key');
+    });
   }
 }
 

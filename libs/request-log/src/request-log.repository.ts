@@ -224,6 +224,41 @@ export class RequestLogRepository {
     return row ? { ...row, seq: Number(row.seq) } : null;
   }
 
+  /**
+   * Readable names for a record's detail: the key's name and its creator's e-mail, the session
+   * user's e-mail, the project's name (null where there is none, or the row is gone).
+   */
+  async names(r: {
+    apiKeyId: string | null;
+    sessionUserId: string | null;
+    projectId: string | null;
+  }): Promise<{
+    keyName: string | null;
+    keyCreatorEmail: string | null;
+    userEmail: string | null;
+    projectName: string | null;
+  }> {
+    const one = async (sql: string, id: string | null): Promise<Record<string, unknown> | null> =>
+      id === null ? null : ((await this.raw.exec(sql, [id])).rows[0] ?? null);
+    const users = this.raw.table('users');
+    const [key, user, project] = await Promise.all([
+      one(
+        `SELECT k.name AS name, u.email AS creator FROM ${this.raw.table('api_keys')} k ` +
+          `LEFT JOIN ${users} u ON u.id = k.created_by WHERE k.id = $1`,
+        r.apiKeyId,
+      ),
+      one(`SELECT email FROM ${users} WHERE id = $1`, r.sessionUserId),
+      one(`SELECT name FROM ${this.raw.table('projects')} WHERE id = $1`, r.projectId),
+    ]);
+    const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
+    return {
+      keyName: text(key?.name),
+      keyCreatorEmail: text(key?.creator),
+      userEmail: text(user?.email),
+      projectName: text(project?.name),
+    };
+  }
+
   /** Deletes up to `batch` records past their retention; returns how many. */
   async deleteExpired(now: number, batch: number): Promise<number> {
     const t = this.raw.table(RequestLogEntity);

@@ -124,7 +124,14 @@ export class RequestLogService {
   async get(scope: RequestLogScope, id: string): Promise<RequestLogDetailDto> {
     const r = id.length <= 128 ? await this.repo.find(scope.teamId, id) : null;
     if (!r) throw ApiError.notFound(`No request ${id} in the request log.`, 'request_not_found', 'id');
-    const out: RequestLogDetailDto = view(r);
+    const names = await this.repo.names(r);
+    const out: RequestLogDetailDto = {
+      ...view(r),
+      key_name: names.keyName,
+      key_created_by_email: names.keyCreatorEmail,
+      session_user_email: names.userEmail,
+      project_name: names.projectName,
+    };
     if (scope.bodiesOfUser !== null && !(await this.authoredBy(r, scope.bodiesOfUser))) return out;
     if (r.requestBody !== null) out.request_body = r.requestBody;
     if (r.responseBody !== null) out.response_body = r.responseBody;

@@ -1649,6 +1649,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/audit-log/export.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every record matching the filters as CSV, newest first, streamed: names and e-mails beside the ids, readable details */
+        get: operations["AuditController_export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/teams/{team_id}/alerts": {
         parameters: {
             query?: never;
@@ -2445,6 +2462,21 @@ export interface components {
              * @example 0.3744
              */
             amount_rub: number;
+            /**
+             * @description group_by=key: the key's name (null: none given)
+             * @example backend-prod
+             */
+            key_name?: string | null;
+            /**
+             * @description group_by=key: the key's display prefix
+             * @example sk-AbCdEfGh
+             */
+            key_prefix?: string;
+            /**
+             * @description group_by=key: the e-mail of the user who created the key (null: the admin API, the CLI or a bootstrap)
+             * @example ada@example.com
+             */
+            key_created_by_email?: string | null;
         };
         UsageSummaryResponseDto: {
             /** @example usage.summary */
@@ -6473,6 +6505,100 @@ export interface components {
              */
             disabled?: boolean;
         };
+        AuditActorDto: {
+            /**
+             * @example user
+             * @enum {string}
+             */
+            type: "user" | "operator_token" | "api_key" | "cli" | "system" | "anonymous";
+            /**
+             * @description User id, API key id (failed sign-in: the e-mail tried)
+             * @example 6f1c1c53-8b0c-4c37-9d43-6a3e3f0f8e12
+             */
+            id: string | null;
+            /**
+             * @description The user's e-mail
+             * @example owner@acme.test
+             */
+            email: string | null;
+            /**
+             * @description The user's or API key's name
+             * @example Olga Owner
+             */
+            name: string | null;
+            /**
+             * @description What to show: the name or e-mail of the user, the name of the key; null for the operator token, CLI and system
+             * @example Olga Owner
+             */
+            label: string | null;
+        };
+        AuditTeamDto: {
+            /** @example 1b4e28ba-2fa1-11d2-883f-0016d3cca427 */
+            id: string;
+            /** @example acme */
+            name: string | null;
+        };
+        AuditTargetDto: {
+            /**
+             * @example api_key
+             * @enum {string|null}
+             */
+            type: "alert" | "api_key" | "bank_statement" | "document" | "file" | "file_batch" | "integration" | "invitation" | "invoice" | "knowledge_base" | "material" | "mcp_server" | "model" | "project" | "seller" | "session" | "team" | "user" | null;
+            /** @example 6f1c1c53-8b0c-4c37-9d43-6a3e3f0f8e11 */
+            id: string | null;
+            /**
+             * @description Readable name: a user's e-mail, a key's or team's name, an invitation's e-mail, a model id…
+             * @example backend-prod
+             */
+            label: string | null;
+        };
+        AuditDetailsDto: {
+            /**
+             * @description Top-up amount, RUB
+             * @example 7
+             */
+            amount_rub: number | null;
+            /**
+             * @description Balance after the top-up, RUB
+             * @example 107
+             */
+            balance_rub: number | null;
+            /**
+             * @description The e-mail concerned (invited, accepting, member changed)
+             * @example dev@acme.test
+             */
+            email: string | null;
+            /**
+             * @description Role given
+             * @example admin
+             */
+            role: string | null;
+            /**
+             * @description Role before the change
+             * @example member
+             */
+            previous_role: string | null;
+            /**
+             * @description Name of the object
+             * @example backend-prod
+             */
+            name: string | null;
+            /**
+             * @description Top-up note
+             * @example Invoice 7 paid
+             */
+            note: string | null;
+            /**
+             * @description Top-up or payment reference
+             * @example inv-7
+             */
+            reference: string | null;
+            /**
+             * @description Why (a revocation)
+             * @example member_removed
+             */
+            reason: string | null;
+        };
         AuditEntryDto: {
             /** @example 3d2c1b0a-1111-4222-8333-944455556666 */
             id: string;
@@ -6494,10 +6620,16 @@ export interface components {
             user_agent: string | null;
             /** @example 1b4e28ba-2fa1-11d2-883f-0016d3cca427 */
             team_id: string | null;
-            /** @example api_key.create */
-            action: string;
-            /** @example api_key */
-            target_type: string | null;
+            /**
+             * @example api_key.create
+             * @enum {string}
+             */
+            action: "alert.create" | "alert.delete" | "alert.update" | "api_key.create" | "api_key.revoke" | "api_key.rotate" | "api_key.update" | "auth.login" | "auth.login_failed" | "auth.logout" | "auth.password_change" | "auth.session_revoke" | "bank_statement.upload" | "catalog.model.reset" | "catalog.model.update" | "document.create" | "document.delete" | "document.refresh" | "document.retry" | "document.update" | "file.create" | "file.delete" | "file_batch.cancel" | "file_batch.create" | "integration.create" | "invitation.accept" | "invitation.create" | "invitation.revoke" | "invoice.issue" | "invoice.paid" | "knowledge_base.create" | "knowledge_base.delete" | "knowledge_base.update" | "material.create" | "material.delete" | "mcp_server.create" | "mcp_server.delete" | "mcp_server.update" | "member.add" | "member.leave" | "member.remove" | "member.role_change" | "project.create" | "project.delete" | "project.update" | "seller.requisites.update" | "team.create" | "team.data_policy.update" | "team.delete" | "team.pricing.update" | "team.requisites.update" | "team.top_up" | "team.update" | "user.create" | "user.disable" | "user.enable" | "user.operator_change" | "user.update";
+            /**
+             * @example api_key
+             * @enum {string|null}
+             */
+            target_type: "alert" | "api_key" | "bank_statement" | "document" | "file" | "file_batch" | "integration" | "invitation" | "invoice" | "knowledge_base" | "material" | "mcp_server" | "model" | "project" | "seller" | "session" | "team" | "user" | null;
             /** @example 6f1c1c53-8b0c-4c37-9d43-6a3e3f0f8e11 */
             target_id: string | null;
             /**
@@ -6510,6 +6642,11 @@ export interface components {
              *     }
              */
             diff: Record<string, never> | null;
+            actor: components["schemas"]["AuditActorDto"];
+            /** @description null: not a team matter (sign-ins, users) */
+            team: components["schemas"]["AuditTeamDto"] | null;
+            target: components["schemas"]["AuditTargetDto"] | null;
+            details: components["schemas"]["AuditDetailsDto"];
         };
         AuditListDto: {
             /** @example list */
@@ -7129,6 +7266,26 @@ export interface components {
              * @example false
              */
             body_truncated?: boolean;
+            /**
+             * @description The API key's name (null: none given, or no key)
+             * @example backend-prod
+             */
+            key_name: string | null;
+            /**
+             * @description The e-mail of the signed-in user of a console call
+             * @example ada@example.com
+             */
+            session_user_email: string | null;
+            /**
+             * @description The e-mail of the user who created the API key (null: the admin API, the CLI or a bootstrap)
+             * @example ada@example.com
+             */
+            key_created_by_email: string | null;
+            /**
+             * @description The project's name
+             * @example Support bot
+             */
+            project_name: string | null;
         };
         TeamRequisitesDto: {
             /**
@@ -17829,10 +17986,14 @@ export interface operations {
                 team_id?: string;
                 /** @description Actor id (a user id) */
                 actor?: string;
+                /** @description A person by e-mail: what their account did (and the failed sign-ins naming it) */
+                actor_email?: string;
                 /** @description Action, e.g. api_key.create */
                 action?: string;
                 /** @description Target id (a key, user, team, invitation, session …) */
                 target?: string;
+                /** @description Object type of the target */
+                target_type?: "alert" | "api_key" | "bank_statement" | "document" | "file" | "file_batch" | "integration" | "invitation" | "invoice" | "knowledge_base" | "material" | "mcp_server" | "model" | "project" | "seller" | "session" | "team" | "user";
                 /** @description From this instant (ISO 8601, inclusive) */
                 from?: string;
                 /** @description Until this instant (ISO 8601, exclusive) */
@@ -17857,6 +18018,88 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["AuditListDto"];
                     "text/csv": components["schemas"]["AuditListDto"];
+                };
+            };
+            /** @description Invalid request: the message names the problem and `param` the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not signed in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description csrf_failed (cookie without x-csrf-token) or insufficient_role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Internal error (logged with the request id; no detail is sent) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The database cannot be reached right now (Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    AuditController_export: {
+        parameters: {
+            query?: {
+                /** @description Only this team (required unless you are an operator) */
+                team_id?: string;
+                /** @description Actor id (a user id) */
+                actor?: string;
+                /** @description A person by e-mail: what their account did (and the failed sign-ins naming it) */
+                actor_email?: string;
+                /** @description Action, e.g. api_key.create */
+                action?: string;
+                /** @description Target id (a key, user, team, invitation, session …) */
+                target?: string;
+                /** @description Object type of the target */
+                target_type?: "alert" | "api_key" | "bank_statement" | "document" | "file" | "file_batch" | "integration" | "invitation" | "invoice" | "knowledge_base" | "material" | "mcp_server" | "model" | "project" | "seller" | "session" | "team" | "user";
+                /** @description From this instant (ISO 8601, inclusive) */
+                from?: string;
+                /** @description Until this instant (ISO 8601, exclusive) */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description RFC 4180 CSV; cells a spreadsheet would run as a formula start with an apostrophe */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
                 };
             };
             /** @description Invalid request: the message names the problem and `param` the field */

@@ -10,11 +10,17 @@ import { AuditEntryEntity } from './audit-entry.entity';
 export interface AuditFilter {
   teamId?: string;
   actor?: string;
+  /** any of these actor ids (a person: their user id, and the e-mail their failed sign-ins name) */
+  actors?: string[];
   action?: string;
+  targetType?: string;
   target?: string;
   from?: number;
   to?: number;
-  /** seq of the last entry of the previous page (newest first) */
+  /**
+   * seq of the last entry of the previous page (newest first). The sequence only grows, so records
+   * written while a reader pages land before its first page, never inside the pages still to come.
+   */
   before?: number;
 }
 
@@ -64,7 +70,9 @@ export class AuditTrail implements ChangeRecorder {
     const q = this.ds.getRepository(AuditEntryEntity).createQueryBuilder('a');
     if (f.teamId) q.andWhere('a.team_id = :teamId', { teamId: f.teamId });
     if (f.actor) q.andWhere('a.actor_id = :actor', { actor: f.actor });
+    if (f.actors) q.andWhere('a.actor_id IN (:...actors)', { actors: f.actors.length ? f.actors : [''] });
     if (f.action) q.andWhere('a.action = :action', { action: f.action });
+    if (f.targetType) q.andWhere('a.target_type = :targetType', { targetType: f.targetType });
     if (f.target) q.andWhere('a.target_id = :target', { target: f.target });
     if (f.from !== undefined) q.andWhere('a.at >= :from', { from: f.from });
     if (f.to !== undefined) q.andWhere('a.at < :to', { to: f.to });

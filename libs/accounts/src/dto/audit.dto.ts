@@ -12,6 +12,7 @@ import {
   MaxLength,
   Min,
 } from 'class-validator';
+import { AUDIT_ACTIONS, AUDIT_OBJECT_TYPES } from '../audit/audit-actions';
 
 export class UserListQueryDto {
   @ApiPropertyOptional({ description: 'Users per page (1–500)', default: 100 })
@@ -30,7 +31,8 @@ export class UserListQueryDto {
   after?: string;
 }
 
-export class AuditQueryDto {
+/** The filters of the audit log, shared by the page and the CSV export. */
+export class AuditFilterQueryDto {
   @ApiPropertyOptional({ description: 'Only this team (required unless you are an operator)' })
   @IsOptional()
   @IsUUID()
@@ -41,6 +43,16 @@ export class AuditQueryDto {
   @IsString()
   @MaxLength(320)
   actor?: string;
+
+  @ApiPropertyOptional({
+    description: 'A person by e-mail: what their account did (and the failed sign-ins naming it)',
+    example: 'owner@acme.test',
+  })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(320)
+  actor_email?: string;
 
   @ApiPropertyOptional({ description: 'Action, e.g. api_key.create', example: 'member.role_change' })
   @IsOptional()
@@ -54,6 +66,12 @@ export class AuditQueryDto {
   @MaxLength(320)
   target?: string;
 
+  @ApiPropertyOptional({ enum: AUDIT_OBJECT_TYPES, description: 'Object type of the target', example: 'api_key' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(32)
+  target_type?: string;
+
   @ApiPropertyOptional({ description: 'From this instant (ISO 8601, inclusive)', example: '2026-11-01T00:00:00Z' })
   @IsOptional()
   @IsDateString()
@@ -63,7 +81,9 @@ export class AuditQueryDto {
   @IsOptional()
   @IsDateString()
   to?: string;
+}
 
+export class AuditQueryDto extends AuditFilterQueryDto {
   @ApiPropertyOptional({ description: 'Cursor: the `next_cursor` of the previous page' })
   @IsOptional()
   @Type(() => Number)
@@ -85,6 +105,73 @@ export class AuditQueryDto {
   format?: 'json' | 'csv';
 }
 
+export class AuditActorDto {
+  @ApiProperty({ enum: ['user', 'operator_token', 'api_key', 'cli', 'system', 'anonymous'], example: 'user' })
+  type: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'User id, API key id (failed sign-in: the e-mail tried)',
+    example: '6f1c1c53-8b0c-4c37-9d43-6a3e3f0f8e12',
+  })
+  id: string | null;
+  @ApiProperty({ type: String, nullable: true, description: "The user's e-mail", example: 'owner@acme.test' })
+  email: string | null;
+  @ApiProperty({ type: String, nullable: true, description: "The user's or API key's name", example: 'Olga Owner' })
+  name: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description:
+      'What to show: the name or e-mail of the user, the name of the key; null for the operator token, CLI and system',
+    example: 'Olga Owner',
+  })
+  label: string | null;
+}
+
+export class AuditTeamDto {
+  @ApiProperty({ example: '1b4e28ba-2fa1-11d2-883f-0016d3cca427' }) id: string;
+  @ApiProperty({ type: String, nullable: true, example: 'acme' }) name: string | null;
+}
+
+export class AuditTargetDto {
+  @ApiProperty({ type: String, nullable: true, enum: AUDIT_OBJECT_TYPES, example: 'api_key' }) type: string | null;
+  @ApiProperty({ type: String, nullable: true, example: '6f1c1c53-8b0c-4c37-9d43-6a3e3f0f8e11' }) id: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: "Readable name: a user's e-mail, a key's or team's name, an invitation's e-mail, a model id…",
+    example: 'backend-prod',
+  })
+  label: string | null;
+}
+
+/** What the change was about, in plain fields (null when the record does not say). */
+export class AuditDetailsDto {
+  @ApiProperty({ type: Number, nullable: true, description: 'Top-up amount, RUB', example: 7 })
+  amount_rub: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'Balance after the top-up, RUB', example: 107 })
+  balance_rub: number | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'The e-mail concerned (invited, accepting, member changed)',
+    example: 'dev@acme.test',
+  })
+  email: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Role given', example: 'admin' }) role: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Role before the change', example: 'member' })
+  previous_role: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Name of the object', example: 'backend-prod' })
+  name: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Top-up note', example: 'Invoice 7 paid' }) note:
+    string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Top-up or payment reference', example: 'inv-7' })
+  reference: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Why (a revocation)', example: 'member_removed' })
+  reason: string | null;
+}
+
 export class AuditEntryDto {
   @ApiProperty({ example: '3d2c1b0a-1111-4222-8333-944455556666' }) id: string;
   @ApiProperty({ example: '2026-11-25T10:00:00.000Z' }) at: string;
@@ -101,8 +188,9 @@ export class AuditEntryDto {
   @ApiProperty({ type: String, nullable: true, example: 'Mozilla/5.0' }) user_agent: string | null;
   @ApiProperty({ type: String, nullable: true, example: '1b4e28ba-2fa1-11d2-883f-0016d3cca427' }) team_id:
     string | null;
-  @ApiProperty({ example: 'api_key.create' }) action: string;
-  @ApiProperty({ type: String, nullable: true, example: 'api_key' }) target_type: string | null;
+  @ApiProperty({ enum: AUDIT_ACTIONS, example: 'api_key.create' }) action: string;
+  @ApiProperty({ type: String, nullable: true, enum: AUDIT_OBJECT_TYPES, example: 'api_key' }) target_type:
+    string | null;
   @ApiProperty({ type: String, nullable: true, example: '6f1c1c53-8b0c-4c37-9d43-6a3e3f0f8e11' }) target_id:
     string | null;
   @ApiProperty({
@@ -111,6 +199,11 @@ export class AuditEntryDto {
     example: { before: null, after: { name: 'backend-prod' } },
   })
   diff: unknown;
+  @ApiProperty({ type: AuditActorDto }) actor: AuditActorDto;
+  @ApiProperty({ type: AuditTeamDto, nullable: true, description: 'null: not a team matter (sign-ins, users)' })
+  team: AuditTeamDto | null;
+  @ApiProperty({ type: AuditTargetDto, nullable: true }) target: AuditTargetDto | null;
+  @ApiProperty({ type: AuditDetailsDto }) details: AuditDetailsDto;
 }
 
 export class AuditListDto {

@@ -112,6 +112,23 @@ export class UsageSummaryGroupDto {
   @ApiProperty({ example: 576 }) completion_tokens: number;
   @ApiProperty({ example: 2016 }) total_tokens: number;
   @ApiProperty({ description: 'RUB charged', example: 0.3744 }) amount_rub: number;
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description: "group_by=key: the key's name (null: none given)",
+    example: 'backend-prod',
+  })
+  key_name?: string | null;
+  @ApiPropertyOptional({ type: String, description: "group_by=key: the key's display prefix", example: 'sk-AbCdEfGh' })
+  key_prefix?: string;
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description:
+      'group_by=key: the e-mail of the user who created the key (null: the admin API, the CLI or a bootstrap)',
+    example: 'ada@example.com',
+  })
+  key_created_by_email?: string | null;
 }
 
 export class UsageSummaryResponseDto {

@@ -236,6 +236,29 @@ export class RequestLogDetailDto extends RequestLogRecordDto {
   response_body?: string;
   @ApiPropertyOptional({ description: 'A stored body was cut at REQUEST_LOG_BODY_MAX_KB', example: false })
   body_truncated?: boolean;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: "The API key's name (null: none given, or no key)",
+    example: 'backend-prod',
+  })
+  key_name: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'The e-mail of the signed-in user of a console call',
+    example: 'ada@example.com',
+  })
+  session_user_email: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'The e-mail of the user who created the API key (null: the admin API, the CLI or a bootstrap)',
+    example: 'ada@example.com',
+  })
+  key_created_by_email: string | null;
+  @ApiProperty({ type: String, nullable: true, description: "The project's name", example: 'Support bot' })
+  project_name: string | null;
 }
 
 export class RequestLogListDto {

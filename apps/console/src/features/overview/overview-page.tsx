@@ -6,6 +6,7 @@ import { EmptyState, ErrorAlert, LoadingRows, PageHeader } from '../../component
 import { formatNumber, formatRub } from '../../i18n';
 import {
   isoDaysAgo,
+  keyLabel,
   spendByDayAndModel,
   startOfMonth,
   startOfToday,
@@ -126,7 +127,22 @@ export function OverviewPage() {
               <Table.Tbody>
                 {topKeys.map((k) => (
                   <Table.Tr key={String(k.group)}>
-                    <Table.Td>{k.group === null ? t('overview.noKey') : (keyLabels.get(k.group) ?? k.group)}</Table.Td>
+                    <Table.Td>
+                      {k.group === null ? (
+                        t('overview.noKey')
+                      ) : (
+                        <>
+                          {k.key_prefix
+                            ? keyLabel({ name: k.key_name ?? null, prefix: k.key_prefix })
+                            : (keyLabels.get(k.group) ?? t('overview.unknownKey'))}
+                          {k.key_created_by_email && (
+                            <Text size="xs" c="dimmed">
+                              {k.key_created_by_email}
+                            </Text>
+                          )}
+                        </>
+                      )}
+                    </Table.Td>
                     <Table.Td>{formatNumber(k.requests, lang)}</Table.Td>
                     <Table.Td>{formatNumber(k.total_tokens, lang)}</Table.Td>
                     <Table.Td>{formatRub(k.amount_rub, lang)}</Table.Td>

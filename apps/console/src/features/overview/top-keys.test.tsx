@@ -51,6 +51,41 @@ describe('Overview → top keys', () => {
   });
 });
 
+describe('Overview → top keys named by the summary', () => {
+  it('shows the name and prefix the spend summary returns and the e-mail of who created the key', async () => {
+    server.handle = ({ path, query }) => {
+      if (path === '/api/v1/teams/team-1/api-keys') return json({ object: 'list', data: [] });
+      if (path === '/api/v1/teams/team-1/balance')
+        return json({ team_id: 'team-1', balance_rub: 100, reserved_rub: 0, available_rub: 100, currency: 'RUB' });
+      if (path === '/api/v1/teams/team-1/usage/summary')
+        return json({
+          object: 'usage.summary',
+          team_id: 'team-1',
+          data:
+            query.get('group_by') === 'key'
+              ? [
+                  {
+                    ...row('0f8fad5b-d9cb-469f-a165-70867728950e', 4),
+                    key_name: 'backend-prod',
+                    key_prefix: 'sk-cccc',
+                    key_created_by_email: 'olga@acme.test',
+                  },
+                ]
+              : [],
+          total: row(null, 4),
+        });
+      if (path === '/api/v1/teams/team-1/ledger') return json({ object: 'list', data: [], has_more: false });
+      if (path === '/api/v1/requests') return json({ object: 'list', data: [], has_more: false, next_cursor: null });
+      return json({ error: { message: 'unexpected' } }, 404);
+    };
+    renderWithApp(<OverviewPage />, memberState);
+    const table = await screen.findByRole('table', { name: 'Top keys (30 days)' });
+    const cell = await within(table).findByRole('cell', { name: /^backend-prod \(sk-cccc…\)/ });
+    expect(cell).toHaveTextContent('olga@acme.test');
+    expect(table).not.toHaveTextContent('0f8fad5b');
+  });
+});
+
 describe('Overview → top keys with an API key sign-in', () => {
   it('labels keys by the display prefix the request log records (the key list is not readable with a key)', async () => {
     const keyState = { ...memberState, mode: 'key' as const, email: null, memberships: [], teamName: null };

@@ -27,10 +27,16 @@ function Facts({ r, keyLabel }: { r: RequestDetail; keyLabel: string | null }) {
     [t('requests.stream'), r.stream ? t('requests.yes') : t('requests.no')],
     [t('requests.latency'), t('requests.ms', { value: formatNumber(r.latency_ms, lang) })],
     [t('requests.ttft'), r.ttft_ms === null ? null : t('requests.ms', { value: formatNumber(r.ttft_ms, lang) })],
-    [t('requests.key'), keyLabel ?? (r.key_prefix ? `${r.key_prefix}…` : null)],
-    [t('requests.sessionUser'), r.session_user_id],
+    [
+      t('requests.key'),
+      r.key_name && r.key_prefix
+        ? `${r.key_name} (${r.key_prefix}…)`
+        : (keyLabel ?? r.key_name ?? (r.key_prefix ? `${r.key_prefix}…` : null)),
+    ],
+    [t('requests.keyCreatedBy'), r.key_created_by_email ?? null],
+    [t('requests.sessionUser'), r.session_user_email ?? (r.session_user_id ? t('requests.unknownUser') : null)],
     [t('requests.user'), r.user],
-    [t('requests.project'), r.project_id],
+    [t('requests.project'), r.project_name ?? r.project_id],
     [t('requests.clientIp'), r.client_ip],
     [t('requests.userAgent'), r.user_agent],
   ];

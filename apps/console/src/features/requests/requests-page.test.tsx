@@ -178,6 +178,30 @@ describe('Requests page', () => {
     expect(within(drawer).getByText(/Bodies are not stored/)).toBeInTheDocument();
   });
 
+  it('the drawer names the key, who created it, the signed-in user and the project instead of their ids', async () => {
+    server.handle = ({ path }) => {
+      if (path === '/api/v1/teams/team-1/api-keys') return json({ object: 'list', data: [] });
+      if (path === '/api/v1/requests') return json({ object: 'list', data: [], has_more: false, next_cursor: null });
+      if (path === '/api/v1/requests/req_named')
+        return json({
+          ...record({ id: 'req_named', session_user_id: 'u-5f0e', project_id: 'p-77aa' }),
+          key_name: 'backend-prod',
+          key_created_by_email: 'olga@acme.test',
+          session_user_email: 'dev@acme.test',
+          project_name: 'Support bot',
+        });
+      return json({ error: { message: 'unexpected' } }, 404);
+    };
+    renderWithApp(<RequestsPage />, memberState, '/requests?id=req_named');
+    const drawer = await screen.findByRole('dialog', { name: 'Request req_named' });
+    const facts = await within(drawer).findByRole('table', { name: 'Request facts' });
+    expect(facts).toHaveTextContent('backend-prod (sk-aaaa…)');
+    expect(facts).toHaveTextContent('Key created byolga@acme.test');
+    expect(facts).toHaveTextContent('dev@acme.test');
+    expect(facts).toHaveTextContent('Support bot');
+    for (const id of ['k-1111', 'u-5f0e', 'p-77aa']) expect(facts).not.toHaveTextContent(id);
+  });
+
   it('opens the drawer of the call named in the address (links from the ledger and the overview)', async () => {
     requestsServer();
     renderWithApp(<RequestsPage />, memberState, '/requests?id=req_fb2');
