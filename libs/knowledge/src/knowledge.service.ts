@@ -64,9 +64,10 @@ export class KnowledgeService {
   ) {
     this.access = new StoreAccess(repo, clock);
     this.writer = new DocumentWriter(repo, files, parser, signal, clock, this.access);
-    this.documents = new KbDocuments(repo, files, signal, clock, this.access, this.writer);
-    this.batches = new FileBatches(repo, files, signal, clock, this.access, this.writer);
-    this.internal = new InternalStores(repo, files, parser, catalog, signal, clock, this.access, this.writer);
+    const kb = { repo, files, parser, catalog, signal, clock, access: this.access, writer: this.writer };
+    this.documents = new KbDocuments(kb);
+    this.batches = new FileBatches(kb);
+    this.internal = new InternalStores(kb);
   }
 
   /**

@@ -28,13 +28,7 @@ import type {
 
 export { SafeFetchError, isSafeFetchError, safeFetchErrorToApiError } from './safe-fetch-error';
 export type { SafeFetchErrorCode, SafeFetchErrorDetails } from './safe-fetch-error';
-export type {
-  HostResolver,
-  ResolvedAddress,
-  SafeFetcherOptions,
-  SafeFetchOptions,
-  SafeFetchResult,
-} from './safe-fetch-types';
+export type * from './safe-fetch-types';
 export { contentTypeAllowed } from './fetch-support';
 export { decodeDataUrl } from './data-url';
 export { pinnedConnector } from './pinned-connector';

@@ -1,24 +1,14 @@
-import { ApiError, Clock } from '@app/common';
+import { ApiError } from '@app/common';
 import type { Caller } from '@app/auth';
 import type { DocumentKind, DocumentStatus, KbDocumentEntity } from '../entities/knowledge.entities';
-import { FilesService, newFileId, UploadedBytes } from '../files.service';
-import type { IngestionSignal } from '../ingestion-signal';
+import { newFileId, UploadedBytes } from '../files.service';
 import { AttributeMatch, Filter, parseAttributes, parseChunkingStrategy } from '../kb-rules';
-import type { KnowledgeRepository } from '../knowledge.repository';
-import type { DocumentWriter } from './document-writer';
-import type { StoreAccess } from './store-access';
+import type { KbContext } from './kb-context';
 import { documentNotFound, NewDocumentFile, parseLinkUrl } from './store-rules';
 
 /** The documents of knowledge bases: files, uploads, texts and links; listing, retries, attributes, deletion. */
 export class KbDocuments {
-  constructor(
-    private readonly repo: KnowledgeRepository,
-    private readonly files: FilesService,
-    private readonly signal: IngestionSignal,
-    private readonly clock: Clock,
-    private readonly access: StoreAccess,
-    private readonly writer: DocumentWriter,
-  ) {}
+  constructor(private readonly kb: KbContext) {}
 
   /** Attach an uploaded file (OpenAI `vector_stores.files.create`). */
   async addFile(
@@ -27,13 +17,13 @@ export class KbDocuments {
     input: NewDocumentFile,
     batchId: string | null = null,
   ): Promise<KbDocumentEntity> {
-    const store = await this.access.ingestInto(caller, storeId, true);
-    const file = await this.files.require(caller.teamId, input.file_id);
-    const bytes = await this.files.requireBytes(caller.teamId, file.id);
-    await this.writer.assertIngestible(bytes, file.filename, file.mime);
+    const store = await this.kb.access.ingestInto(caller, storeId, true);
+    const file = await this.kb.files.require(caller.teamId, input.file_id);
+    const bytes = await this.kb.files.requireBytes(caller.teamId, file.id);
+    await this.kb.writer.assertIngestible(bytes, file.filename, file.mime);
     const attributes = parseAttributes(input.attributes, 'attributes');
     const chunking = parseChunkingStrategy(input.chunking_strategy);
-    return this.writer.attach(caller.teamId, store.id, {
+    return this.kb.writer.attach(caller.teamId, store.id, {
       fileId: file.id,
       kind: 'file',
       attributes,
@@ -56,10 +46,10 @@ export class KbDocuments {
     metadata: unknown,
     replace = true,
   ): Promise<KbDocumentEntity> {
-    await this.access.ingestInto(caller, storeId);
+    await this.kb.access.ingestInto(caller, storeId);
     const attributes = parseAttributes(metadata, 'metadata');
-    if (upload) await this.writer.assertIngestible(upload.buffer, upload.originalname, upload.mimetype);
-    return this.writer.attachVersion(caller.teamId, storeId, upload, { kind: 'file', attributes, replace });
+    if (upload) await this.kb.writer.assertIngestible(upload.buffer, upload.originalname, upload.mimetype);
+    return this.kb.writer.attachVersion(caller.teamId, storeId, upload, { kind: 'file', attributes, replace });
   }
 
   /** A text document (REST JSON `{name, text, metadata, replace}`), stored as a text/markdown file; versions as for uploads. */
@@ -68,7 +58,7 @@ export class KbDocuments {
     storeId: string,
     input: { name: string; text: string; metadata?: unknown; replace?: boolean },
   ): Promise<KbDocumentEntity> {
-    await this.access.ingestInto(caller, storeId);
+    await this.kb.access.ingestInto(caller, storeId);
     const attributes = parseAttributes(input.metadata, 'metadata');
     if (input.text.trim() === '') throw ApiError.badRequest('text must not be empty.', 'text');
     const upload = {
@@ -76,7 +66,7 @@ export class KbDocuments {
       mimetype: 'text/markdown',
       buffer: Buffer.from(input.text, 'utf8'),
     };
-    return this.writer.attachVersion(caller.teamId, storeId, upload, {
+    return this.kb.writer.attachVersion(caller.teamId, storeId, upload, {
       kind: 'text',
       attributes,
       title: input.name,
@@ -90,10 +80,10 @@ export class KbDocuments {
     storeId: string,
     input: { url: string; metadata?: unknown },
   ): Promise<KbDocumentEntity> {
-    await this.access.ingestInto(caller, storeId);
+    await this.kb.access.ingestInto(caller, storeId);
     const url = parseLinkUrl(input.url);
     const attributes = parseAttributes(input.metadata, 'metadata');
-    return this.writer.attach(caller.teamId, storeId, {
+    return this.kb.writer.attach(caller.teamId, storeId, {
       fileId: newFileId(),
       kind: 'link',
       attributes,
@@ -106,13 +96,13 @@ export class KbDocuments {
   }
 
   async refreshLink(caller: Caller, storeId: string, docId: string): Promise<KbDocumentEntity> {
-    await this.access.ingestInto(caller, storeId);
-    const doc = await this.access.requireDocument(caller.teamId, storeId, docId);
+    await this.kb.access.ingestInto(caller, storeId);
+    const doc = await this.kb.access.requireDocument(caller.teamId, storeId, docId);
     if (doc.kind !== 'link') throw ApiError.badRequest(`${docId} is not a link.`, 'link_id');
-    const now = this.clock.now();
-    await this.repo.requeue(doc, this.writer.job(doc, now));
-    this.signal.nudge();
-    return this.access.requireDocument(caller.teamId, storeId, docId);
+    const now = this.kb.clock.now();
+    await this.kb.repo.requeue(doc, this.kb.writer.job(doc, now));
+    this.kb.signal.nudge();
+    return this.kb.access.requireDocument(caller.teamId, storeId, docId);
   }
 
   async listDocuments(
@@ -129,9 +119,9 @@ export class KbDocuments {
       filter?: Filter | null;
     },
   ): Promise<{ docs: KbDocumentEntity[]; hasMore: boolean }> {
-    await this.access.requireStore(caller.teamId, storeId);
+    await this.kb.access.requireStore(caller.teamId, storeId);
     const limit = q.limit ?? 20;
-    const rows = await this.repo.listDocuments(caller.teamId, storeId, {
+    const rows = await this.kb.repo.listDocuments(caller.teamId, storeId, {
       after: q.after,
       limit,
       order: q.order ?? 'desc',
@@ -146,10 +136,11 @@ export class KbDocuments {
 
   /** Runs a failed document's ingestion again (409 when it is not failed, also when a concurrent retry won). */
   async retryDocument(caller: Caller, storeId: string, docId: string): Promise<KbDocumentEntity> {
-    await this.access.ingestInto(caller, storeId);
-    const doc = await this.access.requireDocument(caller.teamId, storeId, docId);
+    await this.kb.access.ingestInto(caller, storeId);
+    const doc = await this.kb.access.requireDocument(caller.teamId, storeId, docId);
     const requeued =
-      doc.status === 'failed' && (await this.repo.requeue(doc, this.writer.job(doc, this.clock.now()), 'failed'));
+      doc.status === 'failed' &&
+      (await this.kb.repo.requeue(doc, this.kb.writer.job(doc, this.kb.clock.now()), 'failed'));
     if (!requeued)
       throw new ApiError(
         409,
@@ -158,13 +149,13 @@ export class KbDocuments {
         'document_not_failed',
         'doc_id',
       );
-    this.signal.nudge();
-    return this.access.readBack(caller.teamId, storeId, docId);
+    this.kb.signal.nudge();
+    return this.kb.access.readBack(caller.teamId, storeId, docId);
   }
 
   async deleteDocument(caller: Caller, storeId: string, docId: string): Promise<void> {
-    await this.access.requireStore(caller.teamId, storeId);
-    if (!(await this.repo.deleteDocument(caller.teamId, storeId, docId))) throw documentNotFound(storeId, docId);
+    await this.kb.access.requireStore(caller.teamId, storeId);
+    if (!(await this.kb.repo.deleteDocument(caller.teamId, storeId, docId))) throw documentNotFound(storeId, docId);
   }
 
   async updateAttributes(
@@ -173,9 +164,9 @@ export class KbDocuments {
     docId: string,
     attributes: unknown,
   ): Promise<KbDocumentEntity> {
-    await this.access.requireDocument(caller.teamId, storeId, docId);
+    await this.kb.access.requireDocument(caller.teamId, storeId, docId);
     const a = parseAttributes(attributes, 'attributes');
-    await this.repo.setDocumentAttributes(storeId, docId, a ? JSON.stringify(a) : null, this.clock.now());
-    return this.access.readBack(caller.teamId, storeId, docId);
+    await this.kb.repo.setDocumentAttributes(storeId, docId, a ? JSON.stringify(a) : null, this.kb.clock.now());
+    return this.kb.access.readBack(caller.teamId, storeId, docId);
   }
 }

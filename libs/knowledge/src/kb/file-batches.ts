@@ -1,28 +1,17 @@
 import { Logger } from '@nestjs/common';
-import { ApiError, Clock } from '@app/common';
+import { ApiError } from '@app/common';
 import type { Caller } from '@app/auth';
 import type { DocumentStatus, FileBatchEntity } from '../entities/knowledge.entities';
 import type { FileRow } from '../files.repository';
-import type { FilesService } from '../files.service';
-import type { IngestionSignal } from '../ingestion-signal';
 import { Attributes, Chunking, parseAttributes, parseChunkingStrategy } from '../kb-rules';
-import type { KnowledgeRepository } from '../knowledge.repository';
-import type { DocumentWriter } from './document-writer';
-import type { StoreAccess } from './store-access';
+import type { KbContext } from './kb-context';
 import { MAX_DOCUMENTS, newBatchId, NewDocumentFile, storeNotFound } from './store-rules';
 
 /** File batches (OpenAI `vector_stores.file_batches`): all or nothing, then cancellable and counted. */
 export class FileBatches {
   private readonly log = new Logger('KnowledgeService');
 
-  constructor(
-    private readonly repo: KnowledgeRepository,
-    private readonly files: FilesService,
-    private readonly signal: IngestionSignal,
-    private readonly clock: Clock,
-    private readonly access: StoreAccess,
-    private readonly writer: DocumentWriter,
-  ) {}
+  constructor(private readonly kb: KbContext) {}
 
   // ── batches ────────────────────────────────────────────────────────────────────────────────────
 
@@ -37,7 +26,7 @@ export class FileBatches {
     storeId: string,
     input: { file_ids?: string[]; files?: NewDocumentFile[]; attributes?: unknown; chunking_strategy?: unknown },
   ): Promise<{ batch: FileBatchEntity; counts: Record<DocumentStatus, number> }> {
-    await this.access.ingestInto(caller, storeId, true);
+    await this.kb.access.ingestInto(caller, storeId, true);
     const listed = input.files ? 'files' : 'file_ids';
     const items: NewDocumentFile[] =
       input.files ??
@@ -53,24 +42,24 @@ export class FileBatches {
       const at = input.files ? `files[${i}].` : '';
       if (typeof it?.file_id !== 'string')
         throw ApiError.badRequest(`files[${i}].file_id is required.`, `files[${i}].file_id`);
-      const file = await this.files.require(caller.teamId, it.file_id);
+      const file = await this.kb.files.require(caller.teamId, it.file_id);
       const attributes = parseAttributes(it.attributes, `${at}attributes`);
       const chunking = parseChunkingStrategy(it.chunking_strategy, `${at}chunking_strategy`);
       if (!planned.has(file.id)) planned.set(file.id, { file, attributes, chunking });
     }
-    const present = await this.repo.existingDocumentIds(storeId, [...planned.keys()]);
+    const present = await this.kb.repo.existingDocumentIds(storeId, [...planned.keys()]);
     const fresh = [...planned.values()].filter((p) => !present.has(p.file.id));
-    const stats = (await this.repo.storeStats([storeId])).get(storeId)!;
+    const stats = (await this.kb.repo.storeStats([storeId])).get(storeId)!;
     const held = stats.byKind.file + stats.byKind.text;
     if (held + fresh.length > MAX_DOCUMENTS) throw this.batchTooLarge(held, fresh.length, listed);
     for (const p of fresh)
-      await this.writer.assertIngestible(
-        await this.files.requireBytes(caller.teamId, p.file.id),
+      await this.kb.writer.assertIngestible(
+        await this.kb.files.requireBytes(caller.teamId, p.file.id),
         p.file.filename,
         p.file.mime,
       );
 
-    const now = this.clock.now();
+    const now = this.kb.clock.now();
     const batch: FileBatchEntity = {
       id: newBatchId(),
       vectorStoreId: storeId,
@@ -79,7 +68,7 @@ export class FileBatches {
       createdAt: now,
     };
     const entries = fresh.map((p) => {
-      const doc = this.writer.newDocument(
+      const doc = this.kb.writer.newDocument(
         caller.teamId,
         storeId,
         {
@@ -94,17 +83,17 @@ export class FileBatches {
         },
         now,
       );
-      return { doc, job: this.writer.job(doc, now) };
+      return { doc, job: this.kb.writer.job(doc, now) };
     });
-    const added = await this.repo.addBatch(batch, entries, MAX_DOCUMENTS);
+    const added = await this.kb.repo.addBatch(batch, entries, MAX_DOCUMENTS);
     if (added.outcome === 'gone') throw storeNotFound(storeId);
     // documents added by a concurrent request since the check above
     if (added.outcome === 'limit') throw this.batchTooLarge(added.count, added.adding, listed);
     if (entries.length > 0) {
       this.log.log(`knowledge: queued batch ${batch.id} (${entries.length} files) for ${storeId}`);
-      this.signal.nudge();
+      this.kb.signal.nudge();
     }
-    return { batch, counts: await this.repo.batchCounts(batch.id) };
+    return { batch, counts: await this.kb.repo.batchCounts(batch.id) };
   }
 
   private batchTooLarge(held: number, adding: number, param: string): ApiError {
@@ -123,7 +112,7 @@ export class FileBatches {
     batchId: string,
   ): Promise<{ batch: FileBatchEntity; counts: Record<DocumentStatus, number> }> {
     const { batch } = await this.getBatch(caller, storeId, batchId);
-    await this.repo.cancelBatch(batch, this.clock.now());
+    await this.kb.repo.cancelBatch(batch, this.kb.clock.now());
     return this.getBatch(caller, storeId, batchId);
   }
 
@@ -132,9 +121,9 @@ export class FileBatches {
     storeId: string,
     batchId: string,
   ): Promise<{ batch: FileBatchEntity; counts: Record<DocumentStatus, number> }> {
-    await this.access.requireStore(caller.teamId, storeId);
-    const batch = await this.repo.findBatch(caller.teamId, storeId, batchId);
+    await this.kb.access.requireStore(caller.teamId, storeId);
+    const batch = await this.kb.repo.findBatch(caller.teamId, storeId, batchId);
     if (!batch) throw ApiError.notFound(`No such file batch: ${batchId}`, 'not_found', 'batch_id');
-    return { batch, counts: await this.repo.batchCounts(batch.id) };
+    return { batch, counts: await this.kb.repo.batchCounts(batch.id) };
   }
 }

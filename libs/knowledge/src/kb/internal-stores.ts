@@ -1,29 +1,15 @@
-import { ApiError, Clock } from '@app/common';
-import type { ModelCatalogService } from '@app/providers';
+import { ApiError } from '@app/common';
 import type { DataPolicy } from '@app/data-protection/policy';
-import type { DocumentParser } from '../document-parser';
 import type { KbDocumentEntity, VectorStoreEntity } from '../entities/knowledge.entities';
-import { FilesService, newFileId } from '../files.service';
-import type { IngestionSignal } from '../ingestion-signal';
+import { newFileId } from '../files.service';
 import { AUTO_CHUNKING, MESSAGE_CHUNKING } from '../kb-rules';
-import type { KnowledgeRepository } from '../knowledge.repository';
 import type { InternalSource } from '../store/knowledge-store';
-import type { DocumentWriter } from './document-writer';
-import type { StoreAccess } from './store-access';
+import type { KbContext } from './kb-context';
 import { defaultEmbeddingModel, newStoreId, parseLinkUrl } from './store-rules';
 
 /** Project-owned (internal) stores and their documents. */
 export class InternalStores {
-  constructor(
-    private readonly repo: KnowledgeRepository,
-    private readonly files: FilesService,
-    private readonly parser: DocumentParser,
-    private readonly catalog: ModelCatalogService,
-    private readonly signal: IngestionSignal,
-    private readonly clock: Clock,
-    private readonly access: StoreAccess,
-    private readonly writer: DocumentWriter,
-  ) {}
+  constructor(private readonly kb: KbContext) {}
 
   // ── internal (project-owned) stores ──────────────────────────────────────────────────────────────
   // The same documents, ingestion jobs, chunks, billing and search as knowledge bases; the store is
@@ -34,8 +20,8 @@ export class InternalStores {
     name: string,
     policy?: Pick<DataPolicy, 'residency'> | null,
   ): Promise<VectorStoreEntity> {
-    const model = defaultEmbeddingModel(this.catalog, policy);
-    const now = this.clock.now();
+    const model = defaultEmbeddingModel(this.kb.catalog, policy);
+    const now = this.kb.clock.now();
     const store: Omit<VectorStoreEntity, 'seq'> = {
       id: newStoreId(),
       teamId,
@@ -50,8 +36,8 @@ export class InternalStores {
       expiresAfterDays: null,
       internal: 1,
     };
-    await this.repo.insertStore(store);
-    const created = await this.repo.findStore(teamId, store.id);
+    await this.kb.repo.insertStore(store);
+    const created = await this.kb.repo.findStore(teamId, store.id);
     // deleted by its owner between the insert and this read
     if (!created) throw ApiError.notFound(`No such project store: ${store.id}`, 'not_found', null);
     return created;
@@ -59,10 +45,10 @@ export class InternalStores {
 
   /** Deletes the internal store with its documents, and the files listed in `ownedFileIds`. */
   async deleteInternalStore(teamId: string, id: string, ownedFileIds: string[] = []): Promise<void> {
-    const store = await this.repo.findStore(teamId, id);
+    const store = await this.kb.repo.findStore(teamId, id);
     if (!store?.internal) return;
-    await this.repo.deleteStore(teamId, id);
-    for (const fileId of ownedFileIds) await this.files.remove(teamId, fileId);
+    await this.kb.repo.deleteStore(teamId, id);
+    for (const fileId of ownedFileIds) await this.kb.files.remove(teamId, fileId);
   }
 
   /**
@@ -75,13 +61,17 @@ export class InternalStores {
     src: InternalSource,
     holder: string,
   ): Promise<KbDocumentEntity> {
-    await this.access.requireInternalStore(teamId, storeId);
+    await this.kb.access.requireInternalStore(teamId, storeId);
     const base = { attributes: null, chunking: AUTO_CHUNKING, batchId: null };
     switch (src.type) {
       case 'file': {
-        const file = await this.files.require(teamId, src.fileId);
-        await this.writer.assertIngestible(await this.files.requireBytes(teamId, file.id), file.filename, file.mime);
-        return this.writer.attach(
+        const file = await this.kb.files.require(teamId, src.fileId);
+        await this.kb.writer.assertIngestible(
+          await this.kb.files.requireBytes(teamId, file.id),
+          file.filename,
+          file.mime,
+        );
+        return this.kb.writer.attach(
           teamId,
           storeId,
           {
@@ -97,9 +87,9 @@ export class InternalStores {
       }
       case 'upload': {
         if (src.upload)
-          await this.writer.assertIngestible(src.upload.buffer, src.upload.originalname, src.upload.mimetype);
-        const file = await this.files.store(teamId, src.upload, 'user_data');
-        return this.writer.attach(
+          await this.kb.writer.assertIngestible(src.upload.buffer, src.upload.originalname, src.upload.mimetype);
+        const file = await this.kb.files.store(teamId, src.upload, 'user_data');
+        return this.kb.writer.attach(
           teamId,
           storeId,
           {
@@ -115,7 +105,7 @@ export class InternalStores {
       }
       case 'link': {
         const url = parseLinkUrl(src.url);
-        return this.writer.attach(
+        return this.kb.writer.attach(
           teamId,
           storeId,
           {
@@ -131,13 +121,13 @@ export class InternalStores {
       }
       case 'text': {
         if (src.text.trim() === '') throw ApiError.badRequest('The material holds no text.', null, 'empty_document');
-        const file = await this.files.store(
+        const file = await this.kb.files.store(
           teamId,
           { originalname: src.filename, mimetype: 'text/markdown', buffer: Buffer.from(src.text, 'utf8') },
           'user_data',
         );
         const chunking = src.chunking === 'messages' ? MESSAGE_CHUNKING : AUTO_CHUNKING;
-        return this.writer.attach(
+        return this.kb.writer.attach(
           teamId,
           storeId,
           {
@@ -157,21 +147,21 @@ export class InternalStores {
 
   /** Replaces the text of an internal text document and queues it again (unchanged chunks keep their vectors). */
   async replaceInternalText(teamId: string, storeId: string, docId: string, text: string): Promise<KbDocumentEntity> {
-    const doc = await this.access.requireInternalDocument(teamId, storeId, docId);
+    const doc = await this.kb.access.requireInternalDocument(teamId, storeId, docId);
     if (doc.kind !== 'text') throw ApiError.badRequest(`${docId} is not a text document.`, null);
-    const file = await this.files.require(teamId, docId);
-    await this.files.replaceBytes(teamId, docId, file.filename, 'text/markdown', Buffer.from(text, 'utf8'));
-    await this.repo.requeue(doc, this.writer.job(doc, this.clock.now()));
-    this.signal.nudge();
-    return this.access.readBack(teamId, storeId, docId);
+    const file = await this.kb.files.require(teamId, docId);
+    await this.kb.files.replaceBytes(teamId, docId, file.filename, 'text/markdown', Buffer.from(text, 'utf8'));
+    await this.kb.repo.requeue(doc, this.kb.writer.job(doc, this.kb.clock.now()));
+    this.kb.signal.nudge();
+    return this.kb.access.readBack(teamId, storeId, docId);
   }
 
   /** Queue an internal document again (a link is fetched again; unchanged content is not re-embedded). */
   async refreshInternalDocument(teamId: string, storeId: string, docId: string): Promise<KbDocumentEntity> {
-    const doc = await this.access.requireInternalDocument(teamId, storeId, docId);
-    await this.repo.requeue(doc, this.writer.job(doc, this.clock.now()));
-    this.signal.nudge();
-    return this.access.readBack(teamId, storeId, docId);
+    const doc = await this.kb.access.requireInternalDocument(teamId, storeId, docId);
+    await this.kb.repo.requeue(doc, this.kb.writer.job(doc, this.kb.clock.now()));
+    this.kb.signal.nudge();
+    return this.kb.access.readBack(teamId, storeId, docId);
   }
 
   /** Deletes the document (chunks, jobs) and, with `deleteFile`, the file holding its bytes. */
@@ -181,20 +171,20 @@ export class InternalStores {
     docId: string,
     opts: { deleteFile?: boolean } = {},
   ): Promise<void> {
-    await this.access.requireInternalStore(teamId, storeId);
-    await this.repo.deleteDocument(teamId, storeId, docId);
-    if (opts.deleteFile) await this.files.remove(teamId, docId);
+    await this.kb.access.requireInternalStore(teamId, storeId);
+    await this.kb.repo.deleteDocument(teamId, storeId, docId);
+    if (opts.deleteFile) await this.kb.files.remove(teamId, docId);
   }
 
   async internalDocuments(teamId: string, storeId: string, ids: string[]): Promise<KbDocumentEntity[]> {
-    const docs = await this.repo.documentsByIds(storeId, ids);
+    const docs = await this.kb.repo.documentsByIds(storeId, ids);
     return docs.filter((d) => d.teamId === teamId);
   }
 
   /** The bytes and type of a document's file (images among project files). */
   async documentFile(teamId: string, docId: string): Promise<{ bytes: Buffer; filename: string; mime: string } | null> {
-    const file = await this.files.find(teamId, docId);
-    const bytes = file ? await this.files.bytes(teamId, docId) : null;
+    const file = await this.kb.files.find(teamId, docId);
+    const bytes = file ? await this.kb.files.bytes(teamId, docId) : null;
     return file && bytes ? { bytes, filename: file.filename, mime: file.mime } : null;
   }
 
@@ -203,10 +193,10 @@ export class InternalStores {
    * link: the copy fetched last), pages joined by a blank line; '' for images.
    */
   async documentText(teamId: string, storeId: string, docId: string): Promise<string> {
-    await this.access.requireInternalDocument(teamId, storeId, docId);
+    await this.kb.access.requireInternalDocument(teamId, storeId, docId);
     const file = await this.documentFile(teamId, docId);
     if (!file) return '';
-    const extracted = await this.parser.extract(file.bytes, { filename: file.filename, mime: file.mime });
+    const extracted = await this.kb.parser.extract(file.bytes, { filename: file.filename, mime: file.mime });
     return extracted.units ? extracted.units.join('\n') : extracted.pages.map((p) => p.text).join('\n\n');
   }
 }
