@@ -1,74 +1,40 @@
 import { lookup as systemLookup } from 'node:dns/promises';
-import type { Readable } from 'node:stream';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Provider } from '@nestjs/common';
-import { Agent, buildConnector } from 'undici';
+import { Agent } from 'undici';
+import { decodeDataUrl, trimC0 } from './data-url';
 import {
-  type ParsedHttpUrl,
-  ipVersion,
-  isForbiddenAddress,
-  isForbiddenHostname,
-  normalizeHostname,
-  parseHttpUrl,
-} from './ip-policy';
+  acceptHeader,
+  classify,
+  contentTypeAllowed,
+  Deadline,
+  mediaType,
+  noop,
+  parseOrThrow,
+  readCapped,
+  singleHeader,
+  tooLarge,
+} from './fetch-support';
+import { type ParsedHttpUrl, ipVersion, isForbiddenAddress, isForbiddenHostname } from './ip-policy';
+import { pinnedConnector } from './pinned-connector';
 import { SafeFetchError } from './safe-fetch-error';
+import type {
+  HostResolver,
+  ResolvedAddress,
+  SafeFetcherOptions,
+  SafeFetchOptions,
+  SafeFetchResult,
+} from './safe-fetch-types';
 
 export { SafeFetchError, isSafeFetchError, safeFetchErrorToApiError } from './safe-fetch-error';
 export type { SafeFetchErrorCode, SafeFetchErrorDetails } from './safe-fetch-error';
+export type * from './safe-fetch-types';
+export { contentTypeAllowed } from './fetch-support';
+export { decodeDataUrl } from './data-url';
+export { pinnedConnector } from './pinned-connector';
 
 /** DI token for {@link SafeFetcherOptions}. Optional: without it the product defaults apply. */
 export const SAFE_FETCHER_OPTIONS = Symbol('SAFE_FETCHER_OPTIONS');
-
-export interface ResolvedAddress {
-  address: string;
-  family: number;
-}
-
-/** Resolves a hostname to ALL its addresses. Default: `dns.promises.lookup(host, { all: true })`. */
-export type HostResolver = (hostname: string) => Promise<readonly ResolvedAddress[]>;
-
-export interface SafeFetcherOptions {
-  /** Override DNS resolution (tests). Default: the system resolver. */
-  resolver?: HostResolver;
-  /**
-   * Exceptions to the address policy (tests, e.g. `ip => ip === '127.0.0.1'`). Default: none.
-   * Cloud-metadata addresses and non-IP strings are refused regardless.
-   */
-  allowAddress?: (ip: string) => boolean;
-  /** Redirects followed per fetch; the next one is refused. Default 3. */
-  maxRedirects?: number;
-  /** Total time budget per fetch when the call does not pass `timeoutMs`. Default 10 000 ms. */
-  defaultTimeoutMs?: number;
-  /** User-Agent sent upstream. */
-  userAgent?: string;
-}
-
-export interface SafeFetchOptions {
-  /** Hard cap on the body size in bytes; enforced while streaming. */
-  maxBytes: number;
-  /** Total budget for DNS + connect + all redirects + body. Default: `defaultTimeoutMs`. */
-  timeoutMs?: number;
-  /**
-   * Allowed content types. An entry ending in `/` (or `/*`) is a prefix (`'image/'`), otherwise
-   * the media type must match exactly (`'application/pdf'`). Omitted: any type. Empty: none.
-   */
-  accept?: readonly string[];
-  /**
-   * Request method, extra headers and body of the FIRST hop (scheduled API integrations). A redirect
-   * is followed with a plain GET without them, so credentials never travel to the redirect target.
-   */
-  method?: 'GET' | 'POST';
-  headers?: Readonly<Record<string, string>>;
-  body?: string | Buffer;
-}
-
-export interface SafeFetchResult {
-  bytes: Buffer;
-  /** Content-Type as received (parameters kept), or the data: URL's media type. */
-  contentType: string;
-  /** URL after redirects (the input itself for data: URLs). */
-  finalUrl: string;
-}
 
 const DEFAULT_MAX_REDIRECTS = 3;
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -304,260 +270,8 @@ export function safeFetcherProviders(options: SafeFetcherOptions = {}): Provider
   return [{ provide: SAFE_FETCHER_OPTIONS, useValue: options }, SafeFetcher];
 }
 
-// ---------------------------------------------------------------------------------------------
-// Helpers
-// ---------------------------------------------------------------------------------------------
-
-function noop(): void {
-  /* swallow */
-}
-
 function assertTimeout(ms: number): void {
   if (!Number.isFinite(ms) || ms <= 0 || ms > MAX_TIMEOUT_MS) {
     throw new RangeError('SafeFetcher: timeout must be a positive number of milliseconds');
   }
-}
-
-function parseOrThrow(input: string, base?: URL): ParsedHttpUrl {
-  const parsed = parseHttpUrl(input, base);
-  if (!parsed.ok) throw new SafeFetchError('invalid_url', `Invalid URL: ${parsed.reason}`);
-  return parsed.value;
-}
-
-function tooLarge(maxBytes: number, url?: string): SafeFetchError {
-  return new SafeFetchError('too_large', `Content exceeds the ${maxBytes}-byte limit`, { url, maxBytes });
-}
-
-function singleHeader(value: string | string[] | undefined): string | undefined {
-  if (Array.isArray(value)) return value.length === 1 ? value[0] : undefined;
-  return value;
-}
-
-function mediaType(contentType: string): string {
-  return contentType.split(';')[0].trim().toLowerCase();
-}
-
-/**
- * `accept` entries ending in `/` or `/*` match by prefix (`image/` matches `image/png`),
- * other entries must equal the media type (parameters ignored). `undefined` accepts everything.
- */
-export function contentTypeAllowed(contentType: string, accept: readonly string[] | undefined): boolean {
-  if (accept === undefined) return true;
-  const essence = mediaType(contentType);
-  return accept.some((entry) => {
-    let pattern = entry.trim().toLowerCase();
-    if (pattern.endsWith('/*')) pattern = pattern.slice(0, -1);
-    if (pattern === '') return false;
-    if (pattern === '*/') return true;
-    return pattern.endsWith('/') ? essence.startsWith(pattern) && essence.length > pattern.length : essence === pattern;
-  });
-}
-
-function acceptHeader(accept: readonly string[] | undefined): string {
-  if (accept === undefined || accept.length === 0) return '*/*';
-  return accept
-    .map((entry) => entry.trim())
-    .map((entry) => (entry.endsWith('/') ? `${entry}*` : entry))
-    .join(', ');
-}
-
-/** Reads at most `maxBytes`; destroys the stream (closing the socket) as soon as it is exceeded. */
-async function readCapped(body: Readable, maxBytes: number, url: string): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of body as AsyncIterable<Buffer | string>) {
-    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    total += buf.length;
-    if (total > maxBytes) {
-      body.destroy();
-      throw tooLarge(maxBytes, url);
-    }
-    chunks.push(buf);
-  }
-  return Buffer.concat(chunks, total);
-}
-
-/** Maps anything thrown during a fetch onto {@link SafeFetchError}. */
-function classify(err: unknown, deadline: Deadline, maxBytes: number, url: string | undefined): SafeFetchError {
-  if (err instanceof SafeFetchError) return err;
-  if (deadline.expired) return deadline.error;
-  const code = typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : '';
-  switch (code) {
-    case 'UND_ERR_CONNECT_TIMEOUT':
-    case 'UND_ERR_HEADERS_TIMEOUT':
-    case 'UND_ERR_BODY_TIMEOUT':
-      return new SafeFetchError('timeout', 'Timed out fetching URL', { url, cause: err });
-    case 'UND_ERR_RES_EXCEEDED_MAX_SIZE':
-      return new SafeFetchError('too_large', `Content exceeds the ${maxBytes}-byte limit`, {
-        url,
-        maxBytes,
-        cause: err,
-      });
-    default:
-      return new SafeFetchError('network', `Could not fetch URL${code ? ` (${code})` : ''}`, { url, cause: err });
-  }
-}
-
-/** One budget for the whole fetch: aborts in-flight undici work and rejects pending races. */
-class Deadline {
-  expired = false;
-  readonly error: SafeFetchError;
-  private readonly controller = new AbortController();
-  private readonly timer: NodeJS.Timeout;
-  private readonly expiry: Promise<never>;
-
-  constructor(ms: number) {
-    this.error = new SafeFetchError('timeout', `Timed out after ${ms} ms`);
-    let fire: (err: SafeFetchError) => void = noop;
-    this.expiry = new Promise<never>((_, reject) => {
-      fire = reject;
-    });
-    this.expiry.catch(noop);
-    this.timer = setTimeout(() => {
-      this.expired = true;
-      fire(this.error);
-      this.controller.abort(this.error);
-    }, ms);
-  }
-
-  get signal(): AbortSignal {
-    return this.controller.signal;
-  }
-
-  race<T>(work: Promise<T>): Promise<T> {
-    return Promise.race([work, this.expiry]);
-  }
-
-  clear(): void {
-    clearTimeout(this.timer);
-  }
-}
-
-type ConnectArgs = Parameters<buildConnector.Callback>;
-
-/**
- * undici connector that never resolves names itself: it connects to the vetted addresses for the
- * request's host (trying them in order), keeping the hostname for TLS SNI and certificate checks.
- * A host that was not vetted is refused.
- */
-export function pinnedConnector(
-  pins: ReadonlyMap<string, readonly string[]>,
-  timeoutMs: number,
-): buildConnector.connector {
-  const base = buildConnector({ timeout: timeoutMs });
-  return (options, callback) => {
-    const addresses = pins.get(normalizeHostname(options.hostname));
-    if (addresses === undefined || addresses.length === 0) {
-      callback(new Error(`refusing to connect to unvetted host ${options.hostname}`), null);
-      return;
-    }
-    const servername =
-      options.protocol === 'https:' && ipVersion(options.hostname) === 0
-        ? options.hostname.replace(/\.+$/, '')
-        : undefined;
-    let index = 0;
-    const attempt = (): void => {
-      const onConnect = (...args: ConnectArgs): void => {
-        if (args[0] !== null && index + 1 < addresses.length) {
-          index++;
-          attempt();
-          return;
-        }
-        callback(...args);
-      };
-      try {
-        base({ ...options, hostname: addresses[index], ...(servername ? { servername } : {}) }, onConnect);
-      } catch (err) {
-        onConnect(err instanceof Error ? err : new Error(String(err)), null);
-      }
-    };
-    attempt();
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
-// data: URLs
-// ---------------------------------------------------------------------------------------------
-
-const MIME_TYPE = /^[!#$%&'*+.^_`|~0-9a-z-]+\/[!#$%&'*+.^_`|~0-9a-z-]+$/;
-const BASE64_BODY = /^[A-Za-z0-9+/]*$/;
-
-/** Decodes a `data:` URL without any network access (RFC 2397 / WHATWG fetch "data: URL processor"). */
-export function decodeDataUrl(input: string, maxBytes: number, accept?: readonly string[]): SafeFetchResult {
-  const text = trimC0(input);
-  const comma = text.indexOf(',');
-  if (!/^data:/i.test(text) || comma === -1) {
-    throw new SafeFetchError('invalid_url', 'Invalid data: URL');
-  }
-  let meta = text.slice(5, comma).trim();
-  let isBase64 = false;
-  const b64 = /;\s*base64\s*$/i.exec(meta);
-  if (b64 !== null) {
-    isBase64 = true;
-    meta = meta.slice(0, b64.index).trim();
-  }
-  const essence = mediaType(meta);
-  const contentType = MIME_TYPE.test(essence) ? meta : 'text/plain;charset=US-ASCII';
-  if (!contentTypeAllowed(contentType, accept)) {
-    throw new SafeFetchError('unsupported_type', `Content type ${mediaType(contentType)} is not accepted`, {
-      contentType,
-    });
-  }
-
-  const payload = text.slice(comma + 1);
-  let bytes: Buffer;
-  if (isBase64) {
-    let data = payload.includes('%') ? percentDecode(payload).toString('latin1') : payload;
-    data = data.replace(/[\t\n\f\r ]/g, '');
-    if (data.length % 4 === 0) data = data.replace(/={1,2}$/, '');
-    if (data.length % 4 === 1 || !BASE64_BODY.test(data)) {
-      throw new SafeFetchError('invalid_url', 'Invalid base64 in data: URL');
-    }
-    const size = Math.floor((data.length * 3) / 4);
-    if (size > maxBytes) throw tooLarge(maxBytes);
-    bytes = Buffer.from(data, 'base64');
-  } else {
-    // Percent-decoding shrinks at most 3:1, so this bound is safe to check before decoding.
-    if (Math.ceil(Buffer.byteLength(payload) / 3) > maxBytes) throw tooLarge(maxBytes);
-    bytes = percentDecode(payload);
-    if (bytes.length > maxBytes) throw tooLarge(maxBytes);
-  }
-  return { bytes, contentType, finalUrl: input };
-}
-
-/** Strips leading/trailing C0 controls and spaces, as the URL parser does. */
-function trimC0(input: string): string {
-  let start = 0;
-  let end = input.length;
-  while (start < end && input.charCodeAt(start) <= 0x20) start++;
-  while (end > start && input.charCodeAt(end - 1) <= 0x20) end--;
-  return input.slice(start, end);
-}
-
-function hexValue(code: number): number {
-  if (code >= 0x30 && code <= 0x39) return code - 0x30;
-  if (code >= 0x41 && code <= 0x46) return code - 0x37;
-  if (code >= 0x61 && code <= 0x66) return code - 0x57;
-  return -1;
-}
-
-/** WHATWG percent-decode of the UTF-8 bytes of `input` (invalid escapes are kept literally). */
-function percentDecode(input: string): Buffer {
-  const src = Buffer.from(input, 'utf8');
-  const out = Buffer.allocUnsafe(src.length);
-  let n = 0;
-  for (let i = 0; i < src.length; i++) {
-    const byte = src[i];
-    if (byte === 0x25 && i + 2 < src.length) {
-      const hi = hexValue(src[i + 1]);
-      const lo = hexValue(src[i + 2]);
-      if (hi !== -1 && lo !== -1) {
-        out[n++] = (hi << 4) | lo;
-        i += 2;
-        continue;
-      }
-    }
-    out[n++] = byte;
-  }
-  return out.subarray(0, n);
 }
