@@ -108,7 +108,8 @@ describe('README quick start', () => {
     const port = await freePort();
     const childEnv: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env))
-      if (v !== undefined && !/^(VITEST|NODE_ENV$|DATABASE_|REDIS_|DATA_DIR$|PORT$|HOST$|npm_)/.test(k)) childEnv[k] = v;
+      if (v !== undefined && !/^(VITEST|NODE_ENV$|DATABASE_|REDIS_|DATA_DIR$|PORT$|HOST$|npm_)/.test(k))
+        childEnv[k] = v;
     childEnv.PORT = String(port);
 
     const run: string[] = [];

@@ -36,6 +36,8 @@ export const theme = createTheme({
   components: {
     // a table wider than the screen scrolls inside the page; its scrolling area takes keyboard focus
     TableScrollContainer: { defaultProps: { scrollAreaProps: { viewportProps: { tabIndex: 0 } } } },
+    // the chips of a multi-select keep AA contrast when the field is disabled (dimmed to 60 %) in dark
+    Pill: { styles: { root: { color: 'var(--mantine-color-bright)' } } },
   },
 });
 
