@@ -46,6 +46,8 @@ const contrastVariables: CSSVariablesResolver = (t) => ({
   variables: {},
   light: {
     '--mantine-color-dimmed': t.colors.gray[7],
+    // placeholders (and a file input's "pick a file" text) are read too: AA contrast like dimmed text
+    '--mantine-color-placeholder': t.colors.gray[7],
     '--mantine-color-blue-light-color': t.colors.blue[9],
     '--mantine-color-blue-light': t.colors.blue[0],
     '--mantine-color-blue-light-hover': t.colors.blue[1],
@@ -57,6 +59,7 @@ const contrastVariables: CSSVariablesResolver = (t) => ({
   },
   dark: {
     '--mantine-color-dimmed': t.colors.dark[1],
+    '--mantine-color-placeholder': t.colors.dark[1],
     '--mantine-color-blue-light-color': t.colors.blue[2],
     '--mantine-color-teal-light-color': t.colors.teal[2],
     '--mantine-color-red-light-color': t.colors.red[2],
