@@ -136,7 +136,7 @@ function Bodies({ r }: { r: RequestDetail }) {
               <Text size="sm" fw={600}>
                 {t(`requests.${k}`)}
               </Text>
-              <Code block aria-label={t(`requests.${k}`)} style={{ maxHeight: 320, overflow: 'auto' }}>
+              <Code block aria-label={t(`requests.${k}`)} tabIndex={0} style={{ maxHeight: 320, overflow: 'auto' }}>
                 {pretty(body)}
               </Code>
             </Stack>
