@@ -383,10 +383,7 @@ function eventDto(
   deliveries: AlertDeliveryEntity[],
   attempts: AlertDeliveryAttemptEntity[],
 ): AlertEventDto {
-  const payload = JSON.parse(e.payload) as { value: number; message: string; test?: boolean } & Record<
-    string,
-    unknown
-  >;
+  const payload = JSON.parse(e.payload) as { value: number; message: string; test?: boolean } & Record<string, unknown>;
   const field = <T>(k: string): T | null => (payload[k] ?? null) as T | null;
   return {
     id: e.id,

@@ -48,7 +48,19 @@ export const theme = createTheme({
 });
 
 /** The colours of "light" badges and alerts, whatever colour a page gives them. */
-const LIGHT_VARIANT_COLORS = ['gray', 'red', 'pink', 'grape', 'violet', 'indigo', 'cyan', 'green', 'lime', 'yellow', 'orange'];
+const LIGHT_VARIANT_COLORS = [
+  'gray',
+  'red',
+  'pink',
+  'grape',
+  'violet',
+  'indigo',
+  'cyan',
+  'green',
+  'lime',
+  'yellow',
+  'orange',
+];
 
 /** Dimmed text and "light" variants darker (light) or lighter (dark) than the defaults: AA contrast. */
 const contrastVariables: CSSVariablesResolver = (t) => ({

@@ -392,6 +392,7 @@ export const ru: Dictionary = {
     noResults: 'Ничего не найдено.',
   },
   requests: {
+    endpointIngestion: 'индексация базы знаний',
     dataProtection: 'Защита данных',
     protectionActions: {
       masked: 'персональные данные замаскированы',

@@ -69,7 +69,8 @@ export const teamAdminEn = {
     lastAttempt: 'last: {{result}}',
     eventText: {
       balance_below: 'Balance {{value}} is below {{threshold}}.',
-      budget_used: 'Spend of {{whose}} reached {{threshold}}% of its {{period}} budget: {{spent}} of {{budget}} ({{value}}%).',
+      budget_used:
+        'Spend of {{whose}} reached {{threshold}}% of its {{period}} budget: {{spent}} of {{budget}} ({{value}}%).',
       error_rate:
         'Error rate {{value}}% ({{errors}} of {{requests}} requests in the last {{minutes}} minutes) is over {{threshold}}%.',
       team: 'the team',

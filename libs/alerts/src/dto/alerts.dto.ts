@@ -251,19 +251,39 @@ export class AlertDeliveryDto {
  * (`message` is the English text the deliveries carry); a field that does not apply to the kind is null.
  */
 export class AlertEventDetailsDto {
-  @ApiProperty({ enum: ['RUB', 'percent'], nullable: true, description: 'The unit of `value` (null on a test)', example: 'RUB' })
+  @ApiProperty({
+    enum: ['RUB', 'percent'],
+    nullable: true,
+    description: 'The unit of `value` (null on a test)',
+    example: 'RUB',
+  })
   unit: 'RUB' | 'percent' | null;
-  @ApiProperty({ type: String, nullable: true, description: 'balance_below: the team\'s Billing page', example: null })
+  @ApiProperty({ type: String, nullable: true, description: "balance_below: the team's Billing page", example: null })
   billing_url: string | null;
-  @ApiProperty({ type: Number, nullable: true, description: 'budget_used: the spend of the period, RUB', example: null })
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'budget_used: the spend of the period, RUB',
+    example: null,
+  })
   spent_rub: number | null;
   @ApiProperty({ type: Number, nullable: true, description: 'budget_used: the budget, RUB', example: null })
   budget_rub: number | null;
-  @ApiProperty({ type: String, nullable: true, description: 'budget_used: the key whose budget it is (null: the team)', example: null })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'budget_used: the key whose budget it is (null: the team)',
+    example: null,
+  })
   api_key_id: string | null;
   @ApiProperty({ enum: ['day', 'month'], nullable: true, description: 'budget_used: the budget period', example: null })
   period: 'day' | 'month' | null;
-  @ApiProperty({ type: Number, nullable: true, description: 'error_rate: failed requests in the window', example: null })
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'error_rate: failed requests in the window',
+    example: null,
+  })
   errors: number | null;
   @ApiProperty({ type: Number, nullable: true, description: 'error_rate: all requests in the window', example: null })
   requests: number | null;

@@ -184,7 +184,10 @@ function RuleForm({ teamId }: { teamId: string }) {
                 <Text size="sm">{t('teamAdmin.alerts.secretHint')}</Text>
                 <Group wrap="nowrap">
                   <Code>{secret}</Code>
-                  <CopyValue value={secret} label={t('teamAdmin.alerts.secretTitle')} />
+                  <CopyValue
+                    value={secret}
+                    label={t('common.copyNamed', { name: t('teamAdmin.alerts.secretTitle') })}
+                  />
                 </Group>
               </Stack>
             </Alert>
