@@ -173,7 +173,17 @@ describe('Team admin in Chromium', () => {
     await form.getByLabel(/^Webhook URL/).fill(hook.url);
     await form.getByRole('button', { name: 'Create rule' }).click();
     const fired = events.getByTestId('alert-event-text').filter({ hasText: /^Balance / });
-    await fired.waitFor({ timeout: 15_000 });
+    // the engine fires on its next pass: the page shows it when reloaded
+    await expect
+      .poll(
+        async () => {
+          await s.page.reload();
+          await events.waitFor();
+          return fired.count();
+        },
+        { timeout: 20_000, interval: 1000 },
+      )
+      .toBe(1);
     expect(await fired.textContent()).toMatch(/^Balance RUB\s[\d.,]+ is below RUB\s500\.00\.$/);
     expect(await fired.getAttribute('title')).toMatch(/^Balance [\d.]+ RUB is below 500 RUB\. Top up/);
     await s.page.getByRole('radiogroup', { name: 'Language' }).getByText('RU', { exact: true }).click();
