@@ -137,6 +137,7 @@ describe(`alerts on ${backendKind()} (two replicas on one database)`, () => {
       threshold: number;
       period_key: string;
       value: number;
+      details: Record<string, string | number | null>;
       deliveries: { channel_type: string; status: string; attempts: { ok: boolean; status_code: number | null }[] }[];
     }[];
   };
@@ -217,6 +218,12 @@ describe(`alerts on ${backendKind()} (two replicas on one database)`, () => {
 
     const fired = await events(teamId, apiKey);
     expect(fired.map((e) => e.period_key)).toEqual(['c:1', 'c:0']);
+    // the observation as fields too, for a client that says it in its own language
+    expect(fired[0]).toMatchObject({
+      kind: 'balance_below',
+      threshold: 9.5,
+      details: { unit: 'RUB', billing_url: `/billing?team_id=${teamId}`, spent_rub: null, errors: null },
+    });
     for (const e of fired) {
       const rows = e.deliveries.map((d) => [d.channel_type, d.status, d.attempts.length]);
       expect(rows.sort()).toEqual([
@@ -261,6 +268,9 @@ describe(`alerts on ${backendKind()} (two replicas on one database)`, () => {
     expect(fired.every((e) => e.period_key === day)).toBe(true);
     // the receiver refused the first attempt: it was retried, both attempts are recorded
     const first = fired.find((e) => e.threshold === 50)!;
+    expect(first.details).toMatchObject({ unit: 'percent', period: 'day', api_key_id: null, window_minutes: null });
+    expect(Number(first.details.budget_rub)).toBeGreaterThan(0);
+    expect(Number(first.details.spent_rub)).toBeGreaterThan(0);
     expect(first.deliveries[0].attempts.map((t) => [t.ok, t.status_code])).toEqual([
       [false, 500],
       [true, 200],

@@ -4,6 +4,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { en } from '../src/i18n/en';
+import { ru } from '../src/i18n/ru';
 
 export const ROOT = resolve(__dirname, '../../..');
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -138,7 +140,12 @@ export async function openSession(
   return { context, page, errors };
 }
 
-export async function shot(page: Page, name: string): Promise<string> {
+/**
+ * A screenshot of the page state, after its quality check (`verify`: axe-core, and in Russian no
+ * English words left); `check: false` only for pages that are not the console's (a payment provider's).
+ */
+export async function shot(page: Page, name: string, opts: VerifyOptions & { check?: boolean } = {}): Promise<string> {
+  if (opts.check !== false) await verify(page, name, opts);
   mkdirSync(OUTPUT, { recursive: true });
   const path = join(OUTPUT, `${name}.png`);
   await page.evaluate(() => window.scrollTo(0, 0)); // a full-page capture from the top keeps the header in place
@@ -203,4 +210,86 @@ export async function axe(page: Page, name: string): Promise<AxeViolation[]> {
   return result.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')) }));
+}
+
+/** Every word of a dictionary's strings (3 letters or more, lower case), placeholders left out. */
+function dictionaryWords(value: unknown, out = new Set<string>()): Set<string> {
+  if (typeof value === 'string')
+    for (const w of value.replace(/\{\{[^}]*\}\}/g, ' ').match(/[A-Za-z]{3,}/g) ?? []) out.add(w.toLowerCase());
+  else if (value && typeof value === 'object') for (const v of Object.values(value)) dictionaryWords(v, out);
+  return out;
+}
+
+/**
+ * The English interface words: the words of the en dictionary that the ru dictionary does not use
+ * itself (product and protocol names such as API, OpenAI, curl, webhook stay Latin in Russian too).
+ */
+const ENGLISH_UI_WORDS = (() => {
+  const words = dictionaryWords(en);
+  for (const w of dictionaryWords(ru)) words.delete(w);
+  return words;
+})();
+
+/**
+ * The English interface words visible on a Russian page: its text nodes (and placeholders and
+ * accessible names given as attributes) outside code, inputs and values marked translate="no",
+ * with e-mails, URLs and identifiers (anything with a digit, _, -, . or /) removed first, compared
+ * with the en dictionary's words. `allow`: data of the test shown as such (a team called "default").
+ */
+const DATA_WORDS = new Set<string>();
+
+/** Latin words a test file's data uses as names (a team called "default"): not interface text. */
+export function allowDataWords(...words: string[]): void {
+  for (const w of words) DATA_WORDS.add(w.toLowerCase());
+}
+
+export async function englishLeftovers(page: Page, allow: string[] = []): Promise<string[]> {
+  const texts = await page.evaluate(() => {
+    const skip = 'code, pre, kbd, samp, textarea, script, style, [translate="no"]';
+    const out: string[] = [];
+    const visible = (el: Element) =>
+      typeof (el as HTMLElement).checkVisibility === 'function' ? (el as HTMLElement).checkVisibility() : true;
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    while (walker.nextNode()) {
+      const el = walker.currentNode.parentElement;
+      if (!el || el.closest(skip) || !visible(el)) continue;
+      out.push(walker.currentNode.textContent ?? '');
+    }
+    for (const el of Array.from(document.body.querySelectorAll('[placeholder], [aria-label]'))) {
+      if (el.closest(skip) || !visible(el)) continue;
+      out.push(el.getAttribute('placeholder') ?? '', el.getAttribute('aria-label') ?? '');
+    }
+    return out;
+  });
+  const allowed = new Set([...DATA_WORDS, ...allow.map((w) => w.toLowerCase())]);
+  const found = new Set<string>();
+  for (const text of texts) {
+    const cleaned = text
+      .replace(/\S+@\S+/g, ' ') // e-mails
+      .replace(/\b[a-z]+:\/\/\S+/gi, ' ') // URLs
+      .replace(/\S*(?:\d|[A-Za-z0-9][_./\\:-][A-Za-z0-9])\S*/g, ' '); // identifiers, model names, paths, numbers
+    for (const w of cleaned.match(/[A-Za-z]{3,}/g) ?? [])
+      if (ENGLISH_UI_WORDS.has(w.toLowerCase()) && !allowed.has(w.toLowerCase())) found.add(w);
+  }
+  return [...found].sort();
+}
+
+export interface VerifyOptions {
+  /** Latin words that are the test's data, not interface text (checked on Russian pages only) */
+  allow?: string[];
+}
+
+/**
+ * One page state's quality check: no serious or critical axe-core violation (the result saved as
+ * axe-<name>.json) and, when the page is in Russian (<html lang="ru">), no English interface word.
+ */
+export async function verify(page: Page, name: string, opts: VerifyOptions = {}): Promise<void> {
+  const violations = await axe(page, name);
+  if (violations.length) throw new Error(`axe-core on ${name}: ${JSON.stringify(violations, null, 2)}`);
+  if ((await page.evaluate(() => document.documentElement.lang)) === 'ru') {
+    const english = await englishLeftovers(page, opts.allow);
+    mkdirSync(OUTPUT, { recursive: true });
+    writeFileSync(join(OUTPUT, `english-${name}.json`), JSON.stringify(english, null, 2));
+    if (english.length) throw new Error(`English words left on the Russian page ${name}: ${english.join(', ')}`);
+  }
 }

@@ -66,7 +66,11 @@ async function newSecret(page: Page): Promise<string> {
 beforeAll(async () => {
   requireBuild();
   hook = await startHook();
-  gw = await startGateway({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', ALERT_RETRY_BASE_MS: '200' });
+  gw = await startGateway({
+    OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8',
+    ALERT_RETRY_BASE_MS: '200',
+    ALERTS_EVAL_INTERVAL_MS: '500',
+  });
   browser = await launchBrowser();
   teamId = (await admin<{ id: string }>(gw, 'POST', '/api/v1/admin/teams', { name: 'acme', balance_rub: 100 })).id;
   await addMember(gw, teamId, 'admin@example.com', 'admin', PASSWORD);
@@ -162,9 +166,33 @@ describe('Team admin in Chromium', () => {
     await events.getByText('delivered').waitFor({ timeout: 15_000 });
     await events.getByText('test', { exact: true }).waitFor();
     await shot(s.page, 'team-admin-alerts-en');
+
+    // a rule that fires at once (the balance of 100 RUB is below 500): its event in either language,
+    // said by the console from the event's fields, the server's English message kept as a tooltip
+    await form.getByLabel('Threshold, RUB').fill('500');
+    await form.getByLabel(/^Webhook URL/).fill(hook.url);
+    await form.getByRole('button', { name: 'Create rule' }).click();
+    const fired = events.getByTestId('alert-event-text').filter({ hasText: /^Balance / });
+    // the engine fires on its next pass: the page shows it when reloaded
+    await expect
+      .poll(
+        async () => {
+          await s.page.reload();
+          await events.waitFor();
+          return fired.count();
+        },
+        { timeout: 20_000, interval: 1000 },
+      )
+      .toBe(1);
+    expect(await fired.textContent()).toMatch(/^Balance RUB\s[\d.,]+ is below RUB\s500\.00\.$/);
+    expect(await fired.getAttribute('title')).toMatch(/^Balance [\d.]+ RUB is below 500 RUB\. Top up/);
     await s.page.getByRole('radiogroup', { name: 'Language' }).getByText('RU', { exact: true }).click();
     await s.page.getByRole('heading', { level: 1, name: 'Оповещения' }).waitFor();
-    await s.page.getByRole('table', { name: 'События и доставки' }).getByText('доставлено').waitFor();
+    const ruEvents = s.page.getByRole('table', { name: 'События и доставки' });
+    await ruEvents.getByText('доставлено').first().waitFor();
+    expect(await ruEvents.getByTestId('alert-event-text').first().textContent()).toMatch(
+      /^Баланс [\d\s,]+₽ ниже порога 500,00\s₽\.$/,
+    );
     await shot(s.page, 'team-admin-alerts-ru');
     expect(s.errors).toEqual([]);
     await s.context.close();

@@ -383,7 +383,8 @@ function eventDto(
   deliveries: AlertDeliveryEntity[],
   attempts: AlertDeliveryAttemptEntity[],
 ): AlertEventDto {
-  const payload = JSON.parse(e.payload) as { value: number; message: string; test?: boolean };
+  const payload = JSON.parse(e.payload) as { value: number; message: string; test?: boolean } & Record<string, unknown>;
+  const field = <T>(k: string): T | null => (payload[k] ?? null) as T | null;
   return {
     id: e.id,
     object: 'alert_event',
@@ -393,6 +394,17 @@ function eventDto(
     period_key: e.periodKey,
     value: payload.value,
     message: payload.message,
+    details: {
+      unit: field('unit'),
+      billing_url: field('billing_url'),
+      spent_rub: field('spent_rub'),
+      budget_rub: field('budget_rub'),
+      api_key_id: field('api_key_id'),
+      period: field('period'),
+      errors: field('errors'),
+      requests: field('requests'),
+      window_minutes: field('window_minutes'),
+    },
     fired_at: iso(e.firedAt),
     test: payload.test === true,
     deliveries: deliveries.filter((d) => d.eventId === e.id).map((d) => deliveryDto(d, attempts)),

@@ -6806,6 +6806,55 @@ export interface components {
             object: string;
             data: components["schemas"]["AlertRuleDto"][];
         };
+        AlertEventDetailsDto: {
+            /**
+             * @description The unit of `value` (null on a test)
+             * @example RUB
+             * @enum {string|null}
+             */
+            unit: "RUB" | "percent" | null;
+            /**
+             * @description balance_below: the team's Billing page
+             * @example null
+             */
+            billing_url: string | null;
+            /**
+             * @description budget_used: the spend of the period, RUB
+             * @example null
+             */
+            spent_rub: number | null;
+            /**
+             * @description budget_used: the budget, RUB
+             * @example null
+             */
+            budget_rub: number | null;
+            /**
+             * @description budget_used: the key whose budget it is (null: the team)
+             * @example null
+             */
+            api_key_id: string | null;
+            /**
+             * @description budget_used: the budget period
+             * @example null
+             * @enum {string|null}
+             */
+            period: "day" | "month" | null;
+            /**
+             * @description error_rate: failed requests in the window
+             * @example null
+             */
+            errors: number | null;
+            /**
+             * @description error_rate: all requests in the window
+             * @example null
+             */
+            requests: number | null;
+            /**
+             * @description error_rate: the window, minutes
+             * @example null
+             */
+            window_minutes: number | null;
+        };
         AlertDeliveryAttemptDto: {
             /** @example 1 */
             attempt: number;
@@ -6879,6 +6928,7 @@ export interface components {
             value: number;
             /** @example Balance 42.5 RUB is below 50 RUB. Top up on the Billing page: https://gateway.example.com/billing?team_id=3f1c2b4a-5d6e-4f70-8a9b-0c1d2e3f4a5b */
             message: string;
+            details: components["schemas"]["AlertEventDetailsDto"];
             /** @example 2026-11-26T10:00:00.000Z */
             fired_at: string;
             /**

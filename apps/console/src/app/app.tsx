@@ -1,7 +1,13 @@
 import { lazy, Suspense, useMemo, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { createBrowserRouter, Navigate, RouterProvider } from 'react-router';
-import { MantineProvider, createTheme, localStorageColorSchemeManager, type CSSVariablesResolver } from '@mantine/core';
+import {
+  MantineProvider,
+  createTheme,
+  darken,
+  localStorageColorSchemeManager,
+  type CSSVariablesResolver,
+} from '@mantine/core';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { AuthProvider, useAuth, usePermissions, type AuthState } from '../auth/auth-context';
 import { LoadingRows } from '../components/common';
@@ -37,14 +43,39 @@ export const theme = createTheme({
   components: {
     // a table wider than the screen scrolls inside the page; its scrolling area takes keyboard focus
     TableScrollContainer: { defaultProps: { scrollAreaProps: { viewportProps: { tabIndex: 0 } } } },
+    // the chips of a multi-select keep AA contrast when the field is disabled (dimmed to 60 %) in dark
+    Pill: { styles: { root: { color: 'var(--mantine-color-bright)' } } },
   },
 });
+
+/** The colours of "light" badges and alerts, whatever colour a page gives them. */
+const LIGHT_VARIANT_COLORS = [
+  'gray',
+  'red',
+  'pink',
+  'grape',
+  'violet',
+  'indigo',
+  'cyan',
+  'green',
+  'lime',
+  'yellow',
+  'orange',
+];
 
 /** Dimmed text and "light" variants darker (light) or lighter (dark) than the defaults: AA contrast. */
 const contrastVariables: CSSVariablesResolver = (t) => ({
   variables: {},
   light: {
+    // the text of a light badge or alert on its pale background: shade 9 darkened, 4.5:1 or more
+    ...Object.fromEntries(
+      LIGHT_VARIANT_COLORS.map((c) => [`--mantine-color-${c}-light-color`, darken(t.colors[c][9], 0.35)]),
+    ),
+    // an invalid field's text and message on white
+    '--mantine-color-error': t.colors.red[9],
     '--mantine-color-dimmed': t.colors.gray[7],
+    // placeholders (and a file input's "pick a file" text) are read too: AA contrast like dimmed text
+    '--mantine-color-placeholder': t.colors.gray[7],
     '--mantine-color-blue-light-color': t.colors.blue[9],
     '--mantine-color-blue-light': t.colors.blue[0],
     '--mantine-color-blue-light-hover': t.colors.blue[1],
@@ -57,7 +88,10 @@ const contrastVariables: CSSVariablesResolver = (t) => ({
     '--mantine-color-error': t.colors.red[9],
   },
   dark: {
+    ...Object.fromEntries(LIGHT_VARIANT_COLORS.map((c) => [`--mantine-color-${c}-light-color`, t.colors[c][2]])),
+    '--mantine-color-error': t.colors.red[4],
     '--mantine-color-dimmed': t.colors.dark[1],
+    '--mantine-color-placeholder': t.colors.dark[1],
     '--mantine-color-blue-light-color': t.colors.blue[2],
     '--mantine-color-teal-light-color': t.colors.teal[2],
     '--mantine-color-red-light-color': t.colors.red[2],
@@ -76,6 +110,7 @@ function useLocalizedTheme() {
           ...theme.components,
           Modal: { defaultProps: { closeButtonProps: { 'aria-label': t('common.close') } } },
           Drawer: { defaultProps: { closeButtonProps: { 'aria-label': t('common.close') } } },
+          Alert: { defaultProps: { closeButtonLabel: t('common.close') } },
         },
       }),
     [t, i18n.language],

@@ -114,7 +114,7 @@ export function CopyValue({ value, label }: { value: string; label: string }) {
             variant={copied ? 'filled' : 'light'}
             color={copied ? 'teal' : undefined}
             onClick={copy}
-            aria-label={label}
+            aria-label={copied ? `${t('common.copied')}: ${label}` : label}
           >
             {copied ? t('common.copied') : t('common.copy')}
           </Button>
@@ -134,7 +134,8 @@ export function Snippet({ code, label }: { code: string; label: string }) {
         </Text>
         <CopyValue value={code} label={t('common.copyNamed', { name: label })} />
       </Group>
-      <Code block aria-label={label}>
+      {/* a long line scrolls: the block takes keyboard focus so it can be scrolled without a mouse */}
+      <Code block aria-label={label} tabIndex={0}>
         {code}
       </Code>
     </Stack>

@@ -38,7 +38,7 @@ export const documentsEn = {
     vat: 'VAT',
     status: 'Status',
     paidAt: 'Paid',
-    download: 'Download {{name}}',
+    download: 'Download {{name}} PDF',
     pdf: 'PDF',
     statuses: { issued: 'Awaiting payment', paid: 'Paid' },
   },

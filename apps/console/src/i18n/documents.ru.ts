@@ -38,7 +38,7 @@ export const documentsRu: typeof documentsEn = {
     vat: 'НДС',
     status: 'Статус',
     paidAt: 'Оплачен',
-    download: 'Скачать {{name}}',
+    download: 'Скачать {{name}} PDF',
     pdf: 'PDF',
     statuses: { issued: 'Ожидает оплаты', paid: 'Оплачен' },
   },

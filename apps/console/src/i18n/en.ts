@@ -407,6 +407,7 @@ export const en = {
     noResults: 'Nothing matched.',
   },
   requests: {
+    endpointIngestion: 'knowledge-base ingestion',
     dataProtection: 'Data protection',
     protectionActions: {
       masked: 'personal data masked',

@@ -30,6 +30,16 @@ document.documentElement.lang = i18n.language;
 
 export default i18n;
 
+/** Pseudo-endpoints of work the gateway does itself, said in the interface language. */
+const ENDPOINT_NAMES: Record<string, string> = { 'knowledge-base ingestion': 'requests.endpointIngestion' };
+
+/** A logged request's endpoint: its path as it is, or the name of the gateway's own work. */
+export function endpointLabel(endpoint: string | null | undefined): string {
+  if (!endpoint) return '—';
+  const key = ENDPOINT_NAMES[endpoint];
+  return key ? i18n.t(key) : endpoint;
+}
+
 /** The locale numbers and amounts are written in for an interface language. */
 const numberLocale = (lang: string): string => (lang === 'ru' ? 'ru-RU' : 'en-US');
 

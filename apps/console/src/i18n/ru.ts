@@ -408,6 +408,7 @@ export const ru: Dictionary = {
     noResults: 'Ничего не найдено.',
   },
   requests: {
+    endpointIngestion: 'индексация базы знаний',
     dataProtection: 'Защита данных',
     protectionActions: {
       masked: 'персональные данные замаскированы',
@@ -436,7 +437,7 @@ export const ru: Dictionary = {
     sessionUser: 'Пользователь консоли',
     ms: '{{value}} мс',
     details: 'Подробнее',
-    open: 'Подробности запроса {{id}}',
+    open: 'Подробнее о запросе {{id}}',
     more: 'Показать ещё',
     empty: 'Запросов нет',
     emptyHint: 'Обращения с вашими ключами или из песочницы появятся здесь через несколько секунд.',

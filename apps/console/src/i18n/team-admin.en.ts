@@ -67,5 +67,15 @@ export const teamAdminEn = {
     statuses: { pending: 'pending', delivered: 'delivered', failed: 'failed' },
     attempts: '{{count}} attempt(s)',
     lastAttempt: 'last: {{result}}',
+    eventText: {
+      balance_below: 'Balance {{value}} is below {{threshold}}.',
+      budget_used:
+        'Spend of {{whose}} reached {{threshold}}% of its {{period}} budget: {{spent}} of {{budget}} ({{value}}%).',
+      error_rate:
+        'Error rate {{value}}% ({{errors}} of {{requests}} requests in the last {{minutes}} minutes) is over {{threshold}}%.',
+      team: 'the team',
+      key: 'key {{name}}',
+      periods: { day: 'daily', month: 'monthly' },
+    },
   },
 };

@@ -74,5 +74,14 @@ export const teamAdminRu: typeof teamAdminEn = {
     statuses: { pending: 'ожидает', delivered: 'доставлено', failed: 'не доставлено' },
     attempts: 'попыток: {{count}}',
     lastAttempt: 'последняя: {{result}}',
+    eventText: {
+      balance_below: 'Баланс {{value}} ниже порога {{threshold}}.',
+      budget_used: 'Расход {{whose}} достиг {{threshold}}% {{period}} бюджета: {{spent}} из {{budget}} ({{value}}%).',
+      error_rate:
+        'Доля ошибок {{value}}% ({{errors}} из {{requests}} запросов за последние {{minutes}} мин) выше {{threshold}}%.',
+      team: 'команды',
+      key: 'ключа {{name}}',
+      periods: { day: 'дневного', month: 'месячного' },
+    },
   },
 };

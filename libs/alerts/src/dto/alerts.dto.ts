@@ -246,6 +246,51 @@ export class AlertDeliveryDto {
   @ApiProperty({ type: [AlertDeliveryAttemptDto] }) attempts: AlertDeliveryAttemptDto[];
 }
 
+/**
+ * The observation behind an event as structured fields, so a client can say it in its own language
+ * (`message` is the English text the deliveries carry); a field that does not apply to the kind is null.
+ */
+export class AlertEventDetailsDto {
+  @ApiProperty({
+    enum: ['RUB', 'percent'],
+    nullable: true,
+    description: 'The unit of `value` (null on a test)',
+    example: 'RUB',
+  })
+  unit: 'RUB' | 'percent' | null;
+  @ApiProperty({ type: String, nullable: true, description: "balance_below: the team's Billing page", example: null })
+  billing_url: string | null;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'budget_used: the spend of the period, RUB',
+    example: null,
+  })
+  spent_rub: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'budget_used: the budget, RUB', example: null })
+  budget_rub: number | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'budget_used: the key whose budget it is (null: the team)',
+    example: null,
+  })
+  api_key_id: string | null;
+  @ApiProperty({ enum: ['day', 'month'], nullable: true, description: 'budget_used: the budget period', example: null })
+  period: 'day' | 'month' | null;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'error_rate: failed requests in the window',
+    example: null,
+  })
+  errors: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'error_rate: all requests in the window', example: null })
+  requests: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'error_rate: the window, minutes', example: null })
+  window_minutes: number | null;
+}
+
 export class AlertEventDto {
   @ApiProperty({ example: 'ale_9a8b7c6d5e4f3a2b1c0d9e8f' }) id: string;
   @ApiProperty({ example: 'alert_event' }) object: 'alert_event';
@@ -263,6 +308,7 @@ export class AlertEventDto {
       'Balance 42.5 RUB is below 50 RUB. Top up on the Billing page: https://gateway.example.com/billing?team_id=3f1c2b4a-5d6e-4f70-8a9b-0c1d2e3f4a5b',
   })
   message: string;
+  @ApiProperty({ type: AlertEventDetailsDto }) details: AlertEventDetailsDto;
   @ApiProperty({ example: '2026-11-26T10:00:00.000Z' }) fired_at: string;
   @ApiProperty({ description: 'A test sent on request ("send a test"), not a crossed threshold', example: false })
   test: boolean;

@@ -21,7 +21,7 @@ import { api, unwrap } from '../../api/client';
 import type { components } from '../../api/schema';
 import { useAuth } from '../../auth/auth-context';
 import { ConfirmAction, CopyValue, EmptyState, ErrorAlert, LoadingRows, PageHeader } from '../../components/common';
-import { formatDate, formatRub } from '../../i18n';
+import { formatDate, formatNumber, formatRub } from '../../i18n';
 
 type Rule = components['schemas']['AlertRuleDto'];
 type Event = components['schemas']['AlertEventDto'];
@@ -184,7 +184,10 @@ function RuleForm({ teamId }: { teamId: string }) {
                 <Text size="sm">{t('teamAdmin.alerts.secretHint')}</Text>
                 <Group wrap="nowrap">
                   <Code>{secret}</Code>
-                  <CopyValue value={secret} label={t('teamAdmin.alerts.secretTitle')} />
+                  <CopyValue
+                    value={secret}
+                    label={t('common.copyNamed', { name: t('teamAdmin.alerts.secretTitle') })}
+                  />
                 </Group>
               </Stack>
             </Alert>
@@ -306,8 +309,55 @@ function Rules({ teamId }: { teamId: string }) {
   );
 }
 
+/**
+ * An event's message in the console's language, from its kind and observed fields; the server's
+ * (English) message only when the fields are missing (an event stored before they were kept).
+ */
+function useEventText(teamId: string) {
+  const { t, i18n } = useTranslation();
+  const keys = useQuery({
+    queryKey: ['keys', teamId],
+    queryFn: async () =>
+      unwrap(await api.GET('/api/v1/teams/{team_id}/api-keys', { params: { path: { team_id: teamId } } })),
+  });
+  const lang = i18n.language;
+  const num = (v: number | null | undefined) => formatNumber(v, lang);
+  return (e: Event): string => {
+    const d = e.details;
+    if (e.test) return t('teamAdmin.alerts.testMessage');
+    if (!d?.unit) return e.message;
+    if (e.kind === 'balance_below')
+      return t('teamAdmin.alerts.eventText.balance_below', {
+        value: formatRub(e.value, lang),
+        threshold: formatRub(e.threshold, lang),
+      });
+    if (e.kind === 'budget_used') {
+      const key = d.api_key_id ? keys.data?.data.find((k) => k.id === d.api_key_id) : undefined;
+      const name = key ? ((key.name as string | null) ?? `${key.prefix}…`) : (d.api_key_id ?? '');
+      return t('teamAdmin.alerts.eventText.budget_used', {
+        whose: d.api_key_id ? t('teamAdmin.alerts.eventText.key', { name }) : t('teamAdmin.alerts.eventText.team'),
+        threshold: num(e.threshold),
+        period: t(`teamAdmin.alerts.eventText.periods.${d.period === 'day' ? 'day' : 'month'}`),
+        spent: formatRub(d.spent_rub, lang),
+        budget: formatRub(d.budget_rub, lang),
+        value: num(e.value),
+      });
+    }
+    if (e.kind === 'error_rate')
+      return t('teamAdmin.alerts.eventText.error_rate', {
+        value: num(e.value),
+        errors: num(d.errors),
+        requests: num(d.requests),
+        minutes: num(d.window_minutes),
+        threshold: num(e.threshold),
+      });
+    return e.message;
+  };
+}
+
 function Events({ teamId }: { teamId: string }) {
   const { t, i18n } = useTranslation();
+  const eventText = useEventText(teamId);
   const events = useQuery({
     queryKey: ['alert-events', teamId],
     queryFn: async () =>
@@ -356,8 +406,8 @@ function Events({ teamId }: { teamId: string }) {
                     </Group>
                   </Table.Td>
                   <Table.Td>
-                    <Text size="xs" title={e.message}>
-                      {e.test ? t('teamAdmin.alerts.testMessage') : e.message}
+                    <Text size="xs" title={e.message} data-testid="alert-event-text">
+                      {eventText(e)}
                     </Text>
                   </Table.Td>
                   <Table.Td>

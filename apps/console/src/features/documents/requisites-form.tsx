@@ -131,7 +131,7 @@ export function RequisitesForm({
                 {t('documents.requisites.save')}
               </Button>
               {saved && (
-                <Text size="sm" c="green.8" role="status">
+                <Text size="sm" c="var(--mantine-color-green-light-color)" role="status">
                   {t('documents.requisites.saved')}
                 </Text>
               )}

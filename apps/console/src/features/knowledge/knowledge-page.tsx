@@ -165,7 +165,7 @@ function KnowledgeBaseDetail({ kb }: { kb: KnowledgeBase }) {
                     <Table.Td>
                       <StatusBadge status={d.status} />
                       {d.last_error && (
-                        <Text size="xs" c="red">
+                        <Text size="xs" c="var(--mantine-color-error)">
                           {(d.last_error as { message?: string }).message}
                         </Text>
                       )}
@@ -246,7 +246,7 @@ export function KnowledgeBasesPage() {
                 <Table.Tr key={kb.id}>
                   <Table.Td>
                     <UnstyledButton onClick={() => setSelected(kb.id)}>
-                      <Text c="blue">{kb.name}</Text>
+                      <Text c="var(--mantine-color-blue-light-color)">{kb.name}</Text>
                     </UnstyledButton>
                   </Table.Td>
                   <Table.Td>{formatNumber(kb.document_count, i18n.language)}</Table.Td>

@@ -172,7 +172,7 @@ export function DataPolicySettings({ teamId }: { teamId: string }) {
             </>
           )}
           {save.isSuccess && (
-            <Text size="sm" c="teal" role="status">
+            <Text size="sm" c="var(--mantine-color-teal-light-color)" role="status">
               {t('dataPolicy.saved')}
             </Text>
           )}

@@ -95,7 +95,7 @@ export function RequestLogSettings({ teamId }: { teamId: string }) {
             </Group>
           )}
           {save.isSuccess && (
-            <Text size="sm" c="teal" role="status">
+            <Text size="sm" c="var(--mantine-color-teal-light-color)" role="status">
               {t('requestLog.saved')}
             </Text>
           )}

@@ -211,7 +211,7 @@ export function OperatorPage() {
                             onClick={() => setSelected(team.id)}
                             aria-label={t('operator.open', { name: team.name })}
                           >
-                            <Text c="blue">{team.name}</Text>
+                            <Text c="var(--mantine-color-blue-light-color)">{team.name}</Text>
                           </UnstyledButton>
                         </Table.Td>
                         <Table.Td>{formatRub(team.balance_rub, i18n.language)}</Table.Td>

@@ -110,7 +110,7 @@ export function UploadList({ uploads, dismiss }: { uploads: Upload[]; dismiss: (
           </Text>
           {u.error ? (
             <>
-              <Text size="sm" c="red" role="alert">
+              <Text size="sm" c="var(--mantine-color-error)" role="alert">
                 {u.error}
               </Text>
               <Button size="xs" variant="subtle" onClick={() => dismiss(u.id)}>
@@ -284,7 +284,7 @@ export function MaterialsTab({ projectId }: { projectId: string }) {
                       <StatusBadge status={m.status} />
                     )}
                     {m.status === 'failed' && m.last_error && (
-                      <Text size="xs" c="red">
+                      <Text size="xs" c="var(--mantine-color-error)">
                         {(m.last_error as { message?: string }).message}
                       </Text>
                     )}

@@ -2,7 +2,7 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { Anchor, Group, Paper, Table, Text, Title } from '@mantine/core';
 import { ErrorAlert, LoadingRows } from '../../components/common';
-import { formatDate } from '../../i18n';
+import { endpointLabel, formatDate } from '../../i18n';
 import { StatusBadge } from './request-drawer';
 import { useRequestLog } from './request-queries';
 
@@ -48,7 +48,7 @@ export function RecentErrors() {
                       {formatDate(r.created_at, i18n.language)}
                     </Anchor>
                   </Table.Td>
-                  <Table.Td>{r.endpoint}</Table.Td>
+                  <Table.Td>{endpointLabel(r.endpoint)}</Table.Td>
                   <Table.Td>{r.served_model ?? r.model ?? '—'}</Table.Td>
                   <Table.Td>
                     <StatusBadge status={r.status} />

@@ -1,7 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import { Alert, Badge, Code, Drawer, Group, Stack, Table, Text, Timeline, Title } from '@mantine/core';
 import { ErrorAlert, LoadingRows } from '../../components/common';
-import { formatDate, formatNumber, formatRub } from '../../i18n';
+import { endpointLabel, formatDate, formatNumber, formatRub } from '../../i18n';
 import { attemptSteps, useRequestDetail, type RequestDetail } from './request-queries';
 
 export function StatusBadge({ status }: { status: number }) {
@@ -19,7 +19,7 @@ function Facts({ r, keyLabel }: { r: RequestDetail; keyLabel: string | null }) {
   const lang = i18n.language;
   const rows: [string, string | null][] = [
     [t('requests.time'), formatDate(r.created_at, lang)],
-    [t('requests.endpoint'), r.endpoint],
+    [t('requests.endpoint'), endpointLabel(r.endpoint)],
     [t('requests.modelRequested'), r.model],
     [t('requests.modelServed'), r.served_model],
     [t('requests.provider'), r.provider],
@@ -142,7 +142,7 @@ function Bodies({ r }: { r: RequestDetail }) {
               <Text size="sm" fw={600}>
                 {t(`requests.${k}`)}
               </Text>
-              <Code block aria-label={t(`requests.${k}`)} style={{ maxHeight: 320, overflow: 'auto' }}>
+              <Code block aria-label={t(`requests.${k}`)} tabIndex={0} style={{ maxHeight: 320, overflow: 'auto' }}>
                 {pretty(body)}
               </Code>
             </Stack>
@@ -205,7 +205,7 @@ export function RequestDrawer({
           <Stack>
             <Group gap="xs">
               <StatusBadge status={r.status} />
-              <Text fw={600}>{r.endpoint}</Text>
+              <Text fw={600}>{endpointLabel(r.endpoint)}</Text>
             </Group>
             <Facts r={r} keyLabel={r.api_key_id ? (keyLabels.get(r.api_key_id) ?? null) : null} />
             <Title order={3} size="h5">

@@ -4,7 +4,7 @@ import { useSearchParams } from 'react-router';
 import { useMutation } from '@tanstack/react-query';
 import { Button, Group, NumberInput, Select, Stack, Table, Text, TextInput } from '@mantine/core';
 import { EmptyState, ErrorAlert, LoadingRows, PageHeader } from '../../components/common';
-import { formatDate, formatNumber, formatRub } from '../../i18n';
+import { endpointLabel, formatDate, formatNumber, formatRub } from '../../i18n';
 import { useKeyLabels } from '../usage/usage-queries';
 import { RequestDrawer, StatusBadge } from './request-drawer';
 import {
@@ -146,7 +146,7 @@ export function RequestsTable({
           {rows.map((r) => (
             <Table.Tr key={r.id}>
               <Table.Td>{formatDate(r.created_at, lang)}</Table.Td>
-              <Table.Td>{r.endpoint}</Table.Td>
+              <Table.Td>{endpointLabel(r.endpoint)}</Table.Td>
               <Table.Td>{r.served_model ?? r.model ?? '—'}</Table.Td>
               <Table.Td>
                 <Group gap={4} wrap="nowrap">

@@ -18,7 +18,7 @@ import {
   Title,
 } from '@mantine/core';
 import { EmptyState, ErrorAlert, LoadingRows, PageHeader } from '../../components/common';
-import { formatDate, formatNumber, formatRub } from '../../i18n';
+import { endpointLabel, formatDate, formatNumber, formatRub } from '../../i18n';
 import {
   isoDaysAgo,
   round6,
@@ -225,7 +225,7 @@ export function UsagePage() {
                     )}
                   </Table.Td>
                   <Table.Td>{e.kind === 'charge' ? t('usage.charge') : t('usage.topUp')}</Table.Td>
-                  <Table.Td>{(e.endpoint as string | null) ?? '—'}</Table.Td>
+                  <Table.Td>{endpointLabel(e.endpoint as string | null)}</Table.Td>
                   <Table.Td>{(e.model as unknown as string | null) ?? '—'}</Table.Td>
                   <Table.Td>{formatNumber(e.total_tokens as number | null, lang)}</Table.Td>
                   <Table.Td>{formatRub(e.amount_rub, lang, 6)}</Table.Td>
