@@ -84,8 +84,6 @@ const contrastVariables: CSSVariablesResolver = (t) => ({
     '--mantine-color-red-light-color': t.colors.red[9],
     '--mantine-color-red-light': t.colors.red[0],
     '--mantine-color-gray-light-color': t.colors.gray[8],
-    // a field's error message and the text of a field in error
-    '--mantine-color-error': t.colors.red[9],
   },
   dark: {
     ...Object.fromEntries(LIGHT_VARIANT_COLORS.map((c) => [`--mantine-color-${c}-light-color`, t.colors[c][2]])),
@@ -95,7 +93,6 @@ const contrastVariables: CSSVariablesResolver = (t) => ({
     '--mantine-color-blue-light-color': t.colors.blue[2],
     '--mantine-color-teal-light-color': t.colors.teal[2],
     '--mantine-color-red-light-color': t.colors.red[2],
-    '--mantine-color-error': t.colors.red[3],
   },
 });
 
