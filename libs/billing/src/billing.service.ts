@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { ApiError, Clock, MetricsService, RequestContext, RequestContexts } from '@app/common';
 import { COUNTED_FLAG, limitSubject, RateLimitService, RateTicket } from '@app/governance';
 import { AppConfig } from '@app/config';
-import { BillingRepository, TopUpExtra } from './billing.repository';
+import { BillingRepository } from './billing.repository';
 import { CreditGrants } from './credit-grants';
 import { BillingSpool } from './billing-spool';
 import { ReconciliationRepository } from './reconciliation.repository';
@@ -150,14 +150,8 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
    * (no database write), otherwise — `exact`, a key with budgets, a balance too small for a grant —
    * as a reservation row of its own.
    */
-  async reserve(
-    teamId: string,
-    maxCostMicro: number,
-    requestId: string,
-    key?: KeyBudget,
-    exact = false,
-  ): Promise<Reservation> {
-    return this.holds.reserve(teamId, maxCostMicro, requestId, key, exact);
+  async reserve(...args: Parameters<Reservations['reserve']>): Promise<Reservation> {
+    return this.holds.reserve(...args);
   }
 
   /**
@@ -166,25 +160,13 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
    * the reservation's `amountMicro`. A few tries absorb concurrent holds taken between the refusal
    * that reported what was available and the smaller hold.
    */
-  async reserveUpTo(
-    teamId: string,
-    maxMicro: number,
-    minMicro: number,
-    requestId: string,
-    key?: KeyBudget,
-    exact = false,
-  ): Promise<Reservation> {
-    return this.holds.reserveUpTo(teamId, maxMicro, minMicro, requestId, key, exact);
+  async reserveUpTo(...args: Parameters<Reservations['reserveUpTo']>): Promise<Reservation> {
+    return this.holds.reserveUpTo(...args);
   }
 
   /** Charges the exact cost of a hold (see Settlement.settle): never dropped, spooled while the database is away. */
-  async settle(
-    reservation: Reservation,
-    actualCostMicro: number,
-    details: ChargeDetails,
-    chargeKey: string | null = null,
-  ): Promise<SettledCharge> {
-    return this.settlement.settle(reservation, actualCostMicro, details, chargeKey);
+  async settle(...args: Parameters<Settlement['settle']>): Promise<SettledCharge> {
+    return this.settlement.settle(...args);
   }
 
   /**
@@ -350,13 +332,8 @@ export class BillingService implements OnModuleInit, OnModuleDestroy, OnApplicat
     return this.teamLedger.teamSpend(teamId);
   }
 
-  async topUp(
-    teamId: string,
-    amountMicro: number,
-    reference: string | null,
-    extra: TopUpExtra = {},
-  ): Promise<{ applied: boolean; balanceMicro: number }> {
-    return this.teamLedger.topUp(teamId, amountMicro, reference, extra);
+  async topUp(...args: Parameters<TeamLedger['topUp']>): Promise<{ applied: boolean; balanceMicro: number }> {
+    return this.teamLedger.topUp(...args);
   }
 
   async balance(teamId: string): Promise<{ balanceMicro: number; reservedMicro: number }> {

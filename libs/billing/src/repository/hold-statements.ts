@@ -67,16 +67,9 @@ export class HoldStatements extends BillingStatements {
    * the counter row and re-checks the condition, SQLite serialises writers), then the reservation
    * naming the periods. Any refusal rolls back everything.
    */
-  private async reserveWithinBudget(r: {
-    id: string;
-    teamId: string;
-    requestId: string;
-    amountMicro: number;
-    now: number;
-    expiresAt: number;
-    apiKeyId: string;
-    budgets: BudgetPeriod[];
-  }): Promise<ReserveOutcome> {
+  private async reserveWithinBudget(
+    r: HoldRequest & { apiKeyId: string; budgets: BudgetPeriod[] },
+  ): Promise<ReserveOutcome> {
     const { teams, reservations, spend } = this.T;
     const day = r.budgets.find((b) => b.period.startsWith('d:'))?.period ?? null;
     const month = r.budgets.find((b) => b.period.startsWith('m:'))?.period ?? null;
