@@ -1,25 +1,19 @@
 import { Injectable, Logger, Optional } from '@nestjs/common';
 import { ApiError, Clock, RequestContexts } from '@app/common';
-import { assertModelAllowed, modelAllowed, type Caller } from '@app/auth';
 import {
   BillingService,
   ChatCost,
   chatOutputWithin,
   chatTokensCharge,
-  chatTokensHoldMicro,
-  MeteredCharge,
   PricingService,
   RequestHold,
 } from '@app/billing';
 import {
   CanonicalChatChunk,
-  CanonicalChatRequest,
   CanonicalChatResponse,
   CanonicalUsage,
-  ChatControl,
   PromptUsage,
   ChatMessage,
-  ChatProvider,
   isProviderAbortError,
   ModelCatalogService,
   ModelEntry,
@@ -28,146 +22,30 @@ import {
   ProviderRegistry,
   RouteProgress,
   TokenizerService,
-  ToolCall,
   UpstreamRouter,
-  modelRefusedByPolicy,
-  policyAllowsModel,
 } from '@app/providers';
-import { DataProtection, RequestProtection } from '@app/data-protection';
-import { assertControls } from './chat-controls';
-import { ChunkRestorer, maskMessages, messageTexts, restoreResponse, toolTexts } from './chat-protection';
+import { DataProtection } from '@app/data-protection';
+import { ChunkRestorer, restoreResponse } from './chat-protection';
 import { pullFrom } from './event-stream';
-import { ImageInliner, MAX_IMAGES } from './image-inliner';
-import { imageParts, messageText } from './messages';
+import { ImageInliner } from './image-inliner';
+import {
+  ChatCallInput,
+  ChatCandidate,
+  ChatChecked,
+  ChatCheckInput,
+  ChatOutcome,
+  ChatParams,
+  ChatStreamEvent,
+  MAX_TOKENS_CAPPED_HEADER,
+  MIN_CAPPED_OUTPUT_TOKENS,
+  PreparedChat,
+  RelaySteps,
+  StreamOutcome,
+} from './pipeline/chat.types';
+import { ChatPreparation } from './pipeline/chat-preparation';
+import { chargeFor, countUsage, routingOf, toolText } from './pipeline/chat-usage';
 
-/** Tokens reserved per image before the provider reports the real count (≈ a 1092×1092 image on Claude). */
-export const IMAGE_TOKEN_ESTIMATE = 1600;
-/**
- * The least output a call capped to the balance is sent with (per choice): below it the request is
- * refused (402) as one the balance cannot cover.
- */
-export const MIN_CAPPED_OUTPUT_TOKENS = 16;
-/** Response header of a call whose output was capped to what the balance affords: the max_tokens sent upstream. */
-export const MAX_TOKENS_CAPPED_HEADER = 'x-gateway-max-tokens-capped';
-
-/** Generation parameters: the canonical request without model, messages and stream. */
-export type ChatParams = Omit<CanonicalChatRequest, 'model' | 'messages' | 'stream'>;
-
-export interface ChatCallInput {
-  caller: Caller;
-  requestId: string;
-  endpoint: string;
-  modelKey: string;
-  /** request extension: model keys tried after `modelKey` (instead of the catalog's `fallbacks`) */
-  fallbacks?: string[];
-  messages: ChatMessage[];
-  params: ChatParams;
-  /** param name used in errors about images (e.g. "file_urls" or "messages") */
-  imageParam: string;
-  /**
-   * Models whose upstream gets the caller's own body (see UpstreamCall), not the canonical request:
-   * their images are not fetched and inlined.
-   */
-  sendsOwnBody?: (model: ModelEntry) => boolean;
-  /** Models for which a max_tokens above their output cap is lowered to the cap instead of refused. */
-  capsMaxTokens?: (model: ModelEntry) => boolean;
-  /** the request's hold taken before its retrieval (the answer's hold is taken out of it) */
-  within?: RequestHold | null;
-  /** the request's name of a control (the Responses API says reasoning.effort, text.verbosity …) */
-  controlParam?: (c: ChatControl) => string;
-  /** countPrompt(messages, params) when the caller counted these very messages already (not counted twice) */
-  promptTokens?: number;
-  /**
-   * The output may be capped to what the balance affords (default: when the caller gave no
-   * max_tokens); /v1/messages, whose max_tokens is required, reads it as a ceiling.
-   */
-  capOutput?: boolean;
-  /** the least output tokens a capped call is sent with (default MIN_CAPPED_OUTPUT_TOKENS) */
-  minOutputTokens?: number;
-}
-
-/** One model the call may be served by, with its own upstream request. */
-export interface ChatCandidate {
-  model: ModelEntry;
-  request: CanonicalChatRequest;
-  /** this model's worst case */
-  holdMicro: number;
-  /** the prompt side of the hold, in tokens (padded prompt + images), for capping the output */
-  promptHoldTokens?: number;
-  /** the hold with the least output a capped call is sent with */
-  minHoldMicro?: number;
-  /** set when the output was capped to what the balance affords: the max_tokens sent */
-  cappedOutput?: number;
-}
-
-export interface PreparedChat {
-  input: ChatCallInput;
-  /** the requested model */
-  model: ModelEntry;
-  /** the requested model's upstream request */
-  request: CanonicalChatRequest;
-  /** the requested model, then the fallbacks that accept this request and are callable */
-  candidates: ChatCandidate[];
-  promptTokens: number;
-  images: number;
-  /** the worst case, held when the call starts: the dearest candidate's */
-  holdMicro: number;
-  /**
-   * When the output may be capped to the balance: the least hold the call can run with (the
-   * cheapest runnable candidate with the least output); the hold is then flexible (MeterSpec.minMicro).
-   */
-  minHoldMicro?: number;
-  /** how each attempt calls its upstream, when not with the candidate's canonical request */
-  upstream?: UpstreamCall;
-  /** the caller's data policy on this request (its placeholders when personal data is masked) */
-  protection?: RequestProtection;
-}
-
-/**
- * An endpoint's own way to call a candidate's upstream (e.g. a wire format passed through
- * natively). Results keep the canonical shape, so usage, accounting and billing stay the same.
- */
-export interface UpstreamCall {
-  complete(c: ChatCandidate, provider: ChatProvider, signal: AbortSignal): Promise<CanonicalChatResponse>;
-  stream(c: ChatCandidate, provider: ChatProvider, signal: AbortSignal): Promise<AsyncIterable<CanonicalChatChunk>>;
-}
-
-/** How the call was routed (retries, fallbacks, deployment), for headers, logs and metrics. */
-export interface ChatRouting {
-  /** upstream attempts, all models together */
-  attempts: number;
-  retries: number;
-  fallbacks: number;
-  deployment: string;
-}
-
-export interface ChatOutcome {
-  response: CanonicalChatResponse;
-  usage: CanonicalUsage;
-  cost: ChatCost;
-  chargedMicro: number;
-  /** usage was counted by the gateway (provider reported none, or the client disconnected) */
-  usageEstimated: boolean;
-  /** the model that served the answer (the requested one, or a fallback); priced at its rates */
-  servedModel: ModelEntry;
-  routing: ChatRouting;
-}
-
-export interface StreamOutcome extends ChatOutcome {
-  aborted: boolean;
-  text: string;
-  reasoning: string;
-}
-
-/** What ChatService.events yields: each chunk as it comes (model = the served catalog key), then the settled outcome. */
-/** How an endpoint words a chat stream (ChatService.relay). */
-export interface RelaySteps<E> {
-  chunk(chunk: CanonicalChatChunk): Iterable<E>;
-  error(err: unknown): Iterable<E>;
-  end(outcome: StreamOutcome): Iterable<E>;
-}
-
-export type ChatStreamEvent = { type: 'chunk'; chunk: CanonicalChatChunk } | { type: 'end'; outcome: StreamOutcome };
+export * from './pipeline/chat.types';
 
 /**
  * The chat pipeline shared by /api/v1/chat and /v1/chat/completions:
@@ -175,84 +53,36 @@ export type ChatStreamEvent = { type: 'chunk'; chunk: CanonicalChatChunk } | { t
  *   complete / stream — reservation (402), provider call through the UpstreamRouter (retries,
  *              fallbacks, deployments), usage, exact cost at the served model's prices, settle
  *              (or release on failure)
+ * The request's preparation lives in pipeline/chat-preparation.ts, usage and charges in
+ * pipeline/chat-usage.ts.
  */
 @Injectable()
 export class ChatService {
   private readonly logger = new Logger('Chat');
+  private readonly preparation: ChatPreparation;
 
   constructor(
-    private readonly catalog: ModelCatalogService,
-    private readonly registry: ProviderRegistry,
+    catalog: ModelCatalogService,
+    registry: ProviderRegistry,
     private readonly billing: BillingService,
-    private readonly pricing: PricingService,
-    private readonly images: ImageInliner,
+    pricing: PricingService,
+    images: ImageInliner,
     private readonly tokenizers: TokenizerService,
     private readonly router: UpstreamRouter,
     @Optional() private readonly clock: Clock = new Clock(),
     @Optional() private readonly requests?: RequestContexts,
-    @Optional() private readonly protection: DataProtection = new DataProtection(),
-  ) {}
+    @Optional() protection: DataProtection = new DataProtection(),
+  ) {
+    this.preparation = new ChatPreparation(catalog, registry, billing, pricing, images, tokenizers, protection);
+  }
 
   /**
    * The checks that need no I/O (model, fallbacks named in the request, provider credentials,
    * the requested model's capabilities, image count). Callers that do billed work before the call
    * (context retrieval) run it first so that a request the pipeline would refuse charges nothing.
    */
-  check(
-    input: Pick<
-      ChatCallInput,
-      'modelKey' | 'fallbacks' | 'messages' | 'params' | 'imageParam' | 'capsMaxTokens' | 'controlParam'
-    > & {
-      caller?: Caller;
-    },
-  ): {
-    model: ModelEntry;
-    fallbacks: ModelEntry[];
-  } {
-    const model = this.catalog.require(input.modelKey, 'chat');
-    // a key restricted to some models: the requested one and any fallback named in the request must be
-    // among them; the catalog's own fallbacks outside the list are skipped
-    if (input.caller) {
-      assertModelAllowed(input.caller, model.key);
-      for (const f of input.fallbacks ?? []) assertModelAllowed(input.caller, f, 'fallbacks');
-      // the data policy's residency: the requested model must be allowed (fallbacks stop before the first that is not)
-      if (!policyAllowsModel(input.caller.dataPolicy, model)) throw modelRefusedByPolicy(model.key);
-    }
-    const caller = input.caller;
-    const fallbacks = this.fallbackModels(model, input.fallbacks).filter((f) => !caller || modelAllowed(caller, f.key));
-    // 503 when the provider has no credentials — unless a fallback can serve
-    if (!this.registry.isAvailable(model) && !fallbacks.some((f) => this.registry.isAvailable(f)))
-      this.registry.chat(model);
-    const p = input.params;
-    const imgs = imageParts(input.messages);
-    if (imgs.length && !model.supports_images)
-      throw ApiError.badRequest(
-        `The model '${model.key}' does not accept images.`,
-        input.imageParam,
-        'images_not_supported',
-      );
-    if (imgs.length > MAX_IMAGES)
-      throw ApiError.tooLarge(`At most ${MAX_IMAGES} images per request (got ${imgs.length}).`, input.imageParam);
-    if (p.tools?.length && !model.supports_tools)
-      throw ApiError.badRequest(`The model '${model.key}' does not support tools.`, 'tools', 'tools_not_supported');
-    if ((p.n ?? 1) > 1 && !model.supports_n)
-      throw ApiError.badRequest(`The model '${model.key}' does not support n > 1.`, 'n', 'n_not_supported');
-    assertControls(model, p, input.controlParam);
-    if (p.response_format && p.response_format.type !== 'text' && !model.supports_json) {
-      throw ApiError.badRequest(
-        `The model '${model.key}' does not support structured output.`,
-        'response_format',
-        'json_not_supported',
-      );
-    }
-    if (p.max_tokens !== undefined && p.max_tokens > model.max_output_tokens && !input.capsMaxTokens?.(model)) {
-      throw ApiError.badRequest(
-        `max_tokens is too large: ${p.max_tokens}. The model '${model.key}' supports at most ${model.max_output_tokens} completion tokens.`,
-        'max_tokens',
-        'invalid_value',
-      );
-    }
-    return { model, fallbacks };
+  check(input: ChatCheckInput): ChatChecked {
+    return this.preparation.check(input);
   }
 
   /**
@@ -261,104 +91,7 @@ export class ChatService {
    * fallback that cannot take the request.
    */
   async prepare(input: ChatCallInput): Promise<PreparedChat> {
-    try {
-      return await this.plans(input);
-    } catch (err) {
-      // refused after its retrieval (e.g. the context made the messages too long): release the rest
-      await input.within?.close();
-      throw err;
-    }
-  }
-
-  private async plans(input: ChatCallInput): Promise<PreparedChat> {
-    const { model, fallbacks: fallbackModels } = this.check(input);
-    const primaryMissing = this.registry.isAvailable(model) ? null : () => this.registry.chat(model);
-    const p = input.params;
-    const imgs = imageParts(input.messages);
-    const promptTokens = input.promptTokens ?? this.countPrompt(input.messages, p);
-    const promptText = input.messages.map((m) => messageText(m)).join('\n') + (p.tools ? JSON.stringify(p.tools) : '');
-
-    // the requested model's rules answer the caller; a fallback that cannot take this request is left out
-    const primaryPlan = this.plan(model, input, promptTokens, imgs.length, promptText);
-    const plans = [primaryPlan];
-    for (const f of fallbackModels) {
-      try {
-        plans.push(this.plan(f, input, promptTokens, imgs.length, promptText));
-      } catch (err) {
-        if (!(err instanceof ApiError) || err.status !== 400) throw err;
-        this.logger.debug(
-          { requestId: input.requestId, fallback: f.key, reason: err.message },
-          'fallback left out: it cannot take this request',
-        );
-      }
-    }
-    // an unavailable requested model stays first (the router records the fallback); unavailable fallbacks are left out
-    const usable = plans.filter((pl, i) => i === 0 || this.registry.isAvailable(pl.model));
-    const available = usable.filter((pl) => this.registry.isAvailable(pl.model));
-    if (available.length === 0) primaryMissing?.();
-
-    const inlined = new Map<boolean, ChatMessage[]>();
-    const messagesFor = async (m: ModelEntry): Promise<ChatMessage[]> => {
-      if (!imgs.length || !this.registry.isAvailable(m) || input.sendsOwnBody?.(m)) return input.messages;
-      const inline = this.registry.needsInlineImages(m);
-      if (!inlined.has(inline))
-        inlined.set(inline, await this.images.prepare(input.messages, inline, input.imageParam));
-      return inlined.get(inline)!;
-    };
-    const candidates: ChatCandidate[] = [];
-    const caps = input.capOutput ?? p.max_tokens === undefined;
-    for (const pl of usable) {
-      candidates.push({
-        model: pl.model,
-        request: {
-          ...stripUndefined(p),
-          model: pl.model.upstream_model,
-          messages: await messagesFor(pl.model),
-          max_tokens: pl.maxOutput,
-        },
-        holdMicro: pl.holdMicro,
-        ...(caps ? { promptHoldTokens: pl.promptHoldTokens, minHoldMicro: pl.minHoldMicro } : {}),
-      });
-    }
-    const protection = this.protection.forRequest(input.caller, input.requestId);
-    const protectedCandidates = this.protect(protection, candidates, input);
-    const runnable = protectedCandidates.filter((c) => this.registry.isAvailable(c.model));
-    return {
-      input,
-      model,
-      request: protectedCandidates[0].request,
-      candidates: protectedCandidates,
-      protection,
-      promptTokens,
-      images: imgs.length,
-      // the dearest model that may actually run
-      holdMicro: Math.max(...runnable.map((c) => c.holdMicro)),
-      ...(caps && runnable.length ? { minHoldMicro: Math.min(...runnable.map((c) => c.minHoldMicro!)) } : {}),
-    };
-  }
-
-  /**
-   * The data policy on the candidates: the chain stops before the first model the residency does
-   * not allow; in block mode, personal data in the messages refuses the request (400 pii_detected)
-   * when the requested model blocks it, and leaves out the fallbacks that would; in mask mode, each
-   * candidate whose provider is in scope gets the messages with the request's placeholders.
-   */
-  private protect(p: RequestProtection, candidates: ChatCandidate[], input: ChatCallInput): ChatCandidate[] {
-    const stop = candidates.findIndex((c) => !p.allows(c.model));
-    let out = stop < 0 ? candidates : candidates.slice(0, stop);
-    if (!p.detects) return out;
-    if (out.some((c) => p.blocksFor(c.model))) {
-      const counts = p.scan([...messageTexts(input.messages), ...toolTexts(input.params.tools)]);
-      if (Object.keys(counts).length) {
-        if (p.blocksFor(out[0].model)) throw p.refuse(counts, 'messages');
-        out = out.filter((c) => !p.blocksFor(c.model));
-      }
-    }
-    return out.map((c) =>
-      p.masksFor(c.model)
-        ? { ...c, request: { ...c.request, messages: maskMessages(c.request.messages, (t) => p.mask(t)) } }
-        : c,
-    );
+    return this.preparation.prepare(input);
   }
 
   /**
@@ -401,129 +134,12 @@ export class ChatService {
     input: ChatCallInput,
     bound: { retrievalMicro: number; contextTokens: number; images: number },
   ): Promise<RequestHold> {
-    const { model, fallbacks } = this.check(input);
-    const p = input.params;
-    const images = imageParts(input.messages).length + bound.images;
-    const base = this.countPrompt(input.messages, p);
-    const text = input.messages.map((m) => messageText(m)).join('\n') + (p.tools ? JSON.stringify(p.tools) : '');
-    const caps = input.capOutput ?? p.max_tokens === undefined;
-    const least = input.minOutputTokens ?? MIN_CAPPED_OUTPUT_TOKENS;
-    let answerMicro = 0;
-    let leastMicro = Infinity;
-    for (const m of [model, ...fallbacks]) {
-      const maxOutput = p.max_tokens ?? Math.max(1, Math.min(m.max_output_tokens, m.context_window - base));
-      const prompt = Math.min(m.context_window, base + bound.contextTokens);
-      const holdTokens =
-        this.pricing.holdTokens(prompt, { exact: this.registry.countsTokensExactly(m), text }) +
-        images * IMAGE_TOKEN_ESTIMATE;
-      const n = p.n ?? 1;
-      answerMicro = Math.max(answerMicro, chatTokensHoldMicro(holdTokens, maxOutput * n, m.pricing, images));
-      if (this.registry.isAvailable(m))
-        leastMicro = Math.min(
-          leastMicro,
-          chatTokensHoldMicro(holdTokens, Math.min(least, maxOutput) * n, m.pricing, images),
-        );
-    }
-    return this.billing.openRequestHold({
-      teamId: input.caller.teamId,
-      requestId: input.requestId,
-      caller: input.caller,
-      holdMicro: bound.retrievalMicro + answerMicro,
-      // the context's worst case is always held (no refusal once retrieval was paid); the answer's
-      // output may be capped to what is left of it after the context is assembled
-      ...(caps && leastMicro !== Infinity ? { minMicro: bound.retrievalMicro + leastMicro } : {}),
-    });
+    return this.preparation.openRequestHold(input, bound);
   }
 
   /** Prompt tokens of messages and tools as the pipeline counts them (o200k; images counted apart). */
   countPrompt(messages: ChatMessage[], params: ChatParams): number {
-    const counted = this.tokenizers.chat.countChat(messages.map((m) => ({ role: m.role, content: messageText(m) })));
-    return counted + (params.tools ? this.tokenizers.chat.count(JSON.stringify(params.tools)) : 0);
-  }
-
-  /** The request's `fallbacks` (each must exist: 404 / 400), else the catalog's (chat models only), without the model itself or repeats. */
-  private fallbackModels(model: ModelEntry, requested: string[] | undefined): ModelEntry[] {
-    const keys = (requested ?? model.fallbacks).filter((k, i, all) => k !== model.key && all.indexOf(k) === i);
-    if (requested) return keys.map((k) => this.requireFallback(k));
-    // a catalog fallback that cannot be priced now (USD, no rate) is skipped like an unavailable one
-    return keys.map((k) => this.catalog.findPriceable(k)).filter((m): m is ModelEntry => m?.kind === 'chat');
-  }
-
-  /** A fallback named in the request must exist and be a chat model (404 / 400 on `fallbacks`). */
-  private requireFallback(key: string): ModelEntry {
-    const m = this.catalog.find(key);
-    if (!m)
-      throw ApiError.notFound(
-        `The fallback model '${key}' does not exist. GET /v1/models lists the available models.`,
-        'model_not_found',
-        'fallbacks',
-      );
-    if (m.kind !== 'chat')
-      throw ApiError.badRequest(
-        `The fallback model '${key}' is a ${m.kind} model, not a chat model.`,
-        'fallbacks',
-        'invalid_model',
-      );
-    return m;
-  }
-
-  /** The capability and size checks of one model, and what it would hold. Throws 400 when it cannot take the request. */
-  private plan(
-    model: ModelEntry,
-    input: ChatCallInput,
-    promptTokens: number,
-    images: number,
-    promptText: string,
-  ): { model: ModelEntry; maxOutput: number; holdMicro: number; promptHoldTokens: number; minHoldMicro: number } {
-    const p = input.params;
-    if (images && !model.supports_images)
-      throw ApiError.badRequest(
-        `The model '${model.key}' does not accept images.`,
-        input.imageParam,
-        'images_not_supported',
-      );
-    if (p.tools?.length && !model.supports_tools)
-      throw ApiError.badRequest(`The model '${model.key}' does not support tools.`, 'tools', 'tools_not_supported');
-    if ((p.n ?? 1) > 1 && !model.supports_n)
-      throw ApiError.badRequest(`The model '${model.key}' does not support n > 1.`, 'n', 'n_not_supported');
-    assertControls(model, p, input.controlParam);
-    if (p.response_format && p.response_format.type !== 'text' && !model.supports_json) {
-      throw ApiError.badRequest(
-        `The model '${model.key}' does not support structured output.`,
-        'response_format',
-        'json_not_supported',
-      );
-    }
-    if (promptTokens > model.context_window) {
-      throw ApiError.badRequest(
-        `This model's maximum context length is ${model.context_window} tokens; the messages use about ${promptTokens}.`,
-        'messages',
-        'context_length_exceeded',
-      );
-    }
-    if (p.max_tokens !== undefined && p.max_tokens > model.max_output_tokens && !input.capsMaxTokens?.(model)) {
-      throw ApiError.badRequest(
-        `max_tokens is too large: ${p.max_tokens}. The model '${model.key}' supports at most ${model.max_output_tokens} completion tokens.`,
-        'max_tokens',
-        'invalid_value',
-      );
-    }
-    const maxOutput =
-      p.max_tokens !== undefined
-        ? Math.min(p.max_tokens, model.max_output_tokens)
-        : Math.max(1, Math.min(model.max_output_tokens, model.context_window - promptTokens));
-    const holdTokens =
-      this.pricing.holdTokens(promptTokens, { exact: this.registry.countsTokensExactly(model), text: promptText }) +
-      images * IMAGE_TOKEN_ESTIMATE;
-    const n = p.n ?? 1;
-    const least = Math.min(input.minOutputTokens ?? MIN_CAPPED_OUTPUT_TOKENS, maxOutput);
-    return {
-      model,
-      maxOutput,
-      holdMicro: chatTokensHoldMicro(holdTokens, maxOutput * n, model.pricing, images),
-      promptHoldTokens: holdTokens,
-      minHoldMicro: chatTokensHoldMicro(holdTokens, least * n, model.pricing, images),
-    };
+    return this.preparation.countPrompt(messages, params);
   }
 
   /** Non-streaming call. `validate` may reject the answer (e.g. invalid JSON): nothing is charged then. */
@@ -570,7 +186,8 @@ export class ChatService {
         usageEstimated = r.usage === null;
         usage =
           r.usage ??
-          this.countUsage(
+          countUsage(
+            this.tokenizers,
             prep,
             r.choices
               .map((c) =>
@@ -583,7 +200,7 @@ export class ChatService {
               .join(''),
           );
         cost = chatTokensCharge(usage, served.pricing, prep.images);
-        return this.chargeFor(prep, served, usage, cost, usageEstimated, progress);
+        return chargeFor(prep, served, usage, cost, usageEstimated, progress);
       },
     });
     const served = progress.candidate.model;
@@ -690,28 +307,23 @@ export class ChatService {
         const served = progress.candidate.model;
         usageEstimated = aborted || usage === null;
         finalUsage =
-          !usageEstimated && usage ? usage : this.countUsage(prep, text + reasoning + toolArgs, reportedPrompt);
+          !usageEstimated && usage
+            ? usage
+            : countUsage(this.tokenizers, prep, text + reasoning + toolArgs, reportedPrompt);
         cost = chatTokensCharge(finalUsage, served.pricing, prep.images);
-        return this.chargeFor(prep, served, finalUsage, cost, usageEstimated, progress);
+        return chargeFor(prep, served, finalUsage, cost, usageEstimated, progress);
       },
       // the upstream failed after text was streamed: the client keeps it and the provider bills it
       chargeOnFailure: () => {
         const delivered = text + reasoning + toolArgs;
         if (delivered === '') return null;
         const served = progress.candidate.model;
-        const partial = this.countUsage(prep, delivered, reportedPrompt);
+        const partial = countUsage(this.tokenizers, prep, delivered, reportedPrompt);
         this.logger.warn(
           { requestId: prep.input.requestId, model: served.key, completionTokens: partial.completion_tokens },
           'upstream failed mid-stream: charged the delivered tokens',
         );
-        return this.chargeFor(
-          prep,
-          served,
-          partial,
-          chatTokensCharge(partial, served.pricing, prep.images),
-          true,
-          progress,
-        );
+        return chargeFor(prep, served, partial, chatTokensCharge(partial, served.pricing, prep.images), true, progress);
       },
     });
     if (aborted)
@@ -794,57 +406,6 @@ export class ChatService {
   private progress(prep: PreparedChat): RouteProgress<ChatCandidate> {
     return { candidate: prep.candidates[0], deployment: '', attempts: 0, retries: 0, fallbacks: 0 };
   }
-
-  /**
-   * Usage the gateway counts: the delivered text with its tokenizer; the prompt as the upstream
-   * reported it when the answer started (`reported`, e.g. Anthropic's message_start), else as counted.
-   */
-  private countUsage(prep: PreparedChat, delivered: string, reported: PromptUsage | null = null): CanonicalUsage {
-    const completion = this.tokenizers.chat.count(delivered);
-    const prompt = reported ?? {
-      prompt_tokens: prep.promptTokens + prep.images * IMAGE_TOKEN_ESTIMATE,
-      cache_read_tokens: 0,
-      cache_write_tokens: 0,
-    };
-    return { ...prompt, completion_tokens: completion, total_tokens: prompt.prompt_tokens + completion };
-  }
-
-  private chargeFor(
-    prep: PreparedChat,
-    served: ModelEntry,
-    usage: CanonicalUsage,
-    cost: ChatCost,
-    estimated: boolean,
-    progress: RouteProgress<ChatCandidate>,
-  ): MeteredCharge {
-    const routed =
-      served.key !== prep.model.key || progress.retries > 0
-        ? { requested_model: prep.model.key, retries: progress.retries, fallbacks: progress.fallbacks }
-        : {};
-    return {
-      costMicro: cost.totalMicro,
-      details: {
-        endpoint: prep.input.endpoint,
-        model: served.key,
-        apiKeyId: prep.input.caller.apiKeyId,
-        promptTokens: usage.prompt_tokens,
-        completionTokens: usage.completion_tokens,
-        totalTokens: usage.prompt_tokens + usage.completion_tokens,
-        fx: served.fx ?? null,
-        breakdown: {
-          ...cost,
-          cache_read_tokens: usage.cache_read_tokens,
-          cache_write_tokens: usage.cache_write_tokens,
-          ...(usage.cache_write_1h_tokens ? { cache_write_1h_tokens: usage.cache_write_1h_tokens } : {}),
-          ...(usage.reasoning_tokens ? { reasoning_tokens: usage.reasoning_tokens } : {}),
-          images: prep.images,
-          usage_estimated: estimated,
-          ...routed,
-        },
-      },
-    };
-  }
-
   private toApiError(err: unknown, prep: PreparedChat, model: ModelEntry): ApiError {
     if (err instanceof ProviderError && err.kind === 'auth') {
       this.logger.error(
@@ -856,16 +417,4 @@ export class ChatService {
     }
     return providerErrorToApiError(err, model);
   }
-}
-
-function routingOf(p: RouteProgress<ChatCandidate>): ChatRouting {
-  return { attempts: p.attempts, retries: p.retries, fallbacks: p.fallbacks, deployment: p.deployment };
-}
-
-function toolText(t: ToolCall): string {
-  return t.function.name + t.function.arguments;
-}
-
-function stripUndefined<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

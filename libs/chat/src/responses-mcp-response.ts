@@ -12,7 +12,7 @@ import {
   responseErrorCode,
   responseObject,
   toResponsesUsage,
-} from './responses.service';
+} from './responses-output';
 
 type Save = (
   prep: PreparedResponse,

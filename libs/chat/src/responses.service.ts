@@ -1,19 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
-import { ApiError, Clock, ErrorBody, errorBody, toApiError } from '@app/common';
+import { ApiError, Clock, errorBody, toApiError } from '@app/common';
 import type { Caller } from '@app/auth';
-import type {
-  CanonicalChatChunk,
-  CanonicalUsage,
-  ChatMessage,
-  FinishReason,
-  ToolCall,
-  ToolDefinition,
-} from '@app/providers';
-import { ChatCallInput, ChatService, PreparedChat, StreamOutcome } from './chat.service';
+import type { ChatMessage, ToolCall, ToolDefinition } from '@app/providers';
+import { ChatCallInput, ChatService, StreamOutcome } from './chat.service';
 import { imageParts } from './messages';
 import { CostRubDto, costToRub } from './chat-cost';
-import type { ResponseCreateRequestDto, ResponseObjectDto, ResponseStreamEventDto } from './dto/responses.dto';
+import type { ResponseCreateRequestDto, ResponseObjectDto } from './dto/responses.dto';
 import {
   responseInputItems,
   responsesControlParam,
@@ -27,112 +19,35 @@ import { lastUserText } from './completions.service';
 import {
   echoFileSearchTool,
   FILE_SEARCH_RESULTS_INCLUDE,
-  FileCitation,
   fileCitations,
-  FileSearchCallItem,
   fileSearchRequest,
   fileSearchRun,
-  FileSearchRun,
 } from './responses-file-search';
 import { ResponsesRepository } from './responses.repository';
 import type { EventStream } from './event-stream';
-import { McpSession, McpToolLoop } from './responses-mcp-loop';
-import { McpOutputItem, responsesMcpTools, splitMcpInput } from './responses-mcp';
+import { McpToolLoop } from './responses-mcp-loop';
+import { responsesMcpTools, splitMcpInput } from './responses-mcp';
 import { mcpComplete, mcpEvents } from './responses-mcp-response';
+import {
+  assistantTurn,
+  hexId,
+  logprobsOf,
+  OutputItem,
+  outputText,
+  PreparedResponse,
+  responseObject,
+  ResponsesStreamEvent,
+  toResponsesUsage,
+} from './responses-output';
+import { ResponseEventStream } from './responses-events';
+
+export * from './responses-output';
+export * from './responses-events';
 
 const ENDPOINT = '/v1/responses';
 
 /** How long a stored response (store: true, the default) is kept: 30 days, as OpenAI keeps them. */
 export const RESPONSE_RETENTION_MS = 30 * 86_400_000;
-
-export interface ResponsesUsage {
-  input_tokens: number;
-  input_tokens_details: { cached_tokens: number; cache_write_tokens: number };
-  output_tokens: number;
-  output_tokens_details: { reasoning_tokens: number };
-  total_tokens: number;
-}
-
-interface OutputText {
-  type: 'output_text';
-  text: string;
-  annotations: FileCitation[];
-  logprobs: unknown[];
-}
-
-export type OutputItem =
-  | McpOutputItem
-  | { id: string; type: 'message'; status: ItemStatus; role: 'assistant'; content: OutputText[] }
-  | { id: string; type: 'function_call'; status: ItemStatus; call_id: string; name: string; arguments: string }
-  | FileSearchCallItem;
-
-type ItemStatus = 'in_progress' | 'completed' | 'incomplete';
-
-/** The request echo carried by every `response` object (as the OpenAI API does). */
-interface ResponseEcho {
-  instructions: string | null;
-  max_output_tokens: number | null;
-  temperature: number | null;
-  top_p: number | null;
-  tool_choice: unknown;
-  tools: unknown[];
-  text: unknown;
-  parallel_tool_calls: boolean;
-  metadata: Record<string, string>;
-  user: string | null;
-  store: boolean;
-  previous_response_id: string | null;
-  effort: string | null;
-  service_tier: string;
-}
-
-/** One Responses stream event: `event: <type>`, data `{type, sequence_number, …}`. */
-export interface ResponsesStreamEvent {
-  event: string;
-  data: ResponseStreamEventDto;
-}
-
-export interface PreparedResponse {
-  chat: PreparedChat;
-  id: string;
-  createdAt: number;
-  echo: ResponseEcho;
-  teamId: string;
-  /** the input items as GET /v1/responses/{id}/input_items lists them */
-  inputItems: Record<string, unknown>[];
-  /** the conversation this answer continues: the previous response's, then this input (no instructions) */
-  history: ChatMessage[];
-  /** the file_search tool's search (run before the model answers), or null */
-  fileSearch: FileSearchRun | null;
-  /** what the file search charged (query embeddings, their own ledger entries), µRUB */
-  retrievalMicro?: number;
-  /** remote MCP tools: the servers resolved and listed, run in a loop with the model */
-  mcp?: McpSession;
-}
-
-export function hexId(prefix: string): string {
-  return `${prefix}_${randomUUID().replace(/-/g, '')}`;
-}
-
-/** `logprobs`: the chat answer's logprobs.content (same token entries), with top_logprobs. */
-export function outputText(text: string, logprobs: unknown[] = [], annotations: FileCitation[] = []): OutputText {
-  return { type: 'output_text', text, annotations, logprobs };
-}
-
-function logprobsOf(choice: { logprobs?: unknown } | undefined): unknown[] {
-  const content = (choice?.logprobs as { content?: unknown } | undefined)?.content;
-  return Array.isArray(content) ? content : [];
-}
-
-export function toResponsesUsage(u: CanonicalUsage): ResponsesUsage {
-  return {
-    input_tokens: u.prompt_tokens,
-    input_tokens_details: { cached_tokens: u.cache_read_tokens, cache_write_tokens: u.cache_write_tokens },
-    output_tokens: u.completion_tokens,
-    output_tokens_details: { reasoning_tokens: u.reasoning_tokens ?? 0 },
-    total_tokens: u.prompt_tokens + u.completion_tokens,
-  };
-}
 
 /**
  * POST /v1/responses (OpenAI Responses API, text and function tools) on the shared chat pipeline:
@@ -459,22 +374,6 @@ function notFound(id: string): ApiError {
   return ApiError.notFound(`No stored response ${id}.`, 'response_not_found', 'response_id');
 }
 
-/** The answer as the next turn of the conversation: its text and its function calls. */
-export function assistantTurn(output: OutputItem[]): ChatMessage {
-  const text = output
-    .filter((o) => o.type === 'message')
-    .flatMap((o) => o.content.map((c) => c.text))
-    .join('');
-  const calls: ToolCall[] = output
-    .filter((o) => o.type === 'function_call')
-    .map((o) => ({ id: o.call_id, type: 'function', function: { name: o.name, arguments: o.arguments } }));
-  return {
-    role: 'assistant',
-    content: text === '' && calls.length ? null : text,
-    ...(calls.length ? { tool_calls: calls } : {}),
-  };
-}
-
 /** The pipeline names chat-completions fields; a Responses client sent max_output_tokens and input. */
 function renameParam(err: unknown): unknown {
   if (!(err instanceof ApiError)) return err;
@@ -484,297 +383,4 @@ function renameParam(err: unknown): unknown {
     .replace(/^max_tokens\b/, 'max_output_tokens')
     .replace(/the messages use/, 'the input uses');
   return new ApiError(err.status, err.type, message, err.code, param, err.headers);
-}
-
-/**
- * `response.error.code` takes OpenAI's ResponseErrorCode values only: a rate limit (429, ours or the
- * upstream's) is rate_limit_exceeded; every other failure after the stream started is server_error.
- * The `error` event before it keeps the gateway's own code.
- */
-export function responseErrorCode(error: ErrorBody['error']): 'rate_limit_exceeded' | 'server_error' {
-  return error.type === 'rate_limit_error' || error.code === 'rate_limit_exceeded'
-    ? 'rate_limit_exceeded'
-    : 'server_error';
-}
-
-/** `model`: the catalog key of the model that serves (the requested one, or a fallback). */
-export function responseObject(
-  prep: PreparedResponse,
-  model: string,
-  status: 'in_progress' | 'completed' | 'incomplete' | 'failed',
-  output: OutputItem[],
-  usage: ResponsesUsage | null,
-  error: unknown = null,
-): Omit<ResponseObjectDto, 'cost'> {
-  const e = prep.echo;
-  return {
-    id: prep.id,
-    object: 'response',
-    created_at: prep.createdAt,
-    status,
-    background: false,
-    error,
-    incomplete_details: status === 'incomplete' ? { reason: 'max_output_tokens' } : null,
-    instructions: e.instructions,
-    max_output_tokens: e.max_output_tokens,
-    model,
-    output,
-    parallel_tool_calls: e.parallel_tool_calls,
-    previous_response_id: e.previous_response_id,
-    reasoning: { effort: e.effort, summary: null },
-    service_tier: e.service_tier,
-    store: e.store,
-    temperature: e.temperature,
-    text: e.text,
-    tool_choice: e.tool_choice,
-    tools: e.tools,
-    top_p: e.top_p,
-    truncation: 'disabled',
-    // members without a value are left out: the schema has no null for usage (before the end) or user
-    ...(usage ? { usage } : {}),
-    ...(e.user !== null ? { user: e.user } : {}),
-    metadata: e.metadata,
-  };
-}
-
-interface OpenMessage {
-  outputIndex: number;
-  id: string;
-  text: string;
-  /** token log probabilities so far (with top_logprobs) */
-  logprobs: unknown[];
-}
-
-interface OpenCall {
-  outputIndex: number;
-  id: string;
-  callId: string;
-  name: string;
-  args: string;
-}
-
-/**
- * Canonical chat chunks → Responses events, each `event: <type>` with a `sequence_number`:
- * response.created, response.in_progress, then per output item output_item.added, (message)
- * content_part.added, output_text.delta…, output_text.done, content_part.done, (function call)
- * function_call_arguments.delta…, function_call_arguments.done, and output_item.done; finally
- * response.completed (response.incomplete when the output hit max_output_tokens).
- */
-export class ResponseEventStream {
-  private seq = 0;
-  private started = false;
-  private nextIndex = 0;
-  private message: OpenMessage | null = null;
-  private readonly calls = new Map<number, OpenCall>();
-  private readonly items: { index: number; item: OutputItem }[] = [];
-  private finishReason: FinishReason = null;
-  /** the model that serves: the first chunk names it (a fallback may serve) */
-  private model: string;
-
-  /** events produced by the current call, handed back by it */
-  private out: ResponsesStreamEvent[] = [];
-
-  constructor(private readonly prep: PreparedResponse) {
-    this.model = prep.chat.model.key;
-  }
-
-  get isStarted(): boolean {
-    return this.started;
-  }
-
-  /** the catalog key of the model that serves (named in every `response` object) */
-  get servedModel(): string {
-    return this.model;
-  }
-
-  /** The events one chat chunk makes (response.created and response.in_progress first). */
-  chunk(chunk: CanonicalChatChunk): ResponsesStreamEvent[] {
-    if (!this.started) this.model = chunk.model;
-    this.begin();
-    const choice = chunk.choices.find((c) => c.index === 0);
-    if (!choice) return this.take();
-    const text = choice.delta.content ?? '';
-    if (text !== '') {
-      const m = this.openMessage();
-      m.text += text;
-      const logprobs = logprobsOf(choice);
-      m.logprobs.push(...logprobs);
-      this.emit('response.output_text.delta', {
-        item_id: m.id,
-        output_index: m.outputIndex,
-        content_index: 0,
-        delta: text,
-        logprobs,
-      });
-    }
-    for (const t of choice.delta.tool_calls ?? []) {
-      let call = this.calls.get(t.index);
-      if (!call) {
-        this.closeMessage();
-        call = {
-          outputIndex: this.nextIndex++,
-          id: hexId('fc'),
-          callId: t.id ?? hexId('call'),
-          name: t.function?.name ?? '',
-          args: '',
-        };
-        this.calls.set(t.index, call);
-        this.emit('response.output_item.added', {
-          output_index: call.outputIndex,
-          item: this.callItem(call, 'in_progress'),
-        });
-      }
-      const delta = t.function?.arguments ?? '';
-      if (delta !== '') {
-        call.args += delta;
-        this.emit('response.function_call_arguments.delta', {
-          item_id: call.id,
-          output_index: call.outputIndex,
-          delta,
-        });
-      }
-    }
-    if (choice.finish_reason) this.finishReason = choice.finish_reason;
-    return this.take();
-  }
-
-  /** The closing events: open items done, then response.completed (or response.incomplete) with usage and cost. */
-  finish(usage: ResponsesUsage, cost: CostRubDto, servedModel: string): ResponsesStreamEvent[] {
-    if (!this.started) this.model = servedModel;
-    this.begin();
-    if (this.nextIndex === 0) this.openMessage(); // an empty answer is still one (empty) message
-    this.closeMessage();
-    for (const call of [...this.calls.values()].sort((a, b) => a.outputIndex - b.outputIndex)) {
-      this.emit('response.function_call_arguments.done', {
-        item_id: call.id,
-        output_index: call.outputIndex,
-        name: call.name,
-        arguments: call.args,
-      });
-      const item = this.callItem(call, 'completed');
-      this.items.push({ index: call.outputIndex, item });
-      this.emit('response.output_item.done', { output_index: call.outputIndex, item });
-    }
-    this.calls.clear();
-    const status = this.finishReason === 'length' ? 'incomplete' : 'completed';
-    this.emit(`response.${status}`, {
-      response: { ...responseObject(this.prep, this.model, status, this.output(), usage), cost },
-    });
-    return this.take();
-  }
-
-  /** An upstream failure after the stream started: `error`, then `response.failed`. */
-  fail(error: ErrorBody['error']): ResponsesStreamEvent[] {
-    this.begin();
-    this.emit('error', { code: error.code, message: error.message, param: error.param });
-    this.emit('response.failed', {
-      response: responseObject(this.prep, this.model, 'failed', this.output(), null, {
-        code: responseErrorCode(error),
-        message: error.message,
-      }),
-    });
-    return this.take();
-  }
-
-  private output(): OutputItem[] {
-    return [...this.items].sort((a, b) => a.index - b.index).map((x) => x.item);
-  }
-
-  private take(): ResponsesStreamEvent[] {
-    const events = this.out;
-    this.out = [];
-    return events;
-  }
-
-  private begin(): void {
-    if (this.started) return;
-    this.started = true;
-    const snapshot = responseObject(this.prep, this.model, 'in_progress', [], null);
-    this.emit('response.created', { response: snapshot });
-    this.emit('response.in_progress', { response: snapshot });
-    this.fileSearchEvents();
-  }
-
-  /** The file search ran before the model was called: its item is reported whole, first. */
-  private fileSearchEvents(): void {
-    const run = this.prep.fileSearch;
-    if (!run) return;
-    const index = this.nextIndex++;
-    const at = { output_index: index, item_id: run.item.id };
-    this.emit('response.output_item.added', {
-      output_index: index,
-      item: { ...run.item, status: 'in_progress', results: null },
-    });
-    this.emit('response.file_search_call.in_progress', at);
-    this.emit('response.file_search_call.searching', at);
-    this.emit('response.file_search_call.completed', at);
-    this.items.push({ index, item: run.item });
-    this.emit('response.output_item.done', { output_index: index, item: run.item });
-  }
-
-  private openMessage(): OpenMessage {
-    if (this.message) return this.message;
-    const m: OpenMessage = { outputIndex: this.nextIndex++, id: hexId('msg'), text: '', logprobs: [] };
-    this.message = m;
-    this.emit('response.output_item.added', {
-      output_index: m.outputIndex,
-      item: { id: m.id, type: 'message', status: 'in_progress', role: 'assistant', content: [] },
-    });
-    this.emit('response.content_part.added', {
-      item_id: m.id,
-      output_index: m.outputIndex,
-      content_index: 0,
-      part: outputText(''),
-    });
-    return m;
-  }
-
-  private closeMessage(): void {
-    const m = this.message;
-    if (!m) return;
-    this.message = null;
-    const annotations = fileCitations(m.text, this.prep.fileSearch);
-    annotations.forEach((annotation, i) =>
-      this.emit('response.output_text.annotation.added', {
-        item_id: m.id,
-        output_index: m.outputIndex,
-        content_index: 0,
-        annotation_index: i,
-        annotation,
-      }),
-    );
-    const part = outputText(m.text, m.logprobs, annotations);
-    this.emit('response.output_text.done', {
-      item_id: m.id,
-      output_index: m.outputIndex,
-      content_index: 0,
-      text: m.text,
-      logprobs: m.logprobs,
-    });
-    this.emit('response.content_part.done', { item_id: m.id, output_index: m.outputIndex, content_index: 0, part });
-    const item: OutputItem = {
-      id: m.id,
-      type: 'message',
-      status: this.finishReason === 'length' ? 'incomplete' : 'completed',
-      role: 'assistant',
-      content: [part],
-    };
-    this.items.push({ index: m.outputIndex, item });
-    this.emit('response.output_item.done', { output_index: m.outputIndex, item });
-  }
-
-  private callItem(call: OpenCall, status: ItemStatus): OutputItem {
-    return {
-      id: call.id,
-      type: 'function_call',
-      status,
-      call_id: call.callId,
-      name: call.name,
-      arguments: status === 'completed' ? call.args : '',
-    };
-  }
-
-  private emit(type: string, payload: Omit<ResponseStreamEventDto, 'type' | 'sequence_number'>): void {
-    this.out.push({ event: type, data: { type, sequence_number: this.seq++, ...payload } });
-  }
 }
