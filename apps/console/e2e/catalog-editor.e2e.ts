@@ -197,7 +197,7 @@ describe('models and prices editor in Chromium', () => {
       await dalle.getByRole('button', { name: L('Edit dall-e-3', 'Изменить dall-e-3') }).click();
       const drawer = page.getByRole('dialog');
       await drawer
-        .getByRole('group', { name: L('Per generated image, RUB', 'За сгенерированное изображение, RUB') })
+        .getByRole('group', { name: L('Per generated image, RUB', 'За сгенерированное изображение, ₽') })
         .waitFor();
       await accessible(page, `catalog-edit-image-${name}`);
       await shot(page, `catalog-edit-image-${name}`);
@@ -212,8 +212,8 @@ describe('models and prices editor in Chromium', () => {
         .getByRole('button', { name: L('Edit gpt-4o-mini', 'Изменить gpt-4o-mini') })
         .click();
       const form = page.getByRole('dialog');
-      await form.getByLabel(L('Input, RUB', 'Вход, RUB'), { exact: true }).fill('-1');
-      await form.getByLabel(L('Output, RUB', 'Выход, RUB'), { exact: true }).fill('');
+      await form.getByLabel(L('Input, RUB', 'Вход, ₽'), { exact: true }).fill('-1');
+      await form.getByLabel(L('Output, RUB', 'Выход, ₽'), { exact: true }).fill('');
       await form.getByRole('button', { name: L('Save', 'Сохранить') }).click();
       await form.getByText(L('Must not be negative.', 'Не может быть отрицательной.')).waitFor();
       await form.getByText(L('Required for an enabled model.', 'Обязательно для включённой модели.')).waitFor();
@@ -225,8 +225,8 @@ describe('models and prices editor in Chromium', () => {
         return;
       }
       // the server's refusal (an alias that is another model's key), in the interface's language
-      await form.getByLabel(L('Input, RUB', 'Вход, RUB'), { exact: true }).fill('15');
-      await form.getByLabel(L('Output, RUB', 'Выход, RUB'), { exact: true }).fill('60');
+      await form.getByLabel(L('Input, RUB', 'Вход, ₽'), { exact: true }).fill('15');
+      await form.getByLabel(L('Output, RUB', 'Выход, ₽'), { exact: true }).fill('60');
       await form.getByLabel(L('Aliases', 'Псевдонимы'), { exact: true }).fill('gpt-4o');
       await form.getByLabel(L('Aliases', 'Псевдонимы'), { exact: true }).press('Enter');
       await form.getByRole('button', { name: L('Save', 'Сохранить') }).click();

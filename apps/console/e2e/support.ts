@@ -267,7 +267,7 @@ export async function englishLeftovers(page: Page, allow: string[] = []): Promis
     const cleaned = text
       .replace(/\S+@\S+/g, ' ') // e-mails
       .replace(/\b[a-z]+:\/\/\S+/gi, ' ') // URLs
-      .replace(/\S*(?:\d|[A-Za-z0-9][_./\\:-][A-Za-z0-9])\S*/g, ' '); // identifiers, model names, paths, numbers
+      .replace(/\S*(?:\d|[A-Za-z0-9][_./\\:-]+[A-Za-z0-9])\S*/g, ' '); // identifiers (docs__echo), model names, paths, numbers
     for (const w of cleaned.match(/[A-Za-z]{3,}/g) ?? [])
       if (ENGLISH_UI_WORDS.has(w.toLowerCase()) && !allowed.has(w.toLowerCase())) found.add(w);
   }

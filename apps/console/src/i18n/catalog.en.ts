@@ -53,6 +53,8 @@ export const catalogEn = {
   saved: 'Saved.',
   form: {
     title: '{{model}}',
+    /** the unit after a price field's label */
+    unit: { RUB: 'RUB', USD: 'USD' },
     overridden: 'overridden',
     fromBase: 'from {{source}}',
     enabled: 'Enabled: requests may use this model',

@@ -55,6 +55,7 @@ export const catalogRu: typeof catalogEn = {
   saved: 'Сохранено.',
   form: {
     title: '{{model}}',
+    unit: { RUB: '₽', USD: 'USD' },
     overridden: 'изменено',
     fromBase: 'из источника «{{source}}»',
     enabled: 'Включена: запросы могут использовать модель',

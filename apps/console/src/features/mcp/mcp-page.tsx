@@ -140,9 +140,11 @@ export function McpPage() {
               {list.map((s) => (
                 <Table.Tr key={s.id} data-testid={`mcp-row-${s.name}`}>
                   <Table.Td>
-                    <Text fw={600}>{s.name}</Text>
+                    <Text fw={600} translate="no">
+                      {s.name}
+                    </Text>
                     {s.description && (
-                      <Text size="xs" c="dimmed" lineClamp={2}>
+                      <Text size="xs" c="dimmed" lineClamp={2} translate="no">
                         {s.description as string}
                       </Text>
                     )}

@@ -14,14 +14,19 @@ export function ToolList({ tools }: { tools: McpTool[] }) {
           <Accordion.Control>
             <Stack gap={2}>
               <Group gap="xs" wrap="wrap">
-                <Text fw={600} ff="monospace" size="sm">
+                <Text fw={600} ff="monospace" size="sm" translate="no">
                   {tool.name}
                 </Text>
                 <Text size="xs" c="dimmed">
                   {t('mcp.detail.gatewayName', { name: tool.gateway_name })}
                 </Text>
               </Group>
-              <Text size="sm" c={tool.description ? undefined : 'dimmed'}>
+              {/* the server's own words: shown as it gives them, never translated */}
+              <Text
+                size="sm"
+                c={tool.description ? undefined : 'dimmed'}
+                translate={tool.description ? 'no' : undefined}
+              >
                 {(tool.description as string | null) || t('mcp.detail.noDescription')}
               </Text>
             </Stack>

@@ -158,8 +158,8 @@ export function CatalogEditDrawer({
             description={t('catalog.form.currencyHint')}
           >
             <Group mt={4}>
-              <Radio value="RUB" label="RUB" />
-              <Radio value="USD" label="USD" />
+              <Radio value="RUB" label={<span translate="no">RUB</span>} />
+              <Radio value="USD" label={<span translate="no">USD</span>} />
             </Group>
           </Radio.Group>
           <Fieldset legend={t('catalog.form.tokenPrices')}>
@@ -170,8 +170,8 @@ export function CatalogEditDrawer({
                 return (
                   <TextInput
                     key={name}
-                    label={label(`${text}, ${form.currency}`, `prices.${name}`)}
-                    aria-label={`${text}, ${form.currency}`}
+                    label={label(`${text}, ${t(`catalog.form.unit.${form.currency}`)}`, `prices.${name}`)}
+                    aria-label={`${text}, ${t(`catalog.form.unit.${form.currency}`)}`}
                     inputMode="decimal"
                     required={required}
                     description={required ? undefined : t('catalog.form.emptyMeansNone')}
@@ -184,7 +184,9 @@ export function CatalogEditDrawer({
             </SimpleGrid>
           </Fieldset>
           {model.kind === 'image' && (
-            <Fieldset legend={label(`${t('catalog.form.perImage')}, ${form.currency}`, 'per_image')}>
+            <Fieldset
+              legend={label(`${t('catalog.form.perImage')}, ${t(`catalog.form.unit.${form.currency}`)}`, 'per_image')}
+            >
               <Table.ScrollContainer minWidth={280}>
                 <Table>
                   <Table.Thead>
@@ -227,7 +229,10 @@ export function CatalogEditDrawer({
               </Table.ScrollContainer>
               <TextInput
                 mt="sm"
-                label={label(`${t('catalog.form.imageInput')}, ${form.currency}`, 'image_input_per_1m')}
+                label={label(
+                  `${t('catalog.form.imageInput')}, ${t(`catalog.form.unit.${form.currency}`)}`,
+                  'image_input_per_1m',
+                )}
                 aria-label={t('catalog.form.imageInput')}
                 inputMode="decimal"
                 value={form.imageInput}
