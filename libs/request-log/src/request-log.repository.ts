@@ -228,11 +228,7 @@ export class RequestLogRepository {
    * Readable names for a record's detail: the key's name and its creator's e-mail, the session
    * user's e-mail, the project's name (null where there is none, or the row is gone).
    */
-  async names(r: {
-    apiKeyId: string | null;
-    sessionUserId: string | null;
-    projectId: string | null;
-  }): Promise<{
+  async names(r: { apiKeyId: string | null; sessionUserId: string | null; projectId: string | null }): Promise<{
     keyName: string | null;
     keyCreatorEmail: string | null;
     userEmail: string | null;
