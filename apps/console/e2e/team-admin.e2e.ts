@@ -88,7 +88,7 @@ describe('Team admin in Chromium', () => {
   it('creates a key with an allowlist, an expiry and a daily budget; a call to another model is refused', async () => {
     const s = await openSession(browser);
     await signInWithPassword(s.page, gw, 'admin@example.com', PASSWORD);
-    await s.page.getByRole('link', { name: 'API keys' }).click();
+    await s.page.getByRole('navigation').getByRole('link', { name: 'API keys' }).click();
     const form = s.page.getByTestId('key-form');
     await form.getByLabel('Key name').fill('backend');
     await form.getByLabel('Allowed models').click();
@@ -128,7 +128,7 @@ describe('Team admin in Chromium', () => {
   it('rotates the key in Russian: a new secret, the old one still valid for the grace period', async () => {
     const s = await openSession(browser, { locale: 'ru' });
     await signInWithPassword(s.page, gw, 'admin@example.com', PASSWORD);
-    await s.page.getByRole('link', { name: 'API-ключи' }).click();
+    await s.page.getByRole('navigation').getByRole('link', { name: 'API-ключи' }).click();
     await s.page.getByRole('button', { name: /^Заменить sk-/ }).click();
     const dialog = s.page.getByRole('dialog');
     await dialog.getByLabel('Старый секрет работает ещё').waitFor();
@@ -150,7 +150,7 @@ describe('Team admin in Chromium', () => {
   it('creates an alert rule with a webhook and sends a test that reaches it', async () => {
     const s = await openSession(browser);
     await signInWithPassword(s.page, gw, 'admin@example.com', PASSWORD);
-    await s.page.getByRole('link', { name: 'Alerts' }).click();
+    await s.page.getByRole('navigation').getByRole('link', { name: 'Alerts' }).click();
     await s.page.getByRole('heading', { level: 1, name: 'Alerts' }).waitFor();
     const form = s.page.getByTestId('alert-rule-form');
     await form.getByLabel('Threshold, RUB').fill('50');
