@@ -342,6 +342,14 @@ describe(`governance on ${backendKind()}`, () => {
             completion_tokens: exp.completion_tokens,
             total_tokens: exp.total_tokens,
             amount_rub: exp.micro / 1e6,
+            // per key, the key's name and prefix come along (created with the admin token: no creator e-mail)
+            ...(groupBy === 'key'
+              ? {
+                  key_name: g === k1.id ? 'one' : 'two',
+                  key_prefix: (g === k1.id ? k1 : k2).prefix,
+                  key_created_by_email: null,
+                }
+              : {}),
           });
         }
         expect(res.body.total.requests).toBe(4);

@@ -84,6 +84,17 @@ export class CatalogAdminService {
     for (const [name, v] of Object.entries(dto.prices ?? {}))
       if (v === null && PRICE_FIELDS[name] && !PRICE_FIELDS[name].nullable)
         throw ApiError.badRequest(`prices.${name} must not be null.`, `prices.${name}`, 'invalid_value');
+    // a deployment's id and weight may be left out (a default applies), not sent as null
+    if (Array.isArray(dto.deployments))
+      dto.deployments.forEach((d: unknown, i) => {
+        for (const field of ['id', 'weight'])
+          if (d && typeof d === 'object' && (d as Record<string, unknown>)[field] === null)
+            throw ApiError.badRequest(
+              `deployments[${i}].${field} must not be null.`,
+              `deployments[${i}].${field}`,
+              'invalid_value',
+            );
+      });
     const base = this.catalog.baseEntry(key);
     if (!base) throw notInCatalog(key);
     const override = this.overrideOf(key, dto, base);
