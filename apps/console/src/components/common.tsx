@@ -1,4 +1,4 @@
-import { useState, type ReactNode } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import { ApiRequestError } from '../api/client';
 import { useTranslation } from 'react-i18next';
 import {
@@ -139,6 +139,67 @@ export function Snippet({ code, label }: { code: string; label: string }) {
         {code}
       </Code>
     </Stack>
+  );
+}
+
+/**
+ * A small button that opens a dialog holding a form. Submitting shows progress, keeps the dialog
+ * open with the error when `onSubmit` fails and closes it when it succeeds; `onOpen` resets the
+ * form's state from what it edits.
+ */
+export function FormDialog({
+  label,
+  ariaLabel,
+  title,
+  onOpen,
+  onSubmit,
+  children,
+}: {
+  label: string;
+  ariaLabel?: string;
+  title: string;
+  onOpen: () => void;
+  onSubmit: () => Promise<unknown>;
+  children: (state: { busy: boolean; error: unknown; close: () => void }) => ReactNode;
+}) {
+  const [open, setOpen] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const close = () => setOpen(false);
+  return (
+    <>
+      <Button
+        size="xs"
+        variant="light"
+        aria-label={ariaLabel}
+        onClick={() => {
+          onOpen();
+          setError(null);
+          setOpen(true);
+        }}
+      >
+        {label}
+      </Button>
+      <Modal opened={open} onClose={close} title={title}>
+        <form
+          onSubmit={async (e: FormEvent) => {
+            e.preventDefault();
+            setBusy(true);
+            setError(null);
+            try {
+              await onSubmit();
+              close();
+            } catch (err) {
+              setError(err);
+            } finally {
+              setBusy(false);
+            }
+          }}
+        >
+          {children({ busy, error, close })}
+        </form>
+      </Modal>
+    </>
   );
 }
 

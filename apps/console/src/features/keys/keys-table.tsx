@@ -15,7 +15,15 @@ import {
   TextInput,
 } from '@mantine/core';
 import type { components } from '../../api/schema';
-import { ConfirmAction, CopyValue, EmptyState, ErrorAlert, LoadingRows, Snippet } from '../../components/common';
+import {
+  ConfirmAction,
+  CopyValue,
+  EmptyState,
+  ErrorAlert,
+  FormDialog,
+  LoadingRows,
+  Snippet,
+} from '../../components/common';
 import { formatDate, formatRub } from '../../i18n';
 import { McpToolsSummary } from './mcp-tools-field';
 
@@ -40,9 +48,6 @@ function EditLimits({
   onSave: (id: string, limits: KeyLimits) => Promise<unknown>;
 }) {
   const { t } = useTranslation();
-  const [open, setOpen] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
   const initial: KeyLimits = {
     rpm_limit: num(apiKey.rpm_limit),
     tpm_limit: num(apiKey.tpm_limit),
@@ -60,48 +65,27 @@ function EditLimits({
     />
   );
   return (
-    <>
-      <Button
-        size="xs"
-        variant="light"
-        onClick={() => {
-          setV(initial);
-          setOpen(true);
-        }}
-      >
-        {t('keys.editLimits')}
-      </Button>
-      <Modal opened={open} onClose={() => setOpen(false)} title={t('keys.limitsOf', { prefix: apiKey.prefix })}>
-        <form
-          onSubmit={async (e: FormEvent) => {
-            e.preventDefault();
-            setBusy(true);
-            setError(null);
-            try {
-              await onSave(apiKey.id, v);
-              setOpen(false);
-            } catch (err) {
-              setError(err);
-            } finally {
-              setBusy(false);
-            }
-          }}
-        >
-          <Stack>
-            <ErrorAlert error={error} />
-            <SimpleGrid cols={2}>
-              {field('rpm_limit', t('keys.rpm'))}
-              {field('tpm_limit', t('keys.tpm'))}
-              {field('budget_rub_per_day', t('keys.budgetDay'))}
-              {field('budget_rub_per_month', t('keys.budgetMonth'))}
-            </SimpleGrid>
-            <Button type="submit" loading={busy}>
-              {t('keys.saveLimits')}
-            </Button>
-          </Stack>
-        </form>
-      </Modal>
-    </>
+    <FormDialog
+      label={t('keys.editLimits')}
+      title={t('keys.limitsOf', { prefix: apiKey.prefix })}
+      onOpen={() => setV(initial)}
+      onSubmit={() => onSave(apiKey.id, v)}
+    >
+      {({ busy, error }) => (
+        <Stack>
+          <ErrorAlert error={error} />
+          <SimpleGrid cols={2}>
+            {field('rpm_limit', t('keys.rpm'))}
+            {field('tpm_limit', t('keys.tpm'))}
+            {field('budget_rub_per_day', t('keys.budgetDay'))}
+            {field('budget_rub_per_month', t('keys.budgetMonth'))}
+          </SimpleGrid>
+          <Button type="submit" loading={busy}>
+            {t('keys.saveLimits')}
+          </Button>
+        </Stack>
+      )}
+    </FormDialog>
   );
 }
 

@@ -1,7 +1,7 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Badge, Button, Code, Group, Modal, Stack, TagsInput, Text } from '@mantine/core';
-import { ErrorAlert } from '../../components/common';
+import { Badge, Button, Code, Group, Stack, TagsInput, Text } from '@mantine/core';
+import { ErrorAlert, FormDialog } from '../../components/common';
 import type { ApiKey } from './keys-table';
 
 /** As the keys API checks each entry: `server/tool`, `*` anywhere. */
@@ -73,59 +73,34 @@ export function EditMcpTools({
   onSave: (id: string, tools: string[]) => Promise<unknown>;
 }) {
   const { t } = useTranslation();
-  const [open, setOpen] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
   const [value, setValue] = useState<string[]>([]);
   return (
-    <>
-      <Button
-        size="xs"
-        variant="light"
-        aria-label={t('mcp.keys.editOf', { prefix: apiKey.prefix })}
-        onClick={() => {
-          setValue([...(apiKey.allowed_mcp_tools ?? [])]);
-          setError(null);
-          setOpen(true);
-        }}
-      >
-        {t('mcp.keys.edit')}
-      </Button>
-      <Modal opened={open} onClose={() => setOpen(false)} title={t('mcp.keys.editOf', { prefix: apiKey.prefix })}>
-        <form
-          onSubmit={async (e: FormEvent) => {
-            e.preventDefault();
-            setBusy(true);
-            setError(null);
-            try {
-              await onSave(apiKey.id, value);
-              setOpen(false);
-            } catch (err) {
-              setError(err);
-            } finally {
-              setBusy(false);
-            }
-          }}
-        >
-          <Stack>
-            <McpToolsField value={value} onChange={setValue} suggestions={suggestions} />
-            {value.length === 0 && (
-              <Text size="sm" c="dimmed">
-                {t('mcp.keys.off')}
-              </Text>
-            )}
-            <ErrorAlert error={error} />
-            <Group justify="flex-end">
-              <Button variant="default" onClick={() => setOpen(false)}>
-                {t('common.cancel')}
-              </Button>
-              <Button type="submit" loading={busy} disabled={!mcpToolsValid(value)}>
-                {t('mcp.keys.save')}
-              </Button>
-            </Group>
-          </Stack>
-        </form>
-      </Modal>
-    </>
+    <FormDialog
+      label={t('mcp.keys.edit')}
+      ariaLabel={t('mcp.keys.editOf', { prefix: apiKey.prefix })}
+      title={t('mcp.keys.editOf', { prefix: apiKey.prefix })}
+      onOpen={() => setValue([...(apiKey.allowed_mcp_tools ?? [])])}
+      onSubmit={() => onSave(apiKey.id, value)}
+    >
+      {({ busy, error, close }) => (
+        <Stack>
+          <McpToolsField value={value} onChange={setValue} suggestions={suggestions} />
+          {value.length === 0 && (
+            <Text size="sm" c="dimmed">
+              {t('mcp.keys.off')}
+            </Text>
+          )}
+          <ErrorAlert error={error} />
+          <Group justify="flex-end">
+            <Button variant="default" onClick={close}>
+              {t('common.cancel')}
+            </Button>
+            <Button type="submit" loading={busy} disabled={!mcpToolsValid(value)}>
+              {t('mcp.keys.save')}
+            </Button>
+          </Group>
+        </Stack>
+      )}
+    </FormDialog>
   );
 }
