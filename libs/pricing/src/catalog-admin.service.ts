@@ -80,21 +80,6 @@ export class CatalogAdminService {
   }
 
   async put(key: string, dto: PutCatalogModelDto, actor: Actor): Promise<AdminCatalogModelDto> {
-    // the body before the model: a price that may not be null is refused by name, as every DTO field is
-    for (const [name, v] of Object.entries(dto.prices ?? {}))
-      if (v === null && PRICE_FIELDS[name] && !PRICE_FIELDS[name].nullable)
-        throw ApiError.badRequest(`prices.${name} must not be null.`, `prices.${name}`, 'invalid_value');
-    // a deployment's id and weight may be left out (a default applies), not sent as null
-    if (Array.isArray(dto.deployments))
-      dto.deployments.forEach((d: unknown, i) => {
-        for (const field of ['id', 'weight'])
-          if (d && typeof d === 'object' && (d as Record<string, unknown>)[field] === null)
-            throw ApiError.badRequest(
-              `deployments[${i}].${field} must not be null.`,
-              `deployments[${i}].${field}`,
-              'invalid_value',
-            );
-      });
     const base = this.catalog.baseEntry(key);
     if (!base) throw notInCatalog(key);
     const override = this.overrideOf(key, dto, base);
@@ -129,6 +114,7 @@ export class CatalogAdminService {
       if (dto.prices === null || typeof dto.prices !== 'object') throw invalid('prices must be an object.', 'prices');
       o.pricing = {};
       for (const [name, v] of Object.entries(dto.prices)) {
+        if (v === undefined) continue; // left out (the DTO instance declares every price): it stays
         const spec = PRICE_FIELDS[name];
         if (!spec) throw ApiError.badRequest(`Unknown price "${name}".`, `prices.${name}`, 'unknown_parameter');
         o.pricing[spec.field] = checkPrice(v, `prices.${name}`, spec.nullable);
@@ -225,7 +211,7 @@ function deploymentsOf(v: unknown, base: ModelEntry): DeploymentSpec[] | null {
     const apiKeyEnv = opt('api_key_env');
     if (apiKeyEnv !== null && !/^[A-Z][A-Z0-9_]*_API_KEY$/.test(apiKeyEnv))
       throw invalid(`${at}.api_key_env must be an environment variable named *_API_KEY.`, `${at}.api_key_env`);
-    const weight = d.weight === undefined || d.weight === null ? 1 : d.weight;
+    const weight = d.weight === undefined ? 1 : d.weight;
     if (typeof weight !== 'number' || !Number.isFinite(weight) || weight <= 0)
       throw invalid(`${at}.weight must be a number > 0.`, `${at}.weight`);
     const id = opt('id') ?? `d${i}`;

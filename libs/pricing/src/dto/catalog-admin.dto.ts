@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
@@ -97,6 +98,8 @@ export class PutCatalogModelDto {
   @ApiPropertyOptional({ type: ModelPricesInputDto, description: 'Token and per-image prices; omitted ones stay' })
   @IsOptional()
   @IsObject()
+  // nested: a price that may not be null is refused by name like every body field (the validation pipe)
+  @Type(() => ModelPricesInputDto)
   prices?: ModelPricesInputDto;
 
   @ApiPropertyOptional({
@@ -142,6 +145,8 @@ export class PutCatalogModelDto {
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(20)
+  // nested: a deployment's id or weight may be left out (a default applies), not sent as null
+  @Type(() => CatalogDeploymentDto)
   deployments?: Partial<CatalogDeploymentDto>[] | null;
 }
 
