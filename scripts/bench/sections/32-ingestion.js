@@ -13,7 +13,7 @@
  */
 'use strict';
 const fs = require('node:fs');
-const { call } = require('../lib');
+const { call, pct } = require('../lib');
 const { makeDocument, KINDS } = require('../ingestion-docs');
 
 const TARGET_GROWTH_MB = 300;
@@ -161,7 +161,7 @@ module.exports = {
         await gw.stop();
       }
       const growth = peak - idle;
-      const healthP99 = health.length ? health[Math.min(health.length - 1, Math.floor(health.length * 0.99))] : NaN;
+      const healthP99 = pct(health, 99) ?? NaN;
       const healthMax = health.length ? health[health.length - 1] : NaN;
       memory.push({ kind, growth, completed: res.status === 'completed', healthP99, healthMax });
       check(
@@ -177,7 +177,7 @@ module.exports = {
       rows.push({
         target: `${kind} ${(doc.bytes.length / MB).toFixed(1)} MB (peak RSS growth ${growth.toFixed(0)} MB; p50/p99: /health)`,
         rps: doc.bytes.length / MB / seconds,
-        p50: health.length ? health[Math.floor(health.length / 2)] : NaN,
+        p50: pct(health, 50) ?? NaN,
         p99: healthP99,
         max: seconds * 1000,
         non2xx: res.status === 'completed' ? 0 : 1,
