@@ -35,12 +35,13 @@ describe('MCP test call from the console (session)', () => {
   const path = (server: string, tool: string) => `/api/v1/teams/${teamId}/mcp-servers/${server}/tools/${tool}/call`;
   const balance = async (): Promise<number> =>
     (await request(t.url).get(`/api/v1/teams/${teamId}/balance`).set(operator)).body.balance_rub;
-  const records = async (n: number): Promise<LogRecord[]> => {
+  // the request log is written after the answer, so wait until the record looked for is there
+  const records = async (ready: (records: LogRecord[]) => boolean): Promise<LogRecord[]> => {
     const until = Date.now() + 10_000;
     for (;;) {
       const res = await request(t.url).get(`/api/v1/requests?team_id=${teamId}&kind=mcp_tool&limit=100`).set(operator);
       if (res.status !== 200) throw new Error(`${res.status} ${JSON.stringify(res.body)}`);
-      if (res.body.data.length >= n || Date.now() > until) return res.body.data;
+      if (ready(res.body.data) || Date.now() > until) return res.body.data;
       await new Promise((r) => setTimeout(r, 50));
     }
   };
@@ -88,7 +89,7 @@ describe('MCP test call from the console (session)', () => {
     expect(typeof res.body.duration_ms).toBe('number');
     expect(plain.toolCalls).toBe(calls + 1);
     expect(await balance()).toBeCloseTo(before - 0.5, 6);
-    const [record] = await records(1);
+    const [record] = await records((r) => r.length >= 1);
     expect(record).toMatchObject({
       kind: 'mcp_tool',
       mcp_server: 'tools',
@@ -167,7 +168,7 @@ describe('MCP test call from the console (session)', () => {
     expect(res.body.error).toMatchObject({ type: 'upstream_error', code: 'mcp_unreachable' });
     expect(res.body.error.message).toContain("MCP server 'down'");
     expect(await balance()).toBeCloseTo(before, 6);
-    const logged = (await records(4)).find((r) => r.mcp_server === 'down');
+    const logged = (await records((r) => r.some((x) => x.mcp_server === 'down'))).find((r) => r.mcp_server === 'down');
     expect(logged).toMatchObject({ status: 502, error_code: 'mcp_unreachable', cost_rub: 0 });
   });
 
