@@ -167,6 +167,81 @@ describe(`/v1/responses with remote MCP tools (${backendKind()})`, () => {
     expect(docs.toolCalls).toBe(1);
   });
 
+  it('with a fee per request, the cost parts name each model round’s fee and the tool calls, and add up to the charge', async () => {
+    const fee = await request(t.url)
+      .put('/api/v1/admin/models/gpt-4.1-mini')
+      .set(operator)
+      .send({ prices: { request: 0.3 } });
+    expect(fee.status).toBe(200);
+    const rounds = () =>
+      openai.enqueue(
+        {
+          text: '',
+          toolCalls: [{ id: 'call_1', name: 'docs__echo', arguments: { text: 'hi' } }],
+          usage: { input: 1000, output: 100 },
+        },
+        { text: 'Done.', usage: { input: 1000, output: 100 } },
+      );
+    const tools = [{ type: 'mcp', server_label: 'docs', server_id: serverId, require_approval: 'never' }];
+    type Cost = Record<string, number | null>;
+    const parts = (c: Cost) =>
+      Number(
+        [
+          'input_cost_rub',
+          'output_cost_rub',
+          'image_cost_rub',
+          'cache_cost_rub',
+          'request_cost_rub',
+          'retrieval_cost_rub',
+          'mcp_tool_cost_rub',
+        ]
+          .reduce((sum, k) => sum + (c[k] ?? 0), 0)
+          .toFixed(6),
+      );
+    // two rounds of 1000 × 40 / 1M + 100 × 160 / 1M + 0.3, and the docs server's 0.5 per call
+    const expected = {
+      input_cost_rub: 0.08,
+      output_cost_rub: 0.032,
+      request_cost_rub: 0.6,
+      mcp_tool_cost_rub: 0.5,
+      total_cost_rub: 1.212,
+    };
+    try {
+      rounds();
+      let before = await balance();
+      const res = await post({ model: 'gpt-4.1-mini', input: 'Echo hi.', tools });
+      expect(res.status).toBe(200);
+      expect(openai.requests).toHaveLength(2);
+      const cost = res.body.cost as Cost;
+      expect(cost).toMatchObject(expected);
+      expect(parts(cost)).toBe(cost.total_cost_rub);
+      expect(Number((before - (await balance())).toFixed(6))).toBe(cost.total_cost_rub);
+      // the stored response shows the same breakdown
+      const stored = await request(t.url).get(`/v1/responses/${res.body.id}`).set('Authorization', `Bearer ${apiKey}`);
+      expect(stored.body.cost).toEqual(cost);
+
+      // streamed: response.completed carries the same breakdown
+      openai.reset();
+      rounds();
+      before = await balance();
+      const stream = await client.responses.create({
+        model: 'gpt-4.1-mini',
+        input: 'Echo hi.',
+        stream: true,
+        tools: tools as never,
+      });
+      const events: Json[] = [];
+      for await (const e of stream) events.push(e as unknown as Json);
+      const done = events[events.length - 1] as { type: string; response: { cost: Cost } };
+      expect(done.type).toBe('response.completed');
+      expect(done.response.cost).toMatchObject(expected);
+      expect(parts(done.response.cost)).toBe(done.response.cost.total_cost_rub);
+      expect(Number((before - (await balance())).toFixed(6))).toBe(done.response.cost.total_cost_rub);
+    } finally {
+      expect((await request(t.url).delete('/api/v1/admin/models/gpt-4.1-mini').set(operator)).status).toBe(200);
+    }
+  });
+
   it('asks for approval, and runs the call when a later request approves it', async () => {
     openai.enqueue({ text: '', toolCalls: [{ id: 'call_9', name: 'docs__echo', arguments: { text: 'hi' } }] });
     const tools = [{ type: 'mcp', server_label: 'docs', server_id: serverId, require_approval: 'always' }];

@@ -511,5 +511,94 @@ describe(`pricing on ${backendKind()}`, () => {
       );
       expect(audit.body.data[0]).toMatchObject({ action: 'team.pricing.update', team_id: small.teamId });
     });
+
+    it('a team’s own fee per request is charged per call instead of the catalog’s; 0 is none; bad values 400', async () => {
+      // the request log record of a call, once written (by its x-request-id)
+      const logged = (id: string) =>
+        waitFor(`the request log record ${id}`, async () => {
+          const r = await op(request(a.url).get(`/api/v1/requests/${id}`));
+          return r.status === 200 ? (r.body as { cost_rub: number; model: string }) : undefined;
+        });
+      const own = await admin.teamWithKey(5, 'own-fee');
+      const free = await admin.teamWithKey(5, 'no-fee');
+      const other = await admin.teamWithKey(5, 'catalog-fee');
+      const fee = (v: unknown) => putTeam(own.teamId, { models: { 'gpt-4.1-mini': { request_rub: v } } });
+      for (const bad of [-0.2, 0.1234567, '0.2', true]) {
+        const r = await fee(bad);
+        expect(r.status).toBe(400);
+        expect(r.body.error).toMatchObject({ param: 'models.gpt-4.1-mini.request_rub' });
+      }
+      // null is the same as left out: the catalog's fee (there is none yet)
+      const none = await fee(null);
+      expect(none.status).toBe(200);
+      expect(none.body.models).toEqual({ 'gpt-4.1-mini': {} });
+
+      const catalog = await op(request(a.url).put('/api/v1/admin/models/gpt-4.1-mini')).send({
+        prices: { request: 0.5 },
+      });
+      expect(catalog.status).toBe(200);
+      const set = await fee(0.2);
+      expect(set.status).toBe(200);
+      expect(set.body.models).toEqual({ 'gpt-4.1-mini': { request_rub: 0.2 } });
+      const view = (set.body.prices as { model: string; pricing: Record<string, number> }[]).find(
+        (p) => p.model === 'gpt-4.1-mini',
+      );
+      expect(view?.pricing).toMatchObject({ input_rub_per_1m: 40, request_rub: 0.2 });
+      expect((await putTeam(free.teamId, { models: { 'gpt-4.1-mini': { request_rub: 0 } } })).body.models).toEqual({
+        'gpt-4.1-mini': { request_rub: 0 },
+      });
+      expect((await catalogPrice(a, own.apiKey, 'gpt-4.1-mini'))?.pricing).toMatchObject({ request_rub: 0.2 });
+      expect((await catalogPrice(a, free.apiKey, 'gpt-4.1-mini'))?.pricing).toMatchObject({ request_rub: 0 });
+      expect((await catalogPrice(a, other.apiKey, 'gpt-4.1-mini'))?.pricing).toMatchObject({ request_rub: 0.5 });
+
+      // 1000 × 40 / 1M + 100 × 160 / 1M = 0.056 of tokens, and the fee of each team, once per call
+      for (const [team, fee, total] of [
+        [own, 0.2, 0.256],
+        [free, null, 0.056],
+        [other, 0.5, 0.556],
+      ] as const) {
+        for (let call = 0; call < 2; call++) {
+          const before = await admin.balance(team.apiKey);
+          openai.enqueue({ text: 'ok', usage: { input: 1000, output: 100 } });
+          const res = await chat(a, team.apiKey, 'gpt-4.1-mini');
+          expect(res.status).toBe(200);
+          expect(res.body.cost.total_cost_rub).toBe(total);
+          expect(res.body.cost.request_cost_rub).toBe(fee ?? undefined);
+          expect(await lastCharge(a, team.apiKey)).toMatchObject({ model: 'gpt-4.1-mini', amount_rub: -total });
+          expect((await logged(res.headers['x-request-id'] as string)).cost_rub).toBe(total);
+          expect(Number((before - (await admin.balance(team.apiKey))).toFixed(6))).toBe(total);
+        }
+      }
+
+      // every kind of call: an embeddings call of the team is charged its own fee on that model too
+      expect(
+        (
+          await putTeam(own.teamId, {
+            models: { 'gpt-4.1-mini': { request_rub: 0.2 }, 'text-embedding-3-small': { request_rub: 0.1 } },
+          })
+        ).status,
+      ).toBe(200);
+      const before = await admin.balance(own.apiKey);
+      openai.enqueue({ route: 'embeddings', usage: { input: 1000, output: 0 } });
+      const emb = await request(a.url)
+        .post('/v1/embeddings')
+        .set('authorization', `Bearer ${own.apiKey}`)
+        .send({ model: 'text-embedding-3-small', input: 'hello' });
+      expect(emb.status).toBe(200);
+      // 1000 × 200 / 1M + 0.1
+      expect(emb.body.cost).toMatchObject({ total_cost_rub: 0.3 });
+      expect(await lastCharge(a, own.apiKey)).toMatchObject({ model: 'text-embedding-3-small', amount_rub: -0.3 });
+      expect((await logged(emb.headers['x-request-id'] as string)).cost_rub).toBe(0.3);
+      expect(Number((before - (await admin.balance(own.apiKey))).toFixed(6))).toBe(0.3);
+      // another team pays no fee on that model: the catalog has none
+      openai.enqueue({ route: 'embeddings', usage: { input: 1000, output: 0 } });
+      const plainEmb = await request(a.url)
+        .post('/v1/embeddings')
+        .set('authorization', `Bearer ${other.apiKey}`)
+        .send({ model: 'text-embedding-3-small', input: 'hello' });
+      expect(plainEmb.body.cost).toMatchObject({ total_cost_rub: 0.2 });
+
+      expect((await op(request(a.url).delete('/api/v1/admin/models/gpt-4.1-mini'))).status).toBe(200);
+    });
   });
 });

@@ -58,7 +58,10 @@ export interface McpLoopResult {
   tail: ChatMessage[];
   usage: CanonicalUsage;
   cost: ChatCost;
+  /** every round's charge and the priced tool calls' */
   chargedMicro: number;
+  /** µRUB the priced tool calls charged (part of chargedMicro) */
+  toolMicro: number;
   servedModel: string;
 }
 
@@ -211,6 +214,7 @@ export class McpToolLoop {
           tail,
           ...totals,
           chargedMicro: totals.chargedMicro + session.toolMicro,
+          toolMicro: session.toolMicro,
           servedModel: served,
         };
       const turn: ToolCall[] = [];
@@ -248,6 +252,7 @@ export class McpToolLoop {
           tail,
           ...totals,
           chargedMicro: totals.chargedMicro + session.toolMicro,
+          toolMicro: session.toolMicro,
           servedModel: served,
         };
       const input = current.input;
@@ -335,7 +340,7 @@ function emptyCost(): ChatCost {
   return { inputMicro: 0, outputMicro: 0, imageMicro: null, cacheMicro: null, totalMicro: 0 };
 }
 
-/** Each round's usage and charge add up to the response's. */
+/** Each round's usage, cost parts (its fee per call too) and charge add up to the response's. */
 function add(t: { usage: CanonicalUsage; cost: ChatCost; chargedMicro: number }, out: ChatOutcome): void {
   const u = out.usage;
   t.usage.prompt_tokens += u.prompt_tokens;
@@ -350,5 +355,7 @@ function add(t: { usage: CanonicalUsage; cost: ChatCost; chargedMicro: number },
   t.cost.totalMicro += c.totalMicro;
   if (c.imageMicro !== null) t.cost.imageMicro = (t.cost.imageMicro ?? 0) + c.imageMicro;
   if (c.cacheMicro !== null) t.cost.cacheMicro = (t.cost.cacheMicro ?? 0) + c.cacheMicro;
+  // the model's fee per call, once per round
+  if (c.requestMicro !== undefined) t.cost.requestMicro = (t.cost.requestMicro ?? 0) + c.requestMicro;
   t.chargedMicro += out.chargedMicro;
 }

@@ -53,8 +53,9 @@ function finish(
   output: OutputItem[],
 ): { body: ResponseObjectDto; cost: CostRubDto } {
   const status = r.final?.finishReason === 'length' ? 'incomplete' : 'completed';
-  // the charge of every round and every priced tool call; the parts name the model's tokens
-  const cost = costToRub(r.cost, r.chargedMicro, prep.retrievalMicro);
+  // the charge of every round and every priced tool call; the parts name the model's tokens and
+  // fees per call summed over the rounds, and the tool calls
+  const cost = costToRub(r.cost, r.chargedMicro, prep.retrievalMicro, r.toolMicro);
   const body = { ...responseObject(prep, r.servedModel, status, output, toResponsesUsage(r.usage)), cost };
   return { body, cost };
 }

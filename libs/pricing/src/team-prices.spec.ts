@@ -31,6 +31,22 @@ describe('team prices', () => {
     expect(forTeam(mini, undefined)).toBe(mini);
   });
 
+  it('the team’s own fee per call replaces the catalog’s (0: none); left out, the catalog’s is scaled', () => {
+    const mini = { ...model('gpt-4o-mini'), pricing: { ...model('gpt-4o-mini').pricing, request_rub: 0.5 } };
+    const team = (own: { request_rub?: number }) =>
+      forTeam(mini, { discount_percent: 20, markup_percent: 0, models: { 'gpt-4o-mini': own } }).pricing;
+    expect(team({ request_rub: 0.2 }).request_rub).toBe(0.2);
+    expect(team({ request_rub: 0 }).request_rub).toBe(0);
+    expect(team({}).request_rub).toBeCloseTo(0.4, 6);
+    // a team's own fee on a model the catalog charges none for
+    const plain = model('gpt-4o-mini');
+    expect(plain.pricing.request_rub ?? null).toBeNull();
+    expect(
+      forTeam(plain, { discount_percent: 0, markup_percent: 0, models: { 'gpt-4o-mini': { request_rub: 0.3 } } })
+        .pricing.request_rub,
+    ).toBe(0.3);
+  });
+
   it('USD entries in RUB at the quote, stamped with the rate; RUB entries untouched', () => {
     const quote = { rate: '81.5345', date: '2026-11-28', markupPercent: 2.5 };
     const entry = { ...usd(model('gpt-4o')), pricing: { ...model('gpt-4o').pricing, input_rub_per_1m: 2.5 } };

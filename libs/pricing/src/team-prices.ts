@@ -10,6 +10,8 @@ export interface TeamModelPrices {
   cache_write_1h_per_1m_rub?: number;
   /** chat models: per input image */
   image_rub?: number;
+  /** the fee per call (0: none); left out, the catalog's fee with the team's discount/markup */
+  request_rub?: number;
 }
 
 /** What an operator set for one team. */
@@ -97,7 +99,7 @@ export function forTeam(e: ModelEntry, t: TeamPricing | undefined): ModelEntry {
       cache_write_rub_per_1m: own.cache_write_per_1m_rub ?? p.cache_write_rub_per_1m,
       cache_write_1h_rub_per_1m: own.cache_write_1h_per_1m_rub ?? p.cache_write_1h_rub_per_1m,
       image_rub: own.image_rub ?? p.image_rub,
-      request_rub: p.request_rub ?? null,
+      request_rub: own.request_rub ?? p.request_rub ?? null,
     },
   };
 }

@@ -15,7 +15,11 @@ const MODEL_FIELDS: (keyof TeamModelPrices)[] = [
   'cache_write_per_1m_rub',
   'cache_write_1h_per_1m_rub',
   'image_rub',
+  'request_rub',
 ];
+
+/** A fee per call is charged in whole µRUB: more than 6 decimals could not be charged as set. */
+const hasAtMost6Decimals = (v: number) => Number(v.toFixed(6)) === v;
 
 const NONE: TeamPricing = { discount_percent: 0, markup_percent: 0, models: {} };
 
@@ -46,9 +50,20 @@ export class TeamPricingService {
         throw ApiError.badRequest(`${param} must be an object of prices.`, param, 'invalid_team_pricing');
       const own: TeamModelPrices = {};
       for (const [name, v] of Object.entries(prices)) {
-        if (!MODEL_FIELDS.includes(name as keyof TeamModelPrices))
+        const field = name as keyof TeamModelPrices;
+        if (!MODEL_FIELDS.includes(field))
           throw ApiError.badRequest(`Unknown price "${name}".`, `${param}.${name}`, 'unknown_parameter');
-        own[name as keyof TeamModelPrices] = checkPrice(v, `${param}.${name}`, false) as number;
+        // the fee per call: null is the same as left out (the catalog's fee, scaled); 0 is no fee
+        // (docs/decisions/request-fee-per-team-and-tool-loops.md)
+        const price = checkPrice(v, `${param}.${name}`, field === 'request_rub');
+        if (price === null) continue;
+        if (field === 'request_rub' && !hasAtMost6Decimals(price))
+          throw ApiError.badRequest(
+            `${param}.${name} must have at most 6 decimals.`,
+            `${param}.${name}`,
+            'invalid_model_prices',
+          );
+        own[field] = price;
       }
       models[key] = own;
     }

@@ -3254,10 +3254,15 @@ export interface components {
              */
             retrieval_cost_rub?: number;
             /**
-             * @description The model’s flat fee per call, when its catalog entry has one
+             * @description The model’s flat fee per call, when its catalog entry (or the team’s own prices) has one; /v1/responses with remote MCP tools: summed over its model calls
              * @example 0.5
              */
             request_cost_rub?: number;
+            /**
+             * @description /v1/responses with remote MCP tools: the calls of priced registered servers (their own ledger entries)
+             * @example 0.5
+             */
+            mcp_tool_cost_rub?: number;
             /**
              * @description Charged to the balance: the sum of the ledger entries
              * @example 0.00079
@@ -8059,6 +8064,11 @@ export interface components {
              * @example 0.1
              */
             image_rub?: number;
+            /**
+             * @description The fee per call (chat, embeddings, rerank, images), at most 6 decimals; 0: no fee for this team; null or left out: the catalog’s fee with the team’s discount and markup
+             * @example 0.2
+             */
+            request_rub?: number | null;
         };
         CatalogPerImageDto: {
             per_image: {

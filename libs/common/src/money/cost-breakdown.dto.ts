@@ -29,8 +29,18 @@ export class CostBreakdownDto {
     example: 0.000004,
   })
   retrieval_cost_rub?: number;
-  @ApiPropertyOptional({ description: 'The model’s flat fee per call, when its catalog entry has one', example: 0.5 })
+  @ApiPropertyOptional({
+    description:
+      'The model’s flat fee per call, when its catalog entry (or the team’s own prices) has one; /v1/responses with remote MCP tools: summed over its model calls',
+    example: 0.5,
+  })
   request_cost_rub?: number;
+  @ApiPropertyOptional({
+    description:
+      '/v1/responses with remote MCP tools: the calls of priced registered servers (their own ledger entries)',
+    example: 0.5,
+  })
+  mcp_tool_cost_rub?: number;
   @ApiProperty({ description: 'Charged to the balance: the sum of the ledger entries', example: 0.00079 })
   total_cost_rub: number;
   @ApiProperty({ enum: ['RUB'], example: 'RUB' }) currency: 'RUB';

@@ -9,6 +9,14 @@ export class TeamModelPricesDto {
   @ApiPropertyOptional({ example: 18 }) cache_write_per_1m_rub?: number;
   @ApiPropertyOptional({ example: 24 }) cache_write_1h_per_1m_rub?: number;
   @ApiPropertyOptional({ description: 'Chat models: per input image', example: 0.1 }) image_rub?: number;
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    description:
+      'The fee per call (chat, embeddings, rerank, images), at most 6 decimals; 0: no fee for this team; null or left out: the catalog’s fee with the team’s discount and markup',
+    example: 0.2,
+  })
+  request_rub?: number | null;
 }
 
 export class PutTeamPricingDto {
