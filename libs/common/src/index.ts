@@ -24,6 +24,7 @@ export * from './cache/bounded-redis';
 export * from './cache/cluster-bus';
 export * from './crypto/secret-box';
 export * from './crypto/standard-webhooks';
+export * from './crypto/digest';
 export * from './net';
 export * from './net/net.module';
 export * from './http/log-serializers';

@@ -1,10 +1,25 @@
-import { Injectable } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
+import { EntityManager, LessThan, Repository } from 'typeorm';
+import { Clock } from '@app/common';
 import { ChangeRecorder, TransactionRunner } from '@app/database';
+import { FilePartEntity } from './entities/file-part.entity';
 import { StoredFileEntity } from './entities/stored-file.entity';
 
 export type FileRow = Omit<StoredFileEntity, 'bytes'>;
+
+/**
+ * A file larger than this is stored in parts of this size (`file_parts`), each written and read by a
+ * statement — and on SQLite a commit — of its own, the event loop free between them: one 10 MB
+ * BLOB `INSERT` and its `COMMIT` held every other request of an embedded gateway for ≈ 90 ms each.
+ */
+export const FILE_PART_BYTES = 1024 * 1024;
+
+/** Parts older than this without their file are what an interrupted store left behind. */
+const ORPHAN_PARTS_AFTER_MS = 60 * 60 * 1000;
+
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export interface FileListQuery {
   after?: string;
@@ -14,19 +29,64 @@ export interface FileListQuery {
 }
 
 @Injectable()
-export class FilesRepository {
+export class FilesRepository implements OnApplicationBootstrap {
+  private readonly logger = new Logger(FilesRepository.name);
+
   constructor(
     @InjectRepository(StoredFileEntity) private readonly files: Repository<StoredFileEntity>,
+    @InjectRepository(FilePartEntity) private readonly parts: Repository<FilePartEntity>,
     private readonly tx: TransactionRunner,
     private readonly audit: ChangeRecorder,
+    private readonly clock: Clock,
   ) {}
 
-  /** Stores the file and its audit record (name, purpose, size and digest: never the content), in one transaction. */
+  async onApplicationBootstrap(): Promise<void> {
+    const removed = await this.purgeOrphanParts().catch(() => 0);
+    if (removed > 0) this.logger.warn(`removed ${removed} parts of files whose storing was interrupted`);
+  }
+
+  /**
+   * Stores the file and its audit record (name, purpose, size and digest: never the content). A
+   * small file is one transaction; a large one writes its parts first, one transaction each, and
+   * then the file's row and audit record in one — the file exists only once all its bytes do.
+   */
   async insert(row: Omit<StoredFileEntity, 'seq'>): Promise<void> {
-    await this.tx.run(async (m) => {
-      await m.insert(StoredFileEntity, { ...row });
-      await this.record(m, 'file.create', row, false);
-    });
+    const parts = await this.writeParts(row.id, row.bytes);
+    try {
+      await this.tx.run(async (m) => {
+        await m.insert(StoredFileEntity, { ...row, ...stored(row.bytes, parts) });
+        await this.record(m, 'file.create', row, false);
+      });
+    } catch (err) {
+      if (parts > 0) await this.parts.delete({ fileId: row.id }).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /** Writes `bytes` as parts of file `id` when they are larger than one part; answers how many (0: none). */
+  private async writeParts(id: string, bytes: Buffer): Promise<number> {
+    if (bytes.length <= FILE_PART_BYTES) return 0;
+    const count = Math.ceil(bytes.length / FILE_PART_BYTES);
+    const createdAt = this.clock.now();
+    for (let ordinal = 0; ordinal < count; ordinal++) {
+      await turn();
+      const part = bytes.subarray(ordinal * FILE_PART_BYTES, (ordinal + 1) * FILE_PART_BYTES);
+      await this.parts.insert({ fileId: id, ordinal, bytes: part, createdAt });
+    }
+    return count;
+  }
+
+  /** Removes parts that no file owns, left by a store that was interrupted (older than an hour). */
+  async purgeOrphanParts(): Promise<number> {
+    const old = await this.parts
+      .createQueryBuilder('p')
+      .select('DISTINCT p.file_id', 'file_id')
+      .where({ createdAt: LessThan(this.clock.now() - ORPHAN_PARTS_AFTER_MS) })
+      .andWhere(`NOT EXISTS (SELECT 1 FROM ${this.files.metadata.tablePath} f WHERE f.id = p.file_id)`)
+      .getRawMany<{ file_id: string }>();
+    let removed = 0;
+    for (const { file_id } of old) removed += (await this.parts.delete({ fileId: file_id })).affected ?? 0;
+    return removed;
   }
 
   /** The team's file, or null (another team's id is the same as an unknown one). */
@@ -35,12 +95,25 @@ export class FilesRepository {
   }
 
   async content(teamId: string, id: string): Promise<Buffer | null> {
-    const row = await this.files
-      .createQueryBuilder('f')
-      .addSelect('f.bytes')
-      .where('f.team_id = :teamId AND f.id = :id', { teamId, id })
-      .getOne();
-    return row ? Buffer.from(row.bytes) : null;
+    const meta = await this.files.findOneBy({ teamId, id });
+    if (!meta) return null;
+    if (!meta.parts) {
+      const row = await this.files
+        .createQueryBuilder('f')
+        .addSelect('f.bytes')
+        .where('f.team_id = :teamId AND f.id = :id', { teamId, id })
+        .getOne();
+      return row ? Buffer.from(row.bytes) : null;
+    }
+    // part by part, the event loop free between them
+    const chunks: Buffer[] = [];
+    for (let ordinal = 0; ordinal < meta.parts; ordinal++) {
+      await turn();
+      const part = await this.parts.findOneBy({ fileId: id, ordinal });
+      if (!part) throw new Error(`file ${id} is missing part ${ordinal} of ${meta.parts}`);
+      chunks.push(Buffer.from(part.bytes));
+    }
+    return Buffer.concat(chunks);
   }
 
   /** One page, newest first (or oldest first), after the cursor file; limit + 1 rows tell has_more. */
@@ -58,11 +131,27 @@ export class FilesRepository {
       .getMany();
   }
 
-  /** Insert or overwrite by id (a link's fetched copy on every refresh). */
+  /**
+   * Insert or overwrite by id (a link's fetched copy on every refresh). New bytes in parts are written
+   * under a staging id first and moved to the file in the transaction that updates its row, so a
+   * reader sees the old bytes or the new ones, never a mix.
+   */
   async replace(row: Omit<StoredFileEntity, 'seq'>): Promise<void> {
-    const existing = await this.files.findOneBy({ id: row.id });
-    if (existing) await this.files.update({ id: row.id }, row);
-    else await this.files.insert(row);
+    const staging = `${row.id}~${randomBytes(3).toString('hex')}`;
+    const parts = await this.writeParts(staging, row.bytes);
+    try {
+      await this.tx.run(async (m) => {
+        const existing = await m.findOneBy(StoredFileEntity, { id: row.id });
+        await m.delete(FilePartEntity, { fileId: row.id });
+        if (parts > 0) await m.update(FilePartEntity, { fileId: staging }, { fileId: row.id });
+        const values = { ...row, ...stored(row.bytes, parts) };
+        if (existing) await m.update(StoredFileEntity, { id: row.id }, values);
+        else await m.insert(StoredFileEntity, values);
+      });
+    } catch (err) {
+      if (parts > 0) await this.parts.delete({ fileId: staging }).catch(() => undefined);
+      throw err;
+    }
   }
 
   /** Deletes the file with its audit record, in one transaction. */
@@ -71,6 +160,7 @@ export class FilesRepository {
       const row = await m.findOneBy(StoredFileEntity, { teamId, id });
       const res = await m.delete(StoredFileEntity, { teamId, id });
       if ((res.affected ?? 0) === 0 || !row) return false;
+      if (row.parts) await m.delete(FilePartEntity, { fileId: id });
       await this.record(m, 'file.delete', row, true);
       return true;
     });
@@ -87,4 +177,9 @@ export class FilesRepository {
       after: deleted ? null : view,
     });
   }
+}
+
+/** What the file's own row holds of its bytes: all of them, or none when they are in parts. */
+function stored(bytes: Buffer, parts: number): Pick<StoredFileEntity, 'bytes' | 'parts'> {
+  return parts > 0 ? { bytes: Buffer.alloc(0), parts } : { bytes, parts: 0 };
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { createHash, randomBytes } from 'node:crypto';
-import { ApiError, Clock } from '@app/common';
+import { randomBytes } from 'node:crypto';
+import { ApiError, Clock, sha256Hex } from '@app/common';
 import type { Caller } from '@app/auth';
 import { FileDeletedDto, FileListDto, FileListQueryDto, FileObjectDto } from './dto/files.dto';
 import { FileRow, FilesRepository } from './files.repository';
@@ -54,8 +54,11 @@ export class FilesService {
     return toFileObject(row);
   }
 
-  /** Stores bytes as a file of the team (also used by knowledge-base documents and links). */
-  async store(teamId: string, file: UploadedBytes | undefined, purpose: string): Promise<FileRow> {
+  /**
+   * Stores bytes as a file of the team (also used by knowledge-base documents and links). `sha256`:
+   * the bytes' digest when the caller has it already (not computed twice).
+   */
+  async store(teamId: string, file: UploadedBytes | undefined, purpose: string, sha256?: string): Promise<FileRow> {
     if (!file || !Buffer.isBuffer(file.buffer))
       throw ApiError.badRequest('A multipart field "file" is required.', 'file');
     if (file.buffer.length === 0) throw ApiError.badRequest('The file is empty.', 'file');
@@ -68,7 +71,7 @@ export class FilesService {
       purpose,
       mime: (file.mimetype || 'application/octet-stream').slice(0, 100),
       byteSize: file.buffer.length,
-      sha256: createHash('sha256').update(file.buffer).digest('hex'),
+      sha256: sha256 ?? (await sha256Hex(file.buffer)),
       bytes: file.buffer,
       createdAt: this.clock.now(),
     };
@@ -142,7 +145,7 @@ export class FilesService {
       filename,
       mime,
       byteSize: bytes.length,
-      sha256: createHash('sha256').update(bytes).digest('hex'),
+      sha256: await sha256Hex(bytes),
       bytes,
       createdAt: row.createdAt,
     });

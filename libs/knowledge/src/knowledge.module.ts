@@ -17,6 +17,7 @@ import {
   VectorStoreEntity,
 } from './entities/knowledge.entities';
 import { StoredFileEntity } from './entities/stored-file.entity';
+import { FilePartEntity } from './entities/file-part.entity';
 import { FilesController } from './files.controller';
 import { FilesRepository } from './files.repository';
 import { FilesService } from './files.service';
@@ -43,6 +44,7 @@ import { ParserDocumentReader } from './store/parser-document-reader';
   imports: [
     TypeOrmModule.forFeature([
       StoredFileEntity,
+      FilePartEntity,
       VectorStoreEntity,
       KbDocumentEntity,
       KbChunkEntity,

@@ -15,6 +15,8 @@ export class StoredFileEntity {
   @Column({ type: 'varchar', length: 100 }) mime: string;
   @Column({ name: 'byte_size', type: 'integer' }) byteSize: number;
   @Column({ type: 'varchar', length: 64 }) sha256: string;
+  /** the bytes: here when `parts` is 0, else in that many FilePartEntity rows (this column empty) */
   @BinaryColumn({ select: false }) bytes: Buffer;
+  @Column({ type: 'integer', default: 0 }) parts?: number;
   @Column({ name: 'created_at', type: 'bigint', transformer: bigintNumber }) createdAt: number;
 }

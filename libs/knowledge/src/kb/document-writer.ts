@@ -1,6 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { createHash } from 'node:crypto';
-import { ApiError, Clock } from '@app/common';
+import { ApiError, Clock, sha256Hex } from '@app/common';
 import { DocumentParser, ExtractionError } from '../document-parser';
 import type { KbDocumentEntity } from '../entities/knowledge.entities';
 import type { FilesService, UploadedBytes } from '../files.service';
@@ -37,11 +36,12 @@ export class DocumentWriter {
     upload: UploadedBytes | undefined,
     d: { kind: 'file' | 'text'; attributes: Attributes | null; title?: string; replace: boolean },
   ): Promise<KbDocumentEntity> {
-    if (upload && Buffer.isBuffer(upload.buffer)) {
-      const same = await this.repo.findSameContent(storeId, createHash('sha256').update(upload.buffer).digest('hex'));
+    const digest = upload && Buffer.isBuffer(upload.buffer) ? await sha256Hex(upload.buffer) : undefined;
+    if (digest) {
+      const same = await this.repo.findSameContent(storeId, digest);
       if (same) return same;
     }
-    const file = await this.files.store(teamId, upload, 'user_data');
+    const file = await this.files.store(teamId, upload, 'user_data', digest);
     const doc = await this.attach(teamId, storeId, {
       fileId: file.id,
       kind: d.kind,
