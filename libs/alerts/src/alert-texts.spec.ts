@@ -71,7 +71,7 @@ describe('alert texts', () => {
     expect(eventMessage('ru', e('key-1', 'month'))).toBe(
       `Расход ключа key-1 достиг 80${NBSP}% месячного бюджета: 812,50${NBSP}₽ из 1${NBSP}000,00${NBSP}₽ (81,25${NBSP}%).`,
     );
-    expect(eventMessage('ru', e(null, 'day'))).toMatch(/^Расход команды достиг 80 % дневного бюджета: /);
+    expect(eventMessage('ru', e(null, 'day'))).toMatch(/^Расход команды достиг 80\u00a0% дневного бюджета: /);
     expect(
       alertTexts('en').budget({ percent: 80, period: 'day', apiKeyId: null, spentRub: 8, budgetRub: 10, value: 80 }),
     ).toBe('Spend of the team reached 80% of its daily budget: 8 of 10 RUB (80%).');
