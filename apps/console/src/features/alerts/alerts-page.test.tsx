@@ -58,7 +58,7 @@ function serve(state: { rules: unknown[]; events: unknown[] }) {
     if (path === '/api/v1/teams/team-1/alerts/events')
       return json({ object: 'list', data: state.events, has_more: false });
     if (path === '/api/v1/teams/team-1/alerts' && method === 'POST') {
-      const created = { ...rule('en'), ...(JSON.parse(body!) as object) };
+      const created = { ...rule('en'), id: 'alr_000000000000000000000002', ...(JSON.parse(body!) as object) };
       state.rules.push(created);
       return json(created, 201);
     }
