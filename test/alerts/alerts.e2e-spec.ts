@@ -1,85 +1,10 @@
 import request from 'supertest';
-import { createServer, IncomingHttpHeaders, Server } from 'node:http';
-import { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import { verifyWebhook } from '@app/common';
 import { AdminClient } from '../support/admin-client';
 import { createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
 import { admin, joinTeam } from '../accounts/accounts-helpers';
-
-interface Received {
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-}
-
-/**
- * An HTTP receiver inside the test: records every request; `/flaky…` paths answer 500 on their first
- * call, `/redirect-private…` paths redirect to a private address.
- */
-async function startReceiver(): Promise<{ url: string; got: Received[]; close(): Promise<void> }> {
-  const got: Received[] = [];
-  const failedOnce = new Set<string>();
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const path = req.url ?? '';
-      got.push({ path, headers: req.headers, body: Buffer.concat(chunks) });
-      if (path.startsWith('/redirect-private')) {
-        res.writeHead(302, { location: 'http://10.1.2.3/hook' }); // outside OUTBOUND_ALLOW_CIDRS
-        res.end();
-        return;
-      }
-      const fail = path.startsWith('/flaky') && !failedOnce.has(path);
-      if (fail) failedOnce.add(path);
-      res.writeHead(fail ? 500 : 200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ ok: !fail }));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    got,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
-/** An SMTP server inside the test: every message it receives, raw. */
-async function startSmtp(): Promise<{
-  port: number;
-  messages: { to: string[]; raw: string }[];
-  close(): Promise<void>;
-}> {
-  const messages: { to: string[]; raw: string }[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onData(stream, session, done) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        messages.push({ to: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks).toString() });
-        done();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.server.address() as AddressInfo).port;
-  return { port, messages, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
-
-async function waitFor(check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { sleep, startReceiver, startSmtp, waitFor } from './alert-receivers';
 
 /** ~6000 tokens of the local embedding model at 200 RUB / 1M: about 1.2 RUB per call */
 const BIG_INPUT = 'alpha '.repeat(6000);

@@ -1,8 +1,9 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { Clock } from '@app/common';
 import { AppConfig } from '@app/config';
-import { newAlertId, retryDelayMs, type StoredChannel } from './alert-rules';
+import { channelLanguage, newAlertId, retryDelayMs, type AlertLanguage, type StoredChannel } from './alert-rules';
 import { AlertMessage, AlertSender } from './alert-sender';
+import { AlertFacts, deliveredTexts } from './alert-texts';
 import { AlertsRepository } from './alerts.repository';
 import { AlertDeliveryEntity, AlertEventEntity } from './entities/alert.entities';
 
@@ -76,7 +77,7 @@ export class AlertDeliveries implements OnModuleInit, OnModuleDestroy {
     const event = await this.repo.findEvent(d.eventId);
     const channel = JSON.parse(d.channel) as StoredChannel;
     const outcome = event
-      ? await this.sender.send(channel, messageOf(event, d.id))
+      ? await this.sender.send(channel, messageOf(event, d.id, channelLanguage(channel)))
       : { ok: false, permanent: true, statusCode: null, error: 'The event is gone.', durationMs: 0 };
     const now = this.clock.now();
     const attempts = d.attempts + 1;
@@ -108,14 +109,25 @@ export class AlertDeliveries implements OnModuleInit, OnModuleDestroy {
   }
 }
 
-/** The event as a webhook body (JSON) and as text (e-mail, Telegram). */
-export function messageOf(event: AlertEventEntity, deliveryId: string): AlertMessage {
-  const payload = JSON.parse(event.payload) as { value: number; message: string; [k: string]: unknown };
+/**
+ * The event as a webhook body (JSON: the structured fields as stored, `message` in the channel's
+ * language) and as a subject and text in that language (e-mail, Telegram).
+ */
+export function messageOf(event: AlertEventEntity, deliveryId: string, language: AlertLanguage): AlertMessage {
+  const payload = JSON.parse(event.payload) as AlertFacts & Record<string, unknown>;
   const test = payload.test === true;
+  const { subject, text, message } = deliveredTexts(language, {
+    kind: event.kind,
+    threshold: Number(event.threshold),
+    teamId: event.teamId,
+    ruleId: event.ruleId,
+    firedAt: event.firedAt,
+    facts: payload,
+  });
   return {
     id: deliveryId,
-    subject: `Gateway alert${test ? ' (test)' : ''}: ${event.kind.replace('_', ' ')}`,
-    text: `${payload.message}\n\nTeam ${event.teamId}, rule ${event.ruleId}, ${new Date(event.firedAt).toISOString()}.`,
+    subject,
+    text,
     json: {
       type: test ? 'alert.test' : 'alert.fired',
       timestamp: new Date(event.firedAt).toISOString(),
@@ -127,6 +139,8 @@ export function messageOf(event: AlertEventEntity, deliveryId: string): AlertMes
         threshold: Number(event.threshold),
         period_key: event.periodKey,
         ...payload,
+        message,
+        language,
       },
     },
   };

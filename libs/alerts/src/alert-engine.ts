@@ -16,9 +16,12 @@ import {
   type StoredChannel,
 } from './alert-rules';
 import { AlertDeliveries } from './alert-deliveries';
+import { alertTexts } from './alert-texts';
 import { AlertsRepository } from './alerts.repository';
 import { AlertRuleEntity } from './entities/alert.entities';
 
+/** The stored message is English; deliveries say it in their channel's language (alert-texts.ts). */
+const EN = alertTexts('en');
 /** Charges of a team within this are evaluated together. */
 const CHARGE_DEBOUNCE_MS = 100;
 /** Remembered fired (rule, threshold, period) keys per process, so a held condition costs no write. */
@@ -155,7 +158,7 @@ export class AlertEngine implements OnModuleInit, OnModuleDestroy {
         value,
         unit: 'RUB',
         billing_url: billingUrl,
-        message: `Balance ${value} RUB is below ${threshold} RUB. Top up on the Billing page: ${billingUrl}`,
+        message: EN.balance({ value, threshold, billingUrl }),
       });
     } else if (p.kind === 'budget_used') await this.budget(rule, p, seen, now);
     else await this.errorRate(rule, p, seen, now);
@@ -176,7 +179,6 @@ export class AlertEngine implements OnModuleInit, OnModuleDestroy {
     }
     if (budgetMicro === null) return;
     const periodKey = budgetPeriodKey(p.period, now);
-    const whose = p.apiKeyId ? `key ${p.apiKeyId}` : 'the team';
     const spent = microToRub(spentMicro);
     const value = Math.round((spentMicro * 10_000) / budgetMicro) / 100;
     for (const percent of reachedPercents(spentMicro, budgetMicro, p.percents))
@@ -187,7 +189,14 @@ export class AlertEngine implements OnModuleInit, OnModuleDestroy {
         budget_rub: microToRub(budgetMicro),
         api_key_id: p.apiKeyId,
         period: p.period,
-        message: `Spend of ${whose} reached ${percent}% of its ${p.period === 'day' ? 'daily' : 'monthly'} budget: ${spent} of ${microToRub(budgetMicro)} RUB (${value}%).`,
+        message: EN.budget({
+          percent,
+          period: p.period,
+          apiKeyId: p.apiKeyId,
+          spentRub: spent,
+          budgetRub: microToRub(budgetMicro),
+          value,
+        }),
       });
   }
 
@@ -202,7 +211,13 @@ export class AlertEngine implements OnModuleInit, OnModuleDestroy {
       errors,
       requests: total,
       window_minutes: p.windowMinutes,
-      message: `Error rate ${rate}% (${errors} of ${total} requests in the last ${p.windowMinutes} minutes) is over ${p.percent}%.`,
+      message: EN.errorRate({
+        value: rate,
+        errors,
+        requests: total,
+        windowMinutes: p.windowMinutes,
+        percent: p.percent,
+      }),
     });
   }
 

@@ -9,6 +9,9 @@ export const ALERT_KINDS = ['balance_below', 'budget_used', 'error_rate'] as con
 export type AlertKind = (typeof ALERT_KINDS)[number];
 export const CHANNEL_TYPES = ['webhook', 'email', 'telegram'] as const;
 export type ChannelType = (typeof CHANNEL_TYPES)[number];
+/** The languages a channel's messages are written in (docs/decisions/alert-event-language.md). */
+export const ALERT_LANGUAGES = ['en', 'ru'] as const;
+export type AlertLanguage = (typeof ALERT_LANGUAGES)[number];
 export const DEFAULT_BUDGET_PERCENTS = [50, 80, 100];
 /** requests in the window below which an error rate is not judged (one failed request of one is not a trend) */
 export const DEFAULT_ERROR_RATE_MIN_REQUESTS = 10;
@@ -33,11 +36,20 @@ export interface ErrorRateParams {
 }
 export type RuleParams = BalanceParams | BudgetParams | ErrorRateParams;
 
-/** A channel as stored: secrets sealed. */
-export type StoredChannel =
+/**
+ * A channel as stored: secrets sealed, and the language its messages are written in (absent on
+ * channels stored before channels had one: English).
+ */
+export type StoredChannel = { language?: AlertLanguage } & (
   | { type: 'webhook'; url: string; secret: string }
   | { type: 'email'; to: string[] }
-  | { type: 'telegram'; chat_id: string; bot_token: string; bot_token_hint: string };
+  | { type: 'telegram'; chat_id: string; bot_token: string; bot_token_hint: string }
+);
+
+/** The language of a stored channel's messages (English for none). */
+export function channelLanguage(c: { language?: AlertLanguage } | undefined): AlertLanguage {
+  return c?.language === 'ru' ? 'ru' : 'en';
+}
 
 /** A Telegram bot token as BotFather issues it: the bot id, a colon, the secret (no `/`, `?`, `#`, `.`). */
 export const TELEGRAM_BOT_TOKEN = /^\d+:[A-Za-z0-9_-]+$/;

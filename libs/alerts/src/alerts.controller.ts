@@ -32,7 +32,7 @@ const CREATE_EXAMPLES = {
     },
   },
   budget: {
-    summary: "80 % and 100 % of a key's monthly budget, to a webhook and by e-mail",
+    summary: "80 % and 100 % of a key's monthly budget, to a webhook and by e-mail in Russian",
     value: {
       kind: 'budget_used',
       api_key_id: '7d444840-9dc0-11d1-b245-5ffdce74fad2',
@@ -40,7 +40,7 @@ const CREATE_EXAMPLES = {
       percent: [80, 100],
       channels: [
         { type: 'webhook', url: 'https://ops.example.com/hooks/gateway' },
-        { type: 'email', to: ['ops@example.com'] },
+        { type: 'email', to: ['ops@example.com'], language: 'ru' },
       ],
     },
   },

@@ -2,16 +2,19 @@ import { Injectable } from '@nestjs/common';
 import { ApiError, Clock, isSafeFetchError, microToRub, newWebhookSecret, rubToMicro, SafeFetcher } from '@app/common';
 import { ApiKeysService } from '@app/auth';
 import {
+  channelLanguage,
   DEFAULT_BUDGET_PERCENTS,
   DEFAULT_ERROR_RATE_MIN_REQUESTS,
   maskToken,
   newAlertId,
   type AlertKind,
+  type AlertLanguage,
   type RuleParams,
   type StoredChannel,
 } from './alert-rules';
 import { AlertDeliveries } from './alert-deliveries';
 import { AlertSecrets } from './alert-secrets';
+import { alertTexts } from './alert-texts';
 import { AlertSender } from './alert-sender';
 import { AlertsRepository } from './alerts.repository';
 import {
@@ -142,7 +145,7 @@ export class AlertsService {
       payload: JSON.stringify({
         value: 0,
         test: true,
-        message: `Test of the ${rule.kind.replace('_', ' ')} alert rule ${rule.id}: its channels are reachable.`,
+        message: alertTexts('en').test(rule.kind, rule.id),
       }),
       firedAt: now,
     };
@@ -246,7 +249,11 @@ export class AlertsService {
 
   // ── channels ───────────────────────────────────────────────────────────────────────────────────
 
-  /** The channels to store (secrets sealed) and, per channel, the webhook secret to show once (or null). */
+  /**
+   * The channels to store (secrets sealed) and, per channel, the webhook secret to show once (or null).
+   * A channel's language is the one given; absent, that of the same channel (type and target) in
+   * `existing`, else English.
+   */
   private async channelsOf(
     input: AlertChannelInputDto[],
     existing: StoredChannel[],
@@ -262,16 +269,19 @@ export class AlertsService {
         if (c[f] === undefined && allowed.includes(f))
           throw ApiError.badRequest(`${f} is required for ${c.type} channels.`, param(f));
       }
+      const languageOf = (target: string): AlertLanguage =>
+        c.language ?? channelLanguage(existing.find((e) => channelTarget(e) === `${c.type}:${target}`));
       if (c.type === 'webhook') {
         const url = await this.vetUrl(c.url!, param('url'));
+        const language = languageOf(url);
         const kept = existing.find((e) => e.type === 'webhook' && e.url === url);
         if (kept) {
-          stored.push(kept);
+          stored.push({ ...kept, language });
           shown.push(null);
           continue;
         }
         const secret = newWebhookSecret();
-        stored.push({ type: 'webhook', url, secret: await this.secrets.seal(secret) });
+        stored.push({ type: 'webhook', url, secret: await this.secrets.seal(secret), language });
         shown.push(secret);
       } else if (c.type === 'email') {
         if (!this.sender.mailConfigured)
@@ -280,7 +290,8 @@ export class AlertsService {
             param('to'),
             'email_not_configured',
           );
-        stored.push({ type: 'email', to: c.to!.map((t) => t.toLowerCase()) });
+        const to = c.to!.map((t) => t.toLowerCase());
+        stored.push({ type: 'email', to, language: languageOf(to.join(',')) });
         shown.push(null);
       } else {
         stored.push({
@@ -288,6 +299,7 @@ export class AlertsService {
           chat_id: c.chat_id!,
           bot_token: await this.secrets.seal(c.bot_token!),
           bot_token_hint: maskToken(c.bot_token!),
+          language: languageOf(c.chat_id!),
         });
         shown.push(null);
       }
@@ -343,6 +355,7 @@ function channelDto(c: StoredChannel, secret: string | null): AlertChannelDto {
     to: c.type === 'email' ? c.to : null,
     chat_id: c.type === 'telegram' ? c.chat_id : null,
     bot_token_hint: c.type === 'telegram' ? c.bot_token_hint : null,
+    language: channelLanguage(c),
   };
   if (secret !== null) out.secret = secret;
   return out;
@@ -368,6 +381,11 @@ function deliveryDto(d: AlertDeliveryEntity, attempts: AlertDeliveryAttemptEntit
         duration_ms: a.durationMs,
       })),
   };
+}
+
+/** `type:target` of a stored channel: its URL, its recipients, or its chat. */
+function channelTarget(c: StoredChannel): string {
+  return `${c.type}:${c.type === 'webhook' ? c.url : c.type === 'email' ? c.to.join(',') : c.chat_id}`;
 }
 
 function notFound(id: string): ApiError {

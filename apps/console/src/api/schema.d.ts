@@ -6691,6 +6691,12 @@ export interface components {
              * @example -1001234567890
              */
             chat_id?: string;
+            /**
+             * @description The language of the channel's messages: the e-mail subject and text, the Telegram text, a webhook's `message` (default en; on a PATCH, a channel given again keeps its language)
+             * @example ru
+             * @enum {string}
+             */
+            language?: "en" | "ru";
         };
         CreateAlertDto: {
             /**
@@ -6763,6 +6769,12 @@ export interface components {
              * @example null
              */
             bot_token_hint: string | null;
+            /**
+             * @description The language of the channel's messages
+             * @example en
+             * @enum {string}
+             */
+            language: "en" | "ru";
             /**
              * @description webhook: the signing secret (Standard Webhooks), in the answer that created the channel only
              * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw

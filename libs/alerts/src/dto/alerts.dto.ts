@@ -20,7 +20,15 @@ import {
   MinLength,
   ValidateNested,
 } from 'class-validator';
-import { ALERT_KINDS, type AlertKind, CHANNEL_TYPES, type ChannelType, TELEGRAM_BOT_TOKEN } from '../alert-rules';
+import {
+  ALERT_KINDS,
+  ALERT_LANGUAGES,
+  type AlertKind,
+  type AlertLanguage,
+  CHANNEL_TYPES,
+  type ChannelType,
+  TELEGRAM_BOT_TOKEN,
+} from '../alert-rules';
 
 const PERCENT_SCHEMA = {
   oneOf: [
@@ -74,6 +82,16 @@ export class AlertChannelInputDto {
   @MinLength(1)
   @MaxLength(100)
   chat_id?: string;
+
+  @ApiPropertyOptional({
+    enum: ALERT_LANGUAGES,
+    description:
+      "The language of the channel's messages: the e-mail subject and text, the Telegram text, a webhook's `message` (default en; on a PATCH, a channel given again keeps its language)",
+    example: 'ru',
+  })
+  @IsOptional()
+  @IsIn(ALERT_LANGUAGES as unknown as string[])
+  language?: AlertLanguage;
 }
 
 /** A rule's parameters and switch: the fields both a new rule (POST) and a change (PATCH) take. */
@@ -186,6 +204,8 @@ export class AlertChannelDto {
     example: null,
   })
   bot_token_hint: string | null;
+  @ApiProperty({ enum: ALERT_LANGUAGES, description: "The language of the channel's messages", example: 'en' })
+  language: AlertLanguage;
   @ApiPropertyOptional({
     description: 'webhook: the signing secret (Standard Webhooks), in the answer that created the channel only',
     example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
@@ -248,7 +268,8 @@ export class AlertDeliveryDto {
 
 /**
  * The observation behind an event as structured fields, so a client can say it in its own language
- * (`message` is the English text the deliveries carry); a field that does not apply to the kind is null.
+ * (`message` is the English text; each delivery says it in its channel's language); a field that
+ * does not apply to the kind is null.
  */
 export class AlertEventDetailsDto {
   @ApiProperty({

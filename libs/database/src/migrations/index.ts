@@ -21,6 +21,7 @@ import { Pricing1797000000000 } from './1797000000000-pricing';
 import { DataProtection1797100000000 } from './1797100000000-data-protection';
 import { Mcp1797200000000 } from './1797200000000-mcp';
 import { McpAdhocServers1797700000000 } from './1797700000000-mcp-adhoc-servers';
+import { AlertChannelLanguage1798200000000 } from './1798200000000-alert-channel-language';
 import { FileParts1798400000000 } from './1798400000000-file-parts';
 
 /** Ordered list of every migration; the same list runs on Postgres and SQLite. */
@@ -48,5 +49,6 @@ export const migrations = [
   Mcp1797200000000,
   LoginThrottle1797500000000,
   McpAdhocServers1797700000000,
+  AlertChannelLanguage1798200000000,
   FileParts1798400000000,
 ];

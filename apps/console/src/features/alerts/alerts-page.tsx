@@ -28,10 +28,13 @@ type Event = components['schemas']['AlertEventDto'];
 type CreateBody = components['schemas']['CreateAlertDto'];
 const KINDS = ['balance_below', 'budget_used', 'error_rate'] as const;
 const CHANNELS = ['webhook', 'email', 'telegram'] as const;
+const LANGUAGES = ['en', 'ru'] as const;
+/** The events list follows new events by itself this often while the tab is visible. */
+export const EVENTS_REFRESH_MS = 15_000;
 const DELIVERY_COLOR: Record<string, string> = { delivered: 'green', pending: 'yellow', failed: 'red' };
 
 function RuleForm({ teamId }: { teamId: string }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const qc = useQueryClient();
   const [kind, setKind] = useState<(typeof KINDS)[number]>('balance_below');
   const [threshold, setThreshold] = useState<number | string>(100);
@@ -42,6 +45,8 @@ function RuleForm({ teamId }: { teamId: string }) {
   const [channel, setChannel] = useState<(typeof CHANNELS)[number]>('webhook');
   const [target, setTarget] = useState('');
   const [chatId, setChatId] = useState('');
+  // the channel's messages are written in the language of whoever sets it up, unless changed
+  const [language, setLanguage] = useState<(typeof LANGUAGES)[number]>(i18n.language === 'ru' ? 'ru' : 'en');
   const keys = useQuery({
     queryKey: ['keys', teamId],
     queryFn: async () =>
@@ -51,7 +56,7 @@ function RuleForm({ teamId }: { teamId: string }) {
     mutationFn: async () => {
       const ch =
         channel === 'webhook'
-          ? { type: channel, url: target.trim() }
+          ? { type: channel, url: target.trim(), language }
           : channel === 'email'
             ? {
                 type: channel,
@@ -59,8 +64,9 @@ function RuleForm({ teamId }: { teamId: string }) {
                   .split(',')
                   .map((s) => s.trim())
                   .filter(Boolean),
+                language,
               }
-            : { type: channel, bot_token: target.trim(), chat_id: chatId.trim() };
+            : { type: channel, bot_token: target.trim(), chat_id: chatId.trim(), language };
       const params =
         kind === 'balance_below'
           ? { threshold_rub: Number(threshold) }
@@ -143,7 +149,7 @@ function RuleForm({ teamId }: { teamId: string }) {
               />
             )}
           </SimpleGrid>
-          <SimpleGrid cols={{ base: 1, sm: 3 }}>
+          <SimpleGrid cols={{ base: 1, sm: 4 }}>
             <Select
               label={t('teamAdmin.alerts.channelType')}
               data={CHANNELS.map((c) => ({ value: c, label: t(`teamAdmin.alerts.channelTypes.${c}`) }))}
@@ -171,6 +177,14 @@ function RuleForm({ teamId }: { teamId: string }) {
                 onChange={(e) => setChatId(e.currentTarget.value)}
               />
             )}
+            <Select
+              label={t('teamAdmin.alerts.language')}
+              description={t('teamAdmin.alerts.languageHint')}
+              data={LANGUAGES.map((l) => ({ value: l, label: t(`teamAdmin.alerts.languages.${l}`) }))}
+              value={language}
+              onChange={(v) => setLanguage((v as typeof language) ?? 'en')}
+              allowDeselect={false}
+            />
           </SimpleGrid>
           <Group>
             <Button type="submit" loading={create.isPending} disabled={!target.trim()}>
@@ -270,7 +284,10 @@ function Rules({ teamId }: { teamId: string }) {
                         <Text size="xs" key={i}>
                           {t(`teamAdmin.alerts.channelTypes.${c.type as 'webhook'}`)}:{' '}
                           {(c.url as string | undefined) ?? ((c.to as string[] | undefined) ?? []).join(', ') ?? ''}
-                          {c.chat_id ? String(c.chat_id) : ''}
+                          {c.chat_id ? String(c.chat_id) : ''} ·{' '}
+                          <span data-testid="alert-channel-language">
+                            {t(`teamAdmin.alerts.languages.${c.language === 'ru' ? 'ru' : 'en'}`)}
+                          </span>
                         </Text>
                       ))}
                     </Stack>
@@ -366,9 +383,13 @@ function Events({ teamId }: { teamId: string }) {
           params: { path: { team_id: teamId }, query: { limit: 50 } },
         }),
       ),
-    // deliveries are sent in the background: follow them while any is pending
+    // deliveries are sent in the background: follow them closely while any is pending; new events
+    // appear within EVENTS_REFRESH_MS (react-query pauses the interval while the tab is hidden)
     refetchInterval: (q) =>
-      (q.state.data?.data ?? []).some((e: Event) => e.deliveries.some((d) => d.status === 'pending')) ? 1500 : false,
+      (q.state.data?.data ?? []).some((e: Event) => e.deliveries.some((d) => d.status === 'pending'))
+        ? 1500
+        : EVENTS_REFRESH_MS,
+    refetchIntervalInBackground: false,
   });
   if (events.isPending) return <LoadingRows />;
   if (events.error) return <ErrorAlert error={events.error} />;

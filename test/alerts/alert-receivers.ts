@@ -1,0 +1,122 @@
+import { createServer, IncomingHttpHeaders, Server } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+
+/** Receivers of alert deliveries inside the tests: a webhook / Telegram Bot API endpoint and an SMTP server. */
+
+export interface Received {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/**
+ * An HTTP receiver inside the test: records every request; `/flaky…` paths answer 500 on their first
+ * call, `/redirect-private…` paths redirect to a private address.
+ */
+export async function startReceiver(): Promise<{ url: string; got: Received[]; close(): Promise<void> }> {
+  const got: Received[] = [];
+  const failedOnce = new Set<string>();
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const path = req.url ?? '';
+      got.push({ path, headers: req.headers, body: Buffer.concat(chunks) });
+      if (path.startsWith('/redirect-private')) {
+        res.writeHead(302, { location: 'http://10.1.2.3/hook' }); // outside OUTBOUND_ALLOW_CIDRS
+        res.end();
+        return;
+      }
+      const fail = path.startsWith('/flaky') && !failedOnce.has(path);
+      if (fail) failedOnce.add(path);
+      res.writeHead(fail ? 500 : 200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ ok: !fail }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    got,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** An SMTP server inside the test: every message it receives, raw. */
+export async function startSmtp(): Promise<{
+  port: number;
+  messages: { to: string[]; raw: string }[];
+  close(): Promise<void>;
+}> {
+  const messages: { to: string[]; raw: string }[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    logger: false,
+    onData(stream, session, done) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => {
+        messages.push({ to: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks).toString() });
+        done();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.server.address() as AddressInfo).port;
+  return { port, messages, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+export async function waitFor(check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** RFC 2047 encoded words (`=?UTF-8?B?…?=`, `=?UTF-8?Q?…?=`) of a header value, decoded. */
+function decodeWords(value: string): string {
+  return value
+    .replace(/\?=\s+=\?/g, '?==?') // whitespace between adjacent encoded words is not text
+    .replace(/=\?([^?]+)\?([BbQq])\?([^?]*)\?=/g, (_m, charset: string, enc: string, data: string) => {
+      const bytes =
+        enc.toUpperCase() === 'B'
+          ? Buffer.from(data, 'base64')
+          : Buffer.from(
+              data
+                .replace(/_/g, ' ')
+                .replace(/=([0-9A-Fa-f]{2})/g, (_h, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+              'latin1',
+            );
+      return new TextDecoder(charset).decode(bytes);
+    });
+}
+
+/** The subject and plain text of a raw single-part message (as nodemailer writes one), decoded. */
+export function readMail(raw: string): { subject: string; text: string } {
+  const split = raw.indexOf('\r\n\r\n');
+  const head = raw.slice(0, split).replace(/\r\n[ \t]+/g, ' ');
+  const body = raw.slice(split + 4);
+  const header = (name: string) =>
+    head
+      .split('\r\n')
+      .find((l) => l.toLowerCase().startsWith(`${name.toLowerCase()}:`))
+      ?.slice(name.length + 1)
+      .trim() ?? '';
+  const encoding = header('content-transfer-encoding').toLowerCase();
+  const text =
+    encoding === 'base64'
+      ? Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8')
+      : encoding === 'quoted-printable'
+        ? Buffer.from(
+            body
+              .replace(/=\r\n/g, '')
+              .replace(/=([0-9A-Fa-f]{2})/g, (_h, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+            'latin1',
+          ).toString('utf8')
+        : body;
+  return { subject: decodeWords(header('subject')), text: text.replace(/\r\n/g, '\n').trimEnd() };
+}
