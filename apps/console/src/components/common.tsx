@@ -206,12 +206,14 @@ export function FormDialog({
 /** A destructive action asks first. */
 export function ConfirmAction({
   label,
+  ariaLabel,
   title,
   body,
   onConfirm,
   busy,
 }: {
   label: string;
+  ariaLabel?: string;
   title: string;
   body: string;
   onConfirm: () => void | Promise<void>;
@@ -221,7 +223,7 @@ export function ConfirmAction({
   const [open, setOpen] = useState(false);
   return (
     <>
-      <Button size="xs" color="red" variant="light" onClick={() => setOpen(true)}>
+      <Button size="xs" color="red" variant="light" aria-label={ariaLabel} onClick={() => setOpen(true)}>
         {label}
       </Button>
       <Modal opened={open} onClose={() => setOpen(false)} title={title}>
