@@ -86,7 +86,7 @@ export function TeamPrices({ teamId }: { teamId: string }) {
       <Text size="sm" c="dimmed">
         {t('teamPrices.hint')}
       </Text>
-      <Percents key={pricing.data.updated_at ?? 'none'} pricing={pricing.data} put={put} />
+      <Percents pricing={pricing.data} put={put} />
       <ErrorAlert error={models.error} />
       <OwnPricesTable pricing={pricing.data} catalog={catalog} put={put} />
       <PaysToday pricing={pricing.data} catalog={catalog} />
@@ -350,7 +350,7 @@ function DialogFields({
       {modelKey && (
         <SimpleGrid cols={{ base: 1, xs: 2 }} spacing="sm" verticalSpacing="xs">
           {fields.map((f) => {
-            const label = `${t(`teamPrices.field.${f}`)}, ₽`;
+            const label = `${t(`teamPrices.field.${f}`)}, ${t('catalog.form.unit.RUB')}`;
             return (
               <TextInput
                 key={f}
