@@ -98,8 +98,8 @@ describe('a team’s prices in Chromium', () => {
     const dialog = page.getByRole('dialog', { name: 'Own prices of a model' });
     await dialog.getByRole('combobox', { name: /^Model/ }).fill('gpt-4o-mi');
     await page.getByRole('option', { name: 'gpt-4o-mini', exact: true }).click();
-    await dialog.getByLabel('Input, per 1M tokens, RUB').fill('12');
-    await dialog.getByLabel('Output, per 1M tokens, RUB').fill('48');
+    await dialog.getByLabel('Input, RUB').fill('12');
+    await dialog.getByLabel('Output, RUB').fill('48');
     await dialog.getByLabel('Per request, RUB').fill('0,2');
     await verify(page, 'team-prices-add-en-light');
     await dialog.getByRole('button', { name: 'Save' }).click();
@@ -168,6 +168,10 @@ describe('a team’s prices in Chromium', () => {
     expect(own).toContain('1 200,50 ₽');
     expect(own).toContain('каталог');
     expect(own).toContain('нет'); // no fee for this team
+    // an embedding model takes an input price and a fee per request only
+    expect(await text(ownRow(page, 'text-embedding-3-small', true))).toMatch(
+      /^text-embedding-3-small1,50 ₽—————каталог/,
+    );
     await shows(todayRow(page, 'gpt-4o-mini', true), 'вход 1 200,50 ₽ · выход 4 800,00 ₽');
     expect(await page.getByLabel('Скидка, %').inputValue()).toBe('5');
     await shot(page, 'team-prices-ru-dark');
@@ -187,7 +191,7 @@ describe('a team’s prices in Chromium', () => {
     const add = page.getByRole('dialog', { name: 'Собственные цены модели' });
     await add.getByRole('combobox', { name: /^Модель/ }).fill('claude-sonnet');
     await page.getByRole('option', { name: 'claude-sonnet-4', exact: true }).click();
-    await add.getByLabel('Запись кеша (1 ч), за 1 млн, ₽').waitFor();
+    await add.getByLabel('Запись кеша (1 ч), ₽').waitFor();
     await shot(page, 'team-prices-add-ru-dark');
     await add.getByRole('button', { name: 'Отмена' }).click();
     expect(errors).toEqual([]);

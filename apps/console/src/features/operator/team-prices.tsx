@@ -1,7 +1,19 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Badge, Button, Group, Select, SimpleGrid, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import {
+  Badge,
+  Button,
+  Fieldset,
+  Group,
+  Select,
+  SimpleGrid,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
 import { api, ApiRequestError, unwrap } from '../../api/client';
 import { ConfirmAction, ErrorAlert, FormDialog, LoadingRows } from '../../components/common';
 import { formatRub } from '../../i18n';
@@ -23,6 +35,9 @@ import {
   type OwnPrices,
   type TeamPricing,
 } from './team-prices-form';
+
+const TOKEN_FIELDS = OWN_FIELDS.filter((f) => f.endsWith('_per_1m_rub'));
+const ITEM_FIELDS = OWN_FIELDS.filter((f) => !f.endsWith('_per_1m_rub'));
 
 const pricingKey = (teamId: string) => ['admin-team-pricing', teamId];
 
@@ -176,6 +191,7 @@ function OwnPricesTable({ pricing, catalog, put }: { pricing: TeamPricing; catal
   const { t } = useTranslation();
   const own = pricing.models as Record<string, OwnPrices>;
   const keys = Object.keys(own).sort();
+  const kinds = new Map(catalog.map((m) => [m.key, m.kind]));
   const remove = useMutation({ mutationFn: (key: string) => put(pricingBody(pricing, withModel(own, key, null))) });
   return (
     <Stack gap="xs">
@@ -194,7 +210,7 @@ function OwnPricesTable({ pricing, catalog, put }: { pricing: TeamPricing; catal
       {keys.length === 0 ? (
         <Text size="sm">{t('teamPrices.noOwn')}</Text>
       ) : (
-        <Table.ScrollContainer minWidth={900}>
+        <Table.ScrollContainer minWidth={980}>
           <Table aria-label={t('teamPrices.own')} verticalSpacing="xs">
             <Table.Thead>
               <Table.Tr>
@@ -209,13 +225,19 @@ function OwnPricesTable({ pricing, catalog, put }: { pricing: TeamPricing; catal
               {keys.map((key) => (
                 <Table.Tr key={key} data-model={key}>
                   <Table.Td>
-                    <Text size="sm" fw={600} translate="no">
+                    <Text size="sm" fw={600} translate="no" style={{ whiteSpace: 'nowrap' }}>
                       {key}
                     </Text>
                   </Table.Td>
                   {OWN_FIELDS.map((f) => (
                     <Table.Td key={f}>
-                      <OwnCell field={f} value={own[key][f]} />
+                      {ownFieldsOf(kinds.get(key), own[key]).includes(f) ? (
+                        <OwnCell field={f} value={own[key][f]} />
+                      ) : (
+                        <Text size="sm" c="dimmed" title={t('teamPrices.notApplicable')}>
+                          —
+                        </Text>
+                      )}
                     </Table.Td>
                   ))}
                   <Table.Td>
@@ -348,22 +370,36 @@ function DialogFields({
         />
       )}
       {modelKey && (
-        <SimpleGrid cols={{ base: 1, xs: 2 }} spacing="sm" verticalSpacing="xs">
-          {fields.map((f) => {
-            const label = `${t(`teamPrices.field.${f}`)}, ${t('catalog.form.unit.RUB')}`;
+        <>
+          <Text size="xs" c="dimmed">
+            {t('teamPrices.emptyMeansCatalog')}
+          </Text>
+          {[TOKEN_FIELDS, ITEM_FIELDS].map((group, i) => {
+            const shown = group.filter((f) => fields.includes(f));
+            if (shown.length === 0) return null;
             return (
-              <TextInput
-                key={f}
-                label={label}
-                inputMode="decimal"
-                description={f === 'request_rub' ? t('teamPrices.feeHint') : t('teamPrices.emptyMeansCatalog')}
-                value={form[f]}
-                onChange={(e) => setForm({ ...form, [f]: e.currentTarget.value })}
-                error={fieldError(`models.${modelKey}.${f}`, t(`teamPrices.field.${f}`))}
-              />
+              <Fieldset key={i} legend={t(i === 0 ? 'teamPrices.tokenPrices' : 'teamPrices.otherPrices')}>
+                <SimpleGrid cols={{ base: 1, xs: 2 }} spacing="sm" verticalSpacing="xs">
+                  {shown.map((f) => (
+                    <TextInput
+                      key={f}
+                      label={`${t(`teamPrices.field.${f}`)}, ${t('catalog.form.unit.RUB')}`}
+                      inputMode="decimal"
+                      value={form[f]}
+                      onChange={(e) => setForm({ ...form, [f]: e.currentTarget.value })}
+                      error={fieldError(`models.${modelKey}.${f}`, t(`teamPrices.field.${f}`))}
+                    />
+                  ))}
+                </SimpleGrid>
+                {i === 1 && (
+                  <Text size="xs" c="dimmed" mt="xs">
+                    {t('teamPrices.feeHint')}
+                  </Text>
+                )}
+              </Fieldset>
             );
           })}
-        </SimpleGrid>
+        </>
       )}
       <Group justify="flex-end">
         <Button variant="default" onClick={close}>
@@ -427,7 +463,14 @@ function PaysToday({ pricing, catalog }: { pricing: TeamPricing; catalog: AdminM
                   </Table.Td>
                   <Table.Td>
                     {p.pricing ? (
-                      <RubPrices kind={kinds.get(p.model) ?? 'chat'} prices={p.pricing} />
+                      <>
+                        <RubPrices kind={kinds.get(p.model) ?? 'chat'} prices={p.pricing} />
+                        {kinds.get(p.model) === 'image' && (
+                          <Text size="sm" c="dimmed">
+                            {t('teamPrices.perImageScaled')}
+                          </Text>
+                        )}
+                      </>
                     ) : (
                       <Text size="sm" c="dimmed">
                         {t('teamPrices.noRate')}
