@@ -197,4 +197,21 @@ describe('a team’s prices in Chromium', () => {
     expect(errors).toEqual([]);
     await context.close();
   });
+
+  it('the tab on a 390 px screen: the page does not get wider than the screen', async () => {
+    const { page, context, errors } = await openSession(browser, {
+      colorScheme: 'dark',
+      viewport: { width: 390, height: 900 },
+    });
+    await openPrices(page);
+    await ownRow(page, 'gpt-4o-mini').waitFor();
+    await shot(page, 'team-prices-en-dark-390');
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow, 'the page is wider than the screen').toBeLessThanOrEqual(0);
+    await page.getByRole('button', { name: 'Edit own prices of gpt-4o-mini' }).click();
+    await page.getByRole('dialog', { name: 'Own prices of gpt-4o-mini' }).getByLabel('Per request, RUB').waitFor();
+    await shot(page, 'team-prices-edit-en-dark-390');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
 });

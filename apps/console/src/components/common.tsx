@@ -154,10 +154,13 @@ export function FormDialog({
   onOpen,
   onSubmit,
   children,
+  size,
 }: {
   label: string;
   ariaLabel?: string;
   title: string;
+  /** the dialog's width (Mantine's Modal size); its default otherwise */
+  size?: string;
   onOpen: () => void;
   onSubmit: () => Promise<unknown>;
   children: (state: { busy: boolean; error: unknown; close: () => void }) => ReactNode;
@@ -180,7 +183,7 @@ export function FormDialog({
       >
         {label}
       </Button>
-      <Modal opened={open} onClose={close} title={title}>
+      <Modal opened={open} onClose={close} title={title} size={size}>
         <form
           onSubmit={async (e: FormEvent) => {
             e.preventDefault();

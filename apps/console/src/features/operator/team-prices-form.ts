@@ -31,10 +31,14 @@ export function ownFieldsOf(kind: string | undefined, own: OwnPrices = {}): OwnF
 /** One model's own prices as typed ('' = the catalog's). */
 export type OwnForm = Record<OwnField, string>;
 
-const str = (v: number | null | undefined) => (v === null || v === undefined ? '' : String(v));
+/** A number as the form shows it: a decimal comma in Russian (either is accepted back). */
+export function typed(v: number | null | undefined, lang: string): string {
+  if (v === null || v === undefined) return '';
+  return lang === 'ru' ? String(v).replace('.', ',') : String(v);
+}
 
-export function ownFormOf(own: OwnPrices | undefined): OwnForm {
-  return Object.fromEntries(OWN_FIELDS.map((f) => [f, str(own?.[f])])) as OwnForm;
+export function ownFormOf(own: OwnPrices | undefined, lang: string): OwnForm {
+  return Object.fromEntries(OWN_FIELDS.map((f) => [f, typed(own?.[f], lang)])) as OwnForm;
 }
 
 /** The form's own prices as the PUT takes them: empty fields left out (the catalog's price). */

@@ -34,6 +34,7 @@ import {
   type OwnForm,
   type OwnPrices,
   type TeamPricing,
+  typed,
 } from './team-prices-form';
 
 const TOKEN_FIELDS = OWN_FIELDS.filter((f) => f.endsWith('_per_1m_rub'));
@@ -112,9 +113,9 @@ export function TeamPrices({ teamId }: { teamId: string }) {
 type Put = (body: ReturnType<typeof pricingBody>) => Promise<TeamPricing>;
 
 function Percents({ pricing, put }: { pricing: TeamPricing; put: Put }) {
-  const { t } = useTranslation();
-  const [markup, setMarkup] = useState(String(pricing.markup_percent));
-  const [discount, setDiscount] = useState(String(pricing.discount_percent));
+  const { t, i18n } = useTranslation();
+  const [markup, setMarkup] = useState(typed(pricing.markup_percent, i18n.language));
+  const [discount, setDiscount] = useState(typed(pricing.discount_percent, i18n.language));
   const [checked, setChecked] = useState<FieldErrors>({});
   const save = useMutation({
     mutationFn: () =>
@@ -210,7 +211,7 @@ function OwnPricesTable({ pricing, catalog, put }: { pricing: TeamPricing; catal
       {keys.length === 0 ? (
         <Text size="sm">{t('teamPrices.noOwn')}</Text>
       ) : (
-        <Table.ScrollContainer minWidth={980}>
+        <Table.ScrollContainer minWidth={860}>
           <Table aria-label={t('teamPrices.own')} verticalSpacing="xs">
             <Table.Thead>
               <Table.Tr>
@@ -241,7 +242,7 @@ function OwnPricesTable({ pricing, catalog, put }: { pricing: TeamPricing; catal
                     </Table.Td>
                   ))}
                   <Table.Td>
-                    <Group gap={4} wrap="nowrap">
+                    <Stack gap={4} align="flex-start">
                       <ModelPricesDialog pricing={pricing} catalog={catalog} put={put} model={key} />
                       <ConfirmAction
                         label={t('teamPrices.remove')}
@@ -256,7 +257,7 @@ function OwnPricesTable({ pricing, catalog, put }: { pricing: TeamPricing; catal
                           )
                         }
                       />
-                    </Group>
+                    </Stack>
                   </Table.Td>
                 </Table.Tr>
               ))}
@@ -280,22 +281,23 @@ function ModelPricesDialog({
   put: Put;
   model: string | null;
 }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const own = pricing.models as Record<string, OwnPrices>;
   const [picked, setPicked] = useState<string | null>(model);
-  const [form, setForm] = useState<OwnForm>(() => ownFormOf(model ? own[model] : undefined));
+  const [form, setForm] = useState<OwnForm>(() => ownFormOf(model ? own[model] : undefined, i18n.language));
   const key = model ?? picked;
   const kind = catalog.find((m) => m.key === key)?.kind;
   const fields = ownFieldsOf(kind, key ? own[key] : undefined);
   const choices = catalog.filter((m) => !own[m.key]).map((m) => ({ value: m.key, label: m.key }));
   return (
     <FormDialog
+      size="lg"
       label={model ? t('teamPrices.edit') : t('teamPrices.add')}
       ariaLabel={model ? t('teamPrices.editOf', { model }) : undefined}
       title={model ? t('teamPrices.editTitle', { model }) : t('teamPrices.addTitle')}
       onOpen={() => {
         setPicked(model);
-        setForm(ownFormOf(model ? own[model] : undefined));
+        setForm(ownFormOf(model ? own[model] : undefined, i18n.language));
       }}
       onSubmit={async () => {
         const found = checkOwn(key, form);
