@@ -154,10 +154,13 @@ export function FormDialog({
   onOpen,
   onSubmit,
   children,
+  size,
 }: {
   label: string;
   ariaLabel?: string;
   title: string;
+  /** the dialog's width (Mantine's Modal size); its default otherwise */
+  size?: string;
   onOpen: () => void;
   onSubmit: () => Promise<unknown>;
   children: (state: { busy: boolean; error: unknown; close: () => void }) => ReactNode;
@@ -180,7 +183,7 @@ export function FormDialog({
       >
         {label}
       </Button>
-      <Modal opened={open} onClose={close} title={title}>
+      <Modal opened={open} onClose={close} title={title} size={size}>
         <form
           onSubmit={async (e: FormEvent) => {
             e.preventDefault();
@@ -206,12 +209,14 @@ export function FormDialog({
 /** A destructive action asks first. */
 export function ConfirmAction({
   label,
+  ariaLabel,
   title,
   body,
   onConfirm,
   busy,
 }: {
   label: string;
+  ariaLabel?: string;
   title: string;
   body: string;
   onConfirm: () => void | Promise<void>;
@@ -221,7 +226,7 @@ export function ConfirmAction({
   const [open, setOpen] = useState(false);
   return (
     <>
-      <Button size="xs" color="red" variant="light" onClick={() => setOpen(true)}>
+      <Button size="xs" color="red" variant="light" aria-label={ariaLabel} onClick={() => setOpen(true)}>
         {label}
       </Button>
       <Modal opened={open} onClose={() => setOpen(false)} title={title}>

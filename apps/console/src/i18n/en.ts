@@ -2,6 +2,7 @@ import { documentsEn } from './documents.en';
 import { teamAdminEn } from './team-admin.en';
 import { mcpEn, mcpErrorsEn } from './mcp.en';
 import { catalogEn } from './catalog.en';
+import { teamPricesEn } from './team-prices.en';
 
 export const en = {
   app: { name: 'Model gateway' },
@@ -798,5 +799,6 @@ export const en = {
   teamAdmin: teamAdminEn,
   mcp: mcpEn,
   catalog: catalogEn,
+  teamPrices: teamPricesEn,
 };
 export type Dictionary = typeof en;

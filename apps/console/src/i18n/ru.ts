@@ -3,6 +3,7 @@ import { documentsRu } from './documents.ru';
 import { teamAdminRu } from './team-admin.ru';
 import { mcpRu, mcpErrorsRu } from './mcp.ru';
 import { catalogRu } from './catalog.ru';
+import { teamPricesRu } from './team-prices.ru';
 
 export const ru: Dictionary = {
   app: { name: 'Шлюз моделей' },
@@ -799,4 +800,5 @@ export const ru: Dictionary = {
   teamAdmin: teamAdminRu,
   mcp: mcpRu,
   catalog: catalogRu,
+  teamPrices: teamPricesRu,
 };

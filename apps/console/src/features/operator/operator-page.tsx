@@ -33,6 +33,7 @@ import { AllTeamsUsage } from './all-teams-usage';
 import { CatalogEditor } from '../models/catalog-editor';
 import { TeamBalance } from './team-balance';
 import { TeamPeople } from './team-people';
+import { TeamPrices } from './team-prices';
 import { TeamRequests } from './team-requests';
 import { TeamSettings } from './team-settings';
 import { TeamUsage } from './team-usage';
@@ -77,6 +78,7 @@ function CreateTeamForm() {
 
 function TeamDetail({ teamId, onDeleted }: { teamId: string; onDeleted: () => void }) {
   const { t, i18n } = useTranslation();
+  const auth = useAuth();
   const qc = useQueryClient();
   const [created, setCreated] = useState<CreatedKey | null>(null);
   const team = useQuery({
@@ -121,6 +123,7 @@ function TeamDetail({ teamId, onDeleted }: { teamId: string; onDeleted: () => vo
             <Tabs.Tab value="usage">{t('operator.tabUsage')}</Tabs.Tab>
             <Tabs.Tab value="requests">{t('operator.tabRequests')}</Tabs.Tab>
             <Tabs.Tab value="balance">{t('operator.tabBalance')}</Tabs.Tab>
+            {auth.isOperator && <Tabs.Tab value="prices">{t('teamPrices.tab')}</Tabs.Tab>}
             <Tabs.Tab value="settings">{t('operator.tabSettings')}</Tabs.Tab>
           </Tabs.List>
           <Tabs.Panel value="members">
@@ -155,6 +158,11 @@ function TeamDetail({ teamId, onDeleted }: { teamId: string; onDeleted: () => vo
               <TeamInvoicesPanel teamId={teamId} />
             </Stack>
           </Tabs.Panel>
+          {auth.isOperator && (
+            <Tabs.Panel value="prices">
+              <TeamPrices teamId={teamId} />
+            </Tabs.Panel>
+          )}
           <Tabs.Panel value="settings">
             <TeamSettings team={team.data} onDeleted={onDeleted} />
           </Tabs.Panel>
