@@ -8,6 +8,7 @@ import { SqliteGroupCommit } from './sqlite-group-commit';
 import { PgGroupCommit } from './pg-group-commit';
 import { DatabaseHealth } from './database-health';
 import { DatabaseLogger } from './database-logger';
+import { SqliteCheckpointer } from './sqlite-checkpointer';
 
 /**
  * Postgres or embedded SQLite; entities are registered by each module (forFeature, autoLoadEntities).
@@ -34,8 +35,8 @@ import { DatabaseLogger } from './database-logger';
       },
     }),
   ],
-  providers: [TransactionRunner, DatabaseHealth, SqliteGroupCommit, PgGroupCommit],
-  exports: [TransactionRunner, DatabaseHealth, SqliteGroupCommit, PgGroupCommit],
+  providers: [TransactionRunner, DatabaseHealth, SqliteGroupCommit, PgGroupCommit, SqliteCheckpointer],
+  exports: [TransactionRunner, DatabaseHealth, SqliteGroupCommit, PgGroupCommit, SqliteCheckpointer],
 })
 export class DatabaseModule {}
 

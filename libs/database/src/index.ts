@@ -7,6 +7,7 @@ export * from './migrations';
 export * from './raw-sql';
 export * from './database-logger';
 export * from './sqlite-group-commit';
+export * from './sqlite-checkpointer';
 export * from './pg-group-commit';
 export * from './change-recorder';
 export * from './deployment-secret';
