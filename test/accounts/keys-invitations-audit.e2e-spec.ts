@@ -1,6 +1,4 @@
 import request from 'supertest';
-import { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import { SessionsService } from '@app/accounts/sessions.service';
 import { FakeOpenAI } from '../fakes';
 import { providerEnv, UPSTREAM_KEYS } from '../chat/chat-helpers';
@@ -8,38 +6,11 @@ import { ManualClock } from '../support/manual-clock';
 import { createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
 import { admin, as, Browser, createUser, signIn } from './accounts-helpers';
+import { startSmtp } from '../support/smtp-server';
 
 const PASSWORD = 'correct horse battery staple';
 const T0 = Date.UTC(2026, 10, 25, 12, 0, 0);
 const DAY = 86_400_000;
-
-/** An SMTP server inside the test: every message it receives, raw. */
-async function startSmtp(): Promise<{
-  port: number;
-  messages: { to: string[]; raw: string }[];
-  close(): Promise<void>;
-}> {
-  const messages: { to: string[]; raw: string }[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onData(stream, session, done) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        messages.push({
-          to: session.envelope.rcptTo.map((r) => r.address),
-          raw: Buffer.concat(chunks).toString('utf8'),
-        });
-        done();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.server.address() as AddressInfo).port;
-  return { port, messages, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
 
 describe(`accounts: API key expiry and model allowlist, invitations, audit log on ${backendKind()}`, () => {
   const clock = new ManualClock(T0);

@@ -1,8 +1,8 @@
 import { createServer, IncomingHttpHeaders, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 
 /** Receivers of alert deliveries inside the tests: a webhook / Telegram Bot API endpoint and an SMTP server. */
+export { startSmtp } from '../support/smtp-server';
 
 export interface Received {
   path: string;
@@ -41,31 +41,6 @@ export async function startReceiver(): Promise<{ url: string; got: Received[]; c
     got,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
-}
-
-/** An SMTP server inside the test: every message it receives, raw. */
-export async function startSmtp(): Promise<{
-  port: number;
-  messages: { to: string[]; raw: string }[];
-  close(): Promise<void>;
-}> {
-  const messages: { to: string[]; raw: string }[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onData(stream, session, done) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        messages.push({ to: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks).toString() });
-        done();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.server.address() as AddressInfo).port;
-  return { port, messages, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
 export async function waitFor(check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
@@ -119,4 +94,17 @@ export function readMail(raw: string): { subject: string; text: string } {
           ).toString('utf8')
         : body;
   return { subject: decodeWords(header('subject')), text: text.replace(/\r\n/g, '\n').trimEnd() };
+}
+
+/** The environment that points a test gateway's alert deliveries at these receivers. */
+export function alertDeliveryEnv(smtpPort: number, telegramUrl: string): Record<string, string> {
+  return {
+    OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8',
+    ALERTS_EVAL_INTERVAL_MS: '200',
+    ALERT_RETRY_BASE_MS: '100',
+    SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+    MAIL_FROM: 'Gateway <gateway@example.com>',
+    TELEGRAM_API_BASE: telegramUrl,
+    REQUEST_LOG_FLUSH_MS: '50',
+  };
 }

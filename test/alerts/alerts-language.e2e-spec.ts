@@ -5,7 +5,7 @@ import { AlertChannelLanguage1798200000000 } from '@app/database/migrations/1798
 import { AdminClient } from '../support/admin-client';
 import { createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
-import { readMail, startReceiver, startSmtp, waitFor } from './alert-receivers';
+import { alertDeliveryEnv, readMail, startReceiver, startSmtp, waitFor } from './alert-receivers';
 
 /** ~6000 tokens of the local embedding model at 200 RUB / 1M: about 1.2 RUB per call */
 const BIG_INPUT = 'alpha '.repeat(6000);
@@ -28,17 +28,7 @@ describe(`alert message languages on ${backendKind()}`, () => {
     hooks = await startReceiver();
     telegram = await startReceiver();
     smtp = await startSmtp();
-    app = await createTestApp({
-      env: {
-        OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8',
-        ALERTS_EVAL_INTERVAL_MS: '200',
-        ALERT_RETRY_BASE_MS: '100',
-        SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
-        MAIL_FROM: 'Gateway <gateway@example.com>',
-        TELEGRAM_API_BASE: telegram.url,
-        REQUEST_LOG_FLUSH_MS: '50',
-      },
-    });
+    app = await createTestApp({ env: alertDeliveryEnv(smtp.port, telegram.url) });
     client = new AdminClient(app.url);
   }, 60_000);
   afterAll(async () => {

@@ -4,7 +4,7 @@ import { AdminClient } from '../support/admin-client';
 import { createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
 import { admin, joinTeam } from '../accounts/accounts-helpers';
-import { sleep, startReceiver, startSmtp, waitFor } from './alert-receivers';
+import { alertDeliveryEnv, sleep, startReceiver, startSmtp, waitFor } from './alert-receivers';
 
 /** ~6000 tokens of the local embedding model at 200 RUB / 1M: about 1.2 RUB per call */
 const BIG_INPUT = 'alpha '.repeat(6000);
@@ -22,15 +22,7 @@ describe(`alerts on ${backendKind()} (two replicas on one database)`, () => {
     hooks = await startReceiver();
     telegram = await startReceiver();
     smtp = await startSmtp();
-    const env = {
-      OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8',
-      ALERTS_EVAL_INTERVAL_MS: '200',
-      ALERT_RETRY_BASE_MS: '100',
-      SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
-      MAIL_FROM: 'Gateway <gateway@example.com>',
-      TELEGRAM_API_BASE: telegram.url,
-      REQUEST_LOG_FLUSH_MS: '50',
-    };
+    const env = alertDeliveryEnv(smtp.port, telegram.url);
     a = await createTestApp({ env });
     b = await createTestApp({ env, shareBackendWith: a });
     client = new AdminClient(a.url);

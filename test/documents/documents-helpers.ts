@@ -1,5 +1,3 @@
-import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import request from 'supertest';
 import { pdftotextPages } from '@app/knowledge/parsers/pdf-text';
 import { ADMIN_TOKEN } from '../support/test-app';
@@ -14,31 +12,6 @@ export async function pdfText(pdf: Buffer): Promise<string> {
   return pages.map((p) => p.text).join('\n');
 }
 
-/** An SMTP server inside the test: every message it receives, raw. */
-export async function startSmtp(): Promise<{
-  port: number;
-  messages: { to: string[]; raw: string }[];
-  close(): Promise<void>;
-}> {
-  const messages: { to: string[]; raw: string }[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onData(stream, session, done) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        messages.push({ to: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks).toString() });
-        done();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.server.address() as AddressInfo).port;
-  return { port, messages, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
-
 export async function waitFor(check: () => boolean, ms = 60_000): Promise<void> {
   const until = Date.now() + ms;
   while (!check()) {
@@ -46,3 +19,5 @@ export async function waitFor(check: () => boolean, ms = 60_000): Promise<void> 
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+export { startSmtp } from '../support/smtp-server';
