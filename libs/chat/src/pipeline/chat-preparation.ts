@@ -66,27 +66,7 @@ export class ChatPreparation {
     if (!this.registry.isAvailable(model) && !fallbacks.some((f) => this.registry.isAvailable(f)))
       this.registry.chat(model);
     const p = input.params;
-    const imgs = imageParts(input.messages);
-    if (imgs.length && !model.supports_images)
-      throw ApiError.badRequest(
-        `The model '${model.key}' does not accept images.`,
-        input.imageParam,
-        'images_not_supported',
-      );
-    if (imgs.length > MAX_IMAGES)
-      throw ApiError.tooLarge(`At most ${MAX_IMAGES} images per request (got ${imgs.length}).`, input.imageParam);
-    if (p.tools?.length && !model.supports_tools)
-      throw ApiError.badRequest(`The model '${model.key}' does not support tools.`, 'tools', 'tools_not_supported');
-    if ((p.n ?? 1) > 1 && !model.supports_n)
-      throw ApiError.badRequest(`The model '${model.key}' does not support n > 1.`, 'n', 'n_not_supported');
-    assertControls(model, p, input.controlParam);
-    if (p.response_format && p.response_format.type !== 'text' && !model.supports_json) {
-      throw ApiError.badRequest(
-        `The model '${model.key}' does not support structured output.`,
-        'response_format',
-        'json_not_supported',
-      );
-    }
+    assertAccepts(model, input, imageParts(input.messages).length, true);
     if (p.max_tokens !== undefined && p.max_tokens > model.max_output_tokens && !input.capsMaxTokens?.(model)) {
       throw ApiError.badRequest(
         `max_tokens is too large: ${p.max_tokens}. The model '${model.key}' supports at most ${model.max_output_tokens} completion tokens.`,
@@ -287,24 +267,7 @@ export class ChatPreparation {
     promptText: string,
   ): { model: ModelEntry; maxOutput: number; holdMicro: number; promptHoldTokens: number; minHoldMicro: number } {
     const p = input.params;
-    if (images && !model.supports_images)
-      throw ApiError.badRequest(
-        `The model '${model.key}' does not accept images.`,
-        input.imageParam,
-        'images_not_supported',
-      );
-    if (p.tools?.length && !model.supports_tools)
-      throw ApiError.badRequest(`The model '${model.key}' does not support tools.`, 'tools', 'tools_not_supported');
-    if ((p.n ?? 1) > 1 && !model.supports_n)
-      throw ApiError.badRequest(`The model '${model.key}' does not support n > 1.`, 'n', 'n_not_supported');
-    assertControls(model, p, input.controlParam);
-    if (p.response_format && p.response_format.type !== 'text' && !model.supports_json) {
-      throw ApiError.badRequest(
-        `The model '${model.key}' does not support structured output.`,
-        'response_format',
-        'json_not_supported',
-      );
-    }
+    assertAccepts(model, input, images, false);
     if (promptTokens > model.context_window) {
       throw ApiError.badRequest(
         `This model's maximum context length is ${model.context_window} tokens; the messages use about ${promptTokens}.`,
@@ -340,4 +303,36 @@ export class ChatPreparation {
 
 function stripUndefined<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/**
+ * What the model must support for the request, in the order the refusals are given: images (and, with
+ * `limitImages`, their number), tools, n > 1, the reasoning controls, structured output.
+ */
+function assertAccepts(
+  model: ModelEntry,
+  input: Pick<ChatCallInput, 'params' | 'imageParam' | 'controlParam'>,
+  images: number,
+  limitImages: boolean,
+): void {
+  const p = input.params;
+  if (images && !model.supports_images)
+    throw ApiError.badRequest(
+      `The model '${model.key}' does not accept images.`,
+      input.imageParam,
+      'images_not_supported',
+    );
+  if (limitImages && images > MAX_IMAGES)
+    throw ApiError.tooLarge(`At most ${MAX_IMAGES} images per request (got ${images}).`, input.imageParam);
+  if (p.tools?.length && !model.supports_tools)
+    throw ApiError.badRequest(`The model '${model.key}' does not support tools.`, 'tools', 'tools_not_supported');
+  if ((p.n ?? 1) > 1 && !model.supports_n)
+    throw ApiError.badRequest(`The model '${model.key}' does not support n > 1.`, 'n', 'n_not_supported');
+  assertControls(model, p, input.controlParam);
+  if (p.response_format && p.response_format.type !== 'text' && !model.supports_json)
+    throw ApiError.badRequest(
+      `The model '${model.key}' does not support structured output.`,
+      'response_format',
+      'json_not_supported',
+    );
 }
