@@ -95,22 +95,21 @@ export class FilesRepository implements OnApplicationBootstrap {
   }
 
   async content(teamId: string, id: string): Promise<Buffer | null> {
-    const meta = await this.files.findOneBy({ teamId, id });
-    if (!meta) return null;
-    if (!meta.parts) {
-      const row = await this.files
-        .createQueryBuilder('f')
-        .addSelect('f.bytes')
-        .where('f.team_id = :teamId AND f.id = :id', { teamId, id })
-        .getOne();
-      return row ? Buffer.from(row.bytes) : null;
-    }
+    // one read: the bytes themselves, or (a file in parts) an empty column and the count of parts
+    const row = await this.files
+      .createQueryBuilder('f')
+      .addSelect('f.bytes')
+      .where('f.team_id = :teamId AND f.id = :id', { teamId, id })
+      .getOne();
+    if (!row) return null;
+    if (!row.parts) return Buffer.from(row.bytes);
     // part by part, the event loop free between them
     const chunks: Buffer[] = [];
-    for (let ordinal = 0; ordinal < meta.parts; ordinal++) {
+    const count = row.parts;
+    for (let ordinal = 0; ordinal < count; ordinal++) {
       await turn();
       const part = await this.parts.findOneBy({ fileId: id, ordinal });
-      if (!part) throw new Error(`file ${id} is missing part ${ordinal} of ${meta.parts}`);
+      if (!part) throw new Error(`file ${id} is missing part ${ordinal} of ${count}`);
       chunks.push(Buffer.from(part.bytes));
     }
     return Buffer.concat(chunks);
