@@ -39,6 +39,8 @@ describe(`alert message languages on ${backendKind()}`, () => {
   });
 
   const alerts = (teamId: string) => `/api/v1/teams/${teamId}/alerts`;
+  const postRule = (teamId: string, apiKey: string, rule: object) =>
+    request(app.url).post(alerts(teamId)).set('api-key', apiKey).send(rule);
   const hookData = (path: string) =>
     hooks.got.filter((r) => r.path === path).map((r) => JSON.parse(r.body.toString()).data as Record<string, unknown>);
   const mailTo = (address: string) => smtp.messages.filter((m) => m.to.includes(address)).map((m) => readMail(m.raw));
@@ -58,21 +60,18 @@ describe(`alert message languages on ${backendKind()}`, () => {
   it('balance_below: Russian channels get a Russian subject and text (`1 234,50 ₽`), English ones English; webhooks differ only in message and language', async () => {
     // 1234 RUB is below 1234.50 at once: the next pass fires
     const { teamId, apiKey } = await client.teamWithKey(1234, 'lang-balance');
-    const created = await request(app.url)
-      .post(alerts(teamId))
-      .set('api-key', apiKey)
-      .send({
-        kind: 'balance_below',
-        threshold_rub: 1234.5,
-        channels: [
-          { type: 'webhook', url: `${hooks.url}/lang-ru`, language: 'ru' },
-          { type: 'webhook', url: `${hooks.url}/lang-en` },
-          { type: 'email', to: ['ru@acme.test'], language: 'ru' },
-          { type: 'email', to: ['en@acme.test'], language: 'en' },
-          { type: 'telegram', bot_token: '123456:TEST-token-abcdef', chat_id: '-100777', language: 'ru' },
-          { type: 'telegram', bot_token: '123456:TEST-token-abcdef', chat_id: '-100888' },
-        ],
-      });
+    const created = await postRule(teamId, apiKey, {
+      kind: 'balance_below',
+      threshold_rub: 1234.5,
+      channels: [
+        { type: 'webhook', url: `${hooks.url}/lang-ru`, language: 'ru' },
+        { type: 'webhook', url: `${hooks.url}/lang-en` },
+        { type: 'email', to: ['ru@acme.test'], language: 'ru' },
+        { type: 'email', to: ['en@acme.test'], language: 'en' },
+        { type: 'telegram', bot_token: '123456:TEST-token-abcdef', chat_id: '-100777', language: 'ru' },
+        { type: 'telegram', bot_token: '123456:TEST-token-abcdef', chat_id: '-100888' },
+      ],
+    });
     expect(created.status).toBe(201);
     const languages = ['ru', 'en', 'ru', 'en', 'ru', 'en'];
     expect(created.body.channels.map((c: { language: string }) => c.language)).toEqual(languages);
@@ -128,16 +127,13 @@ describe(`alert message languages on ${backendKind()}`, () => {
 
   it('budget_used and error_rate in Russian: percentages, money and counts written the Russian way', async () => {
     const { teamId, apiKey } = await client.teamWithKey(100, 'lang-budget');
-    const budget = await request(app.url)
-      .post(alerts(teamId))
-      .set('api-key', apiKey)
-      .send({
-        kind: 'budget_used',
-        period: 'month',
-        percent: [50],
-        budget_rub: 2,
-        channels: [{ type: 'email', to: ['budget@acme.test'], language: 'ru' }],
-      });
+    const budget = await postRule(teamId, apiKey, {
+      kind: 'budget_used',
+      period: 'month',
+      percent: [50],
+      budget_rub: 2,
+      channels: [{ type: 'email', to: ['budget@acme.test'], language: 'ru' }],
+    });
     expect(budget.status).toBe(201);
     await embed(apiKey); // ~1.2 of 2 RUB: over 50 %
     await waitFor(() => mailTo('budget@acme.test').length === 1);
@@ -149,16 +145,13 @@ describe(`alert message languages on ${backendKind()}`, () => {
       ),
     );
 
-    const errors = await request(app.url)
-      .post(alerts(teamId))
-      .set('api-key', apiKey)
-      .send({
-        kind: 'error_rate',
-        percent: 20,
-        window_minutes: 5,
-        min_requests: 5,
-        channels: [{ type: 'telegram', bot_token: '123456:TEST-token-abcdef', chat_id: '-100999', language: 'ru' }],
-      });
+    const errors = await postRule(teamId, apiKey, {
+      kind: 'error_rate',
+      percent: 20,
+      window_minutes: 5,
+      min_requests: 5,
+      channels: [{ type: 'telegram', bot_token: '123456:TEST-token-abcdef', chat_id: '-100999', language: 'ru' }],
+    });
     expect(errors.status).toBe(201);
     for (const ok of [true, true, false, false, false]) {
       const res = await request(app.url)
@@ -178,17 +171,14 @@ describe(`alert message languages on ${backendKind()}`, () => {
 
   it('a test in Russian; PATCH keeps a channel given again without a language and changes it when given', async () => {
     const { teamId, apiKey } = await client.teamWithKey(100, 'lang-test');
-    const created = await request(app.url)
-      .post(alerts(teamId))
-      .set('api-key', apiKey)
-      .send({
-        kind: 'error_rate',
-        percent: 50,
-        channels: [
-          { type: 'email', to: ['test-ru@acme.test'], language: 'ru' },
-          { type: 'webhook', url: `${hooks.url}/lang-test`, language: 'ru' },
-        ],
-      });
+    const created = await postRule(teamId, apiKey, {
+      kind: 'error_rate',
+      percent: 50,
+      channels: [
+        { type: 'email', to: ['test-ru@acme.test'], language: 'ru' },
+        { type: 'webhook', url: `${hooks.url}/lang-test`, language: 'ru' },
+      ],
+    });
     expect(created.status).toBe(201);
     const ruleId: string = created.body.id;
     expect(
@@ -241,14 +231,11 @@ describe(`alert message languages on ${backendKind()}`, () => {
   it('refuses a language other than en or ru with 400 naming the channel field, on create and on edit', async () => {
     const { teamId, apiKey } = await client.teamWithKey(10, 'lang-invalid');
     for (const language of ['de', 'RU', 'ru-RU', '', 7, null]) {
-      const res = await request(app.url)
-        .post(alerts(teamId))
-        .set('api-key', apiKey)
-        .send({
-          kind: 'balance_below',
-          threshold_rub: 1,
-          channels: [{ type: 'webhook', url: `${hooks.url}/x`, language }],
-        });
+      const res = await postRule(teamId, apiKey, {
+        kind: 'balance_below',
+        threshold_rub: 1,
+        channels: [{ type: 'webhook', url: `${hooks.url}/x`, language }],
+      });
       expect([language, res.status, res.body.error?.param, res.body.error?.type]).toEqual([
         language,
         400,
@@ -257,10 +244,11 @@ describe(`alert message languages on ${backendKind()}`, () => {
       ]);
     }
     expect((await request(app.url).get(alerts(teamId)).set('api-key', apiKey)).body.data).toEqual([]);
-    const created = await request(app.url)
-      .post(alerts(teamId))
-      .set('api-key', apiKey)
-      .send({ kind: 'balance_below', threshold_rub: 1, channels: [{ type: 'webhook', url: `${hooks.url}/x` }] });
+    const created = await postRule(teamId, apiKey, {
+      kind: 'balance_below',
+      threshold_rub: 1,
+      channels: [{ type: 'webhook', url: `${hooks.url}/x` }],
+    });
     expect(created.body.channels[0].language).toBe('en');
     const res = await request(app.url)
       .patch(`${alerts(teamId)}/${created.body.id}`)
@@ -301,15 +289,12 @@ describe(`alert message languages on ${backendKind()}`, () => {
     expect(mailTo('legacy@acme.test')[0].subject).toBe('Gateway alert (test): balance below');
 
     // the migration names the language in every stored channel, and leaves a named one as it is
-    const named = await request(app.url)
-      .post(alerts(teamId))
-      .set('api-key', apiKey)
-      .send({
-        kind: 'balance_below',
-        threshold_rub: 1,
-        enabled: false,
-        channels: [{ ...channels[0], language: 'ru' }],
-      });
+    const named = await postRule(teamId, apiKey, {
+      kind: 'balance_below',
+      threshold_rub: 1,
+      enabled: false,
+      channels: [{ ...channels[0], language: 'ru' }],
+    });
     expect(named.status).toBe(201);
     const runner = ds.createQueryRunner();
     try {

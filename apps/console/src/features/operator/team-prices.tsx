@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import {
@@ -196,17 +196,9 @@ function OwnPricesTable({ pricing, catalog, put }: { pricing: TeamPricing; catal
   const remove = useMutation({ mutationFn: (key: string) => put(pricingBody(pricing, withModel(own, key, null))) });
   return (
     <Stack gap="xs">
-      <Group justify="space-between" align="flex-end">
-        <Stack gap={2}>
-          <Title order={3} size="h6">
-            {t('teamPrices.own')}
-          </Title>
-          <Text size="xs" c="dimmed">
-            {t('teamPrices.ownHint')}
-          </Text>
-        </Stack>
+      <SectionHeader title={t('teamPrices.own')} hint={t('teamPrices.ownHint')}>
         <ModelPricesDialog pricing={pricing} catalog={catalog} put={put} model={null} />
-      </Group>
+      </SectionHeader>
       <ErrorAlert error={remove.error} />
       {keys.length === 0 ? (
         <Text size="sm">{t('teamPrices.noOwn')}</Text>
@@ -427,22 +419,14 @@ function PaysToday({ pricing, catalog }: { pricing: TeamPricing; catalog: AdminM
     .sort((a, b) => Number(!own[a.model]) - Number(!own[b.model]) || a.model.localeCompare(b.model));
   return (
     <Stack gap="xs">
-      <Group justify="space-between" align="flex-end">
-        <Stack gap={2}>
-          <Title order={3} size="h6">
-            {t('teamPrices.today')}
-          </Title>
-          <Text size="xs" c="dimmed">
-            {t('teamPrices.todayHint')}
-          </Text>
-        </Stack>
+      <SectionHeader title={t('teamPrices.today')} hint={t('teamPrices.todayHint')}>
         <TextInput
           label={t('teamPrices.search')}
           value={q}
           onChange={(e) => setQ(e.currentTarget.value)}
           w={{ base: '100%', xs: 220 }}
         />
-      </Group>
+      </SectionHeader>
       {rows.length === 0 ? (
         <Text size="sm">{t('teamPrices.noMatch')}</Text>
       ) : (
@@ -491,5 +475,22 @@ function PaysToday({ pricing, catalog }: { pricing: TeamPricing; catalog: AdminM
         </Table.ScrollContainer>
       )}
     </Stack>
+  );
+}
+
+/** A section's title and hint, with its control (a button, a search) on the right. */
+function SectionHeader({ title, hint, children }: { title: string; hint: string; children: ReactNode }) {
+  return (
+    <Group justify="space-between" align="flex-end">
+      <Stack gap={2}>
+        <Title order={3} size="h6">
+          {title}
+        </Title>
+        <Text size="xs" c="dimmed">
+          {hint}
+        </Text>
+      </Stack>
+      {children}
+    </Group>
   );
 }
