@@ -121,6 +121,8 @@ async function startFloor(script, label, upstreamUrl) {
   const { child, value } = await spawnNode(path.join(__dirname, script), {
     env: { PATH: process.env.PATH, UPSTREAM_URL: upstreamUrl },
     label,
+    // e.g. BENCH_FLOOR_NODE_ARGS=--trace-gc-nvp with BENCH_CHILD_OUTPUT_DIR: the floors' collections beside the gateway's
+    nodeArgs: (process.env.BENCH_FLOOR_NODE_ARGS || '').split(' ').filter(Boolean),
     ready: portLine,
   });
   return { url: `http://127.0.0.1:${value}`, pid: child.pid, stop: () => stopChild(child) };
