@@ -512,6 +512,32 @@ describe(`pricing on ${backendKind()}`, () => {
       expect(audit.body.data[0]).toMatchObject({ action: 'team.pricing.update', team_id: small.teamId });
     });
 
+    it('an image model’s prices per generated image are the team’s: listed at its markup, and charged so', async () => {
+      type View = { model: string; per_image_rub: Record<string, Record<string, number>> | null };
+      const imager = await admin.teamWithKey(1, 'imager');
+      const res = await putTeam(imager.teamId, { markup_percent: 50 });
+      expect(res.status).toBe(200);
+      const view = res.body.prices as View[];
+      const of = (rows: View[], model: string) => rows.find((p) => p.model === model)?.per_image_rub;
+      expect(of(view, 'local-image')?.['256x256']).toEqual({ low: 0.015, medium: 0.03, high: 0.06 });
+      expect(of(view, 'dall-e-3')?.['1024x1024']).toEqual({ standard: 6, hd: 12 });
+      expect(of(view, 'gpt-4o-mini')).toBeNull();
+      // a team with no prices of its own is shown the catalog's table
+      const catalog = await op(request(a.url).get(`/api/v1/admin/teams/${plain.teamId}/pricing`));
+      expect(of(catalog.body.prices as View[], 'local-image')?.['256x256']).toEqual({
+        low: 0.01,
+        medium: 0.02,
+        high: 0.04,
+      });
+
+      const image = await request(a.url)
+        .post('/v1/images/generations')
+        .set('authorization', `Bearer ${imager.apiKey}`)
+        .send({ model: 'local-image', prompt: 'a lighthouse', size: '256x256', quality: 'low' });
+      expect(image.status).toBe(200);
+      expect(await lastCharge(a, imager.apiKey)).toMatchObject({ model: 'local-image', amount_rub: -0.015 });
+    });
+
     it('a team’s own fee per request is charged per call instead of the catalog’s; 0 is none; bad values 400', async () => {
       // the request log record of a call, once written (by its x-request-id)
       const logged = (id: string) =>

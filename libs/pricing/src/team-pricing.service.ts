@@ -102,6 +102,7 @@ export class TeamPricingService {
           pricing: priced
             ? { ...priced.pricing, cache_write_1h_rub_per_1m: priced.pricing.cache_write_1h_rub_per_1m ?? null }
             : null,
+          per_image_rub: priced?.image?.per_image_rub ?? null,
           fx: priced?.fx ?? null,
         };
       }),

@@ -8262,6 +8262,15 @@ export interface components {
             model: string;
             /** @description null: USD-priced and no CBR rate yet */
             pricing: components["schemas"]["ModelPricingDto"] | null;
+            /**
+             * @description Image models: RUB per generated image by size, then quality, at the team’s discount and markup (USD-priced models at the day’s CBR rate); null for other models, and for a USD-priced model while no CBR rate is known
+             * @example null
+             */
+            per_image_rub: {
+                [key: string]: {
+                    [key: string]: number;
+                };
+            } | null;
             fx: components["schemas"]["FxStampDto"] | null;
         };
         TeamPricingDto: {

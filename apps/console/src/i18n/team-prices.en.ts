@@ -42,7 +42,6 @@ export const teamPricesEn = {
   },
   tokenPrices: 'Per 1M tokens',
   otherPrices: 'Per image and per request',
-  perImageScaled: 'per generated image: the catalog’s price with the markup and discount',
   column: {
     input_per_1m_rub: 'Input',
     output_per_1m_rub: 'Output',

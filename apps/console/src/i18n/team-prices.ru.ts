@@ -44,7 +44,6 @@ export const teamPricesRu: typeof teamPricesEn = {
   },
   tokenPrices: 'За 1 млн токенов',
   otherPrices: 'За изображение и за запрос',
-  perImageScaled: 'за сгенерированное изображение: цена каталога с наценкой и скидкой',
   column: {
     input_per_1m_rub: 'Вход',
     output_per_1m_rub: 'Выход',

@@ -50,6 +50,15 @@ export class TeamModelPriceViewDto {
   @ApiProperty({ example: 'gpt-4o-mini' }) model: string;
   @ApiProperty({ type: ModelPricingDto, nullable: true, description: 'null: USD-priced and no CBR rate yet' })
   pricing: ModelPricingDto | null;
+  @ApiProperty({
+    type: 'object',
+    nullable: true,
+    additionalProperties: { type: 'object', additionalProperties: { type: 'number' } },
+    description:
+      'Image models: RUB per generated image by size, then quality, at the team’s discount and markup (USD-priced models at the day’s CBR rate); null for other models, and for a USD-priced model while no CBR rate is known',
+    example: null,
+  })
+  per_image_rub: Record<string, Record<string, number>> | null;
   @ApiProperty({ type: FxStampDto, nullable: true }) fx: FxStampDto | null;
 }
 

@@ -85,6 +85,27 @@ describe('Operator → a team → Prices', () => {
     expect(within(today).getByText('gpt-4o').closest('tr')!).toHaveTextContent(/in RUB\s16\.50 · out RUB\s66\.00/);
   });
 
+  it('an image model shows what the team pays per generated image, from the server’s table', async () => {
+    const image = {
+      model: 'dall-e-3',
+      pricing: { ...chat, input_rub_per_1m: 0, output_rub_per_1m: 0, image_rub: null, request_rub: null },
+      per_image_rub: { '1024x1024': { standard: 4.4, hd: 8.8 }, '1792x1024': { standard: 8.8, hd: 13.2 } },
+      fx: null,
+    };
+    server.handle = ({ path }) =>
+      path === '/api/v1/admin/models'
+        ? json({ data: [...catalog.data, { key: 'dall-e-3', kind: 'image' }] })
+        : json({ ...pricing, prices: [...pricing.prices, image] });
+    renderWithApp(<TeamPrices teamId="team-9" />, operatorState);
+    const today = await screen.findByRole('table', { name: 'What the team pays today' });
+    await waitFor(() =>
+      expect(within(today).getByText('dall-e-3').closest('tr')!).toHaveTextContent(
+        /RUB\s4\.40 – RUB\s13\.20 per image/,
+      ),
+    );
+    expect(within(today).getByText('dall-e-3').closest('tr')!).not.toHaveTextContent('0.00');
+  });
+
   it('an edit is saved with PUT: the markup, the discount and every model’s own prices, the fee per request included', async () => {
     serve();
     renderWithApp(<TeamPrices teamId="team-9" />, operatorState);

@@ -449,14 +449,7 @@ function PaysToday({ pricing, catalog }: { pricing: TeamPricing; catalog: AdminM
                   </Table.Td>
                   <Table.Td>
                     {p.pricing ? (
-                      <>
-                        <RubPrices kind={kinds.get(p.model) ?? 'chat'} prices={p.pricing} />
-                        {kinds.get(p.model) === 'image' && (
-                          <Text size="sm" c="dimmed">
-                            {t('teamPrices.perImageScaled')}
-                          </Text>
-                        )}
-                      </>
+                      <RubPrices kind={kinds.get(p.model) ?? 'chat'} prices={p.pricing} perImage={p.per_image_rub} />
                     ) : (
                       <Text size="sm" c="dimmed">
                         {t('teamPrices.noRate')}
