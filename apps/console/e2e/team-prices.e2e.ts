@@ -19,7 +19,7 @@ import {
  * the "pays today" column shows the new prices; a value the server refuses is shown on its field
  * (in English the server's words, in Russian which field); removing own prices asks first. Then
  * the tab in Russian and dark mode with its dialog and a refusal, checked by axe-core and for
- * English leftovers.
+ * English leftovers. An image model's row shows the team's price per generated image.
  */
 const OPERATOR = { email: 'prices-operator@example.test', password: 'team-prices-password-42' };
 const TEAM = 'Pricing';
@@ -91,6 +91,8 @@ describe('a team’s prices in Chromium', () => {
     await page.getByRole('button', { name: 'Save markup and discount' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
     await shows(todayRow(page, 'gpt-4o-mini'), 'in RUB 16.50 · out RUB 66.00 per 1M tokens');
+    // an image model: what the team pays per generated image (the catalog's 4–12 with the markup)
+    await shows(todayRow(page, 'dall-e-3'), 'RUB 4.40 – RUB 13.20 per image');
     expect(await pricing()).toMatchObject({ markup_percent: 10, discount_percent: 0, models: {} });
 
     // a model's own prices, the fee per request included
@@ -175,6 +177,11 @@ describe('a team’s prices in Chromium', () => {
     await shows(todayRow(page, 'gpt-4o-mini', true), 'вход 1 200,50 ₽ · выход 4 800,00 ₽');
     expect(await page.getByLabel('Скидка, %').inputValue()).toBe('5');
     await shot(page, 'team-prices-ru-dark');
+    // per generated image: 4–12 ₽ × 1.10 × 0.95
+    const image = todayRow(page, 'dall-e-3', true);
+    await shows(image, '4,18 ₽ – 12,54 ₽ за изображение');
+    await image.scrollIntoViewIfNeeded();
+    await shot(page, 'team-prices-image-ru-dark');
 
     await page.getByRole('button', { name: 'Изменить собственные цены gpt-4o-mini' }).click();
     const edit = page.getByRole('dialog', { name: 'Собственные цены gpt-4o-mini' });
