@@ -66,8 +66,11 @@ export function trimIncompleteUtf8(bytes: Buffer): Buffer {
 export class BytePairEncoder {
   /** UTF-8 byte string (binary) → rank */
   private readonly ranks = new Map<string, number>();
-  /** rank → UTF-8 byte string (binary); includes special tokens so that decode handles them */
-  private readonly bytesOfRank = new Map<number, string>();
+  /**
+   * rank → UTF-8 byte string (binary); includes special tokens so that decode handles them. An array:
+   * ranks are dense from 0, and a Map of 200,000 entries would keep a hash table several times its size.
+   */
+  private readonly bytesOfRank: string[] = [];
   private readonly pattern: RegExp;
   /** piece (UTF-16 text) → its tokens, for pieces that needed a merge or a UTF-8 conversion */
   private readonly cache = new Map<string, readonly number[]>();
@@ -83,11 +86,11 @@ export class BytePairEncoder {
         const key = Buffer.from(fields[i], 'base64').toString('latin1');
         const rank = offset + i - 2;
         this.ranks.set(key, rank);
-        this.bytesOfRank.set(rank, key);
+        this.bytesOfRank[rank] = key;
       }
     }
     for (const [text, rank] of Object.entries(data.special_tokens)) {
-      this.bytesOfRank.set(rank, Buffer.from(text, 'utf8').toString('latin1'));
+      this.bytesOfRank[rank] = Buffer.from(text, 'utf8').toString('latin1');
     }
   }
 
@@ -117,7 +120,7 @@ export class BytePairEncoder {
   decodeBytes(tokens: readonly number[]): Buffer {
     const parts: string[] = new Array<string>(tokens.length);
     for (let i = 0; i < tokens.length; i++) {
-      const bytes = this.bytesOfRank.get(tokens[i]);
+      const bytes = this.bytesOfRank[tokens[i]];
       if (bytes === undefined) throw new RangeError(`Unknown token id ${tokens[i]}`);
       parts[i] = bytes;
     }

@@ -161,6 +161,8 @@ describe('TokenCounter', () => {
 
   it('decode rejects unknown token ids and decodes special tokens', () => {
     expect(() => o200k.decode([999_999_999])).toThrow(RangeError);
+    // ids between the special tokens, below 0 or not whole are unknown too
+    for (const id of [200_005, -1, 1.5]) expect(() => o200k.decode([id])).toThrow(RangeError);
     expect(o200k.decode([199999])).toBe('<|endoftext|>');
   });
 
