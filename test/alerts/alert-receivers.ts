@@ -2,7 +2,9 @@ import { createServer, IncomingHttpHeaders, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 
 /** Receivers of alert deliveries inside the tests: a webhook / Telegram Bot API endpoint and an SMTP server. */
-export { startSmtp } from '../support/smtp-server';
+import { startSmtp } from '../support/smtp-server';
+
+export { startSmtp };
 
 export interface Received {
   path: string;
@@ -108,3 +110,23 @@ export function alertDeliveryEnv(smtpPort: number, telegramUrl: string): Record<
     REQUEST_LOG_FLUSH_MS: '50',
   };
 }
+
+/** A webhook receiver, a Telegram Bot API receiver and an SMTP server, and the gateway environment that points at them. */
+export async function startAlertReceivers() {
+  const hooks = await startReceiver();
+  const telegram = await startReceiver();
+  const smtp = await startSmtp();
+  return {
+    hooks,
+    telegram,
+    smtp,
+    env: alertDeliveryEnv(smtp.port, telegram.url),
+    async close(): Promise<void> {
+      await hooks.close();
+      await telegram.close();
+      await smtp.close();
+    },
+  };
+}
+
+export type AlertReceivers = Awaited<ReturnType<typeof startAlertReceivers>>;

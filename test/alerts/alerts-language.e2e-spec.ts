@@ -5,7 +5,7 @@ import { AlertChannelLanguage1798200000000 } from '@app/database/migrations/1798
 import { AdminClient } from '../support/admin-client';
 import { createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
-import { alertDeliveryEnv, readMail, startReceiver, startSmtp, waitFor } from './alert-receivers';
+import { AlertReceivers, readMail, startAlertReceivers, waitFor } from './alert-receivers';
 
 /** ~6000 tokens of the local embedding model at 200 RUB / 1M: about 1.2 RUB per call */
 const BIG_INPUT = 'alpha '.repeat(6000);
@@ -19,28 +19,30 @@ const NBSP = '\u00a0';
  */
 describe(`alert message languages on ${backendKind()}`, () => {
   let app: TestApp;
-  let hooks: Awaited<ReturnType<typeof startReceiver>>;
-  let telegram: Awaited<ReturnType<typeof startReceiver>>;
-  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+  let receivers: AlertReceivers;
+  let hooks: AlertReceivers['hooks'];
+  let telegram: AlertReceivers['telegram'];
+  let smtp: AlertReceivers['smtp'];
   let client: AdminClient;
 
   beforeAll(async () => {
-    hooks = await startReceiver();
-    telegram = await startReceiver();
-    smtp = await startSmtp();
-    app = await createTestApp({ env: alertDeliveryEnv(smtp.port, telegram.url) });
+    receivers = await startAlertReceivers();
+    ({ hooks, telegram, smtp } = receivers);
+    app = await createTestApp({ env: receivers.env });
     client = new AdminClient(app.url);
   }, 60_000);
   afterAll(async () => {
     await app?.close();
-    await hooks?.close();
-    await telegram?.close();
-    await smtp?.close();
+    await receivers?.close();
   });
 
   const alerts = (teamId: string) => `/api/v1/teams/${teamId}/alerts`;
   const postRule = (teamId: string, apiKey: string, rule: object) =>
     request(app.url).post(alerts(teamId)).set('api-key', apiKey).send(rule);
+  const testRule = (teamId: string, apiKey: string, ruleId: string) =>
+    request(app.url)
+      .post(`${alerts(teamId)}/${ruleId}/test`)
+      .set('api-key', apiKey);
   const hookData = (path: string) =>
     hooks.got.filter((r) => r.path === path).map((r) => JSON.parse(r.body.toString()).data as Record<string, unknown>);
   const mailTo = (address: string) => smtp.messages.filter((m) => m.to.includes(address)).map((m) => readMail(m.raw));
@@ -181,13 +183,7 @@ describe(`alert message languages on ${backendKind()}`, () => {
     });
     expect(created.status).toBe(201);
     const ruleId: string = created.body.id;
-    expect(
-      (
-        await request(app.url)
-          .post(`${alerts(teamId)}/${ruleId}/test`)
-          .set('api-key', apiKey)
-      ).status,
-    ).toBe(201);
+    expect((await testRule(teamId, apiKey, ruleId)).status).toBe(201);
     await waitFor(() => mailTo('test-ru@acme.test').length === 1 && hookData('/lang-test').length === 1);
     const [mail] = mailTo('test-ru@acme.test');
     expect(mail.subject).toBe('Оповещение шлюза (тест): доля ошибок выше порога');
@@ -213,13 +209,7 @@ describe(`alert message languages on ${backendKind()}`, () => {
       });
     expect(kept.status).toBe(200);
     expect(kept.body.channels.map((c: { language: string }) => c.language)).toEqual(['ru', 'en', 'en']);
-    expect(
-      (
-        await request(app.url)
-          .post(`${alerts(teamId)}/${ruleId}/test`)
-          .set('api-key', apiKey)
-      ).status,
-    ).toBe(201);
+    expect((await testRule(teamId, apiKey, ruleId)).status).toBe(201);
     await waitFor(() => mailTo('test-ru@acme.test').length === 2 && hookData('/lang-test').length === 2);
     expect(mailTo('test-ru@acme.test')[1].subject).toBe('Оповещение шлюза (тест): доля ошибок выше порога');
     expect(hookData('/lang-test')[1]).toMatchObject({

@@ -4,7 +4,7 @@ import { AdminClient } from '../support/admin-client';
 import { createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
 import { admin, joinTeam } from '../accounts/accounts-helpers';
-import { alertDeliveryEnv, sleep, startReceiver, startSmtp, waitFor } from './alert-receivers';
+import { AlertReceivers, sleep, startAlertReceivers, waitFor } from './alert-receivers';
 
 /** ~6000 tokens of the local embedding model at 200 RUB / 1M: about 1.2 RUB per call */
 const BIG_INPUT = 'alpha '.repeat(6000);
@@ -13,26 +13,23 @@ const PASSWORD = 'correct horse battery staple';
 describe(`alerts on ${backendKind()} (two replicas on one database)`, () => {
   let a: TestApp;
   let b: TestApp;
-  let hooks: Awaited<ReturnType<typeof startReceiver>>;
-  let telegram: Awaited<ReturnType<typeof startReceiver>>;
-  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+  let receivers: AlertReceivers;
+  let hooks: AlertReceivers['hooks'];
+  let telegram: AlertReceivers['telegram'];
+  let smtp: AlertReceivers['smtp'];
   let client: AdminClient;
 
   beforeAll(async () => {
-    hooks = await startReceiver();
-    telegram = await startReceiver();
-    smtp = await startSmtp();
-    const env = alertDeliveryEnv(smtp.port, telegram.url);
-    a = await createTestApp({ env });
-    b = await createTestApp({ env, shareBackendWith: a });
+    receivers = await startAlertReceivers();
+    ({ hooks, telegram, smtp } = receivers);
+    a = await createTestApp({ env: receivers.env });
+    b = await createTestApp({ env: receivers.env, shareBackendWith: a });
     client = new AdminClient(a.url);
   }, 60_000);
   afterAll(async () => {
     await b?.close();
     await a?.close();
-    await hooks?.close();
-    await telegram?.close();
-    await smtp?.close();
+    await receivers?.close();
   });
 
   const embed = async (url: string, apiKey: string) => {
