@@ -6,6 +6,7 @@ import { Clock } from '@app/common';
 import { AppConfig } from '@app/config';
 import { AppModule } from '../../apps/api/src/app.module';
 import { setupApp } from '../../apps/api/src/setup-app';
+import { GatewayExpressAdapter } from '../../apps/api/src/http-adapter';
 import { createTestBackend, TestBackend } from './test-env';
 import { ENV_PROVIDERS } from '@app/providers';
 import { responseContractRecorder } from './response-contract';
@@ -60,7 +61,10 @@ export async function createTestApp(
   if (opts.clock) builder = builder.overrideProvider(Clock).useValue(opts.clock);
   for (const o of opts.overrides ?? []) builder = builder.overrideProvider(o.provide).useValue(o.useValue);
   const moduleRef = await builder.compile();
-  const app = moduleRef.createNestApplication<NestExpressApplication>({ bufferLogs: true, bodyParser: false });
+  const app = moduleRef.createNestApplication<NestExpressApplication>(new GatewayExpressAdapter(), {
+    bufferLogs: true,
+    bodyParser: false,
+  });
   app.use(responseContractRecorder()); // first: it sees every answer (test/support/response-contract.ts)
   setupApp(app);
   await app.listen(opts.port ?? 0, '127.0.0.1');

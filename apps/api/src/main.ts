@@ -7,6 +7,7 @@ import { ENV_PROVIDERS, TokenizerService } from '@app/providers';
 import { AccountsBootstrapService } from '@app/accounts';
 import { AppModule } from './app.module';
 import { setupApp } from './setup-app';
+import { GatewayExpressAdapter } from './http-adapter';
 import { consoleAssets, loadConsoleAssets } from './console-assets';
 
 async function bootstrap(): Promise<void> {
@@ -20,7 +21,10 @@ async function bootstrap(): Promise<void> {
     }
     throw err;
   }
-  const app = await NestFactory.create<NestExpressApplication>(AppModule, { bufferLogs: true, bodyParser: false });
+  const app = await NestFactory.create<NestExpressApplication>(AppModule, new GatewayExpressAdapter(), {
+    bufferLogs: true,
+    bodyParser: false,
+  });
   // the web console (dist/console, built by `npm run build`) is answered before the API's middleware
   const assets = loadConsoleAssets(join(__dirname, '..', '..', '..', 'console'));
   if (assets) app.use(consoleAssets(assets));

@@ -189,12 +189,19 @@ describe('ProviderHttpClient', () => {
       await server.requestClosed();
     });
 
-    it('rejects at once when the signal is already aborted', async () => {
-      server = await startServer((_req, res) => res.end('{}'));
+    it('rejects at once when the signal is already aborted, sending nothing upstream', async () => {
+      let received = 0;
+      server = await startServer((_req, res) => {
+        received++;
+        res.end('{}');
+      });
       const error = await rejection(
         client.postJson(server.url, {}, {}, { timeoutMs: 5000, signal: AbortSignal.abort() }),
       );
       expect(error).toBeInstanceOf(ProviderAbortError);
+      // the upstream request is aborted before undici sends it: the server never sees it
+      expect((await client.postJson(server.url, {}, {}, { timeoutMs: 5000 })).status).toBe(200);
+      expect(received).toBe(1);
     });
   });
 

@@ -12,6 +12,7 @@
  * - `ProviderAbortError` (name "AbortError") when the caller's signal aborts; the upstream request
  *   is cancelled at once.
  */
+import { EventEmitter } from 'node:events';
 import { Clock } from '@app/common';
 import { Agent, Dispatcher, request } from 'undici';
 import { ProviderError, SseEvent } from '../types';
@@ -245,9 +246,29 @@ function errorCode(error: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
-/** Owns the AbortController, the deadline timer and the caller-signal listener of one request. */
+/**
+ * The abort signal undici gets for one upstream request: an EventEmitter with `aborted` and `reason`,
+ * which undici takes as it takes an AbortSignal (its `signal` option is an AbortSignal or an
+ * EventEmitter; it reads `aborted` and `reason` of either). Not an AbortController's signal: on
+ * Node 20 every AbortSignal outlives young-generation collections, and with it what its listeners
+ * reach — undici's request, its handler and the call's state — so one signal per upstream call put
+ * all of that in the old generation (docs/performance.md, "What Express's prototype swap cost").
+ */
+class UpstreamAbort extends EventEmitter {
+  aborted = false;
+  reason: unknown = undefined;
+
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.emit('abort');
+  }
+}
+
+/** Owns the upstream request's abort signal, the deadline timer and the caller-signal listener of one request. */
 class RequestGuard {
-  private readonly controller = new AbortController();
+  private readonly upstream = new UpstreamAbort();
   private timer: NodeJS.Timeout | undefined;
   private phase = 'response';
   private abortedBy: 'caller' | 'timeout' | undefined;
@@ -261,8 +282,8 @@ class RequestGuard {
     else callerSignal?.addEventListener('abort', this.onCallerAbort, { once: true });
   }
 
-  get signal(): AbortSignal {
-    return this.controller.signal;
+  get signal(): UpstreamAbort {
+    return this.upstream;
   }
 
   arm(phase: string): void {
@@ -315,6 +336,6 @@ class RequestGuard {
     if (this.abortedBy !== undefined) return;
     this.abortedBy = by;
     this.disarm();
-    this.controller.abort(by === 'caller' ? this.callerSignal?.reason : new Error('upstream deadline exceeded'));
+    this.upstream.abort(by === 'caller' ? this.callerSignal?.reason : new Error('upstream deadline exceeded'));
   }
 }
