@@ -200,6 +200,10 @@ describe('Team admin in Chromium', () => {
     expect(await ruEvents.getByTestId('alert-event-text').first().textContent()).toMatch(
       /^Баланс [\d\s,]+₽ ниже порога 500,00\s₽\.$/,
     );
+    // every event row is re-rendered in Russian (the list also refreshes by itself meanwhile)
+    await expect
+      .poll(() => ruEvents.getByTestId('alert-event-text').allTextContents(), { timeout: 10_000 })
+      .not.toContainEqual(expect.stringMatching(/RUB|Balance/));
     await shot(s.page, 'team-admin-alerts-ru');
     expect(s.errors).toEqual([]);
     await s.context.close();
