@@ -54,7 +54,7 @@ describe('GatewayExpressAdapter', () => {
   it("makes each request and response with Express's prototypes, so Express never swaps them", async () => {
     const started = await start();
     app = started.app;
-    const express = app.getHttpAdapter().getInstance<Application & { request: object; response: object }>();
+    const express = app.getHttpAdapter().getInstance() as Application & { request: object; response: object };
     const birth = recordBirth(app);
 
     const answer = await fetch(`${started.url}/probe`, { headers: { 'x-probe': 'yes' } });
