@@ -452,7 +452,43 @@ function summarize(results, wallMs) {
       firstError ??= r.error ? r.error.message : `HTTP ${r.status}`;
     }
   }
-  return { ...stats(times), ok, failed, firstError, rps: ok / (wallMs / 1000), sent: results.length };
+  const out = { ...stats(times), ok, failed, firstError, rps: ok / (wallMs / 1000), sent: results.length };
+  // the sorted latencies, for mergeRuns (not enumerable: kept out of printed and saved results)
+  Object.defineProperty(out, 'times', { value: times, enumerable: false });
+  return out;
+}
+
+/**
+ * Several open-loop runs of one target as one sample: the latencies pooled (percentiles over all of
+ * them, not averaged per run), counts summed, the load generator's lag the worst of the runs, and
+ * Postgres commit counts summed when every run has them.
+ */
+function mergeRuns(runs) {
+  if (runs.length === 1) return runs[0];
+  const times = runs.flatMap((r) => r.times);
+  const sum = (k) => runs.reduce((a, r) => a + r[k], 0);
+  const wallS = runs.reduce((a, r) => a + (r.ok ? r.ok / r.rps : 0), 0);
+  const out = {
+    ...stats(times),
+    ok: sum('ok'),
+    failed: sum('failed'),
+    firstError: runs.find((r) => r.firstError)?.firstError,
+    rps: wallS > 0 ? sum('ok') / wallS : 0,
+    sent: sum('sent'),
+    runs: runs.length,
+  };
+  if (runs.every((r) => r.generatorLag))
+    out.generatorLag = {
+      p99: Math.max(...runs.map((r) => r.generatorLag.p99)),
+      max: Math.max(...runs.map((r) => r.generatorLag.max)),
+    };
+  if (runs.every((r) => Number.isFinite(r.commits))) {
+    out.commits = sum('commits');
+    out.commitsPerRequest = out.commits / out.sent;
+    out.allCommits = sum('allCommits');
+  }
+  Object.defineProperty(out, 'times', { value: times, enumerable: false });
+  return out;
 }
 
 /**
@@ -481,10 +517,9 @@ function openLoop(target, { rate, duration }) {
       else
         Promise.all(pending).then((results) => {
           lag.disable();
-          resolve({
-            ...summarize(results, performance.now() - t0),
-            generatorLag: { p99: lag.percentile(99) / 1e6, max: lag.max / 1e6 },
-          });
+          const out = summarize(results, performance.now() - t0);
+          out.generatorLag = { p99: lag.percentile(99) / 1e6, max: lag.max / 1e6 };
+          resolve(out);
         });
     };
     setTimeout(tick, 5);
@@ -718,6 +753,7 @@ module.exports = {
   stats,
   loadTarget,
   openLoop,
+  mergeRuns,
   sequential,
   closedLoop,
   streams,

@@ -27,6 +27,7 @@ import { OidcController } from './oidc.controller';
 import { OidcService } from './oidc.service';
 import { PasswordHasher } from './password-hasher';
 import { PasswordPolicy } from './password-policy';
+import { PasswordStrength } from './password-strength/password-strength';
 import { RedisSessionStore } from './redis-session-store';
 import { SessionStore } from './session-store';
 import { DatabaseSessionStore } from './sessions.repository';
@@ -58,6 +59,7 @@ import { UsersAdminController } from './users-admin.controller';
     SessionsService,
     PasswordHasher,
     PasswordPolicy,
+    PasswordStrength,
     TeamPeopleService,
     InvitationMailer,
     PrincipalGuard,

@@ -163,7 +163,7 @@ export class AccountsService {
     if (!user) throw ApiError.unauthorized('Not signed in.', 'not_authenticated');
     if (!(await this.hasher.verify(current, user.passwordHash)))
       throw ApiError.badRequest('The current password is wrong.', 'current_password', 'invalid_password');
-    this.policy.check(next, 'new_password', [user.email, user.name]);
+    await this.policy.check(next, 'new_password', [user.email, user.name]);
     await this.repo.setPassword(
       user.id,
       await this.hasher.hash(next),
@@ -209,7 +209,7 @@ export class AccountsService {
     membership: { teamId: string; role: TeamRole } | null = null,
   ): Promise<CreatedUserDto> {
     const email = input.email.trim().toLowerCase();
-    if (input.password !== undefined) this.policy.check(input.password, 'password', [email, input.name ?? '']);
+    if (input.password !== undefined) await this.policy.check(input.password, 'password', [email, input.name ?? '']);
     const password = input.password ?? generatePassword();
     const now = this.clock.now();
     const user: UserEntity = {

@@ -1,15 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { ZxcvbnFactory } from '@zxcvbn-ts/core';
-import { adjacencyGraphs, dictionary as commonDictionary } from '@zxcvbn-ts/language-common';
-import { dictionary as enDictionary, translations } from '@zxcvbn-ts/language-en';
 import { ApiError } from '@app/common';
 import { PASSWORD_MAX, PASSWORD_MIN } from './dto/auth.dto';
+import { PasswordStrength } from './password-strength/password-strength';
 
 /** zxcvbn's score a new password must reach (0–4; 3 = "safely unguessable: moderate protection"). */
 export const PASSWORD_MIN_SCORE = 3;
-
-/** How many leading characters zxcvbn scores (longer passwords are judged by that prefix). */
-const SCORED_CHARACTERS = 64;
 
 /** Why a password is refused: the error code of the 400 and its message. */
 export interface PasswordRefusal {
@@ -22,38 +17,28 @@ export interface PasswordRefusal {
  * users, the bootstrap operator): 12 to 200 characters, not on the list of common and breached
  * passwords shipped with @zxcvbn-ts/language-common (compared case-insensitively), and a zxcvbn
  * score of at least PASSWORD_MIN_SCORE — with the user's e-mail and name counted as known words.
- * A refusal says why (400 with the code and zxcvbn's warning and suggestions).
+ * A refusal says why (400 with the code and zxcvbn's warning and suggestions). zxcvbn runs in a
+ * worker thread of its own (PasswordStrength), started when a password is checked.
  */
 @Injectable()
 export class PasswordPolicy {
-  private estimator: ZxcvbnFactory | null = null;
-  private common: Set<string> | null = null;
+  constructor(private readonly strength: PasswordStrength) {}
 
   /** Why `password` is refused, or null when it is acceptable. */
-  refusal(password: string, userInputs: string[] = []): PasswordRefusal | null {
+  async refusal(password: string, userInputs: string[] = []): Promise<PasswordRefusal | null> {
     if (password.length < PASSWORD_MIN)
       return { code: 'password_too_short', message: `The password must have at least ${PASSWORD_MIN} characters.` };
     if (password.length > PASSWORD_MAX)
       return { code: 'password_too_long', message: `The password must have at most ${PASSWORD_MAX} characters.` };
-    this.common ??= new Set(commonDictionary['passwords-common'].map((p) => String(p).toLowerCase()));
-    if (this.common.has(password.toLowerCase()))
+    const inputs = userInputs.flatMap((s) => [s, ...s.split(/[@.\s_+-]+/)]).filter((s) => s.length >= 3);
+    const result = await this.strength.estimate(password, inputs);
+    if (result.common)
       return {
         code: 'password_common',
         message: 'This password is on a list of common or breached passwords: choose another one.',
       };
-    this.estimator ??= new ZxcvbnFactory({
-      translations,
-      graphs: adjacencyGraphs,
-      dictionary: { ...commonDictionary, ...enDictionary },
-      // bounds the work of one check (it runs on the event loop): the first 64 characters are
-      // scored, with at most 8 leetspeak substitutions tried
-      maxLength: SCORED_CHARACTERS,
-      l33tMaxSubstitutions: 8,
-    });
-    const inputs = userInputs.flatMap((s) => [s, ...s.split(/[@.\s_+-]+/)]).filter((s) => s.length >= 3);
-    const result = this.estimator.check(password, inputs);
     if (result.score >= PASSWORD_MIN_SCORE) return null;
-    const why = [result.feedback.warning, ...result.feedback.suggestions].filter((s): s is string => Boolean(s));
+    const why = [result.warning, ...result.suggestions].filter((s): s is string => Boolean(s));
     return {
       code: 'password_weak',
       message: `This password is too easy to guess.${why.length ? ' ' + why.join(' ') : ''} Use a longer passphrase of several unrelated words.`,
@@ -61,8 +46,8 @@ export class PasswordPolicy {
   }
 
   /** Throws 400 (the refusal's code, `param` as the field) when `password` is refused. */
-  check(password: string, param: string, userInputs: string[] = []): void {
-    const r = this.refusal(password, userInputs);
+  async check(password: string, param: string, userInputs: string[] = []): Promise<void> {
+    const r = await this.refusal(password, userInputs);
     if (r) throw ApiError.badRequest(r.message, param, r.code);
   }
 }

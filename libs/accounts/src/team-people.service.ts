@@ -320,7 +320,7 @@ export class TeamPeopleService {
           'name and password are required to create your account.',
           body.name ? 'password' : 'name',
         );
-      this.policy.check(body.password, 'password', [inv.email, body.name]);
+      await this.policy.check(body.password, 'password', [inv.email, body.name]);
       newUser = {
         id: newId(),
         email: inv.email,

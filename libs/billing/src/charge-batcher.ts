@@ -91,7 +91,7 @@ export class ChargeBatcher {
   /** Shutdown (no request runs any more): every charge written, the journal removed. */
   async close(): Promise<void> {
     while (this.queue.length || this.flushing) await this.flush();
-    this.journal.close();
+    await this.journal.close();
   }
 
   private async write(): Promise<void> {
@@ -100,8 +100,9 @@ export class ChargeBatcher {
     this.queue = [];
     await Promise.all(batch.map((c) => this.writeOne(c)));
     // every charge of the batch is committed or in the spool (fsync'ed): the journal has what came after
-    this.journal.sync();
-    this.journal.written(this.queue.length === 0);
+    await this.journal.sync();
+    // charges queued while the disk was flushed keep the current segment
+    await this.journal.written(this.queue.length === 0);
   }
 
   private async writeOne(c: JournalCharge): Promise<void> {

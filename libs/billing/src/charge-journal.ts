@@ -1,5 +1,7 @@
-import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, unlinkSync, mkdirSync, writeSync } from 'node:fs';
+import { closeSync, fsync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { newId } from '@app/common';
 import type { ChargeRecord } from './billing.repository';
 
@@ -18,11 +20,15 @@ const LIVE = new Set<string>();
 const PREFIX = 'journal-';
 /** a segment is closed and a new one started past this size (the old one goes once its charges are written) */
 const SEGMENT_BYTES = 4 * 1024 * 1024;
+const fsyncFd = promisify(fsync);
 
 /**
  * The replica's journal of batched charges (BILLING_DURABILITY=batched): every charge applied in
  * memory is appended here before its answer leaves — one write() into the page cache, no fsync on
- * the request's path — and the file is fsync'ed at every flush. So a killed process (SIGKILL, OOM
+ * the request's path — and the file is fsync'ed at every flush, on libuv's thread pool: a flush of
+ * the disk takes milliseconds, and longer on a busy disk, which the event loop and the requests it
+ * serves must not wait for. The deletion of written segments is off the loop for the same reason.
+ * So a killed process (SIGKILL, OOM
  * kill) loses nothing: the kernel still writes what it was given; only a machine crash can lose the
  * charges since the last flush. Segments whose charges all reached the database are deleted.
  *
@@ -64,26 +70,33 @@ export class ChargeJournal {
     this.closed.push(this.fileOf(this.segment++));
   }
 
-  sync(): void {
-    if (this.fd !== null) fsyncSync(this.fd);
+  /**
+   * Everything appended so far is on the disk. Appends made while it runs go into the same file
+   * (and may or may not be covered); the caller (one flush at a time) never closes the file meanwhile.
+   */
+  async sync(): Promise<void> {
+    if (this.fd !== null) await fsyncFd(this.fd);
   }
 
   /**
    * The charges of the closed segments, and of the current one when `all`, are in the database (or
-   * in the durable spool): their files go.
+   * in the durable spool): their files go. The current file is closed at once, so a charge appended
+   * while the files are being deleted starts a new segment.
    */
-  written(all: boolean): void {
-    for (const f of this.closed) unlinkSync(f);
+  async written(all: boolean): Promise<void> {
+    const gone = this.closed;
     this.closed = [];
-    if (!all || this.fd === null) return;
-    closeSync(this.fd);
-    this.fd = null;
-    unlinkSync(this.fileOf(this.segment++));
+    if (all && this.fd !== null) {
+      closeSync(this.fd);
+      this.fd = null;
+      gone.push(this.fileOf(this.segment++));
+    }
+    await Promise.all(gone.map((f) => unlink(f)));
   }
 
   /** Shutdown after the last flush: nothing of this journal is needed any more. */
-  close(): void {
-    this.written(true);
+  async close(): Promise<void> {
+    await this.written(true);
     LIVE.delete(this.instance);
   }
 

@@ -29,6 +29,8 @@
  *      sequential one-row INSERT commits on the same server / disk), the floor of a request whose
  *      charge is durable before its answer; at the moderate rate the peer targets are printed as
  *      ratios: added p50 ≤ Portkey's (+ 1.5 × that commit on Postgres) and added p99 ≤ Portkey's;
+ *      the moderate rate is run in rounds (BENCH_RATE_ROUNDS, 3), every target once per round in
+ *      turn, and each target's samples of all rounds are pooled before the percentiles are read;
  *      a second gateway with BILLING_DURABILITY=batched (fresh backend of the same kind, its charges
  *      written in batches off the response path) runs at the moderate rate too, billing-checked
  *      after its last flush, against added p50 and p99 ≤ Portkey's;
@@ -56,6 +58,8 @@
  * Env: BENCH_OVERHEAD_QUICK=1 shortens everything (500 sequential, 3 s per rate, 3,000 CPU / 10,000
  * RSS requests, 2 s capacity steps); BENCH_OVERHEAD_PARTS=seq,rate,stream,cpu,rss,capacity (default
  * all; capacity needs rate); BENCH_OVERHEAD_PEERS=0 leaves Portkey out; BENCH_OVERHEAD_BATCHED=0 leaves the batched gateway out; BENCH_RATE (the moderate rate, 200; 0 = skip),
+ * BENCH_RATE_ROUNDS (3; quick: 1: rounds at the moderate rate, every target once per round in turn, each target's
+ * samples pooled — 3,600 per target, so its p99 is the 36th slowest and a stall of the machine lands on every target),
  * BENCH_OVERHEAD_RATE (500),
  * BENCH_OVERHEAD_RATE_HIGH (1000, 0 = skip), BENCH_OVERHEAD_DURATION (6), BENCH_OVERHEAD_SEQ (2000),
  * BENCH_OVERHEAD_CPU_REQUESTS (10000), BENCH_OVERHEAD_RSS_REQUESTS (50000), BENCH_OVERHEAD_STREAMS
@@ -93,6 +97,8 @@ const envNum = (name, full, short) => {
 };
 const S = {
   moderate: envNum('BENCH_RATE', 200, 200),
+  /** rounds at the moderate rate, the targets taking turns, samples pooled per target */
+  moderateRounds: Math.max(1, envNum('BENCH_RATE_ROUNDS', 3, 1)),
   rate: envNum('BENCH_OVERHEAD_RATE', 500, 500),
   rateHigh: envNum('BENCH_OVERHEAD_RATE_HIGH', 1000, 1000),
   duration: envNum('BENCH_OVERHEAD_DURATION', 6, 3),
@@ -326,7 +332,7 @@ module.exports = {
       }
 
       /** one open-loop run of `n` at `rate`; the gateway's are billing-checked (and on Postgres commits counted) */
-      const rateRun = async (n, rate, duration = S.duration) => {
+      const rateRun = async (n, rate, duration = S.duration, record = true) => {
         const billed = n === 'gateway' || n === 'rest' || n === 'batched';
         // the target has idled while the others ran: it gets the rate for a moment first (not measured)
         if (S.rateSettle > 0) await lib.openLoop(targets[n], { rate, duration: S.rateSettle });
@@ -349,7 +355,7 @@ module.exports = {
             );
         }
         noFailures(`${rate} req/s ${n}`, r);
-        rows.push({ target: `${n} @ ${rate} req/s`, ...r, non2xx: r.failed, errors: 0, timeouts: 0 });
+        if (record) rows.push({ target: `${n} @ ${rate} req/s`, ...r, non2xx: r.failed, errors: 0, timeouts: 0 });
         if (billed) {
           // batched: its last charges reach the database with the next flush (≤ 50 ms)
           if (n === 'batched') await sleep(500);
@@ -389,11 +395,34 @@ module.exports = {
         for (const rate of rates) {
           const runNames =
             rate === S.rate ? [...names, 'rest'] : rate === S.moderate && batchedGw ? [...names, 'batched'] : names;
+          // the moderate rate's p99 is read from few slow samples: the targets take turns over several
+          // rounds, so a disturbance of the machine lands on all of them, and each target's samples are pooled
+          const rounds = rate === S.moderate ? S.moderateRounds : 1;
           log(
-            `  open loop: ${rate} req/s for ${S.duration} s per target (${runNames.join(', ')}; latency from the scheduled send time)`,
+            `  open loop: ${rate} req/s for ${S.duration} s per target${rounds > 1 ? `, ${rounds} rounds taking turns (samples pooled)` : ''} (${runNames.join(', ')}; latency from the scheduled send time)`,
           );
+          const perRound = Object.fromEntries(runNames.map((n) => [n, []]));
+          for (let round = 0; round < rounds; round++)
+            for (const n of runNames) perRound[n].push(await rateRun(n, rate, S.duration, rounds === 1));
           const at = (out.rate[rate] = {});
-          for (const n of runNames) at[n] = await rateRun(n, rate);
+          for (const n of runNames) {
+            at[n] = lib.mergeRuns(perRound[n]);
+            if (rounds > 1)
+              rows.push({
+                target: `${n} @ ${rate} req/s, ${rounds} rounds`,
+                ...at[n],
+                non2xx: at[n].failed,
+                errors: 0,
+                timeouts: 0,
+              });
+          }
+          if (rounds > 1)
+            log(
+              `    added p99 per round: ${runNames
+                .slice(1)
+                .map((n) => `${n} ${perRound[n].map((r, i) => fmt(r.p99 - perRound.direct[i].p99)).join('/')}`)
+                .join(', ')} ms`,
+            );
           log(
             `    load generator's own event-loop delay (1 ms resolution) p99 / max: ${runNames.map((n) => `${n} ${fmt(at[n].generatorLag.p99)} / ${fmt(at[n].generatorLag.max)} ms`).join(', ')}`,
           );

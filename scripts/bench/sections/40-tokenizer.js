@@ -18,7 +18,7 @@
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
-const Module = require('node:module');
+const { loadTs } = require('../ts-source');
 
 const ROOT = path.join(__dirname, '..', '..', '..');
 let done = false;
@@ -61,18 +61,9 @@ function load(fn) {
   return { value, ms, mb: (process.memoryUsage().heapUsed - heap) / 2 ** 20 };
 }
 
-/** The own BytePairEncoder class, transpiled from the source (the file has no imports). */
+/** The own BytePairEncoder class, transpiled from the source (its relative imports followed). */
 function ownBpe() {
-  const source = fs.readFileSync(path.join(ROOT, 'libs/providers/src/tokenizer/bpe.ts'), 'utf8');
-  const ts = require('typescript');
-  const js = ts.transpileModule(source, {
-    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 },
-  }).outputText;
-  const m = new Module(path.join(ROOT, 'libs/providers/src/tokenizer/bpe.own.js'));
-  m.filename = m.id;
-  m.paths = Module._nodeModulePaths(ROOT);
-  m._compile(js, m.filename);
-  return m.exports.BytePairEncoder;
+  return loadTs('libs/providers/src/tokenizer/bpe.ts').BytePairEncoder;
 }
 
 const ranksOf = (enc) => {

@@ -1,10 +1,8 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { AppConfig } from '@app/config';
 import { ParseLimitError, ParserTaskError } from './parse-limit';
+import { workerEntry } from './worker-entry';
 
 /**
  * A function run in a parser worker: `module` is the absolute path of the module without its
@@ -42,32 +40,6 @@ interface WorkerReply {
   heapBytes?: number;
   error?: { name: string; message: string; code?: string; reason?: string; retryable?: boolean };
 }
-
-/** TypeScript sources are compiled on load inside the worker with SWC (the built app has the .js). */
-const SOURCE_BOOTSTRAP = `
-const { workerData } = require('node:worker_threads');
-const { paths } = JSON.parse(require('node:fs').readFileSync(workerData.tsconfig, 'utf8')).compilerOptions;
-const { addHook } = require(workerData.pirates);
-const { transformSync } = require(workerData.swc);
-addHook(
-  (code, filename) =>
-    transformSync(code, {
-      filename,
-      sourceMaps: 'inline',
-      jsc: {
-        parser: { syntax: 'typescript', decorators: true },
-        transform: { legacyDecorator: true, decoratorMetadata: true },
-        target: 'es2022',
-        keepClassNames: true,
-        baseUrl: workerData.root,
-        paths,
-      },
-      module: { type: 'commonjs', ignoreDynamic: true },
-    }).code,
-  { exts: ['.ts'] },
-);
-require(workerData.entry);
-`;
 
 /**
  * A worker whose heap a task has grown past this is retired once the task is done. V8 keeps a heap
@@ -155,7 +127,7 @@ export class ParserPool implements OnApplicationShutdown {
   }
 
   private spawn(): Slot {
-    const { entry, options } = workerEntry();
+    const { entry, options } = workerEntry(__dirname, 'parser-worker');
     const worker = new Worker(entry, {
       ...options,
       resourceLimits: {
@@ -239,28 +211,4 @@ function replyError(e: NonNullable<WorkerReply['error']>): Error {
   if (e.name === 'StackOverflow')
     return new ParseLimitError('stack', 'The document is nested too deeply for its parser (call stack exhausted).');
   return new ParserTaskError(e.name, e.message, e.code, e.retryable === true);
-}
-
-/**
- * The built app runs the compiled parser-worker.js beside this file; from sources (tests) there is
- * only the .ts, which the worker compiles on load with SWC through a require hook.
- */
-function workerEntry(): { entry: string; options: { eval?: boolean; workerData?: unknown } } {
-  const compiled = join(__dirname, 'parser-worker.js');
-  if (existsSync(compiled)) return { entry: compiled, options: {} };
-  const req = createRequire(__filename);
-  const root = join(__dirname, '..', '..', '..', '..');
-  return {
-    entry: SOURCE_BOOTSTRAP,
-    options: {
-      eval: true,
-      workerData: {
-        entry: join(__dirname, 'parser-worker.ts'),
-        root,
-        tsconfig: join(root, 'tsconfig.json'),
-        pirates: req.resolve('pirates'),
-        swc: req.resolve('@swc/core'),
-      },
-    },
-  };
 }

@@ -11,10 +11,14 @@
  *   - a linked-list + min-heap merge for long pieces (O(n log n)), a simple scan for short ones;
  *   - a bounded cache of already merged pieces (words repeat a lot in real text).
  *
+ * The token table itself lives outside the JavaScript heap (./rank-table).
+ *
  * Behavioural choice: special tokens (e.g. `<|endoftext|>`) in the input are encoded as ordinary
  * text (tiktoken's `encode_ordinary`), never rejected and never turned into the special id. That
  * is what counting user-supplied text needs.
  */
+
+import { RankTable } from './rank-table';
 
 /** Rank data in js-tiktoken's format (`TiktokenBPE`). */
 export interface BpeRankData {
@@ -64,33 +68,31 @@ export function trimIncompleteUtf8(bytes: Buffer): Buffer {
 }
 
 export class BytePairEncoder {
-  /** UTF-8 byte string (binary) → rank */
-  private readonly ranks = new Map<string, number>();
-  /**
-   * rank → UTF-8 byte string (binary); includes special tokens so that decode handles them. An array:
-   * ranks are dense from 0, and a Map of 200,000 entries would keep a hash table several times its size.
-   */
-  private readonly bytesOfRank: string[] = [];
+  /** UTF-8 byte sequence → rank, and back (outside the JavaScript heap: RankTable) */
+  private readonly table: RankTable;
+  /** special tokens' bytes by rank, so that decode handles them */
+  private readonly specialBytes = new Map<number, Buffer>();
   private readonly pattern: RegExp;
   /** piece (UTF-16 text) → its tokens, for pieces that needed a merge or a UTF-8 conversion */
   private readonly cache = new Map<string, readonly number[]>();
 
   constructor(data: BpeRankData) {
     this.pattern = new RegExp(data.pat_str, 'gu');
+    const tokens: Buffer[] = [];
+    const ranks: number[] = [];
     for (const line of data.bpe_ranks.split('\n')) {
       if (line.length === 0) continue;
       const fields = line.split(' ');
       // fields[0] is a marker ("!"), fields[1] the rank of the first token on the line
       const offset = Number.parseInt(fields[1], 10);
       for (let i = 2; i < fields.length; i++) {
-        const key = Buffer.from(fields[i], 'base64').toString('latin1');
-        const rank = offset + i - 2;
-        this.ranks.set(key, rank);
-        this.bytesOfRank[rank] = key;
+        tokens.push(Buffer.from(fields[i], 'base64'));
+        ranks.push(offset + i - 2);
       }
     }
+    this.table = new RankTable(tokens, ranks);
     for (const [text, rank] of Object.entries(data.special_tokens)) {
-      this.bytesOfRank[rank] = Buffer.from(text, 'utf8').toString('latin1');
+      this.specialBytes.set(rank, Buffer.from(text, 'utf8'));
     }
   }
 
@@ -118,13 +120,26 @@ export class BytePairEncoder {
 
   /** UTF-8 bytes of the given tokens. Throws RangeError on an unknown token id. */
   decodeBytes(tokens: readonly number[]): Buffer {
-    const parts: string[] = new Array<string>(tokens.length);
+    let total = 0;
     for (let i = 0; i < tokens.length; i++) {
-      const bytes = this.bytesOfRank[tokens[i]];
-      if (bytes === undefined) throw new RangeError(`Unknown token id ${tokens[i]}`);
-      parts[i] = bytes;
+      const n = this.table.byteLength(tokens[i]) || this.specialBytes.get(tokens[i])?.length;
+      if (n === undefined) throw new RangeError(`Unknown token id ${tokens[i]}`);
+      total += n;
     }
-    return Buffer.from(parts.join(''), 'latin1');
+    const out = Buffer.allocUnsafe(total);
+    let at = 0;
+    for (let i = 0; i < tokens.length; i++) {
+      const n = this.table.byteLength(tokens[i]);
+      if (n > 0) this.table.copyTo(tokens[i], out, at);
+      else {
+        const special = this.specialBytes.get(tokens[i])!;
+        special.copy(out, at);
+        at += special.length;
+        continue;
+      }
+      at += n;
+    }
+    return out;
   }
 
   decode(tokens: readonly number[]): string {
@@ -154,8 +169,8 @@ export class BytePairEncoder {
   private encodePiece(piece: string, out: number[] | null): number {
     const ascii = isAscii(piece);
     if (ascii) {
-      const direct = this.ranks.get(piece);
-      if (direct !== undefined) {
+      const direct = this.table.rank(piece, 0, piece.length);
+      if (direct >= 0) {
         if (out !== null) out.push(direct);
         return 1;
       }
@@ -163,8 +178,8 @@ export class BytePairEncoder {
     let tokens = this.cache.get(piece);
     if (tokens === undefined) {
       const bytes = ascii ? piece : toBinary(piece);
-      const direct = ascii ? undefined : this.ranks.get(bytes);
-      tokens = direct !== undefined ? [direct] : this.merge(bytes);
+      const direct = ascii ? -1 : this.table.rank(bytes, 0, bytes.length);
+      tokens = direct >= 0 ? [direct] : this.merge(bytes);
       if (piece.length <= CACHE_MAX_PIECE_LENGTH) {
         if (this.cache.size >= CACHE_MAX_ENTRIES) this.cache.clear();
         this.cache.set(piece, tokens);
@@ -179,15 +194,15 @@ export class BytePairEncoder {
   /** Byte-pair merge of one piece (binary string): repeatedly merge the lowest-ranked adjacent pair, leftmost first. */
   private merge(bytes: string): number[] {
     if (bytes.length === 1) {
-      const rank = this.ranks.get(bytes);
-      return rank === undefined ? [] : [rank];
+      const rank = this.table.rank(bytes, 0, 1);
+      return rank < 0 ? [] : [rank];
     }
     return bytes.length <= SIMPLE_MERGE_MAX_BYTES ? this.mergeSimple(bytes) : this.mergeHeap(bytes);
   }
 
   private rankOf(bytes: string, start: number, end: number): number {
-    const rank = this.ranks.get(bytes.slice(start, end));
-    return rank === undefined ? Number.POSITIVE_INFINITY : rank;
+    const rank = this.table.rank(bytes, start, end);
+    return rank < 0 ? Number.POSITIVE_INFINITY : rank;
   }
 
   /** O(n²) scan, fastest for the short pieces of ordinary text. */
@@ -218,8 +233,8 @@ export class BytePairEncoder {
 
     const tokens: number[] = [];
     for (let i = 0; i + 1 < boundaries.length; i++) {
-      const rank = this.ranks.get(bytes.slice(boundaries[i], boundaries[i + 1]));
-      if (rank !== undefined) tokens.push(rank);
+      const rank = this.table.rank(bytes, boundaries[i], boundaries[i + 1]);
+      if (rank >= 0) tokens.push(rank);
     }
     return tokens;
   }
@@ -241,8 +256,8 @@ export class BytePairEncoder {
     }
     const heap = new PairHeap();
     for (let i = 0; i + 1 < n; i++) {
-      const rank = this.ranks.get(bytes.slice(i, i + 2));
-      if (rank !== undefined) heap.push(rank, i, i + 2);
+      const rank = this.table.rank(bytes, i, i + 2);
+      if (rank >= 0) heap.push(rank, i, i + 2);
     }
     while (heap.size > 0) {
       const i = heap.topLeft();
@@ -257,19 +272,19 @@ export class BytePairEncoder {
       if (end < n) prev[end] = i;
       if (end < n) {
         const pairEnd = next[end];
-        const rank = this.ranks.get(bytes.slice(i, pairEnd));
-        if (rank !== undefined) heap.push(rank, i, pairEnd);
+        const rank = this.table.rank(bytes, i, pairEnd);
+        if (rank >= 0) heap.push(rank, i, pairEnd);
       }
       const p = prev[i];
       if (p >= 0) {
-        const rank = this.ranks.get(bytes.slice(p, end));
-        if (rank !== undefined) heap.push(rank, p, end);
+        const rank = this.table.rank(bytes, p, end);
+        if (rank >= 0) heap.push(rank, p, end);
       }
     }
     const tokens: number[] = [];
     for (let i = 0; i < n; i = next[i]) {
-      const rank = this.ranks.get(bytes.slice(i, next[i]));
-      if (rank !== undefined) tokens.push(rank);
+      const rank = this.table.rank(bytes, i, next[i]);
+      if (rank >= 0) tokens.push(rank);
     }
     return tokens;
   }
