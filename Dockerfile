@@ -24,4 +24,6 @@ USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=5s --start-period=20s --retries=5 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:3000/health').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"]
-CMD ["node", "dist/apps/api/src/main.js"]
+# V8's garbage-collection helper threads sized from the CPUs (one fewer than the CPUs), not a fixed
+# four: more helpers than spare CPUs starve the event loop during full collections (docs/performance.md)
+CMD ["node", "--v8-pool-size=0", "dist/apps/api/src/main.js"]

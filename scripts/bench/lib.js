@@ -182,6 +182,17 @@ function gatewayEnvOverrides() {
   return Object.fromEntries(Object.entries(parsed).map(([k, v]) => [k, String(v)]));
 }
 
+/**
+ * The node flags `npm start` runs the gateway with (package.json's start script), so the bench
+ * measures the gateway as it is run, runtime settings included.
+ */
+function gatewayStartFlags() {
+  const start = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start;
+  const m = /\bnode\s+(.*?)\s*dist\/apps\/api\/src\/main\.js/.exec(start);
+  if (!m) throw new Error(`package.json's start script does not run dist/apps/api/src/main.js with node: ${start}`);
+  return m[1].split(/\s+/).filter(Boolean);
+}
+
 async function startGateway(env) {
   if (!fs.existsSync(GATEWAY_MAIN))
     throw new Error(`${GATEWAY_MAIN} is missing: run \`npm run build\` first (npm run bench does)`);
@@ -201,7 +212,7 @@ async function startGateway(env) {
     // BENCH_START_TIMEOUT_MS (30 s): a loaded machine may need longer (migrations of a fresh schema)
     timeoutMs: START_TIMEOUT_MS,
     // e.g. BENCH_GATEWAY_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" (written when the gateway exits)
-    nodeArgs: (process.env.BENCH_GATEWAY_NODE_ARGS || '').split(' ').filter(Boolean),
+    nodeArgs: [...gatewayStartFlags(), ...(process.env.BENCH_GATEWAY_NODE_ARGS || '').split(' ').filter(Boolean)],
   });
   const deadline = Date.now() + START_TIMEOUT_MS;
   for (;;) {
@@ -743,6 +754,7 @@ module.exports = {
   portkeyHeaders,
   PORTKEY_POOL,
   startGateway,
+  gatewayStartFlags,
   stopChild,
   postgresReachable,
   redisReachable,
