@@ -182,15 +182,19 @@ function gatewayEnvOverrides() {
   return Object.fromEntries(Object.entries(parsed).map(([k, v]) => [k, String(v)]));
 }
 
+/** The node flags a command line gives before the gateway's entry point (dist/apps/api/src/main.js). */
+function gatewayFlagsOf(command) {
+  const m = /\bnode\s+(.*?)\s*dist\/apps\/api\/src\/main\.js/.exec(command);
+  if (!m) throw new Error(`not a command that runs dist/apps/api/src/main.js with node: ${command}`);
+  return m[1].split(/\s+/).filter(Boolean);
+}
+
 /**
  * The node flags `npm start` runs the gateway with (package.json's start script), so the bench
  * measures the gateway as it is run, runtime settings included.
  */
 function gatewayStartFlags() {
-  const start = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start;
-  const m = /\bnode\s+(.*?)\s*dist\/apps\/api\/src\/main\.js/.exec(start);
-  if (!m) throw new Error(`package.json's start script does not run dist/apps/api/src/main.js with node: ${start}`);
-  return m[1].split(/\s+/).filter(Boolean);
+  return gatewayFlagsOf(JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start);
 }
 
 async function startGateway(env) {
@@ -754,6 +758,7 @@ module.exports = {
   portkeyHeaders,
   PORTKEY_POOL,
   startGateway,
+  gatewayFlagsOf,
   gatewayStartFlags,
   stopChild,
   postgresReachable,

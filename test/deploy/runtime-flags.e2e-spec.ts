@@ -11,22 +11,21 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const ROOT = join(__dirname, '../..');
-const MAIN = 'dist/apps/api/src/main.js';
 const FLAGS = ['--v8-pool-size=0'];
 
-/** the node flags before the gateway's entry point in a command line */
-function flagsOf(command: string): string[] {
-  const m = new RegExp(`\\bnode\\s+(.*?)\\s*${MAIN.replace(/[./]/g, '\\$&')}`).exec(command);
-  if (!m) throw new Error(`not a command that starts the gateway: ${command}`);
-  return m[1].split(/\s+/).filter(Boolean);
-}
+// the bench's own parser of a command line: the flags before dist/apps/api/src/main.js
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const bench = require(join(ROOT, 'scripts/bench/lib.js')) as {
+  gatewayFlagsOf: (command: string) => string[];
+  gatewayStartFlags: () => string[];
+};
 
 describe('the node flags the gateway is started with', () => {
   const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> })
     .scripts;
 
   it.each(['start', 'start:prod'])('npm run %s', (name) => {
-    expect(flagsOf(scripts[name])).toEqual(FLAGS);
+    expect(bench.gatewayFlagsOf(scripts[name])).toEqual(FLAGS);
   });
 
   it("the container image's command", () => {
@@ -35,13 +34,11 @@ describe('the node flags the gateway is started with', () => {
       .filter((l) => l.startsWith('CMD '))
       .pop()!;
     const argv = JSON.parse(cmd.slice('CMD '.length)) as string[];
-    expect(flagsOf(argv.join(' '))).toEqual(FLAGS);
+    expect(bench.gatewayFlagsOf(argv.join(' '))).toEqual(FLAGS);
   });
 
   it('the bench starts the gateway with them', () => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { gatewayStartFlags } = require(join(ROOT, 'scripts/bench/lib.js')) as { gatewayStartFlags: () => string[] };
-    expect(gatewayStartFlags()).toEqual(FLAGS);
+    expect(bench.gatewayStartFlags()).toEqual(FLAGS);
   });
 
   it('with --v8-pool-size=0 node keeps one V8 helper thread fewer than the CPUs (at least one)', () => {

@@ -28,9 +28,8 @@ const fsyncFd = promisify(fsync);
  * the request's path — and the file is fsync'ed at every flush, on libuv's thread pool: a flush of
  * the disk takes milliseconds, and longer on a busy disk, which the event loop and the requests it
  * serves must not wait for. The deletion of written segments is off the loop for the same reason.
- * So a killed process (SIGKILL, OOM
- * kill) loses nothing: the kernel still writes what it was given; only a machine crash can lose the
- * charges since the last flush. Segments whose charges all reached the database are deleted.
+ * So a killed process (SIGKILL, OOM kill) loses nothing: the kernel still writes what it was given;
+ * only a machine crash can lose the charges since the last flush. Segments whose charges all reached the database are deleted.
  *
  * Files: `<spool dir>/journal-<pid>-<instance>-<n>.ndjson`. A journal whose process is gone is read
  * back by `orphans()` (by any replica sharing the directory, normally the same replica restarted).

@@ -332,7 +332,7 @@ module.exports = {
       }
 
       /** one open-loop run of `n` at `rate`; the gateway's are billing-checked (and on Postgres commits counted) */
-      const rateRun = async (n, rate, duration = S.duration, record = true) => {
+      const rateRun = async (n, rate, duration = S.duration) => {
         const billed = n === 'gateway' || n === 'rest' || n === 'batched';
         // the target has idled while the others ran: it gets the rate for a moment first (not measured)
         if (S.rateSettle > 0) await lib.openLoop(targets[n], { rate, duration: S.rateSettle });
@@ -355,7 +355,6 @@ module.exports = {
             );
         }
         noFailures(`${rate} req/s ${n}`, r);
-        if (record) rows.push({ target: `${n} @ ${rate} req/s`, ...r, non2xx: r.failed, errors: 0, timeouts: 0 });
         if (billed) {
           // batched: its last charges reach the database with the next flush (≤ 50 ms)
           if (n === 'batched') await sleep(500);
@@ -403,18 +402,17 @@ module.exports = {
           );
           const perRound = Object.fromEntries(runNames.map((n) => [n, []]));
           for (let round = 0; round < rounds; round++)
-            for (const n of runNames) perRound[n].push(await rateRun(n, rate, S.duration, rounds === 1));
+            for (const n of runNames) perRound[n].push(await rateRun(n, rate));
           const at = (out.rate[rate] = {});
           for (const n of runNames) {
             at[n] = lib.mergeRuns(perRound[n]);
-            if (rounds > 1)
-              rows.push({
-                target: `${n} @ ${rate} req/s, ${rounds} rounds`,
-                ...at[n],
-                non2xx: at[n].failed,
-                errors: 0,
-                timeouts: 0,
-              });
+            rows.push({
+              target: `${n} @ ${rate} req/s${rounds > 1 ? `, ${rounds} rounds` : ''}`,
+              ...at[n],
+              non2xx: at[n].failed,
+              errors: 0,
+              timeouts: 0,
+            });
           }
           if (rounds > 1)
             log(

@@ -130,14 +130,10 @@ export class BytePairEncoder {
     let at = 0;
     for (let i = 0; i < tokens.length; i++) {
       const n = this.table.byteLength(tokens[i]);
-      if (n > 0) this.table.copyTo(tokens[i], out, at);
-      else {
-        const special = this.specialBytes.get(tokens[i])!;
-        special.copy(out, at);
-        at += special.length;
-        continue;
-      }
-      at += n;
+      if (n > 0) {
+        this.table.copyTo(tokens[i], out, at);
+        at += n;
+      } else at += this.specialBytes.get(tokens[i])!.copy(out, at);
     }
     return out;
   }
