@@ -36,7 +36,6 @@ async function bootstrap(): Promise<void> {
   process.stdout.write(
     `model gateway listening on http://${config.host}:${config.port} (docs at /docs${assets ? ', console at /' : ''})\n`,
   );
-  await app.get(AccountsBootstrapService).firstRun(); // embedded default, no key anywhere: a dev workspace, its key and an operator, printed once
 
   // Graceful shutdown: stop accepting, let in-flight requests finish (streams included) for up to
   // SHUTDOWN_GRACE_MS, then cut what is left (their handlers abort upstream calls and settle what was
@@ -57,6 +56,16 @@ async function bootstrap(): Promise<void> {
   };
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
+
+  // embedded default, no key anywhere: a dev workspace, its key and an operator, printed once. After
+  // the signal handlers, so a stop during the first run is a graceful one too (the first run is then
+  // cut short: its error is not the stop's)
+  await app
+    .get(AccountsBootstrapService)
+    .firstRun()
+    .catch((err: unknown) => {
+      if (!stopping) throw err;
+    });
 }
 
 void bootstrap();

@@ -75,9 +75,10 @@ export function askedControls(p: ChatParams): ChatControl[] {
  * maps a control to the request's field name (the Responses API names some differently).
  */
 export function assertControls(model: ModelEntry, p: ChatParams, param: (c: ChatControl) => string = (c) => c): void {
-  const supported = supportedControls(model);
-  for (const c of askedControls(p)) {
-    if (!supported.has(c))
+  const wanted = askedControls(p);
+  const supported = wanted.length ? supportedControls(model) : null;
+  for (const c of wanted) {
+    if (!supported!.has(c))
       throw ApiError.badRequest(
         `${param(c)} is not supported by the model '${model.key}'.`,
         param(c),

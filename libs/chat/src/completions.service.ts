@@ -70,7 +70,7 @@ export class CompletionsService {
       files = await this.files.resolve(dto.file_urls);
     }
     const messages = withFileImages(given, files.images);
-    const { model } = this.chat.check({
+    const checked = this.chat.check({
       caller,
       modelKey: dto.model,
       fallbacks,
@@ -78,6 +78,7 @@ export class CompletionsService {
       params,
       imageParam: files.images.length ? 'file_urls' : 'messages',
     });
+    const { model } = checked;
     const promptTokens = this.chat.countPrompt(messages, params);
     // the context is sized for the requested model (a fallback that cannot take it is left out)
     const ctx = await this.context.assemble({
@@ -120,8 +121,9 @@ export class CompletionsService {
       params,
       imageParam: files.images.length ? 'file_urls' : 'messages',
       within: ctx?.hold,
-      // no context added: the messages counted above are the ones sent
+      // no context added: the messages counted and checked above are the ones sent
       promptTokens: sent === messages ? promptTokens : undefined,
+      checked: sent === messages ? checked : undefined,
     });
     return { prep, ctx, legacyFunctions: usesLegacyFunctions(dto) };
   }

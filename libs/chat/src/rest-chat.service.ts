@@ -4,7 +4,7 @@ import type { Caller } from '@app/auth';
 import { ChatOutcome, ChatParams, ChatService, PreparedChat, StreamOutcome } from './chat.service';
 import { costToRub } from './chat-cost';
 import { AssembledContext, ChatContextService, withContext } from './context/chat-context.service';
-import { FileUrlResolver } from './context/file-urls';
+import { FileUrlResolver, ResolvedFileUrls } from './context/file-urls';
 import { ChatRequestDto } from './dto/chat-request.dto';
 import { ChatResponseDto } from './dto/chat-response.dto';
 import { buildRestMessages, extractJsonDocument } from './messages';
@@ -120,8 +120,11 @@ export class RestChatService {
       response_format: body.response_format_json ? { type: 'json_object' } : undefined,
     };
     const fallbacks = body.fallbacks;
-    this.chat.check({ caller, modelKey: body.model, fallbacks, messages: [], params, imageParam: 'file_urls' }); // before anything is fetched
-    const files = await this.files.resolve(body.file_urls ?? []);
+    let files: ResolvedFileUrls = { images: [], pdfs: [] };
+    if (body.file_urls?.length) {
+      this.chat.check({ caller, modelKey: body.model, fallbacks, messages: [], params, imageParam: 'file_urls' }); // before anything is fetched
+      files = await this.files.resolve(body.file_urls);
+    }
     const base = buildRestMessages({
       prompt: body.prompt,
       system_prompt: body.system_prompt,
@@ -129,7 +132,7 @@ export class RestChatService {
       images: files.images,
       json: body.response_format_json === true,
     });
-    const { model } = this.chat.check({
+    const checked = this.chat.check({
       caller,
       modelKey: body.model,
       fallbacks,
@@ -137,6 +140,7 @@ export class RestChatService {
       params,
       imageParam: 'file_urls',
     });
+    const { model } = checked;
     const promptTokens = this.chat.countPrompt(base, params);
     // the context is sized for the requested model (a fallback that cannot take it is left out)
     const ctx = await this.context.assemble({
@@ -179,8 +183,9 @@ export class RestChatService {
       params,
       imageParam: 'file_urls',
       within: ctx?.hold,
-      // no context added: the messages counted above are the ones sent
+      // no context added: the messages counted and checked above are the ones sent
       promptTokens: messages === base ? promptTokens : undefined,
+      checked: messages === base ? checked : undefined,
     });
     return { prep, ctx };
   }

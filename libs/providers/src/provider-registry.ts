@@ -193,11 +193,21 @@ export class ProviderRegistry {
 }
 
 /** Same https origin (a base URL on the provider's own host, whatever its path). */
+/** Answers by URL pair (a provider's configured and default base URLs: a handful per process). */
+const sameOrigins = new Map<string, boolean>();
+
 function sameHttpsOrigin(a: string, b: string): boolean {
-  try {
-    const x = new URL(a);
-    return x.protocol === 'https:' && x.origin === new URL(b).origin;
-  } catch {
-    return false;
+  const key = `${a}\u0000${b}`;
+  let same = sameOrigins.get(key);
+  if (same === undefined) {
+    try {
+      const x = new URL(a);
+      same = x.protocol === 'https:' && x.origin === new URL(b).origin;
+    } catch {
+      same = false;
+    }
+    if (sameOrigins.size >= 256) sameOrigins.clear();
+    sameOrigins.set(key, same);
   }
+  return same;
 }

@@ -93,12 +93,15 @@ export class ChatPreparation {
   }
 
   private async plans(input: ChatCallInput): Promise<PreparedChat> {
-    const { model, fallbacks: fallbackModels } = this.check(input);
+    const { model, fallbacks: fallbackModels } = input.checked ?? this.check(input);
     const primaryMissing = this.registry.isAvailable(model) ? null : () => this.registry.chat(model);
     const p = input.params;
     const imgs = imageParts(input.messages);
     const promptTokens = input.promptTokens ?? this.countPrompt(input.messages, p);
-    const promptText = input.messages.map((m) => messageText(m)).join('\n') + (p.tools ? JSON.stringify(p.tools) : '');
+    // the prompt's text sizes the hold of a model whose tokens the gateway cannot count exactly only
+    let text: string | undefined;
+    const promptText = (): string =>
+      (text ??= input.messages.map((m) => messageText(m)).join('\n') + (p.tools ? JSON.stringify(p.tools) : ''));
 
     // the requested model's rules answer the caller; a fallback that cannot take this request is left out
     const primaryPlan = this.plan(model, input, promptTokens, imgs.length, promptText);
@@ -264,7 +267,7 @@ export class ChatPreparation {
     input: ChatCallInput,
     promptTokens: number,
     images: number,
-    promptText: string,
+    promptText: () => string,
   ): { model: ModelEntry; maxOutput: number; holdMicro: number; promptHoldTokens: number; minHoldMicro: number } {
     const p = input.params;
     assertAccepts(model, input, images, false);
@@ -286,8 +289,9 @@ export class ChatPreparation {
       p.max_tokens !== undefined
         ? Math.min(p.max_tokens, model.max_output_tokens)
         : Math.max(1, Math.min(model.max_output_tokens, model.context_window - promptTokens));
+    const exact = this.registry.countsTokensExactly(model);
     const holdTokens =
-      this.pricing.holdTokens(promptTokens, { exact: this.registry.countsTokensExactly(model), text: promptText }) +
+      this.pricing.holdTokens(promptTokens, exact ? { exact } : { exact, text: promptText() }) +
       images * IMAGE_TOKEN_ESTIMATE;
     const n = p.n ?? 1;
     const least = Math.min(input.minOutputTokens ?? MIN_CAPPED_OUTPUT_TOKENS, maxOutput);

@@ -49,6 +49,8 @@ export interface ChatCallInput {
   controlParam?: (c: ChatControl) => string;
   /** countPrompt(messages, params) when the caller counted these very messages already (not counted twice) */
   promptTokens?: number;
+  /** check(input) when the caller checked these very messages and params already (not checked twice) */
+  checked?: ChatChecked;
   /**
    * The output may be capped to what the balance affords (default: when the caller gave no
    * max_tokens); /v1/messages, whose max_tokens is required, reads it as a ceiling.

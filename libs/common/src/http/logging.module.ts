@@ -116,15 +116,20 @@ export class LoggingModule {
   }
 }
 
+/** Lines wait in the destination's buffer until this many bytes are pending (≈ 10 access lines)… */
+export const LOG_BUFFER_BYTES = 4096;
+/** …or until this many milliseconds have passed. */
+export const LOG_FLUSH_MS = 100;
+
 /**
- * Asynchronous stdout: lines are handed to the kernel by a background write (several lines per
- * write under load) instead of one blocking write(2) per line on the request path. Nothing waits in
- * a user-space buffer (minLength 0: a write starts as soon as the previous one finished), and pino
- * flushes what is pending synchronously when the process exits (normal exit, process.exit, an
- * uncaught exception); only a SIGKILL can lose the lines of the last few milliseconds.
+ * Asynchronous, buffered stdout: lines collect in a user-space buffer and are handed to the kernel
+ * by a background write once 4 KiB are pending or every 100 ms, instead of one write per line (each
+ * costs the event loop a thread-pool round trip, ≈ 20 µs a request at everyday load). pino flushes
+ * what is pending synchronously when the process exits (normal exit, process.exit, an uncaught
+ * exception); only a SIGKILL can lose lines, those of the last 100 ms.
  */
-function stdoutDestination(): ReturnType<typeof destination> {
-  return destination({ dest: 1, sync: false, minLength: 0 });
+export function stdoutDestination(fd = 1): ReturnType<typeof destination> {
+  return destination({ dest: fd, sync: false, minLength: LOG_BUFFER_BYTES, periodicFlush: LOG_FLUSH_MS });
 }
 
 /**
