@@ -25,6 +25,7 @@ import { ADMIN_TOKEN, createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
 import { freePort } from '../support/private-redis';
 import { UPSTREAM_KEYS, providerEnv } from '../chat/chat-helpers';
+import { untilAnswering, waitFor } from '../support/until';
 
 const BATCHED = { BILLING_DURABILITY: 'batched', BILLING_FLUSH_MS: '50', OPENAI_MAX_RETRIES: '0' };
 /** a flush window longer than any test: charges stay in memory until a stop, a grant's return or a kill */
@@ -32,14 +33,6 @@ const HELD = { ...BATCHED, BILLING_FLUSH_MS: '60000' };
 /** concurrent requests of the overdraft case (a shared 2-CPU machine answers them within the timeout) */
 const N = 200;
 const MAIN = join(__dirname, '../../dist/apps/api/src/main.js');
-
-async function waitFor(check: () => Promise<boolean>, ms: number, every = 100): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`condition not met within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, every));
-  }
-}
 
 /** One chat completion; its charge in µRUB (x-gateway-cost-rub) and request id. */
 async function chat(
@@ -202,17 +195,7 @@ childTest(`batched billing on ${backendKind()}: a built replica stopped with SIG
     proc.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
     const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
     const url = `http://127.0.0.1:${port}`;
-    await waitFor(
-      () =>
-        fetch(`${url}/ready`, { signal: AbortSignal.timeout(5_000) }).then(
-          (r) => r.ok,
-          () => false,
-        ),
-      120_000,
-      200,
-    ).catch((err: Error) => {
-      throw new Error(`${err.message}; the replica's stderr: ${stderr}`);
-    });
+    await untilAnswering(url, { stderr: () => stderr });
     return { url, exited };
   }
 

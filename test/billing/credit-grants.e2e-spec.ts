@@ -18,16 +18,9 @@ import { ADMIN_TOKEN, createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
 import { freePort } from '../support/private-redis';
 import { UPSTREAM_KEYS, providerEnv } from '../chat/chat-helpers';
+import { untilAnswering, waitFor } from '../support/until';
 
 const GRANTS = { BILLING_CREDIT_GRANTS: 'true', CREDIT_GRANT_TTL_SECONDS: '3', OPENAI_MAX_RETRIES: '0' };
-
-async function waitFor(check: () => Promise<boolean>, ms: number): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`condition not met within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 function chat(url: string, apiKey: string, maxTokens = 50): Promise<Response> {
   return fetch(`${url}/api/v1/chat`, {
@@ -163,15 +156,7 @@ killTest('credit grants: a replica killed with SIGKILL under load', () => {
     let stderr = '';
     child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
     const url = `http://127.0.0.1:${port}`;
-    await waitFor(
-      () =>
-        fetch(`${url}/health`, { signal: AbortSignal.timeout(5_000) }).then(
-          (r) => r.ok,
-          () => false,
-        ),
-      // a replica's start takes long on a loaded CI machine
-      120_000,
-    );
+    await untilAnswering(url, { path: '/health' });
 
     // 8 clients in a loop against the replica; it is killed once 60 answers arrived
     const delivered: string[] = [];

@@ -22,20 +22,13 @@ import { ADMIN_TOKEN, createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
 import { freePort } from '../support/private-redis';
 import { distinctText } from './kb-fixtures';
+import { untilAnswering, waitFor } from '../support/until';
 
 const MAIN = join(__dirname, '../../dist/apps/api/src/main.js');
 /** local-embedding-small: 200 RUB per 1M tokens = 200 µRUB per token (catalog, written out). */
 const MICRO_PER_TOKEN = 200;
 /** The ingestion worker's lease on a job (ingestion.worker.ts), written out. */
 const LEASE_MS = 60_000;
-
-async function waitFor(check: () => Promise<boolean>, ms: number, every = 100): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`condition not met within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, every));
-  }
-}
 
 const killTest = existsSync(MAIN) ? describe : describe.skip;
 
@@ -98,18 +91,7 @@ killTest(`ingestion on ${backendKind()}: a replica killed with SIGKILL once its 
     let stderr = '';
     child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
     const exited = new Promise<void>((resolve) => child!.once('exit', () => resolve()));
-    await waitFor(
-      () =>
-        fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(5_000) }).then(
-          (r) => r.ok,
-          () => false,
-        ),
-      // a replica's start takes long on a loaded CI machine
-      120_000,
-      200,
-    ).catch((err: Error) => {
-      throw new Error(`${err.message}; the replica's stderr: ${stderr}`);
-    });
+    await untilAnswering(`http://127.0.0.1:${port}`, { path: '/health', stderr: () => stderr });
 
     // attached through the surviving replica (no worker): the child's worker claims the job
     await client.vectorStores.files.create(store.id, { file_id: file.id });

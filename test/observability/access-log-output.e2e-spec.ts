@@ -9,17 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LOG_FLUSH_MS } from '@app/common';
 import { freePort } from '../support/private-redis';
+import { untilAnswering, waitFor } from '../support/until';
 
 const MAIN = join(__dirname, '../../dist/apps/api/src/main.js');
 const built = existsSync(MAIN) ? describe : describe.skip;
-
-async function waitFor(check: () => boolean | Promise<boolean>, ms: number, every = 20): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`condition not met within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, every));
-  }
-}
 
 built('access log on stdout (built gateway, buffered)', () => {
   let child: ChildProcess | undefined;
@@ -56,15 +49,7 @@ built('access log on stdout (built gateway, buffered)', () => {
     });
     child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
     exited = new Promise((resolve) => child!.once('exit', (code) => resolve(code)));
-    await waitFor(
-      () =>
-        fetch(`${url}/ready`, { signal: AbortSignal.timeout(5_000) }).then(
-          (r) => r.ok,
-          () => false,
-        ),
-      120_000,
-      200,
-    );
+    await untilAnswering(url);
   }, 150_000);
   afterAll(() => {
     child?.kill('SIGKILL');
@@ -82,7 +67,7 @@ built('access log on stdout (built gateway, buffered)', () => {
     const ids = ['buffered-a', 'buffered-b', 'buffered-c'];
     for (const id of ids) await call(id);
     // far fewer than 4 KiB pending: only the periodic flush can write them
-    await waitFor(() => ids.every((id) => logged().has(id)), LOG_FLUSH_MS * 20);
+    await waitFor(() => ids.every((id) => logged().has(id)), LOG_FLUSH_MS * 20, 20);
     expect(child!.exitCode).toBeNull();
   });
 

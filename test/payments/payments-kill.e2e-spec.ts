@@ -20,18 +20,11 @@ import { ADMIN_TOKEN, createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
 import { freePort } from '../support/private-redis';
 import { admin } from '../accounts/accounts-helpers';
+import { untilAnswering, waitFor } from '../support/until';
 
 const NOTIFY = '/api/v1/payments/yookassa/notifications';
 const MAIN = join(__dirname, '../../dist/apps/api/src/main.js');
 const N = 20;
-
-async function waitFor(check: () => Promise<boolean>, ms: number, every = 100): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`condition not met within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, every));
-  }
-}
 
 const paymentsTest = existsSync(MAIN) ? describe : describe.skip;
 
@@ -84,18 +77,7 @@ paymentsTest(`payments on ${backendKind()}: a replica killed with SIGKILL mid-cr
     child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
     const exited = new Promise<void>((resolve) => child!.once('exit', () => resolve()));
     const url = `http://127.0.0.1:${port}`;
-    await waitFor(
-      () =>
-        fetch(`${url}/health`, { signal: AbortSignal.timeout(5_000) }).then(
-          (r) => r.ok,
-          () => false,
-        ),
-      // a replica's start takes long on a loaded CI machine
-      120_000,
-      200,
-    ).catch((err: Error) => {
-      throw new Error(`${err.message}; the replica's stderr: ${stderr}`);
-    });
+    await untilAnswering(url, { path: '/health', stderr: () => stderr });
 
     const teamId = (await new AdminClient(a.url).createTeam('paykill', 10)).id;
     const repo = a.get(BillingRepository);
