@@ -76,14 +76,17 @@ export function askedControls(p: ChatParams): ChatControl[] {
  */
 export function assertControls(model: ModelEntry, p: ChatParams, param: (c: ChatControl) => string = (c) => c): void {
   const wanted = askedControls(p);
-  const supported = wanted.length ? supportedControls(model) : null;
-  for (const c of wanted) {
-    if (!supported!.has(c))
-      throw ApiError.badRequest(
-        `${param(c)} is not supported by the model '${model.key}'.`,
-        param(c),
-        'unsupported_parameter',
-      );
+  // most requests ask for none: the model's set is built only for those that do
+  if (wanted.length) {
+    const supported = supportedControls(model);
+    for (const c of wanted) {
+      if (!supported.has(c))
+        throw ApiError.badRequest(
+          `${param(c)} is not supported by the model '${model.key}'.`,
+          param(c),
+          'unsupported_parameter',
+        );
+    }
   }
   if (asked(p, 'reasoning_effort') && model.provider === 'anthropic') {
     // extended thinking: a budget of at least 1024 tokens below max_tokens, the default temperature

@@ -192,10 +192,10 @@ export class ProviderRegistry {
   }
 }
 
-/** Same https origin (a base URL on the provider's own host, whatever its path). */
-/** Answers by URL pair (a provider's configured and default base URLs: a handful per process). */
+/** sameHttpsOrigin's answers by URL pair (a provider's configured and default base URLs: a handful per process). */
 const sameOrigins = new Map<string, boolean>();
 
+/** Same https origin (a base URL on the provider's own host, whatever its path). */
 function sameHttpsOrigin(a: string, b: string): boolean {
   const key = `${a}\u0000${b}`;
   let same = sameOrigins.get(key);

@@ -98,7 +98,7 @@ export class ChatPreparation {
     const p = input.params;
     const imgs = imageParts(input.messages);
     const promptTokens = input.promptTokens ?? this.countPrompt(input.messages, p);
-    // the prompt's text sizes the hold of a model whose tokens the gateway cannot count exactly only
+    // the prompt's text is needed only for the hold of a model whose tokens the gateway cannot count exactly
     let text: string | undefined;
     const promptText = (): string =>
       (text ??= input.messages.map((m) => messageText(m)).join('\n') + (p.tools ? JSON.stringify(p.tools) : ''));

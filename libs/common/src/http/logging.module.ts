@@ -128,8 +128,8 @@ export const LOG_FLUSH_MS = 100;
  * what is pending synchronously when the process exits (normal exit, process.exit, an uncaught
  * exception); only a SIGKILL can lose lines, those of the last 100 ms.
  */
-export function stdoutDestination(fd = 1): ReturnType<typeof destination> {
-  return destination({ dest: fd, sync: false, minLength: LOG_BUFFER_BYTES, periodicFlush: LOG_FLUSH_MS });
+function stdoutDestination(): ReturnType<typeof destination> {
+  return destination({ dest: 1, sync: false, minLength: LOG_BUFFER_BYTES, periodicFlush: LOG_FLUSH_MS });
 }
 
 /**
