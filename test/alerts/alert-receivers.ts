@@ -3,6 +3,7 @@ import { AddressInfo } from 'node:net';
 
 /** Receivers of alert deliveries inside the tests: a webhook / Telegram Bot API endpoint and an SMTP server. */
 import { startSmtp } from '../support/smtp-server';
+import { waitFor as pollUntil } from '../support/until';
 
 export { startSmtp };
 
@@ -45,13 +46,9 @@ export async function startReceiver(): Promise<{ url: string; got: Received[]; c
   };
 }
 
-export async function waitFor(check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+/** support/until's waitFor, polling every 50 ms (receivers answer fast). */
+export const waitFor = (check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> =>
+  pollUntil(check, ms, 50);
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** RFC 2047 encoded words (`=?UTF-8?B?…?=`, `=?UTF-8?Q?…?=`) of a header value, decoded. */

@@ -12,17 +12,10 @@ import { AdminClient } from '../support/admin-client';
 import { createTestApp, TestApp } from '../support/test-app';
 import { backendKind } from '../support/test-env';
 import { admin, as, Browser, joinTeam } from '../accounts/accounts-helpers';
+import { waitFor } from '../support/until';
 
 const PASSWORD = 'correct horse battery staple';
 const NOTIFY = '/api/v1/payments/yookassa/notifications';
-
-async function waitFor(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** The team's ledger replays to its balance; answers the balance (µRUB) and the ledger. */
 async function replay(t: TestApp, teamId: string) {

@@ -1,5 +1,5 @@
-/** Polls `check` every `every` ms until it holds; throws when `ms` passed first. */
-export async function waitFor(check: () => boolean | Promise<boolean>, ms: number, every = 100): Promise<void> {
+/** Polls `check` every `every` ms until it holds; throws when `ms` (10 s) passed first. */
+export async function waitFor(check: () => boolean | Promise<boolean>, ms = 10_000, every = 100): Promise<void> {
   const until = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > until) throw new Error(`condition not met within ${ms} ms`);
